@@ -1,0 +1,439 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { BvhError, loadBvh } from '../runtime/bvh.ts';
+import type { Clip } from '../runtime/clip.ts';
+import { AnimGraph, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
+import type { NodeType } from '../runtime/node.ts';
+import { parameterFits, type ParameterDefinition, type ParameterType } from '../runtime/parameters.ts';
+import { sampleClip, sampleSkeleton, SAMPLE_CLIP_NAMES } from '../runtime/sample-data.ts';
+import { Skeleton, SkeletonError } from '../runtime/skeleton.ts';
+import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
+import { graphEnvelopeSchema, nodeEnvelopeSchema, nodePropertiesSchema, type GraphEnvelope, type NodeEnvelope } from './schema.ts';
+
+export type ProblemCode =
+  | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
+  | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
+  | 'clip-frames' | 'bvh' | 'skeleton' | 'file';
+
+/** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
+export interface GraphProblem {
+  path: string;
+  code: ProblemCode;
+  message: string;
+}
+
+/** Every problem found in a graph asset, reported at once. */
+export class GraphLoadError extends Error {
+  constructor(readonly source: string, readonly problems: readonly GraphProblem[]) {
+    super(`${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    this.name = 'GraphLoadError';
+  }
+}
+
+/** The node types a loader knows, by asset `type`. Register custom node types here. */
+export class NodeRegistry {
+  private readonly types = new Map<string, NodeType>();
+
+  constructor(types: readonly NodeType[] = builtInNodeTypes) {
+    for (const t of types) this.register(t);
+  }
+
+  register(type: NodeType): this {
+    if (type.type === OutputType.type) throw new RangeError(`'${type.type}' is reserved for the graph output`);
+    this.types.set(type.type, type);
+    return this;
+  }
+
+  get(type: string): NodeType | undefined {
+    return this.types.get(type);
+  }
+
+  list(): NodeType[] {
+    return [...this.types.values()];
+  }
+}
+
+export interface LoadOptions {
+  /** Folder that relative file paths in the asset are resolved against. */
+  baseDir?: string;
+  /** Name used in error messages (usually the file path). */
+  source?: string;
+  nodeTypes?: NodeRegistry;
+}
+
+/** JSON path text for a path of keys, e.g. ['nodes', 'blend', 'inputs', 0] -> `$.nodes.blend.inputs[0]`. */
+export function jsonPath(keys: readonly PropertyKey[]): string {
+  let out = '$';
+  for (const key of keys) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) out += `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+class Problems {
+  readonly list: GraphProblem[] = [];
+  add(keys: readonly PropertyKey[], code: ProblemCode, message: string): void {
+    this.list.push({ path: jsonPath(keys), code, message });
+  }
+  addZod(prefix: readonly PropertyKey[], error: z.ZodError): void {
+    for (const issue of error.issues) this.add([...prefix, ...issue.path], 'schema', issue.message);
+  }
+}
+
+const DEFAULT_REGISTRY = new NodeRegistry();
+
+/** Reads, validates and binds a graph file. Throws GraphLoadError listing every problem. */
+export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir' | 'source'> = {}): AnimGraph {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new GraphLoadError(path, [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new GraphLoadError(path, [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }]);
+  }
+  return loadGraphAsset(json, { ...options, baseDir: dirname(resolve(path)), source: path });
+}
+
+/**
+ * Validates a graph asset (already parsed JSON) and binds it to its skeleton and clips. Every rule
+ * is checked and all problems are reported together in a GraphLoadError:
+ * - the envelope: `format` is "animgraph/1"; skeleton, clips, parameters, nodes and output are well formed;
+ * - every parameter default has its parameter's type;
+ * - the skeleton and every clip file can be read and parsed (BVH problems carry their line);
+ *   clip frame ranges lie inside the clip; a clip shares bones with the skeleton;
+ * - every node has a known `type`, and properties of that type with values in range;
+ * - every bound property names a parameter whose type fits; every clip property names a clip;
+ *   every bone property names a skeleton bone;
+ * - every declared input is linked, to a node that exists, with no unknown input names; pose
+ *   lists have their minimum length; per-input lists match their input's length;
+ * - no node feeds two inputs (use one node per consumer); `output` names a node;
+ * - links form no cycle; each link's spaces are compatible (local and component space are
+ *   converted automatically, except where an input accepts only one space).
+ */
+export function loadGraphAsset(json: unknown, options: LoadOptions = {}): AnimGraph {
+  const result = checkGraphAsset(json, options);
+  if (!result.ok) throw new GraphLoadError(options.source ?? '<graph>', result.problems);
+  return result.graph;
+}
+
+export type CheckResult = { ok: true; graph: AnimGraph } | { ok: false; problems: readonly GraphProblem[] };
+
+/** Like loadGraphAsset, but returns the problems instead of throwing. */
+export function checkGraphAsset(json: unknown, options: LoadOptions = {}): CheckResult {
+  const registry = options.nodeTypes ?? DEFAULT_REGISTRY;
+  const baseDir = options.baseDir ?? process.cwd();
+  const problems = new Problems();
+  const envelope = graphEnvelopeSchema.safeParse(json);
+  if (!envelope.success) problems.addZod([], envelope.error);
+  // Keep checking whatever parts are readable, so one run reports everything.
+  const raw = (typeof json === 'object' && json !== null ? json : {}) as Partial<Record<keyof GraphEnvelope, unknown>>;
+  const asset: Partial<GraphEnvelope> = envelope.success ? envelope.data : salvage(raw);
+
+  const files = new FileCache(baseDir);
+  const skeleton = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
+  const clips = new Map<string, Clip>();
+  for (const [name, def] of Object.entries(asset.clips ?? {})) {
+    const clip = loadClip(name, def, files, problems);
+    if (!clip) continue;
+    if (skeleton && !clip.tracks.some((t) => skeleton.indexOf(t.bone) >= 0)) {
+      problems.add(['clips', name, 'source'], 'clip-file', `clip '${name}' animates none of the skeleton's bones`);
+    }
+    clips.set(name, clip);
+  }
+  const parameters: Record<string, ParameterDefinition> = {};
+  for (const [name, def] of Object.entries(asset.parameters ?? {})) parameters[name] = def as ParameterDefinition;
+
+  const nodes = new Map<string, { envelope: NodeEnvelope; type: NodeType; properties: Record<string, unknown> }>();
+  const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
+  for (const [id, rawNode] of Object.entries(rawNodes)) {
+    const parsed = nodeEnvelopeSchema.safeParse(rawNode);
+    if (!parsed.success) {
+      problems.addZod(['nodes', id], parsed.error);
+      continue;
+    }
+    const node = parsed.data;
+    const type = registry.get(node.type);
+    if (!type) {
+      problems.add(['nodes', id, 'type'], 'unknown-node-type', `unknown node type '${node.type}' (known: ${registry.list().map((t) => t.type).join(', ')})`);
+      continue;
+    }
+    const props = nodePropertiesSchema(type).safeParse(node.properties ?? {});
+    if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error);
+    const properties = props.success ? props.data : {};
+    checkPropertyReferences(id, type, properties, node, parameters, clips, skeleton, problems);
+    nodes.set(id, { envelope: node, type, properties });
+  }
+
+  // Links: every declared input linked to an existing node, nothing linked twice.
+  const consumers = new Map<string, string>();
+  const claim = (target: string, by: readonly PropertyKey[]) => {
+    const previous = consumers.get(target);
+    if (previous !== undefined) {
+      problems.add(by, 'shared-link', `node '${target}' already feeds ${previous}; a pose can feed one input only (add another node for each use)`);
+    } else consumers.set(target, jsonPath(by));
+  };
+  for (const [id, { envelope: node, type }] of nodes) {
+    const inputs = node.inputs ?? {};
+    for (const name of Object.keys(inputs)) {
+      if (!type.inputs.some((s) => s.name === name)) {
+        problems.add(['nodes', id, 'inputs', name], 'unknown-input', `${type.type} has no input '${name}' (inputs: ${type.inputs.map((s) => s.name).join(', ') || 'none'})`);
+      }
+    }
+    for (const spec of type.inputs) {
+      const value = inputs[spec.name];
+      const where = ['nodes', id, 'inputs', spec.name];
+      if (value === undefined) {
+        problems.add(where, 'missing-link', `input '${spec.name}' of ${type.type} '${id}' is not linked`);
+        continue;
+      }
+      if (spec.kind === 'pose' && typeof value !== 'string') {
+        problems.add(where, 'schema', `input '${spec.name}' takes one node id, not a list`);
+        continue;
+      }
+      if (spec.kind === 'poseList' && !Array.isArray(value)) {
+        problems.add(where, 'schema', `input '${spec.name}' takes a list of node ids`);
+        continue;
+      }
+      const targets = Array.isArray(value) ? value : [value];
+      if (spec.kind === 'poseList' && targets.length < (spec.minCount ?? 1)) {
+        problems.add(where, 'missing-link', `input '${spec.name}' needs at least ${spec.minCount ?? 1} pose(s), has ${targets.length}`);
+      }
+      targets.forEach((target, i) => {
+        const at = Array.isArray(value) ? [...where, i] : where;
+        const linked = nodes.get(target);
+        if (!linked) {
+          if (!(target in rawNodes)) problems.add(at, 'dangling-link', `links to '${target}', which is not a node of this graph`);
+          return;
+        }
+        claim(target, at);
+        if (spec.accepts && !spec.accepts.includes(linked.type.space)) {
+          problems.add(at, 'space-mismatch', `input '${spec.name}' of ${type.type} '${id}' accepts only ${spec.accepts.join(' or ')}-space poses, but ${linked.type.type} '${target}' produces a ${linked.type.space}-space pose, which cannot be converted here`);
+        }
+      });
+    }
+  }
+  const outputId = typeof raw.output === 'string' ? raw.output : undefined;
+  if (outputId !== undefined) {
+    if (!nodes.has(outputId)) {
+      if (!(outputId in rawNodes)) problems.add(['output'], 'dangling-link', `output names '${outputId}', which is not a node of this graph`);
+    } else claim(outputId, ['output']);
+  }
+  const order = postOrder(nodes, outputId, problems);
+
+  if (problems.list.length > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
+  const compiled: CompiledNode[] = order.map((id) => {
+    const { envelope: node, type, properties } = nodes.get(id)!;
+    return { id, nodeType: type, properties: properties as Record<string, PropertyValue>, inputs: node.inputs ?? {} };
+  });
+  compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
+  try {
+    const graph = new AnimGraph({ name: asset.name ?? options.source ?? 'graph', skeleton, parameters, clips, nodes: compiled });
+    graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
+    return { ok: true, graph };
+  } catch (e) {
+    return { ok: false, problems: [{ path: '$', code: 'schema', message: `graph failed to instantiate: ${(e as Error).message}` }] };
+  }
+}
+
+function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<GraphEnvelope> {
+  const part = <T>(schema: z.ZodType<T>, value: unknown): T | undefined => {
+    const r = schema.safeParse(value);
+    return r.success ? r.data : undefined;
+  };
+  const shape = graphEnvelopeSchema.shape;
+  // Individually valid clips and parameters are still loaded, so their users can be checked.
+  const entries = <T>(schema: z.ZodType<T>, value: unknown): Record<string, T> => {
+    const out: Record<string, T> = {};
+    if (typeof value === 'object' && value !== null) {
+      for (const [k, v] of Object.entries(value)) {
+        const r = schema.safeParse(v);
+        if (r.success) out[k] = r.data;
+      }
+    }
+    return out;
+  };
+  return {
+    skeleton: part(shape.skeleton, raw.skeleton),
+    clips: entries(shape.clips.unwrap().valueType, raw.clips),
+    parameters: entries(shape.parameters.unwrap().valueType, raw.parameters),
+    name: typeof raw.name === 'string' ? raw.name : undefined,
+  };
+}
+
+function checkPropertyReferences(
+  id: string, type: NodeType, properties: Record<string, unknown>, node: NodeEnvelope,
+  parameters: Record<string, ParameterDefinition>, clips: ReadonlyMap<string, Clip>, skeleton: Skeleton | undefined,
+  problems: Problems,
+): void {
+  for (const [name, spec] of Object.entries(type.properties)) {
+    const value = properties[name];
+    const where = ['nodes', id, 'properties', name];
+    if (value === undefined) continue;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'param' in value) {
+      const param = (value as { param: string }).param;
+      const def = parameters[param];
+      if (!def) {
+        problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${Object.keys(parameters).join(', ') || 'none'})`);
+      } else if (!parameterFits(spec.kind as ParameterType, def.type)) {
+        problems.add([...where, 'param'], 'parameter-type', `property '${name}' is ${spec.kind} but parameter '${param}' is ${def.type}`);
+      }
+      continue;
+    }
+    if (spec.kind === 'clip' && typeof value === 'string' && !clips.has(value)) {
+      problems.add(where, 'unknown-clip', `unknown clip '${value}' (declared: ${[...clips.keys()].join(', ') || 'none'})`);
+    }
+    if (spec.kind === 'bone' && typeof value === 'string' && skeleton && skeleton.indexOf(value) < 0) {
+      problems.add(where, 'unknown-bone', `the skeleton has no bone '${value}'`);
+    }
+    if (spec.kind === 'floatList' && Array.isArray(value)) {
+      const linked = node.inputs?.[spec.perInput];
+      const count = Array.isArray(linked) ? linked.length : 0;
+      if (value.length !== count) {
+        problems.add(where, 'schema', `has ${value.length} entries but input '${spec.perInput}' has ${count} poses`);
+      }
+    }
+  }
+}
+
+/** Post-order (children before parents) of the nodes reachable from the output; reports cycles. */
+function postOrder(
+  nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, outputId: string | undefined, problems: Problems,
+): string[] | undefined {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const order: string[] = [];
+  const reported = new Set<string>();
+  let ok = true;
+  const visit = (id: string, stack: string[]) => {
+    const node = nodes.get(id);
+    if (!node) return;
+    const s = state.get(id);
+    if (s === 'done') return;
+    if (s === 'visiting') {
+      const cycle = [...stack.slice(stack.indexOf(id)), id];
+      const key = [...cycle].sort().join(',');
+      if (!reported.has(key)) {
+        reported.add(key);
+        problems.add(['nodes', id, 'inputs'], 'cycle', `links form a cycle: ${cycle.join(' -> ')}`);
+      }
+      ok = false;
+      return;
+    }
+    state.set(id, 'visiting');
+    for (const target of Object.values(node.envelope.inputs ?? {}).flat()) visit(target, [...stack, id]);
+    state.set(id, 'done');
+    order.push(id);
+  };
+  // Every node is checked for cycles, reachable from the output or not.
+  if (outputId !== undefined) visit(outputId, []);
+  const reachable = new Set(order);
+  for (const id of nodes.keys()) visit(id, []);
+  return ok ? order.filter((id) => reachable.has(id)) : undefined;
+}
+
+class FileCache {
+  private readonly bvh = new Map<string, ReturnType<typeof loadBvh> | BvhError | Error>();
+
+  constructor(readonly baseDir: string) {}
+
+  resolve(path: string): string {
+    return resolve(this.baseDir, path);
+  }
+
+  loadBvh(path: string): ReturnType<typeof loadBvh> | BvhError | Error {
+    const full = this.resolve(path);
+    let cached = this.bvh.get(full);
+    if (cached === undefined) {
+      try {
+        cached = loadBvh(readFileSync(full, 'utf8'), path, full);
+      } catch (e) {
+        cached = e instanceof BvhError ? e : new Error(`cannot read '${path}' (resolved to ${full}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+      this.bvh.set(full, cached);
+    }
+    return cached;
+  }
+}
+
+function reportFileError(error: BvhError | Error, where: readonly PropertyKey[], problems: Problems): void {
+  if (error instanceof BvhError) {
+    for (const p of error.problems) problems.add(where, 'bvh', `malformed BVH ${error.source} line ${p.line}: ${p.message}`);
+  } else if (error instanceof SkeletonError) {
+    for (const p of error.problems) problems.add(where, 'skeleton', p.message);
+  } else problems.add(where, 'clip-file', error.message);
+}
+
+const jsonSkeletonSchema = z.object({
+  bones: z.array(z.object({
+    name: z.string().min(1),
+    parent: z.string().nullable().optional(),
+    translation: z.tuple([z.number(), z.number(), z.number()]).optional(),
+    rotation: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(),
+    scale: z.tuple([z.number(), z.number(), z.number()]).optional(),
+  }).strict()).min(1),
+}).strict();
+
+function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache, problems: Problems): Skeleton | undefined {
+  if (source === 'builtin:biped') return sampleSkeleton();
+  if ('bvh' in source) {
+    const loaded = files.loadBvh(source.bvh);
+    if (loaded instanceof Error) {
+      reportFileError(loaded, ['skeleton', 'bvh'], problems);
+      return undefined;
+    }
+    return loaded.skeleton;
+  }
+  const where = ['skeleton', 'file'];
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(files.resolve(source.file), 'utf8'));
+  } catch (e) {
+    problems.add(where, 'file', `cannot read skeleton '${source.file}': ${(e as Error).message}`);
+    return undefined;
+  }
+  const parsed = jsonSkeletonSchema.safeParse(json);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.add(where, 'skeleton', `${jsonPath(issue.path)} in ${source.file}: ${issue.message}`);
+    return undefined;
+  }
+  try {
+    return Skeleton.fromDefinitions(parsed.data.bones);
+  } catch (e) {
+    if (e instanceof SkeletonError) for (const p of e.problems) problems.add(where, 'skeleton', `${source.file}: ${p.message}`);
+    else throw e;
+    return undefined;
+  }
+}
+
+function loadClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
+  let clip: Clip;
+  if (def.source.startsWith('builtin:')) {
+    const builtin = def.source.slice('builtin:'.length);
+    if (!SAMPLE_CLIP_NAMES.includes(builtin)) {
+      problems.add(['clips', name, 'source'], 'clip-file', `no built-in clip '${builtin}' (have: ${SAMPLE_CLIP_NAMES.join(', ')})`);
+      return undefined;
+    }
+    clip = sampleClip(builtin);
+  } else {
+    const loaded = files.loadBvh(def.source);
+    if (loaded instanceof Error) {
+      reportFileError(loaded, ['clips', name, 'source'], problems);
+      return undefined;
+    }
+    clip = loaded.clip;
+  }
+  const [first, last] = def.frames ?? [0, -1];
+  const end = last < 0 ? clip.frameCount + last : last;
+  if (first < 0 || end >= clip.frameCount || end < first) {
+    problems.add(['clips', name, 'frames'], 'clip-frames', `frames [${first}, ${last}] are outside the clip's 0..${clip.frameCount - 1}`);
+    return undefined;
+  }
+  return clip.sliceFrames(first, last, name, def.interpolation ?? 'slerp');
+}

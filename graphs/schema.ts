@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import type { NodeType, PropertySpec } from '../runtime/node.ts';
+
+/** The format tag every graph asset carries; bumped when the format changes incompatibly. */
+export const GRAPH_FORMAT = 'animgraph/1';
+
+const vec3 = z.tuple([z.number(), z.number(), z.number()]);
+const nodeId = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'node ids start with a letter or _ and contain letters, digits, _ . -');
+
+export const parameterSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional() }).strict(),
+  z.object({ type: z.literal('int'), default: z.number().int().optional(), description: z.string().optional() }).strict(),
+  z.object({ type: z.literal('bool'), default: z.boolean().optional(), description: z.string().optional() }).strict(),
+  z.object({ type: z.literal('vec3'), default: vec3.optional(), description: z.string().optional() }).strict(),
+]);
+
+export const skeletonSourceSchema = z.union([
+  z.literal('builtin:biped').describe('The built-in 22-bone sample biped.'),
+  z.object({ bvh: z.string().describe('BVH file whose hierarchy is the skeleton, relative to the graph file.') }).strict(),
+  z.object({ file: z.string().describe('JSON skeleton asset, relative to the graph file.') }).strict(),
+]);
+
+export const clipSchema = z.object({
+  source: z.string().describe("A BVH file relative to the graph file, or 'builtin:idle', 'builtin:walk', 'builtin:run'."),
+  frames: z.tuple([z.number().int(), z.number().int()]).optional()
+    .describe('First and last frame to keep (inclusive); a negative last counts from the end (-1 = last frame).'),
+  interpolation: z.enum(['slerp', 'nlerp']).optional().describe('Rotation interpolation between keys (default slerp).'),
+}).strict();
+
+export const bindingSchema = z.object({ param: z.string().describe('Name of the parameter that drives this property.') }).strict();
+
+export const editorBlockSchema = z.object({
+  position: z.tuple([z.number(), z.number()]).optional(),
+  comment: z.string().optional(),
+}).passthrough().describe('Editor-only data (position, comment); ignored by the runtime.');
+
+/** A node as written in an asset, before its type-specific properties are checked. */
+export const nodeEnvelopeSchema = z.object({
+  type: z.string(),
+  properties: z.record(z.string(), z.unknown()).optional(),
+  inputs: z.record(z.string(), z.union([nodeId, z.array(nodeId)])).optional(),
+  editor: editorBlockSchema.optional(),
+}).strict();
+
+export const graphEnvelopeSchema = z.object({
+  $schema: z.string().optional(),
+  format: z.literal(GRAPH_FORMAT),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  skeleton: skeletonSourceSchema,
+  clips: z.record(z.string(), clipSchema).default({}),
+  parameters: z.record(z.string(), parameterSchema).default({}),
+  nodes: z.record(z.string(), z.unknown()),
+  output: nodeId,
+}).strict();
+
+export type GraphEnvelope = z.infer<typeof graphEnvelopeSchema>;
+export type NodeEnvelope = z.infer<typeof nodeEnvelopeSchema>;
+
+/** The zod schema of one property, literal or (for numbers and bools) bound to a parameter. */
+export function propertySchema(spec: PropertySpec): z.ZodType {
+  switch (spec.kind) {
+    case 'float': {
+      let n = z.number();
+      if (spec.min !== undefined) n = n.min(spec.min);
+      if (spec.max !== undefined) n = n.max(spec.max);
+      return z.union([n, bindingSchema]);
+    }
+    case 'int': {
+      let n = z.number().int();
+      if (spec.min !== undefined) n = n.min(spec.min);
+      if (spec.max !== undefined) n = n.max(spec.max);
+      return z.union([n, bindingSchema]);
+    }
+    case 'bool':
+      return z.union([z.boolean(), bindingSchema]);
+    case 'vec3':
+      return z.union([vec3, bindingSchema]);
+    case 'enum':
+      return z.enum(spec.options as [string, ...string[]]);
+    case 'clip':
+      return z.string().min(1);
+    case 'bone':
+      return z.string().min(1);
+    case 'floatList': {
+      let n = z.number();
+      if (spec.min !== undefined) n = n.min(spec.min);
+      if (spec.max !== undefined) n = n.max(spec.max);
+      return z.union([n, z.array(n)]);
+    }
+  }
+}
+
+/** Whether a property must be given (clips and bones have no default). */
+export function propertyRequired(spec: PropertySpec): boolean {
+  return spec.kind === 'clip' || spec.kind === 'bone';
+}
+
+/** The strict zod object for a node type's `properties` block. */
+export function nodePropertiesSchema(type: NodeType): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, spec] of Object.entries(type.properties)) {
+    shape[name] = propertyRequired(spec) ? propertySchema(spec) : propertySchema(spec).optional();
+  }
+  return z.object(shape).strict();
+}

@@ -1,0 +1,45 @@
+import { readScalar, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
+import { BlendList } from './BlendList.ts';
+
+/**
+ * Chooses between two poses by a bool (Unreal's Blend Poses by bool): `True` while `active` is
+ * true, `False` otherwise, crossfading over `trueBlendTime` when switching to True and
+ * `falseBlendTime` when switching to False. All other behaviour is BlendList's.
+ */
+export class BlendByBool extends BlendList {
+  constructor(
+    id: string, whenTrue: PoseLink, whenFalse: PoseLink,
+    private readonly active: ScalarProperty,
+    private readonly trueBlendTime: ScalarProperty,
+    private readonly falseBlendTime: ScalarProperty,
+  ) {
+    super(id, 'BlendByBool', [whenTrue, whenFalse], []);
+  }
+
+  protected override blendTimeTo(index: number): number {
+    return readScalar(this.graph.parameterValues, index === 0 ? this.trueBlendTime : this.falseBlendTime);
+  }
+
+  protected override chooseIndex(): number {
+    return readScalar(this.graph.parameterValues, this.active) !== 0 ? 0 : 1;
+  }
+}
+
+export const BlendByBoolType: NodeType = {
+  type: 'BlendByBool',
+  space: 'local',
+  properties: {
+    active: { kind: 'bool', default: true },
+    trueBlendTime: { kind: 'float', default: 0.2, min: 0 },
+    falseBlendTime: { kind: 'float', default: 0.2, min: 0 },
+  },
+  inputs: [
+    { name: 'True', kind: 'pose', space: 'local' },
+    { name: 'False', kind: 'pose', space: 'local' },
+  ],
+  create: ({ id, properties: p, inputs }) =>
+    new BlendByBool(
+      id, inputs.True as PoseLink, inputs.False as PoseLink,
+      p.scalar('active'), p.scalar('trueBlendTime'), p.scalar('falseBlendTime'),
+    ),
+};

@@ -1,0 +1,142 @@
+import { LocalPoseNode, ZERO_WEIGHT, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
+import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
+
+/**
+ * Chooses one of several poses and crossfades to it when the choice changes (Unreal's Blend Poses
+ * by int). Switching to pose i blends over blendTimes[i] seconds, linearly from the weights the
+ * inputs had at the switch, so a switch in the middle of a blend does not pop. Each input is
+ * updated with its share of the weight; inputs at zero weight are skipped. The first update
+ * starts on the chosen pose without a blend. BlendByBool is this node with two inputs.
+ */
+export class BlendList extends LocalPoseNode {
+  /** Index of the pose being blended to. */
+  activeIndex = -1;
+  /** Normalised blend weight of each input this frame. */
+  readonly weights: Float64Array;
+  private readonly startWeights: Float64Array;
+  private blendElapsed = 0;
+  private blendDuration = 0;
+
+  constructor(
+    id: string,
+    type: string,
+    protected readonly poses: readonly PoseLink[],
+    protected readonly blendTimes: readonly number[],
+  ) {
+    super(id, type);
+    this.weights = new Float64Array(poses.length);
+    this.startWeights = new Float64Array(poses.length);
+  }
+
+  protected get links(): readonly Link[] {
+    return this.poses;
+  }
+
+  /** The input to blend to this frame. Out-of-range choices are clamped to the nearest input. */
+  protected chooseIndex(): number {
+    return 0;
+  }
+
+  /** Seconds to blend when switching to input `index`. */
+  protected blendTimeTo(index: number): number {
+    return this.blendTimes[index];
+  }
+
+  protected override onInitialize(): void {
+    this.activeIndex = -1;
+    this.weights.fill(0);
+    this.blendElapsed = 0;
+    this.blendDuration = 0;
+  }
+
+  protected onUpdate(ctx: UpdateContext): void {
+    const n = this.poses.length;
+    let index = this.chooseIndex();
+    index = index === index ? Math.min(Math.max(Math.trunc(index), 0), n - 1) : 0;
+    if (this.activeIndex < 0) {
+      this.activeIndex = index;
+      this.weights.fill(0);
+      this.weights[index] = 1;
+      this.blendDuration = 0;
+    } else if (index !== this.activeIndex) {
+      this.activeIndex = index;
+      this.startWeights.set(this.weights);
+      this.blendElapsed = 0;
+      const time = this.blendTimeTo(index);
+      this.blendDuration = time > 0 ? time : 0;
+    }
+    this.blendElapsed += ctx.deltaTime;
+    const progress = this.blendDuration > 0 ? Math.min(this.blendElapsed / this.blendDuration, 1) : 1;
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const target = i === index ? 1 : 0;
+      const w = progress >= 1 ? target : this.startWeights[i] + (target - this.startWeights[i]) * progress;
+      this.weights[i] = w;
+      sum += w;
+    }
+    for (let i = 0; i < n; i++) {
+      this.weights[i] = sum > 0 ? this.weights[i] / sum : i === index ? 1 : 0;
+      if (this.weights[i] > ZERO_WEIGHT) this.poses[i].update(ctx.fractional(this.weights[i]));
+    }
+  }
+
+  protected onEvaluate(out: Pose): void {
+    const pool = this.graph.posePool;
+    let first = true;
+    let scratch: Pose | null = null;
+    for (let i = 0; i < this.poses.length; i++) {
+      const w = this.weights[i];
+      if (w <= ZERO_WEIGHT) continue;
+      if (first) {
+        this.poses[i].evaluate(out);
+        if (w < 1) poseScaleInto(out, out, w);
+        first = false;
+        continue;
+      }
+      scratch ??= pool.acquire();
+      this.poses[i].evaluate(scratch);
+      poseAccumulate(out, scratch, w);
+    }
+    if (scratch !== null) {
+      poseNormalizeRotations(out);
+      pool.release(scratch);
+    }
+  }
+
+  /** True while a switch is still blending. */
+  get blending(): boolean {
+    return this.blendDuration > 0 && this.blendElapsed < this.blendDuration;
+  }
+
+  protected override debugDescription(): string {
+    const blend = this.blending ? ` Blend: ${Math.min(this.blendElapsed, this.blendDuration).toFixed(3)} / ${this.blendDuration.toFixed(3)}` : '';
+    return `Active: ${this.activeIndex}${blend}`;
+  }
+
+  protected override onGatherDebug(node: DebugNode): void {
+    node.values = { activeIndex: this.activeIndex, weights: Array.from(this.weights), blendElapsed: this.blendElapsed, blendDuration: this.blendDuration };
+  }
+}
+
+/** BlendList whose choice is an int property (literal or bound). */
+export class BlendListByInt extends BlendList {
+  constructor(id: string, poses: readonly PoseLink[], blendTimes: readonly number[], private readonly index: ScalarProperty) {
+    super(id, 'BlendList', poses, blendTimes);
+  }
+
+  protected override chooseIndex(): number {
+    return readScalar(this.graph.parameterValues, this.index);
+  }
+}
+
+export const BlendListType: NodeType = {
+  type: 'BlendList',
+  space: 'local',
+  properties: {
+    activeIndex: { kind: 'int', default: 0, min: 0 },
+    blendTimes: { kind: 'floatList', default: 0.2, min: 0, perInput: 'poses' },
+  },
+  inputs: [{ name: 'poses', kind: 'poseList', space: 'local', minCount: 1 }],
+  create: ({ id, properties: p, inputs }) =>
+    new BlendListByInt(id, inputs.poses as PoseLink[], p.floatList('blendTimes'), p.scalar('activeIndex')),
+};

@@ -1,0 +1,195 @@
+import { quatNlerp, quatSlerp } from './math.ts';
+import type { Pose } from './pose.ts';
+import type { Skeleton } from './skeleton.ts';
+
+export type RotationInterpolation = 'slerp' | 'nlerp';
+
+/** What a clip stores for one bone: which attributes it animates. Missing ones keep the reference pose. */
+export interface TrackLayout {
+  bone: string;
+  translation: boolean;
+  rotation: boolean;
+  scale: boolean;
+}
+
+/**
+ * An animation clip: uniformly sampled keys for a set of bone tracks, laid out frame-major by
+ * attribute (translations [frame][track][xyz], rotations [frame][track][xyzw], scales likewise).
+ * Immutable once built, and shared by every graph instance that plays it.
+ *
+ * Time runs from 0 at the first key to `duration` at the last one.
+ */
+export class Clip {
+  readonly name: string;
+  readonly frameRate: number;
+  readonly frameCount: number;
+  readonly tracks: readonly TrackLayout[];
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+  /** How rotations are interpolated between keys when this clip is sampled. */
+  readonly interpolation: RotationInterpolation;
+
+  constructor(init: {
+    name: string;
+    interpolation?: RotationInterpolation;
+    frameRate: number;
+    frameCount: number;
+    tracks: readonly TrackLayout[];
+    translations?: Float64Array;
+    rotations?: Float64Array;
+    scales?: Float64Array;
+  }) {
+    const trackCount = init.tracks.length;
+    this.name = init.name;
+    this.frameRate = init.frameRate;
+    this.frameCount = init.frameCount;
+    this.tracks = init.tracks;
+    this.interpolation = init.interpolation ?? 'slerp';
+    this.translations = init.translations ?? new Float64Array(init.frameCount * trackCount * 3);
+    this.rotations = init.rotations ?? identityRotations(init.frameCount * trackCount);
+    this.scales = init.scales ?? new Float64Array(init.frameCount * trackCount * 3).fill(1);
+    const expected = [init.frameCount * trackCount * 3, init.frameCount * trackCount * 4, init.frameCount * trackCount * 3];
+    const actual = [this.translations.length, this.rotations.length, this.scales.length];
+    if (!(init.frameRate > 0) || init.frameCount < 1 || expected.some((e, i) => e !== actual[i])) {
+      throw new RangeError(`clip '${init.name}': key arrays do not match ${init.frameCount} frames of ${trackCount} tracks at ${init.frameRate} fps`);
+    }
+  }
+
+  /** Length in seconds from the first key to the last. A one-frame clip has duration 0. */
+  get duration(): number {
+    return (this.frameCount - 1) / this.frameRate;
+  }
+
+  /**
+   * A new clip holding frames first..last (inclusive) of this one, so that, for example, the T-pose
+   * frame 0 of the CMU captures can be skipped. Negative `last` counts from the end (-1 = last frame).
+   */
+  sliceFrames(first: number, last = -1, name = this.name, interpolation = this.interpolation): Clip {
+    const end = last < 0 ? this.frameCount + last : last;
+    if (!Number.isInteger(first) || !Number.isInteger(end) || first < 0 || end >= this.frameCount || end < first) {
+      throw new RangeError(`clip '${this.name}' has frames 0..${this.frameCount - 1}; cannot take ${first}..${last}`);
+    }
+    const n = this.tracks.length;
+    return new Clip({
+      name,
+      interpolation,
+      frameRate: this.frameRate,
+      frameCount: end - first + 1,
+      tracks: this.tracks,
+      translations: this.translations.slice(first * n * 3, (end + 1) * n * 3),
+      rotations: this.rotations.slice(first * n * 4, (end + 1) * n * 4),
+      scales: this.scales.slice(first * n * 3, (end + 1) * n * 3),
+    });
+  }
+}
+
+function identityRotations(count: number): Float64Array {
+  const r = new Float64Array(count * 4);
+  for (let i = 0; i < count; i++) r[i * 4 + 3] = 1;
+  return r;
+}
+
+/**
+ * A clip resolved against a skeleton: for each skeleton bone, the track that drives each attribute
+ * (or -1 to keep the reference pose). Built once per (clip, skeleton) pair, when a graph is bound.
+ */
+export class ClipBinding {
+  readonly clip: Clip;
+  readonly skeleton: Skeleton;
+  readonly translationTrack: Int32Array;
+  readonly rotationTrack: Int32Array;
+  readonly scaleTrack: Int32Array;
+  /** Track bone names the skeleton does not have (ignored when sampling). */
+  readonly unmatchedTracks: readonly string[];
+
+  constructor(clip: Clip, skeleton: Skeleton) {
+    const n = skeleton.boneCount;
+    this.clip = clip;
+    this.skeleton = skeleton;
+    this.translationTrack = new Int32Array(n).fill(-1);
+    this.rotationTrack = new Int32Array(n).fill(-1);
+    this.scaleTrack = new Int32Array(n).fill(-1);
+    const unmatched: string[] = [];
+    clip.tracks.forEach((track, t) => {
+      const bone = skeleton.indexOf(track.bone);
+      if (bone < 0) {
+        unmatched.push(track.bone);
+        return;
+      }
+      if (track.translation) this.translationTrack[bone] = t;
+      if (track.rotation) this.rotationTrack[bone] = t;
+      if (track.scale) this.scaleTrack[bone] = t;
+    });
+    this.unmatchedTracks = unmatched;
+  }
+}
+
+/**
+ * Wraps or clamps a play time into [0, duration]. Looping wraps (so the last key and the first are
+ * one instant); clamping holds the end keys. A zero-length clip always samples time 0.
+ */
+export function clipLocalTime(clip: Clip, time: number, looping: boolean): number {
+  const duration = clip.duration;
+  if (!(duration > 0) || !Number.isFinite(time)) return 0;
+  if (looping) {
+    const t = time % duration;
+    return t < 0 ? t + duration : t;
+  }
+  return time < 0 ? 0 : time > duration ? duration : time;
+}
+
+/**
+ * Samples a bound clip at `time` seconds into `out`: linear translation and scale, spherical or
+ * normalised-linear rotation (the clip's `interpolation`) between the two keys around the time. Bones without a track get the
+ * skeleton's reference transform. Allocates nothing.
+ */
+export function sampleClip(out: Pose, binding: ClipBinding, time: number, looping: boolean): Pose {
+  const clip = binding.clip;
+  const ref = binding.skeleton.referencePose;
+  const trackCount = clip.tracks.length;
+  const local = clipLocalTime(clip, time, looping);
+  const position = local * clip.frameRate;
+  let f0 = Math.floor(position);
+  if (f0 > clip.frameCount - 1) f0 = clip.frameCount - 1;
+  const alpha = position - f0;
+  const f1 = f0 + 1 < clip.frameCount ? f0 + 1 : looping ? 0 : f0;
+  const base0 = f0 * trackCount, base1 = f1 * trackCount;
+  const slerp = clip.interpolation === 'slerp';
+  const ot = out.translations, or = out.rotations, os = out.scales;
+  const ct = clip.translations, cr = clip.rotations, cs = clip.scales;
+  const n = out.boneCount;
+  for (let bone = 0; bone < n; bone++) {
+    const b3 = bone * 3, b4 = bone * 4;
+    const tt = binding.translationTrack[bone];
+    if (tt >= 0) {
+      const a = (base0 + tt) * 3, b = (base1 + tt) * 3;
+      ot[b3] = ct[a] + (ct[b] - ct[a]) * alpha;
+      ot[b3 + 1] = ct[a + 1] + (ct[b + 1] - ct[a + 1]) * alpha;
+      ot[b3 + 2] = ct[a + 2] + (ct[b + 2] - ct[a + 2]) * alpha;
+    } else {
+      ot[b3] = ref.translations[b3]; ot[b3 + 1] = ref.translations[b3 + 1]; ot[b3 + 2] = ref.translations[b3 + 2];
+    }
+    const rt = binding.rotationTrack[bone];
+    if (rt >= 0) {
+      const a = (base0 + rt) * 4, b = (base1 + rt) * 4;
+      if (alpha === 0) {
+        or[b4] = cr[a]; or[b4 + 1] = cr[a + 1]; or[b4 + 2] = cr[a + 2]; or[b4 + 3] = cr[a + 3];
+      } else if (slerp) quatSlerp(or, b4, cr, a, cr, b, alpha);
+      else quatNlerp(or, b4, cr, a, cr, b, alpha);
+    } else {
+      const r = ref.rotations;
+      or[b4] = r[b4]; or[b4 + 1] = r[b4 + 1]; or[b4 + 2] = r[b4 + 2]; or[b4 + 3] = r[b4 + 3];
+    }
+    const st = binding.scaleTrack[bone];
+    if (st >= 0) {
+      const a = (base0 + st) * 3, b = (base1 + st) * 3;
+      os[b3] = cs[a] + (cs[b] - cs[a]) * alpha;
+      os[b3 + 1] = cs[a + 1] + (cs[b + 1] - cs[a + 1]) * alpha;
+      os[b3 + 2] = cs[a + 2] + (cs[b + 2] - cs[a + 2]) * alpha;
+    } else {
+      os[b3] = ref.scales[b3]; os[b3 + 1] = ref.scales[b3 + 1]; os[b3 + 2] = ref.scales[b3 + 2];
+    }
+  }
+  return out;
+}

@@ -1,0 +1,159 @@
+import { transformCompose, transformRelative, quatNormalize } from './math.ts';
+import { Pose, poseCopy } from './pose.ts';
+import type { Skeleton } from './skeleton.ts';
+
+/**
+ * A pose that skeletal controls read and write in component space (relative to the skeleton's
+ * root, the mesh component in Unreal's terms), kept lazily in step with its local-space pose.
+ *
+ * Invariant: every bone has a valid local transform, a valid component transform, or both.
+ * Reading a component transform composes up the parent chain only as far as it is stale; writing
+ * one first pins the local transforms of the bone's descendants (so they follow it, as children do
+ * in Unreal's FCSPose) and marks their component transforms stale. Converting back to local space
+ * touches only bones whose local transform is stale.
+ */
+export class ComponentPose {
+  readonly skeleton: Skeleton;
+  /** The local-space pose; valid for bone i when localValid[i] is 1. */
+  readonly local: Pose;
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+  private readonly localValid: Uint8Array;
+  private readonly componentValid: Uint8Array;
+  private readonly descendantMark: Uint8Array;
+
+  constructor(skeleton: Skeleton) {
+    const n = skeleton.boneCount;
+    this.skeleton = skeleton;
+    this.local = new Pose(n);
+    this.translations = new Float64Array(n * 3);
+    this.rotations = new Float64Array(n * 4);
+    this.scales = new Float64Array(n * 3);
+    this.localValid = new Uint8Array(n).fill(1);
+    this.componentValid = new Uint8Array(n);
+    this.descendantMark = new Uint8Array(n);
+  }
+
+  /** Call after writing `local` directly: every component transform becomes stale. */
+  markLocalChanged(): void {
+    this.localValid.fill(1);
+    this.componentValid.fill(0);
+  }
+
+  /** Loads a local pose (copying it) and invalidates component space. */
+  setFromLocal(source: Pose): void {
+    if (source !== this.local) poseCopy(this.local, source);
+    this.markLocalChanged();
+  }
+
+  /** Makes bone's component transform valid; afterwards read it from translations/rotations/scales. */
+  ensureComponent(bone: number): void {
+    if (this.componentValid[bone] === 1) return;
+    const parent = this.skeleton.parents[bone];
+    const l = this.local;
+    if (parent < 0) {
+      copyTransform(this.translations, this.rotations, this.scales, l.translations, l.rotations, l.scales, bone);
+    } else {
+      this.ensureComponent(parent);
+      transformCompose(
+        this.translations, this.rotations, this.scales, bone,
+        this.translations, this.rotations, this.scales, parent,
+        l.translations, l.rotations, l.scales, bone,
+      );
+    }
+    this.componentValid[bone] = 1;
+  }
+
+  /** Makes every bone's component transform valid in one forward pass. */
+  ensureAllComponent(): void {
+    const n = this.skeleton.boneCount;
+    for (let i = 0; i < n; i++) this.ensureComponent(i);
+  }
+
+  private ensureLocal(bone: number): void {
+    if (this.localValid[bone] === 1) return;
+    const parent = this.skeleton.parents[bone];
+    const l = this.local;
+    if (parent < 0) {
+      copyTransform(l.translations, l.rotations, l.scales, this.translations, this.rotations, this.scales, bone);
+    } else {
+      this.ensureComponent(parent);
+      transformRelative(
+        l.translations, l.rotations, l.scales, bone,
+        this.translations, this.rotations, this.scales, parent,
+        this.translations, this.rotations, this.scales, bone,
+      );
+    }
+    this.localValid[bone] = 1;
+  }
+
+  /**
+   * Sets bone's component-space transform (translation xyz, rotation xyzw, scale xyz read from the
+   * given arrays at bone offset `from`). Descendants keep their local transforms and so move with it.
+   */
+  setComponent(bone: number, t: Float64Array, r: Float64Array, s: Float64Array, from: number): void {
+    const n = this.skeleton.boneCount;
+    const parents = this.skeleton.parents;
+    const mark = this.descendantMark;
+    // Pin descendants' locals while their old parents' component transforms are still correct.
+    mark[bone] = 1;
+    for (let j = bone + 1; j < n; j++) {
+      const p = parents[j];
+      mark[j] = p >= 0 && mark[p] === 1 ? 1 : 0;
+      if (mark[j] === 1) this.ensureLocal(j);
+    }
+    this.ensureComponent(bone); // so that a partial write below starts from the current transform
+    const b3 = bone * 3, b4 = bone * 4, f3 = from * 3, f4 = from * 4;
+    this.translations[b3] = t[f3]; this.translations[b3 + 1] = t[f3 + 1]; this.translations[b3 + 2] = t[f3 + 2];
+    this.rotations[b4] = r[f4]; this.rotations[b4 + 1] = r[f4 + 1]; this.rotations[b4 + 2] = r[f4 + 2]; this.rotations[b4 + 3] = r[f4 + 3];
+    quatNormalize(this.rotations, b4);
+    this.scales[b3] = s[f3]; this.scales[b3 + 1] = s[f3 + 1]; this.scales[b3 + 2] = s[f3 + 2];
+    this.componentValid[bone] = 1;
+    this.localValid[bone] = 0;
+    mark[bone] = 0;
+    for (let j = bone + 1; j < n; j++) {
+      if (mark[j] === 1) {
+        this.componentValid[j] = 0;
+        mark[j] = 0;
+      }
+    }
+  }
+
+  /** Brings every stale local transform up to date; afterwards `local` is the whole pose. */
+  ensureAllLocal(): Pose {
+    const n = this.skeleton.boneCount;
+    for (let i = 0; i < n; i++) this.ensureLocal(i);
+    return this.local;
+  }
+
+  /** Writes the local-space pose into `out`. */
+  toLocal(out: Pose): Pose {
+    return poseCopy(out, this.ensureAllLocal());
+  }
+}
+
+function copyTransform(
+  outT: Float64Array, outR: Float64Array, outS: Float64Array,
+  t: Float64Array, r: Float64Array, s: Float64Array, bone: number,
+): void {
+  const b3 = bone * 3, b4 = bone * 4;
+  outT[b3] = t[b3]; outT[b3 + 1] = t[b3 + 1]; outT[b3 + 2] = t[b3 + 2];
+  outR[b4] = r[b4]; outR[b4 + 1] = r[b4 + 1]; outR[b4 + 2] = r[b4 + 2]; outR[b4 + 3] = r[b4 + 3];
+  outS[b3] = s[b3]; outS[b3 + 1] = s[b3 + 1]; outS[b3 + 2] = s[b3 + 2];
+}
+
+/** A stack of component poses for temporaries, like PosePool. */
+export class ComponentPosePool {
+  private readonly free: ComponentPose[] = [];
+
+  constructor(readonly skeleton: Skeleton) {}
+
+  acquire(): ComponentPose {
+    return this.free.pop() ?? new ComponentPose(this.skeleton);
+  }
+
+  release(pose: ComponentPose): void {
+    this.free.push(pose);
+  }
+}

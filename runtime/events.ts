@@ -1,0 +1,18 @@
+import { EventEmitter } from 'eventemitter3';
+
+/**
+ * Events a graph instance emits. Handlers receive positional arguments (no event objects), so
+ * emitting inside the frame loop allocates nothing.
+ */
+export interface AnimGraphEvents {
+  /** A looping SequencePlayer wrapped past the end (or the start, when playing backwards). */
+  sequenceLooped: (nodeId: string, clip: string, time: number) => void;
+  /** A non-looping SequencePlayer reached the end (or the start, when playing backwards). */
+  sequenceEnded: (nodeId: string, clip: string, time: number) => void;
+  /** User code set a parameter to a different value. */
+  parameterChanged: (name: string, value: number | boolean | readonly number[], previous: number | boolean | readonly number[]) => void;
+  /** A node was updated this frame but not on the previous one (its branch's weight rose above zero). */
+  nodeBecameRelevant: (nodeId: string, type: string) => void;
+}
+
+export class AnimGraphEventEmitter extends EventEmitter<AnimGraphEvents> {}

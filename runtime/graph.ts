@@ -1,0 +1,245 @@
+import { ClipBinding, type Clip } from './clip.ts';
+import { ComponentPose, ComponentPosePool } from './component-pose.ts';
+import { AnimGraphEventEmitter } from './events.ts';
+import {
+  CacheBonesContext, ComponentPoseLink, InitializeContext, PoseLink, UpdateContext,
+  type DebugNode, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
+  type ResolvedProperties, type ScalarProperty, type Vec3Property,
+} from './node.ts';
+import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
+import { Pose, PosePool } from './pose.ts';
+import type { Skeleton } from './skeleton.ts';
+
+/** A property value as written in an asset: a literal, or a binding to a parameter. */
+export type PropertyValue = number | boolean | string | number[] | { param: string };
+
+/** One node of a validated graph, ready to be instantiated. */
+export interface CompiledNode {
+  id: string;
+  nodeType: NodeType;
+  properties: Readonly<Record<string, PropertyValue | undefined>>;
+  /** Node ids by input name (an array for pose-list inputs). */
+  inputs: Readonly<Record<string, string | readonly string[]>>;
+}
+
+export interface AnimGraphDefinition {
+  name: string;
+  skeleton: Skeleton;
+  parameters: Readonly<Record<string, ParameterDefinition>>;
+  clips: ReadonlyMap<string, Clip>;
+  /** Nodes in post-order: every node after the nodes it links to; the last one is the root. */
+  nodes: readonly CompiledNode[];
+}
+
+/**
+ * A validated graph asset bound to a skeleton and clips: immutable, shared by all its instances
+ * (Bevy's asset/instance split). Clip bindings are built once here.
+ */
+export class AnimGraph {
+  readonly name: string;
+  readonly skeleton: Skeleton;
+  readonly parameterDefinitions: Readonly<Record<string, ParameterDefinition>>;
+  readonly clipBindings: ReadonlyMap<string, ClipBinding>;
+  readonly nodes: readonly CompiledNode[];
+
+  constructor(definition: AnimGraphDefinition) {
+    if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
+    this.name = definition.name;
+    this.skeleton = definition.skeleton;
+    this.parameterDefinitions = definition.parameters;
+    this.nodes = definition.nodes;
+    this.clipBindings = new Map([...definition.clips].map(([name, clip]) => [name, new ClipBinding(clip, definition.skeleton)]));
+  }
+
+  createInstance(): AnimGraphInstance {
+    return new AnimGraphInstance(this);
+  }
+}
+
+/**
+ * Per-character state: node instances, parameters, pose buffers and events. User code sets
+ * parameters between frames, then calls update(dt) and evaluate().
+ */
+export class AnimGraphInstance implements GraphRuntime {
+  readonly graph: AnimGraph;
+  readonly skeleton: Skeleton;
+  readonly events = new AnimGraphEventEmitter();
+  readonly parameters: Parameters;
+  readonly posePool: PosePool;
+  readonly componentPosePool: ComponentPosePool;
+  readonly nodes: ReadonlyMap<string, PoseNode>;
+  private readonly root: LocalPoseNode;
+  private readonly output: Pose;
+  private readonly outputComponent: ComponentPose;
+  private readonly updateContexts: UpdateContext[] = [];
+  private counter = 0;
+  private evaluatedAt = -1;
+  private componentAt = -1;
+  private elapsed = 0;
+
+  constructor(graph: AnimGraph) {
+    this.graph = graph;
+    this.skeleton = graph.skeleton;
+    this.parameters = new Parameters(graph.parameterDefinitions, this.events);
+    this.posePool = new PosePool(graph.skeleton.boneCount);
+    this.componentPosePool = new ComponentPosePool(graph.skeleton);
+    this.output = new Pose(graph.skeleton.boneCount);
+    this.outputComponent = new ComponentPose(graph.skeleton);
+    const built = new Map<string, PoseNode>();
+    for (const compiled of graph.nodes) {
+      built.set(compiled.id, buildNode(compiled, built, this.parameters, graph));
+    }
+    this.nodes = built;
+    const root = built.get(graph.nodes[graph.nodes.length - 1].id)!;
+    if (root.space !== 'local') throw new TypeError(`the root node '${root.id}' must produce a local-space pose`);
+    this.root = root;
+    this.root.initialize(new InitializeContext(this));
+    const cache = new CacheBonesContext(graph.skeleton);
+    this.root.cacheBones(cache);
+    if (cache.unknownBones.length > 0) {
+      throw new RangeError(`unknown bones: ${cache.unknownBones.map((u) => `${u.nodeId}: '${u.bone}'`).join(', ')}`);
+    }
+  }
+
+  get parameterValues(): Float64Array {
+    return this.parameters.values;
+  }
+
+  get updateCounter(): number {
+    return this.counter;
+  }
+
+  /** Seconds of update time accumulated since the instance was built. */
+  get time(): number {
+    return this.elapsed;
+  }
+
+  updateContextAt(depth: number): UpdateContext {
+    let ctx = this.updateContexts[depth];
+    if (ctx === undefined) {
+      ctx = new UpdateContext(this, depth);
+      this.updateContexts[depth] = ctx;
+    }
+    return ctx;
+  }
+
+  setParameter(name: string, value: ParameterValue): void {
+    this.parameters.set(name, value);
+  }
+
+  getParameter(name: string): ParameterValue {
+    return this.parameters.get(name);
+  }
+
+  /**
+   * Advances the graph by `deltaTime` seconds. A negative, NaN or infinite delta time is treated
+   * as 0 (the frame loop never throws).
+   */
+  update(deltaTime: number): void {
+    const dt = deltaTime > 0 && Number.isFinite(deltaTime) ? deltaTime : 0;
+    this.counter++;
+    this.elapsed += dt;
+    const ctx = this.updateContextAt(0);
+    ctx.deltaTime = dt;
+    ctx.weight = 1;
+    this.root.update(ctx);
+  }
+
+  /**
+   * Evaluates the graph's output pose (local space). The returned pose is owned by the instance
+   * and overwritten by the next evaluate.
+   */
+  evaluate(): Pose {
+    this.root.evaluate(this.output);
+    this.evaluatedAt = this.counter;
+    this.componentAt = -1;
+    return this.output;
+  }
+
+  /** The last evaluated pose in component space (every bone computed). */
+  componentPose(): ComponentPose {
+    if (this.evaluatedAt !== this.counter || this.evaluatedAt < 0) this.evaluate();
+    if (this.componentAt !== this.evaluatedAt) {
+      this.outputComponent.setFromLocal(this.output);
+      this.outputComponent.ensureAllComponent();
+      this.componentAt = this.evaluatedAt;
+    }
+    return this.outputComponent;
+  }
+
+  gatherDebug(): DebugNode {
+    return this.root.gatherDebug();
+  }
+
+  /** Re-initialises every node (play times, blends) as if the instance were new. */
+  reset(): void {
+    this.counter = 0;
+    this.elapsed = 0;
+    this.evaluatedAt = -1;
+    this.root.initialize(new InitializeContext(this));
+  }
+}
+
+function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph): PoseNode {
+  const { nodeType } = compiled;
+  const inputs: Record<string, Link | Link[]> = {};
+  for (const spec of nodeType.inputs) {
+    const target = compiled.inputs[spec.name];
+    const makeLink = (id: string): Link => {
+      const node = built.get(id);
+      if (!node) throw new RangeError(`node '${compiled.id}' links '${spec.name}' to '${id}', which is not built before it`);
+      return spec.space === 'local' ? new PoseLink(node) : new ComponentPoseLink(node);
+    };
+    if (spec.kind === 'poseList') inputs[spec.name] = (Array.isArray(target) ? target : []).map(makeLink);
+    else if (typeof target === 'string') inputs[spec.name] = makeLink(target);
+  }
+  return nodeType.create({ id: compiled.id, properties: resolveProperties(compiled, parameters, graph), inputs });
+}
+
+function resolveProperties(compiled: CompiledNode, parameters: Parameters, graph: AnimGraph): ResolvedProperties {
+  const specs = compiled.nodeType.properties;
+  const raw = (name: string): PropertyValue | undefined => {
+    if (!(name in specs)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
+    return compiled.properties[name];
+  };
+  const binding = (value: PropertyValue | undefined): number =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? parameters.slotOf(value.param) : -1;
+  return {
+    scalar(name): ScalarProperty {
+      const value = raw(name);
+      const spec = specs[name];
+      const fallback = 'default' in spec ? spec.default : 0;
+      const literal = typeof value === 'number' || typeof value === 'boolean' ? value : fallback;
+      return { slot: binding(value), constant: typeof literal === 'boolean' ? (literal ? 1 : 0) : Number(literal) };
+    },
+    vec3(name): Vec3Property {
+      const value = raw(name);
+      const spec = specs[name];
+      const literal = Array.isArray(value) ? value : 'default' in spec && Array.isArray(spec.default) ? spec.default : [0, 0, 0];
+      return { slot: binding(value), constant: Float64Array.from(literal) };
+    },
+    enumValue(name): string {
+      const value = raw(name);
+      const spec = specs[name];
+      return typeof value === 'string' ? value : 'default' in spec ? String(spec.default) : '';
+    },
+    clip(name): ClipBinding {
+      const value = raw(name);
+      const clip = typeof value === 'string' ? graph.clipBindings.get(value) : undefined;
+      if (!clip) throw new RangeError(`node '${compiled.id}': no clip named ${JSON.stringify(value)}`);
+      return clip;
+    },
+    bone(name): string {
+      const value = raw(name);
+      return typeof value === 'string' ? value : '';
+    },
+    floatList(name): number[] {
+      const value = raw(name);
+      const spec = specs[name];
+      const count = compiled.inputs[spec.kind === 'floatList' ? spec.perInput : '']?.length ?? 0;
+      const fallback = spec.kind === 'floatList' ? spec.default : 0;
+      if (Array.isArray(value)) return Array.from({ length: count }, (_, i) => value[i] ?? fallback);
+      return new Array<number>(count).fill(typeof value === 'number' ? value : fallback);
+    },
+  };
+}

@@ -1,0 +1,349 @@
+import type { ClipBinding } from './clip.ts';
+import type { ComponentPose, ComponentPosePool } from './component-pose.ts';
+import type { AnimGraphEventEmitter } from './events.ts';
+import type { Pose, PosePool } from './pose.ts';
+import type { Skeleton } from './skeleton.ts';
+import type { ParameterType } from './parameters.ts';
+
+/** A branch at or below this weight is irrelevant: it is neither updated nor evaluated (Unreal's ZERO_ANIMWEIGHT_THRESH). */
+export const ZERO_WEIGHT = 0.00001;
+
+/** What a node sees of the graph instance it belongs to. */
+export interface GraphRuntime {
+  readonly skeleton: Skeleton;
+  /** Parameter values by slot (see Parameters). */
+  readonly parameterValues: Float64Array;
+  readonly events: AnimGraphEventEmitter;
+  readonly posePool: PosePool;
+  readonly componentPosePool: ComponentPosePool;
+  /** Incremented once per graph update; a node updated in frame f-1 and f stays relevant. */
+  readonly updateCounter: number;
+  /** A reusable update context for the given depth of the update recursion. */
+  updateContextAt(depth: number): UpdateContext;
+}
+
+export class InitializeContext {
+  constructor(readonly graph: GraphRuntime) {}
+}
+
+export class CacheBonesContext {
+  /** Bone names nodes asked for that the skeleton lacks, with the node that asked. */
+  readonly unknownBones: { nodeId: string; bone: string }[] = [];
+
+  constructor(readonly skeleton: Skeleton) {}
+
+  /** The index of a bone, recording it as unknown (and returning -1) if the skeleton has none. */
+  boneIndex(nodeId: string, name: string): number {
+    const index = this.skeleton.indexOf(name);
+    if (index < 0) this.unknownBones.push({ nodeId, bone: name });
+    return index;
+  }
+}
+
+/**
+ * Delta time and the absolute blend weight of the branch being updated. Contexts are pooled per
+ * recursion depth by the graph instance, so `fractional` allocates nothing: a child's context is
+ * overwritten by its next sibling only after the child's whole branch has been updated.
+ */
+export class UpdateContext {
+  deltaTime = 0;
+  weight = 1;
+
+  constructor(readonly graph: GraphRuntime, readonly depth: number) {}
+
+  /** The context for a child branch that contributes `fraction` of this branch's weight. */
+  fractional(fraction: number): UpdateContext {
+    const child = this.graph.updateContextAt(this.depth + 1);
+    child.deltaTime = this.deltaTime;
+    child.weight = this.weight * fraction;
+    return child;
+  }
+}
+
+/** One line of the debug tree: what a node did this frame. */
+export interface DebugNode {
+  id: string;
+  type: string;
+  /** Absolute weight this frame, 0..1 (0 when the node was not updated). */
+  weight: number;
+  description: string;
+  /** Skeletal controls report their alpha, 0..1. */
+  alpha?: number;
+  /** True for nodes that produce a pose from a clip (leaves). */
+  poseSource?: boolean;
+  /** Node-specific values for tools (play time, blend weights, ...), not only for display. */
+  values?: Record<string, number | boolean | string | number[]>;
+  children: DebugNode[];
+}
+
+export type PoseSpace = 'local' | 'component';
+
+/**
+ * The behaviour node contract (Unreal's FAnimNode_Base). Public methods are template methods:
+ * they do the bookkeeping (forwarding initialize/cacheBones/gatherDebug to every input link,
+ * relevance tracking, weight recording) and call the protected `on…` hooks that subclasses
+ * implement. Per-instance state lives on the node; the asset it came from is never mutated.
+ */
+export abstract class AnimNode {
+  abstract readonly space: PoseSpace;
+  protected graph!: GraphRuntime;
+  /** Absolute weight of the last update. */
+  private lastWeight = 0;
+  private lastUpdate = -2;
+
+  constructor(readonly id: string, readonly type: string) {}
+
+  /** Every pose link this node owns, in pin order. The base class forwards calls through them. */
+  protected abstract get links(): readonly Link[];
+
+  /** May be called more than once; resets per-instance state. */
+  initialize(ctx: InitializeContext): void {
+    this.graph = ctx.graph;
+    this.lastUpdate = -2;
+    this.lastWeight = 0;
+    for (const link of this.links) link.initialize(ctx);
+    this.onInitialize(ctx);
+  }
+
+  /** Resolves bone names to indices; runs at bind and whenever the required bones change. */
+  cacheBones(ctx: CacheBonesContext): void {
+    for (const link of this.links) link.cacheBones(ctx);
+    this.onCacheBones(ctx);
+  }
+
+  update(ctx: UpdateContext): void {
+    const counter = this.graph.updateCounter;
+    if (this.lastUpdate !== counter - 1 && this.lastUpdate !== counter) {
+      this.onBecomeRelevant(ctx);
+      this.graph.events.emit('nodeBecameRelevant', this.id, this.type);
+    }
+    this.lastUpdate = counter;
+    this.lastWeight = ctx.weight;
+    this.onUpdate(ctx);
+  }
+
+  /** True if the node was updated in the current frame. */
+  get relevant(): boolean {
+    return this.lastUpdate === this.graph.updateCounter;
+  }
+
+  /** Absolute weight this frame; 0 if the node was not updated this frame. */
+  get weight(): number {
+    return this.relevant ? this.lastWeight : 0;
+  }
+
+  gatherDebug(): DebugNode {
+    const node: DebugNode = {
+      id: this.id,
+      type: this.type,
+      weight: this.weight,
+      description: this.debugDescription(),
+      children: this.links.map((l) => l.gatherDebug()),
+    };
+    this.onGatherDebug(node);
+    return node;
+  }
+
+  protected onInitialize(_ctx: InitializeContext): void {}
+  protected onCacheBones(_ctx: CacheBonesContext): void {}
+  /** Called before onUpdate when the node was not updated on the previous frame. */
+  protected onBecomeRelevant(_ctx: UpdateContext): void {}
+  protected abstract onUpdate(ctx: UpdateContext): void;
+  protected debugDescription(): string {
+    return '';
+  }
+  /** Adds node-specific fields (alpha, values, poseSource) to this node's debug line. */
+  protected onGatherDebug(_node: DebugNode): void {}
+}
+
+/** A node that produces a local-space pose (players, blends). */
+export abstract class LocalPoseNode extends AnimNode {
+  readonly space = 'local' as const;
+
+  /** Writes this frame's pose into `out`. */
+  evaluate(out: Pose): void {
+    this.onEvaluate(out);
+  }
+
+  protected abstract onEvaluate(out: Pose): void;
+}
+
+/** A node that produces a component-space pose (skeletal controls). */
+export abstract class ComponentPoseNode extends AnimNode {
+  readonly space = 'component' as const;
+
+  evaluateComponentSpace(out: ComponentPose): void {
+    this.onEvaluateComponentSpace(out);
+  }
+
+  protected abstract onEvaluateComponentSpace(out: ComponentPose): void;
+}
+
+export type PoseNode = LocalPoseNode | ComponentPoseNode;
+
+/** The links of a node that has no pose inputs (players). */
+export const NO_LINKS: readonly Link[] = [];
+
+/** Forwards every call to the node it links to (Unreal's FPoseLink / FComponentSpacePoseLink). */
+export abstract class Link {
+  protected graph!: GraphRuntime;
+
+  constructor(readonly node: PoseNode) {}
+
+  initialize(ctx: InitializeContext): void {
+    this.graph = ctx.graph;
+    this.node.initialize(ctx);
+  }
+
+  cacheBones(ctx: CacheBonesContext): void {
+    this.node.cacheBones(ctx);
+  }
+
+  update(ctx: UpdateContext): void {
+    this.node.update(ctx);
+  }
+
+  gatherDebug(): DebugNode {
+    return this.node.gatherDebug();
+  }
+}
+
+/**
+ * A local-space input. If the linked node works in component space, the link converts its output
+ * back to local space.
+ */
+export class PoseLink extends Link {
+  private readonly localNode: LocalPoseNode | null;
+  private readonly componentNode: ComponentPoseNode | null;
+
+  constructor(node: PoseNode) {
+    super(node);
+    this.localNode = node.space === 'local' ? node : null;
+    this.componentNode = node.space === 'component' ? node : null;
+  }
+
+  evaluate(out: Pose): void {
+    if (this.localNode !== null) {
+      this.localNode.evaluate(out);
+      return;
+    }
+    const pool = this.graph.componentPosePool;
+    const cs = pool.acquire();
+    this.componentNode!.evaluateComponentSpace(cs);
+    cs.toLocal(out);
+    pool.release(cs);
+  }
+}
+
+/**
+ * A component-space input. If the linked node works in local space, its pose is evaluated into the
+ * component pose's local buffer and component transforms are computed lazily when read.
+ */
+export class ComponentPoseLink extends Link {
+  private readonly localNode: LocalPoseNode | null;
+  private readonly componentNode: ComponentPoseNode | null;
+
+  constructor(node: PoseNode) {
+    super(node);
+    this.localNode = node.space === 'local' ? node : null;
+    this.componentNode = node.space === 'component' ? node : null;
+  }
+
+  evaluateComponentSpace(out: ComponentPose): void {
+    if (this.componentNode !== null) {
+      this.componentNode.evaluateComponentSpace(out);
+      return;
+    }
+    this.localNode!.evaluate(out.local);
+    out.markLocalChanged();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node types: what a node declares once, read by the asset schema, the loader and the editor.
+
+/** A property that can be a literal or bound to a parameter of a compatible type. */
+export type BindableSpec =
+  | { kind: 'float'; default: number; min?: number; max?: number }
+  | { kind: 'int'; default: number; min?: number; max?: number }
+  | { kind: 'bool'; default: boolean }
+  | { kind: 'vec3'; default: [number, number, number] };
+
+export type PropertySpec =
+  | BindableSpec
+  | { kind: 'enum'; options: readonly string[]; default: string }
+  /** The name of a clip declared in the asset's `clips`. Required. */
+  | { kind: 'clip' }
+  /** The name of a skeleton bone. Required. */
+  | { kind: 'bone' }
+  /** A list of numbers, one per entry of a pose-list input (for example blend times). */
+  | { kind: 'floatList'; default: number; min?: number; max?: number; perInput: string };
+
+export interface InputSpec {
+  name: string;
+  /** 'pose': one link; 'poseList': an ordered list of links. */
+  kind: 'pose' | 'poseList';
+  /** The space the node reads this input in; the link converts if the linked node differs. */
+  space: PoseSpace;
+  /** For poseList: the fewest links allowed. */
+  minCount?: number;
+  /**
+   * The spaces this input takes from the linked node. By default both: the link converts between
+   * local and component space. A node that must not pay for (or cannot use) a conversion narrows it,
+   * and the loader reports a link from a node of the other space.
+   */
+  accepts?: readonly PoseSpace[];
+}
+
+/** A bound property, resolved at build time: read `slot` of the parameter values, or `constant`. */
+export interface ScalarProperty {
+  readonly slot: number;
+  readonly constant: number;
+}
+
+export interface Vec3Property {
+  readonly slot: number;
+  readonly constant: Float64Array;
+}
+
+export function readScalar(values: Float64Array, p: ScalarProperty): number {
+  return p.slot >= 0 ? values[p.slot] : p.constant;
+}
+
+/** Reads a vec3 property into out[o..o+2]. */
+export function readVec3(out: Float64Array, o: number, values: Float64Array, p: Vec3Property): Float64Array {
+  if (p.slot >= 0) {
+    out[o] = values[p.slot]; out[o + 1] = values[p.slot + 1]; out[o + 2] = values[p.slot + 2];
+  } else {
+    out[o] = p.constant[0]; out[o + 1] = p.constant[1]; out[o + 2] = p.constant[2];
+  }
+  return out;
+}
+
+/** The properties of one node, resolved for one graph instance. */
+export interface ResolvedProperties {
+  scalar(name: string): ScalarProperty;
+  vec3(name: string): Vec3Property;
+  enumValue(name: string): string;
+  clip(name: string): ClipBinding;
+  bone(name: string): string;
+  floatList(name: string): number[];
+}
+
+export interface NodeBuild {
+  id: string;
+  properties: ResolvedProperties;
+  /** Links by input name: a PoseLink or ComponentPoseLink for 'pose', an array for 'poseList'. */
+  inputs: Record<string, Link | Link[]>;
+}
+
+/** Everything the loader, the schema and the editor need to know about a node type. */
+export interface NodeType {
+  type: string;
+  space: PoseSpace;
+  properties: Readonly<Record<string, PropertySpec>>;
+  inputs: readonly InputSpec[];
+  create(build: NodeBuild): PoseNode;
+}
+
+export type { ParameterType };

@@ -1,0 +1,125 @@
+import { quatNormalize } from './math.ts';
+
+/**
+ * A local-space pose laid out by attribute: translations [x,y,z]*n, rotations [x,y,z,w]*n (unit
+ * quaternions), scales [x,y,z]*n, indexed by skeleton bone index. Sized once when a graph is bound.
+ */
+export class Pose {
+  readonly boneCount: number;
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+
+  constructor(boneCount: number) {
+    this.boneCount = boneCount;
+    this.translations = new Float64Array(boneCount * 3);
+    this.rotations = new Float64Array(boneCount * 4);
+    this.scales = new Float64Array(boneCount * 3);
+    for (let i = 0; i < boneCount; i++) {
+      this.rotations[i * 4 + 3] = 1;
+      this.scales[i * 3] = 1;
+      this.scales[i * 3 + 1] = 1;
+      this.scales[i * 3 + 2] = 1;
+    }
+  }
+}
+
+export function poseCopy(out: Pose, source: Pose): Pose {
+  out.translations.set(source.translations);
+  out.rotations.set(source.rotations);
+  out.scales.set(source.scales);
+  return out;
+}
+
+/**
+ * out = a * (1 - weight) + b * weight, per bone: linear translation and scale, normalised-linear
+ * rotation along the shorter arc. `out` may alias `a` or `b`.
+ */
+export function poseBlend(out: Pose, a: Pose, b: Pose, weight: number): Pose {
+  const wa = 1 - weight;
+  const at = a.translations, bt = b.translations, ot = out.translations;
+  const as = a.scales, bs = b.scales, os = out.scales;
+  for (let i = 0; i < ot.length; i++) {
+    ot[i] = at[i] * wa + bt[i] * weight;
+    os[i] = as[i] * wa + bs[i] * weight;
+  }
+  const ar = a.rotations, br = b.rotations, or = out.rotations;
+  for (let o = 0; o < or.length; o += 4) {
+    const dot = ar[o] * br[o] + ar[o + 1] * br[o + 1] + ar[o + 2] * br[o + 2] + ar[o + 3] * br[o + 3];
+    const wb = dot < 0 ? -weight : weight;
+    or[o] = ar[o] * wa + br[o] * wb;
+    or[o + 1] = ar[o + 1] * wa + br[o + 1] * wb;
+    or[o + 2] = ar[o + 2] * wa + br[o + 2] * wb;
+    or[o + 3] = ar[o + 3] * wa + br[o + 3] * wb;
+    quatNormalize(or, o);
+  }
+  return out;
+}
+
+/** out = source * weight: the first term of a weighted sum of poses (see poseAccumulate). */
+export function poseScaleInto(out: Pose, source: Pose, weight: number): Pose {
+  const st = source.translations, ot = out.translations, ss = source.scales, os = out.scales;
+  for (let i = 0; i < ot.length; i++) {
+    ot[i] = st[i] * weight;
+    os[i] = ss[i] * weight;
+  }
+  const sr = source.rotations, or = out.rotations;
+  for (let i = 0; i < or.length; i++) or[i] = sr[i] * weight;
+  return out;
+}
+
+/**
+ * out += source * weight, flipping each rotation into the hemisphere of the running sum so that q
+ * and -q add up instead of cancelling. Call poseNormalizeRotations after the last term.
+ */
+export function poseAccumulate(out: Pose, source: Pose, weight: number): Pose {
+  const st = source.translations, ot = out.translations, ss = source.scales, os = out.scales;
+  for (let i = 0; i < ot.length; i++) {
+    ot[i] += st[i] * weight;
+    os[i] += ss[i] * weight;
+  }
+  const sr = source.rotations, or = out.rotations;
+  for (let o = 0; o < or.length; o += 4) {
+    const dot = or[o] * sr[o] + or[o + 1] * sr[o + 1] + or[o + 2] * sr[o + 2] + or[o + 3] * sr[o + 3];
+    const w = dot < 0 ? -weight : weight;
+    or[o] += sr[o] * w;
+    or[o + 1] += sr[o + 1] * w;
+    or[o + 2] += sr[o + 2] * w;
+    or[o + 3] += sr[o + 3] * w;
+  }
+  return out;
+}
+
+export function poseNormalizeRotations(pose: Pose): Pose {
+  const r = pose.rotations;
+  for (let o = 0; o < r.length; o += 4) quatNormalize(r, o);
+  return pose;
+}
+
+/**
+ * A stack of poses for the temporaries of evaluation (a blend evaluates each input into one).
+ * It grows only while the graph warms up; after the first frame of the deepest branch, acquire and
+ * release never allocate.
+ */
+export class PosePool {
+  private readonly free: Pose[] = [];
+  private created = 0;
+
+  constructor(readonly boneCount: number) {}
+
+  acquire(): Pose {
+    const pose = this.free.pop();
+    if (pose !== undefined) return pose;
+    this.created++;
+    return new Pose(this.boneCount);
+  }
+
+  release(pose: Pose): void {
+    this.free.push(pose);
+  }
+
+  /** How many poses this pool has ever made (for tests and the bench's allocation report). */
+  get size(): number {
+    return this.created;
+  }
+}

@@ -1,0 +1,114 @@
+import type { ComponentPose } from './component-pose.ts';
+import { clamp, quatSlerp, vec3Lerp } from './math.ts';
+import {
+  ComponentPoseNode, ZERO_WEIGHT, readScalar,
+  type ComponentPoseLink, type DebugNode, type Link, type ScalarProperty, type UpdateContext,
+} from './node.ts';
+
+/**
+ * Component-space bone transforms a skeletal control wants to write, in the order given (parents
+ * before children). Capacity is the skeleton's bone count; nothing is allocated per frame.
+ */
+export class BoneTransforms {
+  count = 0;
+  readonly bones: Int32Array;
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+
+  constructor(capacity: number) {
+    this.bones = new Int32Array(capacity);
+    this.translations = new Float64Array(capacity * 3);
+    this.rotations = new Float64Array(capacity * 4);
+    this.scales = new Float64Array(capacity * 3);
+  }
+
+  /** Appends a slot for `bone` initialised to its current component transform; returns the slot. */
+  add(bone: number, from: ComponentPose): number {
+    const k = this.count++;
+    from.ensureComponent(bone);
+    this.bones[k] = bone;
+    for (let i = 0; i < 3; i++) {
+      this.translations[k * 3 + i] = from.translations[bone * 3 + i];
+      this.scales[k * 3 + i] = from.scales[bone * 3 + i];
+    }
+    for (let i = 0; i < 4; i++) this.rotations[k * 4 + i] = from.rotations[bone * 4 + i];
+    return k;
+  }
+}
+
+const blended = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };
+
+/**
+ * Base of skeletal controls (Unreal's FAnimNode_SkeletalControlBase): reads the input in component
+ * space, asks the subclass for the bone transforms it wants, and blends them into the pose by
+ * alpha. Subclasses implement evaluateBoneTransforms and may override updateControl.
+ */
+export abstract class SkeletalControlNode extends ComponentPoseNode {
+  protected readonly input: ComponentPoseLink;
+  protected readonly alphaProperty: ScalarProperty;
+  /** Alpha in use this frame, clamped to [0, 1]. */
+  protected alpha = 0;
+  private transforms: BoneTransforms | null = null;
+  private readonly inputLinks: readonly Link[];
+
+  constructor(id: string, type: string, input: ComponentPoseLink, alpha: ScalarProperty) {
+    super(id, type);
+    this.input = input;
+    this.alphaProperty = alpha;
+    this.inputLinks = [input];
+  }
+
+  protected get links(): readonly Link[] {
+    return this.inputLinks;
+  }
+
+  protected override onInitialize(): void {
+    this.transforms = new BoneTransforms(this.graph.skeleton.boneCount);
+    this.alpha = 0;
+  }
+
+  protected onUpdate(ctx: UpdateContext): void {
+    this.input.update(ctx);
+    this.alpha = clamp(readScalar(this.graph.parameterValues, this.alphaProperty), 0, 1);
+    if (!(this.alpha === this.alpha)) this.alpha = 0; // NaN from a bound parameter
+    this.updateControl(ctx);
+  }
+
+  protected onEvaluateComponentSpace(out: ComponentPose): void {
+    this.input.evaluateComponentSpace(out);
+    const transforms = this.transforms!;
+    if (this.alpha <= ZERO_WEIGHT || !this.isValidToEvaluate()) return;
+    transforms.count = 0;
+    this.evaluateBoneTransforms(out, transforms);
+    const full = this.alpha >= 1 - ZERO_WEIGHT;
+    for (let k = 0; k < transforms.count; k++) {
+      const bone = transforms.bones[k];
+      if (full) {
+        out.setComponent(bone, transforms.translations, transforms.rotations, transforms.scales, k);
+        continue;
+      }
+      out.ensureComponent(bone);
+      vec3Lerp(blended.t, 0, out.translations, bone * 3, transforms.translations, k * 3, this.alpha);
+      quatSlerp(blended.r, 0, out.rotations, bone * 4, transforms.rotations, k * 4, this.alpha);
+      vec3Lerp(blended.s, 0, out.scales, bone * 3, transforms.scales, k * 3, this.alpha);
+      out.setComponent(bone, blended.t, blended.r, blended.s, 0);
+    }
+  }
+
+  protected override onGatherDebug(node: DebugNode): void {
+    node.alpha = this.alpha;
+    node.description = `Alpha: ${(this.alpha * 100).toFixed(1)}%${node.description ? ` ${node.description}` : ''}`;
+  }
+
+  /** Per-frame work beyond reading alpha (for example smoothing a target). */
+  protected updateControl(_ctx: UpdateContext): void {}
+
+  /** False when the control cannot run this frame (for example a bone was not found). */
+  protected isValidToEvaluate(): boolean {
+    return true;
+  }
+
+  /** Appends the component-space transforms to write, parents before children. */
+  protected abstract evaluateBoneTransforms(pose: ComponentPose, out: BoneTransforms): void;
+}

@@ -1,0 +1,119 @@
+import { Pose } from './pose.ts';
+
+/** One bone of a skeleton as authored: its parent by name and its reference (bind) local transform. */
+export interface BoneDefinition {
+  name: string;
+  /** Name of the parent bone; null or absent for a root. */
+  parent?: string | null;
+  translation?: [number, number, number];
+  rotation?: [number, number, number, number];
+  scale?: [number, number, number];
+}
+
+export interface SkeletonProblem {
+  /** Index of the bone in the list given to the skeleton. */
+  bone: number;
+  message: string;
+}
+
+/**
+ * Bone names, parent indices and the reference pose. Bones are ordered parents before children
+ * (every parent index is lower than its child's), which is what lets component-space passes run in
+ * one forward loop.
+ */
+export class Skeleton {
+  readonly boneNames: readonly string[];
+  /** parents[i] is the parent of bone i, or -1 for a root. */
+  readonly parents: Int32Array;
+  readonly referencePose: Pose;
+  private readonly indexByName: Map<string, number>;
+
+  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose) {
+    const problems = Skeleton.validate(boneNames, parents);
+    if (problems.length > 0) {
+      throw new SkeletonError(problems);
+    }
+    this.boneNames = [...boneNames];
+    this.parents = Int32Array.from(parents);
+    this.referencePose = referencePose ?? new Pose(boneNames.length);
+    if (this.referencePose.boneCount !== boneNames.length) {
+      throw new SkeletonError([{ bone: -1, message: `reference pose has ${this.referencePose.boneCount} bones, skeleton has ${boneNames.length}` }]);
+    }
+    this.indexByName = new Map(boneNames.map((n, i) => [n, i]));
+  }
+
+  get boneCount(): number {
+    return this.boneNames.length;
+  }
+
+  /** The bone's index, or -1 if the skeleton has no such bone. Call in cacheBones, never per frame. */
+  indexOf(name: string): number {
+    return this.indexByName.get(name) ?? -1;
+  }
+
+  /**
+   * Every rule a skeleton must satisfy, all reported at once:
+   * - at least one bone;
+   * - bone names are non-empty and unique;
+   * - as many parent indices as bones;
+   * - each parent index is -1 (a root) or lower than the bone's own index (parents before children).
+   */
+  static validate(boneNames: readonly string[], parents: ArrayLike<number>): SkeletonProblem[] {
+    const problems: SkeletonProblem[] = [];
+    if (boneNames.length === 0) problems.push({ bone: -1, message: 'a skeleton needs at least one bone' });
+    if (parents.length !== boneNames.length) {
+      problems.push({ bone: -1, message: `${boneNames.length} bone names but ${parents.length} parent indices` });
+    }
+    const seen = new Set<string>();
+    boneNames.forEach((name, i) => {
+      if (name.length === 0) problems.push({ bone: i, message: 'bone name is empty' });
+      else if (seen.has(name)) problems.push({ bone: i, message: `bone name '${name}' is used twice` });
+      seen.add(name);
+      const p = parents[i];
+      if (p === undefined) return;
+      if (!Number.isInteger(p) || p < -1 || p >= i) {
+        problems.push({ bone: i, message: `bone '${name}' has parent index ${p}: a parent must come before its children` });
+      }
+    });
+    return problems;
+  }
+
+  /** Builds a skeleton from bones listed by parent name (the JSON skeleton asset's form). */
+  static fromDefinitions(bones: readonly BoneDefinition[]): Skeleton {
+    const index = new Map<string, number>();
+    const problems: SkeletonProblem[] = [];
+    const parents = bones.map((bone, i) => {
+      const parent = bone.parent ?? null;
+      let p = -1;
+      if (parent !== null) {
+        const found = index.get(parent);
+        if (found === undefined) {
+          const later = bones.findIndex((b) => b.name === parent);
+          problems.push({
+            bone: i,
+            message: later < 0
+              ? `bone '${bone.name}' names unknown parent '${parent}'`
+              : `bone '${bone.name}' comes before its parent '${parent}': list parents before children`,
+          });
+        } else p = found;
+      }
+      if (!index.has(bone.name)) index.set(bone.name, i);
+      return p;
+    });
+    if (problems.length > 0) throw new SkeletonError(problems);
+    const pose = new Pose(bones.length);
+    bones.forEach((bone, i) => {
+      if (bone.translation) pose.translations.set(bone.translation, i * 3);
+      if (bone.rotation) pose.rotations.set(bone.rotation, i * 4);
+      if (bone.scale) pose.scales.set(bone.scale, i * 3);
+    });
+    return new Skeleton(bones.map((b) => b.name), parents, pose);
+  }
+}
+
+export class SkeletonError extends Error {
+  constructor(readonly problems: SkeletonProblem[]) {
+    super(`invalid skeleton:\n${problems.map((p) => `  ${p.bone >= 0 ? `bone ${p.bone}: ` : ''}${p.message}`).join('\n')}`);
+    this.name = 'SkeletonError';
+  }
+}
