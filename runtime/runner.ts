@@ -1,0 +1,135 @@
+import type { AnimGraph, AnimGraphInstance } from './graph.ts';
+import type { DebugNode } from './node.ts';
+import type { ParameterValue } from './parameters.ts';
+import type { Pose } from './pose.ts';
+
+/** A parameter change at a time: applied before the first frame whose time is at or after `time`. */
+export interface ParameterChange {
+  name: string;
+  value: ParameterValue;
+  /** Seconds from the start of the run; 0 (the default) applies before frame 0. */
+  time?: number;
+}
+
+export interface RunOptions {
+  /** Number of frames to evaluate (default 30). Ignored when `seconds` is given. */
+  frames?: number;
+  /** Run length in seconds; frames = floor(seconds × fps) + 1, so both ends are included. */
+  seconds?: number;
+  /** Fixed step rate in frames per second (default 30). */
+  fps?: number;
+  timeline?: readonly ParameterChange[];
+  /** Collect each frame's local and component-space pose (default true). */
+  poses?: boolean;
+  /** Collect each frame's debug tree (default true). */
+  debug?: boolean;
+}
+
+/** Ten numbers per bone: translation xyz, rotation quaternion xyzw, scale xyz. */
+export type BoneRow = [number, number, number, number, number, number, number, number, number, number];
+
+export interface FrameResult {
+  frame: number;
+  /** Seconds since the start of the run. */
+  time: number;
+  local?: BoneRow[];
+  component?: BoneRow[];
+  debug?: DebugNode;
+}
+
+export interface RunResult {
+  bones: string[];
+  parents: number[];
+  fps: number;
+  frames: FrameResult[];
+}
+
+/**
+ * Steps a graph instance at a fixed rate, applying a parameter timeline: frame 0 is the initial
+ * pose (an update of 0 s), frame n follows n updates of 1/fps. The CLI and runGraph both use it,
+ * so a user's test sees exactly what `animgraph run` prints.
+ */
+export class GraphRunner {
+  readonly instance: AnimGraphInstance;
+  readonly fps: number;
+  readonly frameCount: number;
+  private readonly changes: ParameterChange[];
+  private nextChange = 0;
+  private pose: Pose | null = null;
+
+  constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline'> = {}) {
+    const fps = options.fps ?? 30;
+    if (!(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a positive number, got ${fps}`);
+    const frames = options.seconds !== undefined ? Math.floor(options.seconds * fps + 1e-9) + 1 : options.frames ?? 30;
+    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`the run needs at least one frame, got ${frames}`);
+    this.fps = fps;
+    this.frameCount = frames;
+    this.instance = graph.createInstance();
+    // Stable sort: changes at the same time apply in the order given.
+    this.changes = [...(options.timeline ?? [])].map((c, i) => ({ c, i }))
+      .sort((a, b) => (a.c.time ?? 0) - (b.c.time ?? 0) || a.i - b.i).map(({ c }) => c);
+    for (const change of this.changes) {
+      if (!this.instance.parameters.has(change.name)) throw new TypeError(`unknown parameter '${change.name}'`);
+    }
+  }
+
+  /** Advances to frame `frame` (0-based, in order) and evaluates it; returns the frame's time. */
+  step(frame: number): number {
+    const time = frame / this.fps;
+    while (this.nextChange < this.changes.length && (this.changes[this.nextChange].time ?? 0) <= time + 1e-9) {
+      const change = this.changes[this.nextChange++];
+      this.instance.setParameter(change.name, change.value);
+    }
+    this.instance.update(frame === 0 ? 0 : 1 / this.fps);
+    this.pose = this.instance.evaluate();
+    return time;
+  }
+
+  /** The last evaluated frame's local-space pose as rows. */
+  localRows(): BoneRow[] {
+    const pose = this.pose!;
+    return rows(pose.translations, pose.rotations, pose.scales, pose.boneCount);
+  }
+
+  componentRows(): BoneRow[] {
+    const cs = this.instance.componentPose();
+    return rows(cs.translations, cs.rotations, cs.scales, this.instance.skeleton.boneCount);
+  }
+}
+
+function rows(t: Float64Array, r: Float64Array, s: Float64Array, n: number): BoneRow[] {
+  const out: BoneRow[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push([t[i * 3], t[i * 3 + 1], t[i * 3 + 2], r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3], s[i * 3], s[i * 3 + 1], s[i * 3 + 2]]);
+  }
+  return out;
+}
+
+/**
+ * Runs a graph for a number of frames with a parameter timeline and returns every frame's poses
+ * and debug tree: the API for users' own tests.
+ */
+export function runGraph(graph: AnimGraph, options: RunOptions = {}): RunResult {
+  const runner = new GraphRunner(graph, options);
+  const skeleton = graph.skeleton;
+  const frames: FrameResult[] = [];
+  for (let f = 0; f < runner.frameCount; f++) {
+    const time = runner.step(f);
+    const result: FrameResult = { frame: f, time };
+    if (options.poses ?? true) {
+      result.local = runner.localRows();
+      result.component = runner.componentRows();
+    }
+    if (options.debug ?? true) result.debug = runner.instance.gatherDebug();
+    frames.push(result);
+  }
+  return { bones: [...skeleton.boneNames], parents: Array.from(skeleton.parents), fps: runner.fps, frames };
+}
+
+/** Formats a debug tree ShowDebug-style: `Type[id]<W:100.0%> (description)`, children indented. */
+export function formatDebugTree(node: DebugNode, indent = 0, lines: string[] = []): string[] {
+  const description = node.description ? ` (${node.description})` : '';
+  lines.push(`${'  '.repeat(indent)}${node.type}[${node.id}]<W:${(node.weight * 100).toFixed(1)}%>${description}`);
+  for (const child of node.children) formatDebugTree(child, indent + 1, lines);
+  return lines;
+}
