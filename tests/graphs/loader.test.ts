@@ -1,0 +1,219 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkGraphAsset, GraphLoadError, loadGraphAsset, loadGraphFile, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
+import { builtInNodeTypes } from '../../nodes/index.ts';
+import { LocalPoseNode, NO_LINKS, type NodeType } from '../../runtime/node.ts';
+
+/** A valid asset on the built-in biped; each test breaks one rule of a fresh copy. */
+function asset(): any {
+  return {
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+    parameters: { alpha: { type: 'float', default: 0.25 }, fast: { type: 'bool' }, gait: { type: 'int', default: 0 } },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.5 } },
+      blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: { param: 'alpha' } }, editor: { position: [10, 20], comment: 'ignored' } },
+      copy: { type: 'CopyBone', inputs: { pose: 'blend' }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r' } },
+    },
+    output: 'copy',
+  };
+}
+
+function problems(json: unknown, baseDir?: string): GraphProblem[] {
+  const result = checkGraphAsset(json, { baseDir });
+  if (result.ok) throw new Error('expected the asset to be rejected');
+  return [...result.problems];
+}
+
+const at = (list: GraphProblem[], path: string) => list.filter((p) => p.path === path);
+
+describe('graph loader', () => {
+  it('loads the valid asset, ignoring editor blocks', () => {
+    const graph = loadGraphAsset(asset());
+    expect(graph.nodes.map((n) => n.id)).toEqual(['walk', 'run', 'blend', 'copy', 'output']);
+    expect(graph.skeleton.boneCount).toBe(22);
+  });
+
+  it('rejects an unknown format version', () => {
+    const a = asset();
+    a.format = 'animgraph/2';
+    expect(at(problems(a), '$.format')).toHaveLength(1);
+  });
+
+  it('reports an unknown node type with its path and the known types', () => {
+    const a = asset();
+    a.nodes.run.type = 'SequencePlayr';
+    const p = at(problems(a), '$.nodes.run.type');
+    expect(p[0].code).toBe('unknown-node-type');
+    expect(p[0].message).toContain('SequencePlayer');
+  });
+
+  it('reports a missing link', () => {
+    const a = asset();
+    delete a.nodes.blend.inputs.B;
+    expect(at(problems(a), '$.nodes.blend.inputs.B')[0].code).toBe('missing-link');
+  });
+
+  it('reports a dangling link and a dangling output', () => {
+    const a = asset();
+    a.nodes.blend.inputs.A = 'nowhere';
+    a.output = 'gone';
+    const p = problems(a);
+    expect(at(p, '$.nodes.blend.inputs.A')[0].code).toBe('dangling-link');
+    expect(at(p, '$.output')[0].code).toBe('dangling-link');
+  });
+
+  it('reports a dangling link inside a pose list with its index', () => {
+    const a = asset();
+    a.nodes.list = { type: 'BlendList', inputs: { poses: ['walk', 'ghost'] } };
+    a.nodes.blend.inputs.A = 'list';
+    expect(at(problems(a), '$.nodes.list.inputs.poses[1]')[0].code).toBe('dangling-link');
+  });
+
+  it('reports a cycle', () => {
+    const a = asset();
+    a.nodes.walk = { type: 'BlendTwo', inputs: { A: 'copy2', B: 'x' } };
+    a.nodes.x = { type: 'SequencePlayer', properties: { clip: 'walk' } };
+    a.nodes.copy2 = { type: 'CopyBone', inputs: { pose: 'walk' }, properties: { sourceBone: 'head', targetBone: 'neck' } };
+    const cycle = problems(a).filter((p) => p.code === 'cycle');
+    expect(cycle).toHaveLength(1);
+    expect(cycle[0].message).toMatch(/walk -> copy2 -> walk|copy2 -> walk -> copy2/);
+  });
+
+  it('reports a node feeding two inputs', () => {
+    const a = asset();
+    a.nodes.blend.inputs.B = 'walk';
+    expect(at(problems(a), '$.nodes.blend.inputs.B')[0].code).toBe('shared-link');
+  });
+
+  it('reports a space mismatch that cannot be converted', () => {
+    // A node type whose input refuses conversion: only then is a space mismatch an error.
+    const strict: NodeType = {
+      type: 'ComponentOnly', space: 'local', properties: {},
+      inputs: [{ name: 'pose', kind: 'pose', space: 'component', accepts: ['component'] }],
+      create: ({ id }) => new (class extends LocalPoseNode {
+        protected get links() { return NO_LINKS; }
+        protected onUpdate() {}
+        protected onEvaluate() {}
+      })(id, 'ComponentOnly'),
+    };
+    const registry = new NodeRegistry([...builtInNodeTypes, strict]);
+    const a = asset();
+    a.nodes.strict = { type: 'ComponentOnly', inputs: { pose: 'blend' } };
+    a.nodes.copy.inputs.pose = 'strict';
+    const result = checkGraphAsset(a, { nodeTypes: registry });
+    expect(result.ok).toBe(false);
+    const p = !result.ok ? result.problems.find((x) => x.path === '$.nodes.strict.inputs.pose') : undefined;
+    expect(p?.code).toBe('space-mismatch');
+    // The same graph through a converting input loads: BlendTwo (local) feeding CopyBone (component).
+    expect(checkGraphAsset(asset(), { nodeTypes: registry }).ok).toBe(true);
+  });
+
+  it('reports an unknown parameter and a parameter of the wrong type', () => {
+    const a = asset();
+    a.nodes.blend.properties.alpha = { param: 'nope' };
+    a.nodes.run.properties.playRate = { param: 'fast' };
+    const p = problems(a);
+    expect(at(p, '$.nodes.blend.properties.alpha.param')[0].code).toBe('unknown-parameter');
+    expect(at(p, '$.nodes.run.properties.playRate.param')[0]).toMatchObject({ code: 'parameter-type', message: "property 'playRate' is float but parameter 'fast' is bool" });
+  });
+
+  it('accepts an int parameter for a float property', () => {
+    const a = asset();
+    a.nodes.run.properties.playRate = { param: 'gait' };
+    expect(checkGraphAsset(a).ok).toBe(true);
+  });
+
+  it('reports a parameter default of the wrong type', () => {
+    const a = asset();
+    a.parameters.fast.default = 3;
+    expect(at(problems(a), '$.parameters.fast.default')).toHaveLength(1);
+  });
+
+  it('reports an unknown bone', () => {
+    const a = asset();
+    a.nodes.copy.properties.targetBone = 'tail';
+    expect(at(problems(a), '$.nodes.copy.properties.targetBone')[0]).toMatchObject({ code: 'unknown-bone', message: "the skeleton has no bone 'tail'" });
+  });
+
+  it('reports an unknown clip, a property out of range and an unknown property', () => {
+    const a = asset();
+    a.nodes.walk.properties.clip = 'jog';
+    a.nodes.blend.properties.alpha = 1.5;
+    a.nodes.run.properties.speed = 2;
+    const p = problems(a);
+    expect(at(p, '$.nodes.walk.properties.clip')[0].code).toBe('unknown-clip');
+    expect(at(p, '$.nodes.blend.properties.alpha')[0].code).toBe('schema');
+    expect(at(p, '$.nodes.run.properties').length + at(p, '$.nodes.run.properties.speed').length).toBeGreaterThan(0);
+  });
+
+  it('reports a missing clip file and an unreadable skeleton file', () => {
+    const a = asset();
+    a.clips.walk.source = 'missing/walk.bvh';
+    a.skeleton = { file: 'missing/skeleton.json' };
+    const p = problems(a, tmpdir());
+    expect(at(p, '$.clips.walk.source')[0]).toMatchObject({ code: 'clip-file' });
+    expect(at(p, '$.clips.walk.source')[0].message).toContain('ENOENT');
+    expect(at(p, '$.skeleton.file')[0].code).toBe('file');
+  });
+
+  it('reports a malformed BVH clip with the BVH line, and a frame range outside the clip', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    writeFileSync(join(dir, 'bad.bvh'), 'HIERARCHY\nROOT hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n1 2\n');
+    writeFileSync(join(dir, 'ok.bvh'), 'HIERARCHY\nROOT pelvis\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1 2 3\n4 5 6\n');
+    const a = asset();
+    a.clips.walk.source = 'bad.bvh';
+    a.clips.run = { source: 'ok.bvh', frames: [1, 5] };
+    const p = problems(a, dir);
+    expect(at(p, '$.clips.walk.source')[0]).toMatchObject({ code: 'bvh' });
+    expect(at(p, '$.clips.walk.source')[0].message).toContain('line 10: data row has 2 values but the hierarchy declares 3 channels');
+    expect(at(p, '$.clips.run.frames')[0].code).toBe('clip-frames');
+  });
+
+  it('reports a JSON skeleton whose bones come before their parents', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    writeFileSync(join(dir, 'skeleton.json'), JSON.stringify({ bones: [{ name: 'root' }, { name: 'hand', parent: 'arm' }, { name: 'arm', parent: 'root' }] }));
+    const a = asset();
+    a.skeleton = { file: 'skeleton.json' };
+    a.clips = {};
+    a.nodes = { pose: { type: 'BlendList', inputs: { poses: [] } } };
+    a.output = 'pose';
+    const p = problems(a, dir);
+    expect(at(p, '$.skeleton.file')[0]).toMatchObject({ code: 'skeleton' });
+    expect(at(p, '$.skeleton.file')[0].message).toContain("comes before its parent 'arm'");
+    expect(at(p, '$.nodes.pose.inputs.poses')[0].code).toBe('missing-link');
+  });
+
+  it('reports a blend-time list whose length does not match the pose list', () => {
+    const a = asset();
+    a.nodes.list = { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { blendTimes: [0.1] } };
+    a.nodes.blend.inputs = { A: 'list', B: 'x' };
+    a.nodes.x = { type: 'SequencePlayer', properties: { clip: 'walk' } };
+    expect(at(problems(a), '$.nodes.list.properties.blendTimes')).toHaveLength(1);
+  });
+
+  it('reports every problem at once, as a typed error from loadGraphAsset and loadGraphFile', () => {
+    const a = asset();
+    a.nodes.run.type = 'Nope';
+    a.nodes.copy.properties.sourceBone = 'wing';
+    a.nodes.blend.properties.alpha = { param: 'missing' };
+    let error: unknown;
+    try {
+      loadGraphAsset(a, { source: 'mine.json' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GraphLoadError);
+    const paths = (error as GraphLoadError).problems.map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(['$.nodes.run.type', '$.nodes.copy.properties.sourceBone', '$.nodes.blend.properties.alpha.param']));
+    expect((error as Error).message).toContain('mine.json: 3 problems');
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    writeFileSync(join(dir, 'g.json'), '{ not json');
+    expect(() => loadGraphFile(join(dir, 'g.json'))).toThrow(GraphLoadError);
+    expect(() => loadGraphFile(join(dir, 'absent.json'))).toThrow(/cannot read graph file/);
+  });
+});

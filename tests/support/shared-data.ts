@@ -1,0 +1,24 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe } from 'vitest';
+
+/** ../shared/data relative to the project root: real motion data that the project does not ship. */
+export const SHARED_DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
+export const CMU = `${SHARED_DATA}bvh/cmu/`;
+export const hasSharedData = existsSync(SHARED_DATA);
+
+if (!hasSharedData && process.env.CI === 'true') {
+  throw new Error(`CI=true but the shared motion data folder ${SHARED_DATA} is missing: tests on real data cannot be skipped in CI`);
+}
+
+/**
+ * describe() for tests on ../shared/data: skipped with a reason on a user's clone without the
+ * folder, and an error in CI (see the throw above).
+ */
+export const describeWithData: typeof describe = (hasSharedData
+  ? describe
+  : ((name: string, fn: () => void) => describe.skip(`${name} (skipped: ${SHARED_DATA} not found)`, fn))) as typeof describe;
+
+export function readShared(relative: string): string {
+  return readFileSync(`${SHARED_DATA}${relative}`, 'utf8');
+}
