@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
+import { Pose } from '../../runtime/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { bipedInstance, expectClose } from '../support/graphs.ts';
+
+const sample = (clip: string, time: number) =>
+  sampleClip(new Pose(22), new ClipBinding(builtinClip(clip), sampleSkeleton()), time, true);
+
+const graph = (alpha: unknown) => bipedInstance({
+  a: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+  b: { type: 'SequencePlayer', properties: { clip: 'run' } },
+  blend: { type: 'BlendTwo', inputs: { A: 'a', B: 'b' }, properties: { alpha } },
+}, 'blend', { alpha: { type: 'float', default: 0.25 } });
+
+describe('BlendTwo', () => {
+  it('lerps translations and nlerps rotations by alpha', () => {
+    const g = graph(0.25);
+    g.update(0.2);
+    const out = g.evaluate();
+    const a = sample('walk', 0.2), b = sample('run', 0.2);
+    const pelvisY = 1 * 3 + 1;
+    expect(out.translations[pelvisY]).toBeCloseTo(a.translations[pelvisY] * 0.75 + b.translations[pelvisY] * 0.25, 12);
+    // Independent nlerp of the left thigh (bone 14).
+    const q = [0, 1, 2, 3].map((k) => a.rotations[56 + k] * 0.75 + b.rotations[56 + k] * 0.25 * Math.sign(
+      [0, 1, 2, 3].reduce((s, j) => s + a.rotations[56 + j] * b.rotations[56 + j], 0)));
+    const len = Math.hypot(...q);
+    expectClose(out.rotations.subarray(56, 60), q.map((x) => x / len), 1e-12);
+  });
+
+  it('gives each input its share of the weight, and skips an input at zero weight', () => {
+    const g = graph(0);
+    g.update(0.2);
+    const [a, b] = g.gatherDebug().children[0].children;
+    expect([a.weight, b.weight]).toEqual([1, 0]);
+    expect(b.values?.time).toBe(0); // not updated
+    expectClose(g.evaluate().rotations, sample('walk', 0.2).rotations, 0);
+  });
+
+  it('clamps a bound alpha to [0, 1]', () => {
+    const g = graph({ param: 'alpha' });
+    g.setParameter('alpha', 7);
+    g.update(0.1);
+    expect(g.gatherDebug().children[0].values?.alpha).toBe(1);
+    expectClose(g.evaluate().rotations, sample('run', 0.1).rotations, 0);
+    g.setParameter('alpha', 0.5);
+    g.update(0.1);
+    expect(g.gatherDebug().children[0].children.map((c) => c.weight)).toEqual([0.5, 0.5]);
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
+import { Pose } from '../../runtime/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
+
+const walk = builtinClip('walk'); // 1.1 s, 34 frames at 30 fps
+const reference = (time: number, loop = true) => {
+  const pose = new Pose(22);
+  return sampleClip(pose, new ClipBinding(walk, sampleSkeleton()), time, loop);
+};
+
+describe('SequencePlayer', () => {
+  it('advances by delta time × play rate and samples the clip there', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: 0.5 } } }, 'p');
+    for (let i = 0; i < 10; i++) g.update(0.1);
+    const pose = g.evaluate();
+    expect(g.gatherDebug().children[0].values?.time).toBeCloseTo(0.5, 12);
+    expectClose(pose.rotations, reference(0.5).rotations, 1e-12);
+    // A different time would not pass: the walk moves between 0.5 s and 0.55 s.
+    expect(() => expectClose(pose.rotations, reference(0.55).rotations, 1e-6)).toThrow();
+  });
+
+  it('wraps when looping and emits sequenceLooped with the wrapped time', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p');
+    const loops: [string, string, number][] = [];
+    g.events.on('sequenceLooped', (id, clip, time) => loops.push([id, clip, time]));
+    g.update(1.0);
+    g.update(0.3); // 1.3 s into a 1.1 s loop
+    expect(loops).toHaveLength(1);
+    expect(loops[0][0]).toBe('p');
+    expect(loops[0][2]).toBeCloseTo(0.2, 12);
+  });
+
+  it('plays backwards with a negative rate, wrapping below zero', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: -1, startTime: 0.1 } } }, 'p');
+    g.update(0.3);
+    expect(g.gatherDebug().children[0].values?.time).toBeCloseTo(0.9, 12);
+  });
+
+  it('holds the last frame without looping and emits sequenceEnded once', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk', loop: false } } }, 'p');
+    let ended = 0;
+    g.events.on('sequenceEnded', () => ended++);
+    for (let i = 0; i < 30; i++) g.update(0.1);
+    expect(ended).toBe(1);
+    expect(g.gatherDebug().children[0].values?.time).toBe(1.1 * 1); // clip duration
+    expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(reference(1.1, false).rotations));
+  });
+
+  it('binds play rate and loop to parameters, read every frame', () => {
+    const g = bipedInstance(
+      { p: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'rate' }, loop: { param: 'loop' } } } },
+      'p', { rate: { type: 'float', default: 2 }, loop: { type: 'bool', default: true } },
+    );
+    g.update(0.25);
+    g.setParameter('rate', 0);
+    g.update(0.25);
+    expect(g.gatherDebug().children[0].values?.time).toBeCloseTo(0.5, 12);
+  });
+
+  it('starts at startTime (clamped to the clip) and returns there on reset', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk', startTime: 5 } } }, 'p');
+    expect(g.gatherDebug().children[0].values?.time).toBeCloseTo(1.1, 12);
+    g.update(0.05);
+    g.reset();
+    expect(g.gatherDebug().children[0].values?.time).toBeCloseTo(1.1, 12);
+  });
+
+  it('treats zero, negative and NaN delta time as no time passing, without NaN', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk', startTime: 0.3 } } }, 'p');
+    for (const dt of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) g.update(dt);
+    expect(g.gatherDebug().children[0].values?.time).toBeCloseTo(0.3, 12);
+    const pose = g.evaluate();
+    expect(hasNaN(pose.translations) || hasNaN(pose.rotations) || hasNaN(pose.scales)).toBe(false);
+  });
+
+  it('debug line names the clip and play time', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p');
+    g.update(0.5333);
+    const line = g.gatherDebug().children[0];
+    expect(line).toMatchObject({ type: 'SequencePlayer', id: 'p', weight: 1, description: "'walk' Play Time: 0.533", poseSource: true });
+  });
+});
