@@ -69,9 +69,11 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
 
 class UsageError extends Error {}
 
-function parse(args: readonly string[], options: Parameters<typeof parseArgs>[0]['options']) {
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+
+function parse(args: readonly string[], options: OptionSpec): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
   try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true }) as never;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

@@ -9,7 +9,7 @@ import { parameterFits, type ParameterDefinition, type ParameterType } from '../
 import { sampleClip, sampleSkeleton, SAMPLE_CLIP_NAMES } from '../runtime/sample-data.ts';
 import { Skeleton, SkeletonError } from '../runtime/skeleton.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
-import { graphEnvelopeSchema, nodeEnvelopeSchema, nodePropertiesSchema, type GraphEnvelope, type NodeEnvelope } from './schema.ts';
+import { graphEnvelopeSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, type GraphEnvelope, type NodeEnvelope } from './schema.ts';
 
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
@@ -154,6 +154,8 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const nodes = new Map<string, { envelope: NodeEnvelope; type: NodeType; properties: Record<string, unknown> }>();
   const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
   for (const [id, rawNode] of Object.entries(rawNodes)) {
+    const validId = nodeIdSchema.safeParse(id);
+    if (!validId.success) problems.add(['nodes', id], 'schema', `node id '${id}': ${validId.error.issues[0].message}`);
     const parsed = nodeEnvelopeSchema.safeParse(rawNode);
     if (!parsed.success) {
       problems.addZod(['nodes', id], parsed.error);

@@ -5,7 +5,8 @@ import type { NodeType, PropertySpec } from '../runtime/node.ts';
 export const GRAPH_FORMAT = 'animgraph/1';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
-const nodeId = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'node ids start with a letter or _ and contain letters, digits, _ . -');
+/** Node ids: usable as link targets and in JSON paths without quoting. */
+export const nodeIdSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'node ids start with a letter or _ and contain letters, digits, _ . -');
 
 export const parameterSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional() }).strict(),
@@ -38,7 +39,7 @@ export const editorBlockSchema = z.object({
 export const nodeEnvelopeSchema = z.object({
   type: z.string(),
   properties: z.record(z.string(), z.unknown()).optional(),
-  inputs: z.record(z.string(), z.union([nodeId, z.array(nodeId)])).optional(),
+  inputs: z.record(z.string(), z.union([nodeIdSchema, z.array(nodeIdSchema)])).optional(),
   editor: editorBlockSchema.optional(),
 }).strict();
 
@@ -50,8 +51,9 @@ export const graphEnvelopeSchema = z.object({
   skeleton: skeletonSourceSchema,
   clips: z.record(z.string(), clipSchema).default({}),
   parameters: z.record(z.string(), parameterSchema).default({}),
+  // Ids are checked by the loader, which names the offending id better than a record-key issue.
   nodes: z.record(z.string(), z.unknown()),
-  output: nodeId,
+  output: nodeIdSchema,
 }).strict();
 
 export type GraphEnvelope = z.infer<typeof graphEnvelopeSchema>;

@@ -76,7 +76,11 @@ export class BlendList extends LocalPoseNode {
     }
     for (let i = 0; i < n; i++) {
       this.weights[i] = sum > 0 ? this.weights[i] / sum : i === index ? 1 : 0;
-      if (this.weights[i] > ZERO_WEIGHT) this.poses[i].update(ctx.fractional(this.weights[i]));
+      if (this.weights[i] > ZERO_WEIGHT) {
+        const child = ctx.child();
+        child.weight *= this.weights[i];
+        this.poses[i].update(child);
+      }
     }
   }
 
@@ -89,13 +93,13 @@ export class BlendList extends LocalPoseNode {
       if (w <= ZERO_WEIGHT) continue;
       if (first) {
         this.poses[i].evaluate(out);
-        if (w < 1) poseScaleInto(out, out, w);
+        if (w < 1) poseScaleInto(out, out, this.weights, i);
         first = false;
         continue;
       }
       scratch ??= pool.acquire();
       this.poses[i].evaluate(scratch);
-      poseAccumulate(out, scratch, w);
+      poseAccumulate(out, scratch, this.weights, i);
     }
     if (scratch !== null) {
       poseNormalizeRotations(out);

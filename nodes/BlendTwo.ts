@@ -1,6 +1,6 @@
 import { clamp } from '../runtime/math.ts';
 import { LocalPoseNode, ZERO_WEIGHT, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import { poseBlend, type Pose } from '../runtime/pose.ts';
+import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
 
 /**
  * Blends two poses by alpha (Unreal's Blend): 0 gives A, 1 gives B. An input whose weight is at or
@@ -8,6 +8,8 @@ import { poseBlend, type Pose } from '../runtime/pose.ts';
  */
 export class BlendTwo extends LocalPoseNode {
   private alpha = 0;
+  /** [weight of A, weight of B]: kept in an array so the blend reads them without boxing. */
+  private readonly weights = new Float64Array(2);
   private readonly inputLinks: readonly Link[];
 
   constructor(id: string, private readonly a: PoseLink, private readonly b: PoseLink, private readonly alphaProperty: ScalarProperty) {
@@ -22,8 +24,18 @@ export class BlendTwo extends LocalPoseNode {
   protected onUpdate(ctx: UpdateContext): void {
     const alpha = clamp(readScalar(this.graph.parameterValues, this.alphaProperty), 0, 1);
     this.alpha = alpha === alpha ? alpha : 0;
-    if (1 - this.alpha > ZERO_WEIGHT) this.a.update(ctx.fractional(1 - this.alpha));
-    if (this.alpha > ZERO_WEIGHT) this.b.update(ctx.fractional(this.alpha));
+    this.weights[0] = 1 - this.alpha;
+    this.weights[1] = this.alpha;
+    if (this.weights[0] > ZERO_WEIGHT) {
+      const child = ctx.child();
+      child.weight *= this.weights[0];
+      this.a.update(child);
+    }
+    if (this.weights[1] > ZERO_WEIGHT) {
+      const child = ctx.child();
+      child.weight *= this.weights[1];
+      this.b.update(child);
+    }
   }
 
   protected onEvaluate(out: Pose): void {
@@ -39,7 +51,9 @@ export class BlendTwo extends LocalPoseNode {
     const other = pool.acquire();
     this.a.evaluate(out);
     this.b.evaluate(other);
-    poseBlend(out, out, other, this.alpha);
+    poseScaleInto(out, out, this.weights, 0);
+    poseAccumulate(out, other, this.weights, 1);
+    poseNormalizeRotations(out);
     pool.release(other);
   }
 

@@ -1,4 +1,4 @@
-import { clipLocalTime, sampleClip, type ClipBinding } from '../runtime/clip.ts';
+import { ClipCursor, clipLocalTime, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 
@@ -8,7 +8,7 @@ import type { Pose } from '../runtime/pose.ts';
  * clamped, or wrapped when `loop` is set.
  */
 export class SequenceEvaluator extends LocalPoseNode {
-  private time = 0;
+  private readonly cursor = new ClipCursor();
 
   constructor(
     id: string,
@@ -25,11 +25,18 @@ export class SequenceEvaluator extends LocalPoseNode {
 
   protected onUpdate(): void {
     const values = this.graph.parameterValues;
-    this.time = clipLocalTime(this.clip.clip, readScalar(values, this.explicitTime), readScalar(values, this.loop) !== 0);
+    // sampleClipAt wraps or clamps the raw time the same way clipLocalTime does.
+    this.cursor.time = readScalar(values, this.explicitTime);
+    this.cursor.looping = readScalar(values, this.loop) !== 0;
   }
 
   protected onEvaluate(out: Pose): void {
-    sampleClip(out, this.clip, this.time, false);
+    sampleClipAt(out, this.clip, this.cursor);
+  }
+
+  /** The time sampled, after wrapping or clamping to the clip. */
+  get time(): number {
+    return clipLocalTime(this.clip.clip, this.cursor.time, this.cursor.looping);
   }
 
   protected override debugDescription(): string {

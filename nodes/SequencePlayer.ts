@@ -1,4 +1,4 @@
-import { sampleClip, type ClipBinding } from '../runtime/clip.ts';
+import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 
@@ -9,8 +9,7 @@ import type { Pose } from '../runtime/pose.ts';
  * start time may be bound to parameters.
  */
 export class SequencePlayer extends LocalPoseNode {
-  /** Current play time in seconds, within [0, clip duration]. */
-  time = 0;
+  private readonly cursor = new ClipCursor();
   private rate = 1;
   private atEnd = false;
 
@@ -28,10 +27,16 @@ export class SequencePlayer extends LocalPoseNode {
     return NO_LINKS;
   }
 
+  /** Current play time in seconds, within [0, clip duration]. */
+  get time(): number {
+    return this.cursor.time;
+  }
+
   protected override onInitialize(): void {
     const duration = this.clip.clip.duration;
     const start = readScalar(this.graph.parameterValues, this.startTime);
-    this.time = Number.isFinite(start) ? Math.min(Math.max(start, 0), duration) : 0;
+    this.cursor.time = Number.isFinite(start) ? Math.min(Math.max(start, 0), duration) : 0;
+    this.cursor.looping = readScalar(this.graph.parameterValues, this.loop) !== 0;
     this.atEnd = false;
   }
 
@@ -41,29 +46,31 @@ export class SequencePlayer extends LocalPoseNode {
     this.rate = Number.isFinite(rate) ? rate : 0;
     const looping = readScalar(values, this.loop) !== 0;
     const duration = this.clip.clip.duration;
+    const cursor = this.cursor;
+    cursor.looping = looping;
     if (!(duration > 0)) {
-      this.time = 0;
+      cursor.time = 0;
       return;
     }
-    const next = this.time + ctx.deltaTime * this.rate;
+    const next = cursor.time + ctx.deltaTime * this.rate;
     if (looping) {
       if (next >= duration || next < 0) {
         const wrapped = next % duration;
-        this.time = wrapped < 0 ? wrapped + duration : wrapped;
-        this.graph.events.emit('sequenceLooped', this.id, this.clip.clip.name, this.time);
-      } else this.time = next;
+        cursor.time = wrapped < 0 ? wrapped + duration : wrapped;
+        if (this.graph.events.has('sequenceLooped')) this.graph.events.emit('sequenceLooped', this.id, this.clip.clip.name, cursor.time);
+      } else cursor.time = next;
       this.atEnd = false;
       return;
     }
     const clamped = next < 0 ? 0 : next > duration ? duration : next;
     const arrived = (this.rate > 0 && clamped === duration) || (this.rate < 0 && clamped === 0);
-    if (arrived && !this.atEnd) this.graph.events.emit('sequenceEnded', this.id, this.clip.clip.name, clamped);
+    if (arrived && !this.atEnd && this.graph.events.has('sequenceEnded')) this.graph.events.emit('sequenceEnded', this.id, this.clip.clip.name, clamped);
     this.atEnd = arrived;
-    this.time = clamped;
+    cursor.time = clamped;
   }
 
   protected onEvaluate(out: Pose): void {
-    sampleClip(out, this.clip, this.time, readScalar(this.graph.parameterValues, this.loop) !== 0);
+    sampleClipAt(out, this.clip, this.cursor);
   }
 
   protected override debugDescription(): string {

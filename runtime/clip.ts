@@ -46,6 +46,7 @@ export class Clip {
     this.frameCount = init.frameCount;
     this.tracks = init.tracks;
     this.interpolation = init.interpolation ?? 'slerp';
+    this.duration = (init.frameCount - 1) / init.frameRate;
     this.translations = init.translations ?? new Float64Array(init.frameCount * trackCount * 3);
     this.rotations = init.rotations ?? identityRotations(init.frameCount * trackCount);
     this.scales = init.scales ?? new Float64Array(init.frameCount * trackCount * 3).fill(1);
@@ -57,9 +58,7 @@ export class Clip {
   }
 
   /** Length in seconds from the first key to the last. A one-frame clip has duration 0. */
-  get duration(): number {
-    return (this.frameCount - 1) / this.frameRate;
-  }
+  readonly duration: number;
 
   /**
    * A new clip holding frames first..last (inclusive) of this one, so that, for example, the T-pose
@@ -140,15 +139,44 @@ export function clipLocalTime(clip: Clip, time: number, looping: boolean): numbe
 }
 
 /**
- * Samples a bound clip at `time` seconds into `out`: linear translation and scale, spherical or
+ * Where to sample a clip. Nodes keep one and pass it to sampleClipAt, because V8 boxes a double
+ * passed to a call it does not inline: passing the time as a number would allocate every frame.
+ */
+export class ClipCursor {
+  /** Play time in seconds. */
+  time = 0;
+  looping = false;
+}
+
+const scratchCursor = new ClipCursor();
+
+/** Samples a bound clip at `time` seconds (see sampleClipAt). */
+export function sampleClip(out: Pose, binding: ClipBinding, time: number, looping: boolean): Pose {
+  scratchCursor.time = time;
+  scratchCursor.looping = looping;
+  return sampleClipAt(out, binding, scratchCursor);
+}
+
+/**
+ * Samples a bound clip at the cursor's time into `out`: linear translation and scale, spherical or
  * normalised-linear rotation (the clip's `interpolation`) between the two keys around the time. Bones without a track get the
  * skeleton's reference transform. Allocates nothing.
  */
-export function sampleClip(out: Pose, binding: ClipBinding, time: number, looping: boolean): Pose {
+export function sampleClipAt(out: Pose, binding: ClipBinding, cursor: ClipCursor): Pose {
   const clip = binding.clip;
+  const looping = cursor.looping;
   const ref = binding.skeleton.referencePose;
   const trackCount = clip.tracks.length;
-  const local = clipLocalTime(clip, time, looping);
+  // clipLocalTime, written out: a call here would box the time (see ClipCursor).
+  const duration = clip.duration;
+  const time = cursor.time;
+  let local = 0;
+  if (duration > 0 && time - time === 0) {
+    if (looping) {
+      local = time % duration;
+      if (local < 0) local += duration;
+    } else local = time < 0 ? 0 : time > duration ? duration : time;
+  }
   const position = local * clip.frameRate;
   let f0 = Math.floor(position);
   if (f0 > clip.frameCount - 1) f0 = clip.frameCount - 1;

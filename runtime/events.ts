@@ -15,4 +15,13 @@ export interface AnimGraphEvents {
   nodeBecameRelevant: (nodeId: string, type: string) => void;
 }
 
-export class AnimGraphEventEmitter extends EventEmitter<AnimGraphEvents> {}
+export class AnimGraphEventEmitter extends EventEmitter<AnimGraphEvents> {
+  /**
+   * Whether anyone listens to an event. Nodes check it before emitting from the frame loop:
+   * emitting boxes its numeric arguments and eventemitter3 builds an arguments object, so an event
+   * nobody listens to would still allocate.
+   */
+  has(event: keyof AnimGraphEvents): boolean {
+    return this.listenerCount(event) > 0;
+  }
+}

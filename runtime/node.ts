@@ -42,7 +42,7 @@ export class CacheBonesContext {
 
 /**
  * Delta time and the absolute blend weight of the branch being updated. Contexts are pooled per
- * recursion depth by the graph instance, so `fractional` allocates nothing: a child's context is
+ * recursion depth by the graph instance, so `child` allocates nothing: a child's context is
  * overwritten by its next sibling only after the child's whole branch has been updated.
  */
 export class UpdateContext {
@@ -51,11 +51,16 @@ export class UpdateContext {
 
   constructor(readonly graph: GraphRuntime, readonly depth: number) {}
 
-  /** The context for a child branch that contributes `fraction` of this branch's weight. */
-  fractional(fraction: number): UpdateContext {
+  /**
+   * The context for a child branch, with this branch's delta time and weight; multiply its
+   * `weight` by the child's fraction before updating the child (Unreal's FractionalWeight).
+   * The fraction is applied by the caller rather than passed in because V8 boxes a double passed
+   * to a call it does not inline, which would allocate on every update.
+   */
+  child(): UpdateContext {
     const child = this.graph.updateContextAt(this.depth + 1);
     child.deltaTime = this.deltaTime;
-    child.weight = this.weight * fraction;
+    child.weight = this.weight;
     return child;
   }
 }
@@ -115,7 +120,7 @@ export abstract class AnimNode {
     const counter = this.graph.updateCounter;
     if (this.lastUpdate !== counter - 1 && this.lastUpdate !== counter) {
       this.onBecomeRelevant(ctx);
-      this.graph.events.emit('nodeBecameRelevant', this.id, this.type);
+      if (this.graph.events.has('nodeBecameRelevant')) this.graph.events.emit('nodeBecameRelevant', this.id, this.type);
     }
     this.lastUpdate = counter;
     this.lastWeight = ctx.weight;

@@ -36,6 +36,7 @@ export function poseCopy(out: Pose, source: Pose): Pose {
  * rotation along the shorter arc. `out` may alias `a` or `b`.
  */
 export function poseBlend(out: Pose, a: Pose, b: Pose, weight: number): Pose {
+  // For user code; graph nodes use poseScaleInto/poseAccumulate, which take weights by array.
   const wa = 1 - weight;
   const at = a.translations, bt = b.translations, ot = out.translations;
   const as = a.scales, bs = b.scales, os = out.scales;
@@ -56,8 +57,14 @@ export function poseBlend(out: Pose, a: Pose, b: Pose, weight: number): Pose {
   return out;
 }
 
-/** out = source * weight: the first term of a weighted sum of poses (see poseAccumulate). */
-export function poseScaleInto(out: Pose, source: Pose, weight: number): Pose {
+/*
+ * The weighted-sum operations read their weight from weights[index] rather than taking a number:
+ * V8 boxes a double passed to a call it does not inline, and these run for every blend every frame.
+ */
+
+/** out = source * weights[index]: the first term of a weighted sum of poses (see poseAccumulate). */
+export function poseScaleInto(out: Pose, source: Pose, weights: Float64Array, index: number): Pose {
+  const weight = weights[index];
   const st = source.translations, ot = out.translations, ss = source.scales, os = out.scales;
   for (let i = 0; i < ot.length; i++) {
     ot[i] = st[i] * weight;
@@ -69,10 +76,11 @@ export function poseScaleInto(out: Pose, source: Pose, weight: number): Pose {
 }
 
 /**
- * out += source * weight, flipping each rotation into the hemisphere of the running sum so that q
- * and -q add up instead of cancelling. Call poseNormalizeRotations after the last term.
+ * out += source * weights[index], flipping each rotation into the hemisphere of the running sum so
+ * that q and -q add up instead of cancelling. Call poseNormalizeRotations after the last term.
  */
-export function poseAccumulate(out: Pose, source: Pose, weight: number): Pose {
+export function poseAccumulate(out: Pose, source: Pose, weights: Float64Array, index: number): Pose {
+  const weight = weights[index];
   const st = source.translations, ot = out.translations, ss = source.scales, os = out.scales;
   for (let i = 0; i < ot.length; i++) {
     ot[i] += st[i] * weight;

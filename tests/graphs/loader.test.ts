@@ -217,3 +217,12 @@ describe('graph loader', () => {
     expect(() => loadGraphFile(join(dir, 'absent.json'))).toThrow(/cannot read graph file/);
   });
 });
+
+describe('node ids', () => {
+  it('reports a node id that could never be linked', () => {
+    const a = asset();
+    a.nodes['my node'] = { type: 'SequencePlayer', properties: { clip: 'walk' } };
+    const p = problems(a);
+    expect(p.some((x) => x.path.startsWith('$.nodes') && x.code === 'schema' && x.message.includes('node ids'))).toBe(true);
+  });
+});

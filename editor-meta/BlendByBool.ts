@@ -1,0 +1,32 @@
+import type { NodeEditorMeta } from './types.ts';
+
+export const BlendByBoolMeta: NodeEditorMeta = {
+  type: 'BlendByBool',
+  title: 'Blend Poses by bool',
+  category: 'Blends',
+  description:
+    'Chooses between two poses by a bool and crossfades when the choice changes: True while Active Value is true, '
+    + 'False otherwise. The crossfade is linear from the weights the inputs had at the switch, so flipping the bool '
+    + 'mid-blend does not pop; the first update starts on the chosen pose without blending. Only inputs with weight are '
+    + 'updated.',
+  pins: {
+    True: { title: 'True Pose', description: 'The pose used while Active Value is true.' },
+    False: { title: 'False Pose', description: 'The pose used while Active Value is false.' },
+  },
+  properties: {
+    active: {
+      title: 'Active Value',
+      description: 'Which pose to blend to. Usually bound to a bool parameter such as isCrouching.',
+    },
+    trueBlendTime: {
+      title: 'True Blend Time',
+      description: 'Crossfade duration when switching to the True pose; 0 switches instantly.',
+      unit: 's',
+    },
+    falseBlendTime: {
+      title: 'False Blend Time',
+      description: 'Crossfade duration when switching to the False pose; 0 switches instantly.',
+      unit: 's',
+    },
+  },
+};

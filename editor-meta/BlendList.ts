@@ -1,0 +1,34 @@
+import type { NodeEditorMeta } from './types.ts';
+
+export const BlendListMeta: NodeEditorMeta = {
+  type: 'BlendList',
+  title: 'Blend Poses by int',
+  category: 'Blends',
+  description:
+    'Chooses one of several poses by index and crossfades to it when the index changes. Switching to pose i blends '
+    + 'over Blend Times[i] seconds, linearly from the weights the inputs had at the switch, so a switch in the middle '
+    + 'of a blend does not pop. Out-of-range indices are clamped to the first or last pose rather than failing. Each '
+    + 'input is updated with its share of the weight; inputs at zero weight are skipped. The first update starts on the '
+    + 'chosen pose without blending.',
+  pins: {
+    poses: {
+      title: 'Blend Poses',
+      description: 'The poses to choose from, in index order (the first is index 0). At least one.',
+    },
+  },
+  properties: {
+    activeIndex: {
+      title: 'Active Child Index',
+      description:
+        'Index of the pose to blend to. A bound value past the end selects the last pose and a negative one the '
+        + 'first; fractions are truncated. Usually bound to an int parameter such as a gait or stance enum.',
+    },
+    blendTimes: {
+      title: 'Blend Times',
+      description:
+        'Crossfade duration when switching to each pose, one entry per linked pose in the same order, or a single '
+        + 'number used for every pose. 0 switches instantly.',
+      unit: 's',
+    },
+  },
+};

@@ -1,0 +1,23 @@
+import type { NodeEditorMeta } from './types.ts';
+
+export const BlendTwoMeta: NodeEditorMeta = {
+  type: 'BlendTwo',
+  title: 'Blend',
+  category: 'Blends',
+  description:
+    'Blends two local-space poses by Alpha: 0 gives A, 1 gives B (linear translation and scale, normalised-linear '
+    + 'rotation along the shorter arc). Each input is updated with its share of the branch weight; an input at zero '
+    + 'weight is neither updated nor evaluated, so the players under it pause and their events stop.',
+  pins: {
+    A: { title: 'A', description: 'The pose at Alpha 0.' },
+    B: { title: 'B', description: 'The pose at Alpha 1.' },
+  },
+  properties: {
+    alpha: {
+      title: 'Alpha',
+      description:
+        'Weight of B: 0 = all A, 0.5 = halfway, 1 = all B. A bound parameter is clamped to [0, 1] each frame '
+        + '(NaN counts as 0).',
+    },
+  },
+};

@@ -1,0 +1,29 @@
+import type { NodeEditorMeta } from './types.ts';
+
+export const SequenceEvaluatorMeta: NodeEditorMeta = {
+  type: 'SequenceEvaluator',
+  title: 'Sequence Evaluator',
+  category: 'Pose sources',
+  description:
+    'Samples a clip at an explicit time instead of advancing it: the pose follows Explicit Time exactly, with no '
+    + 'accumulated play time and no sequence events. Use it for scrubbing, aim and lean poses, or any pose driven by a '
+    + 'gameplay value mapped to time. Times outside the clip are clamped to its ends, or wrapped when Loop is on.',
+  pins: {},
+  properties: {
+    clip: {
+      title: 'Sequence',
+      description: "The clip to sample: a name declared in the asset's clips block. Required; not bindable.",
+    },
+    explicitTime: {
+      title: 'Explicit Time',
+      description: 'Time in the clip to sample, in seconds from its first frame. Usually bound to a float parameter.',
+      unit: 's',
+    },
+    loop: {
+      title: 'Loop',
+      description:
+        'Wrap times outside the clip into [0, duration) instead of clamping them to the first or last key; the last '
+        + 'key and the first are one instant.',
+    },
+  },
+};

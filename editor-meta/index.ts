@@ -1,0 +1,150 @@
+import type { InputSpec, NodeType, PoseSpace, PropertySpec } from '../runtime/node.ts';
+import { PARAMETER_WIDTH, parameterFits, type ParameterType } from '../runtime/parameters.ts';
+import { propertyRequired } from '../graphs/schema.ts';
+import { BlendByBoolMeta } from './BlendByBool.ts';
+import { BlendListMeta } from './BlendList.ts';
+import { BlendTwoMeta } from './BlendTwo.ts';
+import { CopyBoneMeta } from './CopyBone.ts';
+import { OutputMeta } from './Output.ts';
+import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
+import { SequencePlayerMeta } from './SequencePlayer.ts';
+import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
+
+export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
+export {
+  BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, OutputMeta, SequenceEvaluatorMeta, SequencePlayerMeta,
+};
+
+/** Docs for every built-in node type, plus the graph output, in palette order. */
+export const editorMeta: readonly NodeEditorMeta[] = [
+  SequencePlayerMeta,
+  SequenceEvaluatorMeta,
+  BlendTwoMeta,
+  BlendByBoolMeta,
+  BlendListMeta,
+  CopyBoneMeta,
+  OutputMeta,
+];
+
+export function editorMetaFor(type: string, metas: readonly NodeEditorMeta[] = editorMeta): NodeEditorMeta | undefined {
+  return metas.find((m) => m.type === type);
+}
+
+/**
+ * Where a meta and its runtime spec disagree: a property or input without docs, or docs for one
+ * the runtime does not have (usually a rename on one side only). Empty when they match.
+ */
+export function editorMetaProblems(type: NodeType, meta: NodeEditorMeta): string[] {
+  const problems: string[] = [];
+  if (meta.type !== type.type) problems.push(`meta documents '${meta.type}', not '${type.type}'`);
+  const compare = (what: string, runtime: readonly string[], documented: readonly string[]) => {
+    for (const name of runtime) if (!documented.includes(name)) problems.push(`${type.type}: ${what} '${name}' has no docs`);
+    for (const name of documented) if (!runtime.includes(name)) problems.push(`${type.type}: docs for ${what} '${name}', which the runtime does not have`);
+  };
+  compare('property', Object.keys(type.properties), Object.keys(meta.properties));
+  compare('input', type.inputs.map((i) => i.name), Object.keys(meta.pins));
+  return problems;
+}
+
+const PARAMETER_TYPES = Object.keys(PARAMETER_WIDTH) as ParameterType[];
+
+/** Kinds that may be written as `{ "param": "name" }` instead of a literal. */
+export function isBindable(spec: PropertySpec): spec is Extract<PropertySpec, { kind: ParameterType }> {
+  return (PARAMETER_TYPES as readonly string[]).includes(spec.kind);
+}
+
+/** One row of an editor's details panel: the runtime spec and its docs together. */
+export interface PropertyDescription {
+  name: string;
+  kind: PropertySpec['kind'];
+  title: string;
+  description: string;
+  unit?: string;
+  /** Clip and bone references have no default and must be written. */
+  required: boolean;
+  default?: number | boolean | string | readonly number[];
+  min?: number;
+  max?: number;
+  bindable: boolean;
+  /** Parameter types a binding may name (a float property also takes an int parameter). Empty if not bindable. */
+  bindableFrom: readonly ParameterType[];
+  /** The choices of an enum property. */
+  options?: readonly string[];
+  /** For floatList: the poseList input whose links the entries follow, one entry per link. */
+  perInput?: string;
+}
+
+export interface PinDescription {
+  name: string;
+  title: string;
+  description: string;
+  kind: InputSpec['kind'];
+  /** The space the node reads this input in. */
+  space: PoseSpace;
+  /** Spaces a linked node may produce; the link converts between them. */
+  accepts: readonly PoseSpace[];
+  /** For poseList: the fewest links allowed. */
+  minCount?: number;
+}
+
+export interface NodeDescription {
+  type: string;
+  title: string;
+  category: NodeCategory;
+  description: string;
+  /** The space of the pose this node outputs. */
+  space: PoseSpace;
+  pins: PinDescription[];
+  properties: PropertyDescription[];
+}
+
+/**
+ * The runtime spec of a node type merged with its docs, in the spec's order. Throws if the two
+ * disagree, so an editor never shows a field it cannot explain or docs for a field that is gone.
+ */
+export function describeNodeType(type: NodeType, meta: NodeEditorMeta): NodeDescription {
+  const problems = editorMetaProblems(type, meta);
+  if (problems.length > 0) throw new Error(`editor meta for ${type.type} does not match the runtime:\n  ${problems.join('\n  ')}`);
+  return {
+    type: type.type,
+    title: meta.title,
+    category: meta.category,
+    description: meta.description,
+    space: type.space,
+    pins: type.inputs.map((input) => describePin(input, meta.pins[input.name])),
+    properties: Object.entries(type.properties).map(([name, spec]) => describeProperty(name, spec, meta.properties[name])),
+  };
+}
+
+function describePin(input: InputSpec, doc: DocEntry): PinDescription {
+  const pin: PinDescription = {
+    name: input.name,
+    title: doc.title,
+    description: doc.description,
+    kind: input.kind,
+    space: input.space,
+    accepts: input.accepts ?? ['local', 'component'],
+  };
+  if (input.kind === 'poseList') pin.minCount = input.minCount ?? 1;
+  return pin;
+}
+
+function describeProperty(name: string, spec: PropertySpec, doc: PropertyDoc): PropertyDescription {
+  const bindable = isBindable(spec);
+  const out: PropertyDescription = {
+    name,
+    kind: spec.kind,
+    title: doc.title,
+    description: doc.description,
+    required: propertyRequired(spec),
+    bindable,
+    bindableFrom: bindable ? PARAMETER_TYPES.filter((p) => parameterFits(spec.kind as ParameterType, p)) : [],
+  };
+  if (doc.unit !== undefined) out.unit = doc.unit;
+  if ('default' in spec) out.default = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+  if ('min' in spec && spec.min !== undefined) out.min = spec.min;
+  if ('max' in spec && spec.max !== undefined) out.max = spec.max;
+  if (spec.kind === 'enum') out.options = [...spec.options];
+  if (spec.kind === 'floatList') out.perInput = spec.perInput;
+  return out;
+}

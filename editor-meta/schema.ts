@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { graphEnvelopeSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema } from '../graphs/schema.ts';
+import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
+import type { InputSpec, NodeType, PropertySpec } from '../runtime/node.ts';
+import { editorMeta, editorMetaFor } from './index.ts';
+import type { DocEntry, NodeEditorMeta, PropertyDoc } from './types.ts';
+
+export const GRAPH_SCHEMA_ID = 'https://animgraph.dev/schema/animgraph-1.json';
+
+// The loader's own node-id rule; reused rather than restated so the two cannot diverge.
+const nodeId = nodeIdSchema;
+
+/**
+ * The zod schema of one node of `type` as written in an asset: the loader's node envelope with
+ * `type` pinned, `properties` checked by the same nodePropertiesSchema the loader uses, and
+ * `inputs` narrowed to the declared pins. Docs from `meta` become JSON Schema title/description.
+ */
+export function nodeZodSchema(type: NodeType, meta?: NodeEditorMeta) {
+  const properties = nodePropertiesSchema(type);
+  const documented: Record<string, z.ZodType> = {};
+  for (const [name, member] of Object.entries(properties.shape)) {
+    documented[name] = (member as z.ZodType).meta(propertyMeta(type.properties[name], meta?.properties[name]));
+  }
+  // extend() keeps the strictness of nodePropertiesSchema and only adds metadata to each member.
+  const documentedProperties = properties.extend(documented);
+  const pins: Record<string, z.ZodType> = {};
+  for (const input of type.inputs) pins[input.name] = pinSchema(input).meta(docMeta(meta?.pins[input.name]));
+  const inputs = z.object(pins).strict();
+  return nodeEnvelopeSchema.extend({
+    type: z.literal(type.type),
+    // The loader reads a missing block as {}, so the block may be omitted exactly when {} is valid.
+    properties: properties.safeParse({}).success ? documentedProperties.optional() : documentedProperties,
+    // The loader reports every declared input that is not linked (missing-link) and every undeclared one.
+    inputs: type.inputs.length === 0 ? inputs.optional() : inputs,
+  }).meta({
+    title: meta?.title ?? type.type,
+    ...(meta ? { description: meta.description } : {}),
+  });
+}
+
+function pinSchema(input: InputSpec): z.ZodType {
+  return input.kind === 'pose' ? nodeId : z.array(nodeId).min(input.minCount ?? 1);
+}
+
+function docMeta(doc: DocEntry | undefined): { title?: string; description?: string } {
+  return doc ? { title: doc.title, description: doc.description } : {};
+}
+
+function propertyMeta(spec: PropertySpec, doc: PropertyDoc | undefined): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  if (doc) {
+    meta.title = doc.title;
+    meta.description = doc.unit !== undefined ? `${doc.description} Unit: ${doc.unit}.` : doc.description;
+  }
+  if ('default' in spec) meta.default = spec.default;
+  return meta;
+}
+
+/**
+ * The zod schema of a whole graph asset with nodes typed per node type. Everything a JSON Schema
+ * can say is here; what it cannot (links resolve and form no cycle, clip/bone/parameter names
+ * exist, floatList lengths match their poseList) stays with the loader.
+ */
+export function graphZodSchema(nodeTypes: readonly NodeType[] = builtInNodeTypes, metas: readonly NodeEditorMeta[] = editorMeta) {
+  const seen = new Set<string>();
+  for (const t of nodeTypes) {
+    if (t.type === OutputType.type) throw new RangeError(`'${t.type}' is reserved for the graph output`);
+    if (seen.has(t.type)) throw new RangeError(`node type '${t.type}' is listed twice`);
+    seen.add(t.type);
+  }
+  const variants = nodeTypes.map((t) => nodeZodSchema(t, editorMetaFor(t.type, metas)));
+  const node = variants.length === 0
+    ? z.never()
+    : z.discriminatedUnion('type', variants as [(typeof variants)[number], ...(typeof variants)[number][]]);
+  const shape = graphEnvelopeSchema.shape;
+  return graphEnvelopeSchema.extend({
+    $schema: shape.$schema.describe('The JSON Schema this file follows, for editors.'),
+    format: shape.format.describe('Asset format tag.'),
+    name: shape.name.describe('Display name of the graph.'),
+    description: shape.description.describe('What the graph is for.'),
+    skeleton: shape.skeleton.describe('The skeleton the graph animates.'),
+    clips: shape.clips.describe('Animation clips by name; nodes refer to them by that name.'),
+    parameters: shape.parameters.describe(
+      'Typed inputs set by gameplay code each frame; a float, int, bool or vec3 property binds to one with { "param": "name" }.',
+    ),
+    nodes: z.record(nodeId, node).describe('The nodes by id; `inputs` link a node to the ids of the nodes that feed it.'),
+    output: shape.output.describe('Id of the node whose pose the graph outputs.'),
+  }).meta({
+    title: 'animgraph graph asset',
+    description:
+      `An animation node graph (format ${shape.format.value}): clips, parameters and nodes linked into a tree whose root is `
+      + '`output`. Links must resolve, form no cycle and feed one input each; clip, bone and parameter names must exist; '
+      + 'those checks are made by the loader (`animgraph validate`), not by this schema.',
+  });
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of a graph asset, generated from the loader's zod schemas so an
+ * editor validates exactly what the loader accepts, with docs and defaults for completion.
+ */
+export function graphJsonSchema(nodeTypes: readonly NodeType[] = builtInNodeTypes, metas: readonly NodeEditorMeta[] = editorMeta): Record<string, unknown> {
+  // 'input' describes the file as written: fields with defaults (clips, parameters) are optional.
+  const { $schema, ...rest } = z.toJSONSchema(graphZodSchema(nodeTypes, metas), { target: 'draft-2020-12', io: 'input' });
+  return { $schema, $id: GRAPH_SCHEMA_ID, ...rest };
+}

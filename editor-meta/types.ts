@@ -1,0 +1,32 @@
+/**
+ * Editor-side documentation of a node type (the counterpart of Unreal's UAnimGraphNode_*): what
+ * the editor shows in the palette, on pins and in the details panel. It carries no behaviour and
+ * repeats nothing the runtime spec already says (kinds, defaults, ranges come from NodeType), so
+ * the two cannot drift apart except in the names, which the tests check.
+ */
+export type NodeCategory = 'Pose sources' | 'Blends' | 'Skeletal controls' | 'Output';
+
+export interface DocEntry {
+  /** Short label for a pin or a details-panel row. */
+  title: string;
+  /** Tooltip text: what the value does to the pose, in animation terms. */
+  description: string;
+}
+
+export interface PropertyDoc extends DocEntry {
+  /** Unit of a numeric value as shown next to the field ('s', 'x', ...). */
+  unit?: string;
+}
+
+export interface NodeEditorMeta {
+  /** The runtime NodeType.type this documents. */
+  type: string;
+  /** Node title in the graph and the palette. */
+  title: string;
+  category: NodeCategory;
+  description: string;
+  /** One entry per declared input of the runtime spec, by input name. */
+  pins: Readonly<Record<string, DocEntry>>;
+  /** One entry per property of the runtime spec, by property name. */
+  properties: Readonly<Record<string, PropertyDoc>>;
+}

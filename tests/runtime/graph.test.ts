@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { loadGraphFile } from '../../graphs/loader.ts';
+import { runGraph } from '../../runtime/runner.ts';
+import { describeWithData, CMU } from '../support/shared-data.ts';
+import { bipedInstance, hasNaN } from '../support/graphs.ts';
+
+const example = (name: string) => new URL(`../../graphs/examples/${name}`, import.meta.url).pathname;
+
+describe('graph instance', () => {
+  it('two runs of the same graph and timeline give bit-identical poses', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const timeline = [{ name: 'gait', value: 2, time: 0.4 }, { name: 'speed', value: 1.3, time: 0.7 }, { name: 'gait', value: 0, time: 1.1 }];
+    const a = runGraph(graph, { seconds: 2, fps: 60, timeline, debug: false });
+    const b = runGraph(graph, { seconds: 2, fps: 60, timeline, debug: false });
+    expect(a.frames).toHaveLength(121);
+    expect(JSON.stringify(a.frames)).toBe(JSON.stringify(b.frames));
+    // The timeline took effect: the run differs from one without it.
+    const c = runGraph(graph, { seconds: 2, fps: 60, debug: false });
+    expect(JSON.stringify(c.frames)).not.toBe(JSON.stringify(a.frames));
+  });
+
+  it('emits parameterChanged only when a value changes, and rejects wrong types', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p', {
+      f: { type: 'float', default: 1 }, v: { type: 'vec3', default: [0, 1, 0] },
+    });
+    const seen: unknown[] = [];
+    g.events.on('parameterChanged', (name, value, previous) => seen.push([name, value, previous]));
+    g.setParameter('f', 1);
+    g.setParameter('f', 2.5);
+    g.setParameter('v', [1, 2, 3]);
+    expect(seen).toEqual([['f', 2.5, 1], ['v', [1, 2, 3], [0, 1, 0]]]);
+    expect(() => g.setParameter('f', true)).toThrow(/parameter 'f' is float/);
+    expect(() => g.setParameter('nope', 1)).toThrow(/unknown parameter 'nope'/);
+  });
+
+  it('allocates nothing per frame once warm', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const g = graph.createInstance();
+    g.setParameter('gait', 2);
+    const frame = (i: number) => {
+      if (i % 20 === 0) g.setParameter('gait', (i / 20) % 3); // keeps blends running
+      g.update(1 / 60);
+      g.evaluate();
+      g.componentPose();
+    };
+    for (let i = 0; i < 200; i++) frame(i);
+    const gc = (globalThis as { gc?: () => void }).gc;
+    // Without --expose-gc, a heap delta is noise; measure many frames so one allocation per frame shows.
+    gc?.();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 20000; i++) frame(i);
+    const after = process.memoryUsage().heapUsed;
+    const perFrame = (after - before) / 20000;
+    // parameterChanged emits an event (no listeners here); a blend allocating a Pose would cost > 500 B.
+    expect(perFrame).toBeLessThan(16);
+    expect(g.posePool.size).toBeLessThanOrEqual(2);
+  });
+
+  it('never produces NaN from degenerate parameters', () => {
+    const g = bipedInstance({
+      a: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'r' } } },
+      b: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      blend: { type: 'BlendTwo', inputs: { A: 'a', B: 'b' }, properties: { alpha: { param: 'x' } } },
+      copy: { type: 'CopyBone', inputs: { pose: 'blend' }, properties: { sourceBone: 'root', targetBone: 'pelvis', copyScale: true, copyTranslation: true, alpha: { param: 'x' } } },
+    }, 'copy', { r: { type: 'float', default: 1e308 }, x: { type: 'float', default: 0.5 } });
+    for (let i = 0; i < 10; i++) {
+      g.update(i % 2 ? 1 / 60 : 0);
+      const p = g.evaluate();
+      expect(hasNaN(p.translations) || hasNaN(p.rotations) || hasNaN(p.scales)).toBe(false);
+    }
+  });
+});
+
+describeWithData('graph on CMU data', () => {
+  it('the CMU example crossfades walk to run and keeps the skeleton', () => {
+    const graph = loadGraphFile(example('cmu-walk-run.json'));
+    const result = runGraph(graph, { seconds: 1, timeline: [{ name: 'running', value: true, time: 0.5 }] });
+    expect(result.bones).toHaveLength(101);
+    const blend = result.frames[18].debug!.children[0];
+    expect(blend.children.map((c) => c.id)).toEqual(['run', 'walk']);
+    // The switch is seen at frame 15 (0.5 s); frames 15..18 are four updates of 1/30 s into the 0.3 s blend.
+    expect(blend.children[0].weight).toBeCloseTo(4 / 30 / 0.3, 9);
+    expect(CMU).toContain('cmu');
+  });
+});
