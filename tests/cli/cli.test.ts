@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main, type Io } from '../../cli/main.ts';
+import { graphJsonSchema } from '../../editor-meta/schema.ts';
+import { loadGraphFile } from '../../graphs/loader.ts';
+import { runGraph } from '../../runtime/runner.ts';
+
+const root = new URL('../../', import.meta.url).pathname;
+const sample = `${root}graphs/examples/sample-locomotion.json`;
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const io: Io = { out: (t) => { out += t; }, err: (t) => { err += t; }, errIsTty: false };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+describe('animgraph run', () => {
+  it('prints a ShowDebug-style tree per frame', async () => {
+    const { code, out } = await cli('run', sample, '--frames', '3', '--debug', 'text', '--set', 'gait=2@0.03');
+    expect(code).toBe(0);
+    const frames = out.split('\n\n').filter((b) => b.trim());
+    expect(frames).toHaveLength(3);
+    expect(frames[1]).toContain('frame 1 time 0.033');
+    // Switching to run (index 2) blends over its 0.2 s: 1/30 s in, walk keeps 5/6 of the weight.
+    expect(frames[1]).toContain("    BlendList[locomotion]<W:100.0%> (Active: 2 Blend: 0.033 / 0.200)");
+    expect(frames[1]).toContain("      SequencePlayer[walk]<W:83.3%> ('walk' Play Time: 0.033)");
+    expect(frames[1]).toContain("      SequencePlayer[run]<W:16.7%> ('run' Play Time: 0.033)");
+  });
+
+  it('writes poses as JSON lines in the documented format, matching runGraph', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-cli-'));
+    const poses = join(dir, 'poses.jsonl');
+    const { code, out } = await cli('run', sample, '--seconds', '0.5', '--fps', '20', '--poses', poses, '--set', 'speed=1.5');
+    expect(code).toBe(0);
+    expect(out).toContain('evaluated 11 frames (0.500 s at 20 fps), 22 bones');
+    const lines = readFileSync(poses, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(12);
+    expect(lines[0].bones[1]).toBe('pelvis');
+    expect(lines[0].parents.slice(0, 3)).toEqual([-1, 0, 1]);
+    const last = lines[11];
+    expect(last).toMatchObject({ frame: 10, time: 0.5 });
+    expect(last.local).toHaveLength(22);
+    expect(last.local[0]).toHaveLength(10);
+    const api = runGraph(loadGraphFile(sample), { seconds: 0.5, fps: 20, timeline: [{ name: 'speed', value: 1.5 }] });
+    // JSON keeps every digit of a double (only -0 becomes 0), so compare as JSON text.
+    expect(JSON.stringify(last.local)).toBe(JSON.stringify(api.frames[10].local));
+    expect(JSON.stringify(last.component)).toBe(JSON.stringify(api.frames[10].component));
+    // The root is at rest, so the pelvis's component transform is its local one; the head's is not.
+    expect(JSON.stringify(last.component[1])).toBe(JSON.stringify(last.local[1]));
+    expect(last.component[5][1]).toBeGreaterThan(140); // head height in cm
+  });
+
+  it('writes one JSON debug tree per frame to a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-cli-'));
+    const file = join(dir, 'debug.jsonl');
+    const { code } = await cli('run', sample, '--frames', '4', '--debug', 'jsonl', '--debug-out', file);
+    expect(code).toBe(0);
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.frame)).toEqual([0, 1, 2, 3]);
+    expect(lines[3].tree.children[0].children[0].id).toBe('locomotion');
+  });
+
+  it('rejects bad flags and parameter values with a usage error', async () => {
+    expect((await cli('run', sample, '--set', 'gait=fast')).err).toContain("'fast' is not a valid int");
+    expect((await cli('run', sample, '--set', 'nope=1')).err).toContain("unknown parameter 'nope'");
+    expect((await cli('run', sample, '--frames', '0')).code).toBe(2);
+    expect((await cli('run', sample, '--debug', 'xml')).code).toBe(2);
+    expect((await cli('frobnicate')).code).toBe(2);
+  });
+});
+
+describe('animgraph validate', () => {
+  it('prints a one-line summary and exits 0 for a valid graph', async () => {
+    const { code, out } = await cli('validate', sample);
+    expect(code).toBe(0);
+    expect(out.trim()).toBe(`${sample}: valid (22 bones, 3 clips, 5 nodes, 3 parameters)`);
+  });
+
+  it('prints every problem with its JSON path and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-cli-'));
+    const bad = JSON.parse(readFileSync(sample, 'utf8'));
+    bad.nodes.walk.type = 'Walker';
+    bad.nodes.headFollowsHand.properties.sourceBone = 'tail';
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify(bad));
+    const { code, err } = await cli('validate', file);
+    expect(code).toBe(1);
+    expect(err).toContain('2 problems');
+    expect(err).toContain("$.nodes.walk.type: unknown node type 'Walker'");
+    expect(err).toContain("$.nodes.headFollowsHand.properties.sourceBone: the skeleton has no bone 'tail' [unknown-bone]");
+  });
+});
+
+describe('animgraph schema', () => {
+  it('prints the JSON Schema, and the committed animgraph.schema.json is current', async () => {
+    const { code, out } = await cli('schema');
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual(graphJsonSchema());
+    expect(readFileSync(`${root}animgraph.schema.json`, 'utf8')).toBe(out);
+  });
+});
