@@ -92,8 +92,11 @@ export type PoseSpace = 'local' | 'component';
 export abstract class AnimNode {
   abstract readonly space: PoseSpace;
   protected graph!: GraphRuntime;
-  /** Absolute weight of the last update. */
-  private lastWeight = 0;
+  /**
+   * Absolute weight of the last update, in a typed array: this base class's methods see every node
+   * class, and V8 boxes a double stored through such a many-shaped (megamorphic) property access.
+   */
+  private readonly lastWeight = new Float64Array(1);
   private lastUpdate = -2;
 
   constructor(readonly id: string, readonly type: string) {}
@@ -105,7 +108,7 @@ export abstract class AnimNode {
   initialize(ctx: InitializeContext): void {
     this.graph = ctx.graph;
     this.lastUpdate = -2;
-    this.lastWeight = 0;
+    this.lastWeight[0] = 0;
     for (const link of this.links) link.initialize(ctx);
     this.onInitialize(ctx);
   }
@@ -123,7 +126,7 @@ export abstract class AnimNode {
       if (this.graph.events.has('nodeBecameRelevant')) this.graph.events.emit('nodeBecameRelevant', this.id, this.type);
     }
     this.lastUpdate = counter;
-    this.lastWeight = ctx.weight;
+    this.lastWeight[0] = ctx.weight;
     this.onUpdate(ctx);
   }
 
@@ -134,7 +137,7 @@ export abstract class AnimNode {
 
   /** Absolute weight this frame; 0 if the node was not updated this frame. */
   get weight(): number {
-    return this.relevant ? this.lastWeight : 0;
+    return this.relevant ? this.lastWeight[0] : 0;
   }
 
   gatherDebug(): DebugNode {

@@ -1,5 +1,5 @@
 import type { ComponentPose } from './component-pose.ts';
-import { clamp, quatSlerp, vec3Lerp } from './math.ts';
+import { quatNormalize } from './math.ts';
 import {
   ComponentPoseNode, ZERO_WEIGHT, readScalar,
   type ComponentPoseLink, type DebugNode, type Link, type ScalarProperty, type UpdateContext,
@@ -40,6 +40,25 @@ export class BoneTransforms {
 const blended = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };
 
 /**
+ * blended = current transform of `bone` in `pose` moved toward slot k of `target` by weight[0]:
+ * linear translation and scale, normalised-linear rotation on the shorter arc (as Unreal's
+ * FTransform::Blend). The weight comes in an array because V8 boxes doubles passed to calls.
+ */
+function blendTowards(pose: ComponentPose, bone: number, target: BoneTransforms, k: number, weight: Float64Array): void {
+  const w = weight[0], keep = 1 - w;
+  const b3 = bone * 3, b4 = bone * 4, k3 = k * 3, k4 = k * 4;
+  for (let i = 0; i < 3; i++) {
+    blended.t[i] = pose.translations[b3 + i] * keep + target.translations[k3 + i] * w;
+    blended.s[i] = pose.scales[b3 + i] * keep + target.scales[k3 + i] * w;
+  }
+  let dot = 0;
+  for (let i = 0; i < 4; i++) dot += pose.rotations[b4 + i] * target.rotations[k4 + i];
+  const wr = dot < 0 ? -w : w;
+  for (let i = 0; i < 4; i++) blended.r[i] = pose.rotations[b4 + i] * keep + target.rotations[k4 + i] * wr;
+  quatNormalize(blended.r, 0);
+}
+
+/**
  * Base of skeletal controls (Unreal's FAnimNode_SkeletalControlBase): reads the input in component
  * space, asks the subclass for the bone transforms it wants, and blends them into the pose by
  * alpha. Subclasses implement evaluateBoneTransforms and may override updateControl.
@@ -47,8 +66,8 @@ const blended = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64
 export abstract class SkeletalControlNode extends ComponentPoseNode {
   protected readonly input: ComponentPoseLink;
   protected readonly alphaProperty: ScalarProperty;
-  /** Alpha in use this frame, clamped to [0, 1]. */
-  protected alpha = 0;
+  /** Alpha in use this frame, clamped to [0, 1]; in an array for the reason given in AnimNode. */
+  private readonly alphaWeight = new Float64Array(1);
   private transforms: BoneTransforms | null = null;
   private readonly inputLinks: readonly Link[];
 
@@ -65,13 +84,14 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
 
   protected override onInitialize(): void {
     this.transforms = new BoneTransforms(this.graph.skeleton.boneCount);
-    this.alpha = 0;
+    this.alphaWeight[0] = 0;
   }
 
   protected onUpdate(ctx: UpdateContext): void {
     this.input.update(ctx);
-    this.alpha = clamp(readScalar(this.graph.parameterValues, this.alphaProperty), 0, 1);
-    if (!(this.alpha === this.alpha)) this.alpha = 0; // NaN from a bound parameter
+    const alpha = readScalar(this.graph.parameterValues, this.alphaProperty);
+    // Clamped inline, and NaN from a bound parameter becomes 0 (a call would box the double).
+    this.alphaWeight[0] = alpha > 0 ? (alpha < 1 ? alpha : 1) : 0;
     this.updateControl(ctx);
   }
 
@@ -89,11 +109,14 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
         continue;
       }
       out.ensureComponent(bone);
-      vec3Lerp(blended.t, 0, out.translations, bone * 3, transforms.translations, k * 3, this.alpha);
-      quatSlerp(blended.r, 0, out.rotations, bone * 4, transforms.rotations, k * 4, this.alpha);
-      vec3Lerp(blended.s, 0, out.scales, bone * 3, transforms.scales, k * 3, this.alpha);
+      blendTowards(out, bone, transforms, k, this.alphaWeight);
       out.setComponent(bone, blended.t, blended.r, blended.s, 0);
     }
+  }
+
+  /** Alpha in use this frame, clamped to [0, 1]. */
+  protected get alpha(): number {
+    return this.alphaWeight[0];
   }
 
   protected override onGatherDebug(node: DebugNode): void {

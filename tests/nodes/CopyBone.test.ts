@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ComponentPose } from '../../runtime/component-pose.ts';
-import { quatSlerp } from '../../runtime/math.ts';
+import { quatNlerp } from '../../runtime/math.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
 
@@ -46,14 +46,14 @@ describe('CopyBone', () => {
     expectClose(cs.translations.subarray(bone('lowerarm_r') * 3, bone('lowerarm_r') * 3 + 3), before.translations.subarray(bone('lowerarm_l') * 3, bone('lowerarm_l') * 3 + 3), 1e-9);
   });
 
-  it('blends by alpha: 0.5 is halfway along the slerp, 0 is the input pose', () => {
+  it('blends by alpha: 0.5 is halfway (normalised lerp of the rotations), 0 is the input pose', () => {
     const g = graph({ alpha: { param: 'a' } });
     g.setParameter('a', 0.5);
     g.update(0.3);
     const cs = g.componentPose();
     const before = plain();
     const src = bone('lowerarm_l'), dst = bone('lowerarm_r');
-    const half = quatSlerp(new Float64Array(4), 0, before.rotations, dst * 4, before.rotations, src * 4, 0.5);
+    const half = quatNlerp(new Float64Array(4), 0, before.rotations, dst * 4, before.rotations, src * 4, 0.5);
     expectClose(cs.rotations.subarray(dst * 4, dst * 4 + 4), half, 1e-12);
     g.setParameter('a', 0);
     g.update(0);
