@@ -65,10 +65,28 @@ export class ComponentPose {
     this.componentValid[bone] = 1;
   }
 
-  /** Makes every bone's component transform valid in one forward pass. */
+  /**
+   * Makes every bone's component transform valid in one forward pass: parents come before
+   * children, so each parent is already valid when its child is composed.
+   */
   ensureAllComponent(): void {
     const n = this.skeleton.boneCount;
-    for (let i = 0; i < n; i++) this.ensureComponent(i);
+    const parents = this.skeleton.parents;
+    const valid = this.componentValid;
+    const l = this.local;
+    for (let bone = 0; bone < n; bone++) {
+      if (valid[bone] === 1) continue;
+      const parent = parents[bone];
+      if (parent < 0) copyTransform(this.translations, this.rotations, this.scales, l.translations, l.rotations, l.scales, bone);
+      else {
+        transformCompose(
+          this.translations, this.rotations, this.scales, bone,
+          this.translations, this.rotations, this.scales, parent,
+          l.translations, l.rotations, l.scales, bone,
+        );
+      }
+      valid[bone] = 1;
+    }
   }
 
   private ensureLocal(bone: number): void {

@@ -83,8 +83,9 @@ export class AnimGraphInstance implements GraphRuntime {
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
     this.posePool = new PosePool(graph.skeleton.boneCount);
     this.componentPosePool = new ComponentPosePool(graph.skeleton);
-    this.output = new Pose(graph.skeleton.boneCount);
     this.outputComponent = new ComponentPose(graph.skeleton);
+    // The output is evaluated straight into the component pose's local buffer: no copy per frame.
+    this.output = this.outputComponent.local;
     const built = new Map<string, PoseNode>();
     for (const compiled of graph.nodes) {
       built.set(compiled.id, buildNode(compiled, built, this.parameters, graph));
@@ -160,7 +161,7 @@ export class AnimGraphInstance implements GraphRuntime {
   componentPose(): ComponentPose {
     if (this.evaluatedAt !== this.counter || this.evaluatedAt < 0) this.evaluate();
     if (this.componentAt !== this.evaluatedAt) {
-      this.outputComponent.setFromLocal(this.output);
+      this.outputComponent.markLocalChanged();
       this.outputComponent.ensureAllComponent();
       this.componentAt = this.evaluatedAt;
     }

@@ -1,0 +1,193 @@
+/**
+ * Inputs of the crowd benchmark, deterministic and built in code (no files): a 65-bone
+ * humanoid-like skeleton, two 2-second 30 fps clips with one rotation and one translation track
+ * per bone (seeded PRNG, no Math.random), and the two graphs the bench times:
+ *
+ * - 'player': Output <- SequencePlayer(clipA)
+ * - 'blend':  Output <- BlendTwo(alpha 0.5) <- SequencePlayer(clipA), SequencePlayer(clipB)
+ *
+ * Every SequencePlayer's start time is bound to a float parameter (phaseA / phaseB), so one shared
+ * AnimGraph serves a crowd whose characters each start at their own phase (see createCrowd).
+ */
+import { BlendTwoType } from '../nodes/BlendTwo.ts';
+import { OutputType } from '../nodes/index.ts';
+import { SequencePlayerType } from '../nodes/SequencePlayer.ts';
+import { Clip, type TrackLayout } from '../runtime/clip.ts';
+import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../runtime/graph.ts';
+import type { ParameterDefinition } from '../runtime/parameters.ts';
+import { Skeleton, type BoneDefinition } from '../runtime/skeleton.ts';
+
+export type CrowdGraphKind = 'player' | 'blend';
+
+export const CROWD_BONE_COUNT = 65;
+export const CROWD_FRAME_RATE = 30;
+/** 61 keys over 2 s at 30 fps. */
+export const CROWD_FRAME_COUNT = 61;
+export const CROWD_SEED = 0x5eed_c0de;
+
+/** mulberry32: a small, fast, seeded 32-bit PRNG returning floats in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type V3 = [number, number, number];
+
+/**
+ * The 65 bones, parents before children, in centimetres (Y up, facing +Z, left is +X):
+ * root, pelvis, 3 spine, 2 neck, head, jaw (9); per arm clavicle, upper arm + twist, lower arm +
+ * twist, hand and five three-bone fingers (21 x 2); per leg thigh + twist, calf + twist, foot,
+ * ball, toe (7 x 2).
+ */
+export function humanoid65Definitions(): BoneDefinition[] {
+  const bones: BoneDefinition[] = [];
+  const add = (name: string, parent: string | null, translation: V3): void => {
+    bones.push({ name, parent, translation });
+  };
+  add('root', null, [0, 0, 0]);
+  add('pelvis', 'root', [0, 95, 0]);
+  add('spine_01', 'pelvis', [0, 10, 0]);
+  add('spine_02', 'spine_01', [0, 12, 0]);
+  add('spine_03', 'spine_02', [0, 12, 0]);
+  add('neck_01', 'spine_03', [0, 14, 0]);
+  add('neck_02', 'neck_01', [0, 5, 0]);
+  add('head', 'neck_02', [0, 6, 0]);
+  add('jaw', 'head', [0, 2, 6]);
+  for (const [side, sx] of [['l', 1], ['r', -1]] as const) {
+    add(`clavicle_${side}`, 'spine_03', [5 * sx, 10, 0]);
+    add(`upperarm_${side}`, `clavicle_${side}`, [12 * sx, 0, 0]);
+    add(`upperarm_twist_${side}`, `upperarm_${side}`, [14 * sx, 0, 0]);
+    add(`lowerarm_${side}`, `upperarm_${side}`, [28 * sx, 0, 0]);
+    add(`lowerarm_twist_${side}`, `lowerarm_${side}`, [12 * sx, 0, 0]);
+    add(`hand_${side}`, `lowerarm_${side}`, [25 * sx, 0, 0]);
+    const fingers: [string, V3][] = [
+      ['thumb', [2 * sx, -1, 3]], ['index', [9 * sx, 0, 2.5]], ['middle', [9.5 * sx, 0, 0.5]],
+      ['ring', [9 * sx, 0, -1.5]], ['pinky', [8 * sx, 0, -3]],
+    ];
+    for (const [finger, base] of fingers) {
+      add(`${finger}_01_${side}`, `hand_${side}`, base);
+      add(`${finger}_02_${side}`, `${finger}_01_${side}`, [3.5 * sx, 0, 0]);
+      add(`${finger}_03_${side}`, `${finger}_02_${side}`, [2.5 * sx, 0, 0]);
+    }
+  }
+  for (const [side, sx] of [['l', 1], ['r', -1]] as const) {
+    add(`thigh_${side}`, 'pelvis', [9 * sx, -5, 0]);
+    add(`thigh_twist_${side}`, `thigh_${side}`, [0, -20, 0]);
+    add(`calf_${side}`, `thigh_${side}`, [0, -43, 0]);
+    add(`calf_twist_${side}`, `calf_${side}`, [0, -20, 0]);
+    add(`foot_${side}`, `calf_${side}`, [0, -42, 0]);
+    add(`ball_${side}`, `foot_${side}`, [0, -7, 12]);
+    add(`toe_${side}`, `ball_${side}`, [0, 0, 5]);
+  }
+  if (bones.length !== CROWD_BONE_COUNT) throw new Error(`humanoid65Definitions built ${bones.length} bones`);
+  return bones;
+}
+
+export function makeHumanoid65(): Skeleton {
+  return Skeleton.fromDefinitions(humanoid65Definitions());
+}
+
+/**
+ * A clip with one translation and one rotation track per skeleton bone (no scale tracks), 61
+ * keys at 30 fps. Each key's rotation is an independent random rotation of up to `maxAngle`
+ * radians about a random axis (normalised); each key's translation is the bone's reference offset
+ * plus up to ±`jitter` cm per axis. Consecutive keys are therefore up to 2 x maxAngle apart, so
+ * slerp takes its full acos/sin path (not the nlerp fallback for near-identical keys).
+ */
+export function makeRandomClip(name: string, skeleton: Skeleton, seed: number, maxAngle = 0.3, jitter = 0.5): Clip {
+  const random = mulberry32(seed);
+  const n = skeleton.boneCount;
+  const frames = CROWD_FRAME_COUNT;
+  const tracks: TrackLayout[] = skeleton.boneNames.map((bone) => ({ bone, translation: true, rotation: true, scale: false }));
+  const translations = new Float64Array(frames * n * 3);
+  const rotations = new Float64Array(frames * n * 4);
+  const ref = skeleton.referencePose.translations;
+  for (let f = 0; f < frames; f++) {
+    for (let b = 0; b < n; b++) {
+      const t = (f * n + b) * 3;
+      for (let k = 0; k < 3; k++) translations[t + k] = ref[b * 3 + k] + (random() * 2 - 1) * jitter;
+      let ax = random() * 2 - 1, ay = random() * 2 - 1, az = random() * 2 - 1;
+      let len = Math.hypot(ax, ay, az);
+      if (len < 1e-6) { ax = 0; ay = 1; az = 0; len = 1; }
+      const half = (random() * 2 - 1) * maxAngle * 0.5;
+      const s = Math.sin(half) / len;
+      const r = (f * n + b) * 4;
+      let x = ax * s, y = ay * s, z = az * s, w = Math.cos(half);
+      const q = 1 / Math.hypot(x, y, z, w);
+      x *= q; y *= q; z *= q; w *= q;
+      rotations[r] = x; rotations[r + 1] = y; rotations[r + 2] = z; rotations[r + 3] = w;
+    }
+  }
+  return new Clip({ name, frameRate: CROWD_FRAME_RATE, frameCount: frames, tracks, translations, rotations, interpolation: 'slerp' });
+}
+
+/** The two clips of the bench, clipA and clipB, from fixed seeds. */
+export function makeCrowdClips(skeleton: Skeleton): Map<string, Clip> {
+  return new Map([
+    ['clipA', makeRandomClip('clipA', skeleton, CROWD_SEED)],
+    ['clipB', makeRandomClip('clipB', skeleton, CROWD_SEED ^ 0x9e3779b9)],
+  ]);
+}
+
+export const CROWD_PARAMETERS: Readonly<Record<string, ParameterDefinition>> = {
+  phaseA: { type: 'float', default: 0 },
+  phaseB: { type: 'float', default: 0 },
+};
+
+/** The shared graph for a crowd: a single looping SequencePlayer, or a BlendTwo of two at alpha 0.5. */
+export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
+  const skeleton = makeHumanoid65();
+  const clips = makeCrowdClips(skeleton);
+  const playerA: CompiledNode = {
+    id: 'playerA',
+    nodeType: SequencePlayerType,
+    properties: { clip: 'clipA', playRate: 1, loop: true, startTime: { param: 'phaseA' } },
+    inputs: {},
+  };
+  const nodes: CompiledNode[] = [playerA];
+  if (kind === 'player') {
+    nodes.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'playerA' } });
+  } else {
+    nodes.push(
+      {
+        id: 'playerB',
+        nodeType: SequencePlayerType,
+        properties: { clip: 'clipB', playRate: 1, loop: true, startTime: { param: 'phaseB' } },
+        inputs: {},
+      },
+      { id: 'blend', nodeType: BlendTwoType, properties: { alpha: 0.5 }, inputs: { A: 'playerA', B: 'playerB' } },
+      { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'blend' } },
+    );
+  }
+  return new AnimGraph({ name: `crowd-${kind}`, skeleton, parameters: CROWD_PARAMETERS, clips, nodes });
+}
+
+/** Start phases (seconds, in [0, duration)) for `count` characters, two per character (A and B). */
+export function crowdPhases(count: number, duration: number, seed = CROWD_SEED + 1): Float64Array {
+  const random = mulberry32(seed);
+  const phases = new Float64Array(count * 2);
+  for (let i = 0; i < phases.length; i++) phases[i] = random() * duration;
+  return phases;
+}
+
+/**
+ * `count` instances of one shared graph, character i starting its players at phases[2i] (A) and
+ * phases[2i + 1] (B), via the phase parameters and a reset (which re-reads the start times).
+ */
+export function createCrowd(graph: AnimGraph, count: number, phases: Float64Array): AnimGraphInstance[] {
+  const crowd: AnimGraphInstance[] = [];
+  for (let i = 0; i < count; i++) {
+    const instance = graph.createInstance();
+    instance.setParameter('phaseA', phases[i * 2]);
+    instance.setParameter('phaseB', phases[i * 2 + 1]);
+    instance.reset();
+    crowd.push(instance);
+  }
+  return crowd;
+}
