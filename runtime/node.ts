@@ -195,8 +195,14 @@ export const NO_LINKS: readonly Link[] = [];
 /** Forwards every call to the node it links to (Unreal's FPoseLink / FComponentSpacePoseLink). */
 export abstract class Link {
   protected graph!: GraphRuntime;
+  /** The linked node by its space, resolved once so that evaluation needs no type test. */
+  protected readonly localNode: LocalPoseNode | null;
+  protected readonly componentNode: ComponentPoseNode | null;
 
-  constructor(readonly node: PoseNode) {}
+  constructor(readonly node: PoseNode) {
+    this.localNode = node.space === 'local' ? node : null;
+    this.componentNode = node.space === 'component' ? node : null;
+  }
 
   initialize(ctx: InitializeContext): void {
     this.graph = ctx.graph;
@@ -221,15 +227,6 @@ export abstract class Link {
  * back to local space.
  */
 export class PoseLink extends Link {
-  private readonly localNode: LocalPoseNode | null;
-  private readonly componentNode: ComponentPoseNode | null;
-
-  constructor(node: PoseNode) {
-    super(node);
-    this.localNode = node.space === 'local' ? node : null;
-    this.componentNode = node.space === 'component' ? node : null;
-  }
-
   evaluate(out: Pose): void {
     if (this.localNode !== null) {
       this.localNode.evaluate(out);
@@ -248,15 +245,6 @@ export class PoseLink extends Link {
  * component pose's local buffer and component transforms are computed lazily when read.
  */
 export class ComponentPoseLink extends Link {
-  private readonly localNode: LocalPoseNode | null;
-  private readonly componentNode: ComponentPoseNode | null;
-
-  constructor(node: PoseNode) {
-    super(node);
-    this.localNode = node.space === 'local' ? node : null;
-    this.componentNode = node.space === 'component' ? node : null;
-  }
-
   evaluateComponentSpace(out: ComponentPose): void {
     if (this.componentNode !== null) {
       this.componentNode.evaluateComponentSpace(out);
