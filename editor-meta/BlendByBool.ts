@@ -28,5 +28,12 @@ export const BlendByBoolMeta: NodeEditorMeta = {
       description: 'Crossfade duration when switching to the False pose; 0 switches instantly.',
       unit: 's',
     },
+    blendMode: {
+      title: 'Blend Mode',
+      description:
+        'crossfade: blend the poses over the blend time (both are evaluated meanwhile). inertial: switch at once and '
+        + 'ask the Inertialization node below for a transition of the blend time (one pose evaluated); the graph must '
+        + 'have one between this node and the output.',
+    },
   },
 };

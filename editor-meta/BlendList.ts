@@ -30,5 +30,12 @@ export const BlendListMeta: NodeEditorMeta = {
         + 'number used for every pose. 0 switches instantly.',
       unit: 's',
     },
+    blendMode: {
+      title: 'Blend Mode',
+      description:
+        'crossfade: blend the poses over the blend time (both are evaluated meanwhile). inertial: switch at once and '
+        + 'ask the Inertialization node below for a transition of the blend time (one pose evaluated); the graph must '
+        + 'have one between this node and the output.',
+    },
   },
 };

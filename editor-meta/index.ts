@@ -5,6 +5,8 @@ import { BlendByBoolMeta } from './BlendByBool.ts';
 import { BlendListMeta } from './BlendList.ts';
 import { BlendTwoMeta } from './BlendTwo.ts';
 import { CopyBoneMeta } from './CopyBone.ts';
+import { InertialBlendMeta } from './InertialBlend.ts';
+import { InertializationMeta } from './Inertialization.ts';
 import { OutputMeta } from './Output.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
@@ -12,7 +14,7 @@ import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './type
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
-  BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, OutputMeta, SequenceEvaluatorMeta, SequencePlayerMeta,
+  BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, SequenceEvaluatorMeta, SequencePlayerMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -23,6 +25,8 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   BlendByBoolMeta,
   BlendListMeta,
   CopyBoneMeta,
+  InertialBlendMeta,
+  InertializationMeta,
   OutputMeta,
 ];
 

@@ -14,7 +14,7 @@ import { graphEnvelopeSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSc
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
   | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
-  | 'clip-frames' | 'bvh' | 'skeleton' | 'file';
+  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -176,7 +176,10 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
 
   // Links: every declared input linked to an existing node, nothing linked twice.
   const consumers = new Map<string, string>();
+  /** The node each node feeds (undefined for the output's node), for walking toward the output. */
+  const consumerNode = new Map<string, string | undefined>();
   const claim = (target: string, by: readonly PropertyKey[]) => {
+    consumerNode.set(target, by[0] === 'nodes' ? String(by[1]) : undefined);
     const previous = consumers.get(target);
     if (previous !== undefined) {
       problems.add(by, 'shared-link', `node '${target}' already feeds ${previous}; a pose can feed one input only (add another node for each use)`);
@@ -229,6 +232,20 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     } else claim(outputId, ['output']);
   }
   const order = postOrder(nodes, outputId, problems);
+  // A node that requests inertialization needs a node that provides it between it and the output.
+  for (const [id, { type, properties }] of nodes) {
+    if (!type.requestsInertialization?.(properties) || !consumerNode.has(id)) continue;
+    let at = consumerNode.get(id);
+    const seen = new Set<string>();
+    while (at !== undefined && !nodes.get(at)?.type.providesInertialization && !seen.has(at)) {
+      seen.add(at);
+      at = consumerNode.get(at);
+    }
+    if (at === undefined) {
+      problems.add(['nodes', id, 'properties', 'blendMode'], 'no-inertialization',
+        `${type.type} '${id}' requests inertialization, but no Inertialization node lies between it and the output '${outputId}': add one below it, or use blendMode "crossfade"`);
+    }
+  }
 
   if (problems.list.length > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
   const compiled: CompiledNode[] = order.map((id) => {

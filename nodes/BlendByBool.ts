@@ -12,8 +12,9 @@ export class BlendByBool extends BlendList {
     private readonly active: ScalarProperty,
     private readonly trueBlendTime: ScalarProperty,
     private readonly falseBlendTime: ScalarProperty,
+    blendMode: string,
   ) {
-    super(id, 'BlendByBool', [whenTrue, whenFalse], []);
+    super(id, 'BlendByBool', [whenTrue, whenFalse], [], blendMode);
   }
 
   protected override blendTimeTo(index: number): number {
@@ -32,7 +33,9 @@ export const BlendByBoolType: NodeType = {
     active: { kind: 'bool', default: true },
     trueBlendTime: { kind: 'float', default: 0.2, min: 0 },
     falseBlendTime: { kind: 'float', default: 0.2, min: 0 },
+    blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
   },
+  requestsInertialization: (p) => p.blendMode === 'inertial',
   inputs: [
     { name: 'True', kind: 'pose', space: 'local' },
     { name: 'False', kind: 'pose', space: 'local' },
@@ -40,6 +43,6 @@ export const BlendByBoolType: NodeType = {
   create: ({ id, properties: p, inputs }) =>
     new BlendByBool(
       id, inputs.True as PoseLink, inputs.False as PoseLink,
-      p.scalar('active'), p.scalar('trueBlendTime'), p.scalar('falseBlendTime'),
+      p.scalar('active'), p.scalar('trueBlendTime'), p.scalar('falseBlendTime'), p.enumValue('blendMode'),
     ),
 };

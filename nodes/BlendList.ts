@@ -7,6 +7,10 @@ import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from
  * inputs had at the switch, so a switch in the middle of a blend does not pop. Each input is
  * updated with its share of the weight; inputs at zero weight are skipped. The first update
  * starts on the chosen pose without a blend. BlendByBool is this node with two inputs.
+ *
+ * In `inertial` blend mode a switch is instant and the node asks the nearest Inertialization node
+ * below it for a transition of the blend time instead: only one input is ever updated and
+ * evaluated.
  */
 export class BlendList extends LocalPoseNode {
   /** Index of the pose being blended to. */
@@ -16,14 +20,19 @@ export class BlendList extends LocalPoseNode {
   private readonly startWeights: Float64Array;
   private blendElapsed = 0;
   private blendDuration = 0;
+  private readonly inertial: boolean;
+  /** The duration of an inertialization request, passed by array (see InertializationRequests). */
+  private readonly request = new Float64Array(1);
 
   constructor(
     id: string,
     type: string,
     protected readonly poses: readonly PoseLink[],
     protected readonly blendTimes: readonly number[],
+    blendMode = 'crossfade',
   ) {
     super(id, type);
+    this.inertial = blendMode === 'inertial';
     this.weights = new Float64Array(poses.length);
     this.startWeights = new Float64Array(poses.length);
   }
@@ -64,6 +73,11 @@ export class BlendList extends LocalPoseNode {
       this.blendElapsed = 0;
       const time = this.blendTimeTo(index);
       this.blendDuration = time > 0 ? time : 0;
+      if (this.inertial) {
+        this.request[0] = this.blendDuration;
+        this.blendDuration = 0;
+        ctx.inertializer?.requestInertialization(this.request, this);
+      }
     }
     this.blendElapsed += ctx.deltaTime;
     const progress = this.blendDuration > 0 ? Math.min(this.blendElapsed / this.blendDuration, 1) : 1;
@@ -124,8 +138,8 @@ export class BlendList extends LocalPoseNode {
 
 /** BlendList whose choice is an int property (literal or bound). */
 export class BlendListByInt extends BlendList {
-  constructor(id: string, poses: readonly PoseLink[], blendTimes: readonly number[], private readonly index: ScalarProperty) {
-    super(id, 'BlendList', poses, blendTimes);
+  constructor(id: string, poses: readonly PoseLink[], blendTimes: readonly number[], private readonly index: ScalarProperty, blendMode: string) {
+    super(id, 'BlendList', poses, blendTimes, blendMode);
   }
 
   protected override chooseIndex(): number {
@@ -139,8 +153,10 @@ export const BlendListType: NodeType = {
   properties: {
     activeIndex: { kind: 'int', default: 0, min: 0 },
     blendTimes: { kind: 'floatList', default: 0.2, min: 0, perInput: 'poses' },
+    blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
   },
   inputs: [{ name: 'poses', kind: 'poseList', space: 'local', minCount: 1 }],
+  requestsInertialization: (p) => p.blendMode === 'inertial',
   create: ({ id, properties: p, inputs }) =>
-    new BlendListByInt(id, inputs.poses as PoseLink[], p.floatList('blendTimes'), p.scalar('activeIndex')),
+    new BlendListByInt(id, inputs.poses as PoseLink[], p.floatList('blendTimes'), p.scalar('activeIndex'), p.enumValue('blendMode')),
 };

@@ -3,6 +3,8 @@ import { BlendByBoolType } from './BlendByBool.ts';
 import { BlendListType } from './BlendList.ts';
 import { BlendTwoType } from './BlendTwo.ts';
 import { CopyBoneType } from './CopyBone.ts';
+import { InertialBlendType } from './InertialBlend.ts';
+import { InertializationType } from './Inertialization.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
 
@@ -16,4 +18,6 @@ export const builtInNodeTypes: readonly NodeType[] = [
   BlendByBoolType,
   BlendListType,
   CopyBoneType,
+  InertialBlendType,
+  InertializationType,
 ];

@@ -13,6 +13,10 @@ export interface AnimGraphEvents {
   parameterChanged: (name: string, value: number | boolean | readonly number[], previous: number | boolean | readonly number[]) => void;
   /** A node was updated this frame but not on the previous one (its branch's weight rose above zero). */
   nodeBecameRelevant: (nodeId: string, type: string) => void;
+  /** An InertialBlend or Inertialization node started a transition lasting `duration` seconds. */
+  inertializationStarted: (nodeId: string, duration: number) => void;
+  /** A transition ended (ran its duration, or was cut short by a new one: see `interrupted`). */
+  inertializationEnded: (nodeId: string, duration: number, interrupted: boolean) => void;
 }
 
 export class AnimGraphEventEmitter extends EventEmitter<AnimGraphEvents> {

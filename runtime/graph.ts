@@ -143,6 +143,7 @@ export class AnimGraphInstance implements GraphRuntime {
     const ctx = this.updateContextAt(0);
     ctx.deltaTime = dt;
     ctx.weight = 1;
+    ctx.inertializer = null;
     this.root.update(ctx);
   }
 
@@ -194,7 +195,7 @@ function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>,
     if (spec.kind === 'poseList') inputs[spec.name] = (Array.isArray(target) ? target : []).map(makeLink);
     else if (typeof target === 'string') inputs[spec.name] = makeLink(target);
   }
-  return nodeType.create({ id: compiled.id, properties: resolveProperties(compiled, parameters, graph), inputs });
+  return nodeType.create({ id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, parameters, graph), inputs });
 }
 
 function resolveProperties(compiled: CompiledNode, parameters: Parameters, graph: AnimGraph): ResolvedProperties {

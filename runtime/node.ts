@@ -48,6 +48,11 @@ export class CacheBonesContext {
 export class UpdateContext {
   deltaTime = 0;
   weight = 1;
+  /**
+   * The nearest Inertialization node below this branch (toward the output), which blend nodes in
+   * inertial mode ask for a transition; null when there is none (the loader rejects such graphs).
+   */
+  inertializer: InertializationRequests | null = null;
 
   constructor(readonly graph: GraphRuntime, readonly depth: number) {}
 
@@ -61,8 +66,18 @@ export class UpdateContext {
     const child = this.graph.updateContextAt(this.depth + 1);
     child.deltaTime = this.deltaTime;
     child.weight = this.weight;
+    child.inertializer = this.inertializer;
     return child;
   }
+}
+
+/** What a node offers to the branch above it when it can inertialize transitions requested there. */
+export interface InertializationRequests {
+  /**
+   * Asks for an inertial transition of `duration[0]` seconds starting this frame (an array, so the
+   * call does not box a double). Several requests in one frame merge by the shortest duration.
+   */
+  requestInertialization(duration: Float64Array, requester: AnimNode): void;
 }
 
 /** One line of the debug tree: what a node did this frame. */
@@ -328,6 +343,8 @@ export interface ResolvedProperties {
 
 export interface NodeBuild {
   id: string;
+  /** Bones in the skeleton the instance is bound to, for sizing per-bone state once. */
+  boneCount: number;
   properties: ResolvedProperties;
   /** Links by input name: a PoseLink or ComponentPoseLink for 'pose', an array for 'poseList'. */
   inputs: Record<string, Link | Link[]>;
@@ -340,6 +357,13 @@ export interface NodeType {
   properties: Readonly<Record<string, PropertySpec>>;
   inputs: readonly InputSpec[];
   create(build: NodeBuild): PoseNode;
+  /** True for nodes that take inertialization requests from the branch above them. */
+  providesInertialization?: boolean;
+  /**
+   * Whether a node with these (validated) properties sends inertialization requests; the loader
+   * then requires a node that provides them between it and the output.
+   */
+  requestsInertialization?(properties: Readonly<Record<string, unknown>>): boolean;
 }
 
 export type { ParameterType };

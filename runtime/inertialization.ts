@@ -1,0 +1,266 @@
+import { EPSILON, quatNormalize } from './math.ts';
+import { Pose, poseCopy } from './pose.ts';
+
+/**
+ * Inertialization (Bollo, GDC 2018; Unreal 4.24+): at a transition the output switches to the new
+ * pose at once, and the difference between the last output and the new pose decays to zero along
+ * a quintic that starts with the old pose's own velocity. Per bone and attribute the difference is
+ * one scalar along a fixed direction (translation, scale) or axis (rotation).
+ *
+ * A scalar curve is seven numbers: [x0, v0, a0, t1, A, B, C] with
+ *   x(t) = A t^5 + B t^4 + C t^3 + (a0/2) t^2 + v0 t + x0 for t < t1, and 0 from t1 on,
+ * x(0) = x0, x'(0) = v0, x''(0) = a0, x(t1) = x'(t1) = x''(t1) = 0.
+ */
+export const CURVE_STRIDE = 7;
+
+/**
+ * Fits the curve for offset x0 moving at v0 over at most `duration` seconds into
+ * out[o .. o+6], with the overshoot guards: the sign is normalised so x0 >= 0; a velocity moving
+ * away from the target is zeroed; approaching fast shortens t1 to -5 x0 / v0; a0 >= 0.
+ * The curve's values are in the caller's sign (a negative x0 gives a negative curve).
+ */
+export function inertialCurveFit(out: Float64Array, o: number, x0: number, v0: number, duration: number): void {
+  const sign = x0 < 0 ? -1 : 1;
+  let x = x0 * sign;
+  let v = v0 * sign;
+  let t1 = duration;
+  if (!(x > EPSILON) || !(t1 > 0) || !Number.isFinite(x)) {
+    out.fill(0, o, o + CURVE_STRIDE);
+    return;
+  }
+  if (!Number.isFinite(v) || v > 0) v = 0;
+  if (v < 0) t1 = Math.min(t1, (-5 * x) / v);
+  const t2 = t1 * t1;
+  const a0 = Math.max(0, (-8 * v * t1 - 20 * x) / t2);
+  const A = -(a0 * t2 + 6 * v * t1 + 12 * x) / (2 * t2 * t2 * t1);
+  const B = (3 * a0 * t2 + 16 * v * t1 + 30 * x) / (2 * t2 * t2);
+  const C = -(3 * a0 * t2 + 12 * v * t1 + 20 * x) / (2 * t2 * t1);
+  out[o] = x * sign;
+  out[o + 1] = v * sign;
+  out[o + 2] = a0 * sign;
+  out[o + 3] = t1;
+  out[o + 4] = A * sign;
+  out[o + 5] = B * sign;
+  out[o + 6] = C * sign;
+}
+
+/** The curve's value at time t (0 at and after t1). */
+export function inertialCurveValue(curve: Float64Array, o: number, t: number): number {
+  const t1 = curve[o + 3];
+  if (!(t < t1)) return 0;
+  if (t <= 0) return curve[o];
+  return ((((curve[o + 4] * t + curve[o + 5]) * t + curve[o + 6]) * t + curve[o + 2] * 0.5) * t + curve[o + 1]) * t + curve[o];
+}
+
+/**
+ * The decaying offset of a whole pose: per bone a direction and a curve for translation, an axis
+ * and a curve for rotation, a direction and a curve for scale. The caller owns one per node and
+ * sizes it once; start() fits it at a transition, apply() adds it to each frame's new pose.
+ */
+export class PoseInertializer {
+  readonly boneCount: number;
+  private readonly translationDir: Float64Array;
+  private readonly rotationAxis: Float64Array;
+  private readonly scaleDir: Float64Array;
+  private readonly translationCurve: Float64Array;
+  private readonly rotationCurve: Float64Array;
+  private readonly scaleCurve: Float64Array;
+  /** [elapsed, duration] of the running transition; elapsed >= duration means none. */
+  readonly clock = new Float64Array(2);
+
+  constructor(boneCount: number) {
+    this.boneCount = boneCount;
+    this.translationDir = new Float64Array(boneCount * 3);
+    this.rotationAxis = new Float64Array(boneCount * 3);
+    this.scaleDir = new Float64Array(boneCount * 3);
+    this.translationCurve = new Float64Array(boneCount * CURVE_STRIDE);
+    this.rotationCurve = new Float64Array(boneCount * CURVE_STRIDE);
+    this.scaleCurve = new Float64Array(boneCount * CURVE_STRIDE);
+  }
+
+  /** True until the elapsed time reaches the duration (to within a nanosecond of summed delta times). */
+  get active(): boolean {
+    return this.clock[0] < this.clock[1] - 1e-9;
+  }
+
+  get elapsed(): number {
+    return this.clock[0];
+  }
+
+  get duration(): number {
+    return this.clock[1];
+  }
+
+  stop(): void {
+    this.clock[0] = 0;
+    this.clock[1] = 0;
+  }
+
+  /**
+   * Fits the offsets from `target` (the new pose) to `previous` (the last pose output), with
+   * velocities measured against `older` (the pose output before it) over `olderDeltaTime`
+   * seconds. Without an older pose (null, or a delta time of 0) velocities are 0.
+   */
+  start(target: Pose, previous: Pose, older: Pose | null, olderDeltaTime: number, duration: number): void {
+    this.clock[0] = 0;
+    this.clock[1] = duration > 0 && Number.isFinite(duration) ? duration : 0;
+    const dt = older !== null && olderDeltaTime > 0 ? olderDeltaTime : 0;
+    const n = this.boneCount;
+    const d = this.clock[1];
+    for (let bone = 0; bone < n; bone++) {
+      fitVector(this.translationDir, this.translationCurve, bone, target.translations, previous.translations, older?.translations ?? null, dt, d);
+      fitVector(this.scaleDir, this.scaleCurve, bone, target.scales, previous.scales, older?.scales ?? null, dt, d);
+      fitRotation(this.rotationAxis, this.rotationCurve, bone, target.rotations, previous.rotations, older?.rotations ?? null, dt, d);
+    }
+  }
+
+  /** Adds the offsets at the current elapsed time to `pose` (the new pose this frame). */
+  apply(pose: Pose): void {
+    if (!(this.clock[0] < this.clock[1] - 1e-9)) return;
+    const t = this.clock[0];
+    const n = this.boneCount;
+    const pt = pose.translations, pr = pose.rotations, ps = pose.scales;
+    for (let bone = 0; bone < n; bone++) {
+      const b3 = bone * 3, b4 = bone * 4, c = bone * CURVE_STRIDE;
+      const xt = inertialCurveValue(this.translationCurve, c, t);
+      if (xt !== 0) {
+        pt[b3] += this.translationDir[b3] * xt;
+        pt[b3 + 1] += this.translationDir[b3 + 1] * xt;
+        pt[b3 + 2] += this.translationDir[b3 + 2] * xt;
+      }
+      const xs = inertialCurveValue(this.scaleCurve, c, t);
+      if (xs !== 0) {
+        ps[b3] += this.scaleDir[b3] * xs;
+        ps[b3 + 1] += this.scaleDir[b3 + 1] * xs;
+        ps[b3 + 2] += this.scaleDir[b3 + 2] * xs;
+      }
+      const xr = inertialCurveValue(this.rotationCurve, c, t);
+      if (xr !== 0) {
+        // pose rotation = offset(axis, xr) * pose rotation, as previous = offset * target.
+        const h = xr * 0.5, s = Math.sin(h), w = Math.cos(h);
+        const ax = this.rotationAxis[b3] * s, ay = this.rotationAxis[b3 + 1] * s, az = this.rotationAxis[b3 + 2] * s;
+        const bx = pr[b4], by = pr[b4 + 1], bz = pr[b4 + 2], bw = pr[b4 + 3];
+        pr[b4] = w * bx + ax * bw + ay * bz - az * by;
+        pr[b4 + 1] = w * by - ax * bz + ay * bw + az * bx;
+        pr[b4 + 2] = w * bz + ax * by - ay * bx + az * bw;
+        pr[b4 + 3] = w * bw - ax * bx - ay * by - az * bz;
+        quatNormalize(pr, b4);
+      }
+    }
+  }
+
+  /** Advances the transition clock by the delta time held in dt[0] (an array: see ClipCursor). */
+  advance(dt: Float64Array): void {
+    if (this.clock[0] < this.clock[1] - 1e-9) this.clock[0] += dt[0];
+  }
+}
+
+function fitVector(
+  dir: Float64Array, curve: Float64Array, bone: number,
+  target: Float64Array, previous: Float64Array, older: Float64Array | null, dt: number, duration: number,
+): void {
+  const b3 = bone * 3;
+  const x = previous[b3] - target[b3], y = previous[b3 + 1] - target[b3 + 1], z = previous[b3 + 2] - target[b3 + 2];
+  const x0 = Math.sqrt(x * x + y * y + z * z);
+  if (!(x0 > 1e-9) || !(duration > 0)) {
+    dir[b3] = 0; dir[b3 + 1] = 0; dir[b3 + 2] = 0;
+    inertialCurveFit(curve, bone * CURVE_STRIDE, 0, 0, 0);
+    return;
+  }
+  const nx = x / x0, ny = y / x0, nz = z / x0;
+  dir[b3] = nx; dir[b3 + 1] = ny; dir[b3 + 2] = nz;
+  let v0 = 0;
+  if (older !== null && dt > 0) {
+    // The older pose's offset measured along the same direction.
+    const xn1 = (older[b3] - target[b3]) * nx + (older[b3 + 1] - target[b3 + 1]) * ny + (older[b3 + 2] - target[b3 + 2]) * nz;
+    v0 = (x0 - xn1) / dt;
+  }
+  inertialCurveFit(curve, bone * CURVE_STRIDE, x0, v0, duration);
+}
+
+function wrapAngle(a: number): number {
+  while (a > Math.PI) a -= 2 * Math.PI;
+  while (a < -Math.PI) a += 2 * Math.PI;
+  return a;
+}
+
+function fitRotation(
+  axis: Float64Array, curve: Float64Array, bone: number,
+  target: Float64Array, previous: Float64Array, older: Float64Array | null, dt: number, duration: number,
+): void {
+  const b3 = bone * 3, b4 = bone * 4;
+  // q0 = previous * inverse(target), taken the shorter way round (w >= 0).
+  const tx = -target[b4], ty = -target[b4 + 1], tz = -target[b4 + 2], tw = target[b4 + 3];
+  const px = previous[b4], py = previous[b4 + 1], pz = previous[b4 + 2], pw = previous[b4 + 3];
+  let qx = pw * tx + px * tw + py * tz - pz * ty;
+  let qy = pw * ty - px * tz + py * tw + pz * tx;
+  let qz = pw * tz + px * ty - py * tx + pz * tw;
+  let qw = pw * tw - px * tx - py * ty - pz * tz;
+  if (qw < 0) { qx = -qx; qy = -qy; qz = -qz; qw = -qw; }
+  const s = Math.sqrt(qx * qx + qy * qy + qz * qz);
+  const x0 = 2 * Math.atan2(s, qw);
+  if (!(x0 > 1e-9) || !(duration > 0) || !(s > 1e-12)) {
+    axis[b3] = 0; axis[b3 + 1] = 0; axis[b3 + 2] = 0;
+    inertialCurveFit(curve, bone * CURVE_STRIDE, 0, 0, 0);
+    return;
+  }
+  const ax = qx / s, ay = qy / s, az = qz / s;
+  axis[b3] = ax; axis[b3 + 1] = ay; axis[b3 + 2] = az;
+  let v0 = 0;
+  if (older !== null && dt > 0) {
+    // The older pose's offset as a twist about the same axis.
+    const ox = older[b4], oy = older[b4 + 1], oz = older[b4 + 2], ow = older[b4 + 3];
+    const rx = ow * tx + ox * tw + oy * tz - oz * ty;
+    const ry = ow * ty - ox * tz + oy * tw + oz * tx;
+    const rz = ow * tz + ox * ty - oy * tx + oz * tw;
+    const rw = ow * tw - ox * tx - oy * ty - oz * tz;
+    const xn1 = wrapAngle(2 * Math.atan2(rx * ax + ry * ay + rz * az, rw));
+    v0 = wrapAngle(x0 - xn1) / dt;
+  }
+  inertialCurveFit(curve, bone * CURVE_STRIDE, x0, v0, duration);
+}
+
+/**
+ * The last two poses a node output and the delta times that led to them, for measuring the
+ * velocity of the pose being left at a transition.
+ */
+export class PoseHistory {
+  previous: Pose;
+  older: Pose;
+  /** [delta time that led to previous, delta time that led to older]. */
+  readonly deltaTimes = new Float64Array(2);
+  /** How many poses are recorded (0, 1 or 2). */
+  count = 0;
+
+  constructor(boneCount: number) {
+    this.previous = new Pose(boneCount);
+    this.older = new Pose(boneCount);
+  }
+
+  /** Records `pose` as output after `dt[0]` seconds. A frame of zero delta time replaces the last pose. */
+  push(pose: Pose, dt: Float64Array): void {
+    if (this.count === 0) {
+      this.count = 1;
+      this.deltaTimes[0] = 0;
+    } else if (dt[0] > 0) {
+      const t = this.older;
+      this.older = this.previous;
+      this.previous = t;
+      this.deltaTimes[1] = this.deltaTimes[0];
+      this.deltaTimes[0] = dt[0];
+      this.count = 2;
+    }
+    poseCopy(this.previous, pose);
+  }
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Starts `inertializer` toward `target` from the recorded poses; false when there is no history. */
+  startTransition(inertializer: PoseInertializer, target: Pose, duration: number): boolean {
+    if (this.count === 0) return false;
+    inertializer.start(target, this.previous, this.count > 1 ? this.older : null, this.deltaTimes[0], duration);
+    return true;
+  }
+}

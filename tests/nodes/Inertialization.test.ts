@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { checkGraphAsset } from '../../graphs/loader.ts';
+import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
+import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { Pose } from '../../runtime/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { bipedInstance, expectClose } from '../support/graphs.ts';
+
+const DT = 0.05;
+const pure = (clip: string, time: number) => sampleClip(new Pose(22), new ClipBinding(builtinClip(clip), sampleSkeleton()), time, true);
+const inert = (g: AnimGraphInstance) => g.gatherDebug().children[0];
+
+const listGraph = () => bipedInstance({
+  idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+  walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+  run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+  list: { type: 'BlendList', inputs: { poses: ['idle', 'walk', 'run'] }, properties: { activeIndex: { param: 'gait' }, blendTimes: [0.3, 0.4, 0.5], blendMode: 'inertial' } },
+  inert: { type: 'Inertialization', inputs: { pose: 'list' } },
+}, 'inert', { gait: { type: 'int', default: 1 } });
+
+describe('Inertialization with requests from BlendList', () => {
+  it('switches the list at once and inertializes over the blend time of the pose switched to', () => {
+    const g = listGraph();
+    for (let i = 0; i < 4; i++) { g.update(DT); g.evaluate(); }
+    const last = Float64Array.from(g.evaluate().rotations);
+    g.setParameter('gait', 2);
+    g.update(DT);
+    expectClose(g.evaluate().rotations, last, 1e-12); // time 0 repeats the last output
+    const list = inert(g).children[0];
+    expect(list.values?.weights).toEqual([0, 0, 1]);
+    expect(list.children.map((c) => c.weight)).toEqual([0, 0, 1]); // the walk is no longer updated
+    expect(inert(g).description).toBe("'Active' Time: 0.000 / 0.500 (0%) [0.000]");
+    g.update(DT); g.evaluate();
+    expect(inert(g).description).toBe("'Active' Time: 0.050 / 0.500 (10%) [0.000]");
+    for (let i = 0; i < 9; i++) { g.update(DT); g.evaluate(); } // 10 x 0.05 = 0.5 s
+    expect(inert(g).values?.active).toBe(false);
+    expectClose(g.evaluate().rotations, pure('run', 11 * DT).rotations, 1e-12);
+  });
+
+  it('takes the shortest of several requests in one frame', () => {
+    const g = bipedInstance({
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+      walk2: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      upper: { type: 'BlendByBool', inputs: { True: 'run', False: 'walk' }, properties: { active: { param: 'fast' }, trueBlendTime: 0.3, blendMode: 'inertial' } },
+      lower: { type: 'BlendByBool', inputs: { True: 'idle', False: 'walk2' }, properties: { active: { param: 'fast' }, trueBlendTime: 0.1, blendMode: 'inertial' } },
+      mix: { type: 'BlendTwo', inputs: { A: 'upper', B: 'lower' }, properties: { alpha: 0.5 } },
+      inert: { type: 'Inertialization', inputs: { pose: 'mix' } },
+    }, 'inert', { fast: { type: 'bool', default: false } });
+    g.update(DT); g.evaluate();
+    g.update(DT); g.evaluate();
+    g.setParameter('fast', true);
+    g.update(DT); g.evaluate();
+    expect(inert(g).values).toMatchObject({ active: true, duration: 0.1, lastRequester: 'lower' });
+  });
+
+  it('subtracts the deficit from requests that keep interrupting, and pays it down', () => {
+    const g = listGraph();
+    g.update(DT); g.evaluate();
+    g.update(DT); g.evaluate();
+    g.setParameter('gait', 0); // 0.3 s
+    g.update(DT); g.evaluate();
+    g.update(DT); g.evaluate(); // 0.05 s in
+    g.setParameter('gait', 1); // 0.1 s in: interrupts with 0.2 s owed; no deficit outstanding yet: full 0.4 s
+    g.update(DT); g.evaluate();
+    expect(inert(g).values).toMatchObject({ duration: 0.4 });
+    expect(inert(g).values?.deficit).toBeCloseTo(0.2, 12);
+    g.update(DT); g.evaluate(); // deficit paid down to 0.15
+    expect(inert(g).values?.deficit).toBeCloseTo(0.15, 12);
+    g.setParameter('gait', 2); // 0.1 s in: deficit outstanding, so the 0.3 s now owed is subtracted from 0.5 s
+    g.update(DT); g.evaluate();
+    expect(inert(g).values?.duration).toBeCloseTo(0.2, 12);
+    expect(inert(g).values?.deficit).toBeCloseTo(0.3, 12);
+  });
+
+  it('emits start and end events with the duration, marking interruptions', () => {
+    const g = listGraph();
+    const seen: unknown[] = [];
+    g.events.on('inertializationStarted', (id, d) => seen.push(['start', id, d]));
+    g.events.on('inertializationEnded', (id, d, interrupted) => seen.push(['end', id, d, interrupted]));
+    g.update(DT); g.evaluate();
+    g.update(DT); g.evaluate();
+    g.setParameter('gait', 2);
+    g.update(DT); g.evaluate();
+    g.setParameter('gait', 0);
+    g.update(DT); g.evaluate();
+    for (let i = 0; i < 10; i++) { g.update(DT); g.evaluate(); }
+    expect(seen).toEqual([['start', 'inert', 0.5], ['end', 'inert', 0.5, true], ['start', 'inert', 0.3], ['end', 'inert', 0.3, false]]);
+  });
+});
+
+describe('inertialization requests at load', () => {
+  const asset = (nodes: Record<string, unknown>, output: string) => ({
+    format: 'animgraph/1', skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+    parameters: { fast: { type: 'bool' } }, nodes, output,
+  });
+  const players = {
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+  };
+
+  it('rejects an inertial blend with no Inertialization node below it, naming both ends', () => {
+    const result = checkGraphAsset(asset({ ...players, gait: { type: 'BlendByBool', inputs: { True: 'run', False: 'walk' }, properties: { active: { param: 'fast' }, blendMode: 'inertial' } } }, 'gait'));
+    expect(result.ok).toBe(false);
+    const p = !result.ok ? result.problems[0] : undefined;
+    expect(p).toMatchObject({ path: '$.nodes.gait.properties.blendMode', code: 'no-inertialization' });
+    expect(p?.message).toContain("BlendByBool 'gait'");
+    expect(p?.message).toContain("the output 'gait'");
+  });
+
+  it('accepts one with an Inertialization node anywhere below it, and a crossfade without', () => {
+    const gait = { type: 'BlendByBool', inputs: { True: 'run', False: 'walk' }, properties: { active: { param: 'fast' }, blendMode: 'inertial' } };
+    expect(checkGraphAsset(asset({ ...players, gait, c: { type: 'CopyBone', inputs: { pose: 'gait' }, properties: { sourceBone: 'head', targetBone: 'neck' } }, i: { type: 'Inertialization', inputs: { pose: 'c' } } }, 'i')).ok).toBe(true);
+    expect(checkGraphAsset(asset({ ...players, gait: { ...gait, properties: { active: true } } }, 'gait')).ok).toBe(true);
+  });
+});

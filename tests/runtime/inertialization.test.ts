@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue } from '../../runtime/inertialization.ts';
+
+/**
+ * Independent construction: with x0, v0, a0 fixed at t = 0, solve the 3x3 system
+ * x(t1) = x'(t1) = x''(t1) = 0 for the t^3, t^4, t^5 coefficients by Gaussian elimination.
+ */
+function solveQuintic(x0: number, v0: number, a0: number, t1: number): number[] {
+  const m = [
+    [t1 ** 3, t1 ** 4, t1 ** 5, -(x0 + v0 * t1 + 0.5 * a0 * t1 ** 2)],
+    [3 * t1 ** 2, 4 * t1 ** 3, 5 * t1 ** 4, -(v0 + a0 * t1)],
+    [6 * t1, 12 * t1 ** 2, 20 * t1 ** 3, -a0],
+  ];
+  for (let c = 0; c < 3; c++) {
+    for (let r = c + 1; r < 3; r++) {
+      const f = m[r][c] / m[c][c];
+      for (let k = c; k < 4; k++) m[r][k] -= f * m[c][k];
+    }
+  }
+  const x = [0, 0, 0];
+  for (let r = 2; r >= 0; r--) x[r] = (m[r][3] - m[r].slice(r + 1, 3).reduce((s, v, i) => s + v * x[r + 1 + i], 0)) / m[r][r];
+  return [x0, v0, a0 / 2, ...x]; // coefficients of t^0 .. t^5
+}
+const poly = (c: number[], t: number) => c.reduce((s, k, i) => s + k * t ** i, 0);
+const dpoly = (c: number[], t: number) => c.reduce((s, k, i) => s + (i > 0 ? i * k * t ** (i - 1) : 0), 0);
+const ddpoly = (c: number[], t: number) => c.reduce((s, k, i) => s + (i > 1 ? i * (i - 1) * k * t ** (i - 2) : 0), 0);
+
+function fit(x0: number, v0: number, duration: number): Float64Array {
+  const c = new Float64Array(CURVE_STRIDE);
+  inertialCurveFit(c, 0, x0, v0, duration);
+  return c;
+}
+
+describe('inertialization curve', () => {
+  it('starts at x0 with velocity v0 and reaches zero value, velocity and acceleration at t1', () => {
+    const c = fit(0.5, -1, 0.4);
+    // Guards here: v0 < 0 and -5 x0 / v0 = 2.5 > 0.4, so t1 stays 0.4; a0 = (3.2 - 10) / 0.16 < 0 -> 0.
+    expect(c[3]).toBe(0.4);
+    expect(c[2]).toBe(0);
+    const ref = solveQuintic(0.5, -1, 0, 0.4);
+    for (const t of [0, 0.05, 0.1, 0.2, 0.3, 0.39]) expect(inertialCurveValue(c, 0, t)).toBeCloseTo(poly(ref, t), 12);
+    expect(inertialCurveValue(c, 0, 0)).toBe(0.5);
+    const h = 1e-6;
+    expect((inertialCurveValue(c, 0, h) - inertialCurveValue(c, 0, 0)) / h).toBeCloseTo(-1, 4);
+    expect(poly(ref, 0.4)).toBeCloseTo(0, 12);
+    expect(dpoly(ref, 0.4)).toBeCloseTo(0, 10);
+    expect(ddpoly(ref, 0.4)).toBeCloseTo(0, 8);
+    expect(inertialCurveValue(c, 0, 0.4)).toBe(0);
+    expect(inertialCurveValue(c, 0, 1)).toBe(0);
+  });
+
+  it('zeroes a velocity moving away from the target, and never changes sign on [0, t1]', () => {
+    const c = fit(0.3, 2, 0.5);
+    expect(c[1]).toBe(0);
+    const ref = solveQuintic(0.3, 0, c[2], 0.5);
+    expect(c[2]).toBeCloseTo(Math.max(0, -20 * 0.3 / 0.25), 12); // = 0: x0 > 0 makes the formula negative
+    for (let t = 0; t < 0.5; t += 0.01) {
+      const x = inertialCurveValue(c, 0, t);
+      expect(x).toBeCloseTo(poly(ref, t), 12);
+      expect(x).toBeGreaterThanOrEqual(-1e-12);
+    }
+  });
+
+  it('clamps t1 to -5 x0 / v0 when approaching fast, with a0 >= 0', () => {
+    const c = fit(0.1, -5, 1); // -5 * 0.1 / -5 = 0.1
+    expect(c[3]).toBeCloseTo(0.1, 15);
+    // a0 = (-8 v0 t1 - 20 x0) / t1^2 = (4 - 2) / 0.01 = 200
+    expect(c[2]).toBeCloseTo(200, 9);
+    const ref = solveQuintic(0.1, -5, 200, 0.1);
+    for (let t = 0; t < 0.1; t += 0.005) {
+      expect(inertialCurveValue(c, 0, t)).toBeCloseTo(poly(ref, t), 10);
+      expect(inertialCurveValue(c, 0, t)).toBeGreaterThanOrEqual(-1e-12); // no overshoot
+    }
+  });
+
+  it('mirrors a negative offset', () => {
+    const pos = fit(0.7, -0.4, 0.3), neg = fit(-0.7, 0.4, 0.3);
+    for (const t of [0, 0.1, 0.2]) expect(inertialCurveValue(neg, 0, t)).toBeCloseTo(-inertialCurveValue(pos, 0, t), 14);
+  });
+
+  it('is flat zero for a zero offset or a zero duration, without NaN', () => {
+    for (const [x0, v0, d] of [[0, 3, 0.2], [0.5, -1, 0], [0.5, -1, -1], [1e-20, 0, 0.2], [0.5, NaN, 0.2]]) {
+      const c = fit(x0, v0, d);
+      expect(Array.from(c).every(Number.isFinite)).toBe(true);
+      if (d <= 0 || x0 < 1e-9) expect(inertialCurveValue(c, 0, 0.05)).toBe(0);
+    }
+  });
+});
