@@ -9,6 +9,7 @@
  * Every SequencePlayer's start time is bound to a float parameter (phaseA / phaseB), so one shared
  * AnimGraph serves a crowd whose characters each start at their own phase (see createCrowd).
  */
+import { InertialBlendType } from '../nodes/InertialBlend.ts';
 import { BlendTwoType } from '../nodes/BlendTwo.ts';
 import { OutputType } from '../nodes/index.ts';
 import { SequencePlayerType } from '../nodes/SequencePlayer.ts';
@@ -17,7 +18,7 @@ import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../runtime
 import type { ParameterDefinition } from '../runtime/parameters.ts';
 import { Skeleton, type BoneDefinition } from '../runtime/skeleton.ts';
 
-export type CrowdGraphKind = 'player' | 'blend';
+export type CrowdGraphKind = 'player' | 'blend' | 'inertial';
 
 export const CROWD_BONE_COUNT = 65;
 export const CROWD_FRAME_RATE = 30;
@@ -138,6 +139,7 @@ export function makeCrowdClips(skeleton: Skeleton): Map<string, Clip> {
 export const CROWD_PARAMETERS: Readonly<Record<string, ParameterDefinition>> = {
   phaseA: { type: 'float', default: 0 },
   phaseB: { type: 'float', default: 0 },
+  useA: { type: 'bool', default: true },
 };
 
 /** The shared graph for a crowd: a single looping SequencePlayer, or a BlendTwo of two at alpha 0.5. */
@@ -153,6 +155,18 @@ export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
   const nodes: CompiledNode[] = [playerA];
   if (kind === 'player') {
     nodes.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'playerA' } });
+  } else if (kind === 'inertial') {
+    // A transition that never ends (switch useA once): the steady cost of inertializing.
+    nodes.push(
+      {
+        id: 'playerB',
+        nodeType: SequencePlayerType,
+        properties: { clip: 'clipB', playRate: 1, loop: true, startTime: { param: 'phaseB' } },
+        inputs: {},
+      },
+      { id: 'switch', nodeType: InertialBlendType, properties: { useA: { param: 'useA' }, blendTime: 1e6 }, inputs: { A: 'playerA', B: 'playerB' } },
+      { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'switch' } },
+    );
   } else {
     nodes.push(
       {

@@ -72,6 +72,17 @@ describe('animgraph run', () => {
   });
 });
 
+describe('the inertial example', () => {
+  it('switches walk to run and back with --set, as the README shows', async () => {
+    const { code, out } = await cli('run', `${root}graphs/examples/sample-inertial.json`, '--seconds', '1.2', '--set', 'running=true@0.3', '--set', 'running=false@0.8', '--debug', 'text');
+    expect(code).toBe(0);
+    const frame = (n: number) => out.split('\n\n').find((b) => b.startsWith(`frame ${n} `))!;
+    expect(frame(12)).toContain("InertialBlend[gait]<W:100.0%> ('Active' Time: 0.100 / 0.300 (33%) Input: A)");
+    expect(frame(24)).toContain("('Active' Time: 0.000 / 0.300 (0%) Input: B)");
+    expect(frame(36)).toContain("('Inactive' Input: B)");
+  });
+});
+
 describe('animgraph validate', () => {
   it('prints a one-line summary and exits 0 for a valid graph', async () => {
     const { code, out } = await cli('validate', sample);
