@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue } from '../../runtime/inertialization.ts';
+import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue, PoseInertializer } from '../../runtime/inertialization.ts';
+import { quatFromAxisAngle } from '../../runtime/math.ts';
+import { Pose } from '../../runtime/pose.ts';
 
 /**
  * Independent construction: with x0, v0, a0 fixed at t = 0, solve the 3x3 system
@@ -84,5 +86,49 @@ describe('inertialization curve', () => {
       expect(Array.from(c).every(Number.isFinite)).toBe(true);
       if (d <= 0 || x0 < 1e-9) expect(inertialCurveValue(c, 0, 0.05)).toBe(0);
     }
+  });
+});
+
+describe('PoseInertializer', () => {
+  const pose = (angle: number, x = 0) => {
+    const p = new Pose(1);
+    quatFromAxisAngle(p.rotations, 0, 1, 0, 0, angle);
+    p.translations[0] = x;
+    return p;
+  };
+
+  it('decays a half-turn offset about its own axis without NaN, and leaves zero offsets alone', () => {
+    const inertializer = new PoseInertializer(1);
+    const target = pose(0, 5);
+    inertializer.start(target, pose(Math.PI, 5), null, 0, 0.2);
+    const out = pose(0, 5);
+    inertializer.apply(out); // t = 0: the previous pose exactly (q and -q are the same rotation)
+    expect(Math.abs(out.rotations[0])).toBeCloseTo(1, 12);
+    const dt = Float64Array.of(0.1);
+    inertializer.advance(dt);
+    const half = pose(0, 5);
+    inertializer.apply(half);
+    const angle = 2 * Math.atan2(Math.hypot(half.rotations[0], half.rotations[1], half.rotations[2]), half.rotations[3]);
+    expect(angle).toBeGreaterThan(0.1);
+    expect(angle).toBeLessThan(Math.PI);
+    expect(half.translations[0]).toBe(5); // no translation offset: untouched
+    inertializer.advance(dt);
+    expect(inertializer.active).toBe(false);
+  });
+
+  it('measures velocity from the older pose along the offset, and ignores it without a delta time', () => {
+    const inertializer = new PoseInertializer(1);
+    // Previous at x = 1, older at x = 1.5, target at 0: approaching at 0.5 / 0.1 s = 5 units/s.
+    inertializer.start(pose(0, 0), pose(0, 1), pose(0, 1.5), 0.1, 1);
+    const p = pose(0, 0);
+    inertializer.advance(Float64Array.of(1e-4));
+    inertializer.apply(p);
+    expect((p.translations[0] - 1) / 1e-4).toBeCloseTo(-5, 1);
+    const still = new PoseInertializer(1);
+    still.start(pose(0, 0), pose(0, 1), pose(0, 1.5), 0, 1);
+    const q = pose(0, 0);
+    still.advance(Float64Array.of(1e-4));
+    still.apply(q);
+    expect((q.translations[0] - 1) / 1e-4).toBeCloseTo(0, 1);
   });
 });
