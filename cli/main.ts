@@ -149,7 +149,7 @@ async function runCommand(args: readonly string[], io: Io): Promise<number> {
       writeDebug(`${JSON.stringify({ frame: f, time, tree: runner.instance.gatherDebug() })}\n`);
     }
     if (posesStream) {
-      await writeLine(posesStream, JSON.stringify({ frame: f, time, local: runner.localRows(), component: runner.componentRows() }));
+      await writeLine(posesStream, JSON.stringify({ frame: f, time, root: Array.from(runner.world), local: runner.localRows(), component: runner.componentRows() }));
     }
     if (progress && (f % 50 === 0 || f === runner.frameCount - 1)) {
       const done = (f + 1) / runner.frameCount;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { BvhError, loadBvh } from '../runtime/bvh.ts';
+import { extractRootMotion } from '../runtime/root-motion.ts';
 import type { Clip } from '../runtime/clip.ts';
 import { AnimGraph, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
 import type { NodeType } from '../runtime/node.ts';
@@ -145,6 +146,13 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     if (!clip) continue;
     if (skeleton && !clip.tracks.some((t) => skeleton.indexOf(t.bone) >= 0)) {
       problems.add(['clips', name, 'source'], 'clip-file', `clip '${name}' animates none of the skeleton's bones`);
+    }
+    if (def.rootMotion && skeleton) {
+      const options = def.rootMotion === true ? {} : def.rootMotion;
+      const bone = options.bone ?? skeleton.boneNames[0];
+      if (!clip.tracks.some((t) => t.bone === bone && (t.translation || t.rotation))) {
+        problems.add(['clips', name, 'rootMotion', ...(options.bone ? ['bone'] : [])], 'unknown-bone', `clip '${name}' does not animate root bone '${bone}', so it has no root motion to extract`);
+      } else clip.rootMotion = extractRootMotion(clip, bone, options.up ?? 'y');
     }
     clips.set(name, clip);
   }

@@ -26,6 +26,13 @@ export const clipSchema = z.object({
   frames: z.tuple([z.number().int(), z.number().int()]).optional()
     .describe('First and last frame to keep (inclusive); a negative last counts from the end (-1 = last frame).'),
   interpolation: z.enum(['slerp', 'nlerp']).optional().describe('Rotation interpolation between keys (default slerp).'),
+  rootMotion: z.union([
+    z.boolean(),
+    z.object({
+      bone: z.string().min(1).optional().describe('The bone whose motion is extracted (default: the skeleton root).'),
+      up: z.enum(['y', 'z']).optional().describe('The up axis: motion along it stays in the pose (default y).'),
+    }).strict(),
+  ]).optional().describe("Extract root motion: the root bone's horizontal translation and heading become a per-frame delta and the clip plays in place."),
 }).strict();
 
 export const bindingSchema = z.object({ param: z.string().describe('Name of the parameter that drives this property.') }).strict();

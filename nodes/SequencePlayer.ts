@@ -1,4 +1,5 @@
 import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
+import { rootMotionDelta } from '../runtime/root-motion.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 
@@ -6,10 +7,14 @@ import type { Pose } from '../runtime/pose.ts';
  * Plays a clip: advances its play time by delta time × play rate and samples it. Looping wraps
  * the time (emitting sequenceLooped); otherwise the time holds at either end (emitting
  * sequenceEnded once per arrival). A negative play rate plays backwards. Play rate, loop and
- * start time may be bound to parameters.
+ * start time may be bound to parameters. A clip with root motion adds this frame's root-motion
+ * delta, times the player's absolute weight, to the graph's root motion: blends blend it by weight.
  */
 export class SequencePlayer extends LocalPoseNode {
   private readonly cursor = new ClipCursor();
+  /** [time before, time after, looping, play rate] of this frame's advance, for root motion. */
+  private readonly span = new Float64Array(4);
+  private readonly delta = new Float64Array(4);
   private rate = 1;
   private atEnd = false;
 
@@ -41,6 +46,23 @@ export class SequencePlayer extends LocalPoseNode {
   }
 
   protected onUpdate(ctx: UpdateContext): void {
+    const motion = this.clip.clip.rootMotion;
+    this.span[0] = this.cursor.time;
+    this.advance(ctx);
+    if (motion === null) return;
+    // Root motion of this frame's advance, added to the graph's by this branch's weight.
+    this.span[1] = this.cursor.time;
+    this.span[2] = this.cursor.looping ? 1 : 0;
+    this.span[3] = this.rate;
+    rootMotionDelta(this.delta, this.clip.clip, motion, this.span);
+    const w = ctx.weight, out = this.graph.rootMotion, d = this.delta;
+    out[0] += d[0] * w;
+    out[1] += d[1] * w;
+    out[2] += d[2] * w;
+    out[3] += d[3] * w;
+  }
+
+  private advance(ctx: UpdateContext): void {
     const values = this.graph.parameterValues;
     const rate = readScalar(values, this.playRate);
     this.rate = Number.isFinite(rate) ? rate : 0;

@@ -1,5 +1,6 @@
 import { quatNlerp, quatSlerp } from './math.ts';
 import type { Pose } from './pose.ts';
+import type { RootMotionTrack } from './root-motion.ts';
 import type { Skeleton } from './skeleton.ts';
 
 export type RotationInterpolation = 'slerp' | 'nlerp';
@@ -29,6 +30,8 @@ export class Clip {
   readonly scales: Float64Array;
   /** How rotations are interpolated between keys when this clip is sampled. */
   readonly interpolation: RotationInterpolation;
+  /** Root motion taken out of the keys (see extractRootMotion), or null when the clip keeps it. */
+  rootMotion: RootMotionTrack | null = null;
 
   constructor(init: {
     name: string;

@@ -73,6 +73,7 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly outputComponent: ComponentPose;
   private readonly updateContexts: UpdateContext[] = [];
   private counter = 0;
+  readonly rootMotion = new Float64Array(4);
   private evaluatedAt = -1;
   private componentAt = -1;
   private elapsed = 0;
@@ -144,6 +145,7 @@ export class AnimGraphInstance implements GraphRuntime {
     ctx.deltaTime = dt;
     ctx.weight = 1;
     ctx.inertializer = null;
+    this.rootMotion.fill(0);
     this.root.update(ctx);
   }
 

@@ -18,6 +18,11 @@ export interface GraphRuntime {
   readonly componentPosePool: ComponentPosePool;
   /** Incremented once per graph update; a node updated in frame f-1 and f stays relevant. */
   readonly updateCounter: number;
+  /**
+   * This frame's root motion, [dx, dy, dz, dHeading] in the character's frame: reset before each
+   * update; every node that plays root motion adds its delta times its absolute weight.
+   */
+  readonly rootMotion: Float64Array;
   /** A reusable update context for the given depth of the update recursion. */
   updateContextAt(depth: number): UpdateContext;
 }

@@ -2,6 +2,7 @@ import type { AnimGraph, AnimGraphInstance } from './graph.ts';
 import type { DebugNode } from './node.ts';
 import type { ParameterValue } from './parameters.ts';
 import type { Pose } from './pose.ts';
+import { integrateRootMotion, type UpAxis } from './root-motion.ts';
 
 /** A parameter change at a time: applied before the first frame whose time is at or after `time`. */
 export interface ParameterChange {
@@ -32,6 +33,8 @@ export interface FrameResult {
   frame: number;
   /** Seconds since the start of the run. */
   time: number;
+  /** The character's world transform after this frame's root motion: [tx, ty, tz, qx, qy, qz, qw]. */
+  root?: number[];
   local?: BoneRow[];
   component?: BoneRow[];
   debug?: DebugNode;
@@ -56,6 +59,9 @@ export class GraphRunner {
   private readonly changes: ParameterChange[];
   private nextChange = 0;
   private pose: Pose | null = null;
+  /** The character's world transform [tx, ty, tz, qx, qy, qz, qw], moved by root motion each frame. */
+  readonly world = Float64Array.of(0, 0, 0, 0, 0, 0, 1);
+  private readonly up: UpAxis;
 
   constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline'> = {}) {
     const fps = options.fps ?? 30;
@@ -65,6 +71,7 @@ export class GraphRunner {
     this.fps = fps;
     this.frameCount = frames;
     this.instance = graph.createInstance();
+    this.up = [...graph.clipBindings.values()].find((b) => b.clip.rootMotion)?.clip.rootMotion?.up ?? 'y';
     // Stable sort: changes at the same time apply in the order given.
     this.changes = [...(options.timeline ?? [])].map((c, i) => ({ c, i }))
       .sort((a, b) => (a.c.time ?? 0) - (b.c.time ?? 0) || a.i - b.i).map(({ c }) => c);
@@ -81,6 +88,7 @@ export class GraphRunner {
       this.instance.setParameter(change.name, change.value);
     }
     this.instance.update(frame === 0 ? 0 : 1 / this.fps);
+    integrateRootMotion(this.world, this.instance.rootMotion, this.up);
     this.pose = this.instance.evaluate();
     return time;
   }
@@ -115,7 +123,7 @@ export function runGraph(graph: AnimGraph, options: RunOptions = {}): RunResult 
   const frames: FrameResult[] = [];
   for (let f = 0; f < runner.frameCount; f++) {
     const time = runner.step(f);
-    const result: FrameResult = { frame: f, time };
+    const result: FrameResult = { frame: f, time, root: Array.from(runner.world) };
     if (options.poses ?? true) {
       result.local = runner.localRows();
       result.component = runner.componentRows();

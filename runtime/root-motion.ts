@@ -1,0 +1,148 @@
+import type { Clip } from './clip.ts';
+
+/** Which component-space axis points up (the floor is the plane normal to it). */
+export type UpAxis = 'y' | 'z';
+
+/**
+ * Root motion extracted from a clip: per key, the root bone's horizontal translation and its
+ * heading (rotation about the up axis, unwrapped so that it is continuous across keys).
+ */
+export interface RootMotionTrack {
+  up: UpAxis;
+  /** Track index (in clip.tracks) of the root bone the motion was taken from. */
+  track: number;
+  /** [x, y, z] per key; the up component is 0. */
+  translations: Float64Array;
+  /** Heading in radians per key, unwrapped. */
+  headings: Float64Array;
+}
+
+/**
+ * Takes the root bone's horizontal translation and heading out of a clip's keys, so the clip
+ * plays in place (the root keeps its height and its tilt), and returns them as a track from
+ * which root-motion deltas are read. The clip's key arrays are modified: call on a clip the
+ * caller owns (the loader extracts on its own slice of the source clip).
+ */
+export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'): RootMotionTrack {
+  const track = clip.tracks.findIndex((t) => t.bone === rootBone);
+  if (track < 0) throw new RangeError(`clip '${clip.name}' has no track for root bone '${rootBone}'`);
+  const layout = clip.tracks[track];
+  const n = clip.tracks.length;
+  const u = up === 'y' ? 1 : 2; // index of the up component
+  const translations = new Float64Array(clip.frameCount * 3);
+  const headings = new Float64Array(clip.frameCount);
+  let previous = 0;
+  for (let f = 0; f < clip.frameCount; f++) {
+    const t = (f * n + track) * 3, r = (f * n + track) * 4;
+    if (layout.translation) {
+      for (let k = 0; k < 3; k++) {
+        if (k === u) continue;
+        translations[f * 3 + k] = clip.translations[t + k];
+        clip.translations[t + k] = 0;
+      }
+    }
+    if (layout.rotation) {
+      // Heading = the twist of the root rotation about the up axis; the pose keeps the rest (swing).
+      const x = clip.rotations[r], y = clip.rotations[r + 1], z = clip.rotations[r + 2], w = clip.rotations[r + 3];
+      const along = up === 'y' ? y : z;
+      let heading = 2 * Math.atan2(along, w);
+      // Unwrap against the previous key so deltas never jump by a full turn.
+      while (heading - previous > Math.PI) heading -= 2 * Math.PI;
+      while (heading - previous < -Math.PI) heading += 2 * Math.PI;
+      headings[f] = heading;
+      previous = heading;
+      // rotation = inverse(twist) * rotation
+      const h = -heading * 0.5, s = Math.sin(h), c = Math.cos(h);
+      const tx = 0, ty = up === 'y' ? s : 0, tz = up === 'z' ? s : 0;
+      clip.rotations[r] = c * x + tx * w + ty * z - tz * y;
+      clip.rotations[r + 1] = c * y - tx * z + ty * w + tz * x;
+      clip.rotations[r + 2] = c * z + tx * y - ty * x + tz * w;
+      clip.rotations[r + 3] = c * w - tx * x - ty * y - tz * z;
+    }
+  }
+  return { up, track, translations, headings };
+}
+
+const segment = new Float64Array(4);
+
+/** Root motion position and heading at clip time `time` (seconds, inside the clip), into out[0..3]. */
+function sampleAt(out: Float64Array, clip: Clip, motion: RootMotionTrack, time: number): void {
+  const position = Math.min(Math.max(time * clip.frameRate, 0), clip.frameCount - 1);
+  const f0 = Math.min(Math.floor(position), clip.frameCount - 1);
+  const f1 = Math.min(f0 + 1, clip.frameCount - 1);
+  const a = position - f0;
+  for (let k = 0; k < 3; k++) out[k] = motion.translations[f0 * 3 + k] + (motion.translations[f1 * 3 + k] - motion.translations[f0 * 3 + k]) * a;
+  out[3] = motion.headings[f0] + (motion.headings[f1] - motion.headings[f0]) * a;
+}
+
+const from = new Float64Array(4);
+const to = new Float64Array(4);
+
+/** Adds the motion from clip time a to b (both inside the clip) to `out`, composed after what it holds. */
+function addSegment(out: Float64Array, clip: Clip, motion: RootMotionTrack, a: number, b: number): void {
+  sampleAt(from, clip, motion, a);
+  sampleAt(to, clip, motion, b);
+  // Displacement in the frame of the character at time a (heading removed), then rotated into the
+  // frame `out` is expressed in (its accumulated heading change).
+  const dx = to[0] - from[0], dy = to[1] - from[1], dz = to[2] - from[2];
+  const up = motion.up;
+  const c = Math.cos(-from[3]), s = Math.sin(-from[3]);
+  let lx: number, ly: number, lz: number;
+  if (up === 'y') { lx = c * dx + s * dz; ly = dy; lz = -s * dx + c * dz; } else { lx = c * dx - s * dy; ly = s * dx + c * dy; lz = dz; }
+  const c2 = Math.cos(out[3]), s2 = Math.sin(out[3]);
+  if (up === 'y') { out[0] += c2 * lx + s2 * lz; out[1] += ly; out[2] += -s2 * lx + c2 * lz; } else { out[0] += c2 * lx - s2 * ly; out[1] += s2 * lx + c2 * ly; out[2] += lz; }
+  out[3] += to[3] - from[3];
+}
+
+/**
+ * The root-motion delta of playing from clip time span[0] to span[1] (a loop wrap is taken when
+ * `span[2]` is 1 and the times cross the clip's end or start), written to out as
+ * [dx, dy, dz, dHeading]: the displacement in the character's frame at the start and the heading
+ * change in radians. Times come in an array so the per-frame call boxes no numbers.
+ */
+export function rootMotionDelta(out: Float64Array, clip: Clip, motion: RootMotionTrack, span: Float64Array): Float64Array {
+  out[0] = 0; out[1] = 0; out[2] = 0; out[3] = 0;
+  const a = span[0], b = span[1], looping = span[2] !== 0, duration = clip.duration;
+  if (!(duration > 0)) return out;
+  const forward = span[3] >= 0;
+  if (!looping || (forward ? b >= a : b <= a)) {
+    addSegment(out, clip, motion, a, b);
+    return out;
+  }
+  // Wrapped once: to the end (or start), then on from the other end.
+  addSegment(out, clip, motion, a, forward ? duration : 0);
+  addSegment(out, clip, motion, forward ? 0 : duration, b);
+  return out;
+}
+
+/** out = out + delta × weight[0]: blending root motion by weight, as every node contributes its share. */
+export function accumulateRootMotion(out: Float64Array, delta: Float64Array, weight: number): void {
+  out[0] += delta[0] * weight;
+  out[1] += delta[1] * weight;
+  out[2] += delta[2] * weight;
+  out[3] += delta[3] * weight;
+}
+
+/**
+ * Applies a root-motion delta to a world transform of the character kept as
+ * [tx, ty, tz, qx, qy, qz, qw]: translation moves in the character's current facing, the heading
+ * turns about the up axis.
+ */
+export function integrateRootMotion(world: Float64Array, delta: Float64Array, up: UpAxis = 'y'): Float64Array {
+  const qx = world[3], qy = world[4], qz = world[5], qw = world[6];
+  const vx = delta[0], vy = delta[1], vz = delta[2];
+  const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
+  world[0] += vx + qw * tx + (qy * tz - qz * ty);
+  world[1] += vy + qw * ty + (qz * tx - qx * tz);
+  world[2] += vz + qw * tz + (qx * ty - qy * tx);
+  const h = delta[3] * 0.5, s = Math.sin(h), c = Math.cos(h);
+  const ax = 0, ay = up === 'y' ? s : 0, az = up === 'z' ? s : 0;
+  // q = q * turn (the turn is about the character's own up axis)
+  world[3] = qw * ax + qx * c + qy * az - qz * ay;
+  world[4] = qw * ay - qx * az + qy * c + qz * ax;
+  world[5] = qw * az + qx * ay - qy * ax + qz * c;
+  world[6] = qw * c - qx * ax - qy * ay - qz * az;
+  const len = Math.hypot(world[3], world[4], world[5], world[6]) || 1;
+  for (let i = 3; i < 7; i++) world[i] /= len;
+  return world;
+}
