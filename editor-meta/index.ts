@@ -10,11 +10,12 @@ import { InertializationMeta } from './Inertialization.ts';
 import { OutputMeta } from './Output.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
+import { StrideWarpingMeta } from './StrideWarping.ts';
 import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
-  BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, SequenceEvaluatorMeta, SequencePlayerMeta,
+  BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -27,6 +28,7 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   CopyBoneMeta,
   InertialBlendMeta,
   InertializationMeta,
+  StrideWarpingMeta,
   OutputMeta,
 ];
 

@@ -10,7 +10,7 @@ import { parameterFits, type ParameterDefinition, type ParameterType } from '../
 import { sampleClip, sampleSkeleton, SAMPLE_CLIP_NAMES } from '../runtime/sample-data.ts';
 import { Skeleton, SkeletonError } from '../runtime/skeleton.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
-import { graphEnvelopeSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, type GraphEnvelope, type NodeEnvelope } from './schema.ts';
+import { graphEnvelopeSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema, type GraphEnvelope, type NodeEnvelope } from './schema.ts';
 
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
@@ -177,7 +177,9 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     }
     const props = nodePropertiesSchema(type).safeParse(node.properties ?? {});
     if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error);
-    const properties = props.success ? props.data : {};
+    // When some properties are malformed, the well-formed ones are still checked, so one run
+    // reports an unknown bone next to a missing one.
+    const properties = props.success ? props.data : wellFormedProperties(type, node.properties ?? {});
     checkPropertyReferences(id, type, properties, node, parameters, clips, skeleton, problems);
     nodes.set(id, { envelope: node, type, properties });
   }
@@ -268,6 +270,14 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   } catch (e) {
     return { ok: false, problems: [{ path: '$', code: 'schema', message: `graph failed to instantiate: ${(e as Error).message}` }] };
   }
+}
+
+function wellFormedProperties(type: NodeType, raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(type.properties)) {
+    if (name in raw && propertySchema(spec).safeParse(raw[name]).success) out[name] = raw[name];
+  }
+  return out;
 }
 
 function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<GraphEnvelope> {

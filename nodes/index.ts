@@ -7,6 +7,7 @@ import { InertialBlendType } from './InertialBlend.ts';
 import { InertializationType } from './Inertialization.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
+import { StrideWarpingType } from './StrideWarping.ts';
 
 export { OutputNode, OutputType } from './Output.ts';
 
@@ -20,4 +21,5 @@ export const builtInNodeTypes: readonly NodeType[] = [
   CopyBoneType,
   InertialBlendType,
   InertializationType,
+  StrideWarpingType,
 ];

@@ -1,0 +1,45 @@
+import type { NodeEditorMeta } from './types.ts';
+
+const bone = (what: string) => ({ title: what, description: `The ${what.toLowerCase()} bone.` });
+
+export const StrideWarpingMeta: NodeEditorMeta = {
+  type: 'StrideWarping',
+  title: 'Stride Warping',
+  category: 'Skeletal controls',
+  description:
+    'Lengthens or shortens each step instead of changing the play rate, so a walk can match any speed without foot '
+    + "sliding. Each FK foot's offset along the stride direction from its scale origin (the thigh's gravity line on the "
+    + 'floor) is scaled; the pelvis is lowered so the legs still reach; the thighs turn toward the new feet; and a '
+    + 'built-in two-bone IK plants them, the foot keeping its FK orientation. In fromRootMotion mode the scale and '
+    + 'direction come from the locomotion speed and the root motion of the branch below, and the root motion is scaled '
+    + 'to match.',
+  pins: { pose: { title: 'Component Pose', description: 'The locomotion pose to warp.' } },
+  properties: {
+    mode: { title: 'Mode', description: 'manual: scale and direction from the properties. fromRootMotion: from the locomotion speed and the root motion below.' },
+    strideScale: { title: 'Stride Scale', description: 'Manual mode: how much longer the steps are (1 keeps them). Clamped to Min/Max Scale.' },
+    strideDirection: { title: 'Stride Direction', description: 'Manual mode (and fromRootMotion below the minimum speed): the direction of travel in component space; made tangent to the floor.' },
+    locomotionSpeed: { title: 'Locomotion Speed', description: 'fromRootMotion mode: the speed the character should move at, in skeleton units per second.', unit: 'units/s' },
+    minRootMotionSpeed: { title: 'Min Root Motion Speed', description: 'Below this root-motion speed the scale is 1 (standing still has no stride to warp).', unit: 'units/s' },
+    rootMotionSmoothingTime: { title: 'Root Motion Smoothing', description: 'Half-life of the average of the root-motion velocity in fromRootMotion mode; a scale that followed the velocity within each step would slide the feet.', unit: 's' },
+    minScale: { title: 'Min Scale', description: 'Smallest stride scale used.' },
+    maxScale: { title: 'Max Scale', description: 'Largest stride scale used.' },
+    scaleSmoothingTime: { title: 'Scale Smoothing', description: 'Half-life with which the scale follows its target; 0 follows at once.', unit: 's' },
+    floorNormal: { title: 'Floor Normal', description: 'Up direction of the floor in component space.' },
+    gravityDirection: { title: 'Gravity Direction', description: 'Down direction in component space; the thighs are projected to the floor along it.' },
+    pelvisBone: bone('Pelvis'),
+    leftThigh: bone('Left Thigh'),
+    leftCalf: bone('Left Calf'),
+    leftFoot: bone('Left Foot'),
+    rightThigh: bone('Right Thigh'),
+    rightCalf: bone('Right Calf'),
+    rightFoot: bone('Right Foot'),
+    adjustPelvis: { title: 'Adjust Pelvis', description: 'Lower the pelvis so each leg keeps its FK length to its warped foot.' },
+    pelvisIterations: { title: 'Pelvis Iterations', description: 'Iterations of the pelvis adjustment (1 to 10).' },
+    pelvisSmoothingTime: { title: 'Pelvis Smoothing', description: 'Half-life of the critically damped spring that smooths the pelvis adjustment; 0 applies it at once.', unit: 's' },
+    pelvisAlpha: { title: 'Pelvis Alpha', description: 'How much of the (smoothed) pelvis adjustment is applied.' },
+    correctThighs: { title: 'Correct Thighs', description: 'Turn each thigh by the rotation between its FK and warped leg directions.' },
+    clampLegLength: { title: 'Clamp Leg Length', description: 'Keep each foot target within the FK distance from its thigh.' },
+    solveIk: { title: 'Solve Leg IK', description: 'Place each foot at its warped position with the built-in two-bone IK.' },
+    alpha: { title: 'Alpha', description: 'Blend of the warped legs and pelvis over the input pose.' },
+  },
+};
