@@ -20,21 +20,23 @@ function loadBone(pose: ComponentPose, bone: number): void {
   for (let k = 0; k < 4; k++) xf.r[k] = pose.rotations[bone * 4 + k];
 }
 
-function dot(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
-  return a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2];
-}
+/*
+ * Lengths are written out as Math.sqrt of sums: Math.hypot allocates its arguments in V8.
+ * Helpers here return booleans or nothing, never numbers: the big functions below exhaust V8's
+ * inlining budget, and a number returned from a call that is not inlined is boxed (allocated).
+ */
 
-function normalize3(a: Float64Array, o: number): number {
-  const len = Math.hypot(a[o], a[o + 1], a[o + 2]);
-  if (len > 1e-9) {
-    a[o] /= len; a[o + 1] /= len; a[o + 2] /= len;
-  }
-  return len;
+/** Normalises a[o..o+2] in place; false (and unchanged) when its length is 1e-9 or less. */
+function normalize3(a: Float64Array, o: number): boolean {
+  const len = Math.sqrt(a[o] * a[o] + a[o + 1] * a[o + 1] + a[o + 2] * a[o + 2]);
+  if (!(len > 1e-9)) return false;
+  a[o] /= len; a[o + 1] /= len; a[o + 2] /= len;
+  return true;
 }
 
 /** out (quaternion at q) = the shortest rotation taking direction a to direction b (both unit). */
 function rotationBetween(out: Float64Array, q: number, a: Float64Array, ao: number, b: Float64Array, bo: number): void {
-  const c = dot(a, ao, b, bo);
+  const c = a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2];
   const x = a[ao + 1] * b[bo + 2] - a[ao + 2] * b[bo + 1];
   const y = a[ao + 2] * b[bo] - a[ao] * b[bo + 2];
   const z = a[ao] * b[bo + 1] - a[ao + 1] * b[bo];
@@ -42,7 +44,7 @@ function rotationBetween(out: Float64Array, q: number, a: Float64Array, ao: numb
     // Opposite: any axis perpendicular to a; legs never flip a half turn in one frame, so rare.
     const px = Math.abs(a[ao]) < 0.9 ? 1 : 0;
     out[q] = 0 * a[ao + 2] - 0; out[q + 1] = px * a[ao + 2]; out[q + 2] = -px * a[ao + 1]; out[q + 3] = 0;
-    if (Math.hypot(out[q], out[q + 1], out[q + 2]) < 1e-6) { out[q] = 0; out[q + 1] = a[ao + 2]; out[q + 2] = -a[ao + 1]; }
+    if (Math.sqrt(out[q] * out[q] + (out[q + 1]) * (out[q + 1]) + (out[q + 2]) * (out[q + 2])) < 1e-6) { out[q] = 0; out[q + 1] = a[ao + 2]; out[q + 2] = -a[ao + 1]; }
     quatNormalize(out, q);
     return;
   }
@@ -161,7 +163,7 @@ export class StrideWarping extends SkeletalControlNode {
         for (let i = 0; i < 3; i++) avg[i] += (rm[i] / dt - avg[i]) * k;
         avg[3] = 1;
       }
-      const speed = Math.hypot(avg[0], avg[1], avg[2]);
+      const speed = Math.sqrt(avg[0] * avg[0] + avg[1] * avg[1] + avg[2] * avg[2]);
       const wanted = readScalar(values, p.locomotionSpeed);
       if (speed >= p.minRootMotionSpeed && speed > 0 && wanted === wanted) {
         target = wanted / speed;
@@ -206,13 +208,13 @@ export class StrideWarping extends SkeletalControlNode {
     const p = this.props, values = this.graph.parameterValues, scale = this.scale[0];
     readVec3(v, N, values, p.floorNormal);
     readVec3(v, G, values, p.gravityDirection);
-    if (normalize3(v, N) < 1e-9) { v[N] = 0; v[N + 1] = 1; v[N + 2] = 0; }
-    normalize3(v, G);
+    if (!normalize3(v, N)) { v[N] = 0; v[N + 1] = 1; v[N + 2] = 0; }
+    if (!normalize3(v, G)) { v[G] = -v[N]; v[G + 1] = -v[N + 1]; v[G + 2] = -v[N + 2]; }
     // 1. Stride direction tangent to the floor.
     v[D] = this.direction[0]; v[D + 1] = this.direction[1]; v[D + 2] = this.direction[2];
-    const along = dot(v, D, v, N);
+    const along = v[D] * v[N] + v[D + 1] * v[N + 1] + v[D + 2] * v[N + 2];
     v[D] -= along * v[N]; v[D + 1] -= along * v[N + 1]; v[D + 2] -= along * v[N + 2];
-    const warp = normalize3(v, D) > 1e-6;
+    const warp = normalize3(v, D);
     const legs = p.legs.length;
     const pelvis = this.pelvis;
     pose.ensureComponent(pelvis);
@@ -228,10 +230,10 @@ export class StrideWarping extends SkeletalControlNode {
         v[F + k] = pose.translations[foot * 3 + k];
         v[H + k] = pose.translations[thigh * 3 + k];
       }
-      fkLength[i] = Math.hypot(v[F] - v[H], v[F + 1] - v[H + 1], v[F + 2] - v[H + 2]);
-      this.fkPelvisDistances[i] = Math.hypot(v[F] - v[P0], v[F + 1] - v[P0 + 1], v[F + 2] - v[P0 + 2]);
+      fkLength[i] = Math.sqrt((v[F] - v[H]) * (v[F] - v[H]) + (v[F + 1] - v[H + 1]) * (v[F + 1] - v[H + 1]) + (v[F + 2] - v[H + 2]) * (v[F + 2] - v[H + 2]));
+      this.fkPelvisDistances[i] = Math.sqrt((v[F] - v[P0]) * (v[F] - v[P0]) + (v[F + 1] - v[P0 + 1]) * (v[F + 1] - v[P0 + 1]) + (v[F + 2] - v[P0 + 2]) * (v[F + 2] - v[P0 + 2]));
       // Plane origin: the thigh's gravity line meeting the floor plane through the foot.
-      const gn = dot(v, G, v, N);
+      const gn = v[G] * v[N] + v[G + 1] * v[N + 1] + v[G + 2] * v[N + 2];
       if (Math.abs(gn) > 1e-6) {
         const t = ((v[F] - v[H]) * v[N] + (v[F + 1] - v[H + 1]) * v[N + 1] + (v[F + 2] - v[H + 2]) * v[N + 2]) / gn;
         for (let k = 0; k < 3; k++) v[O + k] = v[H + k] + v[G + k] * t;
@@ -254,7 +256,7 @@ export class StrideWarping extends SkeletalControlNode {
           const fx = warped[i * 3], fy = warped[i * 3 + 1], fz = warped[i * 3 + 2];
           const dist = this.fkPelvisDistances[i];
           let dx = v[P] - fx, dy = v[P + 1] - fy, dz = v[P + 2] - fz;
-          const len = Math.hypot(dx, dy, dz);
+          const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
           if (len > 1e-9) { dx /= len; dy /= len; dz /= len; } else { dx = -v[G]; dy = -v[G + 1]; dz = -v[G + 2]; }
           v[TMP] += (fx + dx * dist) / legs;
           v[TMP + 1] += (fy + dy * dist) / legs;
@@ -319,7 +321,7 @@ export class StrideWarping extends SkeletalControlNode {
           v[TMP + k] = pose.translations[foot * 3 + k] - v[H + k];
           v[TMP2 + k] = v[W + k] - v[H + k];
         }
-        if (normalize3(v, TMP) > 1e-9 && normalize3(v, TMP2) > 1e-9) {
+        if (normalize3(v, TMP) && normalize3(v, TMP2)) {
           rotationBetween(v, Q, v, TMP, v, TMP2);
           loadBone(pose, thigh);
           quatMultiply(xf.r, 0, v, Q, xf.r, 0);
@@ -328,7 +330,7 @@ export class StrideWarping extends SkeletalControlNode {
       }
       if (p.clampLegLength) {
         const dx = v[W] - v[H], dy = v[W + 1] - v[H + 1], dz = v[W + 2] - v[H + 2];
-        const len = Math.hypot(dx, dy, dz);
+        const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
         if (len > fkLength[i] && len > 1e-9) {
           const k = fkLength[i] / len;
           v[W] = v[H] + dx * k; v[W + 1] = v[H + 1] + dy * k; v[W + 2] = v[H + 2] + dz * k;
@@ -383,21 +385,21 @@ function solveLeg(pose: ComponentPose, upper: number, middle: number, end: numbe
   }
   for (let k = 0; k < 4; k++) leg[FR + k] = pose.rotations[end * 4 + k];
   for (let k = 0; k < 3; k++) leg[T + k] = target[to + k];
-  const la = Math.hypot(leg[B] - leg[A], leg[B + 1] - leg[A + 1], leg[B + 2] - leg[A + 2]);
-  const lb = Math.hypot(leg[C] - leg[B], leg[C + 1] - leg[B + 1], leg[C + 2] - leg[B + 2]);
+  const la = Math.sqrt((leg[B] - leg[A]) * (leg[B] - leg[A]) + (leg[B + 1] - leg[A + 1]) * (leg[B + 1] - leg[A + 1]) + (leg[B + 2] - leg[A + 2]) * (leg[B + 2] - leg[A + 2]));
+  const lb = Math.sqrt((leg[C] - leg[B]) * (leg[C] - leg[B]) + (leg[C + 1] - leg[B + 1]) * (leg[C + 1] - leg[B + 1]) + (leg[C + 2] - leg[B + 2]) * (leg[C + 2] - leg[B + 2]));
   for (let k = 0; k < 3; k++) leg[U + k] = leg[T + k] - leg[A + k];
-  const reach = normalize3(leg, U);
-  if (!(la > 1e-9) || !(lb > 1e-9) || !(reach > 1e-9)) return;
+  const reach = Math.sqrt(leg[U] * leg[U] + leg[U + 1] * leg[U + 1] + leg[U + 2] * leg[U + 2]);
+  if (!(la > 1e-9) || !(lb > 1e-9) || !normalize3(leg, U)) return;
   const d = Math.min(Math.max(reach, Math.abs(la - lb) + 1e-9), la + lb - 1e-9);
   // Bend direction: the knee's offset from the upper-to-target line, as the pose has it.
   const kn = (leg[B] - leg[A]) * leg[U] + (leg[B + 1] - leg[A + 1]) * leg[U + 1] + (leg[B + 2] - leg[A + 2]) * leg[U + 2];
   for (let k = 0; k < 3; k++) leg[PERP + k] = leg[B + k] - leg[A + k] - kn * leg[U + k];
-  if (normalize3(leg, PERP) < 1e-9) {
+  if (!normalize3(leg, PERP)) {
     // A straight leg gives no plane: bend forward of the axis, toward any perpendicular.
     leg[PERP] = 0; leg[PERP + 1] = 0; leg[PERP + 2] = 1;
-    const c = dot(leg, PERP, leg, U);
+    const c = leg[PERP] * leg[U] + leg[PERP + 1] * leg[U + 1] + leg[PERP + 2] * leg[U + 2];
     for (let k = 0; k < 3; k++) leg[PERP + k] -= c * leg[U + k];
-    if (normalize3(leg, PERP) < 1e-9) { leg[PERP] = 1; leg[PERP + 1] = 0; leg[PERP + 2] = 0; }
+    if (!normalize3(leg, PERP)) { leg[PERP] = 1; leg[PERP + 1] = 0; leg[PERP + 2] = 0; }
   }
   const cosA = Math.min(Math.max((la * la + d * d - lb * lb) / (2 * la * d), -1), 1);
   const sinA = Math.sqrt(1 - cosA * cosA);
@@ -416,7 +418,7 @@ function solveLeg(pose: ComponentPose, upper: number, middle: number, end: numbe
     leg[V1 + k] = pose.translations[end * 3 + k] - pose.translations[middle * 3 + k];
     leg[T + k] = target[to + k] - pose.translations[middle * 3 + k];
   }
-  if (normalize3(leg, V1) > 1e-9 && normalize3(leg, T) > 1e-9) {
+  if (normalize3(leg, V1) && normalize3(leg, T)) {
     rotationBetween(leg, RQ, leg, V1, leg, T);
     loadBone(pose, middle);
     quatMultiply(xf.r, 0, leg, RQ, xf.r, 0);

@@ -142,7 +142,7 @@ export function integrateRootMotion(world: Float64Array, delta: Float64Array, up
   world[4] = qw * ay - qx * az + qy * c + qz * ax;
   world[5] = qw * az + qx * ay - qy * ax + qz * c;
   world[6] = qw * c - qx * ax - qy * ay - qz * az;
-  const len = Math.hypot(world[3], world[4], world[5], world[6]) || 1;
+  const len = Math.sqrt(world[3] * world[3] + world[4] * world[4] + world[5] * world[5] + world[6] * world[6]) || 1;
   for (let i = 3; i < 7; i++) world[i] /= len;
   return world;
 }
