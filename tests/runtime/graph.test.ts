@@ -42,6 +42,9 @@ describe('graph instance', () => {
     expect(result.perFrame).toBeLessThan(4);
     expect(result.listWeights[0]).toBeGreaterThan(0.4); // the list really was still blending
     expect(result.poolSize).toBeLessThanOrEqual(3);
+    // InertialBlend mid-transition under StrideWarping (leg IK, pelvis spring, alpha 0.7).
+    expect(result.perFrameWarped).toBeLessThan(4);
+    expect(result.inertialActive).toBe(true);
   });
 
   it('never produces NaN from degenerate parameters', () => {

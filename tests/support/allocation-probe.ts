@@ -3,7 +3,7 @@
  * plain Node process (`node --expose-gc --import tsx`). The allocation test runs this instead of
  * measuring inside vitest, whose module transform turns imports into property reads and so
  * changes what V8 inlines (and therefore what it boxes).
- * Prints one JSON line: { perFrame, poolSize, listWeights }.
+ * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive }.
  */
 import { loadGraphAsset } from '../../graphs/loader.ts';
 
@@ -42,4 +42,45 @@ const windows = [0, 1, 2].map(() => {
   return (process.memoryUsage().heapUsed - before) / 20000;
 });
 const list = g.gatherDebug().children[0].children[0];
-console.log(JSON.stringify({ perFrame: Math.min(...windows), windows, poolSize: g.posePool.size, listWeights: list.values?.weights }));
+
+// Second graph: an InertialBlend held in a transition under StrideWarping (IK, pelvis spring, alpha).
+const h = loadGraphAsset({
+  format: 'animgraph/1',
+  skeleton: 'builtin:biped',
+  clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+  parameters: { a: { type: 'bool', default: true } },
+  nodes: {
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+    ib: { type: 'InertialBlend', inputs: { A: 'walk', B: 'run' }, properties: { useA: { param: 'a' }, blendTime: 1e6 } },
+    w: {
+      type: 'StrideWarping', inputs: { pose: 'ib' },
+      properties: {
+        strideScale: 1.3, pelvisBone: 'pelvis', leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l',
+        rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r', alpha: 0.7, pelvisSmoothingTime: 0.1,
+      },
+    },
+  },
+  output: 'w',
+}).createInstance();
+h.update(1 / 60);
+h.evaluate();
+h.setParameter('a', false);
+const frame2 = () => {
+  h.update(1 / 60);
+  h.evaluate();
+  h.componentPose();
+};
+for (let i = 0; i < 5000; i++) frame2();
+const windows2 = [0, 1, 2].map(() => {
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 20000; i++) frame2();
+  return (process.memoryUsage().heapUsed - before) / 20000;
+});
+const inertialActive = h.gatherDebug().children[0].children[0].values?.active;
+
+console.log(JSON.stringify({
+  perFrame: Math.min(...windows), windows, poolSize: g.posePool.size, listWeights: list.values?.weights,
+  perFrameWarped: Math.min(...windows2), inertialActive,
+}));
