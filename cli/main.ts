@@ -14,6 +14,7 @@ Usage:
                       [--debug text|jsonl] [--debug-out FILE] [--poses FILE] [--quiet]
   animgraph validate GRAPH
   animgraph schema [--out FILE]
+  animgraph index GRAPH --out FILE [--node ID]
   animgraph help
 
 run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set changes a
@@ -24,6 +25,9 @@ run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set c
 validate  checks GRAPH and its skeleton and clip files; prints every problem with its JSON
           path and exits 1, or a one-line summary and exits 0.
 schema    prints the JSON Schema of the graph asset format (or writes it to --out FILE).
+index     builds the pose-search database of GRAPH's PoseSearchBlend node (--node ID when
+          there are several) from its clips and writes it to FILE, for the node's
+          \`database\` property; an index file the graph already names is ignored and rebuilt.
 `;
 
 export interface Io {
@@ -47,6 +51,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'run': return await runCommand(rest, io);
       case 'validate': return validateCommand(rest, io);
       case 'schema': return await schemaCommand(rest, io);
+      case 'index': return await indexCommand(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.out(USAGE);
         return command === undefined ? 2 : 0;
@@ -215,5 +220,28 @@ async function schemaCommand(args: readonly string[], io: Io): Promise<number> {
     writeFileSync(values.out as string, text);
     io.out(`wrote ${values.out}\n`);
   } else io.out(text);
+  return 0;
+}
+
+async function indexCommand(args: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { out: { type: 'string' }, node: { type: 'string' } });
+  if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
+  const out = values.out as string | undefined;
+  if (out === undefined) throw new UsageError('needs --out FILE');
+  const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../runtime/pose-search.ts');
+  // Rebuild from the clips even where the asset names an index file (it may be the stale one).
+  const graph = loadGraphFile(positionals[0], { useIndexFiles: false });
+  const indexed = [...graph.shared].filter((entry): entry is [string, { database: InstanceType<typeof PoseSearchDatabase> }] =>
+    typeof entry[1] === 'object' && entry[1] !== null && (entry[1] as { database?: unknown }).database instanceof PoseSearchDatabase);
+  const ids = indexed.map(([id]) => id);
+  const nodeId = values.node as string | undefined;
+  if (indexed.length === 0) throw new UsageError(`${positionals[0]} has no PoseSearchBlend node to index`);
+  if (nodeId === undefined && indexed.length > 1) throw new UsageError(`${positionals[0]} has several pose-search nodes (${ids.join(', ')}): choose one with --node ID`);
+  const chosen = nodeId === undefined ? indexed[0] : indexed.find(([id]) => id === nodeId);
+  if (!chosen) throw new UsageError(`--node '${nodeId}': no pose-search node of that id (nodes: ${ids.join(', ')})`);
+  const db = chosen[1].database;
+  writeFileSync(out, serializePoseSearchDatabase(db));
+  io.out(`wrote ${out}: node '${chosen[0]}', ${db.frameCount} frames of ${db.dims} features from ${db.clipCount} clip${db.clipCount === 1 ? '' : 's'} `
+    + `at ${db.schema.sampleRate} Hz, ${db.tree.nodeStart.length} tree nodes (hash ${db.hash.hash.slice(0, 12)})\n`);
   return 0;
 }

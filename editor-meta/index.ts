@@ -1,6 +1,7 @@
 import type { InputSpec, NodeType, PoseSpace, PropertySpec } from '../runtime/node.ts';
 import { PARAMETER_WIDTH, parameterFits, type ParameterType } from '../runtime/parameters.ts';
 import { propertyRequired } from '../graphs/schema.ts';
+import { BendRollHelperMeta } from './BendRollHelper.ts';
 import { BlendByBoolMeta } from './BlendByBool.ts';
 import { BlendListMeta } from './BlendList.ts';
 import { BlendTwoMeta } from './BlendTwo.ts';
@@ -8,14 +9,16 @@ import { CopyBoneMeta } from './CopyBone.ts';
 import { InertialBlendMeta } from './InertialBlend.ts';
 import { InertializationMeta } from './Inertialization.ts';
 import { OutputMeta } from './Output.ts';
+import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
 import { StrideWarpingMeta } from './StrideWarping.ts';
+import { TwoBoneIKMeta } from './TwoBoneIK.ts';
 import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
-  BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta,
+  BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -26,8 +29,11 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   BlendByBoolMeta,
   BlendListMeta,
   CopyBoneMeta,
+  BendRollHelperMeta,
+  TwoBoneIKMeta,
   InertialBlendMeta,
   InertializationMeta,
+  PoseSearchBlendMeta,
   StrideWarpingMeta,
   OutputMeta,
 ];
@@ -47,7 +53,14 @@ export function editorMetaProblems(type: NodeType, meta: NodeEditorMeta): string
     for (const name of runtime) if (!documented.includes(name)) problems.push(`${type.type}: ${what} '${name}' has no docs`);
     for (const name of documented) if (!runtime.includes(name)) problems.push(`${type.type}: docs for ${what} '${name}', which the runtime does not have`);
   };
-  compare('property', Object.keys(type.properties), Object.keys(meta.properties));
+  const compareProperties = (at: string, specs: Readonly<Record<string, PropertySpec>>, docs: Readonly<Record<string, PropertyDoc>>) => {
+    compare('property', Object.keys(specs).map((n) => at + n), Object.keys(docs).map((n) => at + n));
+    // The fields of a list's items are documented under the list's `item`, as `helpers.source`.
+    for (const [name, spec] of Object.entries(specs)) {
+      if (spec.kind === 'list' && docs[name]) compareProperties(`${at}${name}.`, spec.item, docs[name].item ?? {});
+    }
+  };
+  compareProperties('', type.properties, meta.properties);
   compare('input', type.inputs.map((i) => i.name), Object.keys(meta.pins));
   return problems;
 }
@@ -66,7 +79,7 @@ export interface PropertyDescription {
   title: string;
   description: string;
   unit?: string;
-  /** Clip and bone references have no default and must be written. */
+  /** Clip and bone references have no default and must be written (a bone marked optional may be left out). */
   required: boolean;
   default?: number | boolean | string | readonly number[];
   min?: number;
@@ -78,6 +91,10 @@ export interface PropertyDescription {
   options?: readonly string[];
   /** For floatList: the poseList input whose links the entries follow, one entry per link. */
   perInput?: string;
+  /** For list: the fields of each item, described like properties. */
+  item?: PropertyDescription[];
+  /** For list: the fewest items allowed. */
+  minCount?: number;
 }
 
 export interface PinDescription {
@@ -152,5 +169,9 @@ function describeProperty(name: string, spec: PropertySpec, doc: PropertyDoc): P
   if ('max' in spec && spec.max !== undefined) out.max = spec.max;
   if (spec.kind === 'enum') out.options = [...spec.options];
   if (spec.kind === 'floatList') out.perInput = spec.perInput;
+  if (spec.kind === 'list') {
+    out.minCount = spec.minCount ?? 0;
+    out.item = Object.entries(spec.item).map(([field, fieldSpec]) => describeProperty(field, fieldSpec, doc.item![field]));
+  }
   return out;
 }

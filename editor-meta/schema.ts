@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { graphEnvelopeSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema } from '../graphs/schema.ts';
+import { graphEnvelopeSchema, listSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertiesObjectSchema, propertyRequired } from '../graphs/schema.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
 import type { InputSpec, NodeType, PropertySpec } from '../runtime/node.ts';
 import { editorMeta, editorMetaFor } from './index.ts';
@@ -17,12 +17,7 @@ const nodeId = nodeIdSchema;
  */
 export function nodeZodSchema(type: NodeType, meta?: NodeEditorMeta) {
   const properties = nodePropertiesSchema(type);
-  const documented: Record<string, z.ZodType> = {};
-  for (const [name, member] of Object.entries(properties.shape)) {
-    documented[name] = (member as z.ZodType).meta(propertyMeta(type.properties[name], meta?.properties[name]));
-  }
-  // extend() keeps the strictness of nodePropertiesSchema and only adds metadata to each member.
-  const documentedProperties = properties.extend(documented);
+  const documentedProperties = documentedObject(properties, type.properties, meta?.properties);
   const pins: Record<string, z.ZodType> = {};
   for (const input of type.inputs) pins[input.name] = pinSchema(input).meta(docMeta(meta?.pins[input.name]));
   const inputs = z.object(pins).strict();
@@ -44,6 +39,24 @@ function pinSchema(input: InputSpec): z.ZodType {
 
 function docMeta(doc: DocEntry | undefined): { title?: string; description?: string } {
   return doc ? { title: doc.title, description: doc.description } : {};
+}
+
+/**
+ * `object` (the loader's schema for properties described by `specs`) with docs on each member, and on
+ * the fields of list items. extend() keeps the strictness and only adds metadata to each member.
+ */
+function documentedObject(object: z.ZodObject, specs: Readonly<Record<string, PropertySpec>>, docs: Readonly<Record<string, PropertyDoc>> | undefined): z.ZodObject {
+  const documented: Record<string, z.ZodType> = {};
+  for (const [name, member] of Object.entries(object.shape)) {
+    const spec = specs[name], doc = docs?.[name];
+    let schema = member as z.ZodType;
+    if (spec.kind === 'list') {
+      schema = listSchema(spec, documentedObject(propertiesObjectSchema(spec.item), spec.item, doc?.item));
+      if (!propertyRequired(spec)) schema = schema.optional();
+    }
+    documented[name] = schema.meta(propertyMeta(spec, doc));
+  }
+  return object.extend(documented);
 }
 
 function propertyMeta(spec: PropertySpec, doc: PropertyDoc | undefined): Record<string, unknown> {
@@ -79,6 +92,10 @@ export function graphZodSchema(nodeTypes: readonly NodeType[] = builtInNodeTypes
     name: shape.name.describe('Display name of the graph.'),
     description: shape.description.describe('What the graph is for.'),
     skeleton: shape.skeleton.describe('The skeleton the graph animates.'),
+    helperBones: shape.helperBones.describe(
+      'Bones added to the skeleton after its own (helper or virtual bones: armour, correctives), each with a parent and an offset. '
+      + 'They are posed like any bone; clips have no tracks for them, so they keep their offset unless a node drives them.',
+    ),
     clips: shape.clips.describe('Animation clips by name; nodes refer to them by that name.'),
     parameters: shape.parameters.describe(
       'Typed inputs set by gameplay code each frame; a float, int, bool or vec3 property binds to one with { "param": "name" }.',

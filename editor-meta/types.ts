@@ -16,6 +16,8 @@ export interface DocEntry {
 export interface PropertyDoc extends DocEntry {
   /** Unit of a numeric value as shown next to the field ('s', 'x', ...). */
   unit?: string;
+  /** For a list property: one entry per field of its items, by field name. */
+  item?: Readonly<Record<string, PropertyDoc>>;
 }
 
 export interface NodeEditorMeta {

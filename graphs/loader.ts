@@ -5,17 +5,20 @@ import { BvhError, loadBvh } from '../runtime/bvh.ts';
 import { extractRootMotion } from '../runtime/root-motion.ts';
 import type { Clip } from '../runtime/clip.ts';
 import { AnimGraph, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
-import type { NodeType } from '../runtime/node.ts';
+import { NodePrepareError, type NodeType, type PropertySpec } from '../runtime/node.ts';
 import { parameterFits, type ParameterDefinition, type ParameterType } from '../runtime/parameters.ts';
 import { sampleClip, sampleSkeleton, SAMPLE_CLIP_NAMES } from '../runtime/sample-data.ts';
-import { Skeleton, SkeletonError } from '../runtime/skeleton.ts';
+import { Skeleton, SkeletonError, type BoneDefinition } from '../runtime/skeleton.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
-import { graphEnvelopeSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema, type GraphEnvelope, type NodeEnvelope } from './schema.ts';
+import {
+  graphEnvelopeSchema, helperBoneSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema,
+  type GraphEnvelope, type NodeEnvelope,
+} from './schema.ts';
 
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
   | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
-  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization';
+  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -61,6 +64,11 @@ export interface LoadOptions {
   /** Name used in error messages (usually the file path). */
   source?: string;
   nodeTypes?: NodeRegistry;
+  /**
+   * False to ignore index files the asset names (a PoseSearchBlend `database`) and rebuild their
+   * data from the clips, as `animgraph index` does. Default true.
+   */
+  useIndexFiles?: boolean;
 }
 
 /** JSON path text for a path of keys, e.g. ['nodes', 'blend', 'inputs', 0] -> `$.nodes.blend.inputs[0]`. */
@@ -110,7 +118,10 @@ export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir'
  * - every parameter default has its parameter's type;
  * - the skeleton and every clip file can be read and parsed (BVH problems carry their line);
  *   clip frame ranges lie inside the clip; a clip shares bones with the skeleton;
- * - every node has a known `type`, and properties of that type with values in range;
+ * - helper bones name a parent in the skeleton or listed before them, a name not yet used and a
+ *   unit-quaternion rotation;
+ * - every node has a known `type`, and properties of that type with values in range (the fields
+ *   of list items alike);
  * - every bound property names a parameter whose type fits; every clip property names a clip;
  *   every bone property names a skeleton bone;
  * - every declared input is linked, to a node that exists, with no unknown input names; pose
@@ -139,7 +150,8 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const asset: Partial<GraphEnvelope> = envelope.success ? envelope.data : salvage(raw);
 
   const files = new FileCache(baseDir);
-  const skeleton = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
+  const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
+  const skeleton = loaded && addHelperBones(loaded, raw.helperBones, problems);
   const clips = new Map<string, Clip>();
   for (const [name, def] of Object.entries(asset.clips ?? {})) {
     const clip = loadClip(name, def, files, problems);
@@ -179,7 +191,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error);
     // When some properties are malformed, the well-formed ones are still checked, so one run
     // reports an unknown bone next to a missing one.
-    const properties = props.success ? props.data : wellFormedProperties(type, node.properties ?? {});
+    const properties = props.success ? props.data : wellFormedProperties(type.properties, node.properties ?? {});
     checkPropertyReferences(id, type, properties, node, parameters, clips, skeleton, problems);
     nodes.set(id, { envelope: node, type, properties });
   }
@@ -264,18 +276,65 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   });
   compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
   try {
-    const graph = new AnimGraph({ name: asset.name ?? options.source ?? 'graph', skeleton, parameters, clips, nodes: compiled });
+    const graph = new AnimGraph({
+      name: asset.name ?? options.source ?? 'graph', skeleton, parameters, clips, nodes: compiled, baseDir, useIndexFiles: options.useIndexFiles ?? true,
+    });
     graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
     return { ok: true, graph };
   } catch (e) {
+    if (e instanceof NodePrepareError) {
+      return { ok: false, problems: e.problems.map((p) => ({ path: jsonPath(['nodes', p.nodeId, 'properties', ...p.path]), code: p.code, message: p.message })) };
+    }
     return { ok: false, problems: [{ path: '$', code: 'schema', message: `graph failed to instantiate: ${(e as Error).message}` }] };
   }
 }
 
-function wellFormedProperties(type: NodeType, raw: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The skeleton with the asset's `helperBones` appended (malformed fields are reported by the
+ * envelope check; a helper with a name and a parent still takes its place). Problems name
+ * `$.helperBones[i]` and the field; checking then goes on with the helper bones that could be
+ * added, so the nodes that use them are still checked.
+ */
+function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Problems): Skeleton {
+  if (!Array.isArray(raw) || raw.length === 0) return skeleton;
+  const indices: number[] = [];
+  const bones: BoneDefinition[] = [];
+  raw.forEach((item, i) => {
+    const parsed = helperBoneSchema.safeParse(item);
+    // A helper with a malformed offset still takes its place in the hierarchy (its children name it).
+    const { name, parent } = (typeof item === 'object' && item !== null ? item : {}) as { name?: unknown; parent?: unknown };
+    if (parsed.success || (typeof name === 'string' && typeof parent === 'string')) {
+      indices.push(i);
+      bones.push(parsed.success ? parsed.data : { name: name as string, parent: parent as string });
+    }
+  });
+  try {
+    return skeleton.withExtraBones(bones);
+  } catch (e) {
+    if (!(e instanceof SkeletonError)) throw e;
+    for (const p of e.problems) problems.add(['helperBones', indices[p.bone], ...(p.field ? [p.field] : [])], 'skeleton', p.message);
+  }
+  let partial = skeleton;
+  for (const bone of bones) {
+    try {
+      partial = partial.withExtraBones([bone]);
+    } catch {
+      // Reported above.
+    }
+  }
+  return partial;
+}
+
+function wellFormedProperties(specs: Readonly<Record<string, PropertySpec>>, raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(type.properties)) {
-    if (name in raw && propertySchema(spec).safeParse(raw[name]).success) out[name] = raw[name];
+  for (const [name, spec] of Object.entries(specs)) {
+    if (!(name in raw)) continue;
+    const value = raw[name];
+    if (propertySchema(spec).safeParse(value).success) out[name] = value;
+    else if (spec.kind === 'list' && Array.isArray(value)) {
+      // The well-formed fields of every item are still checked; indices (and so paths) stay.
+      out[name] = value.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) ? wellFormedProperties(spec.item, item) : null));
+    }
   }
   return out;
 }
@@ -310,34 +369,58 @@ function checkPropertyReferences(
   parameters: Record<string, ParameterDefinition>, clips: ReadonlyMap<string, Clip>, skeleton: Skeleton | undefined,
   problems: Problems,
 ): void {
-  for (const [name, spec] of Object.entries(type.properties)) {
-    const value = properties[name];
-    const where = ['nodes', id, 'properties', name];
-    if (value === undefined) continue;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'param' in value) {
-      const param = (value as { param: string }).param;
-      const def = parameters[param];
-      if (!def) {
-        problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${Object.keys(parameters).join(', ') || 'none'})`);
-      } else if (!parameterFits(spec.kind as ParameterType, def.type)) {
-        problems.add([...where, 'param'], 'parameter-type', `property '${name}' is ${spec.kind} but parameter '${param}' is ${def.type}`);
+  // Runs over the node's properties, and again over each item of a list property.
+  const checkValues = (specs: Readonly<Record<string, PropertySpec>>, values: Readonly<Record<string, unknown>>, at: readonly PropertyKey[]): void => {
+    for (const [name, spec] of Object.entries(specs)) {
+      const value = values[name];
+      const where = [...at, name];
+      if (value === undefined) continue;
+      if (spec.kind !== 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && 'param' in value) {
+        const param = (value as { param: string }).param;
+        const def = parameters[param];
+        if (!def) {
+          problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${Object.keys(parameters).join(', ') || 'none'})`);
+        } else if (!parameterFits(spec.kind as ParameterType, def.type)) {
+          problems.add([...where, 'param'], 'parameter-type', `property '${name}' is ${spec.kind} but parameter '${param}' is ${def.type}`);
+        }
+        continue;
       }
-      continue;
-    }
-    if (spec.kind === 'clip' && typeof value === 'string' && !clips.has(value)) {
-      problems.add(where, 'unknown-clip', `unknown clip '${value}' (declared: ${[...clips.keys()].join(', ') || 'none'})`);
-    }
-    if (spec.kind === 'bone' && typeof value === 'string' && skeleton && skeleton.indexOf(value) < 0) {
-      problems.add(where, 'unknown-bone', `the skeleton has no bone '${value}'`);
-    }
-    if (spec.kind === 'floatList' && Array.isArray(value)) {
-      const linked = node.inputs?.[spec.perInput];
-      const count = Array.isArray(linked) ? linked.length : 0;
-      if (value.length !== count) {
-        problems.add(where, 'schema', `has ${value.length} entries but input '${spec.perInput}' has ${count} poses`);
+      if (spec.kind === 'clip' && typeof value === 'string' && !clips.has(value)) {
+        problems.add(where, 'unknown-clip', `unknown clip '${value}' (declared: ${[...clips.keys()].join(', ') || 'none'})`);
+      }
+      if (spec.kind === 'bone' && typeof value === 'string' && skeleton && skeleton.indexOf(value) < 0) {
+        problems.add(where, 'unknown-bone', `the skeleton has no bone '${value}'`);
+      }
+      if (spec.kind === 'floatList' && Array.isArray(value)) {
+        const linked = node.inputs?.[spec.perInput];
+        const count = Array.isArray(linked) ? linked.length : 0;
+        if (value.length !== count) {
+          problems.add(where, 'schema', `has ${value.length} entries but input '${spec.perInput}' has ${count} poses`);
+        }
+      }
+      if (spec.kind === 'clipList' && Array.isArray(value)) {
+        value.forEach((clip, i) => {
+          if (typeof clip === 'string' && !clips.has(clip)) {
+            problems.add([...where, i], 'unknown-clip', `unknown clip '${clip}' (declared: ${[...clips.keys()].join(', ') || 'none'})`);
+          }
+        });
+      }
+      if (spec.kind === 'list' && Array.isArray(value)) {
+        value.forEach((item, i) => {
+          if (typeof item === 'object' && item !== null && !Array.isArray(item)) checkValues(spec.item, item as Record<string, unknown>, [...where, i]);
+        });
       }
     }
-  }
+  };
+  checkValues(type.properties, properties, ['nodes', id, 'properties']);
+  type.check?.({
+    id,
+    properties,
+    rawProperties: node.properties ?? {},
+    skeleton,
+    clipNames: new Set(clips.keys()),
+    report: (path, code, message) => problems.add(['nodes', id, 'properties', ...path], code, message),
+  });
 }
 
 /** Post-order (children before parents) of the nodes reachable from the output; reports cycles. */

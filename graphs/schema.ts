@@ -5,6 +5,14 @@ import type { NodeType, PropertySpec } from '../runtime/node.ts';
 export const GRAPH_FORMAT = 'animgraph/1';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
+const length = (v: readonly number[]) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
+/** A joint axis or other direction: any length but (nearly) zero, since it is normalised. */
+const directionSchema = vec3.refine((v) => length(v) >= 1e-6, 'a direction must not be zero');
+/** A rotation written as a quaternion [x, y, z, w] of length 1 (within 0.001; normalised when loaded). */
+const unitQuaternionSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]).superRefine((q, ctx) => {
+  const len = length(q);
+  if (!(Math.abs(len - 1) <= 1e-3)) ctx.addIssue({ code: 'custom', message: `a rotation is a unit quaternion [x, y, z, w]; this one has length ${len.toPrecision(4)}` });
+});
 /** Node ids: usable as link targets and in JSON paths without quoting. */
 export const nodeIdSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'node ids start with a letter or _ and contain letters, digits, _ . -');
 
@@ -50,12 +58,21 @@ export const nodeEnvelopeSchema = z.object({
   editor: editorBlockSchema.optional(),
 }).strict();
 
+/** A bone a graph asset adds to its skeleton (Unreal's virtual bones): armour, corrective bones. */
+export const helperBoneSchema = z.object({
+  name: z.string().min(1).describe('The new bone\'s name: unique in the skeleton.'),
+  parent: z.string().min(1).describe('A bone of the skeleton, or a helper bone listed before this one.'),
+  translation: vec3.optional().describe('Offset from the parent, in the parent\'s space and the skeleton\'s units (default [0, 0, 0]).'),
+  rotation: unitQuaternionSchema.optional().describe('Rotation relative to the parent, a unit quaternion [x, y, z, w] (default [0, 0, 0, 1]).'),
+}).strict();
+
 export const graphEnvelopeSchema = z.object({
   $schema: z.string().optional(),
   format: z.literal(GRAPH_FORMAT),
   name: z.string().optional(),
   description: z.string().optional(),
   skeleton: skeletonSourceSchema,
+  helperBones: z.array(helperBoneSchema).optional(),
   clips: z.record(z.string(), clipSchema).default({}),
   parameters: z.record(z.string(), parameterSchema).default({}),
   // Ids are checked by the loader, which names the offending id better than a record-key issue.
@@ -97,18 +114,42 @@ export function propertySchema(spec: PropertySpec): z.ZodType {
       if (spec.max !== undefined) n = n.max(spec.max);
       return z.union([n, z.array(n)]);
     }
+    case 'clipList':
+      return z.array(z.string().min(1)).min(spec.minCount ?? 1);
+    case 'file':
+      return z.string().min(1);
+    case 'object':
+      return spec.schema;
+    case 'direction':
+      return directionSchema;
+    case 'list':
+      return listSchema(spec);
   }
 }
 
-/** Whether a property must be given (clips and bones have no default). */
+/** The schema of a list property; `items` may replace the item schema (the JSON Schema export adds docs to it). */
+export function listSchema(spec: Extract<PropertySpec, { kind: 'list' }>, items: z.ZodObject = propertiesObjectSchema(spec.item)): z.ZodType {
+  return z.array(items).min(spec.minCount ?? 0);
+}
+
+/**
+ * Whether a property must be given (clips, clip lists and bones have no default; a bone may be
+ * marked optional; a list is required when it needs at least one item).
+ */
 export function propertyRequired(spec: PropertySpec): boolean {
-  return spec.kind === 'clip' || spec.kind === 'bone';
+  return spec.kind === 'clip' || (spec.kind === 'bone' && spec.optional !== true) || spec.kind === 'clipList'
+    || (spec.kind === 'list' && (spec.minCount ?? 0) > 0);
 }
 
 /** The strict zod object for a node type's `properties` block. */
 export function nodePropertiesSchema(type: NodeType): z.ZodObject {
+  return propertiesObjectSchema(type.properties);
+}
+
+/** The strict zod object for properties described by `specs`: a node's block, or one item of a list property. */
+export function propertiesObjectSchema(specs: Readonly<Record<string, PropertySpec>>): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
-  for (const [name, spec] of Object.entries(type.properties)) {
+  for (const [name, spec] of Object.entries(specs)) {
     shape[name] = propertyRequired(spec) ? propertySchema(spec) : propertySchema(spec).optional();
   }
   return z.object(shape).strict();

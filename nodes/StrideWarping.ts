@@ -1,7 +1,8 @@
 import type { ComponentPose } from '../runtime/component-pose.ts';
-import { quatMultiply, quatNormalize } from '../runtime/math.ts';
+import { quatFromTo, quatMultiply } from '../runtime/math.ts';
 import { readScalar, readVec3, type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeType, type ScalarProperty, type UpdateContext, type Vec3Property } from '../runtime/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
+import { solveTwoBoneIK, twoBoneIKOptions } from '../runtime/two-bone-ik.ts';
 
 /** Per-frame scratch, module-wide: nodes never run concurrently. */
 const v = new Float64Array(64);
@@ -32,24 +33,6 @@ function normalize3(a: Float64Array, o: number): boolean {
   if (!(len > 1e-9)) return false;
   a[o] /= len; a[o + 1] /= len; a[o + 2] /= len;
   return true;
-}
-
-/** out (quaternion at q) = the shortest rotation taking direction a to direction b (both unit). */
-function rotationBetween(out: Float64Array, q: number, a: Float64Array, ao: number, b: Float64Array, bo: number): void {
-  const c = a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2];
-  const x = a[ao + 1] * b[bo + 2] - a[ao + 2] * b[bo + 1];
-  const y = a[ao + 2] * b[bo] - a[ao] * b[bo + 2];
-  const z = a[ao] * b[bo + 1] - a[ao + 1] * b[bo];
-  if (c < -1 + 1e-9) {
-    // Opposite: any axis perpendicular to a; legs never flip a half turn in one frame, so rare.
-    const px = Math.abs(a[ao]) < 0.9 ? 1 : 0;
-    out[q] = 0 * a[ao + 2] - 0; out[q + 1] = px * a[ao + 2]; out[q + 2] = -px * a[ao + 1]; out[q + 3] = 0;
-    if (Math.sqrt(out[q] * out[q] + (out[q + 1]) * (out[q + 1]) + (out[q + 2]) * (out[q + 2])) < 1e-6) { out[q] = 0; out[q + 1] = a[ao + 2]; out[q + 2] = -a[ao + 1]; }
-    quatNormalize(out, q);
-    return;
-  }
-  out[q] = x; out[q + 1] = y; out[q + 2] = z; out[q + 3] = 1 + c;
-  quatNormalize(out, q);
 }
 
 interface Leg {
@@ -322,7 +305,8 @@ export class StrideWarping extends SkeletalControlNode {
           v[TMP2 + k] = v[W + k] - v[H + k];
         }
         if (normalize3(v, TMP) && normalize3(v, TMP2)) {
-          rotationBetween(v, Q, v, TMP, v, TMP2);
+          // A half turn (never for a leg within one frame) would turn about the floor normal.
+          quatFromTo(v, Q, v, TMP, v, TMP2, v, N);
           loadBone(pose, thigh);
           quatMultiply(xf.r, 0, v, Q, xf.r, 0);
           pose.setComponent(thigh, xf.t, xf.r, xf.s, 0);
@@ -364,70 +348,38 @@ export class StrideWarping extends SkeletalControlNode {
   }
 }
 
-const leg = new Float64Array(32);
-// Offsets into leg: A, B, C positions, target T, directions U, PERP, new knee B2, rotation RQ, foot rotation FR.
-const A = 0, B = 3, C = 6, T = 9, U = 12, PERP = 15, B2 = 18, RQ = 21, FR = 25, V1 = 29;
+// The leg chain [thigh, calf, foot] for the shared two-bone solver, and its options (keep the
+// foot's FK rotation; no hint: keep the leg's own bend plane).
+const chainPositions = new Float64Array(9);
+const chainRotations = new Float64Array(12);
+const ikOptions = twoBoneIKOptions({ keepEndRotation: true });
 
-/**
- * Places a three-bone chain (upper, middle, end) so the end reaches `target`, keeping the current
- * bend plane, and keeps the end bone's component-space rotation. Unreachable targets straighten
- * the chain toward them; degenerate chains (zero lengths, target on the upper joint) are left as
- * they are. Writes through setComponent, so children follow.
- */
+/** Solves a leg with the two-bone IK solver and writes the three bones back (children follow). */
 function solveLeg(pose: ComponentPose, upper: number, middle: number, end: number, target: Float64Array, to: number): void {
   pose.ensureComponent(upper);
   pose.ensureComponent(middle);
   pose.ensureComponent(end);
   for (let k = 0; k < 3; k++) {
-    leg[A + k] = pose.translations[upper * 3 + k];
-    leg[B + k] = pose.translations[middle * 3 + k];
-    leg[C + k] = pose.translations[end * 3 + k];
+    chainPositions[k] = pose.translations[upper * 3 + k];
+    chainPositions[3 + k] = pose.translations[middle * 3 + k];
+    chainPositions[6 + k] = pose.translations[end * 3 + k];
   }
-  for (let k = 0; k < 4; k++) leg[FR + k] = pose.rotations[end * 4 + k];
-  for (let k = 0; k < 3; k++) leg[T + k] = target[to + k];
-  const la = Math.sqrt((leg[B] - leg[A]) * (leg[B] - leg[A]) + (leg[B + 1] - leg[A + 1]) * (leg[B + 1] - leg[A + 1]) + (leg[B + 2] - leg[A + 2]) * (leg[B + 2] - leg[A + 2]));
-  const lb = Math.sqrt((leg[C] - leg[B]) * (leg[C] - leg[B]) + (leg[C + 1] - leg[B + 1]) * (leg[C + 1] - leg[B + 1]) + (leg[C + 2] - leg[B + 2]) * (leg[C + 2] - leg[B + 2]));
-  for (let k = 0; k < 3; k++) leg[U + k] = leg[T + k] - leg[A + k];
-  const reach = Math.sqrt(leg[U] * leg[U] + leg[U + 1] * leg[U + 1] + leg[U + 2] * leg[U + 2]);
-  if (!(la > 1e-9) || !(lb > 1e-9) || !normalize3(leg, U)) return;
-  const d = Math.min(Math.max(reach, Math.abs(la - lb) + 1e-9), la + lb - 1e-9);
-  // Bend direction: the knee's offset from the upper-to-target line, as the pose has it.
-  const kn = (leg[B] - leg[A]) * leg[U] + (leg[B + 1] - leg[A + 1]) * leg[U + 1] + (leg[B + 2] - leg[A + 2]) * leg[U + 2];
-  for (let k = 0; k < 3; k++) leg[PERP + k] = leg[B + k] - leg[A + k] - kn * leg[U + k];
-  if (!normalize3(leg, PERP)) {
-    // A straight leg gives no plane: bend forward of the axis, toward any perpendicular.
-    leg[PERP] = 0; leg[PERP + 1] = 0; leg[PERP + 2] = 1;
-    const c = leg[PERP] * leg[U] + leg[PERP + 1] * leg[U + 1] + leg[PERP + 2] * leg[U + 2];
-    for (let k = 0; k < 3; k++) leg[PERP + k] -= c * leg[U + k];
-    if (!normalize3(leg, PERP)) { leg[PERP] = 1; leg[PERP + 1] = 0; leg[PERP + 2] = 0; }
+  for (let k = 0; k < 4; k++) {
+    chainRotations[k] = pose.rotations[upper * 4 + k];
+    chainRotations[4 + k] = pose.rotations[middle * 4 + k];
+    chainRotations[8 + k] = pose.rotations[end * 4 + k];
   }
-  const cosA = Math.min(Math.max((la * la + d * d - lb * lb) / (2 * la * d), -1), 1);
-  const sinA = Math.sqrt(1 - cosA * cosA);
-  for (let k = 0; k < 3; k++) leg[B2 + k] = leg[A + k] + la * (cosA * leg[U + k] + sinA * leg[PERP + k]);
-  // Upper bone: turn its child from B to B2.
-  for (let k = 0; k < 3; k++) { leg[V1 + k] = leg[B + k] - leg[A + k]; leg[T + k] = leg[B2 + k] - leg[A + k]; }
-  normalize3(leg, V1); normalize3(leg, T);
-  rotationBetween(leg, RQ, leg, V1, leg, T);
-  loadBone(pose, upper);
-  quatMultiply(xf.r, 0, leg, RQ, xf.r, 0);
-  pose.setComponent(upper, xf.t, xf.r, xf.s, 0);
-  // Middle bone: turn the end from where it now is toward the target.
-  pose.ensureComponent(middle);
-  pose.ensureComponent(end);
-  for (let k = 0; k < 3; k++) {
-    leg[V1 + k] = pose.translations[end * 3 + k] - pose.translations[middle * 3 + k];
-    leg[T + k] = target[to + k] - pose.translations[middle * 3 + k];
-  }
-  if (normalize3(leg, V1) && normalize3(leg, T)) {
-    rotationBetween(leg, RQ, leg, V1, leg, T);
-    loadBone(pose, middle);
-    quatMultiply(xf.r, 0, leg, RQ, xf.r, 0);
-    pose.setComponent(middle, xf.t, xf.r, xf.s, 0);
-  }
-  // The foot keeps its FK orientation.
-  loadBone(pose, end);
-  for (let k = 0; k < 4; k++) xf.r[k] = leg[FR + k];
-  pose.setComponent(end, xf.t, xf.r, xf.s, 0);
+  solveTwoBoneIK(chainPositions, chainRotations, chainPositions, chainRotations, target, to, ikOptions);
+  writeBone(pose, upper, 0);
+  writeBone(pose, middle, 1);
+  writeBone(pose, end, 2);
+}
+
+function writeBone(pose: ComponentPose, bone: number, index: number): void {
+  loadBone(pose, bone);
+  for (let k = 0; k < 3; k++) xf.t[k] = chainPositions[index * 3 + k];
+  for (let k = 0; k < 4; k++) xf.r[k] = chainRotations[index * 4 + k];
+  pose.setComponent(bone, xf.t, xf.r, xf.s, 0);
 }
 
 function fmt(a: Float64Array, o: number): string {

@@ -178,7 +178,13 @@ export function sampleClipAt(out: Pose, binding: ClipBinding, cursor: ClipCursor
     if (looping) {
       local = time % duration;
       if (local < 0) local += duration;
-    } else local = time < 0 ? 0 : time > duration ? duration : time;
+    } else {
+      // Math.min/max rather than `time > duration ? duration : time`: `duration` is a field load,
+      // and a branch that can yield it untouched makes V8 keep `local` boxed when this function is
+      // first optimised on non-looping samples (a pose-search database build), after which every
+      // looping sample would allocate.
+      local = Math.min(Math.max(time, 0), duration);
+    }
   }
   const position = local * clip.frameRate;
   let f0 = Math.floor(position);

@@ -1,17 +1,21 @@
 import { ClipBinding, type Clip } from './clip.ts';
 import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
+import { resolve } from 'node:path';
 import {
-  CacheBonesContext, ComponentPoseLink, InitializeContext, PoseLink, UpdateContext,
-  type DebugNode, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
-  type ResolvedProperties, type ScalarProperty, type Vec3Property,
+  CacheBonesContext, ComponentPoseLink, InitializeContext, NodePrepareError, PoseLink, UpdateContext,
+  type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
+  type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
 import { Pose, PosePool } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
 /** A property value as written in an asset: a literal, or a binding to a parameter. */
-export type PropertyValue = number | boolean | string | number[] | { param: string };
+export type PropertyValue =
+  | number | boolean | string | number[] | string[] | { param: string } | { readonly [key: string]: unknown }
+  /** A list property: one object of field values per item. */
+  | { readonly [key: string]: unknown }[];
 
 /** One node of a validated graph, ready to be instantiated. */
 export interface CompiledNode {
@@ -29,6 +33,10 @@ export interface AnimGraphDefinition {
   clips: ReadonlyMap<string, Clip>;
   /** Nodes in post-order: every node after the nodes it links to; the last one is the root. */
   nodes: readonly CompiledNode[];
+  /** Folder that file paths in node properties (index files) are resolved against; default the working directory. */
+  baseDir?: string;
+  /** False to ignore index files named in the asset and rebuild their data (default true). */
+  useIndexFiles?: boolean;
 }
 
 /**
@@ -41,6 +49,8 @@ export class AnimGraph {
   readonly parameterDefinitions: Readonly<Record<string, ParameterDefinition>>;
   readonly clipBindings: ReadonlyMap<string, ClipBinding>;
   readonly nodes: readonly CompiledNode[];
+  /** What each node type's `prepare` built for its nodes, by node id: immutable, shared by every instance. */
+  readonly shared: ReadonlyMap<string, unknown>;
 
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
@@ -49,6 +59,7 @@ export class AnimGraph {
     this.parameterDefinitions = definition.parameters;
     this.nodes = definition.nodes;
     this.clipBindings = new Map([...definition.clips].map(([name, clip]) => [name, new ClipBinding(clip, definition.skeleton)]));
+    this.shared = prepareNodes(this, definition);
   }
 
   createInstance(): AnimGraphInstance {
@@ -197,17 +208,51 @@ function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>,
     if (spec.kind === 'poseList') inputs[spec.name] = (Array.isArray(target) ? target : []).map(makeLink);
     else if (typeof target === 'string') inputs[spec.name] = makeLink(target);
   }
-  return nodeType.create({ id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, parameters, graph), inputs });
+  return nodeType.create({
+    id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, parameters, graph), inputs,
+    shared: graph.shared.get(compiled.id),
+  });
+}
+
+/** Runs every node type's `prepare` once for the graph; throws NodePrepareError listing all problems. */
+function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<string, unknown> {
+  const shared = new Map<string, unknown>();
+  const problems: NodeProblem[] = [];
+  const baseDir = definition.baseDir ?? process.cwd();
+  for (const compiled of definition.nodes) {
+    const prepare = compiled.nodeType.prepare;
+    if (!prepare) continue;
+    const before = problems.length;
+    const data = prepare.call(compiled.nodeType, {
+      id: compiled.id,
+      properties: compiled.properties,
+      skeleton: graph.skeleton,
+      clip: (name) => graph.clipBindings.get(name),
+      resolvePath: (path) => resolve(baseDir, path),
+      useIndexFiles: definition.useIndexFiles ?? true,
+      report: (path, code, message) => problems.push({ nodeId: compiled.id, path, code, message }),
+    });
+    if (problems.length === before) shared.set(compiled.id, data);
+  }
+  if (problems.length > 0) throw new NodePrepareError(problems);
+  return shared;
 }
 
 function resolveProperties(compiled: CompiledNode, parameters: Parameters, graph: AnimGraph): ResolvedProperties {
-  const specs = compiled.nodeType.properties;
+  return resolvePropertyValues(compiled, compiled.nodeType.properties, compiled.properties, parameters, graph);
+}
+
+/** Resolves `values` described by `specs`: a node's properties, or one item of a list property. */
+function resolvePropertyValues(
+  compiled: CompiledNode, specs: Readonly<Record<string, PropertySpec>>, values: Readonly<Record<string, PropertyValue | undefined>>,
+  parameters: Parameters, graph: AnimGraph,
+): ResolvedProperties {
   const raw = (name: string): PropertyValue | undefined => {
     if (!(name in specs)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
-    return compiled.properties[name];
+    return values[name];
   };
   const binding = (value: PropertyValue | undefined): number =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? parameters.slotOf(value.param) : -1;
+    typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value.param === 'string' ? parameters.slotOf(value.param) : -1;
   return {
     scalar(name): ScalarProperty {
       const value = raw(name);
@@ -220,7 +265,7 @@ function resolveProperties(compiled: CompiledNode, parameters: Parameters, graph
       const value = raw(name);
       const spec = specs[name];
       const literal = Array.isArray(value) ? value : 'default' in spec && Array.isArray(spec.default) ? spec.default : [0, 0, 0];
-      return { slot: binding(value), constant: Float64Array.from(literal) };
+      return { slot: binding(value), constant: Float64Array.from(literal as readonly unknown[], Number) };
     },
     enumValue(name): string {
       const value = raw(name);
@@ -242,8 +287,27 @@ function resolveProperties(compiled: CompiledNode, parameters: Parameters, graph
       const spec = specs[name];
       const count = compiled.inputs[spec.kind === 'floatList' ? spec.perInput : '']?.length ?? 0;
       const fallback = spec.kind === 'floatList' ? spec.default : 0;
-      if (Array.isArray(value)) return Array.from({ length: count }, (_, i) => value[i] ?? fallback);
+      if (Array.isArray(value)) return Array.from({ length: count }, (_, i) => Number(value[i] ?? fallback));
       return new Array<number>(count).fill(typeof value === 'number' ? value : fallback);
+    },
+    clipList(name): ClipBinding[] {
+      const value = raw(name);
+      const names: unknown[] = Array.isArray(value) ? value : [];
+      return names.map((clipName) => {
+        const clip = typeof clipName === 'string' ? graph.clipBindings.get(clipName) : undefined;
+        if (!clip) throw new RangeError(`node '${compiled.id}': no clip named ${JSON.stringify(clipName)}`);
+        return clip;
+      });
+    },
+    literal(name): unknown {
+      return raw(name);
+    },
+    list(name): ResolvedProperties[] {
+      const value = raw(name);
+      const spec = specs[name];
+      if (spec.kind !== 'list') throw new RangeError(`property '${name}' of ${compiled.nodeType.type} is not a list`);
+      const items: unknown[] = Array.isArray(value) ? value : [];
+      return items.map((item) => resolvePropertyValues(compiled, spec.item, item as Record<string, PropertyValue>, parameters, graph));
     },
   };
 }

@@ -220,3 +220,116 @@ export function quatFromEulerDegrees(out: Floats, o: number, order: string, angl
 export function clamp(value: number, min: number, max: number): number {
   return value < min ? min : value > max ? max : value;
 }
+
+/**
+ * out = the smallest rotation that turns direction `a` into direction `b` (neither needs to be unit
+ * length): about the axis a × b, with no twist about either vector. When a and b are opposite (within
+ * about 1e-6 rad) the smallest rotation is not unique: out is a half turn about `axis` made
+ * perpendicular to a, or, if that axis is zero or parallel to a, about the world axis least aligned with
+ * a. A zero-length or non-finite a or b gives the identity. Never NaN.
+ */
+export function quatFromTo(out: Floats, o: number, a: Floats, ao: number, b: Floats, bo: number, axis: Floats, xo: number): Floats {
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2];
+  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2];
+  const norms = Math.sqrt((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz));
+  if (!(norms > 0) || !(norms < Infinity)) {
+    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+    return out;
+  }
+  const w = norms + (ax * bx + ay * by + az * bz);
+  if (w > 1e-12 * norms) {
+    out[o] = ay * bz - az * by;
+    out[o + 1] = az * bx - ax * bz;
+    out[o + 2] = ax * by - ay * bx;
+    out[o + 3] = w;
+    return quatNormalize(out, o);
+  }
+  // Opposite: a half turn about an axis perpendicular to a.
+  const la2 = ax * ax + ay * ay + az * az;
+  let px = axis[xo], py = axis[xo + 1], pz = axis[xo + 2];
+  const p2 = px * px + py * py + pz * pz;
+  let k = (px * ax + py * ay + pz * az) / la2;
+  let qx = px - k * ax, qy = py - k * ay, qz = pz - k * az;
+  let q2 = qx * qx + qy * qy + qz * qz;
+  if (!(q2 > 1e-12 * p2) || !(q2 < Infinity)) {
+    // The world axis least aligned with a is at least ~55 degrees from it.
+    const fx = Math.abs(ax), fy = Math.abs(ay), fz = Math.abs(az);
+    px = fx <= fy && fx <= fz ? 1 : 0;
+    py = px === 0 && fy <= fz ? 1 : 0;
+    pz = px === 0 && py === 0 ? 1 : 0;
+    k = (px * ax + py * ay + pz * az) / la2;
+    qx = px - k * ax; qy = py - k * ay; qz = pz - k * az;
+    q2 = qx * qx + qy * qy + qz * qz;
+  }
+  const inv = 1 / Math.sqrt(q2);
+  out[o] = qx * inv; out[o + 1] = qy * inv; out[o + 2] = qz * inv; out[o + 3] = 0;
+  return out;
+}
+
+/**
+ * Splits the rotation q into swing × twist about the unit vector `axis` (bend and roll, in the
+ * helper-bone terms of BendRollHelper): q = swing * twist, where
+ * - twist is a rotation about `axis` (it leaves `axis` where it is), stored with w >= 0 so that its
+ *   angle is the signed twist in [-π, π];
+ * - swing is the shortest rotation taking `axis` to q·axis: its axis is perpendicular to `axis`, its
+ *   angle is the angle between the two directions, in [0, π] (w >= 0).
+ *
+ * The twist is computed first, as q's projection onto rotations about `axis`: normalise(q.xyz·axis,
+ * q.w). Its length is cos(swing / 2), so the only singular case is q·axis = −axis exactly (within
+ * about 1e-14 rad), where the shortest rotation is not unique. There the twist is taken as the identity
+ * and the swing is q itself: a half turn about q's own axis, which is perpendicular to `axis`. That is
+ * the limit of pure swings approaching the half turn, so a bend that sweeps through the opposite
+ * direction does not flip; near the case nothing switches branch and the split stays continuous. A
+ * NaN or zero q gives two identities. Never NaN. `q` may alias either output.
+ */
+export function quatSwingTwist(outSwing: Floats, so: number, outTwist: Floats, to: number, q: Floats, qo: number, axis: Floats, ao: number): void {
+  const x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+  const ax = axis[ao], ay = axis[ao + 1], az = axis[ao + 2];
+  let p = x * ax + y * ay + z * az;
+  let tw = w;
+  const n2 = p * p + tw * tw;
+  if (!(n2 > 1e-28)) {
+    // Opposite (or q is zero or NaN): no twist; the swing is q without its (rounding-sized) component along the axis.
+    outSwing[so] = x - p * ax; outSwing[so + 1] = y - p * ay; outSwing[so + 2] = z - p * az; outSwing[so + 3] = 0;
+    quatNormalize(outSwing, so);
+    outTwist[to] = 0; outTwist[to + 1] = 0; outTwist[to + 2] = 0; outTwist[to + 3] = 1;
+    return;
+  }
+  const inv = (tw < 0 ? -1 : 1) / Math.sqrt(n2);
+  p *= inv;
+  tw *= inv;
+  // swing = q * conjugate(twist), twist = (p * axis, tw).
+  const bx = -p * ax, by = -p * ay, bz = -p * az;
+  let sx = w * bx + x * tw + y * bz - z * by;
+  let sy = w * by - x * bz + y * tw + z * bx;
+  let sz = w * bz + x * by - y * bx + z * tw;
+  let sw = w * tw - x * bx - y * by - z * bz;
+  // The swing's axis is perpendicular to `axis` in exact arithmetic; remove the rounding.
+  const along = sx * ax + sy * ay + sz * az;
+  sx -= along * ax; sy -= along * ay; sz -= along * az;
+  if (sw < 0) { sx = -sx; sy = -sy; sz = -sz; sw = -sw; }
+  outSwing[so] = sx; outSwing[so + 1] = sy; outSwing[so + 2] = sz; outSwing[so + 3] = sw;
+  quatNormalize(outSwing, so);
+  outTwist[to] = p * ax; outTwist[to + 1] = p * ay; outTwist[to + 2] = p * az; outTwist[to + 3] = tw;
+}
+
+/**
+ * out = q with its angle scaled by weights[wi] about the same axis (q to the power of the weight),
+ * on the shorter arc: q and −q give the same result, and the angle scaled is the one in [0, π]. A
+ * weight of 0 gives the identity, 1 gives q, −1 its inverse. The weight comes in an array because V8
+ * boxes doubles passed to calls it does not inline. A zero or NaN q, or a NaN weight, gives the identity.
+ */
+export function quatScaleAngle(out: Floats, o: number, q: Floats, qo: number, weights: Floats, wi: number): Floats {
+  let x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
+  if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+  const s = Math.sqrt(x * x + y * y + z * z);
+  if (!(s > 0) || !(s < Infinity) || !(w === w)) {
+    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1;
+    return out;
+  }
+  const weight = weights[wi];
+  const half = weight === weight ? Math.atan2(s, w) * weight : 0;
+  const k = Math.sin(half) / s;
+  out[o] = x * k; out[o + 1] = y * k; out[o + 2] = z * k; out[o + 3] = Math.cos(half);
+  return out;
+}

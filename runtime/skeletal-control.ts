@@ -1,13 +1,14 @@
 import type { ComponentPose } from './component-pose.ts';
 import { quatNormalize } from './math.ts';
 import {
-  ComponentPoseNode, ZERO_WEIGHT, readScalar,
+  ComponentPoseNode, ZERO_WEIGHT,
   type ComponentPoseLink, type DebugNode, type Link, type ScalarProperty, type UpdateContext,
 } from './node.ts';
 
 /**
- * Component-space bone transforms a skeletal control wants to write, in the order given (parents
- * before children). Capacity is the skeleton's bone count; nothing is allocated per frame.
+ * Component-space bone transforms a skeletal control wants to write, in the order given (usually
+ * parents before children; see evaluateBoneTransforms). Capacity is the skeleton's bone count;
+ * nothing is allocated per frame.
  */
 export class BoneTransforms {
   count = 0;
@@ -66,8 +67,13 @@ function blendTowards(pose: ComponentPose, bone: number, target: BoneTransforms,
 export abstract class SkeletalControlNode extends ComponentPoseNode {
   protected readonly input: ComponentPoseLink;
   protected readonly alphaProperty: ScalarProperty;
-  /** Alpha in use this frame, clamped to [0, 1]; in an array for the reason given in AnimNode. */
-  private readonly alphaWeight = new Float64Array(1);
+  /**
+   * [alpha in use this frame, clamped to [0, 1]; alpha's literal value]: in an array for the reason
+   * given in AnimNode, and so that reading alpha never mixes a typed-array double with a boxed one.
+   */
+  private readonly alphaWeight = new Float64Array(2);
+  /** The parameter slot alpha is bound to, or -1 for the literal. */
+  private readonly alphaSlot: number;
   private transforms: BoneTransforms | null = null;
   private readonly inputLinks: readonly Link[];
 
@@ -75,6 +81,8 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
     super(id, type);
     this.input = input;
     this.alphaProperty = alpha;
+    this.alphaSlot = alpha.slot;
+    this.alphaWeight[1] = alpha.constant;
     this.inputLinks = [input];
   }
 
@@ -89,8 +97,11 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
 
   protected onUpdate(ctx: UpdateContext): void {
     this.input.update(ctx);
-    const alpha = readScalar(this.graph.parameterValues, this.alphaProperty);
-    // Clamped inline, and NaN from a bound parameter becomes 0 (a call would box the double).
+    // Read and clamped inline (NaN from a bound parameter becomes 0), from typed arrays only: a
+    // number returned from a call V8 does not inline is boxed, and so is a double merged with the
+    // object field ScalarProperty.constant; whether either happens here depends on the subclass.
+    const slot = this.alphaSlot;
+    const alpha = slot >= 0 ? this.graph.parameterValues[slot] : this.alphaWeight[1];
     this.alphaWeight[0] = alpha > 0 ? (alpha < 1 ? alpha : 1) : 0;
     this.updateControl(ctx);
   }
@@ -132,6 +143,11 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
     return true;
   }
 
-  /** Appends the component-space transforms to write, parents before children. */
+  /**
+   * Appends the component-space transforms to write, in the order they are written: usually
+   * parents before children, so that a child's transform lands where it was computed. Each write
+   * keeps the local transforms of the bone's descendants, so a control that sets local rotations
+   * (BendRollHelper) appends children first instead.
+   */
   protected abstract evaluateBoneTransforms(pose: ComponentPose, out: BoneTransforms): void;
 }

@@ -1,3 +1,4 @@
+import { quatNormalize } from './math.ts';
 import { Pose } from './pose.ts';
 
 /** One bone of a skeleton as authored: its parent by name and its reference (bind) local transform. */
@@ -13,6 +14,8 @@ export interface BoneDefinition {
 export interface SkeletonProblem {
   /** Index of the bone in the list given to the skeleton. */
   bone: number;
+  /** The field of the bone's definition at fault, when one is. */
+  field?: 'name' | 'parent';
   message: string;
 }
 
@@ -78,28 +81,48 @@ export class Skeleton {
     return problems;
   }
 
+  /**
+   * A new skeleton with `bones` appended after this one's (Unreal's virtual bones: helper bones an
+   * asset adds to an imported skeleton). Each names a parent among this skeleton's bones or the
+   * bones listed before it; its translation, rotation (normalised) and scale are its reference
+   * local transform. Throws SkeletonError listing every problem, by index into `bones`: a name
+   * that is empty or already used, an unknown parent or one listed after its child.
+   */
+  withExtraBones(bones: readonly BoneDefinition[]): Skeleton {
+    const n = this.boneCount;
+    const problems: SkeletonProblem[] = [];
+    const seen = new Map<string, number>();
+    bones.forEach((bone, i) => {
+      const at = this.indexByName.get(bone.name) ?? seen.get(bone.name);
+      if (bone.name.length === 0) problems.push({ bone: i, field: 'name', message: 'bone name is empty' });
+      else if (at !== undefined) {
+        problems.push({
+          bone: i, field: 'name',
+          message: at < n ? `the skeleton already has a bone '${bone.name}'` : `bone name '${bone.name}' is used twice`,
+        });
+      } else seen.set(bone.name, n + i);
+    });
+    const parents = linkParents(bones, new Map(this.indexByName), n, problems);
+    if (problems.length > 0) throw new SkeletonError(problems);
+    const pose = new Pose(n + bones.length);
+    pose.translations.set(this.referencePose.translations);
+    pose.rotations.set(this.referencePose.rotations);
+    pose.scales.set(this.referencePose.scales);
+    bones.forEach((bone, i) => {
+      if (bone.translation) pose.translations.set(bone.translation, (n + i) * 3);
+      if (bone.rotation) {
+        pose.rotations.set(bone.rotation, (n + i) * 4);
+        quatNormalize(pose.rotations, (n + i) * 4);
+      }
+      if (bone.scale) pose.scales.set(bone.scale, (n + i) * 3);
+    });
+    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose);
+  }
+
   /** Builds a skeleton from bones listed by parent name (the JSON skeleton asset's form). */
   static fromDefinitions(bones: readonly BoneDefinition[]): Skeleton {
-    const index = new Map<string, number>();
     const problems: SkeletonProblem[] = [];
-    const parents = bones.map((bone, i) => {
-      const parent = bone.parent ?? null;
-      let p = -1;
-      if (parent !== null) {
-        const found = index.get(parent);
-        if (found === undefined) {
-          const later = bones.findIndex((b) => b.name === parent);
-          problems.push({
-            bone: i,
-            message: later < 0
-              ? `bone '${bone.name}' names unknown parent '${parent}'`
-              : `bone '${bone.name}' comes before its parent '${parent}': list parents before children`,
-          });
-        } else p = found;
-      }
-      if (!index.has(bone.name)) index.set(bone.name, i);
-      return p;
-    });
+    const parents = linkParents(bones, new Map(), 0, problems);
     if (problems.length > 0) throw new SkeletonError(problems);
     const pose = new Pose(bones.length);
     bones.forEach((bone, i) => {
@@ -109,6 +132,32 @@ export class Skeleton {
     });
     return new Skeleton(bones.map((b) => b.name), parents, pose);
   }
+}
+
+/**
+ * Parent indices of `bones` numbered from `first`, after the bones in `index` (name to index, which
+ * this extends). Pushes a problem, by index into `bones`, for a parent that is unknown or listed
+ * after its child.
+ */
+function linkParents(bones: readonly BoneDefinition[], index: Map<string, number>, first: number, problems: SkeletonProblem[]): number[] {
+  return bones.map((bone, i) => {
+    const parent = bone.parent ?? null;
+    let p = -1;
+    if (parent !== null) {
+      const found = index.get(parent);
+      if (found === undefined) {
+        const later = bones.findIndex((b) => b.name === parent);
+        problems.push({
+          bone: i, field: 'parent',
+          message: later < 0
+            ? `bone '${bone.name}' names unknown parent '${parent}'`
+            : `bone '${bone.name}' comes before its parent '${parent}': list parents before children`,
+        });
+      } else p = found;
+    }
+    if (!index.has(bone.name)) index.set(bone.name, first + i);
+    return p;
+  });
 }
 
 export class SkeletonError extends Error {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  quatFromAxisAngle, quatFromEulerDegrees, quatMultiply, quatNlerp, quatNormalize, quatRotateVec3, quatSlerp,
+  quatFromAxisAngle, quatFromEulerDegrees, quatFromTo, quatMultiply, quatNlerp, quatNormalize, quatRotateVec3, quatSlerp,
   transformCompose, transformRelative,
 } from '../../runtime/math.ts';
 import { expectClose } from '../support/graphs.ts';
@@ -63,5 +63,33 @@ describe('math', () => {
     for (let i = 0; i < 4; i++) expect(lR[i]).toBeCloseTo(cR[i], 12);
     transformRelative(lT, lR, lS, 0, pT, pR, q(0, 0, 0), 0, oT, oR, oS, 0);
     expect([...lT, ...lR, ...lS].every(Number.isFinite)).toBe(true);
+  });
+});
+
+describe('quatFromTo', () => {
+  const from = (a: number[], b: number[], axis: number[] = [0, 0, 0]) => quatFromTo(new Float64Array(4), 0, q(...a), 0, q(...b), 0, q(...axis), 0);
+
+  it('turns one direction onto another by the smallest rotation (axis perpendicular to both)', () => {
+    const a = [1, 2, -0.5], b = [-3, 0.2, 4];
+    const r = from(a, b);
+    const turned = quatRotateVec3(new Float64Array(3), 0, r, 0, q(...a), 0);
+    const la = Math.hypot(...a), lb = Math.hypot(...b);
+    expectClose(turned.map((x) => x / la), b.map((x) => x / lb), 1e-12);
+    expect(Math.abs(r[0] * a[0] + r[1] * a[1] + r[2] * a[2])).toBeLessThan(1e-12);
+    expect(Math.abs(r[0] * b[0] + r[1] * b[1] + r[2] * b[2])).toBeLessThan(1e-12);
+    expectClose(from([0, 3, 0], [0, 0.5, 0]), [0, 0, 0, 1], 0);
+  });
+
+  it('makes a half turn about the given axis (made perpendicular) for opposite directions', () => {
+    expectClose(from([0, 1, 0], [0, -2, 0], [0, 1, 1]), [0, 0, 1, 0], 1e-15);
+    // An axis parallel to the vectors, or none: about the world axis least aligned with them.
+    expectClose(from([0, 1, 0], [0, -1, 0], [0, 5, 0]), [1, 0, 0, 0], 0);
+    expectClose(from([1, 0, 0], [-1, 0, 0]), [0, 1, 0, 0], 0);
+  });
+
+  it('gives the identity for zero-length or non-finite directions', () => {
+    expectClose(from([0, 0, 0], [1, 0, 0]), [0, 0, 0, 1], 0);
+    expectClose(from([1, 0, 0], [NaN, 0, 0]), [0, 0, 0, 1], 0);
+    expectClose(from([Infinity, 0, 0], [1, 0, 0]), [0, 0, 0, 1], 0);
   });
 });

@@ -11,7 +11,7 @@ const g = loadGraphAsset({
   format: 'animgraph/1',
   skeleton: 'builtin:biped',
   clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
-  parameters: { i: { type: 'int', default: 0 } },
+  parameters: { i: { type: 'int', default: 0 }, t: { type: 'vec3', default: [12, 25, 20] } },
   nodes: {
     walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
     run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.2 } },
@@ -20,8 +20,13 @@ const g = loadGraphAsset({
     // A blend that lasts the whole probe, so both list inputs stay relevant.
     list: { type: 'BlendList', inputs: { poses: ['idle', 'blend'] }, properties: { activeIndex: { param: 'i' }, blendTimes: [1e6, 1e6] } },
     copy: { type: 'CopyBone', inputs: { pose: 'list' }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', copyTranslation: true, alpha: 0.5 } },
+    ik: {
+      type: 'TwoBoneIK', inputs: { pose: 'copy' },
+      properties: { endBone: 'foot_l', target: { param: 't' }, hintMode: 'direction', hint: [0, 0, 1], allowStretch: true, keepEndRotation: false, alpha: 0.5 },
+    },
+    reach: { type: 'TwoBoneIK', inputs: { pose: 'ik' }, properties: { endBone: 'hand_l', targetMode: 'bone', targetBone: 'head', target: [0, 5, 10], hintMode: 'position', hint: [40, 120, -20] } },
   },
-  output: 'copy',
+  output: 'reach',
 }).createInstance();
 g.update(0);
 g.setParameter('i', 1);
@@ -41,7 +46,7 @@ const windows = [0, 1, 2].map(() => {
   for (let i = 0; i < 20000; i++) frame();
   return (process.memoryUsage().heapUsed - before) / 20000;
 });
-const list = g.gatherDebug().children[0].children[0];
+const list = g.gatherDebug().children[0].children[0].children[0].children[0];
 
 // Second graph: an InertialBlend held in a transition under StrideWarping (IK, pelvis spring, alpha).
 const h = loadGraphAsset({

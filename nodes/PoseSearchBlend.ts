@@ -1,0 +1,506 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
+import { PoseHistory, PoseInertializer } from '../runtime/inertialization.ts';
+import {
+  LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readScalar,
+  type DebugNode, type Link, type NodeCheckContext, type NodePrepareContext, type NodeType, type ScalarProperty, type UpdateContext,
+} from '../runtime/node.ts';
+import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
+import {
+  DEFAULT_FEATURE_SPEC, DEFAULT_SAMPLE_RATE, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
+  PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, type IndexedClip, type PoseFeatureSpec,
+} from '../runtime/pose-search.ts';
+import { rootMotionDelta } from '../runtime/root-motion.ts';
+
+/** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
+const MAX_SLOTS = 4;
+/** The runner-up shown in debug is the best frame at least this far (in clip time) from the chosen one. */
+const RUNNER_UP_GAP_SECONDS = 0.2;
+const CHANNEL_LABELS = ['rot', 'pos', 'vel'];
+const VELOCITIES = 2;
+
+// timing slots
+const DT = 0, ELAPSED = 1, DURATION = 2, START = 3;
+
+/**
+ * Plays one of a list of clips, chosen by `motion`, and on a switch starts the new clip at the frame
+ * whose pose best matches the pose this node has been outputting (the seed `001_…`, with Unreal
+ * PoseSearch's features and cost), then blends: a crossfade that keeps the old clip playing, or an
+ * inertialization of the difference. See runtime/pose-search.ts for the features and the cost.
+ *
+ * The query is built from the node's own last two output poses (positions from the last, velocities
+ * from the two) with the same extraction as the database; frames of a non-looping clip too close to
+ * its end to finish the blend are left out. Without a pose history (a switch before anything was
+ * evaluated) the clip starts at 0.
+ */
+export class PoseSearchBlend extends LocalPoseNode {
+  private readonly dbClip: Int32Array;
+  private readonly slotMotion = new Int32Array(MAX_SLOTS);
+  /**
+   * Play time of each slot. Times live in a typed array and are copied into the one cursor before
+   * sampling: V8 boxes a double stored into cursors picked from an array, not into a cursor field.
+   */
+  private readonly slotTime = new Float64Array(MAX_SLOTS);
+  private readonly cursor = new ClipCursor();
+  private readonly weights = new Float64Array(MAX_SLOTS);
+  private readonly startWeights = new Float64Array(MAX_SLOTS);
+  private slotCount = 0;
+  private activeMotion = -1;
+  /** [this frame's delta time, blend elapsed, blend duration, start time of the last switch]. */
+  private readonly timing = new Float64Array(4);
+  private readonly inertial: boolean;
+  private readonly inertializer: PoseInertializer;
+  private readonly history: PoseHistory;
+  /** The blend time of the last switch (both modes). */
+  private readonly transition = new Float64Array(1);
+  private pendingInertial = false;
+  private lastInertialDuration = 0;
+  private readonly extractor: PoseFeatureExtractor;
+  private readonly raw: Float64Array;
+  private readonly query: PoseSearchQuery;
+  private readonly best = new PoseSearchResult();
+  private readonly runnerUp = new PoseSearchResult();
+  /** 0: no switch yet; 1: the last switch searched; 2: it had no pose history to search with. */
+  private searchState = 0;
+  private readonly gapFrames: number;
+  private readonly span = new Float64Array(4);
+  private readonly delta = new Float64Array(4);
+  private atEnd = false;
+
+  constructor(
+    id: string,
+    /** The clip names of `clips`, in motion order. */
+    readonly clipNames: readonly string[],
+    private readonly bindings: readonly ClipBinding[],
+    readonly database: PoseSearchDatabase,
+    private readonly motion: ScalarProperty,
+    private readonly blendTime: ScalarProperty,
+    private readonly loop: ScalarProperty,
+    blendMode: string,
+    boneCount: number,
+  ) {
+    super(id, 'PoseSearchBlend');
+    this.dbClip = Int32Array.from(clipNames, (name) => database.clipNames.indexOf(name));
+    if (this.dbClip.includes(-1) || clipNames.length !== bindings.length) throw new RangeError(`PoseSearchBlend '${id}': the database does not index every clip of the node`);
+    this.inertial = blendMode === 'inertial';
+    this.inertializer = new PoseInertializer(boneCount);
+    this.history = new PoseHistory(boneCount);
+    this.extractor = new PoseFeatureExtractor(database.schema);
+    this.raw = new Float64Array(database.dims);
+    this.query = new PoseSearchQuery(database);
+    this.gapFrames = Math.max(1, Math.round(RUNNER_UP_GAP_SECONDS * database.schema.sampleRate));
+  }
+
+  protected get links(): readonly Link[] {
+    return NO_LINKS;
+  }
+
+  /** The clip playing (the one blended to), or null before the first update. */
+  get activeClip(): ClipBinding | null {
+    return this.slotCount > 0 ? this.bindings[this.slotMotion[this.slotCount - 1]] : null;
+  }
+
+  /** Play time of the active clip in seconds. */
+  get time(): number {
+    return this.slotCount > 0 ? this.slotTime[this.slotCount - 1] : 0;
+  }
+
+  /** The last switch's search: the chosen frame (frame -1 before any search). */
+  get lastMatch(): PoseSearchResult {
+    return this.best;
+  }
+
+  /** The last switch's runner-up: the best frame at least 0.2 s from the chosen one. */
+  get lastRunnerUp(): PoseSearchResult {
+    return this.runnerUp;
+  }
+
+  protected override onInitialize(): void {
+    this.slotCount = 0;
+    this.activeMotion = -1;
+    this.timing.fill(0);
+    this.inertializer.stop();
+    this.history.clear();
+    this.pendingInertial = false;
+    this.searchState = 0;
+    this.best.frame = -1;
+    this.runnerUp.frame = -1;
+    this.atEnd = false;
+  }
+
+  protected onUpdate(ctx: UpdateContext): void {
+    const values = this.graph.parameterValues;
+    const n = this.bindings.length;
+    let m = readScalar(values, this.motion);
+    // `| 0` keeps the index a small integer, which calls below take without boxing.
+    m = m === m ? Math.min(Math.max(Math.trunc(m), 0), n - 1) | 0 : 0;
+    const looping = readScalar(values, this.loop) !== 0;
+    this.timing[DT] = ctx.deltaTime;
+    if (this.activeMotion < 0) {
+      this.slotCount = 1;
+      this.slotMotion[0] = m;
+      this.slotTime[0] = 0;
+      this.weights[0] = 1;
+      this.timing[ELAPSED] = 0;
+      this.timing[DURATION] = 0;
+    } else if (m !== this.activeMotion) {
+      this.switchTo(m, looping);
+    } else if (this.inertializer.active) {
+      this.inertializer.advance(this.timing);
+      if (!this.inertializer.active) this.inertialEnded(false);
+    }
+    this.activeMotion = m;
+    if (!this.inertial) this.updateWeights();
+    for (let i = 0; i < this.slotCount; i++) this.advance(ctx, i, looping);
+  }
+
+  private switchTo(m: number, looping: boolean): void {
+    let blendTime = readScalar(this.graph.parameterValues, this.blendTime);
+    blendTime = blendTime > 0 && blendTime < Infinity ? blendTime : 0;
+    this.transition[0] = blendTime;
+    this.search(m, looping);
+    if (this.inertial) {
+      this.slotCount = 1;
+      this.slotMotion[0] = m;
+      this.slotTime[0] = this.timing[START];
+      this.weights[0] = 1;
+      this.pendingInertial = true;
+      this.atEnd = false;
+      return;
+    }
+    if (this.slotCount === MAX_SLOTS) {
+      // Drop the oldest pose; the weights are renormalised below.
+      for (let i = 1; i < MAX_SLOTS; i++) {
+        this.slotMotion[i - 1] = this.slotMotion[i];
+        this.slotTime[i - 1] = this.slotTime[i];
+        this.weights[i - 1] = this.weights[i];
+      }
+      this.slotCount--;
+    }
+    const s = this.slotCount++;
+    this.slotMotion[s] = m;
+    this.slotTime[s] = this.timing[START];
+    this.weights[s] = 0;
+    this.startWeights.set(this.weights);
+    this.timing[ELAPSED] = 0;
+    this.timing[DURATION] = blendTime;
+    this.atEnd = false;
+  }
+
+  /** Finds the start time of motion m for the last output pose (blend time in transition[0]), into timing[START]. */
+  private search(m: number, looping: boolean): void {
+    const db = this.database, h = this.history, clip = this.dbClip[m];
+    this.timing[START] = 0;
+    if (h.count === 0) {
+      this.searchState = 2;
+      this.best.frame = -1;
+      this.runnerUp.frame = -1;
+      return;
+    }
+    const measured = this.extractor.extractBy(this.raw, 0, h.previous, h.count > 1 ? h.older : null, h.deltaTimes);
+    const q = this.query;
+    db.scaleQuery(this.raw, q);
+    q.channels[VELOCITIES] = measured ? 1 : 0;
+    // A non-looping clip must have blendTime left after the start to finish the blend.
+    let last = 2147483647;
+    if (!looping) {
+      last = Math.floor((db.clipDurations[clip] - this.transition[0]) * db.schema.sampleRate + 1e-9);
+      if (!(last >= 0)) last = 0;
+    }
+    q.allowOnly(clip, last);
+    db.searchWithRunnerUp(q, this.best, this.runnerUp, this.gapFrames, 'auto');
+    this.searchState = 1;
+    // The match is for the last pose output; this frame's advance carries the clip on from there.
+    if (this.best.frame >= 0) this.timing[START] = db.frameTime[this.best.frame];
+  }
+
+  private updateWeights(): void {
+    const t = this.timing;
+    t[ELAPSED] += t[DT];
+    const count = this.slotCount;
+    const progress = t[DURATION] > 0 ? Math.min(t[ELAPSED] / t[DURATION], 1) : 1;
+    if (progress >= 1) {
+      if (count > 1) {
+        const last = count - 1;
+        this.slotTime[0] = this.slotTime[last];
+        this.slotMotion[0] = this.slotMotion[last];
+        this.slotCount = 1;
+      }
+      this.weights[0] = 1;
+      return;
+    }
+    let sum = 0;
+    for (let i = 0; i < count - 1; i++) {
+      this.weights[i] = this.startWeights[i] * (1 - progress);
+      sum += this.weights[i];
+    }
+    this.weights[count - 1] = progress;
+    sum += progress;
+    for (let i = 0; i < count; i++) this.weights[i] = sum > 0 ? this.weights[i] / sum : i === count - 1 ? 1 : 0;
+  }
+
+  /** Advances slot i's clip time by this frame's delta time and adds its root motion by weight. */
+  private advance(ctx: UpdateContext, i: number, looping: boolean): void {
+    const binding = this.bindings[this.slotMotion[i]];
+    const clip = binding.clip;
+    const times = this.slotTime;
+    const duration = clip.duration;
+    const before = times[i];
+    this.cursor.looping = looping;
+    const active = i === this.slotCount - 1;
+    if (!(duration > 0)) times[i] = 0;
+    else {
+      const next = before + this.timing[DT];
+      if (looping) {
+        if (next >= duration) {
+          times[i] = next % duration;
+          if (active && this.graph.events.has('sequenceLooped')) this.graph.events.emit('sequenceLooped', this.id, clip.name, times[i]);
+        } else times[i] = next;
+      } else {
+        times[i] = next > duration ? duration : next;
+        const arrived = times[i] === duration && this.timing[DT] > 0;
+        if (active && arrived && !this.atEnd && this.graph.events.has('sequenceEnded')) this.graph.events.emit('sequenceEnded', this.id, clip.name, duration);
+        if (active) this.atEnd = arrived;
+      }
+    }
+    const motion = clip.rootMotion;
+    const w = this.weights[i];
+    if (motion === null || !(w > ZERO_WEIGHT)) return;
+    this.span[0] = before;
+    this.span[1] = times[i];
+    this.span[2] = looping ? 1 : 0;
+    this.span[3] = 1;
+    rootMotionDelta(this.delta, clip, motion, this.span);
+    const scale = ctx.weight * w, out = this.graph.rootMotion, d = this.delta;
+    out[0] += d[0] * scale;
+    out[1] += d[1] * scale;
+    out[2] += d[2] * scale;
+    out[3] += d[3] * scale;
+  }
+
+  protected onEvaluate(out: Pose): void {
+    if (this.inertial) {
+      this.sampleSlot(out, 0);
+      if (this.pendingInertial) {
+        this.pendingInertial = false;
+        if (this.inertializer.active) this.inertialEnded(true);
+        // As InertialBlend: the switch frame is time 0 of the transition (it repeats the last pose).
+        if (this.history.startTransition(this.inertializer, out, this.transition[0]) && this.inertializer.active) {
+          this.lastInertialDuration = this.inertializer.duration;
+          if (this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.lastInertialDuration);
+        } else this.inertializer.stop();
+      }
+      this.inertializer.apply(out);
+    } else {
+      const pool = this.graph.posePool;
+      let first = true;
+      let scratch: Pose | null = null;
+      for (let i = 0; i < this.slotCount; i++) {
+        const w = this.weights[i];
+        if (w <= ZERO_WEIGHT) continue;
+        if (first) {
+          this.sampleSlot(out, i);
+          if (w < 1) poseScaleInto(out, out, this.weights, i);
+          first = false;
+          continue;
+        }
+        scratch ??= pool.acquire();
+        this.sampleSlot(scratch, i);
+        poseAccumulate(out, scratch, this.weights, i);
+      }
+      if (scratch !== null) {
+        poseNormalizeRotations(out);
+        pool.release(scratch);
+      }
+    }
+    this.history.push(out, this.timing);
+  }
+
+  /** Samples slot i's clip at its time into `out`. */
+  private sampleSlot(out: Pose, i: number): void {
+    this.cursor.time = this.slotTime[i];
+    sampleClipAt(out, this.bindings[this.slotMotion[i]], this.cursor);
+  }
+
+  private inertialEnded(interrupted: boolean): void {
+    if (this.graph.events.has('inertializationEnded')) this.graph.events.emit('inertializationEnded', this.id, this.lastInertialDuration, interrupted);
+  }
+
+  /** True while a crossfade or an inertialization is running. */
+  get blending(): boolean {
+    return this.inertial ? this.inertializer.active || this.pendingInertial : this.slotCount > 1;
+  }
+
+  protected override debugDescription(): string {
+    const clip = this.activeClip;
+    if (clip === null) return 'not started';
+    let text = `'${this.clipNames[this.slotMotion[this.slotCount - 1]]}' Time: ${this.time.toFixed(3)}`;
+    if (this.blending) {
+      const elapsed = this.inertial ? this.inertializer.elapsed : this.timing[ELAPSED];
+      const duration = this.inertial ? (this.pendingInertial ? this.transition[0] : this.inertializer.duration) : this.timing[DURATION];
+      text += ` ${this.inertial ? 'Inertial' : 'Blend'}: ${Math.min(elapsed, duration).toFixed(3)} / ${duration.toFixed(3)}`;
+    }
+    if (this.searchState === 2) text += ' Match: none (no pose history)';
+    else if (this.searchState === 1 && this.best.frame >= 0) {
+      const b = this.best, r = this.runnerUp, s = this.database.schema;
+      const shares = FEATURE_CHANNELS.map((_, c) => c)
+        .filter((c) => s.channelDims(c) > 0)
+        .map((c) => (this.query.channels[c] === 1 ? `${CHANNEL_LABELS[c]} ${(b.share(c) * 100).toFixed(0)}%` : `${CHANNEL_LABELS[c]} off`));
+      text += ` Match: frame ${b.localFrame} @ ${b.time.toFixed(3)} cost ${b.cost.toPrecision(4)} [${shares.join(' ')}]`;
+      if (r.frame >= 0) text += ` runner-up: frame ${r.localFrame} @ ${r.time.toFixed(3)} cost ${r.cost.toPrecision(4)}`;
+    }
+    return text;
+  }
+
+  protected override onGatherDebug(node: DebugNode): void {
+    node.poseSource = true;
+    const clip = this.activeClip;
+    const values: NonNullable<DebugNode['values']> = {
+      motion: this.activeMotion,
+      clip: clip ? this.clipNames[this.slotMotion[this.slotCount - 1]] : '',
+      time: this.time,
+      duration: clip?.clip.duration ?? 0,
+      blending: this.blending,
+      blendMode: this.inertial ? 'inertial' : 'crossfade',
+      clips: Array.from({ length: this.slotCount }, (_, i) => this.slotMotion[i]),
+      weights: Array.from(this.weights.subarray(0, this.slotCount)),
+    };
+    if (this.searchState === 1 && this.best.frame >= 0) {
+      const b = this.best, r = this.runnerUp;
+      values.matchFrame = b.localFrame;
+      values.matchTime = b.time;
+      values.matchCost = b.cost;
+      values.matchShares = [0, 1, 2].map((c) => b.share(c));
+      values.velocityMatched = this.query.channels[VELOCITIES] === 1;
+      values.framesScored = b.scored;
+      values.runnerUpFrame = r.frame >= 0 ? r.localFrame : -1;
+      values.runnerUpTime = r.frame >= 0 ? r.time : 0;
+      values.runnerUpCost = r.frame >= 0 ? r.cost : 0;
+    }
+    node.values = values;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The node type: asset properties, load-time checks, and the database built once per graph.
+
+const channelSchema = (what: string, bonesDefault: string) => z.object({
+  weight: z.number().min(0).describe(`Weight of the ${what} in the cost (0 leaves the channel out).`),
+  bones: z.array(z.string().min(1)).min(1).optional().describe(`Bones whose ${what} are compared. ${bonesDefault}`),
+}).strict();
+
+/** The `features` property: the feature schema of the database, with per-channel weights. */
+export const poseFeaturesSchema = z.object({
+  rotations: channelSchema('local rotations', 'Default: every bone.').optional()
+    .describe("Local rotations as quaternions (q and -q are the same rotation); root bones' with the heading removed."),
+  positions: channelSchema('positions', 'Required when the weight is above 0, for example both feet and hands.').optional()
+    .describe('Component-space positions relative to the root bone and its heading.'),
+  velocities: channelSchema('velocities', 'Required when the weight is above 0.').optional()
+    .describe('Velocities of those relative positions (which way each limb is moving).'),
+  normalize: z.boolean().optional().describe('Divide each channel by its deviation over the clips (default true).'),
+  sampleRate: z.number().positive().max(1000).optional().describe(`Database frames per second of clip time (default ${DEFAULT_SAMPLE_RATE}).`),
+  rootBone: z.string().min(1).optional().describe('The bone positions and headings are relative to (default the skeleton root).'),
+  upAxis: z.enum(['y', 'z']).optional().describe('Component-space up axis; the heading is the root bone\'s turn about it (default y).'),
+}).strict();
+
+/** What prepare() builds once per graph and node, shared by every instance. */
+export interface PoseSearchShared {
+  database: PoseSearchDatabase;
+  /** True when the database was read from the node's index file. */
+  fromIndexFile: boolean;
+}
+
+function uniqueClips(properties: Readonly<Record<string, unknown>>): string[] {
+  const names = Array.isArray(properties.clips) ? (properties.clips as unknown[]).filter((c): c is string => typeof c === 'string') : [];
+  return [...new Set(names)];
+}
+
+export const PoseSearchBlendType: NodeType = {
+  type: 'PoseSearchBlend',
+  space: 'local',
+  properties: {
+    clips: { kind: 'clipList', minCount: 1 },
+    motion: { kind: 'int', default: 0, min: 0 },
+    blendTime: { kind: 'float', default: 0.2, min: 0 },
+    blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
+    loop: { kind: 'bool', default: true },
+    features: { kind: 'object', schema: poseFeaturesSchema },
+    database: { kind: 'file' },
+  },
+  inputs: [],
+
+  check(ctx: NodeCheckContext): void {
+    const raw = ctx.rawProperties.features;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return;
+    // A malformed `features` (its schema problems already reported) is still checked part by part,
+    // so one load reports an unknown bone next to a negative weight.
+    const shape = poseFeaturesSchema.shape;
+    const spec: Record<string, unknown> = {};
+    const malformedChannels: string[] = [];
+    for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+      if (!(key in shape)) continue;
+      if (shape[key as keyof typeof shape].safeParse(value).success) spec[key] = value;
+      else if ((FEATURE_CHANNELS as readonly string[]).includes(key)) malformedChannels.push(key);
+    }
+    for (const p of featureSpecProblems(spec as PoseFeatureSpec, ctx.skeleton)) {
+      // "No weighted channel" cannot be told while a channel is unreadable.
+      if (p.path.length === 0 && malformedChannels.length > 0) continue;
+      ctx.report(['features', ...p.path], p.code, p.message);
+    }
+    for (const channel of malformedChannels) {
+      const bones = ((raw as Record<string, unknown>)[channel] as { bones?: unknown } | null)?.bones;
+      if (!Array.isArray(bones) || !ctx.skeleton) continue;
+      bones.forEach((bone, i) => {
+        if (typeof bone === 'string' && ctx.skeleton!.indexOf(bone) < 0) ctx.report(['features', channel, 'bones', i], 'unknown-bone', `the skeleton has no bone '${bone}'`);
+      });
+    }
+  },
+
+  prepare(ctx: NodePrepareContext): PoseSearchShared | undefined {
+    const clips: IndexedClip[] = [];
+    for (const name of uniqueClips(ctx.properties)) {
+      const binding = ctx.clip(name);
+      if (binding) clips.push({ name, binding });
+      else ctx.report(['clips'], 'unknown-clip', `unknown clip '${name}'`);
+    }
+    if (clips.length === 0) {
+      ctx.report(['clips'], 'schema', 'needs at least one clip');
+      return undefined;
+    }
+    let schema: PoseFeatureSchema;
+    try {
+      schema = new PoseFeatureSchema((ctx.properties.features as PoseFeatureSpec | undefined) ?? DEFAULT_FEATURE_SPEC, ctx.skeleton);
+    } catch (e) {
+      ctx.report(['features'], 'schema', (e as Error).message);
+      return undefined;
+    }
+    const file = ctx.properties.database;
+    if (typeof file === 'string' && ctx.useIndexFiles) {
+      const path = ctx.resolvePath(file);
+      let bytes: Uint8Array;
+      try {
+        bytes = readFileSync(path);
+      } catch (e) {
+        ctx.report(['database'], 'file', `cannot read index file '${file}' (resolved to ${path}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; write it with \`animgraph index GRAPH --out ${file}\``);
+        return undefined;
+      }
+      try {
+        return { database: deserializePoseSearchDatabase(bytes, schema, clips), fromIndexFile: true };
+      } catch (e) {
+        if (!(e instanceof PoseIndexError)) throw e;
+        ctx.report(['database'], e.stale ? 'stale-index' : 'file', `${file}: ${e.message}; rebuild it with \`animgraph index GRAPH --out ${file}\``);
+        return undefined;
+      }
+    }
+    return { database: PoseSearchDatabase.build(schema, clips), fromIndexFile: false };
+  },
+
+  create: ({ id, properties: p, shared, boneCount }) => {
+    const data = shared as PoseSearchShared | undefined;
+    if (!data) throw new RangeError(`PoseSearchBlend '${id}': no database (the node type's prepare did not run)`);
+    return new PoseSearchBlend(
+      id, (p.literal('clips') as string[]), p.clipList('clips'), data.database, p.scalar('motion'), p.scalar('blendTime'), p.scalar('loop'), p.enumValue('blendMode'), boneCount,
+    );
+  },
+};

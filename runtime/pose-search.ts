@@ -1,0 +1,1085 @@
+/**
+ * Pose search (after the seed `001_…` and Unreal's PoseSearch): a database of pose features sampled
+ * from clips, and an exact nearest-frame search over it.
+ *
+ * Features per frame, in three channels, each optional and weighted:
+ * - rotations: local rotations of the listed bones (all bones by default) as quaternions, compared
+ *   so that q and -q are the same rotation. Bones with no parent and the root bone use their
+ *   component-space rotation with the root's heading removed, so a match does not depend on facing.
+ * - positions: component-space positions of the listed bones relative to the root bone's position
+ *   and heading (its twist about the up axis).
+ * - velocities: the change of those relative positions per second (what the character's own frame
+ *   sees, so a planted foot moves backwards under a walking root). The database takes a backward
+ *   difference over one key of the clip (forward at the first key); a query takes the last two
+ *   poses output.
+ *
+ * Normalisation: each channel is divided by the standard deviation of its feature vector over the
+ * database, sqrt(Σ variances of its dimensions): one number per channel, so relative magnitudes
+ * inside a channel are kept (a nearly still bone is not blown up), and every channel has unit total
+ * variance whatever its number of bones, so the weights alone set how much each channel counts. A
+ * channel without variance is left unscaled. The cost of a frame is
+ *
+ *   cost = Σ_channels weight_c / deviation_c² × Σ_dims (query − frame)²,
+ *
+ * with each bone's quaternion pair counted as min(|q − f|², |q + f|²). Features are stored scaled
+ * by sqrt(weight_c) / deviation_c, so the cost is a squared Euclidean distance (quaternion blocks
+ * aside) and the search can use bounding boxes.
+ *
+ * Search is exact: a KD-tree (median splits on the widest dimension, tight bounding boxes per node,
+ * depth-first nearest child first, pruned by the best cost so far) gives the same frame as the
+ * brute-force scan, including ties (the lowest frame index wins in both). A search restricted to a
+ * small part of the database (one clip of many) scans that part instead ('auto' mode).
+ */
+import { createHash } from 'node:crypto';
+import { ClipCursor, sampleClipAt, type ClipBinding } from './clip.ts';
+import { ComponentPose } from './component-pose.ts';
+import { Pose } from './pose.ts';
+import type { UpAxis } from './root-motion.ts';
+import type { Skeleton } from './skeleton.ts';
+
+export const FEATURE_CHANNELS = ['rotations', 'positions', 'velocities'] as const;
+export type FeatureChannel = (typeof FEATURE_CHANNELS)[number];
+const ROT = 0, POS = 1, VEL = 2;
+/** Floats per bone in each channel. */
+const CHANNEL_WIDTH = [4, 3, 3];
+
+/** Bumped whenever feature extraction changes, so index files written before no longer match. */
+export const FEATURE_VERSION = 1;
+export const DEFAULT_SAMPLE_RATE = 30;
+export const DEFAULT_LEAF_SIZE = 16;
+
+export interface FeatureChannelSpec {
+  /** Weight of the channel's squared distance in the cost; 0 leaves the channel out. */
+  weight: number;
+  /** Bones of the channel. Rotations default to every bone; positions and velocities need a list. */
+  bones?: readonly string[];
+}
+
+/** The feature schema as written in an asset (`features` of PoseSearchBlend). */
+export interface PoseFeatureSpec {
+  rotations?: FeatureChannelSpec;
+  positions?: FeatureChannelSpec;
+  velocities?: FeatureChannelSpec;
+  /** Divide each channel by its deviation over the database (default true). */
+  normalize?: boolean;
+  /** Database frames per second of clip time (default 30). */
+  sampleRate?: number;
+  /** The bone features are relative to (default the skeleton's first root). */
+  rootBone?: string;
+  /** The component-space up axis; heading is the root's twist about it (default y). */
+  upAxis?: UpAxis;
+}
+
+/** The seed's schema: local rotations of every bone. */
+export const DEFAULT_FEATURE_SPEC: PoseFeatureSpec = { rotations: { weight: 1 } };
+
+export interface FeatureSpecProblem {
+  /** Keys below the `features` object. */
+  path: (string | number)[];
+  code: 'schema' | 'unknown-bone';
+  message: string;
+}
+
+/** Every problem with a feature schema against a skeleton (when given), all at once. */
+export function featureSpecProblems(spec: PoseFeatureSpec, skeleton: Skeleton | undefined): FeatureSpecProblem[] {
+  const problems: FeatureSpecProblem[] = [];
+  let active = 0;
+  for (const channel of FEATURE_CHANNELS) {
+    const c = spec[channel];
+    if (c === undefined) continue;
+    if (!(Number.isFinite(c.weight) && c.weight >= 0)) {
+      problems.push({ path: [channel, 'weight'], code: 'schema', message: `weight must be a finite number >= 0, got ${c.weight}` });
+      continue;
+    }
+    if (c.weight > 0) active++;
+    if (c.weight > 0 && channel !== 'rotations' && (c.bones === undefined || c.bones.length === 0)) {
+      problems.push({ path: [channel], code: 'schema', message: `${channel} needs a list of bones (for example both feet and hands)` });
+    }
+    c.bones?.forEach((bone, i) => {
+      if (skeleton && skeleton.indexOf(bone) < 0) problems.push({ path: [channel, 'bones', i], code: 'unknown-bone', message: `the skeleton has no bone '${bone}'` });
+      else if (c.bones!.indexOf(bone) !== i) problems.push({ path: [channel, 'bones', i], code: 'schema', message: `bone '${bone}' is listed twice` });
+    });
+  }
+  if (active === 0) problems.push({ path: [], code: 'schema', message: 'no feature channel has a weight above 0: give rotations, positions or velocities a positive weight' });
+  if (spec.sampleRate !== undefined && !(Number.isFinite(spec.sampleRate) && spec.sampleRate > 0)) {
+    problems.push({ path: ['sampleRate'], code: 'schema', message: `sampleRate must be a positive number, got ${spec.sampleRate}` });
+  }
+  if (spec.rootBone !== undefined && skeleton && skeleton.indexOf(spec.rootBone) < 0) {
+    problems.push({ path: ['rootBone'], code: 'unknown-bone', message: `the skeleton has no bone '${spec.rootBone}'` });
+  }
+  return problems;
+}
+
+/** A feature schema resolved against a skeleton: bone indices and the layout of a feature row. */
+export class PoseFeatureSchema {
+  readonly skeleton: Skeleton;
+  /** Channel weights [rotations, positions, velocities]; 0 = left out. */
+  readonly weights: Float64Array;
+  /** Bone indices per channel (empty when the channel is left out). */
+  readonly bones: readonly Int32Array[];
+  /** Channel c occupies dims offsets[c] .. offsets[c + 1] - 1 of a row. */
+  readonly offsets: Int32Array;
+  readonly dims: number;
+  readonly root: number;
+  readonly up: UpAxis;
+  readonly sampleRate: number;
+  readonly normalize: boolean;
+  /** The schema with every default filled in, as stored in index files and hashed. */
+  readonly canonical: CanonicalFeatureSpec;
+
+  constructor(spec: PoseFeatureSpec, skeleton: Skeleton) {
+    const problems = featureSpecProblems(spec, skeleton);
+    if (problems.length > 0) throw new RangeError(`invalid feature schema: ${problems.map((p) => `${['features', ...p.path].join('.')}: ${p.message}`).join('; ')}`);
+    this.skeleton = skeleton;
+    this.weights = new Float64Array(3);
+    this.offsets = new Int32Array(4);
+    const bones: Int32Array[] = [];
+    const canonicalChannels: Partial<Record<FeatureChannel, { weight: number; bones: string[] | null }>> = {};
+    FEATURE_CHANNELS.forEach((channel, c) => {
+      const s = spec[channel];
+      const weight = s && s.weight > 0 ? s.weight : 0;
+      this.weights[c] = weight;
+      const names = weight === 0 ? [] : s?.bones ? [...s.bones] : [...skeleton.boneNames];
+      bones.push(Int32Array.from(names, (n) => skeleton.indexOf(n)));
+      this.offsets[c + 1] = this.offsets[c] + names.length * CHANNEL_WIDTH[c];
+      if (weight > 0) canonicalChannels[channel] = { weight, bones: s?.bones ? [...s.bones] : null };
+    });
+    this.bones = bones;
+    this.dims = this.offsets[3];
+    const rootName = spec.rootBone ?? skeleton.boneNames[skeleton.parents.indexOf(-1)];
+    this.root = skeleton.indexOf(rootName);
+    this.up = spec.upAxis ?? 'y';
+    this.sampleRate = spec.sampleRate ?? DEFAULT_SAMPLE_RATE;
+    this.normalize = spec.normalize ?? true;
+    this.canonical = { ...canonicalChannels, normalize: this.normalize, sampleRate: this.sampleRate, rootBone: rootName, upAxis: this.up, version: FEATURE_VERSION };
+  }
+
+  /** The number of feature dimensions of a channel. */
+  channelDims(channel: number): number {
+    return this.offsets[channel + 1] - this.offsets[channel];
+  }
+}
+
+export interface CanonicalFeatureSpec {
+  rotations?: { weight: number; bones: string[] | null };
+  positions?: { weight: number; bones: string[] | null };
+  velocities?: { weight: number; bones: string[] | null };
+  normalize: boolean;
+  sampleRate: number;
+  rootBone: string;
+  upAxis: UpAxis;
+  version: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Feature extraction: the same code for database frames and for queries.
+
+/**
+ * Computes raw (unscaled) feature rows from local poses. Holds its own scratch, so one extractor
+ * per user (the database build, each node instance); extraction allocates nothing.
+ */
+export class PoseFeatureExtractor {
+  private readonly current: ComponentPose;
+  private readonly previous: ComponentPose;
+  /** [root x, y, z, cos heading, sin heading, inverse twist x, y, z, w] of the pose being read. */
+  private readonly frame = new Float64Array(9);
+  private readonly olderFrame = new Float64Array(9);
+  private readonly q = new Float64Array(4);
+  private readonly dt = new Float64Array(1);
+
+  constructor(readonly schema: PoseFeatureSchema) {
+    this.current = new ComponentPose(schema.skeleton);
+    this.previous = new ComponentPose(schema.skeleton);
+  }
+
+  /**
+   * Writes the features of `pose` into out[o .. o + dims - 1], the velocities measured from `older`
+   * (the pose `dt` seconds before). Without an older pose or with dt <= 0 the velocities are 0 and
+   * the result is false (a query should then leave the velocity channel out).
+   */
+  extract(out: Float64Array, o: number, pose: Pose, older: Pose | null, dt: number): boolean {
+    this.dt[0] = dt;
+    return this.extractBy(out, o, pose, older, this.dt);
+  }
+
+  /**
+   * extract() with the delta time read from deltaTime[0] (an array, so a caller in the frame loop,
+   * such as a node reading its PoseHistory, boxes no double).
+   */
+  extractBy(out: Float64Array, o: number, pose: Pose, older: Pose | null, deltaTime: Float64Array): boolean {
+    const dt = deltaTime[0];
+    const s = this.schema;
+    const cs = this.current;
+    cs.setFromLocal(pose);
+    rootFrame(this.frame, cs, s.root, s.up);
+    // Rotations.
+    const rb = s.bones[ROT], parents = s.skeleton.parents, f = this.frame, q = this.q;
+    let at = o + s.offsets[ROT];
+    for (let i = 0; i < rb.length; i++, at += 4) {
+      const b = rb[i];
+      if (parents[b] < 0 || b === s.root) {
+        cs.ensureComponent(b);
+        const r = cs.rotations, b4 = b * 4;
+        // inverse twist * component rotation
+        const ax = f[5], ay = f[6], az = f[7], aw = f[8];
+        const bx = r[b4], by = r[b4 + 1], bz = r[b4 + 2], bw = r[b4 + 3];
+        q[0] = aw * bx + ax * bw + ay * bz - az * by;
+        q[1] = aw * by - ax * bz + ay * bw + az * bx;
+        q[2] = aw * bz + ax * by - ay * bx + az * bw;
+        q[3] = aw * bw - ax * bx - ay * by - az * bz;
+        out[at] = q[0]; out[at + 1] = q[1]; out[at + 2] = q[2]; out[at + 3] = q[3];
+      } else {
+        const r = pose.rotations, b4 = b * 4;
+        out[at] = r[b4]; out[at + 1] = r[b4 + 1]; out[at + 2] = r[b4 + 2]; out[at + 3] = r[b4 + 3];
+      }
+    }
+    // Positions.
+    const pb = s.bones[POS];
+    at = o + s.offsets[POS];
+    for (let i = 0; i < pb.length; i++, at += 3) relativePosition(out, at, cs, pb[i], f, s.up);
+    // Velocities.
+    const vb = s.bones[VEL];
+    at = o + s.offsets[VEL];
+    const measured = older !== null && dt > 0 && Number.isFinite(dt);
+    if (!measured) {
+      out.fill(0, at, at + vb.length * 3);
+      return vb.length === 0;
+    }
+    const ps = this.previous;
+    ps.setFromLocal(older);
+    rootFrame(this.olderFrame, ps, s.root, s.up);
+    const inv = 1 / dt;
+    for (let i = 0; i < vb.length; i++, at += 3) {
+      relativePosition(out, at, cs, vb[i], f, s.up);
+      relativePosition(q, 0, ps, vb[i], this.olderFrame, s.up);
+      out[at] = (out[at] - q[0]) * inv;
+      out[at + 1] = (out[at + 1] - q[1]) * inv;
+      out[at + 2] = (out[at + 2] - q[2]) * inv;
+    }
+    return true;
+  }
+}
+
+/** The root's position, heading (cos, sin) and inverse twist about the up axis, into f[0..8]. */
+function rootFrame(f: Float64Array, cs: ComponentPose, root: number, up: UpAxis): void {
+  cs.ensureComponent(root);
+  const t = cs.translations, r = cs.rotations, r3 = root * 3, r4 = root * 4;
+  f[0] = t[r3]; f[1] = t[r3 + 1]; f[2] = t[r3 + 2];
+  const w = r[r4 + 3], u = up === 'y' ? r[r4 + 1] : r[r4 + 2];
+  const n2 = w * w + u * u;
+  if (!(n2 > 1e-12)) {
+    // A half-turn swing: the twist is undefined; take no heading.
+    f[3] = 1; f[4] = 0; f[5] = 0; f[6] = 0; f[7] = 0; f[8] = 1;
+    return;
+  }
+  // twist = (0, u, 0, w) / |.|: heading h with cos h = (w² - u²) / n², sin h = 2 w u / n².
+  f[3] = (w * w - u * u) / n2;
+  f[4] = (2 * w * u) / n2;
+  const n = Math.sqrt(n2);
+  f[5] = 0; f[6] = up === 'y' ? -u / n : 0; f[7] = up === 'z' ? -u / n : 0; f[8] = w / n;
+}
+
+/** Bone's component position minus the root's, rotated by minus the heading, into out[o..o+2]. */
+function relativePosition(out: Float64Array, o: number, cs: ComponentPose, bone: number, f: Float64Array, up: UpAxis): void {
+  cs.ensureComponent(bone);
+  const t = cs.translations, b3 = bone * 3;
+  const dx = t[b3] - f[0], dy = t[b3 + 1] - f[1], dz = t[b3 + 2] - f[2];
+  const c = f[3], s = f[4];
+  if (up === 'y') {
+    // rotate by -h about y
+    out[o] = c * dx - s * dz;
+    out[o + 1] = dy;
+    out[o + 2] = s * dx + c * dz;
+  } else {
+    // rotate by -h about z
+    out[o] = c * dx + s * dy;
+    out[o + 1] = -s * dx + c * dy;
+    out[o + 2] = dz;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database.
+
+/** A clip to index, under the name the searches report. */
+export interface IndexedClip {
+  name: string;
+  binding: ClipBinding;
+}
+
+export interface KdTree {
+  leafSize: number;
+  /** Frames in leaf order; node n holds order[nodeStart[n] .. nodeEnd[n] - 1]. */
+  order: Int32Array;
+  nodeStart: Int32Array;
+  nodeEnd: Int32Array;
+  /** Children, or -1 for a leaf. */
+  nodeLeft: Int32Array;
+  nodeRight: Int32Array;
+  /** Lowest and highest clip index among a node's frames. */
+  nodeClipMin: Int32Array;
+  nodeClipMax: Int32Array;
+  /** Tight bounding box of a node's (scaled) features: [node * dims + d]. */
+  lower: Float64Array;
+  upper: Float64Array;
+}
+
+/** Everything a database holds: flat typed arrays plus the clip list (what an index file stores). */
+export interface PoseSearchDatabaseData {
+  clipNames: string[];
+  /** Duration of each clip in seconds. */
+  clipDurations: Float64Array;
+  /** First frame of each clip, and the frame count at the end (clipCount + 1 entries). */
+  clipStart: Int32Array;
+  frameClip: Int32Array;
+  /** Clip time of each frame in seconds. */
+  frameTime: Float64Array;
+  /** Scaled features, frame-major: [frame * dims + d]. */
+  features: Float64Array;
+  /** Per channel: the deviation divided by, sqrt(Σ variances) (1 where not normalised or without variance). */
+  deviations: Float64Array;
+  /** Per channel: sqrt(weight) / deviation, the factor from raw to scaled features. */
+  scales: Float64Array;
+  tree: KdTree;
+  /** Hash of the schema, skeleton and clips the data was built from (see poseSearchHash). */
+  hash: PoseSearchHash;
+}
+
+/**
+ * How search() finds the best frame; every mode returns the same frame. 'tree': the KD-tree.
+ * 'brute': a scan of every allowed frame. 'auto': the tree, unless the allowed frames are at most
+ * 1/16 of the database (one clip of many): the tree, built over every clip, cannot skip the other
+ * clips' frames cheaply, and scanning the few allowed ones is faster.
+ */
+export type SearchMode = 'tree' | 'brute' | 'auto';
+
+/** In 'auto' mode, searches allowed at most this fraction of the frames scan them. */
+export const AUTO_SCAN_FRACTION = 1 / 16;
+
+/**
+ * What to search for and where. One per user (it holds the search's scratch, so the database stays
+ * immutable and shared): fill `features` (scaled, see PoseSearchDatabase.scaleQuery), choose the
+ * frames allowed, and pass it to search().
+ */
+export class PoseSearchQuery {
+  /** Scaled query features. */
+  readonly features: Float64Array;
+  /** Per clip, the last frame (global index) allowed; below the clip's first frame leaves it out. */
+  readonly limit: Int32Array;
+  /** A range of frames (global, inclusive) left out of the search; empty when last < first. */
+  excludeFirst = 0;
+  excludeLast = -1;
+  /** 1 for each channel [rotations, positions, velocities] the cost uses. */
+  readonly channels = new Uint8Array([1, 1, 1]);
+  /** Scratch: prefix count of allowed clips, the traversal stack and its bounds. */
+  readonly allowedPrefix: Int32Array;
+  readonly stack = new Int32Array(256);
+  readonly stackBound = new Float64Array(256);
+  readonly scratch = new Float64Array(4);
+
+  constructor(readonly database: PoseSearchDatabase) {
+    this.features = new Float64Array(database.dims);
+    this.limit = new Int32Array(database.clipCount);
+    this.allowedPrefix = new Int32Array(database.clipCount + 1);
+    this.allowAll();
+  }
+
+  /** Allows every frame of every clip. */
+  allowAll(): void {
+    const db = this.database;
+    for (let c = 0; c < db.clipCount; c++) this.limit[c] = db.clipStart[c + 1] - 1;
+    this.excludeFirst = 0;
+    this.excludeLast = -1;
+  }
+
+  /** Allows only clip `clip`, up to its frame `lastLocalFrame` (default its last). */
+  allowOnly(clip: number, lastLocalFrame = 2147483647): void {
+    const db = this.database;
+    for (let c = 0; c < db.clipCount; c++) this.limit[c] = db.clipStart[c] - 1;
+    const end = db.clipStart[clip + 1] - 1;
+    const last = db.clipStart[clip] + lastLocalFrame;
+    this.limit[clip] = last < end ? last : end;
+    this.excludeFirst = 0;
+    this.excludeLast = -1;
+  }
+}
+
+/** The outcome of a search: the best frame allowed, or -1 when no frame was allowed. */
+export class PoseSearchResult {
+  frame = -1;
+  clip = -1;
+  /** Frame index inside its clip. */
+  localFrame = -1;
+  /** [cost, clip time] of the frame. */
+  readonly values = new Float64Array(2);
+  /** The frame's cost per channel [rotations, positions, velocities]. */
+  readonly channelCosts = new Float64Array(3);
+  /** Frames whose cost was computed (fully or until it exceeded the best), for statistics. */
+  scored = 0;
+
+  get cost(): number {
+    return this.values[0];
+  }
+
+  get time(): number {
+    return this.values[1];
+  }
+
+  /** Each channel's share of the cost (0 when the cost is 0). */
+  share(channel: number): number {
+    return this.values[0] > 0 ? this.channelCosts[channel] / this.values[0] : 0;
+  }
+
+  copyFrom(other: PoseSearchResult): void {
+    this.frame = other.frame;
+    this.clip = other.clip;
+    this.localFrame = other.localFrame;
+    this.values.set(other.values);
+    this.channelCosts.set(other.channelCosts);
+    this.scored = other.scored;
+  }
+}
+
+/**
+ * Feature rows of every frame of a set of clips, sampled at the schema's rate, scaled for the cost,
+ * with a KD-tree over them. Immutable once built: share one per graph (see NodeType.prepare), give
+ * each user its own PoseSearchQuery.
+ */
+export class PoseSearchDatabase {
+  readonly schema: PoseFeatureSchema;
+  readonly dims: number;
+  readonly clipCount: number;
+  readonly frameCount: number;
+  readonly clipNames: readonly string[];
+  readonly clipDurations: Float64Array;
+  readonly clipStart: Int32Array;
+  readonly frameClip: Int32Array;
+  readonly frameTime: Float64Array;
+  readonly features: Float64Array;
+  readonly deviations: Float64Array;
+  readonly scales: Float64Array;
+  readonly tree: KdTree;
+  readonly hash: PoseSearchHash;
+
+  constructor(schema: PoseFeatureSchema, data: PoseSearchDatabaseData) {
+    this.schema = schema;
+    this.dims = schema.dims;
+    this.clipNames = data.clipNames;
+    this.clipCount = data.clipNames.length;
+    this.clipDurations = data.clipDurations;
+    this.clipStart = data.clipStart;
+    this.frameCount = data.clipStart[this.clipCount];
+    this.frameClip = data.frameClip;
+    this.frameTime = data.frameTime;
+    this.features = data.features;
+    this.deviations = data.deviations;
+    this.scales = data.scales;
+    this.tree = data.tree;
+    this.hash = data.hash;
+    if (data.features.length !== this.frameCount * this.dims) {
+      throw new RangeError(`pose search database: ${data.features.length} feature values for ${this.frameCount} frames of ${this.dims} dims`);
+    }
+  }
+
+  /** Samples every clip at the schema's rate, extracts, normalises and indexes the features. */
+  static build(schema: PoseFeatureSchema, clips: readonly IndexedClip[], options: { leafSize?: number } = {}): PoseSearchDatabase {
+    const dims = schema.dims;
+    const rate = schema.sampleRate;
+    const clipStart = new Int32Array(clips.length + 1);
+    const clipDurations = new Float64Array(clips.length);
+    clips.forEach((c, i) => {
+      const duration = c.binding.clip.duration;
+      clipDurations[i] = duration;
+      clipStart[i + 1] = clipStart[i] + Math.floor(duration * rate + 1e-9) + 1;
+    });
+    const frames = clipStart[clips.length];
+    const features = new Float64Array(frames * dims);
+    const frameClip = new Int32Array(frames);
+    const frameTime = new Float64Array(frames);
+    const extractor = new PoseFeatureExtractor(schema);
+    const bones = schema.skeleton.boneCount;
+    const pose = new Pose(bones), older = new Pose(bones), later = new Pose(bones);
+    const cursor = new ClipCursor();
+    const row = new Float64Array(dims);
+    const v0 = schema.offsets[VEL], v1 = schema.offsets[VEL + 1];
+    clips.forEach((c, ci) => {
+      const clip = c.binding.clip;
+      const h = 1 / clip.frameRate;
+      for (let f = clipStart[ci]; f < clipStart[ci + 1]; f++) {
+        const t = Math.min((f - clipStart[ci]) / rate, clip.duration);
+        frameClip[f] = ci;
+        frameTime[f] = t;
+        cursor.time = t;
+        sampleClipAt(pose, c.binding, cursor);
+        if (t - h >= -1e-9 && clip.duration > 0) {
+          cursor.time = Math.max(t - h, 0);
+          sampleClipAt(older, c.binding, cursor);
+          extractor.extract(features, f * dims, pose, older, h);
+        } else {
+          // At the first key: positions and rotations here, velocity forward over one key.
+          extractor.extract(features, f * dims, pose, null, 0);
+          if (v1 > v0 && clip.duration > 0) {
+            cursor.time = Math.min(t + h, clip.duration);
+            sampleClipAt(later, c.binding, cursor);
+            extractor.extract(row, 0, later, pose, cursor.time - t);
+            features.set(row.subarray(v0, v1), f * dims + v0);
+          }
+        }
+      }
+    });
+    canonicalizeRotations(features, frames, dims, schema.offsets[ROT + 1]);
+    const { deviations, scales } = channelScales(schema, features, frames);
+    for (let f = 0; f < frames; f++) {
+      for (let c = 0; c < 3; c++) {
+        const s = scales[c];
+        for (let d = schema.offsets[c]; d < schema.offsets[c + 1]; d++) features[f * dims + d] *= s;
+      }
+    }
+    const tree = buildKdTree(features, frames, dims, frameClip, options.leafSize ?? DEFAULT_LEAF_SIZE);
+    return new PoseSearchDatabase(schema, {
+      clipNames: clips.map((c) => c.name), clipDurations, clipStart, frameClip, frameTime, features, deviations, scales, tree,
+      hash: poseSearchHash(schema, clips),
+    });
+  }
+
+  /** Scales a raw feature row (from PoseFeatureExtractor) into query.features; non-finite values become 0. */
+  scaleQuery(raw: Float64Array, query: PoseSearchQuery): void {
+    const s = this.schema, out = query.features;
+    for (let c = 0; c < 3; c++) {
+      const k = this.scales[c];
+      for (let d = s.offsets[c]; d < s.offsets[c + 1]; d++) {
+        const v = raw[d] * k;
+        out[d] = v - v === 0 ? v : 0;
+      }
+    }
+  }
+
+  /** The global index of frame `localFrame` of clip `clip`. */
+  frameIndex(clip: number, localFrame: number): number {
+    return this.clipStart[clip] + localFrame;
+  }
+
+  /**
+   * The allowed frame of least cost, into `result` (frame -1 when none is allowed). Ties go to the
+   * lowest frame index, so both modes agree exactly. Allocates nothing.
+   */
+  search(query: PoseSearchQuery, result: PoseSearchResult, mode: SearchMode = 'auto'): PoseSearchResult {
+    const best = query.scratch;
+    best[0] = Infinity; // cost
+    best[1] = -1; // frame
+    best[2] = 0; // frames scored
+    // Prefix count of clips with any allowed frame, for skipping subtrees of other clips.
+    const prefix = query.allowedPrefix;
+    prefix[0] = 0;
+    let allowed = 0;
+    for (let c = 0; c < this.clipCount; c++) {
+      const end = Math.min(query.limit[c] + 1, this.clipStart[c + 1]);
+      const frames = end > this.clipStart[c] ? end - this.clipStart[c] : 0;
+      allowed += frames;
+      prefix[c + 1] = prefix[c] + (frames > 0 ? 1 : 0);
+    }
+    if (mode === 'brute' || (mode === 'auto' && allowed <= this.frameCount * AUTO_SCAN_FRACTION)) {
+      for (let c = 0; c < this.clipCount; c++) {
+        const end = Math.min(query.limit[c] + 1, this.clipStart[c + 1]);
+        if (end > this.clipStart[c]) scanFrames(this, query, null, this.clipStart[c], end, best);
+      }
+    } else {
+      searchTree(this, query, best);
+    }
+    const frame = best[1];
+    result.scored = best[2];
+    result.frame = frame;
+    result.channelCosts.fill(0);
+    if (frame < 0) {
+      result.clip = -1;
+      result.localFrame = -1;
+      result.values[0] = Infinity;
+      result.values[1] = 0;
+      return result;
+    }
+    result.clip = this.frameClip[frame];
+    result.localFrame = frame - this.clipStart[result.clip];
+    result.values[0] = best[0];
+    result.values[1] = this.frameTime[frame];
+    channelCosts(this, query, frame, result.channelCosts);
+    return result;
+  }
+
+  /**
+   * search(), then the runner-up: the best frame more than `gapFrames` frames away from the chosen
+   * one in its clip (a different moment of the motion, not the chosen frame's neighbour).
+   */
+  searchWithRunnerUp(query: PoseSearchQuery, best: PoseSearchResult, runnerUp: PoseSearchResult, gapFrames: number, mode: SearchMode = 'auto'): void {
+    this.search(query, best, mode);
+    if (best.frame < 0) {
+      runnerUp.frame = -1;
+      runnerUp.clip = -1;
+      runnerUp.localFrame = -1;
+      runnerUp.values[0] = Infinity;
+      return;
+    }
+    const first = Math.max(best.frame - gapFrames, this.clipStart[best.clip]);
+    const last = Math.min(best.frame + gapFrames, this.clipStart[best.clip + 1] - 1);
+    const f0 = query.excludeFirst, f1 = query.excludeLast;
+    query.excludeFirst = first;
+    query.excludeLast = last;
+    this.search(query, runnerUp, mode);
+    query.excludeFirst = f0;
+    query.excludeLast = f1;
+  }
+
+  /** The cost of one frame for a query (what search minimises), for tests and tools. */
+  cost(query: PoseSearchQuery, frame: number): number {
+    const costs = new Float64Array(3);
+    channelCosts(this, query, frame, costs);
+    return costs[0] + costs[1] + costs[2];
+  }
+}
+
+/** Flips each bone's quaternions into the hemisphere of the database's first frame (tighter boxes). */
+function canonicalizeRotations(features: Float64Array, frames: number, dims: number, rotationDims: number): void {
+  for (let d = 0; d < rotationDims; d += 4) {
+    for (let f = 1; f < frames; f++) {
+      const a = f * dims + d;
+      const dot = features[a] * features[d] + features[a + 1] * features[d + 1] + features[a + 2] * features[d + 2] + features[a + 3] * features[d + 3];
+      if (dot < 0) {
+        features[a] = -features[a]; features[a + 1] = -features[a + 1]; features[a + 2] = -features[a + 2]; features[a + 3] = -features[a + 3];
+      }
+    }
+  }
+}
+
+/**
+ * Per channel: the standard deviation of its feature vector over the database, sqrt(sum of its
+ * dimensions' variances) (1 when not normalised or without variance), and the scale
+ * sqrt(weight) / deviation. Each normalised channel then has unit total variance, whatever its
+ * number of bones, so the weights alone say how much each channel counts.
+ */
+function channelScales(schema: PoseFeatureSchema, features: Float64Array, frames: number): { deviations: Float64Array; scales: Float64Array } {
+  const dims = schema.dims;
+  const deviations = new Float64Array(3).fill(1);
+  const scales = new Float64Array(3);
+  for (let c = 0; c < 3; c++) {
+    const d0 = schema.offsets[c], d1 = schema.offsets[c + 1];
+    if (d1 === d0) continue;
+    if (schema.normalize && frames > 1) {
+      let variance = 0, squares = 0;
+      for (let d = d0; d < d1; d++) {
+        let mean = 0;
+        for (let f = 0; f < frames; f++) mean += features[f * dims + d];
+        mean /= frames;
+        let v = 0;
+        for (let f = 0; f < frames; f++) {
+          const x = features[f * dims + d];
+          v += (x - mean) * (x - mean);
+          squares += x * x;
+        }
+        variance += v / frames;
+      }
+      const deviation = Math.sqrt(variance);
+      const magnitude = Math.sqrt(squares / frames);
+      // Without variance (beyond rounding noise), dividing would only amplify noise: leave it unscaled.
+      if (Number.isFinite(deviation) && deviation > 1e-9 * Math.max(1, magnitude)) deviations[c] = deviation;
+    }
+    scales[c] = Math.sqrt(schema.weights[c]) / deviations[c];
+  }
+  return { deviations, scales };
+}
+
+/** The per-channel cost of one frame, into out[0..2]. */
+function channelCosts(db: PoseSearchDatabase, query: PoseSearchQuery, frame: number, out: Float64Array): void {
+  const x = db.features, q = query.features, o = db.schema.offsets, base = frame * db.dims;
+  out[0] = 0; out[1] = 0; out[2] = 0;
+  if (query.channels[ROT] === 1) {
+    let sum = 0;
+    for (let d = o[ROT]; d < o[ROT + 1]; d += 4) {
+      let minus = 0, plus = 0;
+      for (let k = 0; k < 4; k++) {
+        const a = q[d + k], b = x[base + d + k];
+        minus += (a - b) * (a - b);
+        plus += (a + b) * (a + b);
+      }
+      sum += minus < plus ? minus : plus;
+    }
+    out[0] = sum;
+  }
+  for (let c = POS; c <= VEL; c++) {
+    if (query.channels[c] !== 1) continue;
+    let sum = 0;
+    for (let d = o[c]; d < o[c + 1]; d++) {
+      const diff = q[d] - x[base + d];
+      sum += diff * diff;
+    }
+    out[c] = sum;
+  }
+}
+
+/**
+ * Scores frames start .. end - 1 (through `order` when given, else consecutive), updating
+ * best = [cost, frame, scored]. A frame's sum is abandoned as soon as it exceeds the best cost.
+ * Both search modes score frames here, so their costs are bit-identical.
+ */
+function scanFrames(db: PoseSearchDatabase, query: PoseSearchQuery, order: Int32Array | null, start: number, end: number, best: Float64Array): void {
+  const x = db.features, q = query.features, dims = db.dims, o = db.schema.offsets;
+  const useRot = query.channels[ROT] === 1, usePos = query.channels[POS] === 1, useVel = query.channels[VEL] === 1;
+  const r1 = o[ROT + 1], p0 = o[POS], p1 = o[POS + 1], v0 = o[VEL], v1 = o[VEL + 1];
+  const limit = query.limit, frameClip = db.frameClip, ex0 = query.excludeFirst, ex1 = query.excludeLast;
+  let bestCost = best[0], bestFrame = best[1], scored = best[2];
+  for (let i = start; i < end; i++) {
+    const f = order === null ? i : order[i];
+    if (f > limit[frameClip[f]] || (f >= ex0 && f <= ex1)) continue;
+    scored++;
+    const base = f * dims;
+    let cost = 0;
+    if (useRot) {
+      for (let d = 0; d < r1 && cost <= bestCost; d += 4) {
+        const a0 = q[d], a1 = q[d + 1], a2 = q[d + 2], a3 = q[d + 3];
+        const b0 = x[base + d], b1 = x[base + d + 1], b2 = x[base + d + 2], b3 = x[base + d + 3];
+        const minus = (a0 - b0) * (a0 - b0) + (a1 - b1) * (a1 - b1) + (a2 - b2) * (a2 - b2) + (a3 - b3) * (a3 - b3);
+        const plus = (a0 + b0) * (a0 + b0) + (a1 + b1) * (a1 + b1) + (a2 + b2) * (a2 + b2) + (a3 + b3) * (a3 + b3);
+        cost += minus < plus ? minus : plus;
+      }
+    }
+    if (usePos) {
+      for (let d = p0; d < p1 && cost <= bestCost; d++) {
+        const diff = q[d] - x[base + d];
+        cost += diff * diff;
+      }
+    }
+    if (useVel) {
+      for (let d = v0; d < v1 && cost <= bestCost; d++) {
+        const diff = q[d] - x[base + d];
+        cost += diff * diff;
+      }
+    }
+    if (cost < bestCost || (cost === bestCost && f < bestFrame)) {
+      bestCost = cost;
+      bestFrame = f;
+    }
+  }
+  best[0] = bestCost;
+  best[1] = bestFrame;
+  best[2] = scored;
+}
+
+/**
+ * A lower bound of the cost of any frame inside node's box, into best[3]: per dimension the squared
+ * distance from the query to the interval, per quaternion the smaller of that for q and for -q.
+ * Stops early once above the best cost best[0]. (Doubles travel in `best`: see ClipCursor.)
+ */
+function nodeLowerBound(db: PoseSearchDatabase, query: PoseSearchQuery, node: number, best: Float64Array): void {
+  const lo = db.tree.lower, hi = db.tree.upper, q = query.features, dims = db.dims, o = db.schema.offsets;
+  const base = node * dims;
+  const bound = best[0];
+  let sum = 0;
+  if (query.channels[ROT] === 1) {
+    for (let d = 0; d < o[ROT + 1] && sum <= bound; d += 4) {
+      let minus = 0, plus = 0;
+      for (let k = 0; k < 4; k++) {
+        const a = q[d + k], l = lo[base + d + k], h = hi[base + d + k];
+        const m = a < l ? l - a : a > h ? a - h : 0;
+        const p = -a < l ? l + a : -a > h ? -a - h : 0;
+        minus += m * m;
+        plus += p * p;
+      }
+      sum += minus < plus ? minus : plus;
+    }
+  }
+  for (let c = POS; c <= VEL; c++) {
+    if (query.channels[c] !== 1) continue;
+    for (let d = o[c]; d < o[c + 1] && sum <= bound; d++) {
+      const a = q[d], l = lo[base + d], h = hi[base + d];
+      const m = a < l ? l - a : a > h ? a - h : 0;
+      sum += m * m;
+    }
+  }
+  best[3] = sum;
+}
+
+function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, best: Float64Array): void {
+  const tree = db.tree, stack = query.stack, bounds = query.stackBound, prefix = query.allowedPrefix;
+  if (prefix[db.clipCount] === 0 || tree.nodeStart.length === 0) return;
+  let top = 0;
+  stack[0] = 0;
+  bounds[0] = 0;
+  top = 1;
+  while (top > 0) {
+    top--;
+    const node = stack[top];
+    // Strictly greater: a node whose bound equals the best may still hold a tie of lower index.
+    if (bounds[top] > best[0]) continue;
+    if (prefix[tree.nodeClipMax[node] + 1] - prefix[tree.nodeClipMin[node]] === 0) continue;
+    const left = tree.nodeLeft[node];
+    if (left < 0) {
+      scanFrames(db, query, tree.order, tree.nodeStart[node], tree.nodeEnd[node], best);
+      continue;
+    }
+    const right = tree.nodeRight[node];
+    nodeLowerBound(db, query, left, best);
+    const bl = best[3];
+    nodeLowerBound(db, query, right, best);
+    const br = best[3];
+    // Push the farther child first, so the nearer one is searched first and tightens the bound.
+    const nearLeft = bl <= br;
+    const far = nearLeft ? right : left, near = nearLeft ? left : right;
+    const farBound = nearLeft ? br : bl, nearBound = nearLeft ? bl : br;
+    if (farBound <= best[0]) { stack[top] = far; bounds[top] = farBound; top++; }
+    if (nearBound <= best[0]) { stack[top] = near; bounds[top] = nearBound; top++; }
+  }
+}
+
+/** Builds the KD-tree over the scaled features (median split of the widest dimension). */
+export function buildKdTree(features: Float64Array, frames: number, dims: number, frameClip: Int32Array, leafSize = DEFAULT_LEAF_SIZE): KdTree {
+  const order = Int32Array.from({ length: frames }, (_, i) => i);
+  const leaf = Math.max(1, Math.floor(leafSize));
+  // Splitting a node of more than `leaf` frames at its median leaves at least ceil(leaf / 2) frames
+  // in each child, which bounds the number of leaves and so of nodes.
+  const capacity = Math.max(1, 2 * Math.ceil(frames / Math.ceil(leaf / 2)));
+  const start = new Int32Array(capacity), end = new Int32Array(capacity), left = new Int32Array(capacity).fill(-1);
+  const right = new Int32Array(capacity).fill(-1), clipMin = new Int32Array(capacity), clipMax = new Int32Array(capacity);
+  const lower = new Float64Array(capacity * dims), upper = new Float64Array(capacity * dims);
+  let count = 0;
+  const build = (s: number, e: number, depth: number): number => {
+    const node = count++;
+    start[node] = s;
+    end[node] = e;
+    const base = node * dims;
+    lower.fill(Infinity, base, base + dims);
+    upper.fill(-Infinity, base, base + dims);
+    let cmin = 2147483647, cmax = -1;
+    for (let i = s; i < e; i++) {
+      const f = order[i], row = f * dims;
+      for (let d = 0; d < dims; d++) {
+        const v = features[row + d];
+        if (v < lower[base + d]) lower[base + d] = v;
+        if (v > upper[base + d]) upper[base + d] = v;
+      }
+      if (frameClip[f] < cmin) cmin = frameClip[f];
+      if (frameClip[f] > cmax) cmax = frameClip[f];
+    }
+    clipMin[node] = cmin;
+    clipMax[node] = cmax;
+    if (e - s <= leaf || depth >= 100) return node;
+    let split = -1, spread = 0;
+    for (let d = 0; d < dims; d++) {
+      const w = upper[base + d] - lower[base + d];
+      if (w > spread) { spread = w; split = d; }
+    }
+    if (split < 0) return node; // every frame identical: one leaf
+    const mid = (s + e) >> 1;
+    quickSelect(order, features, dims, split, s, e - 1, mid);
+    left[node] = build(s, mid, depth + 1);
+    right[node] = build(mid, e, depth + 1);
+    return node;
+  };
+  if (frames > 0) build(0, frames, 0);
+  return {
+    leafSize: leaf, order,
+    nodeStart: start.slice(0, count), nodeEnd: end.slice(0, count), nodeLeft: left.slice(0, count), nodeRight: right.slice(0, count),
+    nodeClipMin: clipMin.slice(0, count), nodeClipMax: clipMax.slice(0, count),
+    lower: lower.slice(0, count * dims), upper: upper.slice(0, count * dims),
+  };
+}
+
+/** Reorders order[lo..hi] so that order[k] holds the frame of k-th smallest value in dimension d. */
+function quickSelect(order: Int32Array, features: Float64Array, dims: number, d: number, lo: number, hi: number, k: number): void {
+  const value = (i: number) => features[order[i] * dims + d];
+  while (hi > lo) {
+    // Median of three as the pivot.
+    const mid = (lo + hi) >> 1;
+    const a = value(lo), b = value(mid), c = value(hi);
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (value(i) < pivot) i++;
+      while (value(j) > pivot) j--;
+      if (i <= j) {
+        const t = order[i]; order[i] = order[j]; order[j] = t;
+        i++; j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hashes and index files.
+
+/** What a database was built from, hashed (sha-256, hex). */
+export interface PoseSearchHash {
+  /** Of everything below, together. */
+  hash: string;
+  schema: string;
+  skeleton: string;
+  /** One per clip, in order. */
+  clips: string[];
+}
+
+function hashTyped(h: ReturnType<typeof createHash>, a: Float64Array | Int32Array): void {
+  h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+}
+
+/** Hashes the schema, the skeleton and each clip's keys: an index file is current when these match. */
+export function poseSearchHash(schema: PoseFeatureSchema, clips: readonly IndexedClip[]): PoseSearchHash {
+  const schemaHash = createHash('sha256').update(JSON.stringify(schema.canonical)).digest('hex');
+  const sk = schema.skeleton;
+  const s = createHash('sha256').update(JSON.stringify(sk.boneNames));
+  hashTyped(s, sk.parents);
+  hashTyped(s, sk.referencePose.translations);
+  hashTyped(s, sk.referencePose.rotations);
+  hashTyped(s, sk.referencePose.scales);
+  const skeletonHash = s.digest('hex');
+  const clipHashes = clips.map(({ name, binding }) => {
+    const clip = binding.clip;
+    const h = createHash('sha256').update(JSON.stringify([name, clip.frameRate, clip.frameCount, clip.interpolation, clip.tracks]));
+    hashTyped(h, clip.translations);
+    hashTyped(h, clip.rotations);
+    hashTyped(h, clip.scales);
+    return h.digest('hex');
+  });
+  const all = createHash('sha256').update(JSON.stringify([schemaHash, skeletonHash, clipHashes])).digest('hex');
+  return { hash: all, schema: schemaHash, skeleton: skeletonHash, clips: clipHashes };
+}
+
+export const INDEX_FORMAT = 'animgraph-pose-index/1';
+const MAGIC = 'AGPSIDX1';
+
+interface IndexHeader {
+  format: string;
+  hash: PoseSearchHash;
+  features: CanonicalFeatureSpec;
+  clips: { name: string; duration: number; frames: number }[];
+  dims: number;
+  frameCount: number;
+  leafSize: number;
+  nodeCount: number;
+  deviations: number[];
+  scales: number[];
+  sections: { name: string; type: 'f64' | 'i32'; length: number }[];
+}
+
+const SECTION_NAMES = ['clipDurations', 'clipStart', 'frameClip', 'frameTime', 'features', 'order', 'nodeStart', 'nodeEnd', 'nodeLeft', 'nodeRight', 'nodeClipMin', 'nodeClipMax', 'lower', 'upper'] as const;
+
+function sectionsOf(db: PoseSearchDatabase): Record<(typeof SECTION_NAMES)[number], Float64Array | Int32Array> {
+  const t = db.tree;
+  return {
+    clipDurations: db.clipDurations, clipStart: db.clipStart, frameClip: db.frameClip, frameTime: db.frameTime, features: db.features,
+    order: t.order, nodeStart: t.nodeStart, nodeEnd: t.nodeEnd, nodeLeft: t.nodeLeft, nodeRight: t.nodeRight,
+    nodeClipMin: t.nodeClipMin, nodeClipMax: t.nodeClipMax, lower: t.lower, upper: t.upper,
+  };
+}
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * An index file: the magic `AGPSIDX1`, the header's byte length (uint32 little-endian), the header
+ * (JSON: format, hashes, feature schema, clips, layout), zero padding to a multiple of 8, then each
+ * section's raw little-endian array (float64 or int32), each padded to a multiple of 8 bytes.
+ */
+export function serializePoseSearchDatabase(db: PoseSearchDatabase): Uint8Array {
+  if (!littleEndian) throw new Error('pose index files are little-endian; this host is big-endian');
+  const sections = sectionsOf(db);
+  const header: IndexHeader = {
+    format: INDEX_FORMAT,
+    hash: db.hash,
+    features: db.schema.canonical,
+    clips: db.clipNames.map((name, i) => ({ name, duration: db.clipDurations[i], frames: db.clipStart[i + 1] - db.clipStart[i] })),
+    dims: db.dims,
+    frameCount: db.frameCount,
+    leafSize: db.tree.leafSize,
+    nodeCount: db.tree.nodeStart.length,
+    deviations: Array.from(db.deviations),
+    scales: Array.from(db.scales),
+    sections: SECTION_NAMES.map((name) => ({ name, type: sections[name] instanceof Float64Array ? 'f64' : 'i32', length: sections[name].length })),
+  };
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const pad8 = (n: number) => (n + 7) & ~7;
+  const headerEnd = pad8(12 + json.length);
+  let size = headerEnd;
+  for (const name of SECTION_NAMES) size += pad8(sections[name].byteLength);
+  const out = new Uint8Array(size);
+  out.set(new TextEncoder().encode(MAGIC), 0);
+  new DataView(out.buffer).setUint32(8, json.length, true);
+  out.set(json, 12);
+  let at = headerEnd;
+  for (const name of SECTION_NAMES) {
+    const a = sections[name];
+    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+    at += pad8(a.byteLength);
+  }
+  return out;
+}
+
+/** An index file that cannot be read, or does not match what it is loaded for. */
+export class PoseIndexError extends Error {
+  constructor(message: string, readonly stale = false) {
+    super(message);
+    this.name = 'PoseIndexError';
+  }
+}
+
+/**
+ * Reads an index file for `schema` and `clips`, checking that it was built from exactly these
+ * (schema, skeleton and every clip's keys, by hash). Throws PoseIndexError saying what differs.
+ */
+export function deserializePoseSearchDatabase(bytes: Uint8Array, schema: PoseFeatureSchema, clips: readonly IndexedClip[]): PoseSearchDatabase {
+  if (!littleEndian) throw new PoseIndexError('pose index files are little-endian; this host is big-endian');
+  const text = new TextDecoder();
+  if (bytes.length < 12 || text.decode(bytes.subarray(0, 8)) !== MAGIC) throw new PoseIndexError('not a pose-search index file (written by `animgraph index`)');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = view.getUint32(8, true);
+  let header: IndexHeader;
+  try {
+    header = JSON.parse(text.decode(bytes.subarray(12, 12 + headerLength))) as IndexHeader;
+  } catch {
+    throw new PoseIndexError('the index file header is not valid JSON (truncated or corrupt file)');
+  }
+  if (header.format !== INDEX_FORMAT) throw new PoseIndexError(`index format '${header.format}' is not '${INDEX_FORMAT}'`, true);
+  const expected = poseSearchHash(schema, clips);
+  if (header.hash?.hash !== expected.hash) throw new PoseIndexError(staleReason(header, expected, schema, clips), true);
+  const pad8 = (n: number) => (n + 7) & ~7;
+  let at = pad8(12 + headerLength);
+  const read: Record<string, Float64Array | Int32Array> = {};
+  for (const section of header.sections) {
+    const bytesPer = section.type === 'f64' ? 8 : 4;
+    const byteLength = section.length * bytesPer;
+    if (at + byteLength > bytes.length) throw new PoseIndexError(`the index file is truncated (section '${section.name}')`);
+    // A copy, aligned for the typed array (a Node Buffer's slice() would be a view into a pool).
+    const copy = new Uint8Array(byteLength);
+    copy.set(bytes.subarray(at, at + byteLength));
+    read[section.name] = section.type === 'f64' ? new Float64Array(copy.buffer, 0, section.length) : new Int32Array(copy.buffer, 0, section.length);
+    at += pad8(byteLength);
+  }
+  for (const name of SECTION_NAMES) if (!read[name]) throw new PoseIndexError(`the index file has no '${name}' section`);
+  const f64 = (name: string) => read[name] as Float64Array;
+  const i32 = (name: string) => read[name] as Int32Array;
+  return new PoseSearchDatabase(schema, {
+    clipNames: header.clips.map((c) => c.name),
+    clipDurations: f64('clipDurations'), clipStart: i32('clipStart'), frameClip: i32('frameClip'), frameTime: f64('frameTime'),
+    features: f64('features'), deviations: Float64Array.from(header.deviations), scales: Float64Array.from(header.scales),
+    tree: {
+      leafSize: header.leafSize, order: i32('order'), nodeStart: i32('nodeStart'), nodeEnd: i32('nodeEnd'), nodeLeft: i32('nodeLeft'),
+      nodeRight: i32('nodeRight'), nodeClipMin: i32('nodeClipMin'), nodeClipMax: i32('nodeClipMax'), lower: f64('lower'), upper: f64('upper'),
+    },
+    hash: header.hash,
+  });
+}
+
+function staleReason(header: IndexHeader, expected: PoseSearchHash, schema: PoseFeatureSchema, clips: readonly IndexedClip[]): string {
+  const reasons: string[] = [];
+  const built = header.clips?.map((c) => c.name) ?? [];
+  const now = clips.map((c) => c.name);
+  if (JSON.stringify(built) !== JSON.stringify(now)) reasons.push(`it indexes clips [${built.join(', ')}] but the node lists [${now.join(', ')}]`);
+  else {
+    const changed = now.filter((_, i) => header.hash.clips?.[i] !== expected.clips[i]);
+    if (changed.length > 0) reasons.push(`clip${changed.length > 1 ? 's' : ''} ${changed.map((c) => `'${c}'`).join(', ')} changed since it was indexed`);
+  }
+  if (header.hash?.schema !== expected.schema) {
+    reasons.push(`it was built for features ${JSON.stringify(header.features)}, the node now has ${JSON.stringify(schema.canonical)}`);
+  }
+  if (header.hash?.skeleton !== expected.skeleton) reasons.push('the skeleton changed since it was indexed');
+  if (reasons.length === 0) reasons.push('its hash does not match the clips and features');
+  return `stale index file: ${reasons.join('; ')}`;
+}

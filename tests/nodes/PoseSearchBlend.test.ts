@@ -1,0 +1,568 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main, type Io } from '../../cli/main.ts';
+import { checkGraphAsset, loadGraphAsset, loadGraphFile, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
+import { builtInNodeTypes } from '../../nodes/index.ts';
+import { PoseSearchBlend, PoseSearchBlendType, type PoseSearchShared } from '../../nodes/PoseSearchBlend.ts';
+import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
+import { ComponentPose } from '../../runtime/component-pose.ts';
+import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
+import { quatFromAxisAngle, quatMultiply } from '../../runtime/math.ts';
+import type { NodeType } from '../../runtime/node.ts';
+import { Pose } from '../../runtime/pose.ts';
+import { PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult } from '../../runtime/pose-search.ts';
+import type { Skeleton } from '../../runtime/skeleton.ts';
+import { expectClose, hasNaN } from '../support/graphs.ts';
+import { CMU, describeWithData } from '../support/shared-data.ts';
+
+const DT = 1 / 30;
+const LIMBS = ['foot_l', 'foot_r', 'hand_l', 'hand_r'];
+const FEATURES = { rotations: { weight: 1 }, positions: { weight: 1, bones: LIMBS }, velocities: { weight: 1, bones: LIMBS } };
+
+function bipedAsset(properties: Record<string, unknown> = {}): any {
+  return {
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+    parameters: { motion: { type: 'int', default: 0 }, bt: { type: 'float', default: 0.3 } },
+    nodes: {
+      ps: {
+        type: 'PoseSearchBlend',
+        properties: { clips: ['walk', 'run', 'idle'], motion: { param: 'motion' }, blendTime: { param: 'bt' }, features: FEATURES, ...properties },
+      },
+    },
+    output: 'ps',
+  };
+}
+const line = (g: AnimGraphInstance) => g.gatherDebug().children[0];
+const node = (g: AnimGraphInstance) => g.nodes.get('ps') as PoseSearchBlend;
+const copy = (p: Pose) => { const c = new Pose(p.boneCount); c.translations.set(p.translations); c.rotations.set(p.rotations); c.scales.set(p.scales); return c; };
+const sampled = (graph: AnimGraph, clip: string, time: number, looping = true) =>
+  sampleClip(new Pose(graph.skeleton.boneCount), graph.clipBindings.get(clip)!, time, looping);
+
+/** Steps `frames` updates of `dt` (the first of 0), evaluating each, with `before(f)` called before update f. */
+function play(g: AnimGraphInstance, frames: number, dt = DT, before?: (f: number) => void): Pose[] {
+  const out: Pose[] = [];
+  for (let f = 0; f < frames; f++) {
+    before?.(f);
+    g.update(f === 0 ? 0 : dt);
+    out.push(copy(g.evaluate()));
+  }
+  return out;
+}
+
+describe('PoseSearchBlend on the built-in biped', () => {
+  const graph = loadGraphAsset(bipedAsset());
+
+  it('plays the chosen clip from 0 without a blend or a search', () => {
+    const g = graph.createInstance();
+    const poses = play(g, 5);
+    expect(line(g).description).toBe("'walk' Time: 0.133");
+    expectClose(poses[4].rotations, sampled(graph, 'walk', 4 * DT).rotations, 1e-12);
+    expect(line(g).values).toMatchObject({ motion: 0, clip: 'walk', blending: false, weights: [1] });
+    expect(line(g).values).not.toHaveProperty('matchFrame');
+  });
+
+  it('starts the new clip at the best frame for the last output poses, crossfades, then plays it alone', () => {
+    const g = graph.createInstance();
+    const poses = play(g, 21, DT, (f) => { if (f === 20) g.setParameter('motion', 1); });
+    const db = node(g).database;
+    // What the search saw: the walk poses output at frames 18 and 19, 1/30 s apart.
+    const extractor = new PoseFeatureExtractor(db.schema);
+    const raw = new Float64Array(db.dims);
+    extractor.extract(raw, 0, poses[19], poses[18], DT);
+    const query = new PoseSearchQuery(db);
+    db.scaleQuery(raw, query);
+    query.allowOnly(db.clipNames.indexOf('run'));
+    const brute = db.search(query, new PoseSearchResult(), 'brute');
+    const v = line(g).values!;
+    expect(v.matchFrame).toBe(brute.localFrame);
+    expect(v.matchCost).toBe(brute.cost);
+    expect(v.velocityMatched).toBe(true);
+    // Both built-in gaits are one sine cycle: the walk's phase at 19/30 s of its 1.1 s period reappears in the 0.7 s run.
+    const phase = (19 * DT) / 1.1;
+    const runTime = brute.time;
+    const wrapped = Math.abs(((runTime / 0.7 - phase + 0.5) % 1 + 1) % 1 - 0.5);
+    expect(wrapped * 0.7).toBeLessThan(DT);
+    // The run starts at the match plus this frame's advance; the walk keeps playing under it.
+    expect(node(g).time).toBeCloseTo(runTime + DT, 12);
+    expect(v.weights).toEqual([1 - DT / 0.3, DT / 0.3].map((w) => expect.closeTo(w, 12)));
+    expect(line(g).description).toMatch(/^'run' Time: \d\.\d{3} Blend: 0\.033 \/ 0\.300 Match: frame \d+ @ \d\.\d{3} cost [\d.e+-]+ \[rot \d+% pos \d+% vel \d+%\] runner-up: frame \d+ @/);
+    const shares = v.matchShares as number[];
+    expect(shares[0] + shares[1] + shares[2]).toBeCloseTo(1, 12);
+    expect(Math.abs((v.runnerUpTime as number) - runTime)).toBeGreaterThanOrEqual(0.2 - 1e-9);
+    expect(v.runnerUpCost as number).toBeGreaterThanOrEqual(brute.cost);
+    // 0.3 s = 9 frames later the walk is gone and the output is the run from the matched time.
+    for (let f = 0; f < 9; f++) { g.update(DT); g.evaluate(); }
+    expect(line(g).values).toMatchObject({ blending: false, clips: [1], weights: [1] });
+    expectClose(g.evaluate().rotations, sampled(graph, 'run', runTime + 10 * DT).rotations, 1e-12);
+  });
+
+  it('builds the database once per graph and shares it between instances', () => {
+    let prepared = 0;
+    const counting: NodeType = { ...PoseSearchBlendType, prepare: (ctx) => { prepared++; return PoseSearchBlendType.prepare!(ctx); } };
+    const registry = new NodeRegistry([...builtInNodeTypes.filter((t) => t.type !== 'PoseSearchBlend'), counting]);
+    const shared = loadGraphAsset(bipedAsset(), { nodeTypes: registry });
+    const a = shared.createInstance(), b = shared.createInstance();
+    expect(prepared).toBe(1);
+    const db = (shared.shared.get('ps') as PoseSearchShared).database;
+    expect(node(a).database).toBe(db);
+    expect(node(b).database).toBe(db);
+    // Instances search independently (each has its own query and history).
+    play(a, 12, DT, (f) => { if (f === 11) a.setParameter('motion', 1); });
+    play(b, 25, DT, (f) => { if (f === 24) b.setParameter('motion', 1); });
+    expect(line(a).values?.matchFrame).not.toBe(undefined);
+    expect(node(a).lastMatch).not.toBe(node(b).lastMatch);
+  });
+
+  it('inertial mode: the switch frame repeats the last pose, then the difference decays into the matched clip', () => {
+    const g = loadGraphAsset(bipedAsset({ blendMode: 'inertial' })).createInstance();
+    const poses = play(g, 16, DT, (f) => { if (f === 15) g.setParameter('motion', 1); });
+    expectClose(poses[15].rotations, poses[14].rotations, 1e-12);
+    expect(line(g).description).toMatch(/^'run' Time: \d\.\d{3} Inertial: 0\.000 \/ 0\.300 Match: frame/);
+    const start = line(g).values!.matchTime as number;
+    for (let f = 0; f < 9; f++) { g.update(DT); g.evaluate(); }
+    expect(line(g).values?.blending).toBe(false);
+    expectClose(g.evaluate().rotations, sampled(graph, 'run', start + 10 * DT).rotations, 1e-12);
+  });
+
+  it('starts at 0 when it has no pose history, and leaves velocities out when the last frame had no delta time', () => {
+    const g = graph.createInstance();
+    g.setParameter('motion', 1);
+    g.update(0);
+    g.setParameter('motion', 2);
+    g.update(DT); // switched before anything was evaluated
+    expect(line(g).description).toBe("'idle' Time: 0.033 Blend: 0.033 / 0.300 Match: none (no pose history)");
+    const h = graph.createInstance();
+    play(h, 6);
+    h.update(0); h.evaluate(); // a paused frame: the last two poses are the same instant
+    h.update(0); h.evaluate();
+    h.setParameter('motion', 1);
+    h.update(DT);
+    const p = h.evaluate();
+    expect(line(h).values?.velocityMatched).toBe(true); // a pause replaces the last pose; the two before it are still 1/30 s apart
+    expect(hasNaN(p.rotations) || hasNaN(p.translations)).toBe(false);
+    const k = graph.createInstance();
+    k.update(0); k.evaluate(); // one pose only
+    k.setParameter('motion', 1);
+    k.update(DT);
+    expect(line(k).values?.velocityMatched).toBe(false);
+    expect(line(k).description).toMatch(/vel off\]/);
+  });
+
+  it('leaves out frames of a non-looping clip too close to its end to finish the blend', () => {
+    const g = loadGraphAsset(bipedAsset({ loop: false, blendTime: 0.5, features: { positions: { weight: 1, bones: LIMBS } } })).createInstance();
+    // The walk at 0.97 s is nearest the run's end (both clips end where they started); the run lasts 0.7 s.
+    play(g, 30, DT, (f) => { if (f === 29) g.setParameter('motion', 1); });
+    const v = line(g).values!;
+    expect(v.matchTime as number).toBeLessThanOrEqual(0.7 - 0.5 + 1e-9);
+    const free = loadGraphAsset(bipedAsset({ loop: false, blendTime: 0, features: { positions: { weight: 1, bones: LIMBS } } })).createInstance();
+    play(free, 30, DT, (f) => { if (f === 29) free.setParameter('motion', 1); });
+    expect(line(free).values!.matchTime as number).toBeGreaterThan(0.2);
+  });
+
+  it('switching again mid-blend keeps every pose playing until its weight is gone, without NaN or pops', () => {
+    const motions = [0, 1, 2, 0, 1, 2, 1];
+    const schedule = (g: AnimGraphInstance) => (f: number) => { if (f >= 10 && f < 10 + motions.length) g.setParameter('motion', motions[f - 10]); };
+    const worstStep = (poses: Pose[]) => {
+      let worst = 0;
+      for (let f = 11; f < poses.length; f++) for (let i = 0; i < poses[f].rotations.length; i++) worst = Math.max(worst, Math.abs(poses[f].rotations[i] - poses[f - 1].rotations[i]));
+      return worst;
+    };
+    const g = graph.createInstance();
+    const poses = play(g, 40, DT, schedule(g));
+    const cut = graph.createInstance();
+    cut.setParameter('bt', 0);
+    const cuts = play(cut, 40, DT, schedule(cut));
+    // Seven switches on consecutive frames: at most four poses blend (the oldest is dropped), weights sum to 1.
+    const weights = line(g).values!.weights as number[];
+    expect(weights.length).toBeLessThanOrEqual(4);
+    expect(weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+    for (const p of poses) expect(hasNaN(p.rotations) || hasNaN(p.translations)).toBe(false);
+    // The blended output never steps as far as the same switches made instantly.
+    expect(worstStep(poses)).toBeLessThan(worstStep(cuts) / 2);
+    // Out-of-range motions select the nearest clip.
+    g.setParameter('motion', 99);
+    g.update(DT);
+    expect(line(g).values?.clip).toBe('idle');
+  });
+
+  it('allocates nothing per frame once warm, blending or not, nor for a search (plain Node process)', () => {
+    const probe = new URL('../support/pose-search-allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result.steady).toBeLessThan(4);
+    expect(result.blending).toBeLessThan(4);
+    expect(result.blendingWeights[0]).toBeGreaterThan(0.2);
+    // A search (and its runner-up) every frame: one boxed double would be 16 bytes.
+    expect(result.perSwitch).toBeLessThan(8);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+function problems(json: unknown, baseDir?: string): GraphProblem[] {
+  const result = checkGraphAsset(json, { baseDir });
+  if (result.ok) throw new Error('expected the asset to be rejected');
+  return [...result.problems];
+}
+const summary = (list: GraphProblem[]) => list.map((p) => `${p.path} [${p.code}]`);
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const io: Io = { out: (t) => { out += t; }, err: (t) => { err += t; }, errIsTty: false };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+describe('loading PoseSearchBlend', () => {
+  it('reports every bad property at once, each with its JSON path', () => {
+    const a = bipedAsset({
+      clips: ['walk', 'jog'],
+      blendMode: 'snap',
+      features: {
+        rotations: { weight: 1, bones: ['pelvis', 'tail'] },
+        positions: { weight: 1, bones: ['foot_l', 'nose'] },
+        velocities: { weight: -2, bones: ['foot_l'] },
+        rootBone: 'ground',
+      },
+    });
+    expect(summary(problems(a))).toEqual([
+      '$.nodes.ps.properties.blendMode [schema]',
+      '$.nodes.ps.properties.features.velocities.weight [schema]',
+      '$.nodes.ps.properties.clips[1] [unknown-clip]',
+      '$.nodes.ps.properties.features.rotations.bones[1] [unknown-bone]',
+      '$.nodes.ps.properties.features.positions.bones[1] [unknown-bone]',
+      '$.nodes.ps.properties.features.rootBone [unknown-bone]',
+    ]);
+  });
+
+  it('rejects an empty clip list, a missing one, no weighted channel and a channel without bones', () => {
+    expect(summary(problems(bipedAsset({ clips: [] })))).toEqual(['$.nodes.ps.properties.clips [schema]']);
+    const missing = bipedAsset();
+    delete missing.nodes.ps.properties.clips;
+    expect(summary(problems(missing))).toEqual(['$.nodes.ps.properties.clips [schema]']);
+    const none = problems(bipedAsset({ features: { rotations: { weight: 0 }, sampleRate: 0 } }));
+    expect(summary(none)).toEqual(['$.nodes.ps.properties.features.sampleRate [schema]', '$.nodes.ps.properties.features [schema]']);
+    expect(none[1].message).toMatch(/no feature channel has a weight above 0/);
+    const bare = problems(bipedAsset({ features: { positions: { weight: 1 } } }));
+    expect(bare.map((p) => `${p.path}: ${p.message}`)).toEqual(['$.nodes.ps.properties.features.positions: positions needs a list of bones (for example both feet and hands)']);
+  });
+
+  it('uses the seed schema (rotations of every bone) when features are left out', () => {
+    const a = bipedAsset();
+    delete a.nodes.ps.properties.features;
+    const db = (loadGraphAsset(a).shared.get('ps') as PoseSearchShared).database;
+    expect(db.dims).toBe(22 * 4);
+    expect(db.schema.canonical).toMatchObject({ rotations: { weight: 1, bones: null }, sampleRate: 30, normalize: true, rootBone: 'root', upAxis: 'y' });
+  });
+
+  it('animgraph index writes the database; the asset reads it back; a stale or missing file is a load error at `database`', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-ps-'));
+    const graphPath = join(dir, 'graph.json');
+    const asset = bipedAsset();
+    writeFileSync(graphPath, JSON.stringify(asset));
+    const indexed = await cli('index', graphPath, '--out', join(dir, 'locomotion.psindex'));
+    expect(indexed.code).toBe(0);
+    expect(indexed.out).toMatch(/^wrote .*locomotion\.psindex: node 'ps', \d+ frames of 112 features from 3 clips at 30 Hz, \d+ tree nodes \(hash [0-9a-f]{12}\)\n$/);
+
+    // Point the asset at the file (relative to the graph file).
+    asset.nodes.ps.properties.database = 'locomotion.psindex';
+    writeFileSync(graphPath, JSON.stringify(asset));
+    const fromFile = loadGraphFile(graphPath);
+    const built = loadGraphAsset(bipedAsset());
+    const dbFile = (fromFile.shared.get('ps') as PoseSearchShared), dbBuilt = (built.shared.get('ps') as PoseSearchShared);
+    expect(dbFile.fromIndexFile).toBe(true);
+    expect(dbBuilt.fromIndexFile).toBe(false);
+    expect(Array.from(dbFile.database.features)).toEqual(Array.from(dbBuilt.database.features));
+    const run = (graph: AnimGraph) => {
+      const g = graph.createInstance();
+      play(g, 18, DT, (f) => { if (f === 17) g.setParameter('motion', 1); });
+      return line(g).values;
+    };
+    expect(run(fromFile)).toEqual(run(built));
+
+    // Change the features: the file no longer matches.
+    asset.nodes.ps.properties.features = { ...FEATURES, velocities: { weight: 2, bones: LIMBS } };
+    writeFileSync(graphPath, JSON.stringify(asset));
+    const stale = await cli('validate', graphPath);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toMatch(/\$\.nodes\.ps\.properties\.database: locomotion\.psindex: stale index file: it was built for features .*; rebuild it with `animgraph index GRAPH --out locomotion\.psindex` \[stale-index\]/);
+    // Re-indexing ignores the stale file and fixes it.
+    expect((await cli('index', graphPath, '--out', join(dir, 'locomotion.psindex'))).code).toBe(0);
+    expect((await cli('validate', graphPath)).code).toBe(0);
+
+    // A changed clip (another clip under the same name) is stale too, and names the clip.
+    asset.clips.run = { source: 'builtin:walk' };
+    writeFileSync(graphPath, JSON.stringify(asset));
+    expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'stale-index', message: expect.stringContaining("clip 'run' changed since it was indexed") }]);
+
+    asset.nodes.ps.properties.database = 'missing.psindex';
+    expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(/cannot read index file 'missing\.psindex' .*ENOENT/) }]);
+    writeFileSync(join(dir, 'garbage.psindex'), 'not an index');
+    asset.nodes.ps.properties.database = 'garbage.psindex';
+    expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(/not a pose-search index file/) }]);
+  });
+
+  it('animgraph index refuses a graph without a pose-search node, and needs --out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-ps-'));
+    const path = join(dir, 'plain.json');
+    writeFileSync(path, JSON.stringify({ ...bipedAsset(), nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' }));
+    expect(await cli('index', path, '--out', join(dir, 'x'))).toMatchObject({ code: 2, err: expect.stringContaining('has no PoseSearchBlend node to index') });
+    expect(await cli('index', path)).toMatchObject({ code: 2, err: expect.stringContaining('needs --out FILE') });
+    expect(readFileSync(path, 'utf8')).toContain('SequencePlayer');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Real data: CMU subject 2 walks (002_01, 002_02) and runs (002_03), one skeleton.
+
+const CMU_LIMBS = ['CC_Base_L_Foot', 'CC_Base_R_Foot', 'CC_Base_L_Hand', 'CC_Base_R_Hand'];
+const CMU_FEATURES = { rotations: { weight: 1 }, positions: { weight: 1, bones: CMU_LIMBS }, velocities: { weight: 1, bones: CMU_LIMBS } };
+const cmuAsset = (nodes: Record<string, unknown>, output: string) => ({
+  format: 'animgraph/1',
+  skeleton: { bvh: `${CMU}002_01.bvh` },
+  clips: {
+    walk: { source: `${CMU}002_01.bvh`, frames: [1, -1], rootMotion: true },
+    walk2: { source: `${CMU}002_02.bvh`, frames: [1, -1], rootMotion: true },
+    run: { source: `${CMU}002_03.bvh`, frames: [1, -1], rootMotion: true },
+  },
+  parameters: { motion: { type: 'int', default: 0 } },
+  nodes,
+  output,
+});
+const cmuPoseSearch = (features: unknown, blendTime = 0.3) => loadGraphAsset(cmuAsset({
+  ps: { type: 'PoseSearchBlend', properties: { clips: ['walk', 'run'], motion: { param: 'motion' }, blendTime, features } },
+}, 'ps'));
+
+/**
+ * The documented cost, written again from its description (not with the runtime's extraction code):
+ * features of a local pose relative to the root bone's position and heading, deviation per channel
+ * = sqrt(Σ variances) over all frames of the node's clips, cost = Σ weight / deviation² × squared
+ * distance, a quaternion counted the shorter way (q or -q).
+ */
+class ReferenceCost {
+  readonly root: number;
+  readonly rotationBones: number[];
+  readonly limbs: number[];
+  readonly frames: { clip: string; time: number; row: number[] }[] = [];
+  readonly deviation = [0, 0, 0];
+  private readonly cs: ComponentPose;
+
+  constructor(readonly skeleton: Skeleton, clips: Record<string, ClipBinding>, limbs: string[], readonly weights: number[], rate = 30) {
+    this.cs = new ComponentPose(skeleton);
+    this.root = 0;
+    this.rotationBones = skeleton.boneNames.map((_, i) => i);
+    this.limbs = limbs.map((b) => skeleton.indexOf(b));
+    for (const [name, binding] of Object.entries(clips)) {
+      const clip = binding.clip, key = 1 / clip.frameRate;
+      for (let k = 0; k <= Math.floor(clip.duration * rate + 1e-9); k++) {
+        const t = Math.min(k / rate, clip.duration);
+        const at = (time: number) => sampleClip(new Pose(skeleton.boneCount), binding, time, false);
+        const row = t >= key ? this.row(at(t), at(t - key), key) : this.row(at(t), null, 0);
+        if (t < key) {
+          const ahead = this.row(at(t + key), at(t), key);
+          row.splice(row.length - 3 * this.limbs.length, 3 * this.limbs.length, ...ahead.slice(ahead.length - 3 * this.limbs.length));
+        }
+        this.frames.push({ clip: name, time: t, row });
+      }
+    }
+    // Deviation per channel over every frame, quaternions flipped toward the first frame's.
+    const rows = this.frames.map((f) => [...f.row]);
+    for (const r of rows) {
+      for (let d = 0; d < this.rotationBones.length * 4; d += 4) {
+        const dot = r[d] * rows[0][d] + r[d + 1] * rows[0][d + 1] + r[d + 2] * rows[0][d + 2] + r[d + 3] * rows[0][d + 3];
+        if (dot < 0) for (let k = 0; k < 4; k++) r[d + k] = -r[d + k];
+      }
+    }
+    this.ranges().forEach(([d0, d1], c) => {
+      let variance = 0;
+      for (let d = d0; d < d1; d++) {
+        const mean = rows.reduce((s, r) => s + r[d], 0) / rows.length;
+        variance += rows.reduce((s, r) => s + (r[d] - mean) ** 2, 0) / rows.length;
+      }
+      this.deviation[c] = Math.sqrt(variance);
+    });
+  }
+
+  ranges(): [number, number][] {
+    const r = this.rotationBones.length * 4, p = r + this.limbs.length * 3;
+    return [[0, r], [r, p], [p, p + this.limbs.length * 3]];
+  }
+
+  /** Rotations, relative positions, then velocities from `older` (zeros without one). */
+  row(pose: Pose, older: Pose | null, dt: number): number[] {
+    const frame = (p: Pose) => {
+      this.cs.setFromLocal(p);
+      this.cs.ensureAllComponent();
+      const q = this.cs.rotations.slice(this.root * 4, this.root * 4 + 4);
+      const heading = 2 * Math.atan2(q[1], q[3]);
+      const rel = this.limbs.flatMap((b) => {
+        const dx = this.cs.translations[b * 3] - this.cs.translations[this.root * 3];
+        const dy = this.cs.translations[b * 3 + 1] - this.cs.translations[this.root * 3 + 1];
+        const dz = this.cs.translations[b * 3 + 2] - this.cs.translations[this.root * 3 + 2];
+        return [Math.cos(heading) * dx - Math.sin(heading) * dz, dy, Math.sin(heading) * dx + Math.cos(heading) * dz];
+      });
+      const unturn = quatFromAxisAngle(new Float64Array(4), 0, 0, 1, 0, -heading);
+      const rootRotation = quatMultiply(new Float64Array(4), 0, unturn, 0, q, 0);
+      const rotations = this.rotationBones.flatMap((b) =>
+        (b === this.root || this.skeleton.parents[b] < 0 ? Array.from(rootRotation) : Array.from(p.rotations.slice(b * 4, b * 4 + 4))));
+      return { rel, rotations };
+    };
+    const now = frame(pose);
+    const before = older ? frame(older).rel : null;
+    const velocities = now.rel.map((x, i) => (before ? (x - before[i]) / dt : 0));
+    return [...now.rotations, ...now.rel, ...velocities];
+  }
+
+  cost(query: number[], row: number[], channels = [true, true, true]): number {
+    let total = 0;
+    this.ranges().forEach(([d0, d1], c) => {
+      if (!channels[c] || this.weights[c] === 0) return;
+      let sum = 0;
+      for (let d = d0; d < d1; d += c === 0 ? 4 : 1) {
+        if (c === 0) {
+          let minus = 0, plus = 0;
+          for (let k = 0; k < 4; k++) { minus += (query[d + k] - row[d + k]) ** 2; plus += (query[d + k] + row[d + k]) ** 2; }
+          sum += Math.min(minus, plus);
+        } else sum += (query[d] - row[d]) ** 2;
+      }
+      total += (this.weights[c] / this.deviation[c] ** 2) * sum;
+    });
+    return total;
+  }
+}
+
+describeWithData('PoseSearchBlend on CMU walk and run', () => {
+  const fps = 60, dt = 1 / fps, blendTime = 0.3;
+  const poseSearch = cmuPoseSearch(CMU_FEATURES, blendTime);
+  const crossfade = loadGraphAsset(cmuAsset({
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+    list: { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { activeIndex: { param: 'motion' }, blendTimes: blendTime } },
+  }, 'list'));
+  const skeleton = poseSearch.skeleton;
+  const limbIndex = CMU_LIMBS.map((b) => skeleton.indexOf(b));
+  const walkFrames = poseSearch.clipBindings.get('walk')!.clip.frameCount;
+
+  /** Plays the walk and switches to the run at frame `at`: local poses, component limb positions, the node's debug values. */
+  function switchAt(graph: AnimGraph, at: number) {
+    const g = graph.createInstance();
+    const local: Pose[] = [], limbs: Float64Array[] = [];
+    for (let f = 0; f <= at; f++) {
+      if (f === at) g.setParameter('motion', 1);
+      g.update(f === 0 ? 0 : dt);
+      local.push(copy(g.evaluate()));
+      const cs = g.componentPose();
+      limbs.push(Float64Array.from(limbIndex.flatMap((b) => [cs.translations[b * 3], cs.translations[b * 3 + 1], cs.translations[b * 3 + 2]])));
+    }
+    return { local, limbs, values: g.gatherDebug().children[0].values! };
+  }
+  const meanJump = (a: Float64Array, b: Float64Array) => {
+    let sum = 0;
+    for (let i = 0; i < a.length; i += 3) sum += Math.hypot(a[i] - b[i], a[i + 1] - b[i + 1], a[i + 2] - b[i + 2]);
+    return sum / (a.length / 3);
+  };
+
+  it('at 30 switch times over the walk, picks the brute-force minimum of the documented cost and jumps less than a crossfade into the run at time 0', () => {
+    const reference = new ReferenceCost(skeleton, { walk: poseSearch.clipBindings.get('walk')!, run: poseSearch.clipBindings.get('run')! }, CMU_LIMBS, [1, 1, 1]);
+    const db = (poseSearch.shared.get('ps') as PoseSearchShared).database;
+    // The runtime's deviations are the documented ones.
+    for (let c = 0; c < 3; c++) expect(db.deviations[c]).toBeCloseTo(reference.deviation[c], 6);
+    const runFrames = reference.frames.filter((f) => f.clip === 'run');
+    const searched: number[] = [], crossfaded: number[] = [], walkSteps: number[] = [];
+    for (let s = 0; s < 30; s++) {
+      const at = 3 + Math.round((s * (walkFrames - 12)) / 29);
+      const ps = switchAt(poseSearch, at);
+      // The documented cost of every run frame for the node's last two output poses (the query).
+      const query = reference.row(ps.local[at - 1], ps.local[at - 2], dt);
+      const costs = runFrames.map((f) => reference.cost(query, f.row));
+      const min = Math.min(...costs);
+      const chosen = ps.values.matchFrame as number;
+      expect(costs[chosen], `switch at walk frame ${at}: frame ${chosen} costs ${costs[chosen]}, the minimum ${min} is frame ${costs.indexOf(min)}`).toBeLessThanOrEqual(min * (1 + 1e-9));
+      expect(chosen).toBe(costs.indexOf(min));
+      expect(ps.values.matchCost as number).toBeCloseTo(min, 6);
+      // The runtime's KD-tree and brute-force paths agree with it.
+      const q = new PoseSearchQuery(db), r = new PoseSearchResult();
+      const raw = new Float64Array(db.dims);
+      new PoseFeatureExtractor(db.schema).extract(raw, 0, ps.local[at - 1], ps.local[at - 2], dt);
+      db.scaleQuery(raw, q);
+      q.allowOnly(db.clipNames.indexOf('run'));
+      expect(db.search(q, r, 'brute').localFrame).toBe(chosen);
+      expect(db.search(q, r, 'tree').localFrame).toBe(chosen);
+
+      const cf = switchAt(crossfade, at);
+      searched.push(meanJump(ps.limbs[at], ps.limbs[at - 1]));
+      crossfaded.push(meanJump(cf.limbs[at], cf.limbs[at - 1]));
+      walkSteps.push(meanJump(cf.limbs[at - 1], cf.limbs[at - 2]));
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    console.log(
+      `CMU walk -> run, 30 switches, blend ${blendTime} s at ${fps} fps: mean foot/hand position jump from the last walk frame to the first blended frame\n`
+      + `  pose search: ${mean(searched).toFixed(3)} cm\n  crossfade into the run at time 0: ${mean(crossfaded).toFixed(3)} cm\n`
+      + `  (the walk's own step between two frames: ${mean(walkSteps).toFixed(3)} cm)`,
+    );
+    expect(mean(searched)).toBeLessThan(mean(crossfaded));
+  });
+
+  it('with velocities, a walk pose whose left foot swings forward does not match a run frame whose left foot moves back', () => {
+    // Forward is +Z in the root's heading frame: the walk travels toward +Z.
+    const rootMotion = poseSearch.clipBindings.get('walk')!.clip.rootMotion!;
+    expect(rootMotion.translations[rootMotion.translations.length - 1]).toBeGreaterThan(200);
+    const velocitySchema = new PoseFeatureSchema({ velocities: { weight: 1, bones: ['CC_Base_L_Foot'] } }, skeleton);
+    const extractor = new PoseFeatureExtractor(velocitySchema);
+    const v = new Float64Array(3);
+    const leftFootForward = (clip: string, time: number) => {
+      const t = Math.max(time, 1 / 60);
+      extractor.extract(v, 0, sampled(poseSearch, clip, t, false), sampled(poseSearch, clip, t - 1 / 60, false), 1 / 60);
+      return v[2];
+    };
+    const seedOnly = cmuPoseSearch({ rotations: { weight: 1 } });
+    const withVelocities = cmuPoseSearch({ rotations: { weight: 1 }, velocities: { weight: 1, bones: CMU_LIMBS } });
+    // The case: among walk frames with the left foot swinging forward, the one where the seed's schema
+    // (rotations only) picks a run frame with that foot moving back fastest.
+    let worst: { at: number; runTime: number; runVelocity: number } | null = null;
+    let swinging = 0, wrongWithVelocities = 0;
+    for (let at = 3; at < walkFrames - 3; at += 2) {
+      if (leftFootForward('walk', (at - 1) * dt) < 50) continue;
+      swinging++;
+      const seed = switchAt(seedOnly, at).values;
+      const runVelocity = leftFootForward('run', seed.matchTime as number);
+      if (runVelocity < -50 && (!worst || runVelocity < worst.runVelocity)) worst = { at, runTime: seed.matchTime as number, runVelocity };
+      const fixed = switchAt(withVelocities, at).values;
+      if (leftFootForward('run', fixed.matchTime as number) < 0) wrongWithVelocities++;
+    }
+    expect(worst, 'the seed schema never confuses the foot direction: no case to construct').not.toBeNull();
+    const { at, runTime, runVelocity } = worst!;
+    const fixed = switchAt(withVelocities, at).values;
+    const fixedVelocity = leftFootForward('run', fixed.matchTime as number);
+    console.log(
+      `walk frame ${at} (left foot forward at ${leftFootForward('walk', (at - 1) * dt).toFixed(0)} cm/s): rotations only match run ${runTime.toFixed(3)} s `
+      + `(left foot ${runVelocity.toFixed(0)} cm/s); with velocities run ${(fixed.matchTime as number).toFixed(3)} s (left foot ${fixedVelocity.toFixed(0)} cm/s); `
+      + `${swinging} forward-swing walk frames, ${wrongWithVelocities} matched backwards with velocities`,
+    );
+    expect(fixedVelocity).toBeGreaterThan(0);
+    expect(fixed.matchTime).not.toBe(runTime);
+    expect(fixed.velocityMatched).toBe(true);
+    expect(wrongWithVelocities).toBe(0);
+  });
+
+  it('the example graph switches walk, second walk and run with a match each time', () => {
+    const graph = loadGraphFile(new URL('../../graphs/examples/cmu-pose-search.json', import.meta.url).pathname);
+    const g = graph.createInstance();
+    const seen: unknown[] = [];
+    play(g, 60, 1 / 30, (f) => {
+      if (f === 15) g.setParameter('motion', 2);
+      if (f === 40) g.setParameter('motion', 1);
+      if (f === 16 || f === 41) seen.push(line(g).values?.clip, line(g).values?.matchFrame);
+    });
+    expect(seen[0]).toBe('run');
+    expect(seen[2]).toBe('walk2');
+    expect(typeof seen[1]).toBe('number');
+    expect(typeof seen[3]).toBe('number');
+    expect(hasNaN(g.evaluate().rotations)).toBe(false);
+  });
+});
