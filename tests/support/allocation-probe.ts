@@ -6,6 +6,7 @@
  * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive }.
  */
 import { loadGraphAsset } from '../../graphs/loader.ts';
+import { bytesPerFrame } from './allocation.ts';
 
 const g = loadGraphAsset({
   format: 'animgraph/1',
@@ -35,17 +36,7 @@ const frame = () => {
   g.evaluate();
   g.componentPose();
 };
-for (let i = 0; i < 5000; i++) frame();
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with --expose-gc');
-// An allocation in the frame loop shows in every window; one-off noise does not, so the smallest
-// of three windows is the steady state.
-const windows = [0, 1, 2].map(() => {
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < 20000; i++) frame();
-  return (process.memoryUsage().heapUsed - before) / 20000;
-});
+const { perFrame, windows } = bytesPerFrame(frame);
 const list = g.gatherDebug().children[0].children[0].children[0].children[0];
 
 // Second graph: an InertialBlend held in a transition under StrideWarping (IK, pelvis spring, alpha).
@@ -76,16 +67,10 @@ const frame2 = () => {
   h.evaluate();
   h.componentPose();
 };
-for (let i = 0; i < 5000; i++) frame2();
-const windows2 = [0, 1, 2].map(() => {
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < 20000; i++) frame2();
-  return (process.memoryUsage().heapUsed - before) / 20000;
-});
+const warped = bytesPerFrame(frame2);
 const inertialActive = h.gatherDebug().children[0].children[0].values?.active;
 
 console.log(JSON.stringify({
-  perFrame: Math.min(...windows), windows, poolSize: g.posePool.size, listWeights: list.values?.weights,
-  perFrameWarped: Math.min(...windows2), inertialActive,
+  perFrame, windows, poolSize: g.posePool.size, listWeights: list.values?.weights,
+  perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive,
 }));

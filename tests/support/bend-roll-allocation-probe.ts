@@ -41,8 +41,7 @@ const frame = () => {
   g.evaluate();
   g.componentPose();
 };
-// A long warm-up and five windows: under a loaded test run, V8's concurrent compiler may take a while.
-const { perFrame, windows } = bytesPerFrame(frame, { warmup: 20000, windows: 5 });
+const { perFrame, windows } = bytesPerFrame(frame);
 const pad = g.skeleton.indexOf('pad_l') * 4;
 const moved = Math.abs(g.evaluate().rotations[pad + 3]) < 0.99999;
 console.log(JSON.stringify({ perFrame, windows, moved }));

@@ -1,13 +1,15 @@
 /**
  * Bytes allocated per frame by a PoseSearchBlend, in a plain Node process (see allocation-probe.ts
  * for why not inside vitest): playing one clip (steady), and in the middle of a long crossfade after
- * a switch (blending), and switching every frame (a search per frame). Prints one JSON line:
- * { steady, blending, blendingWeights, perSwitch }.
+ * a switch (blending), and switching every frame (a search per frame), crossfading and, on
+ * non-looping clips, inertializing. Prints one JSON line:
+ * { steady, blending, blendingWeights, perSwitch, perInertialSwitch }.
  */
 import { loadGraphAsset } from '../../graphs/loader.ts';
+import { bytesPerFrame } from './allocation.ts';
 
 const limbs = ['foot_l', 'foot_r', 'hand_l', 'hand_r'];
-const graph = loadGraphAsset({
+const asset = {
   format: 'animgraph/1',
   skeleton: 'builtin:biped',
   clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
@@ -22,28 +24,19 @@ const graph = loadGraphAsset({
     },
   },
   output: 'ps',
-});
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with --expose-gc');
+};
+const graph = loadGraphAsset(asset);
 
 const g = graph.createInstance();
 const frame = () => {
   g.update(1 / 60);
   g.evaluate();
 };
-/** The smallest of three windows: an allocation in the frame loop shows in all of them, one-off noise does not. */
-const measure = (frames: number, step: () => void) => Math.min(...[0, 1, 2].map(() => {
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < frames; i++) step();
-  return (process.memoryUsage().heapUsed - before) / frames;
-}));
+const measure = (step: () => void) => bytesPerFrame(step).perFrame;
 
-for (let i = 0; i < 5000; i++) frame();
-const steady = measure(20000, frame);
+const steady = measure(frame);
 g.setParameter('motion', 1); // a crossfade of a million seconds: both clips play for the rest of the probe
-for (let i = 0; i < 5000; i++) frame();
-const blending = measure(20000, frame);
+const blending = measure(frame);
 const weights = g.gatherDebug().children[0].values?.weights;
 
 // Switching back and forth every frame with a zero blend time: a search (and its runner-up) per
@@ -56,6 +49,20 @@ const switching = () => {
   g.parameterValues[slot] = m;
   frame();
 };
-for (let i = 0; i < 2000; i++) switching();
-const perSwitch = measure(20000, switching);
-console.log(JSON.stringify({ steady, blending, blendingWeights: weights, perSwitch }));
+const perSwitch = measure(switching);
+
+// The same in inertial mode on non-looping clips (the end of each clip is left out of the search).
+const inertialGraph = loadGraphAsset({
+  ...asset,
+  nodes: { ps: { type: 'PoseSearchBlend', properties: { ...asset.nodes.ps.properties, blendMode: 'inertial', loop: false, blendTime: 0.2 } } },
+});
+const h = inertialGraph.createInstance();
+let k = 0;
+const inertialSwitching = () => {
+  k = 1 - k;
+  h.parameterValues[slot] = k;
+  h.update(1 / 60);
+  h.evaluate();
+};
+const perInertialSwitch = measure(inertialSwitching);
+console.log(JSON.stringify({ steady, blending, blendingWeights: weights, perSwitch, perInertialSwitch }));
