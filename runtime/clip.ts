@@ -1,4 +1,4 @@
-import { quatNlerp, quatSlerp } from './math.ts';
+import { quatNlerp, quatNormalize, quatSlerp } from './math.ts';
 import type { Pose } from './pose.ts';
 import type { RootMotionTrack } from './root-motion.ts';
 import type { Skeleton } from './skeleton.ts';
@@ -62,6 +62,42 @@ export class Clip {
 
   /** Length in seconds from the first key to the last. A one-frame clip has duration 0. */
   readonly duration: number;
+
+  private spans: Float64Array | null = null;
+
+  /**
+   * What quatSlerp works out from the two keys alone, per pair of consecutive keys (f, f + 1) and
+   * track, so that sampling a slerp clip costs two sines instead of an arccosine and three sines:
+   * [angle, sign / sin(angle)], where sign is -1 when the second key is flipped into the first's
+   * hemisphere; [0, sign] for keys close enough for quatSlerp's linear fallback. Built on the first
+   * call (the first sample of the clip, after load-time edits of the keys such as root-motion
+   * extraction) and kept: the keys must not change after that.
+   */
+  rotationSpans(): Float64Array {
+    if (this.spans !== null) return this.spans;
+    const n = this.tracks.length, r = this.rotations;
+    const spans = new Float64Array(Math.max(0, this.frameCount - 1) * n * 2);
+    for (let f = 0; f + 1 < this.frameCount; f++) {
+      for (let t = 0; t < n; t++) {
+        const a = (f * n + t) * 4, b = a + n * 4, p = (f * n + t) * 2;
+        // quatSlerp's arithmetic, in its order, so that samples stay bit-identical.
+        let cos = r[a] * r[b] + r[a + 1] * r[b + 1] + r[a + 2] * r[b + 2] + r[a + 3] * r[b + 3];
+        let sign = 1;
+        if (cos < 0) { cos = -cos; sign = -1; }
+        if (cos > 0.9995) {
+          spans[p] = 0;
+          spans[p + 1] = sign;
+        } else {
+          const angle = Math.acos(cos);
+          const inv = 1 / Math.sin(angle);
+          spans[p] = angle;
+          spans[p + 1] = sign < 0 ? -inv : inv;
+        }
+      }
+    }
+    this.spans = spans;
+    return spans;
+  }
 
   /**
    * A new clip holding frames first..last (inclusive) of this one, so that, for example, the T-pose
@@ -193,6 +229,9 @@ export function sampleClipAt(out: Pose, binding: ClipBinding, cursor: ClipCursor
   const f1 = f0 + 1 < clip.frameCount ? f0 + 1 : looping ? 0 : f0;
   const base0 = f0 * trackCount, base1 = f1 * trackCount;
   const slerp = clip.interpolation === 'slerp';
+  // Between consecutive keys (all but a wrap or a clamp at the end) slerp reads what it needs of
+  // the two keys from the clip's spans (see Clip.rotationSpans).
+  const spans = slerp && alpha !== 0 && f1 === f0 + 1 ? clip.rotationSpans() : null;
   const ot = out.translations, or = out.rotations, os = out.scales;
   const ct = clip.translations, cr = clip.rotations, cs = clip.scales;
   const n = out.boneCount;
@@ -212,6 +251,26 @@ export function sampleClipAt(out: Pose, binding: ClipBinding, cursor: ClipCursor
       const a = (base0 + rt) * 4, b = (base1 + rt) * 4;
       if (alpha === 0) {
         or[b4] = cr[a]; or[b4 + 1] = cr[a + 1]; or[b4 + 2] = cr[a + 2]; or[b4 + 3] = cr[a + 3];
+      } else if (spans !== null) {
+        // quatSlerp with the angle and 1 / sin(angle) from the spans: the same operations on the same
+        // values (negating the weight of the second key, rather than the key, is exact).
+        const p = (base0 + rt) * 2;
+        const angle = spans[p], k = spans[p + 1];
+        let s0: number, s1: number;
+        if (angle === 0) {
+          s0 = 1 - alpha;
+          s1 = alpha;
+        } else {
+          const inv = k < 0 ? -k : k;
+          s0 = Math.sin((1 - alpha) * angle) * inv;
+          s1 = Math.sin(alpha * angle) * inv;
+        }
+        if (k < 0) s1 = -s1;
+        or[b4] = cr[a] * s0 + cr[b] * s1;
+        or[b4 + 1] = cr[a + 1] * s0 + cr[b + 1] * s1;
+        or[b4 + 2] = cr[a + 2] * s0 + cr[b + 2] * s1;
+        or[b4 + 3] = cr[a + 3] * s0 + cr[b + 3] * s1;
+        quatNormalize(or, b4);
       } else if (slerp) quatSlerp(or, b4, cr, a, cr, b, alpha);
       else quatNlerp(or, b4, cr, a, cr, b, alpha);
     } else {

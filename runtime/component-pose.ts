@@ -74,16 +74,35 @@ export class ComponentPose {
     const parents = this.skeleton.parents;
     const valid = this.componentValid;
     const l = this.local;
+    const lt = l.translations, lr = l.rotations, ls = l.scales;
+    const ct = this.translations, cr = this.rotations, cs = this.scales;
     for (let bone = 0; bone < n; bone++) {
       if (valid[bone] === 1) continue;
       const parent = parents[bone];
-      if (parent < 0) copyTransform(this.translations, this.rotations, this.scales, l.translations, l.rotations, l.scales, bone);
+      if (parent < 0) copyTransform(ct, cr, cs, lt, lr, ls, bone);
       else {
-        transformCompose(
-          this.translations, this.rotations, this.scales, bone,
-          this.translations, this.rotations, this.scales, parent,
-          l.translations, l.rotations, l.scales, bone,
-        );
+        // transformCompose (runtime/math.ts) written out, with its operations in its order so the
+        // result is bit-identical: as a call per bone it was a third of the whole pass.
+        const b3 = bone * 3, b4 = bone * 4, p3 = parent * 3, p4 = parent * 4;
+        const psx = cs[p3], psy = cs[p3 + 1], psz = cs[p3 + 2];
+        const qx = cr[p4], qy = cr[p4 + 1], qz = cr[p4 + 2], qw = cr[p4 + 3];
+        // translation = parentT + parentR * (parentS * childT)
+        const vx = lt[b3] * psx, vy = lt[b3 + 1] * psy, vz = lt[b3 + 2] * psz;
+        const tx = 2 * (qy * vz - qz * vy);
+        const ty = 2 * (qz * vx - qx * vz);
+        const tz = 2 * (qx * vy - qy * vx);
+        ct[b3] = ct[p3] + (vx + qw * tx + (qy * tz - qz * ty));
+        ct[b3 + 1] = ct[p3 + 1] + (vy + qw * ty + (qz * tx - qx * tz));
+        ct[b3 + 2] = ct[p3 + 2] + (vz + qw * tz + (qx * ty - qy * tx));
+        // rotation = parentR * childR, normalised
+        const bx = lr[b4], by = lr[b4 + 1], bz = lr[b4 + 2], bw = lr[b4 + 3];
+        cr[b4] = qw * bx + qx * bw + qy * bz - qz * by;
+        cr[b4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
+        cr[b4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
+        cr[b4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+        quatNormalize(cr, b4);
+        // scale = parentS * childS
+        cs[b3] = psx * ls[b3]; cs[b3 + 1] = psy * ls[b3 + 1]; cs[b3 + 2] = psz * ls[b3 + 2];
       }
       valid[bone] = 1;
     }
