@@ -32,3 +32,9 @@ export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedP
 export { SkeletalControlNode, BoneTransforms } from './runtime/skeletal-control.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';
+export {
+  PoseFeatureSchema, PoseFeatureExtractor, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, PoseIndexError,
+  serializePoseSearchDatabase, deserializePoseSearchDatabase, poseSearchHash, featureSpecProblems,
+} from './runtime/pose-search.ts';
+export type { PoseFeatureSpec, FeatureChannelSpec, IndexedClip, SearchMode } from './runtime/pose-search.ts';
+export { PoseSearchBlend, PoseSearchBlendType } from './nodes/PoseSearchBlend.ts';

@@ -37,10 +37,7 @@ const DT = 0, ELAPSED = 1, DURATION = 2, START = 3;
 export class PoseSearchBlend extends LocalPoseNode {
   private readonly dbClip: Int32Array;
   private readonly slotMotion = new Int32Array(MAX_SLOTS);
-  /**
-   * Play time of each slot. Times live in a typed array and are copied into the one cursor before
-   * sampling: V8 boxes a double stored into cursors picked from an array, not into a cursor field.
-   */
+  /** Play time of each slot; copied into `cursor` to sample it. */
   private readonly slotTime = new Float64Array(MAX_SLOTS);
   private readonly cursor = new ClipCursor();
   private readonly weights = new Float64Array(MAX_SLOTS);
@@ -52,10 +49,9 @@ export class PoseSearchBlend extends LocalPoseNode {
   private readonly inertial: boolean;
   private readonly inertializer: PoseInertializer;
   private readonly history: PoseHistory;
-  /** The blend time of the last switch (both modes). */
-  private readonly transition = new Float64Array(1);
+  /** [blend time of the last switch (both modes), duration of the running inertialization]. */
+  private readonly transition = new Float64Array(2);
   private pendingInertial = false;
-  private lastInertialDuration = 0;
   private readonly extractor: PoseFeatureExtractor;
   private readonly raw: Float64Array;
   private readonly query: PoseSearchQuery;
@@ -127,6 +123,11 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.best.frame = -1;
     this.runnerUp.frame = -1;
     this.atEnd = false;
+  }
+
+  /** Poses recorded before a stretch without updates are not what the graph output since: forget them. */
+  protected override onBecomeRelevant(): void {
+    this.history.clear();
   }
 
   protected onUpdate(ctx: UpdateContext): void {
@@ -203,10 +204,11 @@ export class PoseSearchBlend extends LocalPoseNode {
     db.scaleQuery(this.raw, q);
     q.channels[VELOCITIES] = measured ? 1 : 0;
     // A non-looping clip must have blendTime left after the start to finish the blend.
-    let last = 2147483647;
+    // (Small integers throughout: `| 0`, and a bound below 2^30, pass to calls unboxed.)
+    let last = 0x3fffffff;
     if (!looping) {
-      last = Math.floor((db.clipDurations[clip] - this.transition[0]) * db.schema.sampleRate + 1e-9);
-      if (!(last >= 0)) last = 0;
+      const end = Math.floor((db.clipDurations[clip] - this.transition[0]) * db.schema.sampleRate + 1e-9);
+      last = end > 0 ? Math.min(end, 0x3fffffff) | 0 : 0;
     }
     q.allowOnly(clip, last);
     db.searchWithRunnerUp(q, this.best, this.runnerUp, this.gapFrames, 'auto');
@@ -258,7 +260,7 @@ export class PoseSearchBlend extends LocalPoseNode {
           if (active && this.graph.events.has('sequenceLooped')) this.graph.events.emit('sequenceLooped', this.id, clip.name, times[i]);
         } else times[i] = next;
       } else {
-        times[i] = next > duration ? duration : next;
+        times[i] = Math.min(next, duration); // not a branch yielding the field load `duration`: see sampleClipAt
         const arrived = times[i] === duration && this.timing[DT] > 0;
         if (active && arrived && !this.atEnd && this.graph.events.has('sequenceEnded')) this.graph.events.emit('sequenceEnded', this.id, clip.name, duration);
         if (active) this.atEnd = arrived;
@@ -287,8 +289,8 @@ export class PoseSearchBlend extends LocalPoseNode {
         if (this.inertializer.active) this.inertialEnded(true);
         // As InertialBlend: the switch frame is time 0 of the transition (it repeats the last pose).
         if (this.history.startTransition(this.inertializer, out, this.transition[0]) && this.inertializer.active) {
-          this.lastInertialDuration = this.inertializer.duration;
-          if (this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.lastInertialDuration);
+          this.transition[1] = this.inertializer.duration;
+          if (this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.transition[1]);
         } else this.inertializer.stop();
       }
       this.inertializer.apply(out);
@@ -324,7 +326,7 @@ export class PoseSearchBlend extends LocalPoseNode {
   }
 
   private inertialEnded(interrupted: boolean): void {
-    if (this.graph.events.has('inertializationEnded')) this.graph.events.emit('inertializationEnded', this.id, this.lastInertialDuration, interrupted);
+    if (this.graph.events.has('inertializationEnded')) this.graph.events.emit('inertializationEnded', this.id, this.transition[1], interrupted);
   }
 
   /** True while a crossfade or an inertialization is running. */

@@ -393,7 +393,7 @@ export class PoseSearchQuery {
   }
 
   /** Allows only clip `clip`, up to its frame `lastLocalFrame` (default its last). */
-  allowOnly(clip: number, lastLocalFrame = 2147483647): void {
+  allowOnly(clip: number, lastLocalFrame = 0x3fffffff): void {
     const db = this.database;
     for (let c = 0; c < db.clipCount; c++) this.limit[c] = db.clipStart[c] - 1;
     const end = db.clipStart[clip + 1] - 1;

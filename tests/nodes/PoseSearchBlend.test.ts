@@ -153,6 +153,28 @@ describe('PoseSearchBlend on the built-in biped', () => {
     expect(line(k).description).toMatch(/vel off\]/);
   });
 
+  it('forgets its pose history when it was not updated for a while (its weight fell to 0 above it)', () => {
+    const a = bipedAsset();
+    a.parameters.alpha = { type: 'float', default: 1 };
+    a.nodes.idle = { type: 'SequencePlayer', properties: { clip: 'idle' } };
+    a.nodes.mix = { type: 'BlendTwo', inputs: { A: 'idle', B: 'ps' }, properties: { alpha: { param: 'alpha' } } };
+    a.output = 'mix';
+    const g = loadGraphAsset(a).createInstance();
+    const ps = () => g.gatherDebug().children[0].children[1];
+    play(g, 10);
+    g.setParameter('alpha', 0);
+    play(g, 5);
+    g.setParameter('alpha', 1);
+    g.setParameter('motion', 1);
+    g.update(DT);
+    expect(ps().description).toMatch(/Match: none \(no pose history\)$/);
+    g.evaluate();
+    g.update(DT); g.evaluate();
+    g.setParameter('motion', 0);
+    g.update(DT);
+    expect(ps().values?.matchFrame).toEqual(expect.any(Number));
+  });
+
   it('leaves out frames of a non-looping clip too close to its end to finish the blend', () => {
     const g = loadGraphAsset(bipedAsset({ loop: false, blendTime: 0.5, features: { positions: { weight: 1, bones: LIMBS } } })).createInstance();
     // The walk at 0.97 s is nearest the run's end (both clips end where they started); the run lasts 0.7 s.
@@ -199,6 +221,8 @@ describe('PoseSearchBlend on the built-in biped', () => {
     expect(result.blendingWeights[0]).toBeGreaterThan(0.2);
     // A search (and its runner-up) every frame: one boxed double would be 16 bytes.
     expect(result.perSwitch).toBeLessThan(8);
+    // An inertial switch allocates only in PoseInertializer.start (shared with InertialBlend), once per transition.
+    expect(result.perInertialSwitch).toBeLessThan(1024);
   });
 });
 
