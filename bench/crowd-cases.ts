@@ -3,22 +3,31 @@
  * humanoid-like skeleton, two 2-second 30 fps clips with one rotation and one translation track
  * per bone (seeded PRNG, no Math.random), and the two graphs the bench times:
  *
- * - 'player': Output <- SequencePlayer(clipA)
- * - 'blend':  Output <- BlendTwo(alpha 0.5) <- SequencePlayer(clipA), SequencePlayer(clipB)
+ * - 'player':   Output <- SequencePlayer(clipA)
+ * - 'blend':    Output <- BlendTwo(alpha 0.5) <- SequencePlayer(clipA), SequencePlayer(clipB)
+ * - 'inertial': Output <- InertialBlend(useA, blend time 1e6 s) <- the two players
+ * - 'stride':   Output <- StrideWarping(manual, scale 1.3 along +z, both legs, IK) <- SequencePlayer(clipA)
+ * - 'posesearch': Output <- PoseSearchBlend(clips [clipA, clipB], motion bound to the 'motion'
+ *               parameter, inertial blend 0.2 s; features: rotations, hand and foot positions, foot
+ *               velocities); the bench flips 'motion' every 10 frames per character (a search each time)
+ * - 'bendroll': Output <- BendRollHelper(four helpers: each upper arm's roll, half of it, onto its
+ *               upper-arm twist bone; each hand's roll, half of it, onto its lower-arm twist bone) <- SequencePlayer(clipA)
  *
  * Every SequencePlayer's start time is bound to a float parameter (phaseA / phaseB), so one shared
  * AnimGraph serves a crowd whose characters each start at their own phase (see createCrowd).
  */
 import { InertialBlendType } from '../nodes/InertialBlend.ts';
 import { BlendTwoType } from '../nodes/BlendTwo.ts';
-import { OutputType } from '../nodes/index.ts';
+import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
 import { SequencePlayerType } from '../nodes/SequencePlayer.ts';
+import { StrideWarpingType } from '../nodes/StrideWarping.ts';
 import { Clip, type TrackLayout } from '../runtime/clip.ts';
 import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../runtime/graph.ts';
+import type { NodeType } from '../runtime/node.ts';
 import type { ParameterDefinition } from '../runtime/parameters.ts';
 import { Skeleton, type BoneDefinition } from '../runtime/skeleton.ts';
 
-export type CrowdGraphKind = 'player' | 'blend' | 'inertial';
+export type CrowdGraphKind = 'player' | 'blend' | 'inertial' | 'stride' | 'posesearch' | 'bendroll';
 
 export const CROWD_BONE_COUNT = 65;
 export const CROWD_FRAME_RATE = 30;
@@ -140,9 +149,33 @@ export const CROWD_PARAMETERS: Readonly<Record<string, ParameterDefinition>> = {
   phaseA: { type: 'float', default: 0 },
   phaseB: { type: 'float', default: 0 },
   useA: { type: 'bool', default: true },
+  motion: { type: 'int', default: 0 },
 };
 
-/** The shared graph for a crowd: a single looping SequencePlayer, or a BlendTwo of two at alpha 0.5. */
+/** Frames between two switches of one character's 'motion' parameter in the 'posesearch' case. */
+export const CROWD_SEARCH_EVERY = 10;
+
+/**
+ * A node type registered in nodes/index.ts, by name. Nodes that other people are still writing
+ * (PoseSearchBlend, BendRollHelper) are looked up here rather than imported, so that the bench can
+ * say which one is missing instead of failing to load.
+ */
+export function registeredNodeType(name: string): NodeType {
+  const type = builtInNodeTypes.find((t) => t.type === name);
+  if (!type) throw new Error(`node type ${name} is not registered in nodes/index.ts`);
+  return type;
+}
+
+/** The stride scale of the 'stride' graph (feet 30% further along +z from their scale origins). */
+export const CROWD_STRIDE_SCALE = 1.3;
+
+/** The legs of the 65-bone skeleton as [thigh, calf, foot]; the pelvis is 'pelvis'. */
+export const CROWD_LEGS: readonly (readonly [string, string, string])[] = [
+  ['thigh_l', 'calf_l', 'foot_l'],
+  ['thigh_r', 'calf_r', 'foot_r'],
+];
+
+/** The shared graph for a crowd of one of the kinds listed at the top of this file. */
 export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
   const skeleton = makeHumanoid65();
   const clips = makeCrowdClips(skeleton);
@@ -155,6 +188,55 @@ export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
   const nodes: CompiledNode[] = [playerA];
   if (kind === 'player') {
     nodes.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'playerA' } });
+  } else if (kind === 'stride') {
+    // StrideWarping with every step on (pelvis adjustment, thigh correction, leg clamp, two-bone IK).
+    const [[leftThigh, leftCalf, leftFoot], [rightThigh, rightCalf, rightFoot]] = CROWD_LEGS;
+    nodes.push(
+      {
+        id: 'warp',
+        nodeType: StrideWarpingType,
+        properties: {
+          mode: 'manual', strideScale: CROWD_STRIDE_SCALE, strideDirection: [0, 0, 1], pelvisBone: 'pelvis',
+          leftThigh, leftCalf, leftFoot, rightThigh, rightCalf, rightFoot,
+        },
+        inputs: { pose: 'playerA' },
+      },
+      { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'warp' } },
+    );
+  } else if (kind === 'posesearch') {
+    nodes.length = 0; // the node samples its clips itself
+    nodes.push(
+      {
+        id: 'search',
+        nodeType: registeredNodeType('PoseSearchBlend'),
+        properties: {
+          clips: ['clipA', 'clipB'], motion: { param: 'motion' }, blendTime: 0.2, blendMode: 'inertial', loop: true,
+          features: {
+            rotations: { weight: 1 },
+            positions: { weight: 1, bones: ['hand_l', 'hand_r', 'foot_l', 'foot_r'] },
+            velocities: { weight: 1, bones: ['foot_l', 'foot_r'] },
+          },
+        },
+        inputs: {},
+      },
+      { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'search' } },
+    );
+  } else if (kind === 'bendroll') {
+    const helper = (source: string, target: string) => ({ source, target, axis: [1, 0, 0], bendWeight: 0, rollWeight: 0.5 });
+    nodes.push(
+      {
+        id: 'helpers',
+        nodeType: registeredNodeType('BendRollHelper'),
+        properties: {
+          helpers: [
+            helper('upperarm_l', 'upperarm_twist_l'), helper('upperarm_r', 'upperarm_twist_r'),
+            helper('hand_l', 'lowerarm_twist_l'), helper('hand_r', 'lowerarm_twist_r'),
+          ],
+        },
+        inputs: { pose: 'playerA' },
+      },
+      { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'helpers' } },
+    );
   } else if (kind === 'inertial') {
     // A transition that never ends (switch useA once): the steady cost of inertializing.
     nodes.push(

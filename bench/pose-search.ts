@@ -1,0 +1,218 @@
+/**
+ * Pose search: KD-tree against brute force, in one run, on a database of at least 100,000 frames
+ * built from the CMU subject 2 clips (walks 002_01 and 002_02, run 002_03), each repeated at many
+ * play speeds (0.8x to 1.25x: the same keys at another frame rate) and mirrored left/right.
+ * Queries are poses of the original clips at random times and speeds the database does not hold,
+ * with velocities from the pose 1/60 s before. Both modes answer every query; the answers must be
+ * identical. Prints the database build time, the index file size and read time, and the median
+ * query time of each mode (whole database, and one clip as PoseSearchBlend searches) with the ratio.
+ *
+ *   node --import tsx bench/pose-search.ts [--frames N] [--queries Q] [--quick]
+ *
+ * Skips with a message when ../shared/data is absent.
+ */
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { loadGraphAsset } from '../graphs/loader.ts';
+import { Clip, ClipBinding, sampleClip } from '../runtime/clip.ts';
+import { ComponentPose } from '../runtime/component-pose.ts';
+import { quatConjugateMultiply, quatInverseRotateVec3 } from '../runtime/math.ts';
+import { Pose } from '../runtime/pose.ts';
+import {
+  deserializePoseSearchDatabase, PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult,
+  serializePoseSearchDatabase, type IndexedClip, type PoseFeatureSpec, type SearchMode,
+} from '../runtime/pose-search.ts';
+import type { Skeleton } from '../runtime/skeleton.ts';
+import { mulberry32 } from './crowd-cases.ts';
+
+const CMU = fileURLToPath(new URL('../../shared/data/bvh/cmu/', import.meta.url));
+if (!existsSync(CMU)) {
+  console.log(`bench/pose-search: skipped, ${CMU} not found (CMU motion capture is not shipped with the project)`);
+  process.exit(0);
+}
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number) => {
+  const i = args.indexOf(name);
+  return i >= 0 && Number(args[i + 1]) > 0 ? Number(args[i + 1]) : fallback;
+};
+const quick = args.includes('--quick');
+const targetFrames = option('--frames', 100_000);
+const queryCount = option('--queries', quick ? 60 : 300);
+
+const graph = loadGraphAsset({
+  format: 'animgraph/1',
+  skeleton: { bvh: `${CMU}002_01.bvh` },
+  clips: {
+    walk: { source: `${CMU}002_01.bvh`, frames: [1, -1] },
+    walk2: { source: `${CMU}002_02.bvh`, frames: [1, -1] },
+    run: { source: `${CMU}002_03.bvh`, frames: [1, -1] },
+  },
+  nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } },
+  output: 'p',
+});
+const skeleton = graph.skeleton;
+const sources = ['walk', 'walk2', 'run'].map((name) => graph.clipBindings.get(name)!);
+
+/**
+ * The clip mirrored across the character's YZ plane, left and right bones swapped: component-space
+ * positions reflected (x -> -x), rotations reflected (q -> (x, -y, -z, w)) and corrected by each
+ * bone's rest rotation so that a symmetric rest pose mirrors onto itself, then made local again.
+ */
+function mirrorClip(binding: ClipBinding, sk: Skeleton): Clip {
+  const clip = binding.clip, n = sk.boneCount;
+  const partner = sk.boneNames.map((name, i) => {
+    const other = name.includes('_L_') ? name.replace('_L_', '_R_') : name.includes('_R_') ? name.replace('_R_', '_L_') : name;
+    const j = sk.indexOf(other);
+    return j >= 0 ? j : i;
+  });
+  const rest = new ComponentPose(sk);
+  rest.setFromLocal(sk.referencePose);
+  rest.ensureAllComponent();
+  // correction_i = inverse(mirror(rest_partner)) * rest_i
+  const correction = new Float64Array(n * 4);
+  const m = new Float64Array(4);
+  for (let i = 0; i < n; i++) {
+    const r = partner[i] * 4;
+    m[0] = rest.rotations[r]; m[1] = -rest.rotations[r + 1]; m[2] = -rest.rotations[r + 2]; m[3] = rest.rotations[r + 3];
+    quatConjugateMultiply(correction, i * 4, m, 0, rest.rotations, i * 4);
+  }
+  const tracks = sk.boneNames.map((bone) => ({ bone, translation: true, rotation: true, scale: false }));
+  const translations = new Float64Array(clip.frameCount * n * 3), rotations = new Float64Array(clip.frameCount * n * 4);
+  const cs = new ComponentPose(sk);
+  const mt = new Float64Array(n * 3), mr = new Float64Array(n * 4), d = new Float64Array(3);
+  for (let f = 0; f < clip.frameCount; f++) {
+    sampleClip(cs.local, binding, f / clip.frameRate, false);
+    cs.markLocalChanged();
+    cs.ensureAllComponent();
+    for (let i = 0; i < n; i++) {
+      const j = partner[i];
+      mt[i * 3] = -cs.translations[j * 3]; mt[i * 3 + 1] = cs.translations[j * 3 + 1]; mt[i * 3 + 2] = cs.translations[j * 3 + 2];
+      m[0] = cs.rotations[j * 4]; m[1] = -cs.rotations[j * 4 + 1]; m[2] = -cs.rotations[j * 4 + 2]; m[3] = cs.rotations[j * 4 + 3];
+      // mirrored * correction
+      const c = i * 4, ax = m[0], ay = m[1], az = m[2], aw = m[3];
+      const bx = correction[c], by = correction[c + 1], bz = correction[c + 2], bw = correction[c + 3];
+      mr[c] = aw * bx + ax * bw + ay * bz - az * by;
+      mr[c + 1] = aw * by - ax * bz + ay * bw + az * bx;
+      mr[c + 2] = aw * bz + ax * by - ay * bx + az * bw;
+      mr[c + 3] = aw * bw - ax * bx - ay * by - az * bz;
+    }
+    for (let i = 0; i < n; i++) {
+      const p = sk.parents[i], t = (f * n + i) * 3, r = (f * n + i) * 4;
+      if (p < 0) {
+        translations.set(mt.subarray(i * 3, i * 3 + 3), t);
+        rotations.set(mr.subarray(i * 4, i * 4 + 4), r);
+        continue;
+      }
+      d[0] = mt[i * 3] - mt[p * 3]; d[1] = mt[i * 3 + 1] - mt[p * 3 + 1]; d[2] = mt[i * 3 + 2] - mt[p * 3 + 2];
+      quatInverseRotateVec3(translations, t, mr, p * 4, d, 0);
+      quatConjugateMultiply(rotations, r, mr, p * 4, mr, i * 4);
+    }
+  }
+  return new Clip({ name: `${clip.name}-mirrored`, frameRate: clip.frameRate, frameCount: clip.frameCount, tracks, translations, rotations });
+}
+
+/** The same keys played `speed` times as fast. */
+function retimed(clip: Clip, speed: number, name: string): Clip {
+  return new Clip({
+    name, frameRate: clip.frameRate * speed, frameCount: clip.frameCount, tracks: clip.tracks,
+    translations: clip.translations, rotations: clip.rotations, scales: clip.scales, interpolation: clip.interpolation,
+  });
+}
+
+const mirrored = sources.map((b) => mirrorClip(b, skeleton));
+const variants = [...sources.map((b) => b.clip), ...mirrored];
+const framesAtSpeed = (speed: number) => variants.reduce((sum, c) => sum + Math.floor((c.duration / speed) * 30 + 1e-9) + 1, 0);
+// Enough speeds for the target frame count.
+let repetitions = 1;
+const speedOf = (r: number, count: number) => (count === 1 ? 1 : 0.8 + (0.45 * r) / (count - 1));
+while (Array.from({ length: repetitions }, (_, r) => framesAtSpeed(speedOf(r, repetitions))).reduce((a, b) => a + b, 0) < targetFrames) repetitions++;
+const clips: IndexedClip[] = [];
+for (let r = 0; r < repetitions; r++) {
+  const speed = speedOf(r, repetitions);
+  for (const c of variants) clips.push({ name: `${c.name}@${speed.toFixed(4)}`, binding: new ClipBinding(retimed(c, speed, c.name), skeleton) });
+}
+
+const limbs = ['CC_Base_L_Foot', 'CC_Base_R_Foot', 'CC_Base_L_Hand', 'CC_Base_R_Hand'];
+const schemas: [string, PoseFeatureSpec][] = [
+  ['feet and hands, positions + velocities (24 features)', { positions: { weight: 1, bones: limbs }, velocities: { weight: 1, bones: limbs } }],
+  ['+ rotations of the legs and arms (64 features)', {
+    rotations: { weight: 1, bones: ['CC_Base_L_Thigh', 'CC_Base_L_Calf', 'CC_Base_R_Thigh', 'CC_Base_R_Calf', 'CC_Base_L_Upperarm', 'CC_Base_L_Forearm', 'CC_Base_R_Upperarm', 'CC_Base_R_Forearm', 'CC_Base_Hip', 'CC_Base_Spine02'] },
+    positions: { weight: 1, bones: limbs }, velocities: { weight: 1, bones: limbs },
+  }],
+];
+if (quick) schemas.pop();
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+console.log(`${clips.length} clips (3 CMU takes and their mirrors at ${repetitions} speeds from 0.80x to 1.25x), ${queryCount} queries`);
+
+for (const [label, spec] of schemas) {
+  const schema = new PoseFeatureSchema(spec, skeleton);
+  let t0 = performance.now();
+  const db = PoseSearchDatabase.build(schema, clips);
+  const buildMs = performance.now() - t0;
+  const bytes = serializePoseSearchDatabase(db);
+  t0 = performance.now();
+  deserializePoseSearchDatabase(bytes, schema, clips);
+  const readMs = performance.now() - t0;
+
+  // Queries: the original takes (or their mirrors) at random times and speeds.
+  const rand = mulberry32(0x9e3779b9);
+  const extractor = new PoseFeatureExtractor(schema);
+  const raw = new Float64Array(db.dims);
+  const queries = Array.from({ length: queryCount }, () => {
+    const clip = variants[Math.floor(rand() * variants.length)];
+    const speed = 0.7 + rand() * 0.7;
+    const binding = new ClipBinding(retimed(clip, speed, clip.name), skeleton);
+    const t = 1 / 60 + rand() * (binding.clip.duration - 1 / 60);
+    extractor.extract(raw, 0, sampleClip(new Pose(skeleton.boneCount), binding, t, false), sampleClip(new Pose(skeleton.boneCount), binding, t - 1 / 60, false), 1 / 60);
+    const q = new PoseSearchQuery(db);
+    db.scaleQuery(raw, q);
+    return q;
+  });
+  const result = new PoseSearchResult();
+  const answers: Record<SearchMode, number[]> = { tree: [], brute: [], auto: [] };
+  const scored: Record<SearchMode, number> = { tree: 0, brute: 0, auto: 0 };
+  /** Median microseconds per query over one pass of the queries. */
+  const time = (mode: SearchMode, restrict: boolean): number => {
+    const perQuery: number[] = [];
+    answers[mode] = [];
+    scored[mode] = 0;
+    for (let i = 0; i < queries.length; i++) {
+      const q = queries[i];
+      if (restrict) q.allowOnly(i % db.clipCount);
+      else q.allowAll();
+      const start = performance.now();
+      db.search(q, result, mode);
+      perQuery.push((performance.now() - start) * 1000);
+      answers[mode].push(result.frame);
+      scored[mode] += result.scored;
+    }
+    return median(perQuery);
+  };
+  const us = (x: number) => `${x.toFixed(1).padStart(7)} µs/query`;
+  for (const restrict of [false, true]) {
+    const modes: SearchMode[] = restrict ? ['tree', 'brute', 'auto'] : ['tree', 'brute'];
+    for (const m of modes) time(m, restrict); // warm-up
+    const times: Record<string, number[]> = { tree: [], brute: [], auto: [] };
+    for (let w = 0; w < (quick ? 2 : 4); w++) {
+      // Alternate the order between passes, so machine noise hits every mode alike.
+      for (const m of w % 2 === 0 ? modes : [...modes].reverse()) times[m].push(time(m, restrict));
+    }
+    for (const m of modes) {
+      const mismatches = answers[m].filter((f, i) => f !== answers.brute[i]).length;
+      if (mismatches > 0) throw new Error(`${m} search and brute force disagree on ${mismatches} queries`);
+    }
+    const t = median(times.tree), b = median(times.brute);
+    const frames = (m: SearchMode) => (scored[m] / queries.length).toFixed(0);
+    if (!restrict) {
+      console.log(`\n${label}: ${db.frameCount} frames, built in ${(buildMs / 1000).toFixed(2)} s; index file ${(bytes.length / 1e6).toFixed(1)} MB, `
+        + `read and checked in ${readMs.toFixed(0)} ms (hashing the clips' keys); ${db.tree.nodeStart.length} tree nodes`);
+      console.log(`  whole database: KD-tree ${us(t)} (${frames('tree')} frames scored), brute force ${us(b)} (${frames('brute')} frames), `
+        + `brute / KD-tree = ${(b / t).toFixed(1)}x; same answers`);
+    } else {
+      console.log(`  one clip (as PoseSearchBlend searches): KD-tree ${us(t)}, scan of the clip ${us(b)}, auto ${us(median(times.auto))} `
+        + `(a clip is ${((100 * scored.brute) / queries.length / db.frameCount).toFixed(2)}% of the database: auto scans it); same answers`);
+    }
+  }
+}
