@@ -33,7 +33,7 @@ export class Parameters {
     }
     this.values = new Float64Array(size);
     for (const [name, def] of Object.entries(definitions)) {
-      if (def.default !== undefined) this.write(name, def.default);
+      if (def.default !== undefined) this.set(name, def.default);
     }
   }
 
@@ -63,16 +63,31 @@ export class Parameters {
   /**
    * Sets a parameter between frames. Throws a TypeError for an unknown name or a value of the wrong
    * type (this is user code's call, outside the frame loop). Emits parameterChanged when the value
-   * changes.
+   * changes. Allocates nothing for a number or a bool when nobody listens to parameterChanged, so a
+   * crowd can set its parameters every frame.
    */
   set(name: string, value: ParameterValue): void {
-    const previous = this.get(name);
-    this.write(name, value);
-    const now = this.get(name);
-    const changed = Array.isArray(now)
-      ? (now as number[]).some((x, i) => x !== (previous as number[])[i])
-      : now !== previous;
-    if (changed) this.events?.emit('parameterChanged', name, now, previous);
+    const entry = this.require(name);
+    const { slot, type } = entry;
+    if (!valueFits(type, value)) {
+      throw new TypeError(`parameter '${name}' is ${type}; cannot set it to ${JSON.stringify(value)}`);
+    }
+    const v = this.values;
+    const listened = this.events !== undefined && this.events.has('parameterChanged');
+    const previous = listened ? this.get(name) : undefined;
+    let changed = false;
+    if (type === 'vec3') {
+      const xyz = value as readonly number[];
+      for (let i = 0; i < 3; i++) {
+        if (v[slot + i] !== xyz[i]) changed = true;
+        v[slot + i] = xyz[i];
+      }
+    } else {
+      const x = type === 'bool' ? (value ? 1 : 0) : (value as number);
+      changed = v[slot] !== x;
+      v[slot] = x;
+    }
+    if (changed && listened) this.events!.emit('parameterChanged', name, this.get(name), previous!);
   }
 
   private require(name: string): { slot: number; type: ParameterType } {
@@ -80,31 +95,15 @@ export class Parameters {
     if (!entry) throw new TypeError(`unknown parameter '${name}' (known: ${[...this.slots.keys()].join(', ') || 'none'})`);
     return entry;
   }
+}
 
-  private write(name: string, value: ParameterValue): void {
-    const { slot, type } = this.require(name);
-    const v = this.values;
-    const fail = (): never => { throw new TypeError(`parameter '${name}' is ${type}; cannot set it to ${JSON.stringify(value)}`); };
-    switch (type) {
-      case 'float':
-        if (typeof value !== 'number' || !Number.isFinite(value)) fail();
-        v[slot] = value as number;
-        break;
-      case 'int':
-        if (typeof value !== 'number' || !Number.isInteger(value)) fail();
-        v[slot] = value as number;
-        break;
-      case 'bool':
-        if (typeof value !== 'boolean') fail();
-        v[slot] = value ? 1 : 0;
-        break;
-      case 'vec3':
-        if (!Array.isArray(value) || value.length !== 3 || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) fail();
-        v[slot] = (value as number[])[0];
-        v[slot + 1] = (value as number[])[1];
-        v[slot + 2] = (value as number[])[2];
-        break;
-    }
+/** Whether `value` is one of type `type`: a finite number, an integer, a boolean, three finite numbers. */
+function valueFits(type: ParameterType, value: ParameterValue): boolean {
+  switch (type) {
+    case 'float': return typeof value === 'number' && Number.isFinite(value);
+    case 'int': return typeof value === 'number' && Number.isInteger(value);
+    case 'bool': return typeof value === 'boolean';
+    case 'vec3': return Array.isArray(value) && value.length === 3 && value.every((x) => typeof x === 'number' && Number.isFinite(x));
   }
 }
 

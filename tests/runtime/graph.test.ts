@@ -45,6 +45,8 @@ describe('graph instance', () => {
     // InertialBlend mid-transition under StrideWarping (leg IK, pelvis spring, alpha 0.7).
     expect(result.perFrameWarped).toBeLessThan(4);
     expect(result.inertialActive).toBe(true);
+    // Two setParameter calls (an int and a bool) per frame, nobody listening.
+    expect(result.perSetParameter).toBeLessThan(4);
   });
 
   it('never produces NaN from degenerate parameters', () => {

@@ -3,7 +3,7 @@
  * plain Node process (`node --expose-gc --import tsx`). The allocation test runs this instead of
  * measuring inside vitest, whose module transform turns imports into property reads and so
  * changes what V8 inlines (and therefore what it boxes).
- * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive }.
+ * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive, perSetParameter }.
  */
 import { loadGraphAsset } from '../../graphs/loader.ts';
 import { bytesPerFrame } from './allocation.ts';
@@ -68,9 +68,17 @@ const frame2 = () => {
   h.componentPose();
 };
 const warped = bytesPerFrame(frame2);
+// setParameter between frames, as a crowd sets its parameters every frame: ints and bools with
+// nobody listening allocate nothing (a double is boxed by the call itself, outside our control).
+let k = 0;
+const setting = bytesPerFrame(() => {
+  k++;
+  g.setParameter('i', k & 1);
+  h.setParameter('a', (k & 2) === 0);
+});
 const inertialActive = h.gatherDebug().children[0].children[0].values?.active;
 
 console.log(JSON.stringify({
   perFrame, windows, poolSize: g.posePool.size, listWeights: list.values?.weights,
-  perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive,
+  perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive, perSetParameter: setting.perFrame,
 }));
