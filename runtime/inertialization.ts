@@ -20,10 +20,26 @@ export const CURVE_STRIDE = 7;
  * The curve's values are in the caller's sign (a negative x0 gives a negative curve).
  */
 export function inertialCurveFit(out: Float64Array, o: number, x0: number, v0: number, duration: number): void {
+  const args = curveArgs;
+  args[X0] = x0;
+  args[V0] = v0;
+  args[DURATION] = duration;
+  fitCurve(out, o, args);
+}
+
+/**
+ * The arguments of a fit by array ([x0, v0, duration, dt]): V8 boxes a double passed to a call it
+ * does not inline, and a transition fits three curves per bone.
+ */
+const X0 = 0, V0 = 1, DURATION = 2, DT = 3;
+const curveArgs = new Float64Array(4);
+
+function fitCurve(out: Float64Array, o: number, args: Float64Array): void {
+  const x0 = args[X0];
   const sign = x0 < 0 ? -1 : 1;
   let x = x0 * sign;
-  let v = v0 * sign;
-  let t1 = duration;
+  let v = args[V0] * sign;
+  let t1 = args[DURATION];
   if (!(x > EPSILON) || !(t1 > 0) || !Number.isFinite(x)) {
     out.fill(0, o, o + CURVE_STRIDE);
     return;
@@ -104,13 +120,16 @@ export class PoseInertializer {
   start(target: Pose, previous: Pose, older: Pose | null, olderDeltaTime: number, duration: number): void {
     this.clock[0] = 0;
     this.clock[1] = duration > 0 && Number.isFinite(duration) ? duration : 0;
-    const dt = older !== null && olderDeltaTime > 0 ? olderDeltaTime : 0;
+    const args = curveArgs;
+    args[DT] = older !== null && olderDeltaTime > 0 ? olderDeltaTime : 0;
     const n = this.boneCount;
-    const d = this.clock[1];
     for (let bone = 0; bone < n; bone++) {
-      fitVector(this.translationDir, this.translationCurve, bone, target.translations, previous.translations, older?.translations ?? null, dt, d);
-      fitVector(this.scaleDir, this.scaleCurve, bone, target.scales, previous.scales, older?.scales ?? null, dt, d);
-      fitRotation(this.rotationAxis, this.rotationCurve, bone, target.rotations, previous.rotations, older?.rotations ?? null, dt, d);
+      args[DURATION] = this.clock[1];
+      fitVector(this.translationDir, this.translationCurve, bone, target.translations, previous.translations, older?.translations ?? null, args);
+      args[DURATION] = this.clock[1];
+      fitVector(this.scaleDir, this.scaleCurve, bone, target.scales, previous.scales, older?.scales ?? null, args);
+      args[DURATION] = this.clock[1];
+      fitRotation(this.rotationAxis, this.rotationCurve, bone, target.rotations, previous.rotations, older?.rotations ?? null, args);
     }
   }
 
@@ -157,14 +176,17 @@ export class PoseInertializer {
 
 function fitVector(
   dir: Float64Array, curve: Float64Array, bone: number,
-  target: Float64Array, previous: Float64Array, older: Float64Array | null, dt: number, duration: number,
+  target: Float64Array, previous: Float64Array, older: Float64Array | null, args: Float64Array,
 ): void {
   const b3 = bone * 3;
+  const dt = args[DT], duration = args[DURATION];
   const x = previous[b3] - target[b3], y = previous[b3 + 1] - target[b3 + 1], z = previous[b3 + 2] - target[b3 + 2];
   const x0 = Math.sqrt(x * x + y * y + z * z);
   if (!(x0 > 1e-9) || !(duration > 0)) {
     dir[b3] = 0; dir[b3 + 1] = 0; dir[b3 + 2] = 0;
-    inertialCurveFit(curve, bone * CURVE_STRIDE, 0, 0, 0);
+    args[X0] = 0;
+    args[V0] = 0;
+    fitCurve(curve, bone * CURVE_STRIDE, args);
     return;
   }
   const nx = x / x0, ny = y / x0, nz = z / x0;
@@ -175,7 +197,9 @@ function fitVector(
     const xn1 = (older[b3] - target[b3]) * nx + (older[b3 + 1] - target[b3 + 1]) * ny + (older[b3 + 2] - target[b3 + 2]) * nz;
     v0 = (x0 - xn1) / dt;
   }
-  inertialCurveFit(curve, bone * CURVE_STRIDE, x0, v0, duration);
+  args[X0] = x0;
+  args[V0] = v0;
+  fitCurve(curve, bone * CURVE_STRIDE, args);
 }
 
 function wrapAngle(a: number): number {
@@ -186,9 +210,10 @@ function wrapAngle(a: number): number {
 
 function fitRotation(
   axis: Float64Array, curve: Float64Array, bone: number,
-  target: Float64Array, previous: Float64Array, older: Float64Array | null, dt: number, duration: number,
+  target: Float64Array, previous: Float64Array, older: Float64Array | null, args: Float64Array,
 ): void {
   const b3 = bone * 3, b4 = bone * 4;
+  const dt = args[DT], duration = args[DURATION];
   // q0 = previous * inverse(target), taken the shorter way round (w >= 0).
   const tx = -target[b4], ty = -target[b4 + 1], tz = -target[b4 + 2], tw = target[b4 + 3];
   const px = previous[b4], py = previous[b4 + 1], pz = previous[b4 + 2], pw = previous[b4 + 3];
@@ -201,7 +226,9 @@ function fitRotation(
   const x0 = 2 * Math.atan2(s, qw);
   if (!(x0 > 1e-9) || !(duration > 0) || !(s > 1e-12)) {
     axis[b3] = 0; axis[b3 + 1] = 0; axis[b3 + 2] = 0;
-    inertialCurveFit(curve, bone * CURVE_STRIDE, 0, 0, 0);
+    args[X0] = 0;
+    args[V0] = 0;
+    fitCurve(curve, bone * CURVE_STRIDE, args);
     return;
   }
   const ax = qx / s, ay = qy / s, az = qz / s;
@@ -217,7 +244,9 @@ function fitRotation(
     const xn1 = wrapAngle(2 * Math.atan2(rx * ax + ry * ay + rz * az, rw));
     v0 = wrapAngle(x0 - xn1) / dt;
   }
-  inertialCurveFit(curve, bone * CURVE_STRIDE, x0, v0, duration);
+  args[X0] = x0;
+  args[V0] = v0;
+  fitCurve(curve, bone * CURVE_STRIDE, args);
 }
 
 /**
