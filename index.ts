@@ -16,7 +16,7 @@ export { runGraph, GraphRunner, formatDebugTree } from './runtime/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './runtime/runner.ts';
 export { Skeleton, SkeletonError } from './runtime/skeleton.ts';
 export type { BoneDefinition } from './runtime/skeleton.ts';
-export { Pose, PosePool, poseCopy, poseBlend, poseScaleInto, poseAccumulate, poseNormalizeRotations } from './runtime/pose.ts';
+export { Pose, PosePool, poseCopy, poseBlend, poseBlendTwo, poseScaleInto, poseAccumulate, poseNormalizeRotations } from './runtime/pose.ts';
 export { ComponentPose } from './runtime/component-pose.ts';
 export { Clip, ClipBinding, ClipCursor, sampleClip, sampleClipAt, clipLocalTime } from './runtime/clip.ts';
 export { parseBvh, loadBvh, bvhSkeleton, bvhClip, BvhError } from './runtime/bvh.ts';

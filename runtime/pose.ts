@@ -31,27 +31,42 @@ export function poseCopy(out: Pose, source: Pose): Pose {
   return out;
 }
 
+const blendWeights = new Float64Array(2);
+
 /**
  * out = a * (1 - weight) + b * weight, per bone: linear translation and scale, normalised-linear
- * rotation along the shorter arc. `out` may alias `a` or `b`.
+ * rotation along the shorter arc. `out` may alias `a` or `b`. For user code: nodes call
+ * poseBlendTwo, which takes its weights by array.
  */
 export function poseBlend(out: Pose, a: Pose, b: Pose, weight: number): Pose {
-  // For user code; graph nodes use poseScaleInto/poseAccumulate, which take weights by array.
-  const wa = 1 - weight;
+  blendWeights[0] = 1 - weight;
+  blendWeights[1] = weight;
+  return poseBlendTwo(out, a, b, blendWeights);
+}
+
+/**
+ * out = a * weights[0] + b * weights[1] in one pass (the same arithmetic as poseScaleInto,
+ * poseAccumulate and poseNormalizeRotations, which cost three passes over the poses), each
+ * rotation of b taken in a's hemisphere, then normalised. `out` may alias `a` or `b`.
+ */
+export function poseBlendTwo(out: Pose, a: Pose, b: Pose, weights: Float64Array): Pose {
+  const wa = weights[0], w = weights[1];
   const at = a.translations, bt = b.translations, ot = out.translations;
   const as = a.scales, bs = b.scales, os = out.scales;
   for (let i = 0; i < ot.length; i++) {
-    ot[i] = at[i] * wa + bt[i] * weight;
-    os[i] = as[i] * wa + bs[i] * weight;
+    ot[i] = at[i] * wa + bt[i] * w;
+    os[i] = as[i] * wa + bs[i] * w;
   }
   const ar = a.rotations, br = b.rotations, or = out.rotations;
   for (let o = 0; o < or.length; o += 4) {
-    const dot = ar[o] * br[o] + ar[o + 1] * br[o + 1] + ar[o + 2] * br[o + 2] + ar[o + 3] * br[o + 3];
-    const wb = dot < 0 ? -weight : weight;
-    or[o] = ar[o] * wa + br[o] * wb;
-    or[o + 1] = ar[o + 1] * wa + br[o + 1] * wb;
-    or[o + 2] = ar[o + 2] * wa + br[o + 2] * wb;
-    or[o + 3] = ar[o + 3] * wa + br[o + 3] * wb;
+    const ax = ar[o] * wa, ay = ar[o + 1] * wa, az = ar[o + 2] * wa, aw = ar[o + 3] * wa;
+    const bx = br[o], by = br[o + 1], bz = br[o + 2], bw = br[o + 3];
+    // The sign test on the scaled a, as poseAccumulate makes it: a weight of 0 keeps b as it is.
+    const wb = ax * bx + ay * by + az * bz + aw * bw < 0 ? -w : w;
+    or[o] = ax + bx * wb;
+    or[o + 1] = ay + by * wb;
+    or[o + 2] = az + bz * wb;
+    or[o + 3] = aw + bw * wb;
     quatNormalize(or, o);
   }
   return out;
