@@ -14,8 +14,8 @@ export const BendRollHelperMeta: NodeEditorMeta = {
     + 'bend and roll angles in degrees.',
   pins: {
     pose: {
-      title: 'Component Pose',
-      description: 'The pose to modify, read in component space (a local-space node linked here is converted).',
+      title: 'Pose',
+      description: 'The pose to modify, in local space (a component-space node linked here is converted).',
     },
   },
   properties: {

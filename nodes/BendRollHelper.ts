@@ -1,9 +1,9 @@
-import type { ComponentPose } from '../runtime/component-pose.ts';
-import { quatMultiply, quatScaleAngle, quatSwingTwist } from '../runtime/math.ts';
+import { quatMultiply, quatNormalize, quatScaleAngle, quatSwingTwist } from '../runtime/math.ts';
 import {
-  type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeCheckContext, type NodeType, type ResolvedProperties, type ScalarProperty,
+  LocalPoseNode, ZERO_WEIGHT,
+  type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ResolvedProperties, type ScalarProperty, type UpdateContext,
 } from '../runtime/node.ts';
-import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
+import type { Pose } from '../runtime/pose.ts';
 
 /**
  * The order the weighted parts apply in. `rollBend`: the roll first, then the bend (bend × roll, the
@@ -24,9 +24,9 @@ export interface BendRollHelperSpec {
   order: BendRollOrder;
 }
 
-// Scratch quaternions: the weighted bend, the weighted roll and their product.
-const scratch = new Float64Array(12);
-const WB = 0, WR = 4, R = 8;
+// Scratch quaternions: the weighted bend and the weighted roll.
+const scratch = new Float64Array(8);
+const WB = 0, WR = 4;
 const DEGREES = 180 / Math.PI;
 
 /**
@@ -39,12 +39,24 @@ const DEGREES = 180 / Math.PI;
  * its reference rotation is replaced). Alpha blends the target's input rotation toward it.
  *
  * Every helper reads the node's input pose, so one helper does not see another's result (chain two
- * nodes for that). Targets are written deepest first: each write keeps its descendants' local
- * transforms, so a helper whose target lies below another helper's target still gets exactly its
- * local rotation. When q turns the axis exactly onto its opposite, the split is the one of
+ * nodes for that). When q turns the axis exactly onto its opposite, the split is the one of
  * quatSwingTwist: no roll, and the bend is q itself (a half turn about q's own axis).
+ *
+ * It reads and writes local rotations only, so it is a local-space node: a skeletal control would
+ * convert the whole pose to component space and back for four rotations (twice the cost of
+ * sampling the clip, in the crowd bench). Alpha is the normalised lerp of the local rotations,
+ * which equals the component-space blend of a skeletal control: the parent's rotation multiplies
+ * both ends alike.
  */
-export class BendRollHelper extends SkeletalControlNode {
+export class BendRollHelper extends LocalPoseNode {
+  private readonly inputLinks: readonly Link[];
+  /**
+   * [alpha in use this frame, clamped to [0, 1]; alpha's literal]: read from typed arrays only, as
+   * in SkeletalControlNode (V8 boxes a double merged with an object field).
+   */
+  private readonly alphaWeight = new Float64Array(2);
+  /** The parameter slot alpha is bound to, or -1 for the literal. */
+  private readonly alphaSlot: number;
   private readonly count: number;
   /** Unit axes, three numbers per helper. */
   private readonly axes: Float64Array;
@@ -60,13 +72,16 @@ export class BendRollHelper extends SkeletalControlNode {
   private readonly rollFirst: Uint8Array;
   /** [source, target] bone indices per helper; -1 until cacheBones. */
   private readonly bones: Int32Array;
-  /** Helper indices in writing order: deepest target first. */
-  private readonly sequence: Int32Array;
   /** The last evaluation's split per helper: bend quaternion, then roll quaternion. */
   private readonly split: Float64Array;
+  /** Each helper's weighted result, computed from the input before any target is written. */
+  private readonly results: Float64Array;
 
-  constructor(id: string, input: ComponentPoseLink, alpha: ScalarProperty, private readonly helpers: readonly BendRollHelperSpec[]) {
-    super(id, 'BendRollHelper', input, alpha);
+  constructor(id: string, private readonly input: PoseLink, alpha: ScalarProperty, private readonly helpers: readonly BendRollHelperSpec[]) {
+    super(id, 'BendRollHelper');
+    this.inputLinks = [input];
+    this.alphaSlot = alpha.slot;
+    this.alphaWeight[1] = alpha.constant;
     const n = helpers.length;
     this.count = n;
     this.axes = Float64Array.from(helpers.flatMap((h) => h.axis));
@@ -76,12 +91,16 @@ export class BendRollHelper extends SkeletalControlNode {
     this.weightLiterals = Float64Array.from(weightProperties, (p) => p.constant);
     this.rollFirst = Uint8Array.from(helpers, (h) => (h.order === 'rollBend' ? 1 : 0));
     this.bones = new Int32Array(n * 2).fill(-1);
-    this.sequence = Int32Array.from(helpers.keys());
     this.split = new Float64Array(n * 8);
+    this.results = new Float64Array(n * 4);
+  }
+
+  protected get links(): readonly Link[] {
+    return this.inputLinks;
   }
 
   protected override onInitialize(): void {
-    super.onInitialize();
+    this.alphaWeight[0] = 0;
     this.split.fill(0);
     for (let i = 0; i < this.count; i++) {
       this.split[i * 8 + 3] = 1;
@@ -94,43 +113,48 @@ export class BendRollHelper extends SkeletalControlNode {
       this.bones[i * 2] = ctx.boneIndex(this.id, h.source);
       this.bones[i * 2 + 1] = ctx.boneIndex(this.id, h.target);
     });
-    // Bones are numbered parents first, so a higher target index is never an ancestor of a lower one.
-    this.sequence.sort((a, b) => this.bones[b * 2 + 1] - this.bones[a * 2 + 1] || a - b);
   }
 
-  protected override isValidToEvaluate(): boolean {
+  private isValidToEvaluate(): boolean {
     for (let i = 0; i < this.bones.length; i++) if (this.bones[i] < 0) return false;
     return true;
   }
 
-  protected evaluateBoneTransforms(pose: ComponentPose, out: BoneTransforms): void {
+  protected onUpdate(ctx: UpdateContext): void {
+    this.input.update(ctx);
+    const slot = this.alphaSlot;
+    const alpha = slot >= 0 ? this.graph.parameterValues[slot] : this.alphaWeight[1];
+    this.alphaWeight[0] = alpha > 0 ? (alpha < 1 ? alpha : 1) : 0;
+  }
+
+  protected onEvaluate(out: Pose): void {
+    this.input.evaluate(out);
+    const alpha = this.alphaWeight[0];
+    if (alpha <= ZERO_WEIGHT || !this.isValidToEvaluate()) return;
     const values = this.graph.parameterValues, w = this.weights, slots = this.weightSlots, literals = this.weightLiterals;
     for (let k = 0; k < w.length; k++) {
       // Clamped inline to [-1, 1], NaN to 0 (a call would box the double).
       const v = slots[k] >= 0 ? values[slots[k]] : literals[k];
       w[k] = v >= -1 ? (v <= 1 ? v : 1) : v < -1 ? -1 : 0;
     }
-    const local = pose.ensureAllLocal().rotations;
-    const parents = this.graph.skeleton.parents;
-    const split = this.split, s = scratch;
-    for (let j = 0; j < this.count; j++) {
-      const i = this.sequence[j];
-      const source = this.bones[i * 2], target = this.bones[i * 2 + 1];
-      quatSwingTwist(split, i * 8, split, i * 8 + 4, local, source * 4, this.axes, i * 3);
+    const local = out.rotations;
+    const split = this.split, s = scratch, results = this.results;
+    for (let i = 0; i < this.count; i++) {
+      quatSwingTwist(split, i * 8, split, i * 8 + 4, local, this.bones[i * 2] * 4, this.axes, i * 3);
       quatScaleAngle(s, WB, split, i * 8, this.weights, i * 2);
       quatScaleAngle(s, WR, split, i * 8 + 4, this.weights, i * 2 + 1);
-      if (this.rollFirst[i] === 1) quatMultiply(s, R, s, WB, s, WR);
-      else quatMultiply(s, R, s, WR, s, WB);
-      // The target's component transform with the new local rotation: its translation and scale do
-      // not depend on its own rotation, so only the rotation changes (parent rotation × local).
-      const k = out.add(target, pose);
-      const parent = parents[target];
-      if (parent >= 0) {
-        pose.ensureComponent(parent);
-        quatMultiply(out.rotations, k * 4, pose.rotations, parent * 4, s, R);
-      } else {
-        for (let c = 0; c < 4; c++) out.rotations[k * 4 + c] = s[R + c];
-      }
+      if (this.rollFirst[i] === 1) quatMultiply(results, i * 4, s, WB, s, WR);
+      else quatMultiply(results, i * 4, s, WR, s, WB);
+    }
+    // Written once every helper has read the input (a source may be another helper's target).
+    const keep = 1 - alpha;
+    for (let i = 0; i < this.count; i++) {
+      const t = this.bones[i * 2 + 1] * 4, r = i * 4;
+      // From the input rotation toward the result on the shorter arc, as FTransform::Blend.
+      const dot = local[t] * results[r] + local[t + 1] * results[r + 1] + local[t + 2] * results[r + 2] + local[t + 3] * results[r + 3];
+      const w = dot < 0 ? -alpha : alpha;
+      for (let c = 0; c < 4; c++) local[t + c] = local[t + c] * keep + results[r + c] * w;
+      quatNormalize(local, t);
     }
   }
 
@@ -143,14 +167,14 @@ export class BendRollHelper extends SkeletalControlNode {
   }
 
   protected override debugDescription(): string {
-    return this.helpers.map((h, i) => {
+    return `Alpha: ${(this.alphaWeight[0] * 100).toFixed(1)}% ` + this.helpers.map((h, i) => {
       const [bend, roll] = this.angles(i);
       return `${h.source} -> ${h.target} (Bend: ${bend.toFixed(1)}° Roll: ${roll.toFixed(1)}°)`;
     }).join(', ');
   }
 
   protected override onGatherDebug(node: DebugNode): void {
-    super.onGatherDebug(node);
+    node.alpha = this.alphaWeight[0];
     const angles = this.helpers.map((_, i) => this.angles(i));
     node.values = {
       bend: angles.map((a) => a[0]),
@@ -199,7 +223,7 @@ function checkTargets(ctx: NodeCheckContext): void {
 
 export const BendRollHelperType: NodeType = {
   type: 'BendRollHelper',
-  space: 'component',
+  space: 'local',
   properties: {
     helpers: {
       kind: 'list',
@@ -215,8 +239,8 @@ export const BendRollHelperType: NodeType = {
     },
     alpha: { kind: 'float', default: 1, min: 0, max: 1 },
   },
-  inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
+  inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
   check: checkTargets,
   create: ({ id, properties: p, inputs }) =>
-    new BendRollHelper(id, inputs.pose as ComponentPoseLink, p.scalar('alpha'), p.list('helpers').map(resolveHelper)),
+    new BendRollHelper(id, inputs.pose as PoseLink, p.scalar('alpha'), p.list('helpers').map(resolveHelper)),
 };
