@@ -1,11 +1,12 @@
-import { LocalPoseNode, ZERO_WEIGHT, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
+import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
 
 /**
  * Chooses one of several poses and crossfades to it when the choice changes (Unreal's Blend Poses
  * by int). Switching to pose i blends over blendTimes[i] seconds, linearly from the weights the
  * inputs had at the switch, so a switch in the middle of a blend does not pop. Each input is
- * updated with its share of the weight; inputs at zero weight are skipped. The first update
+ * updated with its share of the weight; an input whose absolute weight (this node's weight times
+ * its share) is at or below the relevance threshold is neither updated nor evaluated. The first update
  * starts on the chosen pose without a blend. BlendByBool is this node with two inputs.
  *
  * In `inertial` blend mode a switch is instant and the node asks the nearest Inertialization node
@@ -18,6 +19,12 @@ export class BlendList extends LocalPoseNode {
   /** Normalised blend weight of each input this frame. */
   readonly weights: Float64Array;
   private readonly startWeights: Float64Array;
+  /**
+   * The weights evaluation blends by: `weights` restricted to the inputs updated this frame and
+   * renormalised, so a branch left stale by the relevance test adds nothing and the pose keeps a
+   * total weight of 1.
+   */
+  private readonly evaluateWeights: Float64Array;
   private blendElapsed = 0;
   private blendDuration = 0;
   private readonly inertial: boolean;
@@ -35,6 +42,7 @@ export class BlendList extends LocalPoseNode {
     this.inertial = blendMode === 'inertial';
     this.weights = new Float64Array(poses.length);
     this.startWeights = new Float64Array(poses.length);
+    this.evaluateWeights = new Float64Array(poses.length);
   }
 
   protected get links(): readonly Link[] {
@@ -54,6 +62,7 @@ export class BlendList extends LocalPoseNode {
   protected override onInitialize(): void {
     this.activeIndex = -1;
     this.weights.fill(0);
+    this.evaluateWeights.fill(0);
     this.blendElapsed = 0;
     this.blendDuration = 0;
   }
@@ -88,13 +97,25 @@ export class BlendList extends LocalPoseNode {
       this.weights[i] = w;
       sum += w;
     }
+    let updatedSum = 0;
+    let dropped = false;
     for (let i = 0; i < n; i++) {
       this.weights[i] = sum > 0 ? this.weights[i] / sum : i === index ? 1 : 0;
-      if (this.weights[i] > ZERO_WEIGHT) {
-        const child = ctx.child();
-        child.weight *= this.weights[i];
-        this.poses[i].update(child);
-      }
+      // The link decides relevance on the absolute weight (see Link.update).
+      const child = ctx.child();
+      child.weight *= this.weights[i];
+      const updated = this.poses[i].update(child);
+      this.evaluateWeights[i] = updated ? this.weights[i] : 0;
+      if (updated) updatedSum += this.weights[i];
+      else if (this.weights[i] > 0) dropped = true;
+    }
+    if (!dropped) return;
+    if (updatedSum > 0) {
+      for (let i = 0; i < n; i++) this.evaluateWeights[i] /= updatedSum;
+    } else {
+      // Only when this node's own weight is barely above the threshold, shared among several
+      // inputs: its output then hardly matters, so take the chosen input.
+      this.evaluateWeights[index] = 1;
     }
   }
 
@@ -102,18 +123,19 @@ export class BlendList extends LocalPoseNode {
     const pool = this.graph.posePool;
     let first = true;
     let scratch: Pose | null = null;
+    const weights = this.evaluateWeights;
     for (let i = 0; i < this.poses.length; i++) {
-      const w = this.weights[i];
-      if (w <= ZERO_WEIGHT) continue;
+      const w = weights[i];
+      if (w <= 0) continue;
       if (first) {
         this.poses[i].evaluate(out);
-        if (w < 1) poseScaleInto(out, out, this.weights, i);
+        if (w < 1) poseScaleInto(out, out, weights, i);
         first = false;
         continue;
       }
       scratch ??= pool.acquire();
       this.poses[i].evaluate(scratch);
-      poseAccumulate(out, scratch, this.weights, i);
+      poseAccumulate(out, scratch, weights, i);
     }
     if (scratch !== null) {
       poseNormalizeRotations(out);

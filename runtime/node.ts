@@ -234,8 +234,17 @@ export abstract class Link {
     this.node.cacheBones(ctx);
   }
 
-  update(ctx: UpdateContext): void {
+  /**
+   * Updates the linked branch unless its absolute weight (`ctx.weight`, the product of the blend
+   * shares above it) is at or below ZERO_WEIGHT. The test lives here, on the absolute weight, so
+   * that a branch nested under several blends is dropped by the same rule as a direct input: a
+   * blend comparing only its own local share would keep updating a 0.5 × 1.5e-5 branch. Returns
+   * whether the branch was updated, so a blend can leave it out of its evaluation too.
+   */
+  update(ctx: UpdateContext): boolean {
+    if (!(ctx.weight > ZERO_WEIGHT)) return false;
     this.node.update(ctx);
+    return true;
   }
 
   gatherDebug(): DebugNode {

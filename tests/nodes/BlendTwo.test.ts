@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
+import { ZERO_WEIGHT } from '../../runtime/node.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
 
 const sample = (clip: string, time: number) =>
@@ -46,5 +48,56 @@ describe('BlendTwo', () => {
     g.setParameter('alpha', 0.5);
     g.update(0.1);
     expect(g.gatherDebug().children[0].children.map((c) => c.weight)).toEqual([0.5, 0.5]);
+  });
+
+  describe('relevance on the absolute weight (weights multiply down the graph)', () => {
+    // idle at 50%, and the other 50% an inner blend whose B (run) gets `inner` of it.
+    const nested = () => bipedInstance({
+      idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      inner: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: { param: 'inner' } } },
+      outer: { type: 'BlendTwo', inputs: { A: 'idle', B: 'inner' }, properties: { alpha: 0.5 } },
+    }, 'outer', { inner: { type: 'float', default: 0 } });
+    const run = (g: AnimGraphInstance) => g.gatherDebug().children[0].children[1].children[1];
+
+    it('does not update a nested input whose absolute weight is at the threshold', () => {
+      // The inner share alone is above the threshold: a test on the local share would update run.
+      expect(2e-5).toBeGreaterThan(ZERO_WEIGHT);
+      expect(0.5 * 2e-5).toBe(ZERO_WEIGHT); // exactly at it: halving a double is exact
+      const g = nested();
+      const relevant: string[] = [];
+      g.events.on('nodeBecameRelevant', (id) => relevant.push(id));
+      g.setParameter('inner', 2e-5);
+      g.update(0.25);
+      g.update(0.25);
+      expect(run(g).values?.time).toBe(0);
+      expect(run(g).weight).toBe(0);
+      expect(relevant).not.toContain('run');
+      // Not evaluated either: the inner blend outputs the walk alone, so the graph is 50/50 idle/walk.
+      const out = g.evaluate();
+      const idle = sample('idle', 0.5), walk = sample('walk', 0.5);
+      expect(out.translations[4]).toBeCloseTo((idle.translations[4] + walk.translations[4]) / 2, 12);
+    });
+
+    it('does not update one at 0.5 × 1.5e-5 (the issue\'s case)', () => {
+      const g = nested();
+      g.setParameter('inner', 1.5e-5);
+      g.update(0.25);
+      expect(run(g).values?.time).toBe(0);
+      expect(run(g).weight).toBe(0);
+    });
+
+    it('updates a nested input just above the threshold', () => {
+      const g = nested();
+      const relevant: string[] = [];
+      g.events.on('nodeBecameRelevant', (id) => relevant.push(id));
+      g.setParameter('inner', 2.2e-5);
+      g.update(0.25);
+      g.update(0.25);
+      expect(run(g).values?.time).toBeCloseTo(0.5, 12);
+      expect(run(g).weight).toBeCloseTo(1.1e-5, 18);
+      expect(relevant).toContain('run');
+    });
   });
 });
