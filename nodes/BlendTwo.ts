@@ -1,15 +1,19 @@
 import { clamp } from '../runtime/math.ts';
-import { LocalPoseNode, ZERO_WEIGHT, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
+import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
+import { poseBlendTwo, type Pose } from '../runtime/pose.ts';
 
 /**
- * Blends two poses by alpha (Unreal's Blend): 0 gives A, 1 gives B. An input whose weight is at or
- * below the relevance threshold is neither updated nor evaluated.
+ * Blends two poses by alpha (Unreal's Blend): 0 gives A, 1 gives B. An input whose absolute weight
+ * (this node's weight times its share) is at or below the relevance threshold is neither updated
+ * nor evaluated.
  */
 export class BlendTwo extends LocalPoseNode {
   private alpha = 0;
   /** [weight of A, weight of B]: kept in an array so the blend reads them without boxing. */
   private readonly weights = new Float64Array(2);
+  /** Whether A and B were updated this frame: evaluation leaves out a branch that was not. */
+  private updatedA = false;
+  private updatedB = false;
   private readonly inputLinks: readonly Link[];
 
   constructor(id: string, private readonly a: PoseLink, private readonly b: PoseLink, private readonly alphaProperty: ScalarProperty) {
@@ -21,29 +25,36 @@ export class BlendTwo extends LocalPoseNode {
     return this.inputLinks;
   }
 
+  protected override onInitialize(): void {
+    this.alpha = 0;
+    this.updatedA = false;
+    this.updatedB = false;
+  }
+
   protected onUpdate(ctx: UpdateContext): void {
     const alpha = clamp(readScalar(this.graph.parameterValues, this.alphaProperty), 0, 1);
     this.alpha = alpha === alpha ? alpha : 0;
     this.weights[0] = 1 - this.alpha;
     this.weights[1] = this.alpha;
-    if (this.weights[0] > ZERO_WEIGHT) {
-      const child = ctx.child();
-      child.weight *= this.weights[0];
-      this.a.update(child);
-    }
-    if (this.weights[1] > ZERO_WEIGHT) {
-      const child = ctx.child();
-      child.weight *= this.weights[1];
-      this.b.update(child);
-    }
+    // The link decides relevance on the absolute weight (see Link.update).
+    let child = ctx.child();
+    child.weight *= this.weights[0];
+    this.updatedA = this.a.update(child);
+    child = ctx.child();
+    child.weight *= this.weights[1];
+    this.updatedB = this.b.update(child);
   }
 
   protected onEvaluate(out: Pose): void {
-    if (this.alpha <= ZERO_WEIGHT) {
+    // Neither updated happens only when this node's own weight is barely above the threshold
+    // (or before the first update): its output then hardly matters, so take the larger share.
+    const useA = this.updatedA || (!this.updatedB && this.alpha <= 0.5);
+    const useB = this.updatedB || (!this.updatedA && this.alpha > 0.5);
+    if (!useB) {
       this.a.evaluate(out);
       return;
     }
-    if (1 - this.alpha <= ZERO_WEIGHT) {
+    if (!useA) {
       this.b.evaluate(out);
       return;
     }
@@ -51,9 +62,7 @@ export class BlendTwo extends LocalPoseNode {
     const other = pool.acquire();
     this.a.evaluate(out);
     this.b.evaluate(other);
-    poseScaleInto(out, out, this.weights, 0);
-    poseAccumulate(out, other, this.weights, 1);
-    poseNormalizeRotations(out);
+    poseBlendTwo(out, out, other, this.weights);
     pool.release(other);
   }
 
