@@ -35,6 +35,32 @@ describe('InertialBlend', () => {
     expect(line(g).children[1].values?.time).toBe(0);
   });
 
+  it('a switch before any pose was output (no history) is a clean switch without a blend', () => {
+    // Chosen before the first update: starts on B.
+    const g = biped();
+    const started: number[] = [];
+    g.events.on('inertializationStarted', (_id, d) => started.push(d));
+    g.setParameter('walking', false);
+    g.update(DT);
+    expectClose(g.evaluate().rotations, pure('run', DT).rotations, 1e-12);
+    expectClose(g.evaluate().translations, pure('run', DT).translations, 1e-12);
+    expect(line(g).values?.active).toBe(false);
+    // Updated on A but never evaluated, then switched: the switch frame has no pose to start from.
+    const h = biped();
+    h.events.on('inertializationStarted', (_id, d) => started.push(d));
+    h.update(0);
+    h.setParameter('walking', false);
+    h.update(DT);
+    const out = h.evaluate();
+    expectClose(out.rotations, pure('run', DT).rotations, 1e-12);
+    expectClose(out.translations, pure('run', DT).translations, 1e-12);
+    expect(line(h).values?.active).toBe(false);
+    expect(line(h).description).toBe("'Inactive' Input: B");
+    h.update(DT);
+    expectClose(h.evaluate().rotations, pure('run', 2 * DT).rotations, 1e-12);
+    expect(started).toEqual([]);
+  });
+
   it('continues the old motion at the switch and equals the new input from blendTime on', () => {
     const g = biped();
     const events: unknown[] = [];
@@ -96,11 +122,17 @@ describe('InertialBlend', () => {
   });
 });
 
-// The CMU walk and run share subject 2's skeleton. Frame 0 of each take is a T-pose.
+// The CMU walk and run share subject 2's skeleton. Frame 0 of each take is a T-pose. The clips
+// extract root motion, so they play in place: untouched, the walk's root is 0.5 to 2.7 m down the
+// room at the switches below while the run's starts 5 cm from the origin, and every comparison
+// would measure where the character stands instead of its pose.
 const CMU_GRAPH = (blendTime: number) => ({
   format: 'animgraph/1',
   skeleton: { bvh: `${CMU}002_01.bvh` },
-  clips: { walk: { source: `${CMU}002_01.bvh`, frames: [1, -1] }, run: { source: `${CMU}002_03.bvh`, frames: [1, -1] } },
+  clips: {
+    walk: { source: `${CMU}002_01.bvh`, frames: [1, -1], rootMotion: true },
+    run: { source: `${CMU}002_03.bvh`, frames: [1, -1], rootMotion: true },
+  },
   parameters: { walking: { type: 'bool', default: true } },
   nodes: {
     walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
@@ -111,24 +143,32 @@ const CMU_GRAPH = (blendTime: number) => ({
 });
 
 describeWithData('InertialBlend on CMU walk to run', () => {
-  const fps = 60, dt = 1 / fps, blendTime = 0.3;
+  const fps = 60, dt = 1 / fps, blendTime = 0.3, blendFrames = Math.round(blendTime * fps);
   const inertial = loadGraphAsset(CMU_GRAPH(blendTime));
   const instant = loadGraphAsset(CMU_GRAPH(0));
   const only = (clip: string) => loadGraphAsset({ ...CMU_GRAPH(blendTime), nodes: { p: { type: 'SequencePlayer', properties: { clip } } }, output: 'p' });
   const walkOnly = only('walk');
   const runOnly = only('run');
 
-  /** Component-space joint positions of every frame, switching to the run at frame `at`. */
+  /**
+   * Component-space joint positions relative to the root bone, every frame, switching to the run
+   * at frame `at` (frame f is at time f × dt). Relative to the root, so that what is left of the
+   * root's own motion (its height) does not count either.
+   */
   function run(graph: typeof inertial, at: number, frames: number): Float64Array[] {
     const g = graph.createInstance();
     const out: Float64Array[] = [];
     for (let f = 0; f < frames; f++) {
       if (f === at) g.setParameter('walking', false);
       g.update(f === 0 ? 0 : dt);
-      out.push(Float64Array.from(g.componentPose().translations));
+      const p = Float64Array.from(g.componentPose().translations);
+      const [rx, ry, rz] = [p[0], p[1], p[2]];
+      for (let i = 0; i < p.length; i += 3) { p[i] -= rx; p[i + 1] -= ry; p[i + 2] -= rz; }
+      out.push(p);
     }
     return out;
   }
+  /** The largest distance between the same joint in two poses, in centimetres. */
   const maxJoint = (a: Float64Array, b: Float64Array) => {
     let m = 0;
     for (let i = 0; i < a.length; i += 3) m = Math.max(m, Math.hypot(a[i] - b[i], a[i + 1] - b[i + 1], a[i + 2] - b[i + 2]));
@@ -137,27 +177,44 @@ describeWithData('InertialBlend on CMU walk to run', () => {
 
   it('continues the walk on the switch frame, becomes the pure run after blendTime, and moves far less than an instant switch', () => {
     const walk = run(walkOnly, -1, 160);
+    const pureRun = run(runOnly, -1, blendFrames + 12);
     const report: string[] = [];
     for (const at of [20, 45, 70, 95, 120]) {
-      const frames = at + Math.round(blendTime * fps) + 10;
+      const frames = at + blendFrames + 10;
       const blended = run(inertial, at, frames);
       const cut = run(instant, at, frames);
-      const pureRun = run(runOnly, 0, frames - at + 1);
-      // Switch frame: within the walk's own frame-to-frame motion of the pure walk.
+      // The run player is updated from the switch frame on, so at frame f it is at (f - at + 1) × dt.
+      const runAt = (f: number) => pureRun[f - at + 1];
+
+      // Switch frame: against the pure walk at the same time (what the walk would have output),
+      // within the walk's own motion into that frame. The node outputs its previous pose there
+      // (time 0 of the transition), so the difference is one walk step by design; the next check
+      // is the one a pop would fail.
       const walkStep = maxJoint(walk[at], walk[at - 1]);
-      expect(maxJoint(blended[at], walk[at])).toBeLessThanOrEqual(walkStep + 1e-9);
-      // From blendTime on: the pure run (its player starts at the switch, so frame at+k is run frame k+1... see below).
-      for (let f = at + Math.round(blendTime * fps); f < frames; f++) {
-        // The run player is updated from the switch frame on: at frame f it has advanced (f - at + 1) frames.
-        expect(maxJoint(blended[f], pureRun[f - at + 1])).toBeLessThan(1e-9);
-      }
-      let worstBlended = 0, worstCut = 0;
+      const atSwitch = maxJoint(blended[at], walk[at]);
+      expect(atSwitch).toBeLessThanOrEqual(walkStep + 1e-9);
+      expect(maxJoint(blended[at], runAt(at))).toBeGreaterThan(5 * walkStep); // the run is far away
+      // The frame after still follows the walk: nearer it than a third of the way to the run.
+      const next = blended[at + 1];
+      expect(maxJoint(next, walk[at + 1])).toBeLessThan(maxJoint(next, runAt(at + 1)) / 3);
+
+      // From blendTime on: exactly the pure run.
+      let afterBlend = 0;
+      for (let f = at + blendFrames; f < frames; f++) afterBlend = Math.max(afterBlend, maxJoint(blended[f], runAt(f)));
+      expect(afterBlend).toBeLessThan(1e-9);
+      expect(maxJoint(blended[at + blendFrames - 1], runAt(at + blendFrames - 1))).toBeGreaterThan(1e-6); // not before
+
+      let worstBlended = 0, worstCut = 0, worstRun = 0;
       for (let f = at; f < frames; f++) {
         worstBlended = Math.max(worstBlended, maxJoint(blended[f], blended[f - 1]));
         worstCut = Math.max(worstCut, maxJoint(cut[f], cut[f - 1]));
+        if (f > at) worstRun = Math.max(worstRun, maxJoint(runAt(f), runAt(f - 1)));
       }
       expect(worstBlended).toBeLessThan(worstCut / 3);
-      report.push(`switch at walk frame ${at}: largest joint jump ${worstBlended.toFixed(2)} cm inertial vs ${worstCut.toFixed(2)} cm instant`);
+      report.push(
+        `switch at walk frame ${at}: switch frame ${atSwitch.toFixed(2)} cm from the walk (its step ${walkStep.toFixed(2)} cm); ` +
+        `largest joint jump ${worstBlended.toFixed(2)} cm inertial vs ${worstCut.toFixed(2)} cm instant (the run's own largest step ${worstRun.toFixed(2)} cm)`,
+      );
     }
     console.log(report.join('\n'));
   });

@@ -131,4 +131,102 @@ describe('PoseInertializer', () => {
     still.apply(q);
     expect((q.translations[0] - 1) / 1e-4).toBeCloseTo(0, 1);
   });
+
+  // Independent quaternion helpers ([x, y, z, w], Hamilton product), so these tests do not lean
+  // on runtime/math.ts.
+  type Q = [number, number, number, number];
+  const axisAngle = (n: number[], angle: number): Q => {
+    const len = Math.hypot(n[0], n[1], n[2]), s = Math.sin(angle / 2) / len;
+    return [n[0] * s, n[1] * s, n[2] * s, Math.cos(angle / 2)];
+  };
+  const mul = (a: Q, b: Q): Q => [
+    a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+  ];
+  const inverse = (q: Q): Q => [-q[0], -q[1], -q[2], q[3]];
+  const rotationPose = (q: Q) => { const p = new Pose(1); p.rotations.set(q); return p; };
+
+  it('measures the rotation velocity as the twist of the older pose about the offset axis', () => {
+    // previous = R(n, 0.6) T and older = R(n, 0.6 + extra) T: the offset is 0.6 rad about n and
+    // was extra / dt rad/s larger a frame before, so v0 = -extra / dt (approaching the target).
+    const n = [1, 2, 2], T = axisAngle([0.3, -1, 0.5], 1.1), dt = 0.1;
+    const angleOf = (out: Pose) => {
+      const r = mul(Array.from(out.rotations) as Q, inverse(T)); // = R(n, x(t))
+      const dot = (r[0] * n[0] + r[1] * n[1] + r[2] * n[2]) / 3;
+      return 2 * Math.atan2(dot, r[3]);
+    };
+    for (const { extra, duration, t1, a0 } of [
+      // v0 = -0.5 rad/s: -5 x0 / v0 = 6 s does not clamp; a0 = max(0, (-8 v0 t1 - 20 x0) / t1^2) = max(0, (1.2 - 12) / 0.09) = 0.
+      { extra: 0.05, duration: 0.3, t1: 0.3, a0: 0 },
+      // v0 = -15 rad/s: t1 = -5 × 0.6 / -15 = 0.2; a0 = (-8 × -15 × 0.2 - 20 × 0.6) / 0.04 = (24 - 12) / 0.04 = 300.
+      { extra: 1.5, duration: 0.3, t1: 0.2, a0: 300 },
+    ]) {
+      const v0 = -extra / dt;
+      const inertializer = new PoseInertializer(1);
+      inertializer.start(rotationPose(T), rotationPose(mul(axisAngle(n, 0.6), T)), rotationPose(mul(axisAngle(n, 0.6 + extra), T)), dt, duration);
+      const ref = solveQuintic(0.6, v0, a0, t1);
+      let elapsed = 0;
+      for (const step of [1e-5, 0.02, 0.05, 0.05, 0.05]) {
+        inertializer.advance(Float64Array.of(step));
+        elapsed += step;
+        const out = rotationPose(T);
+        inertializer.apply(out);
+        const expected = elapsed < t1 ? poly(ref, elapsed) : 0;
+        expect(angleOf(out)).toBeCloseTo(expected, 10);
+        if (elapsed === 1e-5) expect((angleOf(out) - 0.6) / elapsed).toBeCloseTo(v0, 2);
+      }
+    }
+  });
+
+  it('ignores the part of the older rotation that is not a twist about the offset axis', () => {
+    // The older pose adds a turn about an axis perpendicular to n: the twist about n, and so v0, is unchanged.
+    const n = [0, 0, 1], dt = 0.1;
+    const run = (older: Q) => {
+      const inertializer = new PoseInertializer(1);
+      inertializer.start(rotationPose([0, 0, 0, 1]), rotationPose(axisAngle(n, 0.6)), rotationPose(older), dt, 0.3);
+      inertializer.advance(Float64Array.of(0.05));
+      const out = rotationPose([0, 0, 0, 1]);
+      inertializer.apply(out);
+      return 2 * Math.atan2(out.rotations[2], out.rotations[3]);
+    };
+    // Twist of (swing about x by 0.4) · (twist about z by 0.7) about z is 0.7: v0 = (0.6 - 0.7) / 0.1 = -1.
+    expect(run(mul(axisAngle([1, 0, 0], 0.4), axisAngle(n, 0.7)))).toBeCloseTo(poly(solveQuintic(0.6, -1, 0, 0.3), 0.05), 10);
+    expect(run(axisAngle(n, 0.7))).toBeCloseTo(poly(solveQuintic(0.6, -1, 0, 0.3), 0.05), 10);
+  });
+
+  it('decays a scale offset as a direction and a length, its velocity measured along that direction', () => {
+    const target = new Pose(1), previous = new Pose(1), older = new Pose(1);
+    target.scales.set([1.2, 0.9, 1]);
+    // Offset (0.3, 0, -0.4): length 0.5 along (0.6, 0, -0.8).
+    previous.scales.set([1.5, 0.9, 0.6]);
+    // Older offset (0.36, 0.2, -0.48): 0.6 along the direction (0.216 + 0.384), plus 0.2 across it,
+    // which the velocity ignores: v0 = (0.5 - 0.6) / 0.1 = -1 per second.
+    older.scales.set([1.56, 1.1, 0.52]);
+    for (const p of [target, previous, older]) p.translations.set([3, 4, 5]);
+    const inertializer = new PoseInertializer(1);
+    inertializer.start(target, previous, older, 0.1, 0.4);
+    // t1 = min(0.4, -5 × 0.5 / -1 = 2.5) = 0.4; a0 = max(0, (3.2 - 10) / 0.16) = 0.
+    const ref = solveQuintic(0.5, -1, 0, 0.4);
+    let elapsed = 0;
+    for (const step of [0, 0.1, 0.1, 0.15, 0.05]) {
+      inertializer.advance(Float64Array.of(step));
+      elapsed += step;
+      const out = new Pose(1);
+      out.scales.set(target.scales);
+      out.translations.set(target.translations);
+      inertializer.apply(out);
+      const x = elapsed < 0.4 - 1e-9 ? poly(ref, elapsed) : 0;
+      expectCloseArray(out.scales, [1.2 + 0.6 * x, 0.9, 1 - 0.8 * x], 1e-12);
+      expectCloseArray(out.translations, [3, 4, 5], 0); // no translation offset
+      expectCloseArray(out.rotations, [0, 0, 0, 1], 0);
+    }
+    expect(inertializer.active).toBe(false);
+  });
 });
+
+function expectCloseArray(actual: ArrayLike<number>, expected: number[], tolerance: number): void {
+  expect(actual.length).toBe(expected.length);
+  for (let i = 0; i < expected.length; i++) expect(Math.abs(actual[i] - expected[i]), `element ${i}: ${actual[i]} vs ${expected[i]}`).toBeLessThanOrEqual(tolerance);
+}
