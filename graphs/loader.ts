@@ -87,9 +87,41 @@ class Problems {
   add(keys: readonly PropertyKey[], code: ProblemCode, message: string): void {
     this.list.push({ path: jsonPath(keys), code, message });
   }
-  addZod(prefix: readonly PropertyKey[], error: z.ZodError): void {
-    for (const issue of error.issues) this.add([...prefix, ...issue.path], 'schema', issue.message);
+  /** Reports zod's issues for `input`, the value parsed at `prefix`. */
+  addZod(prefix: readonly PropertyKey[], error: z.ZodError, input: unknown): void {
+    const seen = new Set<string>();
+    for (const issue of error.issues) {
+      // JSON.parse turns a number beyond the float range (1e400) into ±Infinity, which zod reports
+      // as a bare "Invalid input" when the value may also be a binding: name the number instead.
+      const inner = nonFinitePath(valueAt(input, issue.path));
+      const keys = inner ? [...prefix, ...issue.path, ...inner] : [...prefix, ...issue.path];
+      const message = inner ? 'not a finite number (a JSON number beyond ±1.8e308 reads as Infinity)' : issue.message;
+      const key = `${jsonPath(keys)}\n${message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      this.add(keys, 'schema', message);
+    }
   }
+}
+
+function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of keys) {
+    if (typeof at !== 'object' || at === null) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+/** The keys leading to the first non-finite number inside `value` ([] for the value itself), or undefined. */
+function nonFinitePath(value: unknown): PropertyKey[] | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : [];
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const inner = nonFinitePath(item);
+    if (inner) return [key, ...inner];
+  }
+  return undefined;
 }
 
 const DEFAULT_REGISTRY = new NodeRegistry();
@@ -144,7 +176,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const baseDir = options.baseDir ?? process.cwd();
   const problems = new Problems();
   const envelope = graphEnvelopeSchema.safeParse(json);
-  if (!envelope.success) problems.addZod([], envelope.error);
+  if (!envelope.success) problems.addZod([], envelope.error, json);
   // Keep checking whatever parts are readable, so one run reports everything.
   const raw = (typeof json === 'object' && json !== null ? json : {}) as Partial<Record<keyof GraphEnvelope, unknown>>;
   const asset: Partial<GraphEnvelope> = envelope.success ? envelope.data : salvage(raw);
@@ -153,6 +185,9 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
   const skeleton = loaded && addHelperBones(loaded, raw.helperBones, problems);
   const clips = new Map<string, Clip>();
+  // Every clip name the asset declares, loaded or not: a node naming a declared clip whose file
+  // failed is not also told the clip is unknown (the file's problem is the one to fix).
+  const declaredClips = new Set(typeof raw.clips === 'object' && raw.clips !== null && !Array.isArray(raw.clips) ? Object.keys(raw.clips) : []);
   for (const [name, def] of Object.entries(asset.clips ?? {})) {
     const clip = loadClip(name, def, files, problems);
     if (!clip) continue;
@@ -170,6 +205,8 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   }
   const parameters: Record<string, ParameterDefinition> = {};
   for (const [name, def] of Object.entries(asset.parameters ?? {})) parameters[name] = def as ParameterDefinition;
+  // Likewise a declared parameter whose definition is malformed is not also unknown where bound.
+  const declaredParameters = new Set(typeof raw.parameters === 'object' && raw.parameters !== null && !Array.isArray(raw.parameters) ? Object.keys(raw.parameters) : []);
 
   const nodes = new Map<string, { envelope: NodeEnvelope; type: NodeType; properties: Record<string, unknown> }>();
   const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
@@ -178,7 +215,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     if (!validId.success) problems.add(['nodes', id], 'schema', `node id '${id}': ${validId.error.issues[0].message}`);
     const parsed = nodeEnvelopeSchema.safeParse(rawNode);
     if (!parsed.success) {
-      problems.addZod(['nodes', id], parsed.error);
+      problems.addZod(['nodes', id], parsed.error, rawNode);
       continue;
     }
     const node = parsed.data;
@@ -188,11 +225,11 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
       continue;
     }
     const props = nodePropertiesSchema(type).safeParse(node.properties ?? {});
-    if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error);
+    if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error, node.properties ?? {});
     // When some properties are malformed, the well-formed ones are still checked, so one run
     // reports an unknown bone next to a missing one.
     const properties = props.success ? props.data : wellFormedProperties(type.properties, node.properties ?? {});
-    checkPropertyReferences(id, type, properties, node, parameters, clips, skeleton, problems);
+    checkPropertyReferences(id, type, properties, node, parameters, declaredParameters, clips, declaredClips, skeleton, problems);
     nodes.set(id, { envelope: node, type, properties });
   }
 
@@ -366,9 +403,12 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
 
 function checkPropertyReferences(
   id: string, type: NodeType, properties: Record<string, unknown>, node: NodeEnvelope,
-  parameters: Record<string, ParameterDefinition>, clips: ReadonlyMap<string, Clip>, skeleton: Skeleton | undefined,
-  problems: Problems,
+  parameters: Record<string, ParameterDefinition>, declaredParameters: ReadonlySet<string>,
+  clips: ReadonlyMap<string, Clip>, declaredClips: ReadonlySet<string>,
+  skeleton: Skeleton | undefined, problems: Problems,
 ): void {
+  const unknownClip = (clip: unknown): clip is string => typeof clip === 'string' && !clips.has(clip) && !declaredClips.has(clip);
+  const declared = () => [...declaredClips].join(', ') || 'none';
   // Runs over the node's properties, and again over each item of a list property.
   const checkValues = (specs: Readonly<Record<string, PropertySpec>>, values: Readonly<Record<string, unknown>>, at: readonly PropertyKey[]): void => {
     for (const [name, spec] of Object.entries(specs)) {
@@ -379,14 +419,16 @@ function checkPropertyReferences(
         const param = (value as { param: string }).param;
         const def = parameters[param];
         if (!def) {
-          problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${Object.keys(parameters).join(', ') || 'none'})`);
+          if (!declaredParameters.has(param)) {
+            problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${[...declaredParameters].join(', ') || 'none'})`);
+          }
         } else if (!parameterFits(spec.kind as ParameterType, def.type)) {
           problems.add([...where, 'param'], 'parameter-type', `property '${name}' is ${spec.kind} but parameter '${param}' is ${def.type}`);
         }
         continue;
       }
-      if (spec.kind === 'clip' && typeof value === 'string' && !clips.has(value)) {
-        problems.add(where, 'unknown-clip', `unknown clip '${value}' (declared: ${[...clips.keys()].join(', ') || 'none'})`);
+      if (spec.kind === 'clip' && unknownClip(value)) {
+        problems.add(where, 'unknown-clip', `unknown clip '${value}' (declared: ${declared()})`);
       }
       if (spec.kind === 'bone' && typeof value === 'string' && skeleton && skeleton.indexOf(value) < 0) {
         problems.add(where, 'unknown-bone', `the skeleton has no bone '${value}'`);
@@ -400,8 +442,8 @@ function checkPropertyReferences(
       }
       if (spec.kind === 'clipList' && Array.isArray(value)) {
         value.forEach((clip, i) => {
-          if (typeof clip === 'string' && !clips.has(clip)) {
-            problems.add([...where, i], 'unknown-clip', `unknown clip '${clip}' (declared: ${[...clips.keys()].join(', ') || 'none'})`);
+          if (unknownClip(clip)) {
+            problems.add([...where, i], 'unknown-clip', `unknown clip '${clip}' (declared: ${declared()})`);
           }
         });
       }

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,7 +81,8 @@ describe('graph loader', () => {
     a.nodes.copy2 = { type: 'CopyBone', inputs: { pose: 'walk' }, properties: { sourceBone: 'head', targetBone: 'neck' } };
     const cycle = problems(a).filter((p) => p.code === 'cycle');
     expect(cycle).toHaveLength(1);
-    expect(cycle[0].message).toMatch(/walk -> copy2 -> walk|copy2 -> walk -> copy2/);
+    // Found walking from the output: copy -> blend -> walk -> copy2, whose input leads back to walk.
+    expect(cycle[0]).toEqual({ path: '$.nodes.walk.inputs', code: 'cycle', message: 'links form a cycle: walk -> copy2 -> walk' });
   });
 
   it('reports a node feeding two inputs', () => {
@@ -172,6 +173,47 @@ describe('graph loader', () => {
     expect(at(p, '$.clips.walk.source')[0]).toMatchObject({ code: 'bvh' });
     expect(at(p, '$.clips.walk.source')[0].message).toContain('line 10: data row has 2 values but the hierarchy declares 3 channels');
     expect(at(p, '$.clips.run.frames')[0].code).toBe('clip-frames');
+  });
+
+  it('reports a BVH clip with a bad number at the clip\'s path and line, without a knock-on unknown clip', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    writeFileSync(join(dir, 'bad-number.bvh'), 'HIERARCHY\nROOT pelvis\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1 2 3\n4 five 6\n');
+    writeFileSync(join(dir, 'g.json'), JSON.stringify({ ...asset(), clips: { walk: { source: 'bad-number.bvh' }, run: { source: 'builtin:run' } } }));
+    let error: unknown;
+    try {
+      loadGraphFile(join(dir, 'g.json'));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GraphLoadError);
+    // The file's problem only: the player naming the declared clip is not also told 'walk' is unknown.
+    expect((error as GraphLoadError).problems).toEqual([
+      { path: '$.clips.walk.source', code: 'bvh', message: `malformed BVH ${join(dir, 'bad-number.bvh')} line 11: value 2 'five' is not a number` },
+    ]);
+  });
+
+  it('reports a clip path that cannot be read (a directory) at the clip\'s path, and no knock-on', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    mkdirSync(join(dir, 'walk.bvh'));
+    const a = asset();
+    a.clips.walk.source = 'walk.bvh';
+    a.nodes.run.properties.clip = 'jog'; // still unknown: the list names every declared clip
+    const p = problems(a, dir);
+    expect(p.map((x) => [x.path, x.code])).toEqual([['$.clips.walk.source', 'clip-file'], ['$.nodes.run.properties.clip', 'unknown-clip']]);
+    expect(p[0].message).toContain('EISDIR');
+    expect(p[1].message).toBe("unknown clip 'jog' (declared: walk, run)");
+  });
+
+  it('names a number too large for a float (JSON 1e400 reads as Infinity) at its path', () => {
+    const a = JSON.parse(JSON.stringify(asset()).replace('"playRate":1.5', '"playRate":1e400').replace('"default":0.25', '"default":-1e400'));
+    a.nodes.list = { type: 'BlendList', inputs: { poses: ['walk'] }, properties: { blendTimes: [Infinity] } };
+    a.nodes.blend.inputs.A = 'list';
+    const p = problems(a);
+    const finite = 'not a finite number (a JSON number beyond ±1.8e308 reads as Infinity)';
+    expect(at(p, '$.nodes.run.properties.playRate')).toEqual([{ path: '$.nodes.run.properties.playRate', code: 'schema', message: finite }]);
+    expect(at(p, '$.parameters.alpha.default')).toEqual([{ path: '$.parameters.alpha.default', code: 'schema', message: finite }]);
+    expect(at(p, '$.nodes.list.properties.blendTimes[0]')).toEqual([{ path: '$.nodes.list.properties.blendTimes[0]', code: 'schema', message: finite }]);
+    expect(p, JSON.stringify(p)).toHaveLength(3);
   });
 
   it('reports a JSON skeleton whose bones come before their parents', () => {
