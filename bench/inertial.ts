@@ -3,6 +3,8 @@
  * each either in an InertialBlend transition (one input updated and evaluated, plus the decaying
  * offset) or in a BlendTwo crossfade of the same two clips at alpha 0.5 (both inputs evaluated).
  * Windows alternate between the two so machine noise hits both; prints ms per frame and the ratio.
+ * Exits 1 when inertialization is not the cheaper of the two (issue 3 requires it to be), so
+ * `npm run bench` fails on a regression instead of printing it.
  *
  *   node --expose-gc --import tsx bench/inertial.ts [--count N] [--quick]
  */
@@ -72,3 +74,8 @@ console.log(`${count} characters, 65 bones, during a transition (median of ${win
 console.log(`  InertialBlend  ${median(a).toFixed(3)} ms/frame${Number.isNaN(bytes) ? '' : `, ${bytes.toFixed(2)} B/frame per character`}`);
 console.log(`  BlendTwo       ${median(b).toFixed(3)} ms/frame (crossfade: both clips sampled and blended)`);
 console.log(`  ratio inertial/crossfade ${median(ratios).toFixed(2)}x`);
+const ratio = median(ratios);
+if (!(ratio < 1)) {
+  console.error(`FAIL: InertialBlend is not cheaper than the BlendTwo crossfade during a transition (ratio ${ratio.toFixed(2)}x, must be below 1)`);
+  process.exitCode = 1;
+}

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,10 +12,24 @@ const root = new URL('../../', import.meta.url).pathname;
 const sample = `${root}graphs/examples/sample-locomotion.json`;
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return cliWith({ errIsTty: false }, ...args);
+}
+
+async function cliWith(options: { errIsTty: boolean }, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '', err = '';
-  const io: Io = { out: (t) => { out += t; }, err: (t) => { err += t; }, errIsTty: false };
+  const io: Io = { out: (t) => { out += t; }, err: (t) => { err += t; }, errIsTty: options.errIsTty };
   const code = await main(args, io);
   return { code, out, err };
+}
+
+/**
+ * Runs the installed CLI in a shell pipeline whose reader stops early, and returns the CLI's own
+ * exit status (pipefail) and its stderr.
+ */
+function pipeline(args: string, reader: string): { status: number | null; stderr: string; stdout: string } {
+  const bin = `${root}cli/animgraph.mjs`;
+  const r = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${bin}" ${args} | ${reader}`], { encoding: 'utf8', cwd: root });
+  return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 
 describe('animgraph run', () => {
@@ -72,6 +87,41 @@ describe('animgraph run', () => {
   });
 });
 
+describe('output and progress', () => {
+  it('stops quietly with exit 0 when the reader of stdout goes away (| head)', () => {
+    // 3000 frames of debug text are megabytes, far more than a pipe holds: head has long exited
+    // when the CLI writes again, so the write meets a closed pipe (EPIPE).
+    const run = pipeline(`run "${sample}" --frames 3000 --debug text`, 'head -n 2');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('frame 0 time 0.000\nOutput[output]<W:100.0%>\n');
+    // `true` reads nothing and exits at once, long before the CLI has loaded and writes its schema.
+    const schema = pipeline('schema', 'true');
+    expect(schema.stderr).toBe('');
+    expect(schema.status).toBe(0);
+  }, 30000);
+
+  it('still fails on a real error in a pipeline', () => {
+    const bad = pipeline('run /nonexistent/graph.json --debug text', 'head -n 2');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('cannot read graph file');
+  }, 30000);
+
+  it('shows a progress bar on stderr when it is a terminal, for runs of 300 frames or more', async () => {
+    const { code, err } = await cliWith({ errIsTty: true }, 'run', sample, '--frames', '300', '--fps', '60');
+    expect(code).toBe(0);
+    const updates = err.split('\r').filter((s) => s !== '');
+    // Frames 1, 51, ..., 251 and the last, each redrawn over the previous with a carriage return.
+    expect(updates).toHaveLength(7);
+    expect(updates[0]).toBe(`[${'.'.repeat(30)}]   0% frame 1/300`);
+    expect(updates[3]).toBe(`[${'#'.repeat(15)}${'.'.repeat(15)}]  50% frame 151/300`);
+    expect(updates[6]).toBe(`[${'#'.repeat(30)}] 100% frame 300/300\n`);
+    expect((await cliWith({ errIsTty: true }, 'run', sample, '--frames', '300', '--quiet')).err).toBe('');
+    expect((await cliWith({ errIsTty: true }, 'run', sample, '--frames', '299')).err).toBe('');
+    expect((await cliWith({ errIsTty: false }, 'run', sample, '--frames', '300')).err).toBe('');
+  });
+});
+
 describe('the inertial example', () => {
   it('switches walk to run and back with --set, as the README shows', async () => {
     const { code, out } = await cli('run', `${root}graphs/examples/sample-inertial.json`, '--seconds', '1.2', '--set', 'running=true@0.3', '--set', 'running=false@0.8', '--debug', 'text');
@@ -111,5 +161,14 @@ describe('animgraph schema', () => {
     expect(code).toBe(0);
     expect(JSON.parse(out)).toEqual(graphJsonSchema());
     expect(readFileSync(`${root}animgraph.schema.json`, 'utf8')).toBe(out);
+  });
+
+  it('writes the schema to --out FILE and says so', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'animgraph-cli-')), 'schema.json');
+    const { code, out } = await cli('schema', '--out', file);
+    expect(code).toBe(0);
+    expect(out).toBe(`wrote ${file}\n`);
+    expect(readFileSync(file, 'utf8')).toBe(readFileSync(`${root}animgraph.schema.json`, 'utf8'));
+    expect((await cli('schema', 'extra')).code).toBe(2);
   });
 });
