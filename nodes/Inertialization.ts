@@ -82,7 +82,11 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
       if (duration > 0 && this.history.startTransition(this.inertializer, out, duration)) {
         s[3] = duration;
         if (this.inertializer.active && this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, duration);
-      } else this.inertializer.stop();
+      } else {
+        // The deficit swallowed the request: an instant switch, with nothing left owed.
+        this.inertializer.stop();
+        s[2] = 0;
+      }
     }
     this.inertializer.apply(out);
     this.history.push(out, s);

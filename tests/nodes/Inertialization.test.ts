@@ -74,6 +74,21 @@ describe('Inertialization with requests from BlendList', () => {
     expect(inert(g).values?.deficit).toBeCloseTo(0.3, 12);
   });
 
+  it('switches at once, owing nothing, when the deficit swallows the whole request', () => {
+    const g = listGraph();
+    g.update(DT); g.evaluate();
+    g.setParameter('gait', 0); // 0.3 s
+    g.update(DT); g.evaluate();
+    g.setParameter('gait', 2); // 0.05 s in, 0.25 s owed, none outstanding before: the full 0.5 s
+    g.update(DT); g.evaluate();
+    expect(inert(g).values?.deficit).toBeCloseTo(0.25, 12);
+    g.setParameter('gait', 0); // 0.05 s in: 0.45 s owed, more than the 0.3 s asked for
+    g.update(DT);
+    const out = g.evaluate();
+    expect(inert(g).values).toMatchObject({ active: false, deficit: 0 });
+    expectClose(out.rotations, pure('idle', 2 * DT).rotations, 1e-12); // idle played on two frames only
+  });
+
   it('emits start and end events with the duration, marking interruptions', () => {
     const g = listGraph();
     const seen: unknown[] = [];
