@@ -5,7 +5,12 @@
  * Queries are poses of the original clips at random times and speeds the database does not hold,
  * with velocities from the pose 1/60 s before. Both modes answer every query; the answers must be
  * identical. Prints the database build time, the index file size and read time, and the median
- * query time of each mode (whole database, and one clip as PoseSearchBlend searches) with the ratio.
+ * query time of each mode with the ratio: over the whole database, and restricted to one clip as
+ * PoseSearchBlend searches (the clip's own subtree, or a scan for a short clip, against a scan of
+ * the clip). The same frames are
+ * indexed twice: as 1,506 short clips (one per take, mirror and speed, about 66 frames each) and as
+ * 6 long ones (each take or mirror at every speed back to back, about 16,700 frames each), since
+ * what a clip subtree saves over a scan depends on the clip's length.
  *
  *   node --import tsx bench/pose-search.ts [--frames N] [--queries Q] [--quick]
  *
@@ -134,85 +139,115 @@ for (let r = 0; r < repetitions; r++) {
 }
 
 const limbs = ['CC_Base_L_Foot', 'CC_Base_R_Foot', 'CC_Base_L_Hand', 'CC_Base_R_Hand'];
+const limbRotations = ['CC_Base_L_Thigh', 'CC_Base_L_Calf', 'CC_Base_R_Thigh', 'CC_Base_R_Calf', 'CC_Base_L_Upperarm', 'CC_Base_L_Forearm', 'CC_Base_R_Upperarm', 'CC_Base_R_Forearm', 'CC_Base_Hip', 'CC_Base_Spine02'];
 const schemas: [string, PoseFeatureSpec][] = [
   ['feet and hands, positions + velocities (24 features)', { positions: { weight: 1, bones: limbs }, velocities: { weight: 1, bones: limbs } }],
   ['+ rotations of the legs and arms (64 features)', {
-    rotations: { weight: 1, bones: ['CC_Base_L_Thigh', 'CC_Base_L_Calf', 'CC_Base_R_Thigh', 'CC_Base_R_Calf', 'CC_Base_L_Upperarm', 'CC_Base_L_Forearm', 'CC_Base_R_Upperarm', 'CC_Base_R_Forearm', 'CC_Base_Hip', 'CC_Base_Spine02'] },
-    positions: { weight: 1, bones: limbs }, velocities: { weight: 1, bones: limbs },
+    rotations: { weight: 1, bones: limbRotations }, positions: { weight: 1, bones: limbs }, velocities: { weight: 1, bones: limbs },
   }],
 ];
 if (quick) schemas.pop();
 
+/**
+ * The short clips of one take or mirror back to back, as one clip keyed at the database's 30 Hz
+ * (so it indexes the same poses). Only the tracks of the feature bones and their ancestors: the
+ * features read nothing else, and 101 tracks of 16,700 keys, six times, would take half a gigabyte.
+ */
+const needed = new Set<number>();
+for (const name of [...limbs, ...limbRotations]) for (let b = skeleton.indexOf(name); b >= 0; b = skeleton.parents[b]) needed.add(b);
+const trackBones = [...needed].sort((a, b) => a - b);
+function concatenated(parts: ClipBinding[], name: string): Clip {
+  const keys = parts.reduce((sum, p) => sum + Math.floor(p.clip.duration * 30 + 1e-9) + 1, 0);
+  const n = trackBones.length, pose = new Pose(skeleton.boneCount);
+  const translations = new Float64Array(keys * n * 3), rotations = new Float64Array(keys * n * 4);
+  let k = 0;
+  for (const part of parts) {
+    for (let f = 0; f <= Math.floor(part.clip.duration * 30 + 1e-9); f++, k++) {
+      sampleClip(pose, part, Math.min(f / 30, part.clip.duration), false);
+      trackBones.forEach((b, t) => {
+        translations.set(pose.translations.subarray(b * 3, b * 3 + 3), (k * n + t) * 3);
+        rotations.set(pose.rotations.subarray(b * 4, b * 4 + 4), (k * n + t) * 4);
+      });
+    }
+  }
+  const tracks = trackBones.map((b) => ({ bone: skeleton.boneNames[b], translation: true, rotation: true, scale: false }));
+  return new Clip({ name, frameRate: 30, frameCount: keys, tracks, translations, rotations });
+}
+const longClips: IndexedClip[] = variants.map((v, i) => ({
+  name: `${v.name}@all`,
+  binding: new ClipBinding(concatenated(clips.filter((_, c) => c % variants.length === i).map((c) => c.binding), v.name), skeleton),
+}));
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const meanFrames = (set: IndexedClip[]) => Math.round(clips.reduce((sum, c) => sum + Math.floor(c.binding.clip.duration * 30 + 1e-9) + 1, 0) / set.length);
 console.log(`${clips.length} clips (3 CMU takes and their mirrors at ${repetitions} speeds from 0.80x to 1.25x), ${queryCount} queries`);
 
 for (const [label, spec] of schemas) {
   const schema = new PoseFeatureSchema(spec, skeleton);
-  let t0 = performance.now();
-  const db = PoseSearchDatabase.build(schema, clips);
-  const buildMs = performance.now() - t0;
-  const bytes = serializePoseSearchDatabase(db);
-  t0 = performance.now();
-  deserializePoseSearchDatabase(bytes, schema, clips);
-  const readMs = performance.now() - t0;
-
-  // Queries: the original takes (or their mirrors) at random times and speeds.
+  // Queries: the original takes (or their mirrors) at random times and speeds; raw features, scaled per database.
   const rand = mulberry32(0x9e3779b9);
   const extractor = new PoseFeatureExtractor(schema);
-  const raw = new Float64Array(db.dims);
-  const queries = Array.from({ length: queryCount }, () => {
+  const rawQueries = Array.from({ length: queryCount }, () => {
     const clip = variants[Math.floor(rand() * variants.length)];
     const speed = 0.7 + rand() * 0.7;
     const binding = new ClipBinding(retimed(clip, speed, clip.name), skeleton);
     const t = 1 / 60 + rand() * (binding.clip.duration - 1 / 60);
+    const raw = new Float64Array(schema.dims);
     extractor.extract(raw, 0, sampleClip(new Pose(skeleton.boneCount), binding, t, false), sampleClip(new Pose(skeleton.boneCount), binding, t - 1 / 60, false), 1 / 60);
-    const q = new PoseSearchQuery(db);
-    db.scaleQuery(raw, q);
-    return q;
+    return raw;
   });
-  const result = new PoseSearchResult();
-  const answers: Record<SearchMode, number[]> = { tree: [], brute: [], auto: [] };
-  const scored: Record<SearchMode, number> = { tree: 0, brute: 0, auto: 0 };
-  /** Median microseconds per query over one pass of the queries. */
-  const time = (mode: SearchMode, restrict: boolean): number => {
-    const perQuery: number[] = [];
-    answers[mode] = [];
-    scored[mode] = 0;
-    for (let i = 0; i < queries.length; i++) {
-      const q = queries[i];
-      if (restrict) q.allowOnly(i % db.clipCount);
-      else q.allowAll();
-      const start = performance.now();
-      db.search(q, result, mode);
-      perQuery.push((performance.now() - start) * 1000);
-      answers[mode].push(result.frame);
-      scored[mode] += result.scored;
-    }
-    return median(perQuery);
-  };
-  const us = (x: number) => `${x.toFixed(1).padStart(7)} µs/query`;
-  for (const restrict of [false, true]) {
-    const modes: SearchMode[] = restrict ? ['tree', 'brute', 'auto'] : ['tree', 'brute'];
-    for (const m of modes) time(m, restrict); // warm-up
-    const times: Record<string, number[]> = { tree: [], brute: [], auto: [] };
-    for (let w = 0; w < (quick ? 2 : 4); w++) {
-      // Alternate the order between passes, so machine noise hits every mode alike.
-      for (const m of w % 2 === 0 ? modes : [...modes].reverse()) times[m].push(time(m, restrict));
-    }
-    for (const m of modes) {
-      const mismatches = answers[m].filter((f, i) => f !== answers.brute[i]).length;
-      if (mismatches > 0) throw new Error(`${m} search and brute force disagree on ${mismatches} queries`);
-    }
-    const t = median(times.tree), b = median(times.brute);
-    const frames = (m: SearchMode) => (scored[m] / queries.length).toFixed(0);
-    if (!restrict) {
-      console.log(`\n${label}: ${db.frameCount} frames, built in ${(buildMs / 1000).toFixed(2)} s; index file ${(bytes.length / 1e6).toFixed(1)} MB, `
-        + `read and checked in ${readMs.toFixed(0)} ms (hashing the clips' keys); ${db.tree.nodeStart.length} tree nodes`);
-      console.log(`  whole database: KD-tree ${us(t)} (${frames('tree')} frames scored), brute force ${us(b)} (${frames('brute')} frames), `
-        + `brute / KD-tree = ${(b / t).toFixed(1)}x; same answers`);
-    } else {
-      console.log(`  one clip (as PoseSearchBlend searches): KD-tree ${us(t)}, scan of the clip ${us(b)}, auto ${us(median(times.auto))} `
-        + `(a clip is ${((100 * scored.brute) / queries.length / db.frameCount).toFixed(2)}% of the database: auto scans it); same answers`);
+  console.log(`\n${label}:`);
+  for (const set of [clips, longClips]) {
+    let t0 = performance.now();
+    const db = PoseSearchDatabase.build(schema, set);
+    const buildMs = performance.now() - t0;
+    const bytes = serializePoseSearchDatabase(db);
+    t0 = performance.now();
+    deserializePoseSearchDatabase(bytes, schema, set);
+    const readMs = performance.now() - t0;
+    const queries = rawQueries.map((raw) => {
+      const q = new PoseSearchQuery(db);
+      db.scaleQuery(raw, q);
+      return q;
+    });
+    const result = new PoseSearchResult();
+    const answers: Record<SearchMode, number[]> = { tree: [], brute: [], auto: [] };
+    const scored: Record<SearchMode, number> = { tree: 0, brute: 0, auto: 0 };
+    /** Median microseconds per query over one pass of the queries. */
+    const time = (mode: SearchMode, restrict: boolean): number => {
+      const perQuery: number[] = [];
+      answers[mode] = [];
+      scored[mode] = 0;
+      for (let i = 0; i < queries.length; i++) {
+        const q = queries[i];
+        if (restrict) q.allowOnly(i % db.clipCount);
+        else q.allowAll();
+        const start = performance.now();
+        db.search(q, result, mode);
+        perQuery.push((performance.now() - start) * 1000);
+        answers[mode].push(result.frame);
+        scored[mode] += result.scored;
+      }
+      return median(perQuery);
+    };
+    const us = (x: number) => `${x.toFixed(1).padStart(6)} µs/query`;
+    console.log(`  ${db.clipCount} clips of ${meanFrames(set)} frames on average: ${db.frameCount} frames, built in ${(buildMs / 1000).toFixed(2)} s; index file `
+      + `${(bytes.length / 1e6).toFixed(1)} MB, read and checked in ${readMs.toFixed(0)} ms (hashing the clips' keys); ${db.tree.nodeStart.length} tree nodes`);
+    for (const restrict of [false, true]) {
+      const modes: SearchMode[] = ['tree', 'brute'];
+      for (const m of modes) time(m, restrict); // warm-up
+      const times: Record<string, number[]> = { tree: [], brute: [], auto: [] };
+      for (let w = 0; w < (quick ? 2 : 4); w++) {
+        // Alternate the order between passes, so machine noise hits every mode alike.
+        for (const m of w % 2 === 0 ? modes : [...modes].reverse()) times[m].push(time(m, restrict));
+      }
+      const mismatches = answers.tree.filter((f, i) => f !== answers.brute[i]).length;
+      if (mismatches > 0) throw new Error(`tree search and brute force disagree on ${mismatches} queries`);
+      const t = median(times.tree), b = median(times.brute);
+      const frames = (m: SearchMode) => (scored[m] / queries.length).toFixed(0);
+      console.log(`    ${restrict ? 'one clip, as PoseSearchBlend: search' : 'whole database: KD-tree'.padEnd(36)} ${us(t)} (${frames('tree').padStart(5)} frames scored), `
+        + `${restrict ? 'scan of the clip' : 'brute force     '} ${us(b)} (${frames('brute').padStart(6)} frames), ratio ${(b / t).toFixed(1)}x; same answers`
+        + (restrict ? `; ${db.tree.clipRoot.filter((r) => r >= 0).length} of ${db.clipCount} clips have a subtree, shorter ones are scanned` : ''));
     }
   }
 }

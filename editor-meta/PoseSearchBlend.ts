@@ -21,7 +21,8 @@ export const PoseSearchBlendMeta: NodeEditorMeta = {
       title: 'Motion',
       description:
         'Index of the clip to play. Usually bound to an int parameter; each change searches the new clip for the best '
-        + 'start frame and blends to it. Out-of-range values select the nearest clip.',
+        + 'start frame and blends to it. An out-of-range value keeps the clip playing (clip 0 on the first frame), is shown '
+        + 'in the debug line and raises a motionOutOfRange event once; back in range, it switches as usual.',
     },
     blendTime: {
       title: 'Blend Time',

@@ -32,7 +32,9 @@ const DT = 0, ELAPSED = 1, DURATION = 2, START = 3;
  * The query is built from the node's own last two output poses (positions from the last, velocities
  * from the two) with the same extraction as the database; frames of a non-looping clip too close to
  * its end to finish the blend are left out. Without a pose history (a switch before anything was
- * evaluated) the clip starts at 0.
+ * evaluated) the clip starts at 0. A `motion` that is not a clip index keeps the clip playing (clip
+ * 0 on the first frame): no search for a clip the asset does not name, only the debug line and a
+ * `motionOutOfRange` event.
  */
 export class PoseSearchBlend extends LocalPoseNode {
   private readonly dbClip: Int32Array;
@@ -63,6 +65,9 @@ export class PoseSearchBlend extends LocalPoseNode {
   private readonly span = new Float64Array(4);
   private readonly delta = new Float64Array(4);
   private atEnd = false;
+  /** The last `motion` read, truncated (what debug reports), and whether it was outside the clips. */
+  private readonly requested = new Float64Array(1);
+  private outOfRange = false;
 
   constructor(
     id: string,
@@ -123,6 +128,8 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.best.frame = -1;
     this.runnerUp.frame = -1;
     this.atEnd = false;
+    this.requested[0] = 0;
+    this.outOfRange = false;
   }
 
   /** Poses recorded before a stretch without updates are not what the graph output since: forget them. */
@@ -133,9 +140,23 @@ export class PoseSearchBlend extends LocalPoseNode {
   protected onUpdate(ctx: UpdateContext): void {
     const values = this.graph.parameterValues;
     const n = this.bindings.length;
-    let m = readScalar(values, this.motion);
+    const r = Math.trunc(readScalar(values, this.motion));
     // `| 0` keeps the index a small integer, which calls below take without boxing.
-    m = m === m ? Math.min(Math.max(Math.trunc(m), 0), n - 1) | 0 : 0;
+    let m = 0;
+    if (r >= 0 && r < n) {
+      m = r | 0;
+      this.requested[0] = m;
+      this.outOfRange = false;
+    } else {
+      // Not a clip (NaN included): keep what plays rather than guess a clip, and say so once per
+      // value. Before anything played there is nothing to keep: clip 0.
+      m = this.activeMotion < 0 ? 0 : this.activeMotion;
+      const previous = this.requested[0];
+      const changed = !this.outOfRange || (r !== previous && (r === r || previous === previous));
+      this.requested[0] = r;
+      this.outOfRange = true;
+      if (changed && this.graph.events.has('motionOutOfRange')) this.graph.events.emit('motionOutOfRange', this.id, r, n);
+    }
     const looping = readScalar(values, this.loop) !== 0;
     this.timing[DT] = ctx.deltaTime;
     if (this.activeMotion < 0) {
@@ -352,6 +373,7 @@ export class PoseSearchBlend extends LocalPoseNode {
       text += ` Match: frame ${b.localFrame} @ ${b.time.toFixed(3)} cost ${b.cost.toPrecision(4)} [${shares.join(' ')}]`;
       if (r.frame >= 0) text += ` runner-up: frame ${r.localFrame} @ ${r.time.toFixed(3)} cost ${r.cost.toPrecision(4)}`;
     }
+    if (this.outOfRange) text += ` motion ${this.requested[0]} out of range [0, ${this.bindings.length - 1}]`;
     return text;
   }
 
@@ -360,6 +382,8 @@ export class PoseSearchBlend extends LocalPoseNode {
     const clip = this.activeClip;
     const values: NonNullable<DebugNode['values']> = {
       motion: this.activeMotion,
+      requestedMotion: this.requested[0],
+      motionOutOfRange: this.outOfRange,
       clip: clip ? this.clipNames[this.slotMotion[this.slotCount - 1]] : '',
       time: this.time,
       duration: clip?.clip.duration ?? 0,

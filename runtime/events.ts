@@ -17,6 +17,11 @@ export interface AnimGraphEvents {
   inertializationStarted: (nodeId: string, duration: number) => void;
   /** A transition ended (ran its duration, or was cut short by a new one: see `interrupted`). */
   inertializationEnded: (nodeId: string, duration: number, interrupted: boolean) => void;
+  /**
+   * A PoseSearchBlend's `motion` became an index outside its clips [0, clipCount - 1] (or changed
+   * to another such index). The node keeps playing the clip it was playing.
+   */
+  motionOutOfRange: (nodeId: string, motion: number, clipCount: number) => void;
 }
 
 export class AnimGraphEventEmitter extends EventEmitter<AnimGraphEvents> {

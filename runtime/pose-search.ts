@@ -27,8 +27,10 @@
  *
  * Search is exact: a KD-tree (median splits on the widest dimension, tight bounding boxes per node,
  * depth-first nearest child first, pruned by the best cost so far) gives the same frame as the
- * brute-force scan, including ties (the lowest frame index wins in both). A search restricted to a
- * small part of the database (one clip of many) scans that part instead ('auto' mode).
+ * brute-force scan, including ties (the lowest frame index wins in both). Besides the tree over the
+ * whole database, each long clip has its own subtree over its frames only: a search restricted to
+ * one clip (what PoseSearchBlend does) descends that subtree, since in the whole-database tree the
+ * clip's frames are spread over every leaf among other clips' poses. A short clip is scanned.
  */
 import { createHash } from 'node:crypto';
 import { ClipCursor, sampleClipAt, type ClipBinding } from './clip.ts';
@@ -47,6 +49,12 @@ const CHANNEL_WIDTH = [4, 3, 3];
 export const FEATURE_VERSION = 1;
 export const DEFAULT_SAMPLE_RATE = 30;
 export const DEFAULT_LEAF_SIZE = 16;
+/**
+ * A clip gets its own subtree when it has more frames than this many leaves hold. Below that,
+ * scanning the clip is as fast as descending a tree over it (bench/pose-search.ts: even at about
+ * 150 frames of 24 or 64 features), and its nodes would only grow the database and index file.
+ */
+export const CLIP_TREE_MIN_LEAVES = 8;
 
 export interface FeatureChannelSpec {
   /** Weight of the channel's squared distance in the cost; 0 leaves the channel out. */
@@ -322,6 +330,13 @@ export interface KdTree {
   /** Tight bounding box of a node's (scaled) features: [node * dims + d]. */
   lower: Float64Array;
   upper: Float64Array;
+  /**
+   * Root node of each clip's own subtree, over that clip's frames only, or -1 for a clip of at most
+   * CLIP_TREE_MIN_LEAVES leaves' worth of frames, which is scanned instead. Node 0 is the root of
+   * the tree over every frame, which uses order[0 .. frames - 1]; the clip subtrees use
+   * order[frames .. 2 * frames - 1], each clip's frames together.
+   */
+  clipRoot: Int32Array;
 }
 
 /** Everything a database holds: flat typed arrays plus the clip list (what an index file stores). */
@@ -346,15 +361,18 @@ export interface PoseSearchDatabaseData {
 }
 
 /**
- * How search() finds the best frame; every mode returns the same frame. 'tree': the KD-tree.
- * 'brute': a scan of every allowed frame. 'auto': the tree, unless the allowed frames are at most
- * 1/16 of the database (one clip of many): the tree, built over every clip, cannot skip the other
- * clips' frames cheaply, and scanning the few allowed ones is faster.
+ * How search() finds the best frame; every mode returns the same frame. 'tree': the KD-tree over
+ * every frame, or when only one clip is allowed (allowOnly) or the allowed frames are at most
+ * CLIP_TREE_FRACTION of the database, each allowed clip's own subtree (a scan for a clip too short
+ * to have one). 'brute': a scan of every allowed frame. 'auto': the same as 'tree'.
  */
 export type SearchMode = 'tree' | 'brute' | 'auto';
 
-/** In 'auto' mode, searches allowed at most this fraction of the frames scan them. */
-export const AUTO_SCAN_FRACTION = 1 / 16;
+/**
+ * Searches allowed at most this fraction of the frames descend the subtrees of the allowed clips
+ * instead of the whole-database tree, which would visit boxes holding mostly other clips' frames.
+ */
+export const CLIP_TREE_FRACTION = 1 / 16;
 
 /**
  * What to search for and where. One per user (it holds the search's scratch, so the database stays
@@ -366,6 +384,12 @@ export class PoseSearchQuery {
   readonly features: Float64Array;
   /** Per clip, the last frame (global index) allowed; below the clip's first frame leaves it out. */
   readonly limit: Int32Array;
+  /**
+   * The only clip allowed (set by allowOnly), or -1 (allowAll): search() then reads only this
+   * clip's limit and skips its per-clip bookkeeping, which would cost more than the search itself
+   * in a database of thousands of short clips. Change `limit` through allowAll / allowOnly.
+   */
+  onlyClip = -1;
   /** A range of frames (global, inclusive) left out of the search; empty when last < first. */
   excludeFirst = 0;
   excludeLast = -1;
@@ -388,6 +412,7 @@ export class PoseSearchQuery {
   allowAll(): void {
     const db = this.database;
     for (let c = 0; c < db.clipCount; c++) this.limit[c] = db.clipStart[c + 1] - 1;
+    this.onlyClip = -1;
     this.excludeFirst = 0;
     this.excludeLast = -1;
   }
@@ -399,6 +424,7 @@ export class PoseSearchQuery {
     const end = db.clipStart[clip + 1] - 1;
     const last = db.clipStart[clip] + lastLocalFrame;
     this.limit[clip] = last < end ? last : end;
+    this.onlyClip = clip;
     this.excludeFirst = 0;
     this.excludeLast = -1;
   }
@@ -479,6 +505,9 @@ export class PoseSearchDatabase {
     if (data.features.length !== this.frameCount * this.dims) {
       throw new RangeError(`pose search database: ${data.features.length} feature values for ${this.frameCount} frames of ${this.dims} dims`);
     }
+    if (data.tree.clipRoot.length !== this.clipCount) {
+      throw new RangeError(`pose search database: a tree of ${data.tree.clipRoot.length} clip subtrees for ${this.clipCount} clips`);
+    }
   }
 
   /** Samples every clip at the schema's rate, extracts, normalises and indexes the features. */
@@ -535,7 +564,7 @@ export class PoseSearchDatabase {
         for (let d = schema.offsets[c]; d < schema.offsets[c + 1]; d++) features[f * dims + d] *= s;
       }
     }
-    const tree = buildKdTree(features, frames, dims, frameClip, options.leafSize ?? DEFAULT_LEAF_SIZE);
+    const tree = buildKdTree(features, frames, dims, frameClip, options.leafSize ?? DEFAULT_LEAF_SIZE, clips.length);
     return new PoseSearchDatabase(schema, {
       clipNames: clips.map((c) => c.name), clipDurations, clipStart, frameClip, frameTime, features, deviations, scales, tree,
       hash: poseSearchHash(schema, clips),
@@ -568,23 +597,37 @@ export class PoseSearchDatabase {
     best[0] = Infinity; // cost
     best[1] = -1; // frame
     best[2] = 0; // frames scored
-    // Prefix count of clips with any allowed frame, for skipping subtrees of other clips.
-    const prefix = query.allowedPrefix;
-    prefix[0] = 0;
-    let allowed = 0;
-    for (let c = 0; c < this.clipCount; c++) {
-      const end = Math.min(query.limit[c] + 1, this.clipStart[c + 1]);
-      const frames = end > this.clipStart[c] ? end - this.clipStart[c] : 0;
-      allowed += frames;
-      prefix[c + 1] = prefix[c] + (frames > 0 ? 1 : 0);
-    }
-    if (mode === 'brute' || (mode === 'auto' && allowed <= this.frameCount * AUTO_SCAN_FRACTION)) {
-      for (let c = 0; c < this.clipCount; c++) {
-        const end = Math.min(query.limit[c] + 1, this.clipStart[c + 1]);
-        if (end > this.clipStart[c]) scanFrames(this, query, null, this.clipStart[c], end, best);
+    const only = query.onlyClip, brute = mode === 'brute';
+    if (only >= 0) {
+      const first = this.clipStart[only], end = Math.min(query.limit[only] + 1, this.clipStart[only + 1]);
+      const root = this.tree.clipRoot[only];
+      if (end > first) {
+        if (brute || root < 0) scanFrames(this, query, null, first, end, best);
+        else searchTree(this, query, root, false, best);
       }
     } else {
-      searchTree(this, query, best);
+      // Prefix count of clips with any allowed frame, for skipping subtrees of other clips.
+      const prefix = query.allowedPrefix;
+      prefix[0] = 0;
+      let allowed = 0;
+      for (let c = 0; c < this.clipCount; c++) {
+        const end = Math.min(query.limit[c] + 1, this.clipStart[c + 1]);
+        const frames = end > this.clipStart[c] ? end - this.clipStart[c] : 0;
+        allowed += frames;
+        prefix[c + 1] = prefix[c] + (frames > 0 ? 1 : 0);
+      }
+      if (brute || allowed <= this.frameCount * CLIP_TREE_FRACTION) {
+        // Clip by clip in index order: ties still go to the lowest frame across clips.
+        for (let c = 0; c < this.clipCount; c++) {
+          const end = Math.min(query.limit[c] + 1, this.clipStart[c + 1]);
+          if (end <= this.clipStart[c]) continue;
+          const root = this.tree.clipRoot[c];
+          if (brute || root < 0) scanFrames(this, query, null, this.clipStart[c], end, best);
+          else searchTree(this, query, root, false, best);
+        }
+      } else if (this.frameCount > 0) {
+        searchTree(this, query, 0, true, best);
+      }
     }
     const frame = best[1];
     result.scored = best[2];
@@ -796,11 +839,16 @@ function nodeLowerBound(db: PoseSearchDatabase, query: PoseSearchQuery, node: nu
   best[3] = sum;
 }
 
-function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, best: Float64Array): void {
+/**
+ * Depth-first search of the subtree at `root`, nearest child first. `clipFilter`: skip nodes whose
+ * clips have no allowed frame (query.allowedPrefix, filled by search()); a clip's own subtree
+ * needs no such test.
+ */
+function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number, clipFilter: boolean, best: Float64Array): void {
   const tree = db.tree, stack = query.stack, bounds = query.stackBound, prefix = query.allowedPrefix;
-  if (prefix[db.clipCount] === 0 || tree.nodeStart.length === 0) return;
+  if (root < 0 || (clipFilter && prefix[db.clipCount] === 0)) return;
   let top = 0;
-  stack[0] = 0;
+  stack[0] = root;
   bounds[0] = 0;
   top = 1;
   while (top > 0) {
@@ -808,7 +856,7 @@ function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, best: Float6
     const node = stack[top];
     // Strictly greater: a node whose bound equals the best may still hold a tie of lower index.
     if (bounds[top] > best[0]) continue;
-    if (prefix[tree.nodeClipMax[node] + 1] - prefix[tree.nodeClipMin[node]] === 0) continue;
+    if (clipFilter && prefix[tree.nodeClipMax[node] + 1] - prefix[tree.nodeClipMin[node]] === 0) continue;
     const left = tree.nodeLeft[node];
     if (left < 0) {
       scanFrames(db, query, tree.order, tree.nodeStart[node], tree.nodeEnd[node], best);
@@ -828,13 +876,31 @@ function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, best: Float6
   }
 }
 
-/** Builds the KD-tree over the scaled features (median split of the widest dimension). */
-export function buildKdTree(features: Float64Array, frames: number, dims: number, frameClip: Int32Array, leafSize = DEFAULT_LEAF_SIZE): KdTree {
-  const order = Int32Array.from({ length: frames }, (_, i) => i);
+/**
+ * Builds the KD-tree over the scaled features (median split of the widest dimension), node 0 the
+ * root over every frame, then one subtree per clip over that clip's frames (see KdTree.clipRoot).
+ * `clips`: the database's clip count, so a clip without frames still gets its (empty) entry.
+ */
+export function buildKdTree(features: Float64Array, frames: number, dims: number, frameClip: Int32Array, leafSize = DEFAULT_LEAF_SIZE, clips = 0): KdTree {
+  let clipCount = clips;
+  for (let f = 0; f < frames; f++) if (frameClip[f] + 1 > clipCount) clipCount = frameClip[f] + 1;
+  // order[0 .. frames - 1]: every frame, for the whole tree; order[frames ..]: the frames grouped by
+  // clip (a stable counting sort, so each clip's frames keep their order), for the clip subtrees.
+  const order = new Int32Array(2 * frames);
+  const clipFirst = new Int32Array(clipCount + 1);
+  for (let f = 0; f < frames; f++) {
+    order[f] = f;
+    clipFirst[frameClip[f] + 1]++;
+  }
+  for (let c = 0; c < clipCount; c++) clipFirst[c + 1] += clipFirst[c];
+  const fill = clipFirst.slice(0, clipCount);
+  for (let f = 0; f < frames; f++) order[frames + fill[frameClip[f]]++] = f;
   const leaf = Math.max(1, Math.floor(leafSize));
   // Splitting a node of more than `leaf` frames at its median leaves at least ceil(leaf / 2) frames
-  // in each child, which bounds the number of leaves and so of nodes.
-  const capacity = Math.max(1, 2 * Math.ceil(frames / Math.ceil(leaf / 2)));
+  // in each child, which bounds the number of leaves and so of nodes: per tree, at most
+  // 2 * max(1, frames / ceil(leaf / 2)).
+  const half = Math.ceil(leaf / 2);
+  const capacity = Math.max(1, 4 * Math.ceil(frames / half) + 2 * clipCount);
   const start = new Int32Array(capacity), end = new Int32Array(capacity), left = new Int32Array(capacity).fill(-1);
   const right = new Int32Array(capacity).fill(-1), clipMin = new Int32Array(capacity), clipMax = new Int32Array(capacity);
   const lower = new Float64Array(capacity * dims), upper = new Float64Array(capacity * dims);
@@ -873,11 +939,15 @@ export function buildKdTree(features: Float64Array, frames: number, dims: number
     return node;
   };
   if (frames > 0) build(0, frames, 0);
+  const clipRoot = new Int32Array(clipCount).fill(-1);
+  for (let c = 0; c < clipCount; c++) {
+    if (clipFirst[c + 1] - clipFirst[c] > CLIP_TREE_MIN_LEAVES * leaf) clipRoot[c] = build(frames + clipFirst[c], frames + clipFirst[c + 1], 0);
+  }
   return {
     leafSize: leaf, order,
     nodeStart: start.slice(0, count), nodeEnd: end.slice(0, count), nodeLeft: left.slice(0, count), nodeRight: right.slice(0, count),
     nodeClipMin: clipMin.slice(0, count), nodeClipMax: clipMax.slice(0, count),
-    lower: lower.slice(0, count * dims), upper: upper.slice(0, count * dims),
+    lower: lower.slice(0, count * dims), upper: upper.slice(0, count * dims), clipRoot,
   };
 }
 
@@ -943,7 +1013,8 @@ export function poseSearchHash(schema: PoseFeatureSchema, clips: readonly Indexe
   return { hash: all, schema: schemaHash, skeleton: skeletonHash, clips: clipHashes };
 }
 
-export const INDEX_FORMAT = 'animgraph-pose-index/1';
+/** Bumped whenever the file layout or the tree changes: a file of another format is stale. */
+export const INDEX_FORMAT = 'animgraph-pose-index/2';
 const MAGIC = 'AGPSIDX1';
 
 interface IndexHeader {
@@ -960,14 +1031,14 @@ interface IndexHeader {
   sections: { name: string; type: 'f64' | 'i32'; length: number }[];
 }
 
-const SECTION_NAMES = ['clipDurations', 'clipStart', 'frameClip', 'frameTime', 'features', 'order', 'nodeStart', 'nodeEnd', 'nodeLeft', 'nodeRight', 'nodeClipMin', 'nodeClipMax', 'lower', 'upper'] as const;
+const SECTION_NAMES = ['clipDurations', 'clipStart', 'frameClip', 'frameTime', 'features', 'order', 'nodeStart', 'nodeEnd', 'nodeLeft', 'nodeRight', 'nodeClipMin', 'nodeClipMax', 'lower', 'upper', 'clipRoot'] as const;
 
 function sectionsOf(db: PoseSearchDatabase): Record<(typeof SECTION_NAMES)[number], Float64Array | Int32Array> {
   const t = db.tree;
   return {
     clipDurations: db.clipDurations, clipStart: db.clipStart, frameClip: db.frameClip, frameTime: db.frameTime, features: db.features,
     order: t.order, nodeStart: t.nodeStart, nodeEnd: t.nodeEnd, nodeLeft: t.nodeLeft, nodeRight: t.nodeRight,
-    nodeClipMin: t.nodeClipMin, nodeClipMax: t.nodeClipMax, lower: t.lower, upper: t.upper,
+    nodeClipMin: t.nodeClipMin, nodeClipMax: t.nodeClipMax, lower: t.lower, upper: t.upper, clipRoot: t.clipRoot,
   };
 }
 
@@ -1062,6 +1133,7 @@ export function deserializePoseSearchDatabase(bytes: Uint8Array, schema: PoseFea
     tree: {
       leafSize: header.leafSize, order: i32('order'), nodeStart: i32('nodeStart'), nodeEnd: i32('nodeEnd'), nodeLeft: i32('nodeLeft'),
       nodeRight: i32('nodeRight'), nodeClipMin: i32('nodeClipMin'), nodeClipMax: i32('nodeClipMax'), lower: f64('lower'), upper: f64('upper'),
+      clipRoot: i32('clipRoot'),
     },
     hash: header.hash,
   });

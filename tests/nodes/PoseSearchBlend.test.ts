@@ -206,10 +206,57 @@ describe('PoseSearchBlend on the built-in biped', () => {
     for (const p of poses) expect(hasNaN(p.rotations) || hasNaN(p.translations)).toBe(false);
     // The blended output never steps as far as the same switches made instantly.
     expect(worstStep(poses)).toBeLessThan(worstStep(cuts) / 2);
-    // Out-of-range motions select the nearest clip.
+    // An out-of-range motion keeps the last clip switched to (the run), not the nearest clip (idle).
     g.setParameter('motion', 99);
     g.update(DT);
-    expect(line(g).values?.clip).toBe('idle');
+    expect(line(g).values).toMatchObject({ clip: 'run', motion: 1, requestedMotion: 99, motionOutOfRange: true });
+  });
+
+  it('keeps playing its clip while motion is out of range, reports it in debug and once in an event, and switches when it is back', () => {
+    const g = graph.createInstance();
+    const events: unknown[][] = [];
+    g.events.on('motionOutOfRange', (...args) => events.push(args));
+    play(g, 10);
+    g.setParameter('motion', 7);
+    for (let f = 0; f < 5; f++) { g.update(DT); g.evaluate(); }
+    // No switch and no search: the walk carries on from 9 frames in, unblended.
+    expect(line(g).description).toBe("'walk' Time: 0.467 motion 7 out of range [0, 2]");
+    expect(line(g).values).toMatchObject({ motion: 0, requestedMotion: 7, motionOutOfRange: true, clip: 'walk', blending: false, weights: [1] });
+    expect(line(g).values).not.toHaveProperty('matchFrame');
+    expectClose(g.evaluate().rotations, sampled(graph, 'walk', 14 * DT).rotations, 1e-12);
+    expect(events).toEqual([['ps', 7, 3]]);
+    // Another bad value is reported again; the same one is not.
+    g.setParameter('motion', -2);
+    g.update(DT); g.evaluate();
+    g.update(DT); g.evaluate();
+    expect(events).toEqual([['ps', 7, 3], ['ps', -2, 3]]);
+    expect(line(g).description).toBe("'walk' Time: 0.533 motion -2 out of range [0, 2]");
+    // Back in range on the clip playing: nothing happens.
+    g.setParameter('motion', 0);
+    g.update(DT); g.evaluate();
+    expect(line(g).description).toBe("'walk' Time: 0.567");
+    expect(line(g).values).toMatchObject({ requestedMotion: 0, motionOutOfRange: false });
+    // Out of range again, then back on another clip: a search and a blend as for any switch.
+    g.setParameter('motion', 3);
+    g.update(DT); g.evaluate();
+    g.setParameter('motion', 1);
+    g.update(DT);
+    expect(events).toEqual([['ps', 7, 3], ['ps', -2, 3], ['ps', 3, 3]]);
+    expect(line(g).description).toMatch(/^'run' Time: \d\.\d{3} Blend: 0\.033 \/ 0\.300 Match: frame \d+ @ \d\.\d{3} cost [^ ]+ \[rot \d+% pos \d+% vel \d+%\] runner-up: frame \d+ @ \d\.\d{3} cost [^ ]+$/);
+    expect(line(g).values).toMatchObject({ motion: 1, requestedMotion: 1, motionOutOfRange: false, clips: [0, 1], matchFrame: expect.any(Number) });
+
+    // Out of range from the first frame: clip 0, reported; a NaN motion (a raw slot write) is out of range too, once.
+    const h = graph.createInstance();
+    const first: unknown[][] = [];
+    h.events.on('motionOutOfRange', (...args) => first.push(args));
+    h.setParameter('motion', 5);
+    play(h, 3);
+    expect(line(h).description).toBe("'walk' Time: 0.067 motion 5 out of range [0, 2]");
+    h.parameterValues[h.parameters.slotOf('motion')] = NaN;
+    play(h, 2);
+    expect(first).toEqual([['ps', 5, 3], ['ps', NaN, 3]]);
+    expect(line(h).values).toMatchObject({ clip: 'walk', motionOutOfRange: true });
+    expect(line(h).description).toBe("'walk' Time: 0.100 motion NaN out of range [0, 2]");
   });
 
   it('allocates nothing per frame once warm, blending or not, nor for a search (plain Node process)', () => {
@@ -223,6 +270,8 @@ describe('PoseSearchBlend on the built-in biped', () => {
     expect(result.perSwitch).toBeLessThan(8);
     // An inertial switch allocates only in PoseInertializer.start (shared with InertialBlend), once per transition.
     expect(result.perInertialSwitch).toBeLessThan(1024);
+    // A motion out of range, a different one every frame, with nobody listening to the event.
+    expect(result.outOfRange).toBeLessThan(4);
   });
 });
 
@@ -282,6 +331,87 @@ describe('loading PoseSearchBlend', () => {
     const db = (loadGraphAsset(a).shared.get('ps') as PoseSearchShared).database;
     expect(db.dims).toBe(22 * 4);
     expect(db.schema.canonical).toMatchObject({ rotations: { weight: 1, bones: null }, sampleRate: 30, normalize: true, rootBone: 'root', upAxis: 'y' });
+  });
+
+  it('samples the database at the asset\'s sampleRate: frame counts, frame times and the matched start follow it', () => {
+    const dbOf = (graph: AnimGraph) => (graph.shared.get('ps') as PoseSearchShared).database;
+    const at30 = dbOf(loadGraphAsset(bipedAsset()));
+    const graph12 = loadGraphAsset(bipedAsset({ features: { ...FEATURES, sampleRate: 12 } }));
+    const db = dbOf(graph12);
+    // walk 1.1 s, run 0.7 s, idle 2 s: floor(duration * rate) + 1 frames each.
+    expect(Array.from(at30.clipStart)).toEqual([0, 34, 56, 117]);
+    expect(Array.from(db.clipStart)).toEqual([0, 14, 23, 48]);
+    expect(db.schema.canonical.sampleRate).toBe(12);
+    expect(Array.from(db.frameTime.subarray(14, 23))).toEqual(Array.from({ length: 9 }, (_, k) => k / 12));
+    expect(db.frameTime[13]).toBe(13 / 12);
+    // Frame 5 of the run holds the run's features at 5/12 s (velocity over one 1/30 s key of the clip).
+    const extractor = new PoseFeatureExtractor(db.schema);
+    const raw = new Float64Array(db.dims);
+    extractor.extract(raw, 0, sampled(graph12, 'run', 5 / 12), sampled(graph12, 'run', 5 / 12 - 1 / 30), 1 / 30);
+    const query = new PoseSearchQuery(db);
+    db.scaleQuery(raw, query);
+    expect(db.cost(query, db.frameIndex(1, 5))).toBeLessThan(1e-20);
+    expect(db.cost(query, db.frameIndex(1, 4))).toBeGreaterThan(0.01);
+
+    // A switch starts the run on the 12 Hz grid, at the brute-force best frame for the last two poses.
+    const g = graph12.createInstance();
+    const poses = play(g, 21, DT, (f) => { if (f === 20) g.setParameter('motion', 1); });
+    extractor.extract(raw, 0, poses[19], poses[18], DT);
+    db.scaleQuery(raw, query);
+    query.allowOnly(1);
+    const brute = db.search(query, new PoseSearchResult(), 'brute');
+    const v = line(g).values!;
+    expect(v.matchFrame).toBe(brute.localFrame);
+    expect(v.matchTime).toBe(brute.localFrame / 12);
+    expect(node(g).time).toBeCloseTo(brute.localFrame / 12 + DT, 12);
+    // The runner-up is at least 0.2 s away: round(0.2 * 12) = 2 frames are left out on either side.
+    expect(Math.abs((v.runnerUpFrame as number) - brute.localFrame)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('with normalize false, scales each channel by its weight only: the cost is the raw squared distance', () => {
+    const raw = loadGraphAsset(bipedAsset({ features: { ...FEATURES, normalize: false, positions: { weight: 4, bones: LIMBS } } }));
+    const normalised = loadGraphAsset(bipedAsset({ features: { ...FEATURES, positions: { weight: 4, bones: LIMBS } } }));
+    const db = (raw.shared.get('ps') as PoseSearchShared).database;
+    expect(db.schema.canonical.normalize).toBe(false);
+    expect(Array.from(db.deviations)).toEqual([1, 1, 1]);
+    expect(Array.from(db.scales)).toEqual([1, 2, 1]);
+    const g = raw.createInstance(), n = normalised.createInstance();
+    const poses = play(g, 21, DT, (f) => { if (f === 20) g.setParameter('motion', 1); });
+    play(n, 21, DT, (f) => { if (f === 20) n.setParameter('motion', 1); });
+    // The documented cost written out on unscaled features: Σ weight × squared distance over the run's frames.
+    const extractor = new PoseFeatureExtractor(db.schema);
+    const q = new Float64Array(db.dims), row = new Float64Array(db.dims);
+    extractor.extract(q, 0, poses[19], poses[18], DT);
+    const o = db.schema.offsets, run = raw.clipBindings.get('run')!.clip;
+    const costs: number[] = [];
+    for (let k = 0; k < db.clipStart[2] - db.clipStart[1]; k++) {
+      const t = Math.min(k / 30, run.duration);
+      if (k === 0) {
+        extractor.extract(row, 0, sampled(raw, 'run', 0), null, 0);
+        const ahead = new Float64Array(db.dims);
+        extractor.extract(ahead, 0, sampled(raw, 'run', 1 / 30), sampled(raw, 'run', 0), 1 / 30);
+        row.set(ahead.subarray(o[2]), o[2]);
+      } else extractor.extract(row, 0, sampled(raw, 'run', t), sampled(raw, 'run', t - 1 / 30), 1 / 30);
+      let rot = 0, pos = 0, vel = 0;
+      for (let d = 0; d < o[1]; d += 4) {
+        let minus = 0, plus = 0;
+        for (let i = 0; i < 4; i++) { minus += (q[d + i] - row[d + i]) ** 2; plus += (q[d + i] + row[d + i]) ** 2; }
+        rot += Math.min(minus, plus);
+      }
+      for (let d = o[1]; d < o[2]; d++) pos += (q[d] - row[d]) ** 2;
+      for (let d = o[2]; d < o[3]; d++) vel += (q[d] - row[d]) ** 2;
+      costs.push(rot + 4 * pos + vel);
+    }
+    const v = line(g).values!;
+    const min = Math.min(...costs);
+    expect(v.matchFrame).toBe(costs.indexOf(min));
+    expect(v.matchCost as number).toBeCloseTo(min, 6);
+    const shares = v.matchShares as number[], normalisedShares = line(n).values!.matchShares as number[];
+    // Unit quaternions count for nothing next to centimetres and cm/s; normalised, they count a quarter.
+    expect(shares[0]).toBeLessThan(1e-4);
+    expect(shares[2]).toBeGreaterThan(0.8);
+    expect(normalisedShares[0]).toBeGreaterThan(0.2);
+    expect(line(n).values!.matchFrame).not.toBe(v.matchFrame);
   });
 
   it('animgraph index writes the database; the asset reads it back; a stale or missing file is a load error at `database`', async () => {
@@ -358,9 +488,12 @@ const cmuAsset = (nodes: Record<string, unknown>, output: string) => ({
   nodes,
   output,
 });
+/** The clip set issue 4 names (walks 002_01 and 002_02, run 002_03): features are normalised over all three. */
 const cmuPoseSearch = (features: unknown, blendTime = 0.3) => loadGraphAsset(cmuAsset({
-  ps: { type: 'PoseSearchBlend', properties: { clips: ['walk', 'run'], motion: { param: 'motion' }, blendTime, features } },
+  ps: { type: 'PoseSearchBlend', properties: { clips: ['walk', 'walk2', 'run'], motion: { param: 'motion' }, blendTime, features } },
 }, 'ps'));
+/** `motion` of the run: in the pose-search graphs, and in the crossfade's BlendList of walk and run. */
+const RUN = 2, CROSSFADE_RUN = 1;
 
 /**
  * The documented cost, written again from its description (not with the runtime's extraction code):
@@ -472,12 +605,12 @@ describeWithData('PoseSearchBlend on CMU walk and run', () => {
   const limbIndex = CMU_LIMBS.map((b) => skeleton.indexOf(b));
   const walkFrames = poseSearch.clipBindings.get('walk')!.clip.frameCount;
 
-  /** Plays the walk and switches to the run at frame `at`: local poses, component limb positions, the node's debug values. */
-  function switchAt(graph: AnimGraph, at: number) {
+  /** Plays the walk and switches to the run (`motion` = run) at frame `at`: local poses, component limb positions, the node's debug values. */
+  function switchAt(graph: AnimGraph, at: number, run = RUN) {
     const g = graph.createInstance();
     const local: Pose[] = [], limbs: Float64Array[] = [];
     for (let f = 0; f <= at; f++) {
-      if (f === at) g.setParameter('motion', 1);
+      if (f === at) g.setParameter('motion', run);
       g.update(f === 0 ? 0 : dt);
       local.push(copy(g.evaluate()));
       const cs = g.componentPose();
@@ -492,9 +625,12 @@ describeWithData('PoseSearchBlend on CMU walk and run', () => {
   };
 
   it('at 30 switch times over the walk, picks the brute-force minimum of the documented cost and jumps less than a crossfade into the run at time 0', () => {
-    const reference = new ReferenceCost(skeleton, { walk: poseSearch.clipBindings.get('walk')!, run: poseSearch.clipBindings.get('run')! }, CMU_LIMBS, [1, 1, 1]);
+    const binding = (name: string) => poseSearch.clipBindings.get(name)!;
+    const reference = new ReferenceCost(skeleton, { walk: binding('walk'), walk2: binding('walk2'), run: binding('run') }, CMU_LIMBS, [1, 1, 1]);
     const db = (poseSearch.shared.get('ps') as PoseSearchShared).database;
-    // The runtime's deviations are the documented ones.
+    // The runtime's deviations are the documented ones, over the frames of all three clips.
+    expect(db.clipNames).toEqual(['walk', 'walk2', 'run']);
+    expect(reference.frames.length).toBe(db.frameCount);
     for (let c = 0; c < 3; c++) expect(db.deviations[c]).toBeCloseTo(reference.deviation[c], 6);
     const runFrames = reference.frames.filter((f) => f.clip === 'run');
     const searched: number[] = [], crossfaded: number[] = [], walkSteps: number[] = [];
@@ -518,7 +654,7 @@ describeWithData('PoseSearchBlend on CMU walk and run', () => {
       expect(db.search(q, r, 'brute').localFrame).toBe(chosen);
       expect(db.search(q, r, 'tree').localFrame).toBe(chosen);
 
-      const cf = switchAt(crossfade, at);
+      const cf = switchAt(crossfade, at, CROSSFADE_RUN);
       searched.push(meanJump(ps.limbs[at], ps.limbs[at - 1]));
       crossfaded.push(meanJump(cf.limbs[at], cf.limbs[at - 1]));
       walkSteps.push(meanJump(cf.limbs[at - 1], cf.limbs[at - 2]));

@@ -3,7 +3,7 @@ import { Clip, ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { Pose } from '../../runtime/pose.ts';
 import {
-  buildKdTree, deserializePoseSearchDatabase, featureSpecProblems, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
+  buildKdTree, deserializePoseSearchDatabase, featureSpecProblems, INDEX_FORMAT, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, poseSearchHash, serializePoseSearchDatabase, type IndexedClip, type PoseFeatureSpec,
 } from '../../runtime/pose-search.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
@@ -204,7 +204,8 @@ describe('the database', () => {
 });
 
 /** A database over random features (quaternion blocks with random signs), for checking the tree against brute force. */
-function randomDatabase(seed: number, frames: number, clips: number, duplicate: boolean): PoseSearchDatabase {
+/** `lengths`: each clip's frame count (default: `frames` split evenly). */
+function randomDatabase(seed: number, frames: number, clips: number, duplicate: boolean, lengths?: number[]): PoseSearchDatabase {
   const rand = mulberry32(seed);
   const schema = new PoseFeatureSchema({ rotations: { weight: 1, bones: ['thigh', 'foot'] }, positions: { weight: 1, bones: ['foot', 'hand'] }, velocities: { weight: 1, bones: ['foot'] } }, skeleton);
   const dims = schema.dims;
@@ -218,7 +219,7 @@ function randomDatabase(seed: number, frames: number, clips: number, duplicate: 
     if (duplicate && f % 7 === 3) features.copyWithin(f * dims, (f - 1) * dims, f * dims);
   }
   const clipStart = new Int32Array(clips + 1);
-  for (let c = 1; c <= clips; c++) clipStart[c] = Math.round((c * frames) / clips);
+  for (let c = 1; c <= clips; c++) clipStart[c] = lengths ? clipStart[c - 1] + lengths[c - 1] : Math.round((c * frames) / clips);
   const frameClip = new Int32Array(frames), frameTime = new Float64Array(frames);
   for (let c = 0; c < clips; c++) for (let f = clipStart[c]; f < clipStart[c + 1]; f++) { frameClip[f] = c; frameTime[f] = (f - clipStart[c]) / 30; }
   return new PoseSearchDatabase(schema, {
@@ -226,7 +227,7 @@ function randomDatabase(seed: number, frames: number, clips: number, duplicate: 
     clipDurations: Float64Array.from({ length: clips }, (_, c) => (clipStart[c + 1] - clipStart[c] - 1) / 30),
     clipStart, frameClip, frameTime, features,
     deviations: new Float64Array([1, 1, 1]), scales: new Float64Array([1, 1, 1]),
-    tree: buildKdTree(features, frames, dims, frameClip, 8),
+    tree: buildKdTree(features, frames, dims, frameClip, 8, clips),
     hash: { hash: '', schema: '', skeleton: '', clips: [] },
   });
 }
@@ -235,7 +236,7 @@ describe('KD-tree search', () => {
   it('returns exactly the brute-force frame and cost on random queries, filters and channel sets', () => {
     const rand = mulberry32(7);
     let treeScored = 0, bruteScored = 0;
-    for (const [seed, frames, clips] of [[1, 3000, 1], [2, 2000, 9], [3, 37, 3], [4, 5, 2]] as const) {
+    for (const [seed, frames, clips] of [[1, 3000, 1], [2, 2000, 9], [3, 37, 3], [4, 5, 2], [6, 4000, 20]] as const) {
       const db = randomDatabase(seed, frames, clips, true);
       const q = new PoseSearchQuery(db);
       const a = new PoseSearchResult(), b = new PoseSearchResult();
@@ -243,7 +244,14 @@ describe('KD-tree search', () => {
         const f = Math.floor(rand() * db.frameCount);
         for (let d = 0; d < db.dims; d++) q.features[d] = db.features[f * db.dims + d] * (i % 5 === 0 ? 1 : -1) + (i % 3) * 0.2 * (rand() - 0.5);
         if (i % 4 === 1) q.allowOnly(i % clips, Math.floor(rand() * 50));
-        else q.allowAll();
+        else if (i % 4 === 3) q.allowOnly(i % clips);
+        else if (i % 8 === 2) {
+          // A clip and the start of another by their limits (not allowOnly): in the 20-clip database at most
+          // 1/16 of the frames, so both clips' subtrees are searched.
+          q.allowAll();
+          const other = (i + 7) % clips;
+          for (let c = 0; c < clips; c++) if (c !== i % clips) q.limit[c] = c === other ? db.clipStart[c] + 20 : db.clipStart[c] - 1;
+        } else q.allowAll();
         if (i % 6 === 2) { q.excludeFirst = Math.floor(rand() * db.frameCount); q.excludeLast = q.excludeFirst + 20; }
         for (let c = 0; c < 3; c++) q.channels[c] = i % 7 === c ? 0 : 1;
         db.search(q, a, 'tree');
@@ -257,17 +265,55 @@ describe('KD-tree search', () => {
     expect(treeScored).toBeLessThan(bruteScored / 3);
   });
 
+  it('gives each clip longer than 8 leaves its own subtree, which a search restricted to the clip descends alone', () => {
+    // 6 clips of 500 frames and 3 of 40: leaves of 8 frames, so clips above 64 frames get a subtree.
+    const db = randomDatabase(11, 3120, 9, false, [500, 40, 500, 500, 40, 500, 500, 40, 500]);
+    const lengths = Array.from({ length: 9 }, (_, c) => db.clipStart[c + 1] - db.clipStart[c]);
+    const tree = db.tree;
+    expect(lengths.map((n, c) => (tree.clipRoot[c] >= 0) === n > 64)).toEqual(Array(9).fill(true));
+    for (let c = 0; c < 9; c++) {
+      const root = tree.clipRoot[c];
+      if (root < 0) continue;
+      // The subtree holds exactly the clip's frames.
+      const frames = Array.from(tree.order.subarray(tree.nodeStart[root], tree.nodeEnd[root])).sort((x, y) => x - y);
+      expect(frames).toEqual(Array.from({ length: lengths[c] }, (_, k) => db.clipStart[c] + k));
+      expect([tree.nodeClipMin[root], tree.nodeClipMax[root]]).toEqual([c, c]);
+    }
+    const rand = mulberry32(3);
+    const q = new PoseSearchQuery(db);
+    const a = new PoseSearchResult(), b = new PoseSearchResult();
+    let treeScored = 0, scanScored = 0;
+    for (let i = 0; i < 90; i++) {
+      const clip = i % 9;
+      const f = Math.floor(rand() * db.frameCount);
+      for (let d = 0; d < db.dims; d++) q.features[d] = db.features[f * db.dims + d] + 0.05 * (rand() - 0.5);
+      q.allowOnly(clip);
+      db.search(q, a, 'tree');
+      db.search(q, b, 'brute');
+      expect([a.frame, a.cost, a.clip]).toEqual([b.frame, b.cost, clip]);
+      if (tree.clipRoot[clip] >= 0) { treeScored += a.scored; scanScored += b.scored; } else expect(a.scored).toBe(b.scored);
+    }
+    // Scans of the 500-frame clips score every frame; their subtrees a small part of them.
+    expect(scanScored).toBe(60 * 500);
+    expect(treeScored).toBeLessThan(scanScored / 5);
+  });
+
   it('breaks ties by the lowest frame index in both modes', () => {
     const db = randomDatabase(5, 200, 1, false);
     const features = db.features;
     // Make frames 40, 90 and 150 identical and query exactly there.
     features.copyWithin(90 * db.dims, 40 * db.dims, 41 * db.dims);
     features.copyWithin(150 * db.dims, 40 * db.dims, 41 * db.dims);
-    const rebuilt = new PoseSearchDatabase(db.schema, { ...db, clipNames: [...db.clipNames], tree: buildKdTree(features, db.frameCount, db.dims, db.frameClip, 4) });
+    const rebuilt = new PoseSearchDatabase(db.schema, { ...db, clipNames: [...db.clipNames], tree: buildKdTree(features, db.frameCount, db.dims, db.frameClip, 4, 1) });
+    expect(rebuilt.tree.clipRoot[0]).toBeGreaterThan(0); // 200 frames: the clip has its own subtree, which allowOnly searches
     const q = new PoseSearchQuery(rebuilt);
     q.features.set(features.subarray(40 * db.dims, 41 * db.dims));
     expect(rebuilt.search(q, new PoseSearchResult(), 'tree').frame).toBe(40);
     expect(rebuilt.search(q, new PoseSearchResult(), 'brute').frame).toBe(40);
+    q.excludeFirst = 0; q.excludeLast = 60;
+    expect(rebuilt.search(q, new PoseSearchResult(), 'tree').frame).toBe(90);
+    q.allowOnly(0);
+    expect(rebuilt.search(q, new PoseSearchResult(), 'tree').frame).toBe(40);
     q.excludeFirst = 0; q.excludeLast = 60;
     expect(rebuilt.search(q, new PoseSearchResult(), 'tree').frame).toBe(90);
   });
@@ -286,7 +332,7 @@ describe('index files', () => {
     expect(back.hash).toEqual(db.hash);
     expect(back.clipNames).toEqual(['a', 'b']);
     for (const key of ['features', 'frameTime', 'frameClip', 'clipStart', 'deviations', 'scales'] as const) expect(Array.from(back[key])).toEqual(Array.from(db[key]));
-    for (const key of ['order', 'nodeLeft', 'nodeRight', 'lower', 'upper'] as const) expect(Array.from(back.tree[key])).toEqual(Array.from(db.tree[key]));
+    for (const key of ['order', 'nodeLeft', 'nodeRight', 'lower', 'upper', 'clipRoot'] as const) expect(Array.from(back.tree[key])).toEqual(Array.from(db.tree[key]));
     const q1 = new PoseSearchQuery(db), q2 = new PoseSearchQuery(back);
     q1.features.set(db.features.subarray(20 * db.dims, 21 * db.dims));
     q2.features.set(q1.features);
@@ -315,5 +361,19 @@ describe('index files', () => {
     expect(stale(s2, clips).message).toMatch(/the skeleton changed/);
     expect(() => deserializePoseSearchDatabase(new TextEncoder().encode('{"not": "an index"}'), schema, clips)).toThrow(/not a pose-search index file/);
     expect(() => deserializePoseSearchDatabase(bytes.subarray(0, bytes.length - 100), schema, clips)).toThrow(/truncated/);
+    // A file of the format before clip subtrees (same magic, format 1) is stale, not garbage.
+    const header = new TextDecoder().decode(bytes.subarray(0, 200));
+    expect(header).toContain(`"format":"${INDEX_FORMAT}"`);
+    expect(INDEX_FORMAT).toBe('animgraph-pose-index/2');
+    const old = bytes.slice();
+    old.set(new TextEncoder().encode('animgraph-pose-index/1'), header.indexOf(INDEX_FORMAT));
+    let error: unknown;
+    try {
+      deserializePoseSearchDatabase(old, schema, clips);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PoseIndexError);
+    expect(error).toMatchObject({ stale: true, message: "index format 'animgraph-pose-index/1' is not 'animgraph-pose-index/2'" });
   });
 });

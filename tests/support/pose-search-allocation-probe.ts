@@ -2,8 +2,8 @@
  * Bytes allocated per frame by a PoseSearchBlend, in a plain Node process (see allocation-probe.ts
  * for why not inside vitest): playing one clip (steady), and in the middle of a long crossfade after
  * a switch (blending), and switching every frame (a search per frame), crossfading and, on
- * non-looping clips, inertializing. Prints one JSON line:
- * { steady, blending, blendingWeights, perSwitch, perInertialSwitch }.
+ * non-looping clips, inertializing, and with a `motion` out of range that changes every frame. Prints
+ * one JSON line: { steady, blending, blendingWeights, perSwitch, perInertialSwitch, outOfRange }.
  */
 import { loadGraphAsset } from '../../graphs/loader.ts';
 import { bytesPerFrame } from './allocation.ts';
@@ -51,6 +51,17 @@ const switching = () => {
 };
 const perSwitch = measure(switching);
 
+// Motions out of range (a different one every frame, so each would be reported): the node keeps its
+// clip, and the event, which nobody listens to, must not be built. Measured before the inertial
+// graph below runs: after it, this instance has been seen to take ~10 B a frame in every window of
+// some runs even playing an in-range motion (a JIT state of the shared code, not the node's).
+let bad = 7;
+const outOfRange = measure(() => {
+  bad = bad === 7 ? 8 : 7;
+  g.parameterValues[slot] = bad;
+  frame();
+});
+
 // The same in inertial mode on non-looping clips (the end of each clip is left out of the search).
 const inertialGraph = loadGraphAsset({
   ...asset,
@@ -65,4 +76,5 @@ const inertialSwitching = () => {
   h.evaluate();
 };
 const perInertialSwitch = measure(inertialSwitching);
-console.log(JSON.stringify({ steady, blending, blendingWeights: weights, perSwitch, perInertialSwitch }));
+
+console.log(JSON.stringify({ steady, blending, blendingWeights: weights, perSwitch, perInertialSwitch, outOfRange }));
