@@ -69,7 +69,7 @@ export class InertialBlend extends LocalPoseNode {
       if (this.inertializer.active) this.ended(true);
       // As in Unreal, the switch frame is time 0 of the transition: it outputs the last pose,
       // and the difference decays from the next frame on.
-      if (this.history.startTransition(this.inertializer, out, this.frame[1])) {
+      if (this.history.startTransition(this.inertializer, out, this.frame, 1)) {
         if (this.inertializer.active) {
           this.lastDuration = this.inertializer.duration;
           if (this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.lastDuration);

@@ -76,17 +76,18 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
         applied = outstanding ? s[2] : 0;
         this.ended(true);
       }
-      const duration = s[1] - applied;
-      s[1] = -1;
+      s[1] -= applied;
       // The request's frame is time 0 of the transition (it outputs the last pose), as in Unreal.
-      if (duration > 0 && this.history.startTransition(this.inertializer, out, duration)) {
-        s[3] = duration;
-        if (this.inertializer.active && this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, duration);
+      if (s[1] > 0 && this.history.startTransition(this.inertializer, out, s, 1)) {
+        s[3] = s[1];
+        if (this.inertializer.active && this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, s[3]);
       } else {
-        // The deficit swallowed the request: an instant switch, with nothing left owed.
+        // Nothing to blend (the deficit swallowed the request, or nothing was output before it):
+        // an instant switch, with nothing left owed.
         this.inertializer.stop();
         s[2] = 0;
       }
+      s[1] = -1;
     }
     this.inertializer.apply(out);
     this.history.push(out, s);

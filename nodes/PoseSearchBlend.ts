@@ -309,7 +309,7 @@ export class PoseSearchBlend extends LocalPoseNode {
         this.pendingInertial = false;
         if (this.inertializer.active) this.inertialEnded(true);
         // As InertialBlend: the switch frame is time 0 of the transition (it repeats the last pose).
-        if (this.history.startTransition(this.inertializer, out, this.transition[0]) && this.inertializer.active) {
+        if (this.history.startTransition(this.inertializer, out, this.transition, 0) && this.inertializer.active) {
           this.transition[1] = this.inertializer.duration;
           if (this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.transition[1]);
         } else this.inertializer.stop();

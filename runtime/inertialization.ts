@@ -83,6 +83,8 @@ export class PoseInertializer {
   private readonly scaleCurve: Float64Array;
   /** [elapsed, duration] of the running transition; elapsed >= duration means none. */
   readonly clock = new Float64Array(2);
+  /** The numbers of the next startFromArgs: [delta time from the older pose to the previous, duration]. */
+  readonly startArgs = new Float64Array(2);
 
   constructor(boneCount: number) {
     this.boneCount = boneCount;
@@ -118,6 +120,17 @@ export class PoseInertializer {
    * seconds. Without an older pose (null, or a delta time of 0) velocities are 0.
    */
   start(target: Pose, previous: Pose, older: Pose | null, olderDeltaTime: number, duration: number): void {
+    this.startArgs[0] = olderDeltaTime;
+    this.startArgs[1] = duration;
+    this.startFromArgs(target, previous, older);
+  }
+
+  /**
+   * start() with its two numbers read from startArgs ([older delta time, duration]): the nodes start
+   * transitions this way because V8 boxes doubles passed to calls it does not inline.
+   */
+  startFromArgs(target: Pose, previous: Pose, older: Pose | null): void {
+    const olderDeltaTime = this.startArgs[0], duration = this.startArgs[1];
     this.clock[0] = 0;
     this.clock[1] = duration > 0 && Number.isFinite(duration) ? duration : 0;
     const args = curveArgs;
@@ -202,12 +215,6 @@ function fitVector(
   fitCurve(curve, bone * CURVE_STRIDE, args);
 }
 
-function wrapAngle(a: number): number {
-  while (a > Math.PI) a -= 2 * Math.PI;
-  while (a < -Math.PI) a += 2 * Math.PI;
-  return a;
-}
-
 function fitRotation(
   axis: Float64Array, curve: Float64Array, bone: number,
   target: Float64Array, previous: Float64Array, older: Float64Array | null, args: Float64Array,
@@ -241,8 +248,15 @@ function fitRotation(
     const ry = ow * ty - ox * tz + oy * tw + oz * tx;
     const rz = ow * tz + ox * ty - oy * tx + oz * tw;
     const rw = ow * tw - ox * tx - oy * ty - oz * tz;
-    const xn1 = wrapAngle(2 * Math.atan2(rx * ax + ry * ay + rz * az, rw));
-    v0 = wrapAngle(x0 - xn1) / dt;
+    // Both angles wrapped into [-pi, pi] inline: a helper returning a double would box it. One step
+    // is enough: 2 atan2 lies in [-2pi, 2pi], and x0 - xn1 in [-pi, 2pi].
+    let xn1 = 2 * Math.atan2(rx * ax + ry * ay + rz * az, rw);
+    if (xn1 > Math.PI) xn1 -= 2 * Math.PI;
+    else if (xn1 < -Math.PI) xn1 += 2 * Math.PI;
+    let dx = x0 - xn1;
+    if (dx > Math.PI) dx -= 2 * Math.PI;
+    else if (dx < -Math.PI) dx += 2 * Math.PI;
+    v0 = dx / dt;
   }
   args[X0] = x0;
   args[V0] = v0;
@@ -286,10 +300,15 @@ export class PoseHistory {
     this.count = 0;
   }
 
-  /** Starts `inertializer` toward `target` from the recorded poses; false when there is no history. */
-  startTransition(inertializer: PoseInertializer, target: Pose, duration: number): boolean {
+  /**
+   * Starts `inertializer` toward `target` from the recorded poses over durations[index] seconds (by
+   * array, for the reason given in startFromArgs); false when there is no history.
+   */
+  startTransition(inertializer: PoseInertializer, target: Pose, durations: Float64Array, index: number): boolean {
     if (this.count === 0) return false;
-    inertializer.start(target, this.previous, this.count > 1 ? this.older : null, this.deltaTimes[0], duration);
+    inertializer.startArgs[0] = this.deltaTimes[0];
+    inertializer.startArgs[1] = durations[index];
+    inertializer.startFromArgs(target, this.previous, this.count > 1 ? this.older : null);
     return true;
   }
 }
