@@ -65,23 +65,28 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
 
 const segment = new Float64Array(4);
 
-/** Root motion position and heading at clip time `time` (seconds, inside the clip), into out[0..3]. */
-function sampleAt(out: Float64Array, clip: Clip, motion: RootMotionTrack, time: number): void {
-  const position = Math.min(Math.max(time * clip.frameRate, 0), clip.frameCount - 1);
+/**
+ * The root's position and heading at clip time times[k] into out[o..o+3], interpolated between keys
+ * (clamped to the clip). Times come in an array: V8 boxes a double passed to a call it does not
+ * inline, and this runs for every root-motion clip every frame.
+ */
+export function sampleRootMotion(out: Float64Array, o: number, clip: Clip, motion: RootMotionTrack, times: Float64Array, k: number): void {
+  const position = Math.min(Math.max(times[k] * clip.frameRate, 0), clip.frameCount - 1);
   const f0 = Math.min(Math.floor(position), clip.frameCount - 1);
   const f1 = Math.min(f0 + 1, clip.frameCount - 1);
-  const a = position - f0;
-  for (let k = 0; k < 3; k++) out[k] = motion.translations[f0 * 3 + k] + (motion.translations[f1 * 3 + k] - motion.translations[f0 * 3 + k]) * a;
-  out[3] = motion.headings[f0] + (motion.headings[f1] - motion.headings[f0]) * a;
+  const a = position - f0, t = motion.translations, h = motion.headings;
+  for (let c = 0; c < 3; c++) out[o + c] = t[f0 * 3 + c] + (t[f1 * 3 + c] - t[f0 * 3 + c]) * a;
+  out[o + 3] = h[f0] + (h[f1] - h[f0]) * a;
 }
 
 const from = new Float64Array(4);
 const to = new Float64Array(4);
+const segmentEnds = new Float64Array(2);
 
-/** Adds the motion from clip time a to b (both inside the clip) to `out`, composed after what it holds. */
-function addSegment(out: Float64Array, clip: Clip, motion: RootMotionTrack, a: number, b: number): void {
-  sampleAt(from, clip, motion, a);
-  sampleAt(to, clip, motion, b);
+/** Adds the motion from clip time ends[0] to ends[1] (both inside the clip) to `out`, composed after what it holds. */
+function addSegment(out: Float64Array, clip: Clip, motion: RootMotionTrack, ends: Float64Array): void {
+  sampleRootMotion(from, 0, clip, motion, ends, 0);
+  sampleRootMotion(to, 0, clip, motion, ends, 1);
   // Displacement in the frame of the character at time a (heading removed), then rotated into the
   // frame `out` is expressed in (its accumulated heading change).
   const dx = to[0] - from[0], dy = to[1] - from[1], dz = to[2] - from[2];
@@ -105,13 +110,19 @@ export function rootMotionDelta(out: Float64Array, clip: Clip, motion: RootMotio
   const a = span[0], b = span[1], looping = span[2] !== 0, duration = clip.duration;
   if (!(duration > 0)) return out;
   const forward = span[3] >= 0;
+  const ends = segmentEnds;
+  ends[0] = a;
   if (!looping || (forward ? b >= a : b <= a)) {
-    addSegment(out, clip, motion, a, b);
+    ends[1] = b;
+    addSegment(out, clip, motion, ends);
     return out;
   }
   // Wrapped once: to the end (or start), then on from the other end.
-  addSegment(out, clip, motion, a, forward ? duration : 0);
-  addSegment(out, clip, motion, forward ? 0 : duration, b);
+  ends[1] = forward ? duration : 0;
+  addSegment(out, clip, motion, ends);
+  ends[0] = forward ? 0 : duration;
+  ends[1] = b;
+  addSegment(out, clip, motion, ends);
   return out;
 }
 

@@ -47,6 +47,9 @@ describe('graph instance', () => {
     expect(result.inertialActive).toBe(true);
     // Two setParameter calls (an int and a bool) per frame, nobody listening.
     expect(result.perSetParameter).toBeLessThan(4);
+    // A player and an evaluator on root-motion clips, blended: a delta every frame.
+    expect(result.perFrameRootMotion).toBeLessThan(4);
+    expect(result.rootMotion[3]).not.toBe(0);
   });
 
   it('never produces NaN from degenerate parameters', () => {

@@ -3,7 +3,7 @@
  * plain Node process (`node --expose-gc --import tsx`). The allocation test runs this instead of
  * measuring inside vitest, whose module transform turns imports into property reads and so
  * changes what V8 inlines (and therefore what it boxes).
- * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive, perSetParameter }.
+ * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive, perSetParameter, perFrameRootMotion, rootMotion }.
  */
 import { loadGraphAsset } from '../../graphs/loader.ts';
 import { bytesPerFrame } from './allocation.ts';
@@ -68,6 +68,27 @@ const frame2 = () => {
   h.componentPose();
 };
 const warped = bytesPerFrame(frame2);
+// Third graph: players and an evaluator on root-motion clips, blended (root-motion deltas every frame).
+const r = loadGraphAsset({
+  format: 'animgraph/1',
+  skeleton: 'builtin:biped',
+  clips: { walk: { source: 'builtin:walk', rootMotion: { bone: 'pelvis' } }, run: { source: 'builtin:run', rootMotion: { bone: 'pelvis' } } },
+  parameters: { t: { type: 'float', default: 0 } },
+  nodes: {
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequenceEvaluator', properties: { clip: 'run', explicitTime: { param: 't' }, loop: true } },
+    mix: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.3 } },
+  },
+  output: 'mix',
+}).createInstance();
+const clipTime = r.parameters.slotOf('t');
+const rooted = bytesPerFrame(() => {
+  // Advanced in the parameter array itself: a double kept in a module-level `let` is boxed on every write.
+  r.parameterValues[clipTime] = (r.parameterValues[clipTime] + 1 / 60) % 10;
+  r.update(1 / 60);
+  r.evaluate();
+});
+
 // setParameter between frames, as a crowd sets its parameters every frame: ints and bools with
 // nobody listening allocate nothing (a double is boxed by the call itself, outside our control).
 let k = 0;
@@ -80,5 +101,5 @@ const inertialActive = h.gatherDebug().children[0].children[0].values?.active;
 
 console.log(JSON.stringify({
   perFrame, windows, poolSize: g.posePool.size, listWeights: list.values?.weights,
-  perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive, perSetParameter: setting.perFrame,
+  perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive, perSetParameter: setting.perFrame, perFrameRootMotion: rooted.perFrame, rootMotion: Array.from(r.rootMotion),
 }));
