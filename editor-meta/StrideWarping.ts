@@ -11,8 +11,8 @@ export const StrideWarpingMeta: NodeEditorMeta = {
     + "sliding. Each FK foot's offset along the stride direction from its scale origin (the thigh's gravity line on the "
     + 'floor) is scaled; the pelvis is lowered so the legs still reach; the thighs turn toward the new feet; and a '
     + 'built-in two-bone IK plants them, the foot keeping its FK orientation. In fromRootMotion mode the scale and '
-    + 'direction come from the locomotion speed and the root motion of the branch below, and the root motion is scaled '
-    + 'to match.',
+    + 'direction come from the locomotion speed and the root motion of the branch below, and that root motion (not a '
+    + "sibling's under a blend) is scaled to match.",
   pins: { pose: { title: 'Component Pose', description: 'The locomotion pose to warp.' } },
   properties: {
     mode: { title: 'Mode', description: 'manual: scale and direction from the properties. fromRootMotion: from the locomotion speed and the root motion below.' },
@@ -20,10 +20,11 @@ export const StrideWarpingMeta: NodeEditorMeta = {
     strideDirection: { title: 'Stride Direction', description: 'Manual mode (and fromRootMotion below the minimum speed): the direction of travel in component space; made tangent to the floor.' },
     locomotionSpeed: { title: 'Locomotion Speed', description: 'fromRootMotion mode: the speed the character should move at, in skeleton units per second.', unit: 'units/s' },
     minRootMotionSpeed: { title: 'Min Root Motion Speed', description: 'Below this root-motion speed the scale is 1 (standing still has no stride to warp).', unit: 'units/s' },
-    rootMotionSmoothingTime: { title: 'Root Motion Smoothing', description: 'Half-life of the average of the root-motion velocity in fromRootMotion mode; a scale that followed the velocity within each step would slide the feet.', unit: 's' },
+    rootMotionWindow: { title: 'Root Motion Window', description: "fromRootMotion mode: the root-motion speed of each clip played below is its mean over this much clip time around its play time; 0 (or more than the clip) takes the whole clip. A scale that followed the root's speed within each step would slide the feet.", unit: 's' },
+    rootMotionSmoothingTime: { title: 'Root Motion Smoothing', description: 'fromRootMotion mode, for root motion from nodes whose clips cannot be read (PoseSearchBlend): half-life of the average of the measured root-motion velocity.', unit: 's' },
     minScale: { title: 'Min Scale', description: 'Smallest stride scale used.' },
     maxScale: { title: 'Max Scale', description: 'Largest stride scale used.' },
-    scaleSmoothingTime: { title: 'Scale Smoothing', description: 'Half-life with which the scale follows its target; 0 follows at once.', unit: 's' },
+    scaleSmoothingTime: { title: 'Scale Smoothing', description: "Half-life with which the scale follows its target; 0 (the default, as Unreal's, whose scale interpolation is off by default) follows at once.", unit: 's' },
     floorNormal: { title: 'Floor Normal', description: 'Up direction of the floor in component space.' },
     gravityDirection: { title: 'Gravity Direction', description: 'Down direction in component space; the thighs are projected to the floor along it.' },
     pelvisBone: bone('Pelvis'),
@@ -33,6 +34,7 @@ export const StrideWarpingMeta: NodeEditorMeta = {
     rightThigh: bone('Right Thigh'),
     rightCalf: bone('Right Calf'),
     rightFoot: bone('Right Foot'),
+    warpFeet: { title: 'Warp Feet', description: 'Scale each foot about its scale origin; off, the later steps see the FK feet (debugging).' },
     adjustPelvis: { title: 'Adjust Pelvis', description: 'Lower the pelvis so each leg keeps its FK length to its warped foot.' },
     pelvisIterations: { title: 'Pelvis Iterations', description: 'Iterations of the pelvis adjustment (1 to 10).' },
     pelvisSmoothingTime: { title: 'Pelvis Smoothing', description: 'Half-life of the critically damped spring that smooths the pelvis adjustment; 0 applies it at once.', unit: 's' },

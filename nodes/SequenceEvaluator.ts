@@ -1,14 +1,26 @@
-import { ClipCursor, clipLocalTime, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
-import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty } from '../runtime/node.ts';
+import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
+import { rootMotionDelta } from '../runtime/root-motion.ts';
+import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 
 /**
  * Samples a clip at an explicit time (usually bound to a parameter) instead of advancing it:
  * for aim offsets, scrubbing and poses driven by gameplay values. Outside the clip the time is
- * clamped, or wrapped when `loop` is set.
+ * clamped, or wrapped when `loop` is set. A clip with root motion adds the root-motion delta from
+ * the previous frame's explicit time to this one's, times the node's absolute weight, to the
+ * graph's root motion, as SequencePlayer does for its advance: moving the time forward walks the
+ * character forward, back walks it back. The first frame after the node becomes relevant has no
+ * previous time and adds nothing.
  */
 export class SequenceEvaluator extends LocalPoseNode {
   private readonly cursor = new ClipCursor();
+  /** [explicit time as given, time sampled (wrapped or clamped), explicit time has a predecessor, clip time moved]. */
+  private readonly times = new Float64Array(4);
+  /** [time before, time after, looping, direction] of this frame's change, for root motion. */
+  private readonly span = new Float64Array(4);
+  private readonly delta = new Float64Array(4);
+  /** The explicit time's literal value (used when it is not bound); see onUpdate. */
+  private readonly literalTime = new Float64Array(1);
 
   constructor(
     id: string,
@@ -17,26 +29,81 @@ export class SequenceEvaluator extends LocalPoseNode {
     private readonly loop: ScalarProperty,
   ) {
     super(id, 'SequenceEvaluator');
+    this.literalTime[0] = explicitTime.constant;
   }
 
   protected get links(): readonly Link[] {
     return NO_LINKS;
   }
 
-  protected onUpdate(): void {
+  protected override onInitialize(): void {
+    this.times.fill(0);
+  }
+
+  protected override onBecomeRelevant(): void {
+    // The time held before a pause is no starting point: the jump to the new one is not motion.
+    this.times[2] = 0;
+  }
+
+  protected onUpdate(ctx: UpdateContext): void {
     const values = this.graph.parameterValues;
-    // sampleClipAt wraps or clamps the raw time the same way clipLocalTime does.
-    this.cursor.time = readScalar(values, this.explicitTime);
-    this.cursor.looping = readScalar(values, this.loop) !== 0;
+    // Read inline from typed arrays: readScalar returns the time, which V8 boxes (16 bytes) when
+    // it does not inline the call, as under a skeletal control.
+    const slot = this.explicitTime.slot;
+    const raw = slot >= 0 ? values[slot] : this.literalTime[0];
+    const looping = readScalar(values, this.loop) !== 0;
+    // sampleClipAt wraps or clamps the raw time the same way as below.
+    this.cursor.time = raw;
+    this.cursor.looping = looping;
+    const clip = this.clip.clip, duration = clip.duration, t = this.times;
+    const previousRaw = t[0], previous = t[1], hadPrevious = t[2] === 1;
+    // clipLocalTime written out: a number returned from a call V8 does not inline is boxed.
+    let local = 0;
+    const finite = raw - raw === 0;
+    if (duration > 0 && finite) {
+      if (looping) {
+        local = raw % duration;
+        if (local < 0) local += duration;
+      } else local = raw < 0 ? 0 : raw > duration ? duration : raw;
+    }
+    t[0] = raw;
+    t[1] = local;
+    t[2] = finite ? 1 : 0;
+    t[3] = hadPrevious && finite ? (looping ? raw - previousRaw : local - previous) : 0;
+    const motion = clip.rootMotion;
+    if (motion === null || !hadPrevious || !finite || !(duration > 0)) return;
+    const span = this.span;
+    span[0] = previous;
+    span[1] = local;
+    span[3] = raw >= previousRaw ? 1 : -1;
+    // Looping, the motion crosses the clip's end when the explicit time enters another loop (at
+    // most once per frame, as for a player's advance).
+    span[2] = looping && Math.floor(raw / duration) !== Math.floor(previousRaw / duration) ? 1 : 0;
+    rootMotionDelta(this.delta, clip, motion, span);
+    // Added by weight here rather than with accumulateRootMotion, which takes the weight as a
+    // number: boxed (allocated) whenever V8 does not inline the call.
+    const w = ctx.weight, out = this.graph.rootMotion, d = this.delta;
+    out[0] += d[0] * w;
+    out[1] += d[1] * w;
+    out[2] += d[2] * w;
+    out[3] += d[3] * w;
   }
 
   protected onEvaluate(out: Pose): void {
     sampleClipAt(out, this.clip, this.cursor);
   }
 
-  /** The time sampled, after wrapping or clamping to the clip. */
+  /** The time sampled, after wrapping or clamping to the clip (as of the last update). */
   get time(): number {
-    return clipLocalTime(this.clip.clip, this.cursor.time, this.cursor.looping);
+    return this.times[1];
+  }
+
+  /**
+   * Clip seconds the time moved in the last update, signed: the span its root motion covers (0 on
+   * the first update after becoming relevant). Looping, it counts whole loops a wrapped time hides.
+   */
+  get timeStep(): number {
+    return this.times[3];
   }
 
   protected override debugDescription(): string {

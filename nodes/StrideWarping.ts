@@ -1,8 +1,15 @@
+import type { Clip } from '../runtime/clip.ts';
 import type { ComponentPose } from '../runtime/component-pose.ts';
 import { quatFromTo, quatMultiply } from '../runtime/math.ts';
-import { readScalar, readVec3, type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeType, type ScalarProperty, type UpdateContext, type Vec3Property } from '../runtime/node.ts';
+import {
+  ZERO_WEIGHT, readScalar, readVec3,
+  type CacheBonesContext, type ComponentPoseLink, type DebugNode, type Link, type NodeType, type PoseNode, type ScalarProperty, type UpdateContext, type Vec3Property,
+} from '../runtime/node.ts';
+import { sampleRootMotion, type RootMotionTrack } from '../runtime/root-motion.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
 import { solveTwoBoneIK, twoBoneIKOptions } from '../runtime/two-bone-ik.ts';
+import { SequenceEvaluator } from './SequenceEvaluator.ts';
+import { SequencePlayer } from './SequencePlayer.ts';
 
 /** Per-frame scratch, module-wide: nodes never run concurrently. */
 const v = new Float64Array(64);
@@ -41,6 +48,47 @@ interface Leg {
   thigh: string;
 }
 
+/** The players and evaluators of root-motion clips below a node, each kind in a list of its own. */
+interface RootMotionSources {
+  players: SequencePlayer[];
+  evaluators: SequenceEvaluator[];
+}
+
+/**
+ * Finds the root-motion sources in the branch below `node`, once, when the node is built:
+ * AnimNode keeps its links protected, and this walk is their only outside reader.
+ */
+function findRootMotionSources(node: PoseNode, out: RootMotionSources): RootMotionSources {
+  if (node instanceof SequencePlayer && node.clip.clip.rootMotion !== null) out.players.push(node);
+  if (node instanceof SequenceEvaluator && node.clip.clip.rootMotion !== null) out.evaluators.push(node);
+  for (const link of (node as unknown as { links: readonly Link[] }).links) findRootMotionSources(link.node, out);
+  return out;
+}
+
+/**
+ * Each source's absolute weight, play time and (evaluators only; NaN for players) clip time moved
+ * in its last update into weights, times and steps, players first. A function that returns nothing,
+ * with one loop per class: V8 inlines the getters here, where each access sees one class, instead
+ * of boxing the numbers they would return to a caller out of inlining budget.
+ */
+function readSources(sources: RootMotionSources, weights: Float64Array, times: Float64Array, steps: Float64Array): void {
+  const players = sources.players, evaluators = sources.evaluators, n = players.length;
+  for (let i = 0; i < n; i++) {
+    weights[i] = players[i].weight;
+    times[i] = players[i].time;
+    steps[i] = NaN;
+  }
+  for (let i = 0; i < evaluators.length; i++) {
+    weights[n + i] = evaluators[i].weight;
+    times[n + i] = evaluators[i].time;
+    steps[n + i] = evaluators[i].timeStep;
+  }
+}
+
+/** Scratch for root-motion windows: clip times [window start, window end, play time], and the root at each. */
+const clipTimes = new Float64Array(3);
+const rootAt = new Float64Array(12);
+
 /**
  * Stride warping (Unreal 5's AnimationWarping, with the seed's fix): lengthens or shortens each
  * step instead of changing the play rate. In component space, per frame:
@@ -55,11 +103,19 @@ interface Leg {
  * 4. each thigh is turned by the rotation between its FK leg direction and its warped one;
  * 5. the foot target is clamped to the FK leg length from the moved thigh and the leg is solved
  *    with the two-bone IK solver, the foot keeping its FK component-space rotation.
- * Each step can be switched off. In `fromRootMotion` mode the scale is the locomotion speed over
- * the root-motion speed of the branch below, averaged over `rootMotionSmoothingTime` (scale 1
- * below `minRootMotionSpeed`), the direction is the averaged root motion's, and the graph's
- * root-motion delta is scaled by the same factor, so the character moves at the locomotion speed. Warping starts from the FK foot, not an IK bone (the seed shows why: warping an
- * IK bone that already follows the foot makes the feet tread in place).
+ * Each step can be switched off. Warping starts from the FK foot, not an IK bone (the seed shows
+ * why: warping an IK bone that already follows the foot makes the feet tread in place).
+ *
+ * In `fromRootMotion` mode the scale is the locomotion speed over the root-motion speed of the
+ * branch below, and only the root motion that branch adds (this frame's minus what was there
+ * before its update) is scaled by it: a sibling's share under a blend is left alone. The speed is
+ * that of the branch at full weight, so the node's own blend weight does not enter it. It is
+ * measured over a window of clip time (`rootMotionWindow`, the whole clip by default) of each
+ * root-motion clip played below, at the rate and share of weight it plays at: the root's speed
+ * rises and falls within each step, and a scale following it would slide the feet, while a
+ * running average of it needs seconds to settle and still ripples (by ±5% on the CMU slow walk).
+ * Root motion from nodes it cannot see into (PoseSearchBlend) is measured from the branch's share
+ * itself, averaged with half-life `rootMotionSmoothingTime`.
  */
 export class StrideWarping extends SkeletalControlNode {
   private pelvis = -1;
@@ -68,8 +124,19 @@ export class StrideWarping extends SkeletalControlNode {
   private readonly scale = new Float64Array(5);
   /** Stride direction in use (component space). */
   private readonly direction = new Float64Array(3);
-  /** Averaged root-motion velocity [x, y, z, has value] (fromRootMotion mode). */
-  private readonly average = new Float64Array(4);
+  /** fromRootMotion: the branch's root-motion velocity at full weight [x, y, z, has value, speed]. */
+  private readonly velocity = new Float64Array(5);
+  /** The graph's root-motion translation before the branch below was updated this frame. */
+  private readonly rootMotionBefore = new Float64Array(3);
+  private readonly sources: RootMotionSources;
+  /** The sources' clips, players first (as readSources orders them). */
+  private readonly sourceClips: readonly Clip[];
+  /** Each source's play time before the branch below was updated this frame. */
+  private readonly sourceTimes: Float64Array;
+  /** After it: each source's absolute weight, play time and (evaluators) clip time moved. */
+  private readonly sourceWeights: Float64Array;
+  private readonly sourceTimesAfter: Float64Array;
+  private readonly sourceSteps: Float64Array;
   /** Pelvis adjustment spring [position xyz, velocity xyz]. */
   private readonly spring = new Float64Array(6);
   /** Debug: per leg scale origin (3) then adjusted pelvis (3) and offset (3). */
@@ -85,6 +152,7 @@ export class StrideWarping extends SkeletalControlNode {
       strideDirection: Vec3Property;
       locomotionSpeed: ScalarProperty;
       minRootMotionSpeed: number;
+      rootMotionWindow: number;
       rootMotionSmoothingTime: number;
       minScale: number;
       maxScale: number;
@@ -93,6 +161,7 @@ export class StrideWarping extends SkeletalControlNode {
       gravityDirection: Vec3Property;
       pelvisBone: string;
       legs: readonly Leg[];
+      warpFeet: boolean;
       adjustPelvis: boolean;
       pelvisIterations: number;
       pelvisSmoothingTime: number;
@@ -105,6 +174,14 @@ export class StrideWarping extends SkeletalControlNode {
     super(id, 'StrideWarping', input, alpha);
     this.legBones = new Int32Array(props.legs.length * 3).fill(-1);
     this.debugPoints = new Float64Array(props.legs.length * 3 + 6);
+    const none: RootMotionSources = { players: [], evaluators: [] };
+    this.sources = props.fromRootMotion ? findRootMotionSources(input.node, none) : none;
+    this.sourceClips = [...this.sources.players, ...this.sources.evaluators].map((node) => node.clip.clip);
+    const count = this.sourceClips.length;
+    this.sourceTimes = new Float64Array(count);
+    this.sourceWeights = new Float64Array(count);
+    this.sourceTimesAfter = new Float64Array(count);
+    this.sourceSteps = new Float64Array(count);
   }
 
   protected override onInitialize(): void {
@@ -112,7 +189,12 @@ export class StrideWarping extends SkeletalControlNode {
     this.scale.fill(0);
     this.scale[0] = 1;
     this.spring.fill(0);
-    this.average.fill(0);
+    this.velocity.fill(0);
+  }
+
+  protected override onBecomeRelevant(): void {
+    // A velocity averaged before a pause describes motion that is over.
+    this.velocity.fill(0);
   }
 
   protected override onCacheBones(ctx: CacheBonesContext): void {
@@ -130,27 +212,30 @@ export class StrideWarping extends SkeletalControlNode {
     return true;
   }
 
+  protected override onUpdate(ctx: UpdateContext): void {
+    if (this.props.fromRootMotion) {
+      // What the graph holds before the branch below is updated is a sibling's (or nothing): the
+      // difference after is this branch's own share, the only part to measure and scale.
+      const rm = this.graph.rootMotion, before = this.rootMotionBefore;
+      before[0] = rm[0]; before[1] = rm[1]; before[2] = rm[2];
+      readSources(this.sources, this.sourceWeights, this.sourceTimes, this.sourceSteps);
+    }
+    super.onUpdate(ctx);
+  }
+
   protected override updateControl(ctx: UpdateContext): void {
     const p = this.props, values = this.graph.parameterValues, s = this.scale;
     s[4] = ctx.deltaTime;
     let target = 1;
     if (p.fromRootMotion) {
-      // The root's velocity within a gait cycle rises and falls; a stride scale following it frame
-      // by frame would move the feet (d scale/dt times their offset). So speed and direction are
-      // averaged (exponentially, half-life rootMotionSmoothingTime), the scale is the locomotion
-      // speed over that average, and the root motion is scaled by the same factor: planted feet
-      // then stay planted, and the character moves at the locomotion speed on average.
-      const rm = this.graph.rootMotion, dt = ctx.deltaTime, avg = this.average;
-      if (dt > 0) {
-        const k = avg[3] === 0 || !(p.rootMotionSmoothingTime > 0) ? 1 : 1 - Math.pow(0.5, dt / p.rootMotionSmoothingTime);
-        for (let i = 0; i < 3; i++) avg[i] += (rm[i] / dt - avg[i]) * k;
-        avg[3] = 1;
-      }
-      const speed = Math.sqrt(avg[0] * avg[0] + avg[1] * avg[1] + avg[2] * avg[2]);
+      this.measureRootMotion(ctx);
+      const vel = this.velocity;
+      const speed = vel[3] === 1 ? Math.sqrt(vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2]) : 0;
+      vel[4] = speed;
       const wanted = readScalar(values, p.locomotionSpeed);
       if (speed >= p.minRootMotionSpeed && speed > 0 && wanted === wanted) {
         target = wanted / speed;
-        this.direction[0] = avg[0] / speed; this.direction[1] = avg[1] / speed; this.direction[2] = avg[2] / speed;
+        this.direction[0] = vel[0] / speed; this.direction[1] = vel[1] / speed; this.direction[2] = vel[2] / speed;
       } else readVec3(this.direction, 0, values, p.strideDirection);
     } else {
       target = readScalar(values, p.strideScale);
@@ -169,9 +254,69 @@ export class StrideWarping extends SkeletalControlNode {
     }
     s[0] = s[1];
     if (p.fromRootMotion) {
-      const rm = this.graph.rootMotion;
-      rm[0] *= s[0]; rm[1] *= s[0]; rm[2] *= s[0];
+      // Scale only what the branch below added, so the character moves at the locomotion speed
+      // while a sibling's share (added before, or after, this branch) keeps its own.
+      const rm = this.graph.rootMotion, before = this.rootMotionBefore, scale = s[0];
+      for (let k = 0; k < 3; k++) rm[k] = before[k] + (rm[k] - before[k]) * scale;
     }
+  }
+
+  /**
+   * The branch's root-motion velocity at full weight into `velocity` (kept as it was when there is
+   * nothing to measure: no time passed). Each source contributes its clip's mean root velocity over
+   * the window of clip time around its play time, turned into the character's frame at that time,
+   * times the clip seconds it advanced per second this frame and its weight over this node's.
+   */
+  private measureRootMotion(ctx: UpdateContext): void {
+    const dt = ctx.deltaTime, weight = ctx.weight, vel = this.velocity;
+    if (!(dt > 0) || !(weight > ZERO_WEIGHT)) return;
+    const clips = this.sourceClips, times = this.sourceTimes, window = this.props.rootMotionWindow;
+    const weights = this.sourceWeights, timesAfter = this.sourceTimesAfter, steps = this.sourceSteps;
+    readSources(this.sources, weights, timesAfter, steps);
+    let measured = false, vx = 0, vy = 0, vz = 0;
+    for (let i = 0; i < clips.length; i++) {
+      const share = weights[i] / weight;
+      const clip = clips[i], motion = clip.rootMotion!, duration = clip.duration;
+      if (!(share > 0) || !(duration > 0)) continue;
+      measured = true;
+      const time = timesAfter[i];
+      // Clip time advanced: an evaluator reports it; for a player, a change of more than half the
+      // clip is a looping player's wrap.
+      let advance = steps[i];
+      if (!(advance === advance)) {
+        advance = time - times[i];
+        if (advance > duration * 0.5) advance -= duration;
+        else if (advance < -duration * 0.5) advance += duration;
+      }
+      // The window is kept inside the clip (shifted at its ends, not wrapped), so no player's
+      // looping flag is needed; the whole clip when the window is 0 or longer than the clip.
+      const length = window > 0 && window < duration ? window : duration;
+      let start = time - length * 0.5;
+      start = start < 0 ? 0 : start > duration - length ? duration - length : start;
+      clipTimes[0] = start; clipTimes[1] = start + length; clipTimes[2] = time;
+      sampleRootMotion(rootAt, 0, clip, motion, clipTimes, 0);
+      sampleRootMotion(rootAt, 4, clip, motion, clipTimes, 1);
+      sampleRootMotion(rootAt, 8, clip, motion, clipTimes, 2);
+      // The window's displacement in the character's frame at the play time: the clip's root path
+      // turned by minus the heading there.
+      const dx = rootAt[4] - rootAt[0], dy = rootAt[5] - rootAt[1], dz = rootAt[6] - rootAt[2];
+      const c = Math.cos(-rootAt[11]), sn = Math.sin(-rootAt[11]), k = (share * advance) / (dt * length);
+      if (motion.up === 'y') {
+        vx += (c * dx + sn * dz) * k; vy += dy * k; vz += (c * dz - sn * dx) * k;
+      } else {
+        vx += (c * dx - sn * dy) * k; vy += (sn * dx + c * dy) * k; vz += dz * k;
+      }
+    }
+    if (measured) {
+      vel[0] = vx; vel[1] = vy; vel[2] = vz; vel[3] = 1;
+      return;
+    }
+    // No clip to read: the branch's own share of this frame's root motion over its weight,
+    // averaged (exponentially, half-life rootMotionSmoothingTime) from its first value.
+    const rm = this.graph.rootMotion, before = this.rootMotionBefore, half = this.props.rootMotionSmoothingTime;
+    const k = vel[3] === 0 || !(half > 0) ? 1 : 1 - Math.pow(0.5, dt / half);
+    for (let j = 0; j < 3; j++) vel[j] += ((rm[j] - before[j]) / (weight * dt) - vel[j]) * k;
+    vel[3] = 1;
   }
 
   protected evaluateBoneTransforms(input: ComponentPose, out: BoneTransforms): void {
@@ -188,7 +333,9 @@ export class StrideWarping extends SkeletalControlNode {
 
   /** Steps 1 to 5 on `pose`, in place. */
   private warpPose(pose: ComponentPose): void {
-    const p = this.props, values = this.graph.parameterValues, scale = this.scale[0];
+    const p = this.props, values = this.graph.parameterValues;
+    // With the feet step off, the later steps see the FK feet (the scale still reaches root motion).
+    const scale = p.warpFeet ? this.scale[0] : 1;
     readVec3(v, N, values, p.floorNormal);
     readVec3(v, G, values, p.gravityDirection);
     if (!normalize3(v, N)) { v[N] = 0; v[N + 1] = 1; v[N + 2] = 0; }
@@ -213,6 +360,7 @@ export class StrideWarping extends SkeletalControlNode {
         v[F + k] = pose.translations[foot * 3 + k];
         v[H + k] = pose.translations[thigh * 3 + k];
       }
+      for (let k = 0; k < 4; k++) this.fkFootRotations[i * 4 + k] = pose.rotations[foot * 4 + k];
       fkLength[i] = Math.sqrt((v[F] - v[H]) * (v[F] - v[H]) + (v[F + 1] - v[H + 1]) * (v[F + 1] - v[H + 1]) + (v[F + 2] - v[H + 2]) * (v[F + 2] - v[H + 2]));
       this.fkPelvisDistances[i] = Math.sqrt((v[F] - v[P0]) * (v[F] - v[P0]) + (v[F + 1] - v[P0 + 1]) * (v[F + 1] - v[P0 + 1]) + (v[F + 2] - v[P0 + 2]) * (v[F + 2] - v[P0 + 2]));
       // Plane origin: the thigh's gravity line meeting the floor plane through the foot.
@@ -320,13 +468,14 @@ export class StrideWarping extends SkeletalControlNode {
           v[W] = v[H] + dx * k; v[W + 1] = v[H + 1] + dy * k; v[W + 2] = v[H + 2] + dz * k;
         }
       }
-      if (p.solveIk) solveLeg(pose, thigh, calf, foot, v, W);
+      if (p.solveIk) solveLeg(pose, thigh, calf, foot, v, W, this.fkFootRotations, i * 4);
     }
   }
 
   private readonly warpedFeet = new Float64Array(8 * 3);
   private readonly fkLengths = new Float64Array(8);
   private readonly fkPelvisDistances = new Float64Array(8);
+  private readonly fkFootRotations = new Float64Array(8 * 4);
 
   protected override debugDescription(): string {
     const legs = this.props.legs.length, d = this.debugPoints;
@@ -340,6 +489,7 @@ export class StrideWarping extends SkeletalControlNode {
     const values: Record<string, number | number[]> = {
       strideScale: this.scale[0],
       strideDirection: Array.from(this.direction),
+      ...(this.props.fromRootMotion ? { rootMotionSpeed: this.velocity[4] } : {}),
       pelvis: Array.from(d.subarray(legs * 3, legs * 3 + 3)),
       pelvisOffset: Array.from(d.subarray(legs * 3 + 3, legs * 3 + 6)),
     };
@@ -355,7 +505,7 @@ const chainRotations = new Float64Array(12);
 const ikOptions = twoBoneIKOptions({ keepEndRotation: true });
 
 /** Solves a leg with the two-bone IK solver and writes the three bones back (children follow). */
-function solveLeg(pose: ComponentPose, upper: number, middle: number, end: number, target: Float64Array, to: number): void {
+function solveLeg(pose: ComponentPose, upper: number, middle: number, end: number, target: Float64Array, to: number, footRotation: Float64Array, fo: number): void {
   pose.ensureComponent(upper);
   pose.ensureComponent(middle);
   pose.ensureComponent(end);
@@ -367,7 +517,8 @@ function solveLeg(pose: ComponentPose, upper: number, middle: number, end: numbe
   for (let k = 0; k < 4; k++) {
     chainRotations[k] = pose.rotations[upper * 4 + k];
     chainRotations[4 + k] = pose.rotations[middle * 4 + k];
-    chainRotations[8 + k] = pose.rotations[end * 4 + k];
+    // The foot's input rotation, not its current one: the thigh correction has turned it with the leg.
+    chainRotations[8 + k] = footRotation[fo + k];
   }
   solveTwoBoneIK(chainPositions, chainRotations, chainPositions, chainRotations, target, to, ikOptions);
   writeBone(pose, upper, 0);
@@ -397,6 +548,7 @@ export const StrideWarpingType: NodeType = {
     strideDirection: { kind: 'vec3', default: [0, 0, 1] },
     locomotionSpeed: { kind: 'float', default: 0 },
     minRootMotionSpeed: { kind: 'float', default: 1, min: 0 },
+    rootMotionWindow: { kind: 'float', default: 0, min: 0 },
     rootMotionSmoothingTime: { kind: 'float', default: 0.5, min: 0 },
     minScale: { kind: 'float', default: 0.5, min: 0 },
     maxScale: { kind: 'float', default: 2, min: 0 },
@@ -410,6 +562,7 @@ export const StrideWarpingType: NodeType = {
     rightThigh: { kind: 'bone' },
     rightCalf: { kind: 'bone' },
     rightFoot: { kind: 'bone' },
+    warpFeet: { kind: 'bool', default: true },
     adjustPelvis: { kind: 'bool', default: true },
     pelvisIterations: { kind: 'int', default: 3, min: 1, max: 10 },
     pelvisSmoothingTime: { kind: 'float', default: 0, min: 0 },
@@ -427,6 +580,7 @@ export const StrideWarpingType: NodeType = {
       strideDirection: p.vec3('strideDirection'),
       locomotionSpeed: p.scalar('locomotionSpeed'),
       minRootMotionSpeed: p.scalar('minRootMotionSpeed').constant,
+      rootMotionWindow: p.scalar('rootMotionWindow').constant,
       rootMotionSmoothingTime: p.scalar('rootMotionSmoothingTime').constant,
       minScale: p.scalar('minScale').constant,
       maxScale: p.scalar('maxScale').constant,
@@ -435,6 +589,7 @@ export const StrideWarpingType: NodeType = {
       gravityDirection: p.vec3('gravityDirection'),
       pelvisBone: p.bone('pelvisBone'),
       legs: LEG_SIDES.map((side) => ({ thigh: p.bone(`${side}Thigh`), calf: p.bone(`${side}Calf`), foot: p.bone(`${side}Foot`) })),
+      warpFeet: p.scalar('warpFeet').constant !== 0,
       adjustPelvis: p.scalar('adjustPelvis').constant !== 0,
       pelvisIterations: p.scalar('pelvisIterations').constant,
       pelvisSmoothingTime: p.scalar('pelvisSmoothingTime').constant,

@@ -1,8 +1,18 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset } from '../../graphs/loader.ts';
-import type { AnimGraph } from '../../runtime/graph.ts';
+import { checkGraphAsset, loadGraphAsset, loadGraphFile, NodeRegistry } from '../../graphs/loader.ts';
+import { builtInNodeTypes } from '../../nodes/index.ts';
+import type { SequencePlayer } from '../../nodes/SequencePlayer.ts';
+import type { ComponentPose } from '../../runtime/component-pose.ts';
+import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
+import { LocalPoseNode, NO_LINKS, readVec3, type Link, type NodeType, type UpdateContext, type Vec3Property } from '../../runtime/node.ts';
+import { poseCopy, type Pose } from '../../runtime/pose.ts';
+import { rootMotionDelta } from '../../runtime/root-motion.ts';
 import { runGraph, type RunResult } from '../../runtime/runner.ts';
-import { bipedInstance, hasNaN } from '../support/graphs.ts';
+import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
 const LEGS = {
@@ -78,9 +88,10 @@ describeWithData('StrideWarping on CMU walks', () => {
       const warp = { mode: 'fromRootMotion', locomotionSpeed: { param: 'speed' }, minRootMotionSpeed: 5 };
       const warped = runGraph(cmuGraph(file, warp, speed), { frames: n, fps, debug: false });
       const sliding = runGraph(cmuGraph(file, { ...warp, alpha: 0 }, speed), { frames: n, fps, debug: false });
-      // The root moves at the requested speed on average (the average needs a moment to settle).
+      // The root covers the clip's path s times over: from the first frame, the speed is measured
+      // over the whole clip rather than averaged up from the first frame's.
       const travelled = Math.hypot(warped.frames[n - 1].root![0], warped.frames[n - 1].root![2]);
-      expect(Math.abs(travelled / ((n - 1) / fps) / (s * clipSpeed) - 1)).toBeLessThan(0.1);
+      expect(travelled / ((n - 1) / fps) / (s * clipSpeed)).toBeCloseTo(1, 6);
       let slideWarped = 0, slidePlain = 0, count = 0;
       for (const side of ['L', 'R']) {
         const foot = plain.bones.indexOf(`CC_Base_${side}_Foot`);
@@ -210,5 +221,520 @@ describe('StrideWarping', () => {
     });
     expect(result.ok).toBe(false);
     expect(!result.ok && result.problems.map((p) => p.path).sort()).toEqual(['$.nodes.w.properties.leftCalf', '$.nodes.w.properties.rightFoot']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Options, steps and root motion, on the built-in biped. A SequenceEvaluator holds the walk at
+// 0.3 s (left foot ahead, right behind), so the input pose is the same every frame.
+
+const BIPED_LEGS = {
+  pelvisBone: 'pelvis', leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l',
+  rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r',
+};
+const HELD = { type: 'SequenceEvaluator', properties: { clip: 'walk', explicitTime: 0.3 } };
+type V3 = [number, number, number];
+
+function heldWarp(properties: Record<string, unknown>, parameters: Record<string, unknown> = {}): AnimGraphInstance {
+  return bipedInstance({ src: HELD, w: { type: 'StrideWarping', inputs: { pose: 'src' }, properties: { ...BIPED_LEGS, ...properties } } }, 'w', parameters);
+}
+
+/** The held input pose in component space (what the node starts from). */
+function heldPose(): ComponentPose {
+  const g = bipedInstance({ src: HELD }, 'src');
+  g.update(0);
+  return g.componentPose();
+}
+
+const at = (cs: ComponentPose, bone: string): V3 => {
+  const i = cs.skeleton.indexOf(bone);
+  return [cs.translations[i * 3], cs.translations[i * 3 + 1], cs.translations[i * 3 + 2]];
+};
+const rotationOf = (cs: ComponentPose, bone: string): number[] => {
+  const i = cs.skeleton.indexOf(bone);
+  return Array.from(cs.rotations.subarray(i * 4, i * 4 + 4));
+};
+const sub = (a: V3, b: V3): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const add = (a: V3, b: V3): V3 => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+const times = (a: V3, k: number): V3 => [a[0] * k, a[1] * k, a[2] * k];
+const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const length = (a: V3) => Math.sqrt(dot(a, a));
+const unit = (a: V3): V3 => times(a, 1 / length(a));
+/** The warp's debug values; evaluates first, since the scale origins and pelvis are found then. */
+const values = (g: AnimGraphInstance) => {
+  g.componentPose();
+  return g.gatherDebug().children[0].values!;
+};
+/** Quaternion equality up to sign. */
+const expectSameRotation = (a: ArrayLike<number>, b: ArrayLike<number>, tolerance: number) => {
+  const sign = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0 ? -1 : 1;
+  expectClose(Array.from(a, (x) => x * sign), b, tolerance);
+};
+
+/**
+ * Step 2 by hand: the foot's scale origin (the thigh's gravity line meeting the floor plane through
+ * the foot, projected on the plane through it normal to the floor-tangent stride direction) and the
+ * warped foot.
+ */
+function warpedFoot(thigh: V3, foot: V3, scale: number, normal: V3, gravity: V3, stride: V3): { origin: V3; warped: V3 } {
+  const n = unit(normal), g = unit(gravity);
+  const d = unit(sub(stride, times(n, dot(stride, n))));
+  const o = add(thigh, times(g, dot(sub(foot, thigh), n) / dot(g, n)));
+  const origin = sub(foot, times(d, dot(sub(foot, o), d)));
+  return { origin, warped: add(origin, times(sub(foot, origin), scale)) };
+}
+
+const UP: V3 = [0, 1, 0], DOWN: V3 = [0, -1, 0], FORWARD: V3 = [0, 0, 1];
+
+describe('StrideWarping options', () => {
+  it('smooths the scale exponentially with half-life scaleSmoothingTime', () => {
+    const g = heldWarp({ strideScale: { param: 's' }, scaleSmoothingTime: 0.2 }, { s: { type: 'float', default: 1 } });
+    g.update(0.05);
+    expect(values(g).strideScale).toBe(1); // the first value is taken as it is
+    g.setParameter('s', 2);
+    for (let k = 1; k <= 8; k++) {
+      g.update(0.05);
+      // After t seconds the remaining distance to the target is 0.5^(t / half-life).
+      expect(values(g).strideScale).toBeCloseTo(2 - 0.5 ** ((k * 0.05) / 0.2), 12);
+    }
+    expect(values(g).strideScale).toBeCloseTo(1.75, 12); // two half-lives: three quarters of the way
+  });
+
+  it('clamps the scale to minScale and warps the feet by the clamped scale', () => {
+    const input = heldPose();
+    const g = heldWarp({ strideScale: 0.1, minScale: 0.6, adjustPelvis: false, correctThighs: false });
+    g.update(0.1);
+    expect(values(g).strideScale).toBe(0.6);
+    for (const side of ['l', 'r']) {
+      const { origin, warped } = warpedFoot(at(input, `thigh_${side}`), at(input, `foot_${side}`), 0.6, UP, DOWN, FORWARD);
+      expectClose(values(g)[`scaleOrigin.foot_${side}`] as number[], origin, 1e-9);
+      expectClose(at(g.componentPose(), `foot_${side}`), warped, 1e-6);
+      // Only the offset along the stride changes: 0.6 of it, heights and sideways positions kept.
+      expect(warped[2] - origin[2]).toBeCloseTo((at(input, `foot_${side}`)[2] - origin[2]) * 0.6, 9);
+      expect(warped[1]).toBeCloseTo(at(input, `foot_${side}`)[1], 9);
+    }
+  });
+
+  it('blends the pelvis adjustment in by pelvisAlpha (bindable)', () => {
+    const input = heldPose();
+    const g = heldWarp({ strideScale: 1.3, pelvisAlpha: { param: 'a' } }, { a: { type: 'float', default: 1 } });
+    g.update(0.1);
+    const full = values(g).pelvisOffset as V3;
+    expect(full[1]).toBeLessThan(-1);
+    expectClose(at(g.componentPose(), 'pelvis'), add(at(input, 'pelvis'), full), 1e-9);
+    g.setParameter('a', 0.3);
+    g.update(0.1);
+    expectClose(values(g).pelvisOffset as V3, times(full, 0.3), 1e-9);
+    expectClose(at(g.componentPose(), 'pelvis'), add(at(input, 'pelvis'), times(full, 0.3)), 1e-9);
+  });
+
+  it('springs the pelvis adjustment toward its target (critically damped, half-life pelvisSmoothingTime)', () => {
+    const target = heldWarp({ strideScale: 1.5 });
+    target.update(0.05);
+    const T = values(target).pelvisOffset as V3;
+    const g = heldWarp({ strideScale: { param: 's' }, pelvisSmoothingTime: 0.3 }, { s: { type: 'float', default: 1 } });
+    g.update(0.05);
+    expectClose(values(g).pelvisOffset as V3, [0, 0, 0], 1e-9); // scale 1 needs no adjustment
+    g.setParameter('s', 1.5);
+    const y = (2 * Math.LN2) / 0.3;
+    for (let k = 1; k <= 10; k++) {
+      g.update(0.05);
+      const t = k * 0.05;
+      // From rest at 0 toward a constant target: x(t) = T (1 - e^(-y t) (1 + y t)).
+      expectClose(values(g).pelvisOffset as V3, times(T, 1 - Math.exp(-y * t) * (1 + y * t)), 1e-9);
+    }
+  });
+
+  it('adjusts the pelvis as written: toward each warped foot to its FK distance, pelvisIterations times, then down until both reach', () => {
+    const input = heldPose();
+    const P0 = at(input, 'pelvis');
+    const feet = ['l', 'r'].map((side) => ({
+      warped: warpedFoot(at(input, `thigh_${side}`), at(input, `foot_${side}`), 1.4, UP, DOWN, FORWARD).warped,
+      reach: length(sub(at(input, `foot_${side}`), P0)),
+    }));
+    const expected = (iterations: number): V3 => {
+      let P = P0;
+      for (let it = 0; it < iterations; it++) {
+        P = times(feet.reduce<V3>((sum, f) => add(sum, add(f.warped, times(unit(sub(P, f.warped)), f.reach))), [0, 0, 0]), 1 / feet.length);
+      }
+      // Lower along gravity (-y) to the first height at which every foot is within reach.
+      let drop = 0;
+      for (const f of feet) {
+        const e = sub(P, f.warped), horizontal = e[0] * e[0] + e[2] * e[2];
+        if (dot(e, e) > f.reach * f.reach) drop = Math.max(drop, e[1] - Math.sqrt(f.reach * f.reach - horizontal));
+      }
+      P = [P[0], Math.min(P[1] - drop, P0[1]), P[2]]; // never raised
+      return P;
+    };
+    const pelvisFor = (iterations: number) => {
+      const g = heldWarp({ strideScale: 1.4, pelvisIterations: iterations });
+      g.update(0.1);
+      return values(g).pelvis as V3;
+    };
+    const one = pelvisFor(1), three = pelvisFor(3), ten = pelvisFor(10);
+    expectClose(one, expected(1), 1e-9);
+    expectClose(three, expected(3), 1e-9);
+    expectClose(ten, expected(10), 1e-9);
+    expect(length(sub(one, three))).toBeGreaterThan(1e-3); // the count matters
+    // Each warped foot ends within its FK distance of the pelvis, one of them exactly at it.
+    const slack = feet.map((f) => length(sub(ten, f.warped)) - f.reach);
+    expect(Math.max(...slack)).toBeCloseTo(0, 9);
+  });
+
+  it('warps along a tilted floor: feet move along the slope, from origins on their floor plane', () => {
+    const input = heldPose();
+    const tilt = (15 * Math.PI) / 180;
+    const normal: V3 = [0, Math.cos(tilt), -Math.sin(tilt)]; // the floor rises toward +z
+    const g = heldWarp({ strideScale: 0.6, floorNormal: normal, adjustPelvis: false, correctThighs: false, clampLegLength: false });
+    g.update(0.1);
+    for (const side of ['l', 'r']) {
+      const foot = at(input, `foot_${side}`);
+      const { origin, warped } = warpedFoot(at(input, `thigh_${side}`), foot, 0.6, normal, DOWN, FORWARD);
+      expectClose(values(g)[`scaleOrigin.foot_${side}`] as number[], origin, 1e-9);
+      expectClose(at(g.componentPose(), `foot_${side}`), warped, 1e-6);
+      // On the foot's floor plane, and moved along the slope: its height changes with it.
+      expect(dot(sub(warped, foot), normal)).toBeCloseTo(0, 9);
+      expect(Math.abs(warped[1] - foot[1])).toBeGreaterThan(1);
+    }
+  });
+
+  it('follows floorNormal and gravityDirection on a z-up skeleton: the y-up result, turned', () => {
+    // The biped with its root turned +90 degrees about x: component space is z-up, forward is -y.
+    const skeleton = sampleSkeleton();
+    const ref = skeleton.referencePose;
+    const s = Math.SQRT1_2;
+    const bones = skeleton.boneNames.map((name, i) => ({
+      name, ...(skeleton.parents[i] >= 0 ? { parent: skeleton.boneNames[skeleton.parents[i]] } : {}),
+      translation: Array.from(ref.translations.subarray(i * 3, i * 3 + 3)),
+      rotation: i === 0 ? [s, 0, 0, s] : Array.from(ref.rotations.subarray(i * 4, i * 4 + 4)),
+    }));
+    const dir = mkdtempSync(join(tmpdir(), 'stride-'));
+    const file = join(dir, 'z-up.json');
+    writeFileSync(file, JSON.stringify({ bones }));
+    const warp = { ...BIPED_LEGS, strideScale: 1.4, pelvisSmoothingTime: 0 };
+    const zUp = loadGraphAsset({
+      format: 'animgraph/1', skeleton: { file }, clips: { walk: { source: 'builtin:walk' } },
+      nodes: { src: HELD, w: { type: 'StrideWarping', inputs: { pose: 'src' }, properties: { ...warp, floorNormal: [0, 0, 1], gravityDirection: [0, 0, -1], strideDirection: [0, -1, 0] } } },
+      output: 'w',
+    }).createInstance();
+    const yUp = heldWarp(warp);
+    zUp.update(0.1);
+    yUp.update(0.1);
+    const a = yUp.componentPose(), b = zUp.componentPose();
+    const turn = (v: V3): V3 => [v[0], -v[2], v[1]];
+    for (const bone of skeleton.boneNames) {
+      expectClose(at(b, bone), turn(at(a, bone)), 1e-6);
+      const q = rotationOf(a, bone), r = [s * q[3] + s * q[0], s * q[1] - s * q[2], s * q[2] + s * q[1], s * q[3] - s * q[0]];
+      expectSameRotation(rotationOf(b, bone), r, 1e-9);
+    }
+    // And it did warp: the left foot moved forward (-y) by 0.4 of its offset from its origin.
+    const input = heldPose();
+    expect(at(b, 'foot_l')[1]).toBeLessThan(-at(input, 'foot_l')[2] - 5);
+  });
+});
+
+describe('StrideWarping steps', () => {
+  const run = (properties: Record<string, unknown>) => {
+    const g = heldWarp({ strideScale: 1.3, ...properties });
+    g.update(0.1);
+    return { g, cs: g.componentPose(), local: g.evaluate(), offset: values(g).pelvisOffset as V3 };
+  };
+  const input = heldPose();
+  const LEG = ['thigh_l', 'calf_l', 'foot_l', 'thigh_r', 'calf_r', 'foot_r'];
+
+  it('warpFeet off: the later steps see the FK feet, so the pose is the input', () => {
+    const { g, cs } = run({ warpFeet: false });
+    expect(values(g).strideScale).toBe(1.3);
+    for (let i = 0; i < cs.translations.length; i++) expect(cs.translations[i]).toBeCloseTo(input.translations[i], 6);
+  });
+
+  it('adjustPelvis off: the pelvis stays where the input has it; on, it drops', () => {
+    const off = run({ adjustPelvis: false });
+    expectClose(at(off.cs, 'pelvis'), at(input, 'pelvis'), 1e-12);
+    expectClose(off.offset, [0, 0, 0], 0);
+    expect(run({}).offset[1]).toBeLessThan(-1);
+  });
+
+  it('correctThighs and solveIk off: the legs only follow the pelvis', () => {
+    const { cs, offset } = run({ correctThighs: false, solveIk: false });
+    expect(offset[1]).toBeLessThan(-1);
+    for (const bone of LEG) {
+      expectClose(at(cs, bone), add(at(input, bone), offset), 1e-9);
+      expectSameRotation(rotationOf(cs, bone), rotationOf(input, bone), 1e-12);
+    }
+  });
+
+  it('thigh correction turns each thigh by the rotation from its FK leg direction to its warped one', () => {
+    const { cs, offset, local } = run({ solveIk: false });
+    const inputLocal = bipedInstance({ src: HELD }, 'src');
+    inputLocal.update(0);
+    const fk = inputLocal.evaluate();
+    for (const side of ['l', 'r']) {
+      const thigh = add(at(input, `thigh_${side}`), offset);
+      const { warped } = warpedFoot(at(input, `thigh_${side}`), at(input, `foot_${side}`), 1.3, UP, DOWN, FORWARD);
+      const from = unit(sub(at(input, `foot_${side}`), at(input, `thigh_${side}`))), to = unit(sub(warped, thigh));
+      // The shortest-arc quaternion from `from` to `to`, times the FK rotation.
+      const c: V3 = [from[1] * to[2] - from[2] * to[1], from[2] * to[0] - from[0] * to[2], from[0] * to[1] - from[1] * to[0]];
+      const q = [c[0], c[1], c[2], 1 + dot(from, to)], n = Math.hypot(...q);
+      const [x, y, z, w] = q.map((k) => k / n), [bx, by, bz, bw] = rotationOf(input, `thigh_${side}`);
+      const expected = [w * bx + x * bw + y * bz - z * by, w * by - x * bz + y * bw + z * bx, w * bz + x * by - y * bx + z * bw, w * bw - x * bx - y * by - z * bz];
+      expectSameRotation(rotationOf(cs, `thigh_${side}`), expected, 1e-9);
+      // So the (unchanged) leg now points at the warped foot.
+      expectClose(unit(sub(at(cs, `foot_${side}`), at(cs, `thigh_${side}`))), to, 1e-9);
+      // The leg itself is unchanged: as long as in the input.
+      expect(length(sub(at(cs, `foot_${side}`), thigh))).toBeCloseTo(length(sub(at(input, `foot_${side}`), at(input, `thigh_${side}`))), 9);
+      // The knee and ankle keep their local rotations.
+      for (const bone of [`calf_${side}`, `foot_${side}`]) {
+        const i = cs.skeleton.indexOf(bone);
+        expectSameRotation(local.rotations.subarray(i * 4, i * 4 + 4), fk.rotations.subarray(i * 4, i * 4 + 4), 1e-9);
+      }
+    }
+  });
+
+  it('solveIk places each foot on its warped target (clamped to the FK leg length) with its FK rotation', () => {
+    const { cs, offset } = run({});
+    for (const side of ['l', 'r']) {
+      const thigh = add(at(input, `thigh_${side}`), offset);
+      const { warped } = warpedFoot(at(input, `thigh_${side}`), at(input, `foot_${side}`), 1.3, UP, DOWN, FORWARD);
+      const fkLength = length(sub(at(input, `foot_${side}`), at(input, `thigh_${side}`)));
+      const target = length(sub(warped, thigh)) > fkLength ? add(thigh, times(unit(sub(warped, thigh)), fkLength)) : warped;
+      expectClose(at(cs, `foot_${side}`), target, 1e-6);
+      expectSameRotation(rotationOf(cs, `foot_${side}`), rotationOf(input, `foot_${side}`), 1e-9);
+    }
+  });
+
+  it('clampLegLength keeps an out-of-reach foot at the FK leg length; off, the leg extends fully toward it', () => {
+    // At 1.6 with the pelvis held, the left foot's target is about 96 cm from the thigh: beyond the 85 cm leg.
+    const thigh = at(input, 'thigh_l'), fkLength = length(sub(at(input, 'foot_l'), thigh));
+    const { warped } = warpedFoot(thigh, at(input, 'foot_l'), 1.6, UP, DOWN, FORWARD);
+    expect(length(sub(warped, thigh))).toBeGreaterThan(90);
+    const toward = unit(sub(warped, thigh));
+    const clamped = run({ strideScale: 1.6, adjustPelvis: false }).cs;
+    expectClose(at(clamped, 'foot_l'), add(thigh, times(toward, fkLength)), 1e-6);
+    const free = run({ strideScale: 1.6, adjustPelvis: false, clampLegLength: false }).cs;
+    expectClose(at(free, 'foot_l'), add(thigh, times(toward, 43 + 42)), 1e-6);
+    expect(85 - fkLength).toBeGreaterThan(0.1); // the two differ
+  });
+});
+
+// A node that moves the character at a (bindable) velocity, for root motion the warp cannot read
+// clips from; its pose is the reference pose.
+class Mover extends LocalPoseNode {
+  private readonly velocity = new Float64Array(3);
+  constructor(id: string, private readonly velocityProperty: Vec3Property) {
+    super(id, 'Mover');
+  }
+  protected get links(): readonly Link[] {
+    return NO_LINKS;
+  }
+  protected onUpdate(ctx: UpdateContext): void {
+    readVec3(this.velocity, 0, this.graph.parameterValues, this.velocityProperty);
+    for (let k = 0; k < 3; k++) this.graph.rootMotion[k] += this.velocity[k] * ctx.deltaTime * ctx.weight;
+  }
+  protected onEvaluate(out: Pose): void {
+    poseCopy(out, this.graph.skeleton.referencePose);
+  }
+}
+const MoverType: NodeType = {
+  type: 'Mover', space: 'local', properties: { velocity: { kind: 'vec3', default: [0, 0, 0] } }, inputs: [],
+  create: ({ id, properties: p }) => new Mover(id, p.vec3('velocity')),
+};
+
+describe('StrideWarping fromRootMotion, on root motion it cannot read clips of', () => {
+  const graph = (warp: Record<string, unknown>, alpha = 0.25) => loadGraphAsset({
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips: {},
+    parameters: { v: { type: 'vec3', default: [0, 0, 100] }, alpha: { type: 'float', default: alpha } },
+    nodes: {
+      mine: { type: 'Mover', properties: { velocity: { param: 'v' } } },
+      w: { type: 'StrideWarping', inputs: { pose: 'mine' }, properties: { ...BIPED_LEGS, mode: 'fromRootMotion', locomotionSpeed: 150, ...warp } },
+      sibling: { type: 'Mover', properties: { velocity: [50, 0, 0] } },
+      b: { type: 'BlendTwo', inputs: { A: 'w', B: 'sibling' }, properties: { alpha: { param: 'alpha' } } },
+    },
+    output: 'b',
+  }, { nodeTypes: new NodeRegistry([...builtInNodeTypes, MoverType]) }).createInstance();
+  const line = (g: AnimGraphInstance) => g.gatherDebug().children[0].children[0].values!;
+
+  it('measures its own share over its weight and scales only that share, not the sibling\'s', () => {
+    const g = graph({ rootMotionSmoothingTime: 0.2 });
+    g.update(0.1);
+    expect(line(g).rootMotionSpeed).toBeCloseTo(100, 9); // not 75 (weighted), not 75 + 12.5 (with the sibling)
+    expect(line(g).strideScale).toBeCloseTo(1.5, 12);
+    expectClose(line(g).strideDirection as number[], [0, 0, 1], 1e-12);
+    expectClose(g.rootMotion.subarray(0, 3), [0.25 * 50 * 0.1, 0, 0.75 * 1.5 * 100 * 0.1], 1e-12);
+    // The measure does not depend on the weight.
+    g.setParameter('alpha', 0.6);
+    g.update(0.1);
+    expect(line(g).rootMotionSpeed).toBeCloseTo(100, 9);
+    expectClose(g.rootMotion.subarray(0, 3), [0.6 * 50 * 0.1, 0, 0.4 * 1.5 * 100 * 0.1], 1e-12);
+    // A change of speed is followed with half-life rootMotionSmoothingTime: half-way after 0.2 s.
+    g.setParameter('v', [0, 0, 200]);
+    g.update(0.1);
+    expect(line(g).rootMotionSpeed).toBeCloseTo(100 + 100 * (1 - Math.SQRT1_2), 9);
+    g.update(0.1);
+    expect(line(g).rootMotionSpeed).toBeCloseTo(150, 9);
+    expect(line(g).strideScale).toBeCloseTo(1, 12);
+  });
+
+  it('keeps scale 1, the root motion as it is and the manual direction below minRootMotionSpeed', () => {
+    const g = graph({ minRootMotionSpeed: 5, rootMotionSmoothingTime: 0, strideDirection: [1, 0, 0] }, 0);
+    g.setParameter('v', [0, 0, 3]);
+    g.update(0.1);
+    expect(line(g).rootMotionSpeed).toBeCloseTo(3, 12);
+    expect(line(g).strideScale).toBe(1);
+    expectClose(line(g).strideDirection as number[], [1, 0, 0], 0);
+    expectClose(g.rootMotion.subarray(0, 3), [0, 0, 0.3], 1e-12);
+    // Above it: 150 / 6 = 25, clamped to maxScale (2), and the root motion follows the clamped scale.
+    g.setParameter('v', [0, 0, 6]);
+    g.update(0.1);
+    expect(line(g).strideScale).toBe(2);
+    expectClose(g.rootMotion.subarray(0, 3), [0, 0, 2 * 0.6], 1e-12);
+  });
+});
+
+describeWithData('StrideWarping fromRootMotion on CMU walks', () => {
+  const CMU_LEGS = { pelvisBone: 'CC_Base_Pelvis', ...LEGS };
+  /** A clip's own speed: its root's travel from first to last frame over its duration. */
+  const clipSpeed = (graph: AnimGraph, name: string) => {
+    const clip = graph.clipBindings.get(name)!.clip, rm = clip.rootMotion!, n = clip.frameCount;
+    return Math.hypot(rm.translations[(n - 1) * 3] - rm.translations[0], rm.translations[(n - 1) * 3 + 2] - rm.translations[2]) / clip.duration;
+  };
+
+  it('gives scale 1 at the clip\'s own speed from the first frames (and at its own speed times the play rate)', () => {
+    const report: string[] = [];
+    for (const [file, rate, source] of [['007_04', 1, 'player'], ['002_01', 1, 'player'], ['007_04', 1.5, 'player'], ['007_04', 0.8, 'evaluator']] as const) {
+      const asset = (speed: number) => loadGraphAsset({
+        format: 'animgraph/1', skeleton: { bvh: `${CMU}${file}.bvh` },
+        clips: { walk: { source: `${CMU}${file}.bvh`, frames: [1, -1], rootMotion: true } },
+        parameters: { t: { type: 'float', default: 0 } },
+        nodes: {
+          p: source === 'player'
+            ? { type: 'SequencePlayer', properties: { clip: 'walk', loop: false, playRate: rate } }
+            : { type: 'SequenceEvaluator', properties: { clip: 'walk', explicitTime: { param: 't' } } },
+          w: { type: 'StrideWarping', inputs: { pose: 'p' }, properties: { ...CMU_LEGS, mode: 'fromRootMotion', locomotionSpeed: speed, minRootMotionSpeed: 5 } },
+        },
+        output: 'w',
+      });
+      const own = clipSpeed(asset(0), 'walk');
+      const graph = asset(own * rate);
+      const clip = graph.clipBindings.get('walk')!.clip, fps = clip.frameRate;
+      const frames = Math.floor((clip.duration / rate) * fps);
+      // The evaluator's time is driven at `rate` clip seconds per second.
+      const timeline = source === 'player' ? [] : Array.from({ length: frames }, (_, f) => ({ name: 't', value: (f / fps) * rate, time: f / fps }));
+      const run = runGraph(graph, { frames, fps, timeline, poses: false });
+      let worst = 0;
+      for (let f = 2; f < frames; f++) {
+        const line = run.frames[f].debug!.children[0];
+        worst = Math.max(worst, Math.abs((line.values!.strideScale as number) - 1));
+        expect(line.values!.rootMotionSpeed).toBeCloseTo(own * rate, 6);
+      }
+      report.push(`${file} ${source} at ${rate}x its own ${own.toFixed(1)} cm/s: scale within ${worst.toExponential(1)} of 1 from frame 2`);
+      expect(worst).toBeLessThan(0.01);
+    }
+    console.log(report.join('\n'));
+  });
+
+  it('measures over rootMotionWindow seconds of clip time around the play time, kept inside the clip', () => {
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: { bvh: `${CMU}007_04.bvh` },
+      clips: { walk: { source: `${CMU}007_04.bvh`, frames: [1, -1], rootMotion: true } },
+      nodes: {
+        p: { type: 'SequencePlayer', properties: { clip: 'walk', loop: false } },
+        w: { type: 'StrideWarping', inputs: { pose: 'p' }, properties: { ...CMU_LEGS, mode: 'fromRootMotion', locomotionSpeed: 120, rootMotionWindow: 1 } },
+      },
+      output: 'w',
+    });
+    const clip = graph.clipBindings.get('walk')!.clip, rm = clip.rootMotion!;
+    const root = (t: number) => {
+      const x = Math.min(t * clip.frameRate, clip.frameCount - 1), f = Math.min(Math.floor(x), clip.frameCount - 2), a = x - f;
+      const lerp = (v: Float64Array, k: number, n: number) => v[f * n + k] + (v[(f + 1) * n + k] - v[f * n + k]) * a;
+      return { x: lerp(rm.translations, 0, 3), z: lerp(rm.translations, 2, 3), heading: lerp(rm.headings, 0, 1) };
+    };
+    const fps = 60, run = runGraph(graph, { frames: 200, fps, poses: false });
+    const seen: number[] = [];
+    for (const f of [5, 60, 120, 199]) {
+      const t = f / fps, start = Math.min(Math.max(t - 0.5, 0), clip.duration - 1);
+      const a = root(start), b = root(start + 1), h = root(t).heading;
+      // The window's travel per clip second, seen from the character's heading at the play time.
+      const dx = b.x - a.x, dz = b.z - a.z, c = Math.cos(-h), s = Math.sin(-h);
+      const velocity = [c * dx + s * dz, 0, c * dz - s * dx];
+      const values = run.frames[f].debug!.children[0].values!;
+      expect(values.rootMotionSpeed).toBeCloseTo(Math.hypot(dx, dz), 6);
+      expect(values.strideScale).toBeCloseTo(120 / Math.hypot(dx, dz), 6);
+      expectClose(values.strideDirection as number[], velocity.map((v) => v / Math.hypot(dx, dz)), 1e-9);
+      seen.push(values.rootMotionSpeed as number);
+    }
+    // It does follow the walk's changes of pace (the whole clip would give one speed).
+    expect(Math.max(...seen) - Math.min(...seen)).toBeGreaterThan(3);
+  });
+
+  it('under a blend, measures and scales only its own branch\'s root motion', () => {
+    for (const warpOn of ['A', 'B'] as const) {
+      const graph = loadGraphAsset({
+        format: 'animgraph/1', skeleton: { bvh: `${CMU}007_04.bvh` },
+        clips: {
+          slow: { source: `${CMU}007_04.bvh`, frames: [1, -1], rootMotion: true },
+          brisk: { source: `${CMU}007_04.bvh`, frames: [60, -1], rootMotion: true },
+        },
+        parameters: { alpha: { type: 'float', default: 0.3 } },
+        nodes: {
+          p: { type: 'SequencePlayer', properties: { clip: 'slow' } },
+          w: { type: 'StrideWarping', inputs: { pose: 'p' }, properties: { ...CMU_LEGS, mode: 'fromRootMotion', locomotionSpeed: 150 } },
+          q: { type: 'SequencePlayer', properties: { clip: 'brisk', startTime: 1, playRate: 1.4 } },
+          b: { type: 'BlendTwo', inputs: warpOn === 'A' ? { A: 'w', B: 'q' } : { A: 'q', B: 'w' }, properties: { alpha: { param: 'alpha' } } },
+        },
+        output: 'b',
+      });
+      const g = graph.createInstance();
+      const own = clipSpeed(graph, 'slow'), scale = 150 / own;
+      const p = g.nodes.get('p') as SequencePlayer, q = g.nodes.get('q') as SequencePlayer;
+      const slow = graph.clipBindings.get('slow')!.clip, brisk = graph.clipBindings.get('brisk')!.clip;
+      const delta = (clip: typeof slow, from: number, to: number) => rootMotionDelta(new Float64Array(4), clip, clip.rootMotion!, Float64Array.of(from, to, 1, 1));
+      g.update(0);
+      for (const [frame, alpha] of [[1, 0.3], [2, 0.3], [3, 0.8], [4, 0.8]] as const) {
+        g.setParameter('alpha', alpha);
+        const p0 = p.time, q0 = q.time;
+        g.update(1 / 60);
+        const wWarp = warpOn === 'A' ? 1 - alpha : alpha, wSibling = 1 - wWarp;
+        const line = g.gatherDebug().children[0].children[warpOn === 'A' ? 0 : 1].values!;
+        // The warp's branch alone, at full weight: the slow walk's own speed, whatever the blend.
+        expect(line.rootMotionSpeed, `frame ${frame}`).toBeCloseTo(own, 9);
+        expect(line.strideScale).toBeCloseTo(scale, 9);
+        // Its share scaled, the sibling's as the sibling played it.
+        const mine = delta(slow, p0, p.time), sibling = delta(brisk, q0, q.time);
+        for (let k = 0; k < 3; k++) expect(g.rootMotion[k]).toBeCloseTo(wWarp * scale * mine[k] + wSibling * sibling[k], 12);
+        expect(g.rootMotion[3]).toBeCloseTo(wWarp * mine[3] + wSibling * sibling[3], 12);
+        expect(Math.hypot(sibling[0], sibling[2])).toBeGreaterThan(1);
+      }
+    }
+  });
+
+  it('walks the example graph at the speed set on the timeline, and shows the scale in its debug tree', () => {
+    const file = new URL('../../graphs/examples/cmu-stride-warping.json', import.meta.url).pathname;
+    const graph = loadGraphFile(file);
+    const clip = graph.clipBindings.get('walk')!.clip;
+    const own = clipSpeed(graph, 'walk');
+    const fps = 60, loop = Math.round(clip.duration * fps);
+    // As `--set speed=160@1`: from 108 cm/s (the default) to 160 at 1 s; then a whole loop of the clip.
+    const seconds = 1 + loop / fps;
+    const run = runGraph(graph, { seconds, fps, timeline: [{ name: 'speed', value: 160, time: 1 }], poses: false });
+    // The same walk unwarped: the example with its output taken from the player.
+    const asset = JSON.parse(readFileSync(file, 'utf8'));
+    const plain = runGraph(loadGraphAsset({ ...asset, nodes: { walk: asset.nodes.walk }, output: 'walk' }, { baseDir: dirname(file) }), { seconds, fps, poses: false });
+    const warp = (f: number) => run.frames[f].debug!.children[0];
+    expect(warp(30).values!.strideScale).toBeCloseTo(108 / own, 9);
+    expect(warp(60).values!.strideScale).toBeCloseTo(160 / own, 9);
+    expect(warp(60).description).toContain(`Scale: ${(160 / own).toFixed(3)}`);
+    const root = (r: RunResult, f: number) => r.frames[f].root!;
+    const travel = (r: RunResult, a: number, b: number) => Math.hypot(root(r, b)[0] - root(r, a)[0], root(r, b)[2] - root(r, a)[2]);
+    const last = run.frames.length - 1;
+    // Over a whole loop after the change the character covers 160 cm/s (the loop's own path,
+    // scaled: its direction changes a little over the loop, so 1%).
+    const speed = travel(run, 60, last) / ((last - 60) / fps);
+    console.log(`example graph: ${own.toFixed(1)} cm/s clip, ${speed.toFixed(1)} cm/s after speed=160@1 (scale ${(160 / own).toFixed(3)})`);
+    expect(Math.abs(speed / 160 - 1)).toBeLessThan(0.01);
+    // Frame by frame, the root moves exactly the scale times the clip's own root motion.
+    for (const [a, b] of [[10, 20], [60, 61], [100, 150], [200, last]]) {
+      expect(travel(run, a, b) / travel(plain, a, b)).toBeCloseTo((a >= 60 ? 160 : 108) / own, 9);
+    }
   });
 });
