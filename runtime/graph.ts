@@ -55,7 +55,7 @@ export class AnimGraph {
    * Temporaries of evaluation (a blend's second input, a space conversion), shared by every
    * instance: nodes take them and give them back within one evaluate, and instances evaluate one at
    * a time (a worker thread has its own graph), so a crowd of one asset works in the same few
-   * poses instead of a cold set per character (the blend cases of bench/crowd ran 10-30% faster).
+   * poses instead of a cold set per character.
    */
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
