@@ -13,6 +13,14 @@ import { Pose, poseCopy } from './pose.ts';
  */
 export const CURVE_STRIDE = 7;
 
+// fdlibm's minimax kernels on [-pi/4, pi/4]: sin x = x + x^3 (K1 + K2 x^2 + ...), cos x = 1 - x^2/2
+// + x^4 (L1 + L2 x^2 + ...).
+const QUARTER_PI = Math.PI / 4;
+const K1 = -1.66666666666666324348e-01, K2 = 8.33333333332248946124e-03, K3 = -1.98412698298579493134e-04,
+  K4 = 2.75573137070700676789e-06, K5 = -2.50507602534068634195e-08, K6 = 1.58969099521155010221e-10;
+const L1 = 4.16666666666666019037e-02, L2 = -1.38888888888741095749e-03, L3 = 2.48015872894767294178e-05,
+  L4 = -2.75573143513906633035e-07, L5 = 2.08757232129817482790e-09, L6 = -1.13596475577881948265e-11;
+
 /**
  * Fits the curve for offset x0 moving at v0 over at most `duration` seconds into
  * out[o .. o+6], with the overshoot guards: the sign is normalised so x0 >= 0; a velocity moving
@@ -81,6 +89,11 @@ export class PoseInertializer {
   private readonly translationCurve: Float64Array;
   private readonly rotationCurve: Float64Array;
   private readonly scaleCurve: Float64Array;
+  /**
+   * Per bone, which curves are not zero: 1 translation, 2 rotation, 4 scale. apply() reads no
+   * curve that is zero (most scales), since a crowd's transitions are bound by memory traffic.
+   */
+  private readonly live: Uint8Array;
   /** [elapsed, duration] of the running transition; elapsed >= duration means none. */
   readonly clock = new Float64Array(2);
   /** The numbers of the next startFromArgs: [delta time from the older pose to the previous, duration]. */
@@ -94,6 +107,7 @@ export class PoseInertializer {
     this.translationCurve = new Float64Array(boneCount * CURVE_STRIDE);
     this.rotationCurve = new Float64Array(boneCount * CURVE_STRIDE);
     this.scaleCurve = new Float64Array(boneCount * CURVE_STRIDE);
+    this.live = new Uint8Array(boneCount);
   }
 
   /** True until the elapsed time reaches the duration (to within a nanosecond of summed delta times). */
@@ -143,6 +157,8 @@ export class PoseInertializer {
       fitVector(this.scaleDir, this.scaleCurve, bone, target.scales, previous.scales, older?.scales ?? null, args);
       args[DURATION] = this.clock[1];
       fitRotation(this.rotationAxis, this.rotationCurve, bone, target.rotations, previous.rotations, older?.rotations ?? null, args);
+      const t1 = bone * CURVE_STRIDE + 3;
+      this.live[bone] = (this.translationCurve[t1] > 0 ? 1 : 0) | (this.rotationCurve[t1] > 0 ? 2 : 0) | (this.scaleCurve[t1] > 0 ? 4 : 0);
     }
   }
 
@@ -152,31 +168,57 @@ export class PoseInertializer {
     const t = this.clock[0];
     const n = this.boneCount;
     const pt = pose.translations, pr = pose.rotations, ps = pose.scales;
+    const live = this.live, tc = this.translationCurve, rc = this.rotationCurve, sc = this.scaleCurve;
+    const td = this.translationDir, ra = this.rotationAxis, sd = this.scaleDir;
     for (let bone = 0; bone < n; bone++) {
+      const m = live[bone];
+      if (m === 0) continue;
       const b3 = bone * 3, b4 = bone * 4, c = bone * CURVE_STRIDE;
-      const xt = inertialCurveValue(this.translationCurve, c, t);
+      const xt = (m & 1) === 0 ? 0 : inertialCurveValue(tc, c, t);
       if (xt !== 0) {
-        pt[b3] += this.translationDir[b3] * xt;
-        pt[b3 + 1] += this.translationDir[b3 + 1] * xt;
-        pt[b3 + 2] += this.translationDir[b3 + 2] * xt;
+        pt[b3] += td[b3] * xt;
+        pt[b3 + 1] += td[b3 + 1] * xt;
+        pt[b3 + 2] += td[b3 + 2] * xt;
       }
-      const xs = inertialCurveValue(this.scaleCurve, c, t);
+      const xs = (m & 4) === 0 ? 0 : inertialCurveValue(sc, c, t);
       if (xs !== 0) {
-        ps[b3] += this.scaleDir[b3] * xs;
-        ps[b3 + 1] += this.scaleDir[b3 + 1] * xs;
-        ps[b3 + 2] += this.scaleDir[b3 + 2] * xs;
+        ps[b3] += sd[b3] * xs;
+        ps[b3 + 1] += sd[b3 + 1] * xs;
+        ps[b3 + 2] += sd[b3 + 2] * xs;
       }
-      const xr = inertialCurveValue(this.rotationCurve, c, t);
+      const xr = (m & 2) === 0 ? 0 : inertialCurveValue(rc, c, t);
       if (xr !== 0) {
         // pose rotation = offset(axis, xr) * pose rotation, as previous = offset * target.
-        const h = xr * 0.5, s = Math.sin(h), w = Math.cos(h);
-        const ax = this.rotationAxis[b3] * s, ay = this.rotationAxis[b3 + 1] * s, az = this.rotationAxis[b3 + 2] * s;
+        // sin and cos of the half angle h without Math.sin and Math.cos (calls out of optimised
+        // code; the rotation offsets are most of a transition's per-frame cost): fdlibm's kernels
+        // on h/2, in [-pi/4, pi/4] while the offset stays within a half turn (it decays from at
+        // most one), then the double-angle formulas. Error about 2e-16.
+        const q = xr * 0.25;
+        let s: number, w: number;
+        if (q >= -QUARTER_PI && q <= QUARTER_PI) {
+          const z = q * q, z2 = z * z;
+          const sq = q + q * z * ((K1 + K2 * z) + z2 * (K3 + K4 * z) + z2 * z2 * (K5 + K6 * z));
+          const cq = 1 - 0.5 * z + z2 * ((L1 + L2 * z) + z2 * (L3 + L4 * z) + z2 * z2 * (L5 + L6 * z));
+          s = 2 * sq * cq;
+          w = cq * cq - sq * sq;
+        } else {
+          s = Math.sin(2 * q);
+          w = Math.cos(2 * q);
+        }
+        const ax = ra[b3] * s, ay = ra[b3 + 1] * s, az = ra[b3 + 2] * s;
         const bx = pr[b4], by = pr[b4 + 1], bz = pr[b4 + 2], bw = pr[b4 + 3];
-        pr[b4] = w * bx + ax * bw + ay * bz - az * by;
-        pr[b4 + 1] = w * by - ax * bz + ay * bw + az * bx;
-        pr[b4 + 2] = w * bz + ax * by - ay * bx + az * bw;
-        pr[b4 + 3] = w * bw - ax * bx - ay * by - az * bz;
-        quatNormalize(pr, b4);
+        const rx = w * bx + ax * bw + ay * bz - az * by;
+        const ry = w * by - ax * bz + ay * bw + az * bx;
+        const rz = w * bz + ax * by - ay * bx + az * bw;
+        const rw = w * bw - ax * bx - ay * by - az * bz;
+        // Renormalised: the product of two unit quaternions is off by rounding only (|q|² = 1 + e,
+        // e near 1e-16), where one Newton step toward 1/sqrt from 1 is exact to 3e²/8 and spares a
+        // square root and a division; anything farther from unit takes the full normalisation.
+        const n2 = rx * rx + ry * ry + rz * rz + rw * rw;
+        const near = n2 > 1 - 1e-8 && n2 < 1 + 1e-8;
+        const k = near ? 1.5 - 0.5 * n2 : 1;
+        pr[b4] = rx * k; pr[b4 + 1] = ry * k; pr[b4 + 2] = rz * k; pr[b4 + 3] = rw * k;
+        if (!near) quatNormalize(pr, b4);
       }
     }
   }
