@@ -11,7 +11,7 @@ import {
   DEFAULT_FEATURE_SPEC, DEFAULT_SAMPLE_RATE, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, type IndexedClip, type PoseFeatureSpec,
 } from '../runtime/pose-search.ts';
-import { rootMotionDelta } from '../runtime/root-motion.ts';
+import { addRootMotion } from '../runtime/root-motion.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
 const MAX_SLOTS = 4;
@@ -62,7 +62,8 @@ export class PoseSearchBlend extends LocalPoseNode {
   /** 0: no switch yet; 1: the last switch searched; 2: it had no pose history to search with. */
   private searchState = 0;
   private readonly gapFrames: number;
-  private readonly span = new Float64Array(4);
+  /** [time before, time after, looping, direction, weight] of the active clip's advance, for root motion. */
+  private readonly span = new Float64Array(5);
   private readonly delta = new Float64Array(4);
   private atEnd = false;
   /** The last `motion` read, truncated (what debug reports), and whether it was outside the clips. */
@@ -294,12 +295,8 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.span[1] = times[i];
     this.span[2] = looping ? 1 : 0;
     this.span[3] = 1;
-    rootMotionDelta(this.delta, clip, motion, this.span);
-    const scale = ctx.weight * w, out = this.graph.rootMotion, d = this.delta;
-    out[0] += d[0] * scale;
-    out[1] += d[1] * scale;
-    out[2] += d[2] * scale;
-    out[3] += d[3] * scale;
+    this.span[4] = ctx.weight * w;
+    addRootMotion(this.graph.rootMotion, this.delta, clip, motion, this.span);
   }
 
   protected onEvaluate(out: Pose): void {

@@ -1,5 +1,5 @@
 import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
-import { rootMotionDelta } from '../runtime/root-motion.ts';
+import { addRootMotion } from '../runtime/root-motion.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 
@@ -16,8 +16,8 @@ export class SequenceEvaluator extends LocalPoseNode {
   private readonly cursor = new ClipCursor();
   /** [explicit time as given, time sampled (wrapped or clamped), explicit time has a predecessor, clip time moved]. */
   private readonly times = new Float64Array(4);
-  /** [time before, time after, looping, direction] of this frame's change, for root motion. */
-  private readonly span = new Float64Array(4);
+  /** [time before, time after, looping, direction, weight] of this frame's change, for root motion. */
+  private readonly span = new Float64Array(5);
   private readonly delta = new Float64Array(4);
   /** The explicit time's literal value (used when it is not bound); see onUpdate. */
   private readonly literalTime = new Float64Array(1);
@@ -79,14 +79,8 @@ export class SequenceEvaluator extends LocalPoseNode {
     // Looping, the motion crosses the clip's end when the explicit time enters another loop (at
     // most once per frame, as for a player's advance).
     span[2] = looping && Math.floor(raw / duration) !== Math.floor(previousRaw / duration) ? 1 : 0;
-    rootMotionDelta(this.delta, clip, motion, span);
-    // Added by weight here rather than with accumulateRootMotion, which takes the weight as a
-    // number: boxed (allocated) whenever V8 does not inline the call.
-    const w = ctx.weight, out = this.graph.rootMotion, d = this.delta;
-    out[0] += d[0] * w;
-    out[1] += d[1] * w;
-    out[2] += d[2] * w;
-    out[3] += d[3] * w;
+    span[4] = ctx.weight;
+    addRootMotion(this.graph.rootMotion, this.delta, clip, motion, span);
   }
 
   protected onEvaluate(out: Pose): void {

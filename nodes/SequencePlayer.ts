@@ -1,5 +1,5 @@
 import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
-import { rootMotionDelta } from '../runtime/root-motion.ts';
+import { addRootMotion } from '../runtime/root-motion.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 
@@ -12,8 +12,8 @@ import type { Pose } from '../runtime/pose.ts';
  */
 export class SequencePlayer extends LocalPoseNode {
   private readonly cursor = new ClipCursor();
-  /** [time before, time after, looping, play rate] of this frame's advance, for root motion. */
-  private readonly span = new Float64Array(4);
+  /** [time before, time after, looping, play rate, weight] of this frame's advance, for root motion. */
+  private readonly span = new Float64Array(5);
   private readonly delta = new Float64Array(4);
   private rate = 1;
   private atEnd = false;
@@ -54,12 +54,8 @@ export class SequencePlayer extends LocalPoseNode {
     this.span[1] = this.cursor.time;
     this.span[2] = this.cursor.looping ? 1 : 0;
     this.span[3] = this.rate;
-    rootMotionDelta(this.delta, this.clip.clip, motion, this.span);
-    const w = ctx.weight, out = this.graph.rootMotion, d = this.delta;
-    out[0] += d[0] * w;
-    out[1] += d[1] * w;
-    out[2] += d[2] * w;
-    out[3] += d[3] * w;
+    this.span[4] = ctx.weight;
+    addRootMotion(this.graph.rootMotion, this.delta, this.clip.clip, motion, this.span);
   }
 
   private advance(ctx: UpdateContext): void {

@@ -126,12 +126,19 @@ export function rootMotionDelta(out: Float64Array, clip: Clip, motion: RootMotio
   return out;
 }
 
-/** out = out + delta × weight[0]: blending root motion by weight, as every node contributes its share. */
-export function accumulateRootMotion(out: Float64Array, delta: Float64Array, weight: number): void {
-  out[0] += delta[0] * weight;
-  out[1] += delta[1] * weight;
-  out[2] += delta[2] * weight;
-  out[3] += delta[3] * weight;
+/**
+ * Adds the root motion of span[0..3] (as rootMotionDelta takes them) times span[4], the weight of
+ * the branch that played it, to `out` (the graph's root motion), leaving the unweighted delta in
+ * `delta`: every node that plays a clip contributes its share this way. The weight travels in the
+ * span because V8 boxes a double passed to a call it does not inline.
+ */
+export function addRootMotion(out: Float64Array, delta: Float64Array, clip: Clip, motion: RootMotionTrack, span: Float64Array): void {
+  rootMotionDelta(delta, clip, motion, span);
+  const w = span[4];
+  out[0] += delta[0] * w;
+  out[1] += delta[1] * w;
+  out[2] += delta[2] * w;
+  out[3] += delta[3] * w;
 }
 
 /**
