@@ -331,6 +331,12 @@ export class StrideWarping extends SkeletalControlNode {
     pool.release(pose);
   }
 
+  /** At full alpha the warp edits the pose itself: the same writes, without a copy to make them on. */
+  protected override evaluateInPlace(pose: ComponentPose): boolean {
+    this.warpPose(pose);
+    return true;
+  }
+
   /** Steps 1 to 5 on `pose`, in place. */
   private warpPose(pose: ComponentPose): void {
     const p = this.props, values = this.graph.parameterValues;

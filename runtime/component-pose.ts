@@ -14,25 +14,39 @@ import type { Skeleton } from './skeleton.ts';
  */
 export class ComponentPose {
   readonly skeleton: Skeleton;
-  /** The local-space pose; valid for bone i when localValid[i] is 1. */
-  readonly local: Pose;
+  /** The local-space pose; valid for bone i when localValid[i] is 1. See also attachLocal. */
+  local: Pose;
+  private readonly ownLocal: Pose;
   readonly translations: Float64Array;
   readonly rotations: Float64Array;
   readonly scales: Float64Array;
   private readonly localValid: Uint8Array;
   private readonly componentValid: Uint8Array;
-  private readonly descendantMark: Uint8Array;
 
   constructor(skeleton: Skeleton) {
     const n = skeleton.boneCount;
     this.skeleton = skeleton;
     this.local = new Pose(n);
+    this.ownLocal = this.local;
     this.translations = new Float64Array(n * 3);
     this.rotations = new Float64Array(n * 4);
     this.scales = new Float64Array(n * 3);
     this.localValid = new Uint8Array(n).fill(1);
     this.componentValid = new Uint8Array(n);
-    this.descendantMark = new Uint8Array(n);
+  }
+
+  /**
+   * Uses `pose` as the local-space buffer until detachLocal: a component-space branch evaluated
+   * for a local-space output then works in the output itself, and converting back (ensureAllLocal)
+   * copies nothing.
+   */
+  attachLocal(pose: Pose): void {
+    this.local = pose;
+  }
+
+  /** Goes back to this pose's own local-space buffer (its contents are then stale: load it). */
+  detachLocal(): void {
+    this.local = this.ownLocal;
   }
 
   /** Call after writing `local` directly: every component transform becomes stale. */
@@ -130,16 +144,11 @@ export class ComponentPose {
    * given arrays at bone offset `from`). Descendants keep their local transforms and so move with it.
    */
   setComponent(bone: number, t: Float64Array, r: Float64Array, s: Float64Array, from: number): void {
-    const n = this.skeleton.boneCount;
-    const parents = this.skeleton.parents;
-    const mark = this.descendantMark;
-    // Pin descendants' locals while their old parents' component transforms are still correct.
-    mark[bone] = 1;
-    for (let j = bone + 1; j < n; j++) {
-      const p = parents[j];
-      mark[j] = p >= 0 && mark[p] === 1 ? 1 : 0;
-      if (mark[j] === 1) this.ensureLocal(j);
-    }
+    const descendants = this.skeleton.descendants;
+    const first = this.skeleton.descendantStart[bone], end = this.skeleton.descendantStart[bone + 1];
+    // Pin descendants' locals (parents first) while their old parents' component transforms are
+    // still correct.
+    for (let i = first; i < end; i++) this.ensureLocal(descendants[i]);
     this.ensureComponent(bone); // so that a partial write below starts from the current transform
     const b3 = bone * 3, b4 = bone * 4, f3 = from * 3, f4 = from * 4;
     this.translations[b3] = t[f3]; this.translations[b3 + 1] = t[f3 + 1]; this.translations[b3 + 2] = t[f3 + 2];
@@ -148,13 +157,8 @@ export class ComponentPose {
     this.scales[b3] = s[f3]; this.scales[b3 + 1] = s[f3 + 1]; this.scales[b3 + 2] = s[f3 + 2];
     this.componentValid[bone] = 1;
     this.localValid[bone] = 0;
-    mark[bone] = 0;
-    for (let j = bone + 1; j < n; j++) {
-      if (mark[j] === 1) {
-        this.componentValid[j] = 0;
-        mark[j] = 0;
-      }
-    }
+    const valid = this.componentValid;
+    for (let i = first; i < end; i++) valid[descendants[i]] = 0;
   }
 
   /** Brings every stale local transform up to date; afterwards `local` is the whole pose. */

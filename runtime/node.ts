@@ -264,8 +264,10 @@ export class PoseLink extends Link {
     }
     const pool = this.graph.componentPosePool;
     const cs = pool.acquire();
+    cs.attachLocal(out);
     this.componentNode!.evaluateComponentSpace(cs);
-    cs.toLocal(out);
+    cs.ensureAllLocal();
+    cs.detachLocal();
     pool.release(cs);
   }
 }

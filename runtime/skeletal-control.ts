@@ -110,9 +110,10 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
     this.input.evaluateComponentSpace(out);
     const transforms = this.transforms!;
     if (this.alpha <= ZERO_WEIGHT || !this.isValidToEvaluate()) return;
+    const full = this.alpha >= 1 - ZERO_WEIGHT;
+    if (full && this.evaluateInPlace(out)) return;
     transforms.count = 0;
     this.evaluateBoneTransforms(out, transforms);
-    const full = this.alpha >= 1 - ZERO_WEIGHT;
     for (let k = 0; k < transforms.count; k++) {
       const bone = transforms.bones[k];
       if (full) {
@@ -137,6 +138,16 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
 
   /** Per-frame work beyond reading alpha (for example smoothing a target). */
   protected updateControl(_ctx: UpdateContext): void {}
+
+  /**
+   * At full alpha, a control may edit the pose itself instead of listing bone transforms (there is
+   * nothing to blend by alpha, so no copy of the pose is needed to compute them on): it returns
+   * true when it has. The pose must end as evaluateBoneTransforms' writes would leave it. The
+   * default declines.
+   */
+  protected evaluateInPlace(_pose: ComponentPose): boolean {
+    return false;
+  }
 
   /** False when the control cannot run this frame (for example a bone was not found). */
   protected isValidToEvaluate(): boolean {

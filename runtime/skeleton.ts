@@ -29,6 +29,13 @@ export class Skeleton {
   /** parents[i] is the parent of bone i, or -1 for a root. */
   readonly parents: Int32Array;
   readonly referencePose: Pose;
+  /**
+   * Every bone's descendants, parents before children, as one flat list: bone i's are
+   * descendants[descendantStart[i] .. descendantStart[i + 1]). Component-space writes walk these
+   * instead of every later bone.
+   */
+  readonly descendants: Int32Array;
+  readonly descendantStart: Int32Array;
   private readonly indexByName: Map<string, number>;
 
   constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose) {
@@ -43,6 +50,16 @@ export class Skeleton {
       throw new SkeletonError([{ bone: -1, message: `reference pose has ${this.referencePose.boneCount} bones, skeleton has ${boneNames.length}` }]);
     }
     this.indexByName = new Map(boneNames.map((n, i) => [n, i]));
+    const n = boneNames.length;
+    const lists: number[][] = Array.from({ length: n }, () => []);
+    // Walking bones in order and appending each to all its ancestors' lists keeps every list in
+    // skeleton order, hence parents before children.
+    for (let bone = 0; bone < n; bone++) {
+      for (let a = this.parents[bone]; a >= 0; a = this.parents[a]) lists[a].push(bone);
+    }
+    this.descendantStart = new Int32Array(n + 1);
+    for (let bone = 0; bone < n; bone++) this.descendantStart[bone + 1] = this.descendantStart[bone] + lists[bone].length;
+    this.descendants = Int32Array.from(lists.flat());
   }
 
   get boneCount(): number {

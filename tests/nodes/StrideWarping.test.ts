@@ -287,6 +287,24 @@ function warpedFoot(thigh: V3, foot: V3, scale: number, normal: V3, gravity: V3,
 const UP: V3 = [0, 1, 0], DOWN: V3 = [0, -1, 0], FORWARD: V3 = [0, 0, 1];
 
 describe('StrideWarping options', () => {
+  it('at full alpha warps the pose in place to what the alpha blend of its bone transforms gives', () => {
+    // Alpha 1 edits the pose itself; just under 1 - ZERO_WEIGHT the base class blends the node's
+    // bone transforms (computed on a copy) into the input. The two must agree to the blend's share.
+    const warped = (alpha: number) => {
+      const g = heldWarp({ strideScale: 1.5, alpha });
+      g.update(0);
+      return g.componentPose();
+    };
+    const inPlace = warped(1), blended = warped(1 - 2e-5), input = heldPose();
+    for (const bone of ['pelvis', 'thigh_l', 'calf_l', 'foot_l', 'ball_l', 'thigh_r', 'foot_r', 'spine_01']) {
+      const moved = length(sub(at(inPlace, bone), at(input, bone)));
+      expectClose(at(inPlace, bone), at(blended, bone), 1e-4 * Math.max(moved, 1));
+      expectSameRotation(rotationOf(inPlace, bone), rotationOf(blended, bone), 1e-4);
+    }
+    // The warp does move the feet (so the comparison above is not of two unwarped poses).
+    expect(length(sub(at(inPlace, 'foot_l'), at(input, 'foot_l')))).toBeGreaterThan(1);
+  });
+
   it('smooths the scale exponentially with half-life scaleSmoothingTime', () => {
     const g = heldWarp({ strideScale: { param: 's' }, scaleSmoothingTime: 0.2 }, { s: { type: 'float', default: 1 } });
     g.update(0.05);

@@ -13,6 +13,15 @@ const skeleton = Skeleton.fromDefinitions([
 ]);
 
 describe('ComponentPose', () => {
+  it('the skeleton lists each bone’s descendants, parents first, and only those', () => {
+    // A skeleton not in depth-first order: d (child of a) comes after c (child of root).
+    const s = Skeleton.fromDefinitions([
+      { name: 'root' }, { name: 'a', parent: 'root' }, { name: 'c', parent: 'root' }, { name: 'd', parent: 'a' }, { name: 'e', parent: 'd' },
+    ]);
+    const of = (bone: number) => Array.from(s.descendants.subarray(s.descendantStart[bone], s.descendantStart[bone + 1]));
+    expect([of(0), of(1), of(2), of(3), of(4)]).toEqual([[1, 2, 3, 4], [3, 4], [], [4], []]);
+  });
+
   it('computes component transforms lazily up the chain', () => {
     const cs = new ComponentPose(skeleton);
     cs.setFromLocal(skeleton.referencePose);
