@@ -232,17 +232,25 @@ export class StrideWarping extends SkeletalControlNode {
       const vel = this.velocity;
       const speed = vel[3] === 1 ? Math.sqrt(vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2]) : 0;
       vel[4] = speed;
-      const wanted = readScalar(values, p.locomotionSpeed);
+      // Bound properties are read inline here and below: readScalar is not inlined into this big
+      // function, and a double it returns from the parameter array is boxed (16 bytes a frame). The
+      // literal goes through arithmetic (* 1) so that both arms are unboxed doubles: joining a double
+      // from the array with the boxed field as it is makes V8 box the double.
+      const ls = p.locomotionSpeed;
+      const wanted = ls.slot >= 0 ? values[ls.slot] : ls.constant * 1;
       if (speed >= p.minRootMotionSpeed && speed > 0 && wanted === wanted) {
         target = wanted / speed;
         this.direction[0] = vel[0] / speed; this.direction[1] = vel[1] / speed; this.direction[2] = vel[2] / speed;
       } else readVec3(this.direction, 0, values, p.strideDirection);
     } else {
-      target = readScalar(values, p.strideScale);
+      const ss = p.strideScale;
+      target = ss.slot >= 0 ? values[ss.slot] : ss.constant * 1;
       readVec3(this.direction, 0, values, p.strideDirection);
     }
     if (!(target === target)) target = 1;
-    target = target < p.minScale ? p.minScale : target > p.maxScale ? p.maxScale : target;
+    // Math.min/max rather than a conditional that can yield p.minScale itself: that would join a
+    // double from the parameter array with a boxed field, and V8 boxes the double to do so.
+    target = Math.min(Math.max(target, p.minScale), p.maxScale);
     s[2] = target;
     if (p.scaleSmoothingTime > 0 && s[3] === 1) {
       // Exponential approach with the given half-life.
@@ -433,7 +441,8 @@ export class StrideWarping extends SkeletalControlNode {
           sp[3 + k] = 0;
         }
       }
-      const alpha = Math.min(Math.max(readScalar(values, p.pelvisAlpha), 0), 1);
+      const pa = p.pelvisAlpha;
+      const alpha = Math.min(Math.max(pa.slot >= 0 ? values[pa.slot] : pa.constant * 1, 0), 1);
       for (let k = 0; k < 3; k++) v[P + k] = v[P0 + k] + sp[k] * alpha;
     }
     for (let k = 0; k < 3; k++) {

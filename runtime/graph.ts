@@ -95,6 +95,7 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly updateContexts: UpdateContext[] = [];
   private counter = 0;
   readonly rootMotion = new Float64Array(4);
+  private readonly deltaTimeArg = new Float64Array(1);
   private evaluatedAt = -1;
   private componentAt = -1;
   private elapsed = 0;
@@ -159,7 +160,18 @@ export class AnimGraphInstance implements GraphRuntime {
    * as 0 (the frame loop never throws).
    */
   update(deltaTime: number): void {
-    const dt = deltaTime > 0 && Number.isFinite(deltaTime) ? deltaTime : 0;
+    this.deltaTimeArg[0] = deltaTime;
+    this.updateFrom(this.deltaTimeArg, 0);
+  }
+
+  /**
+   * update() with the delta time read from deltaTime[index]: for callers that compute delta times
+   * in the frame loop (a Crowd), since V8 boxes (allocates) a computed double passed to a call it
+   * does not inline.
+   */
+  updateFrom(deltaTime: Float64Array, index: number): void {
+    const given = deltaTime[index];
+    const dt = given > 0 && given < Infinity ? given : 0;
     this.counter++;
     this.elapsed += dt;
     const ctx = this.updateContextAt(0);

@@ -50,6 +50,10 @@ describe('graph instance', () => {
     // A player and an evaluator on root-motion clips, blended: a delta every frame.
     expect(result.perFrameRootMotion).toBeLessThan(4);
     expect(result.rootMotion[3]).not.toBe(0);
+    // A Crowd's update on the calling thread (its share, the handshake with a worker, parameters
+    // set between frames), its graph's StrideWarping at full alpha warping in place.
+    expect(result.perFrameCrowd).toBeLessThan(4);
+    expect(result.crowdWarp).toBe(1.3);
   });
 
   it('never produces NaN from degenerate parameters', () => {

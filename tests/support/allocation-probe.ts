@@ -3,9 +3,11 @@
  * plain Node process (`node --expose-gc --import tsx`). The allocation test runs this instead of
  * measuring inside vitest, whose module transform turns imports into property reads and so
  * changes what V8 inlines (and therefore what it boxes).
- * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive, perSetParameter, perFrameRootMotion, rootMotion }.
+ * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive, perSetParameter, perFrameRootMotion,
+ * rootMotion, perFrameCrowd, crowdWarp }.
  */
 import { loadGraphAsset } from '../../graphs/loader.ts';
+import { Crowd } from '../../runtime/crowd.ts';
 import { bytesPerFrame } from './allocation.ts';
 
 const g = loadGraphAsset({
@@ -99,7 +101,23 @@ const setting = bytesPerFrame(() => {
 });
 const inertialActive = h.gatherDebug().children[0].children[0].values?.active;
 
+// A crowd of 8 under StrideWarping at full alpha (warped in place), one worker thread: the calling
+// thread's share and the frame handshake, with an int parameter set on two characters every frame.
+const crowd = await Crowd.create({
+  source: { module: new URL('./crowd-graphs.ts', import.meta.url).href, export: 'warpedWalkGraph' }, count: 8, workers: 1, componentSpace: true,
+});
+let gait = 0;
+const crowdFrame = bytesPerFrame(() => {
+  gait ^= 1;
+  crowd.setParameter(0, 'gait', gait);
+  crowd.setParameter(7, 'gait', gait);
+  crowd.update(1 / 60);
+});
+const crowdWarp = crowd.instanceOf(0)!.gatherDebug().children[0].values?.strideScale;
+await crowd.close();
+
 console.log(JSON.stringify({
   perFrame, windows, poolSize: g.posePool.size, listWeights: list.values?.weights,
   perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive, perSetParameter: setting.perFrame, perFrameRootMotion: rooted.perFrame, rootMotion: Array.from(r.rootMotion),
+  perFrameCrowd: crowdFrame.perFrame, crowdWarp,
 }));

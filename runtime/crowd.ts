@@ -1,0 +1,364 @@
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AnimGraph, type AnimGraphInstance } from './graph.ts';
+import { PARAMETER_WIDTH, Parameters, type ParameterValue } from './parameters.ts';
+
+/**
+ * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
+ * graph's nodes and clips cannot cross threads. `file`: a JSON graph asset (loadGraphFile).
+ * `module`: a module (path or URL) whose export `export` is called with `args` and returns an
+ * AnimGraph, or a promise of one.
+ */
+export type CrowdGraphSource =
+  | { file: string }
+  | { module: string; export: string; args?: readonly unknown[] };
+
+export interface CrowdOptions {
+  source: CrowdGraphSource;
+  /** Number of characters, each an instance of the graph. */
+  count: number;
+  /**
+   * Worker threads besides the calling thread, which evaluates a share of the crowd too. Default:
+   * one fewer than the machine's cores (0 on one core: everything on the calling thread).
+   */
+  workers?: number;
+  /** Also publish every character's component-space pose each frame. Default false. */
+  componentSpace?: boolean;
+}
+
+/** The arrays a crowd's threads share, all over SharedArrayBuffers. */
+interface CrowdBuffers {
+  /** [frame sequence, worker threads done with the frame, stop, worker that failed (1-based) or 0]. */
+  control: Int32Array;
+  /** The failed worker's error message, UTF-8, zero-padded. */
+  failure: Uint8Array;
+  /** [delta time of the frame]. */
+  frame: Float64Array;
+  /** Character i's parameter values at [i * width, (i + 1) * width), as Parameters.values. */
+  parameters: Float64Array;
+  /** Per character: 1 when its parameters changed since its last update. */
+  parametersChanged: Int32Array;
+  /** Per character: 1 to reset it before its next update. */
+  resetRequested: Int32Array;
+  translations: Float64Array;
+  rotations: Float64Array;
+  scales: Float64Array;
+  componentTranslations: Float64Array;
+  componentRotations: Float64Array;
+  componentScales: Float64Array;
+  rootMotion: Float64Array;
+}
+
+const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3;
+
+/** What a worker thread is told at start (see crowd-worker.ts). */
+export interface CrowdWorkerData {
+  source: CrowdGraphSource;
+  /** 1-based, for error messages. */
+  worker: number;
+  first: number;
+  end: number;
+  componentSpace: boolean;
+  buffers: CrowdBuffers;
+}
+
+/** The graph a source names, built on the calling thread. */
+export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGraph> {
+  if ('file' in source) {
+    const { loadGraphFile } = await import('../graphs/loader.ts');
+    return loadGraphFile(source.file);
+  }
+  const url = /^[a-z][a-z0-9+.-]*:/i.test(source.module) ? source.module : pathToFileURL(source.module).href;
+  const exported = (await import(url))[source.export];
+  if (typeof exported !== 'function') throw new TypeError(`crowd source: ${source.module} has no function export '${source.export}'`);
+  const graph: unknown = await exported(...(source.args ?? []));
+  if (!(graph instanceof AnimGraph)) throw new TypeError(`crowd source: ${source.module}'s '${source.export}' did not return an AnimGraph`);
+  return graph;
+}
+
+/**
+ * The characters [first, end) of a crowd that one thread evaluates: their instances, and the
+ * copying between them and the shared arrays. Allocates nothing per frame.
+ */
+export class CrowdSlice {
+  readonly instances: AnimGraphInstance[] = [];
+
+  constructor(
+    readonly graph: AnimGraph,
+    readonly first: number,
+    readonly end: number,
+    private readonly componentSpace: boolean,
+    private readonly buffers: CrowdBuffers,
+  ) {
+    for (let i = first; i < end; i++) this.instances.push(graph.createInstance());
+  }
+
+  /** Applies pending parameters and resets, advances every character by the frame's delta time, publishes the poses. */
+  run(): void {
+    const b = this.buffers;
+    const n = this.graph.skeleton.boneCount;
+    const instances = this.instances;
+    for (let k = 0; k < instances.length; k++) {
+      const i = this.first + k;
+      const instance = instances[k];
+      if (b.parametersChanged[i] === 1) {
+        // Parameters are read by nodes from this array every frame, so writing it is setting them
+        // (no parameterChanged events: their listeners would be on another thread).
+        const values = instance.parameterValues;
+        const width = values.length, from = i * width;
+        for (let s = 0; s < width; s++) values[s] = b.parameters[from + s];
+        b.parametersChanged[i] = 0;
+      }
+      if (b.resetRequested[i] === 1) {
+        instance.reset();
+        b.resetRequested[i] = 0;
+      }
+      instance.updateFrom(b.frame, 0);
+      const pose = instance.evaluate();
+      b.translations.set(pose.translations, i * n * 3);
+      b.rotations.set(pose.rotations, i * n * 4);
+      b.scales.set(pose.scales, i * n * 3);
+      if (this.componentSpace) {
+        const cs = instance.componentPose();
+        b.componentTranslations.set(cs.translations, i * n * 3);
+        b.componentRotations.set(cs.rotations, i * n * 4);
+        b.componentScales.set(cs.scales, i * n * 3);
+      }
+      b.rootMotion.set(instance.rootMotion, i * 4);
+    }
+  }
+}
+
+/**
+ * Runs a worker's slice each time the calling thread starts a frame, until told to stop. A frame
+ * that throws (a node type's bug: the built-in nodes do not throw in the frame loop) is reported
+ * through the shared failure slots, and the calling thread's update rethrows it.
+ */
+export function crowdWorkerLoop(slice: CrowdSlice, buffers: CrowdBuffers, worker: number): void {
+  const control = buffers.control;
+  let seen = 0;
+  for (;;) {
+    Atomics.wait(control, SEQUENCE, seen);
+    seen = Atomics.load(control, SEQUENCE);
+    if (Atomics.load(control, STOP) === 1) return;
+    try {
+      slice.run();
+    } catch (e) {
+      if (Atomics.compareExchange(control, FAILED, 0, worker) === 0) {
+        const text = new TextEncoder().encode(e instanceof Error ? (e.stack ?? e.message) : String(e));
+        buffers.failure.set(text.subarray(0, buffers.failure.length));
+      }
+    }
+    Atomics.add(control, DONE, 1);
+    Atomics.notify(control, DONE);
+  }
+}
+
+function sharedFloat64(length: number): Float64Array {
+  return new Float64Array(new SharedArrayBuffer(Math.max(length, 1) * 8)).subarray(0, length);
+}
+
+function sharedInt32(length: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(Math.max(length, 1) * 4)).subarray(0, length);
+}
+
+/**
+ * Many characters of one graph asset, evaluated together: the calling thread and `workers` worker
+ * threads each own a contiguous share of the characters, and every character's pose lands in
+ * shared arrays laid out like a pose per character ([character][bone][xyz(w)]). `update` runs one
+ * frame for all of them and returns when every share is done.
+ *
+ * Each character is an independent AnimGraphInstance, so its poses are bit-identical to evaluating
+ * it alone with the same parameters and delta times. Events and debug trees stay on the thread that
+ * evaluates the character: inspect characters of the calling thread's share with `instanceOf`.
+ */
+export class Crowd {
+  readonly count: number;
+  readonly boneCount: number;
+  /** The calling thread's copy of the graph. */
+  readonly graph: AnimGraph;
+  readonly workerCount: number;
+  /** Local-space poses: character i, bone b at (i * boneCount + b) * 3 (rotations: * 4). */
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+  /** Component-space poses, laid out likewise; empty unless the crowd was made with componentSpace. */
+  readonly componentTranslations: Float64Array;
+  readonly componentRotations: Float64Array;
+  readonly componentScales: Float64Array;
+  /** Character i's root motion of the last frame at [i * 4, i * 4 + 4): [dx, dy, dz, dHeading]. */
+  readonly rootMotion: Float64Array;
+  private readonly buffers: CrowdBuffers;
+  private readonly slice: CrowdSlice;
+  private readonly workers: Worker[];
+  /** Checks and converts values as an instance's setParameter does. */
+  private readonly scratch: Parameters;
+  private closed = false;
+
+  private constructor(graph: AnimGraph, count: number, buffers: CrowdBuffers, slice: CrowdSlice, workers: Worker[], scratch: Parameters) {
+    this.graph = graph;
+    this.count = count;
+    this.boneCount = graph.skeleton.boneCount;
+    this.buffers = buffers;
+    this.slice = slice;
+    this.workers = workers;
+    this.workerCount = workers.length;
+    this.scratch = scratch;
+    this.translations = buffers.translations;
+    this.rotations = buffers.rotations;
+    this.scales = buffers.scales;
+    this.componentTranslations = buffers.componentTranslations;
+    this.componentRotations = buffers.componentRotations;
+    this.componentScales = buffers.componentScales;
+    this.rootMotion = buffers.rootMotion;
+  }
+
+  /** Builds the graph on every thread and one instance per character; rejects if any thread fails to. */
+  static async create(options: CrowdOptions): Promise<Crowd> {
+    const count = options.count;
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a crowd needs a whole number of characters, at least 1; got ${count}`);
+    const workers = Math.min(options.workers ?? Math.max(availableParallelism() - 1, 0), count - 1);
+    if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number, at least 0; got ${options.workers}`);
+    const componentSpace = options.componentSpace ?? false;
+    const graph = await buildCrowdGraph(options.source);
+    const n = graph.skeleton.boneCount;
+    const scratch = new Parameters(graph.parameterDefinitions);
+    const width = scratch.values.length;
+    const cs = componentSpace ? count * n : 0;
+    const buffers: CrowdBuffers = {
+      control: sharedInt32(4),
+      failure: new Uint8Array(new SharedArrayBuffer(4096)),
+      frame: sharedFloat64(1),
+      parameters: sharedFloat64(count * width),
+      parametersChanged: sharedInt32(count),
+      resetRequested: sharedInt32(count),
+      translations: sharedFloat64(count * n * 3),
+      rotations: sharedFloat64(count * n * 4),
+      scales: sharedFloat64(count * n * 3),
+      componentTranslations: sharedFloat64(cs * 3),
+      componentRotations: sharedFloat64(cs * 4),
+      componentScales: sharedFloat64(cs * 3),
+      rootMotion: sharedFloat64(count * 4),
+    };
+    for (let i = 0; i < count; i++) buffers.parameters.set(scratch.values, i * width);
+    // Contiguous shares, the calling thread's first; sizes differ by at most one character.
+    const threads = workers + 1;
+    const bound = (t: number) => Math.round((t * count) / threads);
+    const slice = new CrowdSlice(graph, 0, bound(1), componentSpace, buffers);
+    const started: Worker[] = [];
+    try {
+      await Promise.all(Array.from({ length: workers }, (_, w) => {
+        const data: CrowdWorkerData = { source: options.source, worker: w + 1, first: bound(w + 1), end: bound(w + 2), componentSpace, buffers };
+        const worker = new Worker(new URL('./crowd-worker.mjs', import.meta.url), { workerData: data });
+        started.push(worker);
+        return new Promise<void>((resolve, reject) => {
+          worker.once('message', (m: { ready?: true; error?: string }) => (m.ready ? resolve() : reject(new Error(`crowd worker ${w + 1}: ${m.error}`))));
+          worker.once('error', reject);
+          worker.once('exit', (code) => reject(new Error(`crowd worker ${w + 1} exited (code ${code}) before it was ready`)));
+        });
+      }));
+    } catch (e) {
+      await Promise.all(started.map((w) => w.terminate()));
+      throw e;
+    }
+    for (const worker of started) {
+      worker.removeAllListeners();
+      // A crowd the program forgets to close must not keep the process alive.
+      worker.unref();
+    }
+    return new Crowd(graph, count, buffers, slice, started, scratch);
+  }
+
+  /**
+   * Sets a parameter of one character, applied before its next update. Throws as
+   * AnimGraphInstance.setParameter does for an unknown name or a value of the wrong type.
+   */
+  setParameter(character: number, name: string, value: ParameterValue): void {
+    this.checkCharacter(character);
+    const scratch = this.scratch;
+    scratch.set(name, value);
+    const slot = scratch.slotOf(name), width = PARAMETER_WIDTH[scratch.typeOf(name)!];
+    const at = character * scratch.values.length + slot;
+    for (let s = 0; s < width; s++) this.buffers.parameters[at + s] = scratch.values[slot + s];
+    this.buffers.parametersChanged[character] = 1;
+  }
+
+  /** A character's current parameter value (what it will use at its next update). */
+  getParameter(character: number, name: string): ParameterValue {
+    this.checkCharacter(character);
+    const scratch = this.scratch;
+    const slot = scratch.slotOf(name);
+    if (slot < 0) return scratch.get(name); // throws the unknown-parameter error
+    const width = PARAMETER_WIDTH[scratch.typeOf(name)!];
+    const at = character * scratch.values.length + slot;
+    for (let s = 0; s < width; s++) scratch.values[slot + s] = this.buffers.parameters[at + s];
+    return scratch.get(name);
+  }
+
+  /** Re-initialises a character (as AnimGraphInstance.reset) before its next update. */
+  reset(character: number): void {
+    this.checkCharacter(character);
+    this.buffers.resetRequested[character] = 1;
+  }
+
+  /**
+   * Advances every character by `deltaTime` seconds (negative, NaN or infinite count as 0) and
+   * evaluates it; returns when all the poses are in the shared arrays.
+   */
+  update(deltaTime: number): void {
+    if (this.closed) throw new Error('the crowd is closed');
+    const b = this.buffers, control = b.control;
+    b.frame[0] = deltaTime > 0 && Number.isFinite(deltaTime) ? deltaTime : 0;
+    const workers = this.workerCount;
+    if (workers > 0) {
+      Atomics.store(control, DONE, 0);
+      Atomics.add(control, SEQUENCE, 1);
+      Atomics.notify(control, SEQUENCE);
+    }
+    // The calling thread's own error waits for the workers too: the next frame must not start
+    // while they are still in this one.
+    let error: unknown = null;
+    try {
+      this.slice.run();
+    } catch (e) {
+      error = e;
+    }
+    for (let done = Atomics.load(control, DONE); done < workers; done = Atomics.load(control, DONE)) {
+      Atomics.wait(control, DONE, done);
+    }
+    if (error !== null) throw error;
+    const failed = Atomics.load(control, FAILED);
+    if (failed !== 0) {
+      const text = new TextDecoder().decode(b.failure.slice()).replace(/\0+$/, '');
+      throw new Error(`crowd worker ${failed} failed in a frame; close the crowd. ${text}`);
+    }
+  }
+
+  /** The instance of a character the calling thread evaluates (for its debug tree or events), else undefined. */
+  instanceOf(character: number): AnimGraphInstance | undefined {
+    return character >= this.slice.first && character < this.slice.end ? this.slice.instances[character - this.slice.first] : undefined;
+  }
+
+  /** Stops the worker threads. The shared arrays keep the last frame's poses. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const control = this.buffers.control;
+    Atomics.store(control, STOP, 1);
+    Atomics.add(control, SEQUENCE, 1);
+    Atomics.notify(control, SEQUENCE);
+    await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
+      w.once('exit', () => resolve());
+      w.ref(); // unref'd at create: the exit must keep the process waiting for it
+      // A worker stuck in a frame (it never is: the frame loop does not throw) is stopped anyway.
+      setTimeout(() => void w.terminate(), 1000).unref();
+    })));
+  }
+
+  private checkCharacter(character: number): void {
+    if (!Number.isInteger(character) || character < 0 || character >= this.count) {
+      throw new RangeError(`no character ${character}: the crowd has characters 0 to ${this.count - 1}`);
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadGraphFile } from '../../graphs/loader.ts';
+import { Crowd, type CrowdGraphSource } from '../../runtime/crowd.ts';
+import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { CMU, describeWithData } from '../support/shared-data.ts';
+
+const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
+const SUPPORT = new URL('../support/crowd-graphs.ts', import.meta.url).href;
+const DT = [1 / 60, 1 / 30, 0, 1 / 60, 0.05];
+
+const crowds: Crowd[] = [];
+afterAll(async () => {
+  await Promise.all(crowds.map((c) => c.close()));
+});
+async function crowdOf(source: CrowdGraphSource, count: number, workers: number, componentSpace = true): Promise<Crowd> {
+  const crowd = await Crowd.create({ source, count, workers, componentSpace });
+  crowds.push(crowd);
+  return crowd;
+}
+
+/** Every character's poses and root motion against an instance of its own run alone: bit for bit. */
+function expectSameAsAlone(crowd: Crowd, alone: readonly AnimGraphInstance[]): void {
+  const n = crowd.boneCount;
+  alone.forEach((instance, i) => {
+    const local = instance.evaluate(), cs = instance.componentPose();
+    expect(Array.from(crowd.translations.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(local.translations));
+    expect(Array.from(crowd.rotations.subarray(i * n * 4, (i + 1) * n * 4))).toEqual(Array.from(local.rotations));
+    expect(Array.from(crowd.scales.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(local.scales));
+    expect(Array.from(crowd.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(cs.translations));
+    expect(Array.from(crowd.componentRotations.subarray(i * n * 4, (i + 1) * n * 4))).toEqual(Array.from(cs.rotations));
+    expect(Array.from(crowd.rootMotion.subarray(i * 4, i * 4 + 4))).toEqual(Array.from(instance.rootMotion));
+  });
+}
+
+describe('Crowd', () => {
+  for (const workers of [0, 1, 2]) {
+    it(`with ${workers} worker thread(s) gives each character the poses it has alone, parameters and resets included`, async () => {
+      const count = 7;
+      const crowd = await crowdOf({ file: LOCOMOTION }, count, workers);
+      expect(crowd.workerCount).toBe(workers);
+      const graph = loadGraphFile(LOCOMOTION);
+      const alone = Array.from({ length: count }, () => graph.createInstance());
+      const set = (i: number, name: string, value: number | boolean) => {
+        crowd.setParameter(i, name, value);
+        alone[i].setParameter(name, value);
+      };
+      for (let i = 0; i < count; i++) {
+        set(i, 'gait', i % 3);
+        set(i, 'speed', 0.5 + i * 0.25);
+        set(i, 'lookAtHand', i % 2 === 0);
+      }
+      DT.forEach((dt, f) => {
+        if (f === 2) {
+          set(3, 'gait', 2);
+          set(6, 'speed', 2);
+        }
+        if (f === 3) {
+          crowd.reset(5);
+          alone[5].reset();
+        }
+        crowd.update(dt);
+        for (const instance of alone) instance.update(dt);
+      });
+      expectSameAsAlone(crowd, alone);
+      // The characters differ from one another (the comparison above is not of seven copies).
+      const n = crowd.boneCount;
+      expect(crowd.rotations.subarray(0, n * 4)).not.toEqual(crowd.rotations.subarray(n * 4, 2 * n * 4));
+      expect(crowd.getParameter(3, 'gait')).toBe(2);
+      expect(crowd.getParameter(2, 'lookAtHand')).toBe(true);
+    });
+  }
+
+  it('checks parameters and characters as an instance does, before anything changes', async () => {
+    const crowd = await crowdOf({ file: LOCOMOTION }, 3, 1, false);
+    expect(() => crowd.setParameter(0, 'nope', 1)).toThrow(/unknown parameter 'nope'/);
+    expect(() => crowd.setParameter(0, 'gait', 1.5)).toThrow(TypeError);
+    expect(() => crowd.setParameter(0, 'lookAtHand', 1)).toThrow(TypeError);
+    expect(() => crowd.setParameter(3, 'gait', 1)).toThrow(/no character 3: the crowd has characters 0 to 2/);
+    expect(() => crowd.reset(-1)).toThrow(RangeError);
+    expect(() => crowd.getParameter(0, 'nope')).toThrow(/unknown parameter/);
+    expect(crowd.getParameter(1, 'gait')).toBe(1); // the default, untouched by the failed sets
+    expect(crowd.componentTranslations.length).toBe(0);
+    crowd.update(1 / 60);
+    expect(crowd.instanceOf(0)?.gatherDebug().type).toBeTypeOf('string');
+    expect(crowd.instanceOf(2)).toBeUndefined(); // evaluated by the worker
+  });
+
+  it('rejects a bad count, a bad worker count and sources that give no graph, naming why', async () => {
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 0 })).rejects.toThrow(/at least 1; got 0/);
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 4, workers: -1 })).rejects.toThrow(/workers must be/);
+    await expect(Crowd.create({ source: { file: '/nonexistent/graph.json' }, count: 2 })).rejects.toThrow(/cannot read graph file/);
+    await expect(Crowd.create({ source: { module: SUPPORT, export: 'missing' }, count: 2 })).rejects.toThrow(/no function export 'missing'/);
+    await expect(Crowd.create({ source: { module: SUPPORT, export: 'notAGraph' }, count: 2 })).rejects.toThrow(/did not return an AnimGraph/);
+  });
+
+  it('caps workers at one per character beyond the first, and closes (after which update throws)', async () => {
+    const crowd = await Crowd.create({ source: { file: LOCOMOTION }, count: 2, workers: 5 });
+    expect(crowd.workerCount).toBe(1);
+    crowd.update(1 / 60);
+    await crowd.close();
+    await crowd.close(); // twice is fine
+    expect(() => crowd.update(1 / 60)).toThrow(/closed/);
+  });
+
+  it('rethrows on the calling thread an error a node throws, in a worker or on that thread, once the frame is over', async () => {
+    const crowd = await crowdOf({ module: SUPPORT, export: 'failingGraph' }, 4, 1);
+    crowd.update(1 / 60);
+    crowd.setParameter(3, 'fail', true); // character 3 is the worker's
+    expect(() => crowd.update(1 / 60)).toThrow(/crowd worker 1 failed in a frame; close the crowd\. Error: Failing node: told to fail/);
+    const own = await crowdOf({ module: SUPPORT, export: 'failingGraph' }, 4, 1);
+    own.setParameter(0, 'fail', true);
+    expect(() => own.update(1 / 60)).toThrow(/^Failing node: told to fail$/);
+  });
+});
+
+describeWithData('Crowd on the CMU walk and run', () => {
+  it('matches instances run alone, switching gait per character', async () => {
+    const file = fileURLToPath(new URL('../../graphs/examples/cmu-walk-run.json', import.meta.url));
+    const count = 5;
+    const crowd = await crowdOf({ file }, count, 1);
+    const graph = loadGraphFile(file);
+    const alone = Array.from({ length: count }, () => graph.createInstance());
+    for (let f = 0; f < 40; f++) {
+      const i = f % count;
+      if (f % 7 === 0) {
+        const running = !crowd.getParameter(i, 'running');
+        crowd.setParameter(i, 'running', running);
+        alone[i].setParameter('running', running);
+      }
+      crowd.update(1 / 30);
+      for (const instance of alone) instance.update(1 / 30);
+    }
+    expectSameAsAlone(crowd, alone);
+    expect(CMU).toContain('cmu');
+  });
+});

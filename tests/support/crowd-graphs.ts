@@ -1,0 +1,60 @@
+/** Graphs for the crowd tests, built in code so that worker threads can build them too (see CrowdGraphSource). */
+import { loadGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
+import { builtInNodeTypes } from '../../nodes/index.ts';
+import type { AnimGraph } from '../../runtime/graph.ts';
+import { LocalPoseNode, NO_LINKS, type Link, type NodeType } from '../../runtime/node.ts';
+import type { Pose } from '../../runtime/pose.ts';
+
+/** A node that throws in its evaluate while the graph's bool parameter 'fail' (slot 0) is set (a buggy custom node). */
+class FailingNode extends LocalPoseNode {
+  constructor(id: string) {
+    super(id, 'Failing');
+  }
+  protected get links(): readonly Link[] {
+    return NO_LINKS;
+  }
+  protected onUpdate(): void {}
+  protected onEvaluate(_out: Pose): void {
+    if (this.graph.parameterValues[0] === 1) throw new Error('Failing node: told to fail');
+  }
+}
+
+const FailingType: NodeType = {
+  type: 'Failing', space: 'local', properties: {}, inputs: [],
+  create: ({ id }) => new FailingNode(id),
+};
+
+/** A one-node graph on the built-in biped whose node throws while the parameter 'fail' is true. */
+export function failingGraph(): AnimGraph {
+  return loadGraphAsset(
+    {
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: {}, parameters: { fail: { type: 'bool', default: false } },
+      nodes: { f: { type: 'Failing' } }, output: 'f',
+    },
+    { nodeTypes: new NodeRegistry([...builtInNodeTypes, FailingType]) },
+  );
+}
+
+/** Not a graph: for the test of a source whose function returns something else. */
+export function notAGraph(): unknown {
+  return { nodes: [] };
+}
+
+/** The built-in walk under StrideWarping at full alpha (the in-place path), for the allocation probe. */
+export function warpedWalkGraph(): AnimGraph {
+  return loadGraphAsset({
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+    parameters: { scale: { type: 'float', default: 1.3 }, gait: { type: 'int', default: 0 } },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      w: {
+        type: 'StrideWarping', inputs: { pose: 'walk' },
+        properties: {
+          strideScale: { param: 'scale' }, pelvisBone: 'pelvis', leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l',
+          rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r',
+        },
+      },
+    },
+    output: 'w',
+  });
+}
