@@ -6,7 +6,7 @@
  *
  *   node --expose-gc --import tsx bench/crowd.ts [--quick] [--json FILE] [--counts 100,1000]
  *                                                 [--cases player,blend,...] [--no-three]
- *                                                 [--alloc-profile]
+ *                                                 [--alloc-profile] [--workers N]
  *
  * Cases (every character advances 1/60 s per frame, looping, from its own start phase):
  *   player      SequencePlayer (slerp rotations, lerp translations)
@@ -58,12 +58,14 @@
  * gc() before its windows.
  */
 import { existsSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { findSourceMap, type SourceMapping } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import type * as THREE from 'three';
 import type { Clip } from '../runtime/clip.ts';
+import { Crowd } from '../runtime/crowd.ts';
 import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
 import type { Skeleton } from '../runtime/skeleton.ts';
 import { buildCrowdGraph, createCrowd, crowdPhases, CROWD_LEGS, CROWD_SEARCH_EVERY, CROWD_STRIDE_SCALE, type CrowdGraphKind } from './crowd-cases.ts';
@@ -81,6 +83,8 @@ interface Options {
   cases: string[];
   three: boolean;
   allocProfile: boolean;
+  /** Worker threads of the Crowd side (besides the calling thread); 0: no Crowd side. */
+  workers: number;
 }
 
 interface CaseDefinition {
@@ -93,6 +97,8 @@ interface CaseDefinition {
   three: { mode: ThreeCrowdMode; component: boolean; same: boolean; note: string };
   /** Brings a fresh crowd into the state the case measures (before warm-up). */
   start?: (instances: readonly AnimGraphInstance[]) => void;
+  /** The same for the Crowd side. */
+  startCrowd?: (crowd: Crowd) => void;
   /** Checks, after warm-up, that the crowd is in that state. */
   check?: (instance: AnimGraphInstance) => void;
   /** See GraphCrowd: frames between two switches of a character's 'motion' parameter. */
@@ -116,6 +122,10 @@ const ALL_CASES: readonly CaseDefinition[] = [
         instance.evaluate();
         instance.setParameter('useA', false);
       }
+    },
+    startCrowd: (crowd) => {
+      crowd.update(DT);
+      for (let i = 0; i < crowd.count; i++) crowd.setParameter(i, 'useA', false);
     },
     check: (instance) => {
       if (instance.gatherDebug().children[0]?.values?.active !== true) throw new Error('inertial: the crowd is not in a transition');
@@ -154,8 +164,9 @@ function pendingNote(def: CaseDefinition, error: unknown): string {
 function parseOptions(argv: readonly string[]): Options {
   const options: Options = {
     quick: false, json: null, counts: [100, 1000], cases: ALL_CASES.map((c) => c.name), three: true, allocProfile: false,
+    workers: Math.max(availableParallelism() - 1, 0),
   };
-  const usage = `usage: node --expose-gc --import tsx bench/crowd.ts [--quick] [--json FILE] [--counts 100,1000] [--cases ${ALL_CASES.map((c) => c.name).join(',')}] [--no-three] [--alloc-profile]`;
+  const usage = `usage: node --expose-gc --import tsx bench/crowd.ts [--quick] [--json FILE] [--counts 100,1000] [--cases ${ALL_CASES.map((c) => c.name).join(',')}] [--no-three] [--alloc-profile] [--workers N]`;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = (): string => {
@@ -169,12 +180,14 @@ function parseOptions(argv: readonly string[]): Options {
     else if (arg === '--cases') options.cases = value().split(',');
     else if (arg === '--no-three') options.three = false;
     else if (arg === '--alloc-profile') options.allocProfile = true;
+    else if (arg === '--workers') options.workers = Number.parseInt(value(), 10);
     else if (arg === '--help' || arg === '-h') {
       console.log(usage);
       process.exit(0);
     } else throw new Error(`unknown argument '${arg}'\n${usage}`);
   }
   if (options.counts.some((n) => !(n > 0))) throw new Error('--counts takes positive integers');
+  if (!(options.workers >= 0)) throw new Error('--workers takes a whole number, 0 for no Crowd side');
   const unknown = options.cases.filter((c) => !ALL_CASES.some((d) => d.name === c));
   if (unknown.length > 0) throw new Error(`unknown case(s) ${unknown.join(', ')}; have ${ALL_CASES.map((c) => c.name).join(', ')}`);
   return options;
@@ -530,6 +543,56 @@ interface Runner {
   frames(frameCount: number): void;
 }
 
+/**
+ * The same characters as a GraphCrowd, as one Crowd: its calling thread and worker threads
+ * evaluate shares of it together, each character bit-identical to its instance alone. Switches
+ * follow GraphCrowd's schedule.
+ */
+class ThreadedCrowd implements Runner {
+  private frame = 0;
+
+  constructor(readonly crowd: Crowd, private readonly switchEvery = 0) {}
+
+  static async create(def: CaseDefinition, count: number, phases: Float64Array, workers: number): Promise<ThreadedCrowd> {
+    const source = { module: new URL('./crowd-cases.ts', import.meta.url).href, export: 'buildCrowdGraph', args: [def.kind] };
+    const crowd = await Crowd.create({ source, count, workers, componentSpace: def.component });
+    for (let i = 0; i < count; i++) {
+      crowd.setParameter(i, 'phaseA', phases[i * 2]);
+      crowd.setParameter(i, 'phaseB', phases[i * 2 + 1]);
+      crowd.reset(i);
+    }
+    def.startCrowd?.(crowd);
+    return new ThreadedCrowd(crowd, def.switchEvery);
+  }
+
+  frames(frameCount: number): void {
+    const crowd = this.crowd, n = crowd.count, every = this.switchEvery;
+    for (let f = 0; f < frameCount; f++, this.frame++) {
+      if (every > 0) {
+        for (let i = 0; i < n; i++) {
+          const k = this.frame + i;
+          if (k % every === 0) crowd.setParameter(i, 'motion', ((k / every) | 0) & 1);
+        }
+      }
+      crowd.update(DT);
+    }
+  }
+}
+
+/** Largest difference between the Crowd's poses and the GraphCrowd's after the same frames (0: bit-identical). */
+function crowdDifference(graph: GraphCrowd, threaded: ThreadedCrowd, component: boolean): number {
+  const crowd = threaded.crowd;
+  const n = crowd.boneCount;
+  let max = 0;
+  graph.instances.forEach((instance, i) => {
+    const cs = instance.componentPose(); // the last evaluated pose, not evaluated again
+    const mine = component ? cs.rotations : cs.local.rotations;
+    const theirs = component ? crowd.componentRotations : crowd.rotations;
+    for (let k = 0; k < n * 4; k++) max = Math.max(max, Math.abs(mine[k] - theirs[i * n * 4 + k]));
+  });
+  return max;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measurement
 
@@ -755,6 +818,15 @@ interface CaseResult {
   /** three.js; null with --no-three. `animgraphWindowsMs`: animgraph's windows interleaved with it. */
   three: (SideResult & { sameWork: boolean; reference: string; animgraphWindowsMs: number[] }) | null;
   allocation: { animgraph: AllocationResult };
+  /**
+   * The same crowd as one Crowd on the calling thread and `workers` worker threads; null with
+   * --workers 0. ratio: its ms/frame over the instances' (single thread); threeRatio: over three.js's,
+   * in the three.js phase; bytesPerFrame: the calling thread's.
+   */
+  threaded: {
+    workers: number; msPerFrame: number; ratio: number; bytesPerFrame: number; maxDifference: number;
+    windowsMs: number[]; threeRatio: number | null; threeWindowsMs: number[];
+  } | null;
   /** When animgraph allocates: bytes per frame of each phase of the frame measured alone. */
   animgraphBreakdown?: Record<string, number>;
   /** The bench's own time per step of the case (setup, warm-up, windows, ...), seconds. */
@@ -777,10 +849,11 @@ interface Side {
   ms: number[];
 }
 
-function runCase(
+async function runCase(
   def: CaseDefinition, count: number, budget: Budget, graphs: Map<CrowdGraphKind, AnimGraph>,
   threeClips: Map<CrowdGraphKind, readonly [THREE.AnimationClip, THREE.AnimationClip]> | null, threeDiffs: Map<string, number>,
-): { result: CaseResult; crowd: GraphCrowd } {
+  workers: number,
+): Promise<{ result: CaseResult; crowd: GraphCrowd }> {
   // Where the bench's own time goes, for the JSON (seconds per step of this case).
   const steps: Record<string, number> = {};
   let stepStart = performance.now();
@@ -796,6 +869,7 @@ function runCase(
   const crowd = new GraphCrowd(createCrowd(graph, count, phases), def.component, def.switchEvery);
   def.start?.(crowd.instances);
   const peer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, count, phases, def.kind === 'blend', def.component) : null;
+  const threaded = workers > 0 ? await ThreadedCrowd.create(def, count, phases, workers) : null;
   const bones = count * graph.skeleton.boneCount;
   gc();
   step('setup');
@@ -812,6 +886,8 @@ function runCase(
   const warmMsPerFrame = (performance.now() - warmStart) / warmFrames;
   def.check?.(crowd.instances[0]);
   peer?.frames(warmFrames);
+  threaded?.frames(warmFrames);
+  if (threaded) def.check?.(threaded.crowd.instanceOf(0)!);
   const framesPerWindow = Math.max(1, Math.round(budget.windowMs / warmMsPerFrame));
   step('warm-up');
 
@@ -820,7 +896,8 @@ function runCase(
   // its heap would otherwise slow whatever runs after its windows by up to a half.
   const ag: Side = { runner: crowd, frames: framesPerWindow, ms: [] };
   const peerSide: Side | null = peer ? { runner: peer, frames: framesPerWindow, ms: [] } : null;
-  interleave(peerSide ? [ag, peerSide] : [ag], budget.windows);
+  const threadedSide: Side | null = threaded ? { runner: threaded, frames: framesPerWindow, ms: [] } : null;
+  interleave([ag, ...(peerSide ? [peerSide] : []), ...(threadedSide ? [threadedSide] : [])], budget.windows);
   step('windows');
   const side = (s: Side, reference: Side, allocation: AllocationResult, difference: number): SideResult => {
     const msPerFrame = median(s.ms);
@@ -833,6 +910,7 @@ function runCase(
   // animgraph and the peer have run the same frames: their poses must agree (the peer does the same
   // work). Compared before the allocation windows below run more frames on each side.
   const peerDifference = peer ? maxDifference(crowd, peer, def.component) : Number.NaN;
+  const threadedDifference = threaded ? crowdDifference(crowd, threaded, def.component) : Number.NaN;
   // Enough frames that a byte per character per frame shows, few enough to keep the run short.
   const allocFrames = Math.max(4, Math.min(framesPerWindow, 30, Math.round(8000 / count)));
   // Fewer pairs for big crowds: each window starts with two full GCs of a heap that is then large.
@@ -842,6 +920,8 @@ function runCase(
   let peerResult: SideResult | null = null;
   if (peer && peerSide) peerResult = side(peerSide, ag, measureAllocation(peer, allocFrames, allocWindows), peerDifference);
   step('peer allocation');
+  const threadedAlloc = threaded ? measureAllocation(threaded, allocFrames, allocWindows) : null;
+  step('Crowd allocation');
   let breakdown: Record<string, number> | undefined;
   if (!(graphAlloc.bytesPerFrame < 1)) breakdown = allocationBreakdown(crowd, allocFrames, Math.min(3, budget.allocWindows), def, graphAlloc.bytesPerFrame);
   step('allocation breakdown');
@@ -850,6 +930,7 @@ function runCase(
   // animgraph's again; ag/three is the median of those per-window ratios. animgraph runs those
   // windows among three.js's garbage, so the ratio errs in three.js's favour.
   let threeResult: CaseResult['three'] = null;
+  const threadedAgain: Side | null = threaded ? { runner: threaded, frames: framesPerWindow, ms: [] } : null;
   const clips = threeClips?.get(def.kind);
   if (clips) {
     let three: ThreeCrowd | null = new ThreeCrowd(graph.skeleton, clips[0], clips[1], count, phases, DT, { ...def.three, strideScale: CROWD_STRIDE_SCALE, legs: CROWD_LEGS });
@@ -863,7 +944,7 @@ function runCase(
     const threeSide: Side = { runner: three, frames: Math.max(1, Math.round(budget.windowMs / ((performance.now() - start) / frames))), ms: [] };
     step('three warm-up');
     const agAgain: Side = { runner: crowd, frames: framesPerWindow, ms: [] };
-    interleave([agAgain, threeSide], budget.threeWindows);
+    interleave([agAgain, threeSide, ...(threadedAgain ? [threadedAgain] : [])], budget.threeWindows);
     step('three windows');
     // three.js allocates enough per frame for GCs to run inside any window: counted across them.
     const allocation = measureAllocation(three, Math.max(1, Math.min(threeSide.frames, 4)), 2, true);
@@ -880,6 +961,17 @@ function runCase(
   }
 
   const animgraphMsPerFrame = median(ag.ms);
+  let threadedResult: CaseResult['threaded'] = null;
+  if (threaded && threadedSide && threadedAlloc) {
+    const three = threeResult as { windowsMs: number[] } | null;
+    threadedResult = {
+      workers, msPerFrame: median(threadedSide.ms), ratio: median(threadedSide.ms.map((t, w) => t / ag.ms[w])),
+      bytesPerFrame: threadedAlloc.bytesPerFrame, maxDifference: threadedDifference, windowsMs: threadedSide.ms,
+      threeRatio: three && threadedAgain ? median(threadedAgain.ms.map((t, w) => t / three.windowsMs[w])) : null,
+      threeWindowsMs: threadedAgain?.ms ?? [],
+    };
+    await threaded.crowd.close();
+  }
   const result: CaseResult = {
     case: def.name,
     characters: count,
@@ -892,6 +984,7 @@ function runCase(
     animgraphWindowsMs: ag.ms,
     peer: peerResult,
     three: threeResult,
+    threaded: threadedResult,
     allocation: { animgraph: graphAlloc },
   };
   if (breakdown) result.animgraphBreakdown = breakdown;
@@ -1084,7 +1177,7 @@ async function main(): Promise<void> {
   const threeDiffs = new Map<string, number>();
   for (const count of options.counts) {
     for (const def of cases) {
-      const { result, crowd } = runCase(def, count, budget, graphs, threeClips, threeDiffs);
+      const { result, crowd } = await runCase(def, count, budget, graphs, threeClips, threeDiffs, options.workers);
       results.push(result);
       console.log(formatRow(result));
       if (options.allocProfile) {
@@ -1100,6 +1193,23 @@ async function main(): Promise<void> {
     }
   }
   for (const line of pending) console.log(line);
+  const threadedRows = results.filter((r) => r.threaded !== null);
+  if (threadedRows.length > 0) {
+    const w = threadedRows[0].threaded!.workers;
+    console.log('');
+    console.log(`The same crowds as one Crowd (runtime/crowd.ts) on ${w + 1} threads: the calling thread and ${w} worker thread${w === 1 ? '' : 's'} (${availableParallelism()} cores):`);
+    const head = `${'case'.padEnd(11)} ${'chars'.padStart(5)}  ${'ms/frame'.padStart(8)}  ${'vs 1 thread'.padStart(11)}  ${'x faster than three.js'.padStart(22)}  ${'B/frame'.padStart(7)}  ${'max diff'.padStart(8)}`;
+    console.log(head);
+    console.log('-'.repeat(head.length));
+    for (const r of threadedRows) {
+      const t = r.threaded!;
+      const faster = t.threeRatio === null ? '-' : `${(1 / t.threeRatio).toFixed(1)}${r.three?.sameWork === false ? '*' : ''}`;
+      console.log(`${r.case.padEnd(11)} ${String(r.characters).padStart(5)}  ${t.msPerFrame.toFixed(3).padStart(8)}  ${`${(1 / t.ratio).toFixed(2)}x`.padStart(11)}  ${faster.padStart(22)}  ${formatBytes(t.bytesPerFrame).padStart(7)}  ${t.maxDifference.toExponential(0).padStart(8)}`);
+    }
+    console.log('vs 1 thread: median of per-window ratios against the instances above (interleaved); x faster than three.js:');
+    console.log("  likewise against three.js's windows in the three.js phase; B/frame: the calling thread's; max diff: against");
+    console.log('  the instances after the same frames (0: bit-identical).');
+  }
   const seconds = (performance.now() - started) / 1000;
   console.log('');
   console.log('ms/frame: median over windows; ag/peer, ag/three: median of per-window ratios of animgraph ms/frame to the');
