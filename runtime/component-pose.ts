@@ -1,4 +1,4 @@
-import { transformCompose, transformRelative, quatNormalize } from './math.ts';
+import { transformRelative, quatNormalize } from './math.ts';
 import { Pose, poseCopy } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
@@ -22,6 +22,8 @@ export class ComponentPose {
   readonly scales: Float64Array;
   private readonly localValid: Uint8Array;
   private readonly componentValid: Uint8Array;
+  /** Scratch for ensureComponent: the stale bones from one up to its first valid ancestor. */
+  private readonly chain: Int32Array;
 
   constructor(skeleton: Skeleton) {
     const n = skeleton.boneCount;
@@ -33,6 +35,7 @@ export class ComponentPose {
     this.scales = new Float64Array(n * 3);
     this.localValid = new Uint8Array(n).fill(1);
     this.componentValid = new Uint8Array(n);
+    this.chain = new Int32Array(n);
   }
 
   /**
@@ -63,20 +66,22 @@ export class ComponentPose {
 
   /** Makes bone's component transform valid; afterwards read it from translations/rotations/scales. */
   ensureComponent(bone: number): void {
-    if (this.componentValid[bone] === 1) return;
-    const parent = this.skeleton.parents[bone];
+    const valid = this.componentValid;
+    if (valid[bone] === 1) return;
+    // Up the chain to the first valid ancestor (or past the root), then compose back down: a loop,
+    // not a recursion, and the composition written out (see ensureAllComponent).
+    const parents = this.skeleton.parents, chain = this.chain;
+    let depth = 0;
+    for (let b = bone; b >= 0 && valid[b] === 0; b = parents[b]) chain[depth++] = b;
     const l = this.local;
-    if (parent < 0) {
-      copyTransform(this.translations, this.rotations, this.scales, l.translations, l.rotations, l.scales, bone);
-    } else {
-      this.ensureComponent(parent);
-      transformCompose(
-        this.translations, this.rotations, this.scales, bone,
-        this.translations, this.rotations, this.scales, parent,
-        l.translations, l.rotations, l.scales, bone,
-      );
+    const lt = l.translations, lr = l.rotations, ls = l.scales;
+    const ct = this.translations, cr = this.rotations, cs = this.scales;
+    for (let k = depth - 1; k >= 0; k--) {
+      const b = chain[k], parent = parents[b];
+      if (parent < 0) copyTransform(ct, cr, cs, lt, lr, ls, b);
+      else composeBone(ct, cr, cs, lt, lr, ls, b, parent);
+      valid[b] = 1;
     }
-    this.componentValid[bone] = 1;
   }
 
   /**
@@ -94,30 +99,7 @@ export class ComponentPose {
       if (valid[bone] === 1) continue;
       const parent = parents[bone];
       if (parent < 0) copyTransform(ct, cr, cs, lt, lr, ls, bone);
-      else {
-        // transformCompose (runtime/math.ts) written out, with its operations in its order so the
-        // result is bit-identical: as a call per bone it was a third of the whole pass.
-        const b3 = bone * 3, b4 = bone * 4, p3 = parent * 3, p4 = parent * 4;
-        const psx = cs[p3], psy = cs[p3 + 1], psz = cs[p3 + 2];
-        const qx = cr[p4], qy = cr[p4 + 1], qz = cr[p4 + 2], qw = cr[p4 + 3];
-        // translation = parentT + parentR * (parentS * childT)
-        const vx = lt[b3] * psx, vy = lt[b3 + 1] * psy, vz = lt[b3 + 2] * psz;
-        const tx = 2 * (qy * vz - qz * vy);
-        const ty = 2 * (qz * vx - qx * vz);
-        const tz = 2 * (qx * vy - qy * vx);
-        ct[b3] = ct[p3] + (vx + qw * tx + (qy * tz - qz * ty));
-        ct[b3 + 1] = ct[p3 + 1] + (vy + qw * ty + (qz * tx - qx * tz));
-        ct[b3 + 2] = ct[p3 + 2] + (vz + qw * tz + (qx * ty - qy * tx));
-        // rotation = parentR * childR, normalised
-        const bx = lr[b4], by = lr[b4 + 1], bz = lr[b4 + 2], bw = lr[b4 + 3];
-        cr[b4] = qw * bx + qx * bw + qy * bz - qz * by;
-        cr[b4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
-        cr[b4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
-        cr[b4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
-        quatNormalize(cr, b4);
-        // scale = parentS * childS
-        cs[b3] = psx * ls[b3]; cs[b3 + 1] = psy * ls[b3 + 1]; cs[b3 + 2] = psz * ls[b3 + 2];
-      }
+      else composeBone(ct, cr, cs, lt, lr, ls, bone, parent);
       valid[bone] = 1;
     }
   }
@@ -148,7 +130,11 @@ export class ComponentPose {
     const first = this.skeleton.descendantStart[bone], end = this.skeleton.descendantStart[bone + 1];
     // Pin descendants' locals (parents first) while their old parents' component transforms are
     // still correct.
-    for (let i = first; i < end; i++) this.ensureLocal(descendants[i]);
+    const localValid = this.localValid;
+    for (let i = first; i < end; i++) {
+      const d = descendants[i];
+      if (localValid[d] === 0) this.ensureLocal(d);
+    }
     this.ensureComponent(bone); // so that a partial write below starts from the current transform
     const b3 = bone * 3, b4 = bone * 4, f3 = from * 3, f4 = from * 4;
     this.translations[b3] = t[f3]; this.translations[b3 + 1] = t[f3 + 1]; this.translations[b3 + 2] = t[f3 + 2];
@@ -172,6 +158,38 @@ export class ComponentPose {
   toLocal(out: Pose): Pose {
     return poseCopy(out, this.ensureAllLocal());
   }
+}
+
+/**
+ * Component transform of `bone` from its parent's (already valid) and its own local one:
+ * transformCompose (runtime/math.ts) with the same operations in the same order, so bit-identical,
+ * but on one set of arrays and two indices: as a call of transformCompose per bone, passing twelve
+ * arguments, it was a third of a whole component-space pass.
+ */
+function composeBone(
+  ct: Float64Array, cr: Float64Array, cs: Float64Array,
+  lt: Float64Array, lr: Float64Array, ls: Float64Array, bone: number, parent: number,
+): void {
+  const b3 = bone * 3, b4 = bone * 4, p3 = parent * 3, p4 = parent * 4;
+  const psx = cs[p3], psy = cs[p3 + 1], psz = cs[p3 + 2];
+  const qx = cr[p4], qy = cr[p4 + 1], qz = cr[p4 + 2], qw = cr[p4 + 3];
+  // translation = parentT + parentR * (parentS * childT)
+  const vx = lt[b3] * psx, vy = lt[b3 + 1] * psy, vz = lt[b3 + 2] * psz;
+  const tx = 2 * (qy * vz - qz * vy);
+  const ty = 2 * (qz * vx - qx * vz);
+  const tz = 2 * (qx * vy - qy * vx);
+  ct[b3] = ct[p3] + (vx + qw * tx + (qy * tz - qz * ty));
+  ct[b3 + 1] = ct[p3 + 1] + (vy + qw * ty + (qz * tx - qx * tz));
+  ct[b3 + 2] = ct[p3 + 2] + (vz + qw * tz + (qx * ty - qy * tx));
+  // rotation = parentR * childR, normalised
+  const bx = lr[b4], by = lr[b4 + 1], bz = lr[b4 + 2], bw = lr[b4 + 3];
+  cr[b4] = qw * bx + qx * bw + qy * bz - qz * by;
+  cr[b4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
+  cr[b4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
+  cr[b4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+  quatNormalize(cr, b4);
+  // scale = parentS * childS
+  cs[b3] = psx * ls[b3]; cs[b3 + 1] = psy * ls[b3 + 1]; cs[b3 + 2] = psz * ls[b3 + 2];
 }
 
 function copyTransform(
