@@ -13,6 +13,8 @@ export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
 export { AnimGraph, AnimGraphInstance } from './runtime/graph.ts';
 export type { AnimGraphDefinition, CompiledNode, PropertyValue } from './runtime/graph.ts';
 export { runGraph, GraphRunner, formatDebugTree } from './runtime/runner.ts';
+export { Crowd } from './runtime/crowd.ts';
+export type { CrowdOptions, CrowdGraphSource } from './runtime/crowd.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './runtime/runner.ts';
 export { Skeleton, SkeletonError } from './runtime/skeleton.ts';
 export type { BoneDefinition } from './runtime/skeleton.ts';

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../graphs/loader.ts';
@@ -111,6 +115,22 @@ describe('Crowd', () => {
     const own = await crowdOf({ module: SUPPORT, export: 'failingGraph' }, 4, 1);
     own.setParameter(0, 'fail', true);
     expect(() => own.update(1 / 60)).toThrow(/^Failing node: told to fail$/);
+  });
+});
+
+describe('the README crowd example', () => {
+  it('runs as written, with the package as its import', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    const section = readme.slice(readme.indexOf('## Crowds on several threads'));
+    const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
+    expect(code).toContain("from 'animgraph'");
+    const file = join(mkdtempSync(join(tmpdir(), 'animgraph-readme-')), 'crowd.mts');
+    writeFileSync(file, `${code.replace("from 'animgraph'", `from '${root}index.ts'`)}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
+    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8' });
+    const [count, workers, x] = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect([count, workers]).toEqual([1000, 1]);
+    expect(Number.isFinite(x) && x !== 0).toBe(true);
   });
 });
 
