@@ -2,10 +2,10 @@ import type { Clip } from '../runtime/clip.ts';
 import type { ComponentPose } from '../runtime/component-pose.ts';
 import { quatFromTo, quatMultiply } from '../runtime/math.ts';
 import {
-  ZERO_WEIGHT, readScalar, readVec3,
+  ZERO_WEIGHT, readVec3,
   type CacheBonesContext, type ComponentPoseLink, type DebugNode, type Link, type NodeType, type PoseNode, type ScalarProperty, type UpdateContext, type Vec3Property,
 } from '../runtime/node.ts';
-import { sampleRootMotion, type RootMotionTrack } from '../runtime/root-motion.ts';
+import { sampleRootMotion } from '../runtime/root-motion.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
 import { solveTwoBoneIK, twoBoneIKOptions } from '../runtime/two-bone-ik.ts';
 import { SequenceEvaluator } from './SequenceEvaluator.ts';
@@ -232,7 +232,7 @@ export class StrideWarping extends SkeletalControlNode {
       const vel = this.velocity;
       const speed = vel[3] === 1 ? Math.sqrt(vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2]) : 0;
       vel[4] = speed;
-      // Bound properties are read inline here and below: readScalar is not inlined into this big
+      // Bound properties are read inline here and below: readScalar (runtime/node.ts) is not inlined into this big
       // function, and a double it returns from the parameter array is boxed (16 bytes a frame). The
       // literal goes through arithmetic (* 1) so that both arms are unboxed doubles: joining a double
       // from the array with the boxed field as it is makes V8 box the double.
