@@ -147,6 +147,17 @@ describe('the database', () => {
     expect(db.cost(flipped, 17)).toBeCloseTo(db.cost(query, 17), 12);
   });
 
+  it('sums a frame\'s cost over the channels of most weight per dimension first (to give up on a losing frame soonest)', () => {
+    const order = (spec: PoseFeatureSpec): number[] =>
+      Array.from(PoseSearchDatabase.build(new PoseFeatureSchema(spec, skeleton), [{ name: 'walk', binding: walkLike }]).channelOrder);
+    // 5 rotations (20 dims), 2 positions (6), 1 velocity (3): per dimension 2/20, 1/6, 1/3.
+    expect(order({ rotations: { weight: 2 }, ...limbs })).toEqual([2, 1, 0]);
+    expect(order({ rotations: { weight: 10 }, ...limbs })).toEqual([0, 2, 1]);
+    // Equal weight per dimension keeps the layout's order; an absent channel goes last.
+    expect(order({ positions: { weight: 1.5, bones: ['foot', 'hand'] }, rotations: { weight: 5 } })).toEqual([0, 1, 2]);
+    expect(order({ positions: { weight: 1.5, bones: ['foot', 'hand'] }, rotations: { weight: 4 } })).toEqual([1, 0, 2]);
+  });
+
   it('normalises each channel by the standard deviation of its feature vector, and leaves a still channel unscaled', () => {
     // The foot slides along x at 30 cm/s: positions spread uniformly, velocities constant.
     const slide = makeClip('slide', 31, 30, (f, pose) => { pose.translations[THIGH * 3] = 10 + f; });
