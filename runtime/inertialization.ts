@@ -170,11 +170,12 @@ export class PoseInertializer {
     const pt = pose.translations, pr = pose.rotations, ps = pose.scales;
     const live = this.live, tc = this.translationCurve, rc = this.rotationCurve, sc = this.scaleCurve;
     const td = this.translationDir, ra = this.rotationAxis, sd = this.scaleDir;
+    const h2 = 0.5 * t * t, t3 = t * t * t, t4 = t3 * t, t5 = t4 * t;
     for (let bone = 0; bone < n; bone++) {
       const m = live[bone];
       if (m === 0) continue;
       const b3 = bone * 3, b4 = bone * 4, c = bone * CURVE_STRIDE;
-      const xt = (m & 1) === 0 ? 0 : inertialCurveValue(tc, c, t);
+      const xt = (m & 1) !== 0 && t < tc[c + 3] ? tc[c] + tc[c + 1] * t + tc[c + 2] * h2 + tc[c + 6] * t3 + tc[c + 5] * t4 + tc[c + 4] * t5 : 0;
       if (xt !== 0) {
         pt[b3] += td[b3] * xt;
         pt[b3 + 1] += td[b3 + 1] * xt;
@@ -186,7 +187,7 @@ export class PoseInertializer {
         ps[b3 + 1] += sd[b3 + 1] * xs;
         ps[b3 + 2] += sd[b3 + 2] * xs;
       }
-      const xr = (m & 2) === 0 ? 0 : inertialCurveValue(rc, c, t);
+      const xr = (m & 2) !== 0 && t < rc[c + 3] ? rc[c] + rc[c + 1] * t + rc[c + 2] * h2 + rc[c + 6] * t3 + rc[c + 5] * t4 + rc[c + 4] * t5 : 0;
       if (xr !== 0) {
         // pose rotation = offset(axis, xr) * pose rotation, as previous = offset * target.
         // sin and cos of the half angle h without Math.sin and Math.cos (calls out of optimised
