@@ -1,5 +1,5 @@
 import { transformRelative, quatNormalize } from './math.ts';
-import { Pose, poseCopy } from './pose.ts';
+import { checkStorage, Pose, poseCopy, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
 /**
@@ -25,14 +25,20 @@ export class ComponentPose {
   /** Scratch for ensureComponent: the stale bones from one up to its first valid ancestor. */
   private readonly chain: Int32Array;
 
-  constructor(skeleton: Skeleton) {
+  /**
+   * `storage`: arrays the caller owns for the local pose and for the component transforms (see
+   * Pose's constructor); new arrays for whichever is left out.
+   */
+  constructor(skeleton: Skeleton, storage: { local?: PoseStorage; component?: PoseStorage } = {}) {
     const n = skeleton.boneCount;
     this.skeleton = skeleton;
-    this.local = new Pose(n);
+    this.local = new Pose(n, storage.local);
     this.ownLocal = this.local;
-    this.translations = new Float64Array(n * 3);
-    this.rotations = new Float64Array(n * 4);
-    this.scales = new Float64Array(n * 3);
+    const component = storage.component;
+    if (component !== undefined) checkStorage(component, n, 'component pose');
+    this.translations = component?.translations ?? new Float64Array(n * 3);
+    this.rotations = component?.rotations ?? new Float64Array(n * 4);
+    this.scales = component?.scales ?? new Float64Array(n * 3);
     this.localValid = new Uint8Array(n).fill(1);
     this.componentValid = new Uint8Array(n);
     this.chain = new Int32Array(n);

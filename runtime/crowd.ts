@@ -91,13 +91,21 @@ export class CrowdSlice {
     private readonly componentSpace: boolean,
     private readonly buffers: CrowdBuffers,
   ) {
-    for (let i = first; i < end; i++) this.instances.push(graph.createInstance());
+    const n = graph.skeleton.boneCount;
+    const view = (a: Float64Array, i: number, width: number): Float64Array => a.subarray(i * n * width, (i + 1) * n * width);
+    for (let i = first; i < end; i++) {
+      // Each character evaluates straight into its rows of the shared arrays: nothing to publish.
+      const local = { translations: view(buffers.translations, i, 3), rotations: view(buffers.rotations, i, 4), scales: view(buffers.scales, i, 3) };
+      const component = componentSpace
+        ? { translations: view(buffers.componentTranslations, i, 3), rotations: view(buffers.componentRotations, i, 4), scales: view(buffers.componentScales, i, 3) }
+        : undefined;
+      this.instances.push(graph.createInstance({ local, component }));
+    }
   }
 
-  /** Applies pending parameters and resets, advances every character by the frame's delta time, publishes the poses. */
+  /** Applies pending parameters and resets, advances every character by the frame's delta time and evaluates it. */
   run(): void {
     const b = this.buffers;
-    const n = this.graph.skeleton.boneCount;
     const instances = this.instances;
     for (let k = 0; k < instances.length; k++) {
       const i = this.first + k;
@@ -115,17 +123,10 @@ export class CrowdSlice {
         b.resetRequested[i] = 0;
       }
       instance.updateFrom(b.frame, 0);
-      const pose = instance.evaluate();
-      b.translations.set(pose.translations, i * n * 3);
-      b.rotations.set(pose.rotations, i * n * 4);
-      b.scales.set(pose.scales, i * n * 3);
-      if (this.componentSpace) {
-        const cs = instance.componentPose();
-        b.componentTranslations.set(cs.translations, i * n * 3);
-        b.componentRotations.set(cs.rotations, i * n * 4);
-        b.componentScales.set(cs.scales, i * n * 3);
-      }
-      b.rootMotion.set(instance.rootMotion, i * 4);
+      instance.evaluate();
+      if (this.componentSpace) instance.componentPose();
+      const motion = instance.rootMotion, r = i * 4;
+      b.rootMotion[r] = motion[0]; b.rootMotion[r + 1] = motion[1]; b.rootMotion[r + 2] = motion[2]; b.rootMotion[r + 3] = motion[3];
     }
   }
 }

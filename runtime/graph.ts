@@ -8,7 +8,7 @@ import {
   type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
-import { Pose, PosePool } from './pose.ts';
+import { Pose, PosePool, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
 /** A property value as written in an asset: a literal, or a binding to a parameter. */
@@ -72,9 +72,20 @@ export class AnimGraph {
     this.componentPosePool = new ComponentPosePool(definition.skeleton);
   }
 
-  createInstance(): AnimGraphInstance {
-    return new AnimGraphInstance(this);
+  /**
+   * A new character. `output`: arrays the instance evaluates its output pose (`local`) and its
+   * component pose (`component`) into, instead of arrays of its own; a Crowd passes views into
+   * the arrays it shares between threads, so that no pose is copied per frame.
+   */
+  createInstance(output?: InstanceOutput): AnimGraphInstance {
+    return new AnimGraphInstance(this, output);
   }
+}
+
+/** Where an instance writes its output pose and component pose (see AnimGraph.createInstance). */
+export interface InstanceOutput {
+  readonly local?: PoseStorage;
+  readonly component?: PoseStorage;
 }
 
 /**
@@ -100,13 +111,13 @@ export class AnimGraphInstance implements GraphRuntime {
   private componentAt = -1;
   private elapsed = 0;
 
-  constructor(graph: AnimGraph) {
+  constructor(graph: AnimGraph, output: InstanceOutput = {}) {
     this.graph = graph;
     this.skeleton = graph.skeleton;
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
     this.posePool = graph.posePool;
     this.componentPosePool = graph.componentPosePool;
-    this.outputComponent = new ComponentPose(graph.skeleton);
+    this.outputComponent = new ComponentPose(graph.skeleton, output);
     // The output is evaluated straight into the component pose's local buffer: no copy per frame.
     this.output = this.outputComponent.local;
     const built = new Map<string, PoseNode>();

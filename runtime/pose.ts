@@ -10,17 +10,42 @@ export class Pose {
   readonly rotations: Float64Array;
   readonly scales: Float64Array;
 
-  constructor(boneCount: number) {
+  /**
+   * An identity pose (zero translations, identity rotations, unit scales) of `boneCount` bones, in
+   * new arrays or in `storage`: arrays the caller owns, such as views into one array holding a
+   * whole crowd's poses, which evaluation then writes in place of a copy per frame.
+   */
+  constructor(boneCount: number, storage?: PoseStorage) {
     this.boneCount = boneCount;
-    this.translations = new Float64Array(boneCount * 3);
-    this.rotations = new Float64Array(boneCount * 4);
-    this.scales = new Float64Array(boneCount * 3);
+    if (storage !== undefined) checkStorage(storage, boneCount, 'pose');
+    this.translations = storage?.translations ?? new Float64Array(boneCount * 3);
+    this.rotations = storage?.rotations ?? new Float64Array(boneCount * 4);
+    this.scales = storage?.scales ?? new Float64Array(boneCount * 3);
+    if (storage !== undefined) {
+      this.translations.fill(0);
+      this.rotations.fill(0);
+    }
     for (let i = 0; i < boneCount; i++) {
       this.rotations[i * 4 + 3] = 1;
       this.scales[i * 3] = 1;
       this.scales[i * 3 + 1] = 1;
       this.scales[i * 3 + 2] = 1;
     }
+  }
+}
+
+/** Arrays for a pose's attributes: [x,y,z] per bone, [x,y,z,w] per bone, [x,y,z] per bone. */
+export interface PoseStorage {
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+}
+
+/** Throws a RangeError unless `storage` holds exactly `boneCount` bones per attribute. */
+export function checkStorage(storage: PoseStorage, boneCount: number, what: string): void {
+  const wrong = (['translations', 'rotations', 'scales'] as const).filter((k, i) => storage[k].length !== boneCount * (i === 1 ? 4 : 3));
+  if (wrong.length > 0) {
+    throw new RangeError(`${what} storage for ${boneCount} bones needs ${boneCount * 3}, ${boneCount * 4} and ${boneCount * 3} values; ${wrong.map((k) => `${k} has ${storage[k].length}`).join(', ')}`);
   }
 }
 

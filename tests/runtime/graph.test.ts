@@ -20,6 +20,42 @@ describe('graph instance', () => {
     expect(JSON.stringify(c.frames)).not.toBe(JSON.stringify(a.frames));
   });
 
+  it('evaluates into arrays the caller gives (views into a crowd-wide array), the same poses as its own arrays', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const n = graph.skeleton.boneCount;
+    // Two characters' rows in one array per attribute; the instance writes the second row.
+    const all = { t: new Float64Array(2 * n * 3).fill(7), r: new Float64Array(2 * n * 4).fill(7), s: new Float64Array(2 * n * 3).fill(7) };
+    const ct = new Float64Array(n * 3), cr = new Float64Array(n * 4), cs = new Float64Array(n * 3);
+    const shared = graph.createInstance({
+      local: { translations: all.t.subarray(n * 3), rotations: all.r.subarray(n * 4), scales: all.s.subarray(n * 3) },
+      component: { translations: ct, rotations: cr, scales: cs },
+    });
+    // A new instance starts at the identity pose, whatever the arrays held.
+    expect(Array.from(all.r.subarray(n * 4, n * 4 + 4))).toEqual([0, 0, 0, 1]);
+    expect(all.s[n * 3]).toBe(1);
+    const own = graph.createInstance();
+    for (let f = 0; f < 30; f++) {
+      for (const g of [shared, own]) {
+        g.setParameter('gait', 1);
+        g.setParameter('speed', 1 + f / 30);
+        g.update(1 / 60);
+      }
+      const pose = shared.evaluate();
+      expect(pose.rotations.buffer).toBe(all.r.buffer);
+      const expected = own.evaluate();
+      expect(Array.from(all.t.subarray(n * 3))).toEqual(Array.from(expected.translations));
+      expect(Array.from(all.r.subarray(n * 4))).toEqual(Array.from(expected.rotations));
+      expect(Array.from(all.s.subarray(n * 3))).toEqual(Array.from(expected.scales));
+      shared.componentPose();
+      expect(Array.from(cr)).toEqual(Array.from(own.componentPose().rotations));
+      expect(Array.from(ct)).toEqual(Array.from(own.componentPose().translations));
+    }
+    expect(all.t[0]).toBe(7); // the first character's row is untouched
+    expect(() => graph.createInstance({ local: { translations: new Float64Array(3), rotations: new Float64Array(n * 4), scales: new Float64Array(n * 4) } }))
+      .toThrow(`pose storage for ${n} bones needs ${n * 3}, ${n * 4} and ${n * 3} values; translations has 3, scales has ${n * 4}`);
+    expect(() => graph.createInstance({ component: { translations: ct, rotations: cr, scales: new Float64Array(0) } })).toThrow(/component pose storage .* scales has 0/);
+  });
+
   it('emits parameterChanged only when a value changes, and rejects wrong types', () => {
     const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p', {
       f: { type: 'float', default: 1 }, v: { type: 'vec3', default: [0, 1, 0] },
