@@ -59,6 +59,8 @@ export class PoseSearchBlend extends LocalPoseNode {
   private readonly query: PoseSearchQuery;
   private readonly best = new PoseSearchResult();
   private readonly runnerUp = new PoseSearchResult();
+  /** Whether runnerUp is still to be searched for the last search (see lastRunnerUp). */
+  private runnerUpPending = false;
   /** 0: no switch yet; 1: the last switch searched; 2: it had no pose history to search with. */
   private searchState = 0;
   private readonly gapFrames: number;
@@ -115,6 +117,12 @@ export class PoseSearchBlend extends LocalPoseNode {
 
   /** The last switch's runner-up: the best frame at least 0.2 s from the chosen one. */
   get lastRunnerUp(): PoseSearchResult {
+    if (this.runnerUpPending) {
+      // Searched when first asked for (debug output, tools), not at every switch: it costs a
+      // second search, and the frame loop never reads it.
+      this.runnerUpPending = false;
+      this.database.searchRunnerUp(this.query, this.best, this.runnerUp, this.gapFrames, 'auto');
+    }
     return this.runnerUp;
   }
 
@@ -128,6 +136,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.searchState = 0;
     this.best.frame = -1;
     this.runnerUp.frame = -1;
+    this.runnerUpPending = false;
     this.atEnd = false;
     this.requested[0] = 0;
     this.outOfRange = false;
@@ -219,6 +228,7 @@ export class PoseSearchBlend extends LocalPoseNode {
       this.searchState = 2;
       this.best.frame = -1;
       this.runnerUp.frame = -1;
+      this.runnerUpPending = false;
       return;
     }
     const measured = this.extractor.extractBy(this.raw, 0, h.previous, h.count > 1 ? h.older : null, h.deltaTimes);
@@ -233,7 +243,8 @@ export class PoseSearchBlend extends LocalPoseNode {
       last = end > 0 ? Math.min(end, 0x3fffffff) | 0 : 0;
     }
     q.allowOnly(clip, last);
-    db.searchWithRunnerUp(q, this.best, this.runnerUp, this.gapFrames, 'auto');
+    db.search(q, this.best, 'auto');
+    this.runnerUpPending = true;
     this.searchState = 1;
     // The match is for the last pose output; this frame's advance carries the clip on from there.
     if (this.best.frame >= 0) this.timing[START] = db.frameTime[this.best.frame];
@@ -363,7 +374,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     }
     if (this.searchState === 2) text += ' Match: none (no pose history)';
     else if (this.searchState === 1 && this.best.frame >= 0) {
-      const b = this.best, r = this.runnerUp, s = this.database.schema;
+      const b = this.best, r = this.lastRunnerUp, s = this.database.schema;
       const shares = FEATURE_CHANNELS.map((_, c) => c)
         .filter((c) => s.channelDims(c) > 0)
         .map((c) => (this.query.channels[c] === 1 ? `${CHANNEL_LABELS[c]} ${(b.share(c) * 100).toFixed(0)}%` : `${CHANNEL_LABELS[c]} off`));
@@ -390,7 +401,7 @@ export class PoseSearchBlend extends LocalPoseNode {
       weights: Array.from(this.weights.subarray(0, this.slotCount)),
     };
     if (this.searchState === 1 && this.best.frame >= 0) {
-      const b = this.best, r = this.runnerUp;
+      const b = this.best, r = this.lastRunnerUp;
       values.matchFrame = b.localFrame;
       values.matchTime = b.time;
       values.matchCost = b.cost;

@@ -665,6 +665,14 @@ export class PoseSearchDatabase {
    */
   searchWithRunnerUp(query: PoseSearchQuery, best: PoseSearchResult, runnerUp: PoseSearchResult, gapFrames: number, mode: SearchMode = 'auto'): void {
     this.search(query, best, mode);
+    this.searchRunnerUp(query, best, runnerUp, gapFrames, mode);
+  }
+
+  /**
+   * The runner-up of `best`, the result of search() for `query` (unchanged since): as much work
+   * again as the search, so a caller that shows it only in debug output can ask for it then.
+   */
+  searchRunnerUp(query: PoseSearchQuery, best: PoseSearchResult, runnerUp: PoseSearchResult, gapFrames: number, mode: SearchMode = 'auto'): void {
     if (best.frame < 0) {
       runnerUp.frame = -1;
       runnerUp.clip = -1;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
 import { checkGraphAsset, loadGraphAsset, loadGraphFile, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
@@ -64,6 +64,41 @@ describe('PoseSearchBlend on the built-in biped', () => {
     expectClose(poses[4].rotations, sampled(graph, 'walk', 4 * DT).rotations, 1e-12);
     expect(line(g).values).toMatchObject({ motion: 0, clip: 'walk', blending: false, weights: [1] });
     expect(line(g).values).not.toHaveProperty('matchFrame');
+  });
+
+  it('searches the runner-up only when debug output asks for it, once per switch, as searching both at once would', () => {
+    const g = graph.createInstance();
+    const db = node(g).database;
+    let spy = vi.spyOn(db, 'searchRunnerUp');
+    try {
+      const poses = play(g, 21, DT, (f) => { if (f === 20) g.setParameter('motion', 1); });
+      expect(spy).not.toHaveBeenCalled();
+      const v = line(g).values!;
+      line(g);
+      expect(spy).toHaveBeenCalledTimes(1);
+      const raw = new Float64Array(db.dims);
+      new PoseFeatureExtractor(db.schema).extract(raw, 0, poses[19], poses[18], DT);
+      const query = new PoseSearchQuery(db);
+      db.scaleQuery(raw, query);
+      query.allowOnly(db.clipNames.indexOf('run'));
+      const best = new PoseSearchResult(), runnerUp = new PoseSearchResult();
+      spy.mockRestore();
+      db.searchWithRunnerUp(query, best, runnerUp, Math.round(0.2 * db.schema.sampleRate));
+      spy = vi.spyOn(db, 'searchRunnerUp');
+      expect(v.runnerUpFrame).toBe(runnerUp.localFrame);
+      expect(v.runnerUpCost).toBe(runnerUp.cost);
+      expect(v.runnerUpFrame).not.toBe(v.matchFrame);
+      // The next switch searches again; its runner-up is again searched once, when asked for.
+      g.setParameter('motion', 0);
+      g.update(DT);
+      g.evaluate();
+      expect(spy).not.toHaveBeenCalled();
+      expect(node(g).lastRunnerUp.frame).toBeGreaterThanOrEqual(0);
+      expect(node(g).lastRunnerUp.frame).not.toBe(node(g).lastMatch.frame);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('starts the new clip at the best frame for the last output poses, crossfades, then plays it alone', () => {
