@@ -70,10 +70,34 @@ function fitCurve(out: Float64Array, o: number, args: Float64Array): void {
 
 /** The curve's value at time t (0 at and after t1). */
 export function inertialCurveValue(curve: Float64Array, o: number, t: number): number {
-  const t1 = curve[o + 3];
-  if (!(t < t1)) return 0;
-  if (t <= 0) return curve[o];
-  return ((((curve[o + 4] * t + curve[o + 5]) * t + curve[o + 6]) * t + curve[o + 2] * 0.5) * t + curve[o + 1]) * t + curve[o];
+  if (t <= 0) return t < curve[o + 3] ? curve[o] : 0;
+  scratchTime[0] = t;
+  curvePowers(scratchPowers, scratchTime, 0);
+  return curveAt(curve, o, scratchPowers);
+}
+
+const scratchTime = new Float64Array(1);
+const scratchPowers = new Float64Array(5);
+
+/**
+ * [t, t²/2, t³, t⁴, t⁵] of t = time[index] into p: computed once per pose, so that each curve is a sum of independent
+ * products (curveAt) rather than Horner's chain of dependent ones. (An array: see ClipCursor.)
+ */
+function curvePowers(p: Float64Array, time: Float64Array, index: number): void {
+  const t = time[index];
+  const t3 = t * t * t;
+  p[0] = t;
+  p[1] = 0.5 * t * t;
+  p[2] = t3;
+  p[3] = t3 * t;
+  p[4] = t3 * t * t;
+}
+
+/** The curve at o, at the time whose powers are p (see curvePowers); 0 at and after its t1. */
+function curveAt(curve: Float64Array, o: number, p: Float64Array): number {
+  const t = p[0];
+  if (!(t < curve[o + 3])) return 0;
+  return curve[o] + curve[o + 1] * t + curve[o + 2] * p[1] + curve[o + 6] * p[2] + curve[o + 5] * p[3] + curve[o + 4] * p[4];
 }
 
 /**
@@ -98,6 +122,8 @@ export class PoseInertializer {
   readonly clock = new Float64Array(2);
   /** The numbers of the next startFromArgs: [delta time from the older pose to the previous, duration]. */
   readonly startArgs = new Float64Array(2);
+  /** The elapsed time's powers for this frame's curves (see curvePowers). */
+  private readonly powers = new Float64Array(5);
 
   constructor(boneCount: number) {
     this.boneCount = boneCount;
@@ -165,29 +191,29 @@ export class PoseInertializer {
   /** Adds the offsets at the current elapsed time to `pose` (the new pose this frame). */
   apply(pose: Pose): void {
     if (!(this.clock[0] < this.clock[1] - 1e-9)) return;
-    const t = this.clock[0];
     const n = this.boneCount;
     const pt = pose.translations, pr = pose.rotations, ps = pose.scales;
     const live = this.live, tc = this.translationCurve, rc = this.rotationCurve, sc = this.scaleCurve;
     const td = this.translationDir, ra = this.rotationAxis, sd = this.scaleDir;
-    const h2 = 0.5 * t * t, t3 = t * t * t, t4 = t3 * t, t5 = t4 * t;
+    const p = this.powers;
+    curvePowers(p, this.clock, 0);
     for (let bone = 0; bone < n; bone++) {
       const m = live[bone];
       if (m === 0) continue;
       const b3 = bone * 3, b4 = bone * 4, c = bone * CURVE_STRIDE;
-      const xt = (m & 1) !== 0 && t < tc[c + 3] ? tc[c] + tc[c + 1] * t + tc[c + 2] * h2 + tc[c + 6] * t3 + tc[c + 5] * t4 + tc[c + 4] * t5 : 0;
+      const xt = (m & 1) === 0 ? 0 : curveAt(tc, c, p);
       if (xt !== 0) {
         pt[b3] += td[b3] * xt;
         pt[b3 + 1] += td[b3 + 1] * xt;
         pt[b3 + 2] += td[b3 + 2] * xt;
       }
-      const xs = (m & 4) === 0 ? 0 : inertialCurveValue(sc, c, t);
+      const xs = (m & 4) === 0 ? 0 : curveAt(sc, c, p);
       if (xs !== 0) {
         ps[b3] += sd[b3] * xs;
         ps[b3 + 1] += sd[b3 + 1] * xs;
         ps[b3 + 2] += sd[b3 + 2] * xs;
       }
-      const xr = (m & 2) !== 0 && t < rc[c + 3] ? rc[c] + rc[c + 1] * t + rc[c + 2] * h2 + rc[c + 6] * t3 + rc[c + 5] * t4 + rc[c + 4] * t5 : 0;
+      const xr = (m & 2) === 0 ? 0 : curveAt(rc, c, p);
       if (xr !== 0) {
         // pose rotation = offset(axis, xr) * pose rotation, as previous = offset * target.
         // sin and cos of the half angle h without Math.sin and Math.cos (calls out of optimised
