@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe } from 'vitest';
+import { describe, it } from 'vitest';
 
 /** ../shared/data relative to the project root: real motion data that the project does not ship. */
 export const SHARED_DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
@@ -13,11 +13,19 @@ if (!hasSharedData && process.env.CI === 'true') {
 
 /**
  * describe() for tests on ../shared/data: skipped with a reason on a user's clone without the
- * folder, and an error in CI (see the throw above).
+ * folder, and an error in CI (see the throw above). Without the folder the suite's body is never
+ * run: vitest runs a describe.skip body to collect its tests, and bodies that load the data at
+ * collection time would fail the file.
  */
-export const describeWithData: typeof describe = (hasSharedData
-  ? describe
-  : ((name: string, fn: () => void) => describe.skip(`${name} (skipped: ${SHARED_DATA} not found)`, fn))) as typeof describe;
+export function describeIfData(present: boolean): typeof describe {
+  return (present
+    ? describe
+    : ((name: string) => describe(`${name} (skipped: ${SHARED_DATA} not found)`, () => {
+        it.skip('needs the shared motion data', () => {});
+      }))) as typeof describe;
+}
+
+export const describeWithData = describeIfData(hasSharedData);
 
 export function readShared(relative: string): string {
   return readFileSync(`${SHARED_DATA}${relative}`, 'utf8');
