@@ -37,7 +37,7 @@ export const clipSchema = z.object({
   rootMotion: z.union([
     z.boolean(),
     z.object({
-      bone: z.string().min(1).optional().describe('The bone whose motion is extracted (default: the skeleton root).'),
+      bone: z.string().min(1).optional().describe('The bone whose motion is extracted; a load error if the clip does not move it (default: the first bone of the skeleton, in hierarchy order, that the clip moves: the root, or the hips below a static root).'),
       up: z.enum(['y', 'z']).optional().describe('The up axis: motion along it stays in the pose (default y).'),
     }).strict(),
   ]).optional().describe("Extract root motion: the root bone's horizontal translation and heading become a per-frame delta and the clip plays in place."),

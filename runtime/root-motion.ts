@@ -1,4 +1,5 @@
 import type { Clip } from './clip.ts';
+import type { Skeleton } from './skeleton.ts';
 import {
   quatConjugateMultiply, quatFromAxisAngle, quatFromTo, quatInverseRotateVec3, quatMultiply, quatNormalize, quatRotateVec3,
 } from './math.ts';
@@ -124,6 +125,69 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
     }
   }
   return { up, track, translations, headings };
+}
+
+/** Where a clip's root motion is taken from: the bone and what extractRootMotion needs to know about it. */
+export interface RootMotionSource extends RootMotionExtraction {
+  bone: string;
+}
+
+/** A key that moves less than this from the first (in length units or quaternion components) is still. */
+const STILL = 1e-6;
+
+/** Whether the clip's track for `bone` changes its translation or rotation over the keys. */
+export function boneMoves(clip: Clip, bone: string): boolean {
+  const track = clip.tracks.findIndex((t) => t.bone === bone);
+  if (track < 0) return false;
+  const n = clip.tracks.length, layout = clip.tracks[track];
+  for (let f = 1; f < clip.frameCount; f++) {
+    for (let k = 0; layout.translation && k < 3; k++) {
+      if (!(Math.abs(clip.translations[(f * n + track) * 3 + k] - clip.translations[track * 3 + k]) <= STILL)) return true;
+    }
+    for (let k = 0; layout.rotation && k < 4; k++) {
+      if (!(Math.abs(clip.rotations[(f * n + track) * 4 + k] - clip.rotations[track * 4 + k]) <= STILL)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The bone a clip's root motion comes from, for the loader: `bone` when given, else the first bone
+ * of the skeleton, in hierarchy order, that the clip moves. A skeleton's first bone is often a
+ * static root at the origin with the hips below it carrying the motion; extracting from the still
+ * root would give none. Returns the source, with the bone's static parent chain (from the clip's
+ * first key where it has one, else the reference pose; scale ignored) and its reference rotation
+ * when the skeleton has one other than the identity (a BVH skeleton has none: the extraction then
+ * estimates it), or a message saying why there is no root motion to extract.
+ */
+export function rootMotionSource(clip: Clip, skeleton: Skeleton, bone?: string): RootMotionSource | string {
+  let index = -1;
+  if (bone !== undefined) {
+    index = skeleton.indexOf(bone);
+    if (index < 0) return `'${bone}' is not a bone of the skeleton`;
+    if (!boneMoves(clip, bone)) return `clip '${clip.name}' does not move bone '${bone}', so it has no root motion to extract`;
+  } else {
+    index = skeleton.boneNames.findIndex((name) => boneMoves(clip, name));
+    if (index < 0) return `clip '${clip.name}' moves none of the skeleton's bones, so it has no root motion to extract`;
+  }
+  const chain: number[] = [];
+  for (let a = skeleton.parents[index]; a >= 0; a = skeleton.parents[a]) chain.unshift(a);
+  const ref = skeleton.referencePose;
+  // [tx, ty, tz, qx, qy, qz, qw] of the parent in component space, built from the top of the chain.
+  const parent = new Float64Array([0, 0, 0, 0, 0, 0, 1]);
+  const local = new Float64Array(7);
+  for (const a of chain) {
+    const track = clip.tracks.findIndex((t) => t.bone === skeleton.boneNames[a]);
+    const layout = track >= 0 ? clip.tracks[track] : null;
+    local.set(layout?.translation ? clip.translations.subarray(track * 3, track * 3 + 3) : ref.translations.subarray(a * 3, a * 3 + 3), 0);
+    local.set(layout?.rotation ? clip.rotations.subarray(track * 4, track * 4 + 4) : ref.rotations.subarray(a * 4, a * 4 + 4), 3);
+    quatRotateVec3(local, 0, parent, 3, local, 0);
+    for (let k = 0; k < 3; k++) parent[k] += local[k];
+    quatMultiply(parent, 3, parent, 3, local, 3);
+  }
+  const r = ref.rotations.subarray(index * 4, index * 4 + 4);
+  const identity = Math.abs(r[3]) >= 1 - 1e-12;
+  return { bone: skeleton.boneNames[index], parent: chain.length > 0 ? parent : null, reference: identity ? null : Float64Array.from(r) };
 }
 
 const segment = new Float64Array(4);

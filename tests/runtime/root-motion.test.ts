@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../graphs/loader.ts';
 import { expectClose } from '../support/graphs.ts';
@@ -58,15 +60,84 @@ describe('root motion', () => {
     expect(2 * Math.atan2(world[4], world[6])).toBeCloseTo(Math.PI / 2, 12);
   });
 
-  it('is a load error on a clip that does not animate the root bone', () => {
-    // The built-in clips play in place: their root has no track.
-    const result = checkGraphAsset({
-      format: 'animgraph/1', skeleton: 'builtin:biped',
-      clips: { walk: { source: 'builtin:walk', rootMotion: true }, run: { source: 'builtin:run', rootMotion: { bone: 'tail' } } },
-      nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p',
+  it('takes the motion from the first bone the clip moves, and is a load error when a named bone does not move', () => {
+    // The built-in clips play in place: their root has no track, so the pelvis is the one that moves.
+    const asset = (clips: Record<string, unknown>) => checkGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips,
+      nodes: { p: { type: 'SequencePlayer', properties: { clip: Object.keys(clips)[0] } } }, output: 'p',
     });
-    expect(result.ok).toBe(false);
-    expect(!result.ok && result.problems.map((p) => p.path)).toEqual(['$.clips.walk.rootMotion', '$.clips.run.rootMotion.bone']);
+    const walk = asset({ walk: { source: 'builtin:walk', rootMotion: true } });
+    expect(walk.ok && walk.graph.clipBindings.get('walk')!.clip.rootMotion!.track).toBe(1);
+    const result = asset({ walk: { source: 'builtin:walk', rootMotion: { bone: 'root' } }, run: { source: 'builtin:run', rootMotion: { bone: 'tail' } } });
+    expect(!result.ok && result.problems.map((p) => [p.path, p.code])).toEqual([
+      ['$.clips.walk.rootMotion.bone', 'no-root-motion'], ['$.clips.run.rootMotion.bone', 'unknown-bone'],
+    ]);
+  });
+});
+
+describe('root motion below a static root bone (hand-made BVH)', () => {
+  const run = (staticRoot: number[]) => gaitBvh({
+    order: 'ZXY', up: 'y', unit: 100, headingDeg: 30, pitchDeg: 15, rollDeg: 8, strides: 3, framesPerStride: 70, fps: 100,
+    speed: 3, reference: axisAngle([1, 0.3, 0.5], 1.2), staticRoot,
+  });
+  const load = (file: string, rootMotion: unknown) => checkGraphAsset({
+    format: 'animgraph/1', skeleton: { bvh: file }, clips: { run: { source: file, rootMotion } },
+    nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run', loop: true } } }, output: 'p',
+  });
+
+  // A root at the origin that never moves (as exporters write one), upright or in a Z-up rig's
+  // rotation of -90 degrees about X; the hips below it carry the motion.
+  for (const [name, rotation] of [['upright', [0, 0, 0, 1]], ['rotated', axisAngle([1, 0, 0], -Math.PI / 2)]] as const) {
+    it(`extracts the hips' motion in component space under a still ${name} root`, () => {
+      const file = writeGait(run([...rotation]));
+      const result = load(file, true);
+      if (!result.ok) throw new Error(JSON.stringify(result.problems));
+      const clip = result.graph.clipBindings.get('run')!.clip;
+      const motion = clip.rootMotion!;
+      expect(clip.tracks[motion.track].bone).toBe('Hips');
+      const headings = Array.from(motion.headings);
+      expect(Math.max(...headings) - Math.min(...headings)).toBeLessThan(1e-9);
+      // 3 m/s for 2.1 s, in centimetres, along the capture's heading of 30 degrees.
+      const last = (clip.frameCount - 1) * 3;
+      expect(motion.translations[last] - motion.translations[0]).toBeCloseTo(630 * Math.sin(Math.PI / 6), 6);
+      expect(motion.translations[last + 2] - motion.translations[2]).toBeCloseTo(630 * Math.cos(Math.PI / 6), 6);
+      const frames = runGraph(result.graph, { seconds: 5, fps: 30, debug: false }).frames;
+      const hips = 1;
+      for (const frame of frames) {
+        const [x, y, z] = frame.component![hips];
+        expect(Math.hypot(x, z)).toBeLessThan(1e-9); // in place, in component space
+        expect(y).toBeGreaterThan(90);
+        expectClose(frame.root!.slice(3), [0, 0, 0, 1], 1e-12);
+      }
+      const end = frames[frames.length - 1].root!;
+      expect(Math.hypot(end[0], end[2])).toBeCloseTo(1500, 6);
+    });
+  }
+
+  it("measures the heading from the skeleton's reference rotation of the bone when it has one", () => {
+    // A skeleton asset whose hips carry the rig rotation in their bind pose: the heading is exact
+    // even for a lean and a tilt that are not symmetric over the clip.
+    const reference = axisAngle([1, 0.3, 0.5], 1.2);
+    const gait = gaitBvh({
+      order: 'YXZ', up: 'y', unit: 100, headingDeg: 30, pitchDeg: 15, rollDeg: 8, pitchPhase: 0.7, leanDeg: 6,
+      strides: 3, framesPerStride: 70, fps: 100, speed: 3, reference,
+    });
+    const file = writeGait(gait);
+    const skeleton = join(dirname(file), 'skeleton.json');
+    writeFileSync(skeleton, JSON.stringify({ bones: [{ name: 'Hips', translation: [0, 95, 0], rotation: reference }] }));
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: { file: skeleton }, clips: { run: { source: file, rootMotion: true } },
+      nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p',
+    });
+    for (const h of graph.clipBindings.get('run')!.clip.rootMotion!.headings) expect(h).toBeCloseTo(Math.PI / 6, 12);
+  });
+
+  it('is a load error to name the still root', () => {
+    const file = writeGait(run([0, 0, 0, 1]));
+    const result = load(file, { bone: 'Root' });
+    expect(!result.ok && result.problems.map((p) => [p.path, p.code, p.message])).toEqual([
+      ['$.clips.run.rootMotion.bone', 'no-root-motion', "clip 'run' does not move bone 'Root', so it has no root motion to extract"],
+    ]);
   });
 });
 
