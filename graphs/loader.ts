@@ -183,7 +183,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
 
   const files = new FileCache(baseDir);
   const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
-  const skeleton = loaded && addHelperBones(loaded, raw.helperBones, problems);
+  const skeleton = loaded && addHelperBones(asset.units ? loaded.withUnits(asset.units) : loaded, raw.helperBones, problems);
   const clips = new Map<string, Clip>();
   // Every clip name the asset declares, loaded or not: a node naming a declared clip whose file
   // failed is not also told the clip is unknown (the file's problem is the one to fix).
@@ -396,6 +396,7 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
   };
   return {
     skeleton: part(shape.skeleton, raw.skeleton),
+    units: part(shape.units, raw.units),
     clips: entries(shape.clips.unwrap().valueType, raw.clips),
     parameters: entries(shape.parameters.unwrap().valueType, raw.parameters),
     name: typeof raw.name === 'string' ? raw.name : undefined,

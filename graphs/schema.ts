@@ -72,6 +72,8 @@ export const graphEnvelopeSchema = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
   skeleton: skeletonSourceSchema,
+  units: z.enum(['cm', 'm']).optional()
+    .describe("The length unit of the skeleton and clips (numbers are not converted): what lets nodes set thresholds in metres or relative to the character's size. Default: the skeleton source's, centimetres for a BVH, a JSON skeleton and the built-in biped."),
   helperBones: z.array(helperBoneSchema).optional(),
   clips: z.record(z.string(), clipSchema).default({}),
   parameters: z.record(z.string(), parameterSchema).default({}),

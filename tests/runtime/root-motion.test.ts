@@ -233,13 +233,14 @@ describe('heading of a pitching and rolling root with a rig rotation (hand-made 
       const gait = gaitBvh(o);
       const file = writeGait(gait);
       const graph = loadGraphAsset({
-        format: 'animgraph/1', skeleton: { bvh: file },
+        format: 'animgraph/1', units: o.unit === 1 ? 'm' : 'cm', skeleton: { bvh: file },
         clips: { run: { source: file, rootMotion: { up: o.up } } },
         nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run', loop: true } } }, output: 'p',
       });
       const clip = graph.clipBindings.get('run')!.clip;
       const motion = clip.rootMotion!;
       expect(clip.tracks[motion.track].bone).toBe('Hips');
+      expect(graph.skeleton.metresPerUnit * o.unit).toBe(1);
       const headings = Array.from(motion.headings);
       expect(Math.max(...headings) - Math.min(...headings)).toBeLessThan(1e-9);
 
