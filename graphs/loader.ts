@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { BvhError, loadBvh } from '../runtime/bvh.ts';
-import { extractRootMotion } from '../runtime/root-motion.ts';
+import { extractRootMotion, rootMotionSource } from '../runtime/root-motion.ts';
 import type { Clip } from '../runtime/clip.ts';
 import { AnimGraph, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
 import { NodePrepareError, type NodeType, type PropertySpec } from '../runtime/node.ts';
@@ -18,7 +18,7 @@ import {
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
   | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
-  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index';
+  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'no-root-motion';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -183,7 +183,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
 
   const files = new FileCache(baseDir);
   const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
-  const skeleton = loaded && addHelperBones(loaded, raw.helperBones, problems);
+  const skeleton = loaded && addHelperBones(asset.units ? loaded.withUnits(asset.units) : loaded, raw.helperBones, problems);
   const clips = new Map<string, Clip>();
   // Every clip name the asset declares, loaded or not: a node naming a declared clip whose file
   // failed is not also told the clip is unknown (the file's problem is the one to fix).
@@ -196,10 +196,11 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     }
     if (def.rootMotion && skeleton) {
       const options = def.rootMotion === true ? {} : def.rootMotion;
-      const bone = options.bone ?? skeleton.boneNames[0];
-      if (!clip.tracks.some((t) => t.bone === bone && (t.translation || t.rotation))) {
-        problems.add(['clips', name, 'rootMotion', ...(options.bone ? ['bone'] : [])], 'unknown-bone', `clip '${name}' does not animate root bone '${bone}', so it has no root motion to extract`);
-      } else clip.rootMotion = extractRootMotion(clip, bone, options.up ?? 'y');
+      const source = rootMotionSource(clip, skeleton, options.bone);
+      if (typeof source === 'string') {
+        const code = options.bone !== undefined && skeleton.indexOf(options.bone) < 0 ? 'unknown-bone' : 'no-root-motion';
+        problems.add(['clips', name, 'rootMotion', ...(options.bone !== undefined ? ['bone'] : [])], code, source);
+      } else clip.rootMotion = extractRootMotion(clip, source.bone, options.up ?? 'y', source);
     }
     clips.set(name, clip);
   }
@@ -395,6 +396,7 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
   };
   return {
     skeleton: part(shape.skeleton, raw.skeleton),
+    units: part(shape.units, raw.units),
     clips: entries(shape.clips.unwrap().valueType, raw.clips),
     parameters: entries(shape.parameters.unwrap().valueType, raw.parameters),
     name: typeof raw.name === 'string' ? raw.name : undefined,

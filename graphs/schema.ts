@@ -37,7 +37,7 @@ export const clipSchema = z.object({
   rootMotion: z.union([
     z.boolean(),
     z.object({
-      bone: z.string().min(1).optional().describe('The bone whose motion is extracted (default: the skeleton root).'),
+      bone: z.string().min(1).optional().describe('The bone whose motion is extracted; a load error if the clip does not move it (default: the first bone of the skeleton, in hierarchy order, that the clip moves: the root, or the hips below a static root).'),
       up: z.enum(['y', 'z']).optional().describe('The up axis: motion along it stays in the pose (default y).'),
     }).strict(),
   ]).optional().describe("Extract root motion: the root bone's horizontal translation and heading become a per-frame delta and the clip plays in place."),
@@ -72,6 +72,8 @@ export const graphEnvelopeSchema = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
   skeleton: skeletonSourceSchema,
+  units: z.enum(['cm', 'm']).optional()
+    .describe("The length unit of the skeleton and clips (numbers are not converted): what lets nodes set thresholds in metres or relative to the character's size. Default: the skeleton source's, centimetres for a BVH, a JSON skeleton and the built-in biped."),
   helperBones: z.array(helperBoneSchema).optional(),
   clips: z.record(z.string(), clipSchema).default({}),
   parameters: z.record(z.string(), parameterSchema).default({}),

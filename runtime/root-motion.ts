@@ -1,4 +1,8 @@
 import type { Clip } from './clip.ts';
+import type { Skeleton } from './skeleton.ts';
+import {
+  quatConjugateMultiply, quatFromAxisAngle, quatFromTo, quatInverseRotateVec3, quatMultiply, quatNormalize, quatRotateVec3,
+} from './math.ts';
 
 /** Which component-space axis points up (the floor is the plane normal to it). */
 export type UpAxis = 'y' | 'z';
@@ -17,13 +21,41 @@ export interface RootMotionTrack {
   headings: Float64Array;
 }
 
+/** Options of extractRootMotion beyond the bone and the up axis. */
+export interface RootMotionExtraction {
+  /**
+   * The bone's reference local rotation: its orientation when the character stands upright
+   * (a skeleton's bind pose). Heading is the twist about the up axis of the bone's rotation with
+   * this removed. Default: estimated from the clip (see extractRootMotion).
+   */
+  reference?: ArrayLike<number> | null;
+  /**
+   * The component-space transform [tx, ty, tz, qx, qy, qz, qw] of the bone's parent, constant over
+   * the clip (when the root-motion bone sits below static bones, such as hips under a root at the
+   * origin). Motion is extracted in component space, where the floor is. Default: the identity.
+   */
+  parent?: ArrayLike<number> | null;
+}
+
 /**
  * Takes the root bone's horizontal translation and heading out of a clip's keys, so the clip
- * plays in place (the root keeps its height and its tilt), and returns them as a track from
- * which root-motion deltas are read. The clip's key arrays are modified: call on a clip the
- * caller owns (the loader extracts on its own slice of the source clip).
+ * plays in place, and returns them as a track from which root-motion deltas are read. The clip's
+ * key arrays are modified: call on a clip the caller owns (the loader extracts on its own slice of
+ * the source clip).
+ *
+ * Heading is where the body faces, not the bone's own yaw: a pelvis bone often carries a rig
+ * rotation (a Z-up rig's -90° about X) and tilts as the character walks, and the twist of such a
+ * rotation about the up axis mixes pitch and roll into the heading. So the bone's reference
+ * orientation R is removed first, and the heading H is the twist about the up axis of
+ * rotation · R⁻¹ (swing-twist: what is left is a tilt about a horizontal axis, which has no heading
+ * whatever the Euler channel order that built it). R is `options.reference`, or else the smallest
+ * rotation that takes the bone's mean up direction over the clip's keys (in the bone's frame) to the
+ * up axis: the body's average orientation counts as upright, which removes any rig rotation and a
+ * constant lean, and leaves the symmetric pitch and roll of a gait out of the heading exactly.
+ * The pose keeps H⁻¹ · rotation (tilt, reference and any constant heading offset), so heading and
+ * pose recompose to the original rotation; the root keeps its height.
  */
-export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'): RootMotionTrack {
+export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y', options: RootMotionExtraction = {}): RootMotionTrack {
   const track = clip.tracks.findIndex((t) => t.bone === rootBone);
   if (track < 0) throw new RangeError(`clip '${clip.name}' has no track for root bone '${rootBone}'`);
   const layout = clip.tracks[track];
@@ -31,36 +63,131 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
   const u = up === 'y' ? 1 : 2; // index of the up component
   const translations = new Float64Array(clip.frameCount * 3);
   const headings = new Float64Array(clip.frameCount);
+  // s: [0..3] parent rotation, [4..6] parent translation, [7..10] the key's component rotation,
+  // [11..14] the reference in component space; v: scratch vectors. Load time: allocating is fine.
+  const s = new Float64Array(15);
+  const v = new Float64Array(6);
+  const parent = options.parent;
+  s.set(parent ? [parent[3], parent[4], parent[5], parent[6], parent[0], parent[1], parent[2]] : [0, 0, 0, 1, 0, 0, 0], 0);
+  quatNormalize(s, 0);
+  const upAxis = Float64Array.of(0, 0, 0);
+  upAxis[u] = 1;
+  if (layout.rotation) {
+    if (options.reference) {
+      s.set([options.reference[0], options.reference[1], options.reference[2], options.reference[3]], 7);
+      quatNormalize(s, 7);
+      quatMultiply(s, 11, s, 0, s, 7);
+    } else {
+      // The mean of the up axis seen from the bone's component-space frame over the keys.
+      v[3] = 0; v[4] = 0; v[5] = 0;
+      for (let f = 0; f < clip.frameCount; f++) {
+        quatMultiply(s, 7, s, 0, clip.rotations, (f * n + track) * 4);
+        quatInverseRotateVec3(v, 0, s, 7, upAxis, 0);
+        v[3] += v[0]; v[4] += v[1]; v[5] += v[2];
+      }
+      quatFromTo(s, 11, v, 3, upAxis, 0, upAxis, 0);
+    }
+  }
   let previous = 0;
   for (let f = 0; f < clip.frameCount; f++) {
     const t = (f * n + track) * 3, r = (f * n + track) * 4;
     if (layout.translation) {
+      // Component-space position: parent translation + parent rotation applied to the key.
+      quatRotateVec3(v, 0, s, 0, clip.translations, t);
       for (let k = 0; k < 3; k++) {
-        if (k === u) continue;
-        translations[f * 3 + k] = clip.translations[t + k];
-        clip.translations[t + k] = 0;
+        const c = v[k] + s[4 + k];
+        translations[f * 3 + k] = k === u ? 0 : c;
+        v[3 + k] = k === u ? c - s[4 + k] : -s[4 + k];
       }
+      // Back into the parent's frame with the floor position taken out.
+      quatInverseRotateVec3(clip.translations, t, s, 0, v, 3);
     }
     if (layout.rotation) {
-      // Heading = the twist of the root rotation about the up axis; the pose keeps the rest (swing).
-      const x = clip.rotations[r], y = clip.rotations[r + 1], z = clip.rotations[r + 2], w = clip.rotations[r + 3];
-      const along = up === 'y' ? y : z;
+      quatMultiply(s, 7, s, 0, clip.rotations, r);
+      // The heading is the twist about up of component rotation * reference⁻¹; its twist part is
+      // (rotation · up, w) of that product, whose angle needs no normalisation.
+      const cx = s[7], cy = s[8], cz = s[9], cw = s[10];
+      const rx = -s[11], ry = -s[12], rz = -s[13], rw = s[14];
+      const along = u === 1
+        ? cw * ry - cx * rz + cy * rw + cz * rx
+        : cw * rz + cx * ry - cy * rx + cz * rw;
+      const w = cw * rw - cx * rx - cy * ry - cz * rz;
       let heading = 2 * Math.atan2(along, w);
       // Unwrap against the previous key so deltas never jump by a full turn.
       while (heading - previous > Math.PI) heading -= 2 * Math.PI;
       while (heading - previous < -Math.PI) heading += 2 * Math.PI;
       headings[f] = heading;
       previous = heading;
-      // rotation = inverse(twist) * rotation
-      const h = -heading * 0.5, s = Math.sin(h), c = Math.cos(h);
-      const tx = 0, ty = up === 'y' ? s : 0, tz = up === 'z' ? s : 0;
-      clip.rotations[r] = c * x + tx * w + ty * z - tz * y;
-      clip.rotations[r + 1] = c * y - tx * z + ty * w + tz * x;
-      clip.rotations[r + 2] = c * z + tx * y - ty * x + tz * w;
-      clip.rotations[r + 3] = c * w - tx * x - ty * y - tz * z;
+      // Key = parent⁻¹ · H⁻¹ · component rotation.
+      quatFromAxisAngle(v, 0, upAxis[0], upAxis[1], upAxis[2], -heading);
+      quatMultiply(s, 7, v, 0, s, 7);
+      quatConjugateMultiply(clip.rotations, r, s, 0, s, 7);
     }
   }
   return { up, track, translations, headings };
+}
+
+/** Where a clip's root motion is taken from: the bone and what extractRootMotion needs to know about it. */
+export interface RootMotionSource extends RootMotionExtraction {
+  bone: string;
+}
+
+/** A key that moves less than this from the first (in length units or quaternion components) is still. */
+const STILL = 1e-6;
+
+/** Whether the clip's track for `bone` changes its translation or rotation over the keys. */
+export function boneMoves(clip: Clip, bone: string): boolean {
+  const track = clip.tracks.findIndex((t) => t.bone === bone);
+  if (track < 0) return false;
+  const n = clip.tracks.length, layout = clip.tracks[track];
+  for (let f = 1; f < clip.frameCount; f++) {
+    for (let k = 0; layout.translation && k < 3; k++) {
+      if (!(Math.abs(clip.translations[(f * n + track) * 3 + k] - clip.translations[track * 3 + k]) <= STILL)) return true;
+    }
+    for (let k = 0; layout.rotation && k < 4; k++) {
+      if (!(Math.abs(clip.rotations[(f * n + track) * 4 + k] - clip.rotations[track * 4 + k]) <= STILL)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The bone a clip's root motion comes from, for the loader: `bone` when given, else the first bone
+ * of the skeleton, in hierarchy order, that the clip moves. A skeleton's first bone is often a
+ * static root at the origin with the hips below it carrying the motion; extracting from the still
+ * root would give none. Returns the source, with the bone's static parent chain (from the clip's
+ * first key where it has one, else the reference pose; scale ignored) and its reference rotation
+ * when the skeleton has one other than the identity (a BVH skeleton has none: the extraction then
+ * estimates it), or a message saying why there is no root motion to extract.
+ */
+export function rootMotionSource(clip: Clip, skeleton: Skeleton, bone?: string): RootMotionSource | string {
+  let index = -1;
+  if (bone !== undefined) {
+    index = skeleton.indexOf(bone);
+    if (index < 0) return `'${bone}' is not a bone of the skeleton`;
+    if (!boneMoves(clip, bone)) return `clip '${clip.name}' does not move bone '${bone}', so it has no root motion to extract`;
+  } else {
+    index = skeleton.boneNames.findIndex((name) => boneMoves(clip, name));
+    if (index < 0) return `clip '${clip.name}' moves none of the skeleton's bones, so it has no root motion to extract`;
+  }
+  const chain: number[] = [];
+  for (let a = skeleton.parents[index]; a >= 0; a = skeleton.parents[a]) chain.unshift(a);
+  const ref = skeleton.referencePose;
+  // [tx, ty, tz, qx, qy, qz, qw] of the parent in component space, built from the top of the chain.
+  const parent = new Float64Array([0, 0, 0, 0, 0, 0, 1]);
+  const local = new Float64Array(7);
+  for (const a of chain) {
+    const track = clip.tracks.findIndex((t) => t.bone === skeleton.boneNames[a]);
+    const layout = track >= 0 ? clip.tracks[track] : null;
+    local.set(layout?.translation ? clip.translations.subarray(track * 3, track * 3 + 3) : ref.translations.subarray(a * 3, a * 3 + 3), 0);
+    local.set(layout?.rotation ? clip.rotations.subarray(track * 4, track * 4 + 4) : ref.rotations.subarray(a * 4, a * 4 + 4), 3);
+    quatRotateVec3(local, 0, parent, 3, local, 0);
+    for (let k = 0; k < 3; k++) parent[k] += local[k];
+    quatMultiply(parent, 3, parent, 3, local, 3);
+  }
+  const r = ref.rotations.subarray(index * 4, index * 4 + 4);
+  const identity = Math.abs(r[3]) >= 1 - 1e-12;
+  return { bone: skeleton.boneNames[index], parent: chain.length > 0 ? parent : null, reference: identity ? null : Float64Array.from(r) };
 }
 
 const segment = new Float64Array(4);

@@ -11,6 +11,23 @@ export interface BoneDefinition {
   scale?: [number, number, number];
 }
 
+/**
+ * The length unit of a skeleton's translations (and of everything measured in them: root motion,
+ * IK targets, thresholds). BVH captures are usually in centimetres (the CMU ones are), glTF in metres.
+ */
+export type LengthUnit = 'cm' | 'm';
+
+/** Metres per unit of each length unit. */
+const METRES: Record<LengthUnit, number> = { cm: 0.01, m: 1 };
+
+/**
+ * legLength over the skeleton's span (its length along the bones between its two most distant
+ * bones): on the humanoids at hand, the span runs fingertip to toe and is 2.6 to 2.7 leg lengths
+ * (CMU subjects 2 and 7: span 257.2 cm, hip to ankle 97.5; three.js pirouette: 221.1, 82.2; the
+ * built-in biped: 218.4, 85).
+ */
+const LEG_PER_SPAN = 0.38;
+
 export interface SkeletonProblem {
   /** Index of the bone in the list given to the skeleton. */
   bone: number;
@@ -36,9 +53,16 @@ export class Skeleton {
    */
   readonly descendants: Int32Array;
   readonly descendantStart: Int32Array;
+  /**
+   * The unit of the skeleton's lengths, as the graph asset declares it (`units`, default 'cm':
+   * BVH files carry no unit, and the captures at hand are in centimetres). Nothing converts
+   * lengths: the unit says what the numbers mean, so that thresholds can be set in metres.
+   */
+  readonly units: LengthUnit;
   private readonly indexByName: Map<string, number>;
+  private legLengthCache: number;
 
-  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose) {
+  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose, options: { units?: LengthUnit; legLength?: number } = {}) {
     const problems = Skeleton.validate(boneNames, parents);
     if (problems.length > 0) {
       throw new SkeletonError(problems);
@@ -50,6 +74,8 @@ export class Skeleton {
       throw new SkeletonError([{ bone: -1, message: `reference pose has ${this.referencePose.boneCount} bones, skeleton has ${boneNames.length}` }]);
     }
     this.indexByName = new Map(boneNames.map((n, i) => [n, i]));
+    this.units = options.units ?? 'cm';
+    this.legLengthCache = options.legLength ?? NaN;
     const n = boneNames.length;
     const lists: number[][] = Array.from({ length: n }, () => []);
     // Walking bones in order and appending each to all its ancestors' lists keeps every list in
@@ -64,6 +90,33 @@ export class Skeleton {
 
   get boneCount(): number {
     return this.boneNames.length;
+  }
+
+  /** Metres per unit of the skeleton's lengths (0.01 for centimetres). */
+  get metresPerUnit(): number {
+    return METRES[this.units];
+  }
+
+  /**
+   * The character's size, in the skeleton's units, for thresholds that must not depend on the
+   * unit or the character's scale (a root-motion speed below which a character counts as
+   * standing: so many leg lengths per second). An estimate of the hip-to-ankle length from the
+   * reference pose: 0.38 times the skeleton's span, its length along the bones between its two
+   * most distant bones (fingertip to toe on a humanoid). It reads only bone lengths, so it holds
+   * whatever the rest pose (a BVH's zero pose of a Z-up rig is lying down, a glTF bind pose stands),
+   * the bone names and the up axis. 0.9 m in the skeleton's units when the bones have no length (a
+   * single bone). Computed once; a skeleton with helper bones keeps its base skeleton's, since a
+   * weapon bone does not make the legs longer.
+   */
+  get legLength(): number {
+    if (!(this.legLengthCache > 0)) this.legLengthCache = legLengthEstimate(this);
+    return this.legLengthCache;
+  }
+
+  /** This skeleton with its lengths declared in `units` (the numbers are unchanged). */
+  withUnits(units: LengthUnit): Skeleton {
+    if (units === this.units) return this;
+    return new Skeleton(this.boneNames, this.parents, this.referencePose, { units });
   }
 
   /** The bone's index, or -1 if the skeleton has no such bone. Call in cacheBones, never per frame. */
@@ -133,7 +186,7 @@ export class Skeleton {
       }
       if (bone.scale) pose.scales.set(bone.scale, (n + i) * 3);
     });
-    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose);
+    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose, { units: this.units, legLength: this.legLength });
   }
 
   /** Builds a skeleton from bones listed by parent name (the JSON skeleton asset's form). */
@@ -149,6 +202,23 @@ export class Skeleton {
     });
     return new Skeleton(bones.map((b) => b.name), parents, pose);
   }
+}
+
+/** See Skeleton.legLength. */
+function legLengthEstimate(skeleton: Skeleton): number {
+  const n = skeleton.boneCount, parents = skeleton.parents, t = skeleton.referencePose.translations;
+  // The tree's diameter: bones in reverse order see all their children first, so `down` (the
+  // longest path down from a bone) is complete when a bone adds itself to its parent's.
+  const down = new Float64Array(n);
+  let span = 0;
+  for (let bone = n - 1; bone >= 0; bone--) {
+    const p = parents[bone];
+    if (p < 0) continue;
+    const reach = down[bone] + Math.hypot(t[bone * 3], t[bone * 3 + 1], t[bone * 3 + 2]);
+    if (down[p] + reach > span) span = down[p] + reach;
+    if (reach > down[p]) down[p] = reach;
+  }
+  return span > 0 && span < Infinity ? LEG_PER_SPAN * span : 0.9 / skeleton.metresPerUnit;
 }
 
 /**
