@@ -1,0 +1,226 @@
+import { execFileSync } from 'node:child_process';
+import * as THREE from 'three';
+import { describe, expect, it } from 'vitest';
+import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { bindThree } from '../../three/index.ts';
+import { bipedInstance } from '../support/graphs.ts';
+import { buildCharacter, poseNaively, type CharacterOptions } from './scene.ts';
+
+const skeleton = sampleSkeleton();
+
+/** Walk and run blended, a hand copied and a foot reached for: component-space edits in the pose. */
+function character() {
+  return bipedInstance({
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
+    blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+    copy: { type: 'CopyBone', inputs: { pose: 'blend' }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', alpha: 0.5 } },
+    ik: { type: 'TwoBoneIK', inputs: { pose: 'copy' }, properties: { endBone: 'foot_l', target: [14, 20, 25], hintMode: 'direction', hint: [0, 0, 1] } },
+  }, 'ik');
+}
+
+/** The awkward case: a moved, turned and unevenly scaled character, a Z-up armature turned to Y-up, an offset mesh. */
+const AWKWARD: CharacterOptions = {
+  position: [120, 5, -40],
+  rotation: [0.2, 1, 0.1, 0.8],
+  scale: [1.5, 2, 0.75],
+  armatureRotation: [1, 0, 0, -Math.PI / 2],
+  armaturePosition: [0, 0, 3],
+  meshPosition: [3, 0, 1],
+  omit: ['ball_l'],
+  extra: [{ name: 'prop_socket_r', parent: 'hand_r', position: [0, -8, 3], rotation: [0, 0, 1, 0.5] }],
+};
+
+/** Largest difference between a and b relative to max(1, |b|). */
+function relativeError(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  expect(a.length).toBe(b.length);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
+  return worst;
+}
+
+function skinnedVertices(mesh: THREE.SkinnedMesh): Float64Array {
+  const count = mesh.geometry.attributes.position.count;
+  const out = new Float64Array(count * 3);
+  const v = new THREE.Vector3();
+  for (let i = 0; i < count; i++) {
+    mesh.getVertexPosition(i, v); // the bind-pose vertex through applyBoneTransform
+    out[i * 3] = v.x; out[i * 3 + 1] = v.y; out[i * 3 + 2] = v.z;
+  }
+  return out;
+}
+
+function advance(g: ReturnType<typeof character>, frames: number): void {
+  for (let f = 0; f < frames; f++) g.update(f % 2 === 0 ? 1 / 60 : 1 / 45);
+}
+
+describe('bindThree', () => {
+  it('resolves bones by name once and reports what it could not bind', () => {
+    const c = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(character(), c.mesh!);
+    expect(binding.boundCount).toBe(21);
+    expect(binding.unboundThreeBones).toEqual(['prop_socket_r']);
+    expect(binding.unusedGraphBones).toEqual(['ball_l']);
+    expect(binding.root).toBe(c.armature); // the parent of the topmost bound bone
+    expect(binding.bones[0].name).toBe('root');
+    expect(c.byName.get('pelvis')!.matrixAutoUpdate).toBe(false);
+    expect(c.byName.get('prop_socket_r')!.matrixAutoUpdate).toBe(true);
+  });
+
+  it("skins like three's own path on the same pose: bone matrices and vertices, with a world transform and a bone the graph lacks", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, direct.mesh!);
+    for (const frames of [0, 7, 23]) {
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      binding.apply();
+      direct.skeleton.update();
+      // Float32 bone matrices: the two paths round the same doubles, so they agree to an ulp or so.
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+      // applyBoneTransform works from the bones' (double) world matrices.
+      const vertices = skinnedVertices(direct.mesh!);
+      expect(relativeError(vertices, skinnedVertices(naive.mesh!))).toBeLessThan(1e-9);
+      // The pose really moved the mesh away from its bind pose (or the comparison would prove little).
+      const bind = direct.mesh!.geometry.attributes.position.array;
+      expect(relativeError(vertices, bind)).toBeGreaterThan(0.05);
+    }
+    // The bone three has and the graph lacks keeps its own local transform under the posed hand.
+    const socket = direct.byName.get('prop_socket_r')!;
+    const expected = new THREE.Matrix4().multiplyMatrices(direct.byName.get('hand_r')!.matrixWorld, socket.matrix);
+    expect(relativeError(socket.matrixWorld.elements, expected.elements)).toBe(0);
+    expect(relativeError(socket.matrixWorld.elements, naive.byName.get('prop_socket_r')!.matrixWorld.elements)).toBeLessThan(1e-12);
+  });
+
+  it("keeps its matrices through the renderer's scene.updateMatrixWorld, and objects attached to bones follow them", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const sword = new THREE.Object3D();
+    sword.position.set(0, -12, 0);
+    direct.byName.get('hand_r')!.add(sword);
+    const binding = bindThree(g, direct.skeleton);
+    advance(g, 11);
+    binding.apply();
+    direct.scene.updateMatrixWorld(); // what WebGLRenderer.render does before skinning
+    direct.skeleton.update();
+    poseNaively(naive, skeleton, g.evaluate());
+    expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    const hand = new THREE.Vector3().setFromMatrixPosition(naive.byName.get('hand_r')!.matrixWorld);
+    const swordAt = new THREE.Vector3().setFromMatrixPosition(sword.matrixWorld);
+    const handAt = new THREE.Vector3().setFromMatrixPosition(direct.byName.get('hand_r')!.matrixWorld);
+    expect(handAt.distanceTo(hand)).toBeLessThan(1e-9);
+    // 12 units down the hand, scaled by the character's uneven scale: somewhere between 9 and 24 away.
+    expect(swordAt.distanceTo(hand)).toBeGreaterThan(9 - 1e-9);
+    expect(swordAt.distanceTo(hand)).toBeLessThan(24 + 1e-9);
+    const expected = new THREE.Matrix4().multiplyMatrices(direct.byName.get('hand_r')!.matrixWorld, sword.matrix);
+    expect(relativeError(sword.matrixWorld.elements, expected.elements)).toBe(0);
+  });
+
+  it('follows the character when it moves between frames, without a scene update (updateRoot)', () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, direct.mesh!);
+    for (let f = 0; f < 3; f++) {
+      for (const c of [naive, direct]) {
+        c.character.position.x += 37;
+        c.character.rotateY(0.4);
+      }
+      advance(g, 5);
+      binding.apply();
+      direct.skeleton.update();
+      poseNaively(naive, skeleton, g.evaluate());
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+    // With updateRoot off the binding uses the root's matrix as it stands: a frame behind here.
+    const lagging = bindThree(g, direct.mesh!, { updateRoot: false });
+    for (const c of [naive, direct]) c.character.position.x += 37;
+    advance(g, 1);
+    lagging.apply();
+    poseNaively(naive, skeleton, g.evaluate());
+    const root = new THREE.Vector3().setFromMatrixPosition(direct.byName.get('root')!.matrixWorld);
+    expect(root.x - new THREE.Vector3().setFromMatrixPosition(naive.byName.get('root')!.matrixWorld).x).toBeCloseTo(-37, 9);
+  });
+
+  it('takes an explicit root, or the world origin (root: null)', () => {
+    const g = character();
+    const plain = buildCharacter(skeleton, { mesh: false });
+    const reference = buildCharacter(skeleton, { mesh: false });
+    advance(g, 9);
+    bindThree(g, plain.bones, { root: null }).apply();
+    poseNaively(reference, skeleton, g.evaluate());
+    const pelvis = plain.byName.get('pelvis')!.matrixWorld.elements;
+    expect(relativeError(pelvis, reference.byName.get('pelvis')!.matrixWorld.elements)).toBeLessThan(1e-12);
+    // The component pose's pelvis, untouched: the bone's world translation is its component translation.
+    const cs = g.componentPose();
+    expect(pelvis[13]).toBe(cs.translations[1 * 3 + 1]);
+    const moved = buildCharacter(skeleton, { mesh: false, position: [0, 0, 0] });
+    const carrier = new THREE.Group();
+    carrier.position.set(0, 1000, 0);
+    moved.scene.add(carrier);
+    bindThree(g, moved.bones, { root: carrier }).apply();
+    expect(moved.byName.get('pelvis')!.matrixWorld.elements[13]).toBeCloseTo(1000 + cs.translations[4], 9);
+  });
+
+  it('writeLocal also copies the local pose into position, quaternion and scale; writeMatrices: false is the naive path', () => {
+    const g = character();
+    advance(g, 13);
+    const both = buildCharacter(skeleton, AWKWARD);
+    bindThree(g, both.mesh!, { writeLocal: true }).apply();
+    const local = g.evaluate();
+    const calf = both.byName.get('calf_l')!;
+    const i = skeleton.indexOf('calf_l');
+    expect(calf.quaternion.toArray()).toEqual(Array.from(local.rotations.subarray(i * 4, i * 4 + 4)));
+    expect(calf.position.toArray()).toEqual(Array.from(local.translations.subarray(i * 3, i * 3 + 3)));
+
+    const naivePath = buildCharacter(skeleton, AWKWARD);
+    const reference = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, naivePath.mesh!, { writeMatrices: false, writeLocal: true });
+    expect(naivePath.byName.get('pelvis')!.matrixAutoUpdate).toBe(true); // no flags changed
+    binding.apply();
+    naivePath.scene.updateMatrixWorld(true);
+    naivePath.skeleton.update();
+    poseNaively(reference, skeleton, g.evaluate());
+    expect(relativeError(naivePath.skeleton.boneMatrices!, reference.skeleton.boneMatrices!)).toBe(0);
+  });
+
+  it('release() gives the bones back to three', () => {
+    const c = buildCharacter(skeleton, AWKWARD);
+    const pelvis = c.byName.get('pelvis')!;
+    pelvis.matrixWorldAutoUpdate = true;
+    const binding = bindThree(character(), c.mesh!);
+    expect(pelvis.matrixWorldAutoUpdate).toBe(false);
+    binding.apply();
+    binding.release();
+    expect(pelvis.matrixAutoUpdate).toBe(true);
+    expect(pelvis.matrixWorldAutoUpdate).toBe(true);
+    c.scene.updateMatrixWorld();
+    // Back at the reference pose that position, quaternion and scale still hold (no writeLocal).
+    const rest = buildCharacter(skeleton, AWKWARD);
+    expect(relativeError(pelvis.matrixWorld.elements, rest.byName.get('pelvis')!.matrixWorld.elements)).toBe(0);
+    const before = pelvis.matrixWorld.clone();
+    binding.apply(); // does nothing once released
+    expect(pelvis.matrixWorld.equals(before)).toBe(true);
+  });
+
+  it('refuses bones none of whose names the graph has, and a binding that would write nothing', () => {
+    const stranger = new THREE.Bone();
+    stranger.name = 'mixamorig:Hips';
+    expect(() => bindThree(character(), [stranger])).toThrow(/none of the 1 three.js bones \('mixamorig:Hips'\).*'root', 'pelvis'/);
+    const c = buildCharacter(skeleton, { mesh: false });
+    expect(() => bindThree(character(), c.bones, { writeMatrices: false })).toThrow(/would write nothing/);
+    expect(() => bindThree(character(), {} as THREE.Skeleton)).toThrow(TypeError);
+  });
+
+  it('allocates nothing per apply() once warm', () => {
+    const probe = new URL('./allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    // One boxed double per frame would be 16 bytes; a Matrix4 or Vector3 several dozen.
+    expect(result.perApply).toBeLessThan(4);
+    expect(result.perApplyWithLocal).toBeLessThan(4);
+    expect(result.moved).toBe(true);
+  });
+});
