@@ -19,9 +19,12 @@
  *
  * Only `three`'s types are imported: this module does not load three itself.
  */
-import type { Bone, Matrix4, Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
+import type { AnimationClip, Bone, Interpolant, Matrix4, Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
+import { Clip, type TrackLayout } from '../runtime/clip.ts';
 import type { ComponentPose } from '../runtime/component-pose.ts';
-import type { Skeleton } from '../runtime/skeleton.ts';
+import { quatNormalize } from '../runtime/math.ts';
+import { Pose } from '../runtime/pose.ts';
+import { Skeleton } from '../runtime/skeleton.ts';
 
 /** What a binding reads its pose from: an AnimGraphInstance, or anything with its skeleton and component pose. */
 export interface ThreePoseSource {
@@ -285,4 +288,73 @@ function depthOf(object: Object3D): number {
   let depth = 0;
   for (let o = object.parent; o !== null; o = o.parent) depth++;
   return depth;
+}
+
+/**
+ * A graph skeleton with three.js bones' names and hierarchy, and their current local transforms
+ * (position, quaternion, scale) as its reference pose: for driving a model loaded with three
+ * (GLTFLoader) by a graph. Bones are reordered parents before children where three lists them
+ * otherwise; a bone whose parent is not among them is a root. Throws SkeletonError for an empty
+ * or repeated name.
+ */
+export function skeletonFromThree(target: ThreeBindTarget): Skeleton {
+  const listed = bonesOf(target).filter((b): b is Object3D => b !== undefined && b !== null);
+  const inList = new Set(listed);
+  const ordered: Object3D[] = [];
+  const placed = new Set<Object3D>();
+  const place = (bone: Object3D): void => {
+    if (placed.has(bone)) return;
+    if (bone.parent !== null && inList.has(bone.parent)) place(bone.parent);
+    placed.add(bone);
+    ordered.push(bone);
+  };
+  listed.forEach(place);
+  const index = new Map(ordered.map((b, i) => [b, i]));
+  const pose = new Pose(ordered.length);
+  ordered.forEach((bone, i) => {
+    bone.position.toArray(pose.translations, i * 3);
+    bone.quaternion.toArray(pose.rotations, i * 4);
+    quatNormalize(pose.rotations, i * 4);
+    bone.scale.toArray(pose.scales, i * 3);
+  });
+  return new Skeleton(ordered.map((b) => b.name), ordered.map((b) => (b.parent === null ? -1 : index.get(b.parent) ?? -1)), pose);
+}
+
+/**
+ * A three.js AnimationClip's bone tracks (`Bone.position`, `.quaternion`, `.scale`) resampled
+ * with three's own interpolants into an animgraph Clip at `frameRate` keys per second (default
+ * 30; give the clip's own key rate to keep its keys exactly), from time 0 to the clip's duration.
+ * Tracks of bones the skeleton lacks and other properties (morph target influences) are left out.
+ */
+export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: { frameRate?: number } = {}): Clip {
+  const frameRate = options.frameRate ?? 30;
+  const frameCount = Math.max(1, Math.round(clip.duration * frameRate) + 1);
+  const byBone = new Map<string, { translation?: Interpolant; rotation?: Interpolant; scale?: Interpolant }>();
+  for (const track of clip.tracks) {
+    const dot = track.name.lastIndexOf('.');
+    const bone = track.name.slice(0, dot), property = track.name.slice(dot + 1);
+    const attribute = property === 'position' ? 'translation' : property === 'quaternion' ? 'rotation' : property === 'scale' ? 'scale' : null;
+    if (attribute === null || skeleton.indexOf(bone) < 0) continue;
+    const entry = byBone.get(bone) ?? {};
+    entry[attribute] = (track as unknown as { createInterpolant(): Interpolant }).createInterpolant();
+    byBone.set(bone, entry);
+  }
+  const tracks: TrackLayout[] = [...byBone].map(([bone, e]) => ({ bone, translation: !!e.translation, rotation: !!e.rotation, scale: !!e.scale }));
+  const n = tracks.length;
+  const translations = new Float64Array(frameCount * n * 3), rotations = new Float64Array(frameCount * n * 4);
+  const scales = new Float64Array(frameCount * n * 3).fill(1);
+  const interpolants = [...byBone.values()];
+  for (let f = 0; f < frameCount; f++) {
+    const time = Math.min(f / frameRate, clip.duration);
+    interpolants.forEach((e, t) => {
+      const o3 = (f * n + t) * 3, o4 = (f * n + t) * 4;
+      if (e.translation) translations.set(e.translation.evaluate(time).subarray(0, 3), o3);
+      if (e.rotation) {
+        rotations.set(e.rotation.evaluate(time).subarray(0, 4), o4);
+        quatNormalize(rotations, o4);
+      } else rotations[o4 + 3] = 1;
+      if (e.scale) scales.set(e.scale.evaluate(time).subarray(0, 3), o3);
+    });
+  }
+  return new Clip({ name: clip.name, frameRate, frameCount, tracks, translations, rotations, scales });
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
-import { bindThree } from '../../three/index.ts';
+import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { bipedInstance } from '../support/graphs.ts';
 import { buildCharacter, poseNaively, type CharacterOptions } from './scene.ts';
 
@@ -222,5 +222,51 @@ describe('bindThree', () => {
     expect(result.perApply).toBeLessThan(4);
     expect(result.perApplyWithLocal).toBeLessThan(4);
     expect(result.moved).toBe(true);
+  });
+});
+
+describe('skeletonFromThree and clipFromThree', () => {
+  function arm(): THREE.Bone[] {
+    const shoulder = new THREE.Bone(), hand = new THREE.Bone();
+    shoulder.name = 'shoulder';
+    hand.name = 'hand';
+    shoulder.add(hand);
+    hand.position.set(0, 30, 0);
+    hand.quaternion.setFromAxisAngle(new THREE.Vector3(0, 0, 1), 0.5);
+    hand.scale.set(1, 2, 1);
+    return [hand, shoulder]; // child listed first
+  }
+
+  it('takes names, parents (reordered parents first) and the current local transforms as the reference pose', () => {
+    const s = skeletonFromThree(arm());
+    expect(s.boneNames).toEqual(['shoulder', 'hand']);
+    expect(Array.from(s.parents)).toEqual([-1, 0]);
+    expect(Array.from(s.referencePose.translations)).toEqual([0, 0, 0, 0, 30, 0]);
+    expect(s.referencePose.rotations[4 + 2]).toBeCloseTo(Math.sin(0.25), 15);
+    expect(Array.from(s.referencePose.scales)).toEqual([1, 1, 1, 1, 2, 1]);
+  });
+
+  it("resamples a clip's bone tracks with three's interpolants, leaving out other tracks and unknown bones", () => {
+    const s = skeletonFromThree(arm());
+    const quarter = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(0, 1, 0), Math.PI / 2);
+    const clip = clipFromThree(new THREE.AnimationClip('reach', 1, [
+      new THREE.VectorKeyframeTrack('shoulder.position', [0, 1], [0, 0, 0, 2, 4, 6]),
+      new THREE.QuaternionKeyframeTrack('shoulder.quaternion', [0, 1], [0, 0, 0, 1, ...quarter.toArray()]),
+      new THREE.VectorKeyframeTrack('hand.scale', [0, 1], [1, 1, 1, 3, 3, 3]),
+      new THREE.VectorKeyframeTrack('elbow.position', [0, 1], [0, 0, 0, 1, 1, 1]),
+      new THREE.NumberKeyframeTrack('hand.morphTargetInfluences[0]', [0, 1], [0, 1]),
+    ]), s, { frameRate: 2 });
+    expect(clip.frameCount).toBe(3);
+    expect(clip.duration).toBe(1);
+    expect(clip.tracks).toEqual([
+      { bone: 'shoulder', translation: true, rotation: true, scale: false },
+      { bone: 'hand', translation: false, rotation: false, scale: true },
+    ]);
+    // Frame 1 is t = 0.5: half way along, the rotation slerped to 45 degrees about y.
+    expect(Array.from(clip.translations.subarray(6, 9)).map((v) => Math.fround(v))).toEqual([1, 2, 3]);
+    expect(clip.rotations[8 + 1]).toBeCloseTo(Math.sin(Math.PI / 8), 6);
+    expect(clip.rotations[8 + 3]).toBeCloseTo(Math.cos(Math.PI / 8), 6);
+    expect(clip.rotations[12 + 3]).toBe(1); // the hand's rotation: no track, identity keys
+    expect(clip.scales[(1 * 2 + 1) * 3]).toBeCloseTo(2, 6);
   });
 });
