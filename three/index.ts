@@ -1,25 +1,28 @@
 /**
- * animgraph/three: drives a three.js skeleton from a graph instance.
+ * animgraph/three: drives three.js skinned meshes from a graph instance.
  *
- *   const binding = bindThree(character, skinnedMesh);
+ *   const binding = bindThree(character, gltf.scene);   // or a SkinnedMesh, a Skeleton, a list of bones
  *   // each frame, after moving the character's root Object3D:
  *   character.update(dt);
  *   binding.apply();
  *   renderer.render(scene, camera);
  *
- * apply() writes each bound bone's world matrix straight from the instance's component pose
- * (root.matrixWorld × the bone's component transform), instead of copying local transforms into
- * every Bone and recomposing the hierarchy with updateMatrixWorld: per bone that is one matrix
- * built and one multiplied, where three's path is a Euler update per quaternion write, a compose
- * and a product per bone plus the traversal. three's renderer then builds skeleton.boneMatrices
- * from bone.matrixWorld × boneInverses (skeleton.update(), once per frame per skeleton), so
- * skinning, SkinnedMesh.applyBoneTransform, raycasts and objects attached to bones all see the
- * written matrices. Bound bones get matrixAutoUpdate and matrixWorldAutoUpdate set to false, so
- * the scene's own updateMatrixWorld leaves their matrices alone (release() restores the flags).
+ * apply() computes each bone's world matrix straight from the instance's component pose
+ * (root.matrixWorld × the bone's component transform), in arrays of its own, and the skinning
+ * matrices (world × inverse bind matrix) from them into a Float32Array per Skeleton, instead of
+ * copying local transforms into every Bone and recomposing the hierarchy with updateMatrixWorld
+ * (a Euler update per quaternion write, a compose and a product per bone, across objects spread
+ * over the heap). The bound Skeletons' update() (which three's renderers call once per frame
+ * before drawing, after keeping last frame's matrices for motion vectors) is replaced by a copy of
+ * those matrices into skeleton.boneMatrices; release() restores it.
+ *
+ * Bones' own matrixWorld is written only with `boneWorldMatrices: true` (for objects attached to
+ * bones, SkinnedMesh.applyBoneTransform, raycasts); either way bound bones get matrixAutoUpdate
+ * and matrixWorldAutoUpdate set to false, so the scene's updateMatrixWorld spends nothing on them.
  *
  * Only `three`'s types are imported: this module does not load three itself.
  */
-import type { AnimationClip, Bone, Interpolant, Matrix4, Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
+import type { AnimationClip, Interpolant, Matrix4, Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
 import { Clip, type TrackLayout } from '../runtime/clip.ts';
 import type { ComponentPose } from '../runtime/component-pose.ts';
 import { quatNormalize } from '../runtime/math.ts';
@@ -33,8 +36,12 @@ export interface ThreePoseSource {
   componentPose(): ComponentPose;
 }
 
-/** The bones to drive: a SkinnedMesh's skeleton, a Skeleton, or bones (any Object3Ds) in a list. */
-export type ThreeBindTarget = SkinnedMesh | ThreeSkeleton | readonly Object3D[];
+/**
+ * The bones to drive: a SkinnedMesh (its skeleton), a Skeleton, any other Object3D (every
+ * SkinnedMesh under it: a glTF's scene, whose meshes may hold several Skeleton objects over the
+ * same bones), or a list of bones (no Skeleton: their matrixWorld is written).
+ */
+export type ThreeBindTarget = SkinnedMesh | ThreeSkeleton | Object3D | readonly Object3D[];
 
 export interface ThreeBindingOptions {
   /**
@@ -51,9 +58,15 @@ export interface ThreeBindingOptions {
    */
   updateRoot?: boolean;
   /**
-   * Write each bound bone's world matrix from the component pose (default true). False leaves the
-   * bones' matrices to three (the naive path: writeLocal, then updateMatrixWorld or the renderer),
-   * and the binding changes no flags.
+   * Also write every bone's matrixWorld (default false; always on for a list of bones): for
+   * objects attached to bones, SkinnedMesh.applyBoneTransform and raycasts. Without it the
+   * bones' matrixWorld keeps whatever it last held.
+   */
+  boneWorldMatrices?: boolean;
+  /**
+   * Compute bone matrices from the component pose (default true). False leaves the bones'
+   * matrices to three (the naive path: writeLocal, then updateMatrixWorld or the renderer), and
+   * the binding changes no flags and no Skeleton.
    */
   writeMatrices?: boolean;
   /**
@@ -62,12 +75,17 @@ export interface ThreeBindingOptions {
    * Euler rotation, which is most of the naive path's cost.
    */
   writeLocal?: boolean;
-  /**
-   * Recompute, in apply(), the world matrices of bones three has and the graph lacks, from their
-   * own local transforms under their (possibly bound) parents, so that they are right before the
-   * renderer's updateMatrixWorld too (for applyBoneTransform and raycasts). Default true.
-   */
-  updateUnboundBones?: boolean;
+}
+
+/** One bound Skeleton: where each of its slots takes its world matrix, and its inverse bind matrices. */
+interface BoundSkeleton {
+  readonly skeleton: ThreeSkeleton;
+  /** Per slot of skeleton.bones: the binding's bone index, or -1 for an empty slot (three skins it with the identity). */
+  readonly boneOf: Int32Array;
+  /** skeleton.boneInverses as read at binding, 16 per slot (column-major, as three stores them). */
+  readonly inverses: Float64Array;
+  /** This frame's skinning matrices, copied into skeleton.boneMatrices by skeleton.update(). */
+  readonly pending: Float32Array;
 }
 
 /**
@@ -75,18 +93,23 @@ export interface ThreeBindingOptions {
  * allocates nothing.
  *
  * - A three bone whose name the graph's skeleton has is bound (every three bone of that name, when
- *   several share it, as meshes that each have their own bone objects).
- * - A three bone the graph lacks keeps three's pose: its local transform is kept, under its parent.
+ *   several share it): its world matrix is root × its component transform.
+ * - A three bone the graph lacks keeps three's pose: its local transform (position, quaternion,
+ *   scale) under its parent's world matrix, the parent bound or not.
  * - A graph bone three lacks is ignored (it still shapes its children's component transforms).
  *
  * The world matrices follow the graph's hierarchy and its component-space composition (scales
  * multiply per axis, as in the runtime: no shear), which equals three's matrix chain whenever
  * the two hierarchies agree on the bound bones and no bone under a rotated child has a
- * non-uniform scale. Binding to bones none of whose names the graph has throws a RangeError.
+ * non-uniform scale. The inverse bind matrices are read once: bind again after
+ * skeleton.calculateInverses(). Binding to bones none of whose names the graph has throws a
+ * RangeError.
  */
 export class ThreeBinding {
-  /** The bound three bones, and per bone the graph bone index it takes its pose from. */
+  /** Every bone the binding drives or keeps: the bound ones first, in the graph's order, then the others, parents first. */
   readonly bones: readonly Object3D[];
+  /** How many of `bones` (the first ones) are bound; boneIndices[k] is bone k's graph bone. */
+  readonly boundCount: number;
   readonly boneIndices: Int32Array;
   /** Names of the three bones the graph's skeleton lacks (they keep three's pose). */
   readonly unboundThreeBones: readonly string[];
@@ -94,27 +117,29 @@ export class ThreeBinding {
   readonly unusedGraphBones: readonly string[];
   /** The Object3D whose world matrix is the component space, or null for the world origin. */
   readonly root: Object3D | null;
+  /** The Skeletons whose boneMatrices the binding fills. */
+  readonly skeletons: readonly ThreeSkeleton[];
   private readonly source: ThreePoseSource;
-  private readonly unbound: readonly Object3D[];
+  /** Per unbound bone (bones[boundCount + u]): its parent's index in `bones`, or -1 for a parent outside them. */
+  private readonly unboundParents: Int32Array;
+  /** World matrix of each of `bones`, 16 per bone, column-major. */
+  private readonly worlds: Float64Array;
+  private readonly bound: readonly BoundSkeleton[];
   private readonly updateRoot: boolean;
   private readonly writeMatrices: boolean;
+  private readonly writeWorlds: boolean;
   private readonly writeLocal: boolean;
-  private readonly updateUnboundBones: boolean;
   /** The bound bones' matrixAutoUpdate and matrixWorldAutoUpdate before binding, for release(). */
   private readonly savedFlags: Uint8Array;
   private released = false;
 
   constructor(source: ThreePoseSource, target: ThreeBindTarget, options: ThreeBindingOptions = {}) {
     const skeleton = source.skeleton;
-    const threeBones = bonesOf(target);
+    const { skeletons, bones: threeBones } = targetParts(target);
     const bound: { bone: Object3D; index: number }[] = [];
     const unbound: Object3D[] = [];
     const used = new Uint8Array(skeleton.boneCount);
-    const seen = new Set<Object3D>();
     for (const bone of threeBones) {
-      // A Skeleton may hold undefined slots (three skins them with the identity) and a list may repeat a bone.
-      if (bone === undefined || bone === null || seen.has(bone)) continue;
-      seen.add(bone);
       const index = skeleton.indexOf(bone.name);
       if (index < 0) unbound.push(bone);
       else {
@@ -124,79 +149,103 @@ export class ThreeBinding {
     }
     if (bound.length === 0) {
       throw new RangeError(
-        `bindThree: none of the ${seen.size} three.js bones (${[...seen].slice(0, 5).map((b) => `'${b.name}'`).join(', ')}${seen.size > 5 ? ', …' : ''}) ` +
+        `bindThree: none of the ${threeBones.length} three.js bones (${threeBones.slice(0, 5).map((b) => `'${b.name}'`).join(', ')}${threeBones.length > 5 ? ', …' : ''}) ` +
         `has the name of a bone of the graph's skeleton ('${skeleton.boneNames.slice(0, 5).join("', '")}'${skeleton.boneCount > 5 ? ', …' : ''})`,
       );
     }
-    // Graph order is parents before children, so writing in it keeps a bound parent's matrix
-    // ready before anything that reads it.
+    this.writeMatrices = options.writeMatrices ?? true;
+    this.writeLocal = options.writeLocal ?? false;
+    if (!this.writeMatrices && !this.writeLocal) throw new RangeError('bindThree: writeMatrices and writeLocal are both false: the binding would write nothing');
     bound.sort((a, b) => a.index - b.index);
-    this.source = source;
-    this.bones = bound.map((b) => b.bone);
-    this.boneIndices = Int32Array.from(bound, (b) => b.index);
-    this.root = options.root !== undefined ? options.root : bound[0].bone.parent;
-    const rootAncestry = new Set<Object3D>();
-    for (let o = this.root; o !== null; o = o.parent) rootAncestry.add(o);
     // Parents before children: an unbound bone's parent may be another unbound bone.
-    this.unbound = unbound.filter((b) => !rootAncestry.has(b)).sort((a, b) => depthOf(a) - depthOf(b));
+    unbound.sort((a, b) => depthOf(a) - depthOf(b));
+    this.source = source;
+    this.bones = [...bound.map((b) => b.bone), ...unbound];
+    this.boundCount = bound.length;
+    this.boneIndices = Int32Array.from(bound, (b) => b.index);
+    const position = new Map(this.bones.map((b, k) => [b, k]));
+    this.unboundParents = Int32Array.from(unbound, (b) => (b.parent === null ? -1 : position.get(b.parent) ?? -1));
+    this.root = options.root !== undefined ? options.root : bound[0].bone.parent;
     this.unboundThreeBones = unbound.map((b) => b.name);
     this.unusedGraphBones = skeleton.boneNames.filter((_, i) => used[i] === 0);
     this.updateRoot = options.updateRoot ?? true;
-    this.writeMatrices = options.writeMatrices ?? true;
-    this.writeLocal = options.writeLocal ?? false;
-    this.updateUnboundBones = options.updateUnboundBones ?? true;
-    if (!this.writeMatrices && !this.writeLocal) throw new RangeError('bindThree: writeMatrices and writeLocal are both false: the binding would write nothing');
-    this.savedFlags = new Uint8Array(this.bones.length * 2);
+    this.skeletons = this.writeMatrices ? skeletons : [];
+    this.writeWorlds = this.writeMatrices && (options.boneWorldMatrices === true || skeletons.length === 0);
+    this.worlds = new Float64Array(this.bones.length * 16);
+    this.bound = this.skeletons.map((s) => this.bindSkeleton(s, position));
+    this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
-      this.bones.forEach((bone, k) => {
+      for (let k = 0; k < this.boundCount; k++) {
+        const bone = this.bones[k];
         this.savedFlags[k * 2] = bone.matrixAutoUpdate ? 1 : 0;
         this.savedFlags[k * 2 + 1] = bone.matrixWorldAutoUpdate ? 1 : 0;
         bone.matrixAutoUpdate = false;
         bone.matrixWorldAutoUpdate = false;
-      });
+      }
     }
   }
 
-  /** How many three bones are bound (a bone object counted once). */
-  get boundCount(): number {
-    return this.bones.length;
+  private bindSkeleton(skeleton: ThreeSkeleton, position: ReadonlyMap<Object3D, number>): BoundSkeleton {
+    const n = skeleton.bones.length;
+    const boneOf = new Int32Array(n).fill(-1);
+    const inverses = new Float64Array(n * 16);
+    for (let i = 0; i < n; i++) {
+      const bone = skeleton.bones[i] as Object3D | undefined;
+      if (bone) boneOf[i] = position.get(bone)!;
+      inverses.set(skeleton.boneInverses[i].elements, i * 16);
+    }
+    const pending = new Float32Array(n * 16);
+    const bound: BoundSkeleton = { skeleton, boneOf, inverses, pending };
+    // The renderer keeps last frame's matrices (motion vectors), then calls update(): installing
+    // this frame's there keeps that order. An own property, so release() can delete it.
+    skeleton.update = function updateFromGraph(this: ThreeSkeleton): void {
+      this.boneMatrices!.set(pending);
+      if (this.boneTexture !== null) this.boneTexture.needsUpdate = true;
+    };
+    return bound;
   }
 
   /**
-   * Writes the instance's current pose into the bound bones (evaluating the instance first if it
-   * has not been evaluated since its last update). Call after instance.update(dt) and after moving
-   * the root, before rendering. Allocates nothing.
+   * Computes the instance's current pose into the bound skeletons' skinning matrices (installed by
+   * skeleton.update(), which the renderer calls) and, as the options say, into the bones'
+   * matrixWorld and local transforms; evaluates the instance first if it has not been evaluated
+   * since its last update. Call after instance.update(dt) and after moving the root, before
+   * rendering. Allocates nothing.
    */
   apply(): void {
     if (this.released) return;
     const pose = this.source.componentPose();
     if (this.writeLocal) this.applyLocal(pose);
-    if (this.writeMatrices) {
-      const root = this.root;
-      if (root !== null && this.updateRoot) root.updateWorldMatrix(true, false);
-      this.applyMatrices(pose, root === null ? null : root.matrixWorld);
-      if (this.updateUnboundBones) this.applyUnbound();
-    }
+    if (!this.writeMatrices) return;
+    const root = this.root;
+    if (root !== null && this.updateRoot) root.updateWorldMatrix(true, false);
+    this.computeBoundWorlds(pose, root === null ? null : root.matrixWorld);
+    this.computeUnboundWorlds();
+    if (this.writeWorlds) this.writeBoneWorlds();
+    const bound = this.bound;
+    for (let s = 0; s < bound.length; s++) this.computeSkinning(bound[s]);
   }
 
   /**
-   * Gives the bound bones back to three: restores their matrixAutoUpdate and matrixWorldAutoUpdate.
-   * Their matrices keep the last pose written until three recomputes them from position,
-   * quaternion and scale (which hold the last local pose only with writeLocal). apply() then does nothing.
+   * Gives the bones back to three: restores their matrixAutoUpdate and matrixWorldAutoUpdate and
+   * the Skeletons' own update(). Their matrices are recomputed from position, quaternion and scale
+   * (which hold the last local pose only with writeLocal). apply() then does nothing.
    */
   release(): void {
     if (this.released) return;
     this.released = true;
     if (!this.writeMatrices) return;
-    this.bones.forEach((bone, k) => {
+    for (let k = 0; k < this.boundCount; k++) {
+      const bone = this.bones[k];
       bone.matrixAutoUpdate = this.savedFlags[k * 2] === 1;
       bone.matrixWorldAutoUpdate = this.savedFlags[k * 2 + 1] === 1;
       bone.matrixWorldNeedsUpdate = true;
-    });
+    }
+    for (const { skeleton } of this.bound) delete (skeleton as { update?: unknown }).update;
   }
 
   /** World matrix of each bound bone = rootWorld × compose(component T, R, S), written out. */
-  private applyMatrices(pose: ComponentPose, rootWorld: Matrix4 | null): void {
+  private computeBoundWorlds(pose: ComponentPose, rootWorld: Matrix4 | null): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
     // The root's world matrix is affine (an Object3D's always is): its last row is 0 0 0 1.
     let m0 = 1, m1 = 0, m2 = 0, m4 = 0, m5 = 1, m6 = 0, m8 = 0, m9 = 0, m10 = 1, m12 = 0, m13 = 0, m14 = 0;
@@ -205,9 +254,9 @@ export class ThreeBinding {
       m0 = m[0]; m1 = m[1]; m2 = m[2]; m4 = m[4]; m5 = m[5]; m6 = m[6];
       m8 = m[8]; m9 = m[9]; m10 = m[10]; m12 = m[12]; m13 = m[13]; m14 = m[14];
     }
-    const bones = this.bones, indices = this.boneIndices;
-    for (let k = 0; k < bones.length; k++) {
-      const b = indices[k], b3 = b * 3, b4 = b * 4;
+    const indices = this.boneIndices, e = this.worlds;
+    for (let k = 0; k < indices.length; k++) {
+      const b = indices[k], b3 = b * 3, b4 = b * 4, o = k * 16;
       // The component transform as a matrix, as Matrix4.compose builds one.
       const x = cr[b4], y = cr[b4 + 1], z = cr[b4 + 2], w = cr[b4 + 3];
       const x2 = x + x, y2 = y + y, z2 = z + z;
@@ -218,23 +267,69 @@ export class ThreeBinding {
       const c4 = (xy - wz) * sy, c5 = (1 - (xx + zz)) * sy, c6 = (yz + wx) * sy;
       const c8 = (xz + wy) * sz, c9 = (yz - wx) * sz, c10 = (1 - (xx + yy)) * sz;
       const c12 = ct[b3], c13 = ct[b3 + 1], c14 = ct[b3 + 2];
-      const e = bones[k].matrixWorld.elements;
-      e[0] = m0 * c0 + m4 * c1 + m8 * c2;
-      e[1] = m1 * c0 + m5 * c1 + m9 * c2;
-      e[2] = m2 * c0 + m6 * c1 + m10 * c2;
-      e[3] = 0;
-      e[4] = m0 * c4 + m4 * c5 + m8 * c6;
-      e[5] = m1 * c4 + m5 * c5 + m9 * c6;
-      e[6] = m2 * c4 + m6 * c5 + m10 * c6;
-      e[7] = 0;
-      e[8] = m0 * c8 + m4 * c9 + m8 * c10;
-      e[9] = m1 * c8 + m5 * c9 + m9 * c10;
-      e[10] = m2 * c8 + m6 * c9 + m10 * c10;
-      e[11] = 0;
-      e[12] = m0 * c12 + m4 * c13 + m8 * c14 + m12;
-      e[13] = m1 * c12 + m5 * c13 + m9 * c14 + m13;
-      e[14] = m2 * c12 + m6 * c13 + m10 * c14 + m14;
-      e[15] = 1;
+      e[o] = m0 * c0 + m4 * c1 + m8 * c2;
+      e[o + 1] = m1 * c0 + m5 * c1 + m9 * c2;
+      e[o + 2] = m2 * c0 + m6 * c1 + m10 * c2;
+      e[o + 3] = 0;
+      e[o + 4] = m0 * c4 + m4 * c5 + m8 * c6;
+      e[o + 5] = m1 * c4 + m5 * c5 + m9 * c6;
+      e[o + 6] = m2 * c4 + m6 * c5 + m10 * c6;
+      e[o + 7] = 0;
+      e[o + 8] = m0 * c8 + m4 * c9 + m8 * c10;
+      e[o + 9] = m1 * c8 + m5 * c9 + m9 * c10;
+      e[o + 10] = m2 * c8 + m6 * c9 + m10 * c10;
+      e[o + 11] = 0;
+      e[o + 12] = m0 * c12 + m4 * c13 + m8 * c14 + m12;
+      e[o + 13] = m1 * c12 + m5 * c13 + m9 * c14 + m13;
+      e[o + 14] = m2 * c12 + m6 * c13 + m10 * c14 + m14;
+      e[o + 15] = 1;
+    }
+  }
+
+  /** Bones the graph lacks, parents first: their own local matrix under their parent's world matrix. */
+  private computeUnboundWorlds(): void {
+    const bones = this.bones, parents = this.unboundParents, worlds = this.worlds, first = this.boundCount;
+    for (let u = 0; u < parents.length; u++) {
+      const bone = bones[first + u];
+      if (bone.matrixAutoUpdate) bone.updateMatrix();
+      const p = parents[u];
+      const parentWorld = p >= 0 ? worlds : bone.parent === null ? null : bone.parent.matrixWorld.elements;
+      multiplyAffine(worlds, (first + u) * 16, parentWorld, p >= 0 ? p * 16 : 0, bone.matrix.elements);
+    }
+  }
+
+  private writeBoneWorlds(): void {
+    const bones = this.bones, worlds = this.worlds;
+    for (let k = 0; k < bones.length; k++) {
+      const bone = bones[k];
+      // An unbound bone that three is not to move (matrixWorldAutoUpdate off) keeps its matrix.
+      if (k >= this.boundCount && !bone.matrixWorldAutoUpdate) continue;
+      const e = bone.matrixWorld.elements, o = k * 16;
+      for (let i = 0; i < 16; i++) e[i] = worlds[o + i];
+    }
+  }
+
+  /** pending[slot] = world(bone in slot) × inverse bind matrix(slot), as Skeleton.update computes it. */
+  private computeSkinning(s: BoundSkeleton): void {
+    const boneOf = s.boneOf, inv = s.inverses, out = s.pending, worlds = this.worlds;
+    for (let i = 0; i < boneOf.length; i++) {
+      const k = boneOf[i], o = i * 16;
+      if (k < 0) {
+        for (let j = 0; j < 16; j++) out[o + j] = inv[o + j];
+        continue;
+      }
+      const w = k * 16;
+      const a0 = worlds[w], a1 = worlds[w + 1], a2 = worlds[w + 2];
+      const a4 = worlds[w + 4], a5 = worlds[w + 5], a6 = worlds[w + 6];
+      const a8 = worlds[w + 8], a9 = worlds[w + 9], a10 = worlds[w + 10];
+      const a12 = worlds[w + 12], a13 = worlds[w + 13], a14 = worlds[w + 14];
+      for (let c = 0; c < 16; c += 4) {
+        const b0 = inv[o + c], b1 = inv[o + c + 1], b2 = inv[o + c + 2], b3 = inv[o + c + 3];
+        out[o + c] = a0 * b0 + a4 * b1 + a8 * b2 + a12 * b3;
+        out[o + c + 1] = a1 * b0 + a5 * b1 + a9 * b2 + a13 * b3;
+        out[o + c + 2] = a2 * b0 + a6 * b1 + a10 * b2 + a14 * b3;
+        out[o + c + 3] = b3;
+      }
     }
   }
 
@@ -242,7 +337,7 @@ export class ThreeBinding {
     const local = pose.ensureAllLocal();
     const lt = local.translations, lr = local.rotations, ls = local.scales;
     const bones = this.bones, indices = this.boneIndices;
-    for (let k = 0; k < bones.length; k++) {
+    for (let k = 0; k < indices.length; k++) {
       const b = indices[k], b3 = b * 3, b4 = b * 4;
       const bone = bones[k];
       bone.position.set(lt[b3], lt[b3 + 1], lt[b3 + 2]);
@@ -250,18 +345,22 @@ export class ThreeBinding {
       bone.scale.set(ls[b3], ls[b3 + 1], ls[b3 + 2]);
     }
   }
+}
 
-  /** Bones the graph lacks, parents first: their own local matrix under their parent's world matrix. */
-  private applyUnbound(): void {
-    const unbound = this.unbound;
-    for (let k = 0; k < unbound.length; k++) {
-      const bone = unbound[k];
-      if (bone.matrixAutoUpdate) bone.updateMatrix();
-      if (!bone.matrixWorldAutoUpdate) continue;
-      const parent = bone.parent;
-      if (parent === null) bone.matrixWorld.copy(bone.matrix);
-      else bone.matrixWorld.multiplyMatrices(parent.matrixWorld, bone.matrix);
-    }
+/** out[o..o+16) = a[ao..] × b (a null: the identity), both affine, column-major. */
+function multiplyAffine(out: Float64Array, o: number, a: ArrayLike<number> | null, ao: number, b: ArrayLike<number>): void {
+  if (a === null) {
+    for (let i = 0; i < 16; i++) out[o + i] = b[i];
+    return;
+  }
+  const a0 = a[ao], a1 = a[ao + 1], a2 = a[ao + 2], a4 = a[ao + 4], a5 = a[ao + 5], a6 = a[ao + 6];
+  const a8 = a[ao + 8], a9 = a[ao + 9], a10 = a[ao + 10], a12 = a[ao + 12], a13 = a[ao + 13], a14 = a[ao + 14];
+  for (let c = 0; c < 16; c += 4) {
+    const b0 = b[c], b1 = b[c + 1], b2 = b[c + 2], b3 = b[c + 3];
+    out[o + c] = a0 * b0 + a4 * b1 + a8 * b2 + a12 * b3;
+    out[o + c + 1] = a1 * b0 + a5 * b1 + a9 * b2 + a13 * b3;
+    out[o + c + 2] = a2 * b0 + a6 * b1 + a10 * b2 + a14 * b3;
+    out[o + c + 3] = b3;
   }
 }
 
@@ -273,15 +372,35 @@ export function bindThree(source: ThreePoseSource, target: ThreeBindTarget, opti
   return new ThreeBinding(source, target, options);
 }
 
-function bonesOf(target: ThreeBindTarget): readonly (Object3D | undefined)[] {
-  if (Array.isArray(target)) return target as readonly Object3D[];
-  const t = target as SkinnedMesh | ThreeSkeleton;
-  if ('isSkinnedMesh' in t && t.isSkinnedMesh) {
-    if (!t.skeleton) throw new RangeError(`bindThree: SkinnedMesh '${t.name}' has no skeleton (bind it first)`);
-    return t.skeleton.bones;
+/** The Skeletons a target holds and their bones (each bone object once, in the order met). */
+function targetParts(target: ThreeBindTarget): { skeletons: ThreeSkeleton[]; bones: Object3D[] } {
+  let skeletons: ThreeSkeleton[];
+  let listed: readonly (Object3D | undefined | null)[];
+  if (Array.isArray(target)) {
+    skeletons = [];
+    listed = target as readonly Object3D[];
+  } else {
+    const t = target as Partial<SkinnedMesh> & Partial<ThreeSkeleton> & Partial<Object3D>;
+    if (t.isSkinnedMesh === true) {
+      if (!t.skeleton) throw new RangeError(`bindThree: SkinnedMesh '${t.name}' has no skeleton (bind it first)`);
+      skeletons = [t.skeleton];
+    } else if (Array.isArray(t.bones) && Array.isArray(t.boneInverses)) {
+      skeletons = [t as ThreeSkeleton];
+    } else if (t.isObject3D === true) {
+      const found = new Set<ThreeSkeleton>();
+      (t as Object3D).traverse((o) => {
+        const mesh = o as SkinnedMesh;
+        if (mesh.isSkinnedMesh && mesh.skeleton) found.add(mesh.skeleton);
+      });
+      if (found.size === 0) throw new RangeError(`bindThree: no SkinnedMesh with a skeleton under '${t.name}'`);
+      skeletons = [...found];
+    } else {
+      throw new TypeError('bindThree: the target must be a SkinnedMesh, a Skeleton, an Object3D with skinned meshes or a list of bones');
+    }
+    listed = skeletons.flatMap((s) => s.bones as (Object3D | undefined)[]);
   }
-  if ('bones' in t && Array.isArray(t.bones)) return (t as ThreeSkeleton).bones as readonly (Bone | undefined)[];
-  throw new TypeError('bindThree: the target must be a SkinnedMesh, a Skeleton or a list of bones');
+  const bones = [...new Set(listed.filter((b): b is Object3D => b !== undefined && b !== null))];
+  return { skeletons, bones };
 }
 
 function depthOf(object: Object3D): number {
@@ -298,7 +417,7 @@ function depthOf(object: Object3D): number {
  * or repeated name.
  */
 export function skeletonFromThree(target: ThreeBindTarget): Skeleton {
-  const listed = bonesOf(target).filter((b): b is Object3D => b !== undefined && b !== null);
+  const listed = targetParts(target).bones;
   const inList = new Set(listed);
   const ordered: Object3D[] = [];
   const placed = new Set<Object3D>();

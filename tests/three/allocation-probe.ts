@@ -1,7 +1,8 @@
 /**
  * Bytes allocated per frame by a ThreeBinding's apply(), in a plain Node process
  * (`node --expose-gc --import tsx`; see tests/support/allocation-probe.ts for why not in vitest).
- * Prints one JSON line: { perApply, perApplyWithLocal, moved }.
+ * apply() then skeleton.update() (the renderer's call, which the binding replaces), per frame.
+ * Prints one JSON line: { perApply, perApplyAll, moved }.
  */
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { bindThree } from '../../three/index.ts';
@@ -15,7 +16,7 @@ const options = {
   omit: ['ball_l'], extra: [{ name: 'socket', parent: 'hand_r', position: [0, -8, 3] }],
 } as const;
 
-function probe(writeLocal: boolean): { perFrame: number; moved: boolean } {
+function probe(all: boolean): { perFrame: number; moved: boolean } {
   const g = bipedInstance({
     walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
     run: { type: 'SequencePlayer', properties: { clip: 'run' } },
@@ -25,19 +26,21 @@ function probe(writeLocal: boolean): { perFrame: number; moved: boolean } {
     ...options, position: [...options.position], rotation: [...options.rotation], armatureRotation: [...options.armatureRotation],
     extra: options.extra.map((e) => ({ ...e, position: [...e.position] as [number, number, number] })),
   });
-  const binding = bindThree(g, c.mesh!, { writeLocal });
-  const foot = c.byName.get('foot_l')!.matrixWorld.elements;
+  const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: all });
+  const bones = c.skeleton.boneMatrices!;
+  const foot = skeleton.indexOf('foot_l') * 16 + 13;
   const frame = (): void => {
     g.update(1 / 60);
     binding.apply();
+    c.skeleton.update();
   };
   frame();
-  const before = foot[13];
+  const before = bones[foot];
   frame();
-  const moved = foot[13] !== before;
+  const moved = bones[foot] !== before;
   return { perFrame: bytesPerFrame(frame).perFrame, moved };
 }
 
 const direct = probe(false);
-const withLocal = probe(true);
-console.log(JSON.stringify({ perApply: direct.perFrame, perApplyWithLocal: withLocal.perFrame, moved: direct.moved && withLocal.moved }));
+const all = probe(true);
+console.log(JSON.stringify({ perApply: direct.perFrame, perApplyAll: all.perFrame, moved: direct.moved && all.moved }));

@@ -63,15 +63,51 @@ describe('bindThree', () => {
     expect(binding.unusedGraphBones).toEqual(['ball_l']);
     expect(binding.root).toBe(c.armature); // the parent of the topmost bound bone
     expect(binding.bones[0].name).toBe('root');
+    expect(binding.bones.at(-1)!.name).toBe('prop_socket_r'); // unbound bones after the bound ones
+    expect(binding.skeletons).toEqual([c.skeleton]);
     expect(c.byName.get('pelvis')!.matrixAutoUpdate).toBe(false);
     expect(c.byName.get('prop_socket_r')!.matrixAutoUpdate).toBe(true);
+    // Any Object3D: every distinct Skeleton of the skinned meshes under it.
+    const second = new THREE.SkinnedMesh(c.mesh!.geometry, c.mesh!.material);
+    second.bind(new THREE.Skeleton(c.bones, c.skeleton.boneInverses));
+    c.character.add(second);
+    expect(bindThree(character(), c.scene).skeletons).toEqual([c.skeleton, second.skeleton]);
+    expect(() => bindThree(character(), new THREE.Group())).toThrow(/no SkinnedMesh/);
   });
 
-  it("skins like three's own path on the same pose: bone matrices and vertices, with a world transform and a bone the graph lacks", () => {
+  it("fills the skeleton's bone matrices as three's own path does on the same pose, at skeleton.update() (the renderer's call)", () => {
     const g = character();
     const naive = buildCharacter(skeleton, AWKWARD);
     const direct = buildCharacter(skeleton, AWKWARD);
     const binding = bindThree(g, direct.mesh!);
+    const restHand = direct.byName.get('hand_r')!.matrixWorld.clone();
+    for (const frames of [0, 7, 23]) {
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      const before = Float32Array.from(direct.skeleton.boneMatrices!);
+      binding.apply();
+      // Until update(), three's renderers may still read last frame's matrices (motion vectors).
+      expect(Array.from(direct.skeleton.boneMatrices!)).toEqual(Array.from(before));
+      direct.scene.updateMatrixWorld(); // what the renderer does first: no effect on bound bones
+      direct.skeleton.update();
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+    // The bones' own world matrices are not written without boneWorldMatrices.
+    expect(direct.byName.get('hand_r')!.matrixWorld.equals(restHand)).toBe(true);
+    // A bone texture (what WebGLRenderer skins from) is marked for upload.
+    direct.skeleton.computeBoneTexture();
+    const version = direct.skeleton.boneTexture!.version;
+    binding.apply();
+    direct.skeleton.update();
+    expect(direct.skeleton.boneTexture!.version).toBe(version + 1);
+    expect(relativeError(direct.skeleton.boneMatrices!.subarray(0, 22 * 16), naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+  });
+
+  it("skins like three's own path on the same pose: bone matrices and vertices, with a world transform and a bone the graph lacks (boneWorldMatrices)", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, direct.mesh!, { boneWorldMatrices: true });
     for (const frames of [0, 7, 23]) {
       advance(g, frames);
       poseNaively(naive, skeleton, g.evaluate());
@@ -100,7 +136,7 @@ describe('bindThree', () => {
     const sword = new THREE.Object3D();
     sword.position.set(0, -12, 0);
     direct.byName.get('hand_r')!.add(sword);
-    const binding = bindThree(g, direct.skeleton);
+    const binding = bindThree(g, direct.skeleton, { boneWorldMatrices: true });
     advance(g, 11);
     binding.apply();
     direct.scene.updateMatrixWorld(); // what WebGLRenderer.render does before skinning
@@ -135,7 +171,8 @@ describe('bindThree', () => {
       expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
     }
     // With updateRoot off the binding uses the root's matrix as it stands: a frame behind here.
-    const lagging = bindThree(g, direct.mesh!, { updateRoot: false });
+    binding.release();
+    const lagging = bindThree(g, direct.mesh!, { updateRoot: false, boneWorldMatrices: true });
     for (const c of [naive, direct]) c.character.position.x += 37;
     advance(g, 1);
     lagging.apply();
@@ -190,16 +227,20 @@ describe('bindThree', () => {
     const c = buildCharacter(skeleton, AWKWARD);
     const pelvis = c.byName.get('pelvis')!;
     pelvis.matrixWorldAutoUpdate = true;
-    const binding = bindThree(character(), c.mesh!);
+    const binding = bindThree(character(), c.mesh!, { boneWorldMatrices: true });
     expect(pelvis.matrixWorldAutoUpdate).toBe(false);
+    expect(Object.hasOwn(c.skeleton, 'update')).toBe(true);
     binding.apply();
     binding.release();
     expect(pelvis.matrixAutoUpdate).toBe(true);
     expect(pelvis.matrixWorldAutoUpdate).toBe(true);
+    expect(Object.hasOwn(c.skeleton, 'update')).toBe(false); // three's own update() again
     c.scene.updateMatrixWorld();
     // Back at the reference pose that position, quaternion and scale still hold (no writeLocal).
     const rest = buildCharacter(skeleton, AWKWARD);
     expect(relativeError(pelvis.matrixWorld.elements, rest.byName.get('pelvis')!.matrixWorld.elements)).toBe(0);
+    c.skeleton.update(); // three's: from the bones' matrices, back at the bind pose
+    expect(relativeError(c.skeleton.boneMatrices!, new THREE.Matrix4().toArray(new Array(16)).concat(...Array(22).fill(new THREE.Matrix4().toArray())).slice(16))).toBeLessThan(1e-6);
     const before = pelvis.matrixWorld.clone();
     binding.apply(); // does nothing once released
     expect(pelvis.matrixWorld.equals(before)).toBe(true);
@@ -220,7 +261,7 @@ describe('bindThree', () => {
     const result = JSON.parse(out.trim().split('\n').at(-1)!);
     // One boxed double per frame would be 16 bytes; a Matrix4 or Vector3 several dozen.
     expect(result.perApply).toBeLessThan(4);
-    expect(result.perApplyWithLocal).toBeLessThan(4);
+    expect(result.perApplyAll).toBeLessThan(4); // boneWorldMatrices and writeLocal too
     expect(result.moved).toBe(true);
   });
 });

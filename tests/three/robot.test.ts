@@ -116,8 +116,9 @@ describeWithData('bindThree on RobotExpressive.glb (three.js GLTFLoader)', () =>
     }
     const meshes = skinnedMeshes(direct.scene);
     expect(meshes.length).toBe(4);
-    // The four meshes share their bones through two Skeleton objects: binding one drives all four.
-    const binding = bindThree(instance, meshes[0]);
+    // The four meshes share their bones through two Skeleton objects: binding the scene drives both.
+    const binding = bindThree(instance, direct.scene, { boneWorldMatrices: true });
+    expect(binding.skeletons.length).toBe(2);
     expect(binding.boundCount).toBe(43);
     expect(binding.unboundThreeBones).toEqual([]);
     expect(binding.root?.name).toBe('RobotArmature');
@@ -137,12 +138,13 @@ describeWithData('bindThree on RobotExpressive.glb (three.js GLTFLoader)', () =>
       expect(rigid.length).toBe(15);
       rigid.forEach((mesh, m) => expect(relativeError(mesh.matrixWorld.elements, naiveRigid[m].matrixWorld.elements)).toBeLessThan(1e-9));
     }
+    binding.release();
   });
 
   it("moves the robot as three's AnimationMixer playing the same clip does", () => {
     const mixer = new THREE.AnimationMixer(mixed.scene);
     mixer.clipAction(mixed.animations.find((a) => a.name === 'Walking')!).play();
-    const ours = bindThree(instance, skinnedMeshes(direct.scene)[0]);
+    const ours = bindThree(instance, direct.scene, { boneWorldMatrices: true });
     direct.scene.position.set(0, 0, 0);
     direct.scene.rotation.set(0, 0, 0);
     instance.reset();
@@ -172,7 +174,7 @@ describeWithData('bindThree on RobotExpressive.glb (three.js GLTFLoader)', () =>
     const s = exported.skeleton.referencePose.scales;
     const leg = exported.skeleton.indexOf('UpperLegL') * 3;
     expect(Math.abs(s[leg + 2] - 1)).toBeGreaterThan(1e-5);
-    const binding = bindThree(exported, skinnedMeshes(exportedDirect.scene)[0]);
+    const binding = bindThree(exported, exportedDirect.scene, { boneWorldMatrices: true });
     exported.update(0.1);
     poseNaively(exportedNaive, exported);
     binding.apply();
