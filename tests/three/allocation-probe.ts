@@ -1,0 +1,46 @@
+/**
+ * Bytes allocated per frame by a ThreeBinding's apply(), in a plain Node process
+ * (`node --expose-gc --import tsx`; see tests/support/allocation-probe.ts for why not in vitest).
+ * apply() then skeleton.update() (the renderer's call, which the binding replaces), per frame.
+ * Prints one JSON line: { perApply, perApplyAll, moved }.
+ */
+import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { bindThree } from '../../three/index.ts';
+import { bytesPerFrame } from '../support/allocation.ts';
+import { bipedInstance } from '../support/graphs.ts';
+import { buildCharacter } from './scene.ts';
+
+const skeleton = sampleSkeleton();
+const options = {
+  position: [120, 5, -40], rotation: [0, 1, 0, 0.8], armatureRotation: [1, 0, 0, -Math.PI / 2],
+  omit: ['ball_l'], extra: [{ name: 'socket', parent: 'hand_r', position: [0, -8, 3] }],
+} as const;
+
+function probe(all: boolean): { perFrame: number; moved: boolean } {
+  const g = bipedInstance({
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+    blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+  }, 'blend');
+  const c = buildCharacter(skeleton, {
+    ...options, position: [...options.position], rotation: [...options.rotation], armatureRotation: [...options.armatureRotation],
+    extra: options.extra.map((e) => ({ ...e, position: [...e.position] as [number, number, number] })),
+  });
+  const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: all });
+  const bones = c.skeleton.boneMatrices!;
+  const foot = skeleton.indexOf('foot_l') * 16 + 13;
+  const frame = (): void => {
+    g.update(1 / 60);
+    binding.apply();
+    c.skeleton.update();
+  };
+  frame();
+  const before = bones[foot];
+  frame();
+  const moved = bones[foot] !== before;
+  return { perFrame: bytesPerFrame(frame).perFrame, moved };
+}
+
+const direct = probe(false);
+const all = probe(true);
+console.log(JSON.stringify({ perApply: direct.perFrame, perApplyAll: all.perFrame, moved: direct.moved && all.moved }));

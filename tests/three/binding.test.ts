@@ -1,0 +1,313 @@
+import { execFileSync } from 'node:child_process';
+import * as THREE from 'three';
+import { describe, expect, it } from 'vitest';
+import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
+import { bipedInstance } from '../support/graphs.ts';
+import { buildCharacter, poseNaively, type CharacterOptions } from './scene.ts';
+
+const skeleton = sampleSkeleton();
+
+/** Walk and run blended, a hand copied and a foot reached for: component-space edits in the pose. */
+function character() {
+  return bipedInstance({
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
+    blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+    copy: { type: 'CopyBone', inputs: { pose: 'blend' }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', alpha: 0.5 } },
+    ik: { type: 'TwoBoneIK', inputs: { pose: 'copy' }, properties: { endBone: 'foot_l', target: [14, 20, 25], hintMode: 'direction', hint: [0, 0, 1] } },
+  }, 'ik');
+}
+
+/** The awkward case: a moved, turned and unevenly scaled character, a Z-up armature turned to Y-up, an offset mesh. */
+const AWKWARD: CharacterOptions = {
+  position: [120, 5, -40],
+  rotation: [0.2, 1, 0.1, 0.8],
+  scale: [1.5, 2, 0.75],
+  armatureRotation: [1, 0, 0, -Math.PI / 2],
+  armaturePosition: [0, 0, 3],
+  meshPosition: [3, 0, 1],
+  omit: ['ball_l'],
+  extra: [{ name: 'prop_socket_r', parent: 'hand_r', position: [0, -8, 3], rotation: [0, 0, 1, 0.5] }],
+};
+
+/** Largest difference between a and b relative to max(1, |b|). */
+function relativeError(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  expect(a.length).toBe(b.length);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
+  return worst;
+}
+
+function skinnedVertices(mesh: THREE.SkinnedMesh): Float64Array {
+  const count = mesh.geometry.attributes.position.count;
+  const out = new Float64Array(count * 3);
+  const v = new THREE.Vector3();
+  for (let i = 0; i < count; i++) {
+    mesh.getVertexPosition(i, v); // the bind-pose vertex through applyBoneTransform
+    out[i * 3] = v.x; out[i * 3 + 1] = v.y; out[i * 3 + 2] = v.z;
+  }
+  return out;
+}
+
+function advance(g: ReturnType<typeof character>, frames: number): void {
+  for (let f = 0; f < frames; f++) g.update(f % 2 === 0 ? 1 / 60 : 1 / 45);
+}
+
+describe('bindThree', () => {
+  it('resolves bones by name once and reports what it could not bind', () => {
+    const c = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(character(), c.mesh!);
+    expect(binding.boundCount).toBe(21);
+    expect(binding.unboundThreeBones).toEqual(['prop_socket_r']);
+    expect(binding.unusedGraphBones).toEqual(['ball_l']);
+    expect(binding.root).toBe(c.armature); // the parent of the topmost bound bone
+    expect(binding.bones[0].name).toBe('root');
+    expect(binding.bones.at(-1)!.name).toBe('prop_socket_r'); // unbound bones after the bound ones
+    expect(binding.skeletons).toEqual([c.skeleton]);
+    expect(c.byName.get('pelvis')!.matrixAutoUpdate).toBe(false);
+    expect(c.byName.get('prop_socket_r')!.matrixAutoUpdate).toBe(true);
+    // Any Object3D: every distinct Skeleton of the skinned meshes under it.
+    const second = new THREE.SkinnedMesh(c.mesh!.geometry, c.mesh!.material);
+    second.bind(new THREE.Skeleton(c.bones, c.skeleton.boneInverses));
+    c.character.add(second);
+    expect(bindThree(character(), c.scene).skeletons).toEqual([c.skeleton, second.skeleton]);
+    expect(() => bindThree(character(), new THREE.Group())).toThrow(/no SkinnedMesh/);
+  });
+
+  it("fills the skeleton's bone matrices as three's own path does on the same pose, at skeleton.update() (the renderer's call)", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, direct.mesh!);
+    const restHand = direct.byName.get('hand_r')!.matrixWorld.clone();
+    for (const frames of [0, 7, 23]) {
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      const before = Float32Array.from(direct.skeleton.boneMatrices!);
+      binding.apply();
+      // Until update(), three's renderers may still read last frame's matrices (motion vectors).
+      expect(Array.from(direct.skeleton.boneMatrices!)).toEqual(Array.from(before));
+      direct.scene.updateMatrixWorld(); // what the renderer does first: no effect on bound bones
+      direct.skeleton.update();
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+    // The bones' own world matrices are not written without boneWorldMatrices.
+    expect(direct.byName.get('hand_r')!.matrixWorld.equals(restHand)).toBe(true);
+    // A bone texture (what WebGLRenderer skins from) is marked for upload.
+    direct.skeleton.computeBoneTexture();
+    const version = direct.skeleton.boneTexture!.version;
+    binding.apply();
+    direct.skeleton.update();
+    expect(direct.skeleton.boneTexture!.version).toBe(version + 1);
+    expect(relativeError(direct.skeleton.boneMatrices!.subarray(0, 22 * 16), naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+  });
+
+  it("skins like three's own path on the same pose: bone matrices and vertices, with a world transform and a bone the graph lacks (boneWorldMatrices)", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, direct.mesh!, { boneWorldMatrices: true });
+    for (const frames of [0, 7, 23]) {
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      binding.apply();
+      direct.skeleton.update();
+      // Float32 bone matrices: the two paths round the same doubles, so they agree to an ulp or so.
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+      // applyBoneTransform works from the bones' (double) world matrices.
+      const vertices = skinnedVertices(direct.mesh!);
+      expect(relativeError(vertices, skinnedVertices(naive.mesh!))).toBeLessThan(1e-9);
+      // The pose really moved the mesh away from its bind pose (or the comparison would prove little).
+      const bind = direct.mesh!.geometry.attributes.position.array;
+      expect(relativeError(vertices, bind)).toBeGreaterThan(0.05);
+    }
+    // The bone three has and the graph lacks keeps its own local transform under the posed hand.
+    const socket = direct.byName.get('prop_socket_r')!;
+    const expected = new THREE.Matrix4().multiplyMatrices(direct.byName.get('hand_r')!.matrixWorld, socket.matrix);
+    expect(relativeError(socket.matrixWorld.elements, expected.elements)).toBe(0);
+    expect(relativeError(socket.matrixWorld.elements, naive.byName.get('prop_socket_r')!.matrixWorld.elements)).toBeLessThan(1e-12);
+  });
+
+  it("keeps its matrices through the renderer's scene.updateMatrixWorld, and objects attached to bones follow them", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const sword = new THREE.Object3D();
+    sword.position.set(0, -12, 0);
+    direct.byName.get('hand_r')!.add(sword);
+    const binding = bindThree(g, direct.skeleton, { boneWorldMatrices: true });
+    advance(g, 11);
+    binding.apply();
+    direct.scene.updateMatrixWorld(); // what WebGLRenderer.render does before skinning
+    direct.skeleton.update();
+    poseNaively(naive, skeleton, g.evaluate());
+    expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    const hand = new THREE.Vector3().setFromMatrixPosition(naive.byName.get('hand_r')!.matrixWorld);
+    const swordAt = new THREE.Vector3().setFromMatrixPosition(sword.matrixWorld);
+    const handAt = new THREE.Vector3().setFromMatrixPosition(direct.byName.get('hand_r')!.matrixWorld);
+    expect(handAt.distanceTo(hand)).toBeLessThan(1e-9);
+    // 12 units down the hand, scaled by the character's uneven scale: somewhere between 9 and 24 away.
+    expect(swordAt.distanceTo(hand)).toBeGreaterThan(9 - 1e-9);
+    expect(swordAt.distanceTo(hand)).toBeLessThan(24 + 1e-9);
+    const expected = new THREE.Matrix4().multiplyMatrices(direct.byName.get('hand_r')!.matrixWorld, sword.matrix);
+    expect(relativeError(sword.matrixWorld.elements, expected.elements)).toBe(0);
+  });
+
+  it('follows the character when it moves between frames, without a scene update (updateRoot)', () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, direct.mesh!);
+    for (let f = 0; f < 3; f++) {
+      for (const c of [naive, direct]) {
+        c.character.position.x += 37;
+        c.character.rotateY(0.4);
+      }
+      advance(g, 5);
+      binding.apply();
+      direct.skeleton.update();
+      poseNaively(naive, skeleton, g.evaluate());
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+    // With updateRoot off the binding uses the root's matrix as it stands: a frame behind here.
+    binding.release();
+    const lagging = bindThree(g, direct.mesh!, { updateRoot: false, boneWorldMatrices: true });
+    for (const c of [naive, direct]) c.character.position.x += 37;
+    advance(g, 1);
+    lagging.apply();
+    poseNaively(naive, skeleton, g.evaluate());
+    const root = new THREE.Vector3().setFromMatrixPosition(direct.byName.get('root')!.matrixWorld);
+    expect(root.x - new THREE.Vector3().setFromMatrixPosition(naive.byName.get('root')!.matrixWorld).x).toBeCloseTo(-37, 9);
+  });
+
+  it('takes an explicit root, or the world origin (root: null)', () => {
+    const g = character();
+    const plain = buildCharacter(skeleton, { mesh: false });
+    const reference = buildCharacter(skeleton, { mesh: false });
+    advance(g, 9);
+    bindThree(g, plain.bones, { root: null }).apply();
+    poseNaively(reference, skeleton, g.evaluate());
+    const pelvis = plain.byName.get('pelvis')!.matrixWorld.elements;
+    expect(relativeError(pelvis, reference.byName.get('pelvis')!.matrixWorld.elements)).toBeLessThan(1e-12);
+    // The component pose's pelvis, untouched: the bone's world translation is its component translation.
+    const cs = g.componentPose();
+    expect(pelvis[13]).toBe(cs.translations[1 * 3 + 1]);
+    const moved = buildCharacter(skeleton, { mesh: false, position: [0, 0, 0] });
+    const carrier = new THREE.Group();
+    carrier.position.set(0, 1000, 0);
+    moved.scene.add(carrier);
+    bindThree(g, moved.bones, { root: carrier }).apply();
+    expect(moved.byName.get('pelvis')!.matrixWorld.elements[13]).toBeCloseTo(1000 + cs.translations[4], 9);
+  });
+
+  it('writeLocal also copies the local pose into position, quaternion and scale; writeMatrices: false is the naive path', () => {
+    const g = character();
+    advance(g, 13);
+    const both = buildCharacter(skeleton, AWKWARD);
+    bindThree(g, both.mesh!, { writeLocal: true }).apply();
+    const local = g.evaluate();
+    const calf = both.byName.get('calf_l')!;
+    const i = skeleton.indexOf('calf_l');
+    expect(calf.quaternion.toArray()).toEqual(Array.from(local.rotations.subarray(i * 4, i * 4 + 4)));
+    expect(calf.position.toArray()).toEqual(Array.from(local.translations.subarray(i * 3, i * 3 + 3)));
+
+    const naivePath = buildCharacter(skeleton, AWKWARD);
+    const reference = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, naivePath.mesh!, { writeMatrices: false, writeLocal: true });
+    expect(naivePath.byName.get('pelvis')!.matrixAutoUpdate).toBe(true); // no flags changed
+    binding.apply();
+    naivePath.scene.updateMatrixWorld(true);
+    naivePath.skeleton.update();
+    poseNaively(reference, skeleton, g.evaluate());
+    expect(relativeError(naivePath.skeleton.boneMatrices!, reference.skeleton.boneMatrices!)).toBe(0);
+  });
+
+  it('release() gives the bones back to three', () => {
+    const c = buildCharacter(skeleton, AWKWARD);
+    const pelvis = c.byName.get('pelvis')!;
+    pelvis.matrixWorldAutoUpdate = true;
+    const binding = bindThree(character(), c.mesh!, { boneWorldMatrices: true });
+    expect(pelvis.matrixWorldAutoUpdate).toBe(false);
+    expect(Object.hasOwn(c.skeleton, 'update')).toBe(true);
+    binding.apply();
+    binding.release();
+    expect(pelvis.matrixAutoUpdate).toBe(true);
+    expect(pelvis.matrixWorldAutoUpdate).toBe(true);
+    expect(Object.hasOwn(c.skeleton, 'update')).toBe(false); // three's own update() again
+    c.scene.updateMatrixWorld();
+    // Back at the reference pose that position, quaternion and scale still hold (no writeLocal).
+    const rest = buildCharacter(skeleton, AWKWARD);
+    expect(relativeError(pelvis.matrixWorld.elements, rest.byName.get('pelvis')!.matrixWorld.elements)).toBe(0);
+    c.skeleton.update(); // three's: from the bones' matrices, back at the bind pose
+    expect(relativeError(c.skeleton.boneMatrices!, new THREE.Matrix4().toArray(new Array(16)).concat(...Array(22).fill(new THREE.Matrix4().toArray())).slice(16))).toBeLessThan(1e-6);
+    const before = pelvis.matrixWorld.clone();
+    binding.apply(); // does nothing once released
+    expect(pelvis.matrixWorld.equals(before)).toBe(true);
+  });
+
+  it('refuses bones none of whose names the graph has, and a binding that would write nothing', () => {
+    const stranger = new THREE.Bone();
+    stranger.name = 'mixamorig:Hips';
+    expect(() => bindThree(character(), [stranger])).toThrow(/none of the 1 three.js bones \('mixamorig:Hips'\).*'root', 'pelvis'/);
+    const c = buildCharacter(skeleton, { mesh: false });
+    expect(() => bindThree(character(), c.bones, { writeMatrices: false })).toThrow(/would write nothing/);
+    expect(() => bindThree(character(), {} as THREE.Skeleton)).toThrow(TypeError);
+  });
+
+  it('allocates nothing per apply() once warm', () => {
+    const probe = new URL('./allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    // One boxed double per frame would be 16 bytes; a Matrix4 or Vector3 several dozen.
+    expect(result.perApply).toBeLessThan(4);
+    expect(result.perApplyAll).toBeLessThan(4); // boneWorldMatrices and writeLocal too
+    expect(result.moved).toBe(true);
+  });
+});
+
+describe('skeletonFromThree and clipFromThree', () => {
+  function arm(): THREE.Bone[] {
+    const shoulder = new THREE.Bone(), hand = new THREE.Bone();
+    shoulder.name = 'shoulder';
+    hand.name = 'hand';
+    shoulder.add(hand);
+    hand.position.set(0, 30, 0);
+    hand.quaternion.setFromAxisAngle(new THREE.Vector3(0, 0, 1), 0.5);
+    hand.scale.set(1, 2, 1);
+    return [hand, shoulder]; // child listed first
+  }
+
+  it('takes names, parents (reordered parents first) and the current local transforms as the reference pose', () => {
+    const s = skeletonFromThree(arm());
+    expect(s.boneNames).toEqual(['shoulder', 'hand']);
+    expect(Array.from(s.parents)).toEqual([-1, 0]);
+    expect(Array.from(s.referencePose.translations)).toEqual([0, 0, 0, 0, 30, 0]);
+    expect(s.referencePose.rotations[4 + 2]).toBeCloseTo(Math.sin(0.25), 15);
+    expect(Array.from(s.referencePose.scales)).toEqual([1, 1, 1, 1, 2, 1]);
+  });
+
+  it("resamples a clip's bone tracks with three's interpolants, leaving out other tracks and unknown bones", () => {
+    const s = skeletonFromThree(arm());
+    const quarter = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(0, 1, 0), Math.PI / 2);
+    const clip = clipFromThree(new THREE.AnimationClip('reach', 1, [
+      new THREE.VectorKeyframeTrack('shoulder.position', [0, 1], [0, 0, 0, 2, 4, 6]),
+      new THREE.QuaternionKeyframeTrack('shoulder.quaternion', [0, 1], [0, 0, 0, 1, ...quarter.toArray()]),
+      new THREE.VectorKeyframeTrack('hand.scale', [0, 1], [1, 1, 1, 3, 3, 3]),
+      new THREE.VectorKeyframeTrack('elbow.position', [0, 1], [0, 0, 0, 1, 1, 1]),
+      new THREE.NumberKeyframeTrack('hand.morphTargetInfluences[0]', [0, 1], [0, 1]),
+    ]), s, { frameRate: 2 });
+    expect(clip.frameCount).toBe(3);
+    expect(clip.duration).toBe(1);
+    expect(clip.tracks).toEqual([
+      { bone: 'shoulder', translation: true, rotation: true, scale: false },
+      { bone: 'hand', translation: false, rotation: false, scale: true },
+    ]);
+    // Frame 1 is t = 0.5: half way along, the rotation slerped to 45 degrees about y.
+    expect(Array.from(clip.translations.subarray(6, 9)).map((v) => Math.fround(v))).toEqual([1, 2, 3]);
+    expect(clip.rotations[8 + 1]).toBeCloseTo(Math.sin(Math.PI / 8), 6);
+    expect(clip.rotations[8 + 3]).toBeCloseTo(Math.cos(Math.PI / 8), 6);
+    expect(clip.rotations[12 + 3]).toBe(1); // the hand's rotation: no track, identity keys
+    expect(clip.scales[(1 * 2 + 1) * 3]).toBeCloseTo(2, 6);
+  });
+});
