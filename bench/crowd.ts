@@ -199,9 +199,10 @@ function parseOptions(argv: readonly string[]): Options {
 /**
  * All characters' poses in one array per attribute ([character][bone][xyz(w)]), their play times
  * in one Float64Array. Rotation interpolation is slerp exactly as runtime/clip.ts sampleClipAt does
- * it (quatSlerp's shorter arc, nlerp fallback above cos 0.9995, then normalise, with the angle and
- * 1 / sin(angle) of each pair of consecutive keys read from Clip.rotationSpans, as the runtime
- * does; the wrap from the last key to the first computes them), translations are lerped, the
+ * it (quatSlerp's shorter arc, nlerp fallback above cos 0.9995, with the angle and 1 / sin(angle)
+ * of each pair of consecutive keys read from Clip.rotationSpans and no renormalisation of a slerp
+ * between unit keys, as the runtime does; the wrap from the last key to the first computes them
+ * and renormalises, as quatSlerp), translations are lerped, the
  * blend is BlendTwo's (a * (1 - alpha) + b * alpha, b's rotation flipped into a's hemisphere,
  * then normalised) fused into the sampling loop, and the component pass is transformCompose's (Unreal's FTransform composition).
  * Scales are carried (reference scale, as sampleClip writes it) so the output is a whole pose.
@@ -245,6 +246,7 @@ class PeerCrowd {
     this.boneCount = n;
     this.spansA = clipA.rotationSpans();
     this.spansB = clipB.rotationSpans();
+    if (!clipA.unitRotationKeys || !clipB.unitRotationKeys) throw new Error('peer: the clips\' rotation keys must be unit quaternions (see Clip.unitRotationKeys)');
     this.parents = skeleton.parents;
     this.refS = skeleton.referencePose.scales;
     this.times = new Float64Array(count * 2);
@@ -440,7 +442,9 @@ function spanSlerp(out: Float64Array, o: number, keys: Float64Array, a: number, 
   out[o + 1] = keys[a + 1] * s0 + keys[b + 1] * s1;
   out[o + 2] = keys[a + 2] * s0 + keys[b + 2] * s1;
   out[o + 3] = keys[a + 3] * s0 + keys[b + 3] * s1;
-  normalize(out, o);
+  // The bench's keys are unit (checked in PeerCrowd's constructor), so only the linear fallback
+  // needs renormalising, as in sampleClipAt.
+  if (angle === 0) normalize(out, o);
 }
 
 function normalize(q: Float64Array, o: number): void {

@@ -1,5 +1,5 @@
 import { readScalar, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
-import { BlendList } from './BlendList.ts';
+import { BlendList, type BlendSwitch } from './BlendList.ts';
 
 /**
  * Chooses between two poses by a bool (Unreal's Blend Poses by bool): `True` while `active` is
@@ -17,8 +17,10 @@ export class BlendByBool extends BlendList {
     super(id, 'BlendByBool', [whenTrue, whenFalse], [], blendMode);
   }
 
-  protected override blendTimeTo(index: number): number {
-    return readScalar(this.graph.parameterValues, index === 0 ? this.trueBlendTime : this.falseBlendTime);
+  protected override readBlendTime(index: number, into: BlendSwitch): void {
+    // Read inline, as InertialBlend reads its blend time (a readScalar V8 does not inline boxes it).
+    const time = index === 0 ? this.trueBlendTime : this.falseBlendTime;
+    into.duration = time.slot >= 0 ? this.graph.parameterValues[time.slot] : time.constant;
   }
 
   protected override chooseIndex(): number {

@@ -2,6 +2,18 @@ import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, ty
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
 
 /**
+ * A switch's timing. Its doubles are fields written in place, never returned from a call: V8
+ * boxes a fractional double returned by a call it does not inline (16 bytes a switch when
+ * BlendByBool's blend time came back from an overridden blendTimeTo).
+ */
+export class BlendSwitch {
+  /** Seconds since the last switch. */
+  elapsed = 0;
+  /** Seconds the last switch blends over; 0 when it does not blend. */
+  duration = 0;
+}
+
+/**
  * Chooses one of several poses and crossfades to it when the choice changes (Unreal's Blend Poses
  * by int). Switching to pose i blends over blendTimes[i] seconds, linearly from the weights the
  * inputs had at the switch, so a switch in the middle of a blend does not pop. Each input is
@@ -25,8 +37,7 @@ export class BlendList extends LocalPoseNode {
    * total weight of 1.
    */
   private readonly evaluateWeights: Float64Array;
-  private blendElapsed = 0;
-  private blendDuration = 0;
+  private readonly blend = new BlendSwitch();
   private readonly inertial: boolean;
   /** The duration of an inertialization request, passed by array (see InertializationRequests). */
   private readonly request = new Float64Array(1);
@@ -54,42 +65,44 @@ export class BlendList extends LocalPoseNode {
     return 0;
   }
 
-  /** Seconds to blend when switching to input `index`. */
-  protected blendTimeTo(index: number): number {
-    return this.blendTimes[index];
+  /** Writes the seconds to blend when switching to input `index` into `into.duration`. */
+  protected readBlendTime(index: number, into: BlendSwitch): void {
+    into.duration = this.blendTimes[index];
   }
 
   protected override onInitialize(): void {
     this.activeIndex = -1;
     this.weights.fill(0);
     this.evaluateWeights.fill(0);
-    this.blendElapsed = 0;
-    this.blendDuration = 0;
+    this.blend.elapsed = 0;
+    this.blend.duration = 0;
   }
 
   protected onUpdate(ctx: UpdateContext): void {
     const n = this.poses.length;
+    const blend = this.blend;
     let index = this.chooseIndex();
     index = index === index ? Math.min(Math.max(Math.trunc(index), 0), n - 1) : 0;
     if (this.activeIndex < 0) {
       this.activeIndex = index;
       this.weights.fill(0);
       this.weights[index] = 1;
-      this.blendDuration = 0;
+      blend.duration = 0;
     } else if (index !== this.activeIndex) {
       this.activeIndex = index;
       this.startWeights.set(this.weights);
-      this.blendElapsed = 0;
-      const time = this.blendTimeTo(index);
-      this.blendDuration = time > 0 ? time : 0;
+      blend.elapsed = 0;
+      this.readBlendTime(index, blend);
+      // Written so that a NaN blend time, like a negative one, switches at once.
+      if (!(blend.duration > 0)) blend.duration = 0;
       if (this.inertial) {
-        this.request[0] = this.blendDuration;
-        this.blendDuration = 0;
+        this.request[0] = blend.duration;
+        blend.duration = 0;
         ctx.inertializer?.requestInertialization(this.request, this);
       }
     }
-    this.blendElapsed += ctx.deltaTime;
-    const progress = this.blendDuration > 0 ? Math.min(this.blendElapsed / this.blendDuration, 1) : 1;
+    blend.elapsed += ctx.deltaTime;
+    const progress = blend.duration > 0 ? Math.min(blend.elapsed / blend.duration, 1) : 1;
     let sum = 0;
     for (let i = 0; i < n; i++) {
       const target = i === index ? 1 : 0;
@@ -145,16 +158,17 @@ export class BlendList extends LocalPoseNode {
 
   /** True while a switch is still blending. */
   get blending(): boolean {
-    return this.blendDuration > 0 && this.blendElapsed < this.blendDuration;
+    return this.blend.duration > 0 && this.blend.elapsed < this.blend.duration;
   }
 
   protected override debugDescription(): string {
-    const blend = this.blending ? ` Blend: ${Math.min(this.blendElapsed, this.blendDuration).toFixed(3)} / ${this.blendDuration.toFixed(3)}` : '';
+    const b = this.blend;
+    const blend = this.blending ? ` Blend: ${Math.min(b.elapsed, b.duration).toFixed(3)} / ${b.duration.toFixed(3)}` : '';
     return `Active: ${this.activeIndex}${blend}`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
-    node.values = { activeIndex: this.activeIndex, weights: Array.from(this.weights), blendElapsed: this.blendElapsed, blendDuration: this.blendDuration };
+    node.values = { activeIndex: this.activeIndex, weights: Array.from(this.weights), blendElapsed: this.blend.elapsed, blendDuration: this.blend.duration };
   }
 }
 

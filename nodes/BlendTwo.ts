@@ -1,6 +1,6 @@
 import { clamp } from '../runtime/math.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import { poseBlendTwo, type Pose } from '../runtime/pose.ts';
+import type { Pose } from '../runtime/pose.ts';
 
 /**
  * Blends two poses by alpha (Unreal's Blend): 0 gives A, 1 gives B. An input whose absolute weight
@@ -58,12 +58,8 @@ export class BlendTwo extends LocalPoseNode {
       this.b.evaluate(out);
       return;
     }
-    const pool = this.graph.posePool;
-    const other = pool.acquire();
     this.a.evaluate(out);
-    this.b.evaluate(other);
-    poseBlendTwo(out, out, other, this.weights);
-    pool.release(other);
+    this.b.evaluateBlendedInto(out, this.weights);
   }
 
   protected override debugDescription(): string {

@@ -52,7 +52,11 @@ export class InertialBlend extends LocalPoseNode {
     const useA = readScalar(this.graph.parameterValues, this.useAProperty) !== 0;
     if (this.started && useA !== this.useA) {
       this.pending = true;
-      this.frame[1] = readScalar(this.graph.parameterValues, this.blendTime);
+      // Read inline, not by readScalar: where V8 does not inline that call (it did not here, with
+      // this node inlined into its parent's update), a fractional blend time comes back boxed,
+      // 16 bytes a switch.
+      const bt = this.blendTime;
+      this.frame[1] = bt.slot >= 0 ? this.graph.parameterValues[bt.slot] : bt.constant;
     } else if (this.inertializer.active) {
       this.inertializer.advance(this.frame);
       if (!this.inertializer.active) this.ended(false);

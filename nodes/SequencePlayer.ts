@@ -1,4 +1,4 @@
-import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
+import { ClipCursor, sampleClipAt, sampleClipBlendInto, type ClipBinding } from '../runtime/clip.ts';
 import { addRootMotion } from '../runtime/root-motion.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
@@ -89,6 +89,10 @@ export class SequencePlayer extends LocalPoseNode {
 
   protected onEvaluate(out: Pose): void {
     sampleClipAt(out, this.clip, this.cursor);
+  }
+
+  protected override onEvaluateBlendedInto(out: Pose, weights: Float64Array): void {
+    sampleClipBlendInto(out, this.clip, this.cursor, weights);
   }
 
   protected override debugDescription(): string {

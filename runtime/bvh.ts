@@ -174,7 +174,8 @@ export function bvhSkeleton(data: BvhData): Skeleton {
  * The clip a BVH motion section describes. Rotation channels become a rotation track (the Euler
  * angles applied in channel order as intrinsic rotations: "Zrotation Yrotation Xrotation" is
  * Rz * Ry * Rx). Position channels become a translation track whose values replace the joint's
- * offset on the axes they cover (as three.js's BVHLoader reads them).
+ * offset on the axes they cover (three.js's BVHLoader adds them to the offset instead; the two
+ * agree at a zero offset, the usual root).
  */
 export function bvhClip(data: BvhData, name: string): Clip {
   const tracks: TrackLayout[] = data.joints.map((j) => ({

@@ -64,6 +64,17 @@ export class Clip {
   readonly duration: number;
 
   private spans: Float64Array | null = null;
+  private unitKeys = false;
+
+  /**
+   * Whether every rotation key is a unit quaternion to rounding (|q|² within 1e-14 of 1; known once
+   * rotationSpans has run). Then a slerp between two keys is unit to rounding too, and sampling
+   * skips renormalising it, as three.js's slerpFlat does: a square root and a division per bone.
+   * Keys stored in single precision (glTF) are further off, and their samples are renormalised.
+   */
+  get unitRotationKeys(): boolean {
+    return this.unitKeys;
+  }
 
   /**
    * What quatSlerp works out from the two keys alone, per pair of consecutive keys (f, f + 1) and
@@ -95,6 +106,12 @@ export class Clip {
         }
       }
     }
+    let unit = true;
+    for (let i = 0; i < r.length && unit; i += 4) {
+      const len2 = r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2] + r[i + 3] * r[i + 3];
+      unit = Math.abs(len2 - 1) <= 1e-14;
+    }
+    this.unitKeys = unit;
     this.spans = spans;
     return spans;
   }
@@ -198,10 +215,28 @@ export function sampleClip(out: Pose, binding: ClipBinding, time: number, loopin
 
 /**
  * Samples a bound clip at the cursor's time into `out`: linear translation and scale, spherical or
- * normalised-linear rotation (the clip's `interpolation`) between the two keys around the time. Bones without a track get the
- * skeleton's reference transform. Allocates nothing.
+ * normalised-linear rotation (the clip's `interpolation`) between the two keys around the time.
+ * Bones without a track get the skeleton's reference transform. Allocates nothing.
  */
 export function sampleClipAt(out: Pose, binding: ClipBinding, cursor: ClipCursor): Pose {
+  return sampleInto(out, binding, cursor, null);
+}
+
+/**
+ * Samples a bound clip at the cursor's time and blends it into `out` as the second pose of
+ * poseBlendTwo: out = out * weights[0] + sample * weights[1], each sampled rotation taken in the
+ * hemisphere of out's, then normalised. The same numbers as sampling into a pose of its own and
+ * calling poseBlendTwo, in one pass and with no pose in between (how BlendTwo blends a player).
+ */
+export function sampleClipBlendInto(out: Pose, binding: ClipBinding, cursor: ClipCursor, weights: Float64Array): Pose {
+  return sampleInto(out, binding, cursor, weights);
+}
+
+/** A sampled rotation on its way to being blended (see sampleInto). */
+const blendRotation = new Float64Array(4);
+
+/** sampleClipAt when `blend` is null, else sampleClipBlendInto with weights `blend`. */
+function sampleInto(out: Pose, binding: ClipBinding, cursor: ClipCursor, blend: Float64Array | null): Pose {
   const clip = binding.clip;
   const looping = cursor.looping;
   const ref = binding.skeleton.referencePose;
@@ -232,28 +267,41 @@ export function sampleClipAt(out: Pose, binding: ClipBinding, cursor: ClipCursor
   // Between consecutive keys (all but a wrap or a clamp at the end) slerp reads what it needs of
   // the two keys from the clip's spans (see Clip.rotationSpans).
   const spans = slerp && alpha !== 0 && f1 === f0 + 1 ? clip.rotationSpans() : null;
+  const renormalize = !clip.unitRotationKeys;
   const ot = out.translations, or = out.rotations, os = out.scales;
   const ct = clip.translations, cr = clip.rotations, cs = clip.scales;
+  const rt3 = ref.translations, rr = ref.rotations, rs = ref.scales;
+  // Blending: the weights of out and of the sample; a rotation is sampled into blendRotation first.
+  const wa = blend === null ? 1 : blend[0], w = blend === null ? 0 : blend[1];
+  const q = blend === null ? or : blendRotation;
   const n = out.boneCount;
   for (let bone = 0; bone < n; bone++) {
     const b3 = bone * 3, b4 = bone * 4;
+    const qo = blend === null ? b4 : 0;
+    let x: number, y: number, z: number;
     const tt = binding.translationTrack[bone];
     if (tt >= 0) {
       const a = (base0 + tt) * 3, b = (base1 + tt) * 3;
-      ot[b3] = ct[a] + (ct[b] - ct[a]) * alpha;
-      ot[b3 + 1] = ct[a + 1] + (ct[b + 1] - ct[a + 1]) * alpha;
-      ot[b3 + 2] = ct[a + 2] + (ct[b + 2] - ct[a + 2]) * alpha;
+      x = ct[a] + (ct[b] - ct[a]) * alpha;
+      y = ct[a + 1] + (ct[b + 1] - ct[a + 1]) * alpha;
+      z = ct[a + 2] + (ct[b + 2] - ct[a + 2]) * alpha;
     } else {
-      ot[b3] = ref.translations[b3]; ot[b3 + 1] = ref.translations[b3 + 1]; ot[b3 + 2] = ref.translations[b3 + 2];
+      x = rt3[b3]; y = rt3[b3 + 1]; z = rt3[b3 + 2];
+    }
+    if (blend === null) {
+      ot[b3] = x; ot[b3 + 1] = y; ot[b3 + 2] = z;
+    } else {
+      ot[b3] = ot[b3] * wa + x * w; ot[b3 + 1] = ot[b3 + 1] * wa + y * w; ot[b3 + 2] = ot[b3 + 2] * wa + z * w;
     }
     const rt = binding.rotationTrack[bone];
     if (rt >= 0) {
       const a = (base0 + rt) * 4, b = (base1 + rt) * 4;
       if (alpha === 0) {
-        or[b4] = cr[a]; or[b4 + 1] = cr[a + 1]; or[b4 + 2] = cr[a + 2]; or[b4 + 3] = cr[a + 3];
+        q[qo] = cr[a]; q[qo + 1] = cr[a + 1]; q[qo + 2] = cr[a + 2]; q[qo + 3] = cr[a + 3];
       } else if (spans !== null) {
         // quatSlerp with the angle and 1 / sin(angle) from the spans: the same operations on the same
-        // values (negating the weight of the second key, rather than the key, is exact).
+        // values (negating the weight of the second key, rather than the key, is exact), but
+        // renormalised only where the result is not unit already (see Clip.unitRotationKeys).
         const p = (base0 + rt) * 2;
         const angle = spans[p], k = spans[p + 1];
         let s0: number, s1: number;
@@ -266,25 +314,40 @@ export function sampleClipAt(out: Pose, binding: ClipBinding, cursor: ClipCursor
           s1 = Math.sin(alpha * angle) * inv;
         }
         if (k < 0) s1 = -s1;
-        or[b4] = cr[a] * s0 + cr[b] * s1;
-        or[b4 + 1] = cr[a + 1] * s0 + cr[b + 1] * s1;
-        or[b4 + 2] = cr[a + 2] * s0 + cr[b + 2] * s1;
-        or[b4 + 3] = cr[a + 3] * s0 + cr[b + 3] * s1;
-        quatNormalize(or, b4);
-      } else if (slerp) quatSlerp(or, b4, cr, a, cr, b, alpha);
-      else quatNlerp(or, b4, cr, a, cr, b, alpha);
+        q[qo] = cr[a] * s0 + cr[b] * s1;
+        q[qo + 1] = cr[a + 1] * s0 + cr[b + 1] * s1;
+        q[qo + 2] = cr[a + 2] * s0 + cr[b + 2] * s1;
+        q[qo + 3] = cr[a + 3] * s0 + cr[b + 3] * s1;
+        if (angle === 0 || renormalize) quatNormalize(q, qo);
+      } else if (slerp) quatSlerp(q, qo, cr, a, cr, b, alpha);
+      else quatNlerp(q, qo, cr, a, cr, b, alpha);
     } else {
-      const r = ref.rotations;
-      or[b4] = r[b4]; or[b4 + 1] = r[b4 + 1]; or[b4 + 2] = r[b4 + 2]; or[b4 + 3] = r[b4 + 3];
+      q[qo] = rr[b4]; q[qo + 1] = rr[b4 + 1]; q[qo + 2] = rr[b4 + 2]; q[qo + 3] = rr[b4 + 3];
+    }
+    if (blend !== null) {
+      // poseBlendTwo's arithmetic, with the sample as its second pose.
+      const ax = or[b4] * wa, ay = or[b4 + 1] * wa, az = or[b4 + 2] * wa, aw = or[b4 + 3] * wa;
+      const bx = q[0], by = q[1], bz = q[2], bw = q[3];
+      const wb = ax * bx + ay * by + az * bz + aw * bw < 0 ? -w : w;
+      or[b4] = ax + bx * wb;
+      or[b4 + 1] = ay + by * wb;
+      or[b4 + 2] = az + bz * wb;
+      or[b4 + 3] = aw + bw * wb;
+      quatNormalize(or, b4);
     }
     const st = binding.scaleTrack[bone];
     if (st >= 0) {
       const a = (base0 + st) * 3, b = (base1 + st) * 3;
-      os[b3] = cs[a] + (cs[b] - cs[a]) * alpha;
-      os[b3 + 1] = cs[a + 1] + (cs[b + 1] - cs[a + 1]) * alpha;
-      os[b3 + 2] = cs[a + 2] + (cs[b + 2] - cs[a + 2]) * alpha;
+      x = cs[a] + (cs[b] - cs[a]) * alpha;
+      y = cs[a + 1] + (cs[b + 1] - cs[a + 1]) * alpha;
+      z = cs[a + 2] + (cs[b + 2] - cs[a + 2]) * alpha;
     } else {
-      os[b3] = ref.scales[b3]; os[b3 + 1] = ref.scales[b3 + 1]; os[b3 + 2] = ref.scales[b3 + 2];
+      x = rs[b3]; y = rs[b3 + 1]; z = rs[b3 + 2];
+    }
+    if (blend === null) {
+      os[b3] = x; os[b3 + 1] = y; os[b3 + 2] = z;
+    } else {
+      os[b3] = os[b3] * wa + x * w; os[b3 + 1] = os[b3 + 1] * wa + y * w; os[b3 + 2] = os[b3 + 2] * wa + z * w;
     }
   }
   return out;

@@ -1,7 +1,7 @@
 import type { ClipBinding } from './clip.ts';
 import type { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import type { AnimGraphEventEmitter } from './events.ts';
-import type { Pose, PosePool } from './pose.ts';
+import { poseBlendTwo, type Pose, type PosePool } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 import type { ParameterType } from './parameters.ts';
 import type { ZodType } from 'zod';
@@ -194,7 +194,27 @@ export abstract class LocalPoseNode extends AnimNode {
     this.onEvaluate(out);
   }
 
+  /**
+   * Blends this frame's pose into `out` as poseBlendTwo's second pose: out = out * weights[0] +
+   * pose * weights[1]. What a two-way blend asks of its second input.
+   */
+  evaluateBlendedInto(out: Pose, weights: Float64Array): void {
+    this.onEvaluateBlendedInto(out, weights);
+  }
+
   protected abstract onEvaluate(out: Pose): void;
+
+  /**
+   * Evaluates into a pooled pose and blends that. A node that can produce its pose bone by bone
+   * (a clip player) overrides this to blend as it goes, with the same numbers and no pose between.
+   */
+  protected onEvaluateBlendedInto(out: Pose, weights: Float64Array): void {
+    const pool = this.graph.posePool;
+    const pose = pool.acquire();
+    this.onEvaluate(pose);
+    poseBlendTwo(out, out, pose, weights);
+    pool.release(pose);
+  }
 }
 
 /** A node that produces a component-space pose (skeletal controls). */
@@ -257,6 +277,19 @@ export abstract class Link {
  * back to local space.
  */
 export class PoseLink extends Link {
+  /** See LocalPoseNode.evaluateBlendedInto. */
+  evaluateBlendedInto(out: Pose, weights: Float64Array): void {
+    if (this.localNode !== null) {
+      this.localNode.evaluateBlendedInto(out, weights);
+      return;
+    }
+    const pool = this.graph.posePool;
+    const pose = pool.acquire();
+    this.evaluate(pose);
+    poseBlendTwo(out, out, pose, weights);
+    pool.release(pose);
+  }
+
   evaluate(out: Pose): void {
     if (this.localNode !== null) {
       this.localNode.evaluate(out);

@@ -410,6 +410,44 @@ describe('quatSwingTwist near and at the opposite axis', () => {
     }
   });
 
+  it('at the opposite with a roll, matches its neighbours from every side only for weights 0 and 0 or a whole bend with the whole roll', () => {
+    // q = a half turn about u, then a roll phi. Rotations near q bend by pi - 1e-9 about u turned
+    // by beta about the axis and roll by phi + 2 beta: every beta approaches q from its own side,
+    // with its own split, so the weighted output's limit depends on beta unless the weights undo
+    // that. The worst angle between the output there and the output at q, over five sides:
+    const phi = 0.4;
+    const q = quatMultiply(new Float64Array(4), 0, quat(u, Math.PI), 0, quat(aV, phi), 0);
+    const output = (r: Float64Array, wb: number, wr: number, order: 'rollBend' | 'bendRoll') => {
+      const { swing, twist } = split(r);
+      const w = Float64Array.of(wb, wr), o = new Float64Array(12);
+      quatScaleAngle(o, 0, swing, 0, w, 0);
+      quatScaleAngle(o, 4, twist, 0, w, 1);
+      return matFromQuat(order === 'rollBend' ? quatMultiply(o, 8, o, 0, o, 4) : quatMultiply(o, 8, o, 4, o, 0), 8);
+    };
+    const jump = (wb: number, wr: number, order: 'rollBend' | 'bendRoll') => {
+      const at = output(q, wb, wr, order);
+      let worst = 0;
+      for (const beta of [-1.2, -0.6, 0, 0.5, 1.1]) {
+        const side = apply(rodrigues(aV, beta), u);
+        const near = quatMultiply(new Float64Array(4), 0, quat(side, Math.PI - 1e-9), 0, quat(aV, phi + 2 * beta), 0);
+        expect(matAngle(mul(matFromQuat(near), transpose(matFromQuat(q))))).toBeLessThan(1e-8);
+        worst = Math.max(worst, matAngle(mul(output(near, wb, wr, order), transpose(at))));
+      }
+      return worst;
+    };
+    // Continuous: nothing taken, or the whole bend (a half turn, so -1 is the same) with the whole
+    // roll, undone in the order the parts are composed.
+    for (const [wb, wr, order] of [[0, 0, 'rollBend'], [1, 1, 'rollBend'], [-1, 1, 'rollBend'], [1, -1, 'bendRoll'], [-1, -1, 'bendRoll']] as const) {
+      expect(jump(wb, wr, order)).toBeLessThan(1e-8);
+    }
+    // Equal weights other than 0 and 1 are not: 74.5 degrees apart at 0.5 and 0.5, 54.0 at 0.25 and
+    // 0.25; 1 and 1 in bendRoll order, 160.4.
+    expect(jump(0.5, 0.5, 'rollBend')).toBeCloseTo((74.5 * Math.PI) / 180, 2);
+    expect(jump(0.25, 0.25, 'rollBend')).toBeCloseTo((54.0 * Math.PI) / 180, 2);
+    expect(jump(1, 1, 'bendRoll')).toBeCloseTo((160.4 * Math.PI) / 180, 2);
+    expect(jump(0.6, 0.3, 'rollBend')).toBeGreaterThan(1);
+  });
+
   it('never returns NaN, even for a zero or NaN rotation', () => {
     for (const q of [Float64Array.of(0, 0, 0, 0), Float64Array.of(NaN, 0, 0, 1), Float64Array.of(0, 0, 0, -1)]) {
       const { swing, twist } = split(q);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import { ZERO_WEIGHT } from '../../runtime/node.ts';
-import { Pose } from '../../runtime/pose.ts';
+import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
@@ -28,6 +28,29 @@ describe('BlendTwo', () => {
       [0, 1, 2, 3].reduce((s, j) => s + a.rotations[56 + j] * b.rotations[56 + j], 0)));
     const len = Math.hypot(...q);
     expectClose(out.rotations.subarray(56, 60), q.map((x) => x / len), 1e-12);
+  });
+
+  it('blends a B that is not a player (a blend, a component-space control) exactly as one evaluated on its own', () => {
+    // B as a nested blend (a local node's default) and as CopyBone (a component-space link): the
+    // output must equal poseBlendTwo of A and of B evaluated alone.
+    for (const b of [
+      { type: 'BlendTwo', inputs: { A: 'run', B: 'idle' }, properties: { alpha: 0.4 } },
+      { type: 'CopyBone', inputs: { pose: 'run' }, properties: { sourceBone: 'lowerarm_l', targetBone: 'lowerarm_r' } },
+    ]) {
+      const nodes = {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        b,
+      };
+      const blended = bipedInstance({ ...nodes, blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'b' }, properties: { alpha: 0.3 } } }, 'blend');
+      const a = bipedInstance(nodes, 'walk'), alone = bipedInstance(nodes, 'b');
+      for (const g of [blended, a, alone]) g.update(0.37);
+      const expected = poseBlendTwo(new Pose(22), a.evaluate(), alone.evaluate(), Float64Array.of(0.7, 0.3));
+      const out = blended.evaluate();
+      expect(Array.from(out.translations)).toEqual(Array.from(expected.translations));
+      expect(Array.from(out.rotations)).toEqual(Array.from(expected.rotations));
+    }
   });
 
   it('gives each input its share of the weight, and skips an input at zero weight', () => {

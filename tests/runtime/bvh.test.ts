@@ -195,3 +195,21 @@ describe('malformed BVH', () => {
     expect(problemsOf('hello')[0].message).toMatch(/HIERARCHY/);
   });
 });
+
+describe('BVH position channels', () => {
+  it('replace the joint offset on their axes, where three.js\'s BVHLoader adds them to it', async () => {
+    // A child joint with an offset and position channels on two axes (some exporters give every
+    // joint position channels); the CMU and pirouette files have them on the root only, at offset 0,
+    // where both readings agree.
+    const text = TINY.replace('OFFSET 0 -10 0\n    CHANNELS 3 Zrotation Xrotation Yrotation', 'OFFSET 4 -10 0\n    CHANNELS 5 Xposition Yposition Zrotation Xrotation Yrotation')
+      .replace('0 1 2 90 0 0 0 0 0', '0 1 2 90 0 0 3 -7 0 0 0')
+      .replace('0 1 2 0 90 0 45 0 0', '0 1 2 0 90 0 3 -7 45 0 0');
+    const { skeleton, clip } = loadBvh(text, 'tiny');
+    const pose = sampleClip(new Pose(skeleton.boneCount), new ClipBinding(clip, skeleton), 0, false);
+    expect(Array.from(pose.translations.subarray(3, 6))).toEqual([3, -7, 0]);
+    const { BVHLoader } = await import('three/examples/jsm/loaders/BVHLoader.js');
+    const three = new BVHLoader().parse(text);
+    const track = three.clip.tracks.find((t) => t.name === 'leg.position')!;
+    expect(Array.from(track.values.subarray(0, 3))).toEqual([7, -17, 0]);
+  });
+});

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { Clip, ClipBinding, clipLocalTime, sampleClip } from '../../runtime/clip.ts';
-import { quatFromAxisAngle } from '../../runtime/math.ts';
-import { Pose } from '../../runtime/pose.ts';
+import { Clip, ClipBinding, ClipCursor, clipLocalTime, sampleClip, sampleClipAt, sampleClipBlendInto } from '../../runtime/clip.ts';
+import { quatFromAxisAngle, quatSlerp } from '../../runtime/math.ts';
+import { loadBvh } from '../../runtime/bvh.ts';
+import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
+import { mulberry32 } from '../../bench/crowd-cases.ts';
 import { SAMPLE_CLIP_NAMES, sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { expectClose } from '../support/graphs.ts';
+import { describeWithData, hasSharedData, readShared } from '../support/shared-data.ts';
 
 // One bone, three keys at 10 fps: x = 0, 10, 40; rotation 0, 90, 180 degrees about Y.
 const skeleton = Skeleton.fromDefinitions([{ name: 'root', translation: [1, 2, 3] }, { name: 'tip', parent: 'root', translation: [0, 5, 0] }]);
@@ -48,6 +51,94 @@ describe('clip sampling', () => {
     expect([sliced.frameCount, sliced.duration]).toEqual([2, 0.1]);
     expect(sliced.translations[0]).toBe(10);
     expect(() => clip().sliceFrames(2, 1)).toThrow(RangeError);
+  });
+});
+
+describe('unit keys and blending while sampling', () => {
+  it('skips renormalising a slerp only when every rotation key is unit to rounding', () => {
+    const unit = clip();
+    unit.rotationSpans();
+    expect(unit.unitRotationKeys).toBe(true);
+    const pose = sampleClip(new Pose(2), new ClipBinding(unit, skeleton), 0.125, false);
+    const r = pose.rotations;
+    expect(Math.abs(r[0] ** 2 + r[1] ** 2 + r[2] ** 2 + r[3] ** 2 - 1)).toBeLessThan(1e-15);
+    // Keys rounded to single precision (as a glTF file stores them) are further off: renormalised.
+    const rounded = clip();
+    rounded.rotations.set(Float32Array.from(rounded.rotations));
+    rounded.rotations[7] *= 1 + 1e-6;
+    rounded.rotationSpans();
+    expect(rounded.unitRotationKeys).toBe(false);
+    const q = sampleClip(new Pose(2), new ClipBinding(rounded, skeleton), 0.125, false).rotations;
+    expect(Math.abs(q[0] ** 2 + q[1] ** 2 + q[2] ** 2 + q[3] ** 2 - 1)).toBeLessThan(1e-15);
+  });
+
+  it('blends a sample into a pose with exactly the numbers of sampling it alone and calling poseBlendTwo', () => {
+    const rig = sampleSkeleton();
+    for (const name of SAMPLE_CLIP_NAMES) {
+      for (const interpolation of ['slerp', 'nlerp'] as const) {
+        const source = builtinClip(name);
+        const b = new ClipBinding(new Clip({ name, interpolation, frameRate: source.frameRate, frameCount: source.frameCount, tracks: source.tracks, translations: source.translations, rotations: source.rotations, scales: source.scales }), rig);
+        const random = mulberry32(7);
+        const cursor = new ClipCursor();
+        for (let k = 0; k < 40; k++) {
+          // Any pose to blend into, the far hemisphere included; times between keys, on keys, at the wrap.
+          const base = new Pose(rig.boneCount);
+          for (let i = 0; i < base.translations.length; i++) base.translations[i] = random() * 20 - 10;
+          for (let i = 0; i < base.rotations.length; i += 4) quatFromAxisAngle(base.rotations, i, 0.6, 0.8, 0, random() * 12 - 6);
+          cursor.time = k === 0 ? b.clip.duration : k === 1 ? 0 : k < 4 ? b.clip.duration - 1e-4 : random() * 3 - 0.5;
+          cursor.looping = k % 3 !== 0;
+          const weights = Float64Array.of(k === 5 ? 1 : 0.3 + random() * 0.4, 0);
+          weights[1] = 1 - weights[0];
+          const alone = sampleClipAt(new Pose(rig.boneCount), b, cursor);
+          const expected = poseBlendTwo(new Pose(rig.boneCount), base, alone, weights);
+          const fused = sampleClipBlendInto(base, b, cursor, weights);
+          expect(Array.from(fused.translations)).toEqual(Array.from(expected.translations));
+          expect(Array.from(fused.rotations)).toEqual(Array.from(expected.rotations));
+          expect(Array.from(fused.scales)).toEqual(Array.from(expected.scales));
+        }
+      }
+    }
+  });
+});
+
+describeWithData('unrenormalised slerp on the CMU captures', () => {
+  it('stays within 1e-15 of the renormalised slerp and of unit length', () => {
+    // Against a 40-digit slerp of these keys the unrenormalised samples were within 4.0e-16 per
+    // component (renormalised: 2.6e-16); here the cheaper check against quatSlerp.
+    const { skeleton: rig, clip: walk } = loadBvh(hasSharedData ? readShared('bvh/cmu/002_01.bvh') : '', 'walk');
+    const binding = new ClipBinding(walk, rig);
+    walk.rotationSpans();
+    expect(walk.unitRotationKeys).toBe(true);
+    const random = mulberry32(3);
+    const cursor = new ClipCursor();
+    const pose = new Pose(rig.boneCount);
+    const exact = new Float64Array(4);
+    const n = walk.tracks.length;
+    let worst = 0, worstLength = 0, slerped = 0;
+    for (let k = 0; k < 200; k++) {
+      const frame = Math.floor(random() * (walk.frameCount - 1)), alpha = 0.01 + random() * 0.98;
+      cursor.time = (frame + alpha) / walk.frameRate;
+      cursor.looping = false;
+      sampleClipAt(pose, binding, cursor);
+      for (let bone = 0; bone < rig.boneCount; bone++) {
+        const t = binding.rotationTrack[bone];
+        if (t < 0) continue;
+        if (walk.rotationSpans()[(frame * n + t) * 2] !== 0) slerped++;
+        // The sampler's own fraction, recomputed as it does from the time.
+        const f = cursor.time * walk.frameRate - frame;
+        quatSlerp(exact, 0, walk.rotations, (frame * n + t) * 4, walk.rotations, ((frame + 1) * n + t) * 4, f);
+        let len2 = 0;
+        for (let i = 0; i < 4; i++) {
+          worst = Math.max(worst, Math.abs(pose.rotations[bone * 4 + i] - exact[i]));
+          len2 += pose.rotations[bone * 4 + i] ** 2;
+        }
+        worstLength = Math.max(worstLength, Math.abs(Math.sqrt(len2) - 1));
+      }
+    }
+    // At 60 fps most consecutive keys are close enough for the linear fallback, renormalised as before.
+    expect(slerped).toBeGreaterThan(300);
+    expect(worst).toBeLessThan(1e-15);
+    expect(worstLength).toBeLessThan(1e-15);
   });
 });
 

@@ -92,6 +92,25 @@ describe('graph instance', () => {
     expect(result.crowdWarp).toBe(1.3);
   });
 
+  it('allocates nothing at blend switches with fractional blend times, while updating', () => {
+    const probe = new URL('../support/blend-switch-allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    // About one switch every other frame, across a crossfading BlendList (0.2, 0.25, 0.15 s), a
+    // BlendByBool (0.25 s literal, 0.15 s bound), an InertialBlend (0.2 s) and an inertial BlendList
+    // (0.3, 0.15 s): a blend time boxed at one node's switches alone is over 1 byte a frame
+    // (16 bytes every 13 frames); the measurement's own floor is about 0.13.
+    expect(result.switches / 120000).toBeGreaterThan(0.5);
+    expect(result.perFrame).toBeLessThan(0.6);
+    // The probe stopped mid-switch everywhere, at the fractional blend times.
+    expect(result.nodes.list.blendDuration).toBe(0.15);
+    expect(result.nodes.list.weights[2]).toBeGreaterThan(0.5);
+    expect(result.nodes.list.weights[2]).toBeLessThan(1);
+    expect(result.nodes.bool.blendDuration).toBe(0.25);
+    expect(result.nodes.ib).toMatchObject({ active: true, duration: 0.2, input: 'B' });
+    expect(result.nodes.inert).toMatchObject({ active: true, duration: 0.3, lastRequester: 'ilist' });
+  });
+
   it('never produces NaN from degenerate parameters', () => {
     const g = bipedInstance({
       a: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'r' } } },
