@@ -28,9 +28,13 @@
  * Search is exact: a KD-tree (median splits on the widest dimension, tight bounding boxes per node,
  * depth-first nearest child first, pruned by the best cost so far) gives the same frame as the
  * brute-force scan, including ties (the lowest frame index wins in both). Besides the tree over the
- * whole database, each long clip has its own subtree over its frames only: a search restricted to
+ * whole database, a long clip can have its own subtree over its frames only: a search restricted to
  * one clip (what PoseSearchBlend does) descends that subtree, since in the whole-database tree the
- * clip's frames are spread over every leaf among other clips' poses. A short clip is scanned.
+ * clip's frames are spread over every leaf among other clips' poses. A short clip is scanned, and so
+ * is a long one whose subtree would not beat a scan for queries from the other clips (the pose at a
+ * switch comes from another clip, often far from every frame of this one, and a far query visits
+ * most of a tree): the database decides per clip when it is built, by a cost model over counted
+ * work on sample queries (clipTreeCosts), so the choice is the same on every machine.
  */
 import { createHash } from 'node:crypto';
 import { ClipCursor, sampleClipAt, type ClipBinding } from './clip.ts';
@@ -331,8 +335,9 @@ export interface KdTree {
   lower: Float64Array;
   upper: Float64Array;
   /**
-   * Root node of each clip's own subtree, over that clip's frames only, or -1 for a clip of at most
-   * CLIP_TREE_MIN_LEAVES leaves' worth of frames, which is scanned instead. Node 0 is the root of
+   * Root node of each clip's own subtree, over that clip's frames only, or -1 for a clip that is
+   * scanned instead: one of at most CLIP_TREE_MIN_LEAVES leaves' worth of frames, or one whose
+   * subtree the cost model found slower than a scan (keepPayingClipTrees). Node 0 is the root of
    * the tree over every frame, which uses order[0 .. frames - 1]; the clip subtrees use
    * order[frames .. 2 * frames - 1], each clip's frames together.
    */
@@ -363,8 +368,8 @@ export interface PoseSearchDatabaseData {
 /**
  * How search() finds the best frame; every mode returns the same frame. 'tree': the KD-tree over
  * every frame, or when only one clip is allowed (allowOnly) or the allowed frames are at most
- * CLIP_TREE_FRACTION of the database, each allowed clip's own subtree (a scan for a clip too short
- * to have one). 'brute': a scan of every allowed frame. 'auto': the same as 'tree'.
+ * CLIP_TREE_FRACTION of the database, each allowed clip's own subtree (a scan for a clip without
+ * one: too short, or where a scan is cheaper). 'brute': a scan of every allowed frame. 'auto': the same as 'tree'.
  */
 export type SearchMode = 'tree' | 'brute' | 'auto';
 
@@ -399,7 +404,7 @@ export class PoseSearchQuery {
   readonly allowedPrefix: Int32Array;
   readonly stack = new Int32Array(256);
   readonly stackBound = new Float64Array(256);
-  readonly scratch = new Float64Array(4);
+  readonly scratch = new Float64Array(5);
 
   constructor(readonly database: PoseSearchDatabase) {
     this.features = new Float64Array(database.dims);
@@ -442,6 +447,8 @@ export class PoseSearchResult {
   readonly channelCosts = new Float64Array(3);
   /** Frames whose cost was computed (fully or until it exceeded the best), for statistics. */
   scored = 0;
+  /** Tree nodes whose bounding box was measured against the query, for statistics. */
+  boxes = 0;
 
   get cost(): number {
     return this.values[0];
@@ -463,6 +470,7 @@ export class PoseSearchResult {
     this.values.set(other.values);
     this.channelCosts.set(other.channelCosts);
     this.scored = other.scored;
+    this.boxes = other.boxes;
   }
 }
 
@@ -521,8 +529,12 @@ export class PoseSearchDatabase {
     }
   }
 
-  /** Samples every clip at the schema's rate, extracts, normalises and indexes the features. */
-  static build(schema: PoseFeatureSchema, clips: readonly IndexedClip[], options: { leafSize?: number } = {}): PoseSearchDatabase {
+  /**
+   * Samples every clip at the schema's rate, extracts, normalises and indexes the features.
+   * `clipTrees`: 'measured' (default) keeps a clip's subtree only where the cost model of
+   * clipTreeCosts says it beats a scan of the clip; 'always' keeps every one (for comparing them).
+   */
+  static build(schema: PoseFeatureSchema, clips: readonly IndexedClip[], options: { leafSize?: number; clipTrees?: 'measured' | 'always' } = {}): PoseSearchDatabase {
     const dims = schema.dims;
     const rate = schema.sampleRate;
     const clipStart = new Int32Array(clips.length + 1);
@@ -576,10 +588,11 @@ export class PoseSearchDatabase {
       }
     }
     const tree = buildKdTree(features, frames, dims, frameClip, options.leafSize ?? DEFAULT_LEAF_SIZE, clips.length);
-    return new PoseSearchDatabase(schema, {
+    const db = new PoseSearchDatabase(schema, {
       clipNames: clips.map((c) => c.name), clipDurations, clipStart, frameClip, frameTime, features, deviations, scales, tree,
       hash: poseSearchHash(schema, clips),
     });
+    return options.clipTrees === 'always' ? db : keepPayingClipTrees(db);
   }
 
   /** Scales a raw feature row (from PoseFeatureExtractor) into query.features; non-finite values become 0. */
@@ -608,6 +621,7 @@ export class PoseSearchDatabase {
     best[0] = Infinity; // cost
     best[1] = -1; // frame
     best[2] = 0; // frames scored
+    best[4] = 0; // boxes measured
     const only = query.onlyClip, brute = mode === 'brute';
     if (only >= 0) {
       const first = this.clipStart[only], end = Math.min(query.limit[only] + 1, this.clipStart[only + 1]);
@@ -642,6 +656,7 @@ export class PoseSearchDatabase {
     }
     const frame = best[1];
     result.scored = best[2];
+    result.boxes = best[4];
     result.frame = frame;
     result.channelCosts.fill(0);
     if (frame < 0) {
@@ -865,7 +880,7 @@ function nodeLowerBound(db: PoseSearchDatabase, query: PoseSearchQuery, node: nu
 function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number, clipFilter: boolean, best: Float64Array): void {
   const tree = db.tree, stack = query.stack, bounds = query.stackBound, prefix = query.allowedPrefix;
   if (root < 0 || (clipFilter && prefix[db.clipCount] === 0)) return;
-  let top = 0;
+  let top = 0, boxes = 0;
   stack[0] = root;
   bounds[0] = 0;
   top = 1;
@@ -881,6 +896,7 @@ function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number
       continue;
     }
     const right = tree.nodeRight[node];
+    boxes += 2;
     nodeLowerBound(db, query, left, best);
     const bl = best[3];
     nodeLowerBound(db, query, right, best);
@@ -892,6 +908,7 @@ function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number
     if (farBound <= best[0]) { stack[top] = far; bounds[top] = farBound; top++; }
     if (nearBound <= best[0]) { stack[top] = near; bounds[top] = nearBound; top++; }
   }
+  best[4] += boxes;
 }
 
 /**
@@ -990,6 +1007,107 @@ function quickSelect(order: Int32Array, features: Float64Array, dims: number, d:
     else if (k >= i) lo = i;
     else return;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which clips keep their subtree.
+
+/**
+ * Sample queries per clip for the cost model (clipTreeCosts): frames of the other clips, evenly
+ * spread over them, since PoseSearchBlend searches a clip at a switch from another clip's pose.
+ */
+export const CLIP_TREE_SAMPLES = 16;
+/**
+ * The cost model's prices, in frames of a scan of the clip: a frame scored in a tree costs more
+ * than one scanned (its row is read out of order, and a scan gives up on most frames sooner), and
+ * measuring a node's box costs about two frames scored. Calibrated with
+ * `node --import tsx bench/pose-search.ts --fit` on the CMU databases (24 to 112 features, queries
+ * from the clip and from other clips), where a unit came out at 0.7 to 1.1 scan frames.
+ */
+export const TREE_FRAME_COST = 4;
+export const TREE_BOX_COST = 8;
+
+/**
+ * Per clip, [modelled cost of its subtree, cost of a scan] for a one-clip search, in scan frames:
+ * the subtree searched for CLIP_TREE_SAMPLES frames of the other clips (of the clip itself when it
+ * is the only one), TREE_FRAME_COST per frame scored plus TREE_BOX_COST per box measured, averaged;
+ * the scan, its frame count. [0, frames] for a clip without a subtree. Counts, not timings, so the
+ * choice is the same on every machine and run; either way the search returns the same frame.
+ */
+export function clipTreeCosts(db: PoseSearchDatabase): Float64Array {
+  const out = new Float64Array(2 * db.clipCount);
+  const q = new PoseSearchQuery(db), result = new PoseSearchResult();
+  for (let c = 0; c < db.clipCount; c++) {
+    const first = db.clipStart[c], frames = db.clipStart[c + 1] - first;
+    out[2 * c + 1] = frames;
+    if (db.tree.clipRoot[c] < 0) continue;
+    const others = db.frameCount - frames;
+    const pool = others > 0 ? others : frames;
+    let cost = 0;
+    for (let k = 0; k < CLIP_TREE_SAMPLES; k++) {
+      let f = Math.floor(((k + 0.5) * pool) / CLIP_TREE_SAMPLES);
+      if (others > 0 && f >= first) f += frames; // skip the clip's own frames
+      else if (others === 0) f += first;
+      q.features.set(db.features.subarray(f * db.dims, (f + 1) * db.dims));
+      q.allowOnly(c);
+      db.search(q, result, 'tree');
+      cost += TREE_FRAME_COST * result.scored + TREE_BOX_COST * result.boxes;
+    }
+    out[2 * c] = cost / CLIP_TREE_SAMPLES;
+  }
+  return out;
+}
+
+/** The database with the subtrees of clips that a scan searches more cheaply (clipTreeCosts) removed. */
+export function keepPayingClipTrees(db: PoseSearchDatabase): PoseSearchDatabase {
+  const costs = clipTreeCosts(db);
+  const drop = new Uint8Array(db.clipCount);
+  let dropped = 0;
+  for (let c = 0; c < db.clipCount; c++) {
+    if (db.tree.clipRoot[c] >= 0 && !(costs[2 * c] < costs[2 * c + 1])) {
+      drop[c] = 1;
+      dropped++;
+    }
+  }
+  if (dropped === 0) return db;
+  return new PoseSearchDatabase(db.schema, {
+    clipNames: [...db.clipNames], clipDurations: db.clipDurations, clipStart: db.clipStart, frameClip: db.frameClip, frameTime: db.frameTime,
+    features: db.features, deviations: db.deviations, scales: db.scales, tree: withoutClipTrees(db.tree, drop, db.dims), hash: db.hash,
+  });
+}
+
+/** The tree without the subtrees of the clips marked in `drop` (their clipRoot becomes -1, the nodes after them move down). */
+function withoutClipTrees(tree: KdTree, drop: Uint8Array, dims: number): KdTree {
+  const count = tree.nodeStart.length;
+  const removed = new Uint8Array(count);
+  const stack: number[] = [];
+  for (let c = 0; c < drop.length; c++) if (drop[c] === 1 && tree.clipRoot[c] >= 0) stack.push(tree.clipRoot[c]);
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    removed[n] = 1;
+    if (tree.nodeLeft[n] >= 0) stack.push(tree.nodeLeft[n], tree.nodeRight[n]);
+  }
+  const index = new Int32Array(count);
+  let kept = 0;
+  for (let n = 0; n < count; n++) index[n] = removed[n] === 1 ? -1 : kept++;
+  const pick = <T extends Int32Array | Float64Array>(a: T, width: number, map: boolean): T => {
+    const out = new (a.constructor as new (n: number) => T)(kept * width);
+    for (let n = 0; n < count; n++) {
+      if (removed[n] === 1) continue;
+      for (let k = 0; k < width; k++) {
+        const v = a[n * width + k];
+        out[index[n] * width + k] = map && v >= 0 ? index[v] : v;
+      }
+    }
+    return out;
+  };
+  return {
+    leafSize: tree.leafSize, order: tree.order,
+    nodeStart: pick(tree.nodeStart, 1, false), nodeEnd: pick(tree.nodeEnd, 1, false), nodeLeft: pick(tree.nodeLeft, 1, true), nodeRight: pick(tree.nodeRight, 1, true),
+    nodeClipMin: pick(tree.nodeClipMin, 1, false), nodeClipMax: pick(tree.nodeClipMax, 1, false),
+    lower: pick(tree.lower, dims, false), upper: pick(tree.upper, dims, false),
+    clipRoot: Int32Array.from(tree.clipRoot, (r, c) => (r >= 0 && drop[c] !== 1 ? index[r] : -1)),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

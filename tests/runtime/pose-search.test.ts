@@ -3,7 +3,7 @@ import { Clip, ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { Pose } from '../../runtime/pose.ts';
 import {
-  buildKdTree, deserializePoseSearchDatabase, featureSpecProblems, INDEX_FORMAT, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
+  buildKdTree, clipTreeCosts, deserializePoseSearchDatabase, featureSpecProblems, INDEX_FORMAT, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, poseSearchHash, serializePoseSearchDatabase, type IndexedClip, type PoseFeatureSpec,
 } from '../../runtime/pose-search.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
@@ -307,6 +307,54 @@ describe('KD-tree search', () => {
     // Scans of the 500-frame clips score every frame; their subtrees a small part of them.
     expect(scanScored).toBe(60 * 500);
     expect(treeScored).toBeLessThan(scanScored / 5);
+  });
+
+  it('keeps a clip\'s subtree only where it beats a scan for queries from the other clips (counted work, the same answers)', () => {
+    const rand = mulberry32(21);
+    const q = new Float64Array(4);
+    // Noise: every key a random rotation of every bone, so a pose of one clip is far from all of
+    // another's in 28 dimensions and a tree over them visits nearly every leaf.
+    const noise = (name: string) => makeClip(name, 600, 30, (_, pose) => {
+      for (let b = 0; b < skeleton.boneCount; b++) {
+        for (let k = 0; k < 4; k++) q[k] = rand() - 0.5;
+        const n = Math.hypot(q[0], q[1], q[2], q[3]);
+        pose.rotations.set([q[0] / n, q[1] / n, q[2] / n, q[3] / n], b * 4);
+      }
+    });
+    // Swings: smooth one-dimensional motion, where a subtree narrows down to a few leaves.
+    const smooth = (name: string, k: number) => swing(name, (f) => Math.sin(f / (8 + k)) * (0.6 + 0.1 * k), [0, 0, 0], 0, 600);
+    const spec: PoseFeatureSpec = { rotations: { weight: 1 }, positions: { weight: 1, bones: ['foot', 'hand'] } };
+    const schema = new PoseFeatureSchema(spec, skeleton);
+    for (const [clips, keeps] of [
+      [['n0', 'n1', 'n2'].map((name) => ({ name, binding: noise(name) })), false],
+      [['s0', 's1', 's2'].map((name, k) => ({ name, binding: smooth(name, k) })), true],
+    ] as [IndexedClip[], boolean][]) {
+      const always = PoseSearchDatabase.build(schema, clips, { clipTrees: 'always' });
+      const built = PoseSearchDatabase.build(schema, clips);
+      const costs = clipTreeCosts(always);
+      for (let c = 0; c < 3; c++) {
+        expect(always.tree.clipRoot[c]).toBeGreaterThan(0); // 600 frames: long enough for a subtree
+        expect(costs[2 * c + 1]).toBe(600);
+        expect(costs[2 * c] < costs[2 * c + 1]).toBe(keeps);
+        expect(built.tree.clipRoot[c] >= 0).toBe(keeps);
+      }
+      if (!keeps) expect(built.tree.nodeStart.length).toBeLessThan(always.tree.nodeStart.length / 1.5);
+      // Built twice, the same choice (counts, not timings).
+      expect(Array.from(PoseSearchDatabase.build(schema, clips).tree.clipRoot)).toEqual(Array.from(built.tree.clipRoot));
+      // Every way of searching gives the brute-force frame, restricted to a clip or not.
+      const qa = new PoseSearchQuery(always), qb = new PoseSearchQuery(built);
+      const a = new PoseSearchResult(), b = new PoseSearchResult(), brute = new PoseSearchResult();
+      for (let i = 0; i < 60; i++) {
+        const f = Math.floor(rand() * always.frameCount);
+        for (let d = 0; d < always.dims; d++) qa.features[d] = always.features[f * always.dims + d] + 0.1 * (rand() - 0.5);
+        qb.features.set(qa.features);
+        if (i % 3 === 2) { qa.allowAll(); qb.allowAll(); } else { qa.allowOnly(i % 3); qb.allowOnly(i % 3); }
+        always.search(qa, a, 'tree');
+        built.search(qb, b, 'auto');
+        always.search(qa, brute, 'brute');
+        expect([a.frame, a.cost, b.frame, b.cost]).toEqual([brute.frame, brute.cost, brute.frame, brute.cost]);
+      }
+    }
   });
 
   it('breaks ties by the lowest frame index in both modes', () => {
