@@ -361,6 +361,19 @@ describe('loading PoseSearchBlend', () => {
     expect(bare.map((p) => `${p.path}: ${p.message}`)).toEqual(['$.nodes.ps.properties.features.positions: positions needs a list of bones (for example both feet and hands)']);
   });
 
+  it('reports `constructor`, `toString` and `__proto__` as features keys, channel keys or bones at their path, never a TypeError', () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      // Parsed from text, as a file is: `__proto__` is then an own key, not the prototype.
+      const features = (json: string) => bipedAsset({ features: JSON.parse(json) });
+      const asFeature = problems(features(`{"positions": {"weight": 1, "bones": ["foot_l"]}, "${name}": {"weight": 1}}`));
+      expect(asFeature).toEqual([{ path: '$.nodes.ps.properties.features', code: 'schema', message: `Unrecognized key: "${name}"` }]);
+      const asChannelKey = problems(features(`{"positions": {"weight": 1, "bones": ["foot_l"], "${name}": 1}}`));
+      expect(asChannelKey).toEqual([{ path: '$.nodes.ps.properties.features.positions', code: 'schema', message: `Unrecognized key: "${name}"` }]);
+      const asBone = problems(features(`{"positions": {"weight": 1, "bones": ["${name}"]}, "rootBone": "${name}"}`));
+      expect(summary(asBone)).toEqual(['$.nodes.ps.properties.features.positions.bones[0] [unknown-bone]', '$.nodes.ps.properties.features.rootBone [unknown-bone]']);
+    }
+  });
+
   it('uses the seed schema (rotations of every bone) when features are left out', () => {
     const a = bipedAsset();
     delete a.nodes.ps.properties.features;
