@@ -510,6 +510,38 @@ describe('loading PoseSearchBlend', () => {
     expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(/not a pose-search index file/) }]);
   });
 
+  it('a corrupt index file (a flipped bit, a cut, a mangled header) is a `file` error at `database`, never a TypeError', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-ps-'));
+    const graphPath = join(dir, 'graph.json');
+    const asset = bipedAsset({ database: 'good.psindex' });
+    writeFileSync(graphPath, JSON.stringify(asset));
+    expect((await cli('index', graphPath, '--out', join(dir, 'good.psindex'))).code).toBe(0);
+    const bytes = new Uint8Array(readFileSync(join(dir, 'good.psindex')));
+    const headerLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + headerLength)));
+    const flipped = bytes.slice();
+    flipped[bytes.length - 1000] ^= 0x04; // in the features, the bounding boxes or the tree
+    // `sections` not a list, with the header's length kept (spaces), so only the field is wrong.
+    const mangled = bytes.slice();
+    const text = JSON.stringify({ ...header, sections: 7 });
+    mangled.set(new TextEncoder().encode(text.padEnd(headerLength, ' ')), 12);
+    const files: [string, Uint8Array, RegExp][] = [
+      ['flipped.psindex', flipped, /the index file is corrupt: its contents do not match the checksum/],
+      ['cut.psindex', bytes.subarray(0, bytes.length >> 1), /the index file is truncated \(section '/],
+      ['mangled.psindex', mangled, /the index file header is malformed: sections is not a list/],
+    ];
+    for (const [file, content, message] of files) {
+      writeFileSync(join(dir, file), content);
+      asset.nodes.ps.properties.database = file;
+      expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(message) }]);
+      writeFileSync(graphPath, JSON.stringify(asset));
+      const validated = await cli('validate', graphPath);
+      expect(validated.code).toBe(1);
+      expect(validated.err).toMatch(new RegExp(`\\$\\.nodes\\.ps\\.properties\\.database: ${file.replace('.', '\\.')}: .*; rebuild it with .* \\[file\\]`));
+      expect(validated.err).not.toMatch(/TypeError|\n\s+at /);
+    }
+  });
+
   it('animgraph index refuses a graph without a pose-search node, and needs --out', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-ps-'));
     const path = join(dir, 'plain.json');
