@@ -1022,7 +1022,7 @@ export const CLIP_TREE_SAMPLES = 16;
  * than one scanned (its row is read out of order, and a scan gives up on most frames sooner), and
  * measuring a node's box costs about two frames scored. Calibrated with
  * `node --import tsx bench/pose-search.ts --fit` on the CMU databases (24 to 112 features, queries
- * from the clip and from other clips), where a unit came out at 0.7 to 1.1 scan frames.
+ * from the clip and from other clips), where a unit came out at 0.7 to 1.25 scan frames.
  */
 export const TREE_FRAME_COST = 4;
 export const TREE_BOX_COST = 8;
