@@ -3,18 +3,21 @@
  * built from the CMU subject 2 clips (walks 002_01 and 002_02, run 002_03), each repeated at many
  * play speeds (0.8x to 1.25x: the same keys at another frame rate) and mirrored left/right.
  * Queries are poses of the original clips at random times and speeds the database does not hold,
- * with velocities from the pose 1/60 s before. Both modes answer every query; the answers must be
+ * with velocities from the pose 1/60 s before. Every mode answers every query; the answers must be
  * identical. Prints the database build time, the index file size and read time, and the median
  * query time of each mode with the ratio: over the whole database, and restricted to one clip as
- * PoseSearchBlend searches (the clip's own subtree, or a scan for a short clip, against a scan of
- * the clip). The same frames are
- * indexed twice: as 1,506 short clips (one per take, mirror and speed, about 66 frames each) and as
- * 6 long ones (each take or mirror at every speed back to back, about 16,700 frames each), since
- * what a clip subtree saves over a scan depends on the clip's length.
+ * PoseSearchBlend searches, for a query from that clip's own take and for one from another take or
+ * mirror (what a switch searches with): the clip's own subtree against a scan of the clip, and the
+ * database as built, which keeps a subtree only where its cost model says it beats the scan. The
+ * same frames are indexed twice: as 1,506 short clips (one per take, mirror and speed, about 66
+ * frames each) and as 6 long ones (each take or mirror at every speed back to back, about 16,700
+ * frames each), since what a clip subtree saves over a scan depends on the clip's length. Feature
+ * schemas of 24, 64 and 112 features (64 left out by --quick).
  *
- *   node --import tsx bench/pose-search.ts [--frames N] [--queries Q] [--quick]
+ *   node --import tsx bench/pose-search.ts [--frames N] [--queries Q] [--quick] [--fit]
  *
- * Skips with a message when ../shared/data is absent.
+ * --fit also prints how well the cost model's prices (TREE_FRAME_COST, TREE_BOX_COST) match this
+ * machine's timings. Skips with a message when ../shared/data is absent.
  */
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -26,7 +29,7 @@ import { quatConjugateMultiply, quatInverseRotateVec3 } from '../runtime/math.ts
 import { Pose } from '../runtime/pose.ts';
 import {
   deserializePoseSearchDatabase, PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult,
-  serializePoseSearchDatabase, type IndexedClip, type PoseFeatureSpec, type SearchMode,
+  serializePoseSearchDatabase, TREE_BOX_COST, TREE_FRAME_COST, type IndexedClip, type PoseFeatureSpec, type SearchMode,
 } from '../runtime/pose-search.ts';
 import type { Skeleton } from '../runtime/skeleton.ts';
 import { mulberry32 } from './crowd-cases.ts';
@@ -42,6 +45,7 @@ const option = (name: string, fallback: number) => {
   return i >= 0 && Number(args[i + 1]) > 0 ? Number(args[i + 1]) : fallback;
 };
 const quick = args.includes('--quick');
+const fit = args.includes('--fit');
 const targetFrames = option('--frames', 100_000);
 const queryCount = option('--queries', quick ? 60 : 300);
 
@@ -140,13 +144,20 @@ for (let r = 0; r < repetitions; r++) {
 
 const limbs = ['CC_Base_L_Foot', 'CC_Base_R_Foot', 'CC_Base_L_Hand', 'CC_Base_R_Hand'];
 const limbRotations = ['CC_Base_L_Thigh', 'CC_Base_L_Calf', 'CC_Base_R_Thigh', 'CC_Base_R_Calf', 'CC_Base_L_Upperarm', 'CC_Base_L_Forearm', 'CC_Base_R_Upperarm', 'CC_Base_R_Forearm', 'CC_Base_Hip', 'CC_Base_Spine02'];
+const bodyRotations = [
+  ...limbRotations, 'CC_Base_L_Clavicle', 'CC_Base_R_Clavicle', 'CC_Base_L_Foot', 'CC_Base_R_Foot', 'CC_Base_L_ToeBase', 'CC_Base_R_ToeBase',
+  'CC_Base_L_Hand', 'CC_Base_R_Hand', 'CC_Base_Head', 'CC_Base_Waist', 'CC_Base_Spine01', 'CC_Base_Pelvis',
+];
 const schemas: [string, PoseFeatureSpec][] = [
   ['feet and hands, positions + velocities (24 features)', { positions: { weight: 1, bones: limbs }, velocities: { weight: 1, bones: limbs } }],
   ['+ rotations of the legs and arms (64 features)', {
     rotations: { weight: 1, bones: limbRotations }, positions: { weight: 1, bones: limbs }, velocities: { weight: 1, bones: limbs },
   }],
+  ['+ rotations of 22 bones (112 features)', {
+    rotations: { weight: 1, bones: bodyRotations }, positions: { weight: 1, bones: limbs }, velocities: { weight: 1, bones: limbs },
+  }],
 ];
-if (quick) schemas.pop();
+if (quick) schemas.splice(1, 1);
 
 /**
  * The short clips of one take or mirror back to back, as one clip keyed at the database's 30 Hz
@@ -154,7 +165,7 @@ if (quick) schemas.pop();
  * features read nothing else, and 101 tracks of 16,700 keys, six times, would take half a gigabyte.
  */
 const needed = new Set<number>();
-for (const name of [...limbs, ...limbRotations]) for (let b = skeleton.indexOf(name); b >= 0; b = skeleton.parents[b]) needed.add(b);
+for (const name of [...limbs, ...bodyRotations]) for (let b = skeleton.indexOf(name); b >= 0; b = skeleton.parents[b]) needed.add(b);
 const trackBones = [...needed].sort((a, b) => a - b);
 function concatenated(parts: ClipBinding[], name: string): Clip {
   const keys = parts.reduce((sum, p) => sum + Math.floor(p.clip.duration * 30 + 1e-9) + 1, 0);
@@ -178,6 +189,7 @@ const longClips: IndexedClip[] = variants.map((v, i) => ({
   binding: new ClipBinding(concatenated(clips.filter((_, c) => c % variants.length === i).map((c) => c.binding), v.name), skeleton),
 }));
 
+type Restriction = 'all' | 'same' | 'other';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const meanFrames = (set: IndexedClip[]) => Math.round(clips.reduce((sum, c) => sum + Math.floor(c.binding.clip.duration * 30 + 1e-9) + 1, 0) / set.length);
 console.log(`${clips.length} clips (3 CMU takes and their mirrors at ${repetitions} speeds from 0.80x to 1.25x), ${queryCount} queries`);
@@ -187,8 +199,10 @@ for (const [label, spec] of schemas) {
   // Queries: the original takes (or their mirrors) at random times and speeds; raw features, scaled per database.
   const rand = mulberry32(0x9e3779b9);
   const extractor = new PoseFeatureExtractor(schema);
-  const rawQueries = Array.from({ length: queryCount }, () => {
-    const clip = variants[Math.floor(rand() * variants.length)];
+  const source = new Int32Array(queryCount);
+  const rawQueries = Array.from({ length: queryCount }, (_, i) => {
+    source[i] = Math.floor(rand() * variants.length);
+    const clip = variants[source[i]];
     const speed = 0.7 + rand() * 0.7;
     const binding = new ClipBinding(retimed(clip, speed, clip.name), skeleton);
     const t = 1 / 60 + rand() * (binding.clip.duration - 1 / 60);
@@ -198,10 +212,13 @@ for (const [label, spec] of schemas) {
   });
   console.log(`\n${label}:`);
   for (const set of [clips, longClips]) {
+    // Every long clip with its subtree, to time it against a scan; the database as built by default
+    // keeps a subtree only where clipTreeCosts says it pays.
     let t0 = performance.now();
-    const db = PoseSearchDatabase.build(schema, set);
+    const db = PoseSearchDatabase.build(schema, set, { clipTrees: 'always' });
     const buildMs = performance.now() - t0;
-    const bytes = serializePoseSearchDatabase(db);
+    const measured = PoseSearchDatabase.build(schema, set);
+    const bytes = serializePoseSearchDatabase(measured);
     t0 = performance.now();
     deserializePoseSearchDatabase(bytes, schema, set);
     const readMs = performance.now() - t0;
@@ -210,44 +227,92 @@ for (const [label, spec] of schemas) {
       db.scaleQuery(raw, q);
       return q;
     });
+    // Clip c holds take or mirror c % variants.length (a long clip: c itself). 'same': a clip of the
+    // query's own take; 'other': of another take or mirror, as at a PoseSearchBlend switch.
+    const clipOf = (i: number, variant: number) => (set === longClips ? variant : (i % repetitions) * variants.length + variant);
+    const restrictTo = (i: number, restrict: Restriction) => clipOf(i, restrict === 'same' ? source[i] : (source[i] + 1 + (i % (variants.length - 1))) % variants.length);
     const result = new PoseSearchResult();
-    const answers: Record<SearchMode, number[]> = { tree: [], brute: [], auto: [] };
-    const scored: Record<SearchMode, number> = { tree: 0, brute: 0, auto: 0 };
+    const answers: Record<string, number[]> = {};
+    const scored: Record<string, number> = {};
+    const boxes: Record<string, number> = {};
     /** Median microseconds per query over one pass of the queries. */
-    const time = (mode: SearchMode, restrict: boolean): number => {
+    const time = (base: PoseSearchDatabase, mode: SearchMode, restrict: Restriction, key: string): number => {
       const perQuery: number[] = [];
-      answers[mode] = [];
-      scored[mode] = 0;
+      answers[key] = [];
+      scored[key] = 0;
+      boxes[key] = 0;
       for (let i = 0; i < queries.length; i++) {
         const q = queries[i];
-        if (restrict) q.allowOnly(i % db.clipCount);
+        if (restrict !== 'all') q.allowOnly(restrictTo(i, restrict));
         else q.allowAll();
         const start = performance.now();
-        db.search(q, result, mode);
+        base.search(q, result, mode);
         perQuery.push((performance.now() - start) * 1000);
-        answers[mode].push(result.frame);
-        scored[mode] += result.scored;
+        answers[key].push(result.frame);
+        scored[key] += result.scored;
+        boxes[key] += result.boxes;
       }
       return median(perQuery);
     };
     const us = (x: number) => `${x.toFixed(1).padStart(6)} µs/query`;
+    const subtrees = (base: PoseSearchDatabase) => base.tree.clipRoot.filter((r) => r >= 0).length;
     console.log(`  ${db.clipCount} clips of ${meanFrames(set)} frames on average: ${db.frameCount} frames, built in ${(buildMs / 1000).toFixed(2)} s; index file `
-      + `${(bytes.length / 1e6).toFixed(1)} MB, read and checked in ${readMs.toFixed(0)} ms (hashing the clips' keys); ${db.tree.nodeStart.length} tree nodes`);
-    for (const restrict of [false, true]) {
-      const modes: SearchMode[] = ['tree', 'brute'];
-      for (const m of modes) time(m, restrict); // warm-up
-      const times: Record<string, number[]> = { tree: [], brute: [], auto: [] };
+      + `${(bytes.length / 1e6).toFixed(1)} MB, read and checked in ${readMs.toFixed(0)} ms (hashing the clips' keys); ${measured.tree.nodeStart.length} tree nodes; `
+      + `${subtrees(measured)} of ${db.clipCount} clips keep a subtree by the cost model (${subtrees(db)} long enough for one)`);
+    for (const restrict of ['all', 'same', 'other'] as Restriction[]) {
+      // A query is scaled by db; measured has the same features and scales, so the queries serve both.
+      const cases: [string, PoseSearchDatabase, SearchMode][] = [['tree', db, 'tree'], ['brute', db, 'brute']];
+      if (restrict !== 'all' && subtrees(db) > 0) cases.push(['auto', measured, 'auto']);
+      for (const [key, base, mode] of cases) time(base, mode, restrict, key); // warm-up
+      const times: Record<string, number[]> = {};
       for (let w = 0; w < (quick ? 2 : 4); w++) {
-        // Alternate the order between passes, so machine noise hits every mode alike.
-        for (const m of w % 2 === 0 ? modes : [...modes].reverse()) times[m].push(time(m, restrict));
+        // Alternate the order between passes, so machine noise hits every case alike.
+        for (const [key, base, mode] of w % 2 === 0 ? cases : [...cases].reverse()) (times[key] ??= []).push(time(base, mode, restrict, key));
       }
-      const mismatches = answers.tree.filter((f, i) => f !== answers.brute[i]).length;
-      if (mismatches > 0) throw new Error(`tree search and brute force disagree on ${mismatches} queries`);
+      for (const [key] of cases) {
+        const mismatches = answers[key].filter((f, i) => f !== answers.brute[i]).length;
+        if (mismatches > 0) throw new Error(`${key} search and brute force disagree on ${mismatches} queries`);
+      }
       const t = median(times.tree), b = median(times.brute);
-      const frames = (m: SearchMode) => (scored[m] / queries.length).toFixed(0);
-      console.log(`    ${restrict ? 'one clip, as PoseSearchBlend: search' : 'whole database: KD-tree'.padEnd(36)} ${us(t)} (${frames('tree').padStart(5)} frames scored), `
-        + `${restrict ? 'scan of the clip' : 'brute force     '} ${us(b)} (${frames('brute').padStart(6)} frames), ratio ${(b / t).toFixed(1)}x; same answers`
-        + (restrict ? `; ${db.tree.clipRoot.filter((r) => r >= 0).length} of ${db.clipCount} clips have a subtree, shorter ones are scanned` : ''));
+      const frames = (key: string) => (scored[key] / queries.length).toFixed(0);
+      const what = restrict === 'all' ? 'whole database: KD-tree'.padEnd(41) : `one clip, query from ${restrict === 'same' ? 'the clip: ' : 'another:  '} subtree`;
+      let line = `    ${what} ${us(t)} (${frames('tree').padStart(5)} frames, ${(boxes.tree / queries.length).toFixed(0).padStart(4)} boxes), `
+        + `${restrict === 'all' ? 'brute force     ' : 'scan of the clip'} ${us(b)} (${frames('brute').padStart(6)} frames): ${(b / t).toFixed(2)}x`;
+      if (times.auto) line += `; as built (cost model) ${us(median(times.auto))}, ${(b / median(times.auto)).toFixed(2)}x the scan`;
+      console.log(`${line}; same answers`);
     }
+  }
+}
+
+if (fit) {
+  // Calibration of the cost model: the time of a one-clip search against its modelled cost
+  // (TREE_FRAME_COST per frame scored, TREE_BOX_COST per box), in units of a scan's time per frame;
+  // 1 means the prices are right for this machine and these features.
+  console.log('\ncost model calibration (one-clip searches of the long clips, queries from the clip and from others):');
+  for (const [label, spec] of schemas) {
+    const schema = new PoseFeatureSchema(spec, skeleton);
+    const db = PoseSearchDatabase.build(schema, longClips, { clipTrees: 'always' });
+    const extractor = new PoseFeatureExtractor(schema);
+    const rand = mulberry32(17);
+    const raw = new Float64Array(schema.dims), q = new PoseSearchQuery(db), result = new PoseSearchResult();
+    let treeTime = 0, modelled = 0, scanTime = 0, scanFrames = 0;
+    for (let i = 0; i < queryCount; i++) {
+      const variant = Math.floor(rand() * variants.length);
+      const binding = new ClipBinding(retimed(variants[variant], 0.7 + rand() * 0.7, 'q'), skeleton);
+      const t = 1 / 60 + rand() * (binding.clip.duration - 1 / 60);
+      extractor.extract(raw, 0, sampleClip(new Pose(skeleton.boneCount), binding, t, false), sampleClip(new Pose(skeleton.boneCount), binding, t - 1 / 60, false), 1 / 60);
+      db.scaleQuery(raw, q);
+      q.allowOnly(i % 2 === 0 ? variant : (variant + 1 + (i % (variants.length - 1))) % variants.length);
+      let start = performance.now();
+      for (let r = 0; r < 10; r++) db.search(q, result, 'tree');
+      treeTime += (performance.now() - start) / 10;
+      modelled += TREE_FRAME_COST * result.scored + TREE_BOX_COST * result.boxes;
+      start = performance.now();
+      for (let r = 0; r < 10; r++) db.search(q, result, 'brute');
+      scanTime += (performance.now() - start) / 10;
+      scanFrames += result.scored;
+    }
+    const perFrame = scanTime / scanFrames;
+    console.log(`  ${label}: a modelled unit takes ${(treeTime / modelled / perFrame).toFixed(2)} scan frames (a scan frame ${(perFrame * 1e6).toFixed(0)} ns)`);
   }
 }

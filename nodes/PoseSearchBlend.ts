@@ -473,7 +473,8 @@ export const PoseSearchBlendType: NodeType = {
     const spec: Record<string, unknown> = {};
     const malformedChannels: string[] = [];
     for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-      if (!(key in shape)) continue;
+      // Own keys only: `in` would take `constructor` or `__proto__` for a channel (its schema reports them).
+      if (!Object.hasOwn(shape, key)) continue;
       if (shape[key as keyof typeof shape].safeParse(value).success) spec[key] = value;
       else if ((FEATURE_CHANNELS as readonly string[]).includes(key)) malformedChannels.push(key);
     }

@@ -28,9 +28,13 @@
  * Search is exact: a KD-tree (median splits on the widest dimension, tight bounding boxes per node,
  * depth-first nearest child first, pruned by the best cost so far) gives the same frame as the
  * brute-force scan, including ties (the lowest frame index wins in both). Besides the tree over the
- * whole database, each long clip has its own subtree over its frames only: a search restricted to
+ * whole database, a long clip can have its own subtree over its frames only: a search restricted to
  * one clip (what PoseSearchBlend does) descends that subtree, since in the whole-database tree the
- * clip's frames are spread over every leaf among other clips' poses. A short clip is scanned.
+ * clip's frames are spread over every leaf among other clips' poses. A short clip is scanned, and so
+ * is a long one whose subtree would not beat a scan for queries from the other clips (the pose at a
+ * switch comes from another clip, often far from every frame of this one, and a far query visits
+ * most of a tree): the database decides per clip when it is built, by a cost model over counted
+ * work on sample queries (clipTreeCosts), so the choice is the same on every machine.
  */
 import { createHash } from 'node:crypto';
 import { ClipCursor, sampleClipAt, type ClipBinding } from './clip.ts';
@@ -331,8 +335,9 @@ export interface KdTree {
   lower: Float64Array;
   upper: Float64Array;
   /**
-   * Root node of each clip's own subtree, over that clip's frames only, or -1 for a clip of at most
-   * CLIP_TREE_MIN_LEAVES leaves' worth of frames, which is scanned instead. Node 0 is the root of
+   * Root node of each clip's own subtree, over that clip's frames only, or -1 for a clip that is
+   * scanned instead: one of at most CLIP_TREE_MIN_LEAVES leaves' worth of frames, or one whose
+   * subtree the cost model found slower than a scan (keepPayingClipTrees). Node 0 is the root of
    * the tree over every frame, which uses order[0 .. frames - 1]; the clip subtrees use
    * order[frames .. 2 * frames - 1], each clip's frames together.
    */
@@ -363,8 +368,8 @@ export interface PoseSearchDatabaseData {
 /**
  * How search() finds the best frame; every mode returns the same frame. 'tree': the KD-tree over
  * every frame, or when only one clip is allowed (allowOnly) or the allowed frames are at most
- * CLIP_TREE_FRACTION of the database, each allowed clip's own subtree (a scan for a clip too short
- * to have one). 'brute': a scan of every allowed frame. 'auto': the same as 'tree'.
+ * CLIP_TREE_FRACTION of the database, each allowed clip's own subtree (a scan for a clip without
+ * one: too short, or where a scan is cheaper). 'brute': a scan of every allowed frame. 'auto': the same as 'tree'.
  */
 export type SearchMode = 'tree' | 'brute' | 'auto';
 
@@ -399,7 +404,7 @@ export class PoseSearchQuery {
   readonly allowedPrefix: Int32Array;
   readonly stack = new Int32Array(256);
   readonly stackBound = new Float64Array(256);
-  readonly scratch = new Float64Array(4);
+  readonly scratch = new Float64Array(5);
 
   constructor(readonly database: PoseSearchDatabase) {
     this.features = new Float64Array(database.dims);
@@ -442,6 +447,8 @@ export class PoseSearchResult {
   readonly channelCosts = new Float64Array(3);
   /** Frames whose cost was computed (fully or until it exceeded the best), for statistics. */
   scored = 0;
+  /** Tree nodes whose bounding box was measured against the query, for statistics. */
+  boxes = 0;
 
   get cost(): number {
     return this.values[0];
@@ -463,6 +470,7 @@ export class PoseSearchResult {
     this.values.set(other.values);
     this.channelCosts.set(other.channelCosts);
     this.scored = other.scored;
+    this.boxes = other.boxes;
   }
 }
 
@@ -521,8 +529,12 @@ export class PoseSearchDatabase {
     }
   }
 
-  /** Samples every clip at the schema's rate, extracts, normalises and indexes the features. */
-  static build(schema: PoseFeatureSchema, clips: readonly IndexedClip[], options: { leafSize?: number } = {}): PoseSearchDatabase {
+  /**
+   * Samples every clip at the schema's rate, extracts, normalises and indexes the features.
+   * `clipTrees`: 'measured' (default) keeps a clip's subtree only where the cost model of
+   * clipTreeCosts says it beats a scan of the clip; 'always' keeps every one (for comparing them).
+   */
+  static build(schema: PoseFeatureSchema, clips: readonly IndexedClip[], options: { leafSize?: number; clipTrees?: 'measured' | 'always' } = {}): PoseSearchDatabase {
     const dims = schema.dims;
     const rate = schema.sampleRate;
     const clipStart = new Int32Array(clips.length + 1);
@@ -576,10 +588,11 @@ export class PoseSearchDatabase {
       }
     }
     const tree = buildKdTree(features, frames, dims, frameClip, options.leafSize ?? DEFAULT_LEAF_SIZE, clips.length);
-    return new PoseSearchDatabase(schema, {
+    const db = new PoseSearchDatabase(schema, {
       clipNames: clips.map((c) => c.name), clipDurations, clipStart, frameClip, frameTime, features, deviations, scales, tree,
       hash: poseSearchHash(schema, clips),
     });
+    return options.clipTrees === 'always' ? db : keepPayingClipTrees(db);
   }
 
   /** Scales a raw feature row (from PoseFeatureExtractor) into query.features; non-finite values become 0. */
@@ -608,6 +621,7 @@ export class PoseSearchDatabase {
     best[0] = Infinity; // cost
     best[1] = -1; // frame
     best[2] = 0; // frames scored
+    best[4] = 0; // boxes measured
     const only = query.onlyClip, brute = mode === 'brute';
     if (only >= 0) {
       const first = this.clipStart[only], end = Math.min(query.limit[only] + 1, this.clipStart[only + 1]);
@@ -642,6 +656,7 @@ export class PoseSearchDatabase {
     }
     const frame = best[1];
     result.scored = best[2];
+    result.boxes = best[4];
     result.frame = frame;
     result.channelCosts.fill(0);
     if (frame < 0) {
@@ -865,7 +880,7 @@ function nodeLowerBound(db: PoseSearchDatabase, query: PoseSearchQuery, node: nu
 function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number, clipFilter: boolean, best: Float64Array): void {
   const tree = db.tree, stack = query.stack, bounds = query.stackBound, prefix = query.allowedPrefix;
   if (root < 0 || (clipFilter && prefix[db.clipCount] === 0)) return;
-  let top = 0;
+  let top = 0, boxes = 0;
   stack[0] = root;
   bounds[0] = 0;
   top = 1;
@@ -881,6 +896,7 @@ function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number
       continue;
     }
     const right = tree.nodeRight[node];
+    boxes += 2;
     nodeLowerBound(db, query, left, best);
     const bl = best[3];
     nodeLowerBound(db, query, right, best);
@@ -892,6 +908,7 @@ function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number
     if (farBound <= best[0]) { stack[top] = far; bounds[top] = farBound; top++; }
     if (nearBound <= best[0]) { stack[top] = near; bounds[top] = nearBound; top++; }
   }
+  best[4] += boxes;
 }
 
 /**
@@ -993,6 +1010,107 @@ function quickSelect(order: Int32Array, features: Float64Array, dims: number, d:
 }
 
 // ---------------------------------------------------------------------------------------------
+// Which clips keep their subtree.
+
+/**
+ * Sample queries per clip for the cost model (clipTreeCosts): frames of the other clips, evenly
+ * spread over them, since PoseSearchBlend searches a clip at a switch from another clip's pose.
+ */
+export const CLIP_TREE_SAMPLES = 16;
+/**
+ * The cost model's prices, in frames of a scan of the clip: a frame scored in a tree costs more
+ * than one scanned (its row is read out of order, and a scan gives up on most frames sooner), and
+ * measuring a node's box costs about two frames scored. Calibrated with
+ * `node --import tsx bench/pose-search.ts --fit` on the CMU databases (24 to 112 features, queries
+ * from the clip and from other clips), where a unit came out at 0.7 to 1.25 scan frames.
+ */
+export const TREE_FRAME_COST = 4;
+export const TREE_BOX_COST = 8;
+
+/**
+ * Per clip, [modelled cost of its subtree, cost of a scan] for a one-clip search, in scan frames:
+ * the subtree searched for CLIP_TREE_SAMPLES frames of the other clips (of the clip itself when it
+ * is the only one), TREE_FRAME_COST per frame scored plus TREE_BOX_COST per box measured, averaged;
+ * the scan, its frame count. [0, frames] for a clip without a subtree. Counts, not timings, so the
+ * choice is the same on every machine and run; either way the search returns the same frame.
+ */
+export function clipTreeCosts(db: PoseSearchDatabase): Float64Array {
+  const out = new Float64Array(2 * db.clipCount);
+  const q = new PoseSearchQuery(db), result = new PoseSearchResult();
+  for (let c = 0; c < db.clipCount; c++) {
+    const first = db.clipStart[c], frames = db.clipStart[c + 1] - first;
+    out[2 * c + 1] = frames;
+    if (db.tree.clipRoot[c] < 0) continue;
+    const others = db.frameCount - frames;
+    const pool = others > 0 ? others : frames;
+    let cost = 0;
+    for (let k = 0; k < CLIP_TREE_SAMPLES; k++) {
+      let f = Math.floor(((k + 0.5) * pool) / CLIP_TREE_SAMPLES);
+      if (others > 0 && f >= first) f += frames; // skip the clip's own frames
+      else if (others === 0) f += first;
+      q.features.set(db.features.subarray(f * db.dims, (f + 1) * db.dims));
+      q.allowOnly(c);
+      db.search(q, result, 'tree');
+      cost += TREE_FRAME_COST * result.scored + TREE_BOX_COST * result.boxes;
+    }
+    out[2 * c] = cost / CLIP_TREE_SAMPLES;
+  }
+  return out;
+}
+
+/** The database with the subtrees of clips that a scan searches more cheaply (clipTreeCosts) removed. */
+export function keepPayingClipTrees(db: PoseSearchDatabase): PoseSearchDatabase {
+  const costs = clipTreeCosts(db);
+  const drop = new Uint8Array(db.clipCount);
+  let dropped = 0;
+  for (let c = 0; c < db.clipCount; c++) {
+    if (db.tree.clipRoot[c] >= 0 && !(costs[2 * c] < costs[2 * c + 1])) {
+      drop[c] = 1;
+      dropped++;
+    }
+  }
+  if (dropped === 0) return db;
+  return new PoseSearchDatabase(db.schema, {
+    clipNames: [...db.clipNames], clipDurations: db.clipDurations, clipStart: db.clipStart, frameClip: db.frameClip, frameTime: db.frameTime,
+    features: db.features, deviations: db.deviations, scales: db.scales, tree: withoutClipTrees(db.tree, drop, db.dims), hash: db.hash,
+  });
+}
+
+/** The tree without the subtrees of the clips marked in `drop` (their clipRoot becomes -1, the nodes after them move down). */
+function withoutClipTrees(tree: KdTree, drop: Uint8Array, dims: number): KdTree {
+  const count = tree.nodeStart.length;
+  const removed = new Uint8Array(count);
+  const stack: number[] = [];
+  for (let c = 0; c < drop.length; c++) if (drop[c] === 1 && tree.clipRoot[c] >= 0) stack.push(tree.clipRoot[c]);
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    removed[n] = 1;
+    if (tree.nodeLeft[n] >= 0) stack.push(tree.nodeLeft[n], tree.nodeRight[n]);
+  }
+  const index = new Int32Array(count);
+  let kept = 0;
+  for (let n = 0; n < count; n++) index[n] = removed[n] === 1 ? -1 : kept++;
+  const pick = <T extends Int32Array | Float64Array>(a: T, width: number, map: boolean): T => {
+    const out = new (a.constructor as new (n: number) => T)(kept * width);
+    for (let n = 0; n < count; n++) {
+      if (removed[n] === 1) continue;
+      for (let k = 0; k < width; k++) {
+        const v = a[n * width + k];
+        out[index[n] * width + k] = map && v >= 0 ? index[v] : v;
+      }
+    }
+    return out;
+  };
+  return {
+    leafSize: tree.leafSize, order: tree.order,
+    nodeStart: pick(tree.nodeStart, 1, false), nodeEnd: pick(tree.nodeEnd, 1, false), nodeLeft: pick(tree.nodeLeft, 1, true), nodeRight: pick(tree.nodeRight, 1, true),
+    nodeClipMin: pick(tree.nodeClipMin, 1, false), nodeClipMax: pick(tree.nodeClipMax, 1, false),
+    lower: pick(tree.lower, dims, false), upper: pick(tree.upper, dims, false),
+    clipRoot: Int32Array.from(tree.clipRoot, (r, c) => (r >= 0 && drop[c] !== 1 ? index[r] : -1)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Hashes and index files.
 
 /** What a database was built from, hashed (sha-256, hex). */
@@ -1031,12 +1149,20 @@ export function poseSearchHash(schema: PoseFeatureSchema, clips: readonly Indexe
   return { hash: all, schema: schemaHash, skeleton: skeletonHash, clips: clipHashes };
 }
 
-/** Bumped whenever the file layout or the tree changes: a file of another format is stale. */
-export const INDEX_FORMAT = 'animgraph-pose-index/2';
+/**
+ * Bumped whenever the file layout or the tree changes: a file of another format is stale. 3: the
+ * header's checksum; clips whose subtree does not pay are scanned (clipRoot -1).
+ */
+export const INDEX_FORMAT = 'animgraph-pose-index/3';
 const MAGIC = 'AGPSIDX1';
 
 interface IndexHeader {
   format: string;
+  /**
+   * sha-256 (hex) of the rest of the header as JSON (this field left out) followed by every byte
+   * after the header: bit flips in the arrays would otherwise load and quietly never match.
+   */
+  checksum: string;
   hash: PoseSearchHash;
   features: CanonicalFeatureSpec;
   clips: { name: string; duration: number; frames: number }[];
@@ -1050,8 +1176,10 @@ interface IndexHeader {
 }
 
 const SECTION_NAMES = ['clipDurations', 'clipStart', 'frameClip', 'frameTime', 'features', 'order', 'nodeStart', 'nodeEnd', 'nodeLeft', 'nodeRight', 'nodeClipMin', 'nodeClipMax', 'lower', 'upper', 'clipRoot'] as const;
+type SectionName = (typeof SECTION_NAMES)[number];
+const F64_SECTIONS: ReadonlySet<string> = new Set(['clipDurations', 'frameTime', 'features', 'lower', 'upper']);
 
-function sectionsOf(db: PoseSearchDatabase): Record<(typeof SECTION_NAMES)[number], Float64Array | Int32Array> {
+function sectionsOf(db: PoseSearchDatabase): Record<SectionName, Float64Array | Int32Array> {
   const t = db.tree;
   return {
     clipDurations: db.clipDurations, clipStart: db.clipStart, frameClip: db.frameClip, frameTime: db.frameTime, features: db.features,
@@ -1061,16 +1189,21 @@ function sectionsOf(db: PoseSearchDatabase): Record<(typeof SECTION_NAMES)[numbe
 }
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const pad8 = (n: number) => (n + 7) & ~7;
+
+function indexChecksum(headerWithoutChecksum: object, data: Uint8Array): string {
+  return createHash('sha256').update(JSON.stringify(headerWithoutChecksum)).update(data).digest('hex');
+}
 
 /**
  * An index file: the magic `AGPSIDX1`, the header's byte length (uint32 little-endian), the header
- * (JSON: format, hashes, feature schema, clips, layout), zero padding to a multiple of 8, then each
- * section's raw little-endian array (float64 or int32), each padded to a multiple of 8 bytes.
+ * (JSON: format, hashes, feature schema, clips, layout, checksum), zero padding to a multiple of 8,
+ * then each section's raw little-endian array (float64 or int32), each padded to a multiple of 8.
  */
 export function serializePoseSearchDatabase(db: PoseSearchDatabase): Uint8Array {
   if (!littleEndian) throw new Error('pose index files are little-endian; this host is big-endian');
   const sections = sectionsOf(db);
-  const header: IndexHeader = {
+  const rest: Omit<IndexHeader, 'checksum'> = {
     format: INDEX_FORMAT,
     hash: db.hash,
     features: db.schema.canonical,
@@ -1083,21 +1216,24 @@ export function serializePoseSearchDatabase(db: PoseSearchDatabase): Uint8Array 
     scales: Array.from(db.scales),
     sections: SECTION_NAMES.map((name) => ({ name, type: sections[name] instanceof Float64Array ? 'f64' : 'i32', length: sections[name].length })),
   };
+  let dataSize = 0;
+  for (const name of SECTION_NAMES) dataSize += pad8(sections[name].byteLength);
+  const data = new Uint8Array(dataSize);
+  let at = 0;
+  for (const name of SECTION_NAMES) {
+    const a = sections[name];
+    data.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+    at += pad8(a.byteLength);
+  }
+  // The checksum last, so that leaving it out of the parsed header gives back `rest` key for key.
+  const header: IndexHeader = { ...rest, checksum: indexChecksum(rest, data) };
   const json = new TextEncoder().encode(JSON.stringify(header));
-  const pad8 = (n: number) => (n + 7) & ~7;
   const headerEnd = pad8(12 + json.length);
-  let size = headerEnd;
-  for (const name of SECTION_NAMES) size += pad8(sections[name].byteLength);
-  const out = new Uint8Array(size);
+  const out = new Uint8Array(headerEnd + dataSize);
   out.set(new TextEncoder().encode(MAGIC), 0);
   new DataView(out.buffer).setUint32(8, json.length, true);
   out.set(json, 12);
-  let at = headerEnd;
-  for (const name of SECTION_NAMES) {
-    const a = sections[name];
-    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
-    at += pad8(a.byteLength);
-  }
+  out.set(data, headerEnd);
   return out;
 }
 
@@ -1110,41 +1246,70 @@ export class PoseIndexError extends Error {
 }
 
 /**
- * Reads an index file for `schema` and `clips`, checking that it was built from exactly these
- * (schema, skeleton and every clip's keys, by hash). Throws PoseIndexError saying what differs.
+ * Reads an index file for `schema` and `clips`, checking its checksum and that it was built from
+ * exactly these (schema, skeleton and every clip's keys, by hash). Throws PoseIndexError, and only
+ * that, saying what is wrong: stale (another format, or built from other inputs) or not readable
+ * (not an index file, truncated, a malformed header, a checksum that does not match).
  */
 export function deserializePoseSearchDatabase(bytes: Uint8Array, schema: PoseFeatureSchema, clips: readonly IndexedClip[]): PoseSearchDatabase {
   if (!littleEndian) throw new PoseIndexError('pose index files are little-endian; this host is big-endian');
+  try {
+    return readIndexFile(bytes, schema, clips);
+  } catch (e) {
+    if (e instanceof PoseIndexError) throw e;
+    // Whatever got past the checks below is still a bad file, not a crash of the loader.
+    throw new PoseIndexError(`the index file is malformed (${(e as Error).message})`);
+  }
+}
+
+function readIndexFile(bytes: Uint8Array, schema: PoseFeatureSchema, clips: readonly IndexedClip[]): PoseSearchDatabase {
   const text = new TextDecoder();
   if (bytes.length < 12 || text.decode(bytes.subarray(0, 8)) !== MAGIC) throw new PoseIndexError('not a pose-search index file (written by `animgraph index`)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = view.getUint32(8, true);
-  let header: IndexHeader;
+  if (12 + headerLength > bytes.length) throw new PoseIndexError(`the index file is truncated (a header of ${headerLength} bytes, ${bytes.length - 12} left in the file)`);
+  let parsed: unknown;
   try {
-    header = JSON.parse(text.decode(bytes.subarray(12, 12 + headerLength))) as IndexHeader;
+    parsed = JSON.parse(text.decode(bytes.subarray(12, 12 + headerLength)));
   } catch {
     throw new PoseIndexError('the index file header is not valid JSON (truncated or corrupt file)');
   }
-  if (header.format !== INDEX_FORMAT) throw new PoseIndexError(`index format '${header.format}' is not '${INDEX_FORMAT}'`, true);
-  const expected = poseSearchHash(schema, clips);
-  if (header.hash?.hash !== expected.hash) throw new PoseIndexError(staleReason(header, expected, schema, clips), true);
-  const pad8 = (n: number) => (n + 7) & ~7;
-  let at = pad8(12 + headerLength);
-  const read: Record<string, Float64Array | Int32Array> = {};
+  if (!isRecord(parsed)) throw new PoseIndexError('the index file header is malformed: not a JSON object (corrupt file)');
+  const format = own(parsed, 'format');
+  if (typeof format !== 'string') throw new PoseIndexError('the index file header is malformed: format is not a string (corrupt file)');
+  if (format !== INDEX_FORMAT) throw new PoseIndexError(`index format '${format}' is not '${INDEX_FORMAT}'`, true);
+  const problems = headerProblems(parsed);
+  if (problems.length > 0) throw new PoseIndexError(`the index file header is malformed: ${problems.join('; ')} (corrupt file)`);
+  const header = parsed as unknown as IndexHeader;
+
+  const dataStart = pad8(12 + headerLength);
+  let end = dataStart;
   for (const section of header.sections) {
-    const bytesPer = section.type === 'f64' ? 8 : 4;
-    const byteLength = section.length * bytesPer;
-    if (at + byteLength > bytes.length) throw new PoseIndexError(`the index file is truncated (section '${section.name}')`);
+    const byteLength = section.length * (section.type === 'f64' ? 8 : 4);
+    if (end + byteLength > bytes.length) throw new PoseIndexError(`the index file is truncated (section '${section.name}' ends at byte ${end + byteLength} of ${bytes.length})`);
+    end += pad8(byteLength);
+  }
+  const { checksum, ...rest } = header;
+  if (indexChecksum(rest, bytes.subarray(dataStart)) !== checksum) {
+    throw new PoseIndexError('the index file is corrupt: its contents do not match the checksum in its header (a damaged copy?)');
+  }
+
+  const expected = poseSearchHash(schema, clips);
+  if (header.hash.hash !== expected.hash) throw new PoseIndexError(staleReason(header, expected, schema, clips), true);
+
+  const read = new Map<string, Float64Array | Int32Array>();
+  let at = dataStart;
+  for (const section of header.sections) {
+    const byteLength = section.length * (section.type === 'f64' ? 8 : 4);
     // A copy, aligned for the typed array (a Node Buffer's slice() would be a view into a pool).
     const copy = new Uint8Array(byteLength);
     copy.set(bytes.subarray(at, at + byteLength));
-    read[section.name] = section.type === 'f64' ? new Float64Array(copy.buffer, 0, section.length) : new Int32Array(copy.buffer, 0, section.length);
+    read.set(section.name, section.type === 'f64' ? new Float64Array(copy.buffer, 0, section.length) : new Int32Array(copy.buffer, 0, section.length));
     at += pad8(byteLength);
   }
-  for (const name of SECTION_NAMES) if (!read[name]) throw new PoseIndexError(`the index file has no '${name}' section`);
-  const f64 = (name: string) => read[name] as Float64Array;
-  const i32 = (name: string) => read[name] as Int32Array;
-  return new PoseSearchDatabase(schema, {
+  const f64 = (name: SectionName) => read.get(name) as Float64Array;
+  const i32 = (name: SectionName) => read.get(name) as Int32Array;
+  const data: PoseSearchDatabaseData = {
     clipNames: header.clips.map((c) => c.name),
     clipDurations: f64('clipDurations'), clipStart: i32('clipStart'), frameClip: i32('frameClip'), frameTime: f64('frameTime'),
     features: f64('features'), deviations: Float64Array.from(header.deviations), scales: Float64Array.from(header.scales),
@@ -1154,7 +1319,103 @@ export function deserializePoseSearchDatabase(bytes: Uint8Array, schema: PoseFea
       clipRoot: i32('clipRoot'),
     },
     hash: header.hash,
-  });
+  };
+  const inconsistent = dataProblems(data, header, schema.dims);
+  if (inconsistent.length > 0) throw new PoseIndexError(`the index file is inconsistent: ${inconsistent.join('; ')}`);
+  return new PoseSearchDatabase(schema, data);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An own property (a header key named `constructor` or `__proto__` is data, not Object.prototype's). */
+function own(record: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** What is missing or of the wrong type in a parsed header of the current format. */
+function headerProblems(h: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const checksum = own(h, 'checksum');
+  if (typeof checksum !== 'string' || !/^[0-9a-f]{64}$/.test(checksum)) problems.push('checksum is not 64 hex digits');
+  const hash = own(h, 'hash');
+  if (!isRecord(hash) || !['hash', 'schema', 'skeleton'].every((k) => typeof own(hash, k) === 'string')
+    || !Array.isArray(own(hash, 'clips')) || !(own(hash, 'clips') as unknown[]).every((c) => typeof c === 'string')) {
+    problems.push('hash is not { hash, schema, skeleton, clips }');
+  }
+  if (!isRecord(own(h, 'features'))) problems.push('features is not an object');
+  const clips = own(h, 'clips');
+  if (!Array.isArray(clips) || !clips.every((c) => isRecord(c) && typeof own(c, 'name') === 'string' && isFiniteNumber(own(c, 'duration')) && isCount(own(c, 'frames')))) {
+    problems.push('clips is not a list of { name, duration, frames }');
+  }
+  for (const key of ['dims', 'frameCount', 'leafSize', 'nodeCount']) if (!isCount(own(h, key))) problems.push(`${key} is not a whole number >= 0`);
+  for (const key of ['deviations', 'scales']) {
+    const v = own(h, key);
+    if (!Array.isArray(v) || v.length !== 3 || !v.every(isFiniteNumber)) problems.push(`${key} is not a list of 3 finite numbers`);
+  }
+  const sections = own(h, 'sections');
+  if (!Array.isArray(sections)) problems.push('sections is not a list');
+  else {
+    const seen = new Set<string>();
+    sections.forEach((s, i) => {
+      const name = isRecord(s) ? own(s, 'name') : undefined;
+      if (!isRecord(s) || typeof name !== 'string' || !(SECTION_NAMES as readonly string[]).includes(name) || seen.has(name)) {
+        problems.push(`sections[${i}] is not one of the sections, once each`);
+        return;
+      }
+      seen.add(name);
+      if (own(s, 'type') !== (F64_SECTIONS.has(name) ? 'f64' : 'i32')) problems.push(`section '${name}' has type ${JSON.stringify(own(s, 'type'))}`);
+      // Below 2^28 values: its byte length stays a safe int32 for the arithmetic that reads it.
+      const length = own(s, 'length');
+      if (!isCount(length) || length >= 2 ** 28) problems.push(`section '${name}' has length ${JSON.stringify(length)}`);
+    });
+    for (const name of SECTION_NAMES) if (!seen.has(name)) problems.push(`no '${name}' section`);
+  }
+  return problems;
+}
+
+/**
+ * What in a file's arrays contradicts its header or would send a search out of bounds: a file that
+ * passes its checksum is as written, so this only catches one written or edited by something else.
+ */
+function dataProblems(d: PoseSearchDatabaseData, h: IndexHeader, dims: number): string[] {
+  const clips = h.clips.length, frames = h.frameCount, nodes = h.nodeCount, t = d.tree;
+  const problems: string[] = [];
+  if (h.dims !== dims) problems.push(`${h.dims} features per frame where the schema has ${dims}`);
+  const lengths: [string, ArrayLike<number>, number][] = [
+    ['clipDurations', d.clipDurations, clips], ['clipStart', d.clipStart, clips + 1], ['frameClip', d.frameClip, frames], ['frameTime', d.frameTime, frames],
+    ['features', d.features, frames * dims], ['order', t.order, 2 * frames], ['nodeStart', t.nodeStart, nodes], ['nodeEnd', t.nodeEnd, nodes],
+    ['nodeLeft', t.nodeLeft, nodes], ['nodeRight', t.nodeRight, nodes], ['nodeClipMin', t.nodeClipMin, nodes], ['nodeClipMax', t.nodeClipMax, nodes],
+    ['lower', t.lower, nodes * dims], ['upper', t.upper, nodes * dims], ['clipRoot', t.clipRoot, clips],
+  ];
+  for (const [name, a, n] of lengths) if (a.length !== n) problems.push(`section '${name}' has ${a.length} values, not ${n}`);
+  if (problems.length > 0 || t.leafSize < 1) return problems.length > 0 ? problems : ['leafSize is 0'];
+  const inRange = (a: Int32Array, lo: number, hi: number) => a.every((v) => v >= lo && v < hi);
+  if (d.clipStart[0] !== 0 || d.clipStart[clips] !== frames || !d.clipStart.every((v, i) => i === 0 || v >= d.clipStart[i - 1])) problems.push('clipStart does not count up from 0 to frameCount');
+  if (!d.frameClip.every((c, f) => c >= 0 && c < clips && f >= d.clipStart[c] && f < d.clipStart[c + 1])) problems.push('frameClip disagrees with clipStart');
+  if (!inRange(t.order, 0, frames)) problems.push('order holds frames out of range');
+  if (!inRange(t.clipRoot, -1, nodes)) problems.push('clipRoot holds nodes out of range');
+  // Children after their parent (as built), so the tree has no cycle; at most 200 deep, so the
+  // search's stack of 256 holds it.
+  const depth = new Int32Array(nodes);
+  for (let n = 0; n < nodes; n++) {
+    const l = t.nodeLeft[n], r = t.nodeRight[n];
+    const ok = t.nodeStart[n] >= 0 && t.nodeStart[n] <= t.nodeEnd[n] && t.nodeEnd[n] <= 2 * frames && t.nodeClipMin[n] >= 0 && t.nodeClipMax[n] < clips
+      && ((l === -1 && r === -1) || (l > n && r > n && l < nodes && r < nodes));
+    if (!ok || depth[n] > 200) {
+      problems.push(`tree node ${n} is malformed`);
+      break;
+    }
+    if (l >= 0) { depth[l] = depth[n] + 1; depth[r] = depth[n] + 1; }
+  }
+  for (const [name, a] of [['clipDurations', d.clipDurations], ['frameTime', d.frameTime], ['features', d.features], ['lower', t.lower], ['upper', t.upper]] as const) {
+    if (!a.every(Number.isFinite)) problems.push(`section '${name}' holds a value that is not finite`);
+  }
+  return problems;
 }
 
 function staleReason(header: IndexHeader, expected: PoseSearchHash, schema: PoseFeatureSchema, clips: readonly IndexedClip[]): string {

@@ -361,6 +361,19 @@ describe('loading PoseSearchBlend', () => {
     expect(bare.map((p) => `${p.path}: ${p.message}`)).toEqual(['$.nodes.ps.properties.features.positions: positions needs a list of bones (for example both feet and hands)']);
   });
 
+  it('reports `constructor`, `toString` and `__proto__` as features keys, channel keys or bones at their path, never a TypeError', () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      // Parsed from text, as a file is: `__proto__` is then an own key, not the prototype.
+      const features = (json: string) => bipedAsset({ features: JSON.parse(json) });
+      const asFeature = problems(features(`{"positions": {"weight": 1, "bones": ["foot_l"]}, "${name}": {"weight": 1}}`));
+      expect(asFeature).toEqual([{ path: '$.nodes.ps.properties.features', code: 'schema', message: `Unrecognized key: "${name}"` }]);
+      const asChannelKey = problems(features(`{"positions": {"weight": 1, "bones": ["foot_l"], "${name}": 1}}`));
+      expect(asChannelKey).toEqual([{ path: '$.nodes.ps.properties.features.positions', code: 'schema', message: `Unrecognized key: "${name}"` }]);
+      const asBone = problems(features(`{"positions": {"weight": 1, "bones": ["${name}"]}, "rootBone": "${name}"}`));
+      expect(summary(asBone)).toEqual(['$.nodes.ps.properties.features.positions.bones[0] [unknown-bone]', '$.nodes.ps.properties.features.rootBone [unknown-bone]']);
+    }
+  });
+
   it('uses the seed schema (rotations of every bone) when features are left out', () => {
     const a = bipedAsset();
     delete a.nodes.ps.properties.features;
@@ -495,6 +508,38 @@ describe('loading PoseSearchBlend', () => {
     writeFileSync(join(dir, 'garbage.psindex'), 'not an index');
     asset.nodes.ps.properties.database = 'garbage.psindex';
     expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(/not a pose-search index file/) }]);
+  });
+
+  it('a corrupt index file (a flipped bit, a cut, a mangled header) is a `file` error at `database`, never a TypeError', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-ps-'));
+    const graphPath = join(dir, 'graph.json');
+    const asset = bipedAsset({ database: 'good.psindex' });
+    writeFileSync(graphPath, JSON.stringify(asset));
+    expect((await cli('index', graphPath, '--out', join(dir, 'good.psindex'))).code).toBe(0);
+    const bytes = new Uint8Array(readFileSync(join(dir, 'good.psindex')));
+    const headerLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + headerLength)));
+    const flipped = bytes.slice();
+    flipped[bytes.length - 1000] ^= 0x04; // in the features, the bounding boxes or the tree
+    // `sections` not a list, with the header's length kept (spaces), so only the field is wrong.
+    const mangled = bytes.slice();
+    const text = JSON.stringify({ ...header, sections: 7 });
+    mangled.set(new TextEncoder().encode(text.padEnd(headerLength, ' ')), 12);
+    const files: [string, Uint8Array, RegExp][] = [
+      ['flipped.psindex', flipped, /the index file is corrupt: its contents do not match the checksum/],
+      ['cut.psindex', bytes.subarray(0, bytes.length >> 1), /the index file is truncated \(section '/],
+      ['mangled.psindex', mangled, /the index file header is malformed: sections is not a list/],
+    ];
+    for (const [file, content, message] of files) {
+      writeFileSync(join(dir, file), content);
+      asset.nodes.ps.properties.database = file;
+      expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(message) }]);
+      writeFileSync(graphPath, JSON.stringify(asset));
+      const validated = await cli('validate', graphPath);
+      expect(validated.code).toBe(1);
+      expect(validated.err).toMatch(new RegExp(`\\$\\.nodes\\.ps\\.properties\\.database: ${file.replace('.', '\\.')}: .*; rebuild it with .* \\[file\\]`));
+      expect(validated.err).not.toMatch(/TypeError|\n\s+at /);
+    }
   });
 
   it('animgraph index refuses a graph without a pose-search node, and needs --out', async () => {

@@ -3,7 +3,7 @@ import { Clip, ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { Pose } from '../../runtime/pose.ts';
 import {
-  buildKdTree, deserializePoseSearchDatabase, featureSpecProblems, INDEX_FORMAT, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
+  buildKdTree, clipTreeCosts, deserializePoseSearchDatabase, featureSpecProblems, INDEX_FORMAT, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, poseSearchHash, serializePoseSearchDatabase, type IndexedClip, type PoseFeatureSpec,
 } from '../../runtime/pose-search.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
@@ -309,6 +309,54 @@ describe('KD-tree search', () => {
     expect(treeScored).toBeLessThan(scanScored / 5);
   });
 
+  it('keeps a clip\'s subtree only where it beats a scan for queries from the other clips (counted work, the same answers)', () => {
+    const rand = mulberry32(21);
+    const q = new Float64Array(4);
+    // Noise: every key a random rotation of every bone, so a pose of one clip is far from all of
+    // another's in 28 dimensions and a tree over them visits nearly every leaf.
+    const noise = (name: string) => makeClip(name, 600, 30, (_, pose) => {
+      for (let b = 0; b < skeleton.boneCount; b++) {
+        for (let k = 0; k < 4; k++) q[k] = rand() - 0.5;
+        const n = Math.hypot(q[0], q[1], q[2], q[3]);
+        pose.rotations.set([q[0] / n, q[1] / n, q[2] / n, q[3] / n], b * 4);
+      }
+    });
+    // Swings: smooth one-dimensional motion, where a subtree narrows down to a few leaves.
+    const smooth = (name: string, k: number) => swing(name, (f) => Math.sin(f / (8 + k)) * (0.6 + 0.1 * k), [0, 0, 0], 0, 600);
+    const spec: PoseFeatureSpec = { rotations: { weight: 1 }, positions: { weight: 1, bones: ['foot', 'hand'] } };
+    const schema = new PoseFeatureSchema(spec, skeleton);
+    for (const [clips, keeps] of [
+      [['n0', 'n1', 'n2'].map((name) => ({ name, binding: noise(name) })), false],
+      [['s0', 's1', 's2'].map((name, k) => ({ name, binding: smooth(name, k) })), true],
+    ] as [IndexedClip[], boolean][]) {
+      const always = PoseSearchDatabase.build(schema, clips, { clipTrees: 'always' });
+      const built = PoseSearchDatabase.build(schema, clips);
+      const costs = clipTreeCosts(always);
+      for (let c = 0; c < 3; c++) {
+        expect(always.tree.clipRoot[c]).toBeGreaterThan(0); // 600 frames: long enough for a subtree
+        expect(costs[2 * c + 1]).toBe(600);
+        expect(costs[2 * c] < costs[2 * c + 1]).toBe(keeps);
+        expect(built.tree.clipRoot[c] >= 0).toBe(keeps);
+      }
+      if (!keeps) expect(built.tree.nodeStart.length).toBeLessThan(always.tree.nodeStart.length / 1.5);
+      // Built twice, the same choice (counts, not timings).
+      expect(Array.from(PoseSearchDatabase.build(schema, clips).tree.clipRoot)).toEqual(Array.from(built.tree.clipRoot));
+      // Every way of searching gives the brute-force frame, restricted to a clip or not.
+      const qa = new PoseSearchQuery(always), qb = new PoseSearchQuery(built);
+      const a = new PoseSearchResult(), b = new PoseSearchResult(), brute = new PoseSearchResult();
+      for (let i = 0; i < 60; i++) {
+        const f = Math.floor(rand() * always.frameCount);
+        for (let d = 0; d < always.dims; d++) qa.features[d] = always.features[f * always.dims + d] + 0.1 * (rand() - 0.5);
+        qb.features.set(qa.features);
+        if (i % 3 === 2) { qa.allowAll(); qb.allowAll(); } else { qa.allowOnly(i % 3); qb.allowOnly(i % 3); }
+        always.search(qa, a, 'tree');
+        built.search(qb, b, 'auto');
+        always.search(qa, brute, 'brute');
+        expect([a.frame, a.cost, b.frame, b.cost]).toEqual([brute.frame, brute.cost, brute.frame, brute.cost]);
+      }
+    }
+  });
+
   it('breaks ties by the lowest frame index in both modes', () => {
     const db = randomDatabase(5, 200, 1, false);
     const features = db.features;
@@ -372,19 +420,105 @@ describe('index files', () => {
     expect(stale(s2, clips).message).toMatch(/the skeleton changed/);
     expect(() => deserializePoseSearchDatabase(new TextEncoder().encode('{"not": "an index"}'), schema, clips)).toThrow(/not a pose-search index file/);
     expect(() => deserializePoseSearchDatabase(bytes.subarray(0, bytes.length - 100), schema, clips)).toThrow(/truncated/);
-    // A file of the format before clip subtrees (same magic, format 1) is stale, not garbage.
+    // Files of the formats before (1: no clip subtrees, 2: no checksum; same magic) are stale, not garbage.
     const header = new TextDecoder().decode(bytes.subarray(0, 200));
     expect(header).toContain(`"format":"${INDEX_FORMAT}"`);
-    expect(INDEX_FORMAT).toBe('animgraph-pose-index/2');
-    const old = bytes.slice();
-    old.set(new TextEncoder().encode('animgraph-pose-index/1'), header.indexOf(INDEX_FORMAT));
-    let error: unknown;
-    try {
-      deserializePoseSearchDatabase(old, schema, clips);
-    } catch (e) {
-      error = e;
+    expect(INDEX_FORMAT).toBe('animgraph-pose-index/3');
+    for (const format of ['animgraph-pose-index/1', 'animgraph-pose-index/2']) {
+      const old = bytes.slice();
+      old.set(new TextEncoder().encode(format), header.indexOf(INDEX_FORMAT));
+      expect(readError(old)).toMatchObject({ stale: true, message: `index format '${format}' is not 'animgraph-pose-index/3'` });
     }
-    expect(error).toBeInstanceOf(PoseIndexError);
-    expect(error).toMatchObject({ stale: true, message: "index format 'animgraph-pose-index/1' is not 'animgraph-pose-index/2'" });
   });
+
+  /** The PoseIndexError reading `bytes` throws (failing on any other error or none). */
+  function readError(bytes: Uint8Array): PoseIndexError {
+    try {
+      deserializePoseSearchDatabase(bytes, schema, clips);
+    } catch (e) {
+      if (!(e instanceof PoseIndexError)) throw e;
+      return e;
+    }
+    throw new Error('expected the index file to be refused');
+  }
+
+  /** The file with its header JSON replaced by edit(header) (the data sections kept, the checksum not recomputed). */
+  function withHeader(bytes: Uint8Array, edit: (header: any) => unknown): Uint8Array {
+    const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + length)));
+    const edited = edit(header);
+    const json = new TextEncoder().encode(JSON.stringify(edited === undefined ? header : edited));
+    const start = (12 + json.length + 7) & ~7;
+    const out = new Uint8Array(start + bytes.length - ((12 + length + 7) & ~7));
+    out.set(bytes.subarray(0, 8));
+    new DataView(out.buffer).setUint32(8, json.length, true);
+    out.set(json, 12);
+    out.set(bytes.subarray((12 + length + 7) & ~7), start);
+    return out;
+  }
+
+  it('refuses a file whose data or header was changed after it was written (the checksum), as unreadable, not stale', () => {
+    const db = PoseSearchDatabase.build(schema, clips);
+    const bytes = serializePoseSearchDatabase(db);
+    expect(deserializePoseSearchDatabase(withHeader(bytes, () => undefined), schema, clips).frameCount).toBe(db.frameCount);
+    const length = new DataView(bytes.buffer).getUint32(8, true);
+    const dataStart = (12 + length + 7) & ~7;
+    // One bit in each section: before, a flipped feature or box bound loaded and quietly lost matches.
+    let at = dataStart;
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + length)));
+    for (const section of header.sections as { name: string; type: string; length: number }[]) {
+      const byteLength = section.length * (section.type === 'f64' ? 8 : 4);
+      if (byteLength > 0) {
+        const flipped = bytes.slice();
+        flipped[at + (byteLength >> 1)] ^= 0x10;
+        expect([section.name, readError(flipped)]).toMatchObject([section.name, { stale: false, message: expect.stringMatching(/^the index file is corrupt: its contents do not match the checksum/) }]);
+      }
+      at += (byteLength + 7) & ~7;
+    }
+    // Bytes appended, and a number of the header changed (the scales a query is multiplied by).
+    const longer = new Uint8Array(bytes.length + 8);
+    longer.set(bytes);
+    expect(readError(longer).message).toMatch(/corrupt/);
+    expect(readError(withHeader(bytes, (h) => { h.scales[1] *= 1.5; })).message).toMatch(/corrupt/);
+  });
+
+  it('refuses truncated files and malformed headers with a PoseIndexError saying what is wrong, never a TypeError', () => {
+    const bytes = serializePoseSearchDatabase(PoseSearchDatabase.build(schema, clips));
+    const length = new DataView(bytes.buffer).getUint32(8, true);
+    for (const cut of [0, 7, 11, 12, 40, 12 + length - 1, 12 + length + 10, bytes.length - 8, bytes.length - 1]) {
+      expect(readError(bytes.subarray(0, cut)).message).toMatch(/^(not a pose-search index file|the index file is truncated|the index file is corrupt)/);
+    }
+    expect(readError(bytes.subarray(0, 40)).message).toMatch(/^the index file is truncated \(a header of \d+ bytes, 28 left in the file\)/);
+    const badMagic = bytes.slice();
+    badMagic[3] ^= 1;
+    expect(readError(badMagic).message).toMatch(/^not a pose-search index file/);
+    const hugeHeader = bytes.slice();
+    new DataView(hugeHeader.buffer).setUint32(8, 0xffffffff, true);
+    expect(readError(hugeHeader).message).toMatch(/truncated/);
+    const malformed: [string, (h: any) => unknown, RegExp][] = [
+      ['an array', () => [1, 2], /not a JSON object/],
+      ['null', () => null, /not a JSON object/],
+      ['a format that is not a string', (h) => { h.format = 3; }, /format is not a string/],
+      ['sections not a list', (h) => { h.sections = 5; }, /sections is not a list/],
+      ['no sections', (h) => { delete h.sections; }, /sections is not a list/],
+      ['a section missing', (h) => { h.sections.pop(); }, /no 'clipRoot' section/],
+      ['a section twice', (h) => { h.sections.push(h.sections[0]); }, /sections\[15\] is not one of the sections/],
+      ['a section of another name', (h) => { h.sections[0].name = '__proto__'; }, /sections\[0\] is not one of the sections.*no 'clipDurations' section/],
+      ['a section of the wrong type', (h) => { h.sections[4].type = 'i32'; }, /section 'features' has type "i32"/],
+      ['a section longer than the file', (h) => { h.sections[4].length = 1e7; }, /truncated \(section 'features'/],
+      ['a negative length', (h) => { h.sections[4].length = -8; }, /section 'features' has length -8/],
+      ['a fractional length', (h) => { h.sections[4].length = 2.5; }, /section 'features' has length 2.5/],
+      ['no hash', (h) => { delete h.hash; }, /hash is not/],
+      ['clips not a list', (h) => { h.clips = { a: 1 }; }, /clips is not a list/],
+      ['a clip without frames', (h) => { delete h.clips[0].frames; }, /clips is not a list/],
+      ['dims a string', (h) => { h.dims = '12'; }, /dims is not a whole number/],
+      ['scales of two channels', (h) => { h.scales.pop(); }, /scales is not a list of 3 finite numbers/],
+      ['no checksum', (h) => { delete h.checksum; }, /checksum is not 64 hex digits/],
+    ];
+    for (const [what, edit, message] of malformed) {
+      const error = readError(withHeader(bytes, edit));
+      expect([what, error.stale, error.message]).toEqual([what, false, expect.stringMatching(message)]);
+    }
+  });
+
 });
