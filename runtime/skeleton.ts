@@ -11,6 +11,17 @@ export interface BoneDefinition {
   scale?: [number, number, number];
 }
 
+/**
+ * What a skinned mesh needs besides the bones (imported from a glTF skin): each bone's inverse bind
+ * matrix, 4x4 column-major as glTF stores it, 16 numbers per bone in skeleton order (the identity
+ * for a bone that is not one of the skin's joints), and the bone of each skin joint, so that a
+ * mesh's joint indices (JOINTS_0) find their bone: jointBones[joint] = bone index.
+ */
+export interface SkeletonSkin {
+  readonly inverseBindMatrices: Float64Array;
+  readonly jointBones: Int32Array;
+}
+
 export interface SkeletonProblem {
   /** Index of the bone in the list given to the skeleton. */
   bone: number;
@@ -36,9 +47,11 @@ export class Skeleton {
    */
   readonly descendants: Int32Array;
   readonly descendantStart: Int32Array;
+  /** The skin this skeleton was imported with (glTF), or null. */
+  readonly skin: SkeletonSkin | null;
   private readonly indexByName: Map<string, number>;
 
-  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose) {
+  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose, skin?: SkeletonSkin) {
     const problems = Skeleton.validate(boneNames, parents);
     if (problems.length > 0) {
       throw new SkeletonError(problems);
@@ -49,6 +62,10 @@ export class Skeleton {
     if (this.referencePose.boneCount !== boneNames.length) {
       throw new SkeletonError([{ bone: -1, message: `reference pose has ${this.referencePose.boneCount} bones, skeleton has ${boneNames.length}` }]);
     }
+    if (skin !== undefined && skin.inverseBindMatrices.length !== boneNames.length * 16) {
+      throw new SkeletonError([{ bone: -1, message: `${skin.inverseBindMatrices.length / 16} inverse bind matrices for ${boneNames.length} bones` }]);
+    }
+    this.skin = skin ?? null;
     this.indexByName = new Map(boneNames.map((n, i) => [n, i]));
     const n = boneNames.length;
     const lists: number[][] = Array.from({ length: n }, () => []);
@@ -133,7 +150,15 @@ export class Skeleton {
       }
       if (bone.scale) pose.scales.set(bone.scale, (n + i) * 3);
     });
-    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose);
+    let skin: SkeletonSkin | undefined;
+    if (this.skin !== null) {
+      // Helper bones skin nothing: identity bind matrices keep the per-bone layout.
+      const ibm = new Float64Array((n + bones.length) * 16);
+      ibm.set(this.skin.inverseBindMatrices);
+      for (let b = n; b < n + bones.length; b++) ibm[b * 16] = ibm[b * 16 + 5] = ibm[b * 16 + 10] = ibm[b * 16 + 15] = 1;
+      skin = { inverseBindMatrices: ibm, jointBones: this.skin.jointBones };
+    }
+    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose, skin);
   }
 
   /** Builds a skeleton from bones listed by parent name (the JSON skeleton asset's form). */
