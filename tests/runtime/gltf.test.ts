@@ -439,3 +439,11 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     expect(e.code).toBe('too-large');
   });
 });
+
+describe('glTF import: portable', () => {
+  it('imports nothing from Node, so a browser can run it on fetched bytes', () => {
+    const source = readFileSync(new URL('../../runtime/gltf.ts', import.meta.url), 'utf8');
+    expect(source).not.toMatch(/from ['"]node:/);
+    expect(source).not.toMatch(/\bBuffer\.|require\(/);
+  });
+});
