@@ -432,7 +432,7 @@ export function gltfSkinIndex(doc: GltfDocument, skin: number | string): number 
   if (names.length === 0) doc.fail('unknown-skin', 'the file has no skins, so no skeleton');
   const index = typeof skin === 'number' ? skin : names.indexOf(skin);
   if (!isIndex(index, names.length)) {
-    doc.fail('unknown-skin', `no skin ${JSON.stringify(skin)}: the file has ${names.length} (${names.map((n, i) => `${i}: ${n}`).join(', ')})`);
+    doc.fail('unknown-skin', `no skin ${JSON.stringify(skin)}: the file has ${names.length} (${names.map((n, i) => (n === `#${i}` ? `${i}, unnamed` : `${i}: ${n}`)).join('; ')})`);
   }
   return index;
 }
