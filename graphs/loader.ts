@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { BvhError, loadBvh } from '../runtime/bvh.ts';
+import { GltfError, gltfClip, gltfRig, readGltf, type GltfDocument, type GltfRig } from '../runtime/gltf.ts';
 import { extractRootMotion, rootMotionSource } from '../runtime/root-motion.ts';
 import type { Clip } from '../runtime/clip.ts';
 import { AnimGraph, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
@@ -18,7 +19,8 @@ import {
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
   | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
-  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'no-root-motion';
+  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'no-root-motion'
+  | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -504,6 +506,9 @@ function postOrder(
 
 class FileCache {
   private readonly bvh = new Map<string, ReturnType<typeof loadBvh> | BvhError | Error>();
+  private readonly gltf = new Map<string, GltfDocument | Error>();
+  /** The skeleton's glTF skin, so that clips from the same file target its bones by node. */
+  skeletonRig: { file: string; rig: GltfRig } | null = null;
 
   constructor(readonly baseDir: string) {}
 
@@ -524,6 +529,70 @@ class FileCache {
     }
     return cached;
   }
+
+  /** A glTF file read and parsed once per load, whichever clips name it; external buffers relative to it. */
+  loadGltf(path: string): GltfDocument | Error {
+    const full = this.resolve(path);
+    let cached = this.gltf.get(full);
+    if (cached === undefined) {
+      let bytes: Uint8Array | undefined;
+      try {
+        bytes = readFileSync(full);
+      } catch (e) {
+        cached = new Error(`cannot read '${path}' (resolved to ${full}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+      if (bytes) cached = guardGltf(path, () => readGltf(bytes, { source: path, readUri: (uri) => readFileSync(resolve(dirname(full), decodeURIComponent(uri))) }));
+      this.gltf.set(full, cached!);
+    }
+    return cached!;
+  }
+}
+
+const isGltfPath = (path: string) => /\.gl(b|tf)$/i.test(path);
+
+/** Runs an import; an error other than GltfError (a bug, not the file) is still reported, never thrown. */
+function guardGltf<T>(path: string, run: () => T): T | Error {
+  try {
+    return run();
+  } catch (e) {
+    return e instanceof GltfError ? e : new GltfError(path, 'malformed', [`cannot import: ${(e as Error).message}`]);
+  }
+}
+
+/** A glTF problem at the asset path it concerns: the file, the skin or the animation named. */
+function reportGltfError(error: Error, file: readonly PropertyKey[], named: readonly PropertyKey[], problems: Problems): void {
+  if (!(error instanceof GltfError)) {
+    problems.add(file, 'file', error.message);
+    return;
+  }
+  const where = {
+    malformed: [file, 'gltf'], unreadable: [file, 'file'], 'too-large': [named, 'gltf'], 'unknown-skin': [named, 'unknown-skin'],
+    'skin-not-tree': [named, 'skeleton'], 'unknown-animation': [named, 'unknown-animation'], 'empty-animation': [named, 'empty-animation'],
+  } as const satisfies Record<GltfError['code'], readonly [unknown, ProblemCode]>;
+  const [keys, code] = where[error.code];
+  for (const p of error.problems) problems.add(keys as readonly PropertyKey[], code, `${error.source}: ${p}`);
+}
+
+function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, files: FileCache, problems: Problems): Skeleton | undefined {
+  const doc = files.loadGltf(source.gltf);
+  const rig = doc instanceof Error ? doc : guardGltf(source.gltf, () => gltfRig(doc, source.skin ?? 0));
+  if (rig instanceof Error) {
+    reportGltfError(rig, ['skeleton', 'gltf'], ['skeleton', 'skin'], problems);
+    return undefined;
+  }
+  files.skeletonRig = { file: files.resolve(source.gltf), rig };
+  return rig.skeleton;
+}
+
+function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
+  const doc = files.loadGltf(def.source);
+  const sameFile = files.skeletonRig?.file === files.resolve(def.source) ? files.skeletonRig.rig : undefined;
+  const clip = doc instanceof Error ? doc : guardGltf(def.source, () => gltfClip(doc, def.animation ?? 0, { name, rig: sameFile, sampleRate: def.sampleRate }));
+  if (clip instanceof Error) {
+    reportGltfError(clip, ['clips', name, 'source'], ['clips', name, 'animation'], problems);
+    return undefined;
+  }
+  return clip;
 }
 
 function reportFileError(error: BvhError | Error, where: readonly PropertyKey[], problems: Problems): void {
@@ -546,6 +615,7 @@ const jsonSkeletonSchema = z.object({
 
 function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache, problems: Problems): Skeleton | undefined {
   if (source === 'builtin:biped') return sampleSkeleton();
+  if ('gltf' in source) return loadGltfSkeleton(source, files, problems);
   if ('bvh' in source) {
     const loaded = files.loadBvh(source.bvh);
     if (loaded instanceof Error) {
@@ -578,6 +648,11 @@ function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache, probl
 
 function loadClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
   let clip: Clip;
+  if (!isGltfPath(def.source)) {
+    for (const key of ['animation', 'sampleRate'] as const) {
+      if (def[key] !== undefined) problems.add(['clips', name, key], 'schema', `'${key}' applies to glTF sources (.glb, .gltf) only`);
+    }
+  }
   if (def.source.startsWith('builtin:')) {
     const builtin = def.source.slice('builtin:'.length);
     if (!SAMPLE_CLIP_NAMES.includes(builtin)) {
@@ -585,6 +660,10 @@ function loadClip(name: string, def: GraphEnvelope['clips'][string], files: File
       return undefined;
     }
     clip = sampleClip(builtin);
+  } else if (isGltfPath(def.source)) {
+    const loaded = loadGltfClip(name, def, files, problems);
+    if (!loaded) return undefined;
+    clip = loaded;
   } else {
     const loaded = files.loadBvh(def.source);
     if (loaded instanceof Error) {

@@ -27,10 +27,18 @@ export const skeletonSourceSchema = z.union([
   z.literal('builtin:biped').describe('The built-in 22-bone sample biped.'),
   z.object({ bvh: z.string().describe('BVH file whose hierarchy is the skeleton, relative to the graph file.') }).strict(),
   z.object({ file: z.string().describe('JSON skeleton asset, relative to the graph file.') }).strict(),
+  z.object({
+    gltf: z.string().describe('glTF file (.glb, or .gltf with embedded or external buffers) whose skin is the skeleton, relative to the graph file.'),
+    skin: z.union([z.number().int().min(0), z.string().min(1)]).optional().describe('The skin: its index or name (default 0).'),
+  }).strict(),
 ]);
 
 export const clipSchema = z.object({
-  source: z.string().describe("A BVH file relative to the graph file, or 'builtin:idle', 'builtin:walk', 'builtin:run'."),
+  source: z.string().describe("A BVH or glTF (.glb, .gltf) file relative to the graph file, or 'builtin:idle', 'builtin:walk', 'builtin:run'."),
+  animation: z.union([z.number().int().min(0), z.string().min(1)]).optional()
+    .describe('glTF sources: the animation, by name or index (default 0).'),
+  sampleRate: z.number().positive().max(1000).optional()
+    .describe("glTF sources: frames per second the animation is resampled to (default: the keys' own rate when they lie on a uniform grid, else 30)."),
   frames: z.tuple([z.number().int(), z.number().int()]).optional()
     .describe('First and last frame to keep (inclusive); a negative last counts from the end (-1 = last frame).'),
   interpolation: z.enum(['slerp', 'nlerp']).optional().describe('Rotation interpolation between keys (default slerp).'),

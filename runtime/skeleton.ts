@@ -28,6 +28,17 @@ const METRES: Record<LengthUnit, number> = { cm: 0.01, m: 1 };
  */
 const LEG_PER_SPAN = 0.38;
 
+/**
+ * What a skinned mesh needs besides the bones (imported from a glTF skin): each bone's inverse bind
+ * matrix, 4x4 column-major as glTF stores it, 16 numbers per bone in skeleton order (the identity
+ * for a bone that is not one of the skin's joints), and the bone of each skin joint, so that a
+ * mesh's joint indices (JOINTS_0) find their bone: jointBones[joint] = bone index.
+ */
+export interface SkeletonSkin {
+  readonly inverseBindMatrices: Float64Array;
+  readonly jointBones: Int32Array;
+}
+
 export interface SkeletonProblem {
   /** Index of the bone in the list given to the skeleton. */
   bone: number;
@@ -59,10 +70,12 @@ export class Skeleton {
    * lengths: the unit says what the numbers mean, so that thresholds can be set in metres.
    */
   readonly units: LengthUnit;
+  /** The skin this skeleton was imported with (glTF), or null. */
+  readonly skin: SkeletonSkin | null;
   private readonly indexByName: Map<string, number>;
   private legLengthCache: number;
 
-  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose, options: { units?: LengthUnit; legLength?: number } = {}) {
+  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose, options: { units?: LengthUnit; legLength?: number; skin?: SkeletonSkin } = {}) {
     const problems = Skeleton.validate(boneNames, parents);
     if (problems.length > 0) {
       throw new SkeletonError(problems);
@@ -73,6 +86,11 @@ export class Skeleton {
     if (this.referencePose.boneCount !== boneNames.length) {
       throw new SkeletonError([{ bone: -1, message: `reference pose has ${this.referencePose.boneCount} bones, skeleton has ${boneNames.length}` }]);
     }
+    const skin = options.skin;
+    if (skin !== undefined && skin.inverseBindMatrices.length !== boneNames.length * 16) {
+      throw new SkeletonError([{ bone: -1, message: `${skin.inverseBindMatrices.length / 16} inverse bind matrices for ${boneNames.length} bones` }]);
+    }
+    this.skin = skin ?? null;
     this.indexByName = new Map(boneNames.map((n, i) => [n, i]));
     this.units = options.units ?? 'cm';
     this.legLengthCache = options.legLength ?? NaN;
@@ -116,7 +134,7 @@ export class Skeleton {
   /** This skeleton with its lengths declared in `units` (the numbers are unchanged). */
   withUnits(units: LengthUnit): Skeleton {
     if (units === this.units) return this;
-    return new Skeleton(this.boneNames, this.parents, this.referencePose, { units });
+    return new Skeleton(this.boneNames, this.parents, this.referencePose, { units, skin: this.skin ?? undefined });
   }
 
   /** The bone's index, or -1 if the skeleton has no such bone. Call in cacheBones, never per frame. */
@@ -186,7 +204,15 @@ export class Skeleton {
       }
       if (bone.scale) pose.scales.set(bone.scale, (n + i) * 3);
     });
-    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose, { units: this.units, legLength: this.legLength });
+    let skin: SkeletonSkin | undefined;
+    if (this.skin !== null) {
+      // Helper bones skin nothing: identity bind matrices keep the per-bone layout.
+      const ibm = new Float64Array((n + bones.length) * 16);
+      ibm.set(this.skin.inverseBindMatrices);
+      for (let b = n; b < n + bones.length; b++) ibm[b * 16] = ibm[b * 16 + 5] = ibm[b * 16 + 10] = ibm[b * 16 + 15] = 1;
+      skin = { inverseBindMatrices: ibm, jointBones: this.skin.jointBones };
+    }
+    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose, { units: this.units, legLength: this.legLength, skin });
   }
 
   /** Builds a skeleton from bones listed by parent name (the JSON skeleton asset's form). */
