@@ -6,7 +6,8 @@
 //  (b) `npx animgraph validate` and `npx animgraph run` (the bin, plain node);
 //  (c) `tsc --noEmit` on a TypeScript consumer (module NodeNext, strict, noUncheckedIndexedAccess,
 //      skipLibCheck false) that uses the package's types.
-// Also checks what the tarball holds. Prints one line per check; exits 1 if any failed.
+// Also checks what the tarball holds. Prints one line per check; exits 1 if any failed. The temporary
+// folder is removed unless a check failed or PACK_TEST_KEEP is set.
 // Needs the npm registry (the package's dependencies and the consumer's TypeScript install from it).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -44,7 +45,7 @@ function cleanEnv() {
 function finish() {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`pack test: ${failures === 0 ? 'passed' : `${failures} check(s) failed`} in ${seconds} s`);
-  if (failures === 0) rmSync(work, { recursive: true, force: true });
+  if (failures === 0 && !process.env.PACK_TEST_KEEP) rmSync(work, { recursive: true, force: true });
   else console.log(`pack test: left ${work} for a look`);
   process.exit(failures === 0 ? 0 : 1);
 }
