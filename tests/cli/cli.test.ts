@@ -23,12 +23,12 @@ async function cliWith(options: { errIsTty: boolean }, ...args: string[]): Promi
 }
 
 /**
- * Runs the installed CLI in a shell pipeline whose reader stops early, and returns the CLI's own
- * exit status (pipefail) and its stderr.
+ * Runs the CLI as a process (from its sources: see tests/support/cli-source.ts) in a shell pipeline
+ * whose reader stops early, and returns the CLI's own exit status (pipefail) and its stderr.
  */
 function pipeline(args: string, reader: string): { status: number | null; stderr: string; stdout: string } {
-  const bin = `${root}cli/animgraph.mjs`;
-  const r = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${bin}" ${args} | ${reader}`], { encoding: 'utf8', cwd: root });
+  const bin = `${root}tests/support/cli-source.ts`;
+  const r = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" --import tsx "${bin}" ${args} | ${reader}`], { encoding: 'utf8', cwd: root });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
-import ts from 'typescript';
+import { createScanner, SyntaxKind } from 'typescript/unstable/ast';
 import { describe, expect, it } from 'vitest';
 import { describeNodeType, editorMeta, editorMetaFor, editorMetaProblems, type NodeEditorMeta } from '../../editor-meta/index.ts';
 import { builtInNodeTypes, OutputType } from '../../nodes/index.ts';
@@ -116,11 +116,44 @@ describe('describeNodeType', () => {
 // The editor/runtime split: runtime code must load without editor-meta, as in Unreal, where
 // runtime modules never depend on editor modules.
 
-/** Module specifiers imported, re-exported, required or dynamically imported by `source` that name editor-meta. */
+/** Tokens after which a `/` ends an expression (division), so it cannot open a regular expression. */
+const EXPRESSION_ENDS = new Set([
+  SyntaxKind.Identifier, SyntaxKind.CloseParenToken, SyntaxKind.CloseBracketToken, SyntaxKind.CloseBraceToken,
+  SyntaxKind.NumericLiteral, SyntaxKind.BigIntLiteral, SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral,
+  SyntaxKind.TemplateTail, SyntaxKind.ThisKeyword, SyntaxKind.SuperKeyword, SyntaxKind.TrueKeyword, SyntaxKind.FalseKeyword,
+  SyntaxKind.NullKeyword, SyntaxKind.PlusPlusToken, SyntaxKind.MinusMinusToken,
+]);
+
+/**
+ * Module specifiers imported, re-exported, required or dynamically imported by `source` that name
+ * editor-meta. The compiler's scanner (TypeScript 7 has no `preProcessFile`: the pre-processor
+ * that did this was a scan like this one) skips comments and reads strings, templates and regular
+ * expressions whole, so only a string at an import site counts: after `from`, after `import`, or
+ * as the argument of `import(` or `require(`.
+ */
 function editorMetaImports(source: string): string[] {
-  // The compiler's own pre-processor sees real import sites only, never comments or plain strings.
-  const info = ts.preProcessFile(source, true, true);
-  return info.importedFiles.map((f) => f.fileName).filter((s) => s.includes('editor-meta'));
+  const scanner = createScanner(true, undefined, source);
+  const found: string[] = [];
+  const templates: number[] = []; // brace depth at each open `${`
+  let depth = 0;
+  let previous = SyntaxKind.Unknown, before = SyntaxKind.Unknown; // the two tokens before this one
+  for (let token = scanner.scan(); token !== SyntaxKind.EndOfFile; token = scanner.scan()) {
+    if ((token === SyntaxKind.SlashToken || token === SyntaxKind.SlashEqualsToken) && !EXPRESSION_ENDS.has(previous)) token = scanner.reScanSlashToken();
+    if (token === SyntaxKind.OpenBraceToken) depth++;
+    else if (token === SyntaxKind.CloseBraceToken) {
+      if (templates.length > 0 && templates[templates.length - 1] === depth) {
+        token = scanner.reScanTemplateToken(false);
+        if (token === SyntaxKind.TemplateTail) templates.pop();
+      } else depth--;
+    } else if (token === SyntaxKind.TemplateHead) templates.push(depth);
+    if (token === SyntaxKind.StringLiteral && (previous === SyntaxKind.FromKeyword || previous === SyntaxKind.ImportKeyword
+      || (previous === SyntaxKind.OpenParenToken && (before === SyntaxKind.ImportKeyword || before === SyntaxKind.RequireKeyword)))) {
+      found.push(scanner.getTokenValue());
+    }
+    before = previous;
+    previous = token;
+  }
+  return found.filter((s) => s.includes('editor-meta'));
 }
 
 function tsFilesUnder(dir: string): string[] {
@@ -140,6 +173,10 @@ describe('runtime code does not depend on editor-meta', () => {
     expect(editorMetaImports('// Docs for these nodes live in editor-meta/, which imports this file.')).toEqual([]);
     expect(editorMetaImports("/* import { x } from '../editor-meta/index.ts' */\nconst folder = 'editor-meta';")).toEqual([]);
     expect(editorMetaImports("import { NodeType } from '../runtime/node.ts';")).toEqual([]);
+    // Templates and regular expressions are read whole, so what they hold is no import site, and
+    // what follows them still is.
+    expect(editorMetaImports("const t = `${a}import x from '../editor-meta/a.ts' ${`${b}`}`;\nimport '../editor-meta/b.ts';")).toEqual(['../editor-meta/b.ts']);
+    expect(editorMetaImports("const r = /from '|'editor-meta'/g, q = x / 2 / 'editor-meta'.length;\nexport * from '../editor-meta/c.ts';")).toEqual(['../editor-meta/c.ts']);
   });
 
   it('no file under runtime/, nodes/ or graphs/ imports editor-meta', () => {

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// Builds the package into dist/ (run by `npm run build` and by `prepare`, so `npm install`, `npm ci`,
+// `npm pack` and an install from git all build it): compiles with tsconfig.build.json, then
+//  - copies the crowd worker's launcher beside the compiled worker (crowd.ts starts
+//    `./crowd-worker.mjs`; tsc copies no .mjs);
+//  - rewrites relative `.ts` specifiers in the declarations to `.js`. tsc rewrites them in the
+//    JavaScript only (microsoft/TypeScript#61037); TypeScript reads `.ts` in a .d.ts anyway, but
+//    other tools reading the declarations (older compilers, API extractors, editors) look for a
+//    file that is not in the package. `.ts` and `.js` are as long, so the source maps stay exact.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+
+// A clean output: a source removed since the last build must not live on in the package.
+rmSync(dist, { recursive: true, force: true });
+
+const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (compiled.status !== 0) {
+  console.error(`build: tsc failed (${compiled.status ?? compiled.signal})`);
+  process.exit(1);
+}
+
+copyFileSync(join(root, 'runtime', 'crowd-worker.mjs'), join(dist, 'runtime', 'crowd-worker.mjs'));
+
+// import/export ... from '<rel>.ts', import('<rel>.ts') and import '<rel>.ts', relative only.
+const relativeTs = /((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"\n]*?)\.ts\2/g;
+let declarations = 0;
+for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile() || !entry.name.endsWith('.d.ts')) continue;
+  const file = join(entry.parentPath, entry.name);
+  const text = readFileSync(file, 'utf8');
+  const rewritten = text.replace(relativeTs, '$1$2$3.js$2');
+  if (rewritten !== text) writeFileSync(file, rewritten);
+  declarations++;
+}
+console.log(`build: dist/ written (${declarations} declaration files)`);
