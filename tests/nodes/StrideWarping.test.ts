@@ -547,7 +547,7 @@ class Mover extends LocalPoseNode {
   }
   protected onUpdate(ctx: UpdateContext): void {
     readVec3(this.velocity, 0, this.graph.parameterValues, this.velocityProperty);
-    for (let k = 0; k < 3; k++) this.graph.rootMotion[k] += this.velocity[k] * ctx.deltaTime * ctx.weight;
+    for (let k = 0; k < 3; k++) ctx.rootMotion[k] += this.velocity[k] * ctx.deltaTime * ctx.weight;
   }
   protected onEvaluate(out: Pose): void {
     poseCopy(out, this.graph.skeleton.referencePose);
