@@ -77,14 +77,14 @@ const KNEE_BENT = 0.1;
  * a CMU walk. Spread over a tenth of a second, most of a stance (0.3 to 0.6 s) still takes the
  * new scale, and the foot creeps by about 2 cm instead of jumping.
  */
-const DEFAULT_SCALE_SMOOTHING = 0;
+const DEFAULT_SCALE_SMOOTHING = 0.1;
 /**
  * Default half-life of the pelvis spring (s): about Unreal's (a critically damped spring of
  * stiffness 100, so 10 rad/s, whose half-life in this parameterisation is 2 ln 2 / 10 = 0.14 s).
  */
-const DEFAULT_PELVIS_SMOOTHING = 0;
+const DEFAULT_PELVIS_SMOOTHING = 0.14;
 /** Default cap on the pelvis adjustment's speed, in leg lengths per second. */
-const DEFAULT_PELVIS_MAX_SPEED = 0;
+const DEFAULT_PELVIS_MAX_SPEED = 0.5;
 
 /**
  * Stride warping (Unreal 5's AnimationWarping, with the seed's fix): lengthens or shortens each
@@ -409,19 +409,7 @@ export class StrideWarping extends SkeletalControlNode {
       }
       // The average can leave a foot out of reach: lower the pelvis (along gravity) until every
       // planted warped foot is within its FK distance. A foot in the air is left to the leg clamp.
-      let drop = 0;
-      for (let i = 0; i < legs; i++) {
-        if (this.planted[i] === 0) continue;
-        const ex = v[P] - warped[i * 3], ey = v[P + 1] - warped[i * 3 + 1], ez = v[P + 2] - warped[i * 3 + 2];
-        const eg = ex * v[G] + ey * v[G + 1] + ez * v[G + 2];
-        const excess = ex * ex + ey * ey + ez * ez - this.fkPelvisDistances[i] * this.fkPelvisDistances[i];
-        if (excess <= 0) continue;
-        const disc = eg * eg - excess;
-        // The first point on the way down at which the foot is in reach (or the closest one).
-        const t = disc >= 0 ? -eg - Math.sqrt(disc) : -eg;
-        if (t > drop) drop = t;
-      }
-      for (let k = 0; k < 3; k++) v[P + k] += drop * v[G + k];
+      this.reachPlantedFeet();
       // Never raise the pelvis: shorter strides are reached by bending the legs, and a raised
       // pelvis would leave the averaged-out foot unable to reach the floor.
       const up = -((v[P] - v[P0]) * v[G] + (v[P + 1] - v[P0 + 1]) * v[G + 1] + (v[P + 2] - v[P0 + 2]) * v[G + 2]);
@@ -456,8 +444,13 @@ export class StrideWarping extends SkeletalControlNode {
           sp[3] = (mx * k) / dt; sp[4] = (my * k) / dt; sp[5] = (mz * k) / dt;
         }
       }
+      // The spring lags a pelvis that must come down for a foot that has just landed ahead: what it
+      // gives is lowered further where a planted foot could not reach (the spring itself goes on
+      // undisturbed), so only the way back up, and the adjustment for feet in the air, are eased.
+      for (let k = 0; k < 3; k++) v[P + k] = v[P0 + k] + sp[k];
+      this.reachPlantedFeet();
       const alpha = set[PELVIS_ALPHA];
-      for (let k = 0; k < 3; k++) v[P + k] = v[P0 + k] + sp[k] * alpha;
+      for (let k = 0; k < 3; k++) v[P + k] = v[P0 + k] + (v[P + k] - v[P0 + k]) * alpha;
     }
     for (let k = 0; k < 3; k++) {
       this.debugPoints[legs * 3 + k] = v[P + k];
@@ -505,6 +498,24 @@ export class StrideWarping extends SkeletalControlNode {
         solveLeg(pose, thigh, calf, foot, v, W, this.fkFootRotations, i * 4);
       }
     }
+  }
+
+  /** Lowers the pelvis in v[P] along gravity until every planted warped foot is within its FK distance. */
+  private reachPlantedFeet(): void {
+    const warped = this.warpedFeet, legs = this.props.legs.length;
+    let drop = 0;
+    for (let i = 0; i < legs; i++) {
+      if (this.planted[i] === 0) continue;
+      const ex = v[P] - warped[i * 3], ey = v[P + 1] - warped[i * 3 + 1], ez = v[P + 2] - warped[i * 3 + 2];
+      const eg = ex * v[G] + ey * v[G + 1] + ez * v[G + 2];
+      const excess = ex * ex + ey * ey + ez * ez - this.fkPelvisDistances[i] * this.fkPelvisDistances[i];
+      if (excess <= 0) continue;
+      const disc = eg * eg - excess;
+      // The first point on the way down at which the foot is in reach (or the closest one).
+      const t = disc >= 0 ? -eg - Math.sqrt(disc) : -eg;
+      if (t > drop) drop = t;
+    }
+    for (let k = 0; k < 3; k++) v[P + k] += drop * v[G + k];
   }
 
   /**
@@ -627,7 +638,7 @@ export const StrideWarpingType: NodeType = {
     strideScale: { kind: 'float', default: 1 },
     strideDirection: { kind: 'vec3', default: [0, 0, 1] },
     locomotionSpeed: { kind: 'float', default: 0 },
-    minRootMotionSpeed: { kind: 'float', default: 1, min: 0 },
+    minRootMotionSpeed: { kind: 'float', default: 0, min: 0 },
     rootMotionWindow: { kind: 'float', default: 0, min: 0 },
     rootMotionSmoothingTime: { kind: 'float', default: 0.5, min: 0 },
     minScale: { kind: 'float', default: 0.5, min: 0 },

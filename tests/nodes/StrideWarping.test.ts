@@ -179,7 +179,7 @@ describe('StrideWarping', () => {
 
   it('leaves the pose alone at scale 1, and reports scale, scale origins and the pelvis in debug', () => {
     const plain = bipedInstance({ walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'walk');
-    const g = warp({ strideScale: { param: 's' } });
+    const g = warp({ strideScale: { param: 's' }, scaleSmoothingTime: 0 });
     plain.update(0.3);
     g.update(0.3);
     const a = plain.componentPose(), b = g.componentPose();
@@ -350,17 +350,40 @@ describe('StrideWarping options', () => {
     const target = heldWarp({ strideScale: 1.5 });
     target.update(0.05);
     const T = values(target).pelvisOffset as V3;
-    const g = heldWarp({ strideScale: { param: 's' }, pelvisSmoothingTime: 0.3 }, { s: { type: 'float', default: 1 } });
+    const g = heldWarp({ strideScale: { param: 's' }, scaleSmoothingTime: 0, pelvisSmoothingTime: 0.3, pelvisMaxSpeed: 0 }, { s: { type: 'float', default: 1 } });
     g.update(0.05);
     expectClose(values(g).pelvisOffset as V3, [0, 0, 0], 1e-9); // scale 1 needs no adjustment
     g.setParameter('s', 1.5);
     const y = (2 * Math.LN2) / 0.3;
-    for (let k = 1; k <= 10; k++) {
+    // The held feet are planted: where the spring's pelvis leaves one out of reach, the pelvis is
+    // lowered further, to the height at which it reaches (the spring itself goes on undisturbed).
+    const input = heldPose(), P0 = at(input, 'pelvis');
+    const feet = ['l', 'r'].map((side) => ({
+      warped: warpedFoot(at(input, `thigh_${side}`), at(input, `foot_${side}`), 1.5, UP, DOWN, FORWARD).warped,
+      reach: length(sub(at(input, `foot_${side}`), P0)),
+    }));
+    const reached = (P: V3): V3 => {
+      let drop = 0;
+      for (const f of feet) {
+        const e = sub(P, f.warped), horizontal = e[0] * e[0] + e[2] * e[2];
+        if (dot(e, e) > f.reach * f.reach) drop = Math.max(drop, e[1] - Math.sqrt(f.reach * f.reach - horizontal));
+      }
+      return [P[0], P[1] - drop, P[2]];
+    };
+    let lowered = 0;
+    for (let k = 1; k <= 40; k++) {
       g.update(0.05);
       const t = k * 0.05;
       // From rest at 0 toward a constant target: x(t) = T (1 - e^(-y t) (1 + y t)).
-      expectClose(values(g).pelvisOffset as V3, times(T, 1 - Math.exp(-y * t) * (1 + y * t)), 1e-9);
+      const spring = times(T, 1 - Math.exp(-y * t) * (1 + y * t));
+      const expected = sub(reached(add(P0, spring)), P0);
+      expectClose(values(g).pelvisOffset as V3, expected, 1e-9);
+      if (expected[1] < spring[1] - 1e-3) lowered++;
+      // Along the floor the offset is the spring's alone: a quarter of the way after 0.25 s.
+      if (k === 5) expect((values(g).pelvisOffset as V3)[2] / T[2]).toBeCloseTo(1 - Math.exp(-y * t) * (1 + y * t), 9);
     }
+    expect(lowered).toBeGreaterThan(0); // the reach does come into it
+    expectClose(values(g).pelvisOffset as V3, T, 0.01); // and it settles on the target
   });
 
   it('adjusts the pelvis as written: toward each warped foot to its FK distance, pelvisIterations times, then down until both reach', () => {
@@ -564,7 +587,7 @@ describe('StrideWarping fromRootMotion, on root motion it cannot read clips of',
     parameters: { v: { type: 'vec3', default: [0, 0, 100] }, alpha: { type: 'float', default: alpha } },
     nodes: {
       mine: { type: 'Mover', properties: { velocity: { param: 'v' } } },
-      w: { type: 'StrideWarping', inputs: { pose: 'mine' }, properties: { ...BIPED_LEGS, mode: 'fromRootMotion', locomotionSpeed: 150, ...warp } },
+      w: { type: 'StrideWarping', inputs: { pose: 'mine' }, properties: { ...BIPED_LEGS, mode: 'fromRootMotion', locomotionSpeed: 150, scaleSmoothingTime: 0, ...warp } },
       sibling: { type: 'Mover', properties: { velocity: [50, 0, 0] } },
       b: { type: 'BlendTwo', inputs: { A: 'w', B: 'sibling' }, properties: { alpha: { param: 'alpha' } } },
     },
@@ -657,7 +680,7 @@ describeWithData('StrideWarping fromRootMotion on CMU walks', () => {
       clips: { walk: { source: `${CMU}007_04.bvh`, frames: [1, -1], rootMotion: true } },
       nodes: {
         p: { type: 'SequencePlayer', properties: { clip: 'walk', loop: false } },
-        w: { type: 'StrideWarping', inputs: { pose: 'p' }, properties: { ...CMU_LEGS, mode: 'fromRootMotion', locomotionSpeed: 120, rootMotionWindow: 1 } },
+        w: { type: 'StrideWarping', inputs: { pose: 'p' }, properties: { ...CMU_LEGS, mode: 'fromRootMotion', locomotionSpeed: 120, rootMotionWindow: 1, scaleSmoothingTime: 0 } },
       },
       output: 'w',
     });
@@ -732,27 +755,33 @@ describeWithData('StrideWarping fromRootMotion on CMU walks', () => {
     const clip = graph.clipBindings.get('walk')!.clip;
     const own = clipSpeed(graph, 'walk');
     const fps = 60, loop = Math.round(clip.duration * fps);
-    // As `--set speed=160@1`: from 108 cm/s (the default) to 160 at 1 s; then a whole loop of the clip.
-    const seconds = 1 + loop / fps;
+    // As `--set speed=160@1`: from 108 cm/s (the default) to 160 at 1 s; the scale settles (its
+    // default smoothing, half-life 0.1 s) within a second; then a whole loop of the clip.
+    const seconds = 2 + loop / fps;
     const run = runGraph(graph, { seconds, fps, timeline: [{ name: 'speed', value: 160, time: 1 }], poses: false });
     // The same walk unwarped: the example with its output taken from the player.
     const asset = JSON.parse(readFileSync(file, 'utf8'));
     const plain = runGraph(loadGraphAsset({ ...asset, nodes: { walk: asset.nodes.walk }, output: 'walk' }, { baseDir: dirname(file) }), { seconds, fps, poses: false });
     const warp = (f: number) => run.frames[f].debug!.children[0];
-    expect(warp(30).values!.strideScale).toBeCloseTo(108 / own, 9);
-    expect(warp(60).values!.strideScale).toBeCloseTo(160 / own, 9);
-    expect(warp(60).description).toContain(`Scale: ${(160 / own).toFixed(3)}`);
+    const scaleAt = (f: number) => warp(f).values!.strideScale as number;
+    expect(scaleAt(0)).toBeCloseTo(108 / own, 9);
+    expect(scaleAt(30)).toBeCloseTo(108 / own, 9);
+    // The change is followed exponentially: 1 - 0.5^((1/60) / 0.1) of the way in its first frame.
+    const first = 108 / own + (160 / own - 108 / own) * (1 - 0.5 ** (1 / 60 / 0.1));
+    expect(scaleAt(60)).toBeCloseTo(first, 9);
+    expect(warp(60).description).toContain(`Scale: ${first.toFixed(3)}`);
+    expect(scaleAt(120)).toBeCloseTo(160 / own, 2);
     const root = (r: RunResult, f: number) => r.frames[f].root!;
     const travel = (r: RunResult, a: number, b: number) => Math.hypot(root(r, b)[0] - root(r, a)[0], root(r, b)[2] - root(r, a)[2]);
     const last = run.frames.length - 1;
-    // Over a whole loop after the change the character covers 160 cm/s (the loop's own path,
-    // scaled: its direction changes a little over the loop, so 1%).
-    const speed = travel(run, 60, last) / ((last - 60) / fps);
+    // Over a whole loop once settled the character covers 160 cm/s (the loop's own path, scaled:
+    // its direction changes a little over the loop, so 1%).
+    const speed = travel(run, 120, last) / ((last - 120) / fps);
     console.log(`example graph: ${own.toFixed(1)} cm/s clip, ${speed.toFixed(1)} cm/s after speed=160@1 (scale ${(160 / own).toFixed(3)})`);
     expect(Math.abs(speed / 160 - 1)).toBeLessThan(0.01);
-    // Frame by frame, the root moves exactly the scale times the clip's own root motion.
-    for (const [a, b] of [[10, 20], [60, 61], [100, 150], [200, last]]) {
-      expect(travel(run, a, b) / travel(plain, a, b)).toBeCloseTo((a >= 60 ? 160 : 108) / own, 9);
+    // Frame by frame, the root moves exactly the frame's scale times the clip's own root motion.
+    for (const f of [10, 20, 60, 61, 62, 80, 150, last]) {
+      expect(travel(run, f - 1, f) / travel(plain, f - 1, f)).toBeCloseTo(scaleAt(f), 9);
     }
   });
 });
