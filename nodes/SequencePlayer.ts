@@ -65,7 +65,9 @@ export class SequencePlayer extends LocalPoseNode {
       const duration = this.clip.clip.duration, time = this.cursor.time;
       const held = !this.cursor.looping && ((this.rate > 0 && time >= duration) || (this.rate < 0 && time <= 0));
       const v = this.velocityArgs;
-      v[0] = time; v[1] = held ? 0 : this.rate; v[2] = ctx.rootVelocityWindow; v[3] = ctx.weight;
+      // Written apart: a conditional joining 0 with the double field would box it.
+      v[0] = time; v[1] = this.rate; v[2] = ctx.rootVelocityWindow; v[3] = ctx.weight;
+      if (held) v[1] = 0;
       addRootVelocity(ctx.rootVelocity, this.clip.clip, motion, v);
     }
   }

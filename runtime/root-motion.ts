@@ -153,7 +153,8 @@ const rootAt = new Float64Array(12);
  * which is also added to out[3]. In an array for the reason given at addRootMotion.
  */
 export function addRootVelocity(out: Float64Array, clip: Clip, motion: RootMotionTrack, args: Float64Array): void {
-  const duration = clip.duration, time = args[0], window = args[2], weight = args[3];
+  // The field through arithmetic, so that joining it with the window below joins two unboxed doubles.
+  const duration = clip.duration * 1, time = args[0], window = args[2], weight = args[3];
   if (!(duration > 0)) return;
   const length = window > 0 && window < duration ? window : duration;
   let start = time - length * 0.5;
