@@ -153,7 +153,7 @@ function describePin(input: InputSpec, doc: DocEntry): PinDescription {
 }
 
 function describeProperty(name: string, spec: PropertySpec, doc: PropertyDoc): PropertyDescription {
-  const bindable = isBindable(spec);
+  const bindable = isBindable(spec) && spec.bindable !== false;
   const out: PropertyDescription = {
     name,
     kind: spec.kind,

@@ -20,7 +20,7 @@ export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
   | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
   | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'no-root-motion'
-  | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation';
+  | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation' | 'not-bindable';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -95,15 +95,25 @@ class Problems {
     for (const issue of error.issues) {
       // JSON.parse turns a number beyond the float range (1e400) into ±Infinity, which zod reports
       // as a bare "Invalid input" when the value may also be a binding: name the number instead.
-      const inner = nonFinitePath(valueAt(input, issue.path));
+      const value = valueAt(input, issue.path);
+      const inner = nonFinitePath(value);
       const keys = inner ? [...prefix, ...issue.path, ...inner] : [...prefix, ...issue.path];
-      const message = inner ? 'not a finite number (a JSON number beyond ±1.8e308 reads as Infinity)' : issue.message;
+      // A binding where the schema takes only a literal: a property its node reads once (bindable: false).
+      const refused = !inner && issue.code === 'invalid_type' && isBinding(value);
+      const message = inner ? 'not a finite number (a JSON number beyond ±1.8e308 reads as Infinity)'
+        : refused ? `cannot be bound to a parameter (the node reads it once, when it is built): give a literal (${issue.message})` : issue.message;
       const key = `${jsonPath(keys)}\n${message}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      this.add(keys, 'schema', message);
+      this.add(keys, refused ? 'not-bindable' : 'schema', message);
     }
   }
+}
+
+/** Whether a value is written as a parameter binding, `{ "param": "name" }`. */
+function isBinding(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1
+    && typeof (value as { param?: unknown }).param === 'string';
 }
 
 function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {

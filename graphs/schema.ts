@@ -93,25 +93,30 @@ export const graphEnvelopeSchema = z.object({
 export type GraphEnvelope = z.infer<typeof graphEnvelopeSchema>;
 export type NodeEnvelope = z.infer<typeof nodeEnvelopeSchema>;
 
-/** The zod schema of one property, literal or (for numbers and bools) bound to a parameter. */
+/** A literal, or a binding unless the spec says the property is not bindable. */
+function orBinding(literal: z.ZodType, spec: { bindable?: false }): z.ZodType {
+  return spec.bindable === false ? literal : z.union([literal, bindingSchema]);
+}
+
+/** The zod schema of one property, literal or (for numbers and bools, unless `bindable: false`) bound to a parameter. */
 export function propertySchema(spec: PropertySpec): z.ZodType {
   switch (spec.kind) {
     case 'float': {
       let n = z.number();
       if (spec.min !== undefined) n = n.min(spec.min);
       if (spec.max !== undefined) n = n.max(spec.max);
-      return z.union([n, bindingSchema]);
+      return orBinding(n, spec);
     }
     case 'int': {
       let n = z.number().int();
       if (spec.min !== undefined) n = n.min(spec.min);
       if (spec.max !== undefined) n = n.max(spec.max);
-      return z.union([n, bindingSchema]);
+      return orBinding(n, spec);
     }
     case 'bool':
-      return z.union([z.boolean(), bindingSchema]);
+      return orBinding(z.boolean(), spec);
     case 'vec3':
-      return z.union([vec3, bindingSchema]);
+      return orBinding(vec3, spec);
     case 'enum':
       return z.enum(spec.options as [string, ...string[]]);
     case 'clip':

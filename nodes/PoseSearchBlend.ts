@@ -11,7 +11,7 @@ import {
   DEFAULT_FEATURE_SPEC, DEFAULT_SAMPLE_RATE, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, type IndexedClip, type PoseFeatureSpec,
 } from '../runtime/pose-search.ts';
-import { addRootMotion } from '../runtime/root-motion.ts';
+import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
 const MAX_SLOTS = 4;
@@ -67,6 +67,8 @@ export class PoseSearchBlend extends LocalPoseNode {
   /** [time before, time after, looping, direction, weight] of the active clip's advance, for root motion. */
   private readonly span = new Float64Array(5);
   private readonly delta = new Float64Array(4);
+  /** [time, clip seconds per second, window, weight] of a slot's root-velocity report. */
+  private readonly velocityArgs = new Float64Array(4);
   private atEnd = false;
   /** The last `motion` read, truncated (what debug reports), and whether it was outside the clips. */
   private readonly requested = new Float64Array(1);
@@ -307,7 +309,13 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.span[2] = looping ? 1 : 0;
     this.span[3] = 1;
     this.span[4] = ctx.weight * w;
-    addRootMotion(this.graph.rootMotion, this.delta, clip, motion, this.span);
+    addRootMotion(ctx.rootMotion, this.delta, clip, motion, this.span);
+    if (ctx.rootVelocityWindow >= 0) {
+      // It plays at rate 1: the pace is the clip's own, or nothing once a non-looping clip ends.
+      const v = this.velocityArgs;
+      v[0] = times[i]; v[1] = !looping && times[i] >= duration ? 0 : 1; v[2] = ctx.rootVelocityWindow; v[3] = this.span[4];
+      addRootVelocity(ctx.rootVelocity, clip, motion, v);
+    }
   }
 
   protected onEvaluate(out: Pose): void {

@@ -1,14 +1,14 @@
 import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
-import { addRootMotion } from '../runtime/root-motion.ts';
+import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 
 /**
  * Samples a clip at an explicit time (usually bound to a parameter) instead of advancing it:
  * for aim offsets, scrubbing and poses driven by gameplay values. Outside the clip the time is
- * clamped, or wrapped when `loop` is set. A clip with root motion adds the root-motion delta from
- * the previous frame's explicit time to this one's, times the node's absolute weight, to the
- * graph's root motion, as SequencePlayer does for its advance: moving the time forward walks the
+ * clamped, or wrapped when `loop` is set. A clip with root motion reports the root-motion delta from
+ * the previous frame's explicit time to this one's, times the node's absolute weight, to its
+ * branch, as SequencePlayer does for its advance: moving the time forward walks the
  * character forward, back walks it back. The first frame after the node becomes relevant has no
  * previous time and adds nothing.
  */
@@ -19,6 +19,8 @@ export class SequenceEvaluator extends LocalPoseNode {
   /** [time before, time after, looping, direction, weight] of this frame's change, for root motion. */
   private readonly span = new Float64Array(5);
   private readonly delta = new Float64Array(4);
+  /** [time, clip seconds per second, window, weight] for the root-velocity report. */
+  private readonly velocityArgs = new Float64Array(4);
   /** The explicit time's literal value (used when it is not bound); see onUpdate. */
   private readonly literalTime = new Float64Array(1);
 
@@ -80,7 +82,13 @@ export class SequenceEvaluator extends LocalPoseNode {
     // most once per frame, as for a player's advance).
     span[2] = looping && Math.floor(raw / duration) !== Math.floor(previousRaw / duration) ? 1 : 0;
     span[4] = ctx.weight;
-    addRootMotion(this.graph.rootMotion, this.delta, clip, motion, span);
+    addRootMotion(ctx.rootMotion, this.delta, clip, motion, span);
+    if (ctx.rootVelocityWindow >= 0 && ctx.deltaTime > 0) {
+      // The pace is the clip time the explicit time moved per second: unknown in a frame of no time.
+      const v = this.velocityArgs;
+      v[0] = local; v[1] = t[3] / ctx.deltaTime; v[2] = ctx.rootVelocityWindow; v[3] = ctx.weight;
+      addRootVelocity(ctx.rootVelocity, clip, motion, v);
+    }
   }
 
   protected onEvaluate(out: Pose): void {

@@ -1,5 +1,5 @@
 import { ClipCursor, sampleClipAt, sampleClipBlendInto, type ClipBinding } from '../runtime/clip.ts';
-import { addRootMotion } from '../runtime/root-motion.ts';
+import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 
@@ -7,14 +7,17 @@ import type { Pose } from '../runtime/pose.ts';
  * Plays a clip: advances its play time by delta time × play rate and samples it. Looping wraps
  * the time (emitting sequenceLooped); otherwise the time holds at either end (emitting
  * sequenceEnded once per arrival). A negative play rate plays backwards. Play rate, loop and
- * start time may be bound to parameters. A clip with root motion adds this frame's root-motion
- * delta, times the player's absolute weight, to the graph's root motion: blends blend it by weight.
+ * start time may be bound to parameters. A clip with root motion reports this frame's root-motion
+ * delta, times the player's absolute weight, to its branch (UpdateContext.rootMotion): blends blend
+ * it by weight.
  */
 export class SequencePlayer extends LocalPoseNode {
   private readonly cursor = new ClipCursor();
   /** [time before, time after, looping, play rate, weight] of this frame's advance, for root motion. */
   private readonly span = new Float64Array(5);
   private readonly delta = new Float64Array(4);
+  /** [play time, clip seconds per second, window, weight] for the root-velocity report. */
+  private readonly velocityArgs = new Float64Array(4);
   private rate = 1;
   private atEnd = false;
 
@@ -50,12 +53,23 @@ export class SequencePlayer extends LocalPoseNode {
     this.span[0] = this.cursor.time;
     this.advance(ctx);
     if (motion === null) return;
-    // Root motion of this frame's advance, added to the graph's by this branch's weight.
+    // Root motion of this frame's advance, reported to this branch by its weight.
     this.span[1] = this.cursor.time;
     this.span[2] = this.cursor.looping ? 1 : 0;
     this.span[3] = this.rate;
     this.span[4] = ctx.weight;
-    addRootMotion(this.graph.rootMotion, this.delta, this.clip.clip, motion, this.span);
+    addRootMotion(ctx.rootMotion, this.delta, this.clip.clip, motion, this.span);
+    if (ctx.rootVelocityWindow >= 0) {
+      // The pace it plays at: the play rate, known even in a frame of no time (the first one), or
+      // nothing once a non-looping clip is held at the end it plays toward.
+      const duration = this.clip.clip.duration, time = this.cursor.time;
+      const held = !this.cursor.looping && ((this.rate > 0 && time >= duration) || (this.rate < 0 && time <= 0));
+      const v = this.velocityArgs;
+      // Written apart: a conditional joining 0 with the double field would box it.
+      v[0] = time; v[1] = this.rate; v[2] = ctx.rootVelocityWindow; v[3] = ctx.weight;
+      if (held) v[1] = 0;
+      addRootVelocity(ctx.rootVelocity, this.clip.clip, motion, v);
+    }
   }
 
   private advance(ctx: UpdateContext): void {

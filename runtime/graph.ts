@@ -105,7 +105,11 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly outputComponent: ComponentPose;
   private readonly updateContexts: UpdateContext[] = [];
   private counter = 0;
-  readonly rootMotion = new Float64Array(4);
+  /**
+   * This frame's root motion, [dx, dy, dz, dHeading] in the character's frame after `update`: what
+   * the output's branch reported up through the update (see UpdateContext.rootMotion).
+   */
+  readonly rootMotion: Float64Array;
   private readonly deltaTimeArg = new Float64Array(1);
   private evaluatedAt = -1;
   private componentAt = -1;
@@ -120,6 +124,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.outputComponent = new ComponentPose(graph.skeleton, output);
     // The output is evaluated straight into the component pose's local buffer: no copy per frame.
     this.output = this.outputComponent.local;
+    this.rootMotion = this.updateContextAt(0).rootMotion;
     const built = new Map<string, PoseNode>();
     for (const compiled of graph.nodes) {
       built.set(compiled.id, buildNode(compiled, built, this.parameters, graph));
@@ -189,7 +194,8 @@ export class AnimGraphInstance implements GraphRuntime {
     ctx.deltaTime = dt;
     ctx.weight = 1;
     ctx.inertializer = null;
-    this.rootMotion.fill(0);
+    ctx.rootVelocityWindow = -1;
+    ctx.resetReport();
     this.root.update(ctx);
   }
 

@@ -19,11 +19,6 @@ export interface GraphRuntime {
   readonly componentPosePool: ComponentPosePool;
   /** Incremented once per graph update; a node updated in frame f-1 and f stays relevant. */
   readonly updateCounter: number;
-  /**
-   * This frame's root motion, [dx, dy, dz, dHeading] in the character's frame: reset before each
-   * update; every node that plays root motion adds its delta times its absolute weight.
-   */
-  readonly rootMotion: Float64Array;
   /** A reusable update context for the given depth of the update recursion. */
   updateContextAt(depth: number): UpdateContext;
 }
@@ -47,9 +42,17 @@ export class CacheBonesContext {
 }
 
 /**
- * Delta time and the absolute blend weight of the branch being updated. Contexts are pooled per
- * recursion depth by the graph instance, so `child` allocates nothing: a child's context is
- * overwritten by its next sibling only after the child's whole branch has been updated.
+ * Delta time and the absolute blend weight of the branch being updated, and what the branch reports
+ * back up: its root motion. Contexts are pooled per recursion depth by the graph instance, so
+ * `child` allocates nothing: a child's context is reused by its next sibling only after what the
+ * child's branch reported has been added to this context (see `child` and AnimNode.update).
+ *
+ * Root motion travels up through the update, as poses do through evaluation: a node that plays
+ * root motion adds its weighted delta to its own context; a child context starts at zero and is
+ * added into its parent's when the parent asks for the next child or finishes its update. So
+ * between `input.update(child)` and the end of its own update, a node reads in `child.rootMotion`
+ * exactly what its input branch added, and may scale or filter it (StrideWarping does) without
+ * knowing what is below. The graph's root motion is the top context's.
  */
 export class UpdateContext {
   deltaTime = 0;
@@ -59,21 +62,67 @@ export class UpdateContext {
    * inertial mode ask for a transition; null when there is none (the loader rejects such graphs).
    */
   inertializer: InertializationRequests | null = null;
+  /**
+   * Root motion this branch added this frame, [dx, dy, dz, dHeading] in the character's frame,
+   * each source's delta times its absolute weight.
+   */
+  readonly rootMotion = new Float64Array(4);
+  /**
+   * The branch's root-motion velocity as its clips play it, [vx, vy, vz, w] in the character's
+   * frame: each source's clip's mean root velocity over `rootVelocityWindow` seconds of clip time
+   * around its play time (the whole clip when 0), times the clip seconds it advances per second,
+   * times its absolute weight, summed; w sums the weights of the sources that reported one. Reported
+   * only when a node above asks (rootVelocityWindow >= 0): a warp wants the pace of a step, not the
+   * root's speed within it, which rises and falls with each footfall.
+   */
+  readonly rootVelocity = new Float64Array(4);
+  /** Clip seconds over which sources average `rootVelocity`; negative: nobody above asks for it. */
+  rootVelocityWindow = -1;
+  /** 1 while this context holds a report its parent has not added yet (in an array, as weights are). */
+  private readonly pending = new Uint8Array(1);
 
   constructor(readonly graph: GraphRuntime, readonly depth: number) {}
 
   /**
-   * The context for a child branch, with this branch's delta time and weight; multiply its
-   * `weight` by the child's fraction before updating the child (Unreal's FractionalWeight).
-   * The fraction is applied by the caller rather than passed in because V8 boxes a double passed
-   * to a call it does not inline, which would allocate on every update.
+   * The context for a child branch, with this branch's delta time and weight and an empty report;
+   * multiply its `weight` by the child's fraction before updating the child (Unreal's
+   * FractionalWeight). The fraction is applied by the caller rather than passed in because V8
+   * boxes a double passed to a call it does not inline, which would allocate on every update.
+   * What the previous child at this depth reported is added to this context first.
    */
   child(): UpdateContext {
     const child = this.graph.updateContextAt(this.depth + 1);
+    this.gatherChild(child);
     child.deltaTime = this.deltaTime;
     child.weight = this.weight;
     child.inertializer = this.inertializer;
+    child.rootVelocityWindow = this.rootVelocityWindow;
+    child.rootMotion.fill(0);
+    child.rootVelocity.fill(0);
+    child.pending[0] = 1;
     return child;
+  }
+
+  /** Adds what the last child branch reported, if not yet added (called when this branch's update ends). */
+  gatherReports(): void {
+    this.gatherChild(this.graph.updateContextAt(this.depth + 1));
+  }
+
+  /** Empties the report, for the top of a new frame. */
+  resetReport(): void {
+    this.rootMotion.fill(0);
+    this.rootVelocity.fill(0);
+    this.pending[0] = 0;
+  }
+
+  private gatherChild(child: UpdateContext): void {
+    if (child.pending[0] === 0) return;
+    child.pending[0] = 0;
+    const rm = this.rootMotion, crm = child.rootMotion, rv = this.rootVelocity, crv = child.rootVelocity;
+    for (let k = 0; k < 4; k++) {
+      rm[k] += crm[k];
+      rv[k] += crv[k];
+    }
   }
 }
 
@@ -149,6 +198,8 @@ export abstract class AnimNode {
     this.lastUpdate = counter;
     this.lastWeight[0] = ctx.weight;
     this.onUpdate(ctx);
+    // What the node's last child branch reported joins its own, so the branch above sees it all.
+    ctx.gatherReports();
   }
 
   /** True if the node was updated in the current frame. */
@@ -323,12 +374,17 @@ export class ComponentPoseLink extends Link {
 // ---------------------------------------------------------------------------------------------
 // Node types: what a node declares once, read by the asset schema, the loader and the editor.
 
-/** A property that can be a literal or bound to a parameter of a compatible type. */
+/**
+ * A property that can be a literal or bound to a parameter of a compatible type. `bindable: false`
+ * makes it a literal only (a node that reads it once, when built, says so): the loader refuses a
+ * binding on it (`not-bindable`) and the JSON Schema offers none. Every other property of these
+ * kinds must honour its binding, reading the parameter every frame.
+ */
 export type BindableSpec =
-  | { kind: 'float'; default: number; min?: number; max?: number }
-  | { kind: 'int'; default: number; min?: number; max?: number }
-  | { kind: 'bool'; default: boolean }
-  | { kind: 'vec3'; default: [number, number, number] };
+  | { kind: 'float'; default: number; min?: number; max?: number; bindable?: false }
+  | { kind: 'int'; default: number; min?: number; max?: number; bindable?: false }
+  | { kind: 'bool'; default: boolean; bindable?: false }
+  | { kind: 'vec3'; default: [number, number, number]; bindable?: false };
 
 export type PropertySpec =
   | BindableSpec

@@ -255,7 +255,7 @@ export function rootMotionDelta(out: Float64Array, clip: Clip, motion: RootMotio
 
 /**
  * Adds the root motion of span[0..3] (as rootMotionDelta takes them) times span[4], the weight of
- * the branch that played it, to `out` (the graph's root motion), leaving the unweighted delta in
+ * the branch that played it, to `out` (its branch's UpdateContext.rootMotion), leaving the unweighted delta in
  * `delta`: every node that plays a clip contributes its share this way. The weight travels in the
  * span because V8 boxes a double passed to a call it does not inline.
  */
@@ -266,6 +266,39 @@ export function addRootMotion(out: Float64Array, delta: Float64Array, clip: Clip
   out[1] += delta[1] * w;
   out[2] += delta[2] * w;
   out[3] += delta[3] * w;
+}
+
+const windowTimes = new Float64Array(3);
+const rootAt = new Float64Array(12);
+
+/**
+ * Adds one source's report to `out`, a branch's root-motion velocity (UpdateContext.rootVelocity):
+ * the clip's mean root velocity over `args[2]` seconds of clip time around clip time `args[0]`
+ * (the whole clip when 0 or longer than it; kept inside the clip, shifted at its ends rather than
+ * wrapped, so no looping flag is needed), turned into the character's frame at `args[0]`, times
+ * `args[1]` (clip seconds the source advances per second) and `args[3]` (its absolute weight),
+ * which is also added to out[3]. In an array for the reason given at addRootMotion.
+ */
+export function addRootVelocity(out: Float64Array, clip: Clip, motion: RootMotionTrack, args: Float64Array): void {
+  // The field through arithmetic, so that joining it with the window below joins two unboxed doubles.
+  const duration = clip.duration * 1, time = args[0], window = args[2], weight = args[3];
+  if (!(duration > 0)) return;
+  const length = window > 0 && window < duration ? window : duration;
+  let start = time - length * 0.5;
+  start = start < 0 ? 0 : start > duration - length ? duration - length : start;
+  windowTimes[0] = start; windowTimes[1] = start + length; windowTimes[2] = time;
+  sampleRootMotion(rootAt, 0, clip, motion, windowTimes, 0);
+  sampleRootMotion(rootAt, 4, clip, motion, windowTimes, 1);
+  sampleRootMotion(rootAt, 8, clip, motion, windowTimes, 2);
+  // The window's displacement seen from the character's heading at the play time.
+  const dx = rootAt[4] - rootAt[0], dy = rootAt[5] - rootAt[1], dz = rootAt[6] - rootAt[2];
+  const c = Math.cos(-rootAt[11]), sn = Math.sin(-rootAt[11]), k = (args[1] * weight) / length;
+  if (motion.up === 'y') {
+    out[0] += (c * dx + sn * dz) * k; out[1] += dy * k; out[2] += (c * dz - sn * dx) * k;
+  } else {
+    out[0] += (c * dx - sn * dy) * k; out[1] += (sn * dx + c * dy) * k; out[2] += dz * k;
+  }
+  out[3] += weight;
 }
 
 /**

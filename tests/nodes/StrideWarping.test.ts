@@ -14,6 +14,7 @@ import { runGraph, type RunResult } from '../../runtime/runner.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
+import { graphJsonSchema } from '../../editor-meta/schema.ts';
 
 const LEGS = {
   leftThigh: 'CC_Base_L_Thigh', leftCalf: 'CC_Base_L_Calf', leftFoot: 'CC_Base_L_Foot',
@@ -179,7 +180,7 @@ describe('StrideWarping', () => {
 
   it('leaves the pose alone at scale 1, and reports scale, scale origins and the pelvis in debug', () => {
     const plain = bipedInstance({ walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'walk');
-    const g = warp({ strideScale: { param: 's' } });
+    const g = warp({ strideScale: { param: 's' }, scaleSmoothingTime: 0 });
     plain.update(0.3);
     g.update(0.3);
     const a = plain.componentPose(), b = g.componentPose();
@@ -350,17 +351,40 @@ describe('StrideWarping options', () => {
     const target = heldWarp({ strideScale: 1.5 });
     target.update(0.05);
     const T = values(target).pelvisOffset as V3;
-    const g = heldWarp({ strideScale: { param: 's' }, pelvisSmoothingTime: 0.3 }, { s: { type: 'float', default: 1 } });
+    const g = heldWarp({ strideScale: { param: 's' }, scaleSmoothingTime: 0, pelvisSmoothingTime: 0.3, pelvisMaxSpeed: 0 }, { s: { type: 'float', default: 1 } });
     g.update(0.05);
     expectClose(values(g).pelvisOffset as V3, [0, 0, 0], 1e-9); // scale 1 needs no adjustment
     g.setParameter('s', 1.5);
     const y = (2 * Math.LN2) / 0.3;
-    for (let k = 1; k <= 10; k++) {
+    // The held feet are planted: where the spring's pelvis leaves one out of reach, the pelvis is
+    // lowered further, to the height at which it reaches (the spring itself goes on undisturbed).
+    const input = heldPose(), P0 = at(input, 'pelvis');
+    const feet = ['l', 'r'].map((side) => ({
+      warped: warpedFoot(at(input, `thigh_${side}`), at(input, `foot_${side}`), 1.5, UP, DOWN, FORWARD).warped,
+      reach: length(sub(at(input, `foot_${side}`), P0)),
+    }));
+    const reached = (P: V3): V3 => {
+      let drop = 0;
+      for (const f of feet) {
+        const e = sub(P, f.warped), horizontal = e[0] * e[0] + e[2] * e[2];
+        if (dot(e, e) > f.reach * f.reach) drop = Math.max(drop, e[1] - Math.sqrt(f.reach * f.reach - horizontal));
+      }
+      return [P[0], P[1] - drop, P[2]];
+    };
+    let lowered = 0;
+    for (let k = 1; k <= 40; k++) {
       g.update(0.05);
       const t = k * 0.05;
       // From rest at 0 toward a constant target: x(t) = T (1 - e^(-y t) (1 + y t)).
-      expectClose(values(g).pelvisOffset as V3, times(T, 1 - Math.exp(-y * t) * (1 + y * t)), 1e-9);
+      const spring = times(T, 1 - Math.exp(-y * t) * (1 + y * t));
+      const expected = sub(reached(add(P0, spring)), P0);
+      expectClose(values(g).pelvisOffset as V3, expected, 1e-9);
+      if (expected[1] < spring[1] - 1e-3) lowered++;
+      // Along the floor the offset is the spring's alone: a quarter of the way after 0.25 s.
+      if (k === 5) expect((values(g).pelvisOffset as V3)[2] / T[2]).toBeCloseTo(1 - Math.exp(-y * t) * (1 + y * t), 9);
     }
+    expect(lowered).toBeGreaterThan(0); // the reach does come into it
+    expectClose(values(g).pelvisOffset as V3, T, 0.01); // and it settles on the target
   });
 
   it('adjusts the pelvis as written: toward each warped foot to its FK distance, pelvisIterations times, then down until both reach', () => {
@@ -547,7 +571,7 @@ class Mover extends LocalPoseNode {
   }
   protected onUpdate(ctx: UpdateContext): void {
     readVec3(this.velocity, 0, this.graph.parameterValues, this.velocityProperty);
-    for (let k = 0; k < 3; k++) this.graph.rootMotion[k] += this.velocity[k] * ctx.deltaTime * ctx.weight;
+    for (let k = 0; k < 3; k++) ctx.rootMotion[k] += this.velocity[k] * ctx.deltaTime * ctx.weight;
   }
   protected onEvaluate(out: Pose): void {
     poseCopy(out, this.graph.skeleton.referencePose);
@@ -564,7 +588,7 @@ describe('StrideWarping fromRootMotion, on root motion it cannot read clips of',
     parameters: { v: { type: 'vec3', default: [0, 0, 100] }, alpha: { type: 'float', default: alpha } },
     nodes: {
       mine: { type: 'Mover', properties: { velocity: { param: 'v' } } },
-      w: { type: 'StrideWarping', inputs: { pose: 'mine' }, properties: { ...BIPED_LEGS, mode: 'fromRootMotion', locomotionSpeed: 150, ...warp } },
+      w: { type: 'StrideWarping', inputs: { pose: 'mine' }, properties: { ...BIPED_LEGS, mode: 'fromRootMotion', locomotionSpeed: 150, scaleSmoothingTime: 0, ...warp } },
       sibling: { type: 'Mover', properties: { velocity: [50, 0, 0] } },
       b: { type: 'BlendTwo', inputs: { A: 'w', B: 'sibling' }, properties: { alpha: { param: 'alpha' } } },
     },
@@ -657,7 +681,7 @@ describeWithData('StrideWarping fromRootMotion on CMU walks', () => {
       clips: { walk: { source: `${CMU}007_04.bvh`, frames: [1, -1], rootMotion: true } },
       nodes: {
         p: { type: 'SequencePlayer', properties: { clip: 'walk', loop: false } },
-        w: { type: 'StrideWarping', inputs: { pose: 'p' }, properties: { ...CMU_LEGS, mode: 'fromRootMotion', locomotionSpeed: 120, rootMotionWindow: 1 } },
+        w: { type: 'StrideWarping', inputs: { pose: 'p' }, properties: { ...CMU_LEGS, mode: 'fromRootMotion', locomotionSpeed: 120, rootMotionWindow: 1, scaleSmoothingTime: 0 } },
       },
       output: 'w',
     });
@@ -732,27 +756,433 @@ describeWithData('StrideWarping fromRootMotion on CMU walks', () => {
     const clip = graph.clipBindings.get('walk')!.clip;
     const own = clipSpeed(graph, 'walk');
     const fps = 60, loop = Math.round(clip.duration * fps);
-    // As `--set speed=160@1`: from 108 cm/s (the default) to 160 at 1 s; then a whole loop of the clip.
-    const seconds = 1 + loop / fps;
+    // As `--set speed=160@1`: from 108 cm/s (the default) to 160 at 1 s; the scale settles (its
+    // default smoothing, half-life 0.1 s) within a second; then a whole loop of the clip.
+    const seconds = 2 + loop / fps;
     const run = runGraph(graph, { seconds, fps, timeline: [{ name: 'speed', value: 160, time: 1 }], poses: false });
     // The same walk unwarped: the example with its output taken from the player.
     const asset = JSON.parse(readFileSync(file, 'utf8'));
     const plain = runGraph(loadGraphAsset({ ...asset, nodes: { walk: asset.nodes.walk }, output: 'walk' }, { baseDir: dirname(file) }), { seconds, fps, poses: false });
     const warp = (f: number) => run.frames[f].debug!.children[0];
-    expect(warp(30).values!.strideScale).toBeCloseTo(108 / own, 9);
-    expect(warp(60).values!.strideScale).toBeCloseTo(160 / own, 9);
-    expect(warp(60).description).toContain(`Scale: ${(160 / own).toFixed(3)}`);
+    const scaleAt = (f: number) => warp(f).values!.strideScale as number;
+    expect(scaleAt(0)).toBeCloseTo(108 / own, 9);
+    expect(scaleAt(30)).toBeCloseTo(108 / own, 9);
+    // The change is followed exponentially: 1 - 0.5^((1/60) / 0.1) of the way in its first frame.
+    const first = 108 / own + (160 / own - 108 / own) * (1 - 0.5 ** (1 / 60 / 0.1));
+    expect(scaleAt(60)).toBeCloseTo(first, 9);
+    expect(warp(60).description).toContain(`Scale: ${first.toFixed(3)}`);
+    expect(scaleAt(120)).toBeCloseTo(160 / own, 2);
     const root = (r: RunResult, f: number) => r.frames[f].root!;
     const travel = (r: RunResult, a: number, b: number) => Math.hypot(root(r, b)[0] - root(r, a)[0], root(r, b)[2] - root(r, a)[2]);
     const last = run.frames.length - 1;
-    // Over a whole loop after the change the character covers 160 cm/s (the loop's own path,
-    // scaled: its direction changes a little over the loop, so 1%).
-    const speed = travel(run, 60, last) / ((last - 60) / fps);
+    // Over a whole loop once settled the character covers 160 cm/s (the loop's own path, scaled:
+    // its direction changes a little over the loop, so 1%).
+    const speed = travel(run, 120, last) / ((last - 120) / fps);
     console.log(`example graph: ${own.toFixed(1)} cm/s clip, ${speed.toFixed(1)} cm/s after speed=160@1 (scale ${(160 / own).toFixed(3)})`);
     expect(Math.abs(speed / 160 - 1)).toBeLessThan(0.01);
-    // Frame by frame, the root moves exactly the scale times the clip's own root motion.
-    for (const [a, b] of [[10, 20], [60, 61], [100, 150], [200, last]]) {
-      expect(travel(run, a, b) / travel(plain, a, b)).toBeCloseTo((a >= 60 ? 160 : 108) / own, 9);
+    // Frame by frame, the root moves exactly the frame's scale times the clip's own root motion.
+    for (const f of [10, 20, 60, 61, 62, 80, 150, last]) {
+      expect(travel(run, f - 1, f) / travel(plain, f - 1, f)).toBeCloseTo(scaleAt(f), 9);
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Issue 13, items 3-8, on hand-made legs: a node that poses the biped's legs from two vec3
+// parameters, [thigh angle, calf angle (both degrees about x: a negative thigh angle swings the
+// foot forward, a positive calf angle bends the knee forward, a negative one hyperextends it),
+// pelvis lift (left only, cm)].
+
+class LegPoser extends LocalPoseNode {
+  private readonly angles = new Float64Array(6);
+  constructor(id: string, private readonly left: Vec3Property, private readonly right: Vec3Property) {
+    super(id, 'LegPoser');
+  }
+  protected get links(): readonly Link[] {
+    return NO_LINKS;
+  }
+  protected onUpdate(): void {
+    readVec3(this.angles, 0, this.graph.parameterValues, this.left);
+    readVec3(this.angles, 3, this.graph.parameterValues, this.right);
+  }
+  protected onEvaluate(out: Pose): void {
+    const skeleton = this.graph.skeleton;
+    poseCopy(out, skeleton.referencePose);
+    const turn = (bone: string, degrees: number) => {
+      const i = skeleton.indexOf(bone), h = (degrees * Math.PI) / 360;
+      out.rotations.set([Math.sin(h), 0, 0, Math.cos(h)], i * 4);
+    };
+    turn('thigh_l', this.angles[0]); turn('calf_l', this.angles[1]);
+    turn('thigh_r', this.angles[3]); turn('calf_r', this.angles[4]);
+    out.translations[skeleton.indexOf('pelvis') * 3 + 1] += this.angles[2];
+  }
+}
+const LegPoserType: NodeType = {
+  type: 'LegPoser', space: 'local', properties: { left: { kind: 'vec3', default: [0, 0, 0] }, right: { kind: 'vec3', default: [0, 0, 0] } }, inputs: [],
+  create: ({ id, properties: p }) => new LegPoser(id, p.vec3('left'), p.vec3('right')),
+};
+const withTestNodes = { nodeTypes: new NodeRegistry([...builtInNodeTypes, LegPoserType, MoverType]) };
+
+function posedWarp(warp: Record<string, unknown>, left: V3, right: V3, parameters: Record<string, unknown> = {}): AnimGraphInstance {
+  return loadGraphAsset({
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips: {},
+    parameters: { left: { type: 'vec3', default: left }, right: { type: 'vec3', default: right }, ...parameters },
+    nodes: {
+      legs: { type: 'LegPoser', properties: { left: { param: 'left' }, right: { param: 'right' } } },
+      w: { type: 'StrideWarping', inputs: { pose: 'legs' }, properties: { ...BIPED_LEGS, ...warp } },
+    },
+    output: 'w',
+  }, withTestNodes).createInstance();
+}
+
+/** The knee's offset from its hip-foot line. */
+function kneeBend(cs: ComponentPose, side: string): V3 {
+  const hip = at(cs, `thigh_${side}`), knee = at(cs, `calf_${side}`), foot = at(cs, `foot_${side}`);
+  const line = unit(sub(foot, hip)), k = sub(knee, hip);
+  return sub(k, times(line, dot(k, line)));
+}
+const degreesBetween = (a: V3, b: V3) => (Math.acos(Math.min(1, Math.max(-1, dot(unit(a), unit(b))))) * 180) / Math.PI;
+/** Forward (+z) made perpendicular to the leg's hip-foot line: where a knee bending in the leg's sagittal plane points. */
+function kneeForward(cs: ComponentPose, side: string): V3 {
+  const line = unit(sub(at(cs, `foot_${side}`), at(cs, `thigh_${side}`)));
+  return sub(FORWARD, times(line, dot(FORWARD, line)));
+}
+
+describe('StrideWarping knees (issue 13, item 4)', () => {
+  it('bends a straight or hyperextended input knee forward, in the leg\'s own plane, at 0.6x', () => {
+    // Left foot ahead with its knee 2 degrees backward (hyperextended), right foot behind and dead
+    // straight: shortening the stride makes both legs bend.
+    const g = posedWarp({ strideScale: 0.6 }, [-25, -2, 0], [15, 0, 0]);
+    g.update(1 / 60);
+    const cs = g.componentPose();
+    for (const side of ['l', 'r']) {
+      const bend = kneeBend(cs, side);
+      expect(length(bend), side).toBeGreaterThan(2); // the leg does bend
+      // Forward, not backward, and not sideways: within a degree of +z across the leg.
+      expect(degreesBetween(bend, kneeForward(cs, side)), side).toBeLessThan(1);
+    }
+  });
+
+  it('keeps bending the knee the way the FK knee bent before, whatever the direction of travel', () => {
+    // Knees bent forward first (learned), then a hyperextended left knee and a straight right one,
+    // warped walking backward: the stride direction no longer says where the knees point.
+    const g = posedWarp({ strideScale: 0.6, strideDirection: [0, 0, -1] }, [-25, 30, 0], [15, 30, 0]);
+    g.update(1 / 60);
+    g.componentPose();
+    g.setParameter('left', [-25, -2, 0]);
+    g.setParameter('right', [15, 0, 0]);
+    for (let f = 0; f < 3; f++) {
+      g.update(1 / 60);
+      const cs = g.componentPose();
+      for (const side of ['l', 'r']) {
+        expect(length(kneeBend(cs, side))).toBeGreaterThan(2);
+        expect(degreesBetween(kneeBend(cs, side), kneeForward(cs, side)), side).toBeLessThan(1);
+      }
+    }
+  });
+});
+
+describe('StrideWarping pelvis (issue 13, item 5)', () => {
+  it('lowers the pelvis for planted feet only: a foot in the air, however far ahead, is left to the leg clamp', () => {
+    const settings = { strideScale: 1.6, pelvisSmoothingTime: 0, pelvisMaxSpeed: 0, scaleSmoothingTime: 0 };
+    // Both feet down first (their lowest heights), then the left foot swings up and ahead.
+    const g = posedWarp(settings, [0, 0, 0], [20, 10, 0]);
+    g.update(1 / 60);
+    g.componentPose();
+    g.setParameter('left', [-50, 20, 0]);
+    g.update(1 / 60);
+    const swung = values(g).pelvisOffset as V3;
+    // Expected: the averaged pelvis, lowered only until the planted right foot reaches.
+    const input = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: {},
+      nodes: { legs: { type: 'LegPoser', properties: { left: [-50, 20, 0], right: [20, 10, 0] } } }, output: 'legs',
+    }, withTestNodes).createInstance();
+    input.update(0);
+    const cs = input.componentPose(), P0 = at(cs, 'pelvis');
+    const feet = ['l', 'r'].map((side) => ({
+      warped: warpedFoot(at(cs, `thigh_${side}`), at(cs, `foot_${side}`), 1.6, UP, DOWN, FORWARD).warped,
+      reach: length(sub(at(cs, `foot_${side}`), P0)),
+    }));
+    let P = P0;
+    for (let it = 0; it < 3; it++) {
+      P = times(feet.reduce<V3>((sum, f) => add(sum, add(f.warped, times(unit(sub(P, f.warped)), f.reach))), [0, 0, 0]), 1 / feet.length);
+    }
+    const lowerFor = (f: { warped: V3; reach: number }) => {
+      const e = sub(P, f.warped), horizontal = e[0] * e[0] + e[2] * e[2];
+      return dot(e, e) > f.reach * f.reach ? e[1] - Math.sqrt(Math.max(f.reach * f.reach - horizontal, 0)) : 0;
+    };
+    const expected: V3 = [P[0], Math.min(P[1] - lowerFor(feet[1]), P0[1]), P[2]];
+    expectClose(add(P0, swung), expected, 1e-9);
+    // The swinging foot alone would have taken the pelvis much further down.
+    expect(lowerFor(feet[0]) - lowerFor(feet[1])).toBeGreaterThan(2);
+  });
+
+  it('smooths the pelvis by default and caps its speed at pelvisMaxSpeed leg lengths per second', () => {
+    // Both feet lifted off the floor (a hop): nothing planted, so only the spring and the cap act.
+    const hop = (warp: Record<string, unknown>) => {
+      const g = posedWarp({ strideScale: { param: 's' }, scaleSmoothingTime: 0, ...warp }, [-25, 10, 0], [15, 10, 0], { s: { type: 'float', default: 1 } });
+      g.update(1 / 60);
+      g.componentPose();
+      g.setParameter('left', [-25, 10, 12]);
+      g.update(1 / 60);
+      expectClose(values(g).pelvisOffset as V3, [0, 0, 0], 1e-9);
+      g.setParameter('s', 1.8);
+      const offsets: V3[] = [];
+      for (let f = 0; f < 120; f++) {
+        g.update(1 / 60);
+        offsets.push(values(g).pelvisOffset as V3);
+      }
+      return { offsets, steps: offsets.map((o, f) => length(sub(o, f > 0 ? offsets[f - 1] : [0, 0, 0]))) };
+    };
+    // The target: the same hop warped at 1.8 with no smoothing and no cap.
+    const at1 = posedWarp({ strideScale: 1.8, scaleSmoothingTime: 0, pelvisSmoothingTime: 0, pelvisMaxSpeed: 0 }, [-25, 10, 0], [15, 10, 0]);
+    at1.update(1 / 60);
+    at1.componentPose();
+    at1.setParameter('left', [-25, 10, 12]);
+    at1.update(1 / 60);
+    const target = values(at1).pelvisOffset as V3;
+    expect(target[1]).toBeLessThan(-3);
+    // By default: a spring (half-life 0.14 s) from where the pelvis was, not a jump to the target.
+    const smooth = hop({});
+    expect(smooth.steps[0]).toBeLessThan(0.05 * length(target));
+    expect(Math.max(...smooth.steps)).toBeLessThan(0.1 * length(target));
+    expectClose(smooth.offsets[119], target, 1e-3);
+    // The cap: 0.2 leg lengths (85 cm) per second is 0.283 cm a frame, which the spring would exceed.
+    const capped = hop({ pelvisMaxSpeed: 0.2 });
+    expect(Math.max(...capped.steps)).toBeCloseTo((0.2 * 85) / 60, 9);
+    expect(Math.max(...smooth.steps)).toBeGreaterThan((0.2 * 85) / 60 + 0.05);
+  });
+});
+
+describe('StrideWarping bindings (issue 13, item 7)', () => {
+  it('honours a binding on every per-frame setting', () => {
+    const parameters = { s: { type: 'float', default: 1.8 }, max: { type: 'float', default: 1.2 }, min: { type: 'float', default: 0.5 }, half: { type: 'float', default: 0 } };
+    const g = heldWarp({ strideScale: { param: 's' }, maxScale: { param: 'max' }, minScale: { param: 'min' }, scaleSmoothingTime: { param: 'half' } }, parameters);
+    g.update(0.1);
+    expect(values(g).strideScale).toBe(1.2); // maxScale bound to 1.2 caps the scale at 1.2
+    g.setParameter('max', 1.5);
+    g.update(0.1);
+    expect(values(g).strideScale).toBe(1.5);
+    g.setParameter('s', 0.1);
+    g.setParameter('min', 0.7);
+    g.update(0.1);
+    expect(values(g).strideScale).toBe(0.7);
+    // A smoothing half-life set from a parameter: 0.1 s, half-way in 0.1 s.
+    g.setParameter('half', 0.1);
+    g.setParameter('s', 1.5);
+    g.update(0.1);
+    expect(values(g).strideScale).toBeCloseTo(1.1, 12);
+    // NaN from a parameter is no setting: the smoothing off, the range [min, min].
+    g.parameterValues[g.parameters.slotOf('half')] = NaN;
+    g.parameterValues[g.parameters.slotOf('max')] = NaN;
+    g.update(0.1);
+    expect(values(g).strideScale).toBe(0.7);
+  });
+
+  it('refuses a binding on a property the node reads once, with its path and code, and offers none in the schema', () => {
+    const result = checkGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      parameters: { on: { type: 'bool', default: true }, n: { type: 'int', default: 3 } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        w: { type: 'StrideWarping', inputs: { pose: 'walk' }, properties: { ...BIPED_LEGS, solveIk: { param: 'on' }, pelvisIterations: { param: 'n' }, maxScale: { param: 'n' } } },
+      },
+      output: 'w',
+    });
+    expect(result.ok).toBe(false);
+    const problems = !result.ok ? result.problems.map((p) => `${p.path} ${p.code}`).sort() : [];
+    expect(problems).toEqual(['$.nodes.w.properties.pelvisIterations not-bindable', '$.nodes.w.properties.solveIk not-bindable']);
+    const schema = graphJsonSchema() as { $defs?: Record<string, unknown> };
+    const text = JSON.stringify(schema);
+    const strideProps = (JSON.parse(text) as Record<string, unknown>);
+    const find = (node: unknown): Record<string, unknown> | undefined => {
+      if (typeof node !== 'object' || node === null) return undefined;
+      const o = node as Record<string, unknown>;
+      const props = o.properties as Record<string, unknown> | undefined;
+      if (props && typeof props === 'object' && 'solveIk' in props && 'maxScale' in props) return props;
+      for (const value of Object.values(o)) {
+        const found = find(value);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    const props = find(strideProps)!;
+    expect(JSON.stringify(props.solveIk)).not.toContain('param');
+    expect(JSON.stringify(props.pelvisIterations)).not.toContain('param');
+    expect(JSON.stringify(props.maxScale)).toContain('param');
+  });
+});
+
+describe('StrideWarping in metres (issue 13, item 3)', () => {
+  it('warps a skeleton in metres walking under 1 m/s: the minimum speed is relative to its legs', () => {
+    const skeleton = sampleSkeleton();
+    const ref = skeleton.referencePose;
+    const bones = skeleton.boneNames.map((name, i) => ({
+      name, ...(skeleton.parents[i] >= 0 ? { parent: skeleton.boneNames[skeleton.parents[i]] } : {}),
+      translation: Array.from(ref.translations.subarray(i * 3, i * 3 + 3), (x) => x * 0.01),
+      rotation: Array.from(ref.rotations.subarray(i * 4, i * 4 + 4)),
+    }));
+    const dir = mkdtempSync(join(tmpdir(), 'stride-m-'));
+    const file = join(dir, 'metres.json');
+    writeFileSync(file, JSON.stringify({ bones }));
+    const asset = (warp: Record<string, unknown>) => loadGraphAsset({
+      format: 'animgraph/1', skeleton: { file }, clips: {},
+      parameters: { v: { type: 'vec3', default: [0, 0, 0.5] } },
+      nodes: {
+        legs: { type: 'LegPoser', properties: { left: [-25, 20, 0], right: [15, 20, 0] } },
+        w: { type: 'StrideWarping', inputs: { pose: 'legs' }, properties: { ...BIPED_LEGS, ...warp } },
+      },
+      output: 'w',
+    }, withTestNodes).createInstance();
+    // The root moves at 0.5 m/s (a Mover adds it; the legs are posed), and should move at 0.75.
+    const moving = loadGraphAsset({
+      format: 'animgraph/1', skeleton: { file }, clips: {},
+      nodes: {
+        mover: { type: 'Mover', properties: { velocity: [0, 0, 0.5] } },
+        w: { type: 'StrideWarping', inputs: { pose: 'mover' }, properties: { ...BIPED_LEGS, mode: 'fromRootMotion', locomotionSpeed: 0.75, scaleSmoothingTime: 0 } },
+      },
+      output: 'w',
+    }, withTestNodes).createInstance();
+    moving.update(0.1);
+    expect(values(moving).strideScale).toBeCloseTo(1.5, 12);
+    expect(values(moving).rootMotionSpeed).toBeCloseTo(0.5, 12);
+    expectClose(moving.rootMotion.subarray(0, 3), [0, 0, 0.075], 1e-12);
+    // The same legs at 1.5 in metres are the centimetre warp, scaled: heights kept, the feet moved.
+    const metres = asset({ strideScale: 1.5 });
+    metres.update(0.1);
+    const cm = posedWarp({ strideScale: 1.5 }, [-25, 20, 0], [15, 20, 0]);
+    cm.update(0.1);
+    for (const bone of ['pelvis', 'foot_l', 'foot_r', 'calf_l']) expectClose(at(metres.componentPose(), bone), times(at(cm.componentPose(), bone), 0.01), 1e-9);
+  });
+});
+
+describeWithData('StrideWarping on CMU captures (issue 13, items 4-6 and 8)', () => {
+  const CMU_LEGS = { pelvisBone: 'CC_Base_Pelvis', ...LEGS };
+  const ownSpeed = (graph: AnimGraph) => {
+    const clip = graph.clipBindings.get('walk')!.clip, rm = clip.rootMotion!, n = clip.frameCount;
+    return Math.hypot(rm.translations[(n - 1) * 3] - rm.translations[0], rm.translations[(n - 1) * 3 + 2] - rm.translations[2]) / clip.duration;
+  };
+  const asset = (file: string, warp: Record<string, unknown> | null, source: Record<string, unknown> = { type: 'SequencePlayer', properties: { clip: 'walk' } }) => loadGraphAsset({
+    format: 'animgraph/1', skeleton: { bvh: `${CMU}${file}.bvh` },
+    clips: { walk: { source: `${CMU}${file}.bvh`, frames: [1, -1], rootMotion: true } },
+    parameters: { speed: { type: 'float', default: 100 } },
+    nodes: { p: source, ...(warp ? { w: { type: 'StrideWarping', inputs: { pose: 'p' }, properties: { ...CMU_LEGS, mode: 'fromRootMotion', locomotionSpeed: { param: 'speed' }, ...warp } } } : {}) },
+    output: warp ? 'w' : 'p',
+  });
+  const bend = (run: RunResult, f: number, side: string): V3 => {
+    const c = run.frames[f].component!, i = (name: string) => run.bones.indexOf(`CC_Base_${side}_${name}`);
+    const p = (bone: number): V3 => [c[bone][0], c[bone][1], c[bone][2]];
+    const hip = p(i('Thigh')), knee = p(i('Calf')), foot = p(i('Foot'));
+    const line = unit(sub(foot, hip)), k = sub(knee, hip);
+    return sub(k, times(line, dot(k, line)));
+  };
+  const rotate = (q: number[], v: V3): V3 => {
+    const [x, y, z, w] = q, tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]), tz = 2 * (x * v[1] - y * v[0]);
+    return [v[0] + w * tx + (y * tz - z * ty), v[1] + w * ty + (z * tx - x * tz), v[2] + w * tz + (x * ty - y * tx)];
+  };
+
+  it('never swings a knee away from the way it bends, at 0.6x to 1.5x (item 4)', () => {
+    const report: string[] = [];
+    for (const [file, s] of [['007_04', 0.6], ['007_04', 1.3], ['007_12', 0.7], ['007_12', 1.5], ['002_03', 1.5]] as const) {
+      const plainGraph = asset(file, null);
+      const own = ownSpeed(plainGraph), fps = 30;
+      const frames = Math.floor(plainGraph.clipBindings.get('walk')!.clip.duration * fps * 2);
+      const plain = runGraph(plainGraph, { frames, fps, debug: false });
+      const warped = runGraph(asset(file, {}), { frames, fps, debug: false, timeline: [{ name: 'speed', value: own * s, time: 0 }] });
+      for (const side of ['L', 'R']) {
+        const thigh = plain.bones.indexOf(`CC_Base_${side}_Thigh`);
+        // The knee's axis in the thigh's frame: the mean direction of the clearly bent FK knee.
+        let axis: V3 = [0, 0, 0];
+        for (let f = 0; f < frames; f++) {
+          const b = bend(plain, f, side);
+          if (length(b) > 10) axis = add(axis, rotate(plain.frames[f].component![thigh].slice(3, 7).map((x, k) => (k < 3 ? -x : x)), unit(b)));
+        }
+        axis = unit(axis);
+        // The worst angle between a bent knee (by 2 cm or more) and that axis, FK and warped.
+        const worst = (run: RunResult) => {
+          let w = 0;
+          for (let f = 0; f < frames; f++) {
+            const b = bend(run, f, side);
+            if (length(b) > 2) w = Math.max(w, degreesBetween(b, rotate(run.frames[f].component![thigh].slice(3, 7), axis)));
+          }
+          return w;
+        };
+        const fk = worst(plain), ik = worst(warped);
+        report.push(`${file} ${s}x ${side}: knee up to ${ik.toFixed(0)} deg off its axis (FK ${fk.toFixed(0)} deg)`);
+        expect(ik, `${file} ${s}x ${side}`).toBeLessThan(fk + 10);
+      }
+    }
+    console.log(report.join('\n'));
+  });
+
+  it('moves the pelvis at most 2 cm a frame on a run at 1.5x (item 5)', () => {
+    const plainGraph = asset('002_03', null);
+    const own = ownSpeed(plainGraph), fps = 30;
+    const frames = Math.floor(plainGraph.clipBindings.get('walk')!.clip.duration * fps * 2);
+    const plain = runGraph(plainGraph, { frames, fps, debug: false });
+    const warped = runGraph(asset('002_03', {}), { frames, fps, debug: false, timeline: [{ name: 'speed', value: own * 1.5, time: 0 }] });
+    const pelvis = plain.bones.indexOf('CC_Base_Pelvis');
+    const offset = (f: number): V3 => [0, 1, 2].map((k) => warped.frames[f].component![pelvis][k] - plain.frames[f].component![pelvis][k]) as V3;
+    let worst = 0, lowest = 0;
+    for (let f = 1; f < frames; f++) {
+      worst = Math.max(worst, length(sub(offset(f), offset(f - 1))));
+      lowest = Math.min(lowest, offset(f)[1]);
+    }
+    console.log(`002_03 run at 1.5x: pelvis adjustment moves up to ${worst.toFixed(2)} cm a frame, down to ${lowest.toFixed(1)} cm`);
+    expect(worst).toBeLessThan(2);
+    expect(lowest).toBeLessThan(-2); // it is lowered
+  });
+
+  /** The largest distance a foot moves in one frame (world space) while the unwarped clip holds it planted. */
+  const plantedStep = (plain: RunResult, run: RunResult, fps: number, from = 1, to = run.frames.length) => {
+    let worst = 0;
+    for (const side of ['L', 'R']) {
+      const foot = plain.bones.indexOf(`CC_Base_${side}_Foot`);
+      for (const [a, b] of stancePhases(plain, foot, fps)) {
+        for (let f = Math.max(a, from); f <= Math.min(b, to - 1); f++) {
+          const p = world(run, f - 1, foot), q = world(run, f, foot);
+          worst = Math.max(worst, length(sub(q as V3, p as V3)));
+        }
+      }
+    }
+    return worst;
+  };
+
+  it('warps from the first frame and follows a speed change without popping planted feet (item 6)', () => {
+    const report: string[] = [];
+    for (const file of ['007_04', '002_01', '002_02']) {
+      const plainGraph = asset(file, null);
+      const own = ownSpeed(plainGraph), fps = 60;
+      const plain = runGraph(plainGraph, { seconds: 2, fps, poses: true });
+      // From 1.5x from the start: frame 0 is warped already, so frame 1 does not jump.
+      const fast = runGraph(asset(file, {}), { seconds: 2, fps, timeline: [{ name: 'speed', value: own * 1.5, time: 0 }] });
+      expect(fast.frames[0].debug!.children[0].values!.strideScale).toBeCloseTo(1.5, 9);
+      const start = plantedStep(plain, fast, fps, 1, 3);
+      // From 1x to 1.5x at 1 s: the default scale smoothing against none.
+      const timeline = [{ name: 'speed', value: own, time: 0 }, { name: 'speed', value: own * 1.5, time: 1 }];
+      const smooth = plantedStep(plain, runGraph(asset(file, {}), { seconds: 2, fps, timeline }), fps, 55, 90);
+      const sudden = plantedStep(plain, runGraph(asset(file, { scaleSmoothingTime: 0 }), { seconds: 2, fps, timeline }), fps, 55, 90);
+      report.push(`${file}: planted foot moves up to ${start.toFixed(2)} cm in the first frames at 1.5x; at 1x to 1.5x ${smooth.toFixed(2)} cm a frame (${sudden.toFixed(2)} cm unsmoothed)`);
+      expect(start).toBeLessThan(2);
+      expect(smooth).toBeLessThan(2);
+      expect(sudden).toBeGreaterThan(5); // what the smoothing saves
+    }
+    console.log(report.join('\n'));
+  });
+
+  it('keeps the scale at 1 over a PoseSearchBlend playing a clip at its own speed (item 8)', () => {
+    const report: string[] = [];
+    for (const file of ['007_04', '002_01']) {
+      const search = { type: 'PoseSearchBlend', properties: { clips: ['walk'], motion: 0 } };
+      const graph = asset(file, {}, search);
+      const own = ownSpeed(graph), fps = 30;
+      const frames = Math.floor(graph.clipBindings.get('walk')!.clip.duration * fps * 2);
+      const run = runGraph(graph, { frames, fps, poses: false, timeline: [{ name: 'speed', value: own, time: 0 }] });
+      let worst = 0;
+      for (let f = 0; f < frames; f++) worst = Math.max(worst, Math.abs((run.frames[f].debug!.children[0].values!.strideScale as number) - 1));
+      report.push(`${file} under PoseSearchBlend at its own speed: scale within ${worst.toExponential(1)} of 1`);
+      expect(worst).toBeLessThan(0.01);
+    }
+    console.log(report.join('\n'));
   });
 });

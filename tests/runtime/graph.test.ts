@@ -86,6 +86,9 @@ describe('graph instance', () => {
     // A player and an evaluator on root-motion clips, blended: a delta every frame.
     expect(result.perFrameRootMotion).toBeLessThan(4);
     expect(result.rootMotion[3]).not.toBe(0);
+    // The same under StrideWarping in fromRootMotion mode: velocities reported up, the branch's share scaled.
+    expect(result.perFrameRootMotionWarped).toBeLessThan(4);
+    expect(result.rootMotionWarped[3]).not.toBe(0);
     // A Crowd's update on the calling thread (its share, the handshake with a worker, parameters
     // set between frames), its graph's StrideWarping at full alpha warping in place.
     expect(result.perFrameCrowd).toBeLessThan(4);

@@ -4,7 +4,7 @@
  * measuring inside vitest, whose module transform turns imports into property reads and so
  * changes what V8 inlines (and therefore what it boxes).
  * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive, perSetParameter, perFrameRootMotion,
- * rootMotion, perFrameCrowd, crowdWarp }.
+ * rootMotion, perFrameRootMotionWarped, rootMotionWarped, perFrameCrowd, crowdWarp }.
  */
 import { loadGraphAsset } from '../../graphs/loader.ts';
 import { Crowd } from '../../runtime/crowd.ts';
@@ -91,6 +91,34 @@ const rooted = bytesPerFrame(() => {
   r.evaluate();
 });
 
+// Fourth graph: the same players under StrideWarping in fromRootMotion mode, which asks its branch
+// for root-motion velocities (every player reports one) and scales what the branch reports.
+const rw = loadGraphAsset({
+  format: 'animgraph/1',
+  skeleton: 'builtin:biped',
+  clips: { walk: { source: 'builtin:walk', rootMotion: { bone: 'pelvis' } }, run: { source: 'builtin:run', rootMotion: { bone: 'pelvis' } } },
+  parameters: { t: { type: 'float', default: 0 }, speed: { type: 'float', default: 120 } },
+  nodes: {
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequenceEvaluator', properties: { clip: 'run', explicitTime: { param: 't' }, loop: true } },
+    mix: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.3 } },
+    w: {
+      type: 'StrideWarping', inputs: { pose: 'mix' },
+      properties: {
+        mode: 'fromRootMotion', locomotionSpeed: { param: 'speed' }, rootMotionWindow: 0.5, pelvisBone: 'pelvis',
+        leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l', rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r',
+      },
+    },
+  },
+  output: 'w',
+}).createInstance();
+const warpTime = rw.parameters.slotOf('t');
+const rootedWarped = bytesPerFrame(() => {
+  rw.parameterValues[warpTime] = (rw.parameterValues[warpTime] + 1 / 60) % 10;
+  rw.update(1 / 60);
+  rw.evaluate();
+});
+
 // setParameter between frames, as a crowd sets its parameters every frame: ints and bools with
 // nobody listening allocate nothing (a double is boxed by the call itself, outside our control).
 let k = 0;
@@ -119,5 +147,6 @@ await crowd.close();
 console.log(JSON.stringify({
   perFrame, windows, poolSize: g.posePool.size, listWeights: list.values?.weights,
   perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive, perSetParameter: setting.perFrame, perFrameRootMotion: rooted.perFrame, rootMotion: Array.from(r.rootMotion),
+  perFrameRootMotionWarped: rootedWarped.perFrame, rootMotionWarped: Array.from(rw.rootMotion),
   perFrameCrowd: crowdFrame.perFrame, crowdWarp,
 }));
