@@ -39,7 +39,7 @@ export function quatToEulerDegrees(x: number, y: number, z: number, w: number, o
 }
 
 /** `v` moved by whole turns to within 180° of `previous`, so a plotted angle does not jump at ±180°. */
-function unwrapDegrees(v: number, previous: number): number {
+export function unwrapDegrees(v: number, previous: number): number {
   return v - 360 * Math.round((v - previous) / 360);
 }
 
