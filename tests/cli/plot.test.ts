@@ -207,6 +207,18 @@ describe('animgraph plot: errors', () => {
   });
 });
 
+describe('the committed example plot', () => {
+  it('is what the command in the README writes today', async () => {
+    const { svg } = await plot(sample, '--seconds', '1.5', '--set', 'gait=2@0.5', '--set', 'gait=0@1');
+    expect(readFileSync(`${root}docs/plot-sample-locomotion.svg`, 'utf8')).toBe(svg);
+    expect(readFileSync(`${root}README.md`, 'utf8')).toContain('--seconds 1.5 --set gait=2@0.5 --set gait=0@1 --out plot.svg');
+  });
+
+  it('comes from a renderer with no Node imports (it can run in a browser)', () => {
+    expect(readFileSync(`${root}cli/plot-svg.ts`, 'utf8')).not.toMatch(/from\s+['"](node:|fs|path)/);
+  });
+});
+
 describe('renderPlotSvg', () => {
   const doc = (over: Partial<PlotDocument> = {}): PlotDocument => ({
     title: 'A & B <graph>',
