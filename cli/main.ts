@@ -15,6 +15,8 @@ Usage:
   animgraph validate GRAPH
   animgraph schema [--out FILE]
   animgraph index GRAPH --out FILE [--node ID]
+  animgraph plot GRAPH --out FILE.svg [--bone B] [--space component|local]
+                       [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
   animgraph help
 
 run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set changes a
@@ -28,6 +30,9 @@ schema    prints the JSON Schema of the graph asset format (or writes it to --ou
 index     builds the pose-search database of GRAPH's PoseSearchBlend node (--node ID when
           there are several) from its clips and writes it to FILE, for the node's
           \`database\` property; an index file the graph already names is ignored and rebuilt.
+plot      runs GRAPH as run does and writes an SVG of the run: bone B's position and rotation
+          (default: the pelvis), node weights, inertialization, stride scale and pose-search
+          costs over time, with each --set change marked.
 `;
 
 export interface Io {
@@ -96,6 +101,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       case 'validate': return validateCommand(rest, io);
       case 'schema': return await schemaCommand(rest, io);
       case 'index': return await indexCommand(rest, io);
+      case 'plot': return await (await import('./plot.ts')).plotCommand(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.out(USAGE);
         return command === undefined ? 2 : 0;
@@ -291,3 +297,6 @@ async function indexCommand(args: readonly string[], io: Io): Promise<number> {
     + `at ${db.schema.sampleRate} Hz, ${db.tree.nodeStart.length} tree nodes (hash ${db.hash.hash.slice(0, 12)})\n`);
   return 0;
 }
+
+// For the commands that live in their own files (plot.ts).
+export { UsageError, parse as parseOptions, positiveNumber, nonNegative };
