@@ -143,7 +143,7 @@ export function parseSet(text: string, graph: AnimGraph): ParameterChange {
   const m = /^([^=]+)=(.*?)(?:@([^@]*))?$/.exec(text);
   if (!m) throw new UsageError(`--set '${text}': expected NAME=VALUE or NAME=VALUE@SECONDS`);
   const [, name, valueText, timeText] = m;
-  const def = graph.parameterDefinitions[name];
+  const def = Object.hasOwn(graph.parameterDefinitions, name) ? graph.parameterDefinitions[name] : undefined;
   if (!def) {
     throw new UsageError(`--set '${text}': unknown parameter '${name}' (parameters: ${Object.keys(graph.parameterDefinitions).join(', ') || 'none'})`);
   }

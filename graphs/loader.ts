@@ -91,6 +91,8 @@ class Problems {
   addZod(prefix: readonly PropertyKey[], error: z.ZodError, input: unknown): void {
     const seen = new Set<string>();
     for (const issue of error.issues) {
+      // Reported once, at the key itself, by reportProtoKeys.
+      if (issue.code === 'unrecognized_keys' && issue.keys.every((k) => k === '__proto__')) continue;
       // JSON.parse turns a number beyond the float range (1e400) into ±Infinity, which zod reports
       // as a bare "Invalid input" when the value may also be a binding: name the number instead.
       const inner = nonFinitePath(valueAt(input, issue.path));
@@ -107,10 +109,34 @@ class Problems {
 function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {
   let at = value;
   for (const key of keys) {
-    if (typeof at !== 'object' || at === null) return undefined;
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return undefined;
     at = (at as Record<PropertyKey, unknown>)[key];
   }
   return at;
+}
+
+/**
+ * Reports every `__proto__` key in the asset. JSON.parse makes it an ordinary own key, but
+ * JavaScript objects built from it (zod's records, spreads, `obj[name] = …`) drop it or change
+ * their prototype instead, so a clip, parameter or node of that name would vanish silently; it
+ * is refused by name instead. The walk is iterative: an asset may nest arbitrarily deep.
+ */
+function reportProtoKeys(json: unknown, problems: Problems): void {
+  const stack: { value: unknown; keys: PropertyKey[] }[] = [{ value: json, keys: [] }];
+  while (stack.length > 0) {
+    const { value, keys } = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], keys: [...keys, i] });
+      continue;
+    }
+    const entries = Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, item] = entries[i];
+      if (key === '__proto__') problems.add([...keys, key], 'schema', `'__proto__' cannot be a name or key in an asset (JavaScript objects treat it specially): rename it`);
+      else stack.push({ value: item, keys: [...keys, key] });
+    }
+  }
 }
 
 /** The keys leading to the first non-finite number inside `value` ([] for the value itself), or undefined. */
@@ -175,6 +201,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const registry = options.nodeTypes ?? DEFAULT_REGISTRY;
   const baseDir = options.baseDir ?? process.cwd();
   const problems = new Problems();
+  reportProtoKeys(json, problems);
   const envelope = graphEnvelopeSchema.safeParse(json);
   if (!envelope.success) problems.addZod([], envelope.error, json);
   // Keep checking whatever parts are readable, so one run reports everything.
@@ -203,8 +230,8 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     }
     clips.set(name, clip);
   }
-  const parameters: Record<string, ParameterDefinition> = {};
-  for (const [name, def] of Object.entries(asset.parameters ?? {})) parameters[name] = def as ParameterDefinition;
+  // Looked up by name in a Map: a binding to 'toString' must not find Object.prototype's.
+  const parameters = new Map(Object.entries(asset.parameters ?? {}) as [string, ParameterDefinition][]);
   // Likewise a declared parameter whose definition is malformed is not also unknown where bound.
   const declaredParameters = new Set(typeof raw.parameters === 'object' && raw.parameters !== null && !Array.isArray(raw.parameters) ? Object.keys(raw.parameters) : []);
 
@@ -274,7 +301,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
         const at = Array.isArray(value) ? [...where, i] : where;
         const linked = nodes.get(target);
         if (!linked) {
-          if (!(target in rawNodes)) problems.add(at, 'dangling-link', `links to '${target}', which is not a node of this graph`);
+          if (!Object.hasOwn(rawNodes, target)) problems.add(at, 'dangling-link', `links to '${target}', which is not a node of this graph`);
           return;
         }
         claim(target, at);
@@ -287,7 +314,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const outputId = typeof raw.output === 'string' ? raw.output : undefined;
   if (outputId !== undefined) {
     if (!nodes.has(outputId)) {
-      if (!(outputId in rawNodes)) problems.add(['output'], 'dangling-link', `output names '${outputId}', which is not a node of this graph`);
+      if (!Object.hasOwn(rawNodes, outputId)) problems.add(['output'], 'dangling-link', `output names '${outputId}', which is not a node of this graph`);
     } else claim(outputId, ['output']);
   }
   const order = postOrder(nodes, outputId, problems);
@@ -314,7 +341,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
   try {
     const graph = new AnimGraph({
-      name: asset.name ?? options.source ?? 'graph', skeleton, parameters, clips, nodes: compiled, baseDir, useIndexFiles: options.useIndexFiles ?? true,
+      name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled, baseDir, useIndexFiles: options.useIndexFiles ?? true,
     });
     graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
     return { ok: true, graph };
@@ -365,7 +392,7 @@ function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Problems): S
 function wellFormedProperties(specs: Readonly<Record<string, PropertySpec>>, raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(specs)) {
-    if (!(name in raw)) continue;
+    if (!Object.hasOwn(raw, name)) continue;
     const value = raw[name];
     if (propertySchema(spec).safeParse(value).success) out[name] = value;
     else if (spec.kind === 'list' && Array.isArray(value)) {
@@ -403,7 +430,7 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
 
 function checkPropertyReferences(
   id: string, type: NodeType, properties: Record<string, unknown>, node: NodeEnvelope,
-  parameters: Record<string, ParameterDefinition>, declaredParameters: ReadonlySet<string>,
+  parameters: ReadonlyMap<string, ParameterDefinition>, declaredParameters: ReadonlySet<string>,
   clips: ReadonlyMap<string, Clip>, declaredClips: ReadonlySet<string>,
   skeleton: Skeleton | undefined, problems: Problems,
 ): void {
@@ -415,9 +442,9 @@ function checkPropertyReferences(
       const value = values[name];
       const where = [...at, name];
       if (value === undefined) continue;
-      if (spec.kind !== 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && 'param' in value) {
+      if (spec.kind !== 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'param')) {
         const param = (value as { param: string }).param;
-        const def = parameters[param];
+        const def = parameters.get(param);
         if (!def) {
           if (!declaredParameters.has(param)) {
             problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${[...declaredParameters].join(', ') || 'none'})`);

@@ -281,8 +281,8 @@ function resolvePropertyValues(
   parameters: Parameters, graph: AnimGraph,
 ): ResolvedProperties {
   const raw = (name: string): PropertyValue | undefined => {
-    if (!(name in specs)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
-    return values[name];
+    if (!Object.hasOwn(specs, name)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
+    return Object.hasOwn(values, name) ? values[name] : undefined;
   };
   const binding = (value: PropertyValue | undefined): number =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value.param === 'string' ? parameters.slotOf(value.param) : -1;
