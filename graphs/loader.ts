@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { BvhError, loadBvh } from '../runtime/bvh.ts';
 import { extractRootMotion } from '../runtime/root-motion.ts';
 import type { Clip } from '../runtime/clip.ts';
-import { AnimGraph, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
+import { AnimGraph, MAX_GRAPH_DEPTH, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
 import { NodePrepareError, type NodeType, type PropertySpec } from '../runtime/node.ts';
 import { parameterFits, type ParameterDefinition, type ParameterType } from '../runtime/parameters.ts';
 import { sampleClip, sampleSkeleton, SAMPLE_CLIP_NAMES } from '../runtime/sample-data.ts';
@@ -18,7 +18,7 @@ import {
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
   | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
-  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index';
+  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'too-deep';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -122,19 +122,25 @@ function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {
  * is refused by name instead. The walk is iterative: an asset may nest arbitrarily deep.
  */
 function reportProtoKeys(json: unknown, problems: Problems): void {
-  const stack: { value: unknown; keys: PropertyKey[] }[] = [{ value: json, keys: [] }];
+  // Each entry keeps its parent's entry and its key; a path is built only for a key reported.
+  type Entry = { value: unknown; key: PropertyKey; parent: Entry | null };
+  const keysOf = (entry: Entry): PropertyKey[] => {
+    const keys: PropertyKey[] = [];
+    for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
+    return keys.reverse();
+  };
+  const stack: Entry[] = [{ value: json, key: '', parent: null }];
   while (stack.length > 0) {
-    const { value, keys } = stack.pop()!;
+    const entry = stack.pop()!;
+    const value = entry.value;
     if (typeof value !== 'object' || value === null) continue;
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], keys: [...keys, i] });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: entry });
       continue;
     }
-    const entries = Object.entries(value);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, item] = entries[i];
-      if (key === '__proto__') problems.add([...keys, key], 'schema', `'__proto__' cannot be a name or key in an asset (JavaScript objects treat it specially): rename it`);
-      else stack.push({ value: item, keys: [...keys, key] });
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__') problems.add([...keysOf(entry), key], 'schema', `'__proto__' cannot be a name or key in an asset (JavaScript objects treat it specially): rename it`);
+      else stack.push({ value: (value as Record<string, unknown>)[key], key, parent: entry });
     }
   }
 }
@@ -151,6 +157,21 @@ function nonFinitePath(value: unknown): PropertyKey[] | undefined {
 }
 
 const DEFAULT_REGISTRY = new NodeRegistry();
+
+// Building a zod schema costs far more than using it: one per node type (and property spec), not
+// one per node, keeps a 10,000-node asset's check in well under a second.
+const propertiesSchemas = new WeakMap<object, z.ZodObject>();
+const propertySchemas = new WeakMap<PropertySpec, z.ZodType>();
+function cachedPropertiesSchema(type: NodeType): z.ZodObject {
+  let schema = propertiesSchemas.get(type.properties);
+  if (!schema) propertiesSchemas.set(type.properties, schema = nodePropertiesSchema(type));
+  return schema;
+}
+function cachedPropertySchema(spec: PropertySpec): z.ZodType {
+  let schema = propertySchemas.get(spec);
+  if (!schema) propertySchemas.set(spec, schema = propertySchema(spec));
+  return schema;
+}
 
 /** Reads, validates and binds a graph file. Throws GraphLoadError listing every problem. */
 export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir' | 'source'> = {}): AnimGraph {
@@ -251,7 +272,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
       problems.add(['nodes', id, 'type'], 'unknown-node-type', `unknown node type '${node.type}' (known: ${registry.list().map((t) => t.type).join(', ')})`);
       continue;
     }
-    const props = nodePropertiesSchema(type).safeParse(node.properties ?? {});
+    const props = cachedPropertiesSchema(type).safeParse(node.properties ?? {});
     if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error, node.properties ?? {});
     // When some properties are malformed, the well-formed ones are still checked, so one run
     // reports an unknown bone next to a missing one.
@@ -318,16 +339,32 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     } else claim(outputId, ['output']);
   }
   const order = postOrder(nodes, outputId, problems);
+  if (order && outputId !== undefined && nodes.has(outputId)) checkDepth(nodes, order, outputId, problems);
   // A node that requests inertialization needs a node that provides it between it and the output.
+  // Memoised per node (true: a provider lies between it and the output), so that a long chain of
+  // requesters costs one walk, not one per requester.
+  const providedBelow = new Map<string, boolean>();
   for (const [id, { type, properties }] of nodes) {
     if (!type.requestsInertialization?.(properties) || !consumerNode.has(id)) continue;
+    const walked: string[] = [];
     let at = consumerNode.get(id);
-    const seen = new Set<string>();
-    while (at !== undefined && !nodes.get(at)?.type.providesInertialization && !seen.has(at)) {
-      seen.add(at);
+    let provided = false;
+    while (at !== undefined) {
+      const known = providedBelow.get(at);
+      if (known !== undefined) {
+        provided = known;
+        break;
+      }
+      if (nodes.get(at)?.type.providesInertialization) {
+        provided = true;
+        break;
+      }
+      providedBelow.set(at, false); // provisional: also stops a walk round a cycle
+      walked.push(at);
       at = consumerNode.get(at);
     }
-    if (at === undefined) {
+    for (const w of walked) providedBelow.set(w, provided);
+    if (!provided) {
       problems.add(['nodes', id, 'properties', 'blendMode'], 'no-inertialization',
         `${type.type} '${id}' requests inertialization, but no Inertialization node lies between it and the output '${outputId}': add one below it, or use blendMode "crossfade"`);
     }
@@ -394,7 +431,7 @@ function wellFormedProperties(specs: Readonly<Record<string, PropertySpec>>, raw
   for (const [name, spec] of Object.entries(specs)) {
     if (!Object.hasOwn(raw, name)) continue;
     const value = raw[name];
-    if (propertySchema(spec).safeParse(value).success) out[name] = value;
+    if (cachedPropertySchema(spec).safeParse(value).success) out[name] = value;
     else if (spec.kind === 'list' && Array.isArray(value)) {
       // The well-formed fields of every item are still checked; indices (and so paths) stay.
       out[name] = value.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) ? wellFormedProperties(spec.item, item) : null));
@@ -492,7 +529,21 @@ function checkPropertyReferences(
   });
 }
 
-/** Post-order (children before parents) of the nodes reachable from the output; reports cycles. */
+/** A node's links as (JSON path below the node, target id) pairs, in pin order. */
+function linksOf(node: { envelope: NodeEnvelope }): [PropertyKey[], string][] {
+  const out: [PropertyKey[], string][] = [];
+  for (const [pin, value] of Object.entries(node.envelope.inputs ?? {})) {
+    if (Array.isArray(value)) value.forEach((target, i) => out.push([['inputs', pin, i], target]));
+    else out.push([['inputs', pin], value]);
+  }
+  return out;
+}
+
+/**
+ * Post-order (children before parents) of the nodes reachable from the output; reports cycles.
+ * Iterative, with an explicit stack, so that a chain of any length is checked (and rejected as
+ * too deep) instead of overflowing the loader's own stack.
+ */
 function postOrder(
   nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, outputId: string | undefined, problems: Problems,
 ): string[] | undefined {
@@ -500,13 +551,17 @@ function postOrder(
   const order: string[] = [];
   const reported = new Set<string>();
   let ok = true;
-  const visit = (id: string, stack: string[]) => {
+  /** The nodes being visited, from the root of this walk down; and where each sits in it. */
+  const path: string[] = [];
+  const pathIndex = new Map<string, number>();
+  const frames: { id: string; targets: string[]; next: number }[] = [];
+  const enter = (id: string): void => {
     const node = nodes.get(id);
     if (!node) return;
     const s = state.get(id);
     if (s === 'done') return;
     if (s === 'visiting') {
-      const cycle = [...stack.slice(stack.indexOf(id)), id];
+      const cycle = [...path.slice(pathIndex.get(id)), id];
       const key = [...cycle].sort().join(',');
       if (!reported.has(key)) {
         reported.add(key);
@@ -516,15 +571,61 @@ function postOrder(
       return;
     }
     state.set(id, 'visiting');
-    for (const target of Object.values(node.envelope.inputs ?? {}).flat()) visit(target, [...stack, id]);
-    state.set(id, 'done');
-    order.push(id);
+    pathIndex.set(id, path.length);
+    path.push(id);
+    frames.push({ id, targets: linksOf(node).map(([, target]) => target), next: 0 });
+  };
+  const visit = (root: string): void => {
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1];
+      if (frame.next < frame.targets.length) {
+        enter(frame.targets[frame.next++]);
+        continue;
+      }
+      frames.pop();
+      path.pop();
+      pathIndex.delete(frame.id);
+      state.set(frame.id, 'done');
+      order.push(frame.id);
+    }
   };
   // Every node is checked for cycles, reachable from the output or not.
-  if (outputId !== undefined) visit(outputId, []);
+  if (outputId !== undefined) visit(outputId);
   const reachable = new Set(order);
-  for (const id of nodes.keys()) visit(id, []);
+  for (const id of nodes.keys()) visit(id);
   return ok ? order.filter((id) => reachable.has(id)) : undefined;
+}
+
+/**
+ * Reports a graph whose longest chain from the output node down to a leaf has more than
+ * MAX_GRAPH_DEPTH nodes (`too-deep`, at the link that leads past the limit): update, evaluate
+ * and the debug tree recurse once per level, so the limit is what keeps them inside the stack.
+ * `order` is the acyclic post-order of the nodes reachable from the output.
+ */
+function checkDepth(
+  nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, order: readonly string[], outputId: string, problems: Problems,
+): void {
+  const height = new Map<string, number>();
+  for (const id of order) {
+    let h = 0;
+    for (const [, target] of linksOf(nodes.get(id)!)) h = Math.max(h, height.get(target) ?? 0);
+    height.set(id, h + 1);
+  }
+  const depth = height.get(outputId) ?? 0;
+  if (depth <= MAX_GRAPH_DEPTH) return;
+  // Down the deepest chain to the node at the last level allowed, whose link goes one further.
+  let at = outputId;
+  for (let level = 1; ; level++) {
+    const links = linksOf(nodes.get(at)!);
+    const [keys, target] = links.find(([, t]) => height.get(t) === height.get(at)! - 1)!;
+    if (level === MAX_GRAPH_DEPTH) {
+      problems.add(['nodes', at, ...keys], 'too-deep',
+        `the graph is ${depth} nodes deep from its output '${outputId}'; at most ${MAX_GRAPH_DEPTH} are allowed, and this link to '${target}' is level ${MAX_GRAPH_DEPTH + 1}`);
+      return;
+    }
+    at = target;
+  }
 }
 
 class FileCache {

@@ -11,6 +11,15 @@ import { Parameters, type ParameterDefinition, type ParameterValue } from './par
 import { Pose, PosePool, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
+/**
+ * The most nodes a chain from a graph's output down to a leaf may have. initialize, update,
+ * evaluate and the debug tree recurse a few calls per level, and a cold (interpreted) first
+ * call overflows Node's default stack at 2,000 to 2,500 levels: 500 leaves the caller three
+ * quarters of it, and is still ten times what a hand-made graph needs. The loader reports
+ * deeper graphs as `too-deep`; AnimGraph refuses them with a RangeError.
+ */
+export const MAX_GRAPH_DEPTH = 500;
+
 /** A property value as written in an asset: a literal, or a binding to a parameter. */
 export type PropertyValue =
   | number | boolean | string | number[] | string[] | { param: string } | { readonly [key: string]: unknown }
@@ -62,6 +71,7 @@ export class AnimGraph {
 
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
+    checkGraphDepth(definition.nodes);
     this.name = definition.name;
     this.skeleton = definition.skeleton;
     this.parameterDefinitions = definition.parameters;
@@ -226,6 +236,20 @@ export class AnimGraphInstance implements GraphRuntime {
     this.evaluatedAt = -1;
     this.root.initialize(new InitializeContext(this));
   }
+}
+
+/** Throws a RangeError when a chain of `nodes` (in post-order) is longer than MAX_GRAPH_DEPTH (plus the output node). */
+function checkGraphDepth(nodes: readonly CompiledNode[]): void {
+  const height = new Map<string, number>();
+  let deepest = 0;
+  for (const node of nodes) {
+    let h = 0;
+    for (const target of Object.values(node.inputs).flat()) h = Math.max(h, height.get(target) ?? 0);
+    height.set(node.id, h + 1);
+    deepest = Math.max(deepest, h + 1);
+  }
+  // The loader's limit counts from the node the asset's `output` names, below the Output node.
+  if (deepest > MAX_GRAPH_DEPTH + 1) throw new RangeError(`the graph is ${deepest} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
 }
 
 function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph): PoseNode {
