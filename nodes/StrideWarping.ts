@@ -431,9 +431,11 @@ export class StrideWarping extends SkeletalControlNode {
       const dt = this.scale[4], sp = this.spring;
       for (let k = 0; k < 3; k++) {
         const targetOffset = v[P + k] - v[P0 + k];
-        if (p.pelvisSmoothingTime > 0 && dt > 0) {
-          const y = (4 * Math.LN2) / p.pelvisSmoothingTime / 2;
-          const j0 = sp[k] - targetOffset, j1 = sp[3 + k] + j0 * y, e = Math.exp(-y * dt);
+        const y = (4 * Math.LN2) / p.pelvisSmoothingTime / 2, e = Math.exp(-y * dt);
+        // Below a microsecond, or settled within the frame (e = 0), the spring is skipped: its
+        // y² (from a half-life of 1e-151 s) or j1 × dt would overflow and give 0 × Infinity.
+        if (p.pelvisSmoothingTime >= 1e-6 && dt > 0 && e > 0) {
+          const j0 = sp[k] - targetOffset, j1 = sp[3 + k] + j0 * y;
           sp[k] = e * (j0 + j1 * dt) + targetOffset;
           sp[3 + k] = e * (sp[3 + k] - j1 * y * dt);
         } else {
