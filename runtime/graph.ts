@@ -20,6 +20,13 @@ import type { Skeleton } from './skeleton.ts';
  */
 export const MAX_GRAPH_DEPTH = 500;
 
+/**
+ * The longest delta time one update advances, in seconds (11.6 days): a longer one is held to it.
+ * Nodes add delta times up (play and blend clocks) and multiply them by rates; bounding the step
+ * keeps those sums and products finite whatever a caller passes.
+ */
+export const MAX_DELTA_TIME = 1e6;
+
 /** A property value as written in an asset: a literal, or a binding to a parameter. */
 export type PropertyValue =
   | number | boolean | string | number[] | string[] | { param: string } | { readonly [key: string]: unknown }
@@ -178,7 +185,7 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /**
    * Advances the graph by `deltaTime` seconds. A negative, NaN or infinite delta time is treated
-   * as 0 (the frame loop never throws).
+   * as 0, one above MAX_DELTA_TIME (1e6 s) as MAX_DELTA_TIME (the frame loop never throws).
    */
   update(deltaTime: number): void {
     this.deltaTimeArg[0] = deltaTime;
@@ -192,7 +199,9 @@ export class AnimGraphInstance implements GraphRuntime {
    */
   updateFrom(deltaTime: Float64Array, index: number): void {
     const given = deltaTime[index];
-    const dt = given > 0 && given < Infinity ? given : 0;
+    // MAX_DELTA_TIME written as a literal: the module binding is a tagged value, and a phi of it
+    // with the double boxes every frame's delta time (16 bytes per update).
+    const dt = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
     this.counter++;
     this.elapsed += dt;
     const ctx = this.updateContextAt(0);
