@@ -207,7 +207,10 @@ export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir'
  *   lists have their minimum length; per-input lists match their input's length;
  * - no node feeds two inputs (use one node per consumer); `output` names a node;
  * - links form no cycle; each link's spaces are compatible (local and component space are
- *   converted automatically, except where an input accepts only one space).
+ *   converted automatically, except where an input accepts only one space);
+ * - no chain from the output down is longer than MAX_GRAPH_DEPTH nodes (`too-deep`);
+ * - no key anywhere is `__proto__`; every name is looked up as an own name (a node may be
+ *   called `toString`, and a link to an undefined `constructor` dangles).
  */
 export function loadGraphAsset(json: unknown, options: LoadOptions = {}): AnimGraph {
   const result = checkGraphAsset(json, options);
