@@ -145,13 +145,26 @@ function reportProtoKeys(json: unknown, problems: Problems): void {
   }
 }
 
-/** The keys leading to the first non-finite number inside `value` ([] for the value itself), or undefined. */
+/**
+ * The keys leading to the first non-finite number inside `value` ([] for the value itself), or
+ * undefined. Iterative, depth first in key order, and no deeper than 16 levels: a malformed value
+ * may nest arbitrarily deep, and a path of thousands of keys names nothing useful.
+ */
 function nonFinitePath(value: unknown): PropertyKey[] | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : [];
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-    const inner = nonFinitePath(item);
-    if (inner) return [key, ...inner];
+  type Entry = { value: unknown; key: PropertyKey; parent: Entry | null; depth: number };
+  const stack: Entry[] = [{ value, key: '', parent: null, depth: 0 }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const v = entry.value;
+    if (typeof v === 'number') {
+      if (Number.isFinite(v)) continue;
+      const keys: PropertyKey[] = [];
+      for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
+      return keys.reverse();
+    }
+    if (typeof v !== 'object' || v === null || entry.depth >= 16) continue;
+    const items = Array.isArray(v) ? [...v.entries()] : Object.entries(v);
+    for (let i = items.length - 1; i >= 0; i--) stack.push({ value: items[i][1], key: items[i][0], parent: entry, depth: entry.depth + 1 });
   }
   return undefined;
 }

@@ -89,6 +89,16 @@ describe('deep graphs', () => {
     expect(p[0].message).toMatch(/^links form a cycle: c0 -> c9999 -> c9998 -> .* -> c1 -> c0$/);
   });
 
+  it('reports a property value nested 100,000 deep as a schema problem at its path, not a stack overflow', () => {
+    // JSON.parse reads it fine; the check for a non-finite number inside a malformed value recursed.
+    const a = chain(2);
+    a.nodes.n1.properties.alpha = JSON.parse(`${'['.repeat(100_000)}1e400${']'.repeat(100_000)}`);
+    a.nodes.n1.properties.sourceBone = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
+    const p = problems(a);
+    // The Infinity deep inside is not named by a path of 100,000 keys.
+    expect(p.map((x) => [x.path, x.code]).sort()).toEqual([['$.nodes.n1.properties.alpha', 'schema'], ['$.nodes.n1.properties.sourceBone', 'schema']]);
+  });
+
   it('AnimGraph built without the loader refuses a chain deeper than the limit', () => {
     const graph = loadGraphAsset(chain(MAX_GRAPH_DEPTH));
     const nodes = [...graph.nodes];
