@@ -1,4 +1,4 @@
-import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkGraphAsset, GraphLoadError, loadGraphFile } from '../graphs/loader.ts';
 import { parseParameterValue } from '../runtime/parameters.ts';
@@ -33,6 +33,11 @@ index     builds the pose-search database of GRAPH's PoseSearchBlend node (--nod
 plot      runs GRAPH as run does and writes an SVG of the run: bone B's position and rotation
           (default: the pelvis), node weights, inertialization, stride scale and pose-search
           costs over time, with each --set change marked.
+
+--frames is a whole number from 1 to 10,000,000 (--seconds likewise in frames), --fps a
+number from 0.001 to 10,000.
+Exit codes: 0 success; 1 the graph did not load; 2 bad usage; 3 an output file could not be
+written; 4 the graph produced a non-finite number (nothing non-finite is ever written).
 `;
 
 export interface Io {
@@ -119,11 +124,99 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       io.err(`animgraph ${command}: ${e.message}\n`);
       return 2;
     }
+    if (e instanceof OutputError) {
+      io.err(`animgraph: cannot write ${e.file}: ${e.reason}\n`);
+      return 3;
+    }
+    if (e instanceof NonFiniteError) {
+      io.err(`animgraph ${command}: ${e.message}\n`);
+      return 4;
+    }
     throw e;
   }
 }
 
 class UsageError extends Error {}
+
+/** An output file (--poses, --debug-out, --out) could not be opened or written: exit 3. */
+class OutputError extends Error {
+  constructor(readonly file: string, readonly reason: string) {
+    super(`cannot write ${file}: ${reason}`);
+  }
+}
+
+/**
+ * The graph produced NaN or Infinity (a bug in a node: the frame loop must not): exit 4, before the
+ * number is written, since JSON would silently turn it into null.
+ */
+class NonFiniteError extends Error {}
+
+/** The most frames one run evaluates (a day at 115 fps); --fps lies within [MIN_FPS, MAX_FPS]. */
+const MAX_FRAMES = 10_000_000;
+const MIN_FPS = 0.001;
+const MAX_FPS = 10_000;
+
+/** Runs a file operation, turning its failure into an OutputError naming the file. */
+function writing<T>(file: string, operation: () => T): T {
+  try {
+    return operation();
+  } catch (e) {
+    const error = e as NodeJS.ErrnoException;
+    // "EACCES: permission denied, open '/x/y'" -> "EACCES: permission denied": the file is named once.
+    throw new OutputError(file, error.code ? error.message.replace(/, \w+( '.*')?$/, '') : error.message);
+  }
+}
+
+/**
+ * An output file written synchronously through a buffer: opened before the run starts, so an
+ * unwritable path fails at once; every failure is an OutputError (exit 3), never an unhandled
+ * stream error or a success message for a file that was not written.
+ */
+class FileOutput {
+  private readonly fd: number;
+  private chunks: string[] = [];
+  private size = 0;
+  private closed = false;
+
+  constructor(readonly path: string) {
+    this.fd = writing(path, () => openSync(path, 'w'));
+  }
+
+  write(text: string): void {
+    this.chunks.push(text);
+    this.size += text.length;
+    if (this.size >= 1 << 16) this.flush();
+  }
+
+  private flush(): void {
+    if (this.chunks.length === 0) return;
+    const data = this.chunks.join('');
+    this.chunks = [];
+    this.size = 0;
+    writing(this.path, () => writeFileSync(this.fd, data));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.flush();
+    } finally {
+      writing(this.path, () => closeSync(this.fd));
+    }
+  }
+
+  /** Closes after a failure elsewhere, keeping that failure the one reported. */
+  abandon(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // The first failure is the one reported.
+    }
+  }
+}
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
@@ -135,11 +228,20 @@ function parse(args: readonly string[], options: OptionSpec): { values: Record<s
   }
 }
 
-function positiveNumber(text: string | undefined, flag: string, integer = false): number | undefined {
+function frameCount(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} needs a positive ${integer ? 'whole ' : ''}number, got '${text}'`);
+  if (text.trim() === '' || !Number.isInteger(n) || n < 1 || n > MAX_FRAMES) {
+    throw new UsageError(`--frames needs a whole number from 1 to ${MAX_FRAMES.toLocaleString('en-US')}, got '${text}'`);
+  }
+  return n;
+}
+
+function frameRate(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !(n >= MIN_FPS && n <= MAX_FPS)) {
+    throw new UsageError(`--fps needs a number from ${MIN_FPS} to ${MAX_FPS.toLocaleString('en-US')}, got '${text}'`);
   }
   return n;
 }
@@ -149,7 +251,7 @@ export function parseSet(text: string, graph: AnimGraph): ParameterChange {
   const m = /^([^=]+)=(.*?)(?:@([^@]*))?$/.exec(text);
   if (!m) throw new UsageError(`--set '${text}': expected NAME=VALUE or NAME=VALUE@SECONDS`);
   const [, name, valueText, timeText] = m;
-  const def = graph.parameterDefinitions[name];
+  const def = Object.hasOwn(graph.parameterDefinitions, name) ? graph.parameterDefinitions[name] : undefined;
   if (!def) {
     throw new UsageError(`--set '${text}': unknown parameter '${name}' (parameters: ${Object.keys(graph.parameterDefinitions).join(', ') || 'none'})`);
   }
@@ -175,47 +277,63 @@ async function runCommand(args: readonly string[], io: Io): Promise<number> {
     quiet: { type: 'boolean' },
   });
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
-  if (values.frames !== undefined && values.seconds !== undefined) throw new UsageError('give --frames or --seconds, not both');
   const debug = values.debug as string | undefined;
   if (debug !== undefined && debug !== 'text' && debug !== 'jsonl') throw new UsageError(`--debug takes 'text' or 'jsonl', got '${debug}'`);
   if (values['debug-out'] !== undefined && debug === undefined) throw new UsageError('--debug-out needs --debug text or --debug jsonl');
+  const { frames, fps, seconds } = runLength(values);
   const graph = loadGraphFile(positionals[0]);
   const timeline = ((values.set as string[] | undefined) ?? []).map((s) => parseSet(s, graph));
-  const runner = new GraphRunner(graph, {
-    frames: positiveNumber(values.frames as string | undefined, '--frames', true),
-    seconds: values.seconds !== undefined ? nonNegative(values.seconds as string, '--seconds') : undefined,
-    fps: positiveNumber(values.fps as string | undefined, '--fps'),
-    timeline,
-  });
+  const runner = new GraphRunner(graph, { frames, seconds, fps, timeline });
 
   const debugOut = values['debug-out'] as string | undefined;
-  const debugStream = debug && debugOut ? createWriteStream(debugOut) : undefined;
-  const writeDebug = (text: string) => (debugStream ? debugStream.write(text) : io.out(text));
   const posesPath = values.poses as string | undefined;
-  const posesStream = posesPath ? createWriteStream(posesPath) : undefined;
-  const skeleton = graph.skeleton;
-  posesStream?.write(`${JSON.stringify({ bones: skeleton.boneNames, parents: Array.from(skeleton.parents), fps: runner.fps })}\n`);
-  const progress = io.errIsTty && !values.quiet && runner.frameCount >= 300;
+  const files: FileOutput[] = [];
+  try {
+    const debugFile = debug && debugOut ? new FileOutput(debugOut) : undefined;
+    if (debugFile) files.push(debugFile);
+    const posesFile = posesPath ? new FileOutput(posesPath) : undefined;
+    if (posesFile) files.push(posesFile);
+    const writeDebug = (text: string) => (debugFile ? debugFile.write(text) : io.out(text));
+    const skeleton = graph.skeleton;
+    posesFile?.write(`${JSON.stringify({ bones: skeleton.boneNames, parents: Array.from(skeleton.parents), fps: runner.fps })}\n`);
+    const progress = io.errIsTty && !values.quiet && runner.frameCount >= 300;
 
-  for (let f = 0; f < runner.frameCount; f++) {
-    const time = runner.step(f);
-    if (debug === 'text') {
-      writeDebug(`frame ${f} time ${time.toFixed(3)}\n${formatDebugTree(runner.instance.gatherDebug()).join('\n')}\n\n`);
-    } else if (debug === 'jsonl') {
-      writeDebug(`${JSON.stringify({ frame: f, time, tree: runner.instance.gatherDebug() })}\n`);
+    for (let f = 0; f < runner.frameCount; f++) {
+      const time = runner.step(f);
+      if (debug === 'text') {
+        writeDebug(`frame ${f} time ${time.toFixed(3)}\n${formatDebugTree(runner.instance.gatherDebug()).join('\n')}\n\n`);
+      } else if (debug === 'jsonl') {
+        writeDebug(`${JSON.stringify({ frame: f, time, tree: runner.instance.gatherDebug() })}\n`);
+      }
+      if (debug && !debugFile && io.drained) await io.drained();
+      if (posesFile) {
+        const root = Array.from(runner.world), local = runner.localRows(), component = runner.componentRows();
+        requireFinite(f, skeleton.boneNames, root, local, component);
+        posesFile.write(`${JSON.stringify({ frame: f, time, root, local, component })}\n`);
+      }
+      if (progress && (f % 50 === 0 || f === runner.frameCount - 1)) {
+        const done = (f + 1) / runner.frameCount;
+        const width = 30;
+        io.err(`\r[${'#'.repeat(Math.round(done * width)).padEnd(width, '.')}] ${(done * 100).toFixed(0).padStart(3)}% frame ${f + 1}/${runner.frameCount}`);
+      }
     }
-    if (debug && !debugStream && io.drained) await io.drained();
-    if (posesStream) {
-      await writeLine(posesStream, JSON.stringify({ frame: f, time, root: Array.from(runner.world), local: runner.localRows(), component: runner.componentRows() }));
+    if (progress) io.err('\n');
+    for (const file of files) file.close();
+  } catch (e) {
+    // The frames before a failure stay readable; a file that failed itself is only released.
+    for (const file of files) {
+      if (e instanceof OutputError) file.abandon();
+      else {
+        try {
+          file.close();
+        } catch {
+          file.abandon();
+        }
+      }
     }
-    if (progress && (f % 50 === 0 || f === runner.frameCount - 1)) {
-      const done = (f + 1) / runner.frameCount;
-      const width = 30;
-      io.err(`\r[${'#'.repeat(Math.round(done * width)).padEnd(width, '.')}] ${(done * 100).toFixed(0).padStart(3)}% frame ${f + 1}/${runner.frameCount}`);
-    }
+    throw e;
   }
-  if (progress) io.err('\n');
-  await Promise.all([debugStream, posesStream].filter((s): s is WriteStream => s !== undefined).map(closeStream));
+  const skeleton = graph.skeleton;
   if (!values.quiet && !(debug && !debugOut)) {
     const seconds = (runner.frameCount - 1) / runner.fps;
     io.out(`${positionals[0]}: evaluated ${runner.frameCount} frames (${seconds.toFixed(3)} s at ${runner.fps} fps), ${skeleton.boneCount} bones` +
@@ -224,21 +342,31 @@ async function runCommand(args: readonly string[], io: Io): Promise<number> {
   return 0;
 }
 
+/** --frames, --seconds and --fps of a command that runs a graph (run, plot), checked against their ranges. */
+function runLength(values: Record<string, unknown>): { frames?: number; fps?: number; seconds?: number } {
+  if (values.frames !== undefined && values.seconds !== undefined) throw new UsageError('give --frames or --seconds, not both');
+  const frames = frameCount(values.frames as string | undefined);
+  const fps = frameRate(values.fps as string | undefined);
+  const seconds = values.seconds !== undefined ? nonNegative(values.seconds as string, '--seconds') : undefined;
+  if (seconds !== undefined && Math.floor(seconds * (fps ?? 30) + 1e-9) + 1 > MAX_FRAMES) {
+    throw new UsageError(`--seconds ${values.seconds as string} at ${fps ?? 30} fps is more than ${MAX_FRAMES.toLocaleString('en-US')} frames`);
+  }
+  return { frames, fps, seconds };
+}
+
 function nonNegative(text: string, flag: string): number {
   const n = Number(text);
   if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${flag} needs a number >= 0, got '${text}'`);
   return n;
 }
 
-function writeLine(stream: WriteStream, line: string): Promise<void> | void {
-  if (!stream.write(`${line}\n`)) return new Promise((resolveDrain) => stream.once('drain', () => resolveDrain()));
-}
-
-function closeStream(stream: WriteStream): Promise<void> {
-  return new Promise((resolveClose, reject) => {
-    stream.once('error', reject);
-    stream.end(() => resolveClose());
-  });
+/** Throws NonFiniteError naming the first bone of frame `frame` with a non-finite number. */
+function requireFinite(frame: number, bones: readonly string[], root: readonly number[], local: readonly number[][], component: readonly number[][]): void {
+  if (!root.every(Number.isFinite)) throw new NonFiniteError(`frame ${frame}: the root transform is not finite (${root.join(', ')}); nothing more was written`);
+  for (const [space, rows] of [['local', local], ['component', component]] as const) {
+    const bone = rows.findIndex((row) => !row.every(Number.isFinite));
+    if (bone >= 0) throw new NonFiniteError(`frame ${frame}: bone '${bones[bone]}' has a non-finite ${space} transform (${rows[bone].join(', ')}); nothing more was written`);
+  }
 }
 
 function validateCommand(args: readonly string[], io: Io): number {
@@ -269,7 +397,8 @@ async function schemaCommand(args: readonly string[], io: Io): Promise<number> {
   const { graphJsonSchema } = await import('../editor-meta/schema.ts');
   const text = `${JSON.stringify(graphJsonSchema(), null, 2)}\n`;
   if (values.out) {
-    writeFileSync(values.out as string, text);
+    const out = values.out as string;
+    writing(out, () => writeFileSync(out, text));
     io.out(`wrote ${values.out}\n`);
   } else io.out(text);
   return 0;
@@ -292,11 +421,12 @@ async function indexCommand(args: readonly string[], io: Io): Promise<number> {
   const chosen = nodeId === undefined ? indexed[0] : indexed.find(([id]) => id === nodeId);
   if (!chosen) throw new UsageError(`--node '${nodeId}': no pose-search node of that id (nodes: ${ids.join(', ')})`);
   const db = chosen[1].database;
-  writeFileSync(out, serializePoseSearchDatabase(db));
+  const bytes = serializePoseSearchDatabase(db);
+  writing(out, () => writeFileSync(out, bytes));
   io.out(`wrote ${out}: node '${chosen[0]}', ${db.frameCount} frames of ${db.dims} features from ${db.clipCount} clip${db.clipCount === 1 ? '' : 's'} `
     + `at ${db.schema.sampleRate} Hz, ${db.tree.nodeStart.length} tree nodes (hash ${db.hash.hash.slice(0, 12)})\n`);
   return 0;
 }
 
 // For the commands that live in their own files (plot.ts).
-export { UsageError, parse as parseOptions, positiveNumber, nonNegative };
+export { UsageError, parse as parseOptions, runLength };

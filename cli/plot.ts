@@ -4,7 +4,7 @@ import type { AnimGraph } from '../runtime/graph.ts';
 import type { DebugNode } from '../runtime/node.ts';
 import type { ParameterValue } from '../runtime/parameters.ts';
 import { GraphRunner, type ParameterChange, type RunOptions } from '../runtime/runner.ts';
-import { nonNegative, parseOptions, parseSet, positiveNumber, UsageError, type Io } from './main.ts';
+import { parseOptions, parseSet, runLength, UsageError, type Io } from './main.ts';
 import { fixed, renderPlotSvg, type PlotDocument, type PlotPanel, type PlotPoints, type PlotSeries } from './plot-svg.ts';
 
 export interface PlotRunOptions extends Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline'> {
@@ -203,15 +203,13 @@ export async function plotCommand(args: readonly string[], io: Io): Promise<numb
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError('needs --out FILE.svg');
-  if (values.frames !== undefined && values.seconds !== undefined) throw new UsageError('give --frames or --seconds, not both');
   const space = values.space as string | undefined;
   if (space !== undefined && space !== 'component' && space !== 'local') throw new UsageError(`--space takes 'component' or 'local', got '${space}'`);
+  const length = runLength(values);
   const graph = loadGraphFile(positionals[0]);
   const timeline: ParameterChange[] = ((values.set as string[] | undefined) ?? []).map((s) => parseSet(s, graph));
   const doc = recordPlot(graph, {
-    frames: positiveNumber(values.frames as string | undefined, '--frames', true),
-    seconds: values.seconds !== undefined ? nonNegative(values.seconds as string, '--seconds') : undefined,
-    fps: positiveNumber(values.fps as string | undefined, '--fps'),
+    ...length,
     timeline,
     bone: values.bone as string | undefined,
     space: space as 'component' | 'local' | undefined,

@@ -5,7 +5,7 @@ import { BvhError, loadBvh } from '../runtime/bvh.ts';
 import { GltfError, gltfClip, gltfRig, readGltf, type GltfDocument, type GltfRig } from '../runtime/gltf.ts';
 import { extractRootMotion, rootMotionSource } from '../runtime/root-motion.ts';
 import type { Clip } from '../runtime/clip.ts';
-import { AnimGraph, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
+import { AnimGraph, MAX_GRAPH_DEPTH, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
 import { NodePrepareError, type NodeType, type PropertySpec } from '../runtime/node.ts';
 import { parameterFits, type ParameterDefinition, type ParameterType } from '../runtime/parameters.ts';
 import { sampleClip, sampleSkeleton, SAMPLE_CLIP_NAMES } from '../runtime/sample-data.ts';
@@ -20,7 +20,7 @@ export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
   | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
   | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'no-root-motion'
-  | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation' | 'not-bindable';
+  | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation' | 'not-bindable' | 'too-deep';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -93,6 +93,8 @@ class Problems {
   addZod(prefix: readonly PropertyKey[], error: z.ZodError, input: unknown): void {
     const seen = new Set<string>();
     for (const issue of error.issues) {
+      // Reported once, at the key itself, by reportProtoKeys.
+      if (issue.code === 'unrecognized_keys' && issue.keys.every((k) => k === '__proto__')) continue;
       // JSON.parse turns a number beyond the float range (1e400) into ±Infinity, which zod reports
       // as a bare "Invalid input" when the value may also be a binding: name the number instead.
       const value = valueAt(input, issue.path);
@@ -119,24 +121,82 @@ function isBinding(value: unknown): boolean {
 function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {
   let at = value;
   for (const key of keys) {
-    if (typeof at !== 'object' || at === null) return undefined;
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return undefined;
     at = (at as Record<PropertyKey, unknown>)[key];
   }
   return at;
 }
 
-/** The keys leading to the first non-finite number inside `value` ([] for the value itself), or undefined. */
+/**
+ * Reports every `__proto__` key in the asset. JSON.parse makes it an ordinary own key, but
+ * JavaScript objects built from it (zod's records, spreads, `obj[name] = …`) drop it or change
+ * their prototype instead, so a clip, parameter or node of that name would vanish silently; it
+ * is refused by name instead. The walk is iterative: an asset may nest arbitrarily deep.
+ */
+function reportProtoKeys(json: unknown, problems: Problems): void {
+  // Each entry keeps its parent's entry and its key; a path is built only for a key reported.
+  type Entry = { value: unknown; key: PropertyKey; parent: Entry | null };
+  const keysOf = (entry: Entry): PropertyKey[] => {
+    const keys: PropertyKey[] = [];
+    for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
+    return keys.reverse();
+  };
+  const stack: Entry[] = [{ value: json, key: '', parent: null }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const value = entry.value;
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: entry });
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__') problems.add([...keysOf(entry), key], 'schema', `'__proto__' cannot be a name or key in an asset (JavaScript objects treat it specially): rename it`);
+      else stack.push({ value: (value as Record<string, unknown>)[key], key, parent: entry });
+    }
+  }
+}
+
+/**
+ * The keys leading to the first non-finite number inside `value` ([] for the value itself), or
+ * undefined. Iterative, depth first in key order, and no deeper than 16 levels: a malformed value
+ * may nest arbitrarily deep, and a path of thousands of keys names nothing useful.
+ */
 function nonFinitePath(value: unknown): PropertyKey[] | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : [];
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-    const inner = nonFinitePath(item);
-    if (inner) return [key, ...inner];
+  type Entry = { value: unknown; key: PropertyKey; parent: Entry | null; depth: number };
+  const stack: Entry[] = [{ value, key: '', parent: null, depth: 0 }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const v = entry.value;
+    if (typeof v === 'number') {
+      if (Number.isFinite(v)) continue;
+      const keys: PropertyKey[] = [];
+      for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
+      return keys.reverse();
+    }
+    if (typeof v !== 'object' || v === null || entry.depth >= 16) continue;
+    const items = Array.isArray(v) ? [...v.entries()] : Object.entries(v);
+    for (let i = items.length - 1; i >= 0; i--) stack.push({ value: items[i][1], key: items[i][0], parent: entry, depth: entry.depth + 1 });
   }
   return undefined;
 }
 
 const DEFAULT_REGISTRY = new NodeRegistry();
+
+// Building a zod schema costs far more than using it: one per node type (and property spec), not
+// one per node, keeps a 10,000-node asset's check in well under a second.
+const propertiesSchemas = new WeakMap<object, z.ZodObject>();
+const propertySchemas = new WeakMap<PropertySpec, z.ZodType>();
+function cachedPropertiesSchema(type: NodeType): z.ZodObject {
+  let schema = propertiesSchemas.get(type.properties);
+  if (!schema) propertiesSchemas.set(type.properties, schema = nodePropertiesSchema(type));
+  return schema;
+}
+function cachedPropertySchema(spec: PropertySpec): z.ZodType {
+  let schema = propertySchemas.get(spec);
+  if (!schema) propertySchemas.set(spec, schema = propertySchema(spec));
+  return schema;
+}
 
 /** Reads, validates and binds a graph file. Throws GraphLoadError listing every problem. */
 export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir' | 'source'> = {}): AnimGraph {
@@ -172,7 +232,10 @@ export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir'
  *   lists have their minimum length; per-input lists match their input's length;
  * - no node feeds two inputs (use one node per consumer); `output` names a node;
  * - links form no cycle; each link's spaces are compatible (local and component space are
- *   converted automatically, except where an input accepts only one space).
+ *   converted automatically, except where an input accepts only one space);
+ * - no chain from the output down is longer than MAX_GRAPH_DEPTH nodes (`too-deep`);
+ * - no key anywhere is `__proto__`; every name is looked up as an own name (a node may be
+ *   called `toString`, and a link to an undefined `constructor` dangles).
  */
 export function loadGraphAsset(json: unknown, options: LoadOptions = {}): AnimGraph {
   const result = checkGraphAsset(json, options);
@@ -187,6 +250,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const registry = options.nodeTypes ?? DEFAULT_REGISTRY;
   const baseDir = options.baseDir ?? process.cwd();
   const problems = new Problems();
+  reportProtoKeys(json, problems);
   const envelope = graphEnvelopeSchema.safeParse(json);
   if (!envelope.success) problems.addZod([], envelope.error, json);
   // Keep checking whatever parts are readable, so one run reports everything.
@@ -216,8 +280,8 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
     }
     clips.set(name, clip);
   }
-  const parameters: Record<string, ParameterDefinition> = {};
-  for (const [name, def] of Object.entries(asset.parameters ?? {})) parameters[name] = def as ParameterDefinition;
+  // Looked up by name in a Map: a binding to 'toString' must not find Object.prototype's.
+  const parameters = new Map(Object.entries(asset.parameters ?? {}) as [string, ParameterDefinition][]);
   // Likewise a declared parameter whose definition is malformed is not also unknown where bound.
   const declaredParameters = new Set(typeof raw.parameters === 'object' && raw.parameters !== null && !Array.isArray(raw.parameters) ? Object.keys(raw.parameters) : []);
 
@@ -237,7 +301,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
       problems.add(['nodes', id, 'type'], 'unknown-node-type', `unknown node type '${node.type}' (known: ${registry.list().map((t) => t.type).join(', ')})`);
       continue;
     }
-    const props = nodePropertiesSchema(type).safeParse(node.properties ?? {});
+    const props = cachedPropertiesSchema(type).safeParse(node.properties ?? {});
     if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error, node.properties ?? {});
     // When some properties are malformed, the well-formed ones are still checked, so one run
     // reports an unknown bone next to a missing one.
@@ -287,7 +351,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
         const at = Array.isArray(value) ? [...where, i] : where;
         const linked = nodes.get(target);
         if (!linked) {
-          if (!(target in rawNodes)) problems.add(at, 'dangling-link', `links to '${target}', which is not a node of this graph`);
+          if (!Object.hasOwn(rawNodes, target)) problems.add(at, 'dangling-link', `links to '${target}', which is not a node of this graph`);
           return;
         }
         claim(target, at);
@@ -300,20 +364,36 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const outputId = typeof raw.output === 'string' ? raw.output : undefined;
   if (outputId !== undefined) {
     if (!nodes.has(outputId)) {
-      if (!(outputId in rawNodes)) problems.add(['output'], 'dangling-link', `output names '${outputId}', which is not a node of this graph`);
+      if (!Object.hasOwn(rawNodes, outputId)) problems.add(['output'], 'dangling-link', `output names '${outputId}', which is not a node of this graph`);
     } else claim(outputId, ['output']);
   }
   const order = postOrder(nodes, outputId, problems);
+  if (order && outputId !== undefined && nodes.has(outputId)) checkDepth(nodes, order, outputId, problems);
   // A node that requests inertialization needs a node that provides it between it and the output.
+  // Memoised per node (true: a provider lies between it and the output), so that a long chain of
+  // requesters costs one walk, not one per requester.
+  const providedBelow = new Map<string, boolean>();
   for (const [id, { type, properties }] of nodes) {
     if (!type.requestsInertialization?.(properties) || !consumerNode.has(id)) continue;
+    const walked: string[] = [];
     let at = consumerNode.get(id);
-    const seen = new Set<string>();
-    while (at !== undefined && !nodes.get(at)?.type.providesInertialization && !seen.has(at)) {
-      seen.add(at);
+    let provided = false;
+    while (at !== undefined) {
+      const known = providedBelow.get(at);
+      if (known !== undefined) {
+        provided = known;
+        break;
+      }
+      if (nodes.get(at)?.type.providesInertialization) {
+        provided = true;
+        break;
+      }
+      providedBelow.set(at, false); // provisional: also stops a walk round a cycle
+      walked.push(at);
       at = consumerNode.get(at);
     }
-    if (at === undefined) {
+    for (const w of walked) providedBelow.set(w, provided);
+    if (!provided) {
       problems.add(['nodes', id, 'properties', 'blendMode'], 'no-inertialization',
         `${type.type} '${id}' requests inertialization, but no Inertialization node lies between it and the output '${outputId}': add one below it, or use blendMode "crossfade"`);
     }
@@ -327,7 +407,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
   try {
     const graph = new AnimGraph({
-      name: asset.name ?? options.source ?? 'graph', skeleton, parameters, clips, nodes: compiled, baseDir, useIndexFiles: options.useIndexFiles ?? true,
+      name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled, baseDir, useIndexFiles: options.useIndexFiles ?? true,
     });
     graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
     return { ok: true, graph };
@@ -378,9 +458,9 @@ function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Problems): S
 function wellFormedProperties(specs: Readonly<Record<string, PropertySpec>>, raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(specs)) {
-    if (!(name in raw)) continue;
+    if (!Object.hasOwn(raw, name)) continue;
     const value = raw[name];
-    if (propertySchema(spec).safeParse(value).success) out[name] = value;
+    if (cachedPropertySchema(spec).safeParse(value).success) out[name] = value;
     else if (spec.kind === 'list' && Array.isArray(value)) {
       // The well-formed fields of every item are still checked; indices (and so paths) stay.
       out[name] = value.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) ? wellFormedProperties(spec.item, item) : null));
@@ -417,7 +497,7 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
 
 function checkPropertyReferences(
   id: string, type: NodeType, properties: Record<string, unknown>, node: NodeEnvelope,
-  parameters: Record<string, ParameterDefinition>, declaredParameters: ReadonlySet<string>,
+  parameters: ReadonlyMap<string, ParameterDefinition>, declaredParameters: ReadonlySet<string>,
   clips: ReadonlyMap<string, Clip>, declaredClips: ReadonlySet<string>,
   skeleton: Skeleton | undefined, problems: Problems,
 ): void {
@@ -429,9 +509,9 @@ function checkPropertyReferences(
       const value = values[name];
       const where = [...at, name];
       if (value === undefined) continue;
-      if (spec.kind !== 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && 'param' in value) {
+      if (spec.kind !== 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'param')) {
         const param = (value as { param: string }).param;
-        const def = parameters[param];
+        const def = parameters.get(param);
         if (!def) {
           if (!declaredParameters.has(param)) {
             problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${[...declaredParameters].join(', ') || 'none'})`);
@@ -479,7 +559,21 @@ function checkPropertyReferences(
   });
 }
 
-/** Post-order (children before parents) of the nodes reachable from the output; reports cycles. */
+/** A node's links as (JSON path below the node, target id) pairs, in pin order. */
+function linksOf(node: { envelope: NodeEnvelope }): [PropertyKey[], string][] {
+  const out: [PropertyKey[], string][] = [];
+  for (const [pin, value] of Object.entries(node.envelope.inputs ?? {})) {
+    if (Array.isArray(value)) value.forEach((target, i) => out.push([['inputs', pin, i], target]));
+    else out.push([['inputs', pin], value]);
+  }
+  return out;
+}
+
+/**
+ * Post-order (children before parents) of the nodes reachable from the output; reports cycles.
+ * Iterative, with an explicit stack, so that a chain of any length is checked (and rejected as
+ * too deep) instead of overflowing the loader's own stack.
+ */
 function postOrder(
   nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, outputId: string | undefined, problems: Problems,
 ): string[] | undefined {
@@ -487,13 +581,17 @@ function postOrder(
   const order: string[] = [];
   const reported = new Set<string>();
   let ok = true;
-  const visit = (id: string, stack: string[]) => {
+  /** The nodes being visited, from the root of this walk down; and where each sits in it. */
+  const path: string[] = [];
+  const pathIndex = new Map<string, number>();
+  const frames: { id: string; targets: string[]; next: number }[] = [];
+  const enter = (id: string): void => {
     const node = nodes.get(id);
     if (!node) return;
     const s = state.get(id);
     if (s === 'done') return;
     if (s === 'visiting') {
-      const cycle = [...stack.slice(stack.indexOf(id)), id];
+      const cycle = [...path.slice(pathIndex.get(id)), id];
       const key = [...cycle].sort().join(',');
       if (!reported.has(key)) {
         reported.add(key);
@@ -503,15 +601,61 @@ function postOrder(
       return;
     }
     state.set(id, 'visiting');
-    for (const target of Object.values(node.envelope.inputs ?? {}).flat()) visit(target, [...stack, id]);
-    state.set(id, 'done');
-    order.push(id);
+    pathIndex.set(id, path.length);
+    path.push(id);
+    frames.push({ id, targets: linksOf(node).map(([, target]) => target), next: 0 });
+  };
+  const visit = (root: string): void => {
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1];
+      if (frame.next < frame.targets.length) {
+        enter(frame.targets[frame.next++]);
+        continue;
+      }
+      frames.pop();
+      path.pop();
+      pathIndex.delete(frame.id);
+      state.set(frame.id, 'done');
+      order.push(frame.id);
+    }
   };
   // Every node is checked for cycles, reachable from the output or not.
-  if (outputId !== undefined) visit(outputId, []);
+  if (outputId !== undefined) visit(outputId);
   const reachable = new Set(order);
-  for (const id of nodes.keys()) visit(id, []);
+  for (const id of nodes.keys()) visit(id);
   return ok ? order.filter((id) => reachable.has(id)) : undefined;
+}
+
+/**
+ * Reports a graph whose longest chain from the output node down to a leaf has more than
+ * MAX_GRAPH_DEPTH nodes (`too-deep`, at the link that leads past the limit): update, evaluate
+ * and the debug tree recurse once per level, so the limit is what keeps them inside the stack.
+ * `order` is the acyclic post-order of the nodes reachable from the output.
+ */
+function checkDepth(
+  nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, order: readonly string[], outputId: string, problems: Problems,
+): void {
+  const height = new Map<string, number>();
+  for (const id of order) {
+    let h = 0;
+    for (const [, target] of linksOf(nodes.get(id)!)) h = Math.max(h, height.get(target) ?? 0);
+    height.set(id, h + 1);
+  }
+  const depth = height.get(outputId) ?? 0;
+  if (depth <= MAX_GRAPH_DEPTH) return;
+  // Down the deepest chain to the node at the last level allowed, whose link goes one further.
+  let at = outputId;
+  for (let level = 1; ; level++) {
+    const links = linksOf(nodes.get(at)!);
+    const [keys, target] = links.find(([, t]) => height.get(t) === height.get(at)! - 1)!;
+    if (level === MAX_GRAPH_DEPTH) {
+      problems.add(['nodes', at, ...keys], 'too-deep',
+        `the graph is ${depth} nodes deep from its output '${outputId}'; at most ${MAX_GRAPH_DEPTH} are allowed, and this link to '${target}' is level ${MAX_GRAPH_DEPTH + 1}`);
+      return;
+    }
+    at = target;
+  }
 }
 
 class FileCache {

@@ -66,11 +66,17 @@ export const nodeEnvelopeSchema = z.object({
   editor: editorBlockSchema.optional(),
 }).strict();
 
+/**
+ * A helper bone's offset: within ±1e9 in each axis (a thousand kilometres in centimetres), so that
+ * summing offsets down a chain of bones cannot overflow to Infinity as offsets near 1e308 do.
+ */
+const offsetSchema = z.tuple([z.number().min(-1e9).max(1e9), z.number().min(-1e9).max(1e9), z.number().min(-1e9).max(1e9)]);
+
 /** A bone a graph asset adds to its skeleton (Unreal's virtual bones): armour, corrective bones. */
 export const helperBoneSchema = z.object({
   name: z.string().min(1).describe('The new bone\'s name: unique in the skeleton.'),
   parent: z.string().min(1).describe('A bone of the skeleton, or a helper bone listed before this one.'),
-  translation: vec3.optional().describe('Offset from the parent, in the parent\'s space and the skeleton\'s units (default [0, 0, 0]).'),
+  translation: offsetSchema.optional().describe('Offset from the parent, in the parent\'s space and the skeleton\'s units (default [0, 0, 0]; each within ±1e9).'),
   rotation: unitQuaternionSchema.optional().describe('Rotation relative to the parent, a unit quaternion [x, y, z, w] (default [0, 0, 0, 1]).'),
 }).strict();
 

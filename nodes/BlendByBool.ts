@@ -33,8 +33,8 @@ export const BlendByBoolType: NodeType = {
   space: 'local',
   properties: {
     active: { kind: 'bool', default: true },
-    trueBlendTime: { kind: 'float', default: 0.2, min: 0 },
-    falseBlendTime: { kind: 'float', default: 0.2, min: 0 },
+    trueBlendTime: { kind: 'float', default: 0.2, min: 0, max: 1e6 },
+    falseBlendTime: { kind: 'float', default: 0.2, min: 0, max: 1e6 },
     blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
   },
   requestsInertialization: (p) => p.blendMode === 'inertial',

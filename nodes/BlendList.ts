@@ -188,7 +188,7 @@ export const BlendListType: NodeType = {
   space: 'local',
   properties: {
     activeIndex: { kind: 'int', default: 0, min: 0 },
-    blendTimes: { kind: 'floatList', default: 0.2, min: 0, perInput: 'poses' },
+    blendTimes: { kind: 'floatList', default: 0.2, min: 0, max: 1e6, perInput: 'poses' },
     blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
   },
   inputs: [{ name: 'poses', kind: 'poseList', space: 'local', minCount: 1 }],

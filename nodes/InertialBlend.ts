@@ -106,7 +106,7 @@ export const InertialBlendType: NodeType = {
   space: 'local',
   properties: {
     useA: { kind: 'bool', default: true },
-    blendTime: { kind: 'float', default: 0.2, min: 0 },
+    blendTime: { kind: 'float', default: 0.2, min: 0, max: 1e6 },
   },
   inputs: [
     { name: 'A', kind: 'pose', space: 'local' },

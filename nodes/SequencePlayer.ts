@@ -84,11 +84,15 @@ export class SequencePlayer extends LocalPoseNode {
       cursor.time = 0;
       return;
     }
-    const next = cursor.time + ctx.deltaTime * this.rate;
+    let next = cursor.time + ctx.deltaTime * this.rate;
     if (looping) {
       if (next >= duration || next < 0) {
+        // A huge rate over a long frame overflows to ±Infinity, whose remainder is NaN: the
+        // advance modulo the clip is then taken from the delta time modulo one loop's period.
+        if (next - next !== 0) next = cursor.time + (ctx.deltaTime % (duration / Math.abs(this.rate))) * this.rate;
         const wrapped = next % duration;
-        cursor.time = wrapped < 0 ? wrapped + duration : wrapped;
+        const time = wrapped < 0 ? wrapped + duration : wrapped;
+        cursor.time = time - time === 0 ? time : 0;
         if (this.graph.events.has('sequenceLooped')) this.graph.events.emit('sequenceLooped', this.id, this.clip.clip.name, cursor.time);
       } else cursor.time = next;
       this.atEnd = false;

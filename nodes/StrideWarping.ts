@@ -424,9 +424,11 @@ export class StrideWarping extends SkeletalControlNode {
         for (let k = 0; k < 3; k++) v[TMP + k] = sp[k];
         for (let k = 0; k < 3; k++) {
           const targetOffset = v[P + k] - v[P0 + k];
-          if (half > 0) {
-            const y = (2 * Math.LN2) / half;
-            const j0 = sp[k] - targetOffset, j1 = sp[3 + k] + j0 * y, e = Math.exp(-y * dt);
+          const y = (2 * Math.LN2) / half, e = Math.exp(-y * dt);
+          // Below a microsecond, or settled within the frame (e = 0), the spring is skipped: its
+          // y² (from a half-life of 1e-151 s) or j1 × dt would overflow and give 0 × Infinity.
+          if (half >= 1e-6 && e > 0) {
+            const j0 = sp[k] - targetOffset, j1 = sp[3 + k] + j0 * y;
             sp[k] = e * (j0 + j1 * dt) + targetOffset;
             sp[3 + k] = e * (sp[3 + k] - j1 * y * dt);
           } else {

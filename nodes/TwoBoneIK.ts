@@ -82,6 +82,7 @@ export class TwoBoneIK extends SkeletalControlNode {
     }
     const target = this.targetPosition;
     readVec3(target, 0, values, settings.target);
+    limitReach(target, 0);
     const tb = this.targetBoneIndex;
     if (tb >= 0) {
       // Bone mode: `target` is an offset in the target bone's space (zero: the bone's position).
@@ -89,17 +90,22 @@ export class TwoBoneIK extends SkeletalControlNode {
       for (let i = 0; i < 3; i++) target[i] *= pose.scales[tb * 3 + i];
       quatRotateVec3(target, 0, pose.rotations, tb * 4, target, 0);
       for (let i = 0; i < 3; i++) target[i] += pose.translations[tb * 3 + i];
+      limitReach(target, 0);
     }
     if (settings.hintMode === HINT_NONE) {
       options[IK_HINT] = 0; options[IK_HINT + 1] = 0; options[IK_HINT + 2] = 0;
     } else {
       readVec3(options, IK_HINT, values, settings.hint);
+      limitReach(options, IK_HINT);
       if (settings.hintMode === HINT_POSITION) for (let i = 0; i < 3; i++) options[IK_HINT + i] -= positions[i];
     }
     options[IK_KEEP_END_ROTATION] = readScalar(values, settings.keepEndRotation) !== 0 ? 1 : 0;
     options[IK_ALLOW_STRETCH] = readScalar(values, settings.allowStretch) !== 0 ? 1 : 0;
-    options[IK_START_STRETCH_RATIO] = readScalar(values, settings.startStretchRatio);
-    options[IK_MAX_STRETCH_SCALE] = readScalar(values, settings.maxStretchScale);
+    // Bound values are held to the properties' ranges, [0, 1e6] and [1, 1e6]: a stretch of 1e154
+    // squares to Infinity in the solver. (Literals: a phi of a module constant and a double boxes.)
+    const startStretch = readScalar(values, settings.startStretchRatio), maxStretch = readScalar(values, settings.maxStretchScale);
+    options[IK_START_STRETCH_RATIO] = startStretch > 0 ? (startStretch < 1e6 ? startStretch : 1e6) : 0;
+    options[IK_MAX_STRETCH_SCALE] = maxStretch > 1 ? (maxStretch < 1e6 ? maxStretch : 1e6) : 1;
     const solvedT = this.solvedPositions, solvedR = this.solvedRotations;
     solveTwoBoneIK(solvedT, solvedR, positions, rotations, target, 0, options);
     this.solvedAt = this.graph.updateCounter;
@@ -147,6 +153,22 @@ function checkTwoBoneIK(ctx: NodeCheckContext): void {
   }
 }
 
+/** The farthest a target or hint reaches along any axis (the helper bones' bound, 1e9 units). */
+const MAX_REACH = 1e9;
+
+/**
+ * Scales v[o..o+2] toward the origin, keeping its direction, when an axis lies beyond MAX_REACH:
+ * a vec3 parameter may hold any finite numbers, and the distance to a target at 1.8e308 overflows.
+ * A target that far is out of reach whatever its exact distance, so the pose does not change.
+ */
+function limitReach(v: Float64Array, o: number): void {
+  const m = Math.max(Math.abs(v[o]), Math.abs(v[o + 1]), Math.abs(v[o + 2]));
+  if (m > MAX_REACH) {
+    const k = MAX_REACH / m;
+    v[o] *= k; v[o + 1] *= k; v[o + 2] *= k;
+  }
+}
+
 export const TwoBoneIKType: NodeType = {
   type: 'TwoBoneIK',
   space: 'component',
@@ -159,8 +181,8 @@ export const TwoBoneIKType: NodeType = {
     hint: { kind: 'vec3', default: [0, 0, 0] },
     keepEndRotation: { kind: 'bool', default: true },
     allowStretch: { kind: 'bool', default: false },
-    startStretchRatio: { kind: 'float', default: 1, min: 0 },
-    maxStretchScale: { kind: 'float', default: 1.2, min: 1 },
+    startStretchRatio: { kind: 'float', default: 1, min: 0, max: 1e6 },
+    maxStretchScale: { kind: 'float', default: 1.2, min: 1, max: 1e6 },
     alpha: { kind: 'float', default: 1, min: 0, max: 1 },
   },
   inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],

@@ -11,6 +11,22 @@ import { Parameters, type ParameterDefinition, type ParameterValue } from './par
 import { Pose, PosePool, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
+/**
+ * The most nodes a chain from a graph's output down to a leaf may have. initialize, update,
+ * evaluate and the debug tree recurse a few calls per level, and a cold (interpreted) first
+ * call overflows Node's default stack at 2,000 to 2,500 levels: 500 leaves the caller three
+ * quarters of it, and is still ten times what a hand-made graph needs. The loader reports
+ * deeper graphs as `too-deep`; AnimGraph refuses them with a RangeError.
+ */
+export const MAX_GRAPH_DEPTH = 500;
+
+/**
+ * The longest delta time one update advances, in seconds (11.6 days): a longer one is held to it.
+ * Nodes add delta times up (play and blend clocks) and multiply them by rates; bounding the step
+ * keeps those sums and products finite whatever a caller passes.
+ */
+export const MAX_DELTA_TIME = 1e6;
+
 /** A property value as written in an asset: a literal, or a binding to a parameter. */
 export type PropertyValue =
   | number | boolean | string | number[] | string[] | { param: string } | { readonly [key: string]: unknown }
@@ -62,6 +78,7 @@ export class AnimGraph {
 
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
+    checkGraphDepth(definition.nodes);
     this.name = definition.name;
     this.skeleton = definition.skeleton;
     this.parameterDefinitions = definition.parameters;
@@ -173,7 +190,7 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /**
    * Advances the graph by `deltaTime` seconds. A negative, NaN or infinite delta time is treated
-   * as 0 (the frame loop never throws).
+   * as 0, one above MAX_DELTA_TIME (1e6 s) as MAX_DELTA_TIME (the frame loop never throws).
    */
   update(deltaTime: number): void {
     this.deltaTimeArg[0] = deltaTime;
@@ -187,7 +204,9 @@ export class AnimGraphInstance implements GraphRuntime {
    */
   updateFrom(deltaTime: Float64Array, index: number): void {
     const given = deltaTime[index];
-    const dt = given > 0 && given < Infinity ? given : 0;
+    // MAX_DELTA_TIME written as a literal: the module binding is a tagged value, and a phi of it
+    // with the double boxes every frame's delta time (16 bytes per update).
+    const dt = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
     this.counter++;
     this.elapsed += dt;
     const ctx = this.updateContextAt(0);
@@ -232,6 +251,20 @@ export class AnimGraphInstance implements GraphRuntime {
     this.evaluatedAt = -1;
     this.root.initialize(new InitializeContext(this));
   }
+}
+
+/** Throws a RangeError when a chain of `nodes` (in post-order) is longer than MAX_GRAPH_DEPTH (plus the output node). */
+function checkGraphDepth(nodes: readonly CompiledNode[]): void {
+  const height = new Map<string, number>();
+  let deepest = 0;
+  for (const node of nodes) {
+    let h = 0;
+    for (const target of Object.values(node.inputs).flat()) h = Math.max(h, height.get(target) ?? 0);
+    height.set(node.id, h + 1);
+    deepest = Math.max(deepest, h + 1);
+  }
+  // The loader's limit counts from the node the asset's `output` names, below the Output node.
+  if (deepest > MAX_GRAPH_DEPTH + 1) throw new RangeError(`the graph is ${deepest} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
 }
 
 function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph): PoseNode {
@@ -287,8 +320,8 @@ function resolvePropertyValues(
   parameters: Parameters, graph: AnimGraph,
 ): ResolvedProperties {
   const raw = (name: string): PropertyValue | undefined => {
-    if (!(name in specs)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
-    return values[name];
+    if (!Object.hasOwn(specs, name)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
+    return Object.hasOwn(values, name) ? values[name] : undefined;
   };
   const binding = (value: PropertyValue | undefined): number =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value.param === 'string' ? parameters.slotOf(value.param) : -1;

@@ -42,18 +42,38 @@ export function inertialCurveFit(out: Float64Array, o: number, x0: number, v0: n
 const X0 = 0, V0 = 1, DURATION = 2, DT = 3;
 const curveArgs = new Float64Array(4);
 
+/**
+ * The longest transition fitted, in seconds (11.6 days). The quintic's coefficients divide by t1⁵,
+ * which overflows from t1 of about 1e61 and makes 0 × Infinity of the acceleration term from 1e154;
+ * a longer request is held to this.
+ */
+export const MAX_TRANSITION_TIME = 1e6;
+/**
+ * The shortest transition fitted with a curve, in seconds. An approaching velocity shortens t1 to
+ * -5 x0 / v0, and a velocity measured over a delta time of 1e-90 s makes t1 so short that t1⁵
+ * underflows to 0; below this the offset is held for t1 and then dropped, which no frame can tell
+ * from the curve.
+ */
+const MIN_CURVE_TIME = 1e-6;
+
 function fitCurve(out: Float64Array, o: number, args: Float64Array): void {
   const x0 = args[X0];
   const sign = x0 < 0 ? -1 : 1;
   let x = x0 * sign;
   let v = args[V0] * sign;
-  let t1 = args[DURATION];
+  let t1 = Math.min(args[DURATION], MAX_TRANSITION_TIME);
   if (!(x > EPSILON) || !(t1 > 0) || !Number.isFinite(x)) {
     out.fill(0, o, o + CURVE_STRIDE);
     return;
   }
   if (!Number.isFinite(v) || v > 0) v = 0;
   if (v < 0) t1 = Math.min(t1, (-5 * x) / v);
+  if (!(t1 >= MIN_CURVE_TIME)) {
+    out.fill(0, o, o + CURVE_STRIDE);
+    out[o] = x * sign;
+    out[o + 3] = t1;
+    return;
+  }
   const t2 = t1 * t1;
   const a0 = Math.max(0, (-8 * v * t1 - 20 * x) / t2);
   const A = -(a0 * t2 + 6 * v * t1 + 12 * x) / (2 * t2 * t2 * t1);
@@ -172,7 +192,7 @@ export class PoseInertializer {
   startFromArgs(target: Pose, previous: Pose, older: Pose | null): void {
     const olderDeltaTime = this.startArgs[0], duration = this.startArgs[1];
     this.clock[0] = 0;
-    this.clock[1] = duration > 0 && Number.isFinite(duration) ? duration : 0;
+    this.clock[1] = duration > 0 ? Math.min(duration, MAX_TRANSITION_TIME) : 0;
     const args = curveArgs;
     args[DT] = older !== null && olderDeltaTime > 0 ? olderDeltaTime : 0;
     const n = this.boneCount;

@@ -219,3 +219,49 @@ describeWithData('InertialBlend on CMU walk to run', () => {
     console.log(report.join('\n'));
   });
 });
+
+describe('InertialBlend with extreme blend times and delta times (issue 13, item 11)', () => {
+  const mixed = () => bipedInstance({
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+    idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+    mix: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: { param: 'mix' } } },
+    ib: { type: 'InertialBlend', inputs: { A: 'mix', B: 'idle' }, properties: { useA: { param: 'useA' }, blendTime: { param: 'bt' } } },
+  }, 'ib', { mix: { type: 'float', default: 0 }, useA: { type: 'bool', default: true }, bt: { type: 'float', default: 0.3 } });
+  const finite = (g: AnimGraphInstance) => {
+    const p = g.evaluate();
+    return !hasNaN(p.translations) && !hasNaN(p.rotations) && !hasNaN(p.scales);
+  };
+
+  it('a bound blend time of 1e155 s gives a finite pose (held to 1e6 s)', () => {
+    const g = mixed();
+    g.setParameter('bt', 1e155);
+    g.update(0);
+    g.update(0.1);
+    g.evaluate();
+    g.setParameter('useA', false);
+    for (let f = 0; f < 3; f++) {
+      g.update(0.1);
+      expect(finite(g)).toBe(true);
+    }
+    expect(g.gatherDebug().children[0].values).toMatchObject({ active: true, duration: 1e6 });
+  });
+
+  it('a pose jump over a 1e-90 s frame before the switch gives a finite pose, the switch frame repeating it', () => {
+    const g = mixed();
+    g.update(0);
+    g.update(0.1);
+    g.evaluate();
+    g.setParameter('mix', 1);
+    g.update(1e-90); // the walk jumps to the run within 1e-90 s: a "velocity" of 1e90
+    const last = Float64Array.from(g.evaluate().rotations);
+    g.setParameter('useA', false);
+    g.update(0);
+    expect(finite(g)).toBe(true);
+    expectClose(g.evaluate().rotations, last, 1e-12);
+    for (let f = 0; f < 3; f++) {
+      g.update(0.1);
+      expect(finite(g)).toBe(true);
+    }
+  });
+});

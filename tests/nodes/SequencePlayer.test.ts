@@ -75,6 +75,25 @@ describe('SequencePlayer', () => {
     expect(hasNaN(pose.translations) || hasNaN(pose.rotations) || hasNaN(pose.scales)).toBe(false);
   });
 
+  it('keeps a finite time in the clip when play rate × delta time overflows (issue 13, item 11)', () => {
+    // 1.7e308 × 2 s is Infinity, and Infinity % duration is NaN: the time then stayed NaN for ever.
+    for (const rate of [1.7e308, -1.7e308]) {
+      const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'rate' } } } }, 'p', { rate: { type: 'float', default: rate } });
+      for (const dt of [2, 0.1, 1e300, 1 / 30]) {
+        g.update(dt);
+        const time = g.gatherDebug().children[0].values?.time as number;
+        expect(time).toBeGreaterThanOrEqual(0);
+        expect(time).toBeLessThanOrEqual(1.1);
+        expect(hasNaN(g.evaluate().rotations)).toBe(false);
+      }
+    }
+    // The overflowing advance wraps as the exact product would: dt modulo one loop's period (1.1 s / rate), times the rate.
+    // (1e303 × 1e6 s, the longest delta time an update takes, overflows.)
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: 1e303 } } }, 'p');
+    g.update(1e6);
+    expect(g.gatherDebug().children[0].values?.time).toBe(((1e6 % (1.1 / 1e303)) * 1e303) % 1.1);
+  });
+
   it('debug line names the clip and play time', () => {
     const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p');
     g.update(0.5333);

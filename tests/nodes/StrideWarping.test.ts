@@ -1186,3 +1186,40 @@ describeWithData('StrideWarping on CMU captures (issue 13, items 4-6 and 8)', ()
     console.log(report.join('\n'));
   });
 });
+
+describe('StrideWarping pelvis smoothing at extreme half-lives (issue 13, item 11)', () => {
+  const warp = (pelvisSmoothingTime: number) => bipedInstance({
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    w: {
+      type: 'StrideWarping', inputs: { pose: 'walk' },
+      properties: {
+        pelvisBone: 'pelvis', leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l',
+        rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r', strideScale: 1.6, pelvisSmoothingTime,
+      },
+    },
+  }, 'w');
+
+  it('a half-life below a microsecond, or a frame the spring settles in, is no smoothing, never NaN', () => {
+    // y = 2 ln 2 / half-life: y² overflowed from a half-life of 1e-151 s, and 0 × Infinity gave NaN.
+    const unsmoothed = warp(0);
+    for (const half of [1e-151, 1e-300, 5e-324, 1e-7]) {
+      const g = warp(half);
+      for (const dt of [0, 0.1, 0.1, 1e6]) {
+        g.update(dt);
+        unsmoothed.update(dt);
+        const pose = g.evaluate();
+        expect(hasNaN(pose.translations) || hasNaN(pose.rotations)).toBe(false);
+        expectClose(pose.translations, unsmoothed.evaluate().translations, 0);
+      }
+      unsmoothed.reset();
+    }
+    // A half-life of 0.1 s over a 1e6 s frame has settled: exactly the unsmoothed pose.
+    const g = warp(0.1);
+    const plain = warp(0);
+    for (const dt of [0, 0.1, 1e6]) {
+      g.update(dt);
+      plain.update(dt);
+    }
+    expectClose(g.evaluate().translations, plain.evaluate().translations, 0);
+  });
+});

@@ -51,6 +51,40 @@ function solved(properties: Record<string, unknown>, target: V): ComponentPose {
   return g.componentPose();
 }
 
+describe('TwoBoneIK with extreme bound values (fuzz regressions, issue 13)', () => {
+  it('a target at ±1.8e308 is out of reach like one at 1e9 along its direction: finite reach error and pose', () => {
+    // The distance to [MAX, MAX, 0] overflowed: debug reachError was Infinity.
+    const far = solved({}, [Number.MAX_VALUE, Number.MAX_VALUE, 0]);
+    const bounded = solved({}, [1e9, 1e9, 0]);
+    expectClose(far.translations, bounded.translations, 0);
+    const g = ikGraph({ hintMode: 'position', hint: { param: 'h' } });
+    g.setParameter('t', [-Number.MAX_VALUE, 0, Number.MAX_VALUE]);
+    g.setParameter('h', [Number.MAX_VALUE, -Number.MAX_VALUE, 1]);
+    g.update(TIME);
+    expect(hasNaN(g.componentPose().translations)).toBe(false);
+    const values = g.gatherDebug().children[0].values!;
+    expect(Number.isFinite(values.reachError)).toBe(true);
+    expect(values.reachError as number).toBeGreaterThan(1e9);
+  });
+
+  it('bound stretch ratio and scale are held to [0, 1e6] and [1, 1e6]: a scale of 1.3e154 squared to Infinity', () => {
+    const g = bipedInstance({
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      ik: { type: 'TwoBoneIK', inputs: { pose: 'walk' }, properties: { endBone: 'foot_l', target: [0, 0, 0], allowStretch: true, startStretchRatio: { param: 's' }, maxStretchScale: { param: 'm' } } },
+    }, 'ik', { s: { type: 'float', default: -Number.MAX_VALUE }, m: { type: 'float', default: 1.3407807929942645e154 } });
+    g.update(TIME);
+    const pose = g.evaluate();
+    expect(hasNaN(pose.translations) || hasNaN(pose.rotations)).toBe(false);
+    // Held to the range's ends, it is the same pose as those literal values give.
+    const literal = bipedInstance({
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      ik: { type: 'TwoBoneIK', inputs: { pose: 'walk' }, properties: { endBone: 'foot_l', target: [0, 0, 0], allowStretch: true, startStretchRatio: 0, maxStretchScale: 1e6 } },
+    }, 'ik');
+    literal.update(TIME);
+    expectClose(pose.translations, literal.evaluate().translations, 0);
+  });
+});
+
 describe('TwoBoneIK on the built-in biped (thigh_l > calf_l > foot_l)', () => {
   const fk = fkPose();
   const thigh = pos(fk, THIGH), knee = pos(fk, CALF), foot = pos(fk, FOOT);

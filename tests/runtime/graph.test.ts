@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../graphs/loader.ts';
+import { MAX_DELTA_TIME } from '../../runtime/graph.ts';
 import { runGraph } from '../../runtime/runner.ts';
 import { describeWithData, CMU } from '../support/shared-data.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
@@ -126,6 +127,25 @@ describe('graph instance', () => {
       const p = g.evaluate();
       expect(hasNaN(p.translations) || hasNaN(p.rotations) || hasNaN(p.scales)).toBe(false);
     }
+  });
+});
+
+describe('delta times (fuzz regression, issue 13)', () => {
+  it('holds a delta time above MAX_DELTA_TIME (1e6 s) to it, so clocks that add delta times stay finite', () => {
+    // A BlendList's blend clock summed 1e300 and 1.8e308 to Infinity (a debug value written as null).
+    const g = bipedInstance({
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      list: { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { activeIndex: { param: 'i' } } },
+    }, 'list', { i: { type: 'int', default: 0 } });
+    expect(MAX_DELTA_TIME).toBe(1e6);
+    g.update(0);
+    g.setParameter('i', 1);
+    g.update(1e300);
+    g.update(Number.MAX_VALUE);
+    expect(g.time).toBe(2e6);
+    expect(g.gatherDebug().children[0].values?.blendElapsed).toBe(2e6);
+    expect(hasNaN(g.evaluate().rotations)).toBe(false);
   });
 });
 

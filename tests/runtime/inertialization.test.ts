@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue, PoseInertializer } from '../../runtime/inertialization.ts';
+import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue, MAX_TRANSITION_TIME, PoseInertializer } from '../../runtime/inertialization.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { Pose } from '../../runtime/pose.ts';
 
@@ -223,6 +223,46 @@ describe('PoseInertializer', () => {
       expectCloseArray(out.rotations, [0, 0, 0, 1], 0);
     }
     expect(inertializer.active).toBe(false);
+  });
+});
+
+describe('inertial curves at extreme durations and velocities (issue 13, item 11)', () => {
+  it('holds a transition longer than MAX_TRANSITION_TIME to it, with finite coefficients', () => {
+    // t1⁵ overflows and 0 × Infinity made the coefficients NaN from a duration of about 1e155.
+    const out = new Float64Array(CURVE_STRIDE), held = new Float64Array(CURVE_STRIDE);
+    inertialCurveFit(held, 0, 1, 0, MAX_TRANSITION_TIME);
+    for (const duration of [1e155, 1e300, Number.MAX_VALUE]) {
+      inertialCurveFit(out, 0, 1, 0, duration);
+      expect(Array.from(out)).toEqual(Array.from(held));
+    }
+    expect(MAX_TRANSITION_TIME).toBe(1e6);
+    expect(out[3]).toBe(1e6);
+    // Its value over an ordinary frame is still the offset, decaying by the quintic of a 1e6 s fit.
+    expect(inertialCurveValue(out, 0, 0.5)).toBeCloseTo(1, 12);
+  });
+
+  it('holds the offset, without a curve, when an approach shortens t1 below a microsecond', () => {
+    // A velocity measured over a 1e-90 s frame: t1 = -5 x0 / v0 = 5e-90, whose fifth power underflows.
+    const out = new Float64Array(CURVE_STRIDE);
+    inertialCurveFit(out, 0, 1, -1e90, 0.3);
+    expect(Array.from(out)).toEqual([1, 0, 0, 5e-90, 0, 0, 0]);
+    expect(inertialCurveValue(out, 0, 0)).toBe(1); // the switch frame repeats the last pose
+    expect(inertialCurveValue(out, 0, 1 / 60)).toBe(0);
+    // Negative offsets keep their sign.
+    inertialCurveFit(out, 0, -2, 1e90, 0.3);
+    expect(Array.from(out)).toEqual([-2, 0, 0, 1e-89, 0, 0, 0]);
+  });
+
+  it('PoseInertializer keeps every number finite for a transition of 1e300 s', () => {
+    const inertializer = new PoseInertializer(1);
+    const target = new Pose(1), previous = new Pose(1);
+    previous.translations.set([10, 0, 0]);
+    inertializer.start(target, previous, null, 0, 1e300);
+    expect(inertializer.duration).toBe(1e6);
+    inertializer.advance(Float64Array.of(0.5));
+    const out = new Pose(1);
+    inertializer.apply(out);
+    expect(out.translations[0]).toBeCloseTo(10, 9);
   });
 });
 

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { checkGraphAsset, loadGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
+import { AnimGraph, MAX_GRAPH_DEPTH } from '../../runtime/graph.ts';
+import { formatDebugTree } from '../../runtime/runner.ts';
+import { hasNaN } from '../support/graphs.ts';
+
+/**
+ * Issue 13, item 10: graphs deeper than MAX_GRAPH_DEPTH are a typed load error (`too-deep`),
+ * found without recursion, so that update and evaluate (which recurse per level) stay inside the
+ * stack; a graph at the limit runs.
+ */
+
+/**
+ * A chain of `levels` nodes from the output down to a player: CopyBone (component space) and
+ * BlendTwo (local space, with a player on B) alternate, so every level converts between spaces.
+ */
+function chain(levels: number): any {
+  const nodes: Record<string, unknown> = { n0: { type: 'SequencePlayer', properties: { clip: 'walk' } } };
+  for (let i = 1; i < levels; i++) {
+    if (i % 2 === 1) nodes[`n${i}`] = { type: 'CopyBone', inputs: { pose: `n${i - 1}` }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', alpha: 0.5 } };
+    else {
+      nodes[`p${i}`] = { type: 'SequencePlayer', properties: { clip: 'run' } };
+      nodes[`n${i}`] = { type: 'BlendTwo', inputs: { A: `n${i - 1}`, B: `p${i}` }, properties: { alpha: 0.1 } };
+    }
+  }
+  return {
+    format: 'animgraph/1', skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+    nodes, output: `n${levels - 1}`,
+  };
+}
+
+function problems(json: unknown): GraphProblem[] {
+  const result = checkGraphAsset(json);
+  if (result.ok) throw new Error('expected the asset to be rejected');
+  return [...result.problems];
+}
+
+describe('deep graphs', () => {
+  it('has a documented limit of 500 levels', () => {
+    expect(MAX_GRAPH_DEPTH).toBe(500);
+  });
+
+  it('runs a chain at the limit: update, evaluate, component pose and debug tree, all finite', () => {
+    const instance = loadGraphAsset(chain(MAX_GRAPH_DEPTH)).createInstance();
+    for (let f = 0; f < 3; f++) {
+      instance.update(1 / 30);
+      expect(hasNaN(instance.evaluate().rotations)).toBe(false);
+    }
+    expect(hasNaN(instance.componentPose().translations)).toBe(false);
+    const lines = formatDebugTree(instance.gatherDebug());
+    // Output, the 500 chain nodes and the 249 players on the blends' B pins.
+    expect(lines).toHaveLength(1 + MAX_GRAPH_DEPTH + 249);
+    expect(lines.find((l) => l.includes('[n0]'))).toMatch(/^ {1000}SequencePlayer\[n0\]/);
+  });
+
+  it('reports one level more as too-deep, at the link that crosses the limit', () => {
+    const p = problems(chain(MAX_GRAPH_DEPTH + 1));
+    // n500 is level 1, so n1 is level 500 and its link to n0 leads to level 501.
+    expect(p).toEqual([{
+      path: '$.nodes.n1.inputs.pose', code: 'too-deep',
+      message: "the graph is 501 nodes deep from its output 'n500'; at most 500 are allowed, and this link to 'n0' is level 501",
+    }]);
+  });
+
+  it('names the pin (and index) of the deepest branch, not the first one', () => {
+    const a = chain(MAX_GRAPH_DEPTH + 1);
+    // Put the deep branch on the B pin of a top blend, behind a shallow A.
+    a.nodes.top = { type: 'BlendList', inputs: { poses: ['shallow', 'n500'] } };
+    a.nodes.shallow = { type: 'SequencePlayer', properties: { clip: 'walk' } };
+    a.output = 'top';
+    expect(problems(a).map((x) => [x.path, x.code])).toEqual([['$.nodes.n2.inputs.A', 'too-deep']]);
+  });
+
+  it('rejects a 10,000-node chain fast, with the typed error instead of a stack overflow', () => {
+    const start = performance.now();
+    const p = problems(chain(10_000));
+    expect(p.map((x) => [x.path, x.code])).toEqual([['$.nodes.n9500.inputs.A', 'too-deep']]);
+    expect(performance.now() - start).toBeLessThan(5000);
+  });
+
+  it('finds a cycle through 10,000 nodes without recursion', () => {
+    const a = chain(1);
+    for (let i = 0; i < 10_000; i++) {
+      a.nodes[`c${i}`] = { type: 'CopyBone', inputs: { pose: `c${(i + 9_999) % 10_000}` }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r' } };
+    }
+    const p = problems(a);
+    expect(p.map((x) => [x.path, x.code])).toEqual([['$.nodes.c0.inputs', 'cycle']]);
+    expect(p[0].message).toMatch(/^links form a cycle: c0 -> c9999 -> c9998 -> .* -> c1 -> c0$/);
+  });
+
+  it('reports a property value nested 100,000 deep as a schema problem at its path, not a stack overflow', () => {
+    // JSON.parse reads it fine; the check for a non-finite number inside a malformed value recursed.
+    const a = chain(2);
+    a.nodes.n1.properties.alpha = JSON.parse(`${'['.repeat(100_000)}1e400${']'.repeat(100_000)}`);
+    a.nodes.n1.properties.sourceBone = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
+    const p = problems(a);
+    // The Infinity deep inside is not named by a path of 100,000 keys.
+    expect(p.map((x) => [x.path, x.code]).sort()).toEqual([['$.nodes.n1.properties.alpha', 'schema'], ['$.nodes.n1.properties.sourceBone', 'schema']]);
+  });
+
+  it('AnimGraph built without the loader refuses a chain deeper than the limit', () => {
+    const graph = loadGraphAsset(chain(MAX_GRAPH_DEPTH));
+    const nodes = [...graph.nodes];
+    const output = nodes.pop()!;
+    // One more CopyBone on top of the deepest node makes 501 levels below the Output node.
+    const copy = graph.nodes.find((n) => n.id === 'n1')!;
+    const top = { ...copy, id: 'top', inputs: { pose: nodes.at(-1)!.id } };
+    expect(() => new AnimGraph({ name: 'deep', skeleton: graph.skeleton, parameters: {}, clips: new Map(), nodes: [...nodes, top, { ...output, inputs: { pose: 'top' } }] }))
+      .toThrow(new RangeError('the graph is 502 nodes deep; at most 500 (plus the output node) are allowed'));
+  });
+});
