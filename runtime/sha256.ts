@@ -5,7 +5,8 @@
  * node:crypto's update(string) does.
  */
 
-const K = Uint32Array.of(
+// Int32 rather than Uint32 arrays: V8 keeps int32 values unboxed, but a uint32 above 2^31 is a double.
+const K = Int32Array.of(
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
   0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
   0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -20,8 +21,8 @@ const utf8 = new TextEncoder();
 
 /** An incremental SHA-256: update() any number of times, then digestHex() once. */
 export class Sha256 {
-  private readonly state = Uint32Array.of(0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19);
-  private readonly w = new Uint32Array(64);
+  private readonly state = Int32Array.of(0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19);
+  private readonly w = new Int32Array(64);
   /** The bytes of a block not yet complete. */
   private readonly pending = new Uint8Array(64);
   private pendingLength = 0;
@@ -66,7 +67,7 @@ export class Sha256 {
     view.setUint32(60, bits >>> 0);
     this.block(p, 0);
     let hex = '';
-    for (let i = 0; i < 8; i++) hex += this.state[i].toString(16).padStart(8, '0');
+    for (let i = 0; i < 8; i++) hex += (this.state[i] >>> 0).toString(16).padStart(8, '0');
     return hex;
   }
 
@@ -78,18 +79,19 @@ export class Sha256 {
       const x = w[i - 15], y = w[i - 2];
       const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
       const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+      w[i] = (((w[i - 16] + s0) | 0) + ((w[i - 7] + s1) | 0)) | 0;
     }
-    let a = s[0] | 0, bb = s[1] | 0, c = s[2] | 0, d = s[3] | 0, e = s[4] | 0, f = s[5] | 0, g = s[6] | 0, h = s[7] | 0;
+    let a = s[0], bb = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
     for (let i = 0; i < 64; i++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
+      const t1 = (((h + S1) | 0) + ((((e & f) ^ (~e & g)) + K[i]) | 0) + w[i]) | 0;
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
       const t2 = (S0 + ((a & bb) ^ (a & c) ^ (bb & c))) | 0;
       h = g; g = f; f = e; e = (d + t1) | 0;
       d = c; c = bb; bb = a; a = (t1 + t2) | 0;
     }
-    s[0] += a; s[1] += bb; s[2] += c; s[3] += d; s[4] += e; s[5] += f; s[6] += g; s[7] += h;
+    s[0] = (s[0] + a) | 0; s[1] = (s[1] + bb) | 0; s[2] = (s[2] + c) | 0; s[3] = (s[3] + d) | 0;
+    s[4] = (s[4] + e) | 0; s[5] = (s[5] + f) | 0; s[6] = (s[6] + g) | 0; s[7] = (s[7] + h) | 0;
   }
 }
 
