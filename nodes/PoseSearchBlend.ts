@@ -10,7 +10,7 @@ import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from
 import {
   DEFAULT_FEATURE_SPEC, DEFAULT_SAMPLE_RATE, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, type IndexedClip, type PoseFeatureSpec,
-} from '../runtime/pose-search.ts';
+} from '../runtime/pose-search/index.ts';
 import { addRootMotion } from '../runtime/root-motion.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
@@ -27,7 +27,7 @@ const DT = 0, ELAPSED = 1, DURATION = 2, START = 3;
  * Plays one of a list of clips, chosen by `motion`, and on a switch starts the new clip at the frame
  * whose pose best matches the pose this node has been outputting (the seed `001_…`, with Unreal
  * PoseSearch's features and cost), then blends: a crossfade that keeps the old clip playing, or an
- * inertialization of the difference. See runtime/pose-search.ts for the features and the cost.
+ * inertialization of the difference. See runtime/pose-search/features.ts for the features and the cost.
  *
  * The query is built from the node's own last two output poses (positions from the last, velocities
  * from the two) with the same extraction as the database; frames of a non-looping clip too close to

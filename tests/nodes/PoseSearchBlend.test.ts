@@ -13,7 +13,7 @@ import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
 import { quatFromAxisAngle, quatMultiply } from '../../runtime/math.ts';
 import type { NodeType } from '../../runtime/node.ts';
 import { Pose } from '../../runtime/pose.ts';
-import { PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult } from '../../runtime/pose-search.ts';
+import { PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult } from '../../runtime/pose-search/index.ts';
 import type { Skeleton } from '../../runtime/skeleton.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
