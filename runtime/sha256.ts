@@ -18,13 +18,15 @@ const K = Int32Array.of(
 );
 
 const utf8 = new TextEncoder();
+/** The message schedule of the block being compressed (one for all hashes: compression does not nest). */
+const W = new Int32Array(64);
 
 /** An incremental SHA-256: update() any number of times, then digestHex() once. */
 export class Sha256 {
   private readonly state = Int32Array.of(0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19);
-  private readonly w = new Int32Array(64);
   /** The bytes of a block not yet complete. */
   private readonly pending = new Uint8Array(64);
+  private readonly pendingView = new DataView(this.pending.buffer);
   private pendingLength = 0;
   /** Bytes hashed so far (below 2^53, which the length field's high bits then hold exactly). */
   private length = 0;
@@ -41,10 +43,13 @@ export class Sha256 {
       this.pendingLength += take;
       at = take;
       if (this.pendingLength < 64) return this;
-      this.block(this.pending, 0);
+      compress(this.state, this.pendingView, 0);
       this.pendingLength = 0;
     }
-    for (; at + 64 <= bytes.length; at += 64) this.block(bytes, at);
+    if (at + 64 <= bytes.length) {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (; at + 64 <= bytes.length; at += 64) compress(this.state, view, at);
+    }
     this.pending.set(bytes.subarray(at), 0);
     this.pendingLength = bytes.length - at;
     return this;
@@ -55,44 +60,43 @@ export class Sha256 {
     if (this.finished) throw new Error('Sha256: digestHex() called twice');
     this.finished = true;
     const bits = this.length * 8;
-    const p = this.pending;
+    const p = this.pending, view = this.pendingView;
     p[this.pendingLength] = 0x80;
     p.fill(0, this.pendingLength + 1);
     if (this.pendingLength >= 56) {
-      this.block(p, 0);
+      compress(this.state, view, 0);
       p.fill(0);
     }
-    const view = new DataView(p.buffer, p.byteOffset, 64);
     view.setUint32(56, Math.floor(bits / 0x100000000));
     view.setUint32(60, bits >>> 0);
-    this.block(p, 0);
+    compress(this.state, view, 0);
     let hex = '';
     for (let i = 0; i < 8; i++) hex += (this.state[i] >>> 0).toString(16).padStart(8, '0');
     return hex;
   }
+}
 
-  /** Compresses the 64 bytes at b[o..o + 63] into the state. */
-  private block(b: Uint8Array, o: number): void {
-    const w = this.w, s = this.state;
-    for (let i = 0; i < 16; i++, o += 4) w[i] = (b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3];
-    for (let i = 16; i < 64; i++) {
-      const x = w[i - 15], y = w[i - 2];
-      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-      w[i] = (((w[i - 16] + s0) | 0) + ((w[i - 7] + s1) | 0)) | 0;
-    }
-    let a = s[0], bb = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-    for (let i = 0; i < 64; i++) {
-      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const t1 = (((h + S1) | 0) + ((((e & f) ^ (~e & g)) + K[i]) | 0) + w[i]) | 0;
-      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-      const t2 = (S0 + ((a & bb) ^ (a & c) ^ (bb & c))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0;
-      d = c; c = bb; bb = a; a = (t1 + t2) | 0;
-    }
-    s[0] = (s[0] + a) | 0; s[1] = (s[1] + bb) | 0; s[2] = (s[2] + c) | 0; s[3] = (s[3] + d) | 0;
-    s[4] = (s[4] + e) | 0; s[5] = (s[5] + f) | 0; s[6] = (s[6] + g) | 0; s[7] = (s[7] + h) | 0;
+/** Compresses the 64 bytes at o of `view` into the state s. */
+function compress(s: Int32Array, view: DataView, o: number): void {
+  const w = W;
+  for (let i = 0; i < 16; i++, o += 4) w[i] = view.getInt32(o, false);
+  for (let i = 16; i < 64; i++) {
+    const x = w[i - 15], y = w[i - 2];
+    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+    w[i] = (((w[i - 16] + s0) | 0) + ((w[i - 7] + s1) | 0)) | 0;
   }
+  let a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+  for (let i = 0; i < 64; i++) {
+    const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+    const t1 = (((h + S1) | 0) + ((((e & f) ^ (~e & g)) + K[i]) | 0) + w[i]) | 0;
+    const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+    const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+    h = g; g = f; f = e; e = (d + t1) | 0;
+    d = c; c = b; b = a; a = (t1 + t2) | 0;
+  }
+  s[0] = (s[0] + a) | 0; s[1] = (s[1] + b) | 0; s[2] = (s[2] + c) | 0; s[3] = (s[3] + d) | 0;
+  s[4] = (s[4] + e) | 0; s[5] = (s[5] + f) | 0; s[6] = (s[6] + g) | 0; s[7] = (s[7] + h) | 0;
 }
 
 /** SHA-256 of the parts in order, as hex. */
