@@ -20,3 +20,4 @@ export {
 export { poseSearchHash, type PoseSearchHash } from './hash.ts';
 export { INDEX_FORMAT, PoseIndexError, deserializePoseSearchDatabase, serializePoseSearchDatabase } from './index-file.ts';
 export { CLIP_TREE_FRACTION, PoseSearchQuery, PoseSearchResult, type SearchMode } from './query.ts';
+export { poseFeaturesSchema } from './schema.ts';
