@@ -26,8 +26,8 @@
  * aside) and the search can use bounding boxes (see database.ts).
  */
 import { ComponentPose } from '../component-pose.ts';
+import type { UpAxis } from '../math.ts';
 import type { Pose } from '../pose.ts';
-import type { UpAxis } from '../root-motion.ts';
 import type { Skeleton } from '../skeleton.ts';
 
 export const FEATURE_CHANNELS = ['rotations', 'positions', 'velocities'] as const;
