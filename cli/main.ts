@@ -409,7 +409,7 @@ async function indexCommand(args: readonly string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError('needs --out FILE');
-  const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../runtime/pose-search.ts');
+  const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../runtime/pose-search/index.ts');
   // Rebuild from the clips even where the asset names an index file (it may be the stale one).
   const graph = loadGraphFile(positionals[0], { useIndexFiles: false });
   const indexed = [...graph.shared].filter((entry): entry is [string, { database: InstanceType<typeof PoseSearchDatabase> }] =>
