@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
@@ -76,5 +77,33 @@ describe('the node reference (docs/nodes.md)', () => {
       properties: { alpha: { title: 'Alpha', description: 'a | b\nc' } },
     }]);
     expect(custom).toContain('| a \\| b c |');
+  });
+});
+
+describe('README.md and docs/ link to each other', () => {
+  const files = ['README.md', ...readdirSync(`${root}docs`).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  /** GitHub's heading anchors: lower case, punctuation dropped, spaces as dashes. */
+  const anchors = (markdown: string) => new Set([...markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#+ (.+)$/gm)]
+    .map((m) => m[1].toLowerCase().replace(/[^a-z0-9 _-]/g, '').replaceAll(' ', '-')));
+
+  it('the README lists every node with a link to its section of docs/nodes.md, and every document', () => {
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    for (const type of [...builtInNodeTypes, OutputType]) expect(readme).toContain(`[${type.type}](docs/nodes.md#${type.type.toLowerCase()})`);
+    for (const file of files.slice(1)) expect(readme, `README does not link ${file}`).toContain(`](${file})`);
+  });
+
+  it('every relative link points at a file that exists, and at a heading it has', () => {
+    const broken: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(`${root}${file}`, 'utf8');
+      for (const [, target] of text.replace(/^```[\s\S]*?^```/gm, '').matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path, anchor] = target.split('#');
+        const resolved = path === '' ? `${root}${file}` : join(dirname(`${root}${file}`), path);
+        if (!existsSync(resolved)) broken.push(`${file}: ${target} (no such file)`);
+        else if (anchor !== undefined && !anchors(readFileSync(resolved, 'utf8')).has(anchor)) broken.push(`${file}: ${target} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 });
