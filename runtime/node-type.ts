@@ -1,9 +1,9 @@
 import type { ClipBinding } from './clip.ts';
 import type { PoseNode, PoseSpace } from './anim-node.ts';
-import type { Link } from './link.ts';
+import type { ComponentPoseLink, Link, PoseLink } from './link.ts';
 import type { Skeleton } from './skeleton.ts';
 import type { ParameterType } from './parameters.ts';
-import type { ZodType } from 'zod';
+import type { ZodType, output } from 'zod';
 
 /*
  * Node types: what a node declares once (its properties and pins), read by the asset schema, the
@@ -207,6 +207,148 @@ export interface NodeType {
    * when the AnimGraph is bound; every instance's create() receives it as `build.shared`.
    */
   prepare?(ctx: NodePrepareContext): unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed node types: a node type written with defineNodeType receives its properties and input
+// links typed from its own specs, so a misspelt property or a link of the wrong space fails to compile.
+
+/** The property specs of a node type (or of the items of a list property), by name. */
+export type PropertySpecs = Readonly<Record<string, PropertySpec>>;
+
+/** A clip of a clipList property: the name the asset gave it and its binding to the skeleton. */
+export interface NamedClip {
+  readonly name: string;
+  readonly binding: ClipBinding;
+}
+
+/**
+ * What a property of spec `S` is in a typed `create`: a bindable number, bool or vec3 stays a
+ * ScalarProperty / Vec3Property (read every frame with readScalar / readVec3; a bool reads 0 or 1);
+ * one declared `bindable: false` is its literal (number, boolean, Float64Array), as is a direction.
+ */
+export type TypedProperty<S extends PropertySpec> =
+  S extends { kind: 'float' | 'int'; bindable: false } ? number
+  : S extends { kind: 'bool'; bindable: false } ? boolean
+  : S extends { kind: 'vec3'; bindable: false } ? Float64Array
+  : S extends { kind: 'float' | 'int' | 'bool' } ? ScalarProperty
+  : S extends { kind: 'vec3' } ? Vec3Property
+  : S extends { kind: 'enum'; options: readonly (infer O)[] } ? O
+  : S extends { kind: 'clip' } ? ClipBinding
+  // '' when an optional bone is left out.
+  : S extends { kind: 'bone' } ? string
+  // One number per link of the `perInput` list.
+  : S extends { kind: 'floatList' } ? number[]
+  : S extends { kind: 'clipList' } ? NamedClip[]
+  // Absent: undefined.
+  : S extends { kind: 'file' } ? string | undefined
+  : S extends { kind: 'object'; schema: infer Z extends ZodType } ? output<Z> | undefined
+  // The literal as written (the loader rejects a zero one); the node normalises it.
+  : S extends { kind: 'direction' } ? Float64Array
+  : S extends { kind: 'list'; item: infer Item extends PropertySpecs } ? TypedProperties<Item>[]
+  : never;
+
+/** A node's properties, resolved once at build time and typed by their specs. */
+export type TypedProperties<P extends PropertySpecs> = { readonly [K in keyof P]: TypedProperty<P[K]> };
+
+/** The link a node reads an input through: PoseLink in local space, ComponentPoseLink in component space. */
+type TypedLink<S extends InputSpec> = S['space'] extends 'component' ? ComponentPoseLink : PoseLink;
+
+/** A node's input links by pin name, typed by their specs (a poseList is an array, in pin order). */
+export type TypedInputs<I extends readonly InputSpec[]> = {
+  readonly [S in I[number] as S['name']]: S extends { kind: 'poseList' } ? TypedLink<S>[] : TypedLink<S>;
+};
+
+/** What a typed node type's `create` receives: NodeBuild with typed properties, inputs and shared data. */
+export interface TypedNodeBuild<P extends PropertySpecs, I extends readonly InputSpec[], Shared> {
+  id: string;
+  /** Bones in the skeleton the instance is bound to, for sizing per-bone state once. */
+  boneCount: number;
+  properties: TypedProperties<P>;
+  inputs: TypedInputs<I>;
+  /** What `prepare` returned for this node of this graph (undefined for types without `prepare`). */
+  shared: Shared | undefined;
+}
+
+/** A node type as written with defineNodeType: NodeType with a typed `create` (and `prepare`). */
+export interface TypedNodeType<P extends PropertySpecs, I extends readonly InputSpec[], Shared>
+  extends Omit<NodeType, 'properties' | 'inputs' | 'create' | 'prepare'> {
+  properties: P;
+  inputs: I;
+  prepare?(ctx: NodePrepareContext): Shared;
+  create(build: TypedNodeBuild<P, I, Shared>): PoseNode;
+}
+
+/**
+ * Declares a node type whose `create` receives its properties and input links typed from the specs
+ * written here, each property read once when the node is built. Returns the plain NodeType the
+ * loader, the schema and the editor read; its `create` resolves the properties and checks the links
+ * before calling the one given here.
+ */
+export function defineNodeType<const P extends PropertySpecs, const I extends readonly InputSpec[], Shared = undefined>(
+  definition: TypedNodeType<P, I, Shared>,
+): NodeType {
+  const { create, ...rest } = definition;
+  return {
+    ...rest,
+    create: (build) => create({
+      id: build.id,
+      boneCount: build.boneCount,
+      properties: typedProperties(definition.properties, build.properties),
+      inputs: typedInputs(definition, build),
+      shared: build.shared as Shared | undefined,
+    }),
+  };
+}
+
+/** Reads every property `specs` declares from `resolved`, as TypedProperty describes. */
+export function typedProperties<P extends PropertySpecs>(specs: P, resolved: ResolvedProperties): TypedProperties<P> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(specs)) out[name] = typedProperty(specs[name], name, resolved);
+  return out as TypedProperties<P>;
+}
+
+function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties): unknown {
+  switch (spec.kind) {
+    case 'float':
+    case 'int':
+      return spec.bindable === false ? p.scalar(name).constant : p.scalar(name);
+    case 'bool':
+      return spec.bindable === false ? p.scalar(name).constant !== 0 : p.scalar(name);
+    case 'vec3':
+      return spec.bindable === false ? p.vec3(name).constant : p.vec3(name);
+    case 'direction':
+      return p.vec3(name).constant;
+    case 'enum':
+      return p.enumValue(name);
+    case 'clip':
+      return p.clip(name);
+    case 'bone':
+      return p.bone(name);
+    case 'floatList':
+      return p.floatList(name);
+    case 'clipList': {
+      const names = p.literal(name) as string[];
+      return p.clipList(name).map((binding, i): NamedClip => ({ name: names[i], binding }));
+    }
+    case 'file':
+    case 'object':
+      return p.literal(name);
+    case 'list':
+      return p.list(name).map((item) => typedProperties(spec.item, item));
+  }
+}
+
+function typedInputs<I extends readonly InputSpec[]>(definition: { type: string; inputs: I }, build: NodeBuild): TypedInputs<I> {
+  for (const spec of definition.inputs) {
+    const link = build.inputs[spec.name];
+    // The loader reports unlinked inputs; a definition built in code without it fails here, once.
+    if (spec.kind === 'poseList' ? !Array.isArray(link) : link === undefined || Array.isArray(link)) {
+      throw new RangeError(`${definition.type} '${build.id}': input '${spec.name}' is not linked`);
+    }
+  }
+  // AnimGraph makes each link by its spec's kind and space, which is what TypedInputs says.
+  return build.inputs as unknown as TypedInputs<I>;
 }
 
 export type { ParameterType };
