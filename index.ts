@@ -33,6 +33,8 @@ export {
   CacheBonesContext, ZERO_WEIGHT, NO_LINKS, readScalar, readVec3,
 } from './runtime/node.ts';
 export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node.ts';
+export { defineNodeType } from './runtime/node-type.ts';
+export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip } from './runtime/node-type.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/skeletal-control.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';
