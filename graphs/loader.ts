@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { BvhError, loadBvh } from '../runtime/bvh.ts';
-import { GltfError, gltfClip, gltfRig, readGltf, type GltfDocument, type GltfRig } from '../runtime/gltf.ts';
+import { BvhError } from '../runtime/bvh.ts';
+import { GltfError, gltfClip, gltfRig } from '../runtime/gltf.ts';
 import { extractRootMotion, rootMotionSource } from '../runtime/root-motion.ts';
 import type { Clip } from '../runtime/clip.ts';
 import { AnimGraph, MAX_GRAPH_DEPTH, type CompiledNode, type PropertyValue } from '../runtime/graph.ts';
@@ -15,6 +13,10 @@ import {
   graphEnvelopeSchema, helperBoneSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema,
   type GraphEnvelope, type NodeEnvelope,
 } from './schema.ts';
+import { FileCache, guardGltf, isGltfPath, NoResolverError, type FileResolver, type ResolvedFile, type SyncFileResolver } from './loader/files.ts';
+import { joinPath } from './loader/paths.ts';
+
+export type { FileResolver, ResolvedFile, SyncFileResolver };
 
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
@@ -61,7 +63,10 @@ export class NodeRegistry {
 }
 
 export interface LoadOptions {
-  /** Folder that relative file paths in the asset are resolved against. */
+  /**
+   * Folder the asset's relative file paths are relative to, as text: it names files in messages
+   * and NodePrepareContext.resolvePath. Files are read by the resolver, never from this folder.
+   */
   baseDir?: string;
   /** Name used in error messages (usually the file path). */
   source?: string;
@@ -71,6 +76,18 @@ export interface LoadOptions {
    * data from the clips, as `animgraph index` does. Default true.
    */
   useIndexFiles?: boolean;
+}
+
+/** Options of loadGraphAsset and checkGraphAsset: a resolver that answers at once (memory, the file system). */
+export interface SyncLoadOptions extends LoadOptions {
+  /** Gives each file the asset names (skeleton, clips, index files, a .gltf's buffers); see FileResolver. */
+  resolveSync?: SyncFileResolver;
+}
+
+/** Options of loadGraph and checkGraph: a resolver that may answer later (`fetch`). */
+export interface AsyncLoadOptions extends SyncLoadOptions {
+  /** Gives each file the asset names; its answers are awaited together. Takes precedence over resolveSync. */
+  resolve?: FileResolver;
 }
 
 /** JSON path text for a path of keys, e.g. ['nodes', 'blend', 'inputs', 0] -> `$.nodes.blend.inputs[0]`. */
@@ -198,23 +215,6 @@ function cachedPropertySchema(spec: PropertySpec): z.ZodType {
   return schema;
 }
 
-/** Reads, validates and binds a graph file. Throws GraphLoadError listing every problem. */
-export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir' | 'source'> = {}): AnimGraph {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new GraphLoadError(path, [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }]);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new GraphLoadError(path, [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }]);
-  }
-  return loadGraphAsset(json, { ...options, baseDir: dirname(resolve(path)), source: path });
-}
-
 /**
  * Validates a graph asset (already parsed JSON) and binds it to its skeleton and clips. Every rule
  * is checked and all problems are reported together in a GraphLoadError:
@@ -237,7 +237,7 @@ export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir'
  * - no key anywhere is `__proto__`; every name is looked up as an own name (a node may be
  *   called `toString`, and a link to an undefined `constructor` dangles).
  */
-export function loadGraphAsset(json: unknown, options: LoadOptions = {}): AnimGraph {
+export function loadGraphAsset(json: unknown, options: SyncLoadOptions = {}): AnimGraph {
   const result = checkGraphAsset(json, options);
   if (!result.ok) throw new GraphLoadError(options.source ?? '<graph>', result.problems);
   return result.graph;
@@ -246,9 +246,99 @@ export function loadGraphAsset(json: unknown, options: LoadOptions = {}): AnimGr
 export type CheckResult = { ok: true; graph: AnimGraph } | { ok: false; problems: readonly GraphProblem[] };
 
 /** Like loadGraphAsset, but returns the problems instead of throwing. */
-export function checkGraphAsset(json: unknown, options: LoadOptions = {}): CheckResult {
+export function checkGraphAsset(json: unknown, options: SyncLoadOptions = {}): CheckResult {
+  const resolver = options.resolveSync;
+  const files = new FileCache(options.baseDir, resolver);
+  const steps = checkSteps(json, options, files);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    const paths = files.missing(step.value);
+    if (!resolver) files.putUnresolvable(paths);
+    else for (const path of paths) files.put(path, resolveNow(resolver, path));
+  }
+}
+
+/**
+ * Validates a graph asset and binds it like loadGraphAsset, fetching the files it names through
+ * `options.resolve` (all of a round at once: `fetch` them in parallel). Rejects with GraphLoadError.
+ *
+ *   const asset = await (await fetch('graphs/hero.json')).json();
+ *   const base = new URL('graphs/', location.href);
+ *   const graph = await loadGraph(asset, { resolve: async (path) => (await fetch(new URL(path, base))).arrayBuffer() });
+ */
+export async function loadGraph(json: unknown, options: AsyncLoadOptions = {}): Promise<AnimGraph> {
+  const result = await checkGraph(json, options);
+  if (!result.ok) throw new GraphLoadError(options.source ?? '<graph>', result.problems);
+  return result.graph;
+}
+
+/** Like loadGraph, but resolves to the problems instead of rejecting. */
+export async function checkGraph(json: unknown, options: AsyncLoadOptions = {}): Promise<CheckResult> {
+  const resolver = options.resolve ?? options.resolveSync;
+  const files = new FileCache(options.baseDir, options.resolve ? undefined : options.resolveSync);
+  const steps = checkSteps(json, options, files);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    const paths = files.missing(step.value);
+    if (!resolver) files.putUnresolvable(paths);
+    else {
+      const got = await Promise.all(paths.map(async (path) => {
+        try {
+          return await resolver(path);
+        } catch (e) {
+          return e instanceof Error ? e : new Error(String(e));
+        }
+      }));
+      paths.forEach((path, i) => files.put(path, got[i]));
+    }
+  }
+}
+
+function resolveNow(resolver: SyncFileResolver, path: string): unknown {
+  try {
+    return resolver(path);
+  } catch (e) {
+    return e instanceof Error ? e : new Error(String(e));
+  }
+}
+
+/**
+ * Every file the asset names, as written: the skeleton's, the clips' sources, and the `file`
+ * properties of known node types (index files, unless they are to be ignored). Malformed parts
+ * name nothing here; their checks report them.
+ */
+function referencedFiles(
+  asset: Partial<GraphEnvelope>, raw: Partial<Record<keyof GraphEnvelope, unknown>>, registry: NodeRegistry, useIndexFiles: boolean,
+): string[] {
+  const out: string[] = [];
+  const skeleton = asset.skeleton;
+  if (typeof skeleton === 'object') out.push('gltf' in skeleton ? skeleton.gltf : 'bvh' in skeleton ? skeleton.bvh : skeleton.file);
+  for (const def of Object.values(asset.clips ?? {})) if (!def.source.startsWith('builtin:')) out.push(def.source);
+  if (!useIndexFiles || typeof raw.nodes !== 'object' || raw.nodes === null) return out;
+  const fileValues = (specs: Readonly<Record<string, PropertySpec>>, values: unknown): void => {
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) return;
+    for (const [name, spec] of Object.entries(specs)) {
+      if (!Object.hasOwn(values, name)) continue;
+      const value = (values as Record<string, unknown>)[name];
+      if (spec.kind === 'file' && typeof value === 'string') out.push(value);
+      else if (spec.kind === 'list' && Array.isArray(value)) for (const item of value) fileValues(spec.item, item);
+    }
+  };
+  for (const node of Object.values(raw.nodes as Record<string, unknown>)) {
+    const type = typeof node === 'object' && node !== null ? (node as { type?: unknown }).type : undefined;
+    const nodeType = typeof type === 'string' ? registry.get(type) : undefined;
+    if (nodeType) fileValues(nodeType.properties, (node as { properties?: unknown }).properties);
+  }
+  return out;
+}
+
+/**
+ * The one loader behind the four entry points. It yields the paths of the files it needs, in
+ * rounds (the files the asset names; then the buffers its .gltf files name), and the caller puts
+ * their contents into `files`, synchronously or not; every check then runs on those contents.
+ */
+function* checkSteps(json: unknown, options: LoadOptions, files: FileCache): Generator<string[], CheckResult, void> {
   const registry = options.nodeTypes ?? DEFAULT_REGISTRY;
-  const baseDir = options.baseDir ?? process.cwd();
   const problems = new Problems();
   reportProtoKeys(json, problems);
   const envelope = graphEnvelopeSchema.safeParse(json);
@@ -257,7 +347,10 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   const raw = (typeof json === 'object' && json !== null ? json : {}) as Partial<Record<keyof GraphEnvelope, unknown>>;
   const asset: Partial<GraphEnvelope> = envelope.success ? envelope.data : salvage(raw);
 
-  const files = new FileCache(baseDir);
+  const named = referencedFiles(asset, raw, registry, options.useIndexFiles ?? true);
+  yield named;
+  yield files.gltfBuffers(named);
+
   const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
   const skeleton = loaded && addHelperBones(asset.units ? loaded.withUnits(asset.units) : loaded, raw.helperBones, problems);
   const clips = new Map<string, Clip>();
@@ -407,7 +500,8 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
   try {
     const graph = new AnimGraph({
-      name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled, baseDir, useIndexFiles: options.useIndexFiles ?? true,
+      name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled,
+      resolvePath: (path) => files.name(path), readFile: (path) => files.readFile(path), useIndexFiles: options.useIndexFiles ?? true,
     });
     graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
     return { ok: true, graph };
@@ -658,61 +752,6 @@ function checkDepth(
   }
 }
 
-class FileCache {
-  private readonly bvh = new Map<string, ReturnType<typeof loadBvh> | BvhError | Error>();
-  private readonly gltf = new Map<string, GltfDocument | Error>();
-  /** The skeleton's glTF skin, so that clips from the same file target its bones by node. */
-  skeletonRig: { file: string; rig: GltfRig } | null = null;
-
-  constructor(readonly baseDir: string) {}
-
-  resolve(path: string): string {
-    return resolve(this.baseDir, path);
-  }
-
-  loadBvh(path: string): ReturnType<typeof loadBvh> | BvhError | Error {
-    const full = this.resolve(path);
-    let cached = this.bvh.get(full);
-    if (cached === undefined) {
-      try {
-        cached = loadBvh(readFileSync(full, 'utf8'), path, full);
-      } catch (e) {
-        cached = e instanceof BvhError ? e : new Error(`cannot read '${path}' (resolved to ${full}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
-      this.bvh.set(full, cached);
-    }
-    return cached;
-  }
-
-  /** A glTF file read and parsed once per load, whichever clips name it; external buffers relative to it. */
-  loadGltf(path: string): GltfDocument | Error {
-    const full = this.resolve(path);
-    let cached = this.gltf.get(full);
-    if (cached === undefined) {
-      let bytes: Uint8Array | undefined;
-      try {
-        bytes = readFileSync(full);
-      } catch (e) {
-        cached = new Error(`cannot read '${path}' (resolved to ${full}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
-      if (bytes) cached = guardGltf(path, () => readGltf(bytes, { source: path, readUri: (uri) => readFileSync(resolve(dirname(full), decodeURIComponent(uri))) }));
-      this.gltf.set(full, cached!);
-    }
-    return cached!;
-  }
-}
-
-const isGltfPath = (path: string) => /\.gl(b|tf)$/i.test(path);
-
-/** Runs an import; an error other than GltfError (a bug, not the file) is still reported, never thrown. */
-function guardGltf<T>(path: string, run: () => T): T | Error {
-  try {
-    return run();
-  } catch (e) {
-    return e instanceof GltfError ? e : new GltfError(path, 'malformed', [`cannot import: ${(e as Error).message}`]);
-  }
-}
-
 /** A glTF problem at the asset path it concerns: the file, the skin or the animation named. */
 function reportGltfError(error: Error, file: readonly PropertyKey[], named: readonly PropertyKey[], problems: Problems): void {
   if (!(error instanceof GltfError)) {
@@ -734,13 +773,13 @@ function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, file
     reportGltfError(rig, ['skeleton', 'gltf'], ['skeleton', 'skin'], problems);
     return undefined;
   }
-  files.skeletonRig = { file: files.resolve(source.gltf), rig };
+  files.skeletonRig = { file: files.key(source.gltf), rig };
   return rig.skeleton;
 }
 
 function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
   const doc = files.loadGltf(def.source);
-  const sameFile = files.skeletonRig?.file === files.resolve(def.source) ? files.skeletonRig.rig : undefined;
+  const sameFile = files.skeletonRig?.file === files.key(def.source) ? files.skeletonRig.rig : undefined;
   const clip = doc instanceof Error ? doc : guardGltf(def.source, () => gltfClip(doc, def.animation ?? 0, { name, rig: sameFile, sampleRate: def.sampleRate }));
   if (clip instanceof Error) {
     reportGltfError(clip, ['clips', name, 'source'], ['clips', name, 'animation'], problems);
@@ -754,7 +793,7 @@ function reportFileError(error: BvhError | Error, where: readonly PropertyKey[],
     for (const p of error.problems) problems.add(where, 'bvh', `malformed BVH ${error.source} line ${p.line}: ${p.message}`);
   } else if (error instanceof SkeletonError) {
     for (const p of error.problems) problems.add(where, 'skeleton', p.message);
-  } else problems.add(where, 'clip-file', error.message);
+  } else problems.add(where, error instanceof NoResolverError ? 'file' : 'clip-file', error.message);
 }
 
 const jsonSkeletonSchema = z.object({
@@ -781,7 +820,7 @@ function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache, probl
   const where = ['skeleton', 'file'];
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(files.resolve(source.file), 'utf8'));
+    json = JSON.parse(files.readText(source.file));
   } catch (e) {
     problems.add(where, 'file', `cannot read skeleton '${source.file}': ${(e as Error).message}`);
     return undefined;
