@@ -1,6 +1,11 @@
 import { BvhError, loadBvh } from '../../runtime/bvh.ts';
 import { GltfError, readGltf, type GltfDocument, type GltfRig } from '../../runtime/gltf.ts';
+import type { PropertySpec } from '../../runtime/node.ts';
+import { SkeletonError } from '../../runtime/skeleton.ts';
+import type { GraphEnvelope } from '../schema.ts';
 import { dirnamePath, joinPath, normalizePath } from './paths.ts';
+import type { ProblemCode, Problems } from './problems.ts';
+import type { NodeRegistry } from './registry.ts';
 
 /** A file's contents as a resolver gives them: text, or bytes (text files are decoded as UTF-8). */
 export type ResolvedFile = string | ArrayBuffer | Uint8Array;
@@ -181,4 +186,56 @@ export function guardGltf<T>(path: string, run: () => T): T | Error {
   } catch (e) {
     return e instanceof GltfError ? e : new GltfError(path, 'malformed', [`cannot import: ${(e as Error).message}`]);
   }
+}
+
+/** A glTF problem at the asset path it concerns: the file, the skin or the animation named. */
+export function reportGltfError(error: Error, file: readonly PropertyKey[], named: readonly PropertyKey[], problems: Problems): void {
+  if (!(error instanceof GltfError)) {
+    problems.add(file, 'file', error.message);
+    return;
+  }
+  const where = {
+    malformed: [file, 'gltf'], unreadable: [file, 'file'], 'too-large': [named, 'gltf'], 'unknown-skin': [named, 'unknown-skin'],
+    'skin-not-tree': [named, 'skeleton'], 'unknown-animation': [named, 'unknown-animation'], 'empty-animation': [named, 'empty-animation'],
+  } as const satisfies Record<GltfError['code'], readonly [unknown, ProblemCode]>;
+  const [keys, code] = where[error.code];
+  for (const p of error.problems) problems.add(keys as readonly PropertyKey[], code, `${error.source}: ${p}`);
+}
+
+export function reportFileError(error: BvhError | Error, where: readonly PropertyKey[], problems: Problems): void {
+  if (error instanceof BvhError) {
+    for (const p of error.problems) problems.add(where, 'bvh', `malformed BVH ${error.source} line ${p.line}: ${p.message}`);
+  } else if (error instanceof SkeletonError) {
+    for (const p of error.problems) problems.add(where, 'skeleton', p.message);
+  } else problems.add(where, error instanceof NoResolverError ? 'file' : 'clip-file', error.message);
+}
+
+/**
+ * Every file the asset names, as written: the skeleton's, the clips' sources, and the `file`
+ * properties of known node types (index files, unless they are to be ignored). Malformed parts
+ * name nothing here; their checks report them.
+ */
+export function referencedFiles(
+  asset: Partial<GraphEnvelope>, raw: Partial<Record<keyof GraphEnvelope, unknown>>, registry: NodeRegistry, useIndexFiles: boolean,
+): string[] {
+  const out: string[] = [];
+  const skeleton = asset.skeleton;
+  if (typeof skeleton === 'object') out.push('gltf' in skeleton ? skeleton.gltf : 'bvh' in skeleton ? skeleton.bvh : skeleton.file);
+  for (const def of Object.values(asset.clips ?? {})) if (!def.source.startsWith('builtin:')) out.push(def.source);
+  if (!useIndexFiles || typeof raw.nodes !== 'object' || raw.nodes === null) return out;
+  const fileValues = (specs: Readonly<Record<string, PropertySpec>>, values: unknown): void => {
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) return;
+    for (const [name, spec] of Object.entries(specs)) {
+      if (!Object.hasOwn(values, name)) continue;
+      const value = (values as Record<string, unknown>)[name];
+      if (spec.kind === 'file' && typeof value === 'string') out.push(value);
+      else if (spec.kind === 'list' && Array.isArray(value)) for (const item of value) fileValues(spec.item, item);
+    }
+  };
+  for (const node of Object.values(raw.nodes as Record<string, unknown>)) {
+    const type = typeof node === 'object' && node !== null ? (node as { type?: unknown }).type : undefined;
+    const nodeType = typeof type === 'string' ? registry.get(type) : undefined;
+    if (nodeType) fileValues(nodeType.properties, (node as { properties?: unknown }).properties);
+  }
+  return out;
 }
