@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
 import { PoseHistory, PoseInertializer } from '../runtime/inertialization.ts';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { gltfRig } from '../../runtime/gltf.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/skeleton.ts';
