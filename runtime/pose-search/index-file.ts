@@ -1,5 +1,5 @@
 /** Index files: a database written by `animgraph index` and read back instead of being rebuilt. */
-import { Sha256 } from '../sha256.ts';
+import { createSha256, type Sha256Hash } from '../sha256.ts';
 import { PoseSearchDatabase, type IndexedClip, type PoseSearchDatabaseData } from './database.ts';
 import type { CanonicalFeatureSpec, PoseFeatureSchema } from './features.ts';
 import { poseSearchHash, type PoseSearchHash } from './hash.ts';
@@ -47,7 +47,7 @@ const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const pad8 = (n: number) => (n + 7) & ~7;
 
 function indexChecksum(headerWithoutChecksum: object, data: Uint8Array): string {
-  return new Sha256().update(JSON.stringify(headerWithoutChecksum)).update(data).digestHex();
+  return createSha256().update(JSON.stringify(headerWithoutChecksum)).update(data).digestHex();
 }
 
 /**

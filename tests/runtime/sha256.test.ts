@@ -43,3 +43,16 @@ describe('sha256', () => {
     expect(() => h.digestHex()).toThrow(/twice/);
   });
 });
+
+describe('the native SHA-256 the Node host installs', () => {
+  it('is used once host/files.ts is loaded, and gives the portable digests', async () => {
+    const { createSha256, Sha256, useNativeSha256 } = await import('../../runtime/sha256.ts');
+    await import('../../host/files.ts');
+    const data = new Uint8Array(100_003).map((_, i) => (i * 7919) & 255);
+    const native = createSha256();
+    expect(native).not.toBeInstanceOf(Sha256);
+    expect(native.update('clip').update(data).digestHex()).toBe(new Sha256().update('clip').update(data).digestHex());
+    useNativeSha256(null);
+    expect(createSha256()).toBeInstanceOf(Sha256);
+  });
+});
