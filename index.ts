@@ -34,6 +34,7 @@ export {
 } from './runtime/node.ts';
 export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/skeletal-control.ts';
+export { StrideWarpingJob, StrideWarpingState } from './runtime/stride-warping.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';
 export {
