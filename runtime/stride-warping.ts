@@ -465,7 +465,7 @@ const target = new Float64Array(3), pole = new Float64Array(3), offset = new Flo
 const footRotation = new Float64Array(4), correction = new Float64Array(4);
 const legFrom = new Float64Array(3), legTo = new Float64Array(3);
 
-// Helpers return booleans or nothing: see CONTRIBUTING.md, "Numbers in the frame loop".
+// Helpers pass no doubles as arguments or results (offsets into arrays instead): see CONTRIBUTING.md, "Numbers in the frame loop".
 
 /** Normalises a 3-vector in place; false (and unchanged) when its length is 1e-9 or less. */
 export function normalize3(a: Floats): boolean {
