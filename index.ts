@@ -37,6 +37,7 @@ export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedP
 export { defineNodeType } from './runtime/node-type.ts';
 export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip } from './runtime/node-type.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/skeletal-control.ts';
+export { StrideWarpingJob, StrideWarpingState } from './runtime/stride-warping.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';
 export {

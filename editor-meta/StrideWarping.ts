@@ -104,5 +104,28 @@ Output[output]<W:100.0%>
   StrideWarping[warp]<W:100.0%> (Alpha: 100.0% Scale: 1.485 CC_Base_L_Foot origin (1.3, -94.6, -0.3) CC_Base_R_Foot origin (-10.7, -91.8, -0.5) Pelvis (-0.4, -4.1, -1.3) offset (-0.4, -5.5, -1.3))
     SequencePlayer[walk]<W:100.0%> ('walk' Play Time: 2.500)
 \`\`\`
+
+The solver works without a node or graph, as ozz-animation's IK jobs do: \`StrideWarpingJob\`
+(\`runtime/stride-warping.ts\`) takes component-space leg chains and settings as fields, and
+\`run()\` writes the warped foot targets, knee poles and adjusted pelvis (or returns false, touching
+nothing, when \`validate()\` finds one of the rules in its doc comment broken); what it carries
+across frames (pelvis spring, planted-foot heights, learned knees) is a \`StrideWarpingState\` the
+caller owns. The node is this job plus its settings, root motion and pose reads and writes.
+
+\`\`\`ts
+import { StrideWarpingJob } from 'animgraph';
+
+const job = new StrideWarpingJob(2); // buffers for two legs, and a state of its own
+job.legPositions.set(chains); // per leg [thigh, calf, foot] xyz, component space
+job.thighRotations.set(thighRotations); // per leg xyzw
+job.pelvis.set(pelvis);
+job.strideDirection.set([0, 0, 1]);
+Object.assign(job, { strideScale: 1.3, deltaTime: 1 / 60, legLength: 85 });
+if (job.run()) {
+  // job.warpedPelvis, job.footTargets, job.kneePoles; then, per leg, on its chain once the
+  // pelvis has moved: thigh correction, clamp and two-bone IK in place.
+  job.solveLeg(0, leftChainPositions, leftChainRotations);
+}
+\`\`\`
 `,
 };
