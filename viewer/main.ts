@@ -64,6 +64,7 @@ const sun = new THREE.DirectionalLight(0xffffff, 2);
 sun.position.set(1, 2, 1.5);
 scene.add(sun);
 const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
+camera.position.set(2, 1.5, 4);
 const controls = new OrbitControls(camera, canvas);
 controls.enableDamping = true;
 let grid = makeGrid(0.5, 40);
