@@ -39,6 +39,6 @@ export { builtInNodeTypes } from './nodes/index.ts';
 export {
   PoseFeatureSchema, PoseFeatureExtractor, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, PoseIndexError,
   serializePoseSearchDatabase, deserializePoseSearchDatabase, poseSearchHash, featureSpecProblems,
-} from './runtime/pose-search.ts';
-export type { PoseFeatureSpec, FeatureChannelSpec, IndexedClip, SearchMode } from './runtime/pose-search.ts';
+} from './runtime/pose-search/index.ts';
+export type { PoseFeatureSpec, FeatureChannelSpec, IndexedClip, SearchMode } from './runtime/pose-search/index.ts';
 export { PoseSearchBlend, PoseSearchBlendType } from './nodes/PoseSearchBlend.ts';

@@ -30,7 +30,7 @@ import { Pose } from '../runtime/pose.ts';
 import {
   deserializePoseSearchDatabase, PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult,
   serializePoseSearchDatabase, TREE_BOX_COST, TREE_FRAME_COST, type IndexedClip, type PoseFeatureSpec, type SearchMode,
-} from '../runtime/pose-search.ts';
+} from '../runtime/pose-search/index.ts';
 import type { Skeleton } from '../runtime/skeleton.ts';
 import { mulberry32 } from './crowd-cases.ts';
 

@@ -14,6 +14,7 @@ Usage:
                       [--debug text|jsonl] [--debug-out FILE] [--poses FILE] [--quiet]
   animgraph validate GRAPH
   animgraph schema [--out FILE]
+  animgraph docs [--out FILE]
   animgraph index GRAPH --out FILE [--node ID]
   animgraph plot GRAPH --out FILE.svg [--bone B] [--space component|local]
                        [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
@@ -28,6 +29,8 @@ run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set c
 validate  checks GRAPH and its skeleton and clip files; prints every problem with its JSON
           path and exits 1, or a one-line summary and exits 0.
 schema    prints the JSON Schema of the graph asset format (or writes it to --out FILE).
+docs      prints the node reference (docs/nodes.md) as markdown, from the node types and
+          their editor descriptions (or writes it to --out FILE).
 index     builds the pose-search database of GRAPH's PoseSearchBlend node (--node ID when
           there are several) from its clips and writes it to FILE, for the node's
           \`database\` property; an index file the graph already names is ignored and rebuilt.
@@ -110,6 +113,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       case 'run': return await runCommand(rest, io);
       case 'validate': return validateCommand(rest, io);
       case 'schema': return await schemaCommand(rest, io);
+      case 'docs': return await docsCommand(rest, io);
       case 'index': return await indexCommand(rest, io);
       case 'plot': return await (await import('./plot.ts')).plotCommand(rest, io);
       case 'view': return await (await import('./view.ts')).viewCommand(rest, io);
@@ -410,12 +414,25 @@ async function schemaCommand(args: readonly string[], io: Io): Promise<number> {
   return 0;
 }
 
+async function docsCommand(args: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { out: { type: 'string' } });
+  if (positionals.length > 0) throw new UsageError('takes no positional arguments');
+  const { nodeReferenceMarkdown } = await import('../editor-meta/docs.ts');
+  const text = nodeReferenceMarkdown();
+  if (values.out) {
+    const out = values.out as string;
+    writing(out, () => writeFileSync(out, text));
+    io.out(`wrote ${values.out}\n`);
+  } else io.out(text);
+  return 0;
+}
+
 async function indexCommand(args: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, { out: { type: 'string' }, node: { type: 'string' } });
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError('needs --out FILE');
-  const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../runtime/pose-search.ts');
+  const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../runtime/pose-search/index.ts');
   // Rebuild from the clips even where the asset names an index file (it may be the stale one).
   const graph = loadGraphFile(positionals[0], { useIndexFiles: false });
   const indexed = [...graph.shared].filter((entry): entry is [string, { database: InstanceType<typeof PoseSearchDatabase> }] =>

@@ -36,4 +36,14 @@ export const BlendByBoolMeta: NodeEditorMeta = {
         + 'have one between this node and the output.',
     },
   },
+  reference: `
+**BlendByBool** (inputs \`True\`, \`False\`; \`active\` = true; \`trueBlendTime\`, \`falseBlendTime\` = 0.2 s).
+BlendList with two poses chosen by a bool; each direction has its own blend time.
+It takes \`blendMode\` as BlendList does (see [BlendList](#blendlist)).
+
+\`\`\`json
+"gait": { "type": "BlendByBool", "inputs": { "True": "run", "False": "walk" },
+          "properties": { "active": { "param": "running" }, "trueBlendTime": 0.3, "falseBlendTime": 0.4 } }
+\`\`\`
+`,
 };

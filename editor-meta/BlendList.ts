@@ -38,4 +38,18 @@ export const BlendListMeta: NodeEditorMeta = {
         + 'have one between this node and the output.',
     },
   },
+  reference: `
+**BlendList** (input \`poses\`: a list; \`activeIndex\` = 0; \`blendTimes\`: one number per pose or one
+for all, default 0.2 s). Plays the chosen pose; when the choice changes, crossfades linearly over
+the blend time of the pose switched to, starting from the weights the inputs had, so a switch in
+the middle of a blend does not pop. The first update starts on the chosen pose without a blend.
+Out-of-range indices are clamped to the nearest pose. As in BlendTwo, an input whose absolute
+weight is at or below 0.00001 is neither updated nor evaluated; the others' weights are
+renormalised for the blend.
+
+BlendList and BlendByBool take \`blendMode\`: \`crossfade\` (the default, above) or \`inertial\`: switch
+at once and ask the nearest Inertialization node below for a transition of the blend time (see
+Inertialization). A graph with an inertial blend and no Inertialization node between it and the
+output does not load (\`no-inertialization\`, naming both).
+`,
 };

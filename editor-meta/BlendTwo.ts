@@ -20,4 +20,14 @@ export const BlendTwoMeta: NodeEditorMeta = {
         + '(NaN counts as 0).',
     },
   },
+  reference: `
+**BlendTwo** (inputs \`A\`, \`B\`; \`alpha\` = 0.5 in [0, 1]). Output = A × (1 − alpha) + B × alpha. An
+input whose absolute weight (the blend's own weight × its share) is at or below 0.00001 is neither
+updated nor evaluated, so under a 50% blend an alpha of 0.00002 already drops B. A bound alpha is
+clamped to [0, 1].
+
+\`\`\`json
+"lean": { "type": "BlendTwo", "inputs": { "A": "walk", "B": "run" }, "properties": { "alpha": { "param": "effort" } } }
+\`\`\`
+`,
 };

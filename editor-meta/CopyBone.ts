@@ -45,4 +45,16 @@ export const CopyBoneMeta: NodeEditorMeta = {
         + 'translation and scale are lerped and rotation slerped in component space. Clamped to [0, 1].',
     },
   },
+  reference: `
+**CopyBone** (component space; input \`pose\`; \`sourceBone\`, \`targetBone\`; \`copyTranslation\` = false,
+\`copyRotation\` = true, \`copyScale\` = false; \`alpha\` = 1). Copies the source bone's component-space
+transform parts onto the target bone; the target's children follow. Like every skeletal control
+it blends its result into the pose by alpha (normalised-linear rotation, linear translation and
+scale). Debug: \`Alpha: 100.0% hand_l -> hand_r\`.
+
+\`\`\`json
+"mirrorHand": { "type": "CopyBone", "inputs": { "pose": "locomotion" },
+                "properties": { "sourceBone": "hand_l", "targetBone": "hand_r", "copyTranslation": true, "alpha": { "param": "mirror" } } }
+\`\`\`
+`,
 };

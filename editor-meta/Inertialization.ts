@@ -13,4 +13,19 @@ export const InertializationMeta: NodeEditorMeta = {
     pose: { title: 'Source', description: 'The branch whose switches are inertialized.' },
   },
   properties: {},
+  reference: `
+**Inertialization** (input \`pose\`). Unreal's design: it takes transitions requested by the blends
+above it (BlendByBool/BlendList in \`inertial\` mode) and inertializes its own output the same way.
+Requests in one frame merge by the shortest duration. A request that interrupts a running
+transition records the time still owed (the deficit, shown in brackets); while a deficit is
+outstanding it is subtracted from new requests, so thrashing requests cannot keep the pose
+"melting"; it is paid down by delta time and cleared when a transition completes.
+
+\`\`\`json
+"gait": { "type": "BlendList", "inputs": { "poses": ["idle", "walk", "run"] },
+          "properties": { "activeIndex": { "param": "gait" }, "blendTimes": 0.3, "blendMode": "inertial" } },
+"smooth": { "type": "Inertialization", "inputs": { "pose": "gait" } }
+\`\`\`
+Debug: \`Inertialization[smooth]<W:100.0%> ('Active' Time: 0.120 / 0.300 (40%) [0.000])\`.
+`,
 };

@@ -18,4 +18,7 @@ export const OutputMeta: NodeEditorMeta = {
     },
   },
   properties: {},
+  reference: `
+**Output** is added by the loader on top of the node named by \`output\`.
+`,
 };

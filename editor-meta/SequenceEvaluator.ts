@@ -26,4 +26,13 @@ export const SequenceEvaluatorMeta: NodeEditorMeta = {
         + 'key and the first are one instant.',
     },
   },
+  reference: `
+**SequenceEvaluator** (\`clip\`, \`explicitTime\` = 0, \`loop\` = false). Samples the clip at an
+explicit time (bind it to a parameter to scrub or drive a pose from gameplay); clamps outside the
+clip, or wraps when \`loop\` is set.
+
+\`\`\`json
+"aim": { "type": "SequenceEvaluator", "properties": { "clip": "aimSweep", "explicitTime": { "param": "aimTime" } } }
+\`\`\`
+`,
 };

@@ -38,4 +38,16 @@ export const SequencePlayerMeta: NodeEditorMeta = {
       unit: 's',
     },
   },
+  reference: `
+**SequencePlayer** (\`clip\`, \`playRate\` = 1, \`loop\` = true, \`startTime\` = 0). Advances its play
+time by delta time × play rate (negative plays backwards) and samples the clip there: linear
+translation and scale, slerp or nlerp rotation. Looping wraps (event \`sequenceLooped\`); otherwise
+the time holds at the end (event \`sequenceEnded\`, once per arrival). A looping advance too large
+for a double (a bound rate of 1e308 over a long frame) wraps by the delta time modulo one loop, so
+the time stays in the clip. Debug: \`'walk' Play Time: 0.533\`.
+
+\`\`\`json
+"walk": { "type": "SequencePlayer", "properties": { "clip": "walk", "playRate": { "param": "speed" } } }
+\`\`\`
+`,
 };

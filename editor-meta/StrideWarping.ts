@@ -45,4 +45,64 @@ export const StrideWarpingMeta: NodeEditorMeta = {
     solveIk: { title: 'Solve Leg IK', description: 'Place each foot at its warped position with the built-in two-bone IK.' },
     alpha: { title: 'Alpha', description: 'Blend of the warped legs and pelvis over the input pose.' },
   },
+  reference: `
+**StrideWarping** (component space; input \`pose\`). Walks at any speed without foot sliding by
+lengthening or shortening each step instead of changing the play rate (Unreal 5's
+AnimationWarping, with the seed's fix of warping from the FK foot). Per frame: the stride
+direction is made tangent to the floor; each FK foot's offset along it from its scale origin (the
+thigh's gravity line meeting the floor plane through the foot, projected on the plane normal to
+the stride direction) is multiplied by the scale, so heights are kept; the pelvis moves toward the
+warped feet to keep each leg's FK length (\`pelvisIterations\` 1 to 10, averaged, as Unreal), never
+raised; it is smoothed by a critically damped spring (\`pelvisSmoothingTime\`, a half-life: 0.14 s
+by default, about Unreal's spring; the first frame takes the adjustment at once; a half-life under
+1e-6 s is none) whose speed is
+capped (\`pelvisMaxSpeed\`, 0.5 leg lengths per second by default; 0: no cap), then lowered where a
+*planted* foot would be out of reach, and blended in by \`pelvisAlpha\`. A foot is planted when its
+FK height is within 5% of a leg length of the lowest it has recently been; a foot in the air is
+left to the leg clamp, since lowering the pelvis for a swinging foot far ahead of a long stride
+dipped the whole body (up to 17 cm in a frame on the CMU run at 1.5x, now under 1.5 cm). Each
+thigh turns by the rotation from its FK to its warped leg direction; the foot target is clamped
+to the FK leg length and a built-in two-bone IK places the foot, keeping its FK orientation (so
+BVH and glTF skeletons without IK bones work). The knee bends in the FK leg's plane, toward the
+FK knee's side: a bent FK knee gives the direction, and the node learns it in the thigh's frame;
+a straight or hyperextended FK knee, whose plane is a few millimetres of noise, takes the learned
+direction (before any is learned, the stride direction), so the bend never inverts or swings
+sideways when a slower stride bends a straight leg. \`warpFeet\`, \`adjustPelvis\`, \`correctThighs\`,
+\`clampLegLength\` and \`solveIk\` switch steps off; they and \`pelvisIterations\` are the node's
+set-up, read once, and cannot be bound to a parameter (the loader reports \`not-bindable\`): every
+other number is read every frame, bound or not. Bones: \`pelvisBone\` and \`left\`/\`right\`
+\`Thigh\`/\`Calf\`/\`Foot\`; the legs' length in the reference pose gives the node its sense of scale.
+\`mode: "manual"\` takes \`strideScale\` (clamped to \`minScale\`..\`maxScale\`, smoothed by
+\`scaleSmoothingTime\`, a half-life, from the first frame's value) and \`strideDirection\`;
+\`scaleSmoothingTime\` is 0.1 s by default: taken at once, a change of speed from 1x to 1.5x moves a
+planted foot by 7 to 15 cm in one frame on the CMU walks, smoothed by 0.1 s under 1.5 cm a frame
+at 60 fps, while most of a stance (0.3 to 0.6 s) still takes the new scale. \`mode:
+"fromRootMotion"\` takes \`locomotionSpeed\`: the scale is that speed over the root-motion speed of
+the branch below at full weight (1 below \`minRootMotionSpeed\`; 0, the default, means 1% of a leg
+length per second, so a skeleton in metres warps as one in centimetres), the direction is that
+root motion's, and the root motion the branch reports is scaled to match (a sibling's under a
+blend keeps its own), so the character moves at the locomotion speed. The speed is the branch's
+reported root-motion velocity (see Root motion): each root-motion clip's mean over
+\`rootMotionWindow\` seconds of clip time around its play time (0, the default: the whole clip),
+times the pace and share of weight it plays at, whether a SequencePlayer, a SequenceEvaluator or a
+PoseSearchBlend plays it: the root's speed rises and falls within each step (±40% on the CMU slow
+walk), a scale following it would slide the feet, and a running average of it still ripples by
+±5% after seconds of settling; measured this way the scale is 1 from the first frame at the clip's
+own speed (over a PoseSearchBlend too, where the average swung it between 1.03 and 1.39). Root
+motion from nodes that report no velocity is measured from the branch's own report, averaged with
+half-life \`rootMotionSmoothingTime\`. On the CMU walks, stance-phase foot travel scales by s to
+within 1% with heights kept to under 0.5 cm (\`tests/nodes/StrideWarping.test.ts\` prints the ratios).
+Debug shows the scale, each foot's scale origin and the adjusted pelvis and its offset:
+
+\`\`\`sh
+npx animgraph run graphs/examples/cmu-stride-warping.json --seconds 3 --set speed=160@1 --debug text
+\`\`\`
+
+\`\`\`
+frame 75 time 2.500
+Output[output]<W:100.0%>
+  StrideWarping[warp]<W:100.0%> (Alpha: 100.0% Scale: 1.485 CC_Base_L_Foot origin (1.3, -94.6, -0.3) CC_Base_R_Foot origin (-10.7, -91.8, -0.5) Pelvis (-0.4, -4.1, -1.3) offset (-0.4, -5.5, -1.3))
+    SequencePlayer[walk]<W:100.0%> ('walk' Play Time: 2.500)
+\`\`\`
+`,
 };

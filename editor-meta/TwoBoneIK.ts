@@ -91,4 +91,32 @@ export const TwoBoneIKMeta: NodeEditorMeta = {
         + 'each bone\'s component-space translation is lerped and rotation nlerped toward the solution. Clamped to [0, 1].',
     },
   },
+  reference: `
+**TwoBoneIK** (component space; input \`pose\`; \`endBone\`; \`targetMode\` = \`vector\`, \`target\` =
+[0, 0, 0], \`targetBone\`; \`hintMode\` = \`none\`, \`hint\` = [0, 0, 0]; \`keepEndRotation\` = true;
+\`allowStretch\` = false, \`startStretchRatio\` = 1, \`maxStretchScale\` = 1.2; \`alpha\` = 1). Unreal's
+Two Bone IK: \`endBone\` (a foot), its parent (the calf) and grandparent (the thigh) reach for a
+component-space target, \`target\` itself in \`vector\` mode (bind it to a vec3 parameter), or in
+\`bone\` mode \`targetBone\`'s position offset by \`target\` in that bone's space. The thigh stays put
+and bone lengths are kept; the knee bends by the law of cosines in the plane the hint chooses:
+toward the \`hint\` position in \`position\` mode (Unreal's joint target) or along the \`hint\`
+direction in \`direction\` mode (a pole vector). With \`none\`, or a hint parallel to the reach, the
+input's bend is kept, carried along with the leg's swing (a straight input leg bends toward the
+side it came from). Each bone turns by the smallest rotation, so twist is kept; the foot keeps
+its component-space rotation unless \`keepEndRotation\` is off (then it turns with the calf).
+Targets beyond reach straighten the chain toward them; with \`allowStretch\` the calf and foot move
+out (no bone is scaled) from \`startStretchRatio\` × the chain length up to \`maxStretchScale\`
+(both at most 1e6, bound values clamped to their ranges). A target or hint beyond ±1e9 on an axis
+(a vec3 parameter may hold any finite numbers) is moved toward the origin along its direction to
+that bound, where it is out of reach all the same. Targets on the thigh, zero-length bones and straight chains without a hint are defined and never
+give NaN (each case is documented in \`runtime/two-bone-ik.ts\`, whose \`solveTwoBoneIK\` works
+without a node). The loader rejects an \`endBone\` without a grandparent and \`bone\` mode without
+\`targetBone\`. Debug: \`Alpha: 100.0% thigh_l > calf_l > foot_l -> target\`, with \`values\`
+\`target\`, \`reachError\` and \`stretch\`.
+
+\`\`\`json
+"footIk": { "type": "TwoBoneIK", "inputs": { "pose": "walk" },
+            "properties": { "endBone": "foot_l", "target": { "param": "footTarget" }, "hintMode": "direction", "hint": [0, 0, 1] } }
+\`\`\`
+`,
 };

@@ -31,4 +31,10 @@ export interface NodeEditorMeta {
   pins: Readonly<Record<string, DocEntry>>;
   /** One entry per property of the runtime spec, by property name. */
   properties: Readonly<Record<string, PropertyDoc>>;
+  /**
+   * The node's section of the reference (docs/nodes.md, rendered by docs.ts): its behaviour in
+   * full, degenerate cases, debug output and examples, as markdown. The page adds tables of the
+   * pins and properties from the runtime spec and the docs above.
+   */
+  reference?: string;
 }

@@ -408,6 +408,7 @@ export function checkGraphAsset(json: unknown, options: LoadOptions = {}): Check
   try {
     const graph = new AnimGraph({
       name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled, baseDir, useIndexFiles: options.useIndexFiles ?? true,
+      readFile: (path) => readFileSync(files.resolve(path)),
     });
     graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
     return { ok: true, graph };

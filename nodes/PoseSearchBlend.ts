@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
 import { PoseHistory, PoseInertializer } from '../runtime/inertialization.ts';
 import {
@@ -8,9 +6,9 @@ import {
 } from '../runtime/node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
 import {
-  DEFAULT_FEATURE_SPEC, DEFAULT_SAMPLE_RATE, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
-  PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, type IndexedClip, type PoseFeatureSpec,
-} from '../runtime/pose-search.ts';
+  DEFAULT_FEATURE_SPEC, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
+  PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, poseFeaturesSchema, type IndexedClip, type PoseFeatureSpec,
+} from '../runtime/pose-search/index.ts';
 import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
@@ -27,7 +25,7 @@ const DT = 0, ELAPSED = 1, DURATION = 2, START = 3;
  * Plays one of a list of clips, chosen by `motion`, and on a switch starts the new clip at the frame
  * whose pose best matches the pose this node has been outputting (the seed `001_…`, with Unreal
  * PoseSearch's features and cost), then blends: a crossfade that keeps the old clip playing, or an
- * inertialization of the difference. See runtime/pose-search.ts for the features and the cost.
+ * inertialization of the difference. See runtime/pose-search/features.ts for the features and the cost.
  *
  * The query is built from the node's own last two output poses (positions from the last, velocities
  * from the two) with the same extraction as the database; frames of a non-looping clip too close to
@@ -427,25 +425,6 @@ export class PoseSearchBlend extends LocalPoseNode {
 // ---------------------------------------------------------------------------------------------
 // The node type: asset properties, load-time checks, and the database built once per graph.
 
-const channelSchema = (what: string, bonesDefault: string) => z.object({
-  weight: z.number().min(0).describe(`Weight of the ${what} in the cost (0 leaves the channel out).`),
-  bones: z.array(z.string().min(1)).min(1).optional().describe(`Bones whose ${what} are compared. ${bonesDefault}`),
-}).strict();
-
-/** The `features` property: the feature schema of the database, with per-channel weights. */
-export const poseFeaturesSchema = z.object({
-  rotations: channelSchema('local rotations', 'Default: every bone.').optional()
-    .describe("Local rotations as quaternions (q and -q are the same rotation); root bones' with the heading removed."),
-  positions: channelSchema('positions', 'Required when the weight is above 0, for example both feet and hands.').optional()
-    .describe('Component-space positions relative to the root bone and its heading.'),
-  velocities: channelSchema('velocities', 'Required when the weight is above 0.').optional()
-    .describe('Velocities of those relative positions (which way each limb is moving).'),
-  normalize: z.boolean().optional().describe('Divide each channel by its deviation over the clips (default true).'),
-  sampleRate: z.number().positive().max(1000).optional().describe(`Database frames per second of clip time (default ${DEFAULT_SAMPLE_RATE}).`),
-  rootBone: z.string().min(1).optional().describe('The bone positions and headings are relative to (default the skeleton root).'),
-  upAxis: z.enum(['y', 'z']).optional().describe('Component-space up axis; the heading is the root bone\'s turn about it (default y).'),
-}).strict();
-
 /** What prepare() builds once per graph and node, shared by every instance. */
 export interface PoseSearchShared {
   database: PoseSearchDatabase;
@@ -520,12 +499,12 @@ export const PoseSearchBlendType: NodeType = {
     }
     const file = ctx.properties.database;
     if (typeof file === 'string' && ctx.useIndexFiles) {
-      const path = ctx.resolvePath(file);
       let bytes: Uint8Array;
       try {
-        bytes = readFileSync(path);
+        bytes = ctx.readFile(file);
       } catch (e) {
-        ctx.report(['database'], 'file', `cannot read index file '${file}' (resolved to ${path}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; write it with \`animgraph index GRAPH --out ${file}\``);
+        const reason = (e as { code?: unknown }).code ?? (e as Error).message;
+        ctx.report(['database'], 'file', `cannot read index file '${file}' (resolved to ${ctx.resolvePath(file)}): ${reason}; write it with \`animgraph index GRAPH --out ${file}\``);
         return undefined;
       }
       try {

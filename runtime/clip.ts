@@ -1,6 +1,5 @@
-import { quatNlerp, quatNormalize, quatSlerp } from './math.ts';
+import { quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
 import type { Pose } from './pose.ts';
-import type { RootMotionTrack } from './root-motion.ts';
 import type { Skeleton } from './skeleton.ts';
 
 export type RotationInterpolation = 'slerp' | 'nlerp';
@@ -11,6 +10,20 @@ export interface TrackLayout {
   translation: boolean;
   rotation: boolean;
   scale: boolean;
+}
+
+/**
+ * Root motion extracted from a clip: per key, the root bone's horizontal translation and its
+ * heading (rotation about the up axis, unwrapped so that it is continuous across keys).
+ */
+export interface RootMotionTrack {
+  up: UpAxis;
+  /** Track index (in clip.tracks) of the root bone the motion was taken from. */
+  track: number;
+  /** [x, y, z] per key; the up component is 0. */
+  translations: Float64Array;
+  /** Heading in radians per key, unwrapped. */
+  headings: Float64Array;
 }
 
 /**

@@ -53,6 +53,12 @@ export interface AnimGraphDefinition {
   baseDir?: string;
   /** False to ignore index files named in the asset and rebuild their data (default true). */
   useIndexFiles?: boolean;
+  /**
+   * Reads a file named in the asset (the path as written there), for NodePrepareContext.readFile:
+   * file access comes from whoever loads the graph (graphs/loader.ts reads from disk). Without it,
+   * a node that needs a file reports that it cannot read it.
+   */
+  readFile?: (path: string) => Uint8Array;
 }
 
 /**
@@ -301,6 +307,7 @@ function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<st
       skeleton: graph.skeleton,
       clip: (name) => graph.clipBindings.get(name),
       resolvePath: (path) => resolve(baseDir, path),
+      readFile: definition.readFile ?? noFileAccess,
       useIndexFiles: definition.useIndexFiles ?? true,
       report: (path, code, message) => problems.push({ nodeId: compiled.id, path, code, message }),
     });
@@ -308,6 +315,10 @@ function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<st
   }
   if (problems.length > 0) throw new NodePrepareError(problems);
   return shared;
+}
+
+function noFileAccess(path: string): Uint8Array {
+  throw new Error(`no file access to read '${path}': the graph definition has no readFile (graphs/loader.ts gives one)`);
 }
 
 function resolveProperties(compiled: CompiledNode, parameters: Parameters, graph: AnimGraph): ResolvedProperties {

@@ -6,6 +6,9 @@
 
 export type Floats = Float64Array;
 
+/** Which component-space axis points up (the floor is the plane normal to it). */
+export type UpAxis = 'y' | 'z';
+
 export const EPSILON = 1e-12;
 
 /** out = a * b (apply b first, then a). `out` may alias `a` or `b`. */

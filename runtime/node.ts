@@ -531,6 +531,12 @@ export interface NodePrepareContext {
   /** A file path written in the asset, resolved against the graph file's folder. */
   resolvePath(path: string): string;
   /**
+   * The bytes of a file named in the asset (the path as written there; whoever loads the graph
+   * resolves and reads it, so nodes stay free of file access). Throws when it cannot be read, with
+   * the system's `code` (ENOENT...) where there is one.
+   */
+  readFile(path: string): Uint8Array;
+  /**
    * False when index files named in the asset must be ignored and their data rebuilt from the
    * clips (what `animgraph index` does).
    */

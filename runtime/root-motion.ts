@@ -1,25 +1,13 @@
-import type { Clip } from './clip.ts';
+import type { Clip, RootMotionTrack } from './clip.ts';
 import type { Skeleton } from './skeleton.ts';
 import {
-  quatConjugateMultiply, quatFromAxisAngle, quatFromTo, quatInverseRotateVec3, quatMultiply, quatNormalize, quatRotateVec3,
+  quatConjugateMultiply, quatFromAxisAngle, quatFromTo, quatInverseRotateVec3, quatMultiply, quatNormalize, quatRotateVec3, type UpAxis,
 } from './math.ts';
 
-/** Which component-space axis points up (the floor is the plane normal to it). */
-export type UpAxis = 'y' | 'z';
-
-/**
- * Root motion extracted from a clip: per key, the root bone's horizontal translation and its
- * heading (rotation about the up axis, unwrapped so that it is continuous across keys).
- */
-export interface RootMotionTrack {
-  up: UpAxis;
-  /** Track index (in clip.tracks) of the root bone the motion was taken from. */
-  track: number;
-  /** [x, y, z] per key; the up component is 0. */
-  translations: Float64Array;
-  /** Heading in radians per key, unwrapped. */
-  headings: Float64Array;
-}
+// Declared where they belong (the track is part of a Clip, the axis a convention of the math), so
+// clip.ts imports nothing from here; re-exported for the code that reaches them through root motion.
+export type { RootMotionTrack } from './clip.ts';
+export type { UpAxis } from './math.ts';
 
 /** Options of extractRootMotion beyond the bone and the up axis. */
 export interface RootMotionExtraction {

@@ -58,7 +58,8 @@ const tarball = join(work, info.filename);
 const files = info.files.map((f) => f.path);
 const required = ['package.json', 'README.md', 'animgraph.schema.json', 'cli/animgraph.mjs', 'dist/index.js', 'dist/index.d.ts',
   'dist/index.js.map', 'dist/node.js', 'dist/node.d.ts', 'dist/cli/main.js', 'dist/runtime/crowd-worker.js',
-  'dist/runtime/crowd-worker.mjs', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/style.css', 'graphs/examples/sample-locomotion.json'];
+  'dist/runtime/crowd-worker.mjs', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/style.css', 'graphs/examples/sample-locomotion.json',
+  'docs/nodes.md'];
 const missing = required.filter((f) => !files.includes(f));
 check(`tarball holds the entries, bin, schema and example (${files.length} files, ${(info.size / 1024).toFixed(0)} KiB)`, missing.length === 0, `missing: ${missing.join(', ')}`);
 const stray = files.filter((f) => /^(tests|bench|\.ci|scripts|node_modules)\//.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) || /^graphs\/examples\/cmu-/.test(f));

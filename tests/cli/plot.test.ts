@@ -208,10 +208,10 @@ describe('animgraph plot: errors', () => {
 });
 
 describe('the committed example plot', () => {
-  it('is what the command in the README writes today', async () => {
+  it('is what the command in docs/cli.md writes today', async () => {
     const { svg } = await plot(sample, '--seconds', '1.5', '--set', 'gait=2@0.5', '--set', 'gait=0@1');
     expect(readFileSync(`${root}docs/plot-sample-locomotion.svg`, 'utf8')).toBe(svg);
-    expect(readFileSync(`${root}README.md`, 'utf8')).toContain('--seconds 1.5 --set gait=2@0.5 --set gait=0@1 --out plot.svg');
+    expect(readFileSync(`${root}docs/cli.md`, 'utf8')).toContain('--seconds 1.5 --set gait=2@0.5 --set gait=0@1 --out plot.svg');
   });
 
   it('comes from a renderer with no Node imports (it can run in a browser)', () => {

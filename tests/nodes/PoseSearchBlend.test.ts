@@ -9,11 +9,13 @@ import { builtInNodeTypes } from '../../nodes/index.ts';
 import { PoseSearchBlend, PoseSearchBlendType, type PoseSearchShared } from '../../nodes/PoseSearchBlend.ts';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import { ComponentPose } from '../../runtime/component-pose.ts';
-import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
+import { AnimGraph, type AnimGraphDefinition, type AnimGraphInstance } from '../../runtime/graph.ts';
 import { quatFromAxisAngle, quatMultiply } from '../../runtime/math.ts';
-import type { NodeType } from '../../runtime/node.ts';
+import { NodePrepareError, type NodeType } from '../../runtime/node.ts';
 import { Pose } from '../../runtime/pose.ts';
-import { PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult } from '../../runtime/pose-search.ts';
+import {
+  PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, serializePoseSearchDatabase,
+} from '../../runtime/pose-search/index.ts';
 import type { Skeleton } from '../../runtime/skeleton.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
@@ -512,6 +514,35 @@ describe('loading PoseSearchBlend', () => {
     writeFileSync(join(dir, 'garbage.psindex'), 'not an index');
     asset.nodes.ps.properties.database = 'garbage.psindex';
     expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(/not a pose-search index file/) }]);
+  });
+
+  it('reads its index file through the prepare context, so a graph given bytes by its readFile touches no disk', () => {
+    const built = loadGraphAsset(bipedAsset());
+    const bytes = serializePoseSearchDatabase((built.shared.get('ps') as PoseSearchShared).database);
+    const definition = (readFile?: (path: string) => Uint8Array): AnimGraphDefinition => ({
+      name: 'in memory', skeleton: built.skeleton, parameters: built.parameterDefinitions,
+      clips: new Map([...built.clipBindings].map(([name, binding]) => [name, binding.clip])),
+      nodes: built.nodes.map((n) => (n.id === 'ps' ? { ...n, properties: { ...n.properties, database: 'nowhere/locomotion.psindex' } } : n)),
+      readFile,
+    });
+    const asked: string[] = [];
+    const fromMemory = new AnimGraph(definition((path) => { asked.push(path); return bytes; }));
+    expect(asked).toEqual(['nowhere/locomotion.psindex']);
+    const shared = fromMemory.shared.get('ps') as PoseSearchShared;
+    expect(shared.fromIndexFile).toBe(true);
+    expect(Array.from(shared.database.features)).toEqual(Array.from((built.shared.get('ps') as PoseSearchShared).database.features));
+
+    // Without file access the node reports that it cannot read the file, at `database`.
+    let error: unknown;
+    try {
+      new AnimGraph(definition());
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NodePrepareError);
+    expect((error as NodePrepareError).problems).toEqual([{
+      nodeId: 'ps', path: ['database'], code: 'file', message: expect.stringMatching(/^cannot read index file 'nowhere\/locomotion\.psindex' .*no file access/),
+    }]);
   });
 
   it('a corrupt index file (a flipped bit, a cut, a mangled header) is a `file` error at `database`, never a TypeError', async () => {

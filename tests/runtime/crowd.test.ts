@@ -118,11 +118,11 @@ describe('Crowd', () => {
   });
 });
 
-describe('the README crowd example', () => {
+describe('the crowd example of docs/crowds.md', () => {
   it('runs as written, with the package as its import', () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
-    const readme = readFileSync(`${root}README.md`, 'utf8');
-    const section = readme.slice(readme.indexOf('## Crowds on several threads'));
+    const doc = readFileSync(`${root}docs/crowds.md`, 'utf8');
+    const section = doc.slice(doc.indexOf('# Crowds on several threads'));
     const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
     expect(code).toContain("from 'animgraph'");
     const file = join(mkdtempSync(join(tmpdir(), 'animgraph-readme-')), 'crowd.mts');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Clip, ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
@@ -5,7 +6,7 @@ import { Pose } from '../../runtime/pose.ts';
 import {
   buildKdTree, clipTreeCosts, deserializePoseSearchDatabase, featureSpecProblems, INDEX_FORMAT, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, poseSearchHash, serializePoseSearchDatabase, type IndexedClip, type PoseFeatureSpec,
-} from '../../runtime/pose-search.ts';
+} from '../../runtime/pose-search/index.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { mulberry32 } from '../../bench/crowd-cases.ts';
 
@@ -396,6 +397,24 @@ describe('index files', () => {
     q1.features.set(db.features.subarray(20 * db.dims, 21 * db.dims));
     q2.features.set(q1.features);
     expect(back.search(q2, new PoseSearchResult()).frame).toBe(db.search(q1, new PoseSearchResult()).frame);
+  });
+
+  it('hashes and checksums as node:crypto did (files written before the pure SHA-256 still load)', () => {
+    // What poseSearchHash and the checksum computed with node:crypto, restated here.
+    const sha = () => createHash('sha256');
+    const bytesOf = (a: Float64Array | Int32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    const schemaHash = sha().update(JSON.stringify(schema.canonical)).digest('hex');
+    const sk = sha().update(JSON.stringify(skeleton.boneNames)).update(bytesOf(skeleton.parents)).update(bytesOf(skeleton.referencePose.translations))
+      .update(bytesOf(skeleton.referencePose.rotations)).update(bytesOf(skeleton.referencePose.scales)).digest('hex');
+    const clipHashes = clips.map(({ name, binding: { clip } }) => sha().update(JSON.stringify([name, clip.frameRate, clip.frameCount, clip.interpolation, clip.tracks]))
+      .update(bytesOf(clip.translations)).update(bytesOf(clip.rotations)).update(bytesOf(clip.scales)).digest('hex'));
+    const all = sha().update(JSON.stringify([schemaHash, sk, clipHashes])).digest('hex');
+    expect(poseSearchHash(schema, clips)).toEqual({ hash: all, schema: schemaHash, skeleton: sk, clips: clipHashes });
+
+    const bytes = serializePoseSearchDatabase(PoseSearchDatabase.build(schema, clips));
+    const headerLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+    const { checksum, ...rest } = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + headerLength)));
+    expect(checksum).toBe(sha().update(JSON.stringify(rest)).update(bytes.subarray((12 + headerLength + 7) & ~7)).digest('hex'));
   });
 
   it('says what is stale: a changed clip, another clip list, other features, another skeleton; refuses other files', () => {
