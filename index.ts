@@ -1,21 +1,22 @@
 /**
- * animgraph's public API. Typical use:
+ * animgraph's public API, browser-safe: nothing here reads files or starts threads (that is
+ * `animgraph/node`: loadGraphFile, fileResolver, Crowd). Typical use:
  *
- *   const graph = loadGraphFile('graphs/examples/sample-locomotion.json');
+ *   const graph = await loadGraph(asset, { resolve: (path) => fetch(new URL(path, base)).then((r) => r.arrayBuffer()) });
  *   const character = graph.createInstance();
  *   character.setParameter('gait', 2);
  *   character.update(1 / 60);
  *   const pose = character.evaluate();
  */
-export { loadGraphFile, loadGraphAsset, checkGraphAsset, GraphLoadError, NodeRegistry, jsonPath } from './graphs/loader.ts';
-export type { GraphProblem, ProblemCode, LoadOptions, CheckResult } from './graphs/loader.ts';
+export { loadGraph, checkGraph, loadGraphAsset, checkGraphAsset, GraphLoadError, NodeRegistry, jsonPath } from './graphs/loader.ts';
+export type {
+  GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, AsyncLoadOptions, CheckResult, FileResolver, SyncFileResolver, ResolvedFile,
+} from './graphs/loader.ts';
 export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
 export { AnimGraph, AnimGraphInstance } from './runtime/graph.ts';
 export type { AnimGraphDefinition, CompiledNode, PropertyValue } from './runtime/graph.ts';
-export { runGraph, GraphRunner, formatDebugTree } from './runtime/runner.ts';
-export { Crowd } from './runtime/crowd.ts';
-export type { CrowdOptions, CrowdGraphSource } from './runtime/crowd.ts';
-export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './runtime/runner.ts';
+export { runGraph, GraphRunner, formatDebugTree } from './host/runner.ts';
+export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';
 export { Skeleton, SkeletonError } from './runtime/skeleton.ts';
 export type { BoneDefinition, SkeletonSkin } from './runtime/skeleton.ts';
 export { Pose, PosePool, poseCopy, poseBlend, poseBlendTwo, poseScaleInto, poseAccumulate, poseNormalizeRotations } from './runtime/pose.ts';
@@ -33,6 +34,8 @@ export {
   CacheBonesContext, ZERO_WEIGHT, NO_LINKS, readScalar, readVec3,
 } from './runtime/node.ts';
 export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node.ts';
+export { defineNodeType } from './runtime/node-type.ts';
+export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip } from './runtime/node-type.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/skeletal-control.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';

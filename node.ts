@@ -1,14 +1,17 @@
 /**
- * animgraph's Node.js entry (`animgraph/node`): what reads files or starts worker threads. The main
- * entry (`animgraph`) still exports these too, for code written before this entry existed; new code
- * that may run in a browser imports `animgraph` and leaves this entry to Node-only code.
+ * animgraph's Node.js entry (`animgraph/node`): what reads files or starts worker threads, plus the
+ * runner for convenience (it is in the main entry too). Code that may run in a browser imports
+ * `animgraph` and leaves this entry to Node-only code.
  *
  *   import { loadGraphFile, runGraph } from 'animgraph/node';
  *   const graph = loadGraphFile('graphs/examples/sample-locomotion.json');
  */
-export { loadGraphFile, GraphLoadError } from './graphs/loader.ts';
-export type { GraphProblem, ProblemCode, LoadOptions } from './graphs/loader.ts';
-export { Crowd } from './runtime/crowd.ts';
-export type { CrowdOptions, CrowdGraphSource } from './runtime/crowd.ts';
-export { runGraph, GraphRunner, formatDebugTree } from './runtime/runner.ts';
-export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './runtime/runner.ts';
+// loadGraphAsset and checkGraphAsset here read the files an asset names from disk, relative to
+// `baseDir` (default the working directory), as they always did; the core's take a resolver.
+export { loadGraphFile, loadGraphAsset, checkGraphAsset, fileResolver } from './host/files.ts';
+export { GraphLoadError } from './graphs/loader.ts';
+export type { GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, CheckResult } from './graphs/loader.ts';
+export { Crowd } from './host/crowd.ts';
+export type { CrowdOptions, CrowdGraphSource } from './host/crowd.ts';
+export { runGraph, GraphRunner, formatDebugTree } from './host/runner.ts';
+export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';

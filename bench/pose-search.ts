@@ -22,7 +22,7 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { loadGraphAsset } from '../graphs/loader.ts';
+import { loadGraphAsset } from '../host/files.ts';
 import { Clip, ClipBinding, sampleClip } from '../runtime/clip.ts';
 import { ComponentPose } from '../runtime/component-pose.ts';
 import { quatConjugateMultiply, quatInverseRotateVec3 } from '../runtime/math.ts';

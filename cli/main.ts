@@ -1,8 +1,9 @@
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { checkGraphAsset, GraphLoadError, loadGraphFile } from '../graphs/loader.ts';
+import { GraphLoadError } from '../graphs/loader.ts';
+import { checkGraphAsset, loadGraphFile } from '../host/files.ts';
 import { parseParameterValue } from '../runtime/parameters.ts';
-import { formatDebugTree, GraphRunner, type ParameterChange } from '../runtime/runner.ts';
+import { formatDebugTree, GraphRunner, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
-import { loadGraphFile } from '../graphs/loader.ts';
+import { loadGraphFile } from '../host/files.ts';
 import type { AnimGraph } from '../runtime/graph.ts';
 import type { DebugNode } from '../runtime/node.ts';
 import type { ParameterValue } from '../runtime/parameters.ts';
-import { GraphRunner, type ParameterChange, type RunOptions } from '../runtime/runner.ts';
+import { GraphRunner, type ParameterChange, type RunOptions } from '../host/runner.ts';
 import { parseOptions, parseSet, runLength, UsageError, type Io } from './main.ts';
 import { fixed, renderPlotSvg, type PlotDocument, type PlotPanel, type PlotPoints, type PlotSeries } from './plot-svg.ts';
 

@@ -16,7 +16,10 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basename, dirname, posix, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
+import { NodeRegistry } from '../graphs/loader.ts';
+import { dirnamePath, joinPath, normalizePath } from '../graphs/loader/paths.ts';
+import type { PropertySpec } from '../runtime/node-type.ts';
 
 /** The page's files by URL path (without the leading slash). */
 export type PageAssets = ReadonlyMap<string, { body: Uint8Array; type: string }>;
@@ -68,15 +71,17 @@ export async function loadPageAssets(): Promise<PageAssets> {
   return new Map([...bundled].map(([f, body]) => [f, { body, type: TYPES[f.slice(f.lastIndexOf('.'))] ?? 'application/octet-stream' }]));
 }
 
+const BUILT_IN_TYPES = new NodeRegistry();
+
 /**
- * The files an asset references, as written (normalised with posix rules): the skeleton file, every
- * clip source but the built-in ones, and every string `database` property of a node (pose-search
- * index files). Reads nothing; see gltfResources for what a .gltf file names in turn.
+ * The files an asset references, as written (normalised as the loader normalises them): the
+ * skeleton file, every clip source but the built-in ones, and every `file` property of a built-in
+ * node type (pose-search index files). Reads nothing; see gltfResources for what a .gltf names.
  */
 export function referencedFiles(asset: unknown): Set<string> {
   const paths = new Set<string>();
   const add = (p: unknown) => {
-    if (typeof p === 'string' && p !== '' && !p.startsWith('builtin:')) paths.add(posix.normalize(p));
+    if (typeof p === 'string' && p !== '' && !p.startsWith('builtin:')) paths.add(normalizePath(p));
   };
   if (typeof asset !== 'object' || asset === null) return paths;
   const a = asset as Record<string, unknown>;
@@ -85,9 +90,19 @@ export function referencedFiles(asset: unknown): Set<string> {
     for (const key of ['bvh', 'gltf', 'file']) if (Object.hasOwn(skeleton, key)) add((skeleton as Record<string, unknown>)[key]);
   }
   for (const clip of objectValues(a.clips)) if (typeof clip === 'object' && clip !== null && Object.hasOwn(clip, 'source')) add((clip as { source: unknown }).source);
+  const fileValues = (specs: Readonly<Record<string, PropertySpec>>, values: unknown): void => {
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) return;
+    for (const [name, spec] of Object.entries(specs)) {
+      if (!Object.hasOwn(values, name)) continue;
+      const value = (values as Record<string, unknown>)[name];
+      if (spec.kind === 'file') add(value);
+      else if (spec.kind === 'list' && Array.isArray(value)) for (const item of value) fileValues(spec.item, item);
+    }
+  };
   for (const node of objectValues(a.nodes)) {
-    const properties = typeof node === 'object' && node !== null && Object.hasOwn(node, 'properties') ? (node as { properties: unknown }).properties : undefined;
-    if (typeof properties === 'object' && properties !== null && Object.hasOwn(properties, 'database')) add((properties as { database: unknown }).database);
+    const type = typeof node === 'object' && node !== null ? (node as { type?: unknown }).type : undefined;
+    const nodeType = typeof type === 'string' ? BUILT_IN_TYPES.get(type) : undefined;
+    if (nodeType) fileValues(nodeType.properties, (node as { properties?: unknown }).properties);
   }
   return paths;
 }
@@ -105,8 +120,12 @@ export function gltfResources(gltfPath: string, json: unknown): string[] {
     if (!Array.isArray(list)) continue;
     for (const item of list) {
       const uri = typeof item === 'object' && item !== null ? (item as { uri?: unknown }).uri : undefined;
-      if (typeof uri !== 'string' || uri.startsWith('data:') || /^[a-z][a-z0-9+.-]*:/i.test(uri)) continue;
-      out.push(posix.normalize(posix.join(posix.dirname(gltfPath), decodeURIComponent(uri))));
+      if (typeof uri !== 'string' || /^[a-z][a-z0-9+.-]*:/i.test(uri)) continue;
+      let decoded = uri;
+      try {
+        decoded = decodeURIComponent(uri);
+      } catch { /* left as written, as the loader does */ }
+      out.push(joinPath(dirnamePath(gltfPath), decoded));
     }
   }
   return out;
@@ -177,7 +196,7 @@ export async function startViewServer(graphFile: string, options: ViewServerOpti
     if (path === '/file') {
       const wanted = url.searchParams.get('path');
       if (wanted === null || wanted === '') return send(res, 400, 'needs ?path=\n');
-      const normalised = posix.normalize(wanted);
+      const normalised = normalizePath(wanted);
       if (!(await allowedFiles()).has(normalised)) return send(res, 403, `not a file the graph references: ${wanted}\n`);
       const file = resolve(graphDir, normalised);
       try {

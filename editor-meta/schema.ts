@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { graphEnvelopeSchema, listSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertiesObjectSchema, propertyRequired } from '../graphs/schema.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
 import type { InputSpec, NodeType, PropertySpec } from '../runtime/node.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NodeType, PropertySpec } from '../runtime/node.ts';
 
 /** The format tag every graph asset carries; bumped when the format changes incompatibly. */

@@ -1,9 +1,10 @@
 import { quatMultiply, quatNormalize, quatScaleAngle, quatSwingTwist } from '../runtime/math.ts';
 import {
   LocalPoseNode, ZERO_WEIGHT,
-  type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ResolvedProperties, type ScalarProperty, type UpdateContext,
+  type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext,
 } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * The order the weighted parts apply in. `rollBend`: the roll first, then the bend (bend × roll, the
@@ -193,17 +194,6 @@ function unitAxis(v: Float64Array): [number, number, number] {
   return [x / len, y / len, z / len];
 }
 
-function resolveHelper(h: ResolvedProperties): BendRollHelperSpec {
-  return {
-    source: h.bone('source'),
-    target: h.bone('target'),
-    axis: unitAxis(h.vec3('axis').constant),
-    bendWeight: h.scalar('bendWeight'),
-    rollWeight: h.scalar('rollWeight'),
-    order: h.enumValue('order') === 'bendRoll' ? 'bendRoll' : 'rollBend',
-  };
-}
-
 /** Two helpers of one node may not drive the same bone. */
 function checkTargets(ctx: NodeCheckContext): void {
   const helpers = ctx.properties.helpers;
@@ -221,7 +211,7 @@ function checkTargets(ctx: NodeCheckContext): void {
   });
 }
 
-export const BendRollHelperType: NodeType = {
+export const BendRollHelperType: NodeType = defineNodeType({
   type: 'BendRollHelper',
   space: 'local',
   properties: {
@@ -242,5 +232,5 @@ export const BendRollHelperType: NodeType = {
   inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
   check: checkTargets,
   create: ({ id, properties: p, inputs }) =>
-    new BendRollHelper(id, inputs.pose as PoseLink, p.scalar('alpha'), p.list('helpers').map(resolveHelper)),
-};
+    new BendRollHelper(id, inputs.pose, p.alpha, p.helpers.map((h): BendRollHelperSpec => ({ ...h, axis: unitAxis(h.axis) }))),
+});

@@ -1,5 +1,6 @@
 import { readScalar, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
 import { BlendList, type BlendSwitch } from './BlendList.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * Chooses between two poses by a bool (Unreal's Blend Poses by bool): `True` while `active` is
@@ -28,7 +29,7 @@ export class BlendByBool extends BlendList {
   }
 }
 
-export const BlendByBoolType: NodeType = {
+export const BlendByBoolType: NodeType = defineNodeType({
   type: 'BlendByBool',
   space: 'local',
   properties: {
@@ -44,7 +45,7 @@ export const BlendByBoolType: NodeType = {
   ],
   create: ({ id, properties: p, inputs }) =>
     new BlendByBool(
-      id, inputs.True as PoseLink, inputs.False as PoseLink,
-      p.scalar('active'), p.scalar('trueBlendTime'), p.scalar('falseBlendTime'), p.enumValue('blendMode'),
+      id, inputs.True, inputs.False,
+      p.active, p.trueBlendTime, p.falseBlendTime, p.blendMode,
     ),
-};
+});

@@ -1,5 +1,6 @@
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * A switch's timing. Its doubles are fields written in place, never returned from a call: V8
@@ -183,7 +184,7 @@ export class BlendListByInt extends BlendList {
   }
 }
 
-export const BlendListType: NodeType = {
+export const BlendListType: NodeType = defineNodeType({
   type: 'BlendList',
   space: 'local',
   properties: {
@@ -194,5 +195,5 @@ export const BlendListType: NodeType = {
   inputs: [{ name: 'poses', kind: 'poseList', space: 'local', minCount: 1 }],
   requestsInertialization: (p) => p.blendMode === 'inertial',
   create: ({ id, properties: p, inputs }) =>
-    new BlendListByInt(id, inputs.poses as PoseLink[], p.floatList('blendTimes'), p.scalar('activeIndex'), p.enumValue('blendMode')),
-};
+    new BlendListByInt(id, inputs.poses, p.blendTimes, p.activeIndex, p.blendMode),
+});

@@ -1,6 +1,7 @@
 import { clamp } from '../runtime/math.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * Blends two poses by alpha (Unreal's Blend): 0 gives A, 1 gives B. An input whose absolute weight
@@ -71,7 +72,7 @@ export class BlendTwo extends LocalPoseNode {
   }
 }
 
-export const BlendTwoType: NodeType = {
+export const BlendTwoType: NodeType = defineNodeType({
   type: 'BlendTwo',
   space: 'local',
   properties: { alpha: { kind: 'float', default: 0.5, min: 0, max: 1 } },
@@ -79,5 +80,5 @@ export const BlendTwoType: NodeType = {
     { name: 'A', kind: 'pose', space: 'local' },
     { name: 'B', kind: 'pose', space: 'local' },
   ],
-  create: ({ id, properties: p, inputs }) => new BlendTwo(id, inputs.A as PoseLink, inputs.B as PoseLink, p.scalar('alpha')),
-};
+  create: ({ id, properties: p, inputs }) => new BlendTwo(id, inputs.A, inputs.B, p.alpha),
+});

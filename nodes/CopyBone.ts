@@ -1,6 +1,7 @@
 import type { ComponentPose } from '../runtime/component-pose.ts';
 import { readScalar, type CacheBonesContext, type ComponentPoseLink, type NodeType, type ScalarProperty } from '../runtime/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * Copies the component-space translation, rotation and/or scale of a source bone onto a target
@@ -54,7 +55,7 @@ export class CopyBone extends SkeletalControlNode {
   }
 }
 
-export const CopyBoneType: NodeType = {
+export const CopyBoneType: NodeType = defineNodeType({
   type: 'CopyBone',
   space: 'component',
   properties: {
@@ -68,8 +69,8 @@ export const CopyBoneType: NodeType = {
   inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
   create: ({ id, properties: p, inputs }) =>
     new CopyBone(
-      id, inputs.pose as ComponentPoseLink, p.scalar('alpha'), p.bone('sourceBone'), p.bone('targetBone'),
-      p.scalar('copyTranslation'), p.scalar('copyRotation'), p.scalar('copyScale'),
+      id, inputs.pose, p.alpha, p.sourceBone, p.targetBone,
+      p.copyTranslation, p.copyRotation, p.copyScale,
     ),
-};
+});
 

@@ -1,6 +1,7 @@
 import { PoseHistory, PoseInertializer } from '../runtime/inertialization.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * Switches between two poses by a bool and hides the switch with inertialization (the seed's
@@ -101,7 +102,7 @@ export class InertialBlend extends LocalPoseNode {
   }
 }
 
-export const InertialBlendType: NodeType = {
+export const InertialBlendType: NodeType = defineNodeType({
   type: 'InertialBlend',
   space: 'local',
   properties: {
@@ -113,5 +114,5 @@ export const InertialBlendType: NodeType = {
     { name: 'B', kind: 'pose', space: 'local' },
   ],
   create: ({ id, properties: p, inputs, boneCount }) =>
-    new InertialBlend(id, inputs.A as PoseLink, inputs.B as PoseLink, p.scalar('useA'), p.scalar('blendTime'), boneCount),
-};
+    new InertialBlend(id, inputs.A, inputs.B, p.useA, p.blendTime, boneCount),
+});

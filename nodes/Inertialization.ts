@@ -1,6 +1,7 @@
 import { PoseHistory, PoseInertializer } from '../runtime/inertialization.ts';
 import { LocalPoseNode, type AnimNode, type DebugNode, type InertializationRequests, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * Inertializes transitions that nodes above it request (Unreal's Inertialization node): a
@@ -113,11 +114,11 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   }
 }
 
-export const InertializationType: NodeType = {
+export const InertializationType: NodeType = defineNodeType({
   type: 'Inertialization',
   space: 'local',
   properties: {},
   inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
   providesInertialization: true,
-  create: ({ id, inputs, boneCount }) => new Inertialization(id, inputs.pose as PoseLink, boneCount),
-};
+  create: ({ id, inputs, boneCount }) => new Inertialization(id, inputs.pose, boneCount),
+});

@@ -1,5 +1,6 @@
 import { LocalPoseNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * The graph's result (Unreal's Output Pose): the root of every instance. The loader adds it on top
@@ -27,10 +28,10 @@ export class OutputNode extends LocalPoseNode {
   }
 }
 
-export const OutputType: NodeType = {
+export const OutputType: NodeType = defineNodeType({
   type: 'Output',
   space: 'local',
   properties: {},
   inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
-  create: ({ id, inputs }) => new OutputNode(id, inputs.pose as PoseLink),
-};
+  create: ({ id, inputs }) => new OutputNode(id, inputs.pose),
+});

@@ -10,6 +10,7 @@ import {
   PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, poseFeaturesSchema, type IndexedClip, type PoseFeatureSpec,
 } from '../runtime/pose-search/index.ts';
 import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
 const MAX_SLOTS = 4;
@@ -437,7 +438,7 @@ function uniqueClips(properties: Readonly<Record<string, unknown>>): string[] {
   return [...new Set(names)];
 }
 
-export const PoseSearchBlendType: NodeType = {
+export const PoseSearchBlendType: NodeType = defineNodeType({
   type: 'PoseSearchBlend',
   space: 'local',
   properties: {
@@ -519,10 +520,9 @@ export const PoseSearchBlendType: NodeType = {
   },
 
   create: ({ id, properties: p, shared, boneCount }) => {
-    const data = shared as PoseSearchShared | undefined;
-    if (!data) throw new RangeError(`PoseSearchBlend '${id}': no database (the node type's prepare did not run)`);
+    if (!shared) throw new RangeError(`PoseSearchBlend '${id}': no database (the node type's prepare did not run)`);
     return new PoseSearchBlend(
-      id, (p.literal('clips') as string[]), p.clipList('clips'), data.database, p.scalar('motion'), p.scalar('blendTime'), p.scalar('loop'), p.enumValue('blendMode'), boneCount,
+      id, p.clips.map((c) => c.name), p.clips.map((c) => c.binding), shared.database, p.motion, p.blendTime, p.loop, p.blendMode, boneCount,
     );
   },
-};
+});

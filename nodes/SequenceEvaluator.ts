@@ -2,6 +2,7 @@ import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
 import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * Samples a clip at an explicit time (usually bound to a parameter) instead of advancing it:
@@ -118,7 +119,7 @@ export class SequenceEvaluator extends LocalPoseNode {
   }
 }
 
-export const SequenceEvaluatorType: NodeType = {
+export const SequenceEvaluatorType: NodeType = defineNodeType({
   type: 'SequenceEvaluator',
   space: 'local',
   properties: {
@@ -127,5 +128,5 @@ export const SequenceEvaluatorType: NodeType = {
     loop: { kind: 'bool', default: false },
   },
   inputs: [],
-  create: ({ id, properties: p }) => new SequenceEvaluator(id, p.clip('clip'), p.scalar('explicitTime'), p.scalar('loop')),
-};
+  create: ({ id, properties: p }) => new SequenceEvaluator(id, p.clip, p.explicitTime, p.loop),
+});

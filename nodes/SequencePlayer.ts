@@ -2,6 +2,7 @@ import { ClipCursor, sampleClipAt, sampleClipBlendInto, type ClipBinding } from 
 import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
  * Plays a clip: advances its play time by delta time × play rate and samples it. Looping wraps
@@ -123,7 +124,7 @@ export class SequencePlayer extends LocalPoseNode {
   }
 }
 
-export const SequencePlayerType: NodeType = {
+export const SequencePlayerType: NodeType = defineNodeType({
   type: 'SequencePlayer',
   space: 'local',
   properties: {
@@ -134,5 +135,5 @@ export const SequencePlayerType: NodeType = {
   },
   inputs: [],
   create: ({ id, properties: p }) =>
-    new SequencePlayer(id, p.clip('clip'), p.scalar('playRate'), p.scalar('loop'), p.scalar('startTime')),
-};
+    new SequencePlayer(id, p.clip, p.playRate, p.loop, p.startTime),
+});

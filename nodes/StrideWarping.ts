@@ -6,6 +6,7 @@ import {
 } from '../runtime/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
 import { IK_HINT, solveTwoBoneIK, twoBoneIKOptions } from '../runtime/two-bone-ik.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 /** Per-frame scratch, module-wide: nodes never run concurrently. */
 const v = new Float64Array(64);
@@ -632,7 +633,7 @@ function fmt(a: Float64Array, o: number): string {
 
 const LEG_SIDES = ['left', 'right'] as const;
 
-export const StrideWarpingType: NodeType = {
+export const StrideWarpingType: NodeType = defineNodeType({
   type: 'StrideWarping',
   space: 'component',
   properties: {
@@ -670,20 +671,21 @@ export const StrideWarpingType: NodeType = {
   },
   inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
   create: ({ id, properties: p, inputs }) =>
-    new StrideWarping(id, inputs.pose as ComponentPoseLink, p.scalar('alpha'), {
-      fromRootMotion: p.enumValue('mode') === 'fromRootMotion',
-      settings: Object.fromEntries(SETTING_NAMES.map((name) => [name, p.scalar(name)])) as Record<(typeof SETTING_NAMES)[number], ScalarProperty>,
-      strideDirection: p.vec3('strideDirection'),
-      floorNormal: p.vec3('floorNormal'),
-      gravityDirection: p.vec3('gravityDirection'),
-      pelvisBone: p.bone('pelvisBone'),
-      legs: LEG_SIDES.map((side) => ({ thigh: p.bone(`${side}Thigh`), calf: p.bone(`${side}Calf`), foot: p.bone(`${side}Foot`) })),
+    new StrideWarping(id, inputs.pose, p.alpha, {
+      fromRootMotion: p.mode === 'fromRootMotion',
+      // The node reads the SETTING_NAMES among them.
+      settings: p,
+      strideDirection: p.strideDirection,
+      floorNormal: p.floorNormal,
+      gravityDirection: p.gravityDirection,
+      pelvisBone: p.pelvisBone,
+      legs: LEG_SIDES.map((side) => ({ thigh: p[`${side}Thigh`], calf: p[`${side}Calf`], foot: p[`${side}Foot`] })),
       // Not bindable (the loader refuses a binding): literals.
-      warpFeet: p.scalar('warpFeet').constant !== 0,
-      adjustPelvis: p.scalar('adjustPelvis').constant !== 0,
-      pelvisIterations: p.scalar('pelvisIterations').constant,
-      correctThighs: p.scalar('correctThighs').constant !== 0,
-      clampLegLength: p.scalar('clampLegLength').constant !== 0,
-      solveIk: p.scalar('solveIk').constant !== 0,
+      warpFeet: p.warpFeet,
+      adjustPelvis: p.adjustPelvis,
+      pelvisIterations: p.pelvisIterations,
+      correctThighs: p.correctThighs,
+      clampLegLength: p.clampLegLength,
+      solveIk: p.solveIk,
     }),
-};
+});

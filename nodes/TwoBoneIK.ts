@@ -10,6 +10,7 @@ import {
   IK_ALLOW_STRETCH, IK_HINT, IK_KEEP_END_ROTATION, IK_MAX_STRETCH_SCALE, IK_START_STRETCH_RATIO, TWO_BONE_IK_OPTIONS,
   solveTwoBoneIK,
 } from '../runtime/two-bone-ik.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
 
 const HINT_NONE = 0, HINT_POSITION = 1, HINT_DIRECTION = 2;
 
@@ -169,7 +170,7 @@ function limitReach(v: Float64Array, o: number): void {
   }
 }
 
-export const TwoBoneIKType: NodeType = {
+export const TwoBoneIKType: NodeType = defineNodeType({
   type: 'TwoBoneIK',
   space: 'component',
   properties: {
@@ -188,17 +189,17 @@ export const TwoBoneIKType: NodeType = {
   inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
   check: checkTwoBoneIK,
   create: ({ id, properties: p, inputs }) => {
-    const hintMode = p.enumValue('hintMode');
-    return new TwoBoneIK(id, inputs.pose as ComponentPoseLink, p.scalar('alpha'), {
-      endBone: p.bone('endBone'),
-      targetBone: p.enumValue('targetMode') === 'bone' ? p.bone('targetBone') : '',
+    const { hintMode } = p;
+    return new TwoBoneIK(id, inputs.pose, p.alpha, {
+      endBone: p.endBone,
+      targetBone: p.targetMode === 'bone' ? p.targetBone : '',
       hintMode: hintMode === 'position' ? HINT_POSITION : hintMode === 'direction' ? HINT_DIRECTION : HINT_NONE,
-      target: p.vec3('target'),
-      hint: p.vec3('hint'),
-      keepEndRotation: p.scalar('keepEndRotation'),
-      allowStretch: p.scalar('allowStretch'),
-      startStretchRatio: p.scalar('startStretchRatio'),
-      maxStretchScale: p.scalar('maxStretchScale'),
+      target: p.target,
+      hint: p.hint,
+      keepEndRotation: p.keepEndRotation,
+      allowStretch: p.allowStretch,
+      startStretchRatio: p.startStretchRatio,
+      maxStretchScale: p.maxStretchScale,
     });
   },
-};
+});

@@ -1,7 +1,6 @@
 import { ClipBinding, type Clip } from './clip.ts';
 import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
-import { resolve } from 'node:path';
 import {
   CacheBonesContext, ComponentPoseLink, InitializeContext, NodePrepareError, PoseLink, UpdateContext,
   type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
@@ -49,8 +48,11 @@ export interface AnimGraphDefinition {
   clips: ReadonlyMap<string, Clip>;
   /** Nodes in post-order: every node after the nodes it links to; the last one is the root. */
   nodes: readonly CompiledNode[];
-  /** Folder that file paths in node properties (index files) are resolved against; default the working directory. */
-  baseDir?: string;
+  /**
+   * How a file path written in the asset is named (for NodePrepareContext.resolvePath); default the
+   * path as written. graphs/loader.ts joins it to the asset's folder.
+   */
+  resolvePath?: (path: string) => string;
   /** False to ignore index files named in the asset and rebuild their data (default true). */
   useIndexFiles?: boolean;
   /**
@@ -296,7 +298,7 @@ function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>,
 function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<string, unknown> {
   const shared = new Map<string, unknown>();
   const problems: NodeProblem[] = [];
-  const baseDir = definition.baseDir ?? process.cwd();
+  const resolvePath = definition.resolvePath ?? ((path: string) => path);
   for (const compiled of definition.nodes) {
     const prepare = compiled.nodeType.prepare;
     if (!prepare) continue;
@@ -306,7 +308,7 @@ function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<st
       properties: compiled.properties,
       skeleton: graph.skeleton,
       clip: (name) => graph.clipBindings.get(name),
-      resolvePath: (path) => resolve(baseDir, path),
+      resolvePath,
       readFile: definition.readFile ?? noFileAccess,
       useIndexFiles: definition.useIndexFiles ?? true,
       report: (path, code, message) => problems.push({ nodeId: compiled.id, path, code, message }),

@@ -28,7 +28,7 @@ if (compiled.status !== 0) {
   process.exit(1);
 }
 
-copyFileSync(join(root, 'runtime', 'crowd-worker.mjs'), join(dist, 'runtime', 'crowd-worker.mjs'));
+copyFileSync(join(root, 'host', 'crowd-worker.mjs'), join(dist, 'host', 'crowd-worker.mjs'));
 
 // import/export ... from '<rel>.ts', import('<rel>.ts') and import '<rel>.ts', relative only.
 const relativeTs = /((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"\n]*?)\.ts\2/g;

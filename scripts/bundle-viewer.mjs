@@ -10,16 +10,6 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const source = join(root, 'viewer');
 
-// TEMPORARY until the browser-safe core lands: the loader still imports node:fs and node:path for
-// files the page never asks it to read (built-in skeletons and clips only).
-const stubNode = {
-  name: 'stub-node',
-  setup(build) {
-    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'stub-node' }));
-    build.onLoad({ filter: /.*/, namespace: 'stub-node' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
-  },
-};
-
 /**
  * Bundles the page; returns its files by name (index.html, style.css, viewer.js) and writes them
  * into `outdir` when given.
@@ -37,7 +27,6 @@ export async function bundleViewer({ outdir } = {}) {
     write: false,
     outfile: 'viewer.js',
     logLevel: 'silent',
-    plugins: [stubNode],
   });
   const files = new Map([
     ['index.html', readFileSync(join(source, 'index.html'))],

@@ -57,9 +57,9 @@ const info = JSON.parse(packed.out.slice(packed.out.search(/^\[$/m)))[0]; // aft
 const tarball = join(work, info.filename);
 const files = info.files.map((f) => f.path);
 const required = ['package.json', 'README.md', 'animgraph.schema.json', 'cli/animgraph.mjs', 'dist/index.js', 'dist/index.d.ts',
-  'dist/index.js.map', 'dist/node.js', 'dist/node.d.ts', 'dist/cli/main.js', 'dist/runtime/crowd-worker.js',
-  'dist/runtime/crowd-worker.mjs', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/style.css', 'graphs/examples/sample-locomotion.json',
-  'docs/nodes.md'];
+  'dist/index.js.map', 'dist/node.js', 'dist/node.d.ts', 'dist/cli/main.js', 'dist/host/crowd-worker.js',
+  'dist/host/crowd-worker.mjs', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/style.css',
+  'graphs/examples/sample-locomotion.json', 'docs/nodes.md'];
 const missing = required.filter((f) => !files.includes(f));
 check(`tarball holds the entries, bin, schema and example (${files.length} files, ${(info.size / 1024).toFixed(0)} KiB)`, missing.length === 0, `missing: ${missing.join(', ')}`);
 const stray = files.filter((f) => /^(tests|bench|\.ci|scripts|node_modules)\//.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) || /^graphs\/examples\/cmu-/.test(f));
@@ -84,8 +84,10 @@ import * as core from 'animgraph';
 import { loadGraphFile, runGraph, Crowd } from 'animgraph/node';
 
 await assert.rejects(import('tsx'), { code: 'ERR_MODULE_NOT_FOUND' });
-// The main entry keeps exporting the file-based API it always had.
-assert.equal(core.loadGraphFile, loadGraphFile);
+// The main entry is browser-safe: what reads files or starts threads is in animgraph/node only.
+assert.equal(core.loadGraphFile, undefined);
+assert.equal(core.Crowd, undefined);
+assert.equal(core.runGraph, runGraph);
 const file = 'node_modules/animgraph/graphs/examples/sample-locomotion.json';
 const graph = loadGraphFile(file);
 const character = graph.createInstance();
@@ -98,7 +100,7 @@ for (let frame = 0; frame < 30; frame++) {
 }
 const pelvis = graph.skeleton.indexOf('pelvis');
 assert.ok(pose.translations[pelvis * 3 + 1] > 0.5, 'pelvis above the ground');
-const fromJson = core.loadGraphAsset(JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')));
+const fromJson = await core.loadGraph(JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')));
 assert.equal(fromJson.skeleton.boneCount, graph.skeleton.boneCount);
 const result = runGraph(graph, { frames: 5 });
 assert.equal(result.frames.length, 5);

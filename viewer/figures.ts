@@ -91,11 +91,18 @@ export class SkinnedFigure implements Figure {
   constructor(source: ThreePoseSource, scene: THREE.Object3D) {
     this.object = scene;
     scene.traverse((o) => { o.frustumCulled = false; });
-    this.binding = bindThree(source, scene);
+    // The loader bakes the armature's ancestors (Blender's Z-up turn and scale) into the root
+    // bone, so the graph's component space is the glTF scene's: the scene is the root, not the
+    // armature node. Bone world matrices too: the robot hangs rigid meshes (hands, head) under bones.
+    this.binding = bindThree(source, scene, { root: scene, boneWorldMatrices: true });
   }
 
   apply(): void {
     this.binding.apply();
+  }
+
+  get unusedGraphBones(): readonly string[] {
+    return this.binding.unusedGraphBones;
   }
 
   /** The world matrix of the binding's component space (the armature's parent). */

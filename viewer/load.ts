@@ -1,16 +1,14 @@
 /**
- * Loads a graph asset in the page. The asset's files are fetched from the server through
- * `resolve` (paths as written in the asset).
+ * Loads a graph asset in the page with the browser-safe core: the files it names are fetched from
+ * the view server through `resolve` (paths as written in the asset).
  */
-import { checkGraphAsset, GraphLoadError } from '../graphs/loader.ts';
+import { GraphLoadError, loadGraph } from '../graphs/loader.ts';
 import type { AnimGraph } from '../runtime/graph.ts';
 
 export type Resolve = (path: string) => Promise<Uint8Array>;
 
-export async function loadViewerGraph(asset: unknown, source: string, _resolve: Resolve): Promise<AnimGraph> {
-  const result = checkGraphAsset(asset, { baseDir: '.', source });
-  if (!result.ok) throw new GraphLoadError(source, result.problems);
-  return result.graph;
+export function loadViewerGraph(asset: unknown, source: string, resolve: Resolve): Promise<AnimGraph> {
+  return loadGraph(asset, { source, resolve });
 }
 
 export { GraphLoadError };

@@ -12,7 +12,7 @@ import type { DebugNode } from '../runtime/node.ts';
 import type { ParameterValue } from '../runtime/parameters.ts';
 import { Pose } from '../runtime/pose.ts';
 import { integrateRootMotion, type UpAxis } from '../runtime/root-motion.ts';
-import { formatDebugTree } from '../runtime/runner.ts';
+import { formatDebugTree } from '../host/runner.ts';
 import type { Skeleton } from '../runtime/skeleton.ts';
 import { poseBounds, SkinnedFigure, StickFigure, type Figure } from './figures.ts';
 import { GraphLoadError, loadViewerGraph, type Resolve } from './load.ts';
@@ -32,6 +32,8 @@ const state = {
   loads: 0,
   figure: '' as '' | 'skinned' | 'skeleton',
   bones: 0,
+  /** Skinned figures: the graph's bones no three.js bone has (they drive nothing). */
+  unboundGraphBones: [] as string[],
   problems: [] as Problem[],
   /** False once any simulated pose or root transform held a non-finite number. */
   finite: true,
@@ -258,6 +260,10 @@ async function loadGltfScene(path: string, resolve: Resolve): Promise<THREE.Obje
   manager.setURLModifier((url) => (/^(data|blob):/.test(url) ? url : `file?path=${encodeURIComponent(folder + decodeURIComponent(url))}`));
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const gltf = await new GLTFLoader(manager).parseAsync(buffer, '');
+  // GLTFLoader drops '.' and other characters three's animation paths reserve from node names
+  // ('Foot.L' becomes 'FootL') and keeps the name as written in userData.name: the graph's
+  // skeleton has the names as written, and bindThree binds by name.
+  gltf.scene.traverse((o) => { if (typeof o.userData.name === 'string') o.name = o.userData.name; });
   return gltf.scene;
 }
 
@@ -349,6 +355,7 @@ function install(graph: AnimGraph, asset: unknown, gltfScene: THREE.Object3D | n
   }
   characterRoot.add(figure.object);
   state.figure = gltfScene ? 'skinned' : 'skeleton';
+  state.unboundGraphBones = figure instanceof SkinnedFigure ? [...figure.unusedGraphBones] : [];
   state.bones = skeleton.boneCount;
   space.rotation.x = up === 'z' ? -Math.PI / 2 : 0;
   space.updateMatrixWorld(true);
@@ -416,6 +423,8 @@ function frameCamera(c: Character): void {
   const t = c.displayed.component.translations, v = new THREE.Vector3();
   const toWorld = (c.figure instanceof SkinnedFigure ? c.figure.rootMatrix() : characterRoot.matrixWorld);
   for (let i = 0; i < c.graph.skeleton.boneCount; i++) box.expandByPoint(v.set(t[i * 3], t[i * 3 + 1], t[i * 3 + 2]).applyMatrix4(toWorld));
+  // A mesh reaches past its joints (the robot's head is above its head bone): its bind-pose bounds too.
+  if (c.figure instanceof SkinnedFigure) box.union(new THREE.Box3().setFromObject(c.figure.object));
   const size = box.getSize(new THREE.Vector3());
   const extent = Math.max(size.x, size.y, size.z) || 1;
   const center = box.getCenter(new THREE.Vector3());
@@ -428,8 +437,8 @@ function frameCamera(c: Character): void {
   scene.remove(grid);
   grid.geometry.dispose();
   (grid.material as THREE.Material).dispose();
-  gridCell = extent / 2;
-  grid = makeGrid(gridCell, 60);
+  gridCell = extent / 4;
+  grid = makeGrid(gridCell, 100);
   grid.position.y = box.min.y;
   scene.add(grid);
   characterRoot.getWorldPosition(followedBefore);
@@ -454,6 +463,8 @@ function setPlaying(on: boolean): void {
   playing = on;
   playButton.textContent = on ? 'Pause' : 'Play';
   if (current && on) shown = current.frame;
+  // The panels lag the playing frame by up to 100 ms: paused, they show the frame on screen at once.
+  if (current && !on) showFrame(current, Math.max(current.history.oldest, Math.min(shown, current.history.newest)), performance.now(), true);
 }
 playButton.addEventListener('click', () => setPlaying(!playing));
 stepButton.addEventListener('click', () => {
@@ -461,14 +472,15 @@ stepButton.addEventListener('click', () => {
   setPlaying(false);
   simulate(current, speed / 60);
   shown = current.frame;
+  showFrame(current, shown, performance.now(), true);
 });
 speedInput.addEventListener('input', () => {
   speed = Number(speedInput.value);
   speedLabel.textContent = `${speed.toFixed(2)}×`;
 });
 scrubber.addEventListener('input', () => {
-  setPlaying(false);
   shown = Number(scrubber.value);
+  setPlaying(false);
 });
 window.addEventListener('keydown', (e) => {
   if (e.code !== 'Space' || (e.target as HTMLElement).closest('input, button, textarea, select')) return;

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import type { Crowd } from '../../runtime/crowd.ts';
+import type { Crowd } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { CROWD_SEARCH_EVERY, CROWD_STRIDE_SCALE, type CrowdGraphKind } from '../crowd-cases.ts';
 import type { ThreeCrowdMode } from '../three-crowd.ts';

@@ -69,7 +69,7 @@ export function printThreaded(results: readonly CaseResult[]): void {
   if (threadedRows.length > 0) {
     const w = threadedRows[0].threaded!.workers;
     console.log('');
-    console.log(`The same crowds as one Crowd (runtime/crowd.ts) on ${w + 1} threads: the calling thread and ${w} worker thread${w === 1 ? '' : 's'} (${availableParallelism()} cores):`);
+    console.log(`The same crowds as one Crowd (host/crowd.ts) on ${w + 1} threads: the calling thread and ${w} worker thread${w === 1 ? '' : 's'} (${availableParallelism()} cores):`);
     const head = `${'case'.padEnd(11)} ${'chars'.padStart(5)}  ${'ms/frame'.padStart(8)}  ${'vs 1 thread'.padStart(11)}  ${'x faster than three.js'.padStart(22)}  ${'B/frame'.padStart(7)}  ${'max diff'.padStart(8)}`;
     console.log(head);
     console.log('-'.repeat(head.length));

@@ -2,7 +2,7 @@
  * animgraph's side of the crowd bench: the characters as AnimGraphInstances of one shared graph
  * (GraphCrowd), and the same characters as one Crowd on worker threads (ThreadedCrowd).
  */
-import { Crowd } from '../../runtime/crowd.ts';
+import { Crowd } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { DT, type CaseDefinition } from './options.ts';
 

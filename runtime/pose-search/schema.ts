@@ -2,7 +2,7 @@
  * The zod schema of the `features` object an asset gives PoseSearchBlend: next to the feature spec
  * it describes (features.ts), so the schema, its defaults and their checks change together.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_SAMPLE_RATE } from './features.ts';
 
 const channelSchema = (what: string, bonesDefault: string) => z.object({

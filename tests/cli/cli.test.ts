@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
 import { graphJsonSchema } from '../../editor-meta/schema.ts';
-import { loadGraphFile } from '../../graphs/loader.ts';
-import { runGraph } from '../../runtime/runner.ts';
+import { loadGraphFile } from '../../host/files.ts';
+import { runGraph } from '../../host/runner.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const sample = `${root}graphs/examples/sample-locomotion.json`;

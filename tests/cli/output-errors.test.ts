@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
-import { GraphRunner } from '../../runtime/runner.ts';
+import { GraphRunner } from '../../host/runner.ts';
 
 /**
  * Issue 13, item 12 (and the CLI half of item 11): output files that cannot be written exit 3

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
 import { defaultPlotBone, quatToEulerDegrees, recordPlot, unwrapDegrees } from '../../cli/plot.ts';
 import { escapeXml, renderPlotSvg, type PlotDocument } from '../../cli/plot-svg.ts';
-import { loadGraphFile } from '../../graphs/loader.ts';
+import { loadGraphFile } from '../../host/files.ts';
 import type { DebugNode } from '../../runtime/node.ts';
-import { runGraph } from '../../runtime/runner.ts';
+import { runGraph } from '../../host/runner.ts';
 import { describeWithData } from '../support/shared-data.ts';
 import { allElements, parseXml, XmlError, type XmlElement } from '../support/xml.ts';
 

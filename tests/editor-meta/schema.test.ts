@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { editorMeta, editorMetaFor } from '../../editor-meta/index.ts';
 import { GRAPH_SCHEMA_ID, graphJsonSchema, graphZodSchema } from '../../editor-meta/schema.ts';
-import { checkGraphAsset } from '../../graphs/loader.ts';
+import { checkGraphAsset } from '../../host/files.ts';
 import { builtInNodeTypes, OutputType } from '../../nodes/index.ts';
 import { BlendTwoType } from '../../nodes/BlendTwo.ts';
 import { validate, type Schema } from './json-schema-subset.ts';

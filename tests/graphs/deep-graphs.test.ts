@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
+import { type GraphProblem } from '../../graphs/loader.ts';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { AnimGraph, MAX_GRAPH_DEPTH } from '../../runtime/graph.ts';
-import { formatDebugTree } from '../../runtime/runner.ts';
+import { formatDebugTree } from '../../host/runner.ts';
 import { hasNaN } from '../support/graphs.ts';
 
 /**

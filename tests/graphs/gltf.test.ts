@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
-import { checkGraphAsset, loadGraphFile, type GraphProblem } from '../../graphs/loader.ts';
-import { runGraph } from '../../runtime/runner.ts';
+import { type GraphProblem } from '../../graphs/loader.ts';
+import { checkGraphAsset, loadGraphFile } from '../../host/files.ts';
+import { runGraph } from '../../host/runner.ts';
 import { describeWithData } from '../support/shared-data.ts';
 
 // Counts file reads, to check that a glTF named by several clips is read once per load.

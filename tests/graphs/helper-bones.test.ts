@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
+import { type GraphProblem } from '../../graphs/loader.ts';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { quatRotateVec3 } from '../../runtime/math.ts';
-import { runGraph } from '../../runtime/runner.ts';
+import { runGraph } from '../../host/runner.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { SkeletonError } from '../../runtime/skeleton.ts';
 import { expectClose } from '../support/graphs.ts';

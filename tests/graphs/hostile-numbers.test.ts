@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
+import { type GraphProblem } from '../../graphs/loader.ts';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { hasNaN } from '../support/graphs.ts';
 
 /**

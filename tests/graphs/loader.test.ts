@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, GraphLoadError, loadGraphAsset, loadGraphFile, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
+import { GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
+import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import { LocalPoseNode, NO_LINKS, type NodeType } from '../../runtime/node.ts';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadGraphFile } from '../../graphs/loader.ts';
+import { loadGraphFile } from '../../host/files.ts';
 import { BendRollHelperType } from '../../nodes/BendRollHelper.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { SequenceEvaluatorType } from '../../nodes/SequenceEvaluator.ts';

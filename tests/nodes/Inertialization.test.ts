@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset } from '../../graphs/loader.ts';
+import { checkGraphAsset } from '../../host/files.ts';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { Pose } from '../../runtime/pose.ts';

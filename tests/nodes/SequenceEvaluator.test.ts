@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadGraphAsset } from '../../graphs/loader.ts';
+import { loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
 import { Pose } from '../../runtime/pose.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset } from '../../graphs/loader.ts';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { ComponentPose } from '../../runtime/component-pose.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { quatNlerp, quatRotateVec3, vec3Lerp } from '../../runtime/math.ts';

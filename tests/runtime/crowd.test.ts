@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadGraphFile } from '../../graphs/loader.ts';
-import { Crowd, type CrowdGraphSource } from '../../runtime/crowd.ts';
+import { loadGraphFile } from '../../host/files.ts';
+import { Crowd, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
@@ -124,9 +124,9 @@ describe('the crowd example of docs/crowds.md', () => {
     const doc = readFileSync(`${root}docs/crowds.md`, 'utf8');
     const section = doc.slice(doc.indexOf('# Crowds on several threads'));
     const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
-    expect(code).toContain("from 'animgraph'");
+    expect(code).toContain("from 'animgraph/node'");
     const file = join(mkdtempSync(join(tmpdir(), 'animgraph-readme-')), 'crowd.mts');
-    writeFileSync(file, `${code.replace("from 'animgraph'", `from '${root}index.ts'`)}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
+    writeFileSync(file, `${code.replace("from 'animgraph/node'", `from '${root}node.ts'`)}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
     const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8' });
     const [count, workers, x] = JSON.parse(out.trim().split('\n').at(-1)!);
     expect([count, workers]).toEqual([1000, 1]);

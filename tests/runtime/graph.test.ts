@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { loadGraphFile } from '../../graphs/loader.ts';
+import { loadGraphFile } from '../../host/files.ts';
 import { MAX_DELTA_TIME } from '../../runtime/graph.ts';
-import { runGraph } from '../../runtime/runner.ts';
+import { runGraph } from '../../host/runner.ts';
 import { describeWithData, CMU } from '../support/shared-data.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
 

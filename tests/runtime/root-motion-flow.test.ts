@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
+import { NodeRegistry } from '../../graphs/loader.ts';
+import { loadGraphAsset } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import type { SequencePlayer } from '../../nodes/SequencePlayer.ts';
 import { LocalPoseNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext, readScalar } from '../../runtime/node.ts';

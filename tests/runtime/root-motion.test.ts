@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset } from '../../graphs/loader.ts';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { expectClose } from '../support/graphs.ts';
 import { Clip } from '../../runtime/clip.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { extractRootMotion, integrateRootMotion, rootMotionDelta } from '../../runtime/root-motion.ts';
-import { runGraph } from '../../runtime/runner.ts';
+import { runGraph } from '../../host/runner.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 import { loadBvh } from '../../runtime/bvh.ts';
 import { axisAngle, gaitBvh, qmul, writeGait, type GaitOptions } from '../support/gait-bvh.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset } from '../../graphs/loader.ts';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { loadBvh } from '../../runtime/bvh.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { axisAngle, gaitBvh, writeGait } from '../support/gait-bvh.ts';

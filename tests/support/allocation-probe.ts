@@ -6,8 +6,8 @@
  * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive, perSetParameter, perFrameRootMotion,
  * rootMotion, perFrameRootMotionWarped, rootMotionWarped, perFrameCrowd, crowdWarp }.
  */
-import { loadGraphAsset } from '../../graphs/loader.ts';
-import { Crowd } from '../../runtime/crowd.ts';
+import { loadGraphAsset } from '../../host/files.ts';
+import { Crowd } from '../../host/crowd.ts';
 import { bytesPerFrame } from './allocation.ts';
 
 const g = loadGraphAsset({

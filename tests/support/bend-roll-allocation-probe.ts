@@ -4,7 +4,7 @@
  * allocation-probe.ts does for the other nodes (see there why not inside vitest).
  * Prints one JSON line: { perFrame, windows, moved }.
  */
-import { loadGraphAsset } from '../../graphs/loader.ts';
+import { loadGraphAsset } from '../../host/files.ts';
 import { bytesPerFrame } from './allocation.ts';
 
 const g = loadGraphAsset({

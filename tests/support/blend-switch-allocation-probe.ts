@@ -6,7 +6,7 @@
  * 1e6 and switches once, so it cannot see a switch's cost.
  * Prints one JSON line: { perFrame, perSwitch, windows, switches, nodes } (nodes: each blend's debug values at the end).
  */
-import { loadGraphAsset } from '../../graphs/loader.ts';
+import { loadGraphAsset } from '../../host/files.ts';
 import { bytesPerFrame } from './allocation.ts';
 
 const g = loadGraphAsset({

@@ -1,5 +1,6 @@
 /** Graphs for the crowd tests, built in code so that worker threads can build them too (see CrowdGraphSource). */
-import { loadGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
+import { NodeRegistry } from '../../graphs/loader.ts';
+import { loadGraphAsset } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import type { AnimGraph } from '../../runtime/graph.ts';
 import { LocalPoseNode, NO_LINKS, type Link, type NodeType } from '../../runtime/node.ts';

@@ -1,4 +1,4 @@
-import { loadGraphAsset } from '../../graphs/loader.ts';
+import { loadGraphAsset } from '../../host/files.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 
 /** An instance of a graph on the built-in biped with the built-in clips and the given nodes. */

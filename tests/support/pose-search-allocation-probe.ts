@@ -5,7 +5,7 @@
  * non-looping clips, inertializing, and with a `motion` out of range that changes every frame. Prints
  * one JSON line: { steady, blending, blendingWeights, perSwitch, perInertialSwitch, outOfRange }.
  */
-import { loadGraphAsset } from '../../graphs/loader.ts';
+import { loadGraphAsset } from '../../host/files.ts';
 import { bytesPerFrame } from './allocation.ts';
 
 const limbs = ['foot_l', 'foot_r', 'hand_l', 'hand_r'];

@@ -71,12 +71,17 @@ describe('referencedFiles', () => {
     const files = referencedFiles({
       skeleton: { gltf: './a/../robot.glb' },
       clips: { a: { source: 'builtin:walk' }, b: { source: '../m/run.bvh' }, c: { source: 7 } },
-      nodes: { n: { type: 'PoseSearchBlend', properties: { database: 'db.json' } }, m: { properties: { database: { param: 'x' } } } },
+      nodes: {
+        n: { type: 'PoseSearchBlend', properties: { database: 'db.json' } },
+        // A property that is not a file of a node type the loader knows names nothing.
+        m: { type: 'SequencePlayer', properties: { clip: 'x.bvh' } }, u: { type: 'Custom', properties: { database: 'secret.txt' } },
+      },
     });
     expect([...files].sort()).toEqual(['../m/run.bvh', 'db.json', 'robot.glb']);
     expect(referencedFiles({ skeleton: 'builtin:biped' }).size).toBe(0);
     expect(referencedFiles(null).size).toBe(0);
     expect([...referencedFiles({ skeleton: { file: 'skel.json' } })]).toEqual(['skel.json']);
+    expect([...referencedFiles({ skeleton: { bvh: 'a\\..\\b\\walk.bvh' } })]).toEqual(['b/walk.bvh']); // as the loader reads it
   });
 
   it("lists a .gltf's external buffers and images next to it, not data: or absolute URIs", () => {

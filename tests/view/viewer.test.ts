@@ -11,13 +11,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkGraphAsset } from '../../graphs/loader.ts';
 import { loadPageAssets, startViewServer, type PageAssets } from '../../cli/view-server.ts';
 import { canvasVariance, collectErrors, describeWithBrowser, launchBrowser, type Browser } from '../support/browser.ts';
+import { hasSharedData, SHARED_DATA } from '../support/shared-data.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = join(root, 'out', 'view');
 const SAMPLE = join(root, 'graphs/examples/sample-locomotion.json');
+const ROBOT = join(root, 'graphs/examples/robot-locomotion.json');
 
 interface ViewerState {
-  status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string;
+  status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[];
   problems: { path: string; code: string; message: string }[];
 }
 const viewerState = (page: Page) => page.evaluate(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer);
@@ -127,6 +129,40 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
       expect(await page.locator('#errors h2').textContent()).toContain('(still showing the last graph that loaded)');
       const before = (await viewerState(page)).frame;
       await page.waitForFunction((f) => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame > f + 2, before, { timeout: 10000 });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+
+  // Issue 15 item 5(d): the bundled page loads a glTF graph with fetch (the graph and its .glb through
+  // the server), runs it and reports finite poses; the robot is drawn as its skinned mesh.
+  it.skipIf(!hasSharedData)(`runs the glTF robot graph in the page with fetch, as its skinned mesh, with finite poses${hasSharedData ? '' : ` (skipped: ${SHARED_DATA} not found)`}`, async () => {
+    const server = await startViewServer(ROBOT, { port: 0, assets });
+    const page = await browser.context.newPage();
+    const errors = collectErrors(page);
+    const fetched: string[] = [];
+    page.on('request', (r) => fetched.push(new URL(r.url()).pathname + new URL(r.url()).search));
+    try {
+      await page.goto(server.url);
+      await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame >= 10
+        || (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.status === 'error', null, { timeout: 30000 });
+      const state = await viewerState(page);
+      expect(state.problems).toEqual([]);
+      expect(state).toMatchObject({ status: 'running', figure: 'skinned', finite: true });
+      expect(state.bones).toBe(43);
+      // Every bone of the graph drives a bone of the mesh ('Foot.L' too, which GLTFLoader renames 'FootL').
+      expect(state.unboundGraphBones).toEqual([]);
+      // The .glb came through the server once, by its path as the asset writes it.
+      expect(fetched.filter((p) => p.startsWith('/file?'))).toEqual([`/file?path=${encodeURIComponent('../../../shared/data/gltf/RobotExpressive.glb')}`]);
+      expect(await canvasVariance(page)).toBeGreaterThan(20);
+      await page.locator('[data-parameter=gait] input').fill('2');
+      await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.debugText.includes('(Active: 2'), null, { timeout: 10000 });
+      const before = (await viewerState(page)).frame;
+      await page.waitForFunction((f) => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame > f + 10, before, { timeout: 10000 });
+      expect((await viewerState(page)).finite).toBe(true);
+      await page.screenshot({ path: join(OUT, 'robot-locomotion.png') });
       expect(errors).toEqual([]);
     } finally {
       await page.close();

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AnimGraph, type AnimGraphInstance } from './graph.ts';
-import { PARAMETER_WIDTH, Parameters, type ParameterValue } from './parameters.ts';
+import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
+import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -66,7 +66,7 @@ export interface CrowdWorkerData {
 /** The graph a source names, built on the calling thread. */
 export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGraph> {
   if ('file' in source) {
-    const { loadGraphFile } = await import('../graphs/loader.ts');
+    const { loadGraphFile } = await import('./files.ts');
     return loadGraphFile(source.file);
   }
   const url = /^[a-z][a-z0-9+.-]*:/i.test(source.module) ? source.module : pathToFileURL(source.module).href;

@@ -1,0 +1,111 @@
+import { AnimGraph, type CompiledNode, type PropertyValue } from '../../runtime/graph.ts';
+import { NodePrepareError } from '../../runtime/node.ts';
+import type { ParameterDefinition } from '../../runtime/parameters.ts';
+import { OutputType } from '../../nodes/index.ts';
+import { graphEnvelopeSchema, type GraphEnvelope } from '../schema.ts';
+import { loadClips } from './clips.ts';
+import { referencedFiles, type FileCache } from './files.ts';
+import { checkLinks } from './links.ts';
+import { checkNodes } from './nodes.ts';
+import { jsonPath, Problems, reportProtoKeys, type GraphProblem } from './problems.ts';
+import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
+import { addHelperBones, loadSkeleton } from './skeleton.ts';
+import type { z } from 'zod';
+
+export interface LoadOptions {
+  /**
+   * Folder the asset's relative file paths are relative to, as text: it names files in messages
+   * and NodePrepareContext.resolvePath. Files are read by the resolver, never from this folder.
+   */
+  baseDir?: string;
+  /** Name used in error messages (usually the file path). */
+  source?: string;
+  nodeTypes?: NodeRegistry;
+  /**
+   * False to ignore index files the asset names (a PoseSearchBlend `database`) and rebuild their
+   * data from the clips, as `animgraph index` does. Default true.
+   */
+  useIndexFiles?: boolean;
+}
+
+export type CheckResult = { ok: true; graph: AnimGraph } | { ok: false; problems: readonly GraphProblem[] };
+
+/**
+ * The one loader behind the four entry points. It yields the paths of the files it needs, in
+ * rounds (the files the asset names; then the buffers its .gltf files name), and the caller puts
+ * their contents into `files`, synchronously or not; every check then runs on those contents.
+ */
+export function* checkSteps(json: unknown, options: LoadOptions, files: FileCache): Generator<string[], CheckResult, void> {
+  const registry = options.nodeTypes ?? DEFAULT_REGISTRY;
+  const problems = new Problems();
+  reportProtoKeys(json, problems);
+  const envelope = graphEnvelopeSchema.safeParse(json);
+  if (!envelope.success) problems.addZod([], envelope.error, json);
+  // Keep checking whatever parts are readable, so one run reports everything.
+  const raw = (typeof json === 'object' && json !== null ? json : {}) as Partial<Record<keyof GraphEnvelope, unknown>>;
+  const asset: Partial<GraphEnvelope> = envelope.success ? envelope.data : salvage(raw);
+
+  const named = referencedFiles(asset, raw, registry, options.useIndexFiles ?? true);
+  yield named;
+  yield files.gltfBuffers(named);
+
+  const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
+  const skeleton = loaded && addHelperBones(asset.units ? loaded.withUnits(asset.units) : loaded, raw.helperBones, problems);
+  const { clips, declaredClips } = loadClips(asset, raw, skeleton, files, problems);
+  // Looked up by name in a Map: a binding to 'toString' must not find Object.prototype's.
+  const parameters = new Map(Object.entries(asset.parameters ?? {}) as [string, ParameterDefinition][]);
+  // Likewise a declared parameter whose definition is malformed is not also unknown where bound.
+  const declaredParameters = new Set(typeof raw.parameters === 'object' && raw.parameters !== null && !Array.isArray(raw.parameters) ? Object.keys(raw.parameters) : []);
+
+  const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
+  const nodes = checkNodes(rawNodes, registry, { parameters, declaredParameters, clips, declaredClips, skeleton }, problems);
+
+  const outputId = typeof raw.output === 'string' ? raw.output : undefined;
+  const order = checkLinks(nodes, rawNodes, outputId, problems);
+
+  if (problems.list.length > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
+  const compiled: CompiledNode[] = order.map((id) => {
+    const { envelope: node, type, properties } = nodes.get(id)!;
+    return { id, nodeType: type, properties: properties as Record<string, PropertyValue>, inputs: node.inputs ?? {} };
+  });
+  compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
+  try {
+    const graph = new AnimGraph({
+      name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled,
+      resolvePath: (path) => files.name(path), readFile: (path) => files.readFile(path), useIndexFiles: options.useIndexFiles ?? true,
+    });
+    graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
+    return { ok: true, graph };
+  } catch (e) {
+    if (e instanceof NodePrepareError) {
+      return { ok: false, problems: e.problems.map((p) => ({ path: jsonPath(['nodes', p.nodeId, 'properties', ...p.path]), code: p.code, message: p.message })) };
+    }
+    return { ok: false, problems: [{ path: '$', code: 'schema', message: `graph failed to instantiate: ${(e as Error).message}` }] };
+  }
+}
+
+function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<GraphEnvelope> {
+  const part = <T>(schema: z.ZodType<T>, value: unknown): T | undefined => {
+    const r = schema.safeParse(value);
+    return r.success ? r.data : undefined;
+  };
+  const shape = graphEnvelopeSchema.shape;
+  // Individually valid clips and parameters are still loaded, so their users can be checked.
+  const entries = <T>(schema: z.ZodType<T>, value: unknown): Record<string, T> => {
+    const out: Record<string, T> = {};
+    if (typeof value === 'object' && value !== null) {
+      for (const [k, v] of Object.entries(value)) {
+        const r = schema.safeParse(v);
+        if (r.success) out[k] = r.data;
+      }
+    }
+    return out;
+  };
+  return {
+    skeleton: part(shape.skeleton, raw.skeleton),
+    units: part(shape.units, raw.units),
+    clips: entries(shape.clips.unwrap().valueType, raw.clips),
+    parameters: entries(shape.parameters.unwrap().valueType, raw.parameters),
+    name: typeof raw.name === 'string' ? raw.name : undefined,
+  };
+}

@@ -1,0 +1,85 @@
+import type { Clip } from '../../runtime/clip.ts';
+import { gltfClip } from '../../runtime/gltf.ts';
+import { extractRootMotion, rootMotionSource } from '../../runtime/root-motion.ts';
+import { sampleClip, SAMPLE_CLIP_NAMES } from '../../runtime/sample-data.ts';
+import type { Skeleton } from '../../runtime/skeleton.ts';
+import type { GraphEnvelope } from '../schema.ts';
+import { guardGltf, isGltfPath, reportFileError, reportGltfError, type FileCache } from './files.ts';
+import type { Problems } from './problems.ts';
+
+/**
+ * The asset's clips that load, by name, with their root motion extracted where asked; and every
+ * clip name the asset declares, loaded or not.
+ */
+export function loadClips(
+  asset: Partial<GraphEnvelope>, raw: Partial<Record<keyof GraphEnvelope, unknown>>, skeleton: Skeleton | undefined, files: FileCache, problems: Problems,
+): { clips: Map<string, Clip>; declaredClips: Set<string> } {
+  const clips = new Map<string, Clip>();
+  // Every clip name the asset declares, loaded or not: a node naming a declared clip whose file
+  // failed is not also told the clip is unknown (the file's problem is the one to fix).
+  const declaredClips = new Set(typeof raw.clips === 'object' && raw.clips !== null && !Array.isArray(raw.clips) ? Object.keys(raw.clips) : []);
+  for (const [name, def] of Object.entries(asset.clips ?? {})) {
+    const clip = loadClip(name, def, files, problems);
+    if (!clip) continue;
+    if (skeleton && !clip.tracks.some((t) => skeleton.indexOf(t.bone) >= 0)) {
+      problems.add(['clips', name, 'source'], 'clip-file', `clip '${name}' animates none of the skeleton's bones`);
+    }
+    if (def.rootMotion && skeleton) {
+      const options = def.rootMotion === true ? {} : def.rootMotion;
+      const source = rootMotionSource(clip, skeleton, options.bone);
+      if (typeof source === 'string') {
+        const code = options.bone !== undefined && skeleton.indexOf(options.bone) < 0 ? 'unknown-bone' : 'no-root-motion';
+        problems.add(['clips', name, 'rootMotion', ...(options.bone !== undefined ? ['bone'] : [])], code, source);
+      } else clip.rootMotion = extractRootMotion(clip, source.bone, options.up ?? 'y', source);
+    }
+    clips.set(name, clip);
+  }
+  return { clips, declaredClips };
+}
+
+function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
+  const doc = files.loadGltf(def.source);
+  const sameFile = files.skeletonRig?.file === files.key(def.source) ? files.skeletonRig.rig : undefined;
+  const clip = doc instanceof Error ? doc : guardGltf(def.source, () => gltfClip(doc, def.animation ?? 0, { name, rig: sameFile, sampleRate: def.sampleRate }));
+  if (clip instanceof Error) {
+    reportGltfError(clip, ['clips', name, 'source'], ['clips', name, 'animation'], problems);
+    return undefined;
+  }
+  return clip;
+}
+
+function loadClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
+  let clip: Clip;
+  if (!isGltfPath(def.source)) {
+    for (const key of ['animation', 'sampleRate'] as const) {
+      if (def[key] !== undefined) problems.add(['clips', name, key], 'schema', `'${key}' applies to glTF sources (.glb, .gltf) only`);
+    }
+  }
+  if (def.source.startsWith('builtin:')) {
+    const builtin = def.source.slice('builtin:'.length);
+    if (!SAMPLE_CLIP_NAMES.includes(builtin)) {
+      problems.add(['clips', name, 'source'], 'clip-file', `no built-in clip '${builtin}' (have: ${SAMPLE_CLIP_NAMES.join(', ')})`);
+      return undefined;
+    }
+    clip = sampleClip(builtin);
+  } else if (isGltfPath(def.source)) {
+    const loaded = loadGltfClip(name, def, files, problems);
+    if (!loaded) return undefined;
+    clip = loaded;
+  } else {
+    const loaded = files.loadBvh(def.source);
+    if (loaded instanceof Error) {
+      reportFileError(loaded, ['clips', name, 'source'], problems);
+      return undefined;
+    }
+    clip = loaded.clip;
+  }
+  const [first, last] = def.frames ?? [0, -1];
+  const end = last < 0 ? clip.frameCount + last : last;
+  if (first < 0 || end >= clip.frameCount || end < first) {
+    problems.add(['clips', name, 'frames'], 'clip-frames', `frames [${first}, ${last}] are outside the clip's 0..${clip.frameCount - 1}`);
+    return undefined;
+  }
+  return clip.sliceFrames(first, last, name, def.interpolation ?? 'slerp');
+}
+

@@ -1,0 +1,241 @@
+import { BvhError, loadBvh } from '../../runtime/bvh.ts';
+import { GltfError, readGltf, type GltfDocument, type GltfRig } from '../../runtime/gltf.ts';
+import type { PropertySpec } from '../../runtime/node.ts';
+import { SkeletonError } from '../../runtime/skeleton.ts';
+import type { GraphEnvelope } from '../schema.ts';
+import { dirnamePath, joinPath, normalizePath } from './paths.ts';
+import type { ProblemCode, Problems } from './problems.ts';
+import type { NodeRegistry } from './registry.ts';
+
+/** A file's contents as a resolver gives them: text, or bytes (text files are decoded as UTF-8). */
+export type ResolvedFile = string | ArrayBuffer | Uint8Array;
+
+/**
+ * Returns the contents of a file the asset names, by the path as written in the asset (relative to
+ * the graph). Throws (or rejects) when it cannot.
+ */
+export type FileResolver = (path: string) => ResolvedFile | Promise<ResolvedFile>;
+
+/** A resolver that answers at once (memory, the file system). */
+export type SyncFileResolver = (path: string) => ResolvedFile;
+
+export const isGltfPath = (path: string): boolean => /\.gl(b|tf)$/i.test(path);
+
+/** What a file is when the load was given no resolver: reported as a `file` problem. */
+export class NoResolverError extends Error {}
+
+const NO_RESOLVER = 'no file resolver was given (pass `resolve` to loadGraph or `resolveSync` to loadGraphAsset; in Node, '
+  + "use loadGraphFile, or resolveSync: fileResolver(folder) from 'animgraph/node')";
+
+/**
+ * The files of one load: every file the asset names is fetched before any check (the loader asks
+ * for them in rounds, see checkSteps), then the checks read them from here synchronously. Files are
+ * kept by normalised asset path, so './walk.bvh' and 'walk.bvh' are read and parsed once.
+ */
+export class FileCache {
+  private readonly contents = new Map<string, ResolvedFile | Error>();
+  private readonly bvh = new Map<string, ReturnType<typeof loadBvh> | BvhError | Error>();
+  private readonly gltf = new Map<string, GltfDocument | Error>();
+  /** The skeleton's glTF skin, so that clips from the same file target its bones by node. */
+  skeletonRig: { file: string; rig: GltfRig } | null = null;
+
+  /**
+   * @param baseDir names files in messages (a path relative to it), when given
+   * @param lateResolver reads a file no round asked for (a custom node's prepare), when it can answer at once
+   */
+  constructor(readonly baseDir: string | undefined, private readonly lateResolver?: SyncFileResolver) {}
+
+  /** The key of a path written in the asset. */
+  key(path: string): string {
+    return normalizePath(path);
+  }
+
+  /** How a file is named in messages: joined to baseDir when there is one. */
+  name(path: string): string {
+    return this.baseDir === undefined ? path : joinPath(this.baseDir, path);
+  }
+
+  /** Of `paths`, those not fetched yet, once each, as first written. */
+  missing(paths: readonly string[]): string[] {
+    const seen = new Set<string>();
+    return paths.filter((path) => {
+      const key = this.key(path);
+      if (this.contents.has(key) || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
+  /** Stores what the resolver gave for `path` (or why it gave nothing). */
+  put(path: string, contents: unknown): void {
+    this.contents.set(this.key(path), checkContents(path, contents));
+  }
+
+  /** Stores, for every one of `paths`, that no resolver was given. */
+  putUnresolvable(paths: readonly string[]): void {
+    for (const path of paths) this.contents.set(this.key(path), new NoResolverError(NO_RESOLVER));
+  }
+
+  private get(path: string): ResolvedFile | Error {
+    const key = this.key(path);
+    let got = this.contents.get(key);
+    if (got === undefined) {
+      if (this.lateResolver) {
+        let value: unknown;
+        try {
+          value = this.lateResolver(path);
+        } catch (e) {
+          value = e instanceof Error ? e : new Error(String(e));
+        }
+        got = checkContents(path, value);
+      } else got = new Error(`'${path}' was not fetched before the load (only files the asset names in its skeleton, clips and file properties are)`);
+      this.contents.set(key, got);
+    }
+    return got;
+  }
+
+  /** A file's bytes; throws the resolver's error (with its `code`, e.g. ENOENT, when it has one). */
+  readFile(path: string): Uint8Array {
+    const got = this.get(path);
+    if (got instanceof Error) throw got;
+    if (typeof got === 'string') return new TextEncoder().encode(got);
+    return got instanceof Uint8Array ? got : new Uint8Array(got);
+  }
+
+  /** A file's text (bytes decoded as UTF-8); throws like readFile. */
+  readText(path: string): string {
+    const got = this.get(path);
+    if (got instanceof Error) throw got;
+    return typeof got === 'string' ? got : new TextDecoder('utf-8').decode(got);
+  }
+
+  loadBvh(path: string): ReturnType<typeof loadBvh> | BvhError | Error {
+    const key = this.key(path);
+    let cached = this.bvh.get(key);
+    if (cached === undefined) {
+      try {
+        cached = loadBvh(this.readText(path), path, this.name(path));
+      } catch (e) {
+        cached = e instanceof BvhError ? e : new (e instanceof NoResolverError ? NoResolverError : Error)(`cannot read '${path}': ${(e as Error).message}`);
+      }
+      this.bvh.set(key, cached);
+    }
+    return cached;
+  }
+
+  /** A glTF file parsed once per load, whichever clips name it; external buffers relative to it. */
+  loadGltf(path: string): GltfDocument | Error {
+    const key = this.key(path);
+    let cached = this.gltf.get(key);
+    if (cached === undefined) {
+      let bytes: Uint8Array | undefined;
+      try {
+        bytes = this.readFile(path);
+      } catch (e) {
+        cached = new Error(`cannot read '${path}': ${(e as Error).message}`);
+      }
+      if (bytes) cached = guardGltf(path, () => readGltf(bytes, { source: path, readUri: (uri) => this.readFile(bufferPath(path, uri)) }));
+      this.gltf.set(key, cached!);
+    }
+    return cached!;
+  }
+
+  /**
+   * The external buffers (by asset path) of the glTF files among `paths`: a text .gltf names its
+   * binary data by URI relative to itself, known only once its JSON is read.
+   */
+  gltfBuffers(paths: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const path of paths) {
+      if (!isGltfPath(path)) continue;
+      const doc = this.loadGltf(path);
+      if (doc instanceof Error) continue;
+      const buffers = doc.json.buffers;
+      if (!Array.isArray(buffers)) continue;
+      for (const b of buffers) {
+        const uri = (b as { uri?: unknown } | null)?.uri;
+        if (typeof uri === 'string' && !uri.startsWith('data:')) out.push(bufferPath(path, uri));
+      }
+    }
+    return out;
+  }
+}
+
+/** The asset path of a buffer a glTF file names by (percent-encoded) URI relative to itself. */
+function bufferPath(gltfPath: string, uri: string): string {
+  let decoded = uri;
+  try {
+    decoded = decodeURIComponent(uri);
+  } catch {
+    // A malformed escape is left as written; the resolver reports the file it cannot find.
+  }
+  return joinPath(dirnamePath(gltfPath), decoded);
+}
+
+function checkContents(path: string, value: unknown): ResolvedFile | Error {
+  if (value instanceof Error) return value;
+  if (typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer) return value;
+  const what = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'an object') : typeof value;
+  return new Error(`the resolver gave ${what} for '${path}', not text, an ArrayBuffer or a Uint8Array`);
+}
+
+/** Runs an import; an error other than GltfError (a bug, not the file) is still reported, never thrown. */
+export function guardGltf<T>(path: string, run: () => T): T | Error {
+  try {
+    return run();
+  } catch (e) {
+    return e instanceof GltfError ? e : new GltfError(path, 'malformed', [`cannot import: ${(e as Error).message}`]);
+  }
+}
+
+/** A glTF problem at the asset path it concerns: the file, the skin or the animation named. */
+export function reportGltfError(error: Error, file: readonly PropertyKey[], named: readonly PropertyKey[], problems: Problems): void {
+  if (!(error instanceof GltfError)) {
+    problems.add(file, 'file', error.message);
+    return;
+  }
+  const where = {
+    malformed: [file, 'gltf'], unreadable: [file, 'file'], 'too-large': [named, 'gltf'], 'unknown-skin': [named, 'unknown-skin'],
+    'skin-not-tree': [named, 'skeleton'], 'unknown-animation': [named, 'unknown-animation'], 'empty-animation': [named, 'empty-animation'],
+  } as const satisfies Record<GltfError['code'], readonly [unknown, ProblemCode]>;
+  const [keys, code] = where[error.code];
+  for (const p of error.problems) problems.add(keys as readonly PropertyKey[], code, `${error.source}: ${p}`);
+}
+
+export function reportFileError(error: BvhError | Error, where: readonly PropertyKey[], problems: Problems): void {
+  if (error instanceof BvhError) {
+    for (const p of error.problems) problems.add(where, 'bvh', `malformed BVH ${error.source} line ${p.line}: ${p.message}`);
+  } else if (error instanceof SkeletonError) {
+    for (const p of error.problems) problems.add(where, 'skeleton', p.message);
+  } else problems.add(where, error instanceof NoResolverError ? 'file' : 'clip-file', error.message);
+}
+
+/**
+ * Every file the asset names, as written: the skeleton's, the clips' sources, and the `file`
+ * properties of known node types (index files, unless they are to be ignored). Malformed parts
+ * name nothing here; their checks report them.
+ */
+export function referencedFiles(
+  asset: Partial<GraphEnvelope>, raw: Partial<Record<keyof GraphEnvelope, unknown>>, registry: NodeRegistry, useIndexFiles: boolean,
+): string[] {
+  const out: string[] = [];
+  const skeleton = asset.skeleton;
+  if (typeof skeleton === 'object') out.push('gltf' in skeleton ? skeleton.gltf : 'bvh' in skeleton ? skeleton.bvh : skeleton.file);
+  for (const def of Object.values(asset.clips ?? {})) if (!def.source.startsWith('builtin:')) out.push(def.source);
+  if (!useIndexFiles || typeof raw.nodes !== 'object' || raw.nodes === null) return out;
+  const fileValues = (specs: Readonly<Record<string, PropertySpec>>, values: unknown): void => {
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) return;
+    for (const [name, spec] of Object.entries(specs)) {
+      if (!Object.hasOwn(values, name)) continue;
+      const value = (values as Record<string, unknown>)[name];
+      if (spec.kind === 'file' && typeof value === 'string') out.push(value);
+      else if (spec.kind === 'list' && Array.isArray(value)) for (const item of value) fileValues(spec.item, item);
+    }
+  };
+  for (const node of Object.values(raw.nodes as Record<string, unknown>)) {
+    const type = typeof node === 'object' && node !== null ? (node as { type?: unknown }).type : undefined;
+    const nodeType = typeof type === 'string' ? registry.get(type) : undefined;
+    if (nodeType) fileValues(nodeType.properties, (node as { properties?: unknown }).properties);
+  }
+  return out;
+}

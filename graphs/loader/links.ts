@@ -1,0 +1,202 @@
+import { MAX_GRAPH_DEPTH } from '../../runtime/graph.ts';
+import type { NodeEnvelope } from '../schema.ts';
+import type { CheckedNode } from './nodes.ts';
+import { jsonPath, type Problems } from './problems.ts';
+
+/**
+ * Checks the links between the nodes and from the output, the graph's depth and where
+ * inertialization is requested; the post-order of the nodes the output reaches (undefined when
+ * links form a cycle).
+ */
+export function checkLinks(
+  nodes: ReadonlyMap<string, CheckedNode>, rawNodes: Record<string, unknown>, outputId: string | undefined, problems: Problems,
+): string[] | undefined {
+  // Links: every declared input linked to an existing node, nothing linked twice.
+  const consumers = new Map<string, string>();
+  /** The node each node feeds (undefined for the output's node), for walking toward the output. */
+  const consumerNode = new Map<string, string | undefined>();
+  const claim = (target: string, by: readonly PropertyKey[]) => {
+    consumerNode.set(target, by[0] === 'nodes' ? String(by[1]) : undefined);
+    const previous = consumers.get(target);
+    if (previous !== undefined) {
+      problems.add(by, 'shared-link', `node '${target}' already feeds ${previous}; a pose can feed one input only (add another node for each use)`);
+    } else consumers.set(target, jsonPath(by));
+  };
+  for (const [id, { envelope: node, type }] of nodes) {
+    const inputs = node.inputs ?? {};
+    for (const name of Object.keys(inputs)) {
+      if (!type.inputs.some((s) => s.name === name)) {
+        problems.add(['nodes', id, 'inputs', name], 'unknown-input', `${type.type} has no input '${name}' (inputs: ${type.inputs.map((s) => s.name).join(', ') || 'none'})`);
+      }
+    }
+    for (const spec of type.inputs) {
+      const value = inputs[spec.name];
+      const where = ['nodes', id, 'inputs', spec.name];
+      if (value === undefined) {
+        problems.add(where, 'missing-link', `input '${spec.name}' of ${type.type} '${id}' is not linked`);
+        continue;
+      }
+      if (spec.kind === 'pose' && typeof value !== 'string') {
+        problems.add(where, 'schema', `input '${spec.name}' takes one node id, not a list`);
+        continue;
+      }
+      if (spec.kind === 'poseList' && !Array.isArray(value)) {
+        problems.add(where, 'schema', `input '${spec.name}' takes a list of node ids`);
+        continue;
+      }
+      const targets = Array.isArray(value) ? value : [value];
+      if (spec.kind === 'poseList' && targets.length < (spec.minCount ?? 1)) {
+        problems.add(where, 'missing-link', `input '${spec.name}' needs at least ${spec.minCount ?? 1} pose(s), has ${targets.length}`);
+      }
+      targets.forEach((target, i) => {
+        const at = Array.isArray(value) ? [...where, i] : where;
+        const linked = nodes.get(target);
+        if (!linked) {
+          if (!Object.hasOwn(rawNodes, target)) problems.add(at, 'dangling-link', `links to '${target}', which is not a node of this graph`);
+          return;
+        }
+        claim(target, at);
+        if (spec.accepts && !spec.accepts.includes(linked.type.space)) {
+          problems.add(at, 'space-mismatch', `input '${spec.name}' of ${type.type} '${id}' accepts only ${spec.accepts.join(' or ')}-space poses, but ${linked.type.type} '${target}' produces a ${linked.type.space}-space pose, which cannot be converted here`);
+        }
+      });
+    }
+  }
+  if (outputId !== undefined) {
+    if (!nodes.has(outputId)) {
+      if (!Object.hasOwn(rawNodes, outputId)) problems.add(['output'], 'dangling-link', `output names '${outputId}', which is not a node of this graph`);
+    } else claim(outputId, ['output']);
+  }
+  const order = postOrder(nodes, outputId, problems);
+  if (order && outputId !== undefined && nodes.has(outputId)) checkDepth(nodes, order, outputId, problems);
+  // A node that requests inertialization needs a node that provides it between it and the output.
+  // Memoised per node (true: a provider lies between it and the output), so that a long chain of
+  // requesters costs one walk, not one per requester.
+  const providedBelow = new Map<string, boolean>();
+  for (const [id, { type, properties }] of nodes) {
+    if (!type.requestsInertialization?.(properties) || !consumerNode.has(id)) continue;
+    const walked: string[] = [];
+    let at = consumerNode.get(id);
+    let provided = false;
+    while (at !== undefined) {
+      const known = providedBelow.get(at);
+      if (known !== undefined) {
+        provided = known;
+        break;
+      }
+      if (nodes.get(at)?.type.providesInertialization) {
+        provided = true;
+        break;
+      }
+      providedBelow.set(at, false); // provisional: also stops a walk round a cycle
+      walked.push(at);
+      at = consumerNode.get(at);
+    }
+    for (const w of walked) providedBelow.set(w, provided);
+    if (!provided) {
+      problems.add(['nodes', id, 'properties', 'blendMode'], 'no-inertialization',
+        `${type.type} '${id}' requests inertialization, but no Inertialization node lies between it and the output '${outputId}': add one below it, or use blendMode "crossfade"`);
+    }
+  }
+
+  return order;
+}
+
+/** A node's links as (JSON path below the node, target id) pairs, in pin order. */
+function linksOf(node: { envelope: NodeEnvelope }): [PropertyKey[], string][] {
+  const out: [PropertyKey[], string][] = [];
+  for (const [pin, value] of Object.entries(node.envelope.inputs ?? {})) {
+    if (Array.isArray(value)) value.forEach((target, i) => out.push([['inputs', pin, i], target]));
+    else out.push([['inputs', pin], value]);
+  }
+  return out;
+}
+
+/**
+ * Post-order (children before parents) of the nodes reachable from the output; reports cycles.
+ * Iterative, with an explicit stack, so that a chain of any length is checked (and rejected as
+ * too deep) instead of overflowing the loader's own stack.
+ */
+function postOrder(
+  nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, outputId: string | undefined, problems: Problems,
+): string[] | undefined {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const order: string[] = [];
+  const reported = new Set<string>();
+  let ok = true;
+  /** The nodes being visited, from the root of this walk down; and where each sits in it. */
+  const path: string[] = [];
+  const pathIndex = new Map<string, number>();
+  const frames: { id: string; targets: string[]; next: number }[] = [];
+  const enter = (id: string): void => {
+    const node = nodes.get(id);
+    if (!node) return;
+    const s = state.get(id);
+    if (s === 'done') return;
+    if (s === 'visiting') {
+      const cycle = [...path.slice(pathIndex.get(id)), id];
+      const key = [...cycle].sort().join(',');
+      if (!reported.has(key)) {
+        reported.add(key);
+        problems.add(['nodes', id, 'inputs'], 'cycle', `links form a cycle: ${cycle.join(' -> ')}`);
+      }
+      ok = false;
+      return;
+    }
+    state.set(id, 'visiting');
+    pathIndex.set(id, path.length);
+    path.push(id);
+    frames.push({ id, targets: linksOf(node).map(([, target]) => target), next: 0 });
+  };
+  const visit = (root: string): void => {
+    enter(root);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1];
+      if (frame.next < frame.targets.length) {
+        enter(frame.targets[frame.next++]);
+        continue;
+      }
+      frames.pop();
+      path.pop();
+      pathIndex.delete(frame.id);
+      state.set(frame.id, 'done');
+      order.push(frame.id);
+    }
+  };
+  // Every node is checked for cycles, reachable from the output or not.
+  if (outputId !== undefined) visit(outputId);
+  const reachable = new Set(order);
+  for (const id of nodes.keys()) visit(id);
+  return ok ? order.filter((id) => reachable.has(id)) : undefined;
+}
+
+/**
+ * Reports a graph whose longest chain from the output node down to a leaf has more than
+ * MAX_GRAPH_DEPTH nodes (`too-deep`, at the link that leads past the limit): update, evaluate
+ * and the debug tree recurse once per level, so the limit is what keeps them inside the stack.
+ * `order` is the acyclic post-order of the nodes reachable from the output.
+ */
+function checkDepth(
+  nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, order: readonly string[], outputId: string, problems: Problems,
+): void {
+  const height = new Map<string, number>();
+  for (const id of order) {
+    let h = 0;
+    for (const [, target] of linksOf(nodes.get(id)!)) h = Math.max(h, height.get(target) ?? 0);
+    height.set(id, h + 1);
+  }
+  const depth = height.get(outputId) ?? 0;
+  if (depth <= MAX_GRAPH_DEPTH) return;
+  // Down the deepest chain to the node at the last level allowed, whose link goes one further.
+  let at = outputId;
+  for (let level = 1; ; level++) {
+    const links = linksOf(nodes.get(at)!);
+    const [keys, target] = links.find(([, t]) => height.get(t) === height.get(at)! - 1)!;
+    if (level === MAX_GRAPH_DEPTH) {
+      problems.add(['nodes', at, ...keys], 'too-deep',
+        `the graph is ${depth} nodes deep from its output '${outputId}'; at most ${MAX_GRAPH_DEPTH} are allowed, and this link to '${target}' is level ${MAX_GRAPH_DEPTH + 1}`);
+      return;
+    }
+    at = target;
+  }
+}

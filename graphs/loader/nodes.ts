@@ -1,0 +1,146 @@
+import type { z } from 'zod';
+import type { Clip } from '../../runtime/clip.ts';
+import type { NodeType, PropertySpec } from '../../runtime/node.ts';
+import { parameterFits, type ParameterDefinition, type ParameterType } from '../../runtime/parameters.ts';
+import type { Skeleton } from '../../runtime/skeleton.ts';
+import { nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema, type NodeEnvelope } from '../schema.ts';
+import type { Problems } from './problems.ts';
+import type { NodeRegistry } from './registry.ts';
+
+/** A node whose envelope and type are known: its properties checked (the well-formed ones, if some are not). */
+export interface CheckedNode {
+  envelope: NodeEnvelope;
+  type: NodeType;
+  properties: Record<string, unknown>;
+}
+
+/** What node properties may name: parameters, clips and bones (declared: named in the asset, well formed or not). */
+export interface NodeReferences {
+  parameters: ReadonlyMap<string, ParameterDefinition>;
+  declaredParameters: ReadonlySet<string>;
+  clips: ReadonlyMap<string, Clip>;
+  declaredClips: ReadonlySet<string>;
+  skeleton: Skeleton | undefined;
+}
+
+// Building a zod schema costs far more than using it: one per node type (and property spec), not
+// one per node, keeps a 10,000-node asset's check in well under a second.
+const propertiesSchemas = new WeakMap<object, z.ZodObject>();
+const propertySchemas = new WeakMap<PropertySpec, z.ZodType>();
+function cachedPropertiesSchema(type: NodeType): z.ZodObject {
+  let schema = propertiesSchemas.get(type.properties);
+  if (!schema) propertiesSchemas.set(type.properties, schema = nodePropertiesSchema(type));
+  return schema;
+}
+function cachedPropertySchema(spec: PropertySpec): z.ZodType {
+  let schema = propertySchemas.get(spec);
+  if (!schema) propertySchemas.set(spec, schema = propertySchema(spec));
+  return schema;
+}
+
+/** Checks every node's envelope, type and properties; the nodes that could be read, by id. */
+export function checkNodes(rawNodes: Record<string, unknown>, registry: NodeRegistry, refs: NodeReferences, problems: Problems): Map<string, CheckedNode> {
+  const nodes = new Map<string, CheckedNode>();
+  const { parameters, declaredParameters, clips, declaredClips, skeleton } = refs;
+  for (const [id, rawNode] of Object.entries(rawNodes)) {
+    const validId = nodeIdSchema.safeParse(id);
+    if (!validId.success) problems.add(['nodes', id], 'schema', `node id '${id}': ${validId.error.issues[0].message}`);
+    const parsed = nodeEnvelopeSchema.safeParse(rawNode);
+    if (!parsed.success) {
+      problems.addZod(['nodes', id], parsed.error, rawNode);
+      continue;
+    }
+    const node = parsed.data;
+    const type = registry.get(node.type);
+    if (!type) {
+      problems.add(['nodes', id, 'type'], 'unknown-node-type', `unknown node type '${node.type}' (known: ${registry.list().map((t) => t.type).join(', ')})`);
+      continue;
+    }
+    const props = cachedPropertiesSchema(type).safeParse(node.properties ?? {});
+    if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error, node.properties ?? {});
+    // When some properties are malformed, the well-formed ones are still checked, so one run
+    // reports an unknown bone next to a missing one.
+    const properties = props.success ? props.data : wellFormedProperties(type.properties, node.properties ?? {});
+    checkPropertyReferences(id, type, properties, node, parameters, declaredParameters, clips, declaredClips, skeleton, problems);
+    nodes.set(id, { envelope: node, type, properties });
+  }
+  return nodes;
+}
+
+function wellFormedProperties(specs: Readonly<Record<string, PropertySpec>>, raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    if (!Object.hasOwn(raw, name)) continue;
+    const value = raw[name];
+    if (cachedPropertySchema(spec).safeParse(value).success) out[name] = value;
+    else if (spec.kind === 'list' && Array.isArray(value)) {
+      // The well-formed fields of every item are still checked; indices (and so paths) stay.
+      out[name] = value.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) ? wellFormedProperties(spec.item, item) : null));
+    }
+  }
+  return out;
+}
+
+function checkPropertyReferences(
+  id: string, type: NodeType, properties: Record<string, unknown>, node: NodeEnvelope,
+  parameters: ReadonlyMap<string, ParameterDefinition>, declaredParameters: ReadonlySet<string>,
+  clips: ReadonlyMap<string, Clip>, declaredClips: ReadonlySet<string>,
+  skeleton: Skeleton | undefined, problems: Problems,
+): void {
+  const unknownClip = (clip: unknown): clip is string => typeof clip === 'string' && !clips.has(clip) && !declaredClips.has(clip);
+  const declared = () => [...declaredClips].join(', ') || 'none';
+  // Runs over the node's properties, and again over each item of a list property.
+  const checkValues = (specs: Readonly<Record<string, PropertySpec>>, values: Readonly<Record<string, unknown>>, at: readonly PropertyKey[]): void => {
+    for (const [name, spec] of Object.entries(specs)) {
+      const value = values[name];
+      const where = [...at, name];
+      if (value === undefined) continue;
+      if (spec.kind !== 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'param')) {
+        const param = (value as { param: string }).param;
+        const def = parameters.get(param);
+        if (!def) {
+          if (!declaredParameters.has(param)) {
+            problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${[...declaredParameters].join(', ') || 'none'})`);
+          }
+        } else if (!parameterFits(spec.kind as ParameterType, def.type)) {
+          problems.add([...where, 'param'], 'parameter-type', `property '${name}' is ${spec.kind} but parameter '${param}' is ${def.type}`);
+        }
+        continue;
+      }
+      if (spec.kind === 'clip' && unknownClip(value)) {
+        problems.add(where, 'unknown-clip', `unknown clip '${value}' (declared: ${declared()})`);
+      }
+      if (spec.kind === 'bone' && typeof value === 'string' && skeleton && skeleton.indexOf(value) < 0) {
+        problems.add(where, 'unknown-bone', `the skeleton has no bone '${value}'`);
+      }
+      if (spec.kind === 'floatList' && Array.isArray(value)) {
+        const linked = node.inputs?.[spec.perInput];
+        const count = Array.isArray(linked) ? linked.length : 0;
+        if (value.length !== count) {
+          problems.add(where, 'schema', `has ${value.length} entries but input '${spec.perInput}' has ${count} poses`);
+        }
+      }
+      if (spec.kind === 'clipList' && Array.isArray(value)) {
+        value.forEach((clip, i) => {
+          if (unknownClip(clip)) {
+            problems.add([...where, i], 'unknown-clip', `unknown clip '${clip}' (declared: ${declared()})`);
+          }
+        });
+      }
+      if (spec.kind === 'list' && Array.isArray(value)) {
+        value.forEach((item, i) => {
+          if (typeof item === 'object' && item !== null && !Array.isArray(item)) checkValues(spec.item, item as Record<string, unknown>, [...where, i]);
+        });
+      }
+    }
+  };
+  checkValues(type.properties, properties, ['nodes', id, 'properties']);
+  type.check?.({
+    id,
+    properties,
+    rawProperties: node.properties ?? {},
+    skeleton,
+    clipNames: new Set(clips.keys()),
+    report: (path, code, message) => problems.add(['nodes', id, 'properties', ...path], code, message),
+  });
+}

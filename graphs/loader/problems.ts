@@ -1,0 +1,130 @@
+import type { z } from 'zod';
+
+export type ProblemCode =
+  | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
+  | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
+  | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'no-root-motion'
+  | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation' | 'not-bindable' | 'too-deep';
+
+/** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
+export interface GraphProblem {
+  path: string;
+  code: ProblemCode;
+  message: string;
+}
+
+/** Every problem found in a graph asset, reported at once. */
+export class GraphLoadError extends Error {
+  constructor(readonly source: string, readonly problems: readonly GraphProblem[]) {
+    super(`${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    this.name = 'GraphLoadError';
+  }
+}
+
+/** JSON path text for a path of keys, e.g. ['nodes', 'blend', 'inputs', 0] -> `$.nodes.blend.inputs[0]`. */
+export function jsonPath(keys: readonly PropertyKey[]): string {
+  let out = '$';
+  for (const key of keys) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) out += `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+export class Problems {
+  readonly list: GraphProblem[] = [];
+  add(keys: readonly PropertyKey[], code: ProblemCode, message: string): void {
+    this.list.push({ path: jsonPath(keys), code, message });
+  }
+  /** Reports zod's issues for `input`, the value parsed at `prefix`. */
+  addZod(prefix: readonly PropertyKey[], error: z.ZodError, input: unknown): void {
+    const seen = new Set<string>();
+    for (const issue of error.issues) {
+      // Reported once, at the key itself, by reportProtoKeys.
+      if (issue.code === 'unrecognized_keys' && issue.keys.every((k) => k === '__proto__')) continue;
+      // JSON.parse turns a number beyond the float range (1e400) into ±Infinity, which zod reports
+      // as a bare "Invalid input" when the value may also be a binding: name the number instead.
+      const value = valueAt(input, issue.path);
+      const inner = nonFinitePath(value);
+      const keys = inner ? [...prefix, ...issue.path, ...inner] : [...prefix, ...issue.path];
+      // A binding where the schema takes only a literal: a property its node reads once (bindable: false).
+      const refused = !inner && issue.code === 'invalid_type' && isBinding(value);
+      const message = inner ? 'not a finite number (a JSON number beyond ±1.8e308 reads as Infinity)'
+        : refused ? `cannot be bound to a parameter (the node reads it once, when it is built): give a literal (${issue.message})` : issue.message;
+      const key = `${jsonPath(keys)}\n${message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      this.add(keys, refused ? 'not-bindable' : 'schema', message);
+    }
+  }
+}
+
+/** Whether a value is written as a parameter binding, `{ "param": "name" }`. */
+function isBinding(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1
+    && typeof (value as { param?: unknown }).param === 'string';
+}
+
+function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of keys) {
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+/**
+ * Reports every `__proto__` key in the asset. JSON.parse makes it an ordinary own key, but
+ * JavaScript objects built from it (zod's records, spreads, `obj[name] = …`) drop it or change
+ * their prototype instead, so a clip, parameter or node of that name would vanish silently; it
+ * is refused by name instead. The walk is iterative: an asset may nest arbitrarily deep.
+ */
+export function reportProtoKeys(json: unknown, problems: Problems): void {
+  // Each entry keeps its parent's entry and its key; a path is built only for a key reported.
+  type Entry = { value: unknown; key: PropertyKey; parent: Entry | null };
+  const keysOf = (entry: Entry): PropertyKey[] => {
+    const keys: PropertyKey[] = [];
+    for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
+    return keys.reverse();
+  };
+  const stack: Entry[] = [{ value: json, key: '', parent: null }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const value = entry.value;
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: entry });
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__') problems.add([...keysOf(entry), key], 'schema', `'__proto__' cannot be a name or key in an asset (JavaScript objects treat it specially): rename it`);
+      else stack.push({ value: (value as Record<string, unknown>)[key], key, parent: entry });
+    }
+  }
+}
+
+/**
+ * The keys leading to the first non-finite number inside `value` ([] for the value itself), or
+ * undefined. Iterative, depth first in key order, and no deeper than 16 levels: a malformed value
+ * may nest arbitrarily deep, and a path of thousands of keys names nothing useful.
+ */
+function nonFinitePath(value: unknown): PropertyKey[] | undefined {
+  type Entry = { value: unknown; key: PropertyKey; parent: Entry | null; depth: number };
+  const stack: Entry[] = [{ value, key: '', parent: null, depth: 0 }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const v = entry.value;
+    if (typeof v === 'number') {
+      if (Number.isFinite(v)) continue;
+      const keys: PropertyKey[] = [];
+      for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
+      return keys.reverse();
+    }
+    if (typeof v !== 'object' || v === null || entry.depth >= 16) continue;
+    const items = Array.isArray(v) ? [...v.entries()] : Object.entries(v);
+    for (let i = items.length - 1; i >= 0; i--) stack.push({ value: items[i][1], key: items[i][0], parent: entry, depth: entry.depth + 1 });
+  }
+  return undefined;
+}

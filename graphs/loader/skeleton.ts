@@ -1,0 +1,97 @@
+import * as z from 'zod';
+import { gltfRig } from '../../runtime/gltf.ts';
+import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/skeleton.ts';
+import { helperBoneSchema, type GraphEnvelope } from '../schema.ts';
+import { guardGltf, reportFileError, reportGltfError, type FileCache } from './files.ts';
+import { jsonPath, type Problems } from './problems.ts';
+
+function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, files: FileCache, problems: Problems): Skeleton | undefined {
+  const doc = files.loadGltf(source.gltf);
+  const rig = doc instanceof Error ? doc : guardGltf(source.gltf, () => gltfRig(doc, source.skin ?? 0));
+  if (rig instanceof Error) {
+    reportGltfError(rig, ['skeleton', 'gltf'], ['skeleton', 'skin'], problems);
+    return undefined;
+  }
+  files.skeletonRig = { file: files.key(source.gltf), rig };
+  return rig.skeleton;
+}
+
+const jsonSkeletonSchema = z.object({
+  bones: z.array(z.object({
+    name: z.string().min(1),
+    parent: z.string().nullable().optional(),
+    translation: z.tuple([z.number(), z.number(), z.number()]).optional(),
+    rotation: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(),
+    scale: z.tuple([z.number(), z.number(), z.number()]).optional(),
+  }).strict()).min(1),
+}).strict();
+
+export function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache, problems: Problems): Skeleton | undefined {
+  if (source === 'builtin:biped') return sampleSkeleton();
+  if ('gltf' in source) return loadGltfSkeleton(source, files, problems);
+  if ('bvh' in source) {
+    const loaded = files.loadBvh(source.bvh);
+    if (loaded instanceof Error) {
+      reportFileError(loaded, ['skeleton', 'bvh'], problems);
+      return undefined;
+    }
+    return loaded.skeleton;
+  }
+  const where = ['skeleton', 'file'];
+  let json: unknown;
+  try {
+    json = JSON.parse(files.readText(source.file));
+  } catch (e) {
+    problems.add(where, 'file', `cannot read skeleton '${source.file}': ${(e as Error).message}`);
+    return undefined;
+  }
+  const parsed = jsonSkeletonSchema.safeParse(json);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.add(where, 'skeleton', `${jsonPath(issue.path)} in ${source.file}: ${issue.message}`);
+    return undefined;
+  }
+  try {
+    return Skeleton.fromDefinitions(parsed.data.bones);
+  } catch (e) {
+    if (e instanceof SkeletonError) for (const p of e.problems) problems.add(where, 'skeleton', `${source.file}: ${p.message}`);
+    else throw e;
+    return undefined;
+  }
+}
+
+/**
+ * The skeleton with the asset's `helperBones` appended (malformed fields are reported by the
+ * envelope check; a helper with a name and a parent still takes its place). Problems name
+ * `$.helperBones[i]` and the field; checking then goes on with the helper bones that could be
+ * added, so the nodes that use them are still checked.
+ */
+export function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Problems): Skeleton {
+  if (!Array.isArray(raw) || raw.length === 0) return skeleton;
+  const indices: number[] = [];
+  const bones: BoneDefinition[] = [];
+  raw.forEach((item, i) => {
+    const parsed = helperBoneSchema.safeParse(item);
+    // A helper with a malformed offset still takes its place in the hierarchy (its children name it).
+    const { name, parent } = (typeof item === 'object' && item !== null ? item : {}) as { name?: unknown; parent?: unknown };
+    if (parsed.success || (typeof name === 'string' && typeof parent === 'string')) {
+      indices.push(i);
+      bones.push(parsed.success ? parsed.data : { name: name as string, parent: parent as string });
+    }
+  });
+  try {
+    return skeleton.withExtraBones(bones);
+  } catch (e) {
+    if (!(e instanceof SkeletonError)) throw e;
+    for (const p of e.problems) problems.add(['helperBones', indices[p.bone], ...(p.field ? [p.field] : [])], 'skeleton', p.message);
+  }
+  let partial = skeleton;
+  for (const bone of bones) {
+    try {
+      partial = partial.withExtraBones([bone]);
+    } catch {
+      // Reported above.
+    }
+  }
+  return partial;
+}

@@ -1,0 +1,360 @@
+import type { ClipBinding } from './clip.ts';
+import type { PoseNode, PoseSpace } from './anim-node.ts';
+import type { ComponentPoseLink, Link, PoseLink } from './link.ts';
+import type { Skeleton } from './skeleton.ts';
+import type { ParameterType } from './parameters.ts';
+import type { ZodType, output } from 'zod';
+
+/*
+ * Node types: what a node declares once (its properties and pins), read by the asset schema, the
+ * loader and the editor, and how an instance of it is built from a graph's resolved properties.
+ */
+
+/**
+ * A property that can be a literal or bound to a parameter of a compatible type. `bindable: false`
+ * makes it a literal only (a node that reads it once, when built, says so): the loader refuses a
+ * binding on it (`not-bindable`) and the JSON Schema offers none. Every other property of these
+ * kinds must honour its binding, reading the parameter every frame.
+ */
+export type BindableSpec =
+  | { kind: 'float'; default: number; min?: number; max?: number; bindable?: false }
+  | { kind: 'int'; default: number; min?: number; max?: number; bindable?: false }
+  | { kind: 'bool'; default: boolean; bindable?: false }
+  | { kind: 'vec3'; default: [number, number, number]; bindable?: false };
+
+export type PropertySpec =
+  | BindableSpec
+  | { kind: 'enum'; options: readonly string[]; default: string }
+  /** The name of a clip declared in the asset's `clips`. Required. */
+  | { kind: 'clip' }
+  /**
+   * The name of a skeleton bone. Required, unless `optional`: then it may be left out, and the node
+   * reads '' (no bone) from ResolvedProperties.bone.
+   */
+  | { kind: 'bone'; optional?: boolean }
+  /** A list of numbers, one per entry of a pose-list input (for example blend times). */
+  | { kind: 'floatList'; default: number; min?: number; max?: number; perInput: string }
+  /** A list of clip names declared in the asset's `clips` (each checked by the loader). Required. */
+  | { kind: 'clipList'; minCount?: number }
+  /** A file path, relative to the graph file. Optional. */
+  | { kind: 'file' }
+  /**
+   * A node-specific structured value (an object) validated by `schema`, which also becomes its
+   * JSON Schema; references inside it (bones, clips) are checked by the node type's `check`.
+   * Optional: the node decides what its absence means.
+   */
+  | { kind: 'object'; schema: ZodType }
+  /**
+   * A direction: a literal, non-zero vec3 that the node normalises (a joint axis). Not bindable, so
+   * the loader can reject a zero direction. Read it with ResolvedProperties.vec3.
+   */
+  | { kind: 'direction'; default: [number, number, number] }
+  /**
+   * A list of items, each an object with the fields `item` describes, as properties of their own:
+   * a field may be bound to a parameter where its kind allows, and the loader checks the names
+   * in it (bones, clips, parameters) with paths such as `helpers[0].source`. Required when
+   * `minCount` is above 0; otherwise optional, default []. Read with ResolvedProperties.list.
+   */
+  | { kind: 'list'; item: Readonly<Record<string, PropertySpec>>; minCount?: number };
+
+export interface InputSpec {
+  name: string;
+  /** 'pose': one link; 'poseList': an ordered list of links. */
+  kind: 'pose' | 'poseList';
+  /** The space the node reads this input in; the link converts if the linked node differs. */
+  space: PoseSpace;
+  /** For poseList: the fewest links allowed. */
+  minCount?: number;
+  /**
+   * The spaces this input takes from the linked node. By default both: the link converts between
+   * local and component space. A node that must not pay for (or cannot use) a conversion narrows it,
+   * and the loader reports a link from a node of the other space.
+   */
+  accepts?: readonly PoseSpace[];
+}
+
+/** A bound property, resolved at build time: read `slot` of the parameter values, or `constant`. */
+export interface ScalarProperty {
+  readonly slot: number;
+  readonly constant: number;
+}
+
+export interface Vec3Property {
+  readonly slot: number;
+  readonly constant: Float64Array;
+}
+
+export function readScalar(values: Float64Array, p: ScalarProperty): number {
+  return p.slot >= 0 ? values[p.slot] : p.constant;
+}
+
+/** Reads a vec3 property into out[o..o+2]. */
+export function readVec3(out: Float64Array, o: number, values: Float64Array, p: Vec3Property): Float64Array {
+  if (p.slot >= 0) {
+    out[o] = values[p.slot]; out[o + 1] = values[p.slot + 1]; out[o + 2] = values[p.slot + 2];
+  } else {
+    out[o] = p.constant[0]; out[o + 1] = p.constant[1]; out[o + 2] = p.constant[2];
+  }
+  return out;
+}
+
+/** The properties of one node, resolved for one graph instance. */
+export interface ResolvedProperties {
+  scalar(name: string): ScalarProperty;
+  vec3(name: string): Vec3Property;
+  enumValue(name: string): string;
+  clip(name: string): ClipBinding;
+  bone(name: string): string;
+  floatList(name: string): number[];
+  /** The clips of a clipList property, in order. */
+  clipList(name: string): ClipBinding[];
+  /** The literal value of an `object` or `file` property as validated, or undefined when absent. */
+  literal(name: string): unknown;
+  /** The items of a list property, each resolved like a node's properties (by the item's field names). */
+  list(name: string): ResolvedProperties[];
+}
+
+export interface NodeBuild {
+  id: string;
+  /** Bones in the skeleton the instance is bound to, for sizing per-bone state once. */
+  boneCount: number;
+  properties: ResolvedProperties;
+  /** Links by input name: a PoseLink or ComponentPoseLink for 'pose', an array for 'poseList'. */
+  inputs: Record<string, Link | Link[]>;
+  /**
+   * What the node type's `prepare` returned for this node of this graph: immutable data built once
+   * per AnimGraph and shared by every instance (undefined for types without `prepare`).
+   */
+  shared?: unknown;
+}
+
+/** Codes of the problems a node type reports from `check` or `prepare` (a subset of the loader's). */
+export type NodeProblemCode = 'schema' | 'unknown-bone' | 'unknown-clip' | 'file' | 'stale-index';
+
+/** A problem found by a node type, at a path below the node's `properties` block. */
+export interface NodeProblem {
+  nodeId: string;
+  /** Keys below `properties`, e.g. ['features', 'positions', 'bones', 1]. */
+  path: readonly PropertyKey[];
+  code: NodeProblemCode;
+  message: string;
+}
+
+/** What NodeType.check sees at load time, after the generic property checks. */
+export interface NodeCheckContext {
+  readonly id: string;
+  /** The node's well-formed literal properties (bound ones as `{ param }`). */
+  readonly properties: Readonly<Record<string, unknown>>;
+  /**
+   * The properties as written, unvalidated: a malformed property is missing from `properties` (its
+   * schema problems are already reported), but its readable parts can still be checked here.
+   */
+  readonly rawProperties: Readonly<Record<string, unknown>>;
+  /** The skeleton, when it loaded. */
+  readonly skeleton: Skeleton | undefined;
+  /** Names of the clips that loaded. */
+  readonly clipNames: ReadonlySet<string>;
+  report(path: readonly PropertyKey[], code: NodeProblemCode, message: string): void;
+}
+
+/** What NodeType.prepare sees: the bound graph, once per (AnimGraph, node). */
+export interface NodePrepareContext {
+  readonly id: string;
+  readonly properties: Readonly<Record<string, unknown>>;
+  readonly skeleton: Skeleton;
+  /** The graph's binding of a clip, or undefined if the graph has no clip of that name. */
+  clip(name: string): ClipBinding | undefined;
+  /** A file path written in the asset, resolved against the graph file's folder. */
+  resolvePath(path: string): string;
+  /**
+   * The bytes of a file named in the asset (the path as written there; whoever loads the graph
+   * resolves and reads it, so nodes stay free of file access). Throws when it cannot be read, with
+   * the system's `code` (ENOENT...) where there is one.
+   */
+  readFile(path: string): Uint8Array;
+  /**
+   * False when index files named in the asset must be ignored and their data rebuilt from the
+   * clips (what `animgraph index` does).
+   */
+  readonly useIndexFiles: boolean;
+  report(path: readonly PropertyKey[], code: NodeProblemCode, message: string): void;
+}
+
+/** Thrown when binding a graph whose nodes' `prepare` reported problems; the loader maps them to JSON paths. */
+export class NodePrepareError extends Error {
+  constructor(readonly problems: readonly NodeProblem[]) {
+    super(problems.map((p) => `node '${p.nodeId}' ${[...p.path].map(String).join('.')}: ${p.message}`).join('\n'));
+    this.name = 'NodePrepareError';
+  }
+}
+
+/** Everything the loader, the schema and the editor need to know about a node type. */
+export interface NodeType {
+  type: string;
+  space: PoseSpace;
+  properties: Readonly<Record<string, PropertySpec>>;
+  inputs: readonly InputSpec[];
+  create(build: NodeBuild): PoseNode;
+  /** True for nodes that take inertialization requests from the branch above them. */
+  providesInertialization?: boolean;
+  /**
+   * Whether a node with these (validated) properties sends inertialization requests; the loader
+   * then requires a node that provides them between it and the output.
+   */
+  requestsInertialization?(properties: Readonly<Record<string, unknown>>): boolean;
+  /**
+   * Load-time checks the generic property rules cannot express (names inside an `object`
+   * property, combinations of values). Called with the well-formed properties; report each
+   * problem with its path below `properties`.
+   */
+  check?(ctx: NodeCheckContext): void;
+  /**
+   * Builds immutable data for one node of one graph (a search database, a lookup table), once
+   * when the AnimGraph is bound; every instance's create() receives it as `build.shared`.
+   */
+  prepare?(ctx: NodePrepareContext): unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed node types: a node type written with defineNodeType receives its properties and input
+// links typed from its own specs, so a misspelt property or a link of the wrong space fails to compile.
+
+/** The property specs of a node type (or of the items of a list property), by name. */
+export type PropertySpecs = Readonly<Record<string, PropertySpec>>;
+
+/** A clip of a clipList property: the name the asset gave it and its binding to the skeleton. */
+export interface NamedClip {
+  readonly name: string;
+  readonly binding: ClipBinding;
+}
+
+/**
+ * What a property of spec `S` is in a typed `create`: a bindable number, bool or vec3 stays a
+ * ScalarProperty / Vec3Property (read every frame with readScalar / readVec3; a bool reads 0 or 1);
+ * one declared `bindable: false` is its literal (number, boolean, Float64Array), as is a direction.
+ */
+export type TypedProperty<S extends PropertySpec> =
+  S extends { kind: 'float' | 'int'; bindable: false } ? number
+  : S extends { kind: 'bool'; bindable: false } ? boolean
+  : S extends { kind: 'vec3'; bindable: false } ? Float64Array
+  : S extends { kind: 'float' | 'int' | 'bool' } ? ScalarProperty
+  : S extends { kind: 'vec3' } ? Vec3Property
+  : S extends { kind: 'enum'; options: readonly (infer O)[] } ? O
+  : S extends { kind: 'clip' } ? ClipBinding
+  // '' when an optional bone is left out.
+  : S extends { kind: 'bone' } ? string
+  // One number per link of the `perInput` list.
+  : S extends { kind: 'floatList' } ? number[]
+  : S extends { kind: 'clipList' } ? NamedClip[]
+  // Absent: undefined.
+  : S extends { kind: 'file' } ? string | undefined
+  : S extends { kind: 'object'; schema: infer Z extends ZodType } ? output<Z> | undefined
+  // The literal as written (the loader rejects a zero one); the node normalises it.
+  : S extends { kind: 'direction' } ? Float64Array
+  : S extends { kind: 'list'; item: infer Item extends PropertySpecs } ? TypedProperties<Item>[]
+  : never;
+
+/** A node's properties, resolved once at build time and typed by their specs. */
+export type TypedProperties<P extends PropertySpecs> = { readonly [K in keyof P]: TypedProperty<P[K]> };
+
+/** The link a node reads an input through: PoseLink in local space, ComponentPoseLink in component space. */
+type TypedLink<S extends InputSpec> = S['space'] extends 'component' ? ComponentPoseLink : PoseLink;
+
+/** A node's input links by pin name, typed by their specs (a poseList is an array, in pin order). */
+export type TypedInputs<I extends readonly InputSpec[]> = {
+  readonly [S in I[number] as S['name']]: S extends { kind: 'poseList' } ? TypedLink<S>[] : TypedLink<S>;
+};
+
+/** What a typed node type's `create` receives: NodeBuild with typed properties, inputs and shared data. */
+export interface TypedNodeBuild<P extends PropertySpecs, I extends readonly InputSpec[], Shared> {
+  id: string;
+  /** Bones in the skeleton the instance is bound to, for sizing per-bone state once. */
+  boneCount: number;
+  properties: TypedProperties<P>;
+  inputs: TypedInputs<I>;
+  /** What `prepare` returned for this node of this graph (undefined for types without `prepare`). */
+  shared: Shared | undefined;
+}
+
+/** A node type as written with defineNodeType: NodeType with a typed `create` (and `prepare`). */
+export interface TypedNodeType<P extends PropertySpecs, I extends readonly InputSpec[], Shared>
+  extends Omit<NodeType, 'properties' | 'inputs' | 'create' | 'prepare'> {
+  properties: P;
+  inputs: I;
+  prepare?(ctx: NodePrepareContext): Shared;
+  create(build: TypedNodeBuild<P, I, Shared>): PoseNode;
+}
+
+/**
+ * Declares a node type whose `create` receives its properties and input links typed from the specs
+ * written here, each property read once when the node is built. Returns the plain NodeType the
+ * loader, the schema and the editor read; its `create` resolves the properties and checks the links
+ * before calling the one given here.
+ */
+export function defineNodeType<const P extends PropertySpecs, const I extends readonly InputSpec[], Shared = undefined>(
+  definition: TypedNodeType<P, I, Shared>,
+): NodeType {
+  const { create, ...rest } = definition;
+  return {
+    ...rest,
+    create: (build) => create({
+      id: build.id,
+      boneCount: build.boneCount,
+      properties: typedProperties(definition.properties, build.properties),
+      inputs: typedInputs(definition, build),
+      shared: build.shared as Shared | undefined,
+    }),
+  };
+}
+
+/** Reads every property `specs` declares from `resolved`, as TypedProperty describes. */
+export function typedProperties<P extends PropertySpecs>(specs: P, resolved: ResolvedProperties): TypedProperties<P> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(specs)) out[name] = typedProperty(specs[name], name, resolved);
+  return out as TypedProperties<P>;
+}
+
+function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties): unknown {
+  switch (spec.kind) {
+    case 'float':
+    case 'int':
+      return spec.bindable === false ? p.scalar(name).constant : p.scalar(name);
+    case 'bool':
+      return spec.bindable === false ? p.scalar(name).constant !== 0 : p.scalar(name);
+    case 'vec3':
+      return spec.bindable === false ? p.vec3(name).constant : p.vec3(name);
+    case 'direction':
+      return p.vec3(name).constant;
+    case 'enum':
+      return p.enumValue(name);
+    case 'clip':
+      return p.clip(name);
+    case 'bone':
+      return p.bone(name);
+    case 'floatList':
+      return p.floatList(name);
+    case 'clipList': {
+      const names = p.literal(name) as string[];
+      return p.clipList(name).map((binding, i): NamedClip => ({ name: names[i], binding }));
+    }
+    case 'file':
+    case 'object':
+      return p.literal(name);
+    case 'list':
+      return p.list(name).map((item) => typedProperties(spec.item, item));
+  }
+}
+
+function typedInputs<I extends readonly InputSpec[]>(definition: { type: string; inputs: I }, build: NodeBuild): TypedInputs<I> {
+  for (const spec of definition.inputs) {
+    const link = build.inputs[spec.name];
+    // The loader reports unlinked inputs; a definition built in code without it fails here, once.
+    if (spec.kind === 'poseList' ? !Array.isArray(link) : link === undefined || Array.isArray(link)) {
+      throw new RangeError(`${definition.type} '${build.id}': input '${spec.name}' is not linked`);
+    }
+  }
+  // AnimGraph makes each link by its spec's kind and space, which is what TypedInputs says.
+  return build.inputs as unknown as TypedInputs<I>;
+}
+
+export type { ParameterType };

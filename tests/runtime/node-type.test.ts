@@ -1,0 +1,251 @@
+import { describe, expect, it } from 'vitest';
+import { loadGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
+import { BlendTwo } from '../../nodes/BlendTwo.ts';
+import { CopyBone } from '../../nodes/CopyBone.ts';
+import { builtInNodeTypes } from '../../nodes/index.ts';
+import { SequencePlayer } from '../../nodes/SequencePlayer.ts';
+import type { ClipBinding } from '../../runtime/clip.ts';
+import type { ScalarProperty, Vec3Property } from '../../runtime/node.ts';
+import {
+  defineNodeType, typedProperties, type NodeType, type PropertySpec, type PropertySpecs, type ResolvedProperties,
+} from '../../runtime/node-type.ts';
+
+// Issue 14, item 2. The compile-time half of this file is checked by `npx tsc --noEmit`: every
+// `@ts-expect-error` below must meet an error, or tsc reports the directive as unused.
+
+const BLEND = {
+  alpha: { kind: 'float', default: 0.5, min: 0, max: 1 },
+  mode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
+  iterations: { kind: 'int', default: 3, bindable: false },
+  warp: { kind: 'bool', default: true, bindable: false },
+  active: { kind: 'bool', default: true },
+  axis: { kind: 'direction', default: [1, 0, 0] },
+  clip: { kind: 'clip' },
+  clips: { kind: 'clipList' },
+  bone: { kind: 'bone', optional: true },
+  target: { kind: 'vec3', default: [0, 0, 0] },
+  items: { kind: 'list', item: { source: { kind: 'bone' }, weight: { kind: 'float', default: 1 } } },
+} as const satisfies PropertySpecs;
+
+export const TypedBlendType: NodeType = defineNodeType({
+  type: 'TypedBlend',
+  space: 'local',
+  properties: BLEND,
+  inputs: [
+    { name: 'A', kind: 'pose', space: 'local' },
+    { name: 'B', kind: 'pose', space: 'local' },
+    { name: 'control', kind: 'pose', space: 'component' },
+    { name: 'more', kind: 'poseList', space: 'local' },
+  ],
+  create: ({ id, properties: p, inputs }) => {
+    const alpha: ScalarProperty = p.alpha;
+    const active: ScalarProperty = p.active;
+    const mode: 'crossfade' | 'inertial' = p.mode;
+    const iterations: number = p.iterations;
+    const warp: boolean = p.warp;
+    const axis: Float64Array = p.axis;
+    const clip: ClipBinding = p.clip;
+    const clips: readonly { name: string; binding: ClipBinding }[] = p.clips;
+    const bone: string = p.bone;
+    const target: Vec3Property = p.target;
+    const weight: ScalarProperty = p.items[0].weight;
+    void [alpha, active, mode, iterations, warp, axis, clip, clips, bone, target, weight];
+    // @ts-expect-error: a misspelt property
+    void p.alphaa;
+    // @ts-expect-error: an enum is the union of its options
+    const wrongMode: 'crossfade' = p.mode;
+    // @ts-expect-error: a bindable bool is read every frame, not a literal
+    const literal: boolean = p.active;
+    // @ts-expect-error: a literal-only int is a number, not a property to read per frame
+    const bound: ScalarProperty = p.iterations;
+    // @ts-expect-error: a misspelt field of a list item
+    void p.items[0].sourc;
+    // @ts-expect-error: a misspelt input
+    void inputs.C;
+    // @ts-expect-error: a component-space input is not a local-space link
+    void new BlendTwo(id, inputs.A, inputs.control, alpha);
+    // @ts-expect-error: a pose list is not one link
+    void new BlendTwo(id, inputs.A, inputs.more, alpha);
+    void [wrongMode, literal, bound];
+    return new BlendTwo(id, inputs.A, inputs.more[0], alpha);
+  },
+});
+
+defineNodeType({
+  type: 'Control', space: 'component',
+  properties: { alpha: { kind: 'float', default: 1 }, sourceBone: { kind: 'bone' } },
+  inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
+  create: ({ id, properties: p, inputs }) =>
+    // @ts-expect-error: CopyBone reads a component-space link; this type declares its input local
+    new CopyBone(id, inputs.pose, p.alpha, p.sourceBone, p.sourceBone, p.alpha, p.alpha, p.alpha),
+});
+
+defineNodeType({
+  type: 'Shared', space: 'local',
+  properties: { clip: { kind: 'clip' } },
+  inputs: [],
+  prepare: () => ({ table: new Float64Array(4) }),
+  create: ({ id, properties: p, shared }) => {
+    // Typed from what prepare returns, and undefined when prepare did not run.
+    // @ts-expect-error: possibly undefined
+    void shared.table;
+    const table: Float64Array | undefined = shared?.table;
+    void table;
+    return new SequencePlayer(id, p.clip, { slot: -1, constant: 1 }, { slot: -1, constant: 1 }, { slot: -1, constant: 0 });
+  },
+});
+
+/** Every built-in node type, on the built-in biped, with non-default and bound properties. */
+const ASSET = {
+  format: 'animgraph/1',
+  skeleton: 'builtin:biped',
+  clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+  parameters: {
+    rate: { type: 'float', default: 1.5 },
+    t: { type: 'float', default: 0.2 },
+    motion: { type: 'int', default: 1 },
+    alpha: { type: 'float', default: 0.3 },
+    flag: { type: 'bool', default: false },
+    dir: { type: 'vec3', default: [1, 0, 0] },
+  },
+  nodes: {
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'rate' }, loop: false, startTime: 0.25 } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+    walk2: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run2: { type: 'SequencePlayer', properties: { clip: 'run' } },
+    idle: { type: 'SequenceEvaluator', properties: { clip: 'idle', explicitTime: { param: 't' }, loop: true } },
+    ps: {
+      type: 'PoseSearchBlend',
+      properties: {
+        clips: ['run', 'idle', 'walk'], motion: { param: 'motion' }, blendTime: 0.3, loop: false,
+        features: { rotations: { weight: 1 }, positions: { weight: 2, bones: ['foot_l', 'foot_r'] } },
+      },
+    },
+    two: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: { param: 'alpha' } } },
+    list: { type: 'BlendList', inputs: { poses: ['two', 'idle', 'ps'] }, properties: { activeIndex: 1, blendTimes: [0.1, 0.2, 0.35], blendMode: 'inertial' } },
+    ib: { type: 'InertialBlend', inputs: { A: 'walk2', B: 'run2' }, properties: { useA: { param: 'flag' }, blendTime: 0.4 } },
+    bool: { type: 'BlendByBool', inputs: { True: 'list', False: 'ib' }, properties: { active: false, falseBlendTime: 0.5 } },
+    inert: { type: 'Inertialization', inputs: { pose: 'bool' } },
+    copy: { type: 'CopyBone', inputs: { pose: 'inert' }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', copyTranslation: true, alpha: 0.75 } },
+    ik: {
+      type: 'TwoBoneIK', inputs: { pose: 'copy' },
+      properties: { endBone: 'hand_l', targetMode: 'bone', targetBone: 'head', hintMode: 'direction', hint: [0, 0, 1], target: { param: 'dir' }, allowStretch: true },
+    },
+    sw: {
+      type: 'StrideWarping', inputs: { pose: 'ik' },
+      properties: {
+        mode: 'fromRootMotion', strideDirection: { param: 'dir' }, minScale: 0.25, warpFeet: false, pelvisIterations: 5, solveIk: false,
+        pelvisBone: 'pelvis', leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l', rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r',
+      },
+    },
+    helpers: {
+      type: 'BendRollHelper', inputs: { pose: 'sw' },
+      properties: {
+        helpers: [
+          { source: 'upperarm_l', target: 'clavicle_r', axis: [0, 2, 0], bendWeight: { param: 'alpha' }, order: 'bendRoll' },
+          { source: 'thigh_l', target: 'ball_r' },
+        ],
+        alpha: 0.9,
+      },
+    },
+  },
+  output: 'helpers',
+};
+
+/** What create() read before defineNodeType, by spec kind: the ResolvedProperties call for it. */
+function readByName(spec: PropertySpec, name: string, p: ResolvedProperties): unknown {
+  switch (spec.kind) {
+    case 'float': case 'int': case 'bool':
+      return spec.bindable === false ? (spec.kind === 'bool' ? p.scalar(name).constant !== 0 : p.scalar(name).constant) : p.scalar(name);
+    case 'vec3': return p.vec3(name);
+    case 'direction': return p.vec3(name).constant;
+    case 'enum': return p.enumValue(name);
+    case 'clip': return p.clip(name);
+    case 'bone': return p.bone(name);
+    case 'floatList': return p.floatList(name);
+    case 'clipList': return p.clipList(name).map((binding, i) => ({ name: (p.literal(name) as string[])[i], binding }));
+    case 'file': case 'object': return p.literal(name);
+    case 'list': return p.list(name).map((item) => Object.fromEntries(Object.entries(spec.item).map(([k, s]) => [k, readByName(s, k, item)])));
+  }
+}
+
+describe('defineNodeType', () => {
+  // Each built-in type wrapped to keep what the graph handed its create.
+  const seen = new Map<string, { type: NodeType; resolved: ResolvedProperties; typed: unknown }>();
+  const spied = builtInNodeTypes.map((type): NodeType => ({
+    ...type,
+    create: (build) => {
+      seen.set(build.id, { type, resolved: build.properties, typed: typedProperties(type.properties, build.properties) });
+      return type.create(build);
+    },
+  }));
+  const graph = loadGraphAsset(ASSET, { nodeTypes: new NodeRegistry(spied) });
+  graph.createInstance();
+
+  it('gives create every property as the string-keyed reads gave it', () => {
+    expect(new Set([...seen.values()].map((s) => s.type.type))).toEqual(new Set(builtInNodeTypes.map((t) => t.type)));
+    for (const { type, resolved, typed } of seen.values()) {
+      const expected = Object.fromEntries(Object.entries(type.properties).map(([name, spec]) => [name, readByName(spec, name, resolved)]));
+      expect(typed).toEqual(expected);
+      expect(Object.keys(typed as object)).toEqual(Object.keys(type.properties));
+    }
+  });
+
+  it('reads literals, bindings, defaults and lists with the values written in the asset', () => {
+    const typed = (id: string) => seen.get(id)!.typed as Record<string, any>;
+    const slot = (name: string) => graph.createInstance().parameters.slotOf(name);
+    expect(typed('walk').playRate).toEqual({ slot: slot('rate'), constant: 1 });
+    expect(typed('walk').loop).toEqual({ slot: -1, constant: 0 });
+    expect(typed('walk').startTime).toEqual({ slot: -1, constant: 0.25 });
+    expect(typed('walk').clip).toBe(graph.clipBindings.get('walk'));
+    expect(typed('list').blendMode).toBe('inertial');
+    expect(typed('list').blendTimes).toEqual([0.1, 0.2, 0.35]);
+    expect(typed('bool').blendMode).toBe('crossfade');
+    expect(typed('ps').clips).toEqual([
+      { name: 'run', binding: graph.clipBindings.get('run') },
+      { name: 'idle', binding: graph.clipBindings.get('idle') },
+      { name: 'walk', binding: graph.clipBindings.get('walk') },
+    ]);
+    expect(typed('ps').features).toEqual({ rotations: { weight: 1 }, positions: { weight: 2, bones: ['foot_l', 'foot_r'] } });
+    expect(typed('ps').database).toBeUndefined();
+    expect(typed('ik').targetBone).toBe('head');
+    expect(typed('ik').target.slot).toBe(slot('dir'));
+    expect(Array.from(typed('ik').hint.constant)).toEqual([0, 0, 1]);
+    expect(typed('copy').targetBone).toBe('hand_r');
+    expect(typed('sw').warpFeet).toBe(false);
+    expect(typed('sw').adjustPelvis).toBe(true);
+    expect(typed('sw').pelvisIterations).toBe(5);
+    expect(typed('sw').mode).toBe('fromRootMotion');
+    const [first, second] = typed('helpers').helpers;
+    expect(Array.from(first.axis)).toEqual([0, 2, 0]);
+    expect(first.bendWeight.slot).toBe(slot('alpha'));
+    expect(first.order).toBe('bendRoll');
+    expect(second).toMatchObject({ source: 'thigh_l', target: 'ball_r', rollWeight: { slot: -1, constant: 0 }, order: 'rollBend' });
+    expect(Array.from(second.axis)).toEqual([1, 0, 0]);
+    expect(typed('inert')).toEqual({});
+  });
+
+  it('hands create the links of its pins, and refuses a definition with an unlinked pin at build', () => {
+    const typedBlend = new NodeRegistry([...builtInNodeTypes, TypedBlendType]);
+    const asset = (inputs: Record<string, unknown>) => ({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: {
+        a: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        b: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        c: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        d: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        x: { type: 'TypedBlend', inputs, properties: { clip: 'walk', clips: ['walk'], items: [{ source: 'pelvis' }] } },
+      },
+      output: 'x',
+    });
+    const g = loadGraphAsset(asset({ A: 'a', B: 'b', control: 'c', more: ['d'] }), { nodeTypes: typedBlend }).createInstance();
+    const x = g.nodes.get('x')!;
+    expect(x).toBeInstanceOf(BlendTwo);
+    expect(x.gatherDebug().children.map((c) => c.id)).toEqual(['a', 'd']);
+    // The loader reports an unlinked input; a definition that skips it fails when the node is built.
+    const loaded = loadGraphAsset(asset({ A: 'a', B: 'b', control: 'c', more: ['d'] }), { nodeTypes: typedBlend });
+    const x2 = loaded.nodes.find((n) => n.id === 'x')!;
+    (x2 as { inputs: unknown }).inputs = { A: 'a', B: 'b', more: ['d'] };
+    expect(() => loaded.createInstance()).toThrow(/TypedBlend 'x': input 'control' is not linked/);
+  });
+});
