@@ -35,6 +35,10 @@ const state = {
   /** Skinned figures: the graph's bones no three.js bone has (they drive nothing). */
   unboundGraphBones: [] as string[],
   problems: [] as Problem[],
+  /** The character's position in the world at the newest frame (root motion moves it), in the graph's axes. */
+  root: [0, 0, 0] as number[],
+  /** Where the character's root is in the view, x and y from -1 to 1 (the camera follows it, so it stays put). */
+  onScreen: [0, 0] as number[],
   /** False once any simulated pose or root transform held a non-finite number. */
   finite: true,
   debugText: '',
@@ -189,6 +193,9 @@ function simulate(c: Character, dt: number): void {
   }
   c.history.record(c.frame, c.time, pose, c.world, c.instance.gatherDebug());
   state.frame = c.frame;
+  state.root[0] = c.world[0];
+  state.root[1] = c.world[1];
+  state.root[2] = c.world[2];
 }
 
 let lastPanelUpdate = -Infinity;
@@ -453,6 +460,9 @@ function follow(): void {
     controls.target.x += dx; controls.target.y += dy; controls.target.z += dz;
     followedBefore.copy(followed);
   }
+  const ndc = followedBefore.clone().project(camera);
+  state.onScreen[0] = ndc.x;
+  state.onScreen[1] = ndc.y;
   // Whole cells only: the grid looks endless and the character is seen to move over it.
   grid.position.x = Math.round(followed.x / gridCell) * gridCell;
   grid.position.z = Math.round(followed.z / gridCell) * gridCell;

@@ -17,9 +17,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = join(root, 'out', 'view');
 const SAMPLE = join(root, 'graphs/examples/sample-locomotion.json');
 const ROBOT = join(root, 'graphs/examples/robot-locomotion.json');
+const CMU_POSE_SEARCH = join(root, 'graphs/examples/cmu-pose-search.json');
 
 interface ViewerState {
-  status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[];
+  status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[]; root: number[]; onScreen: number[];
   problems: { path: string; code: string; message: string }[];
 }
 const viewerState = (page: Page) => page.evaluate(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer);
@@ -163,6 +164,34 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
       await page.waitForFunction((f) => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame > f + 10, before, { timeout: 10000 });
       expect((await viewerState(page)).finite).toBe(true);
       await page.screenshot({ path: join(OUT, 'robot-locomotion.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+
+  it.skipIf(!hasSharedData)(`moves a BVH character by its root motion over the grid, the camera following${hasSharedData ? '' : ` (skipped: ${SHARED_DATA} not found)`}`, async () => {
+    const server = await startViewServer(CMU_POSE_SEARCH, { port: 0, assets });
+    const page = await browser.context.newPage();
+    const errors = collectErrors(page);
+    try {
+      await page.goto(server.url);
+      await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame >= 2
+        || (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.status === 'error', null, { timeout: 30000 });
+      const start = await viewerState(page);
+      expect(start).toMatchObject({ status: 'running', figure: 'skeleton', bones: 101, problems: [] });
+      // The walk covers about 1.3 m (130 cm, the BVH's units) a second: a second of it moves the root well past 50 cm.
+      await page.waitForFunction((t) => {
+        const s = (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer;
+        return Math.hypot(s.root[0] - t[0], s.root[2] - t[2]) > 50;
+      }, start.root, { timeout: 15000 });
+      const moved = await viewerState(page);
+      expect(moved.finite).toBe(true);
+      // The camera moved with it: the root is where it was in the view (within the frame's orbit damping).
+      expect(Math.abs(moved.onScreen[0] - start.onScreen[0])).toBeLessThan(0.05);
+      expect(Math.abs(moved.onScreen[1] - start.onScreen[1])).toBeLessThan(0.05);
+      expect(await canvasVariance(page)).toBeGreaterThan(20);
       expect(errors).toEqual([]);
     } finally {
       await page.close();
