@@ -19,6 +19,7 @@ Usage:
   animgraph index GRAPH --out FILE [--node ID]
   animgraph plot GRAPH --out FILE.svg [--bone B] [--space component|local]
                        [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
+  animgraph view GRAPH [--port N]
   animgraph help
 
 run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set changes a
@@ -37,6 +38,10 @@ index     builds the pose-search database of GRAPH's PoseSearchBlend node (--nod
 plot      runs GRAPH as run does and writes an SVG of the run: bone B's position and rotation
           (default: the pelvis), node weights, inertialization, stride scale and pose-search
           costs over time, with each --set change marked.
+view      serves a page on http://127.0.0.1:N/ (default port 7860; --port 0 picks a free one)
+          that plays GRAPH in the browser with three.js: parameter controls, the debug tree,
+          a frame scrubber; it reloads the graph when the file changes. Runs until Ctrl-C;
+          a port in use exits 2.
 
 --frames is a whole number from 1 to 10,000,000 (--seconds likewise in frames), --fps a
 number from 0.001 to 10,000.
@@ -112,6 +117,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       case 'docs': return await docsCommand(rest, io);
       case 'index': return await indexCommand(rest, io);
       case 'plot': return await (await import('./plot.ts')).plotCommand(rest, io);
+      case 'view': return await (await import('./view.ts')).viewCommand(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.out(USAGE);
         return command === undefined ? 2 : 0;

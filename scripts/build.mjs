@@ -7,6 +7,8 @@
 //    JavaScript only (microsoft/TypeScript#61037); TypeScript reads `.ts` in a .d.ts anyway, but
 //    other tools reading the declarations (older compilers, API extractors, editors) look for a
 //    file that is not in the package. `.ts` and `.js` are as long, so the source maps stay exact.
+//  - bundles the `animgraph view` page (viewer/, three.js and the core) into dist/viewer/ with
+//    esbuild, so the installed command serves it without esbuild and without a CDN.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,4 +41,6 @@ for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true }))
   if (rewritten !== text) writeFileSync(file, rewritten);
   declarations++;
 }
-console.log(`build: dist/ written (${declarations} declaration files)`);
+const { bundleViewer } = await import('./bundle-viewer.mjs');
+const page = await bundleViewer({ outdir: join(dist, 'viewer') });
+console.log(`build: dist/ written (${declarations} declaration files; the viewer page, ${(page.get('viewer.js').length / 1024).toFixed(0)} KiB of script)`);

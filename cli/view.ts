@@ -1,0 +1,68 @@
+/** `animgraph view GRAPH [--port N]`: serves the viewer page for GRAPH on 127.0.0.1 until stopped. */
+import { statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { Io } from './main.ts';
+import { PortInUseError, startViewServer } from './view-server.ts';
+
+export const DEFAULT_VIEW_PORT = 7860;
+
+/**
+ * Runs until `stop` is aborted (default: SIGINT or SIGTERM); resolves to the exit code: 2 for bad
+ * usage or a port in use, 1 when GRAPH is not a file. A graph that does not load still starts the
+ * server: the page lists its problems, and shows the graph once the file is fixed.
+ */
+export async function viewCommand(args: readonly string[], io: Io, stop?: AbortSignal): Promise<number> {
+  let values: { port?: string };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: [...args], options: { port: { type: 'string' } }, allowPositionals: true, strict: true }));
+  } catch (e) {
+    io.err(`animgraph view: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (positionals.length !== 1) {
+    io.err('animgraph view: needs exactly one GRAPH file\n');
+    return 2;
+  }
+  const port = values.port === undefined ? DEFAULT_VIEW_PORT : Number(values.port);
+  if (values.port !== undefined && (values.port.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)) {
+    io.err(`animgraph view: --port needs a whole number from 0 to 65535 (0: any free port), got '${values.port}'\n`);
+    return 2;
+  }
+  const graph = positionals[0];
+  let isFile = false;
+  try {
+    isFile = statSync(graph).isFile();
+  } catch { /* reported below */ }
+  if (!isFile) {
+    io.err(`animgraph view: cannot read graph file ${graph}: no such file\n`);
+    return 1;
+  }
+  let server;
+  try {
+    server = await startViewServer(graph, { port });
+  } catch (e) {
+    if (e instanceof PortInUseError) {
+      io.err(`animgraph view: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  io.out(`animgraph view: ${graph} at ${server.url} (Ctrl-C to stop)\n`);
+  await new Promise<void>((resolveStop) => {
+    if (stop) {
+      if (stop.aborted) return resolveStop();
+      stop.addEventListener('abort', () => resolveStop(), { once: true });
+      return;
+    }
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolveStop();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  await server.close();
+  return 0;
+}

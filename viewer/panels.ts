@@ -1,0 +1,190 @@
+/** The side panel's generated parts: parameter controls and the debug tree. */
+import type { DebugNode } from '../runtime/node.ts';
+import type { ParameterDefinition, ParameterValue } from '../runtime/parameters.ts';
+
+/**
+ * One control per parameter: a slider and a number field for float, a number field for int, a
+ * toggle for bool, three number fields for vec3. `onChange` gets every valid edit as it happens.
+ */
+export function buildParameterPanel(
+  form: HTMLElement, definitions: Readonly<Record<string, ParameterDefinition>>, descriptions: Readonly<Record<string, string>>,
+  values: ReadonlyMap<string, ParameterValue>, onChange: (name: string, value: ParameterValue) => void,
+): void {
+  form.replaceChildren();
+  const names = Object.keys(definitions);
+  if (names.length === 0) {
+    form.textContent = 'This graph has no parameters.';
+    return;
+  }
+  for (const name of names) {
+    const def = definitions[name];
+    const value = values.get(name) ?? def.default ?? (def.type === 'vec3' ? [0, 0, 0] : def.type === 'bool' ? false : 0);
+    const row = element('div', 'param');
+    row.dataset.parameter = name;
+    row.dataset.type = def.type;
+    const label = element('label');
+    label.textContent = name;
+    label.title = descriptions[name] ?? '';
+    const type = element('span', 'type');
+    type.textContent = ` ${def.type}`;
+    label.append(type);
+    const inputs = element('div', 'inputs');
+    row.append(label, inputs);
+    form.append(row);
+    switch (def.type) {
+      case 'bool': {
+        const box = input('checkbox', name);
+        box.checked = value === true;
+        box.addEventListener('change', () => onChange(name, box.checked));
+        inputs.append(box);
+        break;
+      }
+      case 'int': {
+        const field = input('number', name);
+        field.step = '1';
+        field.value = String(value);
+        field.addEventListener('input', () => {
+          const v = Number(field.value);
+          if (field.value.trim() !== '' && Number.isInteger(v)) onChange(name, v);
+        });
+        inputs.append(field);
+        break;
+      }
+      case 'float': {
+        const v0 = typeof value === 'number' ? value : 0;
+        // Parameters carry no range: the slider spans twice the default either side of zero (at
+        // least 0..1); the number field takes any value and widens the slider to it.
+        const span = Math.max(1, 2 * Math.abs(v0));
+        const slider = input('range', name);
+        slider.min = String(v0 < 0 ? -span : 0);
+        slider.max = String(span);
+        slider.step = String(span / 200);
+        slider.value = String(v0);
+        const field = input('number', `${name}-value`);
+        field.step = 'any';
+        field.value = String(v0);
+        slider.addEventListener('input', () => {
+          field.value = slider.value;
+          onChange(name, Number(slider.value));
+        });
+        field.addEventListener('input', () => {
+          const v = Number(field.value);
+          if (field.value.trim() === '' || !Number.isFinite(v)) return;
+          if (v > Number(slider.max)) slider.max = String(v);
+          if (v < Number(slider.min)) slider.min = String(v);
+          slider.value = String(v);
+          onChange(name, v);
+        });
+        inputs.append(slider, field);
+        break;
+      }
+      case 'vec3': {
+        const v0 = Array.isArray(value) ? value : [0, 0, 0];
+        const fields = ['x', 'y', 'z'].map((axis, k) => {
+          const field = input('number', `${name}.${axis}`);
+          field.step = 'any';
+          field.value = String(v0[k] ?? 0);
+          field.title = axis;
+          return field;
+        });
+        for (const field of fields) {
+          field.addEventListener('input', () => {
+            const v = fields.map((f) => Number(f.value));
+            if (fields.every((f) => f.value.trim() !== '') && v.every(Number.isFinite)) onChange(name, v);
+          });
+        }
+        inputs.append(...fields);
+        break;
+      }
+    }
+  }
+}
+
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  return e;
+}
+
+function input(type: string, name: string): HTMLInputElement {
+  const e = element('input');
+  e.type = type;
+  e.name = name;
+  return e;
+}
+
+interface TreeRow {
+  fill: HTMLElement;
+  weight: HTMLElement;
+  description: HTMLElement;
+  box: HTMLElement;
+}
+
+/**
+ * The debug tree as nested <details>, a weight bar per node. The DOM is built once per tree shape
+ * (the node ids in order) and updated in place after, so a node folded by the user stays folded.
+ */
+export class DebugTreeView {
+  private shape = '';
+  private rows: TreeRow[] = [];
+
+  constructor(private readonly container: HTMLElement) {}
+
+  show(tree: DebugNode): void {
+    const shape = shapeOf(tree);
+    if (shape !== this.shape) {
+      this.shape = shape;
+      this.rows = [];
+      this.container.replaceChildren(this.build(tree));
+    }
+    let k = 0;
+    const visit = (node: DebugNode) => {
+      const row = this.rows[k++];
+      const percent = `${(node.weight * 100).toFixed(1)}%`;
+      row.fill.style.width = percent;
+      row.weight.textContent = percent;
+      row.description.textContent = node.description;
+      row.box.classList.toggle('inactive', node.weight === 0);
+      for (const child of node.children) visit(child);
+    };
+    visit(tree);
+  }
+
+  clear(): void {
+    this.shape = '';
+    this.rows = [];
+    this.container.replaceChildren();
+  }
+
+  private build(node: DebugNode): HTMLElement {
+    const line = element('span', 'dnode');
+    const name = element('span', 'name');
+    name.textContent = `${node.type}[${node.id}]`;
+    const bar = element('span', 'bar');
+    const fill = element('span', 'fill');
+    bar.append(fill);
+    const weight = element('span', 'w');
+    const description = element('span', 'desc');
+    line.append(name, bar, weight, description);
+    let box: HTMLElement;
+    if (node.children.length === 0) {
+      box = element('div', 'leaf');
+      box.append(line);
+    } else {
+      const details = element('details');
+      details.open = true;
+      const summary = element('summary');
+      summary.append(line);
+      details.append(summary);
+      box = details;
+    }
+    box.dataset.node = node.id;
+    this.rows.push({ fill, weight, description, box });
+    for (const child of node.children) box.append(this.build(child));
+    return box;
+  }
+}
+
+function shapeOf(node: DebugNode): string {
+  return `${node.type}[${node.id}](${node.children.map(shapeOf).join(',')})`;
+}
