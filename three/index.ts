@@ -140,7 +140,11 @@ export class ThreeBinding {
     const unbound: Object3D[] = [];
     const used = new Uint8Array(skeleton.boneCount);
     for (const bone of threeBones) {
-      const index = skeleton.indexOf(bone.name);
+      // three's GLTFLoader strips characters such as '.' from node names ('Foot.L' becomes
+      // 'FootL') and keeps the name as written in userData.name, which is what a graph loaded from
+      // the same glTF calls the bone: try it first.
+      const written = typeof bone.userData.name === 'string' ? skeleton.indexOf(bone.userData.name) : -1;
+      const index = written >= 0 ? written : skeleton.indexOf(bone.name);
       if (index < 0) unbound.push(bone);
       else {
         bound.push({ bone, index });

@@ -267,10 +267,7 @@ async function loadGltfScene(path: string, resolve: Resolve): Promise<THREE.Obje
   manager.setURLModifier((url) => (/^(data|blob):/.test(url) ? url : `file?path=${encodeURIComponent(folder + decodeURIComponent(url))}`));
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const gltf = await new GLTFLoader(manager).parseAsync(buffer, '');
-  // GLTFLoader drops '.' and other characters three's animation paths reserve from node names
-  // ('Foot.L' becomes 'FootL') and keeps the name as written in userData.name: the graph's
-  // skeleton has the names as written, and bindThree binds by name.
-  gltf.scene.traverse((o) => { if (typeof o.userData.name === 'string') o.name = o.userData.name; });
+  // bindThree matches GLTFLoader's sanitised node names ('FootL') by the name as written (userData.name).
   return gltf.scene;
 }
 

@@ -75,6 +75,19 @@ describe('bindThree', () => {
     expect(() => bindThree(character(), new THREE.Group())).toThrow(/no SkinnedMesh/);
   });
 
+  it("binds GLTFLoader's sanitised names ('FootL') by the name as written, which it keeps in userData.name", () => {
+    const c = buildCharacter(skeleton, AWKWARD);
+    // As GLTFLoader names bones whose glTF names hold characters three reserves ('hand.l' -> 'handl').
+    for (const name of ['hand_l', 'foot_r']) {
+      const bone = c.byName.get(name)!;
+      bone.userData.name = name;
+      bone.name = name.replace('_', '');
+    }
+    const binding = bindThree(character(), c.mesh!);
+    expect(binding.boundCount).toBe(21);
+    expect(binding.unboundThreeBones).toEqual(['prop_socket_r']);
+  });
+
   it("fills the skeleton's bone matrices as three's own path does on the same pose, at skeleton.update() (the renderer's call)", () => {
     const g = character();
     const naive = buildCharacter(skeleton, AWKWARD);
