@@ -52,7 +52,7 @@ export class BendRollHelper extends LocalPoseNode {
   private readonly inputLinks: readonly Link[];
   /**
    * [alpha in use this frame, clamped to [0, 1]; alpha's literal]: read from typed arrays only, as
-   * in SkeletalControlNode (V8 boxes a double merged with an object field).
+   * in SkeletalControlNode.
    */
   private readonly alphaWeight = new Float64Array(2);
   /** The parameter slot alpha is bound to, or -1 for the literal. */
@@ -64,7 +64,7 @@ export class BendRollHelper extends LocalPoseNode {
   private readonly weights: Float64Array;
   /**
    * Where each weight comes from, in the layout of `weights`: a parameter slot, or -1 for the
-   * literal in `literals`. Typed arrays, so reading them never boxes a double.
+   * literal in `literals`.
    */
   private readonly weightSlots: Int32Array;
   private readonly weightLiterals: Float64Array;
@@ -133,7 +133,7 @@ export class BendRollHelper extends LocalPoseNode {
     if (alpha <= ZERO_WEIGHT || !this.isValidToEvaluate()) return;
     const values = this.graph.parameterValues, w = this.weights, slots = this.weightSlots, literals = this.weightLiterals;
     for (let k = 0; k < w.length; k++) {
-      // Clamped inline to [-1, 1], NaN to 0 (a call would box the double).
+      // Clamped inline to [-1, 1], NaN to 0: see CONTRIBUTING.md, "Numbers in the frame loop"
       const v = slots[k] >= 0 ? values[slots[k]] : literals[k];
       w[k] = v >= -1 ? (v <= 1 ? v : 1) : v < -1 ? -1 : 0;
     }

@@ -142,7 +142,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     const values = this.graph.parameterValues;
     const n = this.bindings.length;
     const r = Math.trunc(readScalar(values, this.motion));
-    // `| 0` keeps the index a small integer, which calls below take without boxing.
+    // `| 0` keeps the index a small integer: see CONTRIBUTING.md, "Numbers in the frame loop"
     let m = 0;
     if (r >= 0 && r < n) {
       m = r | 0;
@@ -233,7 +233,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     db.scaleQuery(this.raw, q);
     q.channels[VELOCITIES] = measured ? 1 : 0;
     // A non-looping clip must have blendTime left after the start to finish the blend.
-    // (Small integers throughout: `| 0`, and a bound below 2^30, pass to calls unboxed.)
+    // (Small integers throughout: `| 0`, and a bound below 2^30.)
     let last = 0x3fffffff;
     if (!looping) {
       const end = Math.floor((db.clipDurations[clip] - this.switchBlendTime) * db.schema.sampleRate + 1e-9);
