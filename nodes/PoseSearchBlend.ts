@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
+import type { ClipBinding } from '../runtime/clip.ts';
 import { CLIP_LOOPED, ClipPlayback } from '../runtime/clip-playback.ts';
 import { Crossfade } from '../runtime/crossfade.ts';
 import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/inertial-transition.ts';
@@ -162,7 +162,8 @@ export class PoseSearchBlend extends LocalPoseNode {
     const t = this.transition;
     if (this.activeMotion < 0) {
       this.slotCount = 1;
-      this.startSlot(0, m, 0);
+      this.startTime = 0;
+      this.startSlot(0, m);
       this.fade.jumpTo(0);
       this.fade.elapsed = 0;
       t.update(ctx);
@@ -174,25 +175,28 @@ export class PoseSearchBlend extends LocalPoseNode {
     for (let i = 0; i < this.slotCount; i++) this.advance(ctx, i, looping);
   }
 
-  /** Puts motion m in slot i, starting at `time`. */
-  private startSlot(i: number, m: number, time: number): void {
+  /** Puts motion m in slot i, starting at startTime. */
+  private startSlot(i: number, m: number): void {
     const slot = this.slots[i];
     this.slotMotion[i] = m;
     slot.binding = this.bindings[m];
-    slot.time = time;
+    slot.time = this.startTime;
     slot.restart();
   }
 
   private switchTo(ctx: UpdateContext, m: number, looping: boolean): void {
-    let blendTime = readScalar(this.graph.parameterValues, this.blendTime);
-    blendTime = blendTime > 0 && blendTime < Infinity ? blendTime : 0;
-    this.switchBlendTime = blendTime;
+    // Read inline and written apart: see CONTRIBUTING.md, "Numbers in the frame loop".
+    const bt = this.blendTime;
+    if (bt.slot >= 0) this.switchBlendTime = this.graph.parameterValues[bt.slot];
+    else this.switchBlendTime = bt.constant;
+    const blendTime = this.switchBlendTime;
+    if (!(blendTime > 0 && blendTime < Infinity)) this.switchBlendTime = 0;
     this.search(m, looping);
     if (this.inertial) {
       this.slotCount = 1;
-      this.startSlot(0, m, this.startTime);
+      this.startSlot(0, m);
       this.weights[0] = 1;
-      this.transition.duration = blendTime;
+      this.transition.duration = this.switchBlendTime;
       this.transition.request(ctx);
       return;
     }
@@ -210,10 +214,10 @@ export class PoseSearchBlend extends LocalPoseNode {
       this.slotCount--;
     }
     const s = this.slotCount++;
-    this.startSlot(s, m, this.startTime);
+    this.startSlot(s, m);
     this.weights[s] = 0;
     this.fade.count = this.slotCount;
-    this.fade.duration = blendTime;
+    this.fade.duration = this.switchBlendTime;
     this.fade.fadeTo(s);
   }
 
@@ -313,8 +317,7 @@ export class PoseSearchBlend extends LocalPoseNode {
 
   /** Samples slot i's clip at its time into `out`. */
   private sampleSlot(out: Pose, i: number): void {
-    const slot = this.slots[i];
-    sampleClipAt(out, slot.binding, slot);
+    this.slots[i].sample(out);
   }
 
   private inertialEnded(interrupted: boolean): void {

@@ -1,4 +1,4 @@
-import { sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
+import type { ClipBinding } from '../runtime/clip.ts';
 import { ClipPlayback } from '../runtime/clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
@@ -51,7 +51,7 @@ export class SequenceEvaluator extends LocalPoseNode {
   }
 
   protected onEvaluate(out: Pose): void {
-    sampleClipAt(out, this.clip, this.playback);
+    this.playback.sample(out);
   }
 
   /** The time sampled, after wrapping or clamping to the clip (as of the last update). */

@@ -1,4 +1,4 @@
-import { sampleClipAt, sampleClipBlendInto, type ClipBinding } from '../runtime/clip.ts';
+import type { ClipBinding } from '../runtime/clip.ts';
 import { CLIP_LOOPED, ClipPlayback } from '../runtime/clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
@@ -57,11 +57,11 @@ export class SequencePlayer extends LocalPoseNode {
   }
 
   protected onEvaluate(out: Pose): void {
-    sampleClipAt(out, this.clip, this.playback);
+    this.playback.sample(out);
   }
 
   protected override onEvaluateBlendedInto(out: Pose, weights: Float64Array): void {
-    sampleClipBlendInto(out, this.clip, this.playback, weights);
+    this.playback.sampleBlendInto(out, weights);
   }
 
   protected override debugDescription(): string {

@@ -1,4 +1,5 @@
-import { ClipCursor, type ClipBinding } from './clip.ts';
+import { ClipCursor, sampleClipAt, sampleClipBlendInto, type ClipBinding } from './clip.ts';
+import type { Pose } from './pose.ts';
 import type { UpdateContext } from './node.ts';
 import { addRootMotion, addRootVelocity } from './root-motion.ts';
 
@@ -16,10 +17,12 @@ export const CLIP_ENDED = 2;
  * by delta time × rate and wraps (looping) or holds it at the ends; seek() puts it at an explicit
  * time. Both leave `previousTime`, and whether the move crossed the clip's end (`wrapped`), for
  * reportRootMotion(), which adds the root motion of that span, times the branch weight and
- * `weight`, to the branch's report. Passed as a ClipCursor to sampleClipAt: `time` is within
- * [0, duration].
+ * `weight`, to the branch's report; sample() samples the clip at `time`.
  */
-export class ClipPlayback extends ClipCursor {
+export class ClipPlayback {
+  /** Play time in seconds, within [0, duration]. */
+  time = 0;
+  looping = false;
   /** Clip seconds per second; negative plays backwards. Finite (the caller reads it so). */
   rate = 1;
   /** The time seek() goes to, unwrapped (an explicit time may run past the clip: it wraps or clamps). */
@@ -49,9 +52,26 @@ export class ClipPlayback extends ClipCursor {
   private readonly delta = new Float64Array(4);
   /** [time, pace, window, weight] for addRootVelocity. */
   private readonly velocityArgs = new Float64Array(4);
+  /**
+   * What sampleClipAt reads. Kept apart rather than this class extending ClipCursor, so that the
+   * sampler sees one shape of cursor.
+   */
+  private readonly cursor = new ClipCursor();
 
-  constructor(public binding: ClipBinding) {
-    super();
+  constructor(public binding: ClipBinding) {}
+
+  /** Samples the clip at `time` into `out` (see sampleClipAt). */
+  sample(out: Pose): void {
+    this.cursor.time = this.time;
+    this.cursor.looping = this.looping;
+    sampleClipAt(out, this.binding, this.cursor);
+  }
+
+  /** Samples the clip at `time` and blends it into `out` by weights (see sampleClipBlendInto). */
+  sampleBlendInto(out: Pose, weights: Float64Array): void {
+    this.cursor.time = this.time;
+    this.cursor.looping = this.looping;
+    sampleClipBlendInto(out, this.binding, this.cursor, weights);
   }
 
   /** Starts over at `time` (already inside the clip) with no arrival reported and no seek predecessor. */

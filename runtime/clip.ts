@@ -196,7 +196,7 @@ export function clipLocalTime(clip: Clip, time: number, looping: boolean): numbe
 
 /**
  * Where to sample a clip, passed to sampleClipAt as an object rather than a time (see
- * CONTRIBUTING.md, "Numbers in the frame loop"). Nodes pass their ClipPlayback.
+ * CONTRIBUTING.md, "Numbers in the frame loop"); see also ClipPlayback.
  */
 export class ClipCursor {
   /** Play time in seconds. */
