@@ -51,11 +51,10 @@ const DEGREES = 180 / Math.PI;
  */
 export class BendRollHelper extends LocalPoseNode {
   private readonly inputLinks: readonly Link[];
-  /**
-   * [alpha in use this frame, clamped to [0, 1]; alpha's literal]: read from typed arrays only, as
-   * in SkeletalControlNode (V8 boxes a double merged with an object field).
-   */
-  private readonly alphaWeight = new Float64Array(2);
+  /** Alpha in use this frame, clamped to [0, 1]. */
+  private alpha = 0;
+  /** Alpha's literal, clamped (used when alpha is not bound). */
+  private readonly literalAlpha: number;
   /** The parameter slot alpha is bound to, or -1 for the literal. */
   private readonly alphaSlot: number;
   private readonly count: number;
@@ -65,7 +64,7 @@ export class BendRollHelper extends LocalPoseNode {
   private readonly weights: Float64Array;
   /**
    * Where each weight comes from, in the layout of `weights`: a parameter slot, or -1 for the
-   * literal in `literals`. Typed arrays, so reading them never boxes a double.
+   * literal in `literals`.
    */
   private readonly weightSlots: Int32Array;
   private readonly weightLiterals: Float64Array;
@@ -82,7 +81,8 @@ export class BendRollHelper extends LocalPoseNode {
     super(id, 'BendRollHelper');
     this.inputLinks = [input];
     this.alphaSlot = alpha.slot;
-    this.alphaWeight[1] = alpha.constant;
+    const literal = alpha.constant;
+    this.literalAlpha = literal > 0 ? (literal < 1 ? literal : 1) : 0;
     const n = helpers.length;
     this.count = n;
     this.axes = Float64Array.from(helpers.flatMap((h) => h.axis));
@@ -101,7 +101,7 @@ export class BendRollHelper extends LocalPoseNode {
   }
 
   protected override onInitialize(): void {
-    this.alphaWeight[0] = 0;
+    this.alpha = 0;
     this.split.fill(0);
     for (let i = 0; i < this.count; i++) {
       this.split[i * 8 + 3] = 1;
@@ -124,17 +124,20 @@ export class BendRollHelper extends LocalPoseNode {
   protected onUpdate(ctx: UpdateContext): void {
     this.input.update(ctx);
     const slot = this.alphaSlot;
-    const alpha = slot >= 0 ? this.graph.parameterValues[slot] : this.alphaWeight[1];
-    this.alphaWeight[0] = alpha > 0 ? (alpha < 1 ? alpha : 1) : 0;
+    // Two stores rather than one conditional: see CONTRIBUTING.md, "Numbers in the frame loop".
+    if (slot >= 0) {
+      const alpha = this.graph.parameterValues[slot];
+      this.alpha = alpha > 0 ? (alpha < 1 ? alpha : 1) : 0;
+    } else this.alpha = this.literalAlpha;
   }
 
   protected onEvaluate(out: Pose): void {
     this.input.evaluate(out);
-    const alpha = this.alphaWeight[0];
+    const alpha = this.alpha;
     if (alpha <= ZERO_WEIGHT || !this.isValidToEvaluate()) return;
     const values = this.graph.parameterValues, w = this.weights, slots = this.weightSlots, literals = this.weightLiterals;
     for (let k = 0; k < w.length; k++) {
-      // Clamped inline to [-1, 1], NaN to 0 (a call would box the double).
+      // Clamped inline to [-1, 1], NaN to 0: see CONTRIBUTING.md, "Numbers in the frame loop"
       const v = slots[k] >= 0 ? values[slots[k]] : literals[k];
       w[k] = v >= -1 ? (v <= 1 ? v : 1) : v < -1 ? -1 : 0;
     }
@@ -168,14 +171,14 @@ export class BendRollHelper extends LocalPoseNode {
   }
 
   protected override debugDescription(): string {
-    return `Alpha: ${(this.alphaWeight[0] * 100).toFixed(1)}% ` + this.helpers.map((h, i) => {
+    return `Alpha: ${(this.alpha * 100).toFixed(1)}% ` + this.helpers.map((h, i) => {
       const [bend, roll] = this.angles(i);
       return `${h.source} -> ${h.target} (Bend: ${bend.toFixed(1)}° Roll: ${roll.toFixed(1)}°)`;
     }).join(', ');
   }
 
   protected override onGatherDebug(node: DebugNode): void {
-    node.alpha = this.alphaWeight[0];
+    node.alpha = this.alpha;
     const angles = this.helpers.map((_, i) => this.angles(i));
     node.values = {
       bend: angles.map((a) => a[0]),

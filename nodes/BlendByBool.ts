@@ -1,5 +1,6 @@
 import { readScalar, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
-import { BlendList, type BlendSwitch } from './BlendList.ts';
+import type { Crossfade } from '../runtime/crossfade.ts';
+import { BlendList } from './BlendList.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
@@ -18,8 +19,8 @@ export class BlendByBool extends BlendList {
     super(id, 'BlendByBool', [whenTrue, whenFalse], [], blendMode);
   }
 
-  protected override readBlendTime(index: number, into: BlendSwitch): void {
-    // Read inline, as InertialBlend reads its blend time (a readScalar V8 does not inline boxes it).
+  protected override readBlendTime(index: number, into: Crossfade): void {
+    // Read inline rather than by readScalar: see CONTRIBUTING.md, "Numbers in the frame loop".
     const time = index === 0 ? this.trueBlendTime : this.falseBlendTime;
     into.duration = time.slot >= 0 ? this.graph.parameterValues[time.slot] : time.constant;
   }

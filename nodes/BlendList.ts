@@ -1,18 +1,8 @@
+import { Crossfade } from '../runtime/crossfade.ts';
+import { InertialRequest } from '../runtime/inertial-transition.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
-
-/**
- * A switch's timing. Its doubles are fields written in place, never returned from a call: V8
- * boxes a fractional double returned by a call it does not inline (16 bytes a switch when
- * BlendByBool's blend time came back from an overridden blendTimeTo).
- */
-export class BlendSwitch {
-  /** Seconds since the last switch. */
-  elapsed = 0;
-  /** Seconds the last switch blends over; 0 when it does not blend. */
-  duration = 0;
-}
 
 /**
  * Chooses one of several poses and crossfades to it when the choice changes (Unreal's Blend Poses
@@ -27,21 +17,17 @@ export class BlendSwitch {
  * evaluated.
  */
 export class BlendList extends LocalPoseNode {
-  /** Index of the pose being blended to. */
-  activeIndex = -1;
   /** Normalised blend weight of each input this frame. */
   readonly weights: Float64Array;
-  private readonly startWeights: Float64Array;
   /**
    * The weights evaluation blends by: `weights` restricted to the inputs updated this frame and
    * renormalised, so a branch left stale by the relevance test adds nothing and the pose keeps a
    * total weight of 1.
    */
   private readonly evaluateWeights: Float64Array;
-  private readonly blend = new BlendSwitch();
+  private readonly fade: Crossfade;
   private readonly inertial: boolean;
-  /** The duration of an inertialization request, passed by array (see InertializationRequests). */
-  private readonly request = new Float64Array(1);
+  private readonly request = new InertialRequest();
 
   constructor(
     id: string,
@@ -52,13 +38,18 @@ export class BlendList extends LocalPoseNode {
   ) {
     super(id, type);
     this.inertial = blendMode === 'inertial';
-    this.weights = new Float64Array(poses.length);
-    this.startWeights = new Float64Array(poses.length);
+    this.fade = new Crossfade(poses.length);
+    this.weights = this.fade.weights;
     this.evaluateWeights = new Float64Array(poses.length);
   }
 
   protected get links(): readonly Link[] {
     return this.poses;
+  }
+
+  /** Index of the pose being blended to (-1 before the first update). */
+  get activeIndex(): number {
+    return this.fade.target;
   }
 
   /** The input to blend to this frame. Out-of-range choices are clamped to the nearest input. */
@@ -67,54 +58,34 @@ export class BlendList extends LocalPoseNode {
   }
 
   /** Writes the seconds to blend when switching to input `index` into `into.duration`. */
-  protected readBlendTime(index: number, into: BlendSwitch): void {
+  protected readBlendTime(index: number, into: Crossfade): void {
     into.duration = this.blendTimes[index];
   }
 
   protected override onInitialize(): void {
-    this.activeIndex = -1;
-    this.weights.fill(0);
+    this.fade.reset();
     this.evaluateWeights.fill(0);
-    this.blend.elapsed = 0;
-    this.blend.duration = 0;
   }
 
   protected onUpdate(ctx: UpdateContext): void {
     const n = this.poses.length;
-    const blend = this.blend;
+    const fade = this.fade;
     let index = this.chooseIndex();
     index = index === index ? Math.min(Math.max(Math.trunc(index), 0), n - 1) : 0;
-    if (this.activeIndex < 0) {
-      this.activeIndex = index;
-      this.weights.fill(0);
-      this.weights[index] = 1;
-      blend.duration = 0;
-    } else if (index !== this.activeIndex) {
-      this.activeIndex = index;
-      this.startWeights.set(this.weights);
-      blend.elapsed = 0;
-      this.readBlendTime(index, blend);
-      // Written so that a NaN blend time, like a negative one, switches at once.
-      if (!(blend.duration > 0)) blend.duration = 0;
+    if (fade.target < 0) fade.jumpTo(index);
+    else if (index !== fade.target) {
+      this.readBlendTime(index, fade);
+      fade.fadeTo(index);
       if (this.inertial) {
-        this.request[0] = blend.duration;
-        blend.duration = 0;
+        this.request.duration = fade.duration;
+        fade.duration = 0;
         ctx.inertializer?.requestInertialization(this.request, this);
       }
     }
-    blend.elapsed += ctx.deltaTime;
-    const progress = blend.duration > 0 ? Math.min(blend.elapsed / blend.duration, 1) : 1;
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      const target = i === index ? 1 : 0;
-      const w = progress >= 1 ? target : this.startWeights[i] + (target - this.startWeights[i]) * progress;
-      this.weights[i] = w;
-      sum += w;
-    }
+    fade.advance(ctx);
     let updatedSum = 0;
     let dropped = false;
     for (let i = 0; i < n; i++) {
-      this.weights[i] = sum > 0 ? this.weights[i] / sum : i === index ? 1 : 0;
       // The link decides relevance on the absolute weight (see Link.update).
       const child = ctx.child();
       child.weight *= this.weights[i];
@@ -159,17 +130,17 @@ export class BlendList extends LocalPoseNode {
 
   /** True while a switch is still blending. */
   get blending(): boolean {
-    return this.blend.duration > 0 && this.blend.elapsed < this.blend.duration;
+    return this.fade.fading;
   }
 
   protected override debugDescription(): string {
-    const b = this.blend;
-    const blend = this.blending ? ` Blend: ${Math.min(b.elapsed, b.duration).toFixed(3)} / ${b.duration.toFixed(3)}` : '';
+    const f = this.fade;
+    const blend = this.blending ? ` Blend: ${Math.min(f.elapsed, f.duration).toFixed(3)} / ${f.duration.toFixed(3)}` : '';
     return `Active: ${this.activeIndex}${blend}`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
-    node.values = { activeIndex: this.activeIndex, weights: Array.from(this.weights), blendElapsed: this.blend.elapsed, blendDuration: this.blend.duration };
+    node.values = { activeIndex: this.activeIndex, weights: Array.from(this.weights), blendElapsed: this.fade.elapsed, blendDuration: this.fade.duration };
   }
 }
 

@@ -10,7 +10,7 @@ import { defineNodeType } from '../runtime/node-type.ts';
  */
 export class BlendTwo extends LocalPoseNode {
   private alpha = 0;
-  /** [weight of A, weight of B]: kept in an array so the blend reads them without boxing. */
+  /** [weight of A, weight of B], as the pose blends take them. */
   private readonly weights = new Float64Array(2);
   /** Whether A and B were updated this frame: evaluation leaves out a branch that was not. */
   private updatedA = false;

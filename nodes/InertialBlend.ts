@@ -1,4 +1,4 @@
-import { PoseHistory, PoseInertializer } from '../runtime/inertialization.ts';
+import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/inertial-transition.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
@@ -14,14 +14,9 @@ import { defineNodeType } from '../runtime/node-type.ts';
  */
 export class InertialBlend extends LocalPoseNode {
   private readonly inputLinks: readonly Link[];
-  private readonly inertializer: PoseInertializer;
-  private readonly history: PoseHistory;
-  /** [delta time of this frame, blend time of the pending transition]. */
-  private readonly frame = new Float64Array(2);
+  private readonly transition: InertialTransition;
   private useA = true;
-  private pending = false;
   private started = false;
-  private lastDuration = 0;
 
   constructor(
     id: string,
@@ -33,8 +28,7 @@ export class InertialBlend extends LocalPoseNode {
   ) {
     super(id, 'InertialBlend');
     this.inputLinks = [a, b];
-    this.inertializer = new PoseInertializer(boneCount);
-    this.history = new PoseHistory(boneCount);
+    this.transition = new InertialTransition(boneCount);
   }
 
   protected get links(): readonly Link[] {
@@ -42,26 +36,20 @@ export class InertialBlend extends LocalPoseNode {
   }
 
   protected override onInitialize(): void {
-    this.inertializer.stop();
-    this.history.clear();
-    this.pending = false;
+    this.transition.reset();
     this.started = false;
   }
 
   protected onUpdate(ctx: UpdateContext): void {
-    this.frame[0] = ctx.deltaTime;
     const useA = readScalar(this.graph.parameterValues, this.useAProperty) !== 0;
+    const t = this.transition;
     if (this.started && useA !== this.useA) {
-      this.pending = true;
-      // Read inline, not by readScalar: where V8 does not inline that call (it did not here, with
-      // this node inlined into its parent's update), a fractional blend time comes back boxed,
-      // 16 bytes a switch.
+      // Read inline rather than by readScalar: see CONTRIBUTING.md, "Numbers in the frame loop".
       const bt = this.blendTime;
-      this.frame[1] = bt.slot >= 0 ? this.graph.parameterValues[bt.slot] : bt.constant;
-    } else if (this.inertializer.active) {
-      this.inertializer.advance(this.frame);
-      if (!this.inertializer.active) this.ended(false);
-    }
+      if (bt.slot >= 0) t.duration = this.graph.parameterValues[bt.slot];
+      else t.duration = bt.constant;
+      t.request(ctx);
+    } else if (t.update(ctx)) this.ended(false);
     this.useA = useA;
     this.started = true;
     (useA ? this.a : this.b).update(ctx);
@@ -69,35 +57,28 @@ export class InertialBlend extends LocalPoseNode {
 
   protected onEvaluate(out: Pose): void {
     (this.useA ? this.a : this.b).evaluate(out);
-    if (this.pending) {
-      this.pending = false;
-      if (this.inertializer.active) this.ended(true);
-      // As in Unreal, the switch frame is time 0 of the transition: it outputs the last pose,
-      // and the difference decays from the next frame on.
-      if (this.history.startTransition(this.inertializer, out, this.frame, 1)) {
-        if (this.inertializer.active) {
-          this.lastDuration = this.inertializer.duration;
-          if (this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.lastDuration);
-        } else this.inertializer.stop();
-      }
+    const flags = this.transition.evaluate(out);
+    if ((flags & TRANSITION_INTERRUPTED) !== 0) this.ended(true);
+    if ((flags & TRANSITION_STARTED) !== 0 && this.graph.events.has('inertializationStarted')) {
+      this.graph.events.emit('inertializationStarted', this.id, this.transition.startedDuration);
     }
-    this.inertializer.apply(out);
-    this.history.push(out, this.frame);
   }
 
   private ended(interrupted: boolean): void {
-    if (this.graph.events.has('inertializationEnded')) this.graph.events.emit('inertializationEnded', this.id, this.lastDuration, interrupted);
+    if (!this.graph.events.has('inertializationEnded')) return;
+    const t = this.transition;
+    this.graph.events.emit('inertializationEnded', this.id, interrupted ? t.interruptedDuration : t.startedDuration, interrupted);
   }
 
   protected override debugDescription(): string {
-    const i = this.inertializer;
+    const i = this.transition.inertializer;
     const state = i.active ? 'Active' : 'Inactive';
     const time = i.active ? ` Time: ${i.elapsed.toFixed(3)} / ${i.duration.toFixed(3)} (${((i.elapsed / i.duration) * 100).toFixed(0)}%)` : '';
     return `'${state}'${time} Input: ${this.useA ? 'A' : 'B'}`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
-    const i = this.inertializer;
+    const i = this.transition.inertializer;
     node.values = { active: i.active, elapsed: i.active ? i.elapsed : 0, duration: i.active ? i.duration : 0, input: this.useA ? 'A' : 'B' };
   }
 }

@@ -1,4 +1,4 @@
-import { PoseHistory, PoseInertializer } from '../runtime/inertialization.ts';
+import { InertialTransition } from '../runtime/inertial-transition.ts';
 import { LocalPoseNode, type AnimNode, type DebugNode, type InertializationRequests, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
@@ -19,17 +19,19 @@ import { defineNodeType } from '../runtime/node-type.ts';
  */
 export class Inertialization extends LocalPoseNode implements InertializationRequests {
   private readonly inputLinks: readonly Link[];
-  private readonly inertializer: PoseInertializer;
-  private readonly history: PoseHistory;
-  /** [delta time, requested duration this frame (-1: none), deficit, duration started]. */
-  private readonly state = new Float64Array(4);
+  private readonly transition: InertialTransition;
+  /** The shortest duration requested this frame; -1: no request. */
+  private requested = -1;
+  /** Seconds an interrupted transition still owed (see the class comment). */
+  private deficit = 0;
+  /** The duration of the last transition started, as requested. */
+  private startedDuration = 0;
   private lastRequester: AnimNode | null = null;
 
   constructor(id: string, private readonly pose: PoseLink, boneCount: number) {
     super(id, 'Inertialization');
     this.inputLinks = [pose];
-    this.inertializer = new PoseInertializer(boneCount);
-    this.history = new PoseHistory(boneCount);
+    this.transition = new InertialTransition(boneCount);
   }
 
   protected get links(): readonly Link[] {
@@ -37,30 +39,27 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   }
 
   protected override onInitialize(): void {
-    this.inertializer.stop();
-    this.history.clear();
-    this.state.fill(0);
-    this.state[1] = -1;
+    this.transition.reset();
+    this.requested = -1;
+    this.deficit = 0;
+    this.startedDuration = 0;
   }
 
-  requestInertialization(duration: Float64Array, requester: AnimNode): void {
-    const d = duration[0] > 0 ? duration[0] : 0;
-    if (this.state[1] < 0 || d < this.state[1]) {
-      this.state[1] = d;
+  requestInertialization(request: { readonly duration: number }, requester: AnimNode): void {
+    const d = request.duration > 0 ? request.duration : 0;
+    if (this.requested < 0 || d < this.requested) {
+      this.requested = d;
       this.lastRequester = requester;
     }
   }
 
   protected onUpdate(ctx: UpdateContext): void {
-    const s = this.state;
-    s[0] = ctx.deltaTime;
-    if (this.inertializer.active) {
-      this.inertializer.advance(s);
-      if (!this.inertializer.active) {
-        s[2] = 0;
-        this.ended(false);
-      } else s[2] -= Math.min(s[2], s[0]);
-    }
+    const t = this.transition;
+    const wasActive = t.active;
+    if (t.update(ctx)) {
+      this.deficit = 0;
+      this.ended(false);
+    } else if (wasActive) this.deficit -= Math.min(this.deficit, ctx.deltaTime);
     const child = ctx.child();
     child.inertializer = this;
     this.pose.update(child);
@@ -68,47 +67,48 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
 
   protected onEvaluate(out: Pose): void {
     this.pose.evaluate(out);
-    const s = this.state;
-    if (s[1] >= 0) {
+    const t = this.transition;
+    if (this.requested >= 0) {
       let applied = 0;
-      if (this.inertializer.active) {
-        const outstanding = s[2] > 0;
-        s[2] = this.inertializer.duration - this.inertializer.elapsed;
-        applied = outstanding ? s[2] : 0;
+      if (t.active) {
+        const outstanding = this.deficit > 0;
+        this.deficit = t.inertializer.duration - t.inertializer.elapsed;
+        applied = outstanding ? this.deficit : 0;
         this.ended(true);
       }
-      s[1] -= applied;
+      this.requested -= applied;
       // The request's frame is time 0 of the transition (it outputs the last pose), as in Unreal.
-      if (s[1] > 0 && this.history.startTransition(this.inertializer, out, s, 1)) {
-        s[3] = s[1];
-        if (this.inertializer.active && this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, s[3]);
+      t.duration = this.requested;
+      if (this.requested > 0 && t.start(out)) {
+        this.startedDuration = this.requested;
+        if (t.active && this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.startedDuration);
       } else {
         // Nothing to blend (the deficit swallowed the request, or nothing was output before it):
         // an instant switch, with nothing left owed.
-        this.inertializer.stop();
-        s[2] = 0;
+        t.inertializer.stop();
+        this.deficit = 0;
       }
-      s[1] = -1;
+      this.requested = -1;
     }
-    this.inertializer.apply(out);
-    this.history.push(out, s);
+    t.apply(out);
+    t.record(out);
   }
 
   private ended(interrupted: boolean): void {
-    if (this.graph.events.has('inertializationEnded')) this.graph.events.emit('inertializationEnded', this.id, this.state[3], interrupted);
+    if (this.graph.events.has('inertializationEnded')) this.graph.events.emit('inertializationEnded', this.id, this.startedDuration, interrupted);
   }
 
   protected override debugDescription(): string {
-    const i = this.inertializer;
+    const i = this.transition.inertializer;
     const state = i.active ? 'Active' : 'Inactive';
     const time = i.active ? ` Time: ${i.elapsed.toFixed(3)} / ${i.duration.toFixed(3)} (${((i.elapsed / i.duration) * 100).toFixed(0)}%)` : '';
-    return `'${state}'${time} [${this.state[2].toFixed(3)}]`;
+    return `'${state}'${time} [${this.deficit.toFixed(3)}]`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
-    const i = this.inertializer;
+    const i = this.transition.inertializer;
     node.values = {
-      active: i.active, elapsed: i.active ? i.elapsed : 0, duration: i.active ? i.duration : 0, deficit: this.state[2],
+      active: i.active, elapsed: i.active ? i.elapsed : 0, duration: i.active ? i.duration : 0, deficit: this.deficit,
       lastRequester: this.lastRequester?.id ?? '',
     };
   }

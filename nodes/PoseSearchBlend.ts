@@ -1,5 +1,7 @@
-import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
-import { PoseHistory, PoseInertializer } from '../runtime/inertialization.ts';
+import type { ClipBinding } from '../runtime/clip.ts';
+import { CLIP_LOOPED, ClipPlayback } from '../runtime/clip-playback.ts';
+import { Crossfade } from '../runtime/crossfade.ts';
+import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/inertial-transition.ts';
 import {
   LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readScalar,
   type DebugNode, type Link, type NodeCheckContext, type NodePrepareContext, type NodeType, type ScalarProperty, type UpdateContext,
@@ -9,7 +11,6 @@ import {
   DEFAULT_FEATURE_SPEC, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, poseFeaturesSchema, type IndexedClip, type PoseFeatureSpec,
 } from '../runtime/pose-search/index.ts';
-import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
@@ -18,9 +19,6 @@ const MAX_SLOTS = 4;
 const RUNNER_UP_GAP_SECONDS = 0.2;
 const CHANNEL_LABELS = ['rot', 'pos', 'vel'];
 const VELOCITIES = 2;
-
-// timing slots
-const DT = 0, ELAPSED = 1, DURATION = 2, START = 3;
 
 /**
  * Plays one of a list of clips, chosen by `motion`, and on a switch starts the new clip at the frame
@@ -37,22 +35,20 @@ const DT = 0, ELAPSED = 1, DURATION = 2, START = 3;
  */
 export class PoseSearchBlend extends LocalPoseNode {
   private readonly dbClip: Int32Array;
+  /** The clips playing, oldest first: the last is the one blended to (only the first in inertial mode). */
+  private readonly slots: ClipPlayback[];
   private readonly slotMotion = new Int32Array(MAX_SLOTS);
-  /** Play time of each slot; copied into `cursor` to sample it. */
-  private readonly slotTime = new Float64Array(MAX_SLOTS);
-  private readonly cursor = new ClipCursor();
-  private readonly weights = new Float64Array(MAX_SLOTS);
-  private readonly startWeights = new Float64Array(MAX_SLOTS);
   private slotCount = 0;
+  private readonly fade = new Crossfade(MAX_SLOTS);
+  private readonly weights = this.fade.weights;
   private activeMotion = -1;
-  /** [this frame's delta time, blend elapsed, blend duration, start time of the last switch]. */
-  private readonly timing = new Float64Array(4);
   private readonly inertial: boolean;
-  private readonly inertializer: PoseInertializer;
-  private readonly history: PoseHistory;
-  /** [blend time of the last switch (both modes), duration of the running inertialization]. */
-  private readonly transition = new Float64Array(2);
-  private pendingInertial = false;
+  /** Owns the poses output (the search's query) and, in inertial mode, the transition. */
+  private readonly transition: InertialTransition;
+  /** Blend time of the last switch (both modes). */
+  private switchBlendTime = 0;
+  /** Start time the last switch's search found. */
+  private startTime = 0;
   private readonly extractor: PoseFeatureExtractor;
   private readonly raw: Float64Array;
   private readonly query: PoseSearchQuery;
@@ -63,14 +59,8 @@ export class PoseSearchBlend extends LocalPoseNode {
   /** 0: no switch yet; 1: the last switch searched; 2: it had no pose history to search with. */
   private searchState = 0;
   private readonly gapFrames: number;
-  /** [time before, time after, looping, direction, weight] of the active clip's advance, for root motion. */
-  private readonly span = new Float64Array(5);
-  private readonly delta = new Float64Array(4);
-  /** [time, clip seconds per second, window, weight] of a slot's root-velocity report. */
-  private readonly velocityArgs = new Float64Array(4);
-  private atEnd = false;
   /** The last `motion` read, truncated (what debug reports), and whether it was outside the clips. */
-  private readonly requested = new Float64Array(1);
+  private requestedMotion = 0;
   private outOfRange = false;
 
   constructor(
@@ -89,8 +79,8 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.dbClip = Int32Array.from(clipNames, (name) => database.clipNames.indexOf(name));
     if (this.dbClip.includes(-1) || clipNames.length !== bindings.length) throw new RangeError(`PoseSearchBlend '${id}': the database does not index every clip of the node`);
     this.inertial = blendMode === 'inertial';
-    this.inertializer = new PoseInertializer(boneCount);
-    this.history = new PoseHistory(boneCount);
+    this.slots = Array.from({ length: MAX_SLOTS }, () => new ClipPlayback(bindings[0]));
+    this.transition = new InertialTransition(boneCount);
     this.extractor = new PoseFeatureExtractor(database.schema);
     this.raw = new Float64Array(database.dims);
     this.query = new PoseSearchQuery(database);
@@ -103,12 +93,12 @@ export class PoseSearchBlend extends LocalPoseNode {
 
   /** The clip playing (the one blended to), or null before the first update. */
   get activeClip(): ClipBinding | null {
-    return this.slotCount > 0 ? this.bindings[this.slotMotion[this.slotCount - 1]] : null;
+    return this.slotCount > 0 ? this.slots[this.slotCount - 1].binding : null;
   }
 
   /** Play time of the active clip in seconds. */
   get time(): number {
-    return this.slotCount > 0 ? this.slotTime[this.slotCount - 1] : 0;
+    return this.slotCount > 0 ? this.slots[this.slotCount - 1].time : 0;
   }
 
   /** The last switch's search: the chosen frame (frame -1 before any search). */
@@ -130,101 +120,110 @@ export class PoseSearchBlend extends LocalPoseNode {
   protected override onInitialize(): void {
     this.slotCount = 0;
     this.activeMotion = -1;
-    this.timing.fill(0);
-    this.inertializer.stop();
-    this.history.clear();
-    this.pendingInertial = false;
+    this.fade.reset();
+    this.transition.reset();
+    this.switchBlendTime = 0;
+    this.startTime = 0;
     this.searchState = 0;
     this.best.frame = -1;
     this.runnerUp.frame = -1;
     this.runnerUpPending = false;
-    this.atEnd = false;
-    this.requested[0] = 0;
+    this.requestedMotion = 0;
     this.outOfRange = false;
   }
 
   /** Poses recorded before a stretch without updates are not what the graph output since: forget them. */
   protected override onBecomeRelevant(): void {
-    this.history.clear();
+    this.transition.history.clear();
   }
 
   protected onUpdate(ctx: UpdateContext): void {
     const values = this.graph.parameterValues;
     const n = this.bindings.length;
     const r = Math.trunc(readScalar(values, this.motion));
-    // `| 0` keeps the index a small integer, which calls below take without boxing.
+    // `| 0` keeps the index a small integer: see CONTRIBUTING.md, "Numbers in the frame loop"
     let m = 0;
     if (r >= 0 && r < n) {
       m = r | 0;
-      this.requested[0] = m;
+      this.requestedMotion = m;
       this.outOfRange = false;
     } else {
       // Not a clip (NaN included): keep what plays rather than guess a clip, and say so once per
       // value. Before anything played there is nothing to keep: clip 0.
       m = this.activeMotion < 0 ? 0 : this.activeMotion;
-      const previous = this.requested[0];
+      const previous = this.requestedMotion;
       const changed = !this.outOfRange || (r !== previous && (r === r || previous === previous));
-      this.requested[0] = r;
+      this.requestedMotion = r;
       this.outOfRange = true;
       if (changed && this.graph.events.has('motionOutOfRange')) this.graph.events.emit('motionOutOfRange', this.id, r, n);
     }
     const looping = readScalar(values, this.loop) !== 0;
-    this.timing[DT] = ctx.deltaTime;
+    const t = this.transition;
     if (this.activeMotion < 0) {
       this.slotCount = 1;
-      this.slotMotion[0] = m;
-      this.slotTime[0] = 0;
-      this.weights[0] = 1;
-      this.timing[ELAPSED] = 0;
-      this.timing[DURATION] = 0;
+      this.startTime = 0;
+      this.startSlot(0, m);
+      this.fade.jumpTo(0);
+      this.fade.elapsed = 0;
+      t.update(ctx);
     } else if (m !== this.activeMotion) {
-      this.switchTo(m, looping);
-    } else if (this.inertializer.active) {
-      this.inertializer.advance(this.timing);
-      if (!this.inertializer.active) this.inertialEnded(false);
-    }
+      this.switchTo(ctx, m, looping);
+    } else if (t.update(ctx)) this.inertialEnded(false);
     this.activeMotion = m;
-    if (!this.inertial) this.updateWeights();
+    if (!this.inertial) this.updateWeights(ctx);
     for (let i = 0; i < this.slotCount; i++) this.advance(ctx, i, looping);
   }
 
-  private switchTo(m: number, looping: boolean): void {
-    let blendTime = readScalar(this.graph.parameterValues, this.blendTime);
-    blendTime = blendTime > 0 && blendTime < Infinity ? blendTime : 0;
-    this.transition[0] = blendTime;
+  /** Puts motion m in slot i, starting at startTime. */
+  private startSlot(i: number, m: number): void {
+    const slot = this.slots[i];
+    this.slotMotion[i] = m;
+    slot.binding = this.bindings[m];
+    slot.time = this.startTime;
+    slot.restart();
+  }
+
+  private switchTo(ctx: UpdateContext, m: number, looping: boolean): void {
+    // Read inline and written apart: see CONTRIBUTING.md, "Numbers in the frame loop".
+    const bt = this.blendTime;
+    if (bt.slot >= 0) this.switchBlendTime = this.graph.parameterValues[bt.slot];
+    else this.switchBlendTime = bt.constant;
+    const blendTime = this.switchBlendTime;
+    if (!(blendTime > 0 && blendTime < Infinity)) this.switchBlendTime = 0;
     this.search(m, looping);
     if (this.inertial) {
       this.slotCount = 1;
-      this.slotMotion[0] = m;
-      this.slotTime[0] = this.timing[START];
+      this.startSlot(0, m);
       this.weights[0] = 1;
-      this.pendingInertial = true;
-      this.atEnd = false;
+      this.transition.duration = this.switchBlendTime;
+      this.transition.request(ctx);
       return;
     }
+    // Crossfading: no transition runs, this records the delta time for the pose history.
+    this.transition.update(ctx);
     if (this.slotCount === MAX_SLOTS) {
       // Drop the oldest pose; the weights are renormalised below.
+      const oldest = this.slots[0];
       for (let i = 1; i < MAX_SLOTS; i++) {
+        this.slots[i - 1] = this.slots[i];
         this.slotMotion[i - 1] = this.slotMotion[i];
-        this.slotTime[i - 1] = this.slotTime[i];
         this.weights[i - 1] = this.weights[i];
       }
+      this.slots[MAX_SLOTS - 1] = oldest;
       this.slotCount--;
     }
     const s = this.slotCount++;
-    this.slotMotion[s] = m;
-    this.slotTime[s] = this.timing[START];
+    this.startSlot(s, m);
     this.weights[s] = 0;
-    this.startWeights.set(this.weights);
-    this.timing[ELAPSED] = 0;
-    this.timing[DURATION] = blendTime;
-    this.atEnd = false;
+    this.fade.count = this.slotCount;
+    this.fade.duration = this.switchBlendTime;
+    this.fade.fadeTo(s);
   }
 
-  /** Finds the start time of motion m for the last output pose (blend time in transition[0]), into timing[START]. */
+  /** Finds the start time of motion m for the last output pose (blend time in switchBlendTime), into startTime. */
   private search(m: number, looping: boolean): void {
-    const db = this.database, h = this.history, clip = this.dbClip[m];
-    this.timing[START] = 0;
+    const db = this.database, h = this.transition.history, clip = this.dbClip[m];
+    this.startTime = 0;
     if (h.count === 0) {
       this.searchState = 2;
       this.best.frame = -1;
@@ -237,10 +236,10 @@ export class PoseSearchBlend extends LocalPoseNode {
     db.scaleQuery(this.raw, q);
     q.channels[VELOCITIES] = measured ? 1 : 0;
     // A non-looping clip must have blendTime left after the start to finish the blend.
-    // (Small integers throughout: `| 0`, and a bound below 2^30, pass to calls unboxed.)
+    // (Small integers throughout: `| 0`, and a bound below 2^30.)
     let last = 0x3fffffff;
     if (!looping) {
-      const end = Math.floor((db.clipDurations[clip] - this.transition[0]) * db.schema.sampleRate + 1e-9);
+      const end = Math.floor((db.clipDurations[clip] - this.switchBlendTime) * db.schema.sampleRate + 1e-9);
       last = end > 0 ? Math.min(end, 0x3fffffff) | 0 : 0;
     }
     q.allowOnly(clip, last);
@@ -248,126 +247,87 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.runnerUpPending = true;
     this.searchState = 1;
     // The match is for the last pose output; this frame's advance carries the clip on from there.
-    if (this.best.frame >= 0) this.timing[START] = db.frameTime[this.best.frame];
+    if (this.best.frame >= 0) this.startTime = db.frameTime[this.best.frame];
   }
 
-  private updateWeights(): void {
-    const t = this.timing;
-    t[ELAPSED] += t[DT];
-    const count = this.slotCount;
-    const progress = t[DURATION] > 0 ? Math.min(t[ELAPSED] / t[DURATION], 1) : 1;
-    if (progress >= 1) {
-      if (count > 1) {
-        const last = count - 1;
-        this.slotTime[0] = this.slotTime[last];
-        this.slotMotion[0] = this.slotMotion[last];
-        this.slotCount = 1;
-      }
-      this.weights[0] = 1;
-      return;
+  private updateWeights(ctx: UpdateContext): void {
+    const fade = this.fade, count = this.slotCount;
+    fade.count = count;
+    if (!fade.advance(ctx)) return;
+    if (count > 1) {
+      // The fade is over: the clip faded to is the only one left.
+      const last = count - 1, done = this.slots[0];
+      this.slots[0] = this.slots[last];
+      this.slots[last] = done;
+      this.slotMotion[0] = this.slotMotion[last];
+      this.slotCount = 1;
     }
-    let sum = 0;
-    for (let i = 0; i < count - 1; i++) {
-      this.weights[i] = this.startWeights[i] * (1 - progress);
-      sum += this.weights[i];
-    }
-    this.weights[count - 1] = progress;
-    sum += progress;
-    for (let i = 0; i < count; i++) this.weights[i] = sum > 0 ? this.weights[i] / sum : i === count - 1 ? 1 : 0;
+    fade.jumpTo(0);
   }
 
   /** Advances slot i's clip time by this frame's delta time and adds its root motion by weight. */
   private advance(ctx: UpdateContext, i: number, looping: boolean): void {
-    const binding = this.bindings[this.slotMotion[i]];
-    const clip = binding.clip;
-    const times = this.slotTime;
-    const duration = clip.duration;
-    const before = times[i];
-    this.cursor.looping = looping;
-    const active = i === this.slotCount - 1;
-    if (!(duration > 0)) times[i] = 0;
-    else {
-      const next = before + this.timing[DT];
-      if (looping) {
-        if (next >= duration) {
-          times[i] = next % duration;
-          if (active && this.graph.events.has('sequenceLooped')) this.graph.events.emit('sequenceLooped', this.id, clip.name, times[i]);
-        } else times[i] = next;
-      } else {
-        times[i] = Math.min(next, duration); // not a branch yielding the field load `duration`: see sampleClipAt
-        const arrived = times[i] === duration && this.timing[DT] > 0;
-        if (active && arrived && !this.atEnd && this.graph.events.has('sequenceEnded')) this.graph.events.emit('sequenceEnded', this.id, clip.name, duration);
-        if (active) this.atEnd = arrived;
-      }
+    const slot = this.slots[i];
+    slot.looping = looping;
+    const flags = slot.advance(ctx);
+    if (flags !== 0 && i === this.slotCount - 1) {
+      const events = this.graph.events, event = flags === CLIP_LOOPED ? 'sequenceLooped' : 'sequenceEnded';
+      if (events.has(event)) events.emit(event, this.id, slot.binding.clip.name, slot.time);
     }
-    const motion = clip.rootMotion;
     const w = this.weights[i];
-    if (motion === null || !(w > ZERO_WEIGHT)) return;
-    this.span[0] = before;
-    this.span[1] = times[i];
-    this.span[2] = looping ? 1 : 0;
-    this.span[3] = 1;
-    this.span[4] = ctx.weight * w;
-    addRootMotion(ctx.rootMotion, this.delta, clip, motion, this.span);
-    if (ctx.rootVelocityWindow >= 0) {
-      // It plays at rate 1: the pace is the clip's own, or nothing once a non-looping clip ends.
-      const v = this.velocityArgs;
-      v[0] = times[i]; v[1] = !looping && times[i] >= duration ? 0 : 1; v[2] = ctx.rootVelocityWindow; v[3] = this.span[4];
-      addRootVelocity(ctx.rootVelocity, clip, motion, v);
-    }
+    if (!(w > ZERO_WEIGHT)) return;
+    slot.weight = w;
+    slot.reportRootMotion(ctx);
   }
 
   protected onEvaluate(out: Pose): void {
     if (this.inertial) {
       this.sampleSlot(out, 0);
-      if (this.pendingInertial) {
-        this.pendingInertial = false;
-        if (this.inertializer.active) this.inertialEnded(true);
-        // As InertialBlend: the switch frame is time 0 of the transition (it repeats the last pose).
-        if (this.history.startTransition(this.inertializer, out, this.transition, 0) && this.inertializer.active) {
-          this.transition[1] = this.inertializer.duration;
-          if (this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.transition[1]);
-        } else this.inertializer.stop();
+      // As InertialBlend: the switch frame is time 0 of the transition (it repeats the last pose).
+      const flags = this.transition.evaluate(out);
+      if ((flags & TRANSITION_INTERRUPTED) !== 0) this.inertialEnded(true);
+      if ((flags & TRANSITION_STARTED) !== 0 && this.graph.events.has('inertializationStarted')) {
+        this.graph.events.emit('inertializationStarted', this.id, this.transition.startedDuration);
       }
-      this.inertializer.apply(out);
-    } else {
-      const pool = this.graph.posePool;
-      let first = true;
-      let scratch: Pose | null = null;
-      for (let i = 0; i < this.slotCount; i++) {
-        const w = this.weights[i];
-        if (w <= ZERO_WEIGHT) continue;
-        if (first) {
-          this.sampleSlot(out, i);
-          if (w < 1) poseScaleInto(out, out, this.weights, i);
-          first = false;
-          continue;
-        }
-        scratch ??= pool.acquire();
-        this.sampleSlot(scratch, i);
-        poseAccumulate(out, scratch, this.weights, i);
-      }
-      if (scratch !== null) {
-        poseNormalizeRotations(out);
-        pool.release(scratch);
-      }
+      return;
     }
-    this.history.push(out, this.timing);
+    const pool = this.graph.posePool;
+    let first = true;
+    let scratch: Pose | null = null;
+    for (let i = 0; i < this.slotCount; i++) {
+      const w = this.weights[i];
+      if (w <= ZERO_WEIGHT) continue;
+      if (first) {
+        this.sampleSlot(out, i);
+        if (w < 1) poseScaleInto(out, out, this.weights, i);
+        first = false;
+        continue;
+      }
+      scratch ??= pool.acquire();
+      this.sampleSlot(scratch, i);
+      poseAccumulate(out, scratch, this.weights, i);
+    }
+    if (scratch !== null) {
+      poseNormalizeRotations(out);
+      pool.release(scratch);
+    }
+    this.transition.record(out);
   }
 
   /** Samples slot i's clip at its time into `out`. */
   private sampleSlot(out: Pose, i: number): void {
-    this.cursor.time = this.slotTime[i];
-    sampleClipAt(out, this.bindings[this.slotMotion[i]], this.cursor);
+    this.slots[i].sample(out);
   }
 
   private inertialEnded(interrupted: boolean): void {
-    if (this.graph.events.has('inertializationEnded')) this.graph.events.emit('inertializationEnded', this.id, this.transition[1], interrupted);
+    if (!this.graph.events.has('inertializationEnded')) return;
+    const t = this.transition;
+    this.graph.events.emit('inertializationEnded', this.id, interrupted ? t.interruptedDuration : t.startedDuration, interrupted);
   }
 
   /** True while a crossfade or an inertialization is running. */
   get blending(): boolean {
-    return this.inertial ? this.inertializer.active || this.pendingInertial : this.slotCount > 1;
+    return this.inertial ? this.transition.active || this.transition.pending : this.slotCount > 1;
   }
 
   protected override debugDescription(): string {
@@ -375,8 +335,9 @@ export class PoseSearchBlend extends LocalPoseNode {
     if (clip === null) return 'not started';
     let text = `'${this.clipNames[this.slotMotion[this.slotCount - 1]]}' Time: ${this.time.toFixed(3)}`;
     if (this.blending) {
-      const elapsed = this.inertial ? this.inertializer.elapsed : this.timing[ELAPSED];
-      const duration = this.inertial ? (this.pendingInertial ? this.transition[0] : this.inertializer.duration) : this.timing[DURATION];
+      const i = this.transition.inertializer;
+      const elapsed = this.inertial ? i.elapsed : this.fade.elapsed;
+      const duration = this.inertial ? (this.transition.pending ? this.switchBlendTime : i.duration) : this.fade.duration;
       text += ` ${this.inertial ? 'Inertial' : 'Blend'}: ${Math.min(elapsed, duration).toFixed(3)} / ${duration.toFixed(3)}`;
     }
     if (this.searchState === 2) text += ' Match: none (no pose history)';
@@ -388,7 +349,7 @@ export class PoseSearchBlend extends LocalPoseNode {
       text += ` Match: frame ${b.localFrame} @ ${b.time.toFixed(3)} cost ${b.cost.toPrecision(4)} [${shares.join(' ')}]`;
       if (r.frame >= 0) text += ` runner-up: frame ${r.localFrame} @ ${r.time.toFixed(3)} cost ${r.cost.toPrecision(4)}`;
     }
-    if (this.outOfRange) text += ` motion ${this.requested[0]} out of range [0, ${this.bindings.length - 1}]`;
+    if (this.outOfRange) text += ` motion ${this.requestedMotion} out of range [0, ${this.bindings.length - 1}]`;
     return text;
   }
 
@@ -397,7 +358,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     const clip = this.activeClip;
     const values: NonNullable<DebugNode['values']> = {
       motion: this.activeMotion,
-      requestedMotion: this.requested[0],
+      requestedMotion: this.requestedMotion,
       motionOutOfRange: this.outOfRange,
       clip: clip ? this.clipNames[this.slotMotion[this.slotCount - 1]] : '',
       time: this.time,

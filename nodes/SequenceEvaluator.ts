@@ -1,5 +1,5 @@
-import { ClipCursor, sampleClipAt, type ClipBinding } from '../runtime/clip.ts';
-import { addRootMotion, addRootVelocity } from '../runtime/root-motion.ts';
+import type { ClipBinding } from '../runtime/clip.ts';
+import { ClipPlayback } from '../runtime/clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
@@ -14,16 +14,7 @@ import { defineNodeType } from '../runtime/node-type.ts';
  * previous time and adds nothing.
  */
 export class SequenceEvaluator extends LocalPoseNode {
-  private readonly cursor = new ClipCursor();
-  /** [explicit time as given, time sampled (wrapped or clamped), explicit time has a predecessor, clip time moved]. */
-  private readonly times = new Float64Array(4);
-  /** [time before, time after, looping, direction, weight] of this frame's change, for root motion. */
-  private readonly span = new Float64Array(5);
-  private readonly delta = new Float64Array(4);
-  /** [time, clip seconds per second, window, weight] for the root-velocity report. */
-  private readonly velocityArgs = new Float64Array(4);
-  /** The explicit time's literal value (used when it is not bound); see onUpdate. */
-  private readonly literalTime = new Float64Array(1);
+  private readonly playback: ClipPlayback;
 
   constructor(
     id: string,
@@ -32,7 +23,7 @@ export class SequenceEvaluator extends LocalPoseNode {
     private readonly loop: ScalarProperty,
   ) {
     super(id, 'SequenceEvaluator');
-    this.literalTime[0] = explicitTime.constant;
+    this.playback = new ClipPlayback(clip);
   }
 
   protected get links(): readonly Link[] {
@@ -40,65 +31,33 @@ export class SequenceEvaluator extends LocalPoseNode {
   }
 
   protected override onInitialize(): void {
-    this.times.fill(0);
+    this.playback.time = 0;
+    this.playback.restart();
   }
 
   protected override onBecomeRelevant(): void {
     // The time held before a pause is no starting point: the jump to the new one is not motion.
-    this.times[2] = 0;
+    this.playback.forgetSeek();
   }
 
   protected onUpdate(ctx: UpdateContext): void {
-    const values = this.graph.parameterValues;
-    // Read inline from typed arrays: readScalar returns the time, which V8 boxes (16 bytes) when
-    // it does not inline the call, as under a skeletal control.
+    const values = this.graph.parameterValues, p = this.playback;
+    // Written apart, not as one conditional: see CONTRIBUTING.md, "Numbers in the frame loop".
     const slot = this.explicitTime.slot;
-    const raw = slot >= 0 ? values[slot] : this.literalTime[0];
-    const looping = readScalar(values, this.loop) !== 0;
-    // sampleClipAt wraps or clamps the raw time the same way as below.
-    this.cursor.time = raw;
-    this.cursor.looping = looping;
-    const clip = this.clip.clip, duration = clip.duration, t = this.times;
-    const previousRaw = t[0], previous = t[1], hadPrevious = t[2] === 1;
-    // clipLocalTime written out: a number returned from a call V8 does not inline is boxed.
-    let local = 0;
-    const finite = raw - raw === 0;
-    if (duration > 0 && finite) {
-      if (looping) {
-        local = raw % duration;
-        if (local < 0) local += duration;
-      } else local = raw < 0 ? 0 : raw > duration ? duration : raw;
-    }
-    t[0] = raw;
-    t[1] = local;
-    t[2] = finite ? 1 : 0;
-    t[3] = hadPrevious && finite ? (looping ? raw - previousRaw : local - previous) : 0;
-    const motion = clip.rootMotion;
-    if (motion === null || !hadPrevious || !finite || !(duration > 0)) return;
-    const span = this.span;
-    span[0] = previous;
-    span[1] = local;
-    span[3] = raw >= previousRaw ? 1 : -1;
-    // Looping, the motion crosses the clip's end when the explicit time enters another loop (at
-    // most once per frame, as for a player's advance).
-    span[2] = looping && Math.floor(raw / duration) !== Math.floor(previousRaw / duration) ? 1 : 0;
-    span[4] = ctx.weight;
-    addRootMotion(ctx.rootMotion, this.delta, clip, motion, span);
-    if (ctx.rootVelocityWindow >= 0 && ctx.deltaTime > 0) {
-      // The pace is the clip time the explicit time moved per second: unknown in a frame of no time.
-      const v = this.velocityArgs;
-      v[0] = local; v[1] = t[3] / ctx.deltaTime; v[2] = ctx.rootVelocityWindow; v[3] = ctx.weight;
-      addRootVelocity(ctx.rootVelocity, clip, motion, v);
-    }
+    if (slot >= 0) p.seekTime = values[slot];
+    else p.seekTime = this.explicitTime.constant;
+    p.looping = readScalar(values, this.loop) !== 0;
+    p.seek(ctx);
+    p.reportRootMotion(ctx);
   }
 
   protected onEvaluate(out: Pose): void {
-    sampleClipAt(out, this.clip, this.cursor);
+    this.playback.sample(out);
   }
 
   /** The time sampled, after wrapping or clamping to the clip (as of the last update). */
   get time(): number {
-    return this.times[1];
+    return this.playback.time;
   }
 
   /**
@@ -106,7 +65,7 @@ export class SequenceEvaluator extends LocalPoseNode {
    * the first update after becoming relevant). Looping, it counts whole loops a wrapped time hides.
    */
   get timeStep(): number {
-    return this.times[3];
+    return this.playback.timeStep;
   }
 
   protected override debugDescription(): string {

@@ -103,7 +103,7 @@ export class TwoBoneIK extends SkeletalControlNode {
     options[IK_KEEP_END_ROTATION] = readScalar(values, settings.keepEndRotation) !== 0 ? 1 : 0;
     options[IK_ALLOW_STRETCH] = readScalar(values, settings.allowStretch) !== 0 ? 1 : 0;
     // Bound values are held to the properties' ranges, [0, 1e6] and [1, 1e6]: a stretch of 1e154
-    // squares to Infinity in the solver. (Literals: a phi of a module constant and a double boxes.)
+    // squares to Infinity in the solver. (Literals, not module constants: see CONTRIBUTING.md, "Numbers in the frame loop".)
     const startStretch = readScalar(values, settings.startStretchRatio), maxStretch = readScalar(values, settings.maxStretchScale);
     options[IK_START_STRETCH_RATIO] = startStretch > 0 ? (startStretch < 1e6 ? startStretch : 1e6) : 0;
     options[IK_MAX_STRETCH_SCALE] = maxStretch > 1 ? (maxStretch < 1e6 ? maxStretch : 1e6) : 1;

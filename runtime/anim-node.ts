@@ -126,10 +126,10 @@ export class UpdateContext {
 /** What a node offers to the branch above it when it can inertialize transitions requested there. */
 export interface InertializationRequests {
   /**
-   * Asks for an inertial transition of `duration[0]` seconds starting this frame (an array, so the
-   * call does not box a double). Several requests in one frame merge by the shortest duration.
+   * Asks for an inertial transition of `request.duration` seconds starting this frame (an
+   * InertialRequest the requester keeps). Several requests in one frame merge by the shortest duration.
    */
-  requestInertialization(duration: Float64Array, requester: AnimNode): void;
+  requestInertialization(request: { readonly duration: number }, requester: AnimNode): void;
 }
 
 /** One line of the debug tree: what a node did this frame. */

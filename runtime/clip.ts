@@ -208,8 +208,8 @@ export function clipLocalTime(clip: Clip, time: number, looping: boolean): numbe
 }
 
 /**
- * Where to sample a clip. Nodes keep one and pass it to sampleClipAt, because V8 boxes a double
- * passed to a call it does not inline: passing the time as a number would allocate every frame.
+ * Where to sample a clip, passed to sampleClipAt as an object rather than a time (see
+ * CONTRIBUTING.md, "Numbers in the frame loop"); see also ClipPlayback.
  */
 export class ClipCursor {
   /** Play time in seconds. */
@@ -254,7 +254,7 @@ function sampleInto(out: Pose, binding: ClipBinding, cursor: ClipCursor, blend: 
   const looping = cursor.looping;
   const ref = binding.skeleton.referencePose;
   const trackCount = clip.tracks.length;
-  // clipLocalTime, written out: a call here would box the time (see ClipCursor).
+  // clipLocalTime, written out: see CONTRIBUTING.md, "Numbers in the frame loop"
   const duration = clip.duration;
   const time = cursor.time;
   let local = 0;
@@ -263,10 +263,9 @@ function sampleInto(out: Pose, binding: ClipBinding, cursor: ClipCursor, blend: 
       local = time % duration;
       if (local < 0) local += duration;
     } else {
-      // Math.min/max rather than `time > duration ? duration : time`: `duration` is a field load,
-      // and a branch that can yield it untouched makes V8 keep `local` boxed when this function is
-      // first optimised on non-looping samples (a pose-search database build), after which every
-      // looping sample would allocate.
+      // Math.min/max rather than `time > duration ? duration : time`, which joins the field
+      // `duration` untouched (see CONTRIBUTING.md, "Numbers in the frame loop"): optimised first on
+      // non-looping samples (a pose-search database build), every looping sample would allocate.
       local = Math.min(Math.max(time, 0), duration);
     }
   }

@@ -26,9 +26,8 @@ export interface AnimGraphEvents {
 
 export class AnimGraphEventEmitter extends EventEmitter<AnimGraphEvents> {
   /**
-   * Whether anyone listens to an event. Nodes check it before emitting from the frame loop:
-   * emitting boxes its numeric arguments and eventemitter3 builds an arguments object, so an event
-   * nobody listens to would still allocate.
+   * Whether anyone listens to an event. Nodes check it before emitting from the frame loop, where
+   * emitting allocates (its arguments; see CONTRIBUTING.md, "Numbers in the frame loop").
    */
   has(event: keyof AnimGraphEvents): boolean {
     return this.listenerCount(event) > 0;

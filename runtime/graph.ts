@@ -207,13 +207,11 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /**
    * update() with the delta time read from deltaTime[index]: for callers that compute delta times
-   * in the frame loop (a Crowd), since V8 boxes (allocates) a computed double passed to a call it
-   * does not inline.
+   * in the frame loop (a Crowd; see CONTRIBUTING.md, "Numbers in the frame loop").
    */
   updateFrom(deltaTime: Float64Array, index: number): void {
     const given = deltaTime[index];
-    // MAX_DELTA_TIME written as a literal: the module binding is a tagged value, and a phi of it
-    // with the double boxes every frame's delta time (16 bytes per update).
+    // MAX_DELTA_TIME written as a literal: see CONTRIBUTING.md, "Numbers in the frame loop"
     const dt = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
     this.counter++;
     this.elapsed += dt;

@@ -35,10 +35,7 @@ export function inertialCurveFit(out: Float64Array, o: number, x0: number, v0: n
   fitCurve(out, o, args);
 }
 
-/**
- * The arguments of a fit by array ([x0, v0, duration, dt]): V8 boxes a double passed to a call it
- * does not inline, and a transition fits three curves per bone.
- */
+/** The arguments of a fit ([x0, v0, duration, dt]): see CONTRIBUTING.md, "Numbers in the frame loop". */
 const X0 = 0, V0 = 1, DURATION = 2, DT = 3;
 const curveArgs = new Float64Array(4);
 
@@ -101,7 +98,7 @@ const scratchPowers = new Float64Array(5);
 
 /**
  * [t, t²/2, t³, t⁴, t⁵] of t = time[index] into p: computed once per pose, so that each curve is a sum of independent
- * products (curveAt) rather than Horner's chain of dependent ones. (An array: see ClipCursor.)
+ * products (curveAt) rather than Horner's chain of dependent ones.
  */
 function curvePowers(p: Float64Array, time: Float64Array, index: number): void {
   const t = time[index];
@@ -186,8 +183,8 @@ export class PoseInertializer {
   }
 
   /**
-   * start() with its two numbers read from startArgs ([older delta time, duration]): the nodes start
-   * transitions this way because V8 boxes doubles passed to calls it does not inline.
+   * start() with its two numbers read from startArgs ([older delta time, duration]), as the frame
+   * loop starts transitions (see CONTRIBUTING.md, "Numbers in the frame loop").
    */
   startFromArgs(target: Pose, previous: Pose, older: Pose | null): void {
     const olderDeltaTime = this.startArgs[0], duration = this.startArgs[1];
@@ -270,7 +267,7 @@ export class PoseInertializer {
     }
   }
 
-  /** Advances the transition clock by the delta time held in dt[0] (an array: see ClipCursor). */
+  /** Advances the transition clock by the delta time held in dt[0]. */
   advance(dt: Float64Array): void {
     if (this.clock[0] < this.clock[1] - 1e-9) this.clock[0] += dt[0];
   }
@@ -337,7 +334,7 @@ function fitRotation(
     const ry = ow * ty - ox * tz + oy * tw + oz * tx;
     const rz = ow * tz + ox * ty - oy * tx + oz * tw;
     const rw = ow * tw - ox * tx - oy * ty - oz * tz;
-    // Both angles wrapped into [-pi, pi] inline: a helper returning a double would box it. One step
+    // Both angles wrapped into [-pi, pi] inline, not by a helper returning a double. One step
     // is enough: 2 atan2 lies in [-2pi, 2pi], and x0 - xn1 in [-pi, 2pi].
     let xn1 = 2 * Math.atan2(rx * ax + ry * ay + rz * az, rw);
     if (xn1 > Math.PI) xn1 -= 2 * Math.PI;

@@ -319,8 +319,8 @@ export function quatSwingTwist(outSwing: Floats, so: number, outTwist: Floats, t
 /**
  * out = q with its angle scaled by weights[wi] about the same axis (q to the power of the weight),
  * on the shorter arc: q and −q give the same result, and the angle scaled is the one in [0, π]. A
- * weight of 0 gives the identity, 1 gives q, −1 its inverse. The weight comes in an array because V8
- * boxes doubles passed to calls it does not inline. A zero or NaN q, or a NaN weight, gives the identity.
+ * weight of 0 gives the identity, 1 gives q, −1 its inverse. The weight comes in an array (see
+ * CONTRIBUTING.md, "Numbers in the frame loop"). A zero or NaN q, or a NaN weight, gives the identity.
  */
 export function quatScaleAngle(out: Floats, o: number, q: Floats, qo: number, weights: Floats, wi: number): Floats {
   let x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];

@@ -97,10 +97,8 @@ export function poseBlendTwo(out: Pose, a: Pose, b: Pose, weights: Float64Array)
   return out;
 }
 
-/*
- * The weighted-sum operations read their weight from weights[index] rather than taking a number:
- * V8 boxes a double passed to a call it does not inline, and these run for every blend every frame.
- */
+// The weighted-sum operations read their weight from weights[index] rather than taking a number:
+// see CONTRIBUTING.md, "Numbers in the frame loop".
 
 /** out = source * weights[index]: the first term of a weighted sum of poses (see poseAccumulate). */
 export function poseScaleInto(out: Pose, source: Pose, weights: Float64Array, index: number): Pose {

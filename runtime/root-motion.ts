@@ -182,8 +182,7 @@ const segment = new Float64Array(4);
 
 /**
  * The root's position and heading at clip time times[k] into out[o..o+3], interpolated between keys
- * (clamped to the clip). Times come in an array: V8 boxes a double passed to a call it does not
- * inline, and this runs for every root-motion clip every frame.
+ * (clamped to the clip).
  */
 export function sampleRootMotion(out: Float64Array, o: number, clip: Clip, motion: RootMotionTrack, times: Float64Array, k: number): void {
   const position = Math.min(Math.max(times[k] * clip.frameRate, 0), clip.frameCount - 1);
@@ -218,7 +217,7 @@ function addSegment(out: Float64Array, clip: Clip, motion: RootMotionTrack, ends
  * The root-motion delta of playing from clip time span[0] to span[1] (a loop wrap is taken when
  * `span[2]` is 1 and the times cross the clip's end or start), written to out as
  * [dx, dy, dz, dHeading]: the displacement in the character's frame at the start and the heading
- * change in radians. Times come in an array so the per-frame call boxes no numbers.
+ * change in radians.
  */
 export function rootMotionDelta(out: Float64Array, clip: Clip, motion: RootMotionTrack, span: Float64Array): Float64Array {
   out[0] = 0; out[1] = 0; out[2] = 0; out[3] = 0;
@@ -244,8 +243,7 @@ export function rootMotionDelta(out: Float64Array, clip: Clip, motion: RootMotio
 /**
  * Adds the root motion of span[0..3] (as rootMotionDelta takes them) times span[4], the weight of
  * the branch that played it, to `out` (its branch's UpdateContext.rootMotion), leaving the unweighted delta in
- * `delta`: every node that plays a clip contributes its share this way. The weight travels in the
- * span because V8 boxes a double passed to a call it does not inline.
+ * `delta`: every node that plays a clip contributes its share this way (runtime/clip-playback.ts).
  */
 export function addRootMotion(out: Float64Array, delta: Float64Array, clip: Clip, motion: RootMotionTrack, span: Float64Array): void {
   rootMotionDelta(delta, clip, motion, span);
@@ -265,10 +263,10 @@ const rootAt = new Float64Array(12);
  * (the whole clip when 0 or longer than it; kept inside the clip, shifted at its ends rather than
  * wrapped, so no looping flag is needed), turned into the character's frame at `args[0]`, times
  * `args[1]` (clip seconds the source advances per second) and `args[3]` (its absolute weight),
- * which is also added to out[3]. In an array for the reason given at addRootMotion.
+ * which is also added to out[3].
  */
 export function addRootVelocity(out: Float64Array, clip: Clip, motion: RootMotionTrack, args: Float64Array): void {
-  // The field through arithmetic, so that joining it with the window below joins two unboxed doubles.
+  // The field through arithmetic, joined below with the window: see CONTRIBUTING.md, "Numbers in the frame loop"
   const duration = clip.duration * 1, time = args[0], window = args[2], weight = args[3];
   if (!(duration > 0)) return;
   const length = window > 0 && window < duration ? window : duration;

@@ -43,7 +43,7 @@ const blended = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64
 /**
  * blended = current transform of `bone` in `pose` moved toward slot k of `target` by weight[0]:
  * linear translation and scale, normalised-linear rotation on the shorter arc (as Unreal's
- * FTransform::Blend). The weight comes in an array because V8 boxes doubles passed to calls.
+ * FTransform::Blend). The weight comes in an array (see CONTRIBUTING.md, "Numbers in the frame loop").
  */
 function blendTowards(pose: ComponentPose, bone: number, target: BoneTransforms, k: number, weight: Float64Array): void {
   const w = weight[0], keep = 1 - w;
@@ -67,10 +67,7 @@ function blendTowards(pose: ComponentPose, bone: number, target: BoneTransforms,
 export abstract class SkeletalControlNode extends ComponentPoseNode {
   protected readonly input: ComponentPoseLink;
   protected readonly alphaProperty: ScalarProperty;
-  /**
-   * [alpha in use this frame, clamped to [0, 1]; alpha's literal value]: in an array for the reason
-   * given in AnimNode, and so that reading alpha never mixes a typed-array double with a boxed one.
-   */
+  /** [alpha in use this frame, clamped to [0, 1]; alpha's literal value]. */
   private readonly alphaWeight = new Float64Array(2);
   /** The parameter slot alpha is bound to, or -1 for the literal. */
   private readonly alphaSlot: number;
@@ -97,9 +94,8 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
 
   protected onUpdate(ctx: UpdateContext): void {
     this.input.update(ctx);
-    // Read and clamped inline (NaN from a bound parameter becomes 0), from typed arrays only: a
-    // number returned from a call V8 does not inline is boxed, and so is a double merged with the
-    // object field ScalarProperty.constant; whether either happens here depends on the subclass.
+    // Read and clamped inline (NaN from a bound parameter becomes 0), from typed arrays only:
+    // see CONTRIBUTING.md, "Numbers in the frame loop"
     const slot = this.alphaSlot;
     const alpha = slot >= 0 ? this.graph.parameterValues[slot] : this.alphaWeight[1];
     this.alphaWeight[0] = alpha > 0 ? (alpha < 1 ? alpha : 1) : 0;

@@ -13,8 +13,8 @@ import { quatFromTo, quatMultiply, quatRotateVec3, type Floats } from './math.ts
  *
  * Layout (output-first, like runtime/math.ts): `positions` holds [upper xyz, middle xyz, end xyz]
  * (9 numbers) and `rotations` [upper xyzw, middle xyzw, end xyzw] (12), all in component space. The
- * outputs may be the inputs (solving in place). Settings come in a Float64Array (twoBoneIKOptions)
- * because V8 boxes doubles passed to calls it does not inline; nothing here allocates.
+ * outputs may be the inputs (solving in place). Settings come in a Float64Array (twoBoneIKOptions;
+ * see CONTRIBUTING.md, "Numbers in the frame loop"); nothing here allocates.
  */
 
 /** Offset of the bend (pole) direction, 3 numbers in component space; zero: keep the input's bend. */

@@ -1,0 +1,187 @@
+import { ClipCursor, sampleClipAt, sampleClipBlendInto, type ClipBinding } from './clip.ts';
+import type { Pose } from './pose.ts';
+import type { UpdateContext } from './node.ts';
+import { addRootMotion, addRootVelocity } from './root-motion.ts';
+
+/** advance() flag: a looping clip wrapped past its end (or, backwards, its start) this frame. */
+export const CLIP_LOOPED = 1;
+/** advance() flag: a non-looping clip arrived at the end it plays toward this frame. */
+export const CLIP_ENDED = 2;
+
+/**
+ * The clock of one playing clip, shared by every node that plays or scrubs clips (SequencePlayer,
+ * SequenceEvaluator, PoseSearchBlend's clips; a state machine's or blend space's would be the same):
+ * a job in ozz's sense, inputs and outputs as fields, owning no clip and allocating nothing.
+ *
+ * Inputs: `binding` (the clip), `rate`, `looping`, and `seekTime` for seek(). advance() moves `time`
+ * by delta time × rate and wraps (looping) or holds it at the ends; seek() puts it at an explicit
+ * time. Both leave `previousTime`, and whether the move crossed the clip's end (`wrapped`), for
+ * reportRootMotion(), which adds the root motion of that span, times the branch weight and
+ * `weight`, to the branch's report; sample() samples the clip at `time`.
+ */
+export class ClipPlayback {
+  /** Play time in seconds, within [0, duration]. */
+  time = 0;
+  looping = false;
+  /** Clip seconds per second; negative plays backwards. Finite (the caller reads it so). */
+  rate = 1;
+  /** The time seek() goes to, unwrapped (an explicit time may run past the clip: it wraps or clamps). */
+  seekTime = 0;
+  /** This playback's share of its branch's weight, for root motion (a crossfade's slot weight). */
+  weight = 1;
+  /** Play time before the last advance or seek. */
+  previousTime = 0;
+  /** Whether the last move crossed the clip's end or start (a loop wrap). */
+  wrapped = false;
+  /** Which way the last move went through the clip: 1 forward, -1 backward. */
+  direction = 1;
+  /** Whether a non-looping clip is held at the end it plays toward (its arrival already reported). */
+  atEnd = false;
+  /** Whether the last move spans motion to report (false before a seek has a predecessor). */
+  moved = false;
+  /** Clip seconds the clip advances per second, for the root-velocity report; `paceKnown` says whether it is. */
+  pace = 0;
+  paceKnown = false;
+  /** Clip seconds the last seek moved, signed; looping, it counts the whole loops a wrap hides. */
+  timeStep = 0;
+  /** Whether `seekTime` of the last seek was finite, so the next seek has a predecessor. */
+  private seeded = false;
+  private previousSeekTime = 0;
+  /** root-motion.ts's arguments: [time before, time after, wrapped, direction, weight]. */
+  private readonly span = new Float64Array(5);
+  private readonly delta = new Float64Array(4);
+  /** [time, pace, window, weight] for addRootVelocity. */
+  private readonly velocityArgs = new Float64Array(4);
+  /**
+   * What sampleClipAt reads. Kept apart rather than this class extending ClipCursor, so that the
+   * sampler sees one shape of cursor.
+   */
+  private readonly cursor = new ClipCursor();
+
+  constructor(public binding: ClipBinding) {}
+
+  /** Samples the clip at `time` into `out` (see sampleClipAt). */
+  sample(out: Pose): void {
+    this.cursor.time = this.time;
+    this.cursor.looping = this.looping;
+    sampleClipAt(out, this.binding, this.cursor);
+  }
+
+  /** Samples the clip at `time` and blends it into `out` by weights (see sampleClipBlendInto). */
+  sampleBlendInto(out: Pose, weights: Float64Array): void {
+    this.cursor.time = this.time;
+    this.cursor.looping = this.looping;
+    sampleClipBlendInto(out, this.binding, this.cursor, weights);
+  }
+
+  /** Starts over at `time` (already inside the clip) with no arrival reported and no seek predecessor. */
+  restart(): void {
+    this.previousTime = this.time;
+    this.atEnd = false;
+    this.seeded = false;
+    this.moved = false;
+    this.timeStep = 0;
+  }
+
+  /** Forgets the last seek: the next one is a jump, not motion (after a pause in updates). */
+  forgetSeek(): void {
+    this.seeded = false;
+  }
+
+  /**
+   * Moves the time by ctx.deltaTime × rate. Looping wraps it; otherwise it holds at either end.
+   * Returns CLIP_LOOPED on a wrap, CLIP_ENDED on the frame it arrives at the end it plays toward
+   * (once per arrival), else 0. A clip of no length stays at 0.
+   */
+  advance(ctx: UpdateContext): number {
+    const duration = this.binding.clip.duration;
+    const before = this.time, rate = this.rate, dt = ctx.deltaTime;
+    this.previousTime = before;
+    this.wrapped = false;
+    this.direction = rate >= 0 ? 1 : -1;
+    this.moved = true;
+    this.paceKnown = true;
+    this.pace = rate;
+    if (!(duration > 0)) {
+      this.time = 0;
+      return 0;
+    }
+    let next = before + dt * rate;
+    if (this.looping) {
+      this.atEnd = false;
+      if (next >= duration || next < 0) {
+        // A huge rate over a long frame overflows to ±Infinity, whose remainder is NaN: the
+        // advance modulo the clip is then taken from the delta time modulo one loop's period.
+        if (next - next !== 0) next = before + (dt % (duration / Math.abs(rate))) * rate;
+        const wrapped = next % duration;
+        const time = wrapped < 0 ? wrapped + duration : wrapped;
+        this.time = time - time === 0 ? time : 0;
+        this.wrapped = true;
+        return CLIP_LOOPED;
+      }
+      this.time = next;
+      return 0;
+    }
+    // Math.min/max rather than a conditional that can yield `duration` untouched: see sampleClipAt.
+    const clamped = Math.min(Math.max(next, 0), duration);
+    const arrived = (rate > 0 && clamped === duration) || (rate < 0 && clamped === 0);
+    const ended = arrived && !this.atEnd;
+    this.atEnd = arrived;
+    this.time = clamped;
+    // Held at the end it plays toward, it no longer moves.
+    if (arrived) this.pace = 0;
+    return ended ? CLIP_ENDED : 0;
+  }
+
+  /**
+   * Puts the time at `seekTime`, wrapped (looping) or clamped into the clip, 0 when it is not
+   * finite or the clip has no length. The move from the last seek's time is the span of root motion
+   * (none for the first seek after restart() or forgetSeek()): looping, it wraps when the explicit
+   * time enters another loop (at most once per frame, as an advance does); its pace is the clip
+   * time moved per second, unknown in a frame of no time.
+   */
+  seek(ctx: UpdateContext): void {
+    const raw = this.seekTime, duration = this.binding.clip.duration, looping = this.looping;
+    const previousRaw = this.previousSeekTime, previous = this.time, hadPrevious = this.seeded;
+    let local = 0;
+    const finite = raw - raw === 0;
+    if (duration > 0 && finite) {
+      if (looping) {
+        local = raw % duration;
+        if (local < 0) local += duration;
+      } else local = raw < 0 ? 0 : raw > duration ? duration : raw;
+    }
+    this.previousSeekTime = raw;
+    this.previousTime = previous;
+    this.time = local;
+    this.seeded = finite;
+    this.timeStep = hadPrevious && finite ? (looping ? raw - previousRaw : local - previous) : 0;
+    this.moved = hadPrevious && finite && duration > 0;
+    this.direction = raw >= previousRaw ? 1 : -1;
+    this.wrapped = this.moved && looping && Math.floor(raw / duration) !== Math.floor(previousRaw / duration);
+    this.paceKnown = ctx.deltaTime > 0;
+    if (this.paceKnown) this.pace = this.timeStep / ctx.deltaTime;
+  }
+
+  /**
+   * Adds the root motion of the last move, times ctx.weight × weight, to ctx.rootMotion, and the
+   * clip's root velocity at the new time, times the pace, to ctx.rootVelocity when a node above
+   * asks for it. Nothing for a clip without root motion or a move with no span.
+   */
+  reportRootMotion(ctx: UpdateContext): void {
+    const clip = this.binding.clip, motion = clip.rootMotion;
+    if (motion === null || !this.moved) return;
+    const span = this.span;
+    span[0] = this.previousTime;
+    span[1] = this.time;
+    span[2] = this.wrapped ? 1 : 0;
+    span[3] = this.direction;
+    span[4] = ctx.weight * this.weight;
+    addRootMotion(ctx.rootMotion, this.delta, clip, motion, span);
+    if (ctx.rootVelocityWindow >= 0 && this.paceKnown) {
+      const v = this.velocityArgs;
+      v[0] = this.time; v[1] = this.pace; v[2] = ctx.rootVelocityWindow; v[3] = span[4];
+      addRootVelocity(ctx.rootVelocity, clip, motion, v);
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { PoseHistory, PoseInertializer } from './inertialization.ts';
+import type { UpdateContext } from './node.ts';
+import type { Pose } from './pose.ts';
+
+/** evaluate() flag: a transition started this frame. */
+export const TRANSITION_STARTED = 1;
+/** evaluate() flag: a running transition was cut short by the new one. */
+export const TRANSITION_INTERRUPTED = 2;
+
+/**
+ * A request for an inertial transition, as a blend node in inertial mode sends it to the nearest
+ * Inertialization node below (UpdateContext.inertializer): the requester keeps one and writes the
+ * duration in place.
+ */
+export class InertialRequest {
+  /** Seconds the transition should last. */
+  duration = 0;
+}
+
+/**
+ * What a node owns to hide its switches with inertialization (InertialBlend, PoseSearchBlend in
+ * inertial mode, the Inertialization node): the decaying offset, the last two poses it output, and
+ * a transition asked for in update that starts in evaluate, from the pose actually output, so a
+ * switch during a transition does not pop.
+ *
+ * Per frame: request() on a switch, else update() (advances a running transition); in evaluate,
+ * evaluate(out) on the new input's pose starts what was requested and applies the offset, then
+ * records `out`. Nodes with their own request logic (Inertialization) use start/apply/record.
+ * As in Unreal, the frame that starts a transition is its time 0 and outputs the last pose.
+ */
+export class InertialTransition {
+  readonly inertializer: PoseInertializer;
+  /** The poses output, for the velocity at a transition (PoseSearchBlend also searches from them). */
+  readonly history: PoseHistory;
+  /** Seconds the next transition lasts (input to request() and start()). */
+  duration = 0;
+  /** The duration of the last transition started (clamped as the inertializer holds it). */
+  startedDuration = 0;
+  /** The duration of the transition the last TRANSITION_INTERRUPTED cut short. */
+  interruptedDuration = 0;
+  /** Whether a request waits for evaluate. */
+  pending = false;
+  /** [this frame's delta time, duration], as PoseHistory and PoseInertializer take them. */
+  private readonly frame = new Float64Array(2);
+
+  constructor(boneCount: number) {
+    this.inertializer = new PoseInertializer(boneCount);
+    this.history = new PoseHistory(boneCount);
+  }
+
+  /** True while a transition is running. */
+  get active(): boolean {
+    return this.inertializer.active;
+  }
+
+  /** Stops any transition, drops any request and forgets the poses output. */
+  reset(): void {
+    this.inertializer.stop();
+    this.history.clear();
+    this.pending = false;
+  }
+
+  /** Asks for a transition of `duration` seconds, started at this frame's evaluate. */
+  request(ctx: UpdateContext): void {
+    this.frame[0] = ctx.deltaTime;
+    this.pending = true;
+  }
+
+  /** A frame without a request: advances a running transition. True when it ended this frame. */
+  update(ctx: UpdateContext): boolean {
+    this.frame[0] = ctx.deltaTime;
+    if (!this.inertializer.active) return false;
+    this.inertializer.advance(this.frame);
+    return !this.inertializer.active;
+  }
+
+  /**
+   * Starts a requested transition toward `out` (this frame's new pose), applies the offset to it
+   * and records it. Returns TRANSITION_STARTED and TRANSITION_INTERRUPTED flags (0 without a request).
+   */
+  evaluate(out: Pose): number {
+    let flags = 0;
+    if (this.pending) {
+      this.pending = false;
+      if (this.inertializer.active) {
+        this.interruptedDuration = this.startedDuration;
+        flags |= TRANSITION_INTERRUPTED;
+      }
+      if (this.start(out) && this.inertializer.active) {
+        this.startedDuration = this.inertializer.duration;
+        flags |= TRANSITION_STARTED;
+      } else this.inertializer.stop();
+    }
+    this.apply(out);
+    this.record(out);
+    return flags;
+  }
+
+  /** Starts a transition of `duration` seconds toward `target` from the poses recorded; false when there are none. */
+  start(target: Pose): boolean {
+    this.frame[1] = this.duration;
+    return this.history.startTransition(this.inertializer, target, this.frame, 1);
+  }
+
+  /** Adds the running transition's offset to `pose`. */
+  apply(pose: Pose): void {
+    this.inertializer.apply(pose);
+  }
+
+  /** Records `pose` as output this frame. */
+  record(pose: Pose): void {
+    this.history.push(pose, this.frame);
+  }
+}
