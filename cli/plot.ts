@@ -81,7 +81,8 @@ class SeriesBuilder {
  * gathers what the plot shows. Per frame: the bone's translation and rotation (Euler degrees,
  * see quatToEulerDegrees) in component or local space; every node's absolute weight from the
  * debug tree; and what the nodes report in their debug `values`: an inertializing node's time
- * left in its transition (duration − elapsed, 0 when idle) and an Inertialization's deficit; a
+ * left in its transition (duration − elapsed, 0 when idle), an Inertialization's deficit and the
+ * largest offset it adds (translation and rotation, over the bones); a
  * StrideWarping node's strideScale; a PoseSearchBlend's match cost (and runner-up's) at each
  * frame whose motion changed. Throws UsageError for an unknown bone.
  */
@@ -98,6 +99,7 @@ export function recordPlot(graph: AnimGraph, options: PlotRunOptions = {}): Plot
   const n = runner.frameCount;
   const times: number[] = [];
   const channels = new SeriesBuilder(n), weights = new SeriesBuilder(n), inertial = new SeriesBuilder(n), stride = new SeriesBuilder(n);
+  const offsets = new SeriesBuilder(n);
   const costs = new Map<string, { match: PlotPoints['points'][number][]; runnerUp: PlotPoints['points'][number][] }>();
   const lastMotion = new Map<string, unknown>();
   const seenMotions = new Map<string, number[]>();
@@ -136,6 +138,8 @@ export function recordPlot(graph: AnimGraph, options: PlotRunOptions = {}): Plot
       if (typeof v.active === 'boolean' && typeof v.elapsed === 'number' && typeof v.duration === 'number') {
         inertial.set(`inertial.${node.id}.remaining`, `${node.id}: time left`, f, v.active ? v.duration - v.elapsed : 0);
         if (typeof v.deficit === 'number') inertial.set(`inertial.${node.id}.deficit`, `${node.id}: deficit`, f, v.deficit);
+        if (typeof v.offsetTranslation === 'number') offsets.set(`offset.${node.id}.translation`, `${node.id}: translation offset`, f, v.offsetTranslation);
+        if (typeof v.offsetRotation === 'number') offsets.set(`offset.${node.id}.rotation`, `${node.id}: rotation offset (degrees)`, f, v.offsetRotation);
       }
       if (typeof v.strideScale === 'number') stride.set(`stride.${node.id}.scale`, `${node.id}: stride scale`, f, v.strideScale);
       if (typeof v.matchCost === 'number' || 'requestedMotion' in v) {
@@ -170,6 +174,10 @@ export function recordPlot(graph: AnimGraph, options: PlotRunOptions = {}): Plot
   const inertialSeries = inertial.list('inertial.');
   if (inertialSeries.length > 0) {
     panels.push({ key: 'inertialization', title: 'Inertialization: time left in the transition (and deficit)', unit: 'seconds', series: inertialSeries });
+  }
+  const offsetSeries = offsets.list('offset.');
+  if (offsetSeries.length > 0) {
+    panels.push({ key: 'inertialOffsets', title: 'Inertialization offsets: the largest over the bones (translation in skeleton units, rotation in degrees)', unit: 'offset', series: offsetSeries });
   }
   const strideSeries = stride.list('stride.');
   if (strideSeries.length > 0) panels.push({ key: 'stride', title: 'Stride warping: stride scale', unit: 'scale', series: strideSeries });

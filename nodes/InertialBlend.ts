@@ -79,7 +79,11 @@ export class InertialBlend extends LocalPoseNode {
 
   protected override onGatherDebug(node: DebugNode): void {
     const i = this.transition.inertializer;
-    node.values = { active: i.active, elapsed: i.active ? i.elapsed : 0, duration: i.active ? i.duration : 0, input: this.useA ? 'A' : 'B' };
+    const offset = i.offsetMagnitudes();
+    node.values = {
+      active: i.active, elapsed: i.active ? i.elapsed : 0, duration: i.active ? i.duration : 0, input: this.useA ? 'A' : 'B',
+      offsetTranslation: offset.translation, offsetRotation: offset.rotation,
+    };
   }
 }
 

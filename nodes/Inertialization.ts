@@ -111,6 +111,9 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
       active: i.active, elapsed: i.active ? i.elapsed : 0, duration: i.active ? i.duration : 0, deficit: this.deficit,
       lastRequester: this.lastRequester?.id ?? '',
     };
+    const offset = i.offsetMagnitudes();
+    node.values.offsetTranslation = offset.translation;
+    node.values.offsetRotation = offset.rotation;
   }
 }
 

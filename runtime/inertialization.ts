@@ -172,6 +172,23 @@ export class PoseInertializer {
   }
 
   /**
+   * The largest offset apply() adds now, over the bones: translation in skeleton units, rotation
+   * in degrees. For debug trees and plots (it allocates its result), not the frame loop.
+   */
+  offsetMagnitudes(): { translation: number; rotation: number } {
+    let translation = 0, rotation = 0;
+    if (!this.active) return { translation, rotation };
+    const p = this.powers;
+    curvePowers(p, this.clock, 0);
+    for (let bone = 0; bone < this.boneCount; bone++) {
+      const m = this.live[bone], c = bone * CURVE_STRIDE;
+      if ((m & 1) !== 0) translation = Math.max(translation, Math.abs(curveAt(this.translationCurve, c, p)));
+      if ((m & 2) !== 0) rotation = Math.max(rotation, Math.abs(curveAt(this.rotationCurve, c, p)));
+    }
+    return { translation, rotation: (rotation * 180) / Math.PI };
+  }
+
+  /**
    * Fits the offsets from `target` (the new pose) to `previous` (the last pose output), with
    * velocities measured against `older` (the pose output before it) over `olderDeltaTime`
    * seconds. Without an older pose (null, or a delta time of 0) velocities are 0.

@@ -170,6 +170,20 @@ describe('animgraph plot: inertialization', () => {
     const remaining = doc.panels.find((p) => p.key === 'inertialization')!.series[0].values;
     expect(remaining[16]).toBeCloseTo(0.3 - 1 / 30, 12);
   });
+
+  it('plots the largest inertialization offset over the bones, as the node reports it, decaying to 0', async () => {
+    const { tree } = await plot(inertial, '--seconds', '1', '--set', 'running=true@0.5');
+    expect(seriesKeys(tree)).toContain('offset.gait.translation');
+    expect(seriesKeys(tree)).toContain('offset.gait.rotation');
+    const doc = recordPlot(loadGraphFile(inertial), { seconds: 1, timeline: [{ name: 'running', value: true, time: 0.5 }] });
+    const run = runGraph(loadGraphFile(inertial), { seconds: 1, timeline: [{ name: 'running', value: true, time: 0.5 }] });
+    const rotation = doc.panels.find((p) => p.key === 'inertialOffsets')!.series.find((s) => s.key === 'offset.gait.rotation')!.values;
+    const reported = (f: number) => run.frames[f].debug!.children[0].values!.offsetRotation as number;
+    expect(rotation[14]).toBe(0);
+    expect(rotation[15]).toBeGreaterThan(1); // the walk and the run differ by degrees at the switch
+    for (const f of [15, 17, 20]) expect(rotation[f]).toBe(reported(f));
+    expect(rotation[24]).toBe(0);
+  });
 });
 
 describe('animgraph plot: errors', () => {

@@ -116,6 +116,22 @@ describe('PoseInertializer', () => {
     expect(inertializer.active).toBe(false);
   });
 
+  it('reports the largest offset it adds now (translation and rotation in degrees), 0 once the transition ends', () => {
+    const inertializer = new PoseInertializer(1);
+    expect(inertializer.offsetMagnitudes()).toEqual({ translation: 0, rotation: 0 });
+    inertializer.start(pose(0, 0), pose(Math.PI / 6, 5), null, 0, 0.2); // 30 degrees and 5 units away
+    const start = inertializer.offsetMagnitudes();
+    expect(start.translation).toBeCloseTo(5, 12);
+    expect(start.rotation).toBeCloseTo(30, 10);
+    inertializer.advance(Float64Array.of(0.1));
+    const half = inertializer.offsetMagnitudes();
+    // Zero initial velocity: the quintic is at 1/2 of its start value half way.
+    expect(half.translation).toBeCloseTo(2.5, 10);
+    expect(half.rotation).toBeCloseTo(15, 8);
+    inertializer.advance(Float64Array.of(0.1));
+    expect(inertializer.offsetMagnitudes()).toEqual({ translation: 0, rotation: 0 });
+  });
+
   it('measures velocity from the older pose along the offset, and ignores it without a delta time', () => {
     const inertializer = new PoseInertializer(1);
     // Previous at x = 1, older at x = 1.5, target at 0: approaching at 0.5 / 0.1 s = 5 units/s.
