@@ -1,6 +1,7 @@
 import type { InputSpec, NodeType, PoseSpace, PropertySpec } from '../runtime/node.ts';
 import { PARAMETER_WIDTH, parameterFits, type ParameterType } from '../runtime/parameters.ts';
 import { propertyRequired } from '../graphs/schema.ts';
+import { ApplyAdditiveMeta } from './ApplyAdditive.ts';
 import { BendRollHelperMeta } from './BendRollHelper.ts';
 import { BlendByBoolMeta } from './BlendByBool.ts';
 import { BlendListMeta } from './BlendList.ts';
@@ -8,6 +9,7 @@ import { BlendTwoMeta } from './BlendTwo.ts';
 import { CopyBoneMeta } from './CopyBone.ts';
 import { InertialBlendMeta } from './InertialBlend.ts';
 import { InertializationMeta } from './Inertialization.ts';
+import { MakeAdditiveMeta } from './MakeAdditive.ts';
 import { OutputMeta } from './Output.ts';
 import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
@@ -18,7 +20,7 @@ import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './type
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
-  BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
+  ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -35,6 +37,8 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   InertializationMeta,
   PoseSearchBlendMeta,
   StrideWarpingMeta,
+  MakeAdditiveMeta,
+  ApplyAdditiveMeta,
   OutputMeta,
 ];
 

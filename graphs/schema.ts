@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { NodeType, PropertySpec } from '../runtime/node.ts';
+import { additiveReferenceSchema } from '../runtime/additive.ts';
 
 /** The format tag every graph asset carries; bumped when the format changes incompatibly. */
 export const GRAPH_FORMAT = 'animgraph/1';
@@ -49,6 +50,10 @@ export const clipSchema = z.object({
       up: z.enum(['y', 'z']).optional().describe('The up axis: motion along it stays in the pose (default y).'),
     }).strict(),
   ]).optional().describe("Extract root motion: the root bone's horizontal translation and heading become a per-frame delta and the clip plays in place."),
+  additive: z.object({
+    reference: additiveReferenceSchema.optional().describe("What the keys are made relative to (default 'skeleton')."),
+    space: z.enum(['local', 'mesh']).optional().describe('local (default): rotations relative to the parent; mesh: rotations in component space, as Unreal\'s mesh-space additives.'),
+  }).strict().optional().describe('An additive clip: its keys become deltas from the reference once, at load (translation minus, rotation times the inverse, scale divided), for ApplyAdditive. Cannot be combined with rootMotion.'),
 }).strict();
 
 export const bindingSchema = z.object({ param: z.string().describe('Name of the parameter that drives this property.') }).strict();

@@ -81,6 +81,8 @@ export class SequenceEvaluator extends LocalPoseNode {
 export const SequenceEvaluatorType: NodeType = defineNodeType({
   type: 'SequenceEvaluator',
   space: 'local',
+  // A clip marked additive in the asset plays deltas, which ApplyAdditive takes.
+  additiveOutput: (p, additiveClips) => additiveClips.get(p.clip as string),
   properties: {
     clip: { kind: 'clip' },
     explicitTime: { kind: 'float', default: 0 },

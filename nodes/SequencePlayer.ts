@@ -78,6 +78,8 @@ export class SequencePlayer extends LocalPoseNode {
 export const SequencePlayerType: NodeType = defineNodeType({
   type: 'SequencePlayer',
   space: 'local',
+  // A clip marked additive in the asset plays deltas, which ApplyAdditive takes.
+  additiveOutput: (p, additiveClips) => additiveClips.get(p.clip as string),
   properties: {
     clip: { kind: 'clip' },
     playRate: { kind: 'float', default: 1 },

@@ -1,4 +1,5 @@
 import type { NodeType } from '../runtime/node.ts';
+import { ApplyAdditiveType } from './ApplyAdditive.ts';
 import { BendRollHelperType } from './BendRollHelper.ts';
 import { BlendByBoolType } from './BlendByBool.ts';
 import { BlendListType } from './BlendList.ts';
@@ -6,6 +7,7 @@ import { BlendTwoType } from './BlendTwo.ts';
 import { CopyBoneType } from './CopyBone.ts';
 import { InertialBlendType } from './InertialBlend.ts';
 import { InertializationType } from './Inertialization.ts';
+import { MakeAdditiveType } from './MakeAdditive.ts';
 import { PoseSearchBlendType } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
@@ -28,4 +30,6 @@ export const builtInNodeTypes: readonly NodeType[] = [
   InertializationType,
   PoseSearchBlendType,
   StrideWarpingType,
+  MakeAdditiveType,
+  ApplyAdditiveType,
 ];

@@ -1,4 +1,5 @@
 import { quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
+import type { AdditiveSpace } from './additive.ts';
 import type { Pose } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
@@ -45,6 +46,11 @@ export class Clip {
   readonly interpolation: RotationInterpolation;
   /** Root motion taken out of the keys (see extractRootMotion), or null when the clip keeps it. */
   rootMotion: RootMotionTrack | null = null;
+  /**
+   * For an additive clip (marked so in its asset; see runtime/additive.ts): the space of its deltas
+   * and the clip as authored, before its keys became deltas. Null for an ordinary clip.
+   */
+  additive: { readonly space: AdditiveSpace; readonly source: Clip } | null = null;
 
   constructor(init: {
     name: string;

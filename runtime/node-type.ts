@@ -1,3 +1,4 @@
+import type { AdditiveSpace } from './additive.ts';
 import type { ClipBinding } from './clip.ts';
 import type { PoseNode, PoseSpace } from './anim-node.ts';
 import type { ComponentPoseLink, Link, PoseLink } from './link.ts';
@@ -202,6 +203,14 @@ export interface NodeType {
    * then requires a node that provides them between it and the output.
    */
   requestsInertialization?(properties: Readonly<Record<string, unknown>>): boolean;
+  /**
+   * The space of the additive pose a node with these (validated) properties outputs, or undefined
+   * when its pose is an ordinary one. `additiveClips` are the asset's clips marked additive, with
+   * their spaces. The loader requires it of whatever feeds an input named by additiveInputs.
+   */
+  additiveOutput?(properties: Readonly<Record<string, unknown>>, additiveClips: ReadonlyMap<string, AdditiveSpace>): AdditiveSpace | undefined;
+  /** The inputs that take an additive pose, with the space each applies it in (ApplyAdditive's `additive`). */
+  additiveInputs?(properties: Readonly<Record<string, unknown>>): Readonly<Record<string, AdditiveSpace>>;
   /**
    * Load-time checks the generic property rules cannot express (names inside an `object`
    * property, combinations of values). Called with the well-formed properties; report each

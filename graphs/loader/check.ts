@@ -61,7 +61,8 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   const nodes = checkNodes(rawNodes, registry, { parameters, declaredParameters, clips, declaredClips, skeleton }, problems);
 
   const outputId = typeof raw.output === 'string' ? raw.output : undefined;
-  const order = checkLinks(nodes, rawNodes, outputId, problems);
+  const additiveClips = new Map(Object.entries(asset.clips ?? {}).flatMap(([name, def]) => (def.additive ? [[name, def.additive.space ?? 'local'] as const] : [])));
+  const order = checkLinks(nodes, rawNodes, outputId, problems, additiveClips);
 
   if (problems.list.length > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
   const compiled: CompiledNode[] = order.map((id) => {

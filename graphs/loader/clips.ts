@@ -1,4 +1,6 @@
-import type { Clip } from '../../runtime/clip.ts';
+import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/additive.ts';
+import { ClipBinding, type Clip } from '../../runtime/clip.ts';
+import { Pose } from '../../runtime/pose.ts';
 import { gltfClip } from '../../runtime/gltf.ts';
 import { extractRootMotion, rootMotionSource } from '../../runtime/root-motion.ts';
 import { sampleClip, SAMPLE_CLIP_NAMES } from '../../runtime/sample-data.ts';
@@ -34,7 +36,43 @@ export function loadClips(
     }
     clips.set(name, clip);
   }
+  if (skeleton) makeAdditiveClips(asset, clips, declaredClips, skeleton, problems);
   return { clips, declaredClips };
+}
+
+/**
+ * Replaces each clip marked `additive` by its deltas from its reference. References read the clips
+ * as authored, so a clip may be made relative to its own first frame, or to another additive clip's keys.
+ */
+function makeAdditiveClips(
+  asset: Partial<GraphEnvelope>, clips: Map<string, Clip>, declaredClips: ReadonlySet<string>, skeleton: Skeleton, problems: Problems,
+): void {
+  const authored = new Map(clips);
+  for (const [name, def] of Object.entries(asset.clips ?? {})) {
+    const clip = authored.get(name);
+    if (!def.additive || !clip) continue;
+    const at = ['clips', name, 'additive'];
+    if (def.rootMotion) {
+      problems.add(at, 'schema', `clip '${name}' is additive and extracts root motion: an additive moves bones relative to another pose, not the character, so drop one of the two`);
+      continue;
+    }
+    const reference = def.additive.reference ?? 'skeleton';
+    let pose = skeleton.referencePose;
+    if (reference !== 'skeleton') {
+      const source = authored.get(reference.clip);
+      if (!source) {
+        if (!declaredClips.has(reference.clip)) problems.add([...at, 'reference', 'clip'], 'unknown-clip', `unknown clip '${reference.clip}' (declared: ${[...declaredClips].join(', ')})`);
+        continue;
+      }
+      const frame = referenceFrameIndex(reference.frame, source.frameCount);
+      if (frame < 0) {
+        problems.add([...at, 'reference', 'frame'], 'clip-frames', `frame ${reference.frame} is outside clip '${reference.clip}' (frames 0..${source.frameCount - 1}, or -1..-${source.frameCount} from the end)`);
+        continue;
+      }
+      pose = clipFramePose(new Pose(skeleton.boneCount), new ClipBinding(source, skeleton), frame);
+    }
+    clips.set(name, additiveClip(new ClipBinding(clip, skeleton), new AdditiveReferencePose(pose, skeleton), def.additive.space ?? 'local'));
+  }
 }
 
 function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {

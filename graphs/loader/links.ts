@@ -1,3 +1,4 @@
+import type { AdditiveSpace } from '../../runtime/additive.ts';
 import { MAX_GRAPH_DEPTH } from '../../runtime/graph.ts';
 import type { NodeEnvelope } from '../schema.ts';
 import type { CheckedNode } from './nodes.ts';
@@ -10,6 +11,7 @@ import { jsonPath, type Problems } from './problems.ts';
  */
 export function checkLinks(
   nodes: ReadonlyMap<string, CheckedNode>, rawNodes: Record<string, unknown>, outputId: string | undefined, problems: Problems,
+  additiveClips: ReadonlyMap<string, AdditiveSpace> = new Map(),
 ): string[] | undefined {
   // Links: every declared input linked to an existing node, nothing linked twice.
   const consumers = new Map<string, string>();
@@ -22,8 +24,9 @@ export function checkLinks(
       problems.add(by, 'shared-link', `node '${target}' already feeds ${previous}; a pose can feed one input only (add another node for each use)`);
     } else consumers.set(target, jsonPath(by));
   };
-  for (const [id, { envelope: node, type }] of nodes) {
+  for (const [id, { envelope: node, type, properties }] of nodes) {
     const inputs = node.inputs ?? {};
+    const additiveInputs = type.additiveInputs?.(properties) ?? {};
     for (const name of Object.keys(inputs)) {
       if (!type.inputs.some((s) => s.name === name)) {
         problems.add(['nodes', id, 'inputs', name], 'unknown-input', `${type.type} has no input '${name}' (inputs: ${type.inputs.map((s) => s.name).join(', ') || 'none'})`);
@@ -59,6 +62,7 @@ export function checkLinks(
         if (spec.accepts && !spec.accepts.includes(linked.type.space)) {
           problems.add(at, 'space-mismatch', `input '${spec.name}' of ${type.type} '${id}' accepts only ${spec.accepts.join(' or ')}-space poses, but ${linked.type.type} '${target}' produces a ${linked.type.space}-space pose, which cannot be converted here`);
         }
+        if (Object.hasOwn(additiveInputs, spec.name)) checkAdditiveLink(at, `input '${spec.name}' of ${type.type} '${id}'`, additiveInputs[spec.name], linked, target, additiveClips, problems);
       });
     }
   }
@@ -100,6 +104,23 @@ export function checkLinks(
   }
 
   return order;
+}
+
+/**
+ * An additive input takes an additive pose (a MakeAdditive, or a player of a clip marked additive)
+ * made in the space it applies it in: an ordinary pose there would be added to the base as if it
+ * were a delta, doubling every bone.
+ */
+function checkAdditiveLink(
+  at: readonly PropertyKey[], input: string, space: AdditiveSpace, linked: CheckedNode, target: string,
+  additiveClips: ReadonlyMap<string, AdditiveSpace>, problems: Problems,
+): void {
+  const made = linked.type.additiveOutput?.(linked.properties, additiveClips);
+  if (made === undefined) {
+    problems.add(at, 'not-additive', `${input} takes an additive pose, but ${linked.type.type} '${target}' produces an ordinary one: link a MakeAdditive, or a player of a clip marked "additive" in the asset's clips`);
+  } else if (made !== space) {
+    problems.add(at, 'space-mismatch', `${input} applies a ${space}-space additive, but ${linked.type.type} '${target}' produces a ${made}-space one: make both the same space`);
+  }
 }
 
 /** A node's links as (JSON path below the node, target id) pairs, in pin order. */

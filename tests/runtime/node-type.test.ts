@@ -148,8 +148,11 @@ const ASSET = {
         alpha: 0.9,
       },
     },
+    idle3: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+    delta: { type: 'MakeAdditive', inputs: { pose: 'idle3' }, properties: { reference: { clip: 'walk', frame: 2 }, space: 'mesh' } },
+    additive: { type: 'ApplyAdditive', inputs: { base: 'helpers', additive: 'delta' }, properties: { alpha: { param: 'alpha' }, space: 'mesh' } },
   },
-  output: 'helpers',
+  output: 'additive',
 };
 
 /** What create() read before defineNodeType, by spec kind: the ResolvedProperties call for it. */

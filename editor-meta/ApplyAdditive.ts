@@ -1,0 +1,44 @@
+import type { NodeEditorMeta } from './types.ts';
+
+export const ApplyAdditiveMeta: NodeEditorMeta = {
+  type: 'ApplyAdditive',
+  title: 'Apply Additive',
+  category: 'Blends',
+  description:
+    'Adds an additive pose (from Make Additive, or a player of a clip marked additive) onto a base pose, scaled by Alpha: '
+    + 'a lean, a breathing layer, an aim offset on top of locomotion.',
+  pins: {
+    base: { title: 'Base', description: 'The pose the additive is added to.' },
+    additive: { title: 'Additive', description: 'An additive pose: Make Additive, or a player of a clip marked "additive" in the asset (a load error otherwise).' },
+  },
+  properties: {
+    alpha: {
+      title: 'Alpha',
+      description: 'How much of the additive: 0 = the base exactly, 1 = all of it. A bound parameter is clamped to [0, 1] each frame (NaN counts as 0).',
+    },
+    space: {
+      title: 'Space',
+      description: 'local: rotation deltas turn each bone relative to its parent; mesh: in component space. Must match the additive\'s space.',
+    },
+  },
+  reference: `
+**ApplyAdditive** (inputs \`base\`, \`additive\`; \`alpha\` = 1 in [0, 1]; \`space\` = local | mesh). Per bone:
+T = Tbase + alpha × ΔT; R = slerp(identity, ΔR, alpha) · Rbase (the delta on the left, as Unreal's
+BlendFromIdentityAndAccumulate; slerp so alpha 0.5 is exactly half the angle); S = Sbase × (1 + alpha × (ΔS − 1)).
+In mesh space the base's rotations are composed to component space, each turned by its delta there, and brought back to
+local space. So base + (pose − base) = pose.
+
+The base is updated at the node's weight, the additive branch at the node's weight × alpha; at or below 0.00001 the
+additive branch is neither updated nor evaluated (alpha 0 gives the base bit for bit). Root motion reported by the
+additive branch is dropped: an additive moves bones, not the character.
+
+Load errors: the \`additive\` input linked to a node that does not produce an additive pose (\`not-additive\`, at
+\`nodes.<id>.inputs.additive\`); an additive of the other space (\`space-mismatch\`, same path).
+
+Debug line: \`Alpha: 50.0% (local)\`; values \`alpha\`, \`space\`.
+
+\`\`\`json
+"lean": { "type": "ApplyAdditive", "inputs": { "base": "walk", "additive": "runDelta" }, "properties": { "alpha": { "param": "lean" } } }
+\`\`\`
+`,
+};

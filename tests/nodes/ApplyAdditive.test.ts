@@ -1,0 +1,253 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadGraphFile, runGraph } from '../../node.ts';
+import { loadGraphAsset } from '../../host/files.ts';
+import { AdditiveReferencePose, applyAdditive, makeAdditive } from '../../runtime/additive.ts';
+import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
+import { quatFromAxisAngle, quatMultiply } from '../../runtime/math.ts';
+import { Pose } from '../../runtime/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { Skeleton } from '../../runtime/skeleton.ts';
+import { GraphLoadError } from '../../graphs/loader.ts';
+import { expectClose, hasNaN } from '../support/graphs.ts';
+
+const DEG = Math.PI / 180;
+const skeleton = sampleSkeleton();
+const sample = (clip: string, time: number) => sampleClip(new Pose(22), new ClipBinding(builtinClip(clip), skeleton), time, true);
+const bone = (name: string) => skeleton.indexOf(name);
+
+function biped(nodes: Record<string, unknown>, output: string, clips: Record<string, unknown> = {}, parameters: Record<string, unknown> = {}) {
+  return loadGraphAsset({
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' }, ...clips },
+    parameters,
+    nodes,
+    output,
+  });
+}
+
+/** The angle of unit quaternion q (radians), and its axis. */
+function angleAxis(q: ArrayLike<number>): [number, number[]] {
+  const w = Math.abs(q[3]), s = Math.hypot(q[0], q[1], q[2]), sign = q[3] < 0 ? -1 : 1;
+  return [2 * Math.atan2(s, w), [q[0], q[1], q[2]].map((x) => (sign * x) / s)];
+}
+/** a · conjugate(b) at bone offsets. */
+function relative(a: Float64Array, b: Float64Array, o: number): Float64Array {
+  const conj = Float64Array.of(-b[o], -b[o + 1], -b[o + 2], b[o + 3]);
+  return quatMultiply(new Float64Array(4), 0, a, o, conj, 0);
+}
+
+// The walk at its frame 7 as the base, the run at 0.4 s as the pose: ApplyAdditive(base, MakeAdditive(run, walk frame 7)).
+const roundTrip = (alpha: number, space: 'local' | 'mesh') => biped({
+  base: { type: 'SequenceEvaluator', properties: { clip: 'walk', explicitTime: 7 / 30 } },
+  run: { type: 'SequenceEvaluator', properties: { clip: 'run', explicitTime: 0.4 } },
+  delta: { type: 'MakeAdditive', inputs: { pose: 'run' }, properties: { reference: { clip: 'walk', frame: 7 }, space } },
+  apply: { type: 'ApplyAdditive', inputs: { base: 'base', additive: 'delta' }, properties: { alpha, space } },
+}, 'apply').createInstance();
+
+describe('ApplyAdditive', () => {
+  it('gives back the pose: base + (pose - base) = pose, local and mesh space', () => {
+    for (const space of ['local', 'mesh'] as const) {
+      const g = roundTrip(1, space);
+      g.update(1 / 30);
+      const out = g.evaluate(), run = sample('run', 0.4);
+      expectClose(out.translations, run.translations, 1e-12);
+      expectClose(out.scales, run.scales, 1e-12);
+      // q and -q are one rotation.
+      for (let o = 0; o < 88; o += 4) {
+        const s = Math.sign(out.rotations[o + 3] * run.rotations[o + 3] + out.rotations[o] * run.rotations[o]) || 1;
+        expectClose(out.rotations.subarray(o, o + 4).map((x) => x * s), run.rotations.subarray(o, o + 4), 1e-12);
+      }
+    }
+  });
+
+  it('at alpha 0 is the base bit for bit, and does not update the additive branch', () => {
+    const g = roundTrip(0, 'local');
+    g.update(1 / 30);
+    const out = g.evaluate(), walk = sample('walk', 7 / 30);
+    expect(Array.from(out.translations)).toEqual(Array.from(walk.translations));
+    expect(Array.from(out.rotations)).toEqual(Array.from(walk.rotations));
+    expect(g.gatherDebug().children[0].children[1].weight).toBe(0);
+  });
+
+  it('at alpha 0.5 goes half the way: half the translation, half the rotation angle about the same axis', () => {
+    const g = roundTrip(0.5, 'local');
+    g.update(1 / 30);
+    const out = g.evaluate(), walk = sample('walk', 7 / 30), run = sample('run', 0.4);
+    for (let i = 0; i < 66; i++) expect(out.translations[i]).toBeCloseTo((walk.translations[i] + run.translations[i]) / 2, 12);
+    for (const name of ['spine_01', 'thigh_l', 'lowerarm_r', 'upperarm_l']) {
+      const o = bone(name) * 4;
+      const [full, axis] = angleAxis(relative(run.rotations, walk.rotations, o));
+      const [half, halfAxis] = angleAxis(relative(out.rotations, walk.rotations, o));
+      expect(full).toBeGreaterThan(2 * DEG);
+      expect(half).toBeCloseTo(full / 2, 12);
+      expectClose(halfAxis, axis, 1e-9);
+    }
+    expect(g.gatherDebug().children[0].description).toBe('Alpha: 50.0% (local)');
+  });
+
+  it('scales multiplicatively: base × (1 + alpha × (S / Sref − 1))', () => {
+    const base = new Pose(1), pose = new Pose(1), ref = new Pose(1);
+    base.scales.set([2, 1, 4]);
+    ref.scales.set([2, 0, 1]);
+    pose.scales.set([3, 5, 1]);
+    const one = new Skeleton(['b'], [-1]);
+    makeAdditive(pose, new AdditiveReferencePose(ref, one), false, one.parents, new Float64Array(4));
+    expect(Array.from(pose.scales)).toEqual([1.5, 0, 1]); // a zero reference scale has ratio 0, not Infinity
+    applyAdditive(base, pose, Float64Array.of(0.5), 0, false, one.parents, new Float64Array(8));
+    expect(Array.from(base.scales)).toEqual([2 * 1.25, 0.5, 4]);
+  });
+
+  it('mesh space turns a child about the component axes, local space about its parent\'s (hand-made chain)', () => {
+    // Root and child. The pose turns the child 90° about Y from an identity reference; the base
+    // has the root turned 90° about X.
+    const chain = new Skeleton(['root', 'child'], [-1, 0]);
+    const identity = new AdditiveReferencePose(new Pose(2), chain);
+    const results: Record<string, Float64Array> = {};
+    for (const space of ['local', 'mesh'] as const) {
+      const pose = new Pose(2);
+      quatFromAxisAngle(pose.rotations, 4, 0, 1, 0, 90 * DEG);
+      makeAdditive(pose, identity, space === 'mesh', chain.parents, new Float64Array(8));
+      const base = new Pose(2);
+      quatFromAxisAngle(base.rotations, 0, 1, 0, 0, 90 * DEG);
+      applyAdditive(base, pose, Float64Array.of(1), 0, space === 'mesh', chain.parents, new Float64Array(16));
+      expectClose(base.rotations.subarray(0, 4), [Math.SQRT1_2, 0, 0, Math.SQRT1_2], 1e-15); // the root keeps the base's
+      results[space] = base.rotations.slice(4, 8);
+    }
+    // Local: the child's local rotation is the delta itself, 90° about Y.
+    expectClose(results.local, [0, Math.SQRT1_2, 0, Math.SQRT1_2], 1e-15);
+    // Mesh: its component rotation is Ry(90) · Rx(90), so locally Rx(-90) · Ry(90) · Rx(90) = 90° about -Z.
+    expectClose(results.mesh, [0, 0, -Math.SQRT1_2, Math.SQRT1_2], 1e-15);
+  });
+
+  it('clamps a bound alpha to [0, 1]', () => {
+    const g = biped({
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      delta: { type: 'MakeAdditive', inputs: { pose: 'run' } },
+      apply: { type: 'ApplyAdditive', inputs: { base: 'walk', additive: 'delta' }, properties: { alpha: { param: 'a' } } },
+    }, 'apply', {}, { a: { type: 'float', default: 3 } }).createInstance();
+    g.update(0.1);
+    expect(g.gatherDebug().children[0].values).toEqual({ alpha: 1, space: 'local' });
+    g.setParameter('a', -2);
+    g.update(0.1);
+    expect(g.gatherDebug().children[0].values?.alpha).toBe(0);
+    expect(g.gatherDebug().children[0].children[1].weight).toBe(0);
+    expect(hasNaN(g.evaluate().rotations)).toBe(false);
+  });
+
+  it('drops the root motion of its additive branch', () => {
+    const clips = { walkRm: { source: 'builtin:walk', rootMotion: true } };
+    const nodes = {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walkRm' } },
+      delta: { type: 'MakeAdditive', inputs: { pose: 'walk' } },
+    };
+    const moving = biped(nodes, 'delta', clips).createInstance();
+    const applied = biped({
+      ...nodes, idle: { type: 'SequencePlayer', properties: { clip: 'idle' } }, apply: { type: 'ApplyAdditive', inputs: { base: 'idle', additive: 'delta' } },
+    }, 'apply', clips).createInstance();
+    moving.update(0.2);
+    applied.update(0.2);
+    expect(Math.max(...Array.from(moving.rootMotion, Math.abs))).toBeGreaterThan(1e-3); // the pelvis's sway and heading
+    expect(Array.from(applied.rootMotion)).toEqual([0, 0, 0, 0]);
+  });
+
+  describe('load errors, at the link, all at once', () => {
+    const check = (nodes: Record<string, unknown>, clips: Record<string, unknown> = {}) => {
+      try {
+        biped(nodes, 'apply', clips);
+      } catch (e) {
+        if (e instanceof GraphLoadError) return e.problems.map((p) => [p.path, p.code]);
+        throw e;
+      }
+      return [];
+    };
+
+    it('an additive input fed an ordinary pose is not-additive; an additive of the other space a space-mismatch', () => {
+      expect(check({
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        blend: { type: 'BlendTwo', inputs: { A: 'run', B: 'idle' } },
+        inner: { type: 'ApplyAdditive', inputs: { base: 'walk', additive: 'blend' } },
+        idle2: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        mesh: { type: 'MakeAdditive', inputs: { pose: 'idle2' }, properties: { space: 'mesh' } },
+        apply: { type: 'ApplyAdditive', inputs: { base: 'inner', additive: 'mesh' } },
+      })).toEqual([
+        ['$.nodes.inner.inputs.additive', 'not-additive'],
+        ['$.nodes.apply.inputs.additive', 'space-mismatch'],
+      ]);
+    });
+
+    it('a player of a clip marked additive is an additive source, of its clip\'s space', () => {
+      const clips = { lean: { source: 'builtin:run', additive: { space: 'mesh' } } };
+      const nodes = (space: string) => ({
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        lean: { type: 'SequenceEvaluator', properties: { clip: 'lean' } },
+        apply: { type: 'ApplyAdditive', inputs: { base: 'walk', additive: 'lean' }, properties: { space } },
+      });
+      expect(check(nodes('mesh'), clips)).toEqual([]);
+      expect(check(nodes('local'), clips)).toEqual([['$.nodes.apply.inputs.additive', 'space-mismatch']]);
+    });
+
+    it('bad additive clips and MakeAdditive references', () => {
+      expect(check({
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        delta: { type: 'MakeAdditive', inputs: { pose: 'run' }, properties: { reference: { clip: 'jog', frame: 0 } } },
+        apply: { type: 'ApplyAdditive', inputs: { base: 'walk', additive: 'delta' } },
+      }, {
+        a: { source: 'builtin:run', additive: { reference: { clip: 'nope', frame: 0 } } },
+        b: { source: 'builtin:run', additive: { reference: { clip: 'walk', frame: 34 } } },
+        c: { source: 'builtin:run', rootMotion: true, additive: {} },
+        d: { source: 'builtin:run', additive: { space: 'world' } },
+      })).toEqual([
+        ['$.clips.d.additive.space', 'schema'],
+        ['$.clips.a.additive.reference.clip', 'unknown-clip'],
+        ['$.clips.b.additive.reference.frame', 'clip-frames'],
+        ['$.clips.c.additive', 'schema'],
+        ['$.nodes.delta.properties.reference.clip', 'unknown-clip'],
+      ]);
+      // Past the other checks: a reference frame outside its clip.
+      expect(check({
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        delta: { type: 'MakeAdditive', inputs: { pose: 'run' }, properties: { reference: { clip: 'walk', frame: -40 } } },
+        apply: { type: 'ApplyAdditive', inputs: { base: 'walk', additive: 'delta' } },
+      })).toEqual([['$.nodes.delta.properties.reference.frame', 'schema']]);
+    });
+  });
+
+  it('allocates nothing per frame once warm, in a plain Node process', () => {
+    const probe = fileURLToPath(new URL('../support/additive-allocation-probe.ts', import.meta.url));
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result.perFrame).toBeLessThan(4);
+    expect(result.moved).toBe(true);
+  });
+});
+
+describe('graphs/examples/sample-additive-lean.json (through runGraph)', () => {
+  const graph = loadGraphFile(fileURLToPath(new URL('../../graphs/examples/sample-additive-lean.json', import.meta.url)));
+  const fps = 30, frames = 40;
+  const run = (lean: number) => runGraph(graph, { frames, fps, timeline: [{ name: 'lean', value: lean, time: 0 }] });
+
+  it('leans the walk forward by alpha × the run\'s extra 4° of spine and lowers the pelvis by alpha × 1 cm', () => {
+    const plain = run(0), leaning = run(0.75);
+    const spine = bone('spine_01'), pelvis = bone('pelvis');
+    for (let f = 0; f < frames; f++) {
+      const a = plain.frames[f].local![spine], b = leaning.frames[f].local![spine];
+      // Both about X: the run's spine_01 is lean/2 = 6° at its first frame, the walk's 2°.
+      const angle = (row: number[]) => 2 * Math.atan2(row[3], row[6]);
+      expect(angle(b) - angle(a)).toBeCloseTo(0.75 * 4 * DEG, 12);
+      expect(leaning.frames[f].local![pelvis][1] - plain.frames[f].local![pelvis][1]).toBeCloseTo(-0.75, 10);
+    }
+    expect(leaning.frames[5].debug!.children[0].description).toBe('Alpha: 75.0% (local)');
+  });
+
+  it('is deterministic', () => {
+    expect(run(0.5).frames.map((f) => f.local)).toEqual(run(0.5).frames.map((f) => f.local));
+  });
+});
