@@ -8,6 +8,7 @@ import { BlendTwoMeta } from './BlendTwo.ts';
 import { CopyBoneMeta } from './CopyBone.ts';
 import { InertialBlendMeta } from './InertialBlend.ts';
 import { InertializationMeta } from './Inertialization.ts';
+import { LayeredBlendPerBoneMeta } from './LayeredBlendPerBone.ts';
 import { OutputMeta } from './Output.ts';
 import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
@@ -18,7 +19,7 @@ import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './type
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
-  BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
+  BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, LayeredBlendPerBoneMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -35,6 +36,7 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   InertializationMeta,
   PoseSearchBlendMeta,
   StrideWarpingMeta,
+  LayeredBlendPerBoneMeta,
   OutputMeta,
 ];
 

@@ -6,6 +6,7 @@ import { BlendTwoType } from './BlendTwo.ts';
 import { CopyBoneType } from './CopyBone.ts';
 import { InertialBlendType } from './InertialBlend.ts';
 import { InertializationType } from './Inertialization.ts';
+import { LayeredBlendPerBoneType } from './LayeredBlendPerBone.ts';
 import { PoseSearchBlendType } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
@@ -28,4 +29,5 @@ export const builtInNodeTypes: readonly NodeType[] = [
   InertializationType,
   PoseSearchBlendType,
   StrideWarpingType,
+  LayeredBlendPerBoneType,
 ];
