@@ -347,3 +347,34 @@ describeWithData('LayeredBlendPerBone on the CMU data (graphs/examples/cmu-upper
     expect(frame.local!.flat().every(Number.isFinite)).toBe(true);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+
+describe('LayeredBlendPerBone root motion', () => {
+  const instance = (layer: Record<string, unknown>) => loadGraphAsset({
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk', rootMotion: true }, run: { source: 'builtin:run', rootMotion: true } },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      layered: { type: 'LayeredBlendPerBone', inputs: { base: 'walk', layers: ['run'] }, properties: { layers: [layer] } },
+    },
+    output: 'layered',
+  }).createInstance();
+  const step = (layer: Record<string, unknown>) => {
+    const g = instance(layer);
+    g.update(0);
+    g.update(0.1);
+    return Array.from(g.rootMotion);
+  };
+
+  it('comes from the base alone when the layer leaves the root out, and blends by the root\'s weight when it does not', () => {
+    const walk = step({ filters: [{ bone: 'spine_01' }], weight: 0 });
+    const run = step({ filters: [{ bone: 'root' }] });
+    expect(run[3]).toBeGreaterThan(walk[3] * 2); // the two clips turn at different rates
+    expect(step({ filters: [{ bone: 'spine_01' }] })).toEqual(walk);
+    const half = step({ mask: { root: 1 }, weight: 0.25 });
+    for (let k = 0; k < 4; k++) expect(half[k]).toBeCloseTo(walk[k] * 0.75 + run[k] * 0.25, 12);
+  });
+});
