@@ -148,8 +148,13 @@ const ASSET = {
         alpha: 0.9,
       },
     },
+    run3: { type: 'SequencePlayer', properties: { clip: 'run' } },
+    layered: {
+      type: 'LayeredBlendPerBone', inputs: { base: 'helpers', layers: ['run3'] },
+      properties: { layers: [{ filters: [{ bone: 'spine_01', depth: 2 }], weight: { param: 'alpha' } }], meshSpaceRotationBlend: true },
+    },
   },
-  output: 'helpers',
+  output: 'layered',
 };
 
 /** What create() read before defineNodeType, by spec kind: the ResolvedProperties call for it. */
