@@ -10,6 +10,7 @@ import { CopyBoneMeta } from './CopyBone.ts';
 import { InertialBlendMeta } from './InertialBlend.ts';
 import { InertializationMeta } from './Inertialization.ts';
 import { MakeAdditiveMeta } from './MakeAdditive.ts';
+import { LayeredBlendPerBoneMeta } from './LayeredBlendPerBone.ts';
 import { OutputMeta } from './Output.ts';
 import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
@@ -20,7 +21,7 @@ import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './type
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
-  ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
+  ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, LayeredBlendPerBoneMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -39,6 +40,7 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   StrideWarpingMeta,
   MakeAdditiveMeta,
   ApplyAdditiveMeta,
+  LayeredBlendPerBoneMeta,
   OutputMeta,
 ];
 

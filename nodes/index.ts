@@ -8,6 +8,7 @@ import { CopyBoneType } from './CopyBone.ts';
 import { InertialBlendType } from './InertialBlend.ts';
 import { InertializationType } from './Inertialization.ts';
 import { MakeAdditiveType } from './MakeAdditive.ts';
+import { LayeredBlendPerBoneType } from './LayeredBlendPerBone.ts';
 import { PoseSearchBlendType } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
@@ -32,4 +33,5 @@ export const builtInNodeTypes: readonly NodeType[] = [
   StrideWarpingType,
   MakeAdditiveType,
   ApplyAdditiveType,
+  LayeredBlendPerBoneType,
 ];

@@ -151,6 +151,8 @@ export interface NodeCheckContext {
    * schema problems are already reported), but its readable parts can still be checked here.
    */
   readonly rawProperties: Readonly<Record<string, unknown>>;
+  /** The node's `inputs` as written (node ids, or lists of them for a poseList), unvalidated. */
+  readonly inputs?: Readonly<Record<string, unknown>>;
   /** The skeleton, when it loaded. */
   readonly skeleton: Skeleton | undefined;
   /** Names of the clips that loaded. */

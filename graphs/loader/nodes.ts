@@ -139,6 +139,7 @@ function checkPropertyReferences(
     id,
     properties,
     rawProperties: node.properties ?? {},
+    inputs: node.inputs ?? {},
     skeleton,
     clipNames: new Set(clips.keys()),
     report: (path, code, message) => problems.add(['nodes', id, 'properties', ...path], code, message),

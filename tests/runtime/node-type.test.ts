@@ -151,8 +151,13 @@ const ASSET = {
     idle3: { type: 'SequencePlayer', properties: { clip: 'idle' } },
     delta: { type: 'MakeAdditive', inputs: { pose: 'idle3' }, properties: { reference: { clip: 'walk', frame: 2 }, space: 'mesh' } },
     additive: { type: 'ApplyAdditive', inputs: { base: 'helpers', additive: 'delta' }, properties: { alpha: { param: 'alpha' }, space: 'mesh' } },
+    run3: { type: 'SequencePlayer', properties: { clip: 'run' } },
+    layered: {
+      type: 'LayeredBlendPerBone', inputs: { base: 'additive', layers: ['run3'] },
+      properties: { layers: [{ filters: [{ bone: 'spine_01', depth: 2 }], weight: { param: 'alpha' } }], meshSpaceRotationBlend: true },
+    },
   },
-  output: 'additive',
+  output: 'layered',
 };
 
 /** What create() read before defineNodeType, by spec kind: the ResolvedProperties call for it. */
