@@ -49,6 +49,10 @@ export const clipSchema = z.object({
       up: z.enum(['y', 'z']).optional().describe('The up axis: motion along it stays in the pose (default y).'),
     }).strict(),
   ]).optional().describe("Extract root motion: the root bone's horizontal translation and heading become a per-frame delta and the clip plays in place."),
+  syncMarkers: z.array(z.object({
+    name: z.string().min(1).describe('The marker\'s name (footL, footR): players in a sync group line up by markers of the same names.'),
+    time: z.number().min(0).describe('Seconds from the first kept frame, within the clip.'),
+  }).strict()).optional().describe('Named points of the cycle that sync groups and blend spaces align players by (Unreal\'s sync markers).'),
 }).strict();
 
 export const bindingSchema = z.object({ param: z.string().describe('Name of the parameter that drives this property.') }).strict();
