@@ -144,7 +144,8 @@ export class SyncGroup {
   private leader: SyncGroupMember | null = null;
   private led = false;
   private candidate: SyncGroupMember | null = null;
-  private candidateWeight = -1;
+  /** The highest weight so far this frame, in an array: see CONTRIBUTING.md, "Numbers in the frame loop". */
+  private readonly candidateWeight = new Float64Array(1);
   private candidateFrame = -1;
 
   constructor(readonly name: string) {}
@@ -159,7 +160,7 @@ export class SyncGroup {
     this.leader = null;
     this.led = false;
     this.candidate = null;
-    this.candidateWeight = -1;
+    this.candidateWeight[0] = -1;
     this.candidateFrame = -1;
   }
 
@@ -170,12 +171,12 @@ export class SyncGroup {
       this.frame = frame;
       this.led = false;
       this.candidate = null;
-      this.candidateWeight = -1;
+      this.candidateWeight[0] = -1;
     }
     // Strictly higher: of equal weights the member updated first leads, so the choice is deterministic.
-    if (ctx.weight > this.candidateWeight) {
+    if (ctx.weight > this.candidateWeight[0]) {
       this.candidate = member;
-      this.candidateWeight = ctx.weight;
+      this.candidateWeight[0] = ctx.weight;
       this.candidateFrame = frame;
     }
     if (this.leader === null) this.leader = member;
