@@ -56,7 +56,7 @@ describe('sync groups', () => {
     expect(time(g, 'run')).toBeCloseTo(0.6 + (0.25 / 0.55) * 0.4 - 0.7, 12); // from footR (0.6) to footL (1.0), wrapped
   });
 
-  it('a follower emits sequenceLooped when the leader's position wraps it', () => {
+  it('a follower emits sequenceLooped when the leader\'s position wraps it', () => {
     const g = pair(false);
     let loops = 0;
     g.events.on('sequenceLooped', (id) => { if (id === 'run') loops++; });
