@@ -37,6 +37,13 @@ export const SequencePlayerMeta: NodeEditorMeta = {
         + 'initialisation, not when the node becomes relevant again.',
       unit: 's',
     },
+    syncGroup: {
+      title: 'Sync Group',
+      description:
+        'A name shared with other players and blend spaces to keep in step: the member of highest weight leads and the '
+        + 'others take its position, between the same two sync markers when both clips have them, else at the same '
+        + 'normalised time. Leave out to play independently.',
+    },
   },
   reference: `
 **SequencePlayer** (\`clip\`, \`playRate\` = 1, \`loop\` = true, \`startTime\` = 0). Advances its play
@@ -45,6 +52,16 @@ translation and scale, slerp or nlerp rotation. Looping wraps (event \`sequenceL
 the time holds at the end (event \`sequenceEnded\`, once per arrival). A looping advance too large
 for a double (a bound rate of 1e308 over a long frame) wraps by the delta time modulo one loop, so
 the time stays in the clip. Debug: \`'walk' Play Time: 0.533\`.
+
+With \`syncGroup\` (a name), the player is in a sync group (Unreal's): each frame the member with the
+highest absolute weight in the frame before leads (the first member updated when none was updated
+then) and advances by its own rate; every other member takes its position: the same fraction of the
+way between the same two sync markers when both clips carry markers of those names (a clip's
+\`syncMarkers\`, e.g. \`footL\`, \`footR\`), else the same normalised time (time / duration). Leadership
+follows the weights one frame late because a follower updated before the leader must already take
+the leader's new position; the phase never jumps, since a new leader goes on from where it was
+following. A follower's root motion is that of the span it moved. Debug adds
+\`Sync: locomotion (leader)\`.
 
 \`\`\`json
 "walk": { "type": "SequencePlayer", "properties": { "clip": "walk", "playRate": { "param": "speed" } } }

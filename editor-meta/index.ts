@@ -5,6 +5,8 @@ import { ApplyAdditiveMeta } from './ApplyAdditive.ts';
 import { BendRollHelperMeta } from './BendRollHelper.ts';
 import { BlendByBoolMeta } from './BlendByBool.ts';
 import { BlendListMeta } from './BlendList.ts';
+import { BlendSpace1DMeta } from './BlendSpace1D.ts';
+import { BlendSpace2DMeta } from './BlendSpace2D.ts';
 import { BlendTwoMeta } from './BlendTwo.ts';
 import { CopyBoneMeta } from './CopyBone.ts';
 import { InertialBlendMeta } from './InertialBlend.ts';
@@ -21,7 +23,7 @@ import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './type
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
-  ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, LayeredBlendPerBoneMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
+  ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendSpace1DMeta, BlendSpace2DMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, LayeredBlendPerBoneMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -31,6 +33,8 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   BlendTwoMeta,
   BlendByBoolMeta,
   BlendListMeta,
+  BlendSpace1DMeta,
+  BlendSpace2DMeta,
   CopyBoneMeta,
   BendRollHelperMeta,
   TwoBoneIKMeta,

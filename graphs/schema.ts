@@ -54,6 +54,10 @@ export const clipSchema = z.object({
     reference: additiveReferenceSchema.optional().describe("What the keys are made relative to (default 'skeleton')."),
     space: z.enum(['local', 'mesh']).optional().describe('local (default): rotations relative to the parent; mesh: rotations in component space, as Unreal\'s mesh-space additives.'),
   }).strict().optional().describe('An additive clip: its keys become deltas from the reference once, at load (translation minus, rotation times the inverse, scale divided), for ApplyAdditive. Cannot be combined with rootMotion.'),
+  syncMarkers: z.array(z.object({
+    name: z.string().min(1).describe('The marker\'s name (footL, footR): players in a sync group line up by markers of the same names.'),
+    time: z.number().min(0).describe('Seconds from the first kept frame, within the clip.'),
+  }).strict()).optional().describe('Named points of the cycle that sync groups and blend spaces align players by (Unreal\'s sync markers).'),
 }).strict();
 
 export const bindingSchema = z.object({ param: z.string().describe('Name of the parameter that drives this property.') }).strict();

@@ -3,6 +3,8 @@ import { CLIP_LOOPED, ClipPlayback } from '../runtime/clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
+import { followSyncPosition, readSyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember, type SyncPosition } from '../runtime/sync-group.ts';
+import * as z from 'zod';
 
 /**
  * Plays a clip: advances its play time by delta time × play rate and samples it. Looping wraps
@@ -11,9 +13,15 @@ import { defineNodeType } from '../runtime/node-type.ts';
  * start time may be bound to parameters. A clip with root motion reports this frame's root-motion
  * delta, times the player's absolute weight, to its branch (UpdateContext.rootMotion): blends blend
  * it by weight.
+ *
+ * In a sync group (`syncGroup`), the player leads or follows (see runtime/sync-group.ts): a follower
+ * takes the leader's position instead of advancing by its own rate.
  */
-export class SequencePlayer extends LocalPoseNode {
+export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
   private readonly playback: ClipPlayback;
+  private group: SyncGroup | null = null;
+  /** What the last advance or follow returned (CLIP_LOOPED...), for this player's own update to report. */
+  private flags = 0;
 
   constructor(
     id: string,
@@ -21,6 +29,7 @@ export class SequencePlayer extends LocalPoseNode {
     private readonly playRate: ScalarProperty,
     private readonly loop: ScalarProperty,
     private readonly startTime: ScalarProperty,
+    private readonly syncGroupName = '',
   ) {
     super(id, 'SequencePlayer');
     this.playback = new ClipPlayback(clip);
@@ -42,14 +51,34 @@ export class SequencePlayer extends LocalPoseNode {
     p.time = Number.isFinite(start) ? Math.min(Math.max(start, 0), duration) : 0;
     p.looping = readScalar(this.graph.parameterValues, this.loop) !== 0;
     p.restart();
+    this.flags = 0;
+    this.group = this.syncGroupName === '' ? null : syncGroupOf(this.graph, this.syncGroupName);
   }
 
-  protected onUpdate(ctx: UpdateContext): void {
+  syncAdvance(ctx: UpdateContext): void {
     const values = this.graph.parameterValues, p = this.playback;
     const rate = readScalar(values, this.playRate);
     p.rate = Number.isFinite(rate) ? rate : 0;
     p.looping = readScalar(values, this.loop) !== 0;
-    const flags = p.advance(ctx);
+    this.flags = p.advance(ctx);
+  }
+
+  syncRead(out: SyncPosition): void {
+    readSyncPosition(this.playback, out);
+  }
+
+  syncFollow(pos: SyncPosition, ctx: UpdateContext): void {
+    const p = this.playback;
+    p.looping = readScalar(this.graph.parameterValues, this.loop) !== 0;
+    this.flags = followSyncPosition(p, pos, ctx);
+  }
+
+  protected onUpdate(ctx: UpdateContext): void {
+    const p = this.playback;
+    if (this.group === null) this.syncAdvance(ctx);
+    else this.group.update(this, ctx);
+    const flags = this.flags;
+    this.flags = 0;
     if (flags !== 0) {
       const events = this.graph.events, event = flags === CLIP_LOOPED ? 'sequenceLooped' : 'sequenceEnded';
       if (events.has(event)) events.emit(event, this.id, this.clip.clip.name, p.time);
@@ -66,12 +95,17 @@ export class SequencePlayer extends LocalPoseNode {
   }
 
   protected override debugDescription(): string {
-    return `'${this.clip.clip.name}' Play Time: ${this.time.toFixed(3)}`;
+    const group = this.group;
+    return `'${this.clip.clip.name}' Play Time: ${this.time.toFixed(3)}${group ? ` Sync: ${group.name} (${group.leaderId === this.id ? 'leader' : 'follower'})` : ''}`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
     node.poseSource = true;
     node.values = { clip: this.clip.clip.name, time: this.time, playRate: this.playback.rate, duration: this.clip.clip.duration };
+    if (this.group) {
+      node.values.syncGroup = this.group.name;
+      node.values.syncLeader = this.group.leaderId === this.id;
+    }
   }
 }
 
@@ -85,8 +119,9 @@ export const SequencePlayerType: NodeType = defineNodeType({
     playRate: { kind: 'float', default: 1 },
     loop: { kind: 'bool', default: true },
     startTime: { kind: 'float', default: 0, min: 0 },
+    syncGroup: { kind: 'object', schema: z.string().min(1) },
   },
   inputs: [],
   create: ({ id, properties: p }) =>
-    new SequencePlayer(id, p.clip, p.playRate, p.loop, p.startTime),
+    new SequencePlayer(id, p.clip, p.playRate, p.loop, p.startTime, p.syncGroup ?? ''),
 });

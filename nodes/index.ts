@@ -3,6 +3,8 @@ import { ApplyAdditiveType } from './ApplyAdditive.ts';
 import { BendRollHelperType } from './BendRollHelper.ts';
 import { BlendByBoolType } from './BlendByBool.ts';
 import { BlendListType } from './BlendList.ts';
+import { BlendSpace1DType } from './BlendSpace1D.ts';
+import { BlendSpace2DType } from './BlendSpace2D.ts';
 import { BlendTwoType } from './BlendTwo.ts';
 import { CopyBoneType } from './CopyBone.ts';
 import { InertialBlendType } from './InertialBlend.ts';
@@ -24,6 +26,8 @@ export const builtInNodeTypes: readonly NodeType[] = [
   BlendTwoType,
   BlendByBoolType,
   BlendListType,
+  BlendSpace1DType,
+  BlendSpace2DType,
   CopyBoneType,
   BendRollHelperType,
   TwoBoneIKType,

@@ -27,6 +27,13 @@ export interface RootMotionTrack {
   headings: Float64Array;
 }
 
+/** A named point of a clip's cycle (a foot plant) that players in a sync group line up by. */
+export interface SyncMarker {
+  readonly name: string;
+  /** Seconds from the clip's first key, within [0, duration]. */
+  readonly time: number;
+}
+
 /**
  * An animation clip: uniformly sampled keys for a set of bone tracks, laid out frame-major by
  * attribute (translations [frame][track][xyz], rotations [frame][track][xyzw], scales likewise).
@@ -51,6 +58,8 @@ export class Clip {
    * and the clip as authored, before its keys became deltas. Null for an ordinary clip.
    */
   additive: { readonly space: AdditiveSpace; readonly source: Clip } | null = null;
+  /** Named sync markers (footL, footR...) by increasing time, for sync groups (see runtime/sync-group.ts). */
+  syncMarkers: readonly SyncMarker[] = [];
 
   constructor(init: {
     name: string;

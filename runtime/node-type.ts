@@ -130,7 +130,8 @@ export interface NodeBuild {
 }
 
 /** Codes of the problems a node type reports from `check` or `prepare` (a subset of the loader's). */
-export type NodeProblemCode = 'schema' | 'unknown-bone' | 'unknown-clip' | 'file' | 'stale-index';
+export type NodeProblemCode = 'schema' | 'unknown-bone' | 'unknown-clip' | 'file' | 'stale-index'
+  | 'duplicate-sample' | 'collinear-samples';
 
 /** A problem found by a node type, at a path below the node's `properties` block. */
 export interface NodeProblem {

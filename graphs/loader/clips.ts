@@ -1,5 +1,5 @@
 import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/additive.ts';
-import { ClipBinding, type Clip } from '../../runtime/clip.ts';
+import { ClipBinding, type Clip, type SyncMarker } from '../../runtime/clip.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { gltfClip } from '../../runtime/gltf.ts';
 import { extractRootMotion, rootMotionSource } from '../../runtime/root-motion.ts';
@@ -34,6 +34,7 @@ export function loadClips(
         problems.add(['clips', name, 'rootMotion', ...(options.bone !== undefined ? ['bone'] : [])], code, source);
       } else clip.rootMotion = extractRootMotion(clip, source.bone, options.up ?? 'y', source);
     }
+    if (def.syncMarkers) setSyncMarkers(clip, def.syncMarkers, ['clips', name, 'syncMarkers'], problems);
     clips.set(name, clip);
   }
   if (skeleton) makeAdditiveClips(asset, clips, declaredClips, skeleton, problems);
@@ -121,3 +122,11 @@ function loadClip(name: string, def: GraphEnvelope['clips'][string], files: File
   return clip.sliceFrames(first, last, name, def.interpolation ?? 'slerp');
 }
 
+
+/** Markers by increasing time (stable for equal times), each checked to lie within the kept frames. */
+function setSyncMarkers(clip: Clip, markers: readonly SyncMarker[], at: readonly PropertyKey[], problems: Problems): void {
+  markers.forEach((m, i) => {
+    if (m.time > clip.duration) problems.add([...at, i, 'time'], 'schema', `sync marker '${m.name}' at ${m.time} s is past the clip's end (${clip.duration} s)`);
+  });
+  clip.syncMarkers = markers.filter((m) => m.time <= clip.duration).map((m) => ({ name: m.name, time: m.time })).sort((a, b) => a.time - b.time);
+}

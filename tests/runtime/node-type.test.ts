@@ -122,7 +122,12 @@ const ASSET = {
       },
     },
     two: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: { param: 'alpha' } } },
-    list: { type: 'BlendList', inputs: { poses: ['two', 'idle', 'ps'] }, properties: { activeIndex: 1, blendTimes: [0.1, 0.2, 0.35], blendMode: 'inertial' } },
+    bs1: { type: 'BlendSpace1D', properties: { samples: [{ clip: 'run', x: 3 }, { clip: 'idle', x: 0 }], x: { param: 'alpha' }, smoothingTime: 0.2, syncGroup: 'g' } },
+    bs2: {
+      type: 'BlendSpace2D',
+      properties: { samples: [{ clip: 'run', x: 0, y: 0 }, { clip: 'idle', x: 1, y: 0 }, { clip: 'walk', x: 0, y: 1 }], y: { param: 't' }, xSmoothingTime: 0.1, loop: false },
+    },
+    list: { type: 'BlendList', inputs: { poses: ['two', 'idle', 'ps', 'bs1', 'bs2'] }, properties: { activeIndex: 1, blendTimes: [0.1, 0.2, 0.35, 0.1, 0.1], blendMode: 'inertial' } },
     ib: { type: 'InertialBlend', inputs: { A: 'walk2', B: 'run2' }, properties: { useA: { param: 'flag' }, blendTime: 0.4 } },
     bool: { type: 'BlendByBool', inputs: { True: 'list', False: 'ib' }, properties: { active: false, falseBlendTime: 0.5 } },
     inert: { type: 'Inertialization', inputs: { pose: 'bool' } },
@@ -207,7 +212,7 @@ describe('defineNodeType', () => {
     expect(typed('walk').startTime).toEqual({ slot: -1, constant: 0.25 });
     expect(typed('walk').clip).toBe(graph.clipBindings.get('walk'));
     expect(typed('list').blendMode).toBe('inertial');
-    expect(typed('list').blendTimes).toEqual([0.1, 0.2, 0.35]);
+    expect(typed('list').blendTimes).toEqual([0.1, 0.2, 0.35, 0.1, 0.1]);
     expect(typed('bool').blendMode).toBe('crossfade');
     expect(typed('ps').clips).toEqual([
       { name: 'run', binding: graph.clipBindings.get('run') },

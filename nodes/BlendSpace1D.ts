@@ -1,0 +1,82 @@
+import { BlendSpaceNode } from '../runtime/blend-space.ts';
+import type { ClipBinding } from '../runtime/clip.ts';
+import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node.ts';
+import * as z from 'zod';
+
+/**
+ * Blends clips placed along one axis (Unreal's Blend Space 1D): idle at speed 0, walk at 150, run
+ * at 400. The input `x`, smoothed, weighs the two samples around it linearly; below the first or
+ * above the last sample, that sample alone plays (clamped). Samples play in step (see BlendSpaceNode).
+ */
+export class BlendSpace1D extends BlendSpaceNode {
+  constructor(
+    id: string,
+    samples: readonly ClipBinding[],
+    /** Sample indices by increasing x, and their x in that order. */
+    private readonly order: Int32Array,
+    private readonly xs: Float64Array,
+    x: ScalarProperty, smoothingTime: number, playRate: ScalarProperty, loop: ScalarProperty, syncGroup: string,
+  ) {
+    super(id, 'BlendSpace1D', samples, [x], [smoothingTime], playRate, loop, syncGroup);
+  }
+
+  protected sampleWeights(): void {
+    const w = this.weights, xs = this.xs, order = this.order, n = xs.length, x = this.coordinates[0];
+    w.fill(0);
+    if (!(x > xs[0])) {
+      w[order[0]] = 1;
+      return;
+    }
+    if (!(x < xs[n - 1])) {
+      w[order[n - 1]] = 1;
+      return;
+    }
+    let k = 0;
+    while (k + 2 < n && xs[k + 1] <= x) k++;
+    const t = (x - xs[k]) / (xs[k + 1] - xs[k]);
+    w[order[k]] = 1 - t;
+    w[order[k + 1]] = t;
+  }
+}
+
+/** The samples' order by x, checked: no two at the same x. */
+function checkSamples(ctx: NodeCheckContext): void {
+  const samples = ctx.properties.samples;
+  if (!Array.isArray(samples)) return;
+  const first = new Map<number, number>();
+  samples.forEach((s: unknown, i) => {
+    const x = typeof s === 'object' && s !== null ? (s as { x?: unknown }).x : undefined;
+    if (typeof x !== 'number') return;
+    const earlier = first.get(x);
+    if (earlier === undefined) first.set(x, i);
+    else ctx.report(['samples', i, 'x'], 'duplicate-sample', `sample ${i} is at x = ${x}, as sample ${earlier} is: samples must be at distinct coordinates`);
+  });
+}
+
+export const BlendSpace1DType: NodeType = defineNodeType({
+  type: 'BlendSpace1D',
+  space: 'local',
+  properties: {
+    samples: {
+      kind: 'list',
+      minCount: 1,
+      item: {
+        clip: { kind: 'clip' },
+        x: { kind: 'float', default: 0, bindable: false },
+      },
+    },
+    x: { kind: 'float', default: 0 },
+    smoothingTime: { kind: 'float', default: 0, min: 0, max: 1e6, bindable: false },
+    playRate: { kind: 'float', default: 1 },
+    loop: { kind: 'bool', default: true },
+    syncGroup: { kind: 'object', schema: z.string().min(1) },
+  },
+  inputs: [],
+  check: checkSamples,
+  create: ({ id, properties: p }) => {
+    const order = Int32Array.from(p.samples.map((_, i) => i).sort((a, b) => p.samples[a].x - p.samples[b].x || a - b));
+    const xs = Float64Array.from(order, (i) => p.samples[i].x);
+    return new BlendSpace1D(id, p.samples.map((s) => s.clip), order, xs, p.x, p.smoothingTime, p.playRate, p.loop, p.syncGroup ?? '');
+  },
+});
+

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { checkGraphAsset } from '../../host/files.ts';
+import type { BlendSpace2D } from '../../nodes/BlendSpace2D.ts';
+import { triangulate } from '../../runtime/delaunay.ts';
+import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { bipedInstance } from '../support/graphs.ts';
+
+// A square of corners and its centre: 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1), 4 (0.5,0.5); on axes of
+// different units (x 0..400, y -90..90), which the node scales to the unit square.
+const square = [[0, -90], [400, -90], [0, 90], [400, 90], [200, 0]];
+const samples = square.map(([x, y], i) => ({ clip: ['idle', 'walk', 'run'][i % 3], x, y }));
+const space = (properties: Record<string, unknown> = {}) => bipedInstance(
+  { bs: { type: 'BlendSpace2D', properties: { samples, x: { param: 'x' }, y: { param: 'y' }, ...properties } } }, 'bs',
+  { x: { type: 'float', default: 0 }, y: { type: 'float', default: 0 } },
+);
+const node = (g: AnimGraphInstance) => g.nodes.get('bs') as BlendSpace2D;
+const weightsAt = (x: number, y: number) => {
+  const g = space();
+  g.setParameter('x', x);
+  g.setParameter('y', y);
+  g.update(0);
+  return Array.from(node(g).weights);
+};
+const close = (actual: number[], expected: number[]) => actual.forEach((w, i) => expect(w).toBeCloseTo(expected[i], 12));
+
+describe('BlendSpace2D', () => {
+  it('triangulates a square with its centre into four triangles around the centre', () => {
+    const t = Array.from(triangulate([0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.5]));
+    expect(t.length).toBe(12);
+    const triangles = [0, 3, 6, 9].map((k) => t.slice(k, k + 3).sort().join(','));
+    expect(triangles.sort()).toEqual(['0,1,4', '0,2,4', '1,3,4', '2,3,4']);
+  });
+
+  it('weighs the triangle holding the input by barycentric coordinates', () => {
+    close(weightsAt(200, -45), [0.25, 0.25, 0, 0, 0.5]); // (0.5, 0.25) in the unit square
+    close(weightsAt(200, 0), [0, 0, 0, 0, 1]);
+    close(weightsAt(400, 90), [0, 0, 0, 1, 0]);
+    close(weightsAt(100, 0), [0.25, 0, 0.25, 0, 0.5]); // (0.25, 0.5): on the left triangle
+  });
+
+  it('outside the samples, projects the input to the nearest point of their hull', () => {
+    close(weightsAt(800, 0), [0, 0.5, 0, 0.5, 0]); // right of the square: the middle of its right edge
+    close(weightsAt(-100, -500), [1, 0, 0, 0, 0]); // beyond a corner: the corner
+    close(weightsAt(100, 200), [0, 0, 0.75, 0.25, 0]); // above the top edge at x 0.25
+  });
+
+  it('smooths each axis by its own half-life', () => {
+    const g = space({ xSmoothingTime: 0.5 });
+    g.update(0.1);
+    g.setParameter('x', 400);
+    g.setParameter('y', 90);
+    g.update(0.5);
+    expect(node(g).coordinates[0]).toBeCloseTo(200, 12);
+    expect(node(g).coordinates[1]).toBe(90);
+  });
+
+  it('reports a debug line with both inputs', () => {
+    const g = space();
+    g.setParameter('x', 200);
+    g.update(0.1);
+    expect(g.gatherDebug().children[0].description).toBe("X: 200.000 Y: 0.000 Leader: 'walk' Play Time: 0.100");
+  });
+
+  it('rejects duplicate samples at their paths and all-collinear samples at samples, at once', () => {
+    const check = (list: unknown[]) => {
+      const result = checkGraphAsset({
+        format: 'animgraph/1', skeleton: 'builtin:biped',
+        clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' } },
+        nodes: { bs: { type: 'BlendSpace2D', properties: { samples: list } } },
+        output: 'bs',
+      });
+      return result.ok ? [] : result.problems.map((p) => `${p.path} [${p.code}]`);
+    };
+    expect(check([{ clip: 'idle', x: 0, y: 0 }, { clip: 'walk', x: 1, y: 0 }, { clip: 'walk', x: 0, y: 1 }, { clip: 'idle', x: 1, y: 0 }]))
+      .toEqual(['$.nodes.bs.properties.samples[3] [duplicate-sample]']);
+    expect(check([{ clip: 'idle', x: 0, y: 0 }, { clip: 'walk', x: 1, y: 2 }, { clip: 'walk', x: 2, y: 4 }, { clip: 'walk', x: 0, y: 0 }]))
+      .toEqual(['$.nodes.bs.properties.samples[3] [duplicate-sample]', '$.nodes.bs.properties.samples [collinear-samples]']);
+    expect(check([{ clip: 'idle', x: 0, y: 0 }, { clip: 'walk', x: 1, y: 1 }, { clip: 'walk', x: 0, y: 1 }])).toEqual([]);
+  });
+});
