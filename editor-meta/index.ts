@@ -10,15 +10,18 @@ import { InertialBlendMeta } from './InertialBlend.ts';
 import { InertializationMeta } from './Inertialization.ts';
 import { OutputMeta } from './Output.ts';
 import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
+import { SaveCachedPoseMeta } from './SaveCachedPose.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
 import { StrideWarpingMeta } from './StrideWarping.ts';
 import { TwoBoneIKMeta } from './TwoBoneIK.ts';
+import { UseCachedPoseMeta } from './UseCachedPose.ts';
 import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
   BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
+  SaveCachedPoseMeta, UseCachedPoseMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -35,6 +38,8 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   InertializationMeta,
   PoseSearchBlendMeta,
   StrideWarpingMeta,
+  SaveCachedPoseMeta,
+  UseCachedPoseMeta,
   OutputMeta,
 ];
 
@@ -91,6 +96,8 @@ export interface PropertyDescription {
   options?: readonly string[];
   /** For floatList: the poseList input whose links the entries follow, one entry per link. */
   perInput?: string;
+  /** For a `node` property: the type of the node it names. */
+  nodeType?: string;
   /** For list: the fields of each item, described like properties. */
   item?: PropertyDescription[];
   /** For list: the fewest items allowed. */
@@ -169,6 +176,7 @@ function describeProperty(name: string, spec: PropertySpec, doc: PropertyDoc): P
   if ('max' in spec && spec.max !== undefined) out.max = spec.max;
   if (spec.kind === 'enum') out.options = [...spec.options];
   if (spec.kind === 'floatList') out.perInput = spec.perInput;
+  if (spec.kind === 'node') out.nodeType = spec.nodeType;
   if (spec.kind === 'list') {
     out.minCount = spec.minCount ?? 0;
     out.item = Object.entries(spec.item).map(([field, fieldSpec]) => describeProperty(field, fieldSpec, doc.item![field]));

@@ -7,10 +7,12 @@ import { CopyBoneType } from './CopyBone.ts';
 import { InertialBlendType } from './InertialBlend.ts';
 import { InertializationType } from './Inertialization.ts';
 import { PoseSearchBlendType } from './PoseSearchBlend.ts';
+import { SaveCachedPoseType } from './SaveCachedPose.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
 import { StrideWarpingType } from './StrideWarping.ts';
 import { TwoBoneIKType } from './TwoBoneIK.ts';
+import { UseCachedPoseType } from './UseCachedPose.ts';
 
 export { OutputNode, OutputType } from './Output.ts';
 
@@ -28,4 +30,6 @@ export const builtInNodeTypes: readonly NodeType[] = [
   InertializationType,
   PoseSearchBlendType,
   StrideWarpingType,
+  SaveCachedPoseType,
+  UseCachedPoseType,
 ];
