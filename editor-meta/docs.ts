@@ -4,7 +4,7 @@ import { describeNodeType, editorMeta, isBindable, type PinDescription, type Pro
 import type { NodeCategory, NodeEditorMeta } from './types.ts';
 
 /** Category order on the page: sources first, as a graph is read from its leaves up. */
-const CATEGORIES: readonly NodeCategory[] = ['Pose sources', 'Blends', 'Skeletal controls', 'Output'];
+const CATEGORIES: readonly NodeCategory[] = ['Pose sources', 'Blends', 'Cached poses', 'Skeletal controls', 'Output'];
 
 const HEADER = `# Nodes
 
@@ -94,6 +94,7 @@ function kind(p: PropertyDescription): string {
   if (p.kind === 'floatList') return `float list (one per \`${p.perInput}\` link, or one for all)`;
   if (p.kind === 'list') return `list (at least ${p.minCount})`;
   if (p.kind === 'clipList') return 'clip list';
+  if (p.kind === 'node') return `id of a ${p.nodeType} node`;
   return p.kind;
 }
 

@@ -15,15 +15,18 @@ import { MakeAdditiveMeta } from './MakeAdditive.ts';
 import { LayeredBlendPerBoneMeta } from './LayeredBlendPerBone.ts';
 import { OutputMeta } from './Output.ts';
 import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
+import { SaveCachedPoseMeta } from './SaveCachedPose.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
 import { StrideWarpingMeta } from './StrideWarping.ts';
 import { TwoBoneIKMeta } from './TwoBoneIK.ts';
+import { UseCachedPoseMeta } from './UseCachedPose.ts';
 import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
   ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendSpace1DMeta, BlendSpace2DMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, LayeredBlendPerBoneMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
+  SaveCachedPoseMeta, UseCachedPoseMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -45,6 +48,8 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   MakeAdditiveMeta,
   ApplyAdditiveMeta,
   LayeredBlendPerBoneMeta,
+  SaveCachedPoseMeta,
+  UseCachedPoseMeta,
   OutputMeta,
 ];
 
@@ -101,6 +106,8 @@ export interface PropertyDescription {
   options?: readonly string[];
   /** For floatList: the poseList input whose links the entries follow, one entry per link. */
   perInput?: string;
+  /** For a `node` property: the type of the node it names. */
+  nodeType?: string;
   /** For list: the fields of each item, described like properties. */
   item?: PropertyDescription[];
   /** For list: the fewest items allowed. */
@@ -179,6 +186,7 @@ function describeProperty(name: string, spec: PropertySpec, doc: PropertyDoc): P
   if ('max' in spec && spec.max !== undefined) out.max = spec.max;
   if (spec.kind === 'enum') out.options = [...spec.options];
   if (spec.kind === 'floatList') out.perInput = spec.perInput;
+  if (spec.kind === 'node') out.nodeType = spec.nodeType;
   if (spec.kind === 'list') {
     out.minCount = spec.minCount ?? 0;
     out.item = Object.entries(spec.item).map(([field, fieldSpec]) => describeProperty(field, fieldSpec, doc.item![field]));

@@ -4,7 +4,7 @@
  * repeats nothing the runtime spec already says (kinds, defaults, ranges come from NodeType), so
  * the two cannot drift apart except in the names, which the tests check.
  */
-export type NodeCategory = 'Pose sources' | 'Blends' | 'Skeletal controls' | 'Output';
+export type NodeCategory = 'Pose sources' | 'Blends' | 'Cached poses' | 'Skeletal controls' | 'Output';
 
 export interface DocEntry {
   /** Short label for a pin or a details-panel row. */

@@ -37,8 +37,12 @@ export interface AsyncLoadOptions extends SyncLoadOptions {
  *   every bone property names a skeleton bone;
  * - every declared input is linked, to a node that exists, with no unknown input names; pose
  *   lists have their minimum length; per-input lists match their input's length;
- * - no node feeds two inputs (use one node per consumer); `output` names a node;
- * - links form no cycle; each link's spaces are compatible (local and component space are
+ * - no node feeds two inputs (use one node per consumer, or share a branch through a
+ *   SaveCachedPose and UseCachedPose nodes naming it); `output` names a node; nothing links to a
+ *   SaveCachedPose (`not-linkable`); a node property names an existing node of its type
+ *   (`dangling-link`, `wrong-node-type`);
+ * - links form no cycle, nor do they with the caches uses name (a use inside its cache's branch);
+ *   each link's spaces are compatible (local and component space are
  *   converted automatically, except where an input accepts only one space);
  * - no chain from the output down is longer than MAX_GRAPH_DEPTH nodes (`too-deep`);
  * - no key anywhere is `__proto__`; every name is looked up as an own name (a node may be

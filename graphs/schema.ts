@@ -154,6 +154,8 @@ export function propertySchema(spec: PropertySpec): z.ZodType {
       return directionSchema;
     case 'list':
       return listSchema(spec);
+    case 'node':
+      return nodeIdSchema;
   }
 }
 
@@ -163,11 +165,11 @@ export function listSchema(spec: Extract<PropertySpec, { kind: 'list' }>, items:
 }
 
 /**
- * Whether a property must be given (clips, clip lists and bones have no default; a bone may be
+ * Whether a property must be given (clips, clip lists, node references and bones have no default; a bone may be
  * marked optional; a list is required when it needs at least one item).
  */
 export function propertyRequired(spec: PropertySpec): boolean {
-  return spec.kind === 'clip' || (spec.kind === 'bone' && spec.optional !== true) || spec.kind === 'clipList'
+  return spec.kind === 'clip' || spec.kind === 'node' || (spec.kind === 'bone' && spec.optional !== true) || spec.kind === 'clipList'
     || (spec.kind === 'list' && (spec.minCount ?? 0) > 0);
 }
 

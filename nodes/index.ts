@@ -12,10 +12,12 @@ import { InertializationType } from './Inertialization.ts';
 import { MakeAdditiveType } from './MakeAdditive.ts';
 import { LayeredBlendPerBoneType } from './LayeredBlendPerBone.ts';
 import { PoseSearchBlendType } from './PoseSearchBlend.ts';
+import { SaveCachedPoseType } from './SaveCachedPose.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
 import { StrideWarpingType } from './StrideWarping.ts';
 import { TwoBoneIKType } from './TwoBoneIK.ts';
+import { UseCachedPoseType } from './UseCachedPose.ts';
 
 export { OutputNode, OutputType } from './Output.ts';
 
@@ -38,4 +40,6 @@ export const builtInNodeTypes: readonly NodeType[] = [
   MakeAdditiveType,
   ApplyAdditiveType,
   LayeredBlendPerBoneType,
+  SaveCachedPoseType,
+  UseCachedPoseType,
 ];

@@ -190,6 +190,14 @@ export abstract class AnimNode {
     this.onInitialize(ctx);
   }
 
+  /**
+   * Called by the graph instance after each graph update on the nodes that define it, in reverse
+   * build order (so a node named by another's `node` property comes after every branch that names
+   * it): a SaveCachedPose updates its branch here, once per frame, at the largest weight its uses
+   * asked for. `top` is the update's top context (depth 0), whose report is the graph's.
+   */
+  afterGraphUpdate?(top: UpdateContext): void;
+
   /** Resolves bone names to indices; runs at bind and whenever the required bones change. */
   cacheBones(ctx: CacheBonesContext): void {
     for (const link of this.links) link.cacheBones(ctx);

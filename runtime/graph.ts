@@ -2,7 +2,7 @@ import { ClipBinding, type Clip } from './clip.ts';
 import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
 import {
-  CacheBonesContext, ComponentPoseLink, InitializeContext, NodePrepareError, PoseLink, UpdateContext,
+  CacheBonesContext, ComponentPoseLink, InitializeContext, NodePrepareError, PoseLink, UpdateContext, nodeReferences,
   type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
   type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
@@ -126,6 +126,8 @@ export class AnimGraphInstance implements GraphRuntime {
   readonly componentPosePool: ComponentPosePool;
   readonly nodes: ReadonlyMap<string, PoseNode>;
   private readonly root: LocalPoseNode;
+  /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
+  private readonly afterUpdate: PoseNode[];
   private readonly output: Pose;
   private readonly outputComponent: ComponentPose;
   private readonly updateContexts: UpdateContext[] = [];
@@ -155,6 +157,7 @@ export class AnimGraphInstance implements GraphRuntime {
       built.set(compiled.id, buildNode(compiled, built, this.parameters, graph));
     }
     this.nodes = built;
+    this.afterUpdate = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
     const root = built.get(graph.nodes[graph.nodes.length - 1].id)!;
     if (root.space !== 'local') throw new TypeError(`the root node '${root.id}' must produce a local-space pose`);
     this.root = root;
@@ -222,6 +225,8 @@ export class AnimGraphInstance implements GraphRuntime {
     ctx.rootVelocityWindow = -1;
     ctx.resetReport();
     this.root.update(ctx);
+    const after = this.afterUpdate;
+    for (let i = 0; i < after.length; i++) after[i].afterGraphUpdate!(ctx);
   }
 
   /**
@@ -266,6 +271,8 @@ function checkGraphDepth(nodes: readonly CompiledNode[]): void {
   for (const node of nodes) {
     let h = 0;
     for (const target of Object.values(node.inputs).flat()) h = Math.max(h, height.get(target) ?? 0);
+    // A node named by a `node` property (a cached pose) is updated, evaluated and shown below the namer.
+    for (const [, target] of nodeReferences(node.nodeType, node.properties)) h = Math.max(h, height.get(target) ?? 0);
     height.set(node.id, h + 1);
     deepest = Math.max(deepest, h + 1);
   }
@@ -287,9 +294,15 @@ function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>,
     else if (typeof target === 'string') inputs[spec.name] = makeLink(target);
   }
   return nodeType.create({
-    id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, parameters, graph), inputs,
+    id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
     shared: graph.shared.get(compiled.id),
   });
+}
+
+function resolveNodeReference(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, value: PropertyValue | undefined): PoseNode {
+  const node = typeof value === 'string' ? built.get(value) : undefined;
+  if (!node) throw new RangeError(`node '${compiled.id}' names ${JSON.stringify(value)}, which is not built before it`);
+  return node;
 }
 
 /** Runs every node type's `prepare` once for the graph; throws NodePrepareError listing all problems. */
@@ -321,14 +334,14 @@ function noFileAccess(path: string): Uint8Array {
   throw new Error(`no file access to read '${path}': the graph definition has no readFile (graphs/loader.ts gives one)`);
 }
 
-function resolveProperties(compiled: CompiledNode, parameters: Parameters, graph: AnimGraph): ResolvedProperties {
-  return resolvePropertyValues(compiled, compiled.nodeType.properties, compiled.properties, parameters, graph);
+function resolveProperties(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph): ResolvedProperties {
+  return resolvePropertyValues(compiled, compiled.nodeType.properties, compiled.properties, parameters, graph, built);
 }
 
 /** Resolves `values` described by `specs`: a node's properties, or one item of a list property. */
 function resolvePropertyValues(
   compiled: CompiledNode, specs: Readonly<Record<string, PropertySpec>>, values: Readonly<Record<string, PropertyValue | undefined>>,
-  parameters: Parameters, graph: AnimGraph,
+  parameters: Parameters, graph: AnimGraph, built: ReadonlyMap<string, PoseNode>,
 ): ResolvedProperties {
   const raw = (name: string): PropertyValue | undefined => {
     if (!Object.hasOwn(specs, name)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
@@ -390,7 +403,10 @@ function resolvePropertyValues(
       const spec = specs[name];
       if (spec.kind !== 'list') throw new RangeError(`property '${name}' of ${compiled.nodeType.type} is not a list`);
       const items: unknown[] = Array.isArray(value) ? value : [];
-      return items.map((item) => resolvePropertyValues(compiled, spec.item, item as Record<string, PropertyValue>, parameters, graph));
+      return items.map((item) => resolvePropertyValues(compiled, spec.item, item as Record<string, PropertyValue>, parameters, graph, built));
+    },
+    node(name): PoseNode {
+      return resolveNodeReference(compiled, built, raw(name));
     },
   };
 }

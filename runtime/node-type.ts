@@ -56,7 +56,14 @@ export type PropertySpec =
    * in it (bones, clips, parameters) with paths such as `helpers[0].source`. Required when
    * `minCount` is above 0; otherwise optional, default []. Read with ResolvedProperties.list.
    */
-  | { kind: 'list'; item: Readonly<Record<string, PropertySpec>>; minCount?: number };
+  | { kind: 'list'; item: Readonly<Record<string, PropertySpec>>; minCount?: number }
+  /**
+   * The id of another node of the graph, of type `nodeType` (a UseCachedPose naming its
+   * SaveCachedPose). Required. Not a link: no pose flows through it and the named node may be named
+   * by several nodes, but the loader orders the named node first and counts the reference in cycles
+   * and in the graph's depth. Read with ResolvedProperties.node.
+   */
+  | { kind: 'node'; nodeType: string };
 
 export interface InputSpec {
   name: string;
@@ -113,6 +120,8 @@ export interface ResolvedProperties {
   literal(name: string): unknown;
   /** The items of a list property, each resolved like a node's properties (by the item's field names). */
   list(name: string): ResolvedProperties[];
+  /** The built node a `node` property names (built before this one). */
+  node(name: string): PoseNode;
 }
 
 export interface NodeBuild {
@@ -215,6 +224,12 @@ export interface NodeType {
   /** The inputs that take an additive pose, with the space each applies it in (ApplyAdditive's `additive`). */
   additiveInputs?(properties: Readonly<Record<string, unknown>>): Readonly<Record<string, AdditiveSpace>>;
   /**
+   * True for nodes that no input may link to: other nodes reach them only by naming them in a
+   * `node` property (a SaveCachedPose, read through its UseCachedPose nodes). The loader reports
+   * such a link as `not-linkable`.
+   */
+  referencedOnly?: boolean;
+  /**
    * Load-time checks the generic property rules cannot express (names inside an `object`
    * property, combinations of values). Called with the well-formed properties; report each
    * problem with its path below `properties`.
@@ -264,6 +279,8 @@ export type TypedProperty<S extends PropertySpec> =
   // The literal as written (the loader rejects a zero one); the node normalises it.
   : S extends { kind: 'direction' } ? Float64Array
   : S extends { kind: 'list'; item: infer Item extends PropertySpecs } ? TypedProperties<Item>[]
+  // The named node as built; the type checks its class.
+  : S extends { kind: 'node' } ? PoseNode
   : never;
 
 /** A node's properties, resolved once at build time and typed by their specs. */
@@ -354,6 +371,8 @@ function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties):
       return p.literal(name);
     case 'list':
       return p.list(name).map((item) => typedProperties(spec.item, item));
+    case 'node':
+      return p.node(name);
   }
 }
 
@@ -367,6 +386,20 @@ function typedInputs<I extends readonly InputSpec[]>(definition: { type: string;
   }
   // AnimGraph makes each link by its spec's kind and space, which is what TypedInputs says.
   return build.inputs as unknown as TypedInputs<I>;
+}
+
+/**
+ * The ids a node names through its `node` properties (in property order), which the graph must
+ * build first and which count as edges for cycles and depth. Items of list properties are not
+ * searched: no built-in type has a `node` field in a list.
+ */
+export function nodeReferences(type: { properties: Readonly<Record<string, PropertySpec>> }, properties: Readonly<Record<string, unknown>>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [name, spec] of Object.entries(type.properties)) {
+    const value = Object.hasOwn(properties, name) ? properties[name] : undefined;
+    if (spec.kind === 'node' && typeof value === 'string') out.push([name, value]);
+  }
+  return out;
 }
 
 export type { ParameterType };

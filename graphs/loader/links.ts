@@ -1,6 +1,6 @@
 import type { AdditiveSpace } from '../../runtime/additive.ts';
 import { MAX_GRAPH_DEPTH } from '../../runtime/graph.ts';
-import type { NodeEnvelope } from '../schema.ts';
+import { nodeReferences } from '../../runtime/node-type.ts';
 import type { CheckedNode } from './nodes.ts';
 import { jsonPath, type Problems } from './problems.ts';
 
@@ -59,6 +59,9 @@ export function checkLinks(
           return;
         }
         claim(target, at);
+        if (linked.type.referencedOnly) {
+          problems.add(at, 'not-linkable', `${linked.type.type} '${target}' cannot be linked to an input: name it in the \`cache\` property of a UseCachedPose node, one per place its pose is needed`);
+        }
         if (spec.accepts && !spec.accepts.includes(linked.type.space)) {
           problems.add(at, 'space-mismatch', `input '${spec.name}' of ${type.type} '${id}' accepts only ${spec.accepts.join(' or ')}-space poses, but ${linked.type.type} '${target}' produces a ${linked.type.space}-space pose, which cannot be converted here`);
         }
@@ -69,7 +72,35 @@ export function checkLinks(
   if (outputId !== undefined) {
     if (!nodes.has(outputId)) {
       if (!Object.hasOwn(rawNodes, outputId)) problems.add(['output'], 'dangling-link', `output names '${outputId}', which is not a node of this graph`);
-    } else claim(outputId, ['output']);
+    } else {
+      claim(outputId, ['output']);
+      const linked = nodes.get(outputId)!;
+      if (linked.type.referencedOnly) {
+        problems.add(['output'], 'not-linkable', `${linked.type.type} '${outputId}' cannot be the output: name a UseCachedPose node that names it`);
+      }
+    }
+  }
+  // Node references (a UseCachedPose's `cache`): to an existing node of the type named.
+  /** The nodes naming each referenced node, for walking toward the output through a cache. */
+  const referrers = new Map<string, string[]>();
+  for (const [id, node] of nodes) {
+    for (const [property, target] of nodeReferences(node.type, node.properties)) {
+      const spec = node.type.properties[property];
+      const expected = spec.kind === 'node' ? spec.nodeType : '';
+      const where = ['nodes', id, 'properties', property];
+      const named = nodes.get(target);
+      if (!named) {
+        if (!Object.hasOwn(rawNodes, target)) problems.add(where, 'dangling-link', `names '${target}', which is not a node of this graph (a ${expected} node's id)`);
+        continue;
+      }
+      if (named.type.type !== expected) {
+        problems.add(where, 'wrong-node-type', `names '${target}', a ${named.type.type}; ${node.type.type} '${id}' needs a ${expected}`);
+        continue;
+      }
+      let list = referrers.get(target);
+      if (!list) referrers.set(target, list = []);
+      list.push(id);
+    }
   }
   const order = postOrder(nodes, outputId, problems);
   if (order && outputId !== undefined && nodes.has(outputId)) checkDepth(nodes, order, outputId, problems);
@@ -77,10 +108,14 @@ export function checkLinks(
   // Memoised per node (true: a provider lies between it and the output), so that a long chain of
   // requesters costs one walk, not one per requester.
   const providedBelow = new Map<string, boolean>();
-  for (const [id, { type, properties }] of nodes) {
-    if (!type.requestsInertialization?.(properties) || !consumerNode.has(id)) continue;
+  /**
+   * Whether a provider lies between `start` and the output on every way down. A cached pose's
+   * branch reaches the output through each of its uses, so it is provided when every use is (at
+   * run time the branch asks the largest use's provider). Recursion happens at caches only.
+   */
+  const providedFrom = (start: string | undefined): boolean => {
     const walked: string[] = [];
-    let at = consumerNode.get(id);
+    let at = start;
     let provided = false;
     while (at !== undefined) {
       const known = providedBelow.get(at);
@@ -94,9 +129,19 @@ export function checkLinks(
       }
       providedBelow.set(at, false); // provisional: also stops a walk round a cycle
       walked.push(at);
+      const uses = referrers.get(at);
+      if (uses !== undefined && !consumerNode.has(at)) {
+        provided = uses.every((use) => consumerNode.has(use) && providedFrom(use));
+        break;
+      }
       at = consumerNode.get(at);
     }
     for (const w of walked) providedBelow.set(w, provided);
+    return provided;
+  };
+  for (const [id, { type, properties }] of nodes) {
+    if (!type.requestsInertialization?.(properties) || !consumerNode.has(id)) continue;
+    const provided = providedFrom(consumerNode.get(id));
     if (!provided) {
       problems.add(['nodes', id, 'properties', 'blendMode'], 'no-inertialization',
         `${type.type} '${id}' requests inertialization, but no Inertialization node lies between it and the output '${outputId}': add one below it, or use blendMode "crossfade"`);
@@ -123,13 +168,18 @@ function checkAdditiveLink(
   }
 }
 
-/** A node's links as (JSON path below the node, target id) pairs, in pin order. */
-function linksOf(node: { envelope: NodeEnvelope }): [PropertyKey[], string][] {
+/**
+ * A node's links as (JSON path below the node, target id) pairs, in pin order, then the nodes it
+ * names in `node` properties (a cached pose: updated, evaluated and shown in the debug tree below
+ * its use, so an edge for cycles and depth alike).
+ */
+function linksOf(node: CheckedNode): [PropertyKey[], string][] {
   const out: [PropertyKey[], string][] = [];
   for (const [pin, value] of Object.entries(node.envelope.inputs ?? {})) {
     if (Array.isArray(value)) value.forEach((target, i) => out.push([['inputs', pin, i], target]));
     else out.push([['inputs', pin], value]);
   }
+  for (const [property, target] of nodeReferences(node.type, node.properties)) out.push([['properties', property], target]);
   return out;
 }
 
@@ -139,7 +189,7 @@ function linksOf(node: { envelope: NodeEnvelope }): [PropertyKey[], string][] {
  * too deep) instead of overflowing the loader's own stack.
  */
 function postOrder(
-  nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, outputId: string | undefined, problems: Problems,
+  nodes: ReadonlyMap<string, CheckedNode>, outputId: string | undefined, problems: Problems,
 ): string[] | undefined {
   const state = new Map<string, 'visiting' | 'done'>();
   const order: string[] = [];
@@ -148,18 +198,27 @@ function postOrder(
   /** The nodes being visited, from the root of this walk down; and where each sits in it. */
   const path: string[] = [];
   const pathIndex = new Map<string, number>();
-  const frames: { id: string; targets: string[]; next: number }[] = [];
-  const enter = (id: string): void => {
+  const frames: { id: string; targets: [PropertyKey[], string][]; next: number }[] = [];
+  /** The edge each node on the path was entered by (from the node before it), by path index. */
+  const enteredBy: ([string, PropertyKey[]] | undefined)[] = [];
+  const enter = (id: string, by?: [string, PropertyKey[]]): void => {
     const node = nodes.get(id);
     if (!node) return;
     const s = state.get(id);
     if (s === 'done') return;
     if (s === 'visiting') {
-      const cycle = [...path.slice(pathIndex.get(id)), id];
+      const from = pathIndex.get(id)!;
+      const cycle = [...path.slice(from), id];
       const key = [...cycle].sort().join(',');
       if (!reported.has(key)) {
         reported.add(key);
-        problems.add(['nodes', id, 'inputs'], 'cycle', `links form a cycle: ${cycle.join(' -> ')}`);
+        // A cycle through a cached pose is reported at the use naming it: a cache used inside its own branch.
+        const edges = [...enteredBy.slice(from + 1), by];
+        const viaCache = edges.find((e) => e !== undefined && e[1][0] === 'properties');
+        if (viaCache) {
+          problems.add(['nodes', viaCache[0], ...viaCache[1]], 'cycle',
+            `a cached pose is used inside its own branch: ${cycle.join(' -> ')} (a UseCachedPose cannot lie below the SaveCachedPose it names)`);
+        } else problems.add(['nodes', id, 'inputs'], 'cycle', `links form a cycle: ${cycle.join(' -> ')}`);
       }
       ok = false;
       return;
@@ -167,18 +226,21 @@ function postOrder(
     state.set(id, 'visiting');
     pathIndex.set(id, path.length);
     path.push(id);
-    frames.push({ id, targets: linksOf(node).map(([, target]) => target), next: 0 });
+    enteredBy.push(by);
+    frames.push({ id, targets: linksOf(node), next: 0 });
   };
   const visit = (root: string): void => {
     enter(root);
     while (frames.length > 0) {
       const frame = frames[frames.length - 1];
       if (frame.next < frame.targets.length) {
-        enter(frame.targets[frame.next++]);
+        const [keys, target] = frame.targets[frame.next++];
+        enter(target, [frame.id, keys]);
         continue;
       }
       frames.pop();
       path.pop();
+      enteredBy.pop();
       pathIndex.delete(frame.id);
       state.set(frame.id, 'done');
       order.push(frame.id);
@@ -198,7 +260,7 @@ function postOrder(
  * `order` is the acyclic post-order of the nodes reachable from the output.
  */
 function checkDepth(
-  nodes: ReadonlyMap<string, { envelope: NodeEnvelope }>, order: readonly string[], outputId: string, problems: Problems,
+  nodes: ReadonlyMap<string, CheckedNode>, order: readonly string[], outputId: string, problems: Problems,
 ): void {
   const height = new Map<string, number>();
   for (const id of order) {

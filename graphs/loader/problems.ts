@@ -5,7 +5,8 @@ export type ProblemCode =
   | 'space-mismatch' | 'unknown-parameter' | 'parameter-type' | 'unknown-bone' | 'unknown-clip' | 'clip-file'
   | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'no-root-motion'
   | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation' | 'not-bindable' | 'too-deep'
-  | 'not-additive' | 'duplicate-sample' | 'collinear-samples';
+  | 'not-additive' | 'duplicate-sample' | 'collinear-samples'
+  | 'not-linkable' | 'wrong-node-type';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {

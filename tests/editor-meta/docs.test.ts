@@ -43,7 +43,7 @@ describe('the node reference (docs/nodes.md)', () => {
     const nodes = [...page.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
     expect(nodes.sort()).toEqual([...builtInNodeTypes, OutputType].map((t) => t.type).sort());
     const headings = [...page.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-    expect(headings).toEqual(['Pose sources', 'Blends', 'Skeletal controls', 'Output']);
+    expect(headings).toEqual(['Pose sources', 'Blends', 'Cached poses', 'Skeletal controls', 'Output']);
   });
 
   it('tables pins and properties from the runtime spec: default, range, unit, bindability', () => {

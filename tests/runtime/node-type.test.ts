@@ -161,8 +161,10 @@ const ASSET = {
       type: 'LayeredBlendPerBone', inputs: { base: 'additive', layers: ['run3'] },
       properties: { layers: [{ filters: [{ bone: 'spine_01', depth: 2 }], weight: { param: 'alpha' } }], meshSpaceRotationBlend: true },
     },
+    cache: { type: 'SaveCachedPose', inputs: { pose: 'layered' } },
+    use: { type: 'UseCachedPose', properties: { cache: 'cache' } },
   },
-  output: 'layered',
+  output: 'use',
 };
 
 /** What create() read before defineNodeType, by spec kind: the ResolvedProperties call for it. */
@@ -179,6 +181,7 @@ function readByName(spec: PropertySpec, name: string, p: ResolvedProperties): un
     case 'clipList': return p.clipList(name).map((binding, i) => ({ name: (p.literal(name) as string[])[i], binding }));
     case 'file': case 'object': return p.literal(name);
     case 'list': return p.list(name).map((item) => Object.fromEntries(Object.entries(spec.item).map(([k, s]) => [k, readByName(s, k, item)])));
+    case 'node': return p.node(name);
   }
 }
 
@@ -236,6 +239,8 @@ describe('defineNodeType', () => {
     expect(second).toMatchObject({ source: 'thigh_l', target: 'ball_r', rollWeight: { slot: -1, constant: 0 }, order: 'rollBend' });
     expect(Array.from(second.axis)).toEqual([1, 0, 0]);
     expect(typed('inert')).toEqual({});
+    // A node property gives the node it names, as built.
+    expect([typed('use').cache.id, typed('use').cache.type]).toEqual(['cache', 'SaveCachedPose']);
   });
 
   it('hands create the links of its pins, and refuses a definition with an unlinked pin at build', () => {

@@ -1,0 +1,30 @@
+import type { NodeEditorMeta } from './types.ts';
+
+export const UseCachedPoseMeta: NodeEditorMeta = {
+  type: 'UseCachedPose',
+  title: 'Use Cached Pose',
+  category: 'Cached poses',
+  description:
+    'The pose of a SaveCachedPose, shared with its other uses: its weight asks the cache to update its branch (once per '
+    + 'frame, at the largest weight asked), and it reads the pose the cache evaluated once.',
+  pins: {},
+  properties: {
+    cache: {
+      title: 'Cached Pose',
+      description: 'The id of the SaveCachedPose node whose pose this reads. Several uses may name one cache. Required; not bindable.',
+    },
+  },
+  reference: `
+**UseCachedPose** (\`cache\`: a SaveCachedPose's node id; no inputs). A pose source reading the
+pose cached by the [SaveCachedPose](#savecachedpose) it names: its update records its absolute
+weight with the cache (which updates its branch once, after the graph update, at the largest such
+weight), and its evaluation copies the cache's pose (evaluated once per frame), or blends from it
+with no copy under a blend. A use under a blend at zero weight is not updated and asks nothing.
+Debug: \`Cache: locomotion\`, with the cached branch below it for the cache's first use, and
+\`Cache: locomotion (shown under upper)\` for the others; value \`cache\`.
+
+\`\`\`json
+"upper": { "type": "UseCachedPose", "properties": { "cache": "locomotion" } }
+\`\`\`
+`,
+};
