@@ -24,6 +24,7 @@ export class SequencePlayer extends LocalPoseNode {
   ) {
     super(id, 'SequencePlayer');
     this.playback = new ClipPlayback(clip);
+    this.playback.owner = id;
   }
 
   protected get links(): readonly Link[] {
