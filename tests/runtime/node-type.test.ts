@@ -148,8 +148,9 @@ const ASSET = {
         alpha: 0.9,
       },
     },
+    slot: { type: 'Slot', inputs: { source: 'helpers' }, properties: { name: 'upperBody', filterBone: 'spine_01', filterDepth: 2 } },
   },
-  output: 'helpers',
+  output: 'slot',
 };
 
 /** What create() read before defineNodeType, by spec kind: the ResolvedProperties call for it. */
