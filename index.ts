@@ -14,7 +14,7 @@ export type {
 } from './graphs/loader.ts';
 export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
 export { AnimGraph, AnimGraphInstance } from './runtime/graph.ts';
-export type { AnimGraphDefinition, CompiledNode, PropertyValue } from './runtime/graph.ts';
+export type { AnimGraphDefinition, CompiledNode, PropertyValue, SlotPlayOptions, SlotPlayer } from './runtime/graph.ts';
 export { runGraph, GraphRunner, formatDebugTree } from './host/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';
 export { Skeleton, SkeletonError } from './runtime/skeleton.ts';
@@ -22,6 +22,8 @@ export type { BoneDefinition, SkeletonSkin } from './runtime/skeleton.ts';
 export { Pose, PosePool, poseCopy, poseBlend, poseBlendTwo, poseScaleInto, poseAccumulate, poseNormalizeRotations } from './runtime/pose.ts';
 export { ComponentPose } from './runtime/component-pose.ts';
 export { Clip, ClipBinding, ClipCursor, sampleClip, sampleClipAt, clipLocalTime } from './runtime/clip.ts';
+export { ClipCurve, ClipNotifyTrack, clipCurves } from './runtime/clip-events.ts';
+export type { ClipNotifyDefinition } from './runtime/clip-events.ts';
 export { parseBvh, loadBvh, bvhSkeleton, bvhClip, BvhError } from './runtime/bvh.ts';
 export { readGltf, gltfRig, gltfSkeleton, gltfClip, gltfSkinIndex, gltfAnimationIndex, GltfDocument, GltfError } from './runtime/gltf.ts';
 export type { GltfReadOptions, GltfRig, GltfClipOptions, GltfErrorCode } from './runtime/gltf.ts';

@@ -18,6 +18,7 @@ import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
 import { SaveCachedPoseMeta } from './SaveCachedPose.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
+import { SlotMeta } from './Slot.ts';
 import { StrideWarpingMeta } from './StrideWarping.ts';
 import { TwoBoneIKMeta } from './TwoBoneIK.ts';
 import { UseCachedPoseMeta } from './UseCachedPose.ts';
@@ -27,6 +28,7 @@ export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './type
 export {
   ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendSpace1DMeta, BlendSpace2DMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, LayeredBlendPerBoneMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
   SaveCachedPoseMeta, UseCachedPoseMeta,
+  SlotMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -50,6 +52,7 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   LayeredBlendPerBoneMeta,
   SaveCachedPoseMeta,
   UseCachedPoseMeta,
+  SlotMeta,
   OutputMeta,
 ];
 

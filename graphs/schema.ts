@@ -58,6 +58,19 @@ export const clipSchema = z.object({
     name: z.string().min(1).describe('The marker\'s name (footL, footR): players in a sync group line up by markers of the same names.'),
     time: z.number().min(0).describe('Seconds from the first kept frame, within the clip.'),
   }).strict()).optional().describe('Named points of the cycle that sync groups and blend spaces align players by (Unreal\'s sync markers).'),
+  notifies: z.array(z.union([
+    z.object({
+      name: z.string().min(1).describe('The name the `notify` event passes.'),
+      time: z.number().describe('Clip time in seconds, within [0, duration] of the clip (after `frames`).'),
+    }).strict(),
+    z.object({
+      name: z.string().min(1).describe('The name `notifyBegin` and `notifyEnd` pass.'),
+      start: z.number().describe('Clip time in seconds the range begins at, within [0, duration].'),
+      end: z.number().describe('Clip time in seconds the range ends at, within [start, duration].'),
+    }).strict(),
+  ])).optional().describe('Named events at clip times (`time`) or over ranges (`start`, `end`), fired through the instance\'s events when a relevant player crosses them.'),
+  curves: z.record(z.string().min(1), z.array(z.tuple([z.number(), z.number()])).min(1)).optional()
+    .describe('Float curves by name: keys [time, value] with increasing times, linear between keys and held outside them; blended by weight through the graph and read with instance.curve(name).'),
 }).strict();
 
 export const bindingSchema = z.object({ param: z.string().describe('Name of the parameter that drives this property.') }).strict();

@@ -80,6 +80,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     if (this.dbClip.includes(-1) || clipNames.length !== bindings.length) throw new RangeError(`PoseSearchBlend '${id}': the database does not index every clip of the node`);
     this.inertial = blendMode === 'inertial';
     this.slots = Array.from({ length: MAX_SLOTS }, () => new ClipPlayback(bindings[0]));
+    for (const slot of this.slots) slot.owner = id;
     this.transition = new InertialTransition(boneCount);
     this.extractor = new PoseFeatureExtractor(database.schema);
     this.raw = new Float64Array(database.dims);

@@ -24,6 +24,7 @@ export class SequenceEvaluator extends LocalPoseNode {
   ) {
     super(id, 'SequenceEvaluator');
     this.playback = new ClipPlayback(clip);
+    this.playback.owner = id;
   }
 
   protected get links(): readonly Link[] {

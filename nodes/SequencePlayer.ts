@@ -33,6 +33,7 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
   ) {
     super(id, 'SequencePlayer');
     this.playback = new ClipPlayback(clip);
+    this.playback.owner = id;
   }
 
   protected get links(): readonly Link[] {

@@ -15,6 +15,7 @@ import { PoseSearchBlendType } from './PoseSearchBlend.ts';
 import { SaveCachedPoseType } from './SaveCachedPose.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
+import { SlotType } from './Slot.ts';
 import { StrideWarpingType } from './StrideWarping.ts';
 import { TwoBoneIKType } from './TwoBoneIK.ts';
 import { UseCachedPoseType } from './UseCachedPose.ts';
@@ -42,4 +43,5 @@ export const builtInNodeTypes: readonly NodeType[] = [
   LayeredBlendPerBoneType,
   SaveCachedPoseType,
   UseCachedPoseType,
+  SlotType,
 ];

@@ -12,6 +12,11 @@ export interface GraphRuntime {
   /** Parameter values by slot (see Parameters). */
   readonly parameterValues: Float64Array;
   readonly events: AnimGraphEventEmitter;
+  /**
+   * This frame's curve values by slot (see AnimGraph.curveNames): zeroed at the start of each
+   * update, to which each relevant clip player adds its clip's curves times its absolute weight.
+   */
+  readonly curveValues: Float64Array;
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
   /** Incremented once per graph update; a node updated in frame f-1 and f stays relevant. */

@@ -2,6 +2,8 @@ import { ClipCursor, sampleClipAt, sampleClipBlendInto, type ClipBinding } from 
 import type { Pose } from './pose.ts';
 import type { UpdateContext } from './node.ts';
 import { addRootMotion, addRootVelocity } from './root-motion.ts';
+import { ZERO_WEIGHT } from './anim-node.ts';
+import { NOTIFY_POINT, NOTIFY_RANGE_START, type ClipNotifyTrack } from './clip-events.ts';
 
 /** advance() flag: a looping clip wrapped past its end (or, backwards, its start) this frame. */
 export const CLIP_LOOPED = 1;
@@ -16,8 +18,10 @@ export const CLIP_ENDED = 2;
  * Inputs: `binding` (the clip), `rate`, `looping`, and `seekTime` for seek(). advance() moves `time`
  * by delta time × rate and wraps (looping) or holds it at the ends; seek() puts it at an explicit
  * time. Both leave `previousTime`, and whether the move crossed the clip's end (`wrapped`), for
- * reportRootMotion(), which adds the root motion of that span, times the branch weight and
- * `weight`, to the branch's report; sample() samples the clip at `time`.
+ * reportRootMotion(), which reports what the move produced, times the branch weight and `weight`:
+ * the root motion of that span to the branch's report, the clip's notifies it crossed to the
+ * instance's events (named as played by `owner`), and the clip's curves at `time` to the
+ * instance's curve values; sample() samples the clip at `time`.
  */
 export class ClipPlayback {
   /** Play time in seconds, within [0, duration]. */
@@ -44,6 +48,14 @@ export class ClipPlayback {
   paceKnown = false;
   /** Clip seconds the last seek moved, signed; looping, it counts the whole loops a wrap hides. */
   timeStep = 0;
+  /** The id of the node that plays the clip, which notify events name. */
+  owner = '';
+  /** Whether the next advance starts where the clip was (re)started, so a notify at that very time fires. */
+  private startPending = true;
+  /** Whether the last move started there. */
+  private fromStart = false;
+  /** [lowest time, highest time, weight] of the span notifies are fired over (see fireNotifies). */
+  private readonly notifySpan = new Float64Array(3);
   /** Whether `seekTime` of the last seek was finite, so the next seek has a predecessor. */
   private seeded = false;
   private previousSeekTime = 0;
@@ -77,6 +89,7 @@ export class ClipPlayback {
   /** Starts over at `time` (already inside the clip) with no arrival reported and no seek predecessor. */
   restart(): void {
     this.previousTime = this.time;
+    this.startPending = true;
     this.atEnd = false;
     this.seeded = false;
     this.moved = false;
@@ -100,6 +113,8 @@ export class ClipPlayback {
     this.wrapped = false;
     this.direction = rate >= 0 ? 1 : -1;
     this.moved = true;
+    this.fromStart = this.startPending;
+    this.startPending = false;
     this.paceKnown = true;
     this.pace = rate;
     if (!(duration > 0)) {
@@ -155,6 +170,8 @@ export class ClipPlayback {
     this.previousTime = previous;
     this.time = local;
     this.seeded = finite;
+    this.fromStart = false;
+    this.startPending = false;
     this.timeStep = hadPrevious && finite ? (looping ? raw - previousRaw : local - previous) : 0;
     this.moved = hadPrevious && finite && duration > 0;
     this.direction = raw >= previousRaw ? 1 : -1;
@@ -164,12 +181,18 @@ export class ClipPlayback {
   }
 
   /**
-   * Adds the root motion of the last move, times ctx.weight × weight, to ctx.rootMotion, and the
-   * clip's root velocity at the new time, times the pace, to ctx.rootVelocity when a node above
-   * asks for it. Nothing for a clip without root motion or a move with no span.
+   * Reports what the last move produced, at the absolute weight ctx.weight × weight:
+   * - the clip's notifies the move crossed, when that weight is above ZERO_WEIGHT and anyone listens
+   *   (see fireNotifies);
+   * - the clip's curves at the new time, times the weight, added to the instance's curve values;
+   * - the root motion of the move, times the weight, added to ctx.rootMotion, and the clip's root
+   *   velocity at the new time, times the pace, to ctx.rootVelocity when a node above asks for it.
+   *   No root motion for a clip without it or a move with no span.
    */
   reportRootMotion(ctx: UpdateContext): void {
-    const clip = this.binding.clip, motion = clip.rootMotion;
+    const clip = this.binding.clip;
+    if (clip.notifies !== null || clip.curves.length > 0) this.reportNotifiesAndCurves(ctx);
+    const motion = clip.rootMotion;
     if (motion === null || !this.moved) return;
     const span = this.span;
     span[0] = this.previousTime;
@@ -182,6 +205,78 @@ export class ClipPlayback {
       const v = this.velocityArgs;
       v[0] = this.time; v[1] = this.pace; v[2] = ctx.rootVelocityWindow; v[3] = span[4];
       addRootVelocity(ctx.rootVelocity, clip, motion, v);
+    }
+  }
+
+  private reportNotifiesAndCurves(ctx: UpdateContext): void {
+    const span = this.notifySpan;
+    span[2] = ctx.weight * this.weight;
+    if (!(span[2] > ZERO_WEIGHT)) return;
+    const clip = this.binding.clip, curves = clip.curves;
+    if (curves.length > 0) {
+      const values = ctx.graph.curveValues, slots = this.binding.curveSlots, time = this.time;
+      for (let c = 0; c < curves.length; c++) {
+        const slot = slots[c];
+        if (slot < 0) continue;
+        // ClipCurve.valueAt, written out: see CONTRIBUTING.md, "Numbers in the frame loop".
+        const t = curves[c].times, v = curves[c].values, n = t.length;
+        let value = v[n - 1];
+        if (!(time > t[0])) value = v[0];
+        else if (time < t[n - 1]) {
+          let i = 1;
+          while (t[i] < time) i++;
+          value = v[i - 1] + (v[i] - v[i - 1]) * ((time - t[i - 1]) / (t[i] - t[i - 1]));
+        }
+        values[slot] += value * span[2];
+      }
+    }
+    const track = clip.notifies;
+    if (track === null || !this.moved) return;
+    const events = ctx.graph.events;
+    if (!events.has('notify') && !events.has('notifyBegin') && !events.has('notifyEnd')) return;
+    const before = this.previousTime, after = this.time, duration = clip.duration;
+    // Flags of fireNotifies: 1 includes the lowest time, 2 the highest, 4 goes forwards.
+    const startFlag = this.fromStart ? 1 : 0;
+    if (this.direction > 0) {
+      // Forwards the span is (before, after]: a notify fires on the frame the play time reaches it.
+      if (!this.wrapped) {
+        span[0] = before; span[1] = after;
+        this.fireNotifies(ctx, track, 6 | startFlag);
+      } else {
+        span[0] = before; span[1] = duration;
+        this.fireNotifies(ctx, track, 6 | startFlag);
+        span[0] = 0; span[1] = after;
+        this.fireNotifies(ctx, track, 7);
+      }
+    } else if (!this.wrapped) {
+      // Backwards, the mirror image: [after, before).
+      span[0] = after; span[1] = before;
+      this.fireNotifies(ctx, track, 1 | (startFlag << 1));
+    } else {
+      span[0] = 0; span[1] = before;
+      this.fireNotifies(ctx, track, 1 | (startFlag << 1));
+      span[0] = after; span[1] = duration;
+      this.fireNotifies(ctx, track, 3);
+    }
+  }
+
+  /**
+   * Emits the notify edges within [notifySpan[0], notifySpan[1]] (each end included when `flags`
+   * says so), in the order the play time crosses them: a point as `notify`, a range's start and end
+   * as `notifyBegin`/`notifyEnd` (swapped backwards), each with the weight notifySpan[2].
+   */
+  private fireNotifies(ctx: UpdateContext, track: ClipNotifyTrack, flags: number): void {
+    const span = this.notifySpan, lo = span[0], hi = span[1];
+    const times = track.times, kinds = track.kinds, names = track.names, n = times.length;
+    const loIn = (flags & 1) !== 0, hiIn = (flags & 2) !== 0, forward = (flags & 4) !== 0;
+    const events = ctx.graph.events;
+    for (let k = 0; k < n; k++) {
+      const i = forward ? k : n - 1 - k;
+      const t = times[i];
+      if (t < lo || (t === lo && !loIn) || t > hi || (t === hi && !hiIn)) continue;
+      const kind = kinds[i];
+      const event = kind === NOTIFY_POINT ? 'notify' : (kind === NOTIFY_RANGE_START) === forward ? 'notifyBegin' : 'notifyEnd';
+      if (events.has(event)) events.emit(event, names[i], this.owner, span[2]);
     }
   }
 }

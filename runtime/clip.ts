@@ -1,3 +1,4 @@
+import type { ClipCurve, ClipNotifyTrack } from './clip-events.ts';
 import { quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
 import type { AdditiveSpace } from './additive.ts';
 import type { Pose } from './pose.ts';
@@ -60,6 +61,10 @@ export class Clip {
   additive: { readonly space: AdditiveSpace; readonly source: Clip } | null = null;
   /** Named sync markers (footL, footR...) by increasing time, for sync groups (see runtime/sync-group.ts). */
   syncMarkers: readonly SyncMarker[] = [];
+  /** Notifies authored on the clip (set once when loaded), or null when it has none. */
+  notifies: ClipNotifyTrack | null = null;
+  /** Float curves authored on the clip (set once when loaded). */
+  curves: readonly ClipCurve[] = [];
 
   constructor(init: {
     name: string;
@@ -185,8 +190,14 @@ export class ClipBinding {
   readonly scaleTrack: Int32Array;
   /** Track bone names the skeleton does not have (ignored when sampling). */
   readonly unmatchedTracks: readonly string[];
+  /**
+   * The graph instance's curve slot of each of the clip's curves (see AnimGraph.curveNames): a
+   * graph's clips share one slot per curve name. By default the clip's own curve order.
+   */
+  readonly curveSlots: Int32Array;
 
-  constructor(clip: Clip, skeleton: Skeleton) {
+  constructor(clip: Clip, skeleton: Skeleton, curveSlots?: ReadonlyMap<string, number>) {
+    this.curveSlots = Int32Array.from(clip.curves, (c, i) => curveSlots ? curveSlots.get(c.name) ?? -1 : i);
     const n = skeleton.boneCount;
     this.clip = clip;
     this.skeleton = skeleton;

@@ -22,6 +22,21 @@ export interface AnimGraphEvents {
    * to another such index). The node keeps playing the clip it was playing.
    */
   motionOutOfRange: (nodeId: string, motion: number, clipCount: number) => void;
+  /**
+   * A playing clip crossed a notify authored on it (its `notifies`), at `weight`: the player's
+   * absolute weight, above 0.00001. Fired once per crossing, in the order the play time crosses
+   * them, looping and playing backwards included.
+   */
+  notify: (name: string, nodeId: string, weight: number) => void;
+  /** A playing clip entered a range notify (crossed its start forwards, or its end backwards). */
+  notifyBegin: (name: string, nodeId: string, weight: number) => void;
+  /** A playing clip left a range notify (crossed its end forwards, or its start backwards). */
+  notifyEnd: (name: string, nodeId: string, weight: number) => void;
+  /**
+   * A clip played by AnimGraphInstance.playSlot on a Slot node ended: blended out at its end, or
+   * `interrupted` (cut short by another playSlot or by stopSlot, blended out from where it was).
+   */
+  slotEnded: (slot: string, nodeId: string, clip: string, interrupted: boolean) => void;
 }
 
 export class AnimGraphEventEmitter extends EventEmitter<AnimGraphEvents> {

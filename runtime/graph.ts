@@ -72,6 +72,13 @@ export class AnimGraph {
   readonly skeleton: Skeleton;
   readonly parameterDefinitions: Readonly<Record<string, ParameterDefinition>>;
   readonly clipBindings: ReadonlyMap<string, ClipBinding>;
+  /**
+   * Every curve name the graph's clips carry, sorted: a name's index is its slot in an instance's
+   * curve values (AnimGraphInstance.curve).
+   */
+  readonly curveNames: readonly string[];
+  /** The slot of each curve name (its index in curveNames). */
+  readonly curveSlots: ReadonlyMap<string, number>;
   readonly nodes: readonly CompiledNode[];
   /** What each node type's `prepare` built for its nodes, by node id: immutable, shared by every instance. */
   readonly shared: ReadonlyMap<string, unknown>;
@@ -91,7 +98,9 @@ export class AnimGraph {
     this.skeleton = definition.skeleton;
     this.parameterDefinitions = definition.parameters;
     this.nodes = definition.nodes;
-    this.clipBindings = new Map([...definition.clips].map(([name, clip]) => [name, new ClipBinding(clip, definition.skeleton)]));
+    this.curveNames = [...new Set([...definition.clips.values()].flatMap((clip) => clip.curves.map((c) => c.name)))].sort();
+    this.curveSlots = new Map(this.curveNames.map((name, i) => [name, i]));
+    this.clipBindings = new Map([...definition.clips].map(([name, clip]) => [name, new ClipBinding(clip, definition.skeleton, this.curveSlots)]));
     this.shared = prepareNodes(this, definition);
     this.posePool = new PosePool(definition.skeleton.boneCount);
     this.componentPosePool = new ComponentPosePool(definition.skeleton);
@@ -105,6 +114,33 @@ export class AnimGraph {
   createInstance(output?: InstanceOutput): AnimGraphInstance {
     return new AnimGraphInstance(this, output);
   }
+}
+
+/** How AnimGraphInstance.playSlot plays a clip (every field optional). */
+export interface SlotPlayOptions {
+  /** Seconds the clip takes to blend in over the slot's source (default 0.2; 0 cuts in). */
+  blendIn?: number;
+  /** Seconds it takes to blend out before its end (default 0.2; 0 cuts out at the end). */
+  blendOut?: number;
+  /** Clip seconds per second (default 1); above 0 and finite. */
+  playRate?: number;
+}
+
+/** What AnimGraphInstance.playSlot drives: a node playing clips over its input on demand (nodes/Slot.ts). */
+export interface SlotPlayer {
+  readonly id: string;
+  readonly slotName: string;
+  /** Starts `clip`; blendIn, blendOut and playRate already checked. Allocates nothing. */
+  playClip(clip: ClipBinding, blendIn: number, blendOut: number, playRate: number): void;
+  /** Blends out whatever plays over `blendOut` seconds from now. */
+  stopClips(blendOut: number): void;
+  /** Whether a clip plays (blending in, playing or blending out). */
+  readonly playing: boolean;
+}
+
+function isSlotPlayer(node: PoseNode): node is PoseNode & SlotPlayer {
+  const candidate = node as Partial<SlotPlayer>;
+  return typeof candidate.slotName === 'string' && typeof candidate.playClip === 'function';
 }
 
 /** Where an instance writes its output pose and component pose (see AnimGraph.createInstance). */
@@ -125,6 +161,10 @@ export class AnimGraphInstance implements GraphRuntime {
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
   readonly nodes: ReadonlyMap<string, PoseNode>;
+  /** This frame's curve values by slot (AnimGraph.curveNames); see curve(). */
+  readonly curveValues: Float64Array;
+  /** Slot nodes by slot name (several nodes may share one name: playSlot plays on each). */
+  private readonly slots = new Map<string, (PoseNode & SlotPlayer)[]>();
   private readonly root: LocalPoseNode;
   /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
   private readonly afterUpdate: PoseNode[];
@@ -148,6 +188,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
     this.posePool = graph.posePool;
     this.componentPosePool = graph.componentPosePool;
+    this.curveValues = new Float64Array(graph.curveNames.length);
     this.outputComponent = new ComponentPose(graph.skeleton, output);
     // The output is evaluated straight into the component pose's local buffer: no copy per frame.
     this.output = this.outputComponent.local;
@@ -158,6 +199,12 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     this.nodes = built;
     this.afterUpdate = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
+    for (const node of built.values()) {
+      if (!isSlotPlayer(node)) continue;
+      const list = this.slots.get(node.slotName);
+      if (list) list.push(node);
+      else this.slots.set(node.slotName, [node]);
+    }
     const root = built.get(graph.nodes[graph.nodes.length - 1].id)!;
     if (root.space !== 'local') throw new TypeError(`the root node '${root.id}' must produce a local-space pose`);
     this.root = root;
@@ -189,6 +236,60 @@ export class AnimGraphInstance implements GraphRuntime {
       this.updateContexts[depth] = ctx;
     }
     return ctx;
+  }
+
+  /**
+   * The value of curve `name` this frame: the curves of the clips that played in the last update
+   * (sampled at their play times), blended by their players' absolute weights; a clip without the
+   * curve counts as 0. Throws a RangeError for a name no clip of the graph carries (see
+   * AnimGraph.curveNames), as a misspelt name is a bug to hear of at once, not a 0 to miss.
+   */
+  curve(name: string): number {
+    const slot = this.graph.curveSlots.get(name);
+    if (slot === undefined) {
+      const known = this.graph.curveNames;
+      throw new RangeError(`no clip of graph '${this.graph.name}' has a curve '${name}' (curves: ${known.length > 0 ? known.join(', ') : 'none'})`);
+    }
+    return this.curveValues[slot];
+  }
+
+  /**
+   * Plays clip `clipName` (a clip of the graph asset) over the pose of every Slot node named `slot`,
+   * blending in over blendIn seconds and out over the last blendOut seconds of the clip; it ends
+   * by itself (event `slotEnded`). A clip already playing there blends out over the new blendIn
+   * (it ends as `interrupted`). Throws a RangeError for an unknown slot or clip, or options out of
+   * range (negative or non-finite blend times, a play rate not above 0). Allocates nothing.
+   */
+  playSlot(slot: string, clipName: string, options: SlotPlayOptions = {}): void {
+    const players = this.slotPlayers(slot);
+    const clip = this.graph.clipBindings.get(clipName);
+    if (clip === undefined) throw new RangeError(`playSlot('${slot}'): no clip '${clipName}' in graph '${this.graph.name}'`);
+    const blendIn = options.blendIn ?? 0.2, blendOut = options.blendOut ?? 0.2, playRate = options.playRate ?? 1;
+    if (!(blendIn >= 0 && blendIn < Infinity) || !(blendOut >= 0 && blendOut < Infinity)) {
+      throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
+    }
+    if (!(playRate > 0 && playRate < Infinity)) throw new RangeError(`playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
+    for (const player of players) player.playClip(clip, blendIn, blendOut, playRate);
+  }
+
+  /** Blends out whatever plays in slot `slot` over `blendOut` seconds (default 0.2). Throws for an unknown slot. */
+  stopSlot(slot: string, blendOut = 0.2): void {
+    const players = this.slotPlayers(slot);
+    if (!(blendOut >= 0 && blendOut < Infinity)) throw new RangeError(`stopSlot('${slot}'): blendOut is seconds, 0 or more (got ${blendOut})`);
+    for (const player of players) player.stopClips(blendOut);
+  }
+
+  /** Whether a clip plays in slot `slot` (blending in, playing or blending out). Throws for an unknown slot. */
+  isSlotPlaying(slot: string): boolean {
+    return this.slotPlayers(slot).some((p) => p.playing);
+  }
+
+  private slotPlayers(slot: string): readonly SlotPlayer[] {
+    const players = this.slots.get(slot);
+    if (players === undefined) {
+      throw new RangeError(`graph '${this.graph.name}' has no Slot node named '${slot}' (slots: ${[...this.slots.keys()].join(', ') || 'none'})`);
+    }
+    return players;
   }
 
   setParameter(name: string, value: ParameterValue): void {
@@ -224,6 +325,7 @@ export class AnimGraphInstance implements GraphRuntime {
     ctx.inertializer = null;
     ctx.rootVelocityWindow = -1;
     ctx.resetReport();
+    this.curveValues.fill(0);
     this.root.update(ctx);
     const after = this.afterUpdate;
     for (let i = 0; i < after.length; i++) after[i].afterGraphUpdate!(ctx);

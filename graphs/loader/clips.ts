@@ -1,6 +1,7 @@
 import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/additive.ts';
 import { ClipBinding, type Clip, type SyncMarker } from '../../runtime/clip.ts';
 import { Pose } from '../../runtime/pose.ts';
+import { ClipNotifyTrack, clipCurves } from '../../runtime/clip-events.ts';
 import { gltfClip } from '../../runtime/gltf.ts';
 import { extractRootMotion, rootMotionSource } from '../../runtime/root-motion.ts';
 import { sampleClip, SAMPLE_CLIP_NAMES } from '../../runtime/sample-data.ts';
@@ -22,7 +23,12 @@ export function loadClips(
   const declaredClips = new Set(typeof raw.clips === 'object' && raw.clips !== null && !Array.isArray(raw.clips) ? Object.keys(raw.clips) : []);
   for (const [name, def] of Object.entries(asset.clips ?? {})) {
     const clip = loadClip(name, def, files, problems);
+    const eventsOk = checkClipEvents(name, def, clip, problems);
     if (!clip) continue;
+    if (eventsOk) {
+      if (def.notifies && def.notifies.length > 0) clip.notifies = new ClipNotifyTrack(def.notifies);
+      if (def.curves) clip.curves = clipCurves(def.curves);
+    }
     if (skeleton && !clip.tracks.some((t) => skeleton.indexOf(t.bone) >= 0)) {
       problems.add(['clips', name, 'source'], 'clip-file', `clip '${name}' animates none of the skeleton's bones`);
     }
@@ -74,6 +80,36 @@ function makeAdditiveClips(
     }
     clips.set(name, additiveClip(new ClipBinding(clip, skeleton), new AdditiveReferencePose(pose, skeleton), def.additive.space ?? 'local'));
   }
+}
+
+/**
+ * Checks a clip's notifies (times inside the clip, once it loaded; a range's start not after its
+ * end) and curves (key times increasing), reporting each problem at its path. True when all is well.
+ */
+function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip: Clip | undefined, problems: Problems): boolean {
+  const before = problems.list.length;
+  const duration = clip?.duration;
+  const inside = (time: number) => duration === undefined || (time >= 0 && time <= duration);
+  const span = duration === undefined ? '' : `[0, ${duration}]`;
+  (def.notifies ?? []).forEach((notify, i) => {
+    const at = ['clips', name, 'notifies', i];
+    if ('time' in notify) {
+      if (!inside(notify.time)) problems.add([...at, 'time'], 'notify-time', `notify '${notify.name}' at ${notify.time} s is outside the clip's ${span} s`);
+      return;
+    }
+    if (!inside(notify.start)) problems.add([...at, 'start'], 'notify-time', `notify '${notify.name}' starts at ${notify.start} s, outside the clip's ${span} s`);
+    if (!inside(notify.end)) problems.add([...at, 'end'], 'notify-time', `notify '${notify.name}' ends at ${notify.end} s, outside the clip's ${span} s`);
+    else if (notify.end < notify.start) problems.add([...at, 'end'], 'notify-time', `notify '${notify.name}' ends (${notify.end} s) before it starts (${notify.start} s)`);
+  });
+  for (const [curve, keys] of Object.entries(def.curves ?? {})) {
+    for (let k = 1; k < keys.length; k++) {
+      if (!(keys[k][0] > keys[k - 1][0])) {
+        problems.add(['clips', name, 'curves', curve, k, 0], 'curve-keys', `curve '${curve}': key ${k} at ${keys[k][0]} s is not after key ${k - 1} at ${keys[k - 1][0]} s (key times must increase)`);
+        break;
+      }
+    }
+  }
+  return problems.list.length === before;
 }
 
 function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {

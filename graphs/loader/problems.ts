@@ -6,7 +6,8 @@ export type ProblemCode =
   | 'clip-frames' | 'bvh' | 'skeleton' | 'file' | 'no-inertialization' | 'stale-index' | 'no-root-motion'
   | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation' | 'not-bindable' | 'too-deep'
   | 'not-additive' | 'duplicate-sample' | 'collinear-samples'
-  | 'not-linkable' | 'wrong-node-type';
+  | 'not-linkable' | 'wrong-node-type'
+  | 'notify-time' | 'curve-keys';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {

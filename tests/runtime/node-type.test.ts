@@ -163,8 +163,9 @@ const ASSET = {
     },
     cache: { type: 'SaveCachedPose', inputs: { pose: 'layered' } },
     use: { type: 'UseCachedPose', properties: { cache: 'cache' } },
+    slot: { type: 'Slot', inputs: { source: 'use' }, properties: { name: 'upperBody', filterBone: 'spine_01', filterDepth: 2 } },
   },
-  output: 'use',
+  output: 'slot',
 };
 
 /** What create() read before defineNodeType, by spec kind: the ResolvedProperties call for it. */

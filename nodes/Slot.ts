@@ -1,0 +1,326 @@
+import * as z from 'zod';
+import type { ClipBinding } from '../runtime/clip.ts';
+import { ClipPlayback } from '../runtime/clip-playback.ts';
+import type { SlotPlayer } from '../runtime/graph.ts';
+import { quatNormalize } from '../runtime/math.ts';
+import {
+  LocalPoseNode, ZERO_WEIGHT, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink,
+  type UpdateContext,
+} from '../runtime/node.ts';
+import type { Pose } from '../runtime/pose.ts';
+import type { Skeleton } from '../runtime/skeleton.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
+
+/**
+ * One clip played in a slot: its clock, and the numbers of its blend in and out (fields of one
+ * small class, written in place: see CONTRIBUTING.md, "Numbers in the frame loop").
+ */
+class SlotVoice {
+  readonly playback: ClipPlayback;
+  active = false;
+  /** Seconds since playSlot started it. */
+  elapsed = 0;
+  blendIn = 0;
+  blendOut = 0;
+  /** Cut short: blending out from stopWeight over stopDuration seconds, stopElapsed so far. */
+  stopping = false;
+  stopWeight = 0;
+  stopDuration = 0;
+  stopElapsed = 0;
+  /** This frame's blend weight over what is below it (the source, or an older voice). */
+  weight = 0;
+  /** Whether the clip has played to its end (a clip of no length at once). */
+  ended = false;
+
+  constructor(binding: ClipBinding, owner: string) {
+    this.playback = new ClipPlayback(binding);
+    this.playback.owner = owner;
+    this.playback.looping = false;
+  }
+}
+
+/**
+ * Plays clips over its source pose on demand from code (Unreal's slot with a montage):
+ * `instance.playSlot(name, clip, { blendIn, blendOut, playRate })` starts a clip, blended in from
+ * the source over blendIn seconds and out over the clip's last blendOut seconds; it ends by
+ * itself (event `slotEnded`). A clip started while another plays goes on top of it, and the one
+ * below blends out over the new clip's blendIn from the weight it had, so nothing pops. With a
+ * `filterBone`, only that bone and its descendants (ramping in over `filterDepth` bones) take the
+ * clip: an upper-body one-shot over locomotion.
+ *
+ * Weights: with the top clip at weight w1 and the one below at w0, the top clip's absolute share
+ * is w1, the one below's w0 × (1 − w1) and the source's (1 − w0) × (1 − w1); notifies, curves and
+ * root motion follow those shares. Filtered, the source keeps its whole weight (the bones outside
+ * the filter are all its own), except for its curves, scaled by its share so that the clip's
+ * curves override them as its pose does.
+ */
+export class Slot extends LocalPoseNode implements SlotPlayer {
+  /** [older, newer]: the newer one is on top; a lone clip is always the newer. */
+  private readonly voices: SlotVoice[];
+  /** [1 − w, w] for blending a voice into the pose. */
+  private readonly weights = new Float64Array(2);
+  /** The source's share this frame: (1 − w0) × (1 − w1). */
+  private readonly sourceShare = new Float64Array(1);
+  /** Whether the source was updated this frame. */
+  private sourceUpdated = false;
+  /** Per-bone weight of the filter (1 everywhere without one); bones with a weight, in order. */
+  private mask: Float64Array;
+  private maskedBones: Int32Array;
+  /** Curve values before the source's update, to scale what it adds (filtered only). */
+  private curvesBefore = new Float64Array(0);
+  private readonly inputLinks: readonly Link[];
+
+  constructor(
+    id: string,
+    readonly slotName: string,
+    private readonly source: PoseLink,
+    private readonly filterBone: string,
+    private readonly filterDepth: number,
+    anyClip: ClipBinding,
+    boneCount: number,
+  ) {
+    super(id, 'Slot');
+    this.inputLinks = [source];
+    this.voices = [new SlotVoice(anyClip, id), new SlotVoice(anyClip, id)];
+    this.mask = new Float64Array(boneCount).fill(1);
+    this.maskedBones = Int32Array.from({ length: boneCount }, (_, i) => i);
+  }
+
+  protected get links(): readonly Link[] {
+    return this.inputLinks;
+  }
+
+  get playing(): boolean {
+    return this.voices[1].active;
+  }
+
+  /** Starts `clip` on top (see the class comment). Allocates nothing. */
+  playClip(clip: ClipBinding, blendIn: number, blendOut: number, playRate: number): void {
+    const [under, top] = this.voices;
+    if (top.active) {
+      if (under.active) this.endVoice(under, true);
+      this.voices[0] = top;
+      this.voices[1] = under;
+      this.stopVoice(top, blendIn);
+    }
+    const v = this.voices[1], p = v.playback;
+    v.active = true;
+    v.elapsed = 0;
+    v.blendIn = blendIn;
+    v.blendOut = blendOut;
+    v.stopping = false;
+    v.ended = false;
+    v.weight = 0;
+    p.binding = clip;
+    p.rate = playRate;
+    p.time = 0;
+    p.restart();
+  }
+
+  stopClips(blendOut: number): void {
+    for (let i = 0; i < 2; i++) if (this.voices[i].active && !this.voices[i].stopping) this.stopVoice(this.voices[i], blendOut);
+  }
+
+  private stopVoice(v: SlotVoice, duration: number): void {
+    v.stopping = true;
+    v.stopWeight = v.weight;
+    v.stopDuration = duration;
+    v.stopElapsed = 0;
+  }
+
+  private endVoice(v: SlotVoice, interrupted: boolean): void {
+    v.active = false;
+    v.weight = 0;
+    const events = this.graph.events;
+    if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, v.playback.binding.clip.name, interrupted);
+  }
+
+  protected override onInitialize(ctx: InitializeContext): void {
+    for (const v of this.voices) {
+      v.active = false;
+      v.weight = 0;
+    }
+    this.sourceUpdated = false;
+    this.curvesBefore = new Float64Array(ctx.graph.curveValues.length);
+  }
+
+  protected override onCacheBones(ctx: CacheBonesContext): void {
+    if (this.filterBone === '') return;
+    const bone = ctx.boneIndex(this.id, this.filterBone);
+    if (bone < 0) return;
+    this.mask = filterWeights(ctx.skeleton, bone, this.filterDepth);
+    const masked: number[] = [];
+    this.mask.forEach((w, i) => { if (w > 0) masked.push(i); });
+    this.maskedBones = Int32Array.from(masked);
+  }
+
+  protected onUpdate(ctx: UpdateContext): void {
+    for (let i = 0; i < 2; i++) if (this.voices[i].active) this.advanceVoice(ctx, this.voices[i]);
+    // The older voice may have ended: a lone voice is always the newer one.
+    if (!this.voices[1].active && this.voices[0].active) {
+      const v = this.voices[0];
+      this.voices[0] = this.voices[1];
+      this.voices[1] = v;
+    }
+    const under = this.voices[0], top = this.voices[1];
+    const w0 = under.active ? under.weight : 0, w1 = top.active ? top.weight : 0;
+    this.sourceShare[0] = (1 - w0) * (1 - w1);
+    const filtered = this.filterBone !== '' && (top.active || under.active);
+    const curves = this.graph.curveValues, before = this.curvesBefore;
+    if (filtered) before.set(curves);
+    const child = ctx.child();
+    if (!filtered) child.weight *= this.sourceShare[0];
+    this.sourceUpdated = this.source.update(child);
+    ctx.gatherReports();
+    if (filtered) {
+      const share = this.sourceShare[0];
+      for (let c = 0; c < curves.length; c++) curves[c] = before[c] + (curves[c] - before[c]) * share;
+    }
+    if (under.active) {
+      under.playback.weight = w0 * (1 - w1);
+      under.playback.reportRootMotion(ctx);
+    }
+    if (top.active) {
+      top.playback.weight = w1;
+      top.playback.reportRootMotion(ctx);
+    }
+    for (let i = 0; i < 2; i++) {
+      const v = this.voices[i];
+      if (v.active && (v.ended || (v.stopping && v.weight <= 0))) this.endVoice(v, v.stopping);
+    }
+  }
+
+  /** Moves a voice's clip and blend clocks on by this frame and sets its weight. */
+  private advanceVoice(ctx: UpdateContext, v: SlotVoice): void {
+    const p = v.playback;
+    v.elapsed += ctx.deltaTime;
+    p.advance(ctx);
+    v.ended = p.atEnd || !(p.binding.clip.duration > 0);
+    if (v.ended) {
+      v.weight = 0;
+      return;
+    }
+    if (v.stopping) {
+      v.stopElapsed += ctx.deltaTime;
+      v.weight = v.stopDuration > 0 && v.stopElapsed < v.stopDuration ? v.stopWeight * (1 - v.stopElapsed / v.stopDuration) : 0;
+      return;
+    }
+    let w = 1;
+    if (v.blendIn > 0 && v.elapsed < v.blendIn) w = v.elapsed / v.blendIn;
+    if (v.blendOut > 0) {
+      const remaining = (p.binding.clip.duration - p.time) / p.rate;
+      if (remaining < v.blendOut && remaining / v.blendOut < w) w = remaining / v.blendOut;
+    }
+    v.weight = w;
+  }
+
+  protected onEvaluate(out: Pose): void {
+    const under = this.voices[0], top = this.voices[1];
+    const useUnder = under.active && under.weight > ZERO_WEIGHT, useTop = top.active && top.weight > ZERO_WEIGHT;
+    if (this.filterBone !== '') {
+      this.source.evaluate(out);
+      if (useUnder) this.blendFiltered(out, under);
+      if (useTop) this.blendFiltered(out, top);
+      return;
+    }
+    // The source is left out when its share is nil: the lowest voice then stands for it.
+    let started = this.sourceUpdated;
+    if (started) this.source.evaluate(out);
+    if (useUnder && top.weight < 1 - ZERO_WEIGHT) {
+      if (started) this.blendVoice(out, under);
+      else under.playback.sample(out);
+      started = true;
+    }
+    if (useTop) {
+      if (started) this.blendVoice(out, top);
+      else top.playback.sample(out);
+      started = true;
+    }
+    if (!started) this.source.evaluate(out);
+  }
+
+  private blendVoice(out: Pose, v: SlotVoice): void {
+    this.weights[0] = 1 - v.weight;
+    this.weights[1] = v.weight;
+    v.playback.sampleBlendInto(out, this.weights);
+  }
+
+  /** Blends a voice's pose into `out` bone by bone, by its weight times the filter's. */
+  private blendFiltered(out: Pose, v: SlotVoice): void {
+    const pool = this.graph.posePool;
+    const pose = pool.acquire();
+    v.playback.sample(pose);
+    const mask = this.mask, bones = this.maskedBones, w = v.weight;
+    const ot = out.translations, or = out.rotations, os = out.scales, pt = pose.translations, pr = pose.rotations, ps = pose.scales;
+    for (let k = 0; k < bones.length; k++) {
+      const b = bones[k], a = w * mask[b], b3 = b * 3, b4 = b * 4;
+      for (let c = 0; c < 3; c++) {
+        ot[b3 + c] += (pt[b3 + c] - ot[b3 + c]) * a;
+        os[b3 + c] += (ps[b3 + c] - os[b3 + c]) * a;
+      }
+      // Normalised lerp along the shorter arc, as the pose blends do.
+      const dot = or[b4] * pr[b4] + or[b4 + 1] * pr[b4 + 1] + or[b4 + 2] * pr[b4 + 2] + or[b4 + 3] * pr[b4 + 3];
+      const wb = dot < 0 ? -a : a, wa = 1 - a;
+      for (let c = 0; c < 4; c++) or[b4 + c] = or[b4 + c] * wa + pr[b4 + c] * wb;
+      quatNormalize(or, b4);
+    }
+    pool.release(pose);
+  }
+
+  protected override debugDescription(): string {
+    const top = this.voices[1];
+    if (!top.active) return `'${this.slotName}' (source)`;
+    const under = this.voices[0];
+    const below = under.active ? `, '${under.playback.binding.clip.name}' ${(under.weight * 100).toFixed(1)}% out` : '';
+    return `'${this.slotName}' '${top.playback.binding.clip.name}' ${(top.weight * 100).toFixed(1)}% Play Time: ${top.playback.time.toFixed(3)}${below}`;
+  }
+
+  protected override onGatherDebug(node: DebugNode): void {
+    const top = this.voices[1], under = this.voices[0];
+    const values: Record<string, number | boolean | string> = { slot: this.slotName, playing: top.active };
+    if (top.active) {
+      values.clip = top.playback.binding.clip.name;
+      values.time = top.playback.time;
+      values.weight = top.weight;
+      values.blendingOut = top.stopping;
+    }
+    if (under.active) {
+      values.previousClip = under.playback.binding.clip.name;
+      values.previousWeight = under.weight;
+    }
+    values.sourceWeight = top.active || under.active ? this.sourceShare[0] : 1;
+    node.values = values;
+  }
+}
+
+/**
+ * Unreal's branch filter as per-bone weights: `bone` and its descendants, the weight rising over
+ * `depth` bones below it (1/depth at the bone, 1 from `depth` − 1 bones below on); depth 0 or 1
+ * gives the whole branch weight 1. Other bones 0.
+ */
+export function filterWeights(skeleton: Skeleton, bone: number, depth: number): Float64Array {
+  const parents = skeleton.parents, weights = new Float64Array(skeleton.boneCount);
+  for (let i = 0; i < weights.length; i++) {
+    let below = 0, at = i;
+    while (at >= 0 && at !== bone) {
+      at = parents[at];
+      below++;
+    }
+    if (at === bone) weights[i] = depth > 1 ? Math.min(1, (below + 1) / depth) : 1;
+  }
+  return weights;
+}
+
+export const SlotType: NodeType = defineNodeType({
+  type: 'Slot',
+  space: 'local',
+  properties: {
+    name: { kind: 'object', schema: z.string().min(1) },
+    filterBone: { kind: 'bone', optional: true },
+    filterDepth: { kind: 'int', default: 0, min: 0, bindable: false },
+  },
+  inputs: [{ name: 'source', kind: 'pose', space: 'local' }],
+  // The voices' clips are given by playSlot: till then they are inactive and their clip unread.
+  create: ({ id, boneCount, properties: p, inputs }) =>
+    new Slot(id, p.name ?? id, inputs.source, p.filterBone, p.filterDepth, undefined as unknown as ClipBinding, boneCount),
+});

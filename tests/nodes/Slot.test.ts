@@ -1,0 +1,199 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
+import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
+import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { expectClose, hasNaN } from '../support/graphs.ts';
+
+/** Issue 17, item 8: one-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
+const skeleton = sampleSkeleton();
+const sample = (clip: string, time: number, loop = true) => sampleClip(new Pose(22), new ClipBinding(builtinClip(clip), skeleton), time, loop);
+
+function instance(slot: Record<string, unknown> = {}, clips: Record<string, Record<string, unknown>> = {}): AnimGraphInstance {
+  return loadGraphAsset({
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: {
+      idle: { source: 'builtin:idle', ...clips.idle },
+      walk: { source: 'builtin:walk', ...clips.walk },
+      run: { source: 'builtin:run', ...clips.run },
+    },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upperBody', ...slot } },
+    },
+    output: 'slot',
+  }).createInstance();
+}
+
+const slotDebug = (g: AnimGraphInstance) => g.gatherDebug().children[0];
+
+describe('Slot', () => {
+  it('passes its source through, bit for bit, while nothing plays', () => {
+    const g = instance();
+    g.update(0.25);
+    expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(sample('walk', 0.25).rotations));
+    expect(slotDebug(g).description).toBe("'upperBody' (source)");
+    expect(g.isSlotPlaying('upperBody')).toBe(false);
+  });
+
+  it('blends a clip in and out at the times asked and ends by itself, once', () => {
+    const g = instance();
+    const ended: [string, string, string, boolean][] = [];
+    g.events.on('slotEnded', (...args) => ended.push(args));
+    g.playSlot('upperBody', 'idle', { blendIn: 0.5, blendOut: 0.5 });
+    const weights: number[] = [];
+    for (let i = 1; i <= 9; i++) {
+      g.update(0.25);
+      g.evaluate();
+      const values = slotDebug(g).values!;
+      weights.push(values.playing ? values.weight as number : 0);
+      if (i === 1) {
+        // Half the idle at 0.25 s over the walk at 0.25 s.
+        const expected = sample('walk', 0.25);
+        poseBlendTwo(expected, expected, sample('idle', 0.25, false), Float64Array.of(0.5, 0.5));
+        expectClose(g.evaluate().rotations, expected.rotations, 1e-12);
+        expect(slotDebug(g).description).toBe("'upperBody' 'idle' 50.0% Play Time: 0.250");
+      }
+      if (i === 8) expect(ended).toEqual([['upperBody', 'slot', 'idle', false]]);
+    }
+    expect(weights).toEqual([0.5, 1, 1, 1, 1, 1, 0.5, 0, 0]);
+    expect(ended).toHaveLength(1);
+    expect(g.isSlotPlaying('upperBody')).toBe(false);
+    // Back on the source alone: the walk was paused while the clip had all the weight (frames 2
+    // to 6, as under any blend), so it is at 1 s.
+    expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(sample('walk', 1).rotations));
+  });
+
+  it('scales the blend times by nothing but plays the clip at playRate', () => {
+    const g = instance();
+    g.playSlot('upperBody', 'idle', { blendIn: 0, blendOut: 0, playRate: 2 });
+    g.update(0.25);
+    expect(slotDebug(g).values).toMatchObject({ time: 0.5, weight: 1, sourceWeight: 0 });
+    // The source is not updated at a nil share: the walk is paused under the clip.
+    expect(g.nodes.get('walk')!.weight).toBe(0);
+    expectClose(g.evaluate().rotations, sample('idle', 0.5, false).rotations, 1e-15);
+    for (let i = 0; i < 3; i++) g.update(0.25);
+    expect(g.isSlotPlaying('upperBody')).toBe(false);
+  });
+
+  it('puts a second clip on top while the first blends out from its weight, with no pop', () => {
+    const g = instance();
+    const ended: boolean[] = [];
+    g.events.on('slotEnded', (_s, _n, _c, interrupted) => ended.push(interrupted));
+    g.playSlot('upperBody', 'idle', { blendIn: 0 });
+    g.update(0.25);
+    const before = g.evaluate().rotations.slice();
+    g.playSlot('upperBody', 'run', { blendIn: 0.5, blendOut: 0.1, playRate: 0.5 });
+    g.update(0);
+    expectClose(g.evaluate().rotations, before, 1e-12);
+    g.update(0.25);
+    // The run at 0.5 on top; the idle blends out from 1 over 0.5 s: 0.5, so the walk has 0.25.
+    expect(slotDebug(g).values).toMatchObject({ clip: 'run', weight: 0.5, previousClip: 'idle', previousWeight: 0.5, sourceWeight: 0.25 });
+    expect(slotDebug(g).description).toBe("'upperBody' 'run' 50.0% Play Time: 0.125, 'idle' 50.0% out");
+    g.update(0.25);
+    expect(ended).toEqual([true]);
+    expect(slotDebug(g).values).toMatchObject({ clip: 'run', weight: 1, sourceWeight: 0 });
+    g.stopSlot('upperBody', 0.5);
+    g.update(0.25);
+    expect(slotDebug(g).values).toMatchObject({ weight: 0.5, blendingOut: true });
+    g.update(0.25);
+    expect(ended).toEqual([true, true]);
+    expect(g.isSlotPlaying('upperBody')).toBe(false);
+  });
+
+  it('with a filter, plays the clip on the filtered branch only, ramping over the blend depth', () => {
+    const g = instance({ filterBone: 'spine_01', filterDepth: 2 });
+    g.playSlot('upperBody', 'idle', { blendIn: 0.5 });
+    g.update(0.25);
+    const out = g.evaluate();
+    const walk = sample('walk', 0.25), idle = sample('idle', 0.25, false);
+    // The source keeps its whole weight under a filter.
+    expect(g.nodes.get('walk')!.weight).toBe(1);
+    const bone = (name: string) => skeleton.indexOf(name);
+    for (const name of ['pelvis', 'thigh_l', 'foot_r', 'root']) {
+      const b = bone(name);
+      expect(Array.from(out.rotations.subarray(b * 4, b * 4 + 4))).toEqual(Array.from(walk.rotations.subarray(b * 4, b * 4 + 4)));
+    }
+    // spine_01 at 0.5 × 1/2, spine_02 and below at 0.5.
+    for (const [name, w] of [['spine_01', 0.25], ['spine_02', 0.5], ['head', 0.5], ['hand_l', 0.5]] as const) {
+      const b = bone(name);
+      const a = walk.rotations.subarray(b * 4, b * 4 + 4), c = idle.rotations.subarray(b * 4, b * 4 + 4);
+      const sign = a[0] * c[0] + a[1] * c[1] + a[2] * c[2] + a[3] * c[3] < 0 ? -1 : 1;
+      const q = [0, 1, 2, 3].map((k) => a[k] * (1 - w) + c[k] * w * sign);
+      const len = Math.hypot(...q);
+      expectClose(out.rotations.subarray(b * 4, b * 4 + 4), q.map((x) => x / len), 1e-12);
+    }
+    expect(hasNaN(out.rotations)).toBe(false);
+  });
+
+  it('fires the clip\'s notifies at the clip\'s weight and blends its curves over the source\'s, filtered or not', () => {
+    const clips = { idle: { notifies: [{ name: 'wave', time: 0.5 }], curves: { lean: [[0, 1]] } }, walk: { curves: { lean: [[0, 4]] } } };
+    for (const filter of [{}, { filterBone: 'spine_01' }]) {
+      const g = instance(filter, clips);
+      const fired: [string, string, number][] = [];
+      g.events.on('notify', (...args) => fired.push(args));
+      g.playSlot('upperBody', 'idle', { blendIn: 1 });
+      g.update(0.25);
+      // Weight 0.25: the walk's lean (4) at 0.75, the idle's (1) at 0.25.
+      expect(g.curve('lean')).toBeCloseTo(0.75 * 4 + 0.25, 12);
+      g.update(0.25);
+      expect(fired).toEqual([['wave', 'slot', 0.5]]);
+      expect(g.curve('lean')).toBeCloseTo(0.5 * 4 + 0.5, 12);
+    }
+  });
+
+  it('throws for an unknown slot or clip and options out of range, and reports an unknown filter bone at its path', () => {
+    const g = instance();
+    expect(() => g.playSlot('lowerBody', 'idle')).toThrow(/no Slot node named 'lowerBody' \(slots: upperBody\)/);
+    expect(() => g.playSlot('upperBody', 'dance')).toThrow(/no clip 'dance'/);
+    expect(() => g.playSlot('upperBody', 'idle', { playRate: 0 })).toThrow(/playRate/);
+    expect(() => g.playSlot('upperBody', 'idle', { blendIn: -1 })).toThrow(/blendIn/);
+    expect(() => g.stopSlot('upperBody', NaN)).toThrow(/blendOut/);
+    expect(g.isSlotPlaying('upperBody')).toBe(false);
+    const result = checkGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: '', filterBone: 'spine_9', filterDepth: -1 } },
+      },
+      output: 'slot',
+    });
+    expect(result.ok ? [] : result.problems.map((p) => [p.path, p.code])).toEqual(expect.arrayContaining([
+      ['$.nodes.slot.properties.name', 'schema'],
+      ['$.nodes.slot.properties.filterBone', 'unknown-bone'],
+      ['$.nodes.slot.properties.filterDepth', 'schema'],
+    ]));
+  });
+
+  it('names the slot after the node by default, and plays on every Slot of a name', () => {
+    const g = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle' } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        a: { type: 'Slot', inputs: { source: 'walk' } },
+        b: { type: 'Slot', inputs: { source: 'a' }, properties: { name: 'a' } },
+      },
+      output: 'b',
+    }).createInstance();
+    g.playSlot('a', 'idle', { blendIn: 0.5 });
+    g.update(0.25);
+    const b = g.gatherDebug().children[0], a = b.children[0];
+    expect([b.values!.weight, a.weight, a.values!.weight, a.values!.sourceWeight]).toEqual([0.5, 0.5, 0.5, 0.5]);
+  });
+
+  it('allocates nothing per frame with notifies, curves and slots playing, interrupting and ending', () => {
+    const probe = fileURLToPath(new URL('../support/slot-allocation-probe.ts', import.meta.url));
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result.perFrame).toBeLessThan(1);
+    // With listeners, only the weight each emit passes is boxed (16 bytes per notify).
+    expect(result.perFrameListened).toBeLessThan(8);
+    expect(result.notifies).toBeGreaterThan(1000);
+    expect(result.ended).toBeGreaterThan(1000);
+    expect(result.lean).toBeGreaterThan(0);
+  }, 120_000);
+});

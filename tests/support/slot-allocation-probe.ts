@@ -1,0 +1,55 @@
+/**
+ * Bytes per frame of clip notifies, clip curves and Slot one-shots (issue 17, items 7 and 8), in a
+ * plain Node process (see allocation-probe.ts): a looping player crossing notifies and ranges every
+ * loop, curves blended under a BlendTwo, a filtered and an unfiltered Slot each given a new clip by
+ * playSlot every 45 frames (so clips blend in, out and interrupt one another). `perFrame` with
+ * nobody listening; `perFrameListened` with a listener on every event (which does nothing), for
+ * what emitting costs; `notifies` and `ended` count what the listened run saw.
+ * Prints one JSON line: { perFrame, perFrameListened, notifies, ended, lean }.
+ */
+import { loadGraphAsset } from '../../host/files.ts';
+import { bytesPerFrame } from './allocation.ts';
+
+const graph = loadGraphAsset({
+  format: 'animgraph/1',
+  skeleton: 'builtin:biped',
+  clips: {
+    idle: { source: 'builtin:idle', notifies: [{ name: 'breathe', time: 1 }, { name: 'sway', start: 0.2, end: 1.4 }], curves: { lean: [[0, 0], [2, 1]] } },
+    walk: { source: 'builtin:walk', notifies: [{ name: 'footL', time: 0.3 }, { name: 'footR', time: 0.85 }], curves: { lean: [[0, 2]], arms: [[0, 0], [1.1, 1]] } },
+    run: { source: 'builtin:run', notifies: [{ name: 'hit', time: 0.35 }, { name: 'trail', start: 0.1, end: 0.6 }], curves: { arms: [[0, 1], [0.7, 0]] } },
+  },
+  nodes: {
+    idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: -1.1 } },
+    blend: { type: 'BlendTwo', inputs: { A: 'idle', B: 'walk' }, properties: { alpha: 0.4 } },
+    upper: { type: 'Slot', inputs: { source: 'blend' }, properties: { filterBone: 'spine_01', filterDepth: 2 } },
+    full: { type: 'Slot', inputs: { source: 'upper' } },
+  },
+  output: 'full',
+});
+
+function probe(listen: boolean): { perFrame: number; notifies: number; ended: number; lean: number } {
+  const g = graph.createInstance();
+  const counts = { notifies: 0, ended: 0 };
+  if (listen) {
+    g.events.on('notify', () => { counts.notifies++; });
+    g.events.on('notifyBegin', () => { counts.notifies++; });
+    g.events.on('notifyEnd', () => { counts.notifies++; });
+    g.events.on('slotEnded', () => { counts.ended++; });
+  }
+  const options = { blendIn: 0.25, blendOut: 0.3, playRate: 1.3 };
+  let n = 0;
+  const frame = () => {
+    if (n % 45 === 0) g.playSlot('upper', n % 90 === 0 ? 'run' : 'walk', options);
+    if (n % 45 === 20) g.playSlot('full', 'run', options);
+    n++;
+    g.update(1 / 60);
+    g.evaluate();
+  };
+  const { perFrame } = bytesPerFrame(frame);
+  return { perFrame, notifies: counts.notifies, ended: counts.ended, lean: g.curve('lean') };
+}
+
+const quiet = probe(false);
+const listened = probe(true);
+console.log(JSON.stringify({ perFrame: quiet.perFrame, perFrameListened: listened.perFrame, notifies: listened.notifies, ended: listened.ended, lean: quiet.lean }));
