@@ -9,6 +9,7 @@ import { InertializationType } from './Inertialization.ts';
 import { PoseSearchBlendType } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
+import { StateMachineType } from './StateMachine.ts';
 import { StrideWarpingType } from './StrideWarping.ts';
 import { TwoBoneIKType } from './TwoBoneIK.ts';
 
@@ -28,4 +29,5 @@ export const builtInNodeTypes: readonly NodeType[] = [
   InertializationType,
   PoseSearchBlendType,
   StrideWarpingType,
+  StateMachineType,
 ];
