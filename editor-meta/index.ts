@@ -12,13 +12,14 @@ import { OutputMeta } from './Output.ts';
 import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
+import { StateMachineMeta } from './StateMachine.ts';
 import { StrideWarpingMeta } from './StrideWarping.ts';
 import { TwoBoneIKMeta } from './TwoBoneIK.ts';
 import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 
 export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 export {
-  BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
+  BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StateMachineMeta, StrideWarpingMeta, TwoBoneIKMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -35,6 +36,7 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   InertializationMeta,
   PoseSearchBlendMeta,
   StrideWarpingMeta,
+  StateMachineMeta,
   OutputMeta,
 ];
 
