@@ -78,8 +78,8 @@ export function checkStateMachines(
             }
           }
         }
-        if (!Object.hasOwn(t, 'rule')) problems.add(where, 'schema', 'a transition needs a rule (true, "atEnd", a comparison, ...)');
-        else checkRule(t.rule, [...where, 'rule'], refs, problems);
+        // A missing rule is reported by the properties' schema.
+        if (Object.hasOwn(t, 'rule')) checkRule(t.rule, [...where, 'rule'], refs, problems);
         if (t.blend === 'inertial' && build.inertialAt[0] === 'transitions' && build.inertialAt.length === 1) build.inertialAt = ['transitions', i, 'blend'];
       });
     }
