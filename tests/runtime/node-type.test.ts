@@ -122,7 +122,14 @@ const ASSET = {
       },
     },
     two: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: { param: 'alpha' } } },
-    list: { type: 'BlendList', inputs: { poses: ['two', 'idle', 'ps'] }, properties: { activeIndex: 1, blendTimes: [0.1, 0.2, 0.35], blendMode: 'inertial' } },
+    sm: {
+      type: 'StateMachine',
+      properties: {
+        entry: 'a', states: { a: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'p' }, b: { conduit: true } },
+        transitions: [{ from: 'a', to: 'b', rule: { param: 'flag' }, duration: 0.1 }, { from: 'b', to: 'a', rule: true, allowReentry: true }],
+      },
+    },
+    list: { type: 'BlendList', inputs: { poses: ['two', 'idle', 'ps', 'sm'] }, properties: { activeIndex: 1, blendTimes: [0.1, 0.2, 0.35, 0.2], blendMode: 'inertial' } },
     ib: { type: 'InertialBlend', inputs: { A: 'walk2', B: 'run2' }, properties: { useA: { param: 'flag' }, blendTime: 0.4 } },
     bool: { type: 'BlendByBool', inputs: { True: 'list', False: 'ib' }, properties: { active: false, falseBlendTime: 0.5 } },
     inert: { type: 'Inertialization', inputs: { pose: 'bool' } },
@@ -199,7 +206,7 @@ describe('defineNodeType', () => {
     expect(typed('walk').startTime).toEqual({ slot: -1, constant: 0.25 });
     expect(typed('walk').clip).toBe(graph.clipBindings.get('walk'));
     expect(typed('list').blendMode).toBe('inertial');
-    expect(typed('list').blendTimes).toEqual([0.1, 0.2, 0.35]);
+    expect(typed('list').blendTimes).toEqual([0.1, 0.2, 0.35, 0.2]);
     expect(typed('bool').blendMode).toBe('crossfade');
     expect(typed('ps').clips).toEqual([
       { name: 'run', binding: graph.clipBindings.get('run') },
