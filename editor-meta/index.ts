@@ -19,6 +19,7 @@ import { SaveCachedPoseMeta } from './SaveCachedPose.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
 import { SlotMeta } from './Slot.ts';
+import { StateMachineMeta } from './StateMachine.ts';
 import { StrideWarpingMeta } from './StrideWarping.ts';
 import { TwoBoneIKMeta } from './TwoBoneIK.ts';
 import { UseCachedPoseMeta } from './UseCachedPose.ts';
@@ -29,6 +30,7 @@ export {
   ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendSpace1DMeta, BlendSpace2DMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, LayeredBlendPerBoneMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
   SaveCachedPoseMeta, UseCachedPoseMeta,
   SlotMeta,
+  StateMachineMeta,
 };
 
 /** Docs for every built-in node type, plus the graph output, in palette order. */
@@ -53,6 +55,7 @@ export const editorMeta: readonly NodeEditorMeta[] = [
   SaveCachedPoseMeta,
   UseCachedPoseMeta,
   SlotMeta,
+  StateMachineMeta,
   OutputMeta,
 ];
 

@@ -16,6 +16,7 @@ import { SaveCachedPoseType } from './SaveCachedPose.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
 import { SlotType } from './Slot.ts';
+import { StateMachineType } from './StateMachine.ts';
 import { StrideWarpingType } from './StrideWarping.ts';
 import { TwoBoneIKType } from './TwoBoneIK.ts';
 import { UseCachedPoseType } from './UseCachedPose.ts';
@@ -44,4 +45,5 @@ export const builtInNodeTypes: readonly NodeType[] = [
   SaveCachedPoseType,
   UseCachedPoseType,
   SlotType,
+  StateMachineType,
 ];

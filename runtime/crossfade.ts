@@ -22,6 +22,11 @@ export class Crossfade {
   elapsed = 0;
   /** Seconds the fade lasts; 0 for an instant switch. */
   duration = 0;
+  /**
+   * Ease the fade in and out (smoothstep, 3p² − 2p³, of the linear progress p) instead of moving
+   * linearly; read by advance, so set it with duration before fadeTo.
+   */
+  cubic = false;
 
   constructor(capacity: number) {
     this.weights = new Float64Array(capacity);
@@ -73,7 +78,8 @@ export class Crossfade {
   advance(ctx: UpdateContext): boolean {
     this.elapsed += ctx.deltaTime;
     const n = this.count, index = this.target, weights = this.weights, start = this.startWeights;
-    const progress = this.duration > 0 ? Math.min(this.elapsed / this.duration, 1) : 1;
+    const linear = this.duration > 0 ? Math.min(this.elapsed / this.duration, 1) : 1;
+    const progress = this.cubic ? linear * linear * (3 - 2 * linear) : linear;
     let sum = 0;
     for (let i = 0; i < n; i++) {
       const target = i === index ? 1 : 0;

@@ -37,6 +37,12 @@ export interface AnimGraphEvents {
    * `interrupted` (cut short by another playSlot or by stopSlot, blended out from where it was).
    */
   slotEnded: (slot: string, nodeId: string, clip: string, interrupted: boolean) => void;
+  /** A StateMachine entered a state (its entry state on the first update; never a conduit). */
+  stateEntered: (nodeId: string, state: string) => void;
+  /** A StateMachine left its active state for another (or, re-entering, for the same one). */
+  stateExited: (nodeId: string, state: string) => void;
+  /** A StateMachine started a transition lasting `duration` seconds (through any conduits: `from` and `to` are states). */
+  transitionStarted: (nodeId: string, from: string, to: string, duration: number) => void;
 }
 
 export class AnimGraphEventEmitter extends EventEmitter<AnimGraphEvents> {

@@ -39,6 +39,11 @@ export interface CompiledNode {
   properties: Readonly<Record<string, PropertyValue | undefined>>;
   /** Node ids by input name (an array for pose-list inputs). */
   inputs: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * The root node ids of named sub-graphs the node owns besides its inputs (a StateMachine's
+   * states), built before it like inputs; the node receives them as NodeBuild.subGraphs.
+   */
+  subGraphs?: Readonly<Record<string, string>>;
 }
 
 export interface AnimGraphDefinition {
@@ -372,7 +377,7 @@ function checkGraphDepth(nodes: readonly CompiledNode[]): void {
   let deepest = 0;
   for (const node of nodes) {
     let h = 0;
-    for (const target of Object.values(node.inputs).flat()) h = Math.max(h, height.get(target) ?? 0);
+    for (const target of [...Object.values(node.inputs).flat(), ...Object.values(node.subGraphs ?? {})]) h = Math.max(h, height.get(target) ?? 0);
     // A node named by a `node` property (a cached pose) is updated, evaluated and shown below the namer.
     for (const [, target] of nodeReferences(node.nodeType, node.properties)) h = Math.max(h, height.get(target) ?? 0);
     height.set(node.id, h + 1);
@@ -395,9 +400,15 @@ function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>,
     if (spec.kind === 'poseList') inputs[spec.name] = (Array.isArray(target) ? target : []).map(makeLink);
     else if (typeof target === 'string') inputs[spec.name] = makeLink(target);
   }
+  const subGraphs: Record<string, PoseLink> = {};
+  for (const [name, id] of Object.entries(compiled.subGraphs ?? {})) {
+    const node = built.get(id);
+    if (!node) throw new RangeError(`node '${compiled.id}' has sub-graph '${name}' rooted at '${id}', which is not built before it`);
+    subGraphs[name] = new PoseLink(node);
+  }
   return nodeType.create({
     id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
-    shared: graph.shared.get(compiled.id),
+    shared: graph.shared.get(compiled.id), subGraphs, parameterSlot: (name) => parameters.slotOf(name),
   });
 }
 

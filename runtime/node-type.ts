@@ -136,6 +136,10 @@ export interface NodeBuild {
    * per AnimGraph and shared by every instance (undefined for types without `prepare`).
    */
   shared?: unknown;
+  /** Links to the roots of the node's named sub-graphs (a StateMachine's states; see CompiledNode.subGraphs). */
+  subGraphs?: Readonly<Record<string, PoseLink>>;
+  /** The slot of a parameter in GraphRuntime.parameterValues, -1 if there is none (for nodes that read parameters named in structured properties). */
+  parameterSlot?: (name: string) => number;
 }
 
 /** Codes of the problems a node type reports from `check` or `prepare` (a subset of the loader's). */
@@ -303,6 +307,10 @@ export interface TypedNodeBuild<P extends PropertySpecs, I extends readonly Inpu
   inputs: TypedInputs<I>;
   /** What `prepare` returned for this node of this graph (undefined for types without `prepare`). */
   shared: Shared | undefined;
+  /** Links to the roots of the node's named sub-graphs ({} for nodes without). */
+  subGraphs: Readonly<Record<string, PoseLink>>;
+  /** The slot of a parameter in GraphRuntime.parameterValues, -1 if there is none. */
+  parameterSlot: (name: string) => number;
 }
 
 /** A node type as written with defineNodeType: NodeType with a typed `create` (and `prepare`). */
@@ -332,6 +340,8 @@ export function defineNodeType<const P extends PropertySpecs, const I extends re
       properties: typedProperties(definition.properties, build.properties),
       inputs: typedInputs(definition, build),
       shared: build.shared as Shared | undefined,
+      subGraphs: build.subGraphs ?? {},
+      parameterSlot: build.parameterSlot ?? (() => -1),
     }),
   };
 }

@@ -8,6 +8,7 @@ import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
 import { checkNodes } from './nodes.ts';
 import { jsonPath, Problems, reportProtoKeys, type GraphProblem } from './problems.ts';
+import { checkStateMachines, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
@@ -58,17 +59,20 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   const declaredParameters = new Set(typeof raw.parameters === 'object' && raw.parameters !== null && !Array.isArray(raw.parameters) ? Object.keys(raw.parameters) : []);
 
   const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
-  const nodes = checkNodes(rawNodes, registry, { parameters, declaredParameters, clips, declaredClips, skeleton }, problems);
+  const refs = { parameters, declaredParameters, clips, declaredClips, skeleton };
+  const nodes = checkNodes(rawNodes, registry, refs, problems);
+  const machines = checkStateMachines(nodes, registry, refs, problems);
 
   const outputId = typeof raw.output === 'string' ? raw.output : undefined;
   const additiveClips = new Map(Object.entries(asset.clips ?? {}).flatMap(([name, def]) => (def.additive ? [[name, def.additive.space ?? 'local'] as const] : [])));
   const order = checkLinks(nodes, rawNodes, outputId, problems, additiveClips);
+  placeInertializationProblems(problems, machines);
 
   if (problems.list.length > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
-  const compiled: CompiledNode[] = order.map((id) => {
+  const compiled: CompiledNode[] = withSubGraphs(order.map((id) => {
     const { envelope: node, type, properties } = nodes.get(id)!;
     return { id, nodeType: type, properties: properties as Record<string, PropertyValue>, inputs: node.inputs ?? {} };
-  });
+  }), machines);
   compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
   try {
     const graph = new AnimGraph({

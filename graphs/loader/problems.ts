@@ -7,7 +7,8 @@ export type ProblemCode =
   | 'gltf' | 'unknown-skin' | 'unknown-animation' | 'empty-animation' | 'not-bindable' | 'too-deep'
   | 'not-additive' | 'duplicate-sample' | 'collinear-samples'
   | 'not-linkable' | 'wrong-node-type'
-  | 'notify-time' | 'curve-keys';
+  | 'notify-time' | 'curve-keys'
+  | 'unknown-state';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {

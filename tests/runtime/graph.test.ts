@@ -115,6 +115,15 @@ describe('graph instance', () => {
     expect(result.nodes.inert).toMatchObject({ active: true, duration: 0.3, lastRequester: 'ilist' });
   });
 
+  it('allocates nothing per frame once warm while StateMachine states switch every few frames', () => {
+    const probe = new URL('../support/state-machine-allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result.transitions / result.frames).toBeGreaterThan(0.3);
+    // Known: re-initializing an entered state's sub-graph allocates about 3 bytes per entry (see the report).
+    expect(result.perFrame).toBeLessThan(1.5);
+  });
+
   it('never produces NaN from degenerate parameters', () => {
     const g = bipedInstance({
       a: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'r' } } },

@@ -127,7 +127,14 @@ const ASSET = {
       type: 'BlendSpace2D',
       properties: { samples: [{ clip: 'run', x: 0, y: 0 }, { clip: 'idle', x: 1, y: 0 }, { clip: 'walk', x: 0, y: 1 }], y: { param: 't' }, xSmoothingTime: 0.1, loop: false },
     },
-    list: { type: 'BlendList', inputs: { poses: ['two', 'idle', 'ps', 'bs1', 'bs2'] }, properties: { activeIndex: 1, blendTimes: [0.1, 0.2, 0.35, 0.1, 0.1], blendMode: 'inertial' } },
+    sm: {
+      type: 'StateMachine',
+      properties: {
+        entry: 'a', states: { a: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'p' }, b: { conduit: true } },
+        transitions: [{ from: 'a', to: 'b', rule: { param: 'flag' }, duration: 0.1 }, { from: 'b', to: 'a', rule: true, allowReentry: true }],
+      },
+    },
+    list: { type: 'BlendList', inputs: { poses: ['two', 'idle', 'ps', 'bs1', 'bs2', 'sm'] }, properties: { activeIndex: 1, blendTimes: [0.1, 0.2, 0.35, 0.1, 0.1, 0.2], blendMode: 'inertial' } },
     ib: { type: 'InertialBlend', inputs: { A: 'walk2', B: 'run2' }, properties: { useA: { param: 'flag' }, blendTime: 0.4 } },
     bool: { type: 'BlendByBool', inputs: { True: 'list', False: 'ib' }, properties: { active: false, falseBlendTime: 0.5 } },
     inert: { type: 'Inertialization', inputs: { pose: 'bool' } },
@@ -216,7 +223,7 @@ describe('defineNodeType', () => {
     expect(typed('walk').startTime).toEqual({ slot: -1, constant: 0.25 });
     expect(typed('walk').clip).toBe(graph.clipBindings.get('walk'));
     expect(typed('list').blendMode).toBe('inertial');
-    expect(typed('list').blendTimes).toEqual([0.1, 0.2, 0.35, 0.1, 0.1]);
+    expect(typed('list').blendTimes).toEqual([0.1, 0.2, 0.35, 0.1, 0.1, 0.2]);
     expect(typed('bool').blendMode).toBe('crossfade');
     expect(typed('ps').clips).toEqual([
       { name: 'run', binding: graph.clipBindings.get('run') },

@@ -1,0 +1,475 @@
+import * as z from 'zod';
+import { Crossfade } from '../runtime/crossfade.ts';
+import { InertialRequest } from '../runtime/inertial-transition.ts';
+import {
+  LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink, type UpdateContext,
+} from '../runtime/node.ts';
+import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
+import { defineNodeType } from '../runtime/node-type.ts';
+import { SequencePlayer } from './SequencePlayer.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The asset: states (sub-graphs or conduits), an entry state and transitions with rules.
+
+/** A state as written: a sub-graph (`nodes` and `output`, like a graph's) or a conduit (rules only). */
+export const stateSchema = z.union([
+  z.object({
+    nodes: z.record(z.string(), z.unknown()).describe("The state's nodes, as a graph's `nodes` (ids are scoped to the state)."),
+    output: z.string().describe("The node whose pose is the state's pose."),
+    editor: z.record(z.string(), z.unknown()).optional(),
+  }).strict(),
+  z.object({
+    conduit: z.literal(true).describe('A conduit: a state with no pose, passed through within one update when one of its own transitions passes.'),
+    editor: z.record(z.string(), z.unknown()).optional(),
+  }).strict(),
+]);
+
+export const COMPARISONS = ['==', '!=', '<', '<=', '>', '>='] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+
+/**
+ * A rule as written (checked by the loader, graphs/loader/state-machines.ts, which reports each
+ * problem at its path): `true`/`false`; "atEnd" (the state's most relevant clip has no more time
+ * left than the transition's duration); `{ timeRemaining: s }`; `{ param, op, value }` (op
+ * default "==", value default true for a bool parameter); `{ and: [...] }`, `{ or: [...] }`, `{ not: rule }`.
+ */
+export type RuleJson =
+  | boolean
+  | 'atEnd'
+  | { timeRemaining: number }
+  | { param: string; op?: Comparison; value?: number | boolean }
+  | { and: RuleJson[] }
+  | { or: RuleJson[] }
+  | { not: RuleJson };
+
+export const transitionSchema = z.object({
+  from: z.string().min(1).describe("The state the transition leaves, or '*' for any state."),
+  to: z.string().min(1).describe('The state (or conduit) the transition enters.'),
+  rule: z.unknown().describe(
+    'When the transition passes: true/false; "atEnd"; {"timeRemaining": seconds}; {"param": name, "op": "==|!=|<|<=|>|>=", "value": number|bool}; '
+    + '{"and": [rules]}, {"or": [rules]}, {"not": rule}.',
+  ),
+  duration: z.number().min(0).max(1e6).optional().describe('Seconds the blend lasts (default 0.2).'),
+  blend: z.enum(['crossfade', 'inertial']).optional().describe('crossfade (default) or inertial (through an Inertialization node below).'),
+  curve: z.enum(['linear', 'cubic']).optional().describe('The crossfade\'s curve (default linear).'),
+  priority: z.number().int().optional().describe('Lower numbers are checked first (default 0; ties in asset order).'),
+  allowReentry: z.boolean().optional().describe('Whether the transition may re-enter the active state, restarting it (default false).'),
+}).strict();
+
+export type TransitionJson = z.infer<typeof transitionSchema> & { rule: RuleJson };
+
+export const DEFAULT_TRANSITION_DURATION = 0.2;
+
+// ---------------------------------------------------------------------------------------------
+// Rules, compiled once per instance. test() returns a boolean and reads doubles from typed arrays
+// and its own fields only: see CONTRIBUTING.md, "Numbers in the frame loop".
+
+abstract class Rule {
+  abstract test(sm: StateMachine, from: number, t: Transition): boolean;
+}
+
+class ConstantRule extends Rule {
+  constructor(private readonly value: boolean) { super(); }
+  test(): boolean {
+    return this.value;
+  }
+}
+
+const OP_CODES: Record<Comparison, number> = { '==': 0, '!=': 1, '<': 2, '<=': 3, '>': 4, '>=': 5 };
+
+class CompareRule extends Rule {
+  constructor(private readonly slot: number, private readonly op: number, private readonly value: number) { super(); }
+  test(sm: StateMachine): boolean {
+    const v = sm.parameterValues[this.slot], c = this.value;
+    switch (this.op) {
+      case 0: return v === c;
+      case 1: return v !== c;
+      case 2: return v < c;
+      case 3: return v <= c;
+      case 4: return v > c;
+      default: return v >= c;
+    }
+  }
+}
+
+class TimeRemainingRule extends Rule {
+  constructor(private readonly seconds: number) { super(); }
+  test(sm: StateMachine, from: number): boolean {
+    return sm.readClipRemaining(from) && sm.clipRemaining[0] <= this.seconds;
+  }
+}
+
+class AtEndRule extends Rule {
+  test(sm: StateMachine, from: number, t: Transition): boolean {
+    return sm.readClipRemaining(from) && sm.clipRemaining[0] <= t.duration;
+  }
+}
+
+class AndRule extends Rule {
+  constructor(private readonly rules: readonly Rule[]) { super(); }
+  test(sm: StateMachine, from: number, t: Transition): boolean {
+    for (let i = 0; i < this.rules.length; i++) if (!this.rules[i].test(sm, from, t)) return false;
+    return true;
+  }
+}
+
+class OrRule extends Rule {
+  constructor(private readonly rules: readonly Rule[]) { super(); }
+  test(sm: StateMachine, from: number, t: Transition): boolean {
+    for (let i = 0; i < this.rules.length; i++) if (this.rules[i].test(sm, from, t)) return true;
+    return false;
+  }
+}
+
+class NotRule extends Rule {
+  constructor(private readonly rule: Rule) { super(); }
+  test(sm: StateMachine, from: number, t: Transition): boolean {
+    return !this.rule.test(sm, from, t);
+  }
+}
+
+/** Builds a rule the loader has checked; anything it could not read is false (never fires). */
+function compileRule(json: unknown, slotOf: (name: string) => number): Rule {
+  if (typeof json === 'boolean') return new ConstantRule(json);
+  if (json === 'atEnd') return new AtEndRule();
+  if (typeof json !== 'object' || json === null) return new ConstantRule(false);
+  const r = json as Record<string, unknown>;
+  if (Array.isArray(r.and)) return new AndRule(r.and.map((x) => compileRule(x, slotOf)));
+  if (Array.isArray(r.or)) return new OrRule(r.or.map((x) => compileRule(x, slotOf)));
+  if (Object.hasOwn(r, 'not')) return new NotRule(compileRule(r.not, slotOf));
+  if (typeof r.timeRemaining === 'number') return new TimeRemainingRule(r.timeRemaining);
+  if (typeof r.param === 'string') {
+    const slot = slotOf(r.param);
+    if (slot < 0) return new ConstantRule(false);
+    const op = typeof r.op === 'string' && Object.hasOwn(OP_CODES, r.op) ? OP_CODES[r.op as Comparison] : 0;
+    const value = r.value === undefined ? 1 : typeof r.value === 'boolean' ? (r.value ? 1 : 0) : Number(r.value);
+    return new CompareRule(slot, op, value);
+  }
+  return new ConstantRule(false);
+}
+
+/** A transition of one instance, with its settings read once. */
+class Transition {
+  constructor(
+    /** Index of the state entered (may be a conduit). */
+    readonly to: number,
+    readonly rule: Rule,
+    /** Seconds (number fields of one small class: see CONTRIBUTING.md). */
+    readonly duration: number,
+    readonly inertial: boolean,
+    readonly cubic: boolean,
+    readonly allowReentry: boolean,
+  ) {}
+}
+
+interface State {
+  readonly name: string;
+  readonly conduit: boolean;
+  /** Index into the crossfade's weights; -1 for a conduit. */
+  readonly slot: number;
+  /** Transitions checked from this state, in order: its own by priority, then the any-state ones. */
+  transitions: Transition[];
+  /** Clip players in this state's sub-graph, for time-remaining rules (found at initialize). */
+  players: SequencePlayer[];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A state machine (Unreal's): named states, each a sub-graph of its own, and transitions between
+ * them with rules over parameters and clip times. One state is active; a transition crossfades
+ * from the weights the states had (so a transition interrupted by another does not pop) or, in
+ * inertial mode, switches at once and asks the Inertialization node below for a transition.
+ * Only states with weight are updated and evaluated; a state entered with no weight left starts
+ * over (its sub-graph is re-initialized: players restart). Transitions are checked once per
+ * update, after the states are updated (so rules see this frame's clip times), in order: the
+ * active state's own by priority, then any-state ones; the first that passes starts. A transition
+ * into a conduit passes only if one of the conduit's own transitions passes in the same update.
+ */
+export class StateMachine extends LocalPoseNode {
+  private readonly states: State[] = [];
+  private readonly poses: PoseLink[];
+  /** The state at each crossfade slot. */
+  private readonly slotStates: number[] = [];
+  private readonly entry: number;
+  private readonly fade: Crossfade;
+  /** Normalised weight of each pose state (by slot) this frame. */
+  readonly weights: Float64Array;
+  /** `weights` restricted to the states updated this frame, renormalised (as BlendList does). */
+  private readonly evaluateWeights: Float64Array;
+  private readonly request = new InertialRequest();
+  /** The active state (-1 before the first update) and the one the last transition left. */
+  private active = -1;
+  private previous = -1;
+  private initializeContext: InitializeContext | null = null;
+  /** Written by readClipRemaining: the seconds left in a state's most relevant clip. */
+  readonly clipRemaining = new Float64Array(1);
+
+  constructor(
+    id: string,
+    stateList: readonly { name: string; conduit: boolean; link: PoseLink | null }[],
+    entry: string,
+    transitions: readonly TransitionJson[],
+    slotOf: (name: string) => number,
+  ) {
+    super(id, 'StateMachine');
+    this.poses = [];
+    for (const s of stateList) {
+      const slot = s.conduit || !s.link ? -1 : this.poses.length;
+      if (slot >= 0) {
+        this.poses.push(s.link!);
+        this.slotStates.push(this.states.length);
+      }
+      this.states.push({ name: s.name, conduit: slot < 0, slot, transitions: [], players: [] });
+    }
+    const index = new Map(this.states.map((s, i) => [s.name, i]));
+    const entryIndex = index.get(entry) ?? this.slotStates[0] ?? -1;
+    if (entryIndex < 0 || this.states[entryIndex].conduit) throw new RangeError(`StateMachine '${id}': entry '${entry}' is not a state with a pose`);
+    this.entry = entryIndex;
+    // Stable sort by priority; own transitions before any-state ones.
+    const ordered = transitions.map((t, i) => ({ t, i })).sort((a, b) => (a.t.priority ?? 0) - (b.t.priority ?? 0) || a.i - b.i);
+    const compile = (t: TransitionJson) => new Transition(
+      index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,
+      t.blend === 'inertial', t.curve === 'cubic', t.allowReentry === true,
+    );
+    for (const { t } of ordered) {
+      if (!index.has(t.to) || (t.from !== '*' && !index.has(t.from))) continue;
+      if (t.from !== '*') this.states[index.get(t.from)!].transitions.push(compile(t));
+    }
+    for (const { t } of ordered) {
+      if (t.from !== '*' || !index.has(t.to)) continue;
+      // A conduit is passed through by its own transitions only.
+      for (const s of this.states) if (!s.conduit) s.transitions.push(compile(t));
+    }
+    this.fade = new Crossfade(this.poses.length);
+    this.weights = this.fade.weights;
+    this.evaluateWeights = new Float64Array(this.poses.length);
+  }
+
+  protected get links(): readonly Link[] {
+    return this.poses;
+  }
+
+  get parameterValues(): Float64Array {
+    return this.graph.parameterValues;
+  }
+
+  /** The active state's name ('' before the first update). */
+  get activeState(): string {
+    return this.active >= 0 ? this.states[this.active].name : '';
+  }
+
+  /** True while a crossfade between states is under way. */
+  get transitioning(): boolean {
+    return this.fade.fading;
+  }
+
+  protected override onInitialize(ctx: InitializeContext): void {
+    this.initializeContext = ctx;
+    this.fade.reset();
+    this.evaluateWeights.fill(0);
+    this.active = -1;
+    this.previous = -1;
+    for (const s of this.states) {
+      s.players = [];
+      if (s.slot >= 0) collectPlayers(this.poses[s.slot].node, s.players);
+    }
+  }
+
+  /**
+   * Writes into clipRemaining[0] the seconds left in the clip of the state's player with the most
+   * weight this frame (to the clip's end: a clip played backward counts toward its end too); false when the
+   * state has no relevant player.
+   */
+  readClipRemaining(state: number): boolean {
+    const players = this.states[state].players;
+    let best = -1;
+    let bestWeight = 0;
+    for (let i = 0; i < players.length; i++) {
+      const w = players[i].weight;
+      if (w > bestWeight) {
+        bestWeight = w;
+        best = i;
+      }
+    }
+    if (best < 0) return false;
+    const p = players[best];
+    this.clipRemaining[0] = p.clip.clip.duration - p.time;
+    return true;
+  }
+
+  protected onUpdate(ctx: UpdateContext): void {
+    const fade = this.fade;
+    if (this.active < 0) {
+      this.active = this.entry;
+      fade.jumpTo(this.states[this.entry].slot);
+      const events = this.graph.events;
+      if (events.has('stateEntered')) events.emit('stateEntered', this.id, this.states[this.entry].name);
+    }
+    fade.advance(ctx);
+    const n = this.poses.length;
+    let updatedSum = 0;
+    let dropped = false;
+    for (let i = 0; i < n; i++) {
+      // The link decides relevance on the absolute weight (see Link.update).
+      const child = ctx.child();
+      child.weight *= this.weights[i];
+      const updated = this.poses[i].update(child);
+      this.evaluateWeights[i] = updated ? this.weights[i] : 0;
+      if (updated) updatedSum += this.weights[i];
+      else if (this.weights[i] > 0) dropped = true;
+    }
+    if (dropped) {
+      if (updatedSum > 0) {
+        for (let i = 0; i < n; i++) this.evaluateWeights[i] /= updatedSum;
+      } else this.evaluateWeights[this.states[this.active].slot] = 1;
+    }
+    this.checkTransitions(ctx);
+  }
+
+  private checkTransitions(ctx: UpdateContext): void {
+    const from = this.active, states = this.states;
+    const list = states[from].transitions;
+    for (let i = 0; i < list.length; i++) {
+      const first = list[i];
+      if (!first.rule.test(this, from, first)) continue;
+      let leg = first;
+      let to = first.to;
+      // Through conduits, each by the first of its own transitions that passes; a conduit with none blocks.
+      for (let hops = 0; to >= 0 && states[to].conduit; hops++) {
+        const conduit = to;
+        to = -1;
+        if (hops >= states.length) break;
+        const out = states[conduit].transitions;
+        for (let j = 0; j < out.length; j++) {
+          if (out[j].rule.test(this, conduit, out[j])) {
+            leg = out[j];
+            to = out[j].to;
+            break;
+          }
+        }
+      }
+      if (to < 0 || states[to].conduit) continue;
+      if (to === from && !leg.allowReentry) continue;
+      this.startTransition(ctx, from, to, leg);
+      return;
+    }
+  }
+
+  private startTransition(ctx: UpdateContext, from: number, to: number, leg: Transition): void {
+    const events = this.graph.events, states = this.states;
+    if (events.has('transitionStarted')) events.emit('transitionStarted', this.id, states[from].name, states[to].name, leg.duration);
+    if (events.has('stateExited')) events.emit('stateExited', this.id, states[from].name);
+    if (events.has('stateEntered')) events.emit('stateEntered', this.id, states[to].name);
+    const slot = states[to].slot, fade = this.fade;
+    const reentry = to === from;
+    // A state still blending out continues where it is; one with no weight left starts over.
+    if (reentry || !(this.evaluateWeights[slot] > 0)) this.poses[slot].initialize(this.initializeContext!);
+    this.previous = from;
+    this.active = to;
+    if (leg.inertial || reentry) {
+      // A crossfade cannot fade a state into itself, so a re-entry switches at once (smoothly only when inertial).
+      fade.jumpTo(slot);
+      if (leg.inertial) {
+        this.request.duration = leg.duration;
+        ctx.inertializer?.requestInertialization(this.request, this);
+      }
+      // The entered state joins this frame's update with no time step, so it has a pose to evaluate.
+      const child = ctx.child();
+      child.deltaTime = 0;
+      this.poses[slot].update(child);
+      this.evaluateWeights.fill(0);
+      this.evaluateWeights[slot] = 1;
+      return;
+    }
+    fade.duration = leg.duration;
+    fade.cubic = leg.cubic;
+    fade.fadeTo(slot);
+  }
+
+  protected onEvaluate(out: Pose): void {
+    const pool = this.graph.posePool;
+    let first = true;
+    let scratch: Pose | null = null;
+    const weights = this.evaluateWeights;
+    for (let i = 0; i < this.poses.length; i++) {
+      const w = weights[i];
+      if (w <= 0) continue;
+      if (first) {
+        this.poses[i].evaluate(out);
+        if (w < 1) poseScaleInto(out, out, weights, i);
+        first = false;
+        continue;
+      }
+      scratch ??= pool.acquire();
+      this.poses[i].evaluate(scratch);
+      poseAccumulate(out, scratch, weights, i);
+    }
+    if (scratch !== null) {
+      poseNormalizeRotations(out);
+      pool.release(scratch);
+    }
+  }
+
+  protected override debugDescription(): string {
+    const f = this.fade;
+    const transition = this.transitioning && this.previous >= 0
+      ? ` Transition: ${this.states[this.previous].name} -> ${this.activeState} ${Math.min(f.elapsed, f.duration).toFixed(3)} / ${f.duration.toFixed(3)}`
+      : '';
+    return `State: ${this.activeState || '(none)'}${transition}`;
+  }
+
+  protected override onGatherDebug(node: DebugNode): void {
+    const f = this.fade;
+    node.values = {
+      activeState: this.activeState,
+      transitioning: this.transitioning,
+      transitionFrom: this.transitioning && this.previous >= 0 ? this.states[this.previous].name : '',
+      transitionElapsed: Math.min(f.elapsed, f.duration),
+      transitionDuration: f.duration,
+      weights: Array.from(this.weights),
+    };
+    // One line per state with weight this frame, over its sub-graph's tree.
+    const children: DebugNode[] = [];
+    for (let i = 0; i < this.poses.length; i++) {
+      if (!(this.evaluateWeights[i] > 0)) continue;
+      const state = this.states[this.slotStates[i]];
+      children.push({
+        id: state.name, type: 'State', weight: this.weight * this.weights[i],
+        description: `${state.name}${this.slotStates[i] === this.active ? ' (active)' : ''}`,
+        values: { weight: this.weights[i], active: this.slotStates[i] === this.active },
+        children: [node.children[i]],
+      });
+    }
+    node.children = children;
+  }
+}
+
+/** The SequencePlayers of a branch (into nested state machines too), found once at initialize. */
+function collectPlayers(root: AnimNode, out: SequencePlayer[]): void {
+  const stack: AnimNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node instanceof SequencePlayer) out.push(node);
+    // `links` is the node's own business; reading it here is the only walk below a node there is.
+    for (const link of (node as unknown as { links: readonly Link[] }).links) stack.push(link.node);
+  }
+}
+
+export const StateMachineType: NodeType = defineNodeType({
+  type: 'StateMachine',
+  space: 'local',
+  properties: {
+    entry: { kind: 'object', schema: z.string().min(1).describe('The state entered on the first update (not a conduit).') },
+    states: { kind: 'object', schema: z.record(z.string(), stateSchema).describe('The states by name.') },
+    transitions: { kind: 'object', schema: z.array(transitionSchema).describe('The transitions, checked in priority order.') },
+  },
+  inputs: [],
+  requestsInertialization: (p) => Array.isArray(p.transitions) && p.transitions.some((t: { blend?: string }) => t?.blend === 'inertial'),
+  create: ({ id, properties: p, subGraphs, parameterSlot }) => {
+    const states = Object.entries(p.states ?? {}).map(([name, s]) => ({
+      name, conduit: 'conduit' in s, link: Object.hasOwn(subGraphs, name) ? subGraphs[name] : null,
+    }));
+    return new StateMachine(id, states, p.entry ?? '', (p.transitions ?? []) as TransitionJson[], parameterSlot);
+  },
+});

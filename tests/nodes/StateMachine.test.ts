@@ -1,0 +1,245 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
+import { runGraph } from '../../host/runner.ts';
+import type { DebugNode } from '../../runtime/node.ts';
+
+const player = (clip: string, extra: Record<string, unknown> = {}) => ({ nodes: { p: { type: 'SequencePlayer', properties: { clip, ...extra } } }, output: 'p' });
+const asset = (properties: Record<string, unknown>, wrap = false, parameters: Record<string, unknown> = {}) => ({
+  format: 'animgraph/1',
+  skeleton: 'builtin:biped',
+  clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+  parameters: { speed: { type: 'float', default: 0 }, jump: { type: 'bool', default: false }, v: { type: 'vec3' }, ...parameters },
+  nodes: { sm: { type: 'StateMachine', properties }, ...(wrap ? { inert: { type: 'Inertialization', inputs: { pose: 'sm' } } } : {}) },
+  output: wrap ? 'inert' : 'sm',
+});
+const machine = (states: Record<string, unknown>, transitions: unknown[], entry = 'idle', wrap = false) =>
+  loadGraphAsset(asset({ entry, states, transitions }, wrap)).createInstance();
+const smDebug = (g: ReturnType<typeof machine>): DebugNode => {
+  let d = g.gatherDebug().children[0];
+  while (d.type !== 'StateMachine') d = d.children[0];
+  return d;
+};
+const weights = (g: ReturnType<typeof machine>) => smDebug(g).values!.weights as number[];
+const active = (g: ReturnType<typeof machine>) => smDebug(g).values!.activeState;
+const three = { idle: player('idle'), walk: player('walk'), run: player('run') };
+
+describe('StateMachine', () => {
+  it('crossfades linearly from the state left over the transition duration', () => {
+    const g = machine(three, [{ from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4 }]);
+    g.update(0.1);
+    expect(weights(g)).toEqual([1, 0, 0]);
+    g.setParameter('speed', 20);
+    g.update(0.1); // the transition starts: the entered state takes weight from the next update
+    expect(active(g)).toBe('walk');
+    expect(weights(g)).toEqual([1, 0, 0]);
+    g.update(0.1);
+    expect(weights(g)[0]).toBeCloseTo(0.75, 12);
+    expect(weights(g)[1]).toBeCloseTo(0.25, 12);
+    g.update(0.3);
+    expect(weights(g)).toEqual([0, 1, 0]);
+  });
+
+  it('eases a cubic crossfade: smoothstep of the linear progress', () => {
+    const g = machine(three, [{ from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4, curve: 'cubic' }]);
+    g.setParameter('speed', 20);
+    g.update(0.1);
+    g.update(0.1); // p = 0.25: 3p² - 2p³ = 0.15625
+    expect(weights(g)[1]).toBeCloseTo(0.15625, 12);
+    g.update(0.1); // p = 0.5
+    expect(weights(g)[1]).toBeCloseTo(0.5, 12);
+  });
+
+  it('checks the active state\'s transitions by priority, lowest first, then any-state ones', () => {
+    const g = machine(three, [
+      { from: 'idle', to: 'walk', rule: true, priority: 1 },
+      { from: '*', to: 'walk', rule: true, priority: -9 },
+      { from: 'idle', to: 'run', rule: { param: 'speed', op: '>=', value: 0 }, priority: 0 },
+    ]);
+    g.update(0.1);
+    expect(active(g)).toBe('run');
+  });
+
+  it('any-state transitions do not re-enter the active state unless allowReentry', () => {
+    const seen: string[] = [];
+    const trans = (allowReentry: boolean) => [{ from: '*', to: 'run', rule: { param: 'jump' }, duration: 0.1, allowReentry }];
+    const g = machine(three, trans(false));
+    g.events.on('transitionStarted', (_id, from, to) => seen.push(`${from}->${to}`));
+    g.setParameter('jump', true);
+    for (let i = 0; i < 5; i++) g.update(0.1);
+    expect(seen).toEqual(['idle->run']);
+    const r = machine(three, trans(true));
+    r.setParameter('jump', true);
+    for (let i = 0; i < 5; i++) r.update(0.1);
+    // Re-entered every update: the run state restarts at once, so its player never gets past one frame.
+    expect(smDebug(r).children[0].children[0].values!.time).toBe(0);
+    expect(weights(r)).toEqual([0, 0, 1]);
+  });
+
+  it('passes through a conduit when one of its transitions passes in the same update, and is blocked otherwise', () => {
+    const g = machine({ ...three, land: { conduit: true } }, [
+      { from: 'idle', to: 'land', rule: { param: 'jump' } },
+      { from: 'land', to: 'run', rule: { param: 'speed', op: '>', value: 100 }, duration: 0.3 },
+    ]);
+    const seen: unknown[] = [];
+    g.events.on('transitionStarted', (...args) => seen.push(args));
+    g.setParameter('jump', true);
+    g.update(0.1);
+    expect(active(g)).toBe('idle');
+    g.setParameter('speed', 200);
+    g.update(0.1);
+    expect(active(g)).toBe('run');
+    expect(seen).toEqual([['sm', 'idle', 'run', 0.3]]);
+  });
+
+  it('time-remaining and at-end rules read the state\'s most relevant clip', () => {
+    // The run clip played once: 'timeRemaining: 0.25' fires at the first update with 0.25 s or less left.
+    const duration = (() => {
+      const g = machine({ idle: player('run', { loop: false }) }, []);
+      g.update(0);
+      return smDebug(g).children[0].children[0].values!.duration as number;
+    })();
+    const dt = 0.05;
+    const firstFrame = (rule: unknown, transitionDuration: number) => {
+      const g = machine({ idle: player('run', { loop: false }), walk: player('walk') }, [{ from: 'idle', to: 'walk', rule, duration: transitionDuration }]);
+      for (let frame = 1; frame < 200; frame++) {
+        g.update(dt);
+        if (active(g) === 'walk') return frame;
+      }
+      return -1;
+    };
+    const expected = (left: number) => {
+      for (let frame = 1; ; frame++) if (duration - Math.min(frame * dt, duration) <= left) return frame;
+    };
+    expect(firstFrame({ timeRemaining: 0.25 }, 0.1)).toBe(expected(0.25));
+    expect(firstFrame('atEnd', 0.3)).toBe(expected(0.3));
+    expect(firstFrame('atEnd', 0.3)).toBeLessThan(firstFrame('atEnd', 0));
+  });
+
+  it('a transition interrupted by another does not pop: weights move at most dt / duration per update', () => {
+    const g = machine(three, [
+      { from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4 },
+      { from: 'walk', to: 'run', rule: { param: 'speed', op: '>', value: 100 }, duration: 0.2 },
+    ]);
+    g.update(0.05);
+    g.setParameter('speed', 50);
+    let previous = weights(g);
+    let biggest = 0;
+    for (let frame = 0; frame < 20; frame++) {
+      if (frame === 4) g.setParameter('speed', 200); // idle -> walk is half way
+      g.update(0.05);
+      const w = weights(g);
+      for (let i = 0; i < 3; i++) biggest = Math.max(biggest, Math.abs(w[i] - previous[i]));
+      previous = w;
+    }
+    expect(active(g)).toBe('run');
+    expect(previous).toEqual([0, 0, 1]);
+    expect(biggest).toBeLessThanOrEqual(0.05 / 0.2 + 1e-12);
+    expect(biggest).toBeGreaterThan(0.2);
+  });
+
+  it('inertial transitions switch at once and ask the Inertialization node below', () => {
+    const g = machine(three, [{ from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.3, blend: 'inertial' }], 'idle', true);
+    const started: number[] = [];
+    g.events.on('inertializationStarted', (_id, d) => started.push(d));
+    g.update(0.1);
+    g.evaluate();
+    g.setParameter('speed', 20);
+    g.update(0.1);
+    g.evaluate();
+    expect(weights(g)).toEqual([0, 1, 0]);
+    expect(started).toEqual([0.3]);
+    const bad = checkGraphAsset(asset({ entry: 'idle', states: three, transitions: [{ from: 'idle', to: 'walk', rule: true, blend: 'inertial' }] }));
+    expect(bad.ok ? [] : bad.problems.map((p) => [p.path, p.code])).toEqual([['$.nodes.sm.properties.transitions[0].blend', 'no-inertialization']]);
+  });
+
+  it('emits transitionStarted, stateExited, stateEntered in that order', () => {
+    const g = machine(three, [{ from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.25 }]);
+    const seen: unknown[] = [];
+    g.events.on('transitionStarted', (...a) => seen.push(['started', ...a]));
+    g.events.on('stateExited', (...a) => seen.push(['exited', ...a]));
+    g.events.on('stateEntered', (...a) => seen.push(['entered', ...a]));
+    g.update(0.1);
+    g.setParameter('speed', 20);
+    g.update(0.1);
+    expect(seen).toEqual([['entered', 'sm', 'idle'], ['started', 'sm', 'idle', 'walk', 0.25], ['exited', 'sm', 'idle'], ['entered', 'sm', 'walk']]);
+  });
+
+  it('shows the active state, the transition under way and each blending state\'s subtree', () => {
+    const g = machine(three, [{ from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4 }]);
+    g.update(0.1);
+    g.setParameter('speed', 20);
+    g.update(0.1);
+    g.update(0.1);
+    const d = smDebug(g);
+    expect(d.description).toBe('State: walk Transition: idle -> walk 0.100 / 0.400');
+    expect(d.values).toMatchObject({ activeState: 'walk', transitioning: true, transitionFrom: 'idle', transitionElapsed: 0.1, transitionDuration: 0.4 });
+    expect(d.children.map((c) => [c.id, c.type, c.description, c.weight])).toEqual([['idle', 'State', 'idle', 0.75], ['walk', 'State', 'walk (active)', 0.25]]);
+    expect(d.children[1].children[0]).toMatchObject({ id: 'sm/walk/p', type: 'SequencePlayer', weight: 0.25 });
+  });
+
+  it('restarts a state entered with no weight, and lets one still blending out continue', () => {
+    const g = machine(three, [
+      { from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4 },
+      { from: 'walk', to: 'idle', rule: { param: 'speed', op: '<=', value: 10 }, duration: 0.4 },
+    ]);
+    const time = (state: string) => smDebug(g).children.find((c) => c.id === state)!.children[0].values!.time as number;
+    g.update(0.1);
+    g.setParameter('speed', 20);
+    g.update(0.1);
+    g.update(0.1);
+    expect(time('idle')).toBeCloseTo(0.3, 12);
+    g.setParameter('speed', 0); // back to idle while it still has weight: it goes on
+    g.update(0.1);
+    g.update(0.1);
+    expect(time('idle')).toBeCloseTo(0.5, 12);
+    for (let i = 0; i < 10; i++) g.update(0.1);
+    g.setParameter('speed', 20); // walk has had no weight for a while: it starts over
+    g.update(0.1);
+    g.update(0.1);
+    expect(time('walk')).toBeCloseTo(0.1, 12);
+  });
+
+  it('reports unknown states and bad rules at their paths, with problems inside states, all at once', () => {
+    const result = checkGraphAsset(asset({
+      entry: 'nowhere',
+      states: { idle: player('idle'), walk: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'sprint' } } }, output: 'p' }, land: { conduit: true } },
+      transitions: [
+        { from: 'idel', to: 'walk', rule: true },
+        { from: 'idle', to: 'flying', rule: { param: 'speeed', op: '>', value: 1 } },
+        { from: '*', to: 'idle', rule: { and: [{ param: 'jump', op: '<', value: true }, { not: { param: 'speed', op: '>', value: false } }] } },
+        { from: 'walk', to: 'idle', rule: { or: [{ param: 'v', op: '>', value: 1 }, { param: 'jump', value: 2 }, 'soon'] } },
+        { from: 'walk', to: 'land' },
+      ],
+    }));
+    expect(result.ok).toBe(false);
+    const problems = result.ok ? [] : result.problems.map((p) => [p.path, p.code]);
+    expect(problems).toEqual(expect.arrayContaining([
+      ['$.nodes.sm.properties.states.walk.nodes.p.properties.clip', 'unknown-clip'],
+      ['$.nodes.sm.properties.entry', 'unknown-state'],
+      ['$.nodes.sm.properties.transitions[0].from', 'unknown-state'],
+      ['$.nodes.sm.properties.transitions[1].to', 'unknown-state'],
+      ['$.nodes.sm.properties.transitions[1].rule.param', 'unknown-parameter'],
+      ['$.nodes.sm.properties.transitions[2].rule.and[0].op', 'parameter-type'],
+      ['$.nodes.sm.properties.transitions[2].rule.and[1].not.value', 'parameter-type'],
+      ['$.nodes.sm.properties.transitions[3].rule.or[0].param', 'parameter-type'],
+      ['$.nodes.sm.properties.transitions[3].rule.or[1].value', 'parameter-type'],
+      ['$.nodes.sm.properties.transitions[3].rule.or[2]', 'schema'],
+      ['$.nodes.sm.properties.transitions[4].rule', 'schema'],
+    ]));
+    expect(problems, JSON.stringify(problems)).toHaveLength(11);
+  });
+
+  it('runs the example locomotion machine: idle, walk, run and a jump from any state back to walk', () => {
+    const path = new URL('../../graphs/examples/sample-state-machine.json', import.meta.url).pathname;
+    const graph = loadGraphAsset(JSON.parse(readFileSync(path, 'utf8')), { baseDir: new URL('../../graphs/examples/', import.meta.url).pathname });
+    const result = runGraph(graph, {
+      seconds: 3, fps: 20, debug: true,
+      timeline: [{ name: 'speed', value: 100, time: 0.2 }, { name: 'speed', value: 300, time: 1 }, { name: 'jump', value: true, time: 1.6 }, { name: 'jump', value: false, time: 1.8 }],
+    });
+    const activeAt = (t: number) => result.frames[Math.round(t * 20)].debug!.children[0].values!.activeState;
+    expect([activeAt(0.1), activeAt(0.5), activeAt(1.2), activeAt(1.7)]).toEqual(['idle', 'walk', 'run', 'jump']);
+    // The jump (the run clip at double rate, once) ends and lands through the conduit in run (speed 300).
+    expect(activeAt(2.9)).toBe('run');
+  });
+});
