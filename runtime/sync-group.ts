@@ -22,6 +22,9 @@ export class SyncPosition {
   fraction = 0;
 }
 
+/** Scratch [start, end] of a marker segment, for readSyncPosition and followSyncPosition (neither re-enters). */
+const SEGMENT = new Float64Array(2);
+
 /** Writes where `p` is into `out`: its phase and, when its clip has markers around its time, the marker segment. */
 export function readSyncPosition(p: ClipPlayback, out: SyncPosition): void {
   const clip = p.binding.clip, duration = clip.duration, markers = clip.syncMarkers, n = markers.length, time = p.time;
@@ -32,23 +35,27 @@ export function readSyncPosition(p: ClipPlayback, out: SyncPosition): void {
   if (n === 0) return;
   let i = -1;
   for (let k = 0; k < n && markers[k].time <= time; k++) i = k;
-  let start = 0, end = 0, next = i + 1;
+  // The segment's start and end go through a typed array: a variable joining a marker's time read
+  // untouched with a sum would box the sum (see CONTRIBUTING.md, "Numbers in the frame loop").
+  const segment = SEGMENT;
+  let next = i + 1;
   if (i < 0) {
     // Before the first marker: a looping clip is still in the segment from the last one of the previous loop.
     if (!p.looping) return;
     i = n - 1;
     next = 0;
-    start = markers[i].time - duration;
-    end = markers[0].time;
+    segment[0] = markers[i].time - duration;
+    segment[1] = markers[0].time;
   } else {
-    start = markers[i].time;
-    if (next < n) end = markers[next].time;
+    segment[0] = markers[i].time;
+    if (next < n) segment[1] = markers[next].time;
     else {
       if (!p.looping) return;
       next = 0;
-      end = markers[0].time + duration;
+      segment[1] = markers[0].time + duration;
     }
   }
+  const start = segment[0], end = segment[1];
   out.hasMarkers = true;
   out.from = markers[i].name;
   out.to = markers[next].name;
@@ -79,8 +86,12 @@ export function followSyncPosition(p: ClipPlayback, pos: SyncPosition, ctx: Upda
           next = 0;
         }
         if (markers[next].name !== pos.to) continue;
-        const start = markers[j].time;
-        const end = next > j ? markers[next].time : markers[next].time + duration;
+        // Through SEGMENT, as in readSyncPosition.
+        const segment = SEGMENT;
+        segment[0] = markers[j].time;
+        if (next > j) segment[1] = markers[next].time;
+        else segment[1] = markers[next].time + duration;
+        const start = segment[0], end = segment[1];
         let t = start + pos.fraction * (end - start);
         if (t >= duration && looping) t -= duration;
         let distance = Math.abs(t - before);

@@ -115,6 +115,18 @@ describe('graph instance', () => {
     expect(result.nodes.inert).toMatchObject({ active: true, duration: 0.3, lastRequester: 'ilist' });
   });
 
+  it('allocates nothing per frame once warm in blend spaces and sync groups with markers', () => {
+    const probe = new URL('../support/blend-space-allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    // A marker segment's time boxed in readSyncPosition or followSyncPosition was about 18 bytes a
+    // frame; the measurement's own floor is about 0.12.
+    expect(result.perFrame).toBeLessThan(0.6);
+    // The 2D space ended inside a triangle (three samples weighted) and root motion was reported.
+    expect(result.weights2D.filter((w: number) => w > 0)).toHaveLength(3);
+    expect(result.moved).toBe(true);
+  });
+
   it('allocates nothing per frame once warm while StateMachine states switch every few frames', () => {
     const probe = new URL('../support/state-machine-allocation-probe.ts', import.meta.url).pathname;
     const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
