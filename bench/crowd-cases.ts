@@ -12,6 +12,11 @@
  *               velocities); the bench flips 'motion' every 10 frames per character (a search each time)
  * - 'bendroll': Output <- BendRollHelper(four helpers: each upper arm's roll, half of it, onto its
  *               upper-arm twist bone; each hand's roll, half of it, onto its lower-arm twist bone) <- SequencePlayer(clipA)
+ * - 'statemachine': Output <- StateMachine(states walk = SequencePlayer(clipA), run = SequencePlayer(clipB);
+ *               walk -> run when 'motion' == 1, run -> walk when 'motion' == 0, 0.2 s crossfades); the bench
+ *               flips 'motion' every CROWD_STATE_EVERY frames per character (a transition each time)
+ * - 'layered':  Output <- LayeredBlendPerBone(base SequencePlayer(clipA), layer SequencePlayer(clipB) on
+ *               the branch from spine_01 up: clipB's upper body over clipA's legs)
  *
  * Every SequencePlayer's start time is bound to a float parameter (phaseA / phaseB), so one shared
  * AnimGraph serves a crowd whose characters each start at their own phase (see createCrowd).
@@ -27,7 +32,7 @@ import type { NodeType } from '../runtime/node.ts';
 import type { ParameterDefinition } from '../runtime/parameters.ts';
 import { Skeleton, type BoneDefinition } from '../runtime/skeleton.ts';
 
-export type CrowdGraphKind = 'player' | 'blend' | 'inertial' | 'stride' | 'posesearch' | 'bendroll';
+export type CrowdGraphKind = 'player' | 'blend' | 'inertial' | 'stride' | 'posesearch' | 'bendroll' | 'statemachine' | 'layered';
 
 export const CROWD_BONE_COUNT = 65;
 export const CROWD_FRAME_RATE = 30;
@@ -156,6 +161,13 @@ export const CROWD_PARAMETERS: Readonly<Record<string, ParameterDefinition>> = {
 export const CROWD_SEARCH_EVERY = 10;
 
 /**
+ * Frames between two switches of one character's 'motion' parameter in the 'statemachine' case:
+ * half a second at 60 fps, so each 0.2 s crossfade ends and the state left has no weight when it is
+ * entered again (it restarts), as in locomotion.
+ */
+export const CROWD_STATE_EVERY = 30;
+
+/**
  * A node type registered in nodes/index.ts, by name. Nodes that other people are still writing
  * (PoseSearchBlend, BendRollHelper) are looked up here rather than imported, so that the bench can
  * say which one is missing instead of failing to load.
@@ -237,6 +249,38 @@ export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
       },
       { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'helpers' } },
     );
+  } else if (kind === 'statemachine' || kind === 'layered') {
+    nodes.push({
+      id: 'playerB',
+      nodeType: SequencePlayerType,
+      properties: { clip: 'clipB', playRate: 1, loop: true, startTime: { param: 'phaseB' } },
+      inputs: {},
+    });
+    if (kind === 'statemachine') {
+      const state = (output: string) => ({ nodes: {}, output });
+      nodes.push({
+        id: 'locomotion',
+        nodeType: registeredNodeType('StateMachine'),
+        properties: {
+          entry: 'walk',
+          states: { walk: state('playerA'), run: state('playerB') },
+          transitions: [
+            { from: 'walk', to: 'run', rule: { param: 'motion', op: '==', value: 1 }, duration: 0.2 },
+            { from: 'run', to: 'walk', rule: { param: 'motion', op: '==', value: 0 }, duration: 0.2 },
+          ],
+        },
+        inputs: {},
+        subGraphs: { walk: 'playerA', run: 'playerB' },
+      });
+    } else {
+      nodes.push({
+        id: 'layered',
+        nodeType: registeredNodeType('LayeredBlendPerBone'),
+        properties: { layers: [{ filters: [{ bone: 'spine_01', depth: 0 }] }] },
+        inputs: { base: 'playerA', layers: ['playerB'] },
+      });
+    }
+    nodes.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: kind === 'statemachine' ? 'locomotion' : 'layered' } });
   } else if (kind === 'inertial') {
     // A transition that never ends (switch useA once): the steady cost of inertializing.
     nodes.push(

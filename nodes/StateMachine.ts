@@ -170,7 +170,7 @@ interface State {
   /** Transitions checked from this state, in order: its own by priority, then the any-state ones. */
   transitions: Transition[];
   /** Clip players in this state's sub-graph, for time-remaining rules (found at initialize). */
-  players: SequencePlayer[];
+  readonly players: SequencePlayer[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,6 +202,7 @@ export class StateMachine extends LocalPoseNode {
   private active = -1;
   private previous = -1;
   private initializeContext: InitializeContext | null = null;
+  private playersCollected = false;
   /** Written by readClipRemaining: the seconds left in a state's most relevant clip. */
   readonly clipRemaining = new Float64Array(1);
 
@@ -270,10 +271,11 @@ export class StateMachine extends LocalPoseNode {
     this.evaluateWeights.fill(0);
     this.active = -1;
     this.previous = -1;
-    for (const s of this.states) {
-      s.players = [];
-      if (s.slot >= 0) collectPlayers(this.poses[s.slot].node, s.players);
-    }
+    // The players are the sub-graphs' structure, found once: a state machine nested in a state is
+    // re-initialized each time that state is entered, in the frame loop, where nothing may allocate.
+    if (this.playersCollected) return;
+    this.playersCollected = true;
+    for (const s of this.states) if (s.slot >= 0) collectPlayers(this.poses[s.slot].node, s.players);
   }
 
   /**

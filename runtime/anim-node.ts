@@ -191,7 +191,10 @@ export abstract class AnimNode {
     this.graph = ctx.graph;
     this.lastUpdate = -2;
     this.lastWeight[0] = 0;
-    for (const link of this.links) link.initialize(ctx);
+    // An indexed loop: a state machine re-initializes a state's sub-graph when it enters it, in the
+    // frame loop, and for-of over `links` (a getter every node class overrides) allocates an iterator there.
+    const links = this.links;
+    for (let i = 0; i < links.length; i++) links[i].initialize(ctx);
     this.onInitialize(ctx);
   }
 

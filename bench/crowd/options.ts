@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Crowd } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
-import { CROWD_SEARCH_EVERY, CROWD_STRIDE_SCALE, type CrowdGraphKind } from '../crowd-cases.ts';
+import { CROWD_SEARCH_EVERY, CROWD_STATE_EVERY, CROWD_STRIDE_SCALE, type CrowdGraphKind } from '../crowd-cases.ts';
 import type { ThreeCrowdMode } from '../three-crowd.ts';
 
 /** Every character advances this much per frame, on every side. */
@@ -82,6 +82,20 @@ export const ALL_CASES: readonly CaseDefinition[] = [
       // Character 0 flips 'motion' on frames 10, 20, ... (frame 0 sets it to the clip it starts on).
       if (!(Number(instance.gatherDebug().children[0]?.values?.matchFrame) >= 0)) throw new Error('posesearch: no search has matched a frame');
     },
+  },
+  {
+    name: 'statemachine', kind: 'statemachine', component: false, peer: false, switchEvery: CROWD_STATE_EVERY, node: 'StateMachine',
+    three: { mode: 'blend', component: false, same: false, note: 'nearest: crossfade (no state machine in three.js)' },
+    check: (instance) => {
+      // Character 0 flips 'motion' every CROWD_STATE_EVERY frames; the transition starts in the same update.
+      const state = instance.gatherDebug().children[0]?.values?.activeState;
+      const want = instance.getParameter('motion') === 1 ? 'run' : 'walk';
+      if (state !== want) throw new Error(`statemachine: active state ${String(state)} while 'motion' asks for ${want}`);
+    },
+  },
+  {
+    name: 'layered', kind: 'layered', component: false, peer: false, node: 'LayeredBlendPerBone',
+    three: { mode: 'blend', component: false, same: false, note: 'nearest: crossfade (no per-bone layers in three.js)' },
   },
   {
     name: 'bendroll+cs', kind: 'bendroll', component: true, peer: false, node: 'BendRollHelper',

@@ -95,11 +95,13 @@ export function printNotes(options: Options, budget: Budget, seconds: number, ov
   console.log("peer max diff: largest difference between animgraph's and the peer's poses after the same frames;");
   console.log("  three max diff: the same against three.js on 16 characters after 150 frames (float32 keys; component");
   console.log('  translations for +cs cases). A few B/frame on one case only is JIT tiering, not steady state.');
-  console.log('peer: none for inertial, stride+cs, posesearch and bendroll+cs (a hand-written equivalent would re-write the nodes).');
+  console.log('peer: none for inertial, stride+cs, posesearch, statemachine, layered and bendroll+cs (a hand-written equivalent');
+  console.log('  would re-write the nodes).');
   if (options.three) {
     console.log('three.js: player = one AnimationMixer action; blend = crossFadeTo held at half way (weights 0.5);');
-    console.log('  +cs = root.updateMatrixWorld(true). * = nearest equivalent, not the same work: inertial and posesearch');
-    console.log('  against the crossfade; stride+cs against player + updateMatrixWorld + CCDIKSolver to stride-scaled feet');
+    console.log('  +cs = root.updateMatrixWorld(true). * = nearest equivalent, not the same work: inertial, posesearch,');
+    console.log('  statemachine (walk/run switched every 30 frames, 0.2 s crossfades) and layered (clipB above spine_01 over clipA)');
+  console.log('  against the crossfade; stride+cs against player + updateMatrixWorld + CCDIKSolver to stride-scaled feet');
     console.log('  (no pelvis adjustment or thigh correction); bendroll+cs against player + updateMatrixWorld. three.js');
     console.log(`  windows: ~${budget.windowMs} ms each (at least one frame), not the same frame count; B/frame counted across GCs.`);
   }

@@ -132,8 +132,8 @@ describe('graph instance', () => {
     const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
     const result = JSON.parse(out.trim().split('\n').at(-1)!);
     expect(result.transitions / result.frames).toBeGreaterThan(0.3);
-    // Known: re-initializing an entered state's sub-graph allocates about 3 bytes per entry (see the report).
-    expect(result.perFrame).toBeLessThan(1.5);
+    // Entering a state re-initializes its sub-graph (a nested machine too) in the frame loop: that allocates nothing either.
+    expect(result.perFrame).toBeLessThan(0.6);
   });
 
   it('never produces NaN from degenerate parameters', () => {

@@ -2,8 +2,9 @@
  * Measures bytes allocated per frame by StateMachines whose states switch every few frames, in a
  * plain Node process (see allocation-probe.ts for why not inside vitest): crossfaded transitions
  * (linear and cubic, interrupting each other), any-state and conduit transitions, time-remaining
- * and at-end rules, a re-entry and inertial transitions under an Inertialization node, with
- * listeners on the three state machine events (which then emit strings, no numbers).
+ * and at-end rules, a state machine nested in a state (re-initialized on each entry), a re-entry
+ * and inertial transitions under an Inertialization node, with listeners on the three state machine
+ * events (which then emit strings, no numbers).
  * Prints one JSON line: { perFrame, windows, transitions, states }.
  */
 import { loadGraphAsset } from '../../host/files.ts';
@@ -22,7 +23,23 @@ const g = loadGraphAsset({
         entry: 'idle',
         states: {
           idle: player('idle'),
-          walk: player('walk'),
+          // A machine nested in a state, re-initialized each time walk is entered from no weight.
+          walk: {
+            nodes: {
+              gait: {
+                type: 'StateMachine',
+                properties: {
+                  entry: 'w',
+                  states: { w: player('walk'), r: player('run') },
+                  transitions: [
+                    { from: 'w', to: 'r', rule: { param: 'mode', op: '>=', value: 2 }, duration: 0.1 },
+                    { from: 'r', to: 'w', rule: { param: 'mode', op: '<', value: 2 }, duration: 0.1 },
+                  ],
+                },
+              },
+            },
+            output: 'gait',
+          },
           run: { nodes: { a: { type: 'SequencePlayer', properties: { clip: 'run' } }, b: { type: 'SequencePlayer', properties: { clip: 'walk' } }, mix: { type: 'BlendTwo', inputs: { A: 'a', B: 'b' }, properties: { alpha: 0.3 } } }, output: 'mix' },
           jump: player('run', { loop: false, playRate: 3 }),
           land: { conduit: true },
