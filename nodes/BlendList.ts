@@ -1,7 +1,7 @@
-import { Crossfade } from '../runtime/crossfade.ts';
+import { Crossfade, evaluateWeightedInputs } from '../runtime/crossfade.ts';
 import { InertialRequest } from '../runtime/inertial-transition.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
+import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
 /**
@@ -105,27 +105,7 @@ export class BlendList extends LocalPoseNode {
   }
 
   protected onEvaluate(out: Pose): void {
-    const pool = this.graph.posePool;
-    let first = true;
-    let scratch: Pose | null = null;
-    const weights = this.evaluateWeights;
-    for (let i = 0; i < this.poses.length; i++) {
-      const w = weights[i];
-      if (w <= 0) continue;
-      if (first) {
-        this.poses[i].evaluate(out);
-        if (w < 1) poseScaleInto(out, out, weights, i);
-        first = false;
-        continue;
-      }
-      scratch ??= pool.acquire();
-      this.poses[i].evaluate(scratch);
-      poseAccumulate(out, scratch, weights, i);
-    }
-    if (scratch !== null) {
-      poseNormalizeRotations(out);
-      pool.release(scratch);
-    }
+    evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
   }
 
   /** True while a switch is still blending. */

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { Crossfade } from '../runtime/crossfade.ts';
+import { Crossfade, evaluateWeightedInputs } from '../runtime/crossfade.ts';
 import { InertialRequest } from '../runtime/inertial-transition.ts';
 import {
   LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink, type UpdateContext,
 } from '../runtime/node.ts';
-import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
+import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
 
@@ -390,27 +390,7 @@ export class StateMachine extends LocalPoseNode {
   }
 
   protected onEvaluate(out: Pose): void {
-    const pool = this.graph.posePool;
-    let first = true;
-    let scratch: Pose | null = null;
-    const weights = this.evaluateWeights;
-    for (let i = 0; i < this.poses.length; i++) {
-      const w = weights[i];
-      if (w <= 0) continue;
-      if (first) {
-        this.poses[i].evaluate(out);
-        if (w < 1) poseScaleInto(out, out, weights, i);
-        first = false;
-        continue;
-      }
-      scratch ??= pool.acquire();
-      this.poses[i].evaluate(scratch);
-      poseAccumulate(out, scratch, weights, i);
-    }
-    if (scratch !== null) {
-      poseNormalizeRotations(out);
-      pool.release(scratch);
-    }
+    evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
   }
 
   protected override debugDescription(): string {

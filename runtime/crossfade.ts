@@ -1,4 +1,6 @@
+import type { PoseLink } from './link.ts';
 import type { UpdateContext } from './node.ts';
+import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose, type PosePool } from './pose.ts';
 
 /**
  * The weights of N inputs crossfading to one of them (Cocos Creator's reusable crossfade state),
@@ -89,5 +91,32 @@ export class Crossfade {
     }
     for (let i = 0; i < n; i++) weights[i] = sum > 0 ? weights[i] / sum : i === index ? 1 : 0;
     return progress >= 1;
+  }
+}
+
+/**
+ * Writes the sum of `inputs` weighted by `weights` (inputs at weight 0 are not evaluated) into
+ * `out`, rotations renormalised when more than one contributed: the pose of a crossfade of N
+ * inputs, for BlendList, BlendByBool and StateMachine. Temporaries come from `pool`.
+ */
+export function evaluateWeightedInputs(out: Pose, inputs: readonly PoseLink[], weights: Float64Array, pool: PosePool): void {
+  let first = true;
+  let scratch: Pose | null = null;
+  for (let i = 0; i < inputs.length; i++) {
+    const w = weights[i];
+    if (w <= 0) continue;
+    if (first) {
+      inputs[i].evaluate(out);
+      if (w < 1) poseScaleInto(out, out, weights, i);
+      first = false;
+      continue;
+    }
+    scratch ??= pool.acquire();
+    inputs[i].evaluate(scratch);
+    poseAccumulate(out, scratch, weights, i);
+  }
+  if (scratch !== null) {
+    poseNormalizeRotations(out);
+    pool.release(scratch);
   }
 }
