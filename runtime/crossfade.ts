@@ -101,8 +101,17 @@ export class Crossfade {
     // Each bone starts from where it is: its own weights if bones already differ, else the inputs'.
     const start = this.boneStart;
     if (this.perBone) start.set(this.boneWeights);
-    else for (let i = 0; i < this.count; i++) start.fill(this.weights[i], i * bones, (i + 1) * bones);
+    else {
+      for (let i = 0; i < this.count; i++) start.fill(this.weights[i], i * bones, (i + 1) * bones);
+      // Until the next advance (a state machine evaluates the frame it starts a transition in).
+      this.boneWeights.set(start);
+    }
     this.perBone = true;
+  }
+
+  /** The blend profile of the fade under way (null when none runs or it has none). */
+  get runningProfile(): BlendProfile | null {
+    return this.fading ? this.running : null;
   }
 
   /** Progress of the fade in [0, 1] (1 when none runs). */
