@@ -87,6 +87,7 @@ export class BlendList extends LocalPoseNode {
       fade.fadeTo(index);
       if (this.inertial) {
         this.request.duration = fade.duration;
+        this.request.profile = this.blendProfile;
         fade.duration = 0;
         ctx.inertializer?.requestInertialization(this.request, this);
       }

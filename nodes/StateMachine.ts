@@ -384,6 +384,7 @@ export class StateMachine extends LocalPoseNode {
       fade.jumpTo(slot);
       if (leg.inertial) {
         this.request.duration = leg.duration;
+        this.request.profile = leg.profile;
         ctx.inertializer?.requestInertialization(this.request, this);
       }
       // The entered state joins this frame's update with no time step, so it has a pose to evaluate.

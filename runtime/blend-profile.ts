@@ -53,11 +53,24 @@ export const blendProfilesSchema = z.record(z.string(), blendProfileSchema)
 
 /** A profile bound to a skeleton: one scale per bone, in skeleton order. Immutable, shared by every instance. */
 export class BlendProfile {
+  /**
+   * For an inertialization, each bone's share of the transition's duration (Unreal's
+   * FillBoneDurations): timeFactor the scale itself; weightFactor 1 / scale (a bone weighted twice
+   * settles in half the time), 1 for a scale of (nearly) 0. Empty for a blendMask.
+   */
+  readonly durationScales: Float64Array;
+  /** The largest of durationScales (at least 0): the whole transition lasts the duration times this. */
+  readonly maxDurationScale: number;
+
   constructor(
     readonly name: string,
     readonly mode: BlendProfileMode,
     readonly scales: Float64Array,
-  ) {}
+  ) {
+    this.durationScales = mode === 'blendMask' ? new Float64Array(0)
+      : scales.map((s) => (mode === 'timeFactor' ? s : s > 1e-6 ? 1 / s : 1));
+    this.maxDurationScale = this.durationScales.reduce((a, b) => Math.max(a, b), 0);
+  }
 }
 
 /** The value a bone takes when the profile does not set it. */
