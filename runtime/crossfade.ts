@@ -102,7 +102,9 @@ export class Crossfade {
     const start = this.boneStart;
     if (this.perBone) start.set(this.boneWeights);
     else {
-      for (let i = 0; i < this.count; i++) start.fill(this.weights[i], i * bones, (i + 1) * bones);
+      // A loop, not fill(): a double passed to a builtin is boxed.
+      const weights = this.weights;
+      for (let i = 0, k = 0; i < this.count; i++) for (let b = 0; b < bones; b++, k++) start[k] = weights[i];
       // Until the next advance (a state machine evaluates the frame it starts a transition in).
       this.boneWeights.set(start);
     }
