@@ -241,6 +241,8 @@ describe('StateMachine', () => {
     expect([activeAt(0.1), activeAt(0.5), activeAt(1.2), activeAt(1.7)]).toEqual(['idle', 'walk', 'run', 'jump']);
     // The jump (the run clip at double rate, once) ends and lands through the conduit in run (speed 300).
     expect(activeAt(2.9)).toBe('run');
+    // Starting to walk follows the legsFirst profile (speed set at 0.2 s, the blend under way at 0.3 s).
+    expect(result.frames[6].debug!.children[0].description).toMatch(/^State: walk Transition: idle -> walk 0\.\d+ \/ 0\.250 Profile: legsFirst$/);
   });
 
   it('a transition with a blend profile moves each bone at its own pace, and says so in its debug line', () => {
