@@ -35,11 +35,17 @@ export const BlendByBoolMeta: NodeEditorMeta = {
         + 'ask the Inertialization node below for a transition of the blend time (one pose evaluated); the graph must '
         + 'have one between this node and the output.',
     },
+    blendProfile: {
+      title: 'Blend Profile',
+      description:
+        'A timeFactor or weightFactor profile from the asset\'s blendProfiles: each bone blends at its own pace, as in '
+        + 'BlendList. Absent: every bone blends together.',
+    },
   },
   reference: `
 **BlendByBool** (inputs \`True\`, \`False\`; \`active\` = true; \`trueBlendTime\`, \`falseBlendTime\` = 0.2 s).
 BlendList with two poses chosen by a bool; each direction has its own blend time.
-It takes \`blendMode\` as BlendList does (see [BlendList](#blendlist)).
+It takes \`blendMode\` and \`blendProfile\` as BlendList does (see [BlendList](#blendlist)).
 
 \`\`\`json
 "gait": { "type": "BlendByBool", "inputs": { "True": "run", "False": "walk" },

@@ -37,6 +37,13 @@ export const BlendListMeta: NodeEditorMeta = {
         + 'ask the Inertialization node below for a transition of the blend time (one pose evaluated); the graph must '
         + 'have one between this node and the output.',
     },
+    blendProfile: {
+      title: 'Blend Profile',
+      description:
+        'A timeFactor or weightFactor profile from the asset\'s blendProfiles: each bone crossfades at its own pace '
+        + '(timeFactor 0.5: the bone arrives at half the blend time). Absent: every bone blends together. A switch in the '
+        + 'middle of a profiled blend continues every bone from where it was.',
+    },
   },
   reference: `
 **BlendList** (input \`poses\`: a list; \`activeIndex\` = 0; \`blendTimes\`: one number per pose or one
@@ -51,5 +58,17 @@ BlendList and BlendByBool take \`blendMode\`: \`crossfade\` (the default, above)
 at once and ask the nearest Inertialization node below for a transition of the blend time (see
 Inertialization). A graph with an inertial blend and no Inertialization node between it and the
 output does not load (\`no-inertialization\`, naming both).
+
+\`blendProfile\` names one of the asset's \`blendProfiles\` (timeFactor or weightFactor; see
+docs/asset-format.md): a crossfade then moves each bone at its own pace, and the debug line ends
+with \`Profile: <name>\`. A switch in the middle of such a blend continues each bone from its own
+weight, so nothing pops. An input stays updated while any bone still uses it. In inertial mode the
+profile shapes each bone's transition time instead (see Inertialization).
+
+\`\`\`json
+"blendProfiles": { "legsFirst": { "mode": "timeFactor", "branches": [{ "bone": "Spine", "scale": 1 }], "bones": { "Hips": 0.4 } } },
+"gait": { "type": "BlendList", "inputs": { "poses": ["walk", "run"] },
+  "properties": { "activeIndex": { "param": "gait" }, "blendTimes": [0.4, 0.4], "blendProfile": "legsFirst" } }
+\`\`\`
 `,
 };

@@ -27,5 +27,12 @@ outstanding it is subtracted from new requests, so thrashing requests cannot kee
 "smooth": { "type": "Inertialization", "inputs": { "pose": "gait" } }
 \`\`\`
 Debug: \`Inertialization[smooth]<W:100.0%> ('Active' Time: 0.120 / 0.300 (40%) [0.000])\`.
+
+*Per-bone time*: a request from a BlendList or a state machine transition with a \`blendProfile\`
+gives each bone its own share of the duration: timeFactor, duration × scale (0: the bone takes the
+new pose at once); weightFactor, duration / scale (Unreal's per-bone blend durations; a scale of 0
+keeps the duration). The transition lasts until the slowest bone has settled, and the debug line
+ends with \`Profile: <name>\` while it runs (value \`blendProfile\`). Merged requests keep the
+profile of the shortest.
 `,
 };

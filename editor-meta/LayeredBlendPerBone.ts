@@ -23,7 +23,7 @@ export const LayeredBlendPerBoneMeta: NodeEditorMeta = {
   properties: {
     layers: {
       title: 'Layers',
-      description: 'The layers, at least one, each with a mask (filters or mask, exactly one) and a weight, in the order of the Blend Poses pins.',
+      description: 'The layers, at least one, each with a mask (filters, mask or blendProfile, exactly one) and a weight, in the order of the Blend Poses pins.',
       item: {
         filters: {
           title: 'Branch Filters',
@@ -37,6 +37,12 @@ export const LayeredBlendPerBoneMeta: NodeEditorMeta = {
           description:
             'Explicit per-bone weights, { bone: weight } in [0, 1]; a bone not named takes its parent\'s weight (0 at a root), '
             + 'so naming the spine covers the upper body.',
+        },
+        blendProfile: {
+          title: 'Blend Profile',
+          description:
+            'The name of a blendMask profile of the asset\'s blendProfiles: its per-bone alphas are the layer\'s mask (bones it '
+            + 'does not set: 0), so several layers and nodes can share one mask.',
         },
         weight: {
           title: 'Blend Weight',
@@ -53,7 +59,7 @@ export const LayeredBlendPerBoneMeta: NodeEditorMeta = {
   },
   reference: `
 **LayeredBlendPerBone** (inputs \`base\` and \`layers\`, a list with one pose per layer; \`layers\`: a list
-of \`{ filters | mask, weight = 1 }\`; \`meshSpaceRotationBlend\` = false). Unreal's Layered blend per
+of \`{ filters | mask | blendProfile, weight = 1 }\`; \`meshSpaceRotationBlend\` = false). Unreal's Layered blend per
 bone. Each layer's per-bone weights come from its mask, built once when the graph is bound (never
 per frame):
 
@@ -64,6 +70,9 @@ per frame):
   \`[{ "bone": "spine_02" }, { "bone": "neck", "depth": -1 }]\` is the upper body without the head.
 - \`mask\`: explicit weights, \`{ "spine_01": 1, "neck": 0.5 }\`; a bone not named takes its parent's
   weight (a root not named: 0).
+- \`blendProfile\`: the name of a \`blendMask\` profile of the asset's \`blendProfiles\`
+  (docs/asset-format.md), \`"blendProfile": "upperBody"\`: its per-bone alphas, bones it does not
+  set at 0, are the mask; a profile of another mode is \`blend-profile-mode\`.
 
 Per bone, each layer in order blends the result so far toward its pose by mask weight × layer
 weight (translations and scales linearly, rotations by normalised lerp on the shorter arc), so a
@@ -79,8 +88,9 @@ that leaves the root out adds none (Unreal's default, blending root motion by th
 
 Load errors, all at once at their JSON paths: a bone a filter or mask names that the skeleton
 lacks (\`unknown-bone\` at \`layers[i].filters[j].bone\` or \`layers[i].mask.<bone>\`), a layer count
-that differs from the linked layer poses, a layer with both \`filters\` and \`mask\` or neither
-(\`schema\`), a mask weight outside [0, 1] or a fractional depth (\`schema\`).
+that differs from the linked layer poses, a layer with more than one of \`filters\`, \`mask\` and
+\`blendProfile\` or none (\`schema\`), an undeclared profile (\`unknown-blend-profile\`) or one that is
+not a blendMask (\`blend-profile-mode\`) at \`layers[i].blendProfile\`, a mask weight outside [0, 1] or a fractional depth (\`schema\`).
 
 Debug line: each layer's weight, \`(skipped)\` for a layer not updated, and the rotation space:
 

@@ -24,7 +24,7 @@ export const StateMachineMeta: NodeEditorMeta = {
     transitions: {
       title: 'Transitions',
       description:
-        'Each {"from", "to", "rule", "duration", "blend", "curve", "priority", "allowReentry"}; "from": "*" is any '
+        'Each {"from", "to", "rule", "duration", "blend", "curve", "blendProfile", "priority", "allowReentry"}; "from": "*" is any '
         + 'state. Checked once per update from the active state, lowest priority first, any-state ones after the '
         + 'state\'s own; the first whose rule passes starts.',
     },
@@ -36,7 +36,7 @@ own \`nodes\` and \`output\`, written and checked like a graph's (problems are r
 \`sm/walk/clip\`), or a conduit (\`{"conduit": true}\`).
 
 *Transitions* \`{"from", "to", "rule", "duration" = 0.2, "blend" = "crossfade", "curve" = "linear",
-"priority" = 0, "allowReentry" = false}\`. Once per update, after the states with weight are updated
+"blendProfile", "priority" = 0, "allowReentry" = false}\`. Once per update, after the states with weight are updated
 (so rules see this frame's clip times), the active state's transitions are checked in order of
 \`priority\` (lowest first, ties in asset order), then the any-state ones (\`"from": "*"\`); the first
 whose rule passes starts. Rules:
@@ -64,6 +64,13 @@ transition of \`duration\`; a machine with an inertial transition (or a state su
 inertial blend) and no Inertialization node between it and the output does not load
 (\`no-inertialization\`, at the transition's \`blend\`).
 
+*Blend profiles*. \`"blendProfile": "legsFirst"\` names a timeFactor or weightFactor profile of the
+asset's \`blendProfiles\` (docs/asset-format.md): a crossfade then moves each bone at its own pace
+(timeFactor 0.5: the bone arrives at half the duration), and a transition that interrupts it, with
+a profile or without, continues each bone from its own weight, so nothing pops. A state keeps
+weight (and is updated) while any bone still uses it. On an inertial transition the profile gives
+each bone its own transition time (see Inertialization).
+
 *Events*: \`stateEntered(nodeId, state)\` (the entry state on the first update too),
 \`stateExited(nodeId, state)\`, \`transitionStarted(nodeId, from, to, duration)\`, in the order
 transitionStarted, stateExited, stateEntered.
@@ -71,12 +78,15 @@ transitionStarted, stateExited, stateEntered.
 *Load problems*, all reported at once: \`unknown-state\` (a transition's \`from\`/\`to\` or the
 \`entry\`; a conduit as entry), \`unknown-parameter\` and \`parameter-type\` (a rule on a vec3, a bool
 compared with a number or by \`<\`, a number compared with a bool) at the rule's path, \`schema\` for
-a malformed rule, and every problem inside the states' sub-graphs.
+a malformed rule, \`unknown-blend-profile\` and \`blend-profile-mode\` (a blendMask profile) at a
+transition's \`blendProfile\`, and every problem inside the states' sub-graphs.
 
-Debug line: \`State: walk Transition: idle -> walk 0.100 / 0.250\`; below it, one \`State\` line per
+Debug line: \`State: walk Transition: idle -> walk 0.100 / 0.250\` (ending \`Profile: legsFirst\` when
+the crossfade follows one); below it, one \`State\` line per
 state with weight (marked \`(active)\`), over its sub-graph. Values: \`activeState\`,
 \`transitioning\`, \`transitionFrom\`, \`transitionElapsed\`, \`transitionDuration\`, \`weights\` (per
-state with a pose, in asset order).
+state with a pose, in asset order; during a profiled crossfade, each state's largest bone weight,
+normalised), \`transitionProfile\` (during a profiled crossfade).
 
 \`\`\`json
 "locomotion": { "type": "StateMachine", "properties": {

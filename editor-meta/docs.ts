@@ -95,6 +95,7 @@ function kind(p: PropertyDescription): string {
   if (p.kind === 'list') return `list (at least ${p.minCount})`;
   if (p.kind === 'clipList') return 'clip list';
   if (p.kind === 'node') return `id of a ${p.nodeType} node`;
+  if (p.kind === 'blendProfile') return `blend profile name (${(p.modes ?? []).join(' or ')})`;
   return p.kind;
 }
 

@@ -114,6 +114,8 @@ export interface PropertyDescription {
   perInput?: string;
   /** For a `node` property: the type of the node it names. */
   nodeType?: string;
+  /** For a `blendProfile` property: the profile modes it accepts. */
+  modes?: readonly string[];
   /** For list: the fields of each item, described like properties. */
   item?: PropertyDescription[];
   /** For list: the fewest items allowed. */
@@ -193,6 +195,7 @@ function describeProperty(name: string, spec: PropertySpec, doc: PropertyDoc): P
   if (spec.kind === 'enum') out.options = [...spec.options];
   if (spec.kind === 'floatList') out.perInput = spec.perInput;
   if (spec.kind === 'node') out.nodeType = spec.nodeType;
+  if (spec.kind === 'blendProfile') out.modes = [...spec.modes];
   if (spec.kind === 'list') {
     out.minCount = spec.minCount ?? 0;
     out.item = Object.entries(spec.item).map(([field, fieldSpec]) => describeProperty(field, fieldSpec, doc.item![field]));

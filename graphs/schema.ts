@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { NodeType, PropertySpec } from '../runtime/node.ts';
 import { additiveReferenceSchema } from '../runtime/additive.ts';
+import { blendProfilesSchema } from '../runtime/blend-profile.ts';
 
 /** The format tag every graph asset carries; bumped when the format changes incompatibly. */
 export const GRAPH_FORMAT = 'animgraph/1';
@@ -111,6 +112,7 @@ export const graphEnvelopeSchema = z.object({
   units: z.enum(['cm', 'm']).optional()
     .describe("The length unit of the skeleton and clips (numbers are not converted): what lets nodes set thresholds in metres or relative to the character's size. Default: the skeleton source's, centimetres for a BVH, a JSON skeleton and the built-in biped."),
   helperBones: z.array(helperBoneSchema).optional(),
+  blendProfiles: blendProfilesSchema.optional(),
   clips: z.record(z.string(), clipSchema).default({}),
   parameters: z.record(z.string(), parameterSchema).default({}),
   // Ids are checked by the loader, which names the offending id better than a record-key issue.
@@ -169,6 +171,8 @@ export function propertySchema(spec: PropertySpec): z.ZodType {
       return listSchema(spec);
     case 'node':
       return nodeIdSchema;
+    case 'blendProfile':
+      return z.string().min(1);
   }
 }
 

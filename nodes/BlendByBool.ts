@@ -1,4 +1,5 @@
 import { readScalar, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
+import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
 import type { Crossfade } from '../runtime/crossfade.ts';
 import { BlendList } from './BlendList.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
@@ -15,8 +16,10 @@ export class BlendByBool extends BlendList {
     private readonly trueBlendTime: ScalarProperty,
     private readonly falseBlendTime: ScalarProperty,
     blendMode: string,
+    blendProfile: BlendProfile | null = null,
+    boneCount = 0,
   ) {
-    super(id, 'BlendByBool', [whenTrue, whenFalse], [], blendMode);
+    super(id, 'BlendByBool', [whenTrue, whenFalse], [], blendMode, blendProfile, boneCount);
   }
 
   protected override readBlendTime(index: number, into: Crossfade): void {
@@ -38,15 +41,16 @@ export const BlendByBoolType: NodeType = defineNodeType({
     trueBlendTime: { kind: 'float', default: 0.2, min: 0, max: 1e6 },
     falseBlendTime: { kind: 'float', default: 0.2, min: 0, max: 1e6 },
     blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
+    blendProfile: { kind: 'blendProfile', modes: TRANSITION_PROFILE_MODES },
   },
   requestsInertialization: (p) => p.blendMode === 'inertial',
   inputs: [
     { name: 'True', kind: 'pose', space: 'local' },
     { name: 'False', kind: 'pose', space: 'local' },
   ],
-  create: ({ id, properties: p, inputs }) =>
+  create: ({ id, boneCount, properties: p, inputs }) =>
     new BlendByBool(
       id, inputs.True, inputs.False,
-      p.active, p.trueBlendTime, p.falseBlendTime, p.blendMode,
+      p.active, p.trueBlendTime, p.falseBlendTime, p.blendMode, p.blendProfile, boneCount,
     ),
 });

@@ -1,4 +1,5 @@
-import { Crossfade, evaluateWeightedInputs } from '../runtime/crossfade.ts';
+import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
+import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/crossfade.ts';
 import { InertialRequest } from '../runtime/inertial-transition.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
@@ -11,6 +12,10 @@ import { defineNodeType } from '../runtime/node-type.ts';
  * updated with its share of the weight; an input whose absolute weight (this node's weight times
  * its share) is at or below the relevance threshold is neither updated nor evaluated. The first update
  * starts on the chosen pose without a blend. BlendByBool is this node with two inputs.
+ *
+ * With a `blendProfile` (timeFactor or weightFactor, declared in the asset's `blendProfiles`)
+ * each bone crossfades at its own pace (runtime/blend-profile.ts, Crossfade): a switch in the
+ * middle of such a blend continues every bone from where it was.
  *
  * In `inertial` blend mode a switch is instant and the node asks the nearest Inertialization node
  * below it for a transition of the blend time instead: only one input is ever updated and
@@ -35,10 +40,14 @@ export class BlendList extends LocalPoseNode {
     protected readonly poses: readonly PoseLink[],
     protected readonly blendTimes: readonly number[],
     blendMode = 'crossfade',
+    /** The blend profile switches follow (null: every bone alike). */
+    readonly blendProfile: BlendProfile | null = null,
+    boneCount = 0,
   ) {
     super(id, type);
     this.inertial = blendMode === 'inertial';
-    this.fade = new Crossfade(poses.length);
+    this.fade = new Crossfade(poses.length, blendProfile !== null ? boneCount : 0);
+    this.fade.profile = blendProfile;
     this.weights = this.fade.weights;
     this.evaluateWeights = new Float64Array(poses.length);
   }
@@ -78,6 +87,7 @@ export class BlendList extends LocalPoseNode {
       fade.fadeTo(index);
       if (this.inertial) {
         this.request.duration = fade.duration;
+        this.request.profile = this.blendProfile;
         fade.duration = 0;
         ctx.inertializer?.requestInertialization(this.request, this);
       }
@@ -94,18 +104,21 @@ export class BlendList extends LocalPoseNode {
       if (updated) updatedSum += this.weights[i];
       else if (this.weights[i] > 0) dropped = true;
     }
-    if (!dropped) return;
-    if (updatedSum > 0) {
-      for (let i = 0; i < n; i++) this.evaluateWeights[i] /= updatedSum;
-    } else {
-      // Only when this node's own weight is barely above the threshold, shared among several
-      // inputs: its output then hardly matters, so take the chosen input.
-      this.evaluateWeights[index] = 1;
+    if (dropped) {
+      if (updatedSum > 0) {
+        for (let i = 0; i < n; i++) this.evaluateWeights[i] /= updatedSum;
+      } else {
+        // Only when this node's own weight is barely above the threshold, shared among several
+        // inputs: its output then hardly matters, so take the chosen input.
+        this.evaluateWeights[index] = 1;
+      }
     }
+    if (fade.perBone) fade.restrictBones(this.evaluateWeights);
   }
 
   protected onEvaluate(out: Pose): void {
-    evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
+    if (this.fade.perBone) evaluatePerBoneInputs(out, this.poses, this.evaluateWeights, this.fade, this.graph.posePool);
+    else evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
   }
 
   /** True while a switch is still blending. */
@@ -116,18 +129,23 @@ export class BlendList extends LocalPoseNode {
   protected override debugDescription(): string {
     const f = this.fade;
     const blend = this.blending ? ` Blend: ${Math.min(f.elapsed, f.duration).toFixed(3)} / ${f.duration.toFixed(3)}` : '';
-    return `Active: ${this.activeIndex}${blend}`;
+    const profile = this.blendProfile !== null ? ` Profile: ${this.blendProfile.name}` : '';
+    return `Active: ${this.activeIndex}${blend}${profile}`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
     node.values = { activeIndex: this.activeIndex, weights: Array.from(this.weights), blendElapsed: this.fade.elapsed, blendDuration: this.fade.duration };
+    if (this.blendProfile !== null) node.values.blendProfile = this.blendProfile.name;
   }
 }
 
 /** BlendList whose choice is an int property (literal or bound). */
 export class BlendListByInt extends BlendList {
-  constructor(id: string, poses: readonly PoseLink[], blendTimes: readonly number[], private readonly index: ScalarProperty, blendMode: string) {
-    super(id, 'BlendList', poses, blendTimes, blendMode);
+  constructor(
+    id: string, poses: readonly PoseLink[], blendTimes: readonly number[], private readonly index: ScalarProperty, blendMode: string,
+    blendProfile: BlendProfile | null = null, boneCount = 0,
+  ) {
+    super(id, 'BlendList', poses, blendTimes, blendMode, blendProfile, boneCount);
   }
 
   protected override chooseIndex(): number {
@@ -142,9 +160,10 @@ export const BlendListType: NodeType = defineNodeType({
     activeIndex: { kind: 'int', default: 0, min: 0 },
     blendTimes: { kind: 'floatList', default: 0.2, min: 0, max: 1e6, perInput: 'poses' },
     blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
+    blendProfile: { kind: 'blendProfile', modes: TRANSITION_PROFILE_MODES },
   },
   inputs: [{ name: 'poses', kind: 'poseList', space: 'local', minCount: 1 }],
   requestsInertialization: (p) => p.blendMode === 'inertial',
-  create: ({ id, properties: p, inputs }) =>
-    new BlendListByInt(id, inputs.poses, p.blendTimes, p.activeIndex, p.blendMode),
+  create: ({ id, boneCount, properties: p, inputs }) =>
+    new BlendListByInt(id, inputs.poses, p.blendTimes, p.activeIndex, p.blendMode, p.blendProfile, boneCount),
 });

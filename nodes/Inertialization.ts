@@ -1,3 +1,4 @@
+import type { BlendProfile } from '../runtime/blend-profile.ts';
 import { InertialTransition } from '../runtime/inertial-transition.ts';
 import { LocalPoseNode, type AnimNode, type DebugNode, type InertializationRequests, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
@@ -16,12 +17,21 @@ import { defineNodeType } from '../runtime/node-type.ts';
  * thrashing requests do not leave the pose "melting" toward an unstable target, as in Unreal. The
  * deficit is paid down by delta time every frame and cleared when a transition completes. The
  * frame that takes a request is time 0 of the transition and outputs the last pose.
+ *
+ * A request may carry a blend profile (a BlendList's or a state machine transition's
+ * `blendProfile`): each bone's offset then decays over its own share of the duration (timeFactor:
+ * duration × scale; weightFactor: duration / scale, as Unreal's per-bone blend durations), and the
+ * transition lasts until the slowest bone has settled. Merged requests keep the profile of the
+ * shortest one.
  */
 export class Inertialization extends LocalPoseNode implements InertializationRequests {
   private readonly inputLinks: readonly Link[];
   private readonly transition: InertialTransition;
   /** The shortest duration requested this frame; -1: no request. */
   private requested = -1;
+  /** The profile of the request taken this frame, and of the transition running. */
+  private requestedProfile: BlendProfile | null = null;
+  private runningProfile: BlendProfile | null = null;
   /** Seconds an interrupted transition still owed (see the class comment). */
   private deficit = 0;
   /** The duration of the last transition started, as requested. */
@@ -41,14 +51,17 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   protected override onInitialize(): void {
     this.transition.reset();
     this.requested = -1;
+    this.requestedProfile = null;
+    this.runningProfile = null;
     this.deficit = 0;
     this.startedDuration = 0;
   }
 
-  requestInertialization(request: { readonly duration: number }, requester: AnimNode): void {
+  requestInertialization(request: { readonly duration: number; readonly profile?: BlendProfile | null }, requester: AnimNode): void {
     const d = request.duration > 0 ? request.duration : 0;
     if (this.requested < 0 || d < this.requested) {
       this.requested = d;
+      this.requestedProfile = request.profile ?? null;
       this.lastRequester = requester;
     }
   }
@@ -79,6 +92,8 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
       this.requested -= applied;
       // The request's frame is time 0 of the transition (it outputs the last pose), as in Unreal.
       t.duration = this.requested;
+      t.inertializer.profile = this.requestedProfile;
+      this.runningProfile = this.requestedProfile;
       if (this.requested > 0 && t.start(out)) {
         this.startedDuration = this.requested;
         if (t.active && this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.startedDuration);
@@ -102,7 +117,8 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
     const i = this.transition.inertializer;
     const state = i.active ? 'Active' : 'Inactive';
     const time = i.active ? ` Time: ${i.elapsed.toFixed(3)} / ${i.duration.toFixed(3)} (${((i.elapsed / i.duration) * 100).toFixed(0)}%)` : '';
-    return `'${state}'${time} [${this.deficit.toFixed(3)}]`;
+    const profile = i.active && this.runningProfile !== null ? ` Profile: ${this.runningProfile.name}` : '';
+    return `'${state}'${time} [${this.deficit.toFixed(3)}]${profile}`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
@@ -111,6 +127,7 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
       active: i.active, elapsed: i.active ? i.elapsed : 0, duration: i.active ? i.duration : 0, deficit: this.deficit,
       lastRequester: this.lastRequester?.id ?? '',
     };
+    if (i.active && this.runningProfile !== null) node.values.blendProfile = this.runningProfile.name;
     const offset = i.offsetMagnitudes();
     node.values.offsetTranslation = offset.translation;
     node.values.offsetRotation = offset.rotation;

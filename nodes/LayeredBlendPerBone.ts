@@ -1,4 +1,5 @@
 import { boneMaskProblems, boneMaskWeights, boneWeightsSchema, branchFiltersSchema, maskedBones, type BoneMaskSpec } from '../runtime/bone-mask.ts';
+import { MASK_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
 import { quatConjugateMultiply, quatMultiply, quatNormalize } from '../runtime/math.ts';
 import {
   LocalPoseNode,
@@ -10,6 +11,8 @@ import { defineNodeType } from '../runtime/node-type.ts';
 /** One layer, as the node is built with it. */
 export interface LayerSpec {
   readonly mask: BoneMaskSpec;
+  /** A blendMask profile of the asset, bound to the skeleton: its scales are the mask, instead of `mask`. */
+  readonly profile?: BlendProfile | null;
   /** The layer's weight, multiplied into every bone's mask weight (literal or bound). */
   readonly weight: ScalarProperty;
 }
@@ -88,7 +91,9 @@ export class LayeredBlendPerBone extends LocalPoseNode {
   protected override onCacheBones(ctx: CacheBonesContext): void {
     const skeleton = ctx.skeleton;
     const n = skeleton.boneCount;
-    this.maskWeights = this.specs.map((spec) => boneMaskWeights(skeleton, spec.mask, new Float64Array(n), (bone) => ctx.boneIndex(this.id, bone)));
+    this.maskWeights = this.specs.map((spec) => (spec.profile
+      ? Float64Array.from(spec.profile.scales)
+      : boneMaskWeights(skeleton, spec.mask, new Float64Array(n), (bone) => ctx.boneIndex(this.id, bone))));
     this.maskBones = this.maskWeights.map(maskedBones);
     this.parents = skeleton.parents;
     if (this.meshSpaceRotationBlend) {
@@ -240,16 +245,19 @@ function checkLayers(ctx: NodeCheckContext): void {
   if (!Array.isArray(layers)) return;
   layers.forEach((layer: unknown, i) => {
     if (typeof layer !== 'object' || layer === null) return;
-    const { filters, mask } = layer as { filters?: unknown; mask?: unknown };
+    const { filters, mask, blendProfile } = layer as { filters?: unknown; mask?: unknown; blendProfile?: unknown };
     const raw = (ctx.rawProperties.layers as unknown[] | undefined)?.[i] as Record<string, unknown> | undefined;
     // A malformed filters or mask is left out of the well-formed properties but was still written.
     const wroteFilters = filters !== undefined || raw?.filters !== undefined;
     const wroteMask = mask !== undefined || raw?.mask !== undefined;
-    if (wroteFilters === wroteMask) {
-      ctx.report(['layers', i], 'schema', wroteFilters
-        ? 'has both filters and mask: give one (branch filters, or explicit per-bone weights)'
-        : 'needs filters (branch filters: [{ bone, depth }]) or mask ({ bone: weight })');
+    const wroteProfile = blendProfile !== undefined || raw?.blendProfile !== undefined;
+    const written = Number(wroteFilters) + Number(wroteMask) + Number(wroteProfile);
+    if (written !== 1) {
+      ctx.report(['layers', i], 'schema', written > 1
+        ? 'has more than one of filters, mask and blendProfile: give one (branch filters, explicit per-bone weights, or a blendMask profile)'
+        : 'needs filters (branch filters: [{ bone, depth }]), mask ({ bone: weight }) or blendProfile (a blendMask profile\'s name)');
     }
+    if (wroteProfile && !wroteFilters && !wroteMask) return;
     if (ctx.skeleton === undefined) return;
     // Names are checked as written, so an unknown bone is reported next to a weight out of range.
     const rawFilters = Array.isArray(raw?.filters) ? raw.filters : [];
@@ -276,6 +284,7 @@ export const LayeredBlendPerBoneType: NodeType = defineNodeType({
         filters: { kind: 'object', schema: branchFiltersSchema },
         mask: { kind: 'object', schema: boneWeightsSchema },
         weight: { kind: 'float', default: 1, min: 0, max: 1 },
+        blendProfile: { kind: 'blendProfile', modes: MASK_PROFILE_MODES },
       },
     },
     meshSpaceRotationBlend: { kind: 'bool', default: false, bindable: false },
@@ -290,6 +299,7 @@ export const LayeredBlendPerBoneType: NodeType = defineNodeType({
     p.layers.map((layer): LayerSpec => ({
       mask: (layer.filters !== undefined ? { filters: layer.filters } : { mask: layer.mask ?? {} }) as BoneMaskSpec,
       weight: layer.weight,
+      profile: layer.blendProfile,
     })),
     p.meshSpaceRotationBlend,
   ),

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Crossfade, evaluateWeightedInputs } from '../runtime/crossfade.ts';
+import type { BlendProfile } from '../runtime/blend-profile.ts';
+import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/crossfade.ts';
 import { InertialRequest } from '../runtime/inertial-transition.ts';
 import {
   LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink, type UpdateContext,
@@ -52,6 +53,8 @@ export const transitionSchema = z.object({
   duration: z.number().min(0).max(1e6).optional().describe('Seconds the blend lasts (default 0.2).'),
   blend: z.enum(['crossfade', 'inertial']).optional().describe('crossfade (default) or inertial (through an Inertialization node below).'),
   curve: z.enum(['linear', 'cubic']).optional().describe('The crossfade\'s curve (default linear).'),
+  blendProfile: z.string().min(1).optional()
+    .describe('A timeFactor or weightFactor profile of the asset\'s blendProfiles: each bone blends at its own pace (crossfade), or over its own time (inertial).'),
   priority: z.number().int().optional().describe('Lower numbers are checked first (default 0; ties in asset order).'),
   allowReentry: z.boolean().optional().describe('Whether the transition may re-enter the active state, restarting it (default false).'),
 }).strict();
@@ -159,6 +162,8 @@ class Transition {
     readonly inertial: boolean,
     readonly cubic: boolean,
     readonly allowReentry: boolean,
+    /** The blend profile the transition follows, or null. */
+    readonly profile: BlendProfile | null,
   ) {}
 }
 
@@ -212,6 +217,8 @@ export class StateMachine extends LocalPoseNode {
     entry: string,
     transitions: readonly TransitionJson[],
     slotOf: (name: string) => number,
+    profileOf: (name: string) => BlendProfile | null = () => null,
+    boneCount = 0,
   ) {
     super(id, 'StateMachine');
     this.poses = [];
@@ -232,6 +239,7 @@ export class StateMachine extends LocalPoseNode {
     const compile = (t: TransitionJson) => new Transition(
       index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,
       t.blend === 'inertial', t.curve === 'cubic', t.allowReentry === true,
+      t.blendProfile !== undefined ? profileOf(t.blendProfile) : null,
     );
     for (const { t } of ordered) {
       if (!index.has(t.to) || (t.from !== '*' && !index.has(t.from))) continue;
@@ -242,7 +250,8 @@ export class StateMachine extends LocalPoseNode {
       // A conduit is passed through by its own transitions only.
       for (const s of this.states) if (!s.conduit) s.transitions.push(compile(t));
     }
-    this.fade = new Crossfade(this.poses.length);
+    // Per-bone weights only for a machine whose transitions have profiles.
+    this.fade = new Crossfade(this.poses.length, transitions.some((t) => t.blendProfile !== undefined) ? boneCount : 0);
     this.weights = this.fade.weights;
     this.evaluateWeights = new Float64Array(this.poses.length);
   }
@@ -327,6 +336,7 @@ export class StateMachine extends LocalPoseNode {
       } else this.evaluateWeights[this.states[this.active].slot] = 1;
     }
     this.checkTransitions(ctx);
+    if (fade.perBone) fade.restrictBones(this.evaluateWeights);
   }
 
   private checkTransitions(ctx: UpdateContext): void {
@@ -374,6 +384,7 @@ export class StateMachine extends LocalPoseNode {
       fade.jumpTo(slot);
       if (leg.inertial) {
         this.request.duration = leg.duration;
+        this.request.profile = leg.profile;
         ctx.inertializer?.requestInertialization(this.request, this);
       }
       // The entered state joins this frame's update with no time step, so it has a pose to evaluate.
@@ -386,17 +397,20 @@ export class StateMachine extends LocalPoseNode {
     }
     fade.duration = leg.duration;
     fade.cubic = leg.cubic;
+    fade.profile = leg.profile;
     fade.fadeTo(slot);
   }
 
   protected onEvaluate(out: Pose): void {
-    evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
+    if (this.fade.perBone) evaluatePerBoneInputs(out, this.poses, this.evaluateWeights, this.fade, this.graph.posePool);
+    else evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
   }
 
   protected override debugDescription(): string {
     const f = this.fade;
     const transition = this.transitioning && this.previous >= 0
       ? ` Transition: ${this.states[this.previous].name} -> ${this.activeState} ${Math.min(f.elapsed, f.duration).toFixed(3)} / ${f.duration.toFixed(3)}`
+        + (f.runningProfile !== null ? ` Profile: ${f.runningProfile.name}` : '')
       : '';
     return `State: ${this.activeState || '(none)'}${transition}`;
   }
@@ -411,6 +425,7 @@ export class StateMachine extends LocalPoseNode {
       transitionDuration: f.duration,
       weights: Array.from(this.weights),
     };
+    if (f.runningProfile !== null) node.values.transitionProfile = f.runningProfile.name;
     // One line per state with weight this frame, over its sub-graph's tree.
     const children: DebugNode[] = [];
     for (let i = 0; i < this.poses.length; i++) {
@@ -448,10 +463,10 @@ export const StateMachineType: NodeType = defineNodeType({
   },
   inputs: [],
   requestsInertialization: (p) => Array.isArray(p.transitions) && p.transitions.some((t: { blend?: string }) => t?.blend === 'inertial'),
-  create: ({ id, properties: p, subGraphs, parameterSlot }) => {
+  create: ({ id, boneCount, properties: p, subGraphs, parameterSlot, blendProfile }) => {
     const states = Object.entries(p.states ?? {}).map(([name, s]) => ({
       name, conduit: 'conduit' in s, link: Object.hasOwn(subGraphs, name) ? subGraphs[name] : null,
     }));
-    return new StateMachine(id, states, p.entry ?? '', (p.transitions ?? []) as TransitionJson[], parameterSlot);
+    return new StateMachine(id, states, p.entry ?? '', (p.transitions ?? []) as TransitionJson[], parameterSlot, blendProfile, boneCount);
   },
 });

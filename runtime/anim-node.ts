@@ -1,3 +1,4 @@
+import type { BlendProfile } from './blend-profile.ts';
 import type { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import type { AnimGraphEventEmitter } from './events.ts';
 import { poseBlendTwo, type Pose, type PosePool } from './pose.ts';
@@ -133,8 +134,9 @@ export interface InertializationRequests {
   /**
    * Asks for an inertial transition of `request.duration` seconds starting this frame (an
    * InertialRequest the requester keeps). Several requests in one frame merge by the shortest duration.
+   * A request's `profile` gives each bone its own share of the duration (runtime/blend-profile.ts).
    */
-  requestInertialization(request: { readonly duration: number }, requester: AnimNode): void;
+  requestInertialization(request: { readonly duration: number; readonly profile?: BlendProfile | null }, requester: AnimNode): void;
 }
 
 /** One line of the debug tree: what a node did this frame. */

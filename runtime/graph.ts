@@ -1,3 +1,4 @@
+import { resolveBlendProfile, type BlendProfile, type BlendProfileJson } from './blend-profile.ts';
 import { ClipBinding, type Clip } from './clip.ts';
 import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
@@ -60,6 +61,8 @@ export interface AnimGraphDefinition {
   resolvePath?: (path: string) => string;
   /** False to ignore index files named in the asset and rebuild their data (default true). */
   useIndexFiles?: boolean;
+  /** The asset's blend profiles by name (checked by the loader), bound to the skeleton once here. */
+  blendProfiles?: Readonly<Record<string, BlendProfileJson>>;
   /**
    * Reads a file named in the asset (the path as written there), for NodePrepareContext.readFile:
    * file access comes from whoever loads the graph (graphs/loader.ts reads from disk). Without it,
@@ -77,6 +80,8 @@ export class AnimGraph {
   readonly skeleton: Skeleton;
   readonly parameterDefinitions: Readonly<Record<string, ParameterDefinition>>;
   readonly clipBindings: ReadonlyMap<string, ClipBinding>;
+  /** The asset's blend profiles, each bound to the skeleton once (per-bone scales), shared by every instance. */
+  readonly blendProfiles: ReadonlyMap<string, BlendProfile>;
   /**
    * Every curve name the graph's clips carry, sorted: a name's index is its slot in an instance's
    * curve values (AnimGraphInstance.curve).
@@ -106,6 +111,7 @@ export class AnimGraph {
     this.curveNames = [...new Set([...definition.clips.values()].flatMap((clip) => clip.curves.map((c) => c.name)))].sort();
     this.curveSlots = new Map(this.curveNames.map((name, i) => [name, i]));
     this.clipBindings = new Map([...definition.clips].map(([name, clip]) => [name, new ClipBinding(clip, definition.skeleton, this.curveSlots)]));
+    this.blendProfiles = new Map(Object.entries(definition.blendProfiles ?? {}).map(([name, p]) => [name, resolveBlendProfile(name, p, definition.skeleton)]));
     this.shared = prepareNodes(this, definition);
     this.posePool = new PosePool(definition.skeleton.boneCount);
     this.componentPosePool = new ComponentPosePool(definition.skeleton);
@@ -409,6 +415,7 @@ function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>,
   return nodeType.create({
     id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
     shared: graph.shared.get(compiled.id), subGraphs, parameterSlot: (name) => parameters.slotOf(name),
+    blendProfile: (name) => graph.blendProfiles.get(name) ?? null,
   });
 }
 
@@ -520,6 +527,13 @@ function resolvePropertyValues(
     },
     node(name): PoseNode {
       return resolveNodeReference(compiled, built, raw(name));
+    },
+    blendProfile(name): BlendProfile | null {
+      const value = raw(name);
+      if (typeof value !== 'string') return null;
+      const profile = graph.blendProfiles.get(value);
+      if (!profile) throw new RangeError(`node '${compiled.id}': no blend profile named ${JSON.stringify(value)}`);
+      return profile;
     },
   };
 }

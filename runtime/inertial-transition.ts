@@ -1,3 +1,4 @@
+import type { BlendProfile } from './blend-profile.ts';
 import { PoseHistory, PoseInertializer } from './inertialization.ts';
 import type { UpdateContext } from './node.ts';
 import type { Pose } from './pose.ts';
@@ -15,6 +16,8 @@ export const TRANSITION_INTERRUPTED = 2;
 export class InertialRequest {
   /** Seconds the transition should last. */
   duration = 0;
+  /** The blend profile giving each bone its share of the duration, or null for every bone alike. */
+  profile: BlendProfile | null = null;
 }
 
 /**

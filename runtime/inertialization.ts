@@ -1,3 +1,4 @@
+import type { BlendProfile } from './blend-profile.ts';
 import { EPSILON, quatNormalize } from './math.ts';
 import { Pose, poseCopy } from './pose.ts';
 
@@ -141,6 +142,12 @@ export class PoseInertializer {
   readonly startArgs = new Float64Array(2);
   /** The elapsed time's powers for this frame's curves (see curvePowers). */
   private readonly powers = new Float64Array(5);
+  /**
+   * A blend profile read by the next start: each bone's offset then decays over the duration
+   * times the profile's durationScales[bone], and the transition lasts until the slowest bone's
+   * has. Null: every bone over the duration.
+   */
+  profile: BlendProfile | null = null;
 
   constructor(boneCount: number) {
     this.boneCount = boneCount;
@@ -210,12 +217,16 @@ export class PoseInertializer {
     const args = curveArgs;
     args[DT] = older !== null && olderDeltaTime > 0 ? olderDeltaTime : 0;
     const n = this.boneCount;
+    const profile = this.profile;
+    const scales = profile !== null && profile.durationScales.length === n ? profile.durationScales : null;
+    const full = this.clock[1];
+    if (scales !== null) this.clock[1] = Math.min(full * profile!.maxDurationScale, MAX_TRANSITION_TIME);
     for (let bone = 0; bone < n; bone++) {
-      args[DURATION] = this.clock[1];
+      args[DURATION] = scales !== null ? Math.min(full * scales[bone], MAX_TRANSITION_TIME) : full;
       fitVector(this.translationDir, this.translationCurve, bone, target.translations, previous.translations, older?.translations ?? null, args);
-      args[DURATION] = this.clock[1];
+      args[DURATION] = scales !== null ? Math.min(full * scales[bone], MAX_TRANSITION_TIME) : full;
       fitVector(this.scaleDir, this.scaleCurve, bone, target.scales, previous.scales, older?.scales ?? null, args);
-      args[DURATION] = this.clock[1];
+      args[DURATION] = scales !== null ? Math.min(full * scales[bone], MAX_TRANSITION_TIME) : full;
       fitRotation(this.rotationAxis, this.rotationCurve, bone, target.rotations, previous.rotations, older?.rotations ?? null, args);
       const t1 = bone * CURVE_STRIDE + 3;
       this.live[bone] = (this.translationCurve[t1] > 0 ? 1 : 0) | (this.rotationCurve[t1] > 0 ? 2 : 0) | (this.scaleCurve[t1] > 0 ? 4 : 0);

@@ -1,4 +1,5 @@
 import type { AdditiveSpace } from './additive.ts';
+import type { BlendProfile, BlendProfileMode } from './blend-profile.ts';
 import type { ClipBinding } from './clip.ts';
 import type { PoseNode, PoseSpace } from './anim-node.ts';
 import type { ComponentPoseLink, Link, PoseLink } from './link.ts';
@@ -63,7 +64,14 @@ export type PropertySpec =
    * by several nodes, but the loader orders the named node first and counts the reference in cycles
    * and in the graph's depth. Read with ResolvedProperties.node.
    */
-  | { kind: 'node'; nodeType: string };
+  | { kind: 'node'; nodeType: string }
+  /**
+   * The name of a blend profile declared in the asset's `blendProfiles`, of one of `modes`
+   * (runtime/blend-profile.ts). Optional: absent, the node blends every bone alike. The loader
+   * reports an undeclared name (`unknown-blend-profile`) and a profile of another mode
+   * (`blend-profile-mode`). Read with ResolvedProperties.blendProfile (bound to the skeleton).
+   */
+  | { kind: 'blendProfile'; modes: readonly BlendProfileMode[] };
 
 export interface InputSpec {
   name: string;
@@ -122,6 +130,8 @@ export interface ResolvedProperties {
   list(name: string): ResolvedProperties[];
   /** The built node a `node` property names (built before this one). */
   node(name: string): PoseNode;
+  /** The blend profile a `blendProfile` property names, bound to the skeleton; null when absent. */
+  blendProfile(name: string): BlendProfile | null;
 }
 
 export interface NodeBuild {
@@ -140,6 +150,8 @@ export interface NodeBuild {
   subGraphs?: Readonly<Record<string, PoseLink>>;
   /** The slot of a parameter in GraphRuntime.parameterValues, -1 if there is none (for nodes that read parameters named in structured properties). */
   parameterSlot?: (name: string) => number;
+  /** The asset's blend profile of that name bound to the skeleton (for profiles named in structured properties), or null. */
+  blendProfile?: (name: string) => BlendProfile | null;
 }
 
 /** Codes of the problems a node type reports from `check` or `prepare` (a subset of the loader's). */
@@ -285,6 +297,8 @@ export type TypedProperty<S extends PropertySpec> =
   : S extends { kind: 'list'; item: infer Item extends PropertySpecs } ? TypedProperties<Item>[]
   // The named node as built; the type checks its class.
   : S extends { kind: 'node' } ? PoseNode
+  // Bound to the skeleton; null when absent.
+  : S extends { kind: 'blendProfile' } ? BlendProfile | null
   : never;
 
 /** A node's properties, resolved once at build time and typed by their specs. */
@@ -311,6 +325,8 @@ export interface TypedNodeBuild<P extends PropertySpecs, I extends readonly Inpu
   subGraphs: Readonly<Record<string, PoseLink>>;
   /** The slot of a parameter in GraphRuntime.parameterValues, -1 if there is none. */
   parameterSlot: (name: string) => number;
+  /** The asset's blend profile of that name bound to the skeleton, or null. */
+  blendProfile: (name: string) => BlendProfile | null;
 }
 
 /** A node type as written with defineNodeType: NodeType with a typed `create` (and `prepare`). */
@@ -342,6 +358,7 @@ export function defineNodeType<const P extends PropertySpecs, const I extends re
       shared: build.shared as Shared | undefined,
       subGraphs: build.subGraphs ?? {},
       parameterSlot: build.parameterSlot ?? (() => -1),
+      blendProfile: build.blendProfile ?? (() => null),
     }),
   };
 }
@@ -383,6 +400,8 @@ function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties):
       return p.list(name).map((item) => typedProperties(spec.item, item));
     case 'node':
       return p.node(name);
+    case 'blendProfile':
+      return p.blendProfile(name);
   }
 }
 

@@ -12,6 +12,8 @@ import { checkStateMachines, placeInertializationProblems, withSubGraphs } from 
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
+import { blendProfileProblems, type BlendProfileMode } from '../../runtime/blend-profile.ts';
+import type { Skeleton } from '../../runtime/skeleton.ts';
 
 export interface LoadOptions {
   /**
@@ -58,8 +60,10 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   // Likewise a declared parameter whose definition is malformed is not also unknown where bound.
   const declaredParameters = new Set(typeof raw.parameters === 'object' && raw.parameters !== null && !Array.isArray(raw.parameters) ? Object.keys(raw.parameters) : []);
 
+  const { blendProfiles, declaredBlendProfiles } = checkBlendProfiles(asset, raw, skeleton, problems);
+
   const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
-  const refs = { parameters, declaredParameters, clips, declaredClips, skeleton };
+  const refs = { parameters, declaredParameters, clips, declaredClips, skeleton, blendProfiles, declaredBlendProfiles };
   const nodes = checkNodes(rawNodes, registry, refs, problems);
   const machines = checkStateMachines(nodes, registry, refs, problems);
 
@@ -77,6 +81,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   try {
     const graph = new AnimGraph({
       name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled,
+      blendProfiles: asset.blendProfiles,
       resolvePath: (path) => files.name(path), readFile: (path) => files.readFile(path), useIndexFiles: options.useIndexFiles ?? true,
     });
     graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
@@ -87,6 +92,24 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
     }
     return { ok: false, problems: [{ path: '$', code: 'schema', message: `graph failed to instantiate: ${(e as Error).message}` }] };
   }
+}
+
+/**
+ * Checks each well-formed blend profile against the skeleton (its structure is the envelope
+ * schema's); returns the profiles' modes by name for the nodes naming them, and every name written
+ * (a malformed profile is not also unknown where it is named).
+ */
+function checkBlendProfiles(
+  asset: Partial<GraphEnvelope>, raw: Partial<Record<keyof GraphEnvelope, unknown>>, skeleton: Skeleton | undefined, problems: Problems,
+): { blendProfiles: Map<string, BlendProfileMode>; declaredBlendProfiles: Set<string> } {
+  const blendProfiles = new Map<string, BlendProfileMode>();
+  for (const [name, profile] of Object.entries(asset.blendProfiles ?? {})) {
+    blendProfiles.set(name, profile.mode);
+    for (const p of blendProfileProblems(profile, skeleton)) problems.add(['blendProfiles', name, ...p.path], p.code, p.message);
+  }
+  const declared = raw.blendProfiles;
+  const declaredBlendProfiles = new Set(typeof declared === 'object' && declared !== null && !Array.isArray(declared) ? Object.keys(declared) : []);
+  return { blendProfiles, declaredBlendProfiles };
 }
 
 function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<GraphEnvelope> {
@@ -111,6 +134,7 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
     units: part(shape.units, raw.units),
     clips: entries(shape.clips.unwrap().valueType, raw.clips),
     parameters: entries(shape.parameters.unwrap().valueType, raw.parameters),
+    blendProfiles: entries(shape.blendProfiles.unwrap().valueType, raw.blendProfiles),
     name: typeof raw.name === 'string' ? raw.name : undefined,
   };
 }

@@ -3,6 +3,7 @@ import type { Clip } from '../../runtime/clip.ts';
 import type { NodeType, PropertySpec } from '../../runtime/node.ts';
 import { parameterFits, type ParameterDefinition, type ParameterType } from '../../runtime/parameters.ts';
 import type { Skeleton } from '../../runtime/skeleton.ts';
+import type { BlendProfileMode } from '../../runtime/blend-profile.ts';
 import { nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema, type NodeEnvelope } from '../schema.ts';
 import type { Problems } from './problems.ts';
 import type { NodeRegistry } from './registry.ts';
@@ -21,6 +22,9 @@ export interface NodeReferences {
   clips: ReadonlyMap<string, Clip>;
   declaredClips: ReadonlySet<string>;
   skeleton: Skeleton | undefined;
+  /** The well-formed blend profiles' modes by name, and every profile name written. */
+  blendProfiles: ReadonlyMap<string, BlendProfileMode>;
+  declaredBlendProfiles: ReadonlySet<string>;
 }
 
 // Building a zod schema costs far more than using it: one per node type (and property spec), not
@@ -61,7 +65,7 @@ export function checkNodes(rawNodes: Record<string, unknown>, registry: NodeRegi
     // When some properties are malformed, the well-formed ones are still checked, so one run
     // reports an unknown bone next to a missing one.
     const properties = props.success ? props.data : wellFormedProperties(type.properties, node.properties ?? {});
-    checkPropertyReferences(id, type, properties, node, parameters, declaredParameters, clips, declaredClips, skeleton, problems);
+    checkPropertyReferences(id, type, properties, node, refs, problems);
     nodes.set(id, { envelope: node, type, properties });
   }
   return nodes;
@@ -82,11 +86,9 @@ function wellFormedProperties(specs: Readonly<Record<string, PropertySpec>>, raw
 }
 
 function checkPropertyReferences(
-  id: string, type: NodeType, properties: Record<string, unknown>, node: NodeEnvelope,
-  parameters: ReadonlyMap<string, ParameterDefinition>, declaredParameters: ReadonlySet<string>,
-  clips: ReadonlyMap<string, Clip>, declaredClips: ReadonlySet<string>,
-  skeleton: Skeleton | undefined, problems: Problems,
+  id: string, type: NodeType, properties: Record<string, unknown>, node: NodeEnvelope, refs: NodeReferences, problems: Problems,
 ): void {
+  const { parameters, declaredParameters, clips, declaredClips, skeleton } = refs;
   const unknownClip = (clip: unknown): clip is string => typeof clip === 'string' && !clips.has(clip) && !declaredClips.has(clip);
   const declared = () => [...declaredClips].join(', ') || 'none';
   // Runs over the node's properties, and again over each item of a list property.
@@ -113,6 +115,7 @@ function checkPropertyReferences(
       if (spec.kind === 'bone' && typeof value === 'string' && skeleton && skeleton.indexOf(value) < 0) {
         problems.add(where, 'unknown-bone', `the skeleton has no bone '${value}'`);
       }
+      if (spec.kind === 'blendProfile' && typeof value === 'string') checkBlendProfileName(value, spec.modes, where, refs, problems);
       if (spec.kind === 'floatList' && Array.isArray(value)) {
         const linked = node.inputs?.[spec.perInput];
         const count = Array.isArray(linked) ? linked.length : 0;
@@ -144,4 +147,24 @@ function checkPropertyReferences(
     clipNames: new Set(clips.keys()),
     report: (path, code, message) => problems.add(['nodes', id, 'properties', ...path], code, message),
   });
+}
+
+/**
+ * Reports a blend profile name the asset does not declare (`unknown-blend-profile`), or one of a
+ * mode the user cannot blend by (`blend-profile-mode`: a blendMask where a transition's time is
+ * shaped, or a time profile where a layer's mask is wanted).
+ */
+export function checkBlendProfileName(
+  name: string, modes: readonly BlendProfileMode[], at: readonly PropertyKey[], refs: NodeReferences, problems: Problems,
+): void {
+  const mode = refs.blendProfiles.get(name);
+  if (mode === undefined) {
+    if (!refs.declaredBlendProfiles.has(name)) {
+      problems.add(at, 'unknown-blend-profile', `unknown blend profile '${name}' (declared: ${[...refs.declaredBlendProfiles].join(', ') || 'none'})`);
+    }
+    return;
+  }
+  if (!modes.includes(mode)) {
+    problems.add(at, 'blend-profile-mode', `blend profile '${name}' is ${mode}; this takes a ${modes.join(' or ')} profile`);
+  }
 }

@@ -8,7 +8,8 @@ export type ProblemCode =
   | 'not-additive' | 'duplicate-sample' | 'collinear-samples'
   | 'not-linkable' | 'wrong-node-type'
   | 'notify-time' | 'curve-keys'
-  | 'unknown-state';
+  | 'unknown-state'
+  | 'unknown-blend-profile' | 'blend-profile-mode';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {

@@ -4,10 +4,11 @@
 // state names and rules. The sub-graphs' nodes are compiled with ids scoped by machine and state
 // (`sm/walk/p`: '/' is not allowed in an asset's ids, so they cannot collide) and placed before
 // their machine, which receives their roots as CompiledNode.subGraphs.
+import { TRANSITION_PROFILE_MODES } from '../../runtime/blend-profile.ts';
 import type { CompiledNode, PropertyValue } from '../../runtime/graph.ts';
 import { COMPARISONS, stateSchema, StateMachineType } from '../../nodes/StateMachine.ts';
 import { checkLinks } from './links.ts';
-import { checkNodes, type CheckedNode, type NodeReferences } from './nodes.ts';
+import { checkBlendProfileName, checkNodes, type CheckedNode, type NodeReferences } from './nodes.ts';
 import { jsonPath, Problems } from './problems.ts';
 import type { NodeRegistry } from './registry.ts';
 
@@ -80,6 +81,7 @@ export function checkStateMachines(
         }
         // A missing rule is reported by the properties' schema.
         if (Object.hasOwn(t, 'rule')) checkRule(t.rule, [...where, 'rule'], refs, problems);
+        if (typeof t.blendProfile === 'string') checkBlendProfileName(t.blendProfile, TRANSITION_PROFILE_MODES, [...where, 'blendProfile'], refs, problems);
         if (t.blend === 'inertial' && build.inertialAt[0] === 'transitions' && build.inertialAt.length === 1) build.inertialAt = ['transitions', i, 'blend'];
       });
     }

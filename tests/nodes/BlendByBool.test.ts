@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadGraphAsset } from '../../host/files.ts';
 import { bipedInstance } from '../support/graphs.ts';
 
 describe('BlendByBool', () => {
@@ -21,5 +22,35 @@ describe('BlendByBool', () => {
     g.setParameter('running', false);
     g.update(0.1);
     expect(weights(g)[1]).toBeCloseTo(0.2, 12); // 0.1 of 0.5 s
+  });
+
+  it('takes a blend profile: a bone at timeFactor 0 switches at once, the rest crossfade', () => {
+    const g = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      parameters: { running: { type: 'bool', default: false } },
+      blendProfiles: { headFirst: { mode: 'timeFactor', bones: { head: 0 } } },
+      nodes: {
+        walk: { type: 'SequenceEvaluator', properties: { clip: 'walk', explicitTime: 0.3 } },
+        run: { type: 'SequenceEvaluator', properties: { clip: 'run', explicitTime: 0.1 } },
+        gait: { type: 'BlendByBool', inputs: { True: 'run', False: 'walk' }, properties: { active: { param: 'running' }, trueBlendTime: 0.4, blendProfile: 'headFirst' } },
+      },
+      output: 'gait',
+    }).createInstance();
+    const alone = (clip: string, time: number) => {
+      const h = loadGraphAsset({ format: 'animgraph/1', skeleton: 'builtin:biped', clips: { [clip]: { source: `builtin:${clip}` } }, nodes: { p: { type: 'SequenceEvaluator', properties: { clip, explicitTime: time } } }, output: 'p' }).createInstance();
+      h.update(0);
+      return Float64Array.from(h.evaluate().rotations);
+    };
+    const run = alone('run', 0.1), walk = alone('walk', 0.3);
+    g.update(0.1);
+    g.setParameter('running', true);
+    g.update(0.1);
+    const out = g.evaluate().rotations;
+    const head = g.skeleton.indexOf('head') * 4, pelvis = g.skeleton.indexOf('pelvis') * 4;
+    for (let k = 0; k < 4; k++) expect(out[head + k]).toBeCloseTo(run[head + k], 12);
+    expect(Math.max(...[0, 1, 2, 3].map((k) => Math.abs(out[pelvis + k] - run[pelvis + k])))).toBeGreaterThan(1e-6);
+    expect(Math.max(...[0, 1, 2, 3].map((k) => Math.abs(out[pelvis + k] - walk[pelvis + k])))).toBeGreaterThan(1e-6);
+    expect(g.gatherDebug().children[0].description).toBe('Active: 0 Blend: 0.100 / 0.400 Profile: headFirst');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset } from '../../host/files.ts';
+import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { Pose } from '../../runtime/pose.ts';
@@ -102,6 +102,77 @@ describe('Inertialization with requests from BlendList', () => {
     g.update(DT); g.evaluate();
     for (let i = 0; i < 10; i++) { g.update(DT); g.evaluate(); }
     expect(seen).toEqual([['start', 'inert', 0.5], ['end', 'inert', 0.5, true], ['start', 'inert', 0.3], ['end', 'inert', 0.3, false]]);
+  });
+});
+
+describe('Inertialization with a blend profile (per-bone transition time)', () => {
+  const profiled = (profile: Record<string, unknown>) => loadGraphAsset({
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+    parameters: { gait: { type: 'int', default: 1 } },
+    blendProfiles: { p: profile },
+    nodes: {
+      idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      list: { type: 'BlendList', inputs: { poses: ['idle', 'walk', 'run'] }, properties: { activeIndex: { param: 'gait' }, blendTimes: [0.4, 0.4, 0.4], blendMode: 'inertial', blendProfile: 'p' } },
+      inert: { type: 'Inertialization', inputs: { pose: 'list' } },
+    },
+    output: 'inert',
+  }).createInstance();
+  const rotation = (pose: Pose, bone: number) => pose.rotations.subarray(bone * 4, bone * 4 + 4);
+  // thigh_l (14) to ball_l (17): the left leg; spine_02 (3) takes the whole time.
+  const LEG = [14, 15, 16, 17], SPINE = 3;
+
+  it('timeFactor: the left leg (0.5) settles at half the blend time, the spine at the end', () => {
+    const g = profiled({ mode: 'timeFactor', branches: [{ bone: 'thigh_l', scale: 0.5 }] });
+    for (let i = 0; i < 4; i++) { g.update(DT); g.evaluate(); }
+    g.setParameter('gait', 2);
+    g.update(DT);
+    g.evaluate();
+    expect(inert(g).description).toBe("'Active' Time: 0.000 / 0.400 (0%) [0.000] Profile: p");
+    expect(inert(g).values?.blendProfile).toBe('p');
+    for (let i = 0; i < 4; i++) { g.update(DT); g.evaluate(); } // 0.2 s
+    const out = g.evaluate(), run = pure('run', 5 * DT);
+    for (const bone of LEG) expectClose(rotation(out, bone), rotation(run, bone), 1e-12);
+    expect(Math.max(...[0, 1, 2, 3].map((k) => Math.abs(rotation(out, SPINE)[k] - rotation(run, SPINE)[k])))).toBeGreaterThan(1e-6);
+    for (let i = 0; i < 4; i++) { g.update(DT); g.evaluate(); } // 0.4 s
+    expect(inert(g).values?.active).toBe(false);
+    expectClose(g.evaluate().rotations, pure('run', 9 * DT).rotations, 1e-12);
+  });
+
+  it('weightFactor: a bone at 0.5 takes twice the time, so the transition lasts until it settles; 0 is instant in timeFactor', () => {
+    const g = profiled({ mode: 'weightFactor', branches: [{ bone: 'thigh_l', scale: 0.5 }] });
+    for (let i = 0; i < 4; i++) { g.update(DT); g.evaluate(); }
+    g.setParameter('gait', 2);
+    g.update(DT);
+    g.evaluate();
+    expect(inert(g).description).toBe("'Active' Time: 0.000 / 0.800 (0%) [0.000] Profile: p");
+    const h = profiled({ mode: 'timeFactor', bones: { thigh_l: 0 } });
+    for (let i = 0; i < 4; i++) { h.update(DT); h.evaluate(); }
+    h.setParameter('gait', 2);
+    h.update(DT);
+    h.evaluate();
+    h.update(DT);
+    const out = h.evaluate();
+    expectClose(rotation(out, 14), rotation(pure('run', 2 * DT), 14), 1e-12);
+    expect(out.rotations.every((x) => Number.isFinite(x))).toBe(true);
+  });
+
+  it('reports a blendMask profile on an inertial BlendList as the wrong mode', () => {
+    const result = checkGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { idle: { source: 'builtin:idle' } },
+      blendProfiles: { mask: { mode: 'blendMask', bones: { neck: 1 } } },
+      nodes: {
+        a: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        b: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        list: { type: 'BlendList', inputs: { poses: ['a', 'b'] }, properties: { blendMode: 'inertial', blendProfile: 'mask' } },
+        inert: { type: 'Inertialization', inputs: { pose: 'list' } },
+      },
+      output: 'inert',
+    });
+    expect(result.ok ? [] : result.problems.map((p) => [p.path, p.code])).toEqual([['$.nodes.list.properties.blendProfile', 'blend-profile-mode']]);
   });
 });
 

@@ -311,6 +311,54 @@ describe('LayeredBlendPerBone load errors', () => {
 
 // ---------------------------------------------------------------------------------------------
 
+describe('LayeredBlendPerBone with a blendMask profile', () => {
+  const walk = sampleBuiltin('walk', 0.3), run = sampleBuiltin('run', 0.1);
+  const withProfiles = (layers: unknown[], blendProfiles: Record<string, unknown>) => ({
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+    blendProfiles,
+    nodes: {
+      walk: { type: 'SequenceEvaluator', properties: { clip: 'walk', explicitTime: 0.3 } },
+      ...Object.fromEntries(layers.map((_, i) => [`run${i}`, { type: 'SequenceEvaluator', properties: { clip: 'run', explicitTime: 0.1 } }])),
+      layered: { type: 'LayeredBlendPerBone', inputs: { base: 'walk', layers: layers.map((_, i) => `run${i}`) }, properties: { layers } },
+    },
+    output: 'layered',
+  });
+  const pose = (layers: unknown[], blendProfiles: Record<string, unknown>) => {
+    const g = loadGraphAsset(withProfiles(layers, blendProfiles)).createInstance();
+    g.update(1 / 30);
+    return Float64Array.from(g.evaluate().rotations);
+  };
+
+  it('a profile with the filters of a layer gives the layer\'s pose bit for bit', () => {
+    const filters = [{ bone: 'spine_01', depth: 2 }];
+    expect(Array.from(pose([{ blendProfile: 'upper' }], { upper: { mode: 'blendMask', filters } })))
+      .toEqual(Array.from(pose([{ filters }], {})));
+  });
+
+  it('a profile\'s bones set one bone each; bones it does not set keep the base', () => {
+    const out = pose([{ blendProfile: 'arm', weight: 1 }], { arm: { mode: 'blendMask', bones: { upperarm_l: 1 } } });
+    const b = biped.indexOf('upperarm_l') * 4, h = biped.indexOf('hand_l') * 4;
+    expectClose(out.subarray(b, b + 4), run.rotations.subarray(b, b + 4), 1e-15);
+    expect(Array.from(out.subarray(h, h + 4))).toEqual(Array.from(walk.rotations.subarray(h, h + 4)));
+  });
+
+  it('reports a layer with a profile and a mask, an unknown profile and a profile of another mode', () => {
+    const result = checkGraphAsset(withProfiles(
+      [{ blendProfile: 'upper', mask: { neck: 1 } }, { blendProfile: 'nope' }, { blendProfile: 'slow' }],
+      { upper: { mode: 'blendMask', bones: { neck: 1 } }, slow: { mode: 'timeFactor', bones: { neck: 0.5 } } },
+    ));
+    expect(result.ok ? [] : result.problems.map((p) => [p.path, p.code])).toEqual([
+      ['$.nodes.layered.properties.layers[1].blendProfile', 'unknown-blend-profile'],
+      ['$.nodes.layered.properties.layers[2].blendProfile', 'blend-profile-mode'],
+      ['$.nodes.layered.properties.layers[0]', 'schema'],
+    ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
 describe('LayeredBlendPerBone allocates nothing per frame', () => {
   it('in a plain Node process, once warm (local and mesh space, bound weight, two layers)', () => {
     const probe = fileURLToPath(new URL('../support/layered-allocation-probe.ts', import.meta.url));

@@ -241,5 +241,61 @@ describe('StateMachine', () => {
     expect([activeAt(0.1), activeAt(0.5), activeAt(1.2), activeAt(1.7)]).toEqual(['idle', 'walk', 'run', 'jump']);
     // The jump (the run clip at double rate, once) ends and lands through the conduit in run (speed 300).
     expect(activeAt(2.9)).toBe('run');
+    // Starting to walk follows the legsFirst profile (speed set at 0.2 s, the blend under way at 0.3 s).
+    expect(result.frames[6].debug!.children[0].description).toMatch(/^State: walk Transition: idle -> walk 0\.\d+ \/ 0\.250 Profile: legsFirst$/);
+  });
+
+  it('a transition with a blend profile moves each bone at its own pace, and says so in its debug line', () => {
+    const held = (clip: string) => player(clip, { playRate: 0, startTime: 0.3 });
+    const profiled = (json: Record<string, unknown>) => loadGraphAsset({
+      ...asset({ entry: 'idle', states: { idle: held('idle'), walk: held('walk'), run: held('run') }, transitions: [
+        { from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4, blendProfile: 'legsFirst' },
+        { from: 'walk', to: 'run', rule: { param: 'speed', op: '>', value: 100 }, duration: 0.2 },
+      ] }),
+      blendProfiles: { legsFirst: json },
+    }).createInstance();
+    const g = profiled({ mode: 'timeFactor', branches: [{ bone: 'thigh_l', scale: 0.5 }] });
+    const alone = (clip: string) => {
+      const m = machine({ only: held(clip) }, [], 'only');
+      m.update(0);
+      return m.evaluate();
+    };
+    const idle = Float64Array.from(alone('idle').rotations), walk = Float64Array.from(alone('walk').rotations);
+    g.update(0.1);
+    g.setParameter('speed', 20);
+    g.update(0.1); // starts: the pose is still idle's
+    g.evaluate().rotations.forEach((x, k) => expect(x).toBeCloseTo(idle[k], 14));
+    g.update(0.2);
+    const out = g.evaluate();
+    // thigh_l (14) to ball_l (17) are on the walk at half the time; the spine (2) is half way.
+    for (let k = 14 * 4; k < 18 * 4; k++) expect(out.rotations[k]).toBeCloseTo(walk[k], 12);
+    expect(Math.abs(out.rotations[2 * 4] - walk[2 * 4])).toBeGreaterThan(1e-6);
+    expect(Math.abs(out.rotations[2 * 4] - idle[2 * 4])).toBeGreaterThan(1e-6);
+    expect(smDebug(g).description).toBe('State: walk Transition: idle -> walk 0.200 / 0.400 Profile: legsFirst');
+    expect(smDebug(g).values!.transitionProfile).toBe('legsFirst');
+    // Interrupted by the plain transition to run: no pop at the switch.
+    const before = Float64Array.from(out.rotations);
+    g.setParameter('speed', 200);
+    g.update(0);
+    g.update(0);
+    const after = g.evaluate();
+    for (let k = 0; k < before.length; k++) expect(after.rotations[k]).toBeCloseTo(before[k], 12);
+    expect(smDebug(g).description).toBe('State: run Transition: walk -> run 0.000 / 0.200');
+    g.update(0.2);
+    expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(alone('run').rotations));
+  });
+
+  it('reports a transition\'s unknown blend profile and one of the wrong mode at their paths', () => {
+    const result = checkGraphAsset({
+      ...asset({ entry: 'idle', states: three, transitions: [
+        { from: 'idle', to: 'walk', rule: true, blendProfile: 'nope' },
+        { from: 'walk', to: 'run', rule: true, blendProfile: 'mask' },
+      ] }),
+      blendProfiles: { mask: { mode: 'blendMask', bones: { spine_01: 1 } } },
+    });
+    expect(result.ok ? [] : result.problems.map((p) => [p.path, p.code])).toEqual([
+      ['$.nodes.sm.properties.transitions[0].blendProfile', 'unknown-blend-profile'],
+      ['$.nodes.sm.properties.transitions[1].blendProfile', 'blend-profile-mode'],
+    ]);
   });
 });

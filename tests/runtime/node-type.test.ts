@@ -190,6 +190,7 @@ function readByName(spec: PropertySpec, name: string, p: ResolvedProperties): un
     case 'file': case 'object': return p.literal(name);
     case 'list': return p.list(name).map((item) => Object.fromEntries(Object.entries(spec.item).map(([k, s]) => [k, readByName(s, k, item)])));
     case 'node': return p.node(name);
+    case 'blendProfile': return p.blendProfile(name);
   }
 }
 
