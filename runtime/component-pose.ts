@@ -1,3 +1,4 @@
+import { FreeList } from './free-list.ts';
 import { transformRelative, quatNormalize } from './math.ts';
 import { checkStorage, Pose, poseCopy, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
@@ -210,15 +211,17 @@ function copyTransform(
 
 /** A stack of component poses for temporaries, like PosePool. */
 export class ComponentPosePool {
-  private readonly free: ComponentPose[] = [];
+  private readonly free: FreeList<ComponentPose>;
 
-  constructor(readonly skeleton: Skeleton) {}
+  constructor(readonly skeleton: Skeleton) {
+    this.free = new FreeList(() => new ComponentPose(skeleton));
+  }
 
   acquire(): ComponentPose {
-    return this.free.pop() ?? new ComponentPose(this.skeleton);
+    return this.free.acquire();
   }
 
   release(pose: ComponentPose): void {
-    this.free.push(pose);
+    this.free.release(pose);
   }
 }

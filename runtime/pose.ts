@@ -1,3 +1,4 @@
+import { FreeList } from './free-list.ts';
 import { quatNormalize } from './math.ts';
 
 /**
@@ -148,24 +149,22 @@ export function poseNormalizeRotations(pose: Pose): Pose {
  * release never allocate.
  */
 export class PosePool {
-  private readonly free: Pose[] = [];
-  private created = 0;
+  private readonly free: FreeList<Pose>;
 
-  constructor(readonly boneCount: number) {}
+  constructor(readonly boneCount: number) {
+    this.free = new FreeList(() => new Pose(boneCount));
+  }
 
   acquire(): Pose {
-    const pose = this.free.pop();
-    if (pose !== undefined) return pose;
-    this.created++;
-    return new Pose(this.boneCount);
+    return this.free.acquire();
   }
 
   release(pose: Pose): void {
-    this.free.push(pose);
+    this.free.release(pose);
   }
 
   /** How many poses this pool has ever made (for tests and the bench's allocation report). */
   get size(): number {
-    return this.created;
+    return this.free.size;
   }
 }

@@ -54,4 +54,18 @@ describe('pose blending', () => {
     for (let i = 0; i < 10; i++) pool.release(pool.acquire());
     expect(pool.size).toBe(2);
   });
+
+  it('the pool hands back the last pose released first, and emptying it makes no new poses', () => {
+    const pool = new PosePool(4);
+    const held = [pool.acquire(), pool.acquire(), pool.acquire()];
+    for (const pose of held) pool.release(pose);
+    // Emptied and refilled at varying depths, as blends of different sizes do frame after frame.
+    for (let round = 0; round < 5; round++) {
+      const depth = 1 + (round % 3);
+      const taken = Array.from({ length: depth }, () => pool.acquire());
+      expect(taken[0]).toBe(held[2]);
+      for (let i = depth - 1; i >= 0; i--) pool.release(taken[i]);
+    }
+    expect(pool.size).toBe(3);
+  });
 });
