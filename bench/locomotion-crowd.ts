@@ -1,0 +1,125 @@
+/**
+ * A crowd of the shipped locomotion example (graphs/examples/sample-locomotion.json: idle, walk and
+ * run in a BlendList under a CopyBone, 22 bones) on one thread, at 100, 1000 and 10,000 characters:
+ * how long the crowd takes to create, how much memory a character holds, ms per frame, and bytes
+ * allocated per frame. Every character walks, runs or idles by its own schedule (a gait switch
+ * every 90 frames, staggered, so about one character in 30 is crossfading at any frame) at its own
+ * speed.
+ *
+ *   node --expose-gc --import tsx bench/locomotion-crowd.ts [--quick] [--counts 100,1000,10000]
+ *
+ * The peer it is measured against, in the same run: the same graph at the smallest count, per
+ * character. "per character vs N0" is the ratio of the per-character frame cost at a count to the
+ * one at the smallest count (1.00 = no step as the crowd outgrows the caches); windows of the
+ * counts are interleaved (ABC CBA ...) so that machine noise hits every count alike.
+ *
+ * Memory per character is the growth of V8's used heap plus array buffers (poses are typed arrays)
+ * over creating the instances, after full GCs, divided by the count: what an instance holds of its
+ * own (the graph, its clips and skeleton are shared and were built before).
+ */
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { loadGraphFile } from '../host/files.ts';
+import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
+import { gc, interleave, measureAllocation, median, type Side } from './crowd/measure.ts';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const countsArg = args.indexOf('--counts');
+const counts = countsArg >= 0 ? args[countsArg + 1].split(',').map(Number) : [100, 1000, 10000];
+if (counts.some((c) => !Number.isInteger(c) || c < 1)) {
+  console.error('--counts takes whole numbers above 0, e.g. --counts 100,1000,10000');
+  process.exit(2);
+}
+
+const DT = 1 / 60;
+const SWITCH_EVERY = 30;
+const GAITS = [1, 2, 1, 0];
+
+/** The crowd's characters and their schedule: gait switches staggered across the crowd. */
+class LocomotionCrowd {
+  private frame = 0;
+
+  constructor(readonly instances: readonly AnimGraphInstance[]) {
+    instances.forEach((instance, i) => {
+      instance.setParameter('gait', GAITS[i % GAITS.length]);
+      instance.setParameter('speed', 0.8 + 0.4 * ((i * 7919) % 101) / 100);
+      // Each character at its own phase of its clips.
+      instance.update((i % 61) / 60);
+    });
+  }
+
+  frames(count: number): void {
+    const instances = this.instances, n = instances.length;
+    for (let f = 0; f < count; f++) {
+      const frame = this.frame++;
+      for (let i = 0; i < n; i++) {
+        const instance = instances[i];
+        if ((frame + i) % SWITCH_EVERY === 0) {
+          instance.setParameter('gait', GAITS[((frame + i) / SWITCH_EVERY + i) % GAITS.length]);
+        }
+        instance.update(DT);
+        instance.evaluate();
+      }
+    }
+  }
+}
+
+function heapBytes(): number {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+interface CountResult {
+  count: number;
+  createMs: number;
+  bytesPerCharacter: number;
+  side: Side;
+  bytesPerFrame: number;
+}
+
+function build(graph: AnimGraph, count: number): { crowd: LocomotionCrowd; createMs: number; bytesPerCharacter: number } {
+  gc();
+  gc();
+  const before = heapBytes();
+  const start = performance.now();
+  const instances: AnimGraphInstance[] = [];
+  for (let i = 0; i < count; i++) instances.push(graph.createInstance());
+  const createMs = performance.now() - start;
+  gc();
+  gc();
+  const bytesPerCharacter = (heapBytes() - before) / count;
+  return { crowd: new LocomotionCrowd(instances), createMs, bytesPerCharacter };
+}
+
+function main(): void {
+  const path = fileURLToPath(new URL('../graphs/examples/sample-locomotion.json', import.meta.url));
+  const graph = loadGraphFile(path);
+  console.log(`${graph.name}: ${graph.skeleton.boneCount} bones, ${graph.nodes.length} nodes; Node ${process.version}, ${process.arch}`);
+  // Time to create is measured on a warm graph: the first instance also compiles the code.
+  build(graph, Math.min(...counts));
+  const results: CountResult[] = [];
+  for (const count of counts) {
+    const { crowd, createMs, bytesPerCharacter } = build(graph, count);
+    // The same work per window at every count: frames scaled so that a window is ~10,000 character-frames.
+    const frames = Math.max(1, Math.round((quick ? 5000 : 20000) / count));
+    // Warm-up: every character through every gait twice. A character's first switches allocate,
+    // once (V8 moving its players' and fades' number fields from small-integer to double storage,
+    // for objects built before any such field held a double); B/frame is the steady state after.
+    crowd.frames(2 * SWITCH_EVERY * GAITS.length);
+    const allocation = measureAllocation(crowd, Math.max(4, frames), quick ? 2 : 3);
+    results.push({ count, createMs, bytesPerCharacter, bytesPerFrame: allocation.bytesPerFrame, side: { runner: crowd, frames, ms: [] } });
+  }
+  interleave(results.map((r) => r.side), quick ? 6 : 15);
+  const base = results[0];
+  const perCharacter = (r: CountResult, w: number) => r.side.ms[w] / r.count;
+  console.log('\n| characters | create (ms) | create per character (µs) | memory per character (KB) | ms/frame | µs per character | per character vs ' + base.count + ' | B/frame |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    const ms = median(r.side.ms);
+    const ratio = median(r.side.ms.map((_, w) => perCharacter(r, w) / perCharacter(base, w)));
+    console.log(`| ${r.count} | ${r.createMs.toFixed(1)} | ${(r.createMs * 1000 / r.count).toFixed(1)} | ${(r.bytesPerCharacter / 1024).toFixed(1)} | ${ms.toFixed(2)} | ${(ms * 1000 / r.count).toFixed(2)} | ${ratio.toFixed(2)}× | ${r.bytesPerFrame.toFixed(1)} |`);
+  }
+}
+
+main();
