@@ -14,7 +14,9 @@ export type {
 } from './graphs/loader.ts';
 export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
 export { AnimGraph, AnimGraphInstance } from './runtime/graph.ts';
-export type { AnimGraphDefinition, CompiledNode, PropertyValue, SlotPlayOptions, SlotPlayer } from './runtime/graph.ts';
+export type { AnimGraphDefinition, CompiledNode, InstanceOutput, PropertyValue, SlotPlayOptions, SlotPlayer } from './runtime/graph.ts';
+export { InstanceBatch, characterOutput } from './runtime/instance-batch.ts';
+export type { BatchPoseArrays, InstanceBatchOptions } from './runtime/instance-batch.ts';
 export { runGraph, GraphRunner, formatDebugTree } from './host/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';
 export { Skeleton, SkeletonError } from './runtime/skeleton.ts';

@@ -318,12 +318,15 @@ export function crowdPhases(count: number, duration: number, seed = CROWD_SEED +
 
 /**
  * `count` instances of one shared graph, character i starting its players at phases[2i] (A) and
- * phases[2i + 1] (B), via the phase parameters and a reset (which re-reads the start times).
+ * phases[2i + 1] (B), via the phase parameters and a reset (which re-reads the start times). They
+ * are an InstanceBatch's (graph.createInstances): their poses in one array per attribute, as a
+ * crowd is meant to be run.
  */
-export function createCrowd(graph: AnimGraph, count: number, phases: Float64Array): AnimGraphInstance[] {
+export function createCrowd(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false): AnimGraphInstance[] {
   const crowd: AnimGraphInstance[] = [];
+  const batch = graph.createInstances(count, { componentSpace });
   for (let i = 0; i < count; i++) {
-    const instance = graph.createInstance();
+    const instance = batch.instances[i];
     instance.setParameter('phaseA', phases[i * 2]);
     instance.setParameter('phaseB', phases[i * 2 + 1]);
     instance.reset();

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
+import { characterOutput } from '../runtime/instance-batch.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
 
 /**
@@ -92,15 +93,8 @@ export class CrowdSlice {
     private readonly buffers: CrowdBuffers,
   ) {
     const n = graph.skeleton.boneCount;
-    const view = (a: Float64Array, i: number, width: number): Float64Array => a.subarray(i * n * width, (i + 1) * n * width);
-    for (let i = first; i < end; i++) {
-      // Each character evaluates straight into its rows of the shared arrays: nothing to publish.
-      const local = { translations: view(buffers.translations, i, 3), rotations: view(buffers.rotations, i, 4), scales: view(buffers.scales, i, 3) };
-      const component = componentSpace
-        ? { translations: view(buffers.componentTranslations, i, 3), rotations: view(buffers.componentRotations, i, 4), scales: view(buffers.componentScales, i, 3) }
-        : undefined;
-      this.instances.push(graph.createInstance({ local, component }));
-    }
+    // Each character evaluates straight into its rows of the shared arrays: nothing to publish.
+    for (let i = first; i < end; i++) this.instances.push(graph.createInstance(characterOutput(buffers, n, i, componentSpace)));
   }
 
   /** Applies pending parameters and resets, advances every character by the frame's delta time and evaluates it. */

@@ -2,6 +2,7 @@ import { resolveBlendProfile, type BlendProfile, type BlendProfileJson } from '.
 import { ClipBinding, type Clip } from './clip.ts';
 import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
+import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
 import {
   CacheBonesContext, ComponentPoseLink, InitializeContext, NodePrepareError, PoseLink, UpdateContext, nodeReferences,
   type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
@@ -124,6 +125,14 @@ export class AnimGraph {
    */
   createInstance(output?: InstanceOutput): AnimGraphInstance {
     return new AnimGraphInstance(this, output);
+  }
+
+  /**
+   * `count` new characters whose poses share one array per attribute, in character order (see
+   * InstanceBatch): for crowds, where separate arrays per character scatter a frame's writes.
+   */
+  createInstances(count: number, options?: InstanceBatchOptions): InstanceBatch {
+    return new InstanceBatch(this, count, options);
   }
 }
 

@@ -83,7 +83,7 @@ export async function runCase(
   const clipA = graph.clipBindings.get('clipA')!.clip;
   const clipB = graph.clipBindings.get('clipB')!.clip;
   const phases = crowdPhases(count, clipA.duration);
-  const crowd = new GraphCrowd(createCrowd(graph, count, phases), def.component, def.switchEvery);
+  const crowd = new GraphCrowd(createCrowd(graph, count, phases, def.component), def.component, def.switchEvery);
   def.start?.(crowd.instances);
   const peer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, count, phases, def.kind === 'blend', def.component) : null;
   const threaded = workers > 0 ? await ThreadedCrowd.create(def, count, phases, workers) : null;
@@ -238,7 +238,7 @@ export function warmUpCases(
   for (const def of cases) {
     const graph = graphs.get(def.kind)!;
     const phases = crowdPhases(50, 2, 7);
-    const warm = new GraphCrowd(createCrowd(graph, 50, phases), def.component, def.switchEvery);
+    const warm = new GraphCrowd(createCrowd(graph, 50, phases, def.component), def.component, def.switchEvery);
     def.start?.(warm.instances);
     const clipA = graph.clipBindings.get('clipA')!.clip, clipB = graph.clipBindings.get('clipB')!.clip;
     const peer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, 50, phases, def.kind === 'blend', def.component) : null;

@@ -94,6 +94,8 @@ describe('graph instance', () => {
     // set between frames), its graph's StrideWarping at full alpha warping in place.
     expect(result.perFrameCrowd).toBeLessThan(4);
     expect(result.crowdWarp).toBe(1.3);
+    // An InstanceBatch's update (its characters switching gait by turns, component space too).
+    expect(result.perFrameBatch).toBeLessThan(4);
   });
 
   it('allocates nothing at blend switches with fractional blend times, while updating', () => {

@@ -6,7 +6,7 @@
  * Prints one JSON line: { perFrame, poolSize, listWeights, perFrameWarped, inertialActive, perSetParameter, perFrameRootMotion,
  * rootMotion, perFrameRootMotionWarped, rootMotionWarped, perFrameCrowd, crowdWarp }.
  */
-import { loadGraphAsset } from '../../host/files.ts';
+import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { Crowd } from '../../host/crowd.ts';
 import { bytesPerFrame } from './allocation.ts';
 
@@ -144,9 +144,20 @@ const crowdFrame = bytesPerFrame(() => {
 const crowdWarp = crowd.instanceOf(0)!.gatherDebug().children[0].values?.strideScale;
 await crowd.close();
 
+// An InstanceBatch of the shipped locomotion graph (component space too), characters switching
+// gait by turns so crossfades start and end every few frames.
+const batch = loadGraphFile(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url).pathname).createInstances(12, { componentSpace: true });
+let batchFrame = 0;
+const batchFrames = bytesPerFrame(() => {
+  batchFrame++;
+  const who = batchFrame % batch.count;
+  batch.instances[who].setParameter('gait', (batchFrame >> 2) % 3);
+  batch.update(1 / 60);
+});
+
 console.log(JSON.stringify({
   perFrame, windows, poolSize: g.posePool.size, listWeights: list.values?.weights,
   perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive, perSetParameter: setting.perFrame, perFrameRootMotion: rooted.perFrame, rootMotion: Array.from(r.rootMotion),
   perFrameRootMotionWarped: rootedWarped.perFrame, rootMotionWarped: Array.from(rw.rootMotion),
-  perFrameCrowd: crowdFrame.perFrame, crowdWarp,
+  perFrameCrowd: crowdFrame.perFrame, crowdWarp, perFrameBatch: batchFrames.perFrame,
 }));

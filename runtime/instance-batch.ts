@@ -1,0 +1,96 @@
+import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
+
+/**
+ * The pose arrays of a group of characters, laid out like one pose per character
+ * ([character][bone][xyz] for translations and scales, [character][bone][xyzw] for rotations).
+ * The component-space ones are empty when the group publishes no component pose.
+ */
+export interface BatchPoseArrays {
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+  readonly componentTranslations: Float64Array;
+  readonly componentRotations: Float64Array;
+  readonly componentScales: Float64Array;
+}
+
+/**
+ * Character `character`'s rows of `arrays` as an instance's output storage (see
+ * AnimGraph.createInstance): the instance then evaluates straight into them, with no copy.
+ */
+export function characterOutput(arrays: BatchPoseArrays, boneCount: number, character: number, componentSpace: boolean): InstanceOutput {
+  const view = (a: Float64Array, width: number): Float64Array => a.subarray(character * boneCount * width, (character + 1) * boneCount * width);
+  return {
+    local: { translations: view(arrays.translations, 3), rotations: view(arrays.rotations, 4), scales: view(arrays.scales, 3) },
+    component: componentSpace
+      ? { translations: view(arrays.componentTranslations, 3), rotations: view(arrays.componentRotations, 4), scales: view(arrays.componentScales, 3) }
+      : undefined,
+  };
+}
+
+export interface InstanceBatchOptions {
+  /** Also compute every character's component-space pose in `update` (default false). */
+  componentSpace?: boolean;
+}
+
+/**
+ * `count` characters of one graph evaluated together on the calling thread, their poses in one
+ * array per attribute (BatchPoseArrays) rather than arrays of their own: a crowd's frame then
+ * writes its poses in order through memory, and a renderer reads them as one buffer (a bone
+ * texture, instanced skinning). Each character is an ordinary instance (`instances[i]`: parameters,
+ * events, debug tree, slots), and its poses are bit-identical to those of an instance of its own.
+ * Browser-safe; `Crowd` (animgraph/node) does the same across worker threads.
+ */
+export class InstanceBatch implements BatchPoseArrays {
+  readonly count: number;
+  readonly boneCount: number;
+  readonly componentSpace: boolean;
+  readonly instances: readonly AnimGraphInstance[];
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+  readonly componentTranslations: Float64Array;
+  readonly componentRotations: Float64Array;
+  readonly componentScales: Float64Array;
+  /** Character i's root motion of the last update at [i * 4, i * 4 + 4): [dx, dy, dz, dHeading]. */
+  readonly rootMotion: Float64Array;
+  /** The frame's delta time, handed to each instance in an array (see CONTRIBUTING.md, "Numbers in the frame loop"). */
+  private readonly deltaTime = new Float64Array(1);
+
+  constructor(graph: AnimGraph, count: number, options: InstanceBatchOptions = {}) {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a batch needs a whole number of characters, at least 1; got ${count}`);
+    const n = graph.skeleton.boneCount;
+    const componentSpace = options.componentSpace ?? false;
+    const cs = componentSpace ? count * n : 0;
+    this.count = count;
+    this.boneCount = n;
+    this.componentSpace = componentSpace;
+    this.translations = new Float64Array(count * n * 3);
+    this.rotations = new Float64Array(count * n * 4);
+    this.scales = new Float64Array(count * n * 3);
+    this.componentTranslations = new Float64Array(cs * 3);
+    this.componentRotations = new Float64Array(cs * 4);
+    this.componentScales = new Float64Array(cs * 3);
+    this.rootMotion = new Float64Array(count * 4);
+    const instances: AnimGraphInstance[] = [];
+    for (let i = 0; i < count; i++) instances.push(graph.createInstance(characterOutput(this, n, i, componentSpace)));
+    this.instances = instances;
+  }
+
+  /**
+   * Advances every character by `deltaTime` seconds (as AnimGraphInstance.update) and evaluates it
+   * into the arrays, in character order; allocates nothing.
+   */
+  update(deltaTime: number): void {
+    const instances = this.instances, motion = this.rootMotion, component = this.componentSpace, dt = this.deltaTime;
+    dt[0] = deltaTime;
+    for (let i = 0; i < instances.length; i++) {
+      const instance = instances[i];
+      instance.updateFrom(dt, 0);
+      instance.evaluate();
+      if (component) instance.componentPose();
+      const m = instance.rootMotion, r = i * 4;
+      motion[r] = m[0]; motion[r + 1] = m[1]; motion[r + 2] = m[2]; motion[r + 3] = m[3];
+    }
+  }
+}

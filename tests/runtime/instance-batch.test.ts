@@ -1,0 +1,88 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadGraphFile } from '../../host/files.ts';
+import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
+import type { InstanceBatch } from '../../runtime/instance-batch.ts';
+import { describeWithData } from '../support/shared-data.ts';
+
+const example = (name: string) => fileURLToPath(new URL(`../../graphs/examples/${name}`, import.meta.url));
+const DT = [1 / 60, 1 / 30, 0, 1 / 60, 0.05, 1 / 60, 1 / 60];
+
+/** Runs a batch and instances of their own side by side, with the same parameters and delta times. */
+function runBoth(graph: AnimGraph, count: number, set: (instance: AnimGraphInstance, i: number, frame: number) => void): { batch: InstanceBatch; alone: AnimGraphInstance[] } {
+  const batch = graph.createInstances(count, { componentSpace: true });
+  const alone = Array.from({ length: count }, () => graph.createInstance());
+  DT.forEach((dt, frame) => {
+    for (let i = 0; i < count; i++) {
+      set(batch.instances[i], i, frame);
+      set(alone[i], i, frame);
+    }
+    batch.update(dt);
+    for (const instance of alone) {
+      instance.update(dt);
+      instance.evaluate();
+    }
+  });
+  return { batch, alone };
+}
+
+function expectRowsEqual(batch: InstanceBatch, alone: readonly AnimGraphInstance[]): void {
+  const n = batch.boneCount;
+  alone.forEach((instance, i) => {
+    const local = instance.evaluate(), cs = instance.componentPose();
+    expect(Array.from(batch.translations.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(local.translations));
+    expect(Array.from(batch.rotations.subarray(i * n * 4, (i + 1) * n * 4))).toEqual(Array.from(local.rotations));
+    expect(Array.from(batch.scales.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(local.scales));
+    expect(Array.from(batch.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(cs.translations));
+    expect(Array.from(batch.componentRotations.subarray(i * n * 4, (i + 1) * n * 4))).toEqual(Array.from(cs.rotations));
+    expect(Array.from(batch.rootMotion.subarray(i * 4, i * 4 + 4))).toEqual(Array.from(instance.rootMotion));
+  });
+}
+
+describe('InstanceBatch', () => {
+  it('gives each character, in its rows of the shared arrays, the poses an instance of its own gives', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const { batch, alone } = runBoth(graph, 5, (instance, i, frame) => {
+      if (frame === 0) {
+        instance.setParameter('gait', i % 3);
+        instance.setParameter('speed', 0.5 + 0.25 * i);
+      }
+      if (frame === 3 && i === 1) instance.setParameter('gait', 2); // a crossfade mid-run
+    });
+    expect(batch.count).toBe(5);
+    expectRowsEqual(batch, alone);
+    // The characters differ (the comparison above is not of five copies), and an instance's own
+    // pose is a view of its rows, not a copy.
+    const n = batch.boneCount;
+    expect(batch.rotations.subarray(0, n * 4)).not.toEqual(batch.rotations.subarray(n * 4, 2 * n * 4));
+    expect(batch.instances[2].evaluate().rotations.buffer).toBe(batch.rotations.buffer);
+    // The pelvis (bone 1) of the running character 2 is off the reference pose.
+    expect(batch.translations[(2 * n + 1) * 3 + 1]).not.toBe(graph.skeleton.referencePose.translations[4]);
+  });
+
+  it('publishes no component pose unless asked, and checks its count', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const batch = graph.createInstances(2);
+    expect(batch.componentTranslations.length).toBe(0);
+    expect(batch.translations.length).toBe(2 * graph.skeleton.boneCount * 3);
+    batch.update(1 / 60);
+    expect(batch.rotations.some((v) => v !== 0)).toBe(true);
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => graph.createInstances(bad)).toThrow(/at least 1; got/);
+  });
+
+  describeWithData('on motion capture', () => {
+    it('matches instances of their own on the CMU walk/run state machine by speed', () => {
+      const graph = loadGraphFile(example('cmu-locomotion.json'));
+      const speed = Object.keys(graph.parameterDefinitions).find((p) => p === 'speed');
+      expect(speed).toBe('speed');
+      const { batch, alone } = runBoth(graph, 3, (instance, i, frame) => {
+        if (frame === 0) instance.setParameter('speed', [100, 150, 300][i]);
+        if (frame === 4 && i === 0) instance.setParameter('speed', 300);
+      });
+      expectRowsEqual(batch, alone);
+      // Standing, walking and running characters really differ.
+      const n = batch.boneCount;
+      expect(batch.rotations.subarray(n * 4, 2 * n * 4)).not.toEqual(batch.rotations.subarray(2 * n * 4, 3 * n * 4));
+    });
+  });
+});
