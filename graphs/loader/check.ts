@@ -8,7 +8,7 @@ import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
 import { checkNodes } from './nodes.ts';
 import { jsonPath, Problems, reportProtoKeys, type GraphProblem } from './problems.ts';
-import { checkStateMachines, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
+import { checkStateMachines, nodePathOf, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
@@ -88,7 +88,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
     return { ok: true, graph };
   } catch (e) {
     if (e instanceof NodePrepareError) {
-      return { ok: false, problems: e.problems.map((p) => ({ path: jsonPath(['nodes', p.nodeId, 'properties', ...p.path]), code: p.code, message: p.message })) };
+      return { ok: false, problems: e.problems.map((p) => ({ path: jsonPath([...nodePathOf(p.nodeId), 'properties', ...p.path]), code: p.code, message: p.message })) };
     }
     return { ok: false, problems: [{ path: '$', code: 'schema', message: `graph failed to instantiate: ${(e as Error).message}` }] };
   }

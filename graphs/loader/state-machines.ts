@@ -154,6 +154,18 @@ function checkSubGraph(
   return { root: scoped(state.output), nodes: compiled, needsInertialization };
 }
 
+/**
+ * The JSON path keys of a compiled node id, down to the node: `sm/walk/p` (scoped by machine and
+ * state, at any depth) is `nodes.sm.properties.states.walk.nodes.p`, so that what a node reports
+ * once built (a missing index file) is placed where the asset writes it.
+ */
+export function nodePathOf(id: string): PropertyKey[] {
+  const parts = id.split('/');
+  const out: PropertyKey[] = ['nodes', parts[0]];
+  for (let i = 1; i + 1 < parts.length; i += 2) out.push('properties', 'states', parts[i], 'nodes', parts[i + 1]);
+  return out;
+}
+
 const RULE_FORMS = 'a rule is true/false, "atEnd", {"timeRemaining": s}, {"param", "op", "value"}, {"and": [...]}, {"or": [...]} or {"not": rule}';
 
 /** Reports every problem of a transition rule (its shape, its parameters and their types) at its path. */
