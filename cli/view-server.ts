@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { basename, dirname, resolve } from 'node:path';
 import { NodeRegistry } from '../graphs/loader.ts';
 import { dirnamePath, joinPath, normalizePath } from '../graphs/loader/paths.ts';
-import type { PropertySpec } from '../runtime/node-type.ts';
+import { nodeFileValues } from '../graphs/loader/files.ts';
 
 /** The page's files by URL path (without the leading slash). */
 export type PageAssets = ReadonlyMap<string, { body: Uint8Array; type: string }>;
@@ -76,7 +76,8 @@ const BUILT_IN_TYPES = new NodeRegistry();
 /**
  * The files an asset references, as written (normalised as the loader normalises them): the
  * skeleton file, every clip source but the built-in ones, and every `file` property of a built-in
- * node type (pose-search index files). Reads nothing; see gltfResources for what a .gltf names.
+ * node type (pose-search index files), state machines' states included (the loader's own walk,
+ * nodeFileValues). Reads nothing; see gltfResources for what a .gltf names.
  */
 export function referencedFiles(asset: unknown): Set<string> {
   const paths = new Set<string>();
@@ -90,20 +91,7 @@ export function referencedFiles(asset: unknown): Set<string> {
     for (const key of ['bvh', 'gltf', 'file']) if (Object.hasOwn(skeleton, key)) add((skeleton as Record<string, unknown>)[key]);
   }
   for (const clip of objectValues(a.clips)) if (typeof clip === 'object' && clip !== null && Object.hasOwn(clip, 'source')) add((clip as { source: unknown }).source);
-  const fileValues = (specs: Readonly<Record<string, PropertySpec>>, values: unknown): void => {
-    if (typeof values !== 'object' || values === null || Array.isArray(values)) return;
-    for (const [name, spec] of Object.entries(specs)) {
-      if (!Object.hasOwn(values, name)) continue;
-      const value = (values as Record<string, unknown>)[name];
-      if (spec.kind === 'file') add(value);
-      else if (spec.kind === 'list' && Array.isArray(value)) for (const item of value) fileValues(spec.item, item);
-    }
-  };
-  for (const node of objectValues(a.nodes)) {
-    const type = typeof node === 'object' && node !== null ? (node as { type?: unknown }).type : undefined;
-    const nodeType = typeof type === 'string' ? BUILT_IN_TYPES.get(type) : undefined;
-    if (nodeType) fileValues(nodeType.properties, (node as { properties?: unknown }).properties);
-  }
+  for (const value of nodeFileValues(a.nodes, BUILT_IN_TYPES)) add(value);
   return paths;
 }
 

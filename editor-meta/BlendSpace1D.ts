@@ -50,6 +50,8 @@ same two sync markers when both clips carry them, else at the same normalised ti
 each sample's over its own step, times its weight (and the branch's). A \`sequenceLooped\` event fires
 when the leading sample wraps. Samples at a weight of 0.00001 or below are not sampled.
 
+See \`graphs/examples/sample-blend-space.json\` (idle, walk and run by \`speed\` on the built-in biped).
+
 Debug: \`X: 275.000 Leader: 'walk' Play Time: 0.367\`; values \`coordinates\`, \`weights\` (in the order
 written), \`times\`, \`leader\`.
 

@@ -31,13 +31,22 @@ property. Nothing links to the SaveCachedPose itself (\`not-linkable\`, as an in
 - **Events** (\`sequenceLooped\`, ...) of the cached branch fire once per frame, not once per use.
 - **Evaluate**: the branch is evaluated once per frame, at the first use evaluated, into a pose
   owned by this node (sized at bind); each use copies it, or blends from it with no copy.
-- **Debug**: the cached branch appears once, under its first use (in the order the loader builds
-  the graph: the first reached from the output), as \`Uses: upperBody, lowerBody\`, with values
+- **In state machines**: a use inside a [StateMachine](#statemachine) state may name a cache of
+  its own state or of any graph around its machine (the state first, then outward), as Unreal's
+  states use the cached poses of the graph around them. The branch is still updated once per frame
+  at the largest use weight (a state's use asks at the state's weight) and evaluated once. A
+  state's sub-graph is re-initialized when the state is entered with no weight; a cache of the
+  graph around it is not (its clips play on from where they were), while a cache of the state's
+  own graph restarts with it.
+- **Debug**: the cached branch appears once, under its first use in the cache's own graph (in the
+  order the loader builds the graph: the first reached from the output; for a cache used only from
+  states, its first use), as \`Uses: upperBody, lowerBody\`, with values
   \`uses\`, \`useWeights\` (each use's weight this frame) and \`useWeightSum\`; the other uses show
   \`Cache: locomotion (shown under upperBody)\`.
 - **Load errors**: a use naming an unknown node (\`dangling-link\`) or a node of another type
   (\`wrong-node-type\`), at its \`cache\`; a use inside its own cache's branch (\`cycle\`, at the
-  use's \`cache\`); the depth limit (500, \`too-deep\`) counts each cache below each of its uses. A
+  use's \`cache\`, also through a state: a cache whose branch holds the machine whose state uses
+  it); the depth limit (500, \`too-deep\`) counts each cache below each of its uses. A
   SaveCachedPose that no use reached from the output names is allowed and ignored, like any other
   node the output does not reach (still checked).
 

@@ -79,7 +79,8 @@ transitionStarted, stateExited, stateEntered.
 \`entry\`; a conduit as entry), \`unknown-parameter\` and \`parameter-type\` (a rule on a vec3, a bool
 compared with a number or by \`<\`, a number compared with a bool) at the rule's path, \`schema\` for
 a malformed rule, \`unknown-blend-profile\` and \`blend-profile-mode\` (a blendMask profile) at a
-transition's \`blendProfile\`, and every problem inside the states' sub-graphs.
+transition's \`blendProfile\`, and every problem inside the states' sub-graphs. A UseCachedPose
+in a state may name a SaveCachedPose of the graph around the machine (see SaveCachedPose).
 
 Debug line: \`State: walk Transition: idle -> walk 0.100 / 0.250\` (ending \`Profile: legsFirst\` when
 the crossfade follows one); below it, one \`State\` line per

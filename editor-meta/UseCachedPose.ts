@@ -20,6 +20,8 @@ pose cached by the [SaveCachedPose](#savecachedpose) it names: its update record
 weight with the cache (which updates its branch once, after the graph update, at the largest such
 weight), and its evaluation copies the cache's pose (evaluated once per frame), or blends from it
 with no copy under a blend. A use under a blend at zero weight is not updated and asks nothing.
+In a StateMachine state, \`cache\` names a SaveCachedPose of the state or of a graph around the
+machine, the nearest first (see SaveCachedPose).
 Debug: \`Cache: locomotion\`, with the cached branch below it for the cache's first use, and
 \`Cache: locomotion (shown under upper)\` for the others; value \`cache\`.
 

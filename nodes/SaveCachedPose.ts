@@ -1,5 +1,5 @@
 import {
-  LocalPoseNode, type AnimNode, type DebugNode, type InertializationRequests, type Link, type NodeType, type PoseLink,
+  LocalPoseNode, type AnimNode, type CacheBonesContext, type DebugNode, type InitializeContext, type InertializationRequests, type Link, type NodeType, type PoseLink,
   type UpdateContext,
 } from '../runtime/node.ts';
 import { Pose, poseCopy } from '../runtime/pose.ts';
@@ -25,8 +25,18 @@ import { defineNodeType } from '../runtime/node-type.ts';
  * by this node, sized at bind, which each use copies or blends from.
  */
 export class SaveCachedPose extends LocalPoseNode {
-  /** The UseCachedPose nodes naming this cache, in build order; the first one shows the branch in the debug tree. */
+  /** The UseCachedPose nodes naming this cache, in build order. */
   readonly uses: AnimNode[] = [];
+  /**
+   * The use that shows the branch in the debug tree: the first use in the cache's own graph, else
+   * (a cache used only from state machine states) the first use; see addUse.
+   */
+  shownUnder: AnimNode | null = null;
+  /** Whether a use in the cache's own graph owns the branch. */
+  private ownedByGraph = false;
+  /** The initialization pass that last initialized the branch (see initializeOnce). */
+  private initializedBy: InitializeContext | null = null;
+  private bonesCachedBy: CacheBonesContext | null = null;
   private readonly inputLinks: readonly Link[];
   private readonly cached: Pose;
   /** [largest use weight, sum of use weights, the largest use's root-velocity window] this frame. */
@@ -45,9 +55,32 @@ export class SaveCachedPose extends LocalPoseNode {
     return this.inputLinks;
   }
 
-  /** Registers a use; the first registered initializes the branch and shows it in the debug tree. */
-  addUse(use: AnimNode): void {
+  /**
+   * Registers a use. `foreign`: the use lies in a state machine state inside the cache's graph, not
+   * in that graph itself. Returns whether the use owns the branch: the first use in the cache's own
+   * graph, which initializes it with that graph (a state re-entered restarts a cache of its own).
+   */
+  addUse(use: AnimNode, foreign: boolean): boolean {
     this.uses.push(use);
+    const owner = !foreign && (this.shownUnder === null || !this.ownedByGraph);
+    if (owner || this.shownUnder === null) this.shownUnder = use;
+    if (owner) this.ownedByGraph = true;
+    return owner;
+  }
+
+  /**
+   * Initializes the branch unless this initialization pass already has: what a use in a state
+   * calls, so that entering the state (which re-initializes its sub-graph with the pass the machine
+   * was initialized in) does not restart a cache of the graph around it, as in Unreal, where a
+   * SaveCachedPose initializes once per initialization counter.
+   */
+  initializeOnce(ctx: InitializeContext): void {
+    if (this.initializedBy !== ctx) this.initialize(ctx);
+  }
+
+  /** cacheBones once per pass, for the same reason. */
+  cacheBonesOnce(ctx: CacheBonesContext): void {
+    if (this.bonesCachedBy !== ctx) this.cacheBones(ctx);
   }
 
   /** Called by a use in its update: asks for the branch this frame at `ctx.weight`. */
@@ -89,13 +122,18 @@ export class SaveCachedPose extends LocalPoseNode {
     return this.cached;
   }
 
-  protected override onInitialize(): void {
+  protected override onInitialize(ctx: InitializeContext): void {
+    this.initializedBy = ctx;
     this.requested[0] = 0;
     this.requested[1] = 0;
     this.requested[2] = -1;
     this.requestedAt = -1;
     this.requestInertializer = null;
     this.evaluatedAt = -1;
+  }
+
+  protected override onCacheBones(ctx: CacheBonesContext): void {
+    this.bonesCachedBy = ctx;
   }
 
   protected onUpdate(ctx: UpdateContext): void {

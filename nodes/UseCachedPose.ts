@@ -15,11 +15,14 @@ import { SaveCachedPose } from './SaveCachedPose.ts';
  */
 export class UseCachedPose extends LocalPoseNode {
   private readonly owner: boolean;
+  /** Whether the use lies in a state machine's state and its cache in the graph around the machine. */
+  private readonly foreign: boolean;
 
   constructor(id: string, readonly cache: SaveCachedPose) {
     super(id, 'UseCachedPose');
-    this.owner = cache.uses.length === 0;
-    cache.addUse(this);
+    // The loader scopes the ids of a state's nodes by machine and state (`sm/walk/use`).
+    this.foreign = scopeOf(id) !== scopeOf(cache.id);
+    this.owner = cache.addUse(this, this.foreign);
   }
 
   protected get links(): readonly Link[] {
@@ -27,12 +30,16 @@ export class UseCachedPose extends LocalPoseNode {
   }
 
   protected override onInitialize(ctx: InitializeContext): void {
-    // Once per pass: the branch is reached from here only, not once per use.
+    // Once per pass: the branch is reached from here only, not once per use. A use in a state
+    // initializes a cache of the graph around it only if nothing has in this pass, so entering
+    // the state does not restart it.
     if (this.owner) this.cache.initialize(ctx);
+    else if (this.foreign) this.cache.initializeOnce(ctx);
   }
 
   protected override onCacheBones(ctx: CacheBonesContext): void {
     if (this.owner) this.cache.cacheBones(ctx);
+    else if (this.foreign) this.cache.cacheBonesOnce(ctx);
   }
 
   protected onUpdate(ctx: UpdateContext): void {
@@ -48,13 +55,18 @@ export class UseCachedPose extends LocalPoseNode {
   }
 
   protected override debugDescription(): string {
-    return this.owner ? `Cache: ${this.cache.id}` : `Cache: ${this.cache.id} (shown under ${this.cache.uses[0].id})`;
+    return this.cache.shownUnder === this ? `Cache: ${this.cache.id}` : `Cache: ${this.cache.id} (shown under ${this.cache.shownUnder?.id})`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
     node.values = { cache: this.cache.id };
-    if (this.owner) node.children.push(this.cache.gatherDebug());
+    if (this.cache.shownUnder === this) node.children.push(this.cache.gatherDebug());
   }
+}
+
+/** The scope of a compiled node id: '' at the top level, 'sm/walk/' for `sm/walk/use`. */
+function scopeOf(id: string): string {
+  return id.slice(0, id.lastIndexOf('/') + 1);
 }
 
 export const UseCachedPoseType: NodeType = defineNodeType({

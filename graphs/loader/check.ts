@@ -8,7 +8,7 @@ import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
 import { checkNodes } from './nodes.ts';
 import { jsonPath, Problems, reportProtoKeys, type GraphProblem } from './problems.ts';
-import { checkStateMachines, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
+import { checkStateMachines, machineReferences, nodePathOf, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
@@ -65,11 +65,13 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
   const refs = { parameters, declaredParameters, clips, declaredClips, skeleton, blendProfiles, declaredBlendProfiles };
   const nodes = checkNodes(rawNodes, registry, refs, problems);
-  const machines = checkStateMachines(nodes, registry, refs, problems);
+  const machines = checkStateMachines(nodes, registry, refs, problems, { nodes, rawNodes, prefix: '', depth: 0 });
+  // At the top level every reference out of a state names a node here.
+  const { external } = machineReferences(machines, 0);
 
   const outputId = typeof raw.output === 'string' ? raw.output : undefined;
   const additiveClips = new Map(Object.entries(asset.clips ?? {}).flatMap(([name, def]) => (def.additive ? [[name, def.additive.space ?? 'local'] as const] : [])));
-  const order = checkLinks(nodes, rawNodes, outputId, problems, additiveClips);
+  const order = checkLinks(nodes, rawNodes, outputId, problems, { additiveClips, external });
   placeInertializationProblems(problems, machines);
 
   if (problems.list.length > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
@@ -88,7 +90,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
     return { ok: true, graph };
   } catch (e) {
     if (e instanceof NodePrepareError) {
-      return { ok: false, problems: e.problems.map((p) => ({ path: jsonPath(['nodes', p.nodeId, 'properties', ...p.path]), code: p.code, message: p.message })) };
+      return { ok: false, problems: e.problems.map((p) => ({ path: jsonPath([...nodePathOf(p.nodeId), 'properties', ...p.path]), code: p.code, message: p.message })) };
     }
     return { ok: false, problems: [{ path: '$', code: 'schema', message: `graph failed to instantiate: ${(e as Error).message}` }] };
   }

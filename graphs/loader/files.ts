@@ -4,6 +4,7 @@ import type { PropertySpec } from '../../runtime/node.ts';
 import { SkeletonError } from '../../runtime/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { dirnamePath, joinPath, normalizePath } from './paths.ts';
+import { StateMachineType } from '../../nodes/StateMachine.ts';
 import type { ProblemCode, Problems } from './problems.ts';
 import type { NodeRegistry } from './registry.ts';
 
@@ -212,8 +213,8 @@ export function reportFileError(error: BvhError | Error, where: readonly Propert
 
 /**
  * Every file the asset names, as written: the skeleton's, the clips' sources, and the `file`
- * properties of known node types (index files, unless they are to be ignored). Malformed parts
- * name nothing here; their checks report them.
+ * properties of known node types (index files, unless they are to be ignored), in the top-level
+ * nodes and in state machines' states. Malformed parts name nothing here; their checks report them.
  */
 export function referencedFiles(
   asset: Partial<GraphEnvelope>, raw: Partial<Record<keyof GraphEnvelope, unknown>>, registry: NodeRegistry, useIndexFiles: boolean,
@@ -222,20 +223,44 @@ export function referencedFiles(
   const skeleton = asset.skeleton;
   if (typeof skeleton === 'object') out.push('gltf' in skeleton ? skeleton.gltf : 'bvh' in skeleton ? skeleton.bvh : skeleton.file);
   for (const def of Object.values(asset.clips ?? {})) if (!def.source.startsWith('builtin:')) out.push(def.source);
-  if (!useIndexFiles || typeof raw.nodes !== 'object' || raw.nodes === null) return out;
+  if (useIndexFiles) for (const value of nodeFileValues(raw.nodes, registry)) if (typeof value === 'string') out.push(value);
+  return out;
+}
+
+/**
+ * The values of the `file` properties (list items' too) of the nodes of `rawNodes` whose type
+ * `registry` knows, and of the nodes of every StateMachine state below them, at any depth: a state
+ * is a sub-graph like the top level, so an index file named there is fetched like any other.
+ * Values are as written, not checked (a caller keeps the strings). Walks with a stack, not
+ * recursion, as the loader's other walks do.
+ */
+export function nodeFileValues(rawNodes: unknown, registry: NodeRegistry): unknown[] {
+  const out: unknown[] = [];
   const fileValues = (specs: Readonly<Record<string, PropertySpec>>, values: unknown): void => {
-    if (typeof values !== 'object' || values === null || Array.isArray(values)) return;
+    if (!isRecord(values)) return;
     for (const [name, spec] of Object.entries(specs)) {
       if (!Object.hasOwn(values, name)) continue;
-      const value = (values as Record<string, unknown>)[name];
-      if (spec.kind === 'file' && typeof value === 'string') out.push(value);
+      const value = values[name];
+      if (spec.kind === 'file') out.push(value);
       else if (spec.kind === 'list' && Array.isArray(value)) for (const item of value) fileValues(spec.item, item);
     }
   };
-  for (const node of Object.values(raw.nodes as Record<string, unknown>)) {
-    const type = typeof node === 'object' && node !== null ? (node as { type?: unknown }).type : undefined;
-    const nodeType = typeof type === 'string' ? registry.get(type) : undefined;
-    if (nodeType) fileValues(nodeType.properties, (node as { properties?: unknown }).properties);
+  const graphs: unknown[] = [rawNodes];
+  while (graphs.length > 0) {
+    const nodes = graphs.pop();
+    if (!isRecord(nodes)) continue;
+    for (const node of Object.values(nodes)) {
+      if (!isRecord(node)) continue;
+      const nodeType = typeof node.type === 'string' ? registry.get(node.type) : undefined;
+      if (!nodeType) continue;
+      fileValues(nodeType.properties, node.properties);
+      const states = isRecord(node.properties) && node.type === StateMachineType.type ? node.properties.states : undefined;
+      if (isRecord(states)) for (const state of Object.values(states)) if (isRecord(state)) graphs.push(state.nodes);
+    }
   }
   return out;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,14 +5,71 @@ import type { CheckedNode } from './nodes.ts';
 import { jsonPath, type Problems } from './problems.ts';
 
 /**
+ * A graph whose nodes a node reference may name: the top level, or a state machine state's
+ * sub-graph inside `parent`. A reference in a state names a node of its own state first, else of
+ * the graphs around it, innermost first (Unreal's states use the cached poses of the graph around
+ * their machine).
+ */
+export interface LinkScope {
+  nodes: ReadonlyMap<string, CheckedNode>;
+  rawNodes: Record<string, unknown>;
+  /** The prefix of its nodes' compiled ids: '' at the top level, 'sm/walk/' in state walk of machine sm. */
+  prefix: string;
+  /** 0 at the top level, one more per state. */
+  depth: number;
+  parent?: LinkScope;
+}
+
+/**
+ * A node reference from inside a state machine's states to a node of a graph around the machine:
+ * `at` is the JSON path keys from the node id of the scope it is listed for (a node of that scope,
+ * or the machine holding the use), `target` the id named, `depth` the depth of the scope holding it.
+ */
+export interface ForeignRef {
+  at: PropertyKey[];
+  target: string;
+  depth: number;
+}
+
+export interface LinkOptions {
+  additiveClips?: ReadonlyMap<string, AdditiveSpace>;
+  /** The prefix of this graph's compiled ids (LinkScope.prefix); default ''. */
+  prefix?: string;
+  /** The graph around this one, when this one is a state's sub-graph. */
+  outer?: LinkScope;
+  /** Receives the references of this graph's nodes to nodes of `outer`. */
+  foreign?: ForeignRef[];
+  /**
+   * References from inside a machine's states (by machine id) to nodes of this graph: edges of
+   * the machine, for order, cycles, depth and inertialization, as if the machine named them itself.
+   */
+  external?: ReadonlyMap<string, [PropertyKey[], string][]>;
+  /** Receives, by node id and property, the compiled id each node reference resolves to. */
+  resolved?: Map<string, Record<string, string>>;
+}
+
+/**
  * Checks the links between the nodes and from the output, the graph's depth and where
  * inertialization is requested; the post-order of the nodes the output reaches (undefined when
  * links form a cycle).
  */
 export function checkLinks(
   nodes: ReadonlyMap<string, CheckedNode>, rawNodes: Record<string, unknown>, outputId: string | undefined, problems: Problems,
-  additiveClips: ReadonlyMap<string, AdditiveSpace> = new Map(),
+  options: LinkOptions = {},
 ): string[] | undefined {
+  const additiveClips = options.additiveClips ?? new Map<string, AdditiveSpace>();
+  const prefix = options.prefix ?? '';
+  const external = options.external ?? new Map<string, [PropertyKey[], string][]>();
+  const edges = (id: string, node: CheckedNode): [PropertyKey[], string][] => {
+    const extra = external.get(id);
+    return extra ? [...linksOf(node), ...extra] : linksOf(node);
+  };
+  const resolve = (id: string, property: string, compiledId: string): void => {
+    if (!options.resolved) return;
+    let map = options.resolved.get(id);
+    if (!map) options.resolved.set(id, map = {});
+    map[property] = compiledId;
+  };
   // Links: every declared input linked to an existing node, nothing linked twice.
   const consumers = new Map<string, string>();
   /** The node each node feeds (undefined for the output's node), for walking toward the output. */
@@ -88,22 +145,40 @@ export function checkLinks(
       const spec = node.type.properties[property];
       const expected = spec.kind === 'node' ? spec.nodeType : '';
       const where = ['nodes', id, 'properties', property];
-      const named = nodes.get(target);
+      // This graph's own nodes first (a malformed one included: it is reported where it is written).
+      const scope = Object.hasOwn(rawNodes, target) ? undefined : outerScope(options.outer, target);
+      const named = scope ? scope.nodes.get(target) : nodes.get(target);
       if (!named) {
-        if (!Object.hasOwn(rawNodes, target)) problems.add(where, 'dangling-link', `names '${target}', which is not a node of this graph (a ${expected} node's id)`);
+        if (!Object.hasOwn(rawNodes, target) && !scope) {
+          problems.add(where, 'dangling-link', `names '${target}', which is not a node of this graph${options.outer ? ' nor of the graphs around its state' : ''} (a ${expected} node's id)`);
+        }
         continue;
       }
       if (named.type.type !== expected) {
         problems.add(where, 'wrong-node-type', `names '${target}', a ${named.type.type}; ${node.type.type} '${id}' needs a ${expected}`);
         continue;
       }
+      if (scope) {
+        // Checked as an edge of the machine holding this state, in the graph holding the target.
+        options.foreign?.push({ at: [id, 'properties', property], target, depth: scope.depth });
+        resolve(id, property, scope.prefix + target);
+        continue;
+      }
+      resolve(id, property, prefix + target);
       let list = referrers.get(target);
       if (!list) referrers.set(target, list = []);
       list.push(id);
     }
   }
-  const order = postOrder(nodes, outputId, problems);
-  if (order && outputId !== undefined && nodes.has(outputId)) checkDepth(nodes, order, outputId, problems);
+  for (const [machine, refs] of external) {
+    for (const [, target] of refs) {
+      let list = referrers.get(target);
+      if (!list) referrers.set(target, list = []);
+      if (!list.includes(machine)) list.push(machine);
+    }
+  }
+  const order = postOrder(nodes, outputId, problems, edges);
+  if (order && outputId !== undefined && nodes.has(outputId)) checkDepth(nodes, order, outputId, problems, edges);
   // A node that requests inertialization needs a node that provides it between it and the output.
   // Memoised per node (true: a provider lies between it and the output), so that a long chain of
   // requesters costs one walk, not one per requester.
@@ -168,6 +243,15 @@ function checkAdditiveLink(
   }
 }
 
+/** A node's edges (see linksOf), with those checkLinks adds for a machine's states. */
+type Edges = (id: string, node: CheckedNode) => [PropertyKey[], string][];
+
+/** The innermost graph around a state that has a node `target` (checked or malformed), if any. */
+function outerScope(outer: LinkScope | undefined, target: string): LinkScope | undefined {
+  for (let scope = outer; scope; scope = scope.parent) if (Object.hasOwn(scope.rawNodes, target)) return scope;
+  return undefined;
+}
+
 /**
  * A node's links as (JSON path below the node, target id) pairs, in pin order, then the nodes it
  * names in `node` properties (a cached pose: updated, evaluated and shown in the debug tree below
@@ -189,7 +273,7 @@ function linksOf(node: CheckedNode): [PropertyKey[], string][] {
  * too deep) instead of overflowing the loader's own stack.
  */
 function postOrder(
-  nodes: ReadonlyMap<string, CheckedNode>, outputId: string | undefined, problems: Problems,
+  nodes: ReadonlyMap<string, CheckedNode>, outputId: string | undefined, problems: Problems, edges: Edges,
 ): string[] | undefined {
   const state = new Map<string, 'visiting' | 'done'>();
   const order: string[] = [];
@@ -227,7 +311,7 @@ function postOrder(
     pathIndex.set(id, path.length);
     path.push(id);
     enteredBy.push(by);
-    frames.push({ id, targets: linksOf(node), next: 0 });
+    frames.push({ id, targets: edges(id, node), next: 0 });
   };
   const visit = (root: string): void => {
     enter(root);
@@ -260,12 +344,12 @@ function postOrder(
  * `order` is the acyclic post-order of the nodes reachable from the output.
  */
 function checkDepth(
-  nodes: ReadonlyMap<string, CheckedNode>, order: readonly string[], outputId: string, problems: Problems,
+  nodes: ReadonlyMap<string, CheckedNode>, order: readonly string[], outputId: string, problems: Problems, edges: Edges,
 ): void {
   const height = new Map<string, number>();
   for (const id of order) {
     let h = 0;
-    for (const [, target] of linksOf(nodes.get(id)!)) h = Math.max(h, height.get(target) ?? 0);
+    for (const [, target] of edges(id, nodes.get(id)!)) h = Math.max(h, height.get(target) ?? 0);
     height.set(id, h + 1);
   }
   const depth = height.get(outputId) ?? 0;
@@ -273,7 +357,7 @@ function checkDepth(
   // Down the deepest chain to the node at the last level allowed, whose link goes one further.
   let at = outputId;
   for (let level = 1; ; level++) {
-    const links = linksOf(nodes.get(at)!);
+    const links = edges(at, nodes.get(at)!);
     const [keys, target] = links.find(([, t]) => height.get(t) === height.get(at)! - 1)!;
     if (level === MAX_GRAPH_DEPTH) {
       problems.add(['nodes', at, ...keys], 'too-deep',

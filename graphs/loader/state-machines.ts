@@ -7,7 +7,7 @@
 import { TRANSITION_PROFILE_MODES } from '../../runtime/blend-profile.ts';
 import type { CompiledNode, PropertyValue } from '../../runtime/graph.ts';
 import { COMPARISONS, stateSchema, StateMachineType } from '../../nodes/StateMachine.ts';
-import { checkLinks } from './links.ts';
+import { checkLinks, type ForeignRef, type LinkScope } from './links.ts';
 import { checkBlendProfileName, checkNodes, type CheckedNode, type NodeReferences } from './nodes.ts';
 import { jsonPath, Problems } from './problems.ts';
 import type { NodeRegistry } from './registry.ts';
@@ -20,6 +20,8 @@ export interface MachineBuild {
   roots: Record<string, string>;
   /** Where a missing Inertialization below the machine is reported (below the node's `properties`). */
   inertialAt: PropertyKey[];
+  /** References from its states (at any depth) to nodes of the graphs around it; `at` starts at the machine's id. */
+  foreign: ForeignRef[];
 }
 
 /**
@@ -29,14 +31,14 @@ export interface MachineBuild {
  * Inertialization node below it.
  */
 export function checkStateMachines(
-  nodes: Map<string, CheckedNode>, registry: NodeRegistry, refs: NodeReferences, problems: Problems,
+  nodes: Map<string, CheckedNode>, registry: NodeRegistry, refs: NodeReferences, problems: Problems, scope: LinkScope,
 ): Map<string, MachineBuild> {
   const machines = new Map<string, MachineBuild>();
   for (const [id, checked] of nodes) {
     if (checked.type.type !== StateMachineType.type) continue;
     const at = ['nodes', id, 'properties'];
     const raw = (checked.envelope.properties ?? {}) as Record<string, unknown>;
-    const build: MachineBuild = { nodes: [], roots: {}, inertialAt: ['transitions'] };
+    const build: MachineBuild = { nodes: [], roots: {}, inertialAt: ['transitions'], foreign: [] };
     let inertialState = false;
     const rawStates = raw.states;
     const states = new Map<string, boolean>(); // name -> conduit
@@ -48,7 +50,8 @@ export function checkStateMachines(
         // A malformed state is reported by the properties' schema; its name still counts.
         states.set(name, isRecord(rawState) && rawState.conduit === true);
         if (!parsed.success || !('nodes' in parsed.data)) continue;
-        const sub = checkSubGraph(parsed.data, [...at, 'states', name], `${id}/${name}/`, registry, refs, problems);
+        const sub = checkSubGraph(parsed.data, [...at, 'states', name], id, name, scope, registry, refs, problems);
+        for (const ref of sub.foreign) build.foreign.push({ ...ref, at: [id, 'properties', 'states', name, 'nodes', ...ref.at] });
         if (sub.root !== undefined) build.roots[name] = sub.root;
         build.nodes.push(...sub.nodes);
         if (sub.needsInertialization && !inertialState) {
@@ -120,14 +123,44 @@ export function withSubGraphs(compiled: readonly CompiledNode[], machines: Reado
   return out;
 }
 
+/**
+ * What the machines of a graph at `depth` refer to outside their states: the references to this
+ * graph's own nodes, as edges of each machine (for checkLinks' `external`), and those to graphs
+ * further out, passed on.
+ */
+export function machineReferences(
+  machines: ReadonlyMap<string, MachineBuild>, depth: number,
+): { external: Map<string, [PropertyKey[], string][]>; outward: ForeignRef[] } {
+  const external = new Map<string, [PropertyKey[], string][]>();
+  const outward: ForeignRef[] = [];
+  for (const [id, build] of machines) {
+    for (const ref of build.foreign) {
+      if (ref.depth < depth) {
+        outward.push(ref);
+        continue;
+      }
+      let list = external.get(id);
+      if (!list) external.set(id, list = []);
+      list.push([ref.at.slice(1), ref.target]);
+    }
+  }
+  return { external, outward };
+}
+
 function checkSubGraph(
-  state: { nodes: Record<string, unknown>; output: string }, at: readonly PropertyKey[], idPrefix: string,
-  registry: NodeRegistry, refs: NodeReferences, problems: Problems,
-): { root?: string; nodes: CompiledNode[]; needsInertialization: boolean } {
+  state: { nodes: Record<string, unknown>; output: string }, at: readonly PropertyKey[], machineId: string, stateName: string,
+  outer: LinkScope, registry: NodeRegistry, refs: NodeReferences, problems: Problems,
+): { root?: string; nodes: CompiledNode[]; needsInertialization: boolean; foreign: ForeignRef[] } {
   const sub = new Problems();
   const nodes = checkNodes(state.nodes, registry, refs, sub);
-  const machines = checkStateMachines(nodes, registry, refs, sub);
-  const order = checkLinks(nodes, state.nodes, state.output, sub);
+  // Compiled ids are scoped by every machine and state above (`sm/walk/p`: '/' is not allowed in
+  // an asset's ids, so they cannot collide); node references are resolved to those ids here.
+  const scope: LinkScope = { nodes, rawNodes: state.nodes, prefix: `${outer.prefix}${machineId}/${stateName}/`, depth: outer.depth + 1, parent: outer };
+  const machines = checkStateMachines(nodes, registry, refs, sub, scope);
+  const { external, outward } = machineReferences(machines, scope.depth);
+  const foreign: ForeignRef[] = [...outward];
+  const resolved = new Map<string, Record<string, string>>();
+  const order = checkLinks(nodes, state.nodes, state.output, sub, { prefix: scope.prefix, outer, foreign, external, resolved });
   placeInertializationProblems(sub, machines);
   let needsInertialization = false;
   const prefix = jsonPath(at);
@@ -139,19 +172,31 @@ function checkSubGraph(
     }
     problems.list.push({ ...p, path: prefix + p.path.slice(1) });
   }
-  if (!order || !nodes.has(state.output)) return { nodes: [], needsInertialization };
+  if (!order || !nodes.has(state.output)) return { nodes: [], needsInertialization, foreign };
   const local: CompiledNode[] = order.map((id) => {
     const { envelope, type, properties } = nodes.get(id)!;
-    return { id, nodeType: type, properties: properties as Record<string, PropertyValue>, inputs: envelope.inputs ?? {} };
+    return { id, nodeType: type, properties: { ...properties, ...resolved.get(id) } as Record<string, PropertyValue>, inputs: envelope.inputs ?? {} };
   });
-  const scoped = (id: string) => idPrefix + id;
+  const scoped = (id: string) => `${machineId}/${stateName}/${id}`;
   const compiled = withSubGraphs(local, machines).map((node): CompiledNode => ({
     ...node,
     id: scoped(node.id),
     inputs: Object.fromEntries(Object.entries(node.inputs).map(([pin, target]) => [pin, typeof target === 'string' ? scoped(target) : target.map(scoped)])),
     ...(node.subGraphs ? { subGraphs: Object.fromEntries(Object.entries(node.subGraphs).map(([name, root]) => [name, scoped(root)])) } : {}),
   }));
-  return { root: scoped(state.output), nodes: compiled, needsInertialization };
+  return { root: scoped(state.output), nodes: compiled, needsInertialization, foreign };
+}
+
+/**
+ * The JSON path keys of a compiled node id, down to the node: `sm/walk/p` (scoped by machine and
+ * state, at any depth) is `nodes.sm.properties.states.walk.nodes.p`, so that what a node reports
+ * once built (a missing index file) is placed where the asset writes it.
+ */
+export function nodePathOf(id: string): PropertyKey[] {
+  const parts = id.split('/');
+  const out: PropertyKey[] = ['nodes', parts[0]];
+  for (let i = 1; i + 1 < parts.length; i += 2) out.push('properties', 'states', parts[i], 'nodes', parts[i + 1]);
+  return out;
 }
 
 const RULE_FORMS = 'a rule is true/false, "atEnd", {"timeRemaining": s}, {"param", "op", "value"}, {"and": [...]}, {"or": [...]} or {"not": rule}';

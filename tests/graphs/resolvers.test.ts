@@ -122,6 +122,31 @@ describe('loading with a resolver', () => {
     expect((await checkGraph(asset, { resolve: ignoring.resolve, useIndexFiles: false })).ok).toBe(true);
     expect(ignoring.asked).toEqual([]);
   });
+
+  it('asks for the index files of nodes inside state machine states, nested at any depth, and reports them at their JSON path', async () => {
+    // A PoseSearchBlend in state `b` of machine `inner`, itself in state `a` of machine `sm`.
+    const ps = { type: 'PoseSearchBlend', properties: { clips: ['walk', 'run'], database: 'db/inner.psindex' } };
+    const asset = biped({ walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } });
+    const inner = { type: 'StateMachine', properties: { entry: 'b', states: { b: { nodes: { ps }, output: 'ps' } }, transitions: [] } };
+    asset.nodes = { sm: { type: 'StateMachine', properties: { entry: 'a', states: { a: { nodes: { inner }, output: 'inner' } }, transitions: [] } } };
+    asset.output = 'sm';
+    const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../../runtime/pose-search/index.ts');
+    const rebuilt = await loadGraph(asset, { useIndexFiles: false });
+    const built = rebuilt.shared.get('sm/a/inner/b/ps') as { database: InstanceType<typeof PoseSearchDatabase> };
+    const index = serializePoseSearchDatabase(built.database);
+    const served = memoryResolver({ 'db/inner.psindex': index });
+    const graph = await loadGraph(asset, { resolve: served.resolve });
+    expect(served.asked).toEqual(['db/inner.psindex']);
+    const read = graph.shared.get('sm/a/inner/b/ps') as { database: InstanceType<typeof PoseSearchDatabase>; fromIndexFile: boolean };
+    expect(read.fromIndexFile).toBe(true);
+    expect(read.database.frameCount).toBe(built.database.frameCount);
+    expect(read.database.hash.hash).toBe(built.database.hash.hash);
+    // One the resolver cannot give is reported inside the state, not at a scoped id the asset lacks.
+    const missing = await checkGraph(asset, { resolve: memoryResolver({}).resolve });
+    expect(missing.ok ? [] : missing.problems.map((p) => [p.path, p.code])).toEqual([
+      ['$.nodes.sm.properties.states.a.nodes.inner.properties.states.b.nodes.ps.properties.database', 'file'],
+    ]);
+  });
 });
 
 describeWithData('loading real data with an async resolver from memory', () => {

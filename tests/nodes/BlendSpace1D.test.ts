@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
+import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
+import { runGraph } from '../../host/runner.ts';
 import type { BlendSpace1D } from '../../nodes/BlendSpace1D.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
@@ -125,5 +126,28 @@ describe('BlendSpace1D', () => {
     expect(result.ok).toBe(false);
     const problems = !result.ok ? result.problems.map((p) => `${p.path} [${p.code}]`) : [];
     expect(problems).toEqual(['$.nodes.bs.properties.samples[3].clip [unknown-clip]', '$.nodes.bs.properties.samples[2].x [duplicate-sample]']);
+  });
+
+  it('runs the example graph (sample-blend-space.json): weights by speed, smoothed, walk and run in step', () => {
+    const graph = loadGraphFile(new URL('../../graphs/examples/sample-blend-space.json', import.meta.url).pathname);
+    const result = runGraph(graph, {
+      seconds: 1, fps: 20, debug: true,
+      timeline: [{ name: 'speed', value: 275, time: 0 }, { name: 'speed', value: 400, time: 0.5 }],
+    });
+    const values = (frame: number) => result.frames[frame].debug!.children[0].values!;
+    // 275 cm/s lies half way between the walk (150) and the run (400); the first update takes it as it is.
+    expect(values(0).weights).toEqual([0, 0.5, 0.5]);
+    // In step: one cycle lasts the weighted mean length, 0.5 × 1.1 + 0.5 × 0.7 = 0.9 s, so a frame of
+    // 0.05 s moves the walk (1.1 s) 0.05 × 1.1 / 0.9 s on and the run (0.7 s) to the same phase.
+    const [, walk, run] = values(5).times as number[];
+    expect(walk).toBeCloseTo(5 * 0.05 * 1.1 / 0.9, 12);
+    expect(walk / 1.1).toBeCloseTo(run / 0.7, 12);
+    // 400 from 0.5 s, smoothed with a 0.1 s half-life: one frame of 0.05 s covers 1 − 2^(−1/2) of the way.
+    const x = 275 + 125 * (1 - 2 ** -0.5);
+    expect((values(10).coordinates as number[])[0]).toBeCloseTo(x, 9);
+    expect((values(10).weights as number[])[2]).toBeCloseTo((x - 150) / 250, 9);
+    expect(values(10).leader).toBe(2); // the run now weighs more and leads
+    expect((values(11).coordinates as number[])[0]).toBeCloseTo(337.5, 9); // half of the 125 after 0.1 s
+    for (const frame of result.frames) expect(frame.component!.flat().every(Number.isFinite)).toBe(true);
   });
 });

@@ -323,3 +323,85 @@ describe('SaveCachedPose / UseCachedPose', () => {
     expect(result.cacheWeight).toBeCloseTo(0.52, 15);
   });
 });
+
+describe('cached poses and state machine states', () => {
+  const machine = (states: Record<string, unknown>, duration: number) => ({
+    type: 'StateMachine', properties: {
+      entry: 'a', states,
+      transitions: [
+        { from: 'a', to: 'b', rule: { param: 'go' }, duration },
+        { from: 'b', to: 'a', rule: { param: 'go', value: false }, duration },
+      ],
+    },
+  });
+  const go = { go: { type: 'bool', default: false } };
+  const running = { nodes: { r: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'r' };
+  const cachedWalk = { walk: shared.walk, spy: shared.spy, loco: shared.loco };
+  /** Poses of `frames` updates of 0.1 s, `go` set true before frame `on` and false before frame `off`. */
+  const run = (character: ReturnType<typeof instance>, frames: number, on: number, off = frames) => {
+    const out: number[][] = [];
+    for (let f = 0; f < frames; f++) {
+      if (f === on) character.setParameter('go', true);
+      if (f === off) character.setParameter('go', false);
+      character.update(0.1);
+      const pose = character.evaluate();
+      out.push([...pose.translations, ...pose.rotations]);
+    }
+    return out;
+  };
+
+  it("lets a state use a cache of the graph around its machine: its branch updated once per frame at the state's weight, poses as if the state played it", () => {
+    const nodes = { ...cachedWalk, sm: machine({ a: { nodes: { u: { type: 'UseCachedPose', properties: { cache: 'loco' } } }, output: 'u' }, b: running }, 0.4) };
+    const character = instance(nodes, 'sm', go);
+    const direct = instance({ sm: machine({ a: { nodes: { w: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'w' }, b: running }, 0.4) }, 'sm', go);
+    // Go at frame 3: the transition starts after that update's states are updated, and a fades out
+    // over 0.4 s from the next (weights 1, 1, 1, 1, then 0.75, 0.5).
+    const poses = run(character, 6, 3);
+    expect(poses).toEqual(run(direct, 6, 3));
+    const spy = character.nodes.get('spy') as Spy;
+    expect(spy.updates).toBe(6);
+    expect(spy.weights.map((w) => +w.toFixed(6))).toEqual([1, 1, 1, 1, 0.75, 0.5]);
+    expect(character.nodes.get('sm/a/u')!.gatherDebug().description).toBe('Cache: loco');
+  });
+
+  it('does not restart a cache of the graph around the machine when its state is re-entered, and restarts one of its own', () => {
+    const outer = instance({ ...cachedWalk, sm: machine({ a: { nodes: { u: { type: 'UseCachedPose', properties: { cache: 'loco' } } }, output: 'u' }, b: running }, 0) }, 'sm', go);
+    const own = instance({ sm: machine({ a: { nodes: { ...cachedWalk, u: { type: 'UseCachedPose', properties: { cache: 'loco' } } }, output: 'u' }, b: running }, 0) }, 'sm', go);
+    // a updated in frames 0-3 (the walk plays 0.4 s; the switch to b starts after frame 3's update),
+    // b alone in 4-5 (the cache is not updated), a again in 6.
+    run(outer, 7, 3, 5);
+    run(own, 7, 3, 5);
+    // The outer cache's walk goes on from 0.4 s.
+    expect((outer.nodes.get('walk') as unknown as { time: number }).time).toBeCloseTo(0.5, 12);
+    // The state's own cache restarted at the re-entry: 0.1 s since.
+    expect((own.nodes.get('sm/a/walk') as unknown as { time: number }).time).toBeCloseTo(0.1, 12);
+  });
+
+  it('resolves a use in a nested state to the nearest graph holding the name; a state may shadow an outer cache', () => {
+    const use = { u: { type: 'UseCachedPose', properties: { cache: 'loco' } } };
+    const inner = machine({ a: { nodes: use, output: 'u' }, b: running }, 0.4);
+    const nested = instance({ ...cachedWalk, sm: machine({ a: { nodes: { inner }, output: 'inner' }, b: running }, 0.4) }, 'sm', go);
+    nested.update(0.1);
+    expect((nested.nodes.get('spy') as Spy).weights).toEqual([1]);
+    expect((nested.nodes.get('walk') as unknown as { time: number }).time).toBeCloseTo(0.1, 12);
+    // State a caches the run under the same name: its use reads that one, the outer walk is not updated.
+    const shadowing = { ...use, rr: { type: 'SequencePlayer', properties: { clip: 'run' } }, loco: { type: 'SaveCachedPose', inputs: { pose: 'rr' } } };
+    const shadowed = instance({ ...cachedWalk, sm: machine({ a: { nodes: shadowing, output: 'u' }, b: running }, 0.4), top: { type: 'UseCachedPose', properties: { cache: 'loco' } }, mix: { type: 'BlendTwo', inputs: { A: 'sm', B: 'top' }, properties: { alpha: 0 } } }, 'mix', go);
+    shadowed.update(0.1);
+    expect((shadowed.nodes.get('sm/a/rr') as unknown as { time: number }).time).toBeCloseTo(0.1, 12);
+    expect((shadowed.nodes.get('spy') as Spy).updates).toBe(0); // the top use is at weight 0
+  });
+
+  it('reports a cache used inside its own branch through a state, and names of no cache, at the use in the state', () => {
+    const use = (cache: string) => ({ nodes: { u: { type: 'UseCachedPose', properties: { cache } } }, output: 'u' });
+    // loco caches the machine whose state a uses loco.
+    expect(problems(asset({
+      loco: { type: 'SaveCachedPose', inputs: { pose: 'sm' } }, out: { type: 'UseCachedPose', properties: { cache: 'loco' } },
+      sm: machine({ a: use('loco'), b: running }, 0.2),
+    }, 'out', go))).toEqual([['$.nodes.sm.properties.states.a.nodes.u.properties.cache', 'cycle']]);
+    expect(problems(asset({ walk: shared.walk, sm: machine({ a: use('walk'), b: use('nowhere') }, 0.2) }, 'sm', go))).toEqual([
+      ['$.nodes.sm.properties.states.a.nodes.u.properties.cache', 'wrong-node-type'],
+      ['$.nodes.sm.properties.states.b.nodes.u.properties.cache', 'dangling-link'],
+    ]);
+  });
+});

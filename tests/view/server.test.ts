@@ -84,6 +84,19 @@ describe('referencedFiles', () => {
     expect([...referencedFiles({ skeleton: { bvh: 'a\\..\\b\\walk.bvh' } })]).toEqual(['b/walk.bvh']); // as the loader reads it
   });
 
+  it('collects the index files of nodes inside state machine states, nested at any depth (the page fetches them)', () => {
+    const ps = (database: string) => ({ type: 'PoseSearchBlend', properties: { database } });
+    const inner = { type: 'StateMachine', properties: { states: { b: { nodes: { deep: ps('deep.psindex') }, output: 'deep' }, c: { conduit: true } } } };
+    const files = referencedFiles({
+      skeleton: 'builtin:biped',
+      nodes: {
+        top: ps('top.psindex'),
+        sm: { type: 'StateMachine', properties: { states: { a: { nodes: { ps: ps('./db/a.psindex'), inner }, output: 'inner' }, bad: 7 } } },
+      },
+    });
+    expect([...files].sort()).toEqual(['db/a.psindex', 'deep.psindex', 'top.psindex']);
+  });
+
   it("lists a .gltf's external buffers and images next to it, not data: or absolute URIs", () => {
     expect(gltfResources('../d/m.gltf', {
       buffers: [{ uri: 'm%20data.bin' }, { uri: 'data:application/octet-stream;base64,AA==' }, { byteLength: 4 }],
