@@ -178,6 +178,18 @@ export function registeredNodeType(name: string): NodeType {
   return type;
 }
 
+/**
+ * The 'lod' case's update rates (AnimGraphInstance.setUpdateRate): a quarter of the crowd at 1, a
+ * quarter at 2 and half at 4 (characters 4j, 4j + 1 and 4j + 2, 4j + 3), each group's phases
+ * counting up so that every frame evaluates the same share of it.
+ */
+export function crowdLodRate(character: number): { rate: number; phase: number } {
+  const j = character >> 2, r = character & 3;
+  if (r === 0) return { rate: 1, phase: 0 };
+  if (r === 1) return { rate: 2, phase: j };
+  return { rate: 4, phase: 2 * j + (r - 2) };
+}
+
 /** The stride scale of the 'stride' graph (feet 30% further along +z from their scale origins). */
 export const CROWD_STRIDE_SCALE = 1.3;
 

@@ -20,6 +20,9 @@
  *   posesearch  PoseSearchBlend over both clips, inertial blend 0.2 s; each character flips its
  *               'motion' parameter every 10 frames (staggered across the crowd), so each flip
  *               searches the database for the best start frame
+ *   lod         the blend case with update rates mixed across the crowd (a quarter at 1, a quarter at 2,
+ *               half at 4: AnimGraphInstance.setUpdateRate, phases spread), timed against the same
+ *               crowd at full rate in the peer columns (ag/peer is the saving)
  *   bendroll+cs BendRollHelper with four helpers (upper arms' and hands' roll, half of it, onto the
  *               twist bones) on the player, then instance.componentPose()
  * A case whose graph does not build (its node not landed, or changed under the bench) prints a
@@ -33,7 +36,8 @@
  *              stride+cs = player + updateMatrixWorld + CCDIKSolver on both legs to stride-scaled
  *              feet (less work than StrideWarping); bendroll+cs = player + updateMatrixWorld. Where
  *              it does the same work its poses are compared with animgraph's (float32 keys, ~1e-5).
- *   peer       player and blend cases only (the other cases would mean re-writing the nodes).
+ *   peer       player and blend cases only (the other cases would mean re-writing the nodes); for lod,
+ *              the same crowd at full update rate instead.
  *
  * Time: after warm-up, windows alternate between animgraph and a reference (AB then BA, so drift
  * and machine noise hit both); ms/frame is the median over windows and each ratio is the median

@@ -9,8 +9,9 @@ import {
   type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
-import { Pose, PosePool, type PoseStorage } from './pose.ts';
+import { Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
+import { checkUpdateRate, normalizePhase, UpdateRateClock } from './update-rate.ts';
 
 /**
  * The most nodes a chain from a graph's output down to a leaf may have. initialize, update,
@@ -191,16 +192,34 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly output: Pose;
   private readonly outputComponent: ComponentPose;
   private readonly updateContexts: UpdateContext[] = [];
+  /** Graph updates (UpdateContext relevance counts them); frames skipped by the update rate are not. */
   private counter = 0;
   /**
    * This frame's root motion, [dx, dy, dz, dHeading] in the character's frame after `update`: what
-   * the output's branch reported up through the update (see UpdateContext.rootMotion).
+   * the output's branch reported up through the update (see UpdateContext.rootMotion); below full
+   * update rate, this frame's share of what the graph's last updates reported (see setUpdateRate).
    */
-  readonly rootMotion: Float64Array;
+  readonly rootMotion = new Float64Array(4);
   private readonly deltaTimeArg = new Float64Array(1);
+  /** The update-rate clock's frame of the last evaluate and componentPose (-1: none since a reset). */
   private evaluatedAt = -1;
   private componentAt = -1;
   private elapsed = 0;
+  private readonly clock = new UpdateRateClock();
+  /**
+   * Whether evaluate() shows the interpolation of `previous` and `target` (below full update rate,
+   * and after going back to it until the display catches up with the graph) instead of the graph.
+   */
+  private interpolating = false;
+  /** The graph's last two evaluations (allocated by the first setUpdateRate above 1). */
+  private previous: Pose | null = null;
+  private target: Pose | null = null;
+  /** Whether the graph has been updated since `target` was evaluated. */
+  private targetStale = true;
+  private curvesPrevious: Float64Array | null = null;
+  private curvesTarget: Float64Array | null = null;
+  /** Root motion the graph reported that no frame has reported yet (the look-ahead's share). */
+  private readonly pendingMotion = new Float64Array(4);
 
   constructor(graph: AnimGraph, output: InstanceOutput = {}) {
     this.graph = graph;
@@ -212,7 +231,6 @@ export class AnimGraphInstance implements GraphRuntime {
     this.outputComponent = new ComponentPose(graph.skeleton, output);
     // The output is evaluated straight into the component pose's local buffer: no copy per frame.
     this.output = this.outputComponent.local;
-    this.rootMotion = this.updateContextAt(0).rootMotion;
     const built = new Map<string, PoseNode>();
     for (const compiled of graph.nodes) {
       built.set(compiled.id, buildNode(compiled, built, this.parameters, graph));
@@ -322,7 +340,8 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /**
    * Advances the graph by `deltaTime` seconds. A negative, NaN or infinite delta time is treated
-   * as 0, one above MAX_DELTA_TIME (1e6 s) as MAX_DELTA_TIME (the frame loop never throws).
+   * as 0, one above MAX_DELTA_TIME (1e6 s) as MAX_DELTA_TIME (the frame loop never throws). Below
+   * full update rate (setUpdateRate), most frames only move the displayed time on.
    */
   update(deltaTime: number): void {
     this.deltaTimeArg[0] = deltaTime;
@@ -335,12 +354,54 @@ export class AnimGraphInstance implements GraphRuntime {
    */
   updateFrom(deltaTime: Float64Array, index: number): void {
     const given = deltaTime[index];
+    const clock = this.clock;
     // MAX_DELTA_TIME written as a literal: see CONTRIBUTING.md, "Numbers in the frame loop"
-    const dt = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
+    this.deltaTimeArg[0] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
+    this.elapsed += this.deltaTimeArg[0];
+    if (!this.interpolating) {
+      clock.count();
+      clock.graphDelta = this.deltaTimeArg[0];
+      this.updateGraph();
+      this.rootMotion.set(this.updateContextAt(0).rootMotion);
+      return;
+    }
+    const pending = this.pendingMotion;
+    if (clock.tick(this.deltaTimeArg, 0) === 1) {
+      // The target becomes the start of the next interval: evaluated first if nobody asked for it.
+      if (this.targetStale) this.root.evaluate(this.target!);
+      const pose = this.previous!;
+      this.previous = this.target;
+      this.target = pose;
+      const curves = this.curvesPrevious!;
+      this.curvesPrevious = this.curvesTarget;
+      this.curvesTarget = curves;
+      this.updateGraph();
+      this.targetStale = true;
+      curves.set(this.curveValues);
+      const motion = this.updateContextAt(0).rootMotion;
+      for (let i = 0; i < 4; i++) pending[i] += motion[i];
+      if (clock.rate === 1 && clock.ahead === 0) {
+        // Back at full rate and caught up: the graph's pose, curves and motion are this frame's.
+        this.interpolating = false;
+        this.rootMotion.set(pending);
+        pending.fill(0);
+        return;
+      }
+    }
+    const share = clock.share, out = this.rootMotion;
+    for (let i = 0; i < 4; i++) {
+      out[i] = pending[i] * share;
+      pending[i] -= out[i];
+    }
+    const w = clock.weights, values = this.curveValues, from = this.curvesPrevious!, to = this.curvesTarget!;
+    for (let i = 0; i < values.length; i++) values[i] = from[i] * w[0] + to[i] * w[1];
+  }
+
+  /** Updates the graph by clock.graphDelta seconds. */
+  private updateGraph(): void {
     this.counter++;
-    this.elapsed += dt;
     const ctx = this.updateContextAt(0);
-    ctx.deltaTime = dt;
+    ctx.deltaTime = this.clock.graphDelta;
     ctx.weight = 1;
     ctx.inertializer = null;
     ctx.rootVelocityWindow = -1;
@@ -352,19 +413,95 @@ export class AnimGraphInstance implements GraphRuntime {
   }
 
   /**
+   * Updates and evaluates the graph on one frame in `rate` only (Unreal's update-rate
+   * optimisation, for a level of detail chosen in code, by distance for instance), and shows on
+   * every frame a pose interpolated between its last two evaluations: translations and scales
+   * lerped, rotations nlerped in one hemisphere; curves lerped likewise. 1 (the default) updates
+   * every frame. The graph runs ahead of the displayed time by up to rate - 1 frames, so that the
+   * interval the display crosses is already evaluated: its events fire when the graph crosses
+   * them (in order, once per crossing, none lost), up to rate - 1 frames before the pose shows
+   * them; `rootMotion` reports, each frame, its share (by time) of what the graph's updates
+   * reported, which adds up to the same total. Evaluation frames are those where
+   * (frame + phase) % rate is 0, frame counting updates: give a crowd's characters different
+   * phases to spread their evaluations over the frames.
+   *
+   * A change takes effect at the next update without a jump: going to a lower rate interpolates
+   * from the pose shown; going back to 1 interpolates until the display reaches the graph's time.
+   * Throws a RangeError for a rate that is not a whole number from 1 to MAX_UPDATE_RATE (255) or a
+   * phase that is not a whole number. The first rate above 1 allocates the instance's two
+   * interpolation poses; afterwards nothing is allocated.
+   */
+  setUpdateRate(rate: number, phase = 0): void {
+    checkUpdateRate(rate, phase);
+    const clock = this.clock;
+    clock.rate = rate;
+    clock.phase = normalizePhase(phase, rate);
+    if (rate === 1 || this.interpolating) return;
+    if (this.previous === null) {
+      this.previous = new Pose(this.skeleton.boneCount);
+      this.target = new Pose(this.skeleton.boneCount);
+      this.curvesPrevious = new Float64Array(this.curveValues.length);
+      this.curvesTarget = new Float64Array(this.curveValues.length);
+    }
+    this.startInterpolating();
+  }
+
+  /** The update rate: the graph is updated and evaluated on one frame in this many. */
+  get updateRate(): number {
+    return this.clock.rate;
+  }
+
+  /** The phase of the evaluation frames, in [0, updateRate). */
+  get updatePhase(): number {
+    return this.clock.phase;
+  }
+
+  /** Seconds the graph runs ahead of the displayed time (see setUpdateRate): 0 at full rate. */
+  get lookAhead(): number {
+    return this.interpolating ? Math.max(0, this.clock.ahead) : 0;
+  }
+
+  /** The graph's current pose becomes the target of the interval, shown as it is. */
+  private startInterpolating(): void {
+    if (this.evaluatedAt === this.clock.frame && this.evaluatedAt >= 0) {
+      poseCopy(this.target!, this.output);
+      this.targetStale = false;
+    } else {
+      this.targetStale = true;
+    }
+    this.curvesTarget!.set(this.curveValues);
+    this.pendingMotion.fill(0);
+    this.clock.restart();
+    this.interpolating = true;
+  }
+
+  /**
    * Evaluates the graph's output pose (local space). The returned pose is owned by the instance
-   * and overwritten by the next evaluate.
+   * and overwritten by the next evaluate. Below full update rate (setUpdateRate), the pose at the
+   * displayed time interpolated between the graph's last two evaluations (the graph evaluated
+   * only when it has been updated since).
    */
   evaluate(): Pose {
-    this.root.evaluate(this.output);
-    this.evaluatedAt = this.counter;
+    if (!this.interpolating) {
+      this.root.evaluate(this.output);
+    } else {
+      const target = this.target!;
+      if (this.targetStale) {
+        this.root.evaluate(target);
+        this.targetStale = false;
+      }
+      const w = this.clock.weights;
+      if (w[1] === 1) poseCopy(this.output, target);
+      else poseBlendTwo(this.output, this.previous!, target, w);
+    }
+    this.evaluatedAt = this.clock.frame;
     this.componentAt = -1;
     return this.output;
   }
 
   /** The last evaluated pose in component space (every bone computed). */
   componentPose(): ComponentPose {
-    if (this.evaluatedAt !== this.counter || this.evaluatedAt < 0) this.evaluate();
+    if (this.evaluatedAt !== this.clock.frame || this.evaluatedAt < 0) this.evaluate();
     if (this.componentAt !== this.evaluatedAt) {
       this.outputComponent.markLocalChanged();
       this.outputComponent.ensureAllComponent();
@@ -383,6 +520,9 @@ export class AnimGraphInstance implements GraphRuntime {
     this.elapsed = 0;
     this.evaluatedAt = -1;
     this.root.initialize(new InitializeContext(this));
+    // The update rate stays; the interval restarts from the graph's new state.
+    this.interpolating = false;
+    if (this.clock.rate > 1) this.startInterpolating();
   }
 }
 

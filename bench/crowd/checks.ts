@@ -51,6 +51,26 @@ export function maxDifference(graph: GraphCrowd, peer: PeerCrowd, component: boo
 }
 
 /**
+ * The largest absolute difference between two crowds' poses after the same frames (the 'lod' case:
+ * interpolated against full-rate poses), local or component space.
+ */
+export function instancesDifference(a: GraphCrowd, b: GraphCrowd, component: boolean): number {
+  let max = 0;
+  a.instances.forEach((instance, c) => {
+    const mine = component ? instance.componentPose() : instance.componentPose().local;
+    const theirs = component ? b.instances[c].componentPose() : b.instances[c].componentPose().local;
+    for (const key of ['translations', 'rotations', 'scales'] as const) {
+      const x = mine[key], y = theirs[key];
+      for (let i = 0; i < x.length; i++) {
+        const d = Math.abs(x[i] - y[i]);
+        if (!(d <= max)) max = d;
+      }
+    }
+  });
+  return max;
+}
+
+/**
  * The largest difference between animgraph's poses and three.js's for the same frames: local
  * translations and rotations (sign-aligned), or, with component space, every bone's component
  * translation against its matrixWorld. A small crowd of `count` characters run for `frames` frames.

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Crowd } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
-import { CROWD_SEARCH_EVERY, CROWD_STATE_EVERY, CROWD_STRIDE_SCALE, type CrowdGraphKind } from '../crowd-cases.ts';
+import { CROWD_SEARCH_EVERY, CROWD_STATE_EVERY, CROWD_STRIDE_SCALE, crowdLodRate, type CrowdGraphKind } from '../crowd-cases.ts';
 import type { ThreeCrowdMode } from '../three-crowd.ts';
 
 /** Every character advances this much per frame, on every side. */
@@ -29,6 +29,11 @@ export interface CaseDefinition {
   component: boolean;
   /** Whether the hand-written peer does this case (it does the player and blend arithmetic only). */
   peer: boolean;
+  /**
+   * Measure against the same crowd at full update rate instead of the peer (for the 'lod' case:
+   * ag/peer is then the saving, max diff the interpolation's).
+   */
+  fullRate?: boolean;
   /** three.js's reference; `same`: it does the same work, so its poses are compared with animgraph's. */
   three: { mode: ThreeCrowdMode; component: boolean; same: boolean; note: string };
   /** Brings a fresh crowd into the state the case measures (before warm-up). */
@@ -96,6 +101,20 @@ export const ALL_CASES: readonly CaseDefinition[] = [
   {
     name: 'layered', kind: 'layered', component: false, peer: false, node: 'LayeredBlendPerBone',
     three: { mode: 'blend', component: false, same: false, note: 'nearest: crossfade (no per-bone layers in three.js)' },
+  },
+  {
+    name: 'lod', kind: 'blend', component: false, peer: false, fullRate: true,
+    three: { mode: 'blend', component: false, same: false, note: 'nearest: crossfade every frame (no update-rate optimisation in three.js)' },
+    start: (instances) => instances.forEach((instance, i) => {
+      const { rate, phase } = crowdLodRate(i);
+      instance.setUpdateRate(rate, phase);
+    }),
+    startCrowd: (crowd) => {
+      for (let i = 0; i < crowd.count; i++) {
+        const { rate, phase } = crowdLodRate(i);
+        crowd.setUpdateRate(i, rate, phase);
+      }
+    },
   },
   {
     name: 'bendroll+cs', kind: 'bendroll', component: true, peer: false, node: 'BendRollHelper',

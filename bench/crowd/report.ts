@@ -35,7 +35,7 @@ export function formatRow(r: CaseResult): string {
   const p = r.peer, t = r.three;
   return row([
     r.case, String(r.characters), r.animgraphMsPerFrame.toFixed(3), r.animgraphMbonesPerSecond.toFixed(1), formatBytes(r.animgraphBytesPerFrame),
-    p ? p.msPerFrame.toFixed(3) : 'none', p ? formatBytes(p.bytesPerFrame) : '-', p ? `${p.ratio.toFixed(2)}x` : '-', p ? p.maxDifference.toExponential(0) : '-',
+    p ? p.msPerFrame.toFixed(3) : 'none', p ? formatBytes(p.bytesPerFrame) : '-', p ? `${p.ratio.toFixed(2)}${r.peerKind === 'full rate' ? '†' : 'x'}` : '-', p ? p.maxDifference.toExponential(0) : '-',
     t ? t.msPerFrame.toFixed(2) : 'skipped', t ? formatBytes(t.bytesPerFrame) : '-', t ? `${t.ratio.toFixed(3)}x` : '-',
     t ? `${(1 / t.ratio).toFixed(1)}${t.sameWork ? '' : '*'}` : '-', t ? (t.sameWork ? t.maxDifference.toExponential(0) : 'n/a') : '-',
   ]);
@@ -95,6 +95,9 @@ export function printNotes(options: Options, budget: Budget, seconds: number, ov
   console.log("peer max diff: largest difference between animgraph's and the peer's poses after the same frames;");
   console.log("  three max diff: the same against three.js on 16 characters after 150 frames (float32 keys; component");
   console.log('  translations for +cs cases). A few B/frame on one case only is JIT tiering, not steady state.');
+  console.log('† lod: the peer columns are the same crowd at full update rate (ag/peer = the LOD crowd\'s time over it: the');
+  console.log('  saving; max diff: interpolated against full-rate poses). A quarter of the characters at rate 1, a quarter at');
+  console.log('  2, half at 4 (AnimGraphInstance.setUpdateRate), phases spread.');
   console.log('peer: none for inertial, stride+cs, posesearch, statemachine, layered and bendroll+cs (a hand-written equivalent');
   console.log('  would re-write the nodes).');
   if (options.three) {

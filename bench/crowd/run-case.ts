@@ -7,11 +7,11 @@ import type * as THREE from 'three';
 import type { AnimGraph } from '../../runtime/graph.ts';
 import { createCrowd, crowdPhases, CROWD_LEGS, CROWD_STRIDE_SCALE, type CrowdGraphKind } from '../crowd-cases.ts';
 import { ThreeCrowd } from '../three-crowd.ts';
-import { crowdDifference, maxDifference, threeDifference } from './checks.ts';
+import { crowdDifference, instancesDifference, maxDifference, threeDifference } from './checks.ts';
 import { gc, interleave, measureAllocation, median, type AllocationResult, type Side } from './measure.ts';
 import { DT, type CaseDefinition } from './options.ts';
 import { PeerCrowd } from './peer.ts';
-import { GraphCrowd, ThreadedCrowd } from './runners.ts';
+import { GraphCrowd, ThreadedCrowd, type Runner } from './runners.ts';
 
 export interface SideResult {
   msPerFrame: number;
@@ -36,8 +36,10 @@ export interface CaseResult {
   animgraphMbonesPerSecond: number;
   animgraphBytesPerFrame: number;
   animgraphWindowsMs: number[];
-  /** The hand-written peer; null for cases it does not do. */
+  /** The hand-written peer (or, for a fullRate case, the same crowd at full update rate); null for cases it does not do. */
   peer: SideResult | null;
+  /** What `peer` is. */
+  peerKind: 'hand-written' | 'full rate';
   /** three.js; null with --no-three. `animgraphWindowsMs`: animgraph's windows interleaved with it. */
   three: (SideResult & { sameWork: boolean; reference: string; animgraphWindowsMs: number[] }) | null;
   allocation: { animgraph: AllocationResult };
@@ -85,7 +87,10 @@ export async function runCase(
   const phases = crowdPhases(count, clipA.duration);
   const crowd = new GraphCrowd(createCrowd(graph, count, phases, def.component), def.component, def.switchEvery);
   def.start?.(crowd.instances);
-  const peer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, count, phases, def.kind === 'blend', def.component) : null;
+  const handPeer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, count, phases, def.kind === 'blend', def.component) : null;
+  // A fullRate case's reference: the same characters, every one updated every frame.
+  const fullRate = def.fullRate ? new GraphCrowd(createCrowd(graph, count, phases), def.component, def.switchEvery) : null;
+  const peer: Runner | null = handPeer ?? fullRate;
   const threaded = workers > 0 ? await ThreadedCrowd.create(def, count, phases, workers) : null;
   const bones = count * graph.skeleton.boneCount;
   gc();
@@ -126,7 +131,7 @@ export async function runCase(
 
   // animgraph and the peer have run the same frames: their poses must agree (the peer does the same
   // work). Compared before the allocation windows below run more frames on each side.
-  const peerDifference = peer ? maxDifference(crowd, peer, def.component) : Number.NaN;
+  const peerDifference = handPeer ? maxDifference(crowd, handPeer, def.component) : fullRate ? instancesDifference(crowd, fullRate, def.component) : Number.NaN;
   const threadedDifference = threaded ? crowdDifference(crowd, threaded, def.component) : Number.NaN;
   // Enough frames that a byte per character per frame shows, few enough to keep the run short.
   const allocFrames = Math.max(4, Math.min(framesPerWindow, 30, Math.round(8000 / count)));
@@ -200,6 +205,7 @@ export async function runCase(
     animgraphBytesPerFrame: graphAlloc.bytesPerFrame,
     animgraphWindowsMs: ag.ms,
     peer: peerResult,
+    peerKind: fullRate ? 'full rate' : 'hand-written',
     three: threeResult,
     threaded: threadedResult,
     allocation: { animgraph: graphAlloc },

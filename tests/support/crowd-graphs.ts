@@ -59,3 +59,31 @@ export function warpedWalkGraph(): AnimGraph {
     output: 'w',
   });
 }
+
+/**
+ * The builtin biped's walk blended with its run, both with root motion from the pelvis (the
+ * builtin clips walk in place: a heading only), the walk with notifies off the 60 fps frame grid
+ * and a curve (the update-rate tests and probe).
+ */
+export function rateWalkGraph(): AnimGraph {
+  return loadGraphAsset({
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: {
+      walk: {
+        source: 'builtin:walk', rootMotion: { bone: 'pelvis' },
+        notifies: [{ name: 'footL', time: 0.31 }, { name: 'footR', time: 0.87 }, { name: 'swing', start: 0.123, end: 0.456 }],
+        curves: { lean: [[0, 0], [0.5, 1], [1, 0]] },
+      },
+      run: { source: 'builtin:run', rootMotion: { bone: 'pelvis' } },
+    },
+    nodes: {
+      // Play rates that keep the loops off the 60 fps frame grid (an event there is one rounding
+      // away from the next frame, at any update rate).
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: 0.93 } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.1 } },
+      blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.3 } },
+    },
+    output: 'blend',
+  });
+}

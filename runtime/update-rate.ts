@@ -1,0 +1,120 @@
+/**
+ * Update-rate optimisation (Unreal's URO, ozz's LOD practice): a character far from the camera
+ * updates and evaluates its graph on one frame in N and shows, on every frame, a pose
+ * interpolated between its last two evaluations. AnimGraphInstance.setUpdateRate sets N; this
+ * file holds the clock that decides, frame by frame, whether the graph runs and by how much time,
+ * and the interpolation weight of the frame.
+ *
+ * Semantics (see docs/api.md, "Update rate"):
+ * - The graph runs ahead of the displayed time (Unreal's look-ahead mode, which its engine uses
+ *   when root motion matters; its trail mode shows a pose behind instead). An evaluation frame
+ *   advances the graph by the time the display has moved since the last evaluation plus the
+ *   time until the next evaluation frame ((k - 1) frames of the last positive delta time, k the
+ *   frames to the next scheduled evaluation), so the interval the display will cross is already
+ *   evaluated: every frame shows the previous and the target pose blended by where the displayed
+ *   time lies between their graph times (Unreal's look-ahead alpha, dt / (ahead + dt), is this
+ *   linear interpolation written incrementally). At rate 1 this is the plain update, exactly.
+ * - Evaluation frames: a frame whose displayed time has passed the target's by more than half a
+ *   delta time. The look-ahead lands that on the frames where (frame + phase) % N is 0, so a
+ *   crowd's characters spread by their phases (Unreal's UpdateRateShift); a longer delta time than
+ *   predicted brings the evaluation earlier rather than holding the pose.
+ * - Delta times of 0 (and negative or NaN, which count as 0) move nothing and evaluate nothing.
+ */
+
+/** The largest update rate (Unreal keeps its URO frame counter in a byte). */
+export const MAX_UPDATE_RATE = 255;
+
+/** Throws a RangeError unless `rate` is a whole number from 1 to MAX_UPDATE_RATE and `phase` a whole number. */
+export function checkUpdateRate(rate: number, phase: number): void {
+  if (!Number.isInteger(rate) || rate < 1 || rate > MAX_UPDATE_RATE) {
+    throw new RangeError(`an update rate is a whole number of frames from 1 (every frame) to ${MAX_UPDATE_RATE}; got ${rate}`);
+  }
+  if (!Number.isSafeInteger(phase)) throw new RangeError(`an update phase is a whole number of frames; got ${phase}`);
+}
+
+/** `phase` as the frame offset in [0, rate) it stands for. */
+export function normalizePhase(phase: number, rate: number): number {
+  return ((phase % rate) + rate) % rate;
+}
+
+/**
+ * One character's update-rate clock. Times are kept relative to the displayed time (what the
+ * delta times add up to), so they stay precise however long the character lives. Numbers cross
+ * to the instance in fields and arrays (see CONTRIBUTING.md, "Numbers in the frame loop").
+ */
+export class UpdateRateClock {
+  /** Evaluate on one frame in `rate`. */
+  rate = 1;
+  /** The frame offset of the evaluation frames, in [0, rate). */
+  phase = 0;
+  /** Updates seen (the schedule's frame count); never reset, so a reset keeps a crowd's spread. */
+  frame = 0;
+  /** Graph time of the target pose minus the displayed time, seconds: how far the graph runs ahead. */
+  ahead = 0;
+  /** Graph time of the target pose minus that of the previous pose, seconds; 0 shows the target. */
+  span = 0;
+  /**
+   * The last two positive delta times; the smaller is the estimate of the frames to come, so that
+   * one long frame (a hitch) does not stretch the next interval: a look-ahead too short only
+   * brings the next evaluation earlier, one too long would interpolate across a longer stretch of
+   * motion.
+   */
+  step = 0;
+  previousStep = 0;
+  /** What the graph advances by on an evaluation frame, seconds. */
+  graphDelta = 0;
+  /** The share of the root motion not yet reported that this frame reports, in [0, 1]. */
+  share = 1;
+  /** [1 - alpha, alpha]: the previous and the target pose's weights at the displayed time. */
+  readonly weights = new Float64Array([0, 1]);
+
+  /** Forgets the interval: the target is the pose at the displayed time (entering, or a reset). */
+  restart(): void {
+    this.ahead = 0;
+    this.span = 0;
+    this.share = 1;
+    this.weights[0] = 0;
+    this.weights[1] = 1;
+  }
+
+  /**
+   * Counts a frame for the schedule only (an instance updating every frame, not interpolating).
+   */
+  count(): void {
+    this.frame++;
+  }
+
+  /**
+   * Moves the displayed time on by deltaTime[index] (0 or more, finite) and sets this frame's
+   * weights and share. Returns 1 when the graph must be updated by `graphDelta` and evaluated
+   * this frame, 0 when the frame shows an interpolated pose only.
+   */
+  tick(deltaTime: Float64Array, index: number): number {
+    const dt = deltaTime[index];
+    this.frame++;
+    if (dt > 0) {
+      this.previousStep = this.step;
+      this.step = dt;
+    }
+    let ahead = this.ahead - dt;
+    let evaluate = 0;
+    if (dt > 0 && ahead < -0.5 * dt) {
+      // Frames to the next scheduled evaluation (this frame not counted): 1 to rate.
+      const k = this.rate - ((this.frame + this.phase) % this.rate);
+      const lookAhead = (k - 1) * (this.step < this.previousStep ? this.step : this.previousStep);
+      this.graphDelta = lookAhead - ahead;
+      this.span = this.graphDelta;
+      ahead = lookAhead;
+      evaluate = 1;
+    }
+    this.ahead = ahead;
+    const span = this.span;
+    let alpha = 1;
+    if (span > 0 && ahead > 0) alpha = ahead < span ? (span - ahead) / span : 0;
+    this.weights[0] = 1 - alpha;
+    this.weights[1] = alpha;
+    // The display moved over [t - dt, t] of the motion not yet reported, which reaches the target's time.
+    this.share = ahead > 0 ? dt / (ahead + dt) : 1;
+    return evaluate;
+  }
+}
