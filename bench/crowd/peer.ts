@@ -11,7 +11,8 @@ import { DT } from './options.ts';
  * All characters' poses in one array per attribute ([character][bone][xyz(w)]), their play times
  * in one Float64Array. Rotation interpolation is slerp exactly as runtime/clip.ts sampleClipAt does
  * it (quatSlerp's shorter arc, nlerp fallback above cos 0.9995, with the angle and 1 / sin(angle)
- * of each pair of consecutive keys read from Clip.rotationSpans and no renormalisation of a slerp
+ * of each pair of consecutive keys read from Clip.rotationSpans, the sines of pairs up to 0.35 rad
+ * apart from their Taylor series (see SLERP_SERIES_MAX_ANGLE) and no renormalisation of a slerp
  * between unit keys, as the runtime does; the wrap from the last key to the first computes them
  * and renormalises, as quatSlerp), translations are lerped, the
  * blend is BlendTwo's (a * (1 - alpha) + b * alpha, b's rotation flipped into a's hemisphere,
@@ -235,7 +236,10 @@ function slerp(out: Float64Array, o: number, keys: Float64Array, a: number, b: n
   normalize(out, o);
 }
 
-/** slerp, with the pair's angle and signed 1 / sin(angle) read from spans[p..p+1] (see Clip.rotationSpans). */
+/**
+ * slerp, with the pair's angle and signed 1 / sin(angle) read from spans[p..p+1] (see
+ * Clip.rotationSpans), and the sines of a pair up to 0.35 rad apart from their series, as sampleClipAt.
+ */
 function spanSlerp(out: Float64Array, o: number, keys: Float64Array, a: number, b: number, spans: Float64Array, p: number, ts: Float64Array, ti: number): void {
   const t = ts[ti];
   const angle = spans[p], k = spans[p + 1];
@@ -245,8 +249,16 @@ function spanSlerp(out: Float64Array, o: number, keys: Float64Array, a: number, 
     s1 = t;
   } else {
     const inv = k < 0 ? -k : k;
-    s0 = Math.sin((1 - t) * angle) * inv;
-    s1 = Math.sin(t * angle) * inv;
+    const x0 = (1 - t) * angle, x1 = t * angle;
+    if (angle <= 0.35) {
+      // The sines from their series to x^9, as sampleClipAt (see SLERP_SERIES_MAX_ANGLE in runtime/clip.ts).
+      const y0 = x0 * x0, y1 = x1 * x1;
+      s0 = (x0 + x0 * y0 * (-1 / 6 + y0 * (1 / 120 + y0 * (-1 / 5040 + y0 * (1 / 362880))))) * inv;
+      s1 = (x1 + x1 * y1 * (-1 / 6 + y1 * (1 / 120 + y1 * (-1 / 5040 + y1 * (1 / 362880))))) * inv;
+    } else {
+      s0 = Math.sin(x0) * inv;
+      s1 = Math.sin(x1) * inv;
+    }
   }
   if (k < 0) s1 = -s1;
   out[o] = keys[a] * s0 + keys[b] * s1;
