@@ -23,6 +23,8 @@
  *   lod         the blend case with update rates mixed across the crowd (a quarter at 1, a quarter at 2,
  *               half at 4: AnimGraphInstance.setUpdateRate, phases spread), timed against the same
  *               crowd at full rate in the peer columns (ag/peer is the saving)
+ *   lod-hold    lod with the skipped frames holding the last pose ({ interpolate: false }): a skipped
+ *               frame costs nothing
  *   bendroll+cs BendRollHelper with four helpers (upper arms' and hands' roll, half of it, onto the
  *               twist bones) on the player, then instance.componentPose()
  * A case whose graph does not build (its node not landed, or changed under the bench) prints a

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
 import { characterOutput } from '../runtime/instance-batch.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
-import { checkUpdateRate, normalizePhase } from '../runtime/update-rate.ts';
+import { checkUpdateRate, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -43,7 +43,10 @@ interface CrowdBuffers {
   parametersChanged: Int32Array;
   /** Per character: 1 to reset it before its next update. */
   resetRequested: Int32Array;
-  /** Character i's update rate at [2i] and phase (in [0, rate)) at [2i + 1] (AnimGraphInstance.setUpdateRate). */
+  /**
+   * Character i's update rate at [3i], phase (in [0, rate)) at [3i + 1], and 1 at [3i + 2] when
+   * its skipped frames interpolate, 0 when they hold (AnimGraphInstance.setUpdateRate).
+   */
   updateRates: Int32Array;
   translations: Float64Array;
   rotations: Float64Array;
@@ -55,6 +58,8 @@ interface CrowdBuffers {
 }
 
 const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3;
+/** setUpdateRate's options as the slices apply them (made once: see CONTRIBUTING.md, "Numbers in the frame loop"). */
+const INTERPOLATE: UpdateRateOptions = { interpolate: true }, HOLD: UpdateRateOptions = { interpolate: false };
 
 /** What a worker thread is told at start (see crowd-worker.ts). */
 export interface CrowdWorkerData {
@@ -119,9 +124,11 @@ export class CrowdSlice {
         instance.reset();
         b.resetRequested[i] = 0;
       }
-      const rate = b.updateRates[i * 2], phase = b.updateRates[i * 2 + 1];
+      const rate = b.updateRates[i * 3], phase = b.updateRates[i * 3 + 1], interpolate = b.updateRates[i * 3 + 2] === 1;
       // Checked when set; the first rate above 1 allocates the character's interpolation poses, once.
-      if (rate !== instance.updateRate || phase !== instance.updatePhase) instance.setUpdateRate(rate, phase);
+      if (rate !== instance.updateRate || phase !== instance.updatePhase || interpolate !== instance.interpolatesSkippedFrames) {
+        instance.setUpdateRate(rate, phase, interpolate ? INTERPOLATE : HOLD);
+      }
       instance.updateFrom(b.frame, 0);
       instance.evaluate();
       if (this.componentSpace) instance.componentPose();
@@ -234,7 +241,7 @@ export class Crowd {
       parameters: sharedFloat64(count * width),
       parametersChanged: sharedInt32(count),
       resetRequested: sharedInt32(count),
-      updateRates: sharedInt32(count * 2),
+      updateRates: sharedInt32(count * 3),
       translations: sharedFloat64(count * n * 3),
       rotations: sharedFloat64(count * n * 4),
       scales: sharedFloat64(count * n * 3),
@@ -244,7 +251,10 @@ export class Crowd {
       rootMotion: sharedFloat64(count * 4),
     };
     for (let i = 0; i < count; i++) buffers.parameters.set(scratch.values, i * width);
-    for (let i = 0; i < count; i++) buffers.updateRates[i * 2] = 1;
+    for (let i = 0; i < count; i++) {
+      buffers.updateRates[i * 3] = 1;
+      buffers.updateRates[i * 3 + 2] = 1;
+    }
     // Contiguous shares, the calling thread's first; sizes differ by at most one character.
     const threads = workers + 1;
     const bound = (t: number) => Math.round((t * count) / threads);
@@ -308,21 +318,23 @@ export class Crowd {
   /**
    * Sets a character's update rate (AnimGraphInstance.setUpdateRate), applied before its next
    * update by the thread that evaluates it: its graph updated and evaluated on one frame in
-   * `rate`, its pose interpolated in between. `phase` (default: the character's index, which
-   * spreads contiguous characters of one rate evenly over the frames) picks which frames. Throws a
-   * RangeError for a rate or phase out of range, as the instance's does.
+   * `rate`, its pose interpolated in between (or held, with `{ interpolate: false }`). `phase`
+   * (default: the character's index, which spreads contiguous characters of one rate evenly over
+   * the frames) picks which frames. Throws a RangeError for a rate or phase out of range, as the
+   * instance's does.
    */
-  setUpdateRate(character: number, rate: number, phase = character): void {
+  setUpdateRate(character: number, rate: number, phase = character, options: UpdateRateOptions = {}): void {
     this.checkCharacter(character);
     checkUpdateRate(rate, phase);
-    this.buffers.updateRates[character * 2] = rate;
-    this.buffers.updateRates[character * 2 + 1] = normalizePhase(phase, rate);
+    this.buffers.updateRates[character * 3] = rate;
+    this.buffers.updateRates[character * 3 + 1] = normalizePhase(phase, rate);
+    this.buffers.updateRates[character * 3 + 2] = options.interpolate === false ? 0 : 1;
   }
 
   /** A character's update rate (what it will use at its next update). */
   getUpdateRate(character: number): number {
     this.checkCharacter(character);
-    return this.buffers.updateRates[character * 2];
+    return this.buffers.updateRates[character * 3];
   }
 
   /**

@@ -12,7 +12,7 @@ import {
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
 import { Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
-import { checkUpdateRate, normalizePhase, UpdateRateClock } from './update-rate.ts';
+import { checkUpdateRate, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
 
 /**
  * The most nodes a chain from a graph's output down to a leaf may have. initialize, update,
@@ -207,7 +207,10 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly deltaTimeArg = stateFloat64(1);
   /** The update-rate clock's frame of the last evaluate and componentPose (-1: none since a reset). */
   private evaluatedAt = -1;
-  private componentAt = -1;
+  /** Whether the output changed since the component pose was last computed from it. */
+  private componentStale = true;
+  /** Whether the output holds `target` as it is (so a held frame has nothing to write). */
+  private showsTarget = false;
   private elapsed = 0;
   private readonly clock = new UpdateRateClock();
   /**
@@ -434,12 +437,19 @@ export class AnimGraphInstance implements GraphRuntime {
    * Throws a RangeError for a rate that is not a whole number from 1 to MAX_UPDATE_RATE (255) or a
    * phase that is not a whole number. The first rate above 1 allocates the instance's two
    * interpolation poses; afterwards nothing is allocated.
+   *
+   * `{ interpolate: false }` (Unreal's bInterpolateSkippedFrames off, for the farthest
+   * characters): the graph is updated on the scheduled frames only, by all the time since its last
+   * update, so it evaluates at the displayed time, and skipped frames hold its pose and cost
+   * nothing (not even a copy, nor the component pose again). Events then fire on the update that
+   * crosses them, up to rate - 1 frames late, and root motion is reported whole on that frame.
    */
-  setUpdateRate(rate: number, phase = 0): void {
+  setUpdateRate(rate: number, phase = 0, options: UpdateRateOptions = {}): void {
     checkUpdateRate(rate, phase);
     const clock = this.clock;
     clock.rate = rate;
     clock.phase = normalizePhase(phase, rate);
+    clock.interpolate = options.interpolate ?? true;
     if (rate === 1 || this.interpolating) return;
     if (this.previous === null) {
       this.previous = new Pose(this.skeleton.boneCount);
@@ -460,6 +470,11 @@ export class AnimGraphInstance implements GraphRuntime {
     return this.clock.phase;
   }
 
+  /** Whether skipped frames interpolate (true, the default) or hold the last pose (see setUpdateRate). */
+  get interpolatesSkippedFrames(): boolean {
+    return this.clock.interpolate;
+  }
+
   /** Seconds the graph runs ahead of the displayed time (see setUpdateRate): 0 at full rate. */
   get lookAhead(): number {
     return this.interpolating ? Math.max(0, this.clock.ahead) : 0;
@@ -477,6 +492,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.pendingMotion.fill(0);
     this.clock.restart();
     this.interpolating = true;
+    this.showsTarget = false;
   }
 
   /**
@@ -488,28 +504,37 @@ export class AnimGraphInstance implements GraphRuntime {
   evaluate(): Pose {
     if (!this.interpolating) {
       this.root.evaluate(this.output);
+      this.componentStale = true;
     } else {
       const target = this.target!;
       if (this.targetStale) {
         this.root.evaluate(target);
         this.targetStale = false;
+        this.showsTarget = false;
       }
       const w = this.clock.weights;
-      if (w[1] === 1) poseCopy(this.output, target);
-      else poseBlendTwo(this.output, this.previous!, target, w);
+      if (w[1] !== 1) {
+        poseBlendTwo(this.output, this.previous!, target, w);
+        this.showsTarget = false;
+        this.componentStale = true;
+      } else if (!this.showsTarget) {
+        // A held frame (interpolate: false) shows the same target again: no copy, no component pass.
+        poseCopy(this.output, target);
+        this.showsTarget = true;
+        this.componentStale = true;
+      }
     }
     this.evaluatedAt = this.clock.frame;
-    this.componentAt = -1;
     return this.output;
   }
 
   /** The last evaluated pose in component space (every bone computed). */
   componentPose(): ComponentPose {
     if (this.evaluatedAt !== this.clock.frame || this.evaluatedAt < 0) this.evaluate();
-    if (this.componentAt !== this.evaluatedAt) {
+    if (this.componentStale) {
       this.outputComponent.markLocalChanged();
       this.outputComponent.ensureAllComponent();
-      this.componentAt = this.evaluatedAt;
+      this.componentStale = false;
     }
     return this.outputComponent;
   }

@@ -21,6 +21,12 @@
  * - Delta times of 0 (and negative or NaN, which count as 0) move nothing and evaluate nothing.
  */
 
+/** How AnimGraphInstance.setUpdateRate treats the frames it skips. */
+export interface UpdateRateOptions {
+  /** Interpolate toward a look-ahead evaluation (true, the default) or hold the last pose (false). */
+  interpolate?: boolean;
+}
+
 /** The largest update rate (Unreal keeps its URO frame counter in a byte). */
 export const MAX_UPDATE_RATE = 255;
 
@@ -47,6 +53,12 @@ export class UpdateRateClock {
   rate = 1;
   /** The frame offset of the evaluation frames, in [0, rate). */
   phase = 0;
+  /**
+   * Whether skipped frames show a pose interpolated toward a look-ahead evaluation (true), or hold
+   * the last evaluation, made at the displayed time on the scheduled frames (false: Unreal's
+   * bInterpolateSkippedFrames off; a skipped frame then costs nothing).
+   */
+  interpolate = true;
   /** Updates seen (the schedule's frame count); never reset, so a reset keeps a crowd's spread. */
   frame = 0;
   /** Graph time of the target pose minus the displayed time, seconds: how far the graph runs ahead. */
@@ -98,6 +110,21 @@ export class UpdateRateClock {
     }
     let ahead = this.ahead - dt;
     let evaluate = 0;
+    if (!this.interpolate && ahead <= 0) {
+      // Holding (once any look-ahead left from interpolating has been shown): the graph catches up
+      // with the displayed time on the scheduled frames, and its pose is shown as it is.
+      if (dt > 0 && (this.frame + this.phase) % this.rate === 0) {
+        this.graphDelta = -ahead;
+        this.span = this.graphDelta;
+        ahead = 0;
+        evaluate = 1;
+      }
+      this.ahead = ahead;
+      this.weights[0] = 0;
+      this.weights[1] = 1;
+      this.share = 1;
+      return evaluate;
+    }
     if (dt > 0 && ahead < -0.5 * dt) {
       // Frames to the next scheduled evaluation (this frame not counted): 1 to rate.
       const k = this.rate - ((this.frame + this.phase) % this.rate);

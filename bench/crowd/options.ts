@@ -117,6 +117,21 @@ export const ALL_CASES: readonly CaseDefinition[] = [
     },
   },
   {
+    // The same rates, the skipped frames holding the last pose (interpolate: false).
+    name: 'lod-hold', kind: 'blend', component: false, peer: false, fullRate: true,
+    three: { mode: 'blend', component: false, same: false, note: 'nearest: crossfade every frame (no update-rate optimisation in three.js)' },
+    start: (instances) => instances.forEach((instance, i) => {
+      const { rate, phase } = crowdLodRate(i);
+      instance.setUpdateRate(rate, phase, { interpolate: false });
+    }),
+    startCrowd: (crowd) => {
+      for (let i = 0; i < crowd.count; i++) {
+        const { rate, phase } = crowdLodRate(i);
+        crowd.setUpdateRate(i, rate, phase, { interpolate: false });
+      }
+    },
+  },
+  {
     name: 'bendroll+cs', kind: 'bendroll', component: true, peer: false, node: 'BendRollHelper',
     three: { mode: 'player', component: true, same: false, note: 'nearest: player + updateMatrixWorld (no helper bones in three.js)' },
   },

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Crowd } from '../../host/crowd.ts';
 import { loadGraphAsset } from '../../host/files.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { SequencePlayerType } from '../../nodes/SequencePlayer.ts';
 import { Clip } from '../../runtime/clip.ts';
+import { ComponentPose } from '../../runtime/component-pose.ts';
 import { AnimGraph, type AnimGraphInstance } from '../../runtime/graph.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { extractRootMotion } from '../../runtime/root-motion.ts';
@@ -39,6 +40,13 @@ function linearGraph(rootMotion = false): AnimGraph {
       { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'p' } },
     ],
   });
+}
+
+/** Largest angle between two rotation arrays' quaternions, degrees. */
+function quatAngle(a: Float64Array, b: Float64Array): number {
+  let dot = 1;
+  for (let o = 0; o < a.length; o += 4) dot = Math.min(dot, Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3]));
+  return (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI;
 }
 
 /** Largest angle between two poses' local rotations (degrees) and largest distance between their translations. */
@@ -211,14 +219,99 @@ describe('update rate (URO)', () => {
     expect(worst).toBeLessThan(4);
   });
 
+  it('holding skipped frames ({ interpolate: false }) evaluates at the displayed time on the scheduled frames and then does no work', () => {
+    const full = linearGraph(true).createInstance(), held = linearGraph(true).createInstance();
+    held.setUpdateRate(4, 1, { interpolate: false });
+    expect(held.interpolatesSkippedFrames).toBe(false);
+    const components = vi.spyOn(ComponentPose.prototype, 'ensureAllComponent');
+    let shown = Float64Array.from(held.evaluate().translations), lastUpdate = -1, graphUpdates = 0;
+    const motionFull = [0, 0, 0, 0], motionHeld = [0, 0, 0, 0];
+    for (let f = 0; f < 120; f++) {
+      const before = held.updateCounter;
+      full.update(DT);
+      held.update(DT);
+      full.rootMotion.forEach((v, i) => { motionFull[i] += v; });
+      held.rootMotion.forEach((v, i) => { motionHeld[i] += v; });
+      const pose = held.evaluate();
+      held.componentPose();
+      if (held.updateCounter !== before) {
+        graphUpdates++;
+        // The scheduled frames ((frame + phase) % 4 === 0, frames counted from 1): the pose at the displayed time.
+        expect((f + 1 + 1) % 4).toBe(0);
+        if (lastUpdate >= 0) {
+          expect(f - lastUpdate).toBe(4);
+          expect(held.rootMotion[2]).toBeCloseTo(4 * DT * 10, 10); // four frames' root motion at once
+        }
+        lastUpdate = f;
+        const want = full.evaluate();
+        for (let i = 0; i < 6; i++) expect(pose.translations[i]).toBeCloseTo(want.translations[i], 12);
+        for (let i = 0; i < 8; i++) expect(pose.rotations[i]).toBeCloseTo(want.rotations[i], 12);
+        shown = Float64Array.from(pose.translations);
+      } else {
+        // Held: the last evaluation exactly, no root motion reported, not even the component pose recomputed.
+        expect(Array.from(pose.translations)).toEqual(Array.from(shown));
+        expect(held.rootMotion.every((v) => v === 0)).toBe(true);
+      }
+      expect(held.lookAhead).toBe(0);
+    }
+    expect(graphUpdates).toBe(30);
+    expect(components.mock.calls.length).toBeLessThanOrEqual(31); // once per evaluation (plus the first frame)
+    components.mockRestore();
+    // The root motion reported so far is the full-rate total up to the last evaluation, a frame back.
+    expect(motionHeld[2]).toBeCloseTo(motionFull[2] - DT * 10, 10);
+  });
+
+  it('holding fires the same events as full rate, in order per node, at most 3 frames late, and switching to and from it does not pop', () => {
+    const full = rateWalkGraph().createInstance(), held = rateWalkGraph().createInstance();
+    held.setUpdateRate(4, 1, { interpolate: false });
+    const fullEvents: [string, number][] = [], heldEvents: [string, number][] = [];
+    let f = 0;
+    full.events.on('notify', (name, node) => fullEvents.push([`${name} ${node}`, f]));
+    held.events.on('notify', (name, node) => heldEvents.push([`${name} ${node}`, f]));
+    // 299 updates: the held graph's last update is on the 299th ((299 + 1) % 4 === 0), at the displayed time.
+    for (; f < 299; f++) {
+      full.update(DT);
+      held.update(DT);
+    }
+    expect(heldEvents.length).toBeGreaterThan(5);
+    expect(heldEvents.map((e) => e[0])).toEqual(fullEvents.map((e) => e[0]));
+    const late = heldEvents.map((e, i) => e[1] - fullEvents[i][1]);
+    expect(Math.min(...late)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...late)).toBeLessThanOrEqual(3);
+    // Interpolating <-> holding at rate 4 mid-run: no frame jumps further than the motion of the
+    // four frames a held character covers at once, and back at rate 1 it is the full-rate pose.
+    const a = rateWalkGraph().createInstance(), b = rateWalkGraph().createInstance();
+    a.setUpdateRate(4, 0);
+    const history: Float64Array[] = [];
+    let previous = Float64Array.from(a.evaluate().rotations);
+    let worstJump = 0, fourFrames = 0;
+    for (let k = 0; k < 120; k++) {
+      if (k === 30) a.setUpdateRate(4, 0, { interpolate: false });
+      if (k === 70) a.setUpdateRate(4, 0);
+      if (k === 100) a.setUpdateRate(1);
+      a.update(DT);
+      b.update(DT);
+      const shown = a.evaluate(), want = b.evaluate();
+      history.push(Float64Array.from(want.rotations));
+      worstJump = Math.max(worstJump, quatAngle(shown.rotations, previous));
+      if (k >= 4) fourFrames = Math.max(fourFrames, quatAngle(history[k], history[k - 4]));
+      previous = Float64Array.from(shown.rotations);
+    }
+    console.log(`holding <-> interpolating at rate 4: largest jump of the shown pose ${worstJump.toFixed(3)} deg, largest motion over 4 frames at full rate ${fourFrames.toFixed(3)} deg`);
+    expect(worstJump).toBeLessThan(fourFrames + 0.5);
+    expect(localDifference(a.evaluate(), b.evaluate()).degrees).toBeLessThan(1e-4);
+  });
+
   it('a Crowd takes per-character rates and matches its instances bit for bit', async () => {
     const crowd = await Crowd.create({ source: { module: new URL('../support/crowd-graphs.ts', import.meta.url).href, export: 'rateWalkGraph' }, count: 6, workers: 1, componentSpace: true });
     try {
       const rates = [1, 2, 4, 4, 2, 1];
       const alone = rates.map((rate, i) => {
         const g = rateWalkGraph().createInstance();
-        g.setUpdateRate(rate, i);
-        crowd.setUpdateRate(i, rate);
+        // Character 3 holds its skipped frames.
+        const options = i === 3 ? { interpolate: false } : {};
+        g.setUpdateRate(rate, i, options);
+        crowd.setUpdateRate(i, rate, i, options);
         return g;
       });
       expect(() => crowd.setUpdateRate(0, 0)).toThrow(RangeError);
