@@ -1,4 +1,3 @@
-import { stateFloat64 } from '../runtime/state-arena.ts';
 import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
 import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/crossfade.ts';
 import { InertialRequest } from '../runtime/inertial-transition.ts';
@@ -50,7 +49,7 @@ export class BlendList extends LocalPoseNode {
     this.fade = new Crossfade(poses.length, blendProfile !== null ? boneCount : 0);
     this.fade.profile = blendProfile;
     this.weights = this.fade.weights;
-    this.evaluateWeights = stateFloat64(poses.length);
+    this.evaluateWeights = new Float64Array(poses.length);
   }
 
   protected get links(): readonly Link[] {

@@ -1,4 +1,3 @@
-import { stateFloat64, stateUint8 } from './state-arena.ts';
 import type { BlendProfile } from './blend-profile.ts';
 import type { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import type { AnimGraphEventEmitter } from './events.ts';
@@ -70,7 +69,7 @@ export class UpdateContext {
    * Root motion this branch added this frame, [dx, dy, dz, dHeading] in the character's frame,
    * each source's delta times its absolute weight.
    */
-  readonly rootMotion = stateFloat64(4);
+  readonly rootMotion = new Float64Array(4);
   /**
    * The branch's root-motion velocity as its clips play it, [vx, vy, vz, w] in the character's
    * frame: each source's clip's mean root velocity over `rootVelocityWindow` seconds of clip time
@@ -79,11 +78,11 @@ export class UpdateContext {
    * only when a node above asks (rootVelocityWindow >= 0): a warp wants the pace of a step, not the
    * root's speed within it, which rises and falls with each footfall.
    */
-  readonly rootVelocity = stateFloat64(4);
+  readonly rootVelocity = new Float64Array(4);
   /** Clip seconds over which sources average `rootVelocity`; negative: nobody above asks for it. */
   rootVelocityWindow = -1;
   /** 1 while this context holds a report its parent has not added yet (in an array, as weights are). */
-  private readonly pending = stateUint8(1);
+  private readonly pending = new Uint8Array(1);
 
   constructor(readonly graph: GraphRuntime, readonly depth: number) {}
 
@@ -181,7 +180,7 @@ export abstract class AnimNode {
    * Absolute weight of the last update, in a typed array: this base class's methods see every node
    * class, and V8 boxes a double stored through such a many-shaped (megamorphic) property access.
    */
-  private readonly lastWeight = stateFloat64(1);
+  private readonly lastWeight = new Float64Array(1);
   private lastUpdate = -2;
 
   constructor(readonly id: string, readonly type: string) {}

@@ -1,4 +1,3 @@
-import { stateFloat64 } from './state-arena.ts';
 import { ClipCursor, sampleClipAt, sampleClipBlendInto, type ClipBinding } from './clip.ts';
 import type { Pose } from './pose.ts';
 import type { UpdateContext } from './node.ts';
@@ -56,15 +55,15 @@ export class ClipPlayback {
   /** Whether the last move started there. */
   private fromStart = false;
   /** [lowest time, highest time, weight] of the span notifies are fired over (see fireNotifies). */
-  private readonly notifySpan = stateFloat64(3);
+  private readonly notifySpan = new Float64Array(3);
   /** Whether `seekTime` of the last seek was finite, so the next seek has a predecessor. */
   private seeded = false;
   private previousSeekTime = 0;
   /** root-motion.ts's arguments: [time before, time after, wrapped, direction, weight]. */
-  private readonly span = stateFloat64(5);
-  private readonly delta = stateFloat64(4);
+  private readonly span = new Float64Array(5);
+  private readonly delta = new Float64Array(4);
   /** [time, pace, window, weight] for addRootVelocity. */
-  private readonly velocityArgs = stateFloat64(4);
+  private readonly velocityArgs = new Float64Array(4);
   /**
    * What sampleClipAt reads. Kept apart rather than this class extending ClipCursor, so that the
    * sampler sees one shape of cursor.

@@ -1,4 +1,3 @@
-import { stateFloat64, stateInt32, stateUint8 } from './state-arena.ts';
 import { FreeList } from './free-list.ts';
 import { transformRelative, quatNormalize } from './math.ts';
 import { checkStorage, Pose, poseCopy, type PoseStorage } from './pose.ts';
@@ -38,12 +37,12 @@ export class ComponentPose {
     this.ownLocal = this.local;
     const component = storage.component;
     if (component !== undefined) checkStorage(component, n, 'component pose');
-    this.translations = component?.translations ?? stateFloat64(n * 3);
-    this.rotations = component?.rotations ?? stateFloat64(n * 4);
-    this.scales = component?.scales ?? stateFloat64(n * 3);
-    this.localValid = stateUint8(n).fill(1);
-    this.componentValid = stateUint8(n);
-    this.chain = stateInt32(n);
+    this.translations = component?.translations ?? new Float64Array(n * 3);
+    this.rotations = component?.rotations ?? new Float64Array(n * 4);
+    this.scales = component?.scales ?? new Float64Array(n * 3);
+    this.localValid = new Uint8Array(n).fill(1);
+    this.componentValid = new Uint8Array(n);
+    this.chain = new Int32Array(n);
   }
 
   /**

@@ -1,4 +1,3 @@
-import { stateFloat64 } from './state-arena.ts';
 import type { BlendProfile } from './blend-profile.ts';
 import type { PoseLink } from './link.ts';
 import type { UpdateContext } from './node.ts';
@@ -58,13 +57,13 @@ export class Crossfade {
   private running: BlendProfile | null = null;
 
   constructor(capacity: number, boneCount = 0) {
-    this.weights = stateFloat64(capacity);
-    this.startWeights = stateFloat64(capacity);
+    this.weights = new Float64Array(capacity);
+    this.startWeights = new Float64Array(capacity);
     this.count = capacity;
     this.boneCount = boneCount;
-    this.boneWeights = stateFloat64(capacity * boneCount);
-    this.evaluateBoneWeights = stateFloat64(capacity * boneCount);
-    this.boneStart = stateFloat64(capacity * boneCount);
+    this.boneWeights = new Float64Array(capacity * boneCount);
+    this.evaluateBoneWeights = new Float64Array(capacity * boneCount);
+    this.boneStart = new Float64Array(capacity * boneCount);
   }
 
   /** Forgets every fade and choice (the next choice is a jumpTo). */

@@ -1,4 +1,3 @@
-import { hasStateArena, StateArena, stateFloat64, withStateArena } from './state-arena.ts';
 import { resolveBlendProfile, type BlendProfile, type BlendProfileJson } from './blend-profile.ts';
 import { ClipBinding, type Clip } from './clip.ts';
 import { ComponentPose, ComponentPosePool } from './component-pose.ts';
@@ -126,10 +125,7 @@ export class AnimGraph {
    * the arrays it shares between threads, so that no pose is copied per frame.
    */
   createInstance(output?: InstanceOutput): AnimGraphInstance {
-    // The instance's state arrays come from an arena of its own (see StateArena), unless one is
-    // current already: an InstanceBatch's, shared by its characters in order.
-    if (hasStateArena()) return new AnimGraphInstance(this, output);
-    return withStateArena(new StateArena(), () => new AnimGraphInstance(this, output));
+    return new AnimGraphInstance(this, output);
   }
 
   /**
@@ -203,8 +199,8 @@ export class AnimGraphInstance implements GraphRuntime {
    * the output's branch reported up through the update (see UpdateContext.rootMotion); below full
    * update rate, this frame's share of what the graph's last updates reported (see setUpdateRate).
    */
-  readonly rootMotion = stateFloat64(4);
-  private readonly deltaTimeArg = stateFloat64(1);
+  readonly rootMotion = new Float64Array(4);
+  private readonly deltaTimeArg = new Float64Array(1);
   /** The update-rate clock's frame of the last evaluate and componentPose (-1: none since a reset). */
   private evaluatedAt = -1;
   /** Whether the output changed since the component pose was last computed from it. */
@@ -234,7 +230,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
     this.posePool = graph.posePool;
     this.componentPosePool = graph.componentPosePool;
-    this.curveValues = stateFloat64(graph.curveNames.length);
+    this.curveValues = new Float64Array(graph.curveNames.length);
     this.outputComponent = new ComponentPose(graph.skeleton, output);
     // The output is evaluated straight into the component pose's local buffer: no copy per frame.
     this.output = this.outputComponent.local;

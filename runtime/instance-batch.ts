@@ -1,5 +1,4 @@
 import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
-import { StateArena, withStateArena } from './state-arena.ts';
 
 /**
  * The pose arrays of a group of characters, laid out like one pose per character
@@ -73,13 +72,9 @@ export class InstanceBatch implements BatchPoseArrays {
     this.componentRotations = new Float64Array(cs * 4);
     this.componentScales = new Float64Array(cs * 3);
     this.rootMotion = new Float64Array(count * 4);
-    // The characters' state arrays follow one another through one arena, in the order update visits them.
-    const arena = new StateArena(1 << 16);
-    this.instances = withStateArena(arena, () => {
-      const instances: AnimGraphInstance[] = [];
-      for (let i = 0; i < count; i++) instances.push(graph.createInstance(characterOutput(this, n, i, componentSpace)));
-      return instances;
-    });
+    const instances: AnimGraphInstance[] = [];
+    for (let i = 0; i < count; i++) instances.push(graph.createInstance(characterOutput(this, n, i, componentSpace)));
+    this.instances = instances;
   }
 
   /**

@@ -1,4 +1,3 @@
-import { stateFloat64 } from './state-arena.ts';
 import type { AnimGraphEventEmitter } from './events.ts';
 
 export type ParameterType = 'float' | 'int' | 'bool' | 'vec3';
@@ -32,7 +31,7 @@ export class Parameters {
       this.slots.set(name, { slot: size, type: def.type });
       size += PARAMETER_WIDTH[def.type];
     }
-    this.values = stateFloat64(size);
+    this.values = new Float64Array(size);
     for (const [name, def] of Object.entries(definitions)) {
       if (def.default !== undefined) this.set(name, def.default);
     }

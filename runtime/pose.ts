@@ -1,4 +1,3 @@
-import { stateFloat64 } from './state-arena.ts';
 import { FreeList } from './free-list.ts';
 import { quatNormalize } from './math.ts';
 
@@ -20,9 +19,9 @@ export class Pose {
   constructor(boneCount: number, storage?: PoseStorage) {
     this.boneCount = boneCount;
     if (storage !== undefined) checkStorage(storage, boneCount, 'pose');
-    this.translations = storage?.translations ?? stateFloat64(boneCount * 3);
-    this.rotations = storage?.rotations ?? stateFloat64(boneCount * 4);
-    this.scales = storage?.scales ?? stateFloat64(boneCount * 3);
+    this.translations = storage?.translations ?? new Float64Array(boneCount * 3);
+    this.rotations = storage?.rotations ?? new Float64Array(boneCount * 4);
+    this.scales = storage?.scales ?? new Float64Array(boneCount * 3);
     if (storage !== undefined) {
       this.translations.fill(0);
       this.rotations.fill(0);

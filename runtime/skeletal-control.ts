@@ -1,4 +1,3 @@
-import { stateFloat64, stateInt32 } from './state-arena.ts';
 import type { ComponentPose } from './component-pose.ts';
 import { quatNormalize } from './math.ts';
 import {
@@ -19,10 +18,10 @@ export class BoneTransforms {
   readonly scales: Float64Array;
 
   constructor(capacity: number) {
-    this.bones = stateInt32(capacity);
-    this.translations = stateFloat64(capacity * 3);
-    this.rotations = stateFloat64(capacity * 4);
-    this.scales = stateFloat64(capacity * 3);
+    this.bones = new Int32Array(capacity);
+    this.translations = new Float64Array(capacity * 3);
+    this.rotations = new Float64Array(capacity * 4);
+    this.scales = new Float64Array(capacity * 3);
   }
 
   /** Appends a slot for `bone` initialised to its current component transform; returns the slot. */
@@ -69,7 +68,7 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
   protected readonly input: ComponentPoseLink;
   protected readonly alphaProperty: ScalarProperty;
   /** [alpha in use this frame, clamped to [0, 1]; alpha's literal value]. */
-  private readonly alphaWeight = stateFloat64(2);
+  private readonly alphaWeight = new Float64Array(2);
   /** The parameter slot alpha is bound to, or -1 for the literal. */
   private readonly alphaSlot: number;
   private transforms: BoneTransforms | null = null;
