@@ -1,4 +1,4 @@
-import { readScalar, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
+import { readFlag, readScalar, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
 import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
 import type { Crossfade } from '../runtime/crossfade.ts';
 import { BlendList } from './BlendList.ts';
@@ -29,7 +29,7 @@ export class BlendByBool extends BlendList {
   }
 
   protected override chooseIndex(): number {
-    return readScalar(this.graph.parameterValues, this.active) !== 0 ? 0 : 1;
+    return readFlag(this.graph.parameterValues, this.active) ? 0 : 1;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ComponentPose } from '../runtime/component-pose.ts';
-import { readScalar, type CacheBonesContext, type ComponentPoseLink, type NodeType, type ScalarProperty } from '../runtime/node.ts';
+import { readFlag, type CacheBonesContext, type ComponentPoseLink, type NodeType, type ScalarProperty } from '../runtime/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
@@ -36,9 +36,9 @@ export class CopyBone extends SkeletalControlNode {
 
   protected evaluateBoneTransforms(pose: ComponentPose, out: BoneTransforms): void {
     const values = this.graph.parameterValues;
-    const t = readScalar(values, this.copyTranslation) !== 0;
-    const r = readScalar(values, this.copyRotation) !== 0;
-    const s = readScalar(values, this.copyScale) !== 0;
+    const t = readFlag(values, this.copyTranslation);
+    const r = readFlag(values, this.copyRotation);
+    const s = readFlag(values, this.copyScale);
     if (!t && !r && !s) return;
     pose.ensureComponent(this.source);
     const k = out.add(this.target, pose);

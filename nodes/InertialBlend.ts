@@ -1,5 +1,5 @@
 import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/inertial-transition.ts';
-import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
+import { LocalPoseNode, readFlag, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
@@ -41,7 +41,7 @@ export class InertialBlend extends LocalPoseNode {
   }
 
   protected onUpdate(ctx: UpdateContext): void {
-    const useA = readScalar(this.graph.parameterValues, this.useAProperty) !== 0;
+    const useA = readFlag(this.graph.parameterValues, this.useAProperty);
     const t = this.transition;
     if (this.started && useA !== this.useA) {
       // Read inline rather than by readScalar: see CONTRIBUTING.md, "Numbers in the frame loop".

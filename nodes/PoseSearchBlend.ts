@@ -3,7 +3,7 @@ import { CLIP_LOOPED, ClipPlayback } from '../runtime/clip-playback.ts';
 import { Crossfade } from '../runtime/crossfade.ts';
 import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/inertial-transition.ts';
 import {
-  LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readScalar,
+  LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar,
   type DebugNode, type Link, type NodeCheckContext, type NodePrepareContext, type NodeType, type ScalarProperty, type UpdateContext,
 } from '../runtime/node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
@@ -158,7 +158,7 @@ export class PoseSearchBlend extends LocalPoseNode {
       this.outOfRange = true;
       if (changed && this.graph.events.has('motionOutOfRange')) this.graph.events.emit('motionOutOfRange', this.id, r, n);
     }
-    const looping = readScalar(values, this.loop) !== 0;
+    const looping = readFlag(values, this.loop);
     const t = this.transition;
     if (this.activeMotion < 0) {
       this.slotCount = 1;

@@ -1,6 +1,6 @@
 import type { ClipBinding } from '../runtime/clip.ts';
 import { ClipPlayback } from '../runtime/clip-playback.ts';
-import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
+import { LocalPoseNode, NO_LINKS, readFlag, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
@@ -47,7 +47,7 @@ export class SequenceEvaluator extends LocalPoseNode {
     const slot = this.explicitTime.slot;
     if (slot >= 0) p.seekTime = values[slot];
     else p.seekTime = this.explicitTime.constant;
-    p.looping = readScalar(values, this.loop) !== 0;
+    p.looping = readFlag(values, this.loop);
     p.seek(ctx);
     p.reportRootMotion(ctx);
   }

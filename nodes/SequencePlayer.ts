@@ -1,6 +1,6 @@
 import type { ClipBinding } from '../runtime/clip.ts';
 import { CLIP_LOOPED, ClipPlayback } from '../runtime/clip-playback.ts';
-import { LocalPoseNode, NO_LINKS, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
+import { LocalPoseNode, NO_LINKS, readFlag, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 import { followSyncPosition, readSyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember, type SyncPosition } from '../runtime/sync-group.ts';
@@ -46,11 +46,15 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
   }
 
   protected override onInitialize(): void {
-    const duration = this.clip.clip.duration;
-    const start = readScalar(this.graph.parameterValues, this.startTime);
-    const p = this.playback;
-    p.time = Number.isFinite(start) ? Math.min(Math.max(start, 0), duration) : 0;
-    p.looping = readScalar(this.graph.parameterValues, this.loop) !== 0;
+    const values = this.graph.parameterValues, start = this.startTime, p = this.playback;
+    // The start time read into the field rather than returned by readScalar: this runs when a state
+    // is entered, in the frame loop, where V8 does not always inline readScalar, and a double it
+    // returns is then boxed (see CONTRIBUTING.md, "Numbers in the frame loop").
+    if (start.slot >= 0) p.time = values[start.slot];
+    else p.time = start.constant;
+    const t = p.time;
+    p.time = t - t === 0 ? Math.min(Math.max(t, 0), this.clip.clip.duration) : 0;
+    p.looping = readFlag(values, this.loop);
     p.restart();
     this.flags = 0;
     this.group = this.syncGroupName === '' ? null : syncGroupOf(this.graph, this.syncGroupName);
@@ -60,7 +64,7 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
     const values = this.graph.parameterValues, p = this.playback;
     const rate = readScalar(values, this.playRate);
     p.rate = Number.isFinite(rate) ? rate : 0;
-    p.looping = readScalar(values, this.loop) !== 0;
+    p.looping = readFlag(values, this.loop);
     this.flags = p.advance(ctx);
   }
 
@@ -70,7 +74,7 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
 
   syncFollow(pos: SyncPosition, ctx: UpdateContext): void {
     const p = this.playback;
-    p.looping = readScalar(this.graph.parameterValues, this.loop) !== 0;
+    p.looping = readFlag(this.graph.parameterValues, this.loop);
     this.flags = followSyncPosition(p, pos, ctx);
   }
 

@@ -1,7 +1,7 @@
 import type { ComponentPose } from '../runtime/component-pose.ts';
 import { quatRotateVec3 } from '../runtime/math.ts';
 import {
-  readScalar, readVec3,
+  readFlag, readScalar, readVec3,
   type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeCheckContext, type NodeType,
   type ScalarProperty, type Vec3Property,
 } from '../runtime/node.ts';
@@ -100,8 +100,8 @@ export class TwoBoneIK extends SkeletalControlNode {
       limitReach(options, IK_HINT);
       if (settings.hintMode === HINT_POSITION) for (let i = 0; i < 3; i++) options[IK_HINT + i] -= positions[i];
     }
-    options[IK_KEEP_END_ROTATION] = readScalar(values, settings.keepEndRotation) !== 0 ? 1 : 0;
-    options[IK_ALLOW_STRETCH] = readScalar(values, settings.allowStretch) !== 0 ? 1 : 0;
+    options[IK_KEEP_END_ROTATION] = readFlag(values, settings.keepEndRotation) ? 1 : 0;
+    options[IK_ALLOW_STRETCH] = readFlag(values, settings.allowStretch) ? 1 : 0;
     // Bound values are held to the properties' ranges, [0, 1e6] and [1, 1e6]: a stretch of 1e154
     // squares to Infinity in the solver. (Literals, not module constants: see CONTRIBUTING.md, "Numbers in the frame loop".)
     const startStretch = readScalar(values, settings.startStretchRatio), maxStretch = readScalar(values, settings.maxStretchScale);

@@ -1,6 +1,6 @@
 import type { ClipBinding } from './clip.ts';
 import { CLIP_LOOPED, ClipPlayback } from './clip-playback.ts';
-import { LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readScalar, type DebugNode, type Link, type ScalarProperty, type UpdateContext } from './node.ts';
+import { LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar, type DebugNode, type Link, type ScalarProperty, type UpdateContext } from './node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from './pose.ts';
 import { followSyncPosition, readSyncPosition, SyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember } from './sync-group.ts';
 
@@ -64,7 +64,7 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
   }
 
   protected override onInitialize(): void {
-    const looping = readScalar(this.graph.parameterValues, this.loop) !== 0;
+    const looping = readFlag(this.graph.parameterValues, this.loop);
     for (const p of this.players) {
       p.time = 0;
       p.looping = looping;
@@ -99,7 +99,7 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
     let leader = 0;
     for (let i = 1; i < w.length; i++) if (w[i] > w[leader]) leader = i;
     this.leader = leader;
-    const looping = readScalar(values, this.loop) !== 0;
+    const looping = readFlag(values, this.loop);
     for (const p of this.players) p.looping = looping;
   }
 

@@ -104,6 +104,15 @@ export function readScalar(values: Float64Array, p: ScalarProperty): number {
   return p.slot >= 0 ? values[p.slot] : p.constant;
 }
 
+/**
+ * readScalar(values, p) !== 0, for bool properties: a boolean crosses the call rather than a double,
+ * which V8 boxes (16 bytes) wherever it does not inline readScalar; node code called at state entries
+ * and switches is not always inlined (see CONTRIBUTING.md, "Numbers in the frame loop").
+ */
+export function readFlag(values: Float64Array, p: ScalarProperty): boolean {
+  return p.slot >= 0 ? values[p.slot] !== 0 : p.constant !== 0;
+}
+
 /** Reads a vec3 property into out[o..o+2]. */
 export function readVec3(out: Float64Array, o: number, values: Float64Array, p: Vec3Property): Float64Array {
   if (p.slot >= 0) {

@@ -138,6 +138,14 @@ describe('graph instance', () => {
     expect(result.perFrame).toBeLessThan(0.6);
   });
 
+  it('allocates nothing when states are entered after other graphs ran in the process (the crowd bench\'s stride case, then its state machine)', () => {
+    const probe = new URL('../support/crowd-sequence-allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    // A start time boxed at each state entry was 16 B a transition: 160 B/frame here (10 a frame).
+    expect(result.perFrame).toBeLessThan(4);
+  });
+
   it('never produces NaN from degenerate parameters', () => {
     const g = bipedInstance({
       a: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'r' } } },
