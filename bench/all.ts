@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: the crowd, inertialization and pose-search benches one after another, each in its
+ * `npm run bench`: the crowd (the bench's clips, then the shipped locomotion example), inertialization
+ * and pose-search benches one after another, each in its
  * own Node process with its own flags. One bench failing (an exception, a bit-identity check) does
  * not skip the next, as `&&` did; the run exits 1 after the last, naming the ones that failed.
  *
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const benches: readonly { file: string; flags: readonly string[] }[] = [
   { file: 'crowd.ts', flags: ['--expose-gc'] },
+  { file: 'locomotion-crowd.ts', flags: ['--expose-gc'] },
   { file: 'inertial.ts', flags: ['--expose-gc'] },
   { file: 'pose-search.ts', flags: [] },
 ];
