@@ -142,8 +142,9 @@ describe('graph instance', () => {
     const probe = new URL('../support/crowd-sequence-allocation-probe.ts', import.meta.url).pathname;
     const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
     const result = JSON.parse(out.trim().split('\n').at(-1)!);
-    // A start time boxed at each state entry was 16 B a transition: 160 B/frame here (10 a frame).
-    expect(result.perFrame).toBeLessThan(4);
+    // A start time boxed at each state entry was 16 B a transition: 168 B/frame here (10 a frame);
+    // the probe's short windows leave about 2.5 B/frame of their own.
+    expect(result.perFrame).toBeLessThan(8);
   });
 
   it('never produces NaN from degenerate parameters', () => {
