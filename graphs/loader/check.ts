@@ -63,14 +63,14 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   const { blendProfiles, declaredBlendProfiles } = checkBlendProfiles(asset, raw, skeleton, problems);
 
   const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
-  const refs = { parameters, declaredParameters, clips, declaredClips, skeleton, blendProfiles, declaredBlendProfiles };
+  const additiveClips = new Map(Object.entries(asset.clips ?? {}).flatMap(([name, def]) => (def.additive ? [[name, def.additive.space ?? 'local'] as const] : [])));
+  const refs = { parameters, declaredParameters, clips, declaredClips, skeleton, blendProfiles, declaredBlendProfiles, additiveClips };
   const nodes = checkNodes(rawNodes, registry, refs, problems);
   const machines = checkStateMachines(nodes, registry, refs, problems, { nodes, rawNodes, prefix: '', depth: 0 });
   // At the top level every reference out of a state names a node here.
   const { external } = machineReferences(machines, 0);
 
   const outputId = typeof raw.output === 'string' ? raw.output : undefined;
-  const additiveClips = new Map(Object.entries(asset.clips ?? {}).flatMap(([name, def]) => (def.additive ? [[name, def.additive.space ?? 'local'] as const] : [])));
   const order = checkLinks(nodes, rawNodes, outputId, problems, { additiveClips, external });
   placeInertializationProblems(problems, machines);
 

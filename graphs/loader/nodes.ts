@@ -1,3 +1,4 @@
+import type { AdditiveSpace } from '../../runtime/additive.ts';
 import type { z } from 'zod';
 import type { Clip } from '../../runtime/clip.ts';
 import type { NodeType, PropertySpec } from '../../runtime/node.ts';
@@ -25,6 +26,8 @@ export interface NodeReferences {
   /** The well-formed blend profiles' modes by name, and every profile name written. */
   blendProfiles: ReadonlyMap<string, BlendProfileMode>;
   declaredBlendProfiles: ReadonlySet<string>;
+  /** The clips marked additive, with their space: what an additive input may be linked to, at every level of states. */
+  additiveClips: ReadonlyMap<string, AdditiveSpace>;
 }
 
 // Building a zod schema costs far more than using it: one per node type (and property spec), not

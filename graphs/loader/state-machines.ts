@@ -160,7 +160,7 @@ function checkSubGraph(
   const { external, outward } = machineReferences(machines, scope.depth);
   const foreign: ForeignRef[] = [...outward];
   const resolved = new Map<string, Record<string, string>>();
-  const order = checkLinks(nodes, state.nodes, state.output, sub, { prefix: scope.prefix, outer, foreign, external, resolved });
+  const order = checkLinks(nodes, state.nodes, state.output, sub, { additiveClips: refs.additiveClips, prefix: scope.prefix, outer, foreign, external, resolved });
   placeInertializationProblems(sub, machines);
   let needsInertialization = false;
   const prefix = jsonPath(at);

@@ -230,6 +230,35 @@ describe('StateMachine', () => {
     expect(problems, JSON.stringify(problems)).toHaveLength(11);
   });
 
+  it('a state may apply an additive clip (its player feeds ApplyAdditive as at the top level), and a plain clip there is still not-additive', () => {
+    const clips = {
+      walk: { source: 'builtin:walk' },
+      runPosture: { source: 'builtin:run', frames: [0, 0], additive: { reference: { clip: 'walk', frame: 0 } } },
+    };
+    const lean = (additive: string) => ({
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      posture: { type: 'SequencePlayer', properties: { clip: additive } },
+      lean: { type: 'ApplyAdditive', inputs: { base: 'walk', additive: 'posture' }, properties: { alpha: 0.5 } },
+    });
+    const inState = (additive: string) => ({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips,
+      nodes: { sm: { type: 'StateMachine', properties: { entry: 'lean', states: { lean: { nodes: lean(additive), output: 'lean' } }, transitions: [] } } },
+      output: 'sm',
+    });
+    const inside = loadGraphAsset(inState('runPosture')).createInstance();
+    const top = loadGraphAsset({ format: 'animgraph/1', skeleton: 'builtin:biped', clips, nodes: lean('runPosture'), output: 'lean' }).createInstance();
+    for (let f = 0; f < 20; f++) {
+      inside.update(1 / 30);
+      top.update(1 / 30);
+    }
+    expect(Array.from(inside.evaluate().rotations)).toEqual(Array.from(top.evaluate().rotations));
+    const bad = checkGraphAsset(inState('walk'));
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.problems.map((p) => [p.path, p.code])).toEqual([['$.nodes.sm.properties.states.lean.nodes.lean.inputs.additive', 'not-additive']]);
+    }
+  });
+
   it('runs the example locomotion machine: idle, walk, run and a jump from any state back to walk', () => {
     const path = new URL('../../graphs/examples/sample-state-machine.json', import.meta.url).pathname;
     const graph = loadGraphAsset(JSON.parse(readFileSync(path, 'utf8')), { baseDir: new URL('../../graphs/examples/', import.meta.url).pathname });
