@@ -5,6 +5,7 @@ import { checkGraphAsset, loadGraphFile } from '../host/files.ts';
 import { parseParameterValue } from '../runtime/parameters.ts';
 import { formatDebugTree, GraphRunner, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph.ts';
+import { MAX_UPDATE_RATE } from '../runtime/update-rate.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -12,13 +13,15 @@ const USAGE = `animgraph: evaluate animation graph assets headlessly
 
 Usage:
   animgraph run GRAPH [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
-                      [--debug text|jsonl] [--debug-out FILE] [--poses FILE] [--quiet]
+                      [--update-rate N [--hold]] [--debug text|jsonl] [--debug-out FILE]
+                      [--poses FILE] [--quiet]
   animgraph validate GRAPH
   animgraph schema [--out FILE]
   animgraph docs [--out FILE]
   animgraph index GRAPH --out FILE [--node ID]
   animgraph plot GRAPH --out FILE.svg [--bone B] [--space component|local]
                        [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
+                       [--update-rate N [--hold]]
   animgraph view GRAPH [--port N]
   animgraph help
 
@@ -27,6 +30,8 @@ run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set c
           ShowDebug-style tree per frame, --debug jsonl one JSON debug tree per frame, to
           stdout or to --debug-out FILE. --poses FILE writes JSON lines: a header with bone
           names and parents, then each frame's local and component-space pose.
+          --update-rate N updates the graph on one frame in N (a level of detail: skipped
+          frames interpolate, or hold the last pose with --hold).
 validate  checks GRAPH and its skeleton and clip files; prints every problem with its JSON
           path and exits 1, or a one-line summary and exits 0.
 schema    prints the JSON Schema of the graph asset format (or writes it to --out FILE).
@@ -286,6 +291,8 @@ async function runCommand(args: readonly string[], io: Io): Promise<number> {
     'debug-out': { type: 'string' },
     poses: { type: 'string' },
     quiet: { type: 'boolean' },
+    'update-rate': { type: 'string' },
+    hold: { type: 'boolean' },
   });
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const debug = values.debug as string | undefined;
@@ -294,7 +301,7 @@ async function runCommand(args: readonly string[], io: Io): Promise<number> {
   const { frames, fps, seconds } = runLength(values);
   const graph = loadGraphFile(positionals[0]);
   const timeline = ((values.set as string[] | undefined) ?? []).map((s) => parseSet(s, graph));
-  const runner = new GraphRunner(graph, { frames, seconds, fps, timeline });
+  const runner = new GraphRunner(graph, { frames, seconds, fps, timeline, ...updateRateOptions(values) });
 
   const debugOut = values['debug-out'] as string | undefined;
   const posesPath = values.poses as string | undefined;
@@ -351,6 +358,20 @@ async function runCommand(args: readonly string[], io: Io): Promise<number> {
       `${posesPath ? `; poses in ${posesPath}` : ''}${debugOut ? `; debug in ${debugOut}` : ''}\n`);
   }
   return 0;
+}
+
+/** --update-rate N and --hold of a command that runs a graph (run, plot). */
+function updateRateOptions(values: Record<string, unknown>): { updateRate?: number; holdSkippedFrames?: boolean } {
+  const text = values['update-rate'] as string | undefined;
+  if (text === undefined) {
+    if (values.hold) throw new UsageError('--hold needs --update-rate N');
+    return {};
+  }
+  const rate = Number(text);
+  if (text.trim() === '' || !Number.isInteger(rate) || rate < 1 || rate > MAX_UPDATE_RATE) {
+    throw new UsageError(`--update-rate takes a whole number of frames from 1 to ${MAX_UPDATE_RATE}, got '${text}'`);
+  }
+  return { updateRate: rate, holdSkippedFrames: values.hold === true };
 }
 
 /** --frames, --seconds and --fps of a command that runs a graph (run, plot), checked against their ranges. */
@@ -453,4 +474,4 @@ async function indexCommand(args: readonly string[], io: Io): Promise<number> {
 }
 
 // For the commands that live in their own files (plot.ts).
-export { UsageError, parse as parseOptions, runLength };
+export { UsageError, parse as parseOptions, runLength, updateRateOptions };

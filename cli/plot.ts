@@ -4,10 +4,10 @@ import type { AnimGraph } from '../runtime/graph.ts';
 import type { DebugNode } from '../runtime/node.ts';
 import type { ParameterValue } from '../runtime/parameters.ts';
 import { GraphRunner, type ParameterChange, type RunOptions } from '../host/runner.ts';
-import { parseOptions, parseSet, runLength, UsageError, type Io } from './main.ts';
+import { parseOptions, parseSet, runLength, updateRateOptions, UsageError, type Io } from './main.ts';
 import { fixed, renderPlotSvg, type PlotDocument, type PlotPanel, type PlotPoints, type PlotSeries } from './plot-svg.ts';
 
-export interface PlotRunOptions extends Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline'> {
+export interface PlotRunOptions extends Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'updateRate' | 'holdSkippedFrames'> {
   /** The bone whose channels are plotted (default: defaultPlotBone). */
   bone?: string;
   /** Space of the bone's channels (default 'component'). */
@@ -207,6 +207,8 @@ export async function plotCommand(args: readonly string[], io: Io): Promise<numb
     seconds: { type: 'string' },
     fps: { type: 'string' },
     set: { type: 'string', multiple: true },
+    'update-rate': { type: 'string' },
+    hold: { type: 'boolean' },
   });
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const out = values.out as string | undefined;
@@ -218,6 +220,7 @@ export async function plotCommand(args: readonly string[], io: Io): Promise<numb
   const timeline: ParameterChange[] = ((values.set as string[] | undefined) ?? []).map((s) => parseSet(s, graph));
   const doc = recordPlot(graph, {
     ...length,
+    ...updateRateOptions(values),
     timeline,
     bone: values.bone as string | undefined,
     space: space as 'component' | 'local' | undefined,

@@ -24,6 +24,13 @@ export interface RunOptions {
   poses?: boolean;
   /** Collect each frame's debug tree (default true). */
   debug?: boolean;
+  /**
+   * Update the graph on one frame in this many (AnimGraphInstance.setUpdateRate; default 1): to see
+   * what a level of detail does to a character's poses, events and debug tree.
+   */
+  updateRate?: number;
+  /** With updateRate: hold the pose on skipped frames instead of interpolating ({ interpolate: false }). */
+  holdSkippedFrames?: boolean;
 }
 
 /** Ten numbers per bone: translation xyz, rotation quaternion xyzw, scale xyz. */
@@ -63,7 +70,7 @@ export class GraphRunner {
   readonly world = Float64Array.of(0, 0, 0, 0, 0, 0, 1);
   private readonly up: UpAxis;
 
-  constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline'> = {}) {
+  constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'updateRate' | 'holdSkippedFrames'> = {}) {
     const fps = options.fps ?? 30;
     if (!(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a positive number, got ${fps}`);
     const frames = options.seconds !== undefined ? Math.floor(options.seconds * fps + 1e-9) + 1 : options.frames ?? 30;
@@ -71,6 +78,8 @@ export class GraphRunner {
     this.fps = fps;
     this.frameCount = frames;
     this.instance = graph.createInstance();
+    // Throws a RangeError for a rate out of range, before the run starts.
+    if (options.updateRate !== undefined) this.instance.setUpdateRate(options.updateRate, 0, { interpolate: !(options.holdSkippedFrames ?? false) });
     this.up = [...graph.clipBindings.values()].find((b) => b.clip.rootMotion)?.clip.rootMotion?.up ?? 'y';
     // Stable sort: changes at the same time apply in the order given.
     this.changes = [...(options.timeline ?? [])].map((c, i) => ({ c, i }))

@@ -368,6 +368,20 @@ export class AnimGraphInstance implements GraphRuntime {
       this.rootMotion.set(this.updateContextAt(0).rootMotion);
       return;
     }
+    if (this.counter === 0 && (!(this.deltaTimeArg[0] > 0) || !clock.interpolate)) {
+      // A graph never updated (new, or reset) has no pose to show or hold: its first update runs
+      // on whatever frame it comes, a zero delta time or an unscheduled frame included, and the
+      // interval starts from it. (Interpolating, a first frame with time to move evaluates anyway.)
+      clock.count();
+      clock.graphDelta = this.deltaTimeArg[0];
+      this.updateGraph();
+      this.rootMotion.set(this.updateContextAt(0).rootMotion);
+      this.curvesTarget!.set(this.curveValues);
+      this.targetStale = true;
+      this.pendingMotion.fill(0);
+      clock.restart();
+      return;
+    }
     const pending = this.pendingMotion;
     if (clock.tick(this.deltaTimeArg, 0) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.

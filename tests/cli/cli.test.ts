@@ -78,6 +78,33 @@ describe('animgraph run', () => {
     expect(lines[3].tree.children[0].children[0].id).toBe('locomotion');
   });
 
+  it('--update-rate N [--hold] runs the character at a level of detail, as runGraph with updateRate does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-cli-'));
+    const poses = join(dir, 'poses.jsonl');
+    const { code } = await cli('run', sample, '--frames', '9', '--update-rate', '4', '--hold', '--poses', poses);
+    expect(code).toBe(0);
+    const lines = readFileSync(poses, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l));
+    const full = runGraph(loadGraphFile(sample), { frames: 9 });
+    const held = runGraph(loadGraphFile(sample), { frames: 9, updateRate: 4, holdSkippedFrames: true });
+    expect(JSON.stringify(lines.map((l) => l.local))).toBe(JSON.stringify(held.frames.map((f) => f.local)));
+    // The first frame updates the new graph at once; then it is updated on one frame in four (frames
+    // 3 and 7 here) at the shown time, the pose held between.
+    const rows = (r: typeof full, f: number) => JSON.stringify(r.frames[f].local);
+    for (const f of [0, 3, 7]) {
+      held.frames[f].local!.forEach((row, b) => row.forEach((v, i) => expect(v).toBeCloseTo(full.frames[f].local![b][i], 9)));
+    }
+    expect(rows(held, 1)).toBe(rows(held, 0));
+    expect(rows(held, 2)).toBe(rows(held, 0));
+    expect(rows(held, 6)).toBe(rows(held, 3));
+    expect(rows(held, 4)).not.toBe(rows(full, 4));
+    expect(held.frames[1].debug!.weight).toBe(1); // nodes stay relevant on the frames skipped
+    // Interpolating (no --hold) the frames between evaluations are neither held nor full-rate.
+    const lod = runGraph(loadGraphFile(sample), { frames: 9, updateRate: 4 });
+    expect(rows(lod, 5)).not.toBe(rows(lod, 4));
+    expect((await cli('run', sample, '--hold')).err).toContain('--hold needs --update-rate N');
+    for (const bad of ['0', '256', '1.5', 'x']) expect((await cli('run', sample, '--update-rate', bad)).code).toBe(2);
+  });
+
   it('rejects bad flags and parameter values with a usage error', async () => {
     expect((await cli('run', sample, '--set', 'gait=fast')).err).toContain("'fast' is not a valid int");
     expect((await cli('run', sample, '--set', 'nope=1')).err).toContain("unknown parameter 'nope'");
