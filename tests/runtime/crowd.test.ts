@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
 import { Crowd, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
 const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
@@ -21,20 +22,6 @@ async function crowdOf(source: CrowdGraphSource, count: number, workers: number,
   const crowd = await Crowd.create({ source, count, workers, componentSpace });
   crowds.push(crowd);
   return crowd;
-}
-
-/** Every character's poses and root motion against an instance of its own run alone: bit for bit. */
-function expectSameAsAlone(crowd: Crowd, alone: readonly AnimGraphInstance[]): void {
-  const n = crowd.boneCount;
-  alone.forEach((instance, i) => {
-    const local = instance.evaluate(), cs = instance.componentPose();
-    expect(Array.from(crowd.translations.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(local.translations));
-    expect(Array.from(crowd.rotations.subarray(i * n * 4, (i + 1) * n * 4))).toEqual(Array.from(local.rotations));
-    expect(Array.from(crowd.scales.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(local.scales));
-    expect(Array.from(crowd.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(cs.translations));
-    expect(Array.from(crowd.componentRotations.subarray(i * n * 4, (i + 1) * n * 4))).toEqual(Array.from(cs.rotations));
-    expect(Array.from(crowd.rootMotion.subarray(i * 4, i * 4 + 4))).toEqual(Array.from(instance.rootMotion));
-  });
 }
 
 describe('Crowd', () => {
@@ -66,7 +53,7 @@ describe('Crowd', () => {
         crowd.update(dt);
         for (const instance of alone) instance.update(dt);
       });
-      expectSameAsAlone(crowd, alone);
+      expectRowsLikeAlone(crowd, alone);
       // The characters differ from one another (the comparison above is not of seven copies).
       const n = crowd.boneCount;
       expect(crowd.rotations.subarray(0, n * 4)).not.toEqual(crowd.rotations.subarray(n * 4, 2 * n * 4));
@@ -151,7 +138,7 @@ describeWithData('Crowd on the CMU walk and run', () => {
       crowd.update(1 / 30);
       for (const instance of alone) instance.update(1 / 30);
     }
-    expectSameAsAlone(crowd, alone);
+    expectRowsLikeAlone(crowd, alone);
     expect(CMU).toContain('cmu');
   });
 });

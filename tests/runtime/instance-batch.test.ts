@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
 import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
 import type { InstanceBatch } from '../../runtime/instance-batch.ts';
+import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { describeWithData } from '../support/shared-data.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../../graphs/examples/${name}`, import.meta.url));
@@ -26,19 +27,6 @@ function runBoth(graph: AnimGraph, count: number, set: (instance: AnimGraphInsta
   return { batch, alone };
 }
 
-function expectRowsEqual(batch: InstanceBatch, alone: readonly AnimGraphInstance[]): void {
-  const n = batch.boneCount;
-  alone.forEach((instance, i) => {
-    const local = instance.evaluate(), cs = instance.componentPose();
-    expect(Array.from(batch.translations.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(local.translations));
-    expect(Array.from(batch.rotations.subarray(i * n * 4, (i + 1) * n * 4))).toEqual(Array.from(local.rotations));
-    expect(Array.from(batch.scales.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(local.scales));
-    expect(Array.from(batch.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3))).toEqual(Array.from(cs.translations));
-    expect(Array.from(batch.componentRotations.subarray(i * n * 4, (i + 1) * n * 4))).toEqual(Array.from(cs.rotations));
-    expect(Array.from(batch.rootMotion.subarray(i * 4, i * 4 + 4))).toEqual(Array.from(instance.rootMotion));
-  });
-}
-
 describe('InstanceBatch', () => {
   it('gives each character, in its rows of the shared arrays, the poses an instance of its own gives', () => {
     const graph = loadGraphFile(example('sample-locomotion.json'));
@@ -50,7 +38,7 @@ describe('InstanceBatch', () => {
       if (frame === 3 && i === 1) instance.setParameter('gait', 2); // a crossfade mid-run
     });
     expect(batch.count).toBe(5);
-    expectRowsEqual(batch, alone);
+    expectRowsLikeAlone(batch, alone);
     // The characters differ (the comparison above is not of five copies), and an instance's own
     // pose is a view of its rows, not a copy.
     const n = batch.boneCount;
@@ -79,7 +67,7 @@ describe('InstanceBatch', () => {
         if (frame === 0) instance.setParameter('speed', [100, 150, 300][i]);
         if (frame === 4 && i === 0) instance.setParameter('speed', 300);
       });
-      expectRowsEqual(batch, alone);
+      expectRowsLikeAlone(batch, alone);
       // Standing, walking and running characters really differ.
       const n = batch.boneCount;
       expect(batch.rotations.subarray(n * 4, 2 * n * 4)).not.toEqual(batch.rotations.subarray(2 * n * 4, 3 * n * 4));
