@@ -365,7 +365,9 @@ export class AnimGraphInstance implements GraphRuntime {
       clock.count();
       clock.graphDelta = this.deltaTimeArg[0];
       this.updateGraph();
-      this.rootMotion.set(this.updateContextAt(0).rootMotion);
+      // Four copies rather than TypedArray.set, a builtin call per character per frame.
+      const from = this.updateContextAt(0).rootMotion, to = this.rootMotion;
+      to[0] = from[0]; to[1] = from[1]; to[2] = from[2]; to[3] = from[3];
       return;
     }
     if (this.counter === 0 && (!(this.deltaTimeArg[0] > 0) || !clock.interpolate)) {
@@ -423,7 +425,8 @@ export class AnimGraphInstance implements GraphRuntime {
     ctx.inertializer = null;
     ctx.rootVelocityWindow = -1;
     ctx.resetReport();
-    this.curveValues.fill(0);
+    // Most graphs have no curves; fill is a builtin call even on an empty array.
+    if (this.curveValues.length > 0) this.curveValues.fill(0);
     this.root.update(ctx);
     const after = this.afterUpdate;
     for (let i = 0; i < after.length; i++) after[i].afterGraphUpdate!(ctx);
