@@ -568,20 +568,37 @@ export class AnimGraphInstance implements GraphRuntime {
   }
 }
 
+/**
+ * The longest chain of `nodes` (compiled, in post-order) from its last node down, counting the
+ * levels inside state machines' states (a state's root sits one below its machine) and a cached
+ * pose below each node that names it: `depth` nodes, `chain` their ids from the top down.
+ */
+export function graphDepth(nodes: readonly CompiledNode[]): { depth: number; chain: string[] } {
+  const height = new Map<string, number>();
+  const below = new Map<string, string>();
+  let deepest = 0, top = '';
+  for (const node of nodes) {
+    let h = 0, next = '';
+    // A node named by a `node` property (a cached pose) is updated, evaluated and shown below the namer.
+    const targets = [...Object.values(node.inputs).flat(), ...Object.values(node.subGraphs ?? {}), ...nodeReferences(node.nodeType, node.properties).map(([, t]) => t)];
+    for (const target of targets) {
+      const t = height.get(target) ?? 0;
+      if (t > h) { h = t; next = target; }
+    }
+    height.set(node.id, h + 1);
+    if (next !== '') below.set(node.id, next);
+    if (h + 1 > deepest) { deepest = h + 1; top = node.id; }
+  }
+  const chain: string[] = [];
+  for (let id: string | undefined = top; id !== undefined && id !== ''; id = below.get(id)) chain.push(id);
+  return { depth: deepest, chain };
+}
+
 /** Throws a RangeError when a chain of `nodes` (in post-order) is longer than MAX_GRAPH_DEPTH (plus the output node). */
 function checkGraphDepth(nodes: readonly CompiledNode[]): void {
-  const height = new Map<string, number>();
-  let deepest = 0;
-  for (const node of nodes) {
-    let h = 0;
-    for (const target of [...Object.values(node.inputs).flat(), ...Object.values(node.subGraphs ?? {})]) h = Math.max(h, height.get(target) ?? 0);
-    // A node named by a `node` property (a cached pose) is updated, evaluated and shown below the namer.
-    for (const [, target] of nodeReferences(node.nodeType, node.properties)) h = Math.max(h, height.get(target) ?? 0);
-    height.set(node.id, h + 1);
-    deepest = Math.max(deepest, h + 1);
-  }
+  const { depth } = graphDepth(nodes);
   // The loader's limit counts from the node the asset's `output` names, below the Output node.
-  if (deepest > MAX_GRAPH_DEPTH + 1) throw new RangeError(`the graph is ${deepest} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
+  if (depth > MAX_GRAPH_DEPTH + 1) throw new RangeError(`the graph is ${depth} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
 }
 
 function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph): PoseNode {

@@ -1,4 +1,4 @@
-import { AnimGraph, type CompiledNode, type PropertyValue } from '../../runtime/graph.ts';
+import { AnimGraph, graphDepth, MAX_GRAPH_DEPTH, type CompiledNode, type PropertyValue } from '../../runtime/graph.ts';
 import { NodePrepareError } from '../../runtime/node.ts';
 import type { ParameterDefinition } from '../../runtime/parameters.ts';
 import { OutputType } from '../../nodes/index.ts';
@@ -80,6 +80,18 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
     return { id, nodeType: type, properties: properties as Record<string, PropertyValue>, inputs: node.inputs ?? {} };
   }), machines);
   compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
+  // Each graph's own depth is checked with its links; states add their levels to their machine's.
+  const { depth, chain } = graphDepth(compiled);
+  if (depth > MAX_GRAPH_DEPTH + 1) {
+    const at = chain[MAX_GRAPH_DEPTH];
+    return {
+      ok: false,
+      problems: [{
+        path: jsonPath(nodePathOf(at)), code: 'too-deep',
+        message: `the graph is ${depth - 1} nodes deep from its output '${outputId}', counting the levels inside state machines' states; at most ${MAX_GRAPH_DEPTH} are allowed, and this node's inputs are level ${MAX_GRAPH_DEPTH + 1}`,
+      }],
+    };
+  }
   try {
     const graph = new AnimGraph({
       name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled,

@@ -110,4 +110,30 @@ describe('deep graphs', () => {
     expect(() => new AnimGraph({ name: 'deep', skeleton: graph.skeleton, parameters: {}, clips: new Map(), nodes: [...nodes, top, { ...output, inputs: { pose: 'top' } }] }))
       .toThrow(new RangeError('the graph is 502 nodes deep; at most 500 (plus the output node) are allowed'));
   });
+
+  it('counts the levels inside state machine states: too deep only through a state is reported inside it', () => {
+    // 250 levels above a machine whose state holds a chain of 300: 551 levels from the output.
+    const state = chain(300);
+    const nodes: Record<string, unknown> = {
+      sm: { type: 'StateMachine', properties: { entry: 'deep', states: { deep: { nodes: state.nodes, output: 'n299' } }, transitions: [] } },
+    };
+    let below = 'sm';
+    for (let i = 1; i <= 250; i++) {
+      nodes[`t${i}`] = i % 2 === 1
+        ? { type: 'CopyBone', inputs: { pose: below }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', alpha: 0.5 } }
+        : { type: 'BlendTwo', inputs: { A: below, B: `q${i}` }, properties: { alpha: 0.1 } };
+      if (i % 2 === 0) nodes[`q${i}`] = { type: 'SequencePlayer', properties: { clip: 'run' } };
+      below = `t${i}`;
+    }
+    const asset = { ...state, nodes, output: 't250' };
+    const p = problems(asset);
+    expect(p.map((x) => [x.path, x.code])).toEqual([['$.nodes.sm.properties.states.deep.nodes.n51', 'too-deep']]);
+    expect(p[0].message).toContain('the graph is 551 nodes deep');
+    // 199 levels in the state instead: 450 in all, which loads and runs.
+    const shallow = chain(199);
+    const ok = { ...asset, nodes: { ...nodes, sm: { type: 'StateMachine', properties: { entry: 'deep', states: { deep: { nodes: shallow.nodes, output: 'n198' } }, transitions: [] } } } };
+    const instance = loadGraphAsset(ok).createInstance();
+    instance.update(1 / 30);
+    expect(hasNaN(instance.evaluate().rotations)).toBe(false);
+  });
 });
