@@ -1,4 +1,3 @@
-import { FreeList } from './free-list.ts';
 import { transformRelative, quatNormalize } from './math.ts';
 import { checkStorage, Pose, poseCopy, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
@@ -211,17 +210,15 @@ function copyTransform(
 
 /** A stack of component poses for temporaries, like PosePool. */
 export class ComponentPosePool {
-  private readonly free: FreeList<ComponentPose>;
+  private readonly free: ComponentPose[] = [];
 
-  constructor(readonly skeleton: Skeleton) {
-    this.free = new FreeList(() => new ComponentPose(skeleton));
-  }
+  constructor(readonly skeleton: Skeleton) {}
 
   acquire(): ComponentPose {
-    return this.free.acquire();
+    return this.free.pop() ?? new ComponentPose(this.skeleton);
   }
 
   release(pose: ComponentPose): void {
-    this.free.release(pose);
+    this.free.push(pose);
   }
 }

@@ -1,4 +1,3 @@
-import { FreeList } from './free-list.ts';
 import { quatNormalize } from './math.ts';
 
 /**
@@ -149,22 +148,24 @@ export function poseNormalizeRotations(pose: Pose): Pose {
  * release never allocate.
  */
 export class PosePool {
-  private readonly free: FreeList<Pose>;
+  private readonly free: Pose[] = [];
+  private created = 0;
 
-  constructor(readonly boneCount: number) {
-    this.free = new FreeList(() => new Pose(boneCount));
-  }
+  constructor(readonly boneCount: number) {}
 
   acquire(): Pose {
-    return this.free.acquire();
+    const pose = this.free.pop();
+    if (pose !== undefined) return pose;
+    this.created++;
+    return new Pose(this.boneCount);
   }
 
   release(pose: Pose): void {
-    this.free.release(pose);
+    this.free.push(pose);
   }
 
   /** How many poses this pool has ever made (for tests and the bench's allocation report). */
   get size(): number {
-    return this.free.size;
+    return this.created;
   }
 }
