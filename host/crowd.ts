@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
-import { characterOutput } from '../runtime/instance-batch.ts';
+import { characterOutput, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
 import { checkUpdateRate, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
 
@@ -48,6 +48,8 @@ interface CrowdBuffers {
    * its skipped frames interpolate, 0 when they hold (AnimGraphInstance.setUpdateRate).
    */
   updateRates: Int32Array;
+  /** Per character: 1 when updateRates changed since its thread last applied them. */
+  updateRateChanged: Int32Array;
   translations: Float64Array;
   rotations: Float64Array;
   scales: Float64Array;
@@ -124,16 +126,12 @@ export class CrowdSlice {
         instance.reset();
         b.resetRequested[i] = 0;
       }
-      const rate = b.updateRates[i * 3], phase = b.updateRates[i * 3 + 1], interpolate = b.updateRates[i * 3 + 2] === 1;
-      // Checked when set; the first rate above 1 allocates the character's interpolation poses, once.
-      if (rate !== instance.updateRate || phase !== instance.updatePhase || interpolate !== instance.interpolatesSkippedFrames) {
-        instance.setUpdateRate(rate, phase, interpolate ? INTERPOLATE : HOLD);
+      if (b.updateRateChanged[i] === 1) {
+        // Checked when set; the first rate above 1 allocates the character's interpolation poses, once.
+        instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
+        b.updateRateChanged[i] = 0;
       }
-      instance.updateFrom(b.frame, 0);
-      instance.evaluate();
-      if (this.componentSpace) instance.componentPose();
-      const motion = instance.rootMotion, r = i * 4;
-      b.rootMotion[r] = motion[0]; b.rootMotion[r + 1] = motion[1]; b.rootMotion[r + 2] = motion[2]; b.rootMotion[r + 3] = motion[3];
+      runCharacterFrame(instance, b.frame, this.componentSpace, b.rootMotion, i);
     }
   }
 }
@@ -242,6 +240,7 @@ export class Crowd {
       parametersChanged: sharedInt32(count),
       resetRequested: sharedInt32(count),
       updateRates: sharedInt32(count * 3),
+      updateRateChanged: sharedInt32(count),
       translations: sharedFloat64(count * n * 3),
       rotations: sharedFloat64(count * n * 4),
       scales: sharedFloat64(count * n * 3),
@@ -329,6 +328,7 @@ export class Crowd {
     this.buffers.updateRates[character * 3] = rate;
     this.buffers.updateRates[character * 3 + 1] = normalizePhase(phase, rate);
     this.buffers.updateRates[character * 3 + 2] = options.interpolate === false ? 0 : 1;
+    this.buffers.updateRateChanged[character] = 1;
   }
 
   /** A character's update rate (what it will use at its next update). */

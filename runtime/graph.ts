@@ -362,22 +362,14 @@ export class AnimGraphInstance implements GraphRuntime {
     this.deltaTimeArg[0] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
     this.elapsed += this.deltaTimeArg[0];
     if (!this.interpolating) {
-      clock.count();
-      clock.graphDelta = this.deltaTimeArg[0];
-      this.updateGraph();
-      // Four copies rather than TypedArray.set, a builtin call per character per frame.
-      const from = this.updateContextAt(0).rootMotion, to = this.rootMotion;
-      to[0] = from[0]; to[1] = from[1]; to[2] = from[2]; to[3] = from[3];
+      this.updateNow();
       return;
     }
     if (this.counter === 0 && (!(this.deltaTimeArg[0] > 0) || !clock.interpolate)) {
       // A graph never updated (new, or reset) has no pose to show or hold: its first update runs
       // on whatever frame it comes, a zero delta time or an unscheduled frame included, and the
       // interval starts from it. (Interpolating, a first frame with time to move evaluates anyway.)
-      clock.count();
-      clock.graphDelta = this.deltaTimeArg[0];
-      this.updateGraph();
-      this.rootMotion.set(this.updateContextAt(0).rootMotion);
+      this.updateNow();
       this.curvesTarget!.set(this.curveValues);
       this.targetStale = true;
       this.pendingMotion.fill(0);
@@ -414,6 +406,16 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     const w = clock.weights, values = this.curveValues, from = this.curvesPrevious!, to = this.curvesTarget!;
     for (let i = 0; i < values.length; i++) values[i] = from[i] * w[0] + to[i] * w[1];
+  }
+
+  /** Updates the graph by this frame's whole delta time; the frame's root motion is what it reported. */
+  private updateNow(): void {
+    this.clock.count();
+    this.clock.graphDelta = this.deltaTimeArg[0];
+    this.updateGraph();
+    // Four copies rather than TypedArray.set, a builtin call per character per frame.
+    const from = this.updateContextAt(0).rootMotion, to = this.rootMotion;
+    to[0] = from[0]; to[1] = from[1]; to[2] = from[2]; to[3] = from[3];
   }
 
   /** Updates the graph by clock.graphDelta seconds. */

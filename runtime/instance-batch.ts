@@ -28,6 +28,21 @@ export function characterOutput(arrays: BatchPoseArrays, boneCount: number, char
   };
 }
 
+/**
+ * One character's frame as a crowd runs it: updated by deltaTime[0] (see
+ * AnimGraphInstance.updateFrom), evaluated into its rows, its component pose computed if
+ * `componentSpace`, and its root motion copied to rootMotion[character * 4, character * 4 + 4).
+ */
+export function runCharacterFrame(
+  instance: AnimGraphInstance, deltaTime: Float64Array, componentSpace: boolean, rootMotion: Float64Array, character: number,
+): void {
+  instance.updateFrom(deltaTime, 0);
+  instance.evaluate();
+  if (componentSpace) instance.componentPose();
+  const m = instance.rootMotion, r = character * 4;
+  rootMotion[r] = m[0]; rootMotion[r + 1] = m[1]; rootMotion[r + 2] = m[2]; rootMotion[r + 3] = m[3];
+}
+
 export interface InstanceBatchOptions {
   /** Also compute every character's component-space pose in `update` (default false). */
   componentSpace?: boolean;
@@ -82,15 +97,8 @@ export class InstanceBatch implements BatchPoseArrays {
    * into the arrays, in character order; allocates nothing.
    */
   update(deltaTime: number): void {
-    const instances = this.instances, motion = this.rootMotion, component = this.componentSpace, dt = this.deltaTime;
+    const instances = this.instances, dt = this.deltaTime;
     dt[0] = deltaTime;
-    for (let i = 0; i < instances.length; i++) {
-      const instance = instances[i];
-      instance.updateFrom(dt, 0);
-      instance.evaluate();
-      if (component) instance.componentPose();
-      const m = instance.rootMotion, r = i * 4;
-      motion[r] = m[0]; motion[r + 1] = m[1]; motion[r + 2] = m[2]; motion[r + 3] = m[3];
-    }
+    for (let i = 0; i < instances.length; i++) runCharacterFrame(instances[i], dt, this.componentSpace, this.rootMotion, i);
   }
 }

@@ -115,7 +115,6 @@ export class UpdateRateClock {
       // with the displayed time on the scheduled frames, and its pose is shown as it is.
       if (dt > 0 && (this.frame + this.phase) % this.rate === 0) {
         this.graphDelta = -ahead;
-        this.span = this.graphDelta;
         ahead = 0;
         evaluate = 1;
       }
