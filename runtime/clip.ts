@@ -197,6 +197,11 @@ export class ClipBinding {
    * graph's clips share one slot per curve name. By default the clip's own curve order.
    */
   readonly curveSlots: Int32Array;
+  /**
+   * Its place among its graph's clip bindings (AnimGraph.clipBindings, in order), set by the
+   * graph; -1 for a binding made outside a graph. A sampling kernel finds its copy of the clip by it.
+   */
+  index = -1;
 
   constructor(clip: Clip, skeleton: Skeleton, curveSlots?: ReadonlyMap<string, number>) {
     this.curveSlots = Int32Array.from(clip.curves, (c, i) => curveSlots ? curveSlots.get(c.name) ?? -1 : i);
@@ -332,6 +337,16 @@ function sampleInto(out: Pose, binding: ClipBinding, cursor: ClipCursor, blend: 
   // the two keys from the clip's spans (see Clip.rotationSpans).
   const spans = slerp && alpha !== 0 && f1 === f0 + 1 ? clip.rotationSpans() : null;
   const renormalize = !clip.unitRotationKeys;
+  // A pose in a sampling kernel's memory (an InstanceBatch's) is sampled by the kernel where it
+  // takes the same path: on a key, or between consecutive keys of a slerp clip.
+  const kernel = out.kernel;
+  if (kernel !== null && slerp && (alpha === 0 || spans !== null)) {
+    const numbers = kernel.numbers;
+    numbers[0] = alpha;
+    numbers[1] = blend === null ? 1 : blend[0];
+    numbers[2] = blend === null ? 0 : blend[1];
+    if (kernel.sample(out.translations, out.rotations, out.scales, out.boneCount, binding, base0, base1, blend !== null, renormalize)) return out;
+  }
   const ot = out.translations, or = out.rotations, os = out.scales;
   const ct = clip.translations, cr = clip.rotations, cs = clip.scales;
   const rt3 = ref.translations, rr = ref.rotations, rs = ref.scales;

@@ -1,5 +1,6 @@
 import { transformRelative, quatNormalize } from './math.ts';
 import { checkStorage, Pose, poseCopy, type PoseStorage } from './pose.ts';
+import { kernelOf, type SamplingKernel } from './sampling-kernel.ts';
 import type { Skeleton } from './skeleton.ts';
 
 /**
@@ -24,6 +25,11 @@ export class ComponentPose {
   private readonly componentValid: Uint8Array;
   /** Scratch for ensureComponent: the stale bones from one up to its first valid ancestor. */
   private readonly chain: Int32Array;
+  /**
+   * The sampling kernel whose memory holds both the own local pose and the component arrays (an
+   * InstanceBatch's output), which then composes them in recomposeAll; else null.
+   */
+  private readonly kernel: SamplingKernel | null;
 
   /**
    * `storage`: arrays the caller owns for the local pose and for the component transforms (see
@@ -42,6 +48,25 @@ export class ComponentPose {
     this.localValid = new Uint8Array(n).fill(1);
     this.componentValid = new Uint8Array(n);
     this.chain = new Int32Array(n);
+    const kernel = this.local.kernel;
+    this.kernel = kernel !== null && kernel.skeleton === skeleton && kernelOf(this.translations, this.rotations, this.scales) === kernel ? kernel : null;
+  }
+
+  /**
+   * After the local pose changed as a whole (an evaluation): every component transform composed
+   * anew from it, as markLocalChanged then ensureAllComponent (in the sampling kernel where both
+   * poses are in its memory, with the same numbers).
+   */
+  recomposeAll(): void {
+    const kernel = this.kernel;
+    if (kernel !== null && this.local === this.ownLocal) {
+      kernel.compose(this.local, this);
+      this.localValid.fill(1);
+      this.componentValid.fill(1);
+      return;
+    }
+    this.markLocalChanged();
+    this.ensureAllComponent();
   }
 
   /**

@@ -113,6 +113,8 @@ export class AnimGraph {
     this.curveNames = [...new Set([...definition.clips.values()].flatMap((clip) => clip.curves.map((c) => c.name)))].sort();
     this.curveSlots = new Map(this.curveNames.map((name, i) => [name, i]));
     this.clipBindings = new Map([...definition.clips].map(([name, clip]) => [name, new ClipBinding(clip, definition.skeleton, this.curveSlots)]));
+    let index = 0;
+    for (const binding of this.clipBindings.values()) binding.index = index++;
     this.blendProfiles = new Map(Object.entries(definition.blendProfiles ?? {}).map(([name, p]) => [name, resolveBlendProfile(name, p, definition.skeleton)]));
     this.shared = prepareNodes(this, definition);
     this.posePool = new PosePool(definition.skeleton.boneCount);
@@ -547,8 +549,7 @@ export class AnimGraphInstance implements GraphRuntime {
   componentPose(): ComponentPose {
     if (this.evaluatedAt !== this.clock.frame || this.evaluatedAt < 0) this.evaluate();
     if (this.componentStale) {
-      this.outputComponent.markLocalChanged();
-      this.outputComponent.ensureAllComponent();
+      this.outputComponent.recomposeAll();
       this.componentStale = false;
     }
     return this.outputComponent;

@@ -1,4 +1,5 @@
 import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
+import { SamplingKernel } from './sampling-kernel.ts';
 
 /**
  * The pose arrays of a group of characters, laid out like one pose per character
@@ -46,6 +47,12 @@ export function runCharacterFrame(
 export interface InstanceBatchOptions {
   /** Also compute every character's component-space pose in `update` (default false). */
   componentSpace?: boolean;
+  /**
+   * Put the poses in a WebAssembly SIMD sampling kernel's memory, with a copy of the graph's clips,
+   * so that players sample into them at about twice the speed, bit-identically (default true; see
+   * runtime/sampling-kernel.ts). Ignored where the engine has no WebAssembly SIMD.
+   */
+  wasm?: boolean;
 }
 
 /**
@@ -69,6 +76,11 @@ export class InstanceBatch implements BatchPoseArrays {
   readonly componentScales: Float64Array;
   /** Character i's root motion of the last update at [i * 4, i * 4 + 4): [dx, dy, dz, dHeading]. */
   readonly rootMotion: Float64Array;
+  /**
+   * Whether the poses are in a sampling kernel's memory (the `wasm` option, where the engine runs
+   * it): players then sample into them in WebAssembly.
+   */
+  readonly wasm: boolean;
   /** The frame's delta time, handed to each instance in an array (see CONTRIBUTING.md, "Numbers in the frame loop"). */
   private readonly deltaTime = new Float64Array(1);
 
@@ -80,12 +92,11 @@ export class InstanceBatch implements BatchPoseArrays {
     this.count = count;
     this.boneCount = n;
     this.componentSpace = componentSpace;
-    this.translations = new Float64Array(count * n * 3);
-    this.rotations = new Float64Array(count * n * 4);
-    this.scales = new Float64Array(count * n * 3);
-    this.componentTranslations = new Float64Array(cs * 3);
-    this.componentRotations = new Float64Array(cs * 4);
-    this.componentScales = new Float64Array(cs * 3);
+    const lengths = [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3];
+    const kernel = options.wasm ?? true ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], lengths) : null;
+    const arrays = kernel?.poseArrays ?? lengths.map((length) => new Float64Array(length));
+    this.wasm = kernel !== null;
+    [this.translations, this.rotations, this.scales, this.componentTranslations, this.componentRotations, this.componentScales] = arrays;
     this.rootMotion = new Float64Array(count * 4);
     const instances: AnimGraphInstance[] = [];
     for (let i = 0; i < count; i++) instances.push(graph.createInstance(characterOutput(this, n, i, componentSpace)));

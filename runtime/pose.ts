@@ -1,4 +1,5 @@
 import { quatNormalize } from './math.ts';
+import { kernelOf, type SamplingKernel } from './sampling-kernel.ts';
 
 /**
  * A local-space pose laid out by attribute: translations [x,y,z]*n, rotations [x,y,z,w]*n (unit
@@ -9,6 +10,11 @@ export class Pose {
   readonly translations: Float64Array;
   readonly rotations: Float64Array;
   readonly scales: Float64Array;
+  /**
+   * The sampling kernel whose memory holds this pose's arrays (an InstanceBatch's output poses),
+   * which then samples clips into it; null for a pose of its own arrays (see runtime/sampling-kernel.ts).
+   */
+  readonly kernel: SamplingKernel | null;
 
   /**
    * An identity pose (zero translations, identity rotations, unit scales) of `boneCount` bones, in
@@ -21,6 +27,7 @@ export class Pose {
     this.translations = storage?.translations ?? new Float64Array(boneCount * 3);
     this.rotations = storage?.rotations ?? new Float64Array(boneCount * 4);
     this.scales = storage?.scales ?? new Float64Array(boneCount * 3);
+    this.kernel = storage === undefined ? null : kernelOf(this.translations, this.rotations, this.scales);
     if (storage !== undefined) {
       this.translations.fill(0);
       this.rotations.fill(0);

@@ -1,0 +1,304 @@
+;; The sampling kernel of runtime/sampling-kernel.ts: sampleClipAt and sampleClipBlendInto
+;; (runtime/clip.ts) for a pose and a clip copied into this module's memory, with the same IEEE
+;; operations in the same order, so its poses are bit-identical to the JavaScript path's. The
+;; quaternion and translation arithmetic runs two lanes at a time (f64x2); sums across lanes (a dot
+;; product, a squared length) are taken lane by lane in the scalar order ((x + y) + z) + w. No fused
+;; multiply-add: every product is rounded as JavaScript rounds it. quatNormalize is written out at
+;; each use rather than called: V8 (Node 20) does not inline wasm calls, and a call passing v128
+;; values cost a quarter of the kernel's time.
+;;
+;; Hand-written in the text format; scripts/build-wasm.mjs assembles it (the `wabt` package) into
+;; runtime/wasm/sampling-bytes.ts, and a test checks the two agree. All addresses are byte offsets
+;; into the memory; f64 arrays are 8-byte aligned.
+(module
+  ;; Math.sin, for the rare span of keys more than 0.35 rad apart (see SLERP_SERIES_MAX_ANGLE).
+  (import "m" "sin" (func $sin (param f64) (result f64)))
+  (import "m" "memory" (memory 1))
+
+  ;; The skeleton's reference pose (translations, rotations, scales) and 64 bytes of scratch: 32 for
+  ;; a quaternion, then sample's numbers.
+  (global $refT (mut i32) (i32.const 0))
+  (global $refR (mut i32) (i32.const 0))
+  (global $refS (mut i32) (i32.const 0))
+  (global $scratch (mut i32) (i32.const 0))
+  ;; The skeleton's parent of each bone (i32, -1 for a root), parents before children.
+  (global $parents (mut i32) (i32.const 0))
+
+  (func (export "setup") (param $refT i32) (param $refR i32) (param $refS i32) (param $scratch i32) (param $parents i32)
+    (global.set $parents (local.get $parents))
+    (global.set $refT (local.get $refT))
+    (global.set $refR (local.get $refR))
+    (global.set $refS (local.get $refS))
+    (global.set $scratch (local.get $scratch)))
+
+  ;; Samples a clip between keys base0 / trackCount and base1 / trackCount at `alpha` into the pose
+  ;; at ot/or/os (n bones), or blends the sample into it (blend = 1: out = out * wa + sample * w,
+  ;; alpha, wa and w read from scratch + 32, 40 and 48)
+  ;; the rotation then normalised), as sampleInto does. `clip` points at seven i32s: the binding's
+  ;; translation, rotation and scale track per bone (-1: reference pose), the clip's translation,
+  ;; rotation and scale keys, and its rotation spans (Clip.rotationSpans). Only for a slerp clip
+  ;; sampled on a key (alpha = 0) or between consecutive keys (the spans' path); renorm = 1 when the
+  ;; clip's rotation keys are not unit (Clip.unitRotationKeys is false).
+  (func (export "sample")
+    (param $ot i32) (param $or i32) (param $os i32) (param $n i32) (param $clip i32)
+    (param $base0 i32) (param $base1 i32) (param $blend i32) (param $renorm i32)
+    (local $alpha f64) (local $wa f64) (local $w f64)
+    (local $bone i32) (local $tr i32) (local $a i32) (local $b i32) (local $o i32) (local $p i32)
+    (local $z f64) (local $angle f64) (local $k f64) (local $len2 f64)
+    (local $xy v128) (local $valpha v128) (local $vwa v128) (local $vw v128) (local $v v128)
+    (local $x v128) (local $y v128) (local $s v128) (local $s0 v128) (local $s1 v128)
+    (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $inv v128)
+    ;; The numbers come through memory (scratch + 32: alpha, wa, w), not as f64 arguments: a call
+    ;; from JavaScript passing doubles boxes each into a heap number when V8 does not inline it.
+    (local.set $alpha (f64.load offset=32 (global.get $scratch)))
+    (local.set $wa (f64.load offset=40 (global.get $scratch)))
+    (local.set $w (f64.load offset=48 (global.get $scratch)))
+    (local.set $valpha (f64x2.splat (local.get $alpha)))
+    (local.set $vwa (f64x2.splat (local.get $wa)))
+    (local.set $vw (f64x2.splat (local.get $w)))
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
+
+      ;; Translation: a lerp of the two keys (x and y in a lane pair, z alone), or the reference.
+      (local.set $tr (i32.load (i32.add (i32.load (local.get $clip)) (i32.shl (local.get $bone) (i32.const 2)))))
+      (if (i32.ge_s (local.get $tr) (i32.const 0))
+        (then
+          (local.set $a (i32.add (i32.load offset=12 (local.get $clip)) (i32.mul (i32.add (local.get $base0) (local.get $tr)) (i32.const 24))))
+          (local.set $b (i32.add (i32.load offset=12 (local.get $clip)) (i32.mul (i32.add (local.get $base1) (local.get $tr)) (i32.const 24))))
+          (local.set $xy (f64x2.add (v128.load (local.get $a))
+            (f64x2.mul (f64x2.sub (v128.load (local.get $b)) (v128.load (local.get $a))) (local.get $valpha))))
+          (local.set $z (f64.add (f64.load offset=16 (local.get $a))
+            (f64.mul (f64.sub (f64.load offset=16 (local.get $b)) (f64.load offset=16 (local.get $a))) (local.get $alpha)))))
+        (else
+          (local.set $a (i32.add (global.get $refT) (i32.mul (local.get $bone) (i32.const 24))))
+          (local.set $xy (v128.load (local.get $a)))
+          (local.set $z (f64.load offset=16 (local.get $a)))))
+      (local.set $o (i32.add (local.get $ot) (i32.mul (local.get $bone) (i32.const 24))))
+      (if (local.get $blend)
+        (then
+          (v128.store (local.get $o) (f64x2.add (f64x2.mul (v128.load (local.get $o)) (local.get $vwa)) (f64x2.mul (local.get $xy) (local.get $vw))))
+          (f64.store offset=16 (local.get $o)
+            (f64.add (f64.mul (f64.load offset=16 (local.get $o)) (local.get $wa)) (f64.mul (local.get $z) (local.get $w)))))
+        (else
+          (v128.store (local.get $o) (local.get $xy))
+          (f64.store offset=16 (local.get $o) (local.get $z))))
+
+      ;; Rotation into qlo (x, y) and qhi (z, w).
+      (local.set $tr (i32.load (i32.add (i32.load offset=4 (local.get $clip)) (i32.shl (local.get $bone) (i32.const 2)))))
+      (if (i32.ge_s (local.get $tr) (i32.const 0))
+        (then
+          (local.set $a (i32.add (i32.load offset=16 (local.get $clip)) (i32.shl (i32.add (local.get $base0) (local.get $tr)) (i32.const 5))))
+          (local.set $b (i32.add (i32.load offset=16 (local.get $clip)) (i32.shl (i32.add (local.get $base1) (local.get $tr)) (i32.const 5))))
+          (if (f64.eq (local.get $alpha) (f64.const 0))
+            (then
+              (local.set $qlo (v128.load (local.get $a)))
+              (local.set $qhi (v128.load offset=16 (local.get $a))))
+            (else
+              ;; The span's angle and signed 1 / sin(angle) (Clip.rotationSpans).
+              (local.set $p (i32.add (i32.load offset=24 (local.get $clip)) (i32.shl (i32.add (local.get $base0) (local.get $tr)) (i32.const 4))))
+              (local.set $angle (f64.load (local.get $p)))
+              (local.set $k (f64.load offset=8 (local.get $p)))
+              ;; Lanes (s0, s1): the weights of the two keys.
+              (local.set $s (f64x2.replace_lane 1 (f64x2.splat (f64.sub (f64.const 1) (local.get $alpha))) (local.get $alpha)))
+              (if (f64.ne (local.get $angle) (f64.const 0))
+                (then
+                  ;; x = ((1 - alpha) * angle, alpha * angle)
+                  (local.set $x (f64x2.mul (local.get $s) (f64x2.splat (local.get $angle))))
+                  (if (f64.le (local.get $angle) (f64.const 0.35))
+                    (then
+                      ;; sin x by its Taylor series to x^9, both lanes at once (SLERP_SERIES_MAX_ANGLE):
+                      ;; x + x * y * (-1/6 + y * (1/120 + y * (-1/5040 + y * 1/362880))), y = x * x.
+                      (local.set $y (f64x2.mul (local.get $x) (local.get $x)))
+                      (local.set $s (f64x2.add (local.get $x) (f64x2.mul (f64x2.mul (local.get $x) (local.get $y))
+                        (f64x2.add (f64x2.splat (f64.const -0.16666666666666666)) (f64x2.mul (local.get $y)
+                          (f64x2.add (f64x2.splat (f64.const 0.008333333333333333)) (f64x2.mul (local.get $y)
+                            (f64x2.add (f64x2.splat (f64.const -0.0001984126984126984))
+                              (f64x2.mul (local.get $y) (f64x2.splat (f64.const 0.0000027557319223985893))))))))))))
+                    (else
+                      (local.set $s (f64x2.replace_lane 1
+                        (f64x2.splat (call $sin (f64x2.extract_lane 0 (local.get $x))))
+                        (call $sin (f64x2.extract_lane 1 (local.get $x)))))))
+                  (local.set $s (f64x2.mul (local.get $s) (f64x2.splat (f64.abs (local.get $k)))))))
+              ;; The second key taken in the first's hemisphere: its weight negated.
+              (if (f64.lt (local.get $k) (f64.const 0))
+                (then (local.set $s (f64x2.replace_lane 1 (local.get $s) (f64.neg (f64x2.extract_lane 1 (local.get $s)))))))
+              (local.set $s0 (i64x2.splat (i64x2.extract_lane 0 (local.get $s))))
+              (local.set $s1 (i64x2.splat (i64x2.extract_lane 1 (local.get $s))))
+              (local.set $qlo (f64x2.add (f64x2.mul (v128.load (local.get $a)) (local.get $s0))
+                (f64x2.mul (v128.load (local.get $b)) (local.get $s1))))
+              (local.set $qhi (f64x2.add (f64x2.mul (v128.load offset=16 (local.get $a)) (local.get $s0))
+                (f64x2.mul (v128.load offset=16 (local.get $b)) (local.get $s1))))
+              ;; The linear fallback, and keys that are not unit, are renormalised (quatNormalize).
+              (if (i32.or (f64.eq (local.get $angle) (f64.const 0)) (local.get $renorm))
+                (then
+                  (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $qlo)))
+                  (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
+                  (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+                    (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
+                  (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+                        (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
+                    (then
+                      (local.set $qlo (v128.const f64x2 0 0))
+                      (local.set $qhi (v128.const f64x2 0 1)))
+                    (else
+                      (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+                      (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
+                      (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv))))))))))
+        (else
+          (local.set $a (i32.add (global.get $refR) (i32.shl (local.get $bone) (i32.const 5))))
+          (local.set $qlo (v128.load (local.get $a)))
+          (local.set $qhi (v128.load offset=16 (local.get $a)))))
+      (local.set $o (i32.add (local.get $or) (i32.shl (local.get $bone) (i32.const 5))))
+      (if (local.get $blend)
+        (then
+          ;; poseBlendTwo's arithmetic with the sample as its second pose: out * wa + sample * +-w,
+          ;; the sign taking the sample into out's hemisphere, then normalised.
+          (local.set $blo (local.get $qlo))
+          (local.set $bhi (local.get $qhi))
+          (local.set $qlo (f64x2.mul (v128.load (local.get $o)) (local.get $vwa)))
+          (local.set $qhi (f64x2.mul (v128.load offset=16 (local.get $o)) (local.get $vwa)))
+          (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $blo)))
+          (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $bhi)))
+          (local.set $v (f64x2.splat (select (f64.neg (local.get $w)) (local.get $w)
+            (f64.lt (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+              (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))) (f64.const 0)))))
+          (local.set $qlo (f64x2.add (local.get $qlo) (f64x2.mul (local.get $blo) (local.get $v))))
+          (local.set $qhi (f64x2.add (local.get $qhi) (f64x2.mul (local.get $bhi) (local.get $v))))
+          (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $qlo)))
+          (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
+          (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+            (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
+          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+                (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
+            (then
+              (local.set $qlo (v128.const f64x2 0 0))
+              (local.set $qhi (v128.const f64x2 0 1)))
+            (else
+              (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+              (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
+              (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))))
+      (v128.store (local.get $o) (local.get $qlo))
+      (v128.store offset=16 (local.get $o) (local.get $qhi))
+
+      ;; Scale, as the translation.
+      (local.set $tr (i32.load (i32.add (i32.load offset=8 (local.get $clip)) (i32.shl (local.get $bone) (i32.const 2)))))
+      (if (i32.ge_s (local.get $tr) (i32.const 0))
+        (then
+          (local.set $a (i32.add (i32.load offset=20 (local.get $clip)) (i32.mul (i32.add (local.get $base0) (local.get $tr)) (i32.const 24))))
+          (local.set $b (i32.add (i32.load offset=20 (local.get $clip)) (i32.mul (i32.add (local.get $base1) (local.get $tr)) (i32.const 24))))
+          (local.set $xy (f64x2.add (v128.load (local.get $a))
+            (f64x2.mul (f64x2.sub (v128.load (local.get $b)) (v128.load (local.get $a))) (local.get $valpha))))
+          (local.set $z (f64.add (f64.load offset=16 (local.get $a))
+            (f64.mul (f64.sub (f64.load offset=16 (local.get $b)) (f64.load offset=16 (local.get $a))) (local.get $alpha)))))
+        (else
+          (local.set $a (i32.add (global.get $refS) (i32.mul (local.get $bone) (i32.const 24))))
+          (local.set $xy (v128.load (local.get $a)))
+          (local.set $z (f64.load offset=16 (local.get $a)))))
+      (local.set $o (i32.add (local.get $os) (i32.mul (local.get $bone) (i32.const 24))))
+      (if (local.get $blend)
+        (then
+          (v128.store (local.get $o) (f64x2.add (f64x2.mul (v128.load (local.get $o)) (local.get $vwa)) (f64x2.mul (local.get $xy) (local.get $vw))))
+          (f64.store offset=16 (local.get $o)
+            (f64.add (f64.mul (f64.load offset=16 (local.get $o)) (local.get $wa)) (f64.mul (local.get $z) (local.get $w)))))
+        (else
+          (v128.store (local.get $o) (local.get $xy))
+          (f64.store offset=16 (local.get $o) (local.get $z))))
+
+      (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
+      (br $bones))))
+
+  ;; The component-space pose of the local pose at lt/lr/ls (n bones) into ct/cr/cs, parents first:
+  ;; ComponentPose.ensureAllComponent with every bone stale (composeBone's arithmetic: translation
+  ;; = parentT + parentR * (parentS * childT), rotation = parentR * childR normalised, scale =
+  ;; parentS * childS; a root copies its local transform).
+  (func (export "compose")
+    (param $lt i32) (param $lr i32) (param $ls i32) (param $ct i32) (param $cr i32) (param $cs i32) (param $n i32)
+    (local $bone i32) (local $parent i32) (local $b3 i32) (local $b4 i32) (local $p3 i32) (local $p4 i32)
+    (local $psx f64) (local $psy f64) (local $psz f64) (local $qx f64) (local $qy f64) (local $qz f64) (local $qw f64)
+    (local $vx f64) (local $vy f64) (local $vz f64) (local $tx f64) (local $ty f64) (local $tz f64)
+    (local $q v128) (local $qlo v128) (local $qhi v128) (local $bl v128) (local $bh v128)
+    (local $lo2 v128) (local $hi2 v128) (local $inv v128) (local $len2 f64) (local $ps v128) (local $pl v128) (local $ph v128)
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
+      (local.set $parent (i32.load (i32.add (global.get $parents) (i32.shl (local.get $bone) (i32.const 2)))))
+      (local.set $b3 (i32.mul (local.get $bone) (i32.const 24)))
+      (local.set $b4 (i32.shl (local.get $bone) (i32.const 5)))
+      (if (i32.lt_s (local.get $parent) (i32.const 0))
+        (then
+          (v128.store (i32.add (local.get $ct) (local.get $b3)) (v128.load (i32.add (local.get $lt) (local.get $b3))))
+          (f64.store offset=16 (i32.add (local.get $ct) (local.get $b3)) (f64.load offset=16 (i32.add (local.get $lt) (local.get $b3))))
+          (v128.store (i32.add (local.get $cr) (local.get $b4)) (v128.load (i32.add (local.get $lr) (local.get $b4))))
+          (v128.store offset=16 (i32.add (local.get $cr) (local.get $b4)) (v128.load offset=16 (i32.add (local.get $lr) (local.get $b4))))
+          (v128.store (i32.add (local.get $cs) (local.get $b3)) (v128.load (i32.add (local.get $ls) (local.get $b3))))
+          (f64.store offset=16 (i32.add (local.get $cs) (local.get $b3)) (f64.load offset=16 (i32.add (local.get $ls) (local.get $b3)))))
+        (else
+          (local.set $p3 (i32.mul (local.get $parent) (i32.const 24)))
+          (local.set $p4 (i32.shl (local.get $parent) (i32.const 5)))
+          ;; The parent's transform, read as it was written (a v128 and an f64; two v128s): a scalar
+          ;; load from the upper half of a vector store just made misses store forwarding.
+          (local.set $ps (v128.load (i32.add (local.get $cs) (local.get $p3))))
+          (local.set $psx (f64x2.extract_lane 0 (local.get $ps)))
+          (local.set $psy (f64x2.extract_lane 1 (local.get $ps)))
+          (local.set $psz (f64.load offset=16 (i32.add (local.get $cs) (local.get $p3))))
+          (local.set $pl (v128.load (i32.add (local.get $cr) (local.get $p4))))
+          (local.set $ph (v128.load offset=16 (i32.add (local.get $cr) (local.get $p4))))
+          (local.set $qx (f64x2.extract_lane 0 (local.get $pl)))
+          (local.set $qy (f64x2.extract_lane 1 (local.get $pl)))
+          (local.set $qz (f64x2.extract_lane 0 (local.get $ph)))
+          (local.set $qw (f64x2.extract_lane 1 (local.get $ph)))
+          ;; v = parentS * childT; t = 2 (q.xyz x v); component = parentT + (v + qw t + q.xyz x t)
+          (local.set $vx (f64.mul (f64.load (i32.add (local.get $lt) (local.get $b3))) (local.get $psx)))
+          (local.set $vy (f64.mul (f64.load offset=8 (i32.add (local.get $lt) (local.get $b3))) (local.get $psy)))
+          (local.set $vz (f64.mul (f64.load offset=16 (i32.add (local.get $lt) (local.get $b3))) (local.get $psz)))
+          (local.set $tx (f64.mul (f64.const 2) (f64.sub (f64.mul (local.get $qy) (local.get $vz)) (f64.mul (local.get $qz) (local.get $vy)))))
+          (local.set $ty (f64.mul (f64.const 2) (f64.sub (f64.mul (local.get $qz) (local.get $vx)) (f64.mul (local.get $qx) (local.get $vz)))))
+          (local.set $tz (f64.mul (f64.const 2) (f64.sub (f64.mul (local.get $qx) (local.get $vy)) (f64.mul (local.get $qy) (local.get $vx)))))
+          (f64.store (i32.add (local.get $ct) (local.get $b3)) (f64.add (f64.load (i32.add (local.get $ct) (local.get $p3)))
+            (f64.add (f64.add (local.get $vx) (f64.mul (local.get $qw) (local.get $tx)))
+              (f64.sub (f64.mul (local.get $qy) (local.get $tz)) (f64.mul (local.get $qz) (local.get $ty))))))
+          (f64.store offset=8 (i32.add (local.get $ct) (local.get $b3)) (f64.add (f64.load offset=8 (i32.add (local.get $ct) (local.get $p3)))
+            (f64.add (f64.add (local.get $vy) (f64.mul (local.get $qw) (local.get $ty)))
+              (f64.sub (f64.mul (local.get $qz) (local.get $tx)) (f64.mul (local.get $qx) (local.get $tz))))))
+          (f64.store offset=16 (i32.add (local.get $ct) (local.get $b3)) (f64.add (f64.load offset=16 (i32.add (local.get $ct) (local.get $p3)))
+            (f64.add (f64.add (local.get $vz) (f64.mul (local.get $qw) (local.get $tz)))
+              (f64.sub (f64.mul (local.get $qx) (local.get $ty)) (f64.mul (local.get $qy) (local.get $tx))))))
+          ;; parentR * childR, two lanes at a time in JavaScript's order, a - b as a + (-b) (exact):
+          ;; (x, y) = ((qw, qw)(bx, by) + (qx, -qx)(bw, bz)) + (qy, qy)(bz, bw)) + (-qz, qz)(by, bx)
+          ;; (z, w) = ((qw, qw)(bz, bw) + (qx, -qx)(by, bx)) + (-qy, -qy)(bx, by)) + (qz, -qz)(bw, bz)
+          (local.set $bl (v128.load (i32.add (local.get $lr) (local.get $b4))))
+          (local.set $bh (v128.load offset=16 (i32.add (local.get $lr) (local.get $b4))))
+          (local.set $q (f64x2.splat (local.get $qw)))
+          (local.set $qlo (f64x2.mul (local.get $q) (local.get $bl)))
+          (local.set $qhi (f64x2.mul (local.get $q) (local.get $bh)))
+          (local.set $q (f64x2.replace_lane 1 (f64x2.splat (local.get $qx)) (f64.neg (local.get $qx))))
+          (local.set $qlo (f64x2.add (local.get $qlo) (f64x2.mul (local.get $q) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $bh) (local.get $bh)))))
+          (local.set $qhi (f64x2.add (local.get $qhi) (f64x2.mul (local.get $q) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $bl) (local.get $bl)))))
+          (local.set $qlo (f64x2.add (local.get $qlo) (f64x2.mul (f64x2.splat (local.get $qy)) (local.get $bh))))
+          (local.set $qhi (f64x2.add (local.get $qhi) (f64x2.mul (f64x2.splat (f64.neg (local.get $qy))) (local.get $bl))))
+          (local.set $q (f64x2.replace_lane 1 (f64x2.splat (f64.neg (local.get $qz))) (local.get $qz)))
+          (local.set $qlo (f64x2.add (local.get $qlo) (f64x2.mul (local.get $q) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $bl) (local.get $bl)))))
+          (local.set $q (f64x2.replace_lane 1 (f64x2.splat (local.get $qz)) (f64.neg (local.get $qz))))
+          (local.set $qhi (f64x2.add (local.get $qhi) (f64x2.mul (local.get $q) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $bh) (local.get $bh)))))
+          (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $qlo)))
+          (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
+          (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+            (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
+          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+                (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
+            (then
+              (local.set $qlo (v128.const f64x2 0 0))
+              (local.set $qhi (v128.const f64x2 0 1)))
+            (else
+              (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+              (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
+              (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
+          (v128.store (i32.add (local.get $cr) (local.get $b4)) (local.get $qlo))
+          (v128.store offset=16 (i32.add (local.get $cr) (local.get $b4)) (local.get $qhi))
+          (v128.store (i32.add (local.get $cs) (local.get $b3))
+            (f64x2.mul (local.get $ps) (v128.load (i32.add (local.get $ls) (local.get $b3)))))
+          (f64.store offset=16 (i32.add (local.get $cs) (local.get $b3))
+            (f64.mul (local.get $psz) (f64.load offset=16 (i32.add (local.get $ls) (local.get $b3)))))))
+      (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
+      (br $bones))))
+
+)

@@ -1,0 +1,176 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BlendTwoType } from '../../nodes/BlendTwo.ts';
+import { OutputType } from '../../nodes/index.ts';
+import { SequencePlayerType } from '../../nodes/SequencePlayer.ts';
+import { loadGraphFile } from '../../host/files.ts';
+import { Clip, type RotationInterpolation } from '../../runtime/clip.ts';
+import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../runtime/graph.ts';
+import { quatFromAxisAngle } from '../../runtime/math.ts';
+import { Pose } from '../../runtime/pose.ts';
+import { SamplingKernel, samplingKernelAvailable } from '../../runtime/sampling-kernel.ts';
+import { Skeleton } from '../../runtime/skeleton.ts';
+import { expectRowsLikeAlone } from '../support/batch-rows.ts';
+import { describeWithData } from '../support/shared-data.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const example = (name: string) => fileURLToPath(new URL(`../../graphs/examples/${name}`, import.meta.url));
+
+// Four bones: a scaled root (every attribute animated), a child animated in rotation only, one
+// with no track (the reference pose), and one whose scale alone is animated.
+const skeleton = Skeleton.fromDefinitions([
+  { name: 'root', translation: [1, 2, 3], scale: [2, 1, 0.5] },
+  { name: 'spine', parent: 'root', translation: [0, 5, 0], rotation: [0, 0, Math.SQRT1_2, Math.SQRT1_2] },
+  { name: 'head', parent: 'spine', translation: [0, 3, 1] },
+  { name: 'hand', parent: 'root', translation: [4, 0, 0] },
+]);
+
+/**
+ * Five keys at 10 fps, chosen so that each rotation path of sampling runs: the root turns about Y
+ * by 0, 0.01, 0.4 and 2.4 rad between keys (the linear fallback, the sines' series, Math.sin) and
+ * its last key is in the other hemisphere; the spine's keys are not unit when `unitKeys` is false.
+ */
+function makeClip(name: string, interpolation: RotationInterpolation = 'slerp', unitKeys = true): Clip {
+  const clip = new Clip({
+    name, interpolation, frameRate: 10, frameCount: 5,
+    tracks: [
+      { bone: 'root', translation: true, rotation: true, scale: true },
+      { bone: 'spine', translation: false, rotation: true, scale: false },
+      { bone: 'hand', translation: false, rotation: false, scale: true },
+    ],
+  });
+  const angles = [0, 0, 0.01, 0.41, 2.81];
+  for (let f = 0; f < 5; f++) {
+    const t = f * 3 * 3, r = f * 3 * 4;
+    clip.translations.set([f, 2 * f * f, -f], t);
+    clip.scales.set([1 + f / 10, 1, 1 - f / 20], t);
+    clip.scales.set([1, 1 + f / 5, 1], t + 6);
+    quatFromAxisAngle(clip.rotations, r, 0, 1, 0, angles[f]);
+    if (f === 4) for (let k = 0; k < 4; k++) clip.rotations[r + k] = -clip.rotations[r + k];
+    quatFromAxisAngle(clip.rotations, r + 4, 1, 0, 0, 0.3 * f);
+    if (!unitKeys) for (let k = 4; k < 8; k++) clip.rotations[r + k] *= 1.001 + f / 100;
+  }
+  return clip;
+}
+
+function makeGraph(clips: Clip[], blend: boolean, loop: boolean): AnimGraph {
+  const player = (id: string, clip: string): CompiledNode => ({ id, nodeType: SequencePlayerType, properties: { clip, playRate: 1, loop }, inputs: {} });
+  const nodes: CompiledNode[] = blend
+    ? [player('a', clips[0].name), player('b', clips[1].name), { id: 'blend', nodeType: BlendTwoType, properties: { alpha: 0.3 }, inputs: { A: 'a', B: 'b' } }]
+    : [player('a', clips[0].name)];
+  nodes.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: blend ? 'blend' : 'a' } });
+  return new AnimGraph({ name: 'kernel', skeleton, parameters: {}, clips: new Map(clips.map((c) => [c.name, c])), nodes });
+}
+
+/** Delta times that land on keys (alpha 0), between them, past the end (wrap or clamp) and on 0. */
+const STEPS = [0, 0.05, 0.05, 0.0125, 0.1, 0.1, 0.0375, 0.1, 0.05, 0, 0.033, 0.1, 0.2, 0.07];
+
+/** A batch of two characters (in the kernel) and two instances of their own, run side by side. */
+function runBoth(graph: AnimGraph): { batch: ReturnType<AnimGraph['createInstances']>; alone: AnimGraphInstance[] } {
+  const batch = graph.createInstances(2, { componentSpace: true });
+  const alone = [graph.createInstance(), graph.createInstance()];
+  for (const dt of STEPS) {
+    batch.update(dt);
+    for (const instance of alone) {
+      instance.update(dt);
+      instance.evaluate();
+    }
+    expectRowsLikeAlone(batch, alone);
+  }
+  return { batch, alone };
+}
+
+describe('sampling kernel (WebAssembly SIMD)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('is the module assembled from runtime/wasm/sampling.wat (npm run build:wasm after editing it)', () => {
+    const check = spawnSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { cwd: root, encoding: 'utf8' });
+    expect(check.stdout).toContain('is up to date');
+    expect(check.status).toBe(0);
+  });
+
+  it('runs on this engine, and an InstanceBatch puts its poses in its memory unless told not to', () => {
+    expect(samplingKernelAvailable()).toBe(true);
+    const graph = makeGraph([makeClip('a')], false, true);
+    const batch = graph.createInstances(2);
+    expect(batch.wasm).toBe(true);
+    expect(batch.instances[0].evaluate().kernel).not.toBeNull();
+    expect(graph.createInstances(2, { wasm: false }).wasm).toBe(false);
+    expect(graph.createInstance().evaluate().kernel).toBeNull();
+    expect(new Pose(4).kernel).toBeNull();
+  });
+
+  it('samples every path bit-identically to JavaScript: keys, fallback, series, Math.sin, wrap, clamp, blend, component space', () => {
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    const compose = vi.spyOn(SamplingKernel.prototype, 'compose');
+    for (const loop of [true, false]) {
+      runBoth(makeGraph([makeClip('a')], false, loop));
+      runBoth(makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, loop));
+    }
+    // The kernel really ran, for single samples and blends, and composed component space.
+    expect(sample.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(100);
+    expect(sample.mock.calls.some((args) => args[7] === true)).toBe(true);
+    expect(compose).toHaveBeenCalled();
+  });
+
+  it('gives known answers: the root half way between keys 2 and 3 turns 0.21 rad, the blend weighs 0.7 and 0.3', () => {
+    const graph = makeGraph([makeClip('a'), makeClip('b')], true, true);
+    const batch = graph.createInstances(1);
+    batch.update(0.25); // half way between keys 2 (0.01 rad) and 3 (0.41 rad), both clips
+    const q = batch.rotations;
+    expect(2 * Math.atan2(q[1], q[3])).toBeCloseTo(0.21, 12);
+    // Translation lerp of [2, 8, -2] and [3, 18, -3]; both clips alike, so the blend keeps it.
+    [2.5, 13, -2.5].forEach((v, i) => expect(batch.translations[i]).toBeCloseTo(v, 12));
+    // The head has no track: its reference translation (blended with itself: to rounding).
+    [0, 3, 1].forEach((v, i) => expect(batch.translations[6 + i]).toBeCloseTo(v, 14));
+  });
+
+  it('leaves nlerp clips, and bindings it has no copy of, to JavaScript', () => {
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    runBoth(makeGraph([makeClip('n', 'nlerp')], false, true));
+    expect(sample).not.toHaveBeenCalled();
+    const graph = makeGraph([makeClip('a')], false, true);
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const other = makeGraph([makeClip('a')], false, true).clipBindings.get('a')!;
+    const pose = graph.createInstances(1).instances[0].evaluate();
+    expect(kernel.sample(pose.translations, pose.rotations, pose.scales, 4, other, 0, 3, false, false)).toBe(false);
+  });
+
+  it('declines memory past its limit (the batch then keeps ordinary arrays)', () => {
+    const graph = makeGraph([makeClip('a')], false, true);
+    expect(SamplingKernel.create(skeleton, [...graph.clipBindings.values()], [1000, 1000], 4096)).toBeNull();
+    expect(SamplingKernel.create(skeleton, [...graph.clipBindings.values()], [1000, 1000])).not.toBeNull();
+  });
+
+  it('matches instances of their own on the locomotion example (crossfades between gaits)', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const batch = graph.createInstances(3, { componentSpace: true });
+    const alone = [0, 1, 2].map(() => graph.createInstance());
+    expect(batch.wasm).toBe(true);
+    for (let frame = 0; frame < 90; frame++) {
+      [...batch.instances, ...alone].forEach((instance, i) => {
+        if (frame % 20 === 0) instance.setParameter('gait', (i + frame / 20) % 3);
+      });
+      batch.update(1 / 60);
+      for (const instance of alone) instance.update(1 / 60);
+    }
+    expectRowsLikeAlone(batch, alone);
+  });
+
+  describeWithData('on motion capture', () => {
+    it('matches instances of their own on the CMU walk/run graph, in the kernel', () => {
+      const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+      const graph = loadGraphFile(example('cmu-locomotion.json'));
+      const batch = graph.createInstances(3, { componentSpace: true });
+      const alone = [0, 1, 2].map(() => graph.createInstance());
+      for (let frame = 0; frame < 120; frame++) {
+        [...batch.instances, ...alone].forEach((instance, i) => instance.setParameter('speed', [100, 150, 300][(i + (frame >> 5)) % 3]));
+        batch.update(1 / 60);
+        for (const instance of alone) instance.update(1 / 60);
+      }
+      expectRowsLikeAlone(batch, alone);
+      expect(sample.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(100);
+    });
+  });
+});
