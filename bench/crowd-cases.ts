@@ -28,6 +28,7 @@ import { SequencePlayerType } from '../nodes/SequencePlayer.ts';
 import { StrideWarpingType } from '../nodes/StrideWarping.ts';
 import { Clip, type TrackLayout } from '../runtime/clip.ts';
 import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../runtime/graph.ts';
+import type { InstanceBatch } from '../runtime/instance-batch.ts';
 import type { NodeType } from '../runtime/node.ts';
 import type { ParameterDefinition } from '../runtime/parameters.ts';
 import { Skeleton, type BoneDefinition } from '../runtime/skeleton.ts';
@@ -329,20 +330,24 @@ export function crowdPhases(count: number, duration: number, seed = CROWD_SEED +
 }
 
 /**
- * `count` instances of one shared graph, character i starting its players at phases[2i] (A) and
- * phases[2i + 1] (B), via the phase parameters and a reset (which re-reads the start times). They
- * are an InstanceBatch's (graph.createInstances): their poses in one array per attribute, as a
- * crowd is meant to be run.
+ * `count` characters of one shared graph as an InstanceBatch (graph.createInstances: their poses in
+ * one array per attribute, in the sampling kernel's memory where the engine has WebAssembly SIMD),
+ * character i starting its players at phases[2i] (A) and phases[2i + 1] (B), via the phase
+ * parameters and a reset (which re-reads the start times). `batch.update(dt)` runs a crowd's frame
+ * as it is meant to be run.
  */
-export function createCrowd(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false): AnimGraphInstance[] {
-  const crowd: AnimGraphInstance[] = [];
+export function createCrowdBatch(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false): InstanceBatch {
   const batch = graph.createInstances(count, { componentSpace });
   for (let i = 0; i < count; i++) {
     const instance = batch.instances[i];
     instance.setParameter('phaseA', phases[i * 2]);
     instance.setParameter('phaseB', phases[i * 2 + 1]);
     instance.reset();
-    crowd.push(instance);
   }
-  return crowd;
+  return batch;
+}
+
+/** createCrowdBatch's characters, as instances (each run by update, evaluate and componentPose). */
+export function createCrowd(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false): AnimGraphInstance[] {
+  return [...createCrowdBatch(graph, count, phases, componentSpace).instances];
 }

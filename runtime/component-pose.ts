@@ -61,12 +61,20 @@ export class ComponentPose {
     const kernel = this.kernel;
     if (kernel !== null && this.local === this.ownLocal) {
       kernel.compose(this.local, this);
-      this.localValid.fill(1);
-      this.componentValid.fill(1);
+      this.markComposed();
       return;
     }
     this.markLocalChanged();
     this.ensureAllComponent();
+  }
+
+  /**
+   * Every transform is valid: the component ones were just composed from the local ones
+   * elsewhere (an InstanceBatch's sampling kernel composing its characters together).
+   */
+  markComposed(): void {
+    this.localValid.fill(1);
+    this.componentValid.fill(1);
   }
 
   /**

@@ -545,6 +545,16 @@ export class AnimGraphInstance implements GraphRuntime {
     return this.output;
   }
 
+  /**
+   * Tells the instance that its component pose has been composed from its evaluated output by its
+   * InstanceBatch (which composes its characters together in the sampling kernel); componentPose()
+   * then returns it as it is. Not for other callers: a pose marked so without being composed is stale.
+   */
+  markComponentComposed(): void {
+    this.outputComponent.markComposed();
+    this.componentStale = false;
+  }
+
   /** The last evaluated pose in component space (every bone computed). */
   componentPose(): ComponentPose {
     if (this.evaluatedAt !== this.clock.frame || this.evaluatedAt < 0) this.evaluate();

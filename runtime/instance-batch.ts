@@ -1,4 +1,5 @@
 import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
+import type { PoseStorage } from './pose.ts';
 import { SamplingKernel } from './sampling-kernel.ts';
 
 /**
@@ -81,6 +82,10 @@ export class InstanceBatch implements BatchPoseArrays {
    * it): players then sample into them in WebAssembly.
    */
   readonly wasm: boolean;
+  private readonly kernel: SamplingKernel | null;
+  /** The local and component arrays as poses' storage, for the kernel. */
+  private readonly local: PoseStorage;
+  private readonly component: PoseStorage;
   /** The frame's delta time, handed to each instance in an array (see CONTRIBUTING.md, "Numbers in the frame loop"). */
   private readonly deltaTime = new Float64Array(1);
 
@@ -96,8 +101,11 @@ export class InstanceBatch implements BatchPoseArrays {
     const kernel = options.wasm ?? true ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], lengths) : null;
     const arrays = kernel?.poseArrays ?? lengths.map((length) => new Float64Array(length));
     this.wasm = kernel !== null;
+    this.kernel = kernel;
     [this.translations, this.rotations, this.scales, this.componentTranslations, this.componentRotations, this.componentScales] = arrays;
     this.rootMotion = new Float64Array(count * 4);
+    this.local = { translations: this.translations, rotations: this.rotations, scales: this.scales };
+    this.component = { translations: this.componentTranslations, rotations: this.componentRotations, scales: this.componentScales };
     const instances: AnimGraphInstance[] = [];
     for (let i = 0; i < count; i++) instances.push(graph.createInstance(characterOutput(this, n, i, componentSpace)));
     this.instances = instances;
@@ -110,6 +118,14 @@ export class InstanceBatch implements BatchPoseArrays {
   update(deltaTime: number): void {
     const instances = this.instances, dt = this.deltaTime;
     dt[0] = deltaTime;
-    for (let i = 0; i < instances.length; i++) runCharacterFrame(instances[i], dt, this.componentSpace, this.rootMotion, i);
+    const kernel = this.kernel;
+    if (kernel === null || !this.componentSpace) {
+      for (let i = 0; i < instances.length; i++) runCharacterFrame(instances[i], dt, this.componentSpace, this.rootMotion, i);
+      return;
+    }
+    // In the kernel, every character is evaluated first and then all are composed together.
+    for (let i = 0; i < instances.length; i++) runCharacterFrame(instances[i], dt, false, this.rootMotion, i);
+    kernel.composeCharacters(this.local, this.component, instances.length);
+    for (let i = 0; i < instances.length; i++) instances[i].markComponentComposed();
   }
 }

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type * as THREE from 'three';
 import type { AnimGraph } from '../../runtime/graph.ts';
-import { createCrowd, crowdPhases, CROWD_LEGS, CROWD_STRIDE_SCALE, type CrowdGraphKind } from '../crowd-cases.ts';
+import { createCrowd, createCrowdBatch, crowdPhases, CROWD_LEGS, CROWD_STRIDE_SCALE, type CrowdGraphKind } from '../crowd-cases.ts';
 import { ThreeCrowd } from '../three-crowd.ts';
 import { crowdDifference, instancesDifference, maxDifference, threeDifference } from './checks.ts';
 import { gc, interleave, measureAllocation, median, type AllocationResult, type Side } from './measure.ts';
@@ -85,11 +85,11 @@ export async function runCase(
   const clipA = graph.clipBindings.get('clipA')!.clip;
   const clipB = graph.clipBindings.get('clipB')!.clip;
   const phases = crowdPhases(count, clipA.duration);
-  const crowd = new GraphCrowd(createCrowd(graph, count, phases, def.component), def.component, def.switchEvery);
+  const crowd = new GraphCrowd(createCrowdBatch(graph, count, phases, def.component), def.component, def.switchEvery);
   def.start?.(crowd.instances);
   const handPeer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, count, phases, def.kind === 'blend', def.component) : null;
   // A fullRate case's reference: the same characters, every one updated every frame.
-  const fullRate = def.fullRate ? new GraphCrowd(createCrowd(graph, count, phases), def.component, def.switchEvery) : null;
+  const fullRate = def.fullRate ? new GraphCrowd(createCrowdBatch(graph, count, phases), def.component, def.switchEvery) : null;
   const peer: Runner | null = handPeer ?? fullRate;
   const threaded = workers > 0 ? await ThreadedCrowd.create(def, count, phases, workers) : null;
   const bones = count * graph.skeleton.boneCount;
@@ -244,7 +244,7 @@ export function warmUpCases(
   for (const def of cases) {
     const graph = graphs.get(def.kind)!;
     const phases = crowdPhases(50, 2, 7);
-    const warm = new GraphCrowd(createCrowd(graph, 50, phases, def.component), def.component, def.switchEvery);
+    const warm = new GraphCrowd(createCrowdBatch(graph, 50, phases, def.component), def.component, def.switchEvery);
     def.start?.(warm.instances);
     const clipA = graph.clipBindings.get('clipA')!.clip, clipB = graph.clipBindings.get('clipB')!.clip;
     const peer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, 50, phases, def.kind === 'blend', def.component) : null;

@@ -4,6 +4,7 @@
  */
 import { Crowd } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { InstanceBatch } from '../../runtime/instance-batch.ts';
 import { DT, type CaseDefinition } from './options.ts';
 
 export class GraphCrowd {
@@ -15,11 +16,37 @@ export class GraphCrowd {
    *   before the update of every frame f with (f + i) % switchEvery === 0 (staggered, so each frame
    *   1/switchEvery of the crowd switches).
    */
-  constructor(readonly instances: readonly AnimGraphInstance[], private readonly component: boolean, private readonly switchEvery = 0) {}
+  readonly instances: readonly AnimGraphInstance[];
+
+  /**
+   * @param crowd the characters: an InstanceBatch (each frame is then its update: every character
+   *   updated and evaluated in order, then, in the sampling kernel, all composed together), or
+   *   instances each updated, evaluated and (component) asked for its component pose in turn
+   */
+  constructor(crowd: InstanceBatch | readonly AnimGraphInstance[], private readonly component: boolean, private readonly switchEvery = 0) {
+    this.batch = crowd instanceof InstanceBatch ? crowd : null;
+    this.instances = crowd instanceof InstanceBatch ? crowd.instances : crowd;
+  }
+
+  private readonly batch: InstanceBatch | null;
 
   frames(frameCount: number): void {
     const instances = this.instances;
     const n = instances.length;
+    const batch = this.batch;
+    if (batch !== null) {
+      const every = this.switchEvery;
+      for (let f = 0; f < frameCount; f++, this.frame++) {
+        if (every > 0) {
+          for (let i = 0; i < n; i++) {
+            const k = this.frame + i;
+            if (k % every === 0) instances[i].setParameter('motion', ((k / every) | 0) & 1);
+          }
+        }
+        batch.update(DT);
+      }
+      return;
+    }
     if (this.switchEvery > 0) {
       const every = this.switchEvery;
       for (let f = 0; f < frameCount; f++, this.frame++) {

@@ -43,6 +43,7 @@
     (param $ot i32) (param $or i32) (param $os i32) (param $n i32) (param $clip i32)
     (param $base0 i32) (param $base1 i32) (param $blend i32) (param $renorm i32)
     (local $alpha f64) (local $wa f64) (local $w f64)
+    (local $tt i32) (local $rt i32) (local $st i32) (local $ct i32) (local $cr i32) (local $cs i32) (local $sp i32)
     (local $bone i32) (local $tr i32) (local $a i32) (local $b i32) (local $o i32) (local $p i32)
     (local $z f64) (local $angle f64) (local $k f64) (local $len2 f64)
     (local $xy v128) (local $valpha v128) (local $vwa v128) (local $vw v128) (local $v v128)
@@ -50,6 +51,14 @@
     (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $inv v128)
     ;; The numbers come through memory (scratch + 32: alpha, wa, w), not as f64 arguments: a call
     ;; from JavaScript passing doubles boxes each into a heap number when V8 does not inline it.
+    ;; The clip's descriptor, read once rather than per bone.
+    (local.set $tt (i32.load (local.get $clip)))
+    (local.set $rt (i32.load offset=4 (local.get $clip)))
+    (local.set $st (i32.load offset=8 (local.get $clip)))
+    (local.set $ct (i32.load offset=12 (local.get $clip)))
+    (local.set $cr (i32.load offset=16 (local.get $clip)))
+    (local.set $cs (i32.load offset=20 (local.get $clip)))
+    (local.set $sp (i32.load offset=24 (local.get $clip)))
     (local.set $alpha (f64.load offset=32 (global.get $scratch)))
     (local.set $wa (f64.load offset=40 (global.get $scratch)))
     (local.set $w (f64.load offset=48 (global.get $scratch)))
@@ -60,11 +69,11 @@
       (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
 
       ;; Translation: a lerp of the two keys (x and y in a lane pair, z alone), or the reference.
-      (local.set $tr (i32.load (i32.add (i32.load (local.get $clip)) (i32.shl (local.get $bone) (i32.const 2)))))
+      (local.set $tr (i32.load (i32.add (local.get $tt) (i32.shl (local.get $bone) (i32.const 2)))))
       (if (i32.ge_s (local.get $tr) (i32.const 0))
         (then
-          (local.set $a (i32.add (i32.load offset=12 (local.get $clip)) (i32.mul (i32.add (local.get $base0) (local.get $tr)) (i32.const 24))))
-          (local.set $b (i32.add (i32.load offset=12 (local.get $clip)) (i32.mul (i32.add (local.get $base1) (local.get $tr)) (i32.const 24))))
+          (local.set $a (i32.add (local.get $ct) (i32.mul (i32.add (local.get $base0) (local.get $tr)) (i32.const 24))))
+          (local.set $b (i32.add (local.get $ct) (i32.mul (i32.add (local.get $base1) (local.get $tr)) (i32.const 24))))
           (local.set $xy (f64x2.add (v128.load (local.get $a))
             (f64x2.mul (f64x2.sub (v128.load (local.get $b)) (v128.load (local.get $a))) (local.get $valpha))))
           (local.set $z (f64.add (f64.load offset=16 (local.get $a))
@@ -84,18 +93,18 @@
           (f64.store offset=16 (local.get $o) (local.get $z))))
 
       ;; Rotation into qlo (x, y) and qhi (z, w).
-      (local.set $tr (i32.load (i32.add (i32.load offset=4 (local.get $clip)) (i32.shl (local.get $bone) (i32.const 2)))))
+      (local.set $tr (i32.load (i32.add (local.get $rt) (i32.shl (local.get $bone) (i32.const 2)))))
       (if (i32.ge_s (local.get $tr) (i32.const 0))
         (then
-          (local.set $a (i32.add (i32.load offset=16 (local.get $clip)) (i32.shl (i32.add (local.get $base0) (local.get $tr)) (i32.const 5))))
-          (local.set $b (i32.add (i32.load offset=16 (local.get $clip)) (i32.shl (i32.add (local.get $base1) (local.get $tr)) (i32.const 5))))
+          (local.set $a (i32.add (local.get $cr) (i32.shl (i32.add (local.get $base0) (local.get $tr)) (i32.const 5))))
+          (local.set $b (i32.add (local.get $cr) (i32.shl (i32.add (local.get $base1) (local.get $tr)) (i32.const 5))))
           (if (f64.eq (local.get $alpha) (f64.const 0))
             (then
               (local.set $qlo (v128.load (local.get $a)))
               (local.set $qhi (v128.load offset=16 (local.get $a))))
             (else
               ;; The span's angle and signed 1 / sin(angle) (Clip.rotationSpans).
-              (local.set $p (i32.add (i32.load offset=24 (local.get $clip)) (i32.shl (i32.add (local.get $base0) (local.get $tr)) (i32.const 4))))
+              (local.set $p (i32.add (local.get $sp) (i32.shl (i32.add (local.get $base0) (local.get $tr)) (i32.const 4))))
               (local.set $angle (f64.load (local.get $p)))
               (local.set $k (f64.load offset=8 (local.get $p)))
               ;; Lanes (s0, s1): the weights of the two keys.
@@ -181,11 +190,11 @@
       (v128.store offset=16 (local.get $o) (local.get $qhi))
 
       ;; Scale, as the translation.
-      (local.set $tr (i32.load (i32.add (i32.load offset=8 (local.get $clip)) (i32.shl (local.get $bone) (i32.const 2)))))
+      (local.set $tr (i32.load (i32.add (local.get $st) (i32.shl (local.get $bone) (i32.const 2)))))
       (if (i32.ge_s (local.get $tr) (i32.const 0))
         (then
-          (local.set $a (i32.add (i32.load offset=20 (local.get $clip)) (i32.mul (i32.add (local.get $base0) (local.get $tr)) (i32.const 24))))
-          (local.set $b (i32.add (i32.load offset=20 (local.get $clip)) (i32.mul (i32.add (local.get $base1) (local.get $tr)) (i32.const 24))))
+          (local.set $a (i32.add (local.get $cs) (i32.mul (i32.add (local.get $base0) (local.get $tr)) (i32.const 24))))
+          (local.set $b (i32.add (local.get $cs) (i32.mul (i32.add (local.get $base1) (local.get $tr)) (i32.const 24))))
           (local.set $xy (f64x2.add (v128.load (local.get $a))
             (f64x2.mul (f64x2.sub (v128.load (local.get $b)) (v128.load (local.get $a))) (local.get $valpha))))
           (local.set $z (f64.add (f64.load offset=16 (local.get $a))
@@ -207,22 +216,36 @@
       (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
       (br $bones))))
 
-  ;; The component-space pose of the local pose at lt/lr/ls (n bones) into ct/cr/cs, parents first:
-  ;; ComponentPose.ensureAllComponent with every bone stale (composeBone's arithmetic: translation
-  ;; = parentT + parentR * (parentS * childT), rotation = parentR * childR normalised, scale =
-  ;; parentS * childS; a root copies its local transform).
+  ;; The component-space poses of `count` characters' local poses at lt/lr/ls (n bones each, one
+  ;; character after another) into ct/cr/cs, parents first: ComponentPose.ensureAllComponent with
+  ;; every bone stale (composeBone's arithmetic: translation = parentT + parentR * (parentS *
+  ;; childT), rotation = parentR * childR normalised, scale = parentS * childS; a root copies its
+  ;; local transform). A bone waits on its parent's normalised rotation (a square root and a
+  ;; division), so one character's pass is a chain of latencies; eight characters are composed
+  ;; bone by bone together, whose chains overlap. Each transform's arithmetic is unchanged.
   (func (export "compose")
-    (param $lt i32) (param $lr i32) (param $ls i32) (param $ct i32) (param $cr i32) (param $cs i32) (param $n i32)
+    (param $lt i32) (param $lr i32) (param $ls i32) (param $ct i32) (param $cr i32) (param $cs i32) (param $n i32) (param $count i32)
     (local $bone i32) (local $parent i32) (local $b3 i32) (local $b4 i32) (local $p3 i32) (local $p4 i32)
     (local $psx f64) (local $psy f64) (local $psz f64) (local $qx f64) (local $qy f64) (local $qz f64) (local $qw f64)
     (local $vx f64) (local $vy f64) (local $vz f64) (local $tx f64) (local $ty f64) (local $tz f64)
     (local $q v128) (local $qlo v128) (local $qhi v128) (local $bl v128) (local $bh v128)
     (local $lo2 v128) (local $hi2 v128) (local $inv v128) (local $len2 f64) (local $ps v128) (local $pl v128) (local $ph v128)
+    (local $first i32) (local $last i32) (local $c i32) (local $c3 i32) (local $c4 i32)
+    (block $characters (loop $groups
+      (br_if $characters (i32.ge_u (local.get $first) (local.get $count)))
+      (local.set $last (select (i32.add (local.get $first) (i32.const 8)) (local.get $count)
+        (i32.lt_u (i32.add (local.get $first) (i32.const 8)) (local.get $count))))
+      (local.set $bone (i32.const 0))
     (block $done (loop $bones
       (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
       (local.set $parent (i32.load (i32.add (global.get $parents) (i32.shl (local.get $bone) (i32.const 2)))))
-      (local.set $b3 (i32.mul (local.get $bone) (i32.const 24)))
-      (local.set $b4 (i32.shl (local.get $bone) (i32.const 5)))
+      (local.set $c (local.get $first))
+    (loop $group
+      ;; Character c's rows start n * 24 (n * 32 for rotations) bytes after character c - 1's.
+      (local.set $c3 (i32.mul (local.get $c) (i32.mul (local.get $n) (i32.const 24))))
+      (local.set $c4 (i32.mul (local.get $c) (i32.shl (local.get $n) (i32.const 5))))
+      (local.set $b3 (i32.add (local.get $c3) (i32.mul (local.get $bone) (i32.const 24))))
+      (local.set $b4 (i32.add (local.get $c4) (i32.shl (local.get $bone) (i32.const 5))))
       (if (i32.lt_s (local.get $parent) (i32.const 0))
         (then
           (v128.store (i32.add (local.get $ct) (local.get $b3)) (v128.load (i32.add (local.get $lt) (local.get $b3))))
@@ -232,8 +255,8 @@
           (v128.store (i32.add (local.get $cs) (local.get $b3)) (v128.load (i32.add (local.get $ls) (local.get $b3))))
           (f64.store offset=16 (i32.add (local.get $cs) (local.get $b3)) (f64.load offset=16 (i32.add (local.get $ls) (local.get $b3)))))
         (else
-          (local.set $p3 (i32.mul (local.get $parent) (i32.const 24)))
-          (local.set $p4 (i32.shl (local.get $parent) (i32.const 5)))
+          (local.set $p3 (i32.add (local.get $c3) (i32.mul (local.get $parent) (i32.const 24))))
+          (local.set $p4 (i32.add (local.get $c4) (i32.shl (local.get $parent) (i32.const 5))))
           ;; The parent's transform, read as it was written (a v128 and an f64; two v128s): a scalar
           ;; load from the upper half of a vector store just made misses store forwarding.
           (local.set $ps (v128.load (i32.add (local.get $cs) (local.get $p3))))
@@ -298,7 +321,11 @@
             (f64x2.mul (local.get $ps) (v128.load (i32.add (local.get $ls) (local.get $b3)))))
           (f64.store offset=16 (i32.add (local.get $cs) (local.get $b3))
             (f64.mul (local.get $psz) (f64.load offset=16 (i32.add (local.get $ls) (local.get $b3)))))))
+      (local.set $c (i32.add (local.get $c) (i32.const 1)))
+      (br_if $group (i32.lt_u (local.get $c) (local.get $last))))
       (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
-      (br $bones))))
+      (br $bones)))
+      (local.set $first (local.get $last))
+      (br $groups))))
 
 )

@@ -104,6 +104,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
   it('samples every path bit-identically to JavaScript: keys, fallback, series, Math.sin, wrap, clamp, blend, component space', () => {
     const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
     const compose = vi.spyOn(SamplingKernel.prototype, 'compose');
+    const composeAll = vi.spyOn(SamplingKernel.prototype, 'composeCharacters');
     for (const loop of [true, false]) {
       runBoth(makeGraph([makeClip('a')], false, loop));
       runBoth(makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, loop));
@@ -111,6 +112,22 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     // The kernel really ran, for single samples and blends, and composed component space.
     expect(sample.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(100);
     expect(sample.mock.calls.some((args) => args[7] === true)).toBe(true);
+    expect(composeAll.mock.calls.some((args) => args[2] === 2)).toBe(true);
+    // A batch's character run on its own (update, evaluate, componentPose) composes alone, the same.
+    const graph = makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, false);
+    const batch = graph.createInstances(3, { componentSpace: true });
+    const alone = graph.createInstance();
+    for (const dt of STEPS) {
+      for (const instance of [batch.instances[1], alone]) {
+        instance.update(dt);
+        instance.evaluate();
+      }
+      const mine = batch.instances[1].componentPose(), theirs = alone.componentPose();
+      expect(Array.from(mine.rotations)).toEqual(Array.from(theirs.rotations));
+      expect(Array.from(mine.translations)).toEqual(Array.from(theirs.translations));
+      expect(Array.from(mine.scales)).toEqual(Array.from(theirs.scales));
+      expect(mine.rotations.buffer).toBe(batch.componentRotations.buffer);
+    }
     expect(compose).toHaveBeenCalled();
   });
 
