@@ -82,6 +82,8 @@ export class InstanceBatch implements BatchPoseArrays {
    * it): players then sample into them in WebAssembly.
    */
   readonly wasm: boolean;
+  /** Bytes of the sampling kernel's memory (poses, reference pose, clip copies), or 0 without it. */
+  readonly wasmMemoryBytes: number;
   private readonly kernel: SamplingKernel | null;
   /** The local and component arrays as poses' storage, for the kernel. */
   private readonly local: PoseStorage;
@@ -101,6 +103,7 @@ export class InstanceBatch implements BatchPoseArrays {
     const kernel = options.wasm ?? true ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], lengths) : null;
     const arrays = kernel?.poseArrays ?? lengths.map((length) => new Float64Array(length));
     this.wasm = kernel !== null;
+    this.wasmMemoryBytes = kernel?.byteLength ?? 0;
     this.kernel = kernel;
     [this.translations, this.rotations, this.scales, this.componentTranslations, this.componentRotations, this.componentScales] = arrays;
     this.rootMotion = new Float64Array(count * 4);
