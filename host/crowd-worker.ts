@@ -1,14 +1,22 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { buildCrowdGraph, crowdWorkerLoop, CrowdSlice, type CrowdWorkerData } from './crowd.ts';
 
 const data = workerData as CrowdWorkerData;
 let slice: CrowdSlice;
 try {
   const graph = await buildCrowdGraph(data.source);
-  slice = new CrowdSlice(graph, data.first, data.end, data.componentSpace, data.buffers);
+  const b = data.buffers;
+  // This thread's kernel on the crowd's shared memory; null (JavaScript) if its graph differs.
+  const kernel = data.kernelMemory === null ? null : SamplingKernel.attachShared(
+    data.kernelMemory, graph.skeleton, [...graph.clipBindings.values()],
+    [b.translations, b.rotations, b.scales, b.componentTranslations, b.componentRotations, b.componentScales].map((a) => a.length),
+    data.threads, data.worker,
+  );
+  slice = new CrowdSlice(graph, data.first, data.end, data.componentSpace, b, kernel);
 } catch (e) {
   parentPort!.postMessage({ error: e instanceof Error ? e.message : String(e) });
   process.exit(1);
 }
-parentPort!.postMessage({ ready: true });
+parentPort!.postMessage({ ready: true, wasm: slice.wasm });
 crowdWorkerLoop(slice, data.buffers, data.worker);

@@ -3,6 +3,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
 import { characterOutput, runCharacterFrame } from '../runtime/instance-batch.ts';
+import type { PoseStorage } from '../runtime/pose.ts';
+import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
 import { checkUpdateRate, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
 
@@ -72,6 +74,14 @@ export interface CrowdWorkerData {
   end: number;
   componentSpace: boolean;
   buffers: CrowdBuffers;
+  /**
+   * The shared WebAssembly memory holding the crowd's poses and the calling thread's copy of the
+   * clips (SamplingKernel.createShared), which the worker attaches its own kernel to; null when
+   * the crowd samples in JavaScript.
+   */
+  kernelMemory: object | null;
+  /** Threads of the crowd (workers + 1): the kernels' scratch slots. */
+  threads: number;
 }
 
 /** The graph a source names, built on the calling thread. */
@@ -94,17 +104,42 @@ export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGra
  */
 export class CrowdSlice {
   readonly instances: AnimGraphInstance[] = [];
+  /** The slice's rows of the local and component arrays, for the kernel's compose (null without it). */
+  private readonly rows: { local: PoseStorage; component: PoseStorage } | null;
 
+  /**
+   * @param kernel this thread's sampling kernel on the crowd's shared memory, whose poseArrays are
+   *   then the pose arrays of `buffers` (the views a worker received are replaced by its kernel's:
+   *   a Pose finds its kernel by the very buffer object it views), or null to sample in JavaScript
+   */
   constructor(
     readonly graph: AnimGraph,
     readonly first: number,
     readonly end: number,
     private readonly componentSpace: boolean,
     private readonly buffers: CrowdBuffers,
+    private readonly kernel: SamplingKernel | null = null,
   ) {
     const n = graph.skeleton.boneCount;
+    if (kernel !== null) {
+      [buffers.translations, buffers.rotations, buffers.scales, buffers.componentTranslations, buffers.componentRotations, buffers.componentScales] = kernel.poseArrays;
+    }
     // Each character evaluates straight into its rows of the shared arrays: nothing to publish.
     for (let i = first; i < end; i++) this.instances.push(graph.createInstance(characterOutput(buffers, n, i, componentSpace)));
+    if (kernel !== null && componentSpace && end > first) {
+      const rows = (a: Float64Array, width: number): Float64Array => a.subarray(first * n * width, end * n * width);
+      this.rows = {
+        local: { translations: rows(buffers.translations, 3), rotations: rows(buffers.rotations, 4), scales: rows(buffers.scales, 3) },
+        component: { translations: rows(buffers.componentTranslations, 3), rotations: rows(buffers.componentRotations, 4), scales: rows(buffers.componentScales, 3) },
+      };
+    } else {
+      this.rows = null;
+    }
+  }
+
+  /** Whether this slice samples in the kernel. */
+  get wasm(): boolean {
+    return this.kernel !== null;
   }
 
   /** Applies pending parameters and resets, advances every character by the frame's delta time and evaluates it. */
@@ -131,7 +166,13 @@ export class CrowdSlice {
         instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
         b.updateRateChanged[i] = 0;
       }
-      runCharacterFrame(instance, b.frame, this.componentSpace, b.rootMotion, i);
+      runCharacterFrame(instance, b.frame, this.componentSpace && this.rows === null, b.rootMotion, i);
+    }
+    const rows = this.rows;
+    if (rows !== null) {
+      // In the kernel, the slice's characters are composed together (as InstanceBatch.update).
+      this.kernel!.composeCharacters(rows.local, rows.component, instances.length);
+      for (let k = 0; k < instances.length; k++) instances[k].markComponentComposed();
     }
   }
 }
@@ -195,6 +236,13 @@ export class Crowd {
   readonly componentScales: Float64Array;
   /** Character i's root motion of the last frame at [i * 4, i * 4 + 4): [dx, dy, dz, dHeading]. */
   readonly rootMotion: Float64Array;
+  /**
+   * Whether every thread samples in the WebAssembly SIMD kernel (see InstanceBatch.wasm): the
+   * poses are then in a shared WebAssembly memory with a copy of the clips, which each worker's
+   * kernel attaches to. A worker whose graph differs from the calling thread's (a module source
+   * that builds different clips) samples in JavaScript instead, with the same results.
+   */
+  readonly wasm: boolean;
   private readonly buffers: CrowdBuffers;
   private readonly slice: CrowdSlice;
   private readonly workers: Worker[];
@@ -202,7 +250,7 @@ export class Crowd {
   private readonly scratch: Parameters;
   private closed = false;
 
-  private constructor(graph: AnimGraph, count: number, buffers: CrowdBuffers, slice: CrowdSlice, workers: Worker[], scratch: Parameters) {
+  private constructor(graph: AnimGraph, count: number, buffers: CrowdBuffers, slice: CrowdSlice, workers: Worker[], scratch: Parameters, wasm: boolean) {
     this.graph = graph;
     this.count = count;
     this.boneCount = graph.skeleton.boneCount;
@@ -218,6 +266,7 @@ export class Crowd {
     this.componentRotations = buffers.componentRotations;
     this.componentScales = buffers.componentScales;
     this.rootMotion = buffers.rootMotion;
+    this.wasm = wasm;
   }
 
   /** Builds the graph on every thread and one instance per character; rejects if any thread fails to. */
@@ -232,6 +281,11 @@ export class Crowd {
     const scratch = new Parameters(graph.parameterDefinitions);
     const width = scratch.values.length;
     const cs = componentSpace ? count * n : 0;
+    const threads = workers + 1;
+    // The poses in a shared WebAssembly memory with the clips, where every thread's sampling kernel
+    // works on them; plain shared arrays where the engine cannot.
+    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3], threads);
+    const poses = kernel?.poseArrays;
     const buffers: CrowdBuffers = {
       control: sharedInt32(4),
       failure: new Uint8Array(new SharedArrayBuffer(4096)),
@@ -241,12 +295,12 @@ export class Crowd {
       resetRequested: sharedInt32(count),
       updateRates: sharedInt32(count * 3),
       updateRateChanged: sharedInt32(count),
-      translations: sharedFloat64(count * n * 3),
-      rotations: sharedFloat64(count * n * 4),
-      scales: sharedFloat64(count * n * 3),
-      componentTranslations: sharedFloat64(cs * 3),
-      componentRotations: sharedFloat64(cs * 4),
-      componentScales: sharedFloat64(cs * 3),
+      translations: poses?.[0] ?? sharedFloat64(count * n * 3),
+      rotations: poses?.[1] ?? sharedFloat64(count * n * 4),
+      scales: poses?.[2] ?? sharedFloat64(count * n * 3),
+      componentTranslations: poses?.[3] ?? sharedFloat64(cs * 3),
+      componentRotations: poses?.[4] ?? sharedFloat64(cs * 4),
+      componentScales: poses?.[5] ?? sharedFloat64(cs * 3),
       rootMotion: sharedFloat64(count * 4),
     };
     for (let i = 0; i < count; i++) buffers.parameters.set(scratch.values, i * width);
@@ -255,17 +309,24 @@ export class Crowd {
       buffers.updateRates[i * 3 + 2] = 1;
     }
     // Contiguous shares, the calling thread's first; sizes differ by at most one character.
-    const threads = workers + 1;
     const bound = (t: number) => Math.round((t * count) / threads);
-    const slice = new CrowdSlice(graph, 0, bound(1), componentSpace, buffers);
+    const slice = new CrowdSlice(graph, 0, bound(1), componentSpace, buffers, kernel);
     const started: Worker[] = [];
+    let workersInJavaScript = 0;
     try {
       await Promise.all(Array.from({ length: workers }, (_, w) => {
-        const data: CrowdWorkerData = { source: options.source, worker: w + 1, first: bound(w + 1), end: bound(w + 2), componentSpace, buffers };
+        const data: CrowdWorkerData = {
+          source: options.source, worker: w + 1, first: bound(w + 1), end: bound(w + 2), componentSpace, buffers,
+          kernelMemory: kernel?.memory ?? null, threads,
+        };
         const worker = new Worker(new URL('./crowd-worker.mjs', import.meta.url), { workerData: data });
         started.push(worker);
         return new Promise<void>((resolve, reject) => {
-          worker.once('message', (m: { ready?: true; error?: string }) => (m.ready ? resolve() : reject(new Error(`crowd worker ${w + 1}: ${m.error}`))));
+          worker.once('message', (m: { ready?: true; wasm?: boolean; error?: string }) => {
+            if (!m.ready) return reject(new Error(`crowd worker ${w + 1}: ${m.error}`));
+            if (m.wasm !== true) workersInJavaScript++;
+            resolve();
+          });
           worker.once('error', reject);
           worker.once('exit', (code) => reject(new Error(`crowd worker ${w + 1} exited (code ${code}) before it was ready`)));
         });
@@ -279,7 +340,7 @@ export class Crowd {
       // A crowd the program forgets to close must not keep the process alive.
       worker.unref();
     }
-    return new Crowd(graph, count, buffers, slice, started, scratch);
+    return new Crowd(graph, count, buffers, slice, started, scratch, slice.wasm && workersInJavaScript === 0);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { ClipBinding } from './clip.ts';
 import type { PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
-import { SAMPLING_WASM_HEX } from './wasm/sampling-bytes.ts';
+import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-bytes.ts';
 
 /**
  * Clip sampling in WebAssembly SIMD (runtime/wasm/sampling.wat), for poses that live in the
@@ -20,7 +20,9 @@ import { SAMPLING_WASM_HEX } from './wasm/sampling-bytes.ts';
  */
 export class SamplingKernel {
   /** The memory's bytes (what the poses' arrays view). */
-  readonly buffer: ArrayBuffer;
+  readonly buffer: ArrayBufferLike;
+  /** The WebAssembly.Memory (for createShared's, what a worker thread attaches to). */
+  readonly memory: object;
   /** Bytes of memory in all: the clips' copies, the reference pose and the poses reserved. */
   readonly byteLength: number;
   /** The skeleton it was made for: its reference pose and parents are in the memory. */
@@ -41,54 +43,39 @@ export class SamplingKernel {
   /** The pose arrays asked for (create's `poseArrays`), zeroed, in the memory. */
   readonly poseArrays: readonly Float64Array[];
 
-  private constructor(module: WasmModule, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[]) {
-    const n = skeleton.boneCount;
-    // Addresses are laid out first, then the memory made at its final size and filled.
-    let top = 64; // 0..63: scratch (a quaternion, then sample's numbers), so no address is 0
-    const take = (bytes: number): number => {
-      const at = top;
-      top += Math.ceil(bytes / 16) * 16;
-      return at;
-    };
-    const ref = skeleton.referencePose;
-    const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4);
-    const slots = bindings.map((binding) => {
-      const clip = binding.clip;
-      const spans = clip.rotationSpans();
-      return {
-        binding, spans, descriptor: take(28),
-        addresses: [take(n * 4), take(n * 4), take(n * 4), take(clip.translations.length * 8), take(clip.rotations.length * 8), take(clip.scales.length * 8), take(spans.length * 8)],
-      };
-    });
-    const poses = poseArrays.map((length) => take(length * 8));
-    const pages = Math.ceil(top / 65536);
-    const wasm = webAssembly()!;
-    const memory = new wasm.Memory({ initial: pages, maximum: pages });
+  private constructor(module: WasmModule, memory: WasmMemory, layout: KernelLayout, skeleton: Skeleton, bindings: readonly ClipBinding[], fill: boolean, scratchSlot: number) {
     const buffer = memory.buffer;
     const f64 = (at: number, values: ArrayLike<number>): void => new Float64Array(buffer, at, values.length).set(values);
     const i32 = (at: number, values: ArrayLike<number>): void => new Int32Array(buffer, at, values.length).set(values);
-    f64(refT, ref.translations); f64(refR, ref.rotations); f64(refS, ref.scales);
-    i32(parents, skeleton.parents);
+    if (fill) {
+      const ref = skeleton.referencePose;
+      f64(layout.refT, ref.translations); f64(layout.refR, ref.rotations); f64(layout.refS, ref.scales);
+      i32(layout.parents, skeleton.parents);
+      for (const { binding, spans, descriptor, addresses } of layout.slots) {
+        const [tt, rt, st, ct, cr, cs, sp] = addresses;
+        i32(descriptor, addresses);
+        i32(tt, binding.translationTrack); i32(rt, binding.rotationTrack); i32(st, binding.scaleTrack);
+        f64(ct, binding.clip.translations); f64(cr, binding.clip.rotations); f64(cs, binding.clip.scales); f64(sp, spans);
+      }
+    }
     const size = bindings.reduce((max, b) => Math.max(max, b.index + 1), 0);
     this.bindings = new Array<ClipBinding | null>(size).fill(null);
     this.descriptors = new Int32Array(size);
-    for (const { binding, spans, descriptor, addresses } of slots) {
-      const [tt, rt, st, ct, cr, cs, sp] = addresses;
-      i32(descriptor, addresses);
-      i32(tt, binding.translationTrack); i32(rt, binding.rotationTrack); i32(st, binding.scaleTrack);
-      f64(ct, binding.clip.translations); f64(cr, binding.clip.rotations); f64(cs, binding.clip.scales); f64(sp, spans);
+    for (const { binding, descriptor } of layout.slots) {
       this.bindings[binding.index] = binding;
       this.descriptors[binding.index] = descriptor;
     }
-    const instance = new wasm.Instance(module, { m: { sin: Math.sin, memory } });
-    (instance.exports.setup as (t: number, r: number, s: number, scratch: number, parents: number) => void)(refT, refR, refS, 0, parents);
-    this.composeFn = (instance.exports.compose ?? (() => {})) as ComposeFunction;
-    this.skeleton = skeleton;
+    const scratch = scratchSlot * SCRATCH_BYTES;
+    const instance = new (webAssembly()!).Instance(module, { m: { sin: Math.sin, memory } });
+    (instance.exports.setup as (t: number, r: number, s: number, scratch: number, parents: number) => void)(layout.refT, layout.refR, layout.refS, scratch, layout.parents);
     this.sampleFn = instance.exports.sample as SampleFunction;
-    this.numbers = new Float64Array(buffer, 32, 3);
+    this.composeFn = instance.exports.compose as ComposeFunction;
+    this.numbers = new Float64Array(buffer, scratch + 32, 3);
+    this.skeleton = skeleton;
+    this.memory = memory;
     this.buffer = buffer;
-    this.byteLength = pages * 65536;
-    this.poseArrays = poses.map((at, i) => new Float64Array(buffer, at, poseArrays[i]));
+    this.byteLength = layout.pages * 65536;
+    this.poseArrays = layout.poses.map((at, i) => new Float64Array(buffer, at, layout.poseLengths[i]));
     kernels.set(buffer, this);
   }
 
@@ -98,11 +85,48 @@ export class SamplingKernel {
    * WebAssembly SIMD is not available or the memory would exceed `maxBytes` (default 1 GiB).
    */
   static create(skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes = 1 << 30): SamplingKernel | null {
-    const module = samplingModule();
+    const module = samplingModule(false);
     if (module === null) return null;
-    const clipValues = bindings.reduce((sum, b) => sum + b.clip.translations.length + b.clip.rotations.length * 1.5 + b.clip.scales.length, 0);
-    if ((clipValues + poseArrays.reduce((sum, length) => sum + length + 2, 0)) * 8 > maxBytes) return null;
-    return new SamplingKernel(module, skeleton, bindings.filter((b) => b.index >= 0), poseArrays);
+    const own = bindings.filter((b) => b.index >= 0);
+    const layout = layOut(skeleton, own, poseArrays, 1);
+    if (layout.pages * 65536 > maxBytes) return null;
+    const memory = new (webAssembly()!).Memory({ initial: layout.pages, maximum: layout.pages });
+    return new SamplingKernel(module, memory, layout, skeleton, own, true, 0);
+  }
+
+  /**
+   * create, in a shared memory that `threads` threads' kernels use together (a Crowd's: this one
+   * is thread 0's; each worker thread attaches its own with attachShared): each has its own scratch,
+   * the clips' copies and the poses are shared. Null where shared WebAssembly memory or SIMD is not
+   * available, or past `maxBytes`.
+   */
+  static createShared(skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, maxBytes = 1 << 30): SamplingKernel | null {
+    const module = samplingModule(true);
+    if (module === null || typeof SharedArrayBuffer === 'undefined') return null;
+    const own = bindings.filter((b) => b.index >= 0);
+    const layout = layOut(skeleton, own, poseArrays, threads);
+    if (layout.pages * 65536 > maxBytes) return null;
+    try {
+      const memory = new (webAssembly()!).Memory({ initial: layout.pages, maximum: layout.pages, shared: true });
+      return new SamplingKernel(module, memory, layout, skeleton, own, true, 0);
+    } catch {
+      return null; // shared memory refused (a page that is not cross-origin isolated)
+    }
+  }
+
+  /**
+   * Thread `thread`'s kernel on a memory made by createShared on another thread (its `memory`,
+   * passed in a message), for its own copy of the same graph: the same skeleton, bindings and
+   * pose arrays, or null (sample in JavaScript) when they do not match what the memory holds.
+   */
+  static attachShared(memory: object, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, thread: number): SamplingKernel | null {
+    const module = samplingModule(true);
+    if (module === null) return null;
+    const shared = memory as WasmMemory;
+    const own = bindings.filter((b) => b.index >= 0);
+    const layout = layOut(skeleton, own, poseArrays, threads);
+    if (!(thread > 0 && thread < threads) || shared.buffer.byteLength !== layout.pages * 65536 || !holds(shared.buffer, layout, skeleton)) return null;
+    return new SamplingKernel(module, shared, layout, skeleton, own, false, thread);
   }
 
   /**
@@ -156,12 +180,11 @@ export function kernelOf(translations: Float64Array, rotations: Float64Array, sc
 
 /** Whether this engine runs the sampling kernel (WebAssembly with SIMD); otherwise sampling stays in JavaScript. */
 export function samplingKernelAvailable(): boolean {
-  return samplingModule() !== null;
+  return samplingModule(false) !== null;
 }
 
-/** The module's bytes, from the hex of runtime/wasm/sampling-bytes.ts (no atob or Buffer: browser- and Node-safe). */
-export function samplingWasmBytes(): Uint8Array {
-  const hex = SAMPLING_WASM_HEX;
+/** A module's bytes from its hex in runtime/wasm/sampling-bytes.ts (no atob or Buffer: browser- and Node-safe). */
+function hexBytes(hex: string): Uint8Array {
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return bytes;
@@ -172,11 +195,12 @@ type SampleFunction = (ot: number, or: number, os: number, n: number, clip: numb
 
 /** The part of the WebAssembly JS API used here, declared locally so that no DOM or Node types are needed. */
 interface WasmModule { readonly __module?: never }
+interface WasmMemory { readonly buffer: ArrayBufferLike }
 interface WasmApi {
   validate(bytes: Uint8Array): boolean;
   Module: new (bytes: Uint8Array) => WasmModule;
   Instance: new (module: WasmModule, imports: object) => { readonly exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer };
+  Memory: new (descriptor: { initial: number; maximum: number; shared?: boolean }) => WasmMemory;
 }
 
 function webAssembly(): WasmApi | undefined {
@@ -184,20 +208,73 @@ function webAssembly(): WasmApi | undefined {
 }
 
 const kernels = new WeakMap<ArrayBufferLike, SamplingKernel>();
-/** The compiled module; undefined until first asked for, null where it cannot run. */
-let compiled: WasmModule | null | undefined;
+/** The compiled modules (ordinary and shared memory); undefined until first asked for, null where they cannot run. */
+const compiled: [WasmModule | null | undefined, WasmModule | null | undefined] = [undefined, undefined];
 
-function samplingModule(): WasmModule | null {
-  if (compiled !== undefined) return compiled;
+function samplingModule(shared: boolean): WasmModule | null {
+  const which = shared ? 1 : 0;
+  const known = compiled[which];
+  if (known !== undefined) return known;
+  compiled[which] = null;
   const wasm = webAssembly();
-  compiled = null;
   if (wasm === undefined) return null;
   try {
-    const bytes = samplingWasmBytes();
-    // validate() is false where SIMD is not supported: the whole module is then unusable.
-    if (wasm.validate(bytes)) compiled = new wasm.Module(bytes);
+    const bytes = hexBytes(shared ? SAMPLING_SHARED_WASM_HEX : SAMPLING_WASM_HEX);
+    // validate() is false where SIMD (or, shared, threads) is not supported: the module is then unusable.
+    if (wasm.validate(bytes)) compiled[which] = new wasm.Module(bytes);
   } catch {
-    compiled = null;
+    compiled[which] = null;
   }
-  return compiled;
+  return compiled[which];
+}
+
+/** Bytes per thread of scratch at the memory's start: a quaternion, then sample's numbers. */
+const SCRATCH_BYTES = 64;
+
+/** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */
+interface KernelLayout {
+  refT: number; refR: number; refS: number; parents: number;
+  slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[] }[];
+  poses: number[];
+  poseLengths: readonly number[];
+  pages: number;
+}
+
+function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLengths: readonly number[], threads: number): KernelLayout {
+  const n = skeleton.boneCount;
+  // Scratch first (so no address is 0), 16-byte aligned blocks after it.
+  let top = Math.max(1, threads) * SCRATCH_BYTES;
+  const take = (bytes: number): number => {
+    const at = top;
+    top += Math.ceil(bytes / 16) * 16;
+    return at;
+  };
+  const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4);
+  const slots = bindings.map((binding) => {
+    const clip = binding.clip;
+    const spans = clip.rotationSpans();
+    return {
+      binding, spans, descriptor: take(28),
+      addresses: [take(n * 4), take(n * 4), take(n * 4), take(clip.translations.length * 8), take(clip.rotations.length * 8), take(clip.scales.length * 8), take(spans.length * 8)],
+    };
+  });
+  const poses = poseLengths.map((length) => take(length * 8));
+  return { refT, refR, refS, parents, slots, poses, poseLengths, pages: Math.ceil(top / 65536) };
+}
+
+/** Whether `buffer` holds what `layout` puts there for this skeleton and these bindings (another thread's copy of the graph). */
+function holds(buffer: ArrayBufferLike, layout: KernelLayout, skeleton: Skeleton): boolean {
+  const same = (at: number, values: ArrayLike<number>, f64: boolean): boolean => {
+    const stored = f64 ? new Float64Array(buffer, at, values.length) : new Int32Array(buffer, at, values.length);
+    for (let i = 0; i < values.length; i++) if (!Object.is(stored[i], values[i])) return false;
+    return true;
+  };
+  const ref = skeleton.referencePose;
+  if (!same(layout.refT, ref.translations, true) || !same(layout.refR, ref.rotations, true) || !same(layout.refS, ref.scales, true) || !same(layout.parents, skeleton.parents, false)) return false;
+  return layout.slots.every(({ binding, spans, descriptor, addresses }) => {
+    const [tt, rt, st, ct, cr, cs, sp] = addresses;
+    return same(descriptor, addresses, false) && same(tt, binding.translationTrack, false) && same(rt, binding.rotationTrack, false)
+      && same(st, binding.scaleTrack, false) && same(ct, binding.clip.translations, true) && same(cr, binding.clip.rotations, true)
+      && same(cs, binding.clip.scales, true) && same(sp, spans, true);
+  });
 }

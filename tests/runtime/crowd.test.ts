@@ -30,6 +30,8 @@ describe('Crowd', () => {
       const count = 7;
       const crowd = await crowdOf({ file: LOCOMOTION }, count, workers);
       expect(crowd.workerCount).toBe(workers);
+      // Every thread samples in the WebAssembly kernel on the crowd's shared memory.
+      expect(crowd.wasm).toBe(true);
       const graph = loadGraphFile(LOCOMOTION);
       const alone = Array.from({ length: count }, () => graph.createInstance());
       const set = (i: number, name: string, value: number | boolean) => {

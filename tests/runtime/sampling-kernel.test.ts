@@ -160,6 +160,23 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expect(SamplingKernel.create(skeleton, [...graph.clipBindings.values()], [1000, 1000])).not.toBeNull();
   });
 
+  it('shares a memory between threads only for the same graph (a Crowd), each thread with its own scratch', () => {
+    const graph = makeGraph([makeClip('a')], false, true);
+    const lengths = [2 * 4 * 3, 2 * 4 * 4, 2 * 4 * 3, 0, 0, 0];
+    const main = SamplingKernel.createShared(skeleton, [...graph.clipBindings.values()], lengths, 3)!;
+    expect(main.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // Another copy of the same graph (as a worker builds it) attaches; its numbers are its own.
+    const copy = makeGraph([makeClip('a')], false, true);
+    const worker = SamplingKernel.attachShared(main.memory, skeleton, [...copy.clipBindings.values()], lengths, 3, 2)!;
+    expect(worker).not.toBeNull();
+    expect(worker.numbers.byteOffset).not.toBe(main.numbers.byteOffset);
+    // A graph whose clip differs, other pose arrays or a thread out of range do not.
+    const other = makeGraph([makeClip('a', 'slerp', false)], false, true);
+    expect(SamplingKernel.attachShared(main.memory, skeleton, [...other.clipBindings.values()], lengths, 3, 1)).toBeNull();
+    expect(SamplingKernel.attachShared(main.memory, skeleton, [...copy.clipBindings.values()], [1e6, 0, 0, 0, 0, 0], 3, 1)).toBeNull();
+    expect(SamplingKernel.attachShared(main.memory, skeleton, [...copy.clipBindings.values()], lengths, 3, 3)).toBeNull();
+  });
+
   it('matches instances of their own on the locomotion example (crossfades between gaits)', () => {
     const graph = loadGraphFile(example('sample-locomotion.json'));
     const batch = graph.createInstances(3, { componentSpace: true });
