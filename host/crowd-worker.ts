@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { kernelPoseLengths } from '../runtime/instance-batch.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { buildCrowdGraph, crowdWorkerLoop, CrowdSlice, type CrowdWorkerData } from './crowd.ts';
 
@@ -8,12 +9,10 @@ try {
   const graph = await buildCrowdGraph(data.source);
   const b = data.buffers;
   // This thread's kernel on the crowd's shared memory; null (JavaScript) if its graph differs.
-  const kernel = data.kernelMemory === null ? null : SamplingKernel.attachShared(
-    data.kernelMemory, graph.skeleton, [...graph.clipBindings.values()],
-    [b.translations, b.rotations, b.scales, b.componentTranslations, b.componentRotations, b.componentScales].map((a) => a.length),
-    data.threads, data.worker,
-  );
-  slice = new CrowdSlice(graph, data.first, data.end, data.componentSpace, b, kernel);
+  const lengths = kernelPoseLengths(graph.skeleton.boneCount, b.rootMotion.length / 4, data.componentSpace, data.threads);
+  const kernel = data.kernelMemory === null ? null
+    : SamplingKernel.attachShared(data.kernelMemory, graph.skeleton, [...graph.clipBindings.values()], lengths, data.threads, data.worker);
+  slice = new CrowdSlice(graph, data.first, data.end, data.componentSpace, b, kernel, data.worker);
 } catch (e) {
   parentPort!.postMessage({ error: e instanceof Error ? e.message : String(e) });
   process.exit(1);

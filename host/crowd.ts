@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
-import { characterOutput, runCharacterFrame } from '../runtime/instance-batch.ts';
+import { characterOutput, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import type { PoseStorage } from '../runtime/pose.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
@@ -111,6 +111,8 @@ export class CrowdSlice {
    * @param kernel this thread's sampling kernel on the crowd's shared memory, whose poseArrays are
    *   then the pose arrays of `buffers` (the views a worker received are replaced by its kernel's:
    *   a Pose finds its kernel by the very buffer object it views), or null to sample in JavaScript
+   * @param thread the thread's index in the crowd (0: the calling thread), whose pool of
+   *   temporaries in the kernel's memory it uses
    */
   constructor(
     readonly graph: AnimGraph,
@@ -119,13 +121,16 @@ export class CrowdSlice {
     private readonly componentSpace: boolean,
     private readonly buffers: CrowdBuffers,
     private readonly kernel: SamplingKernel | null = null,
+    thread = 0,
   ) {
     const n = graph.skeleton.boneCount;
     if (kernel !== null) {
-      [buffers.translations, buffers.rotations, buffers.scales, buffers.componentTranslations, buffers.componentRotations, buffers.componentScales] = kernel.poseArrays;
+      [buffers.translations, buffers.rotations, buffers.scales, buffers.componentTranslations, buffers.componentRotations, buffers.componentScales] = kernel.poseArrays.slice(0, 6);
     }
-    // Each character evaluates straight into its rows of the shared arrays: nothing to publish.
-    for (let i = first; i < end; i++) this.instances.push(graph.createInstance(characterOutput(buffers, n, i, componentSpace)));
+    // Each character evaluates straight into its rows of the shared arrays: nothing to publish. In
+    // the kernel, the thread's temporaries are its own pool's, in the memory too.
+    const posePool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, thread);
+    for (let i = first; i < end; i++) this.instances.push(graph.createInstance({ ...characterOutput(buffers, n, i, componentSpace), posePool }));
     if (kernel !== null && componentSpace && end > first) {
       const rows = (a: Float64Array, width: number): Float64Array => a.subarray(first * n * width, end * n * width);
       this.rows = {
@@ -284,8 +289,9 @@ export class Crowd {
     const threads = workers + 1;
     // The poses in a shared WebAssembly memory with the clips, where every thread's sampling kernel
     // works on them; plain shared arrays where the engine cannot.
-    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3], threads);
+    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, threads), threads);
     const poses = kernel?.poseArrays;
+
     const buffers: CrowdBuffers = {
       control: sharedInt32(4),
       failure: new Uint8Array(new SharedArrayBuffer(4096)),

@@ -170,6 +170,11 @@ function isSlotPlayer(node: PoseNode): node is PoseNode & SlotPlayer {
 export interface InstanceOutput {
   readonly local?: PoseStorage;
   readonly component?: PoseStorage;
+  /**
+   * The pool of temporary poses its nodes work in (default: the graph's, shared by its instances).
+   * An InstanceBatch passes its own, whose first poses are in its sampling kernel's memory.
+   */
+  readonly posePool?: PosePool;
 }
 
 /**
@@ -230,7 +235,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.graph = graph;
     this.skeleton = graph.skeleton;
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
-    this.posePool = graph.posePool;
+    this.posePool = output.posePool ?? graph.posePool;
     this.componentPosePool = graph.componentPosePool;
     this.curveValues = new Float64Array(graph.curveNames.length);
     this.outputComponent = new ComponentPose(graph.skeleton, output);

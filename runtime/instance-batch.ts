@@ -1,5 +1,5 @@
 import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
-import type { PoseStorage } from './pose.ts';
+import { Pose, PosePool, type PoseStorage } from './pose.ts';
 import { SamplingKernel } from './sampling-kernel.ts';
 
 /**
@@ -43,6 +43,36 @@ export function runCharacterFrame(
   if (componentSpace) instance.componentPose();
   const m = instance.rootMotion, r = character * 4;
   rootMotion[r] = m[0]; rootMotion[r + 1] = m[1]; rootMotion[r + 2] = m[2]; rootMotion[r + 3] = m[3];
+}
+
+/**
+ * Temporary poses per pool in a sampling kernel's memory: enough for the usual depth of a graph's
+ * temporaries (a layer within a transition within a blend); deeper ones are ordinary poses.
+ */
+const POOL_POSES_IN_KERNEL = 4;
+
+/**
+ * The pose arrays a kernel holds for `count` characters (translations, rotations, scales, then the
+ * component ones, empty without `componentSpace`), followed by those of `pools` pose pools'
+ * temporaries (POOL_POSES_IN_KERNEL each): one pool per thread evaluating characters.
+ */
+export function kernelPoseLengths(boneCount: number, count: number, componentSpace: boolean, pools: number): number[] {
+  const n = boneCount, cs = componentSpace ? count * n : 0;
+  const lengths = [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3];
+  for (let p = 0; p < pools * POOL_POSES_IN_KERNEL; p++) lengths.push(n * 3, n * 4, n * 3);
+  return lengths;
+}
+
+/**
+ * Pool `pool` of a kernel laid out by kernelPoseLengths: a PosePool handing out its poses in the
+ * kernel first, so that nodes' temporaries (a layer, a transition's source) are sampled there too.
+ */
+export function kernelPosePool(kernel: SamplingKernel, boneCount: number, pool: number): PosePool {
+  const arrays = kernel.poseArrays;
+  return new PosePool(boneCount, Array.from({ length: POOL_POSES_IN_KERNEL }, (_, k) => {
+    const at = 6 + (pool * POOL_POSES_IN_KERNEL + k) * 3;
+    return new Pose(boneCount, { translations: arrays[at], rotations: arrays[at + 1], scales: arrays[at + 2] });
+  }));
 }
 
 export interface InstanceBatchOptions {
@@ -95,13 +125,14 @@ export class InstanceBatch implements BatchPoseArrays {
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`a batch needs a whole number of characters, at least 1; got ${count}`);
     const n = graph.skeleton.boneCount;
     const componentSpace = options.componentSpace ?? false;
-    const cs = componentSpace ? count * n : 0;
     this.count = count;
     this.boneCount = n;
     this.componentSpace = componentSpace;
-    const lengths = [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3];
-    const kernel = options.wasm ?? true ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], lengths) : null;
-    const arrays = kernel?.poseArrays ?? lengths.map((length) => new Float64Array(length));
+    const kernel = options.wasm ?? true ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, 1)) : null;
+    const arrays = kernel?.poseArrays ?? kernelPoseLengths(n, count, componentSpace, 0).map((length) => new Float64Array(length));
+    // The characters evaluate one at a time, so they share one pool of temporaries, as instances
+    // share their graph's; this one's first poses are in the kernel's memory.
+    const pool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, 0);
     this.wasm = kernel !== null;
     this.wasmMemoryBytes = kernel?.byteLength ?? 0;
     this.kernel = kernel;
@@ -110,7 +141,7 @@ export class InstanceBatch implements BatchPoseArrays {
     this.local = { translations: this.translations, rotations: this.rotations, scales: this.scales };
     this.component = { translations: this.componentTranslations, rotations: this.componentRotations, scales: this.componentScales };
     const instances: AnimGraphInstance[] = [];
-    for (let i = 0; i < count; i++) instances.push(graph.createInstance(characterOutput(this, n, i, componentSpace)));
+    for (let i = 0; i < count; i++) instances.push(graph.createInstance({ ...characterOutput(this, n, i, componentSpace), posePool: pool }));
     this.instances = instances;
   }
 

@@ -156,19 +156,29 @@ export function poseNormalizeRotations(pose: Pose): Pose {
  */
 export class PosePool {
   private readonly free: Pose[] = [];
+  /** Free poses in a sampling kernel's memory, handed out before any other (see InstanceBatch). */
+  private readonly freeInKernel: Pose[] = [];
   private created = 0;
 
-  constructor(readonly boneCount: number) {}
+  /**
+   * @param inKernel poses the pool starts with, in a sampling kernel's memory: acquire hands them
+   *   out first, so that the temporaries of a graph's first `inKernel.length` levels are sampled in
+   *   the kernel, and makes ordinary poses only past them.
+   */
+  constructor(readonly boneCount: number, inKernel: readonly Pose[] = []) {
+    for (let i = inKernel.length - 1; i >= 0; i--) this.freeInKernel.push(inKernel[i]);
+  }
 
   acquire(): Pose {
-    const pose = this.free.pop();
+    const pose = this.freeInKernel.pop() ?? this.free.pop();
     if (pose !== undefined) return pose;
     this.created++;
     return new Pose(this.boneCount);
   }
 
   release(pose: Pose): void {
-    this.free.push(pose);
+    if (pose.kernel !== null) this.freeInKernel.push(pose);
+    else this.free.push(pose);
   }
 
   /** How many poses this pool has ever made (for tests and the bench's allocation report). */

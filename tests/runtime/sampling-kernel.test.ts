@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildCrowdGraph, crowdPhases } from '../../bench/crowd-cases.ts';
 import { BlendTwoType } from '../../nodes/BlendTwo.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { SequencePlayerType } from '../../nodes/SequencePlayer.ts';
@@ -8,6 +9,7 @@ import { loadGraphFile } from '../../host/files.ts';
 import { Clip, type RotationInterpolation } from '../../runtime/clip.ts';
 import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../runtime/graph.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
+import { kernelPosePool } from '../../runtime/instance-batch.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { SamplingKernel, samplingKernelAvailable } from '../../runtime/sampling-kernel.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
@@ -160,6 +162,53 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expect(SamplingKernel.create(skeleton, [...graph.clipBindings.values()], [1000, 1000])).not.toBeNull();
   });
 
+  it('gives nodes temporaries in the kernel first (a batch pose pool), ordinary poses past them', () => {
+    const graph = makeGraph([makeClip('a'), makeClip('b')], true, true);
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const pool = kernelPosePool(kernel, 4, 0);
+    const taken = Array.from({ length: 6 }, () => pool.acquire());
+    expect(taken.map((p) => p.kernel !== null)).toEqual([true, true, true, true, false, false]);
+    expect(pool.size).toBe(2);
+    // Released in any order, the kernel's come back out first.
+    for (const pose of [...taken].reverse()) pool.release(pose);
+    expect(pool.acquire().kernel).toBe(kernel);
+    expect(new Set(Array.from({ length: 3 }, () => pool.acquire())).size).toBe(3);
+    expect(pool.acquire().kernel).toBeNull();
+    expect(pool.size).toBe(2);
+  });
+
+  it('matches instances alone where nodes sample into temporaries: a layered blend, state-machine transitions, inertial blends', () => {
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    for (const kind of ['layered', 'statemachine', 'inertial'] as const) {
+      const graph = buildCrowdGraph(kind);
+      const batch = graph.createInstances(4, { componentSpace: true });
+      const alone = [0, 1, 2, 3].map(() => graph.createInstance());
+      const phases = crowdPhases(4, 2);
+      [...batch.instances, ...alone].forEach((instance, i) => {
+        instance.setParameter('phaseA', phases[(i % 4) * 2]);
+        instance.setParameter('phaseB', phases[(i % 4) * 2 + 1]);
+        instance.reset();
+      });
+      for (let frame = 0; frame < 80; frame++) {
+        [...batch.instances, ...alone].forEach((instance, i) => {
+          const c = i % 4; // the character: batch member and instance alone alike
+          if ((frame + c) % 20 === 0) instance.setParameter(kind === 'inertial' ? 'useA' : 'motion', kind === 'inertial' ? frame % 40 === 0 : ((frame + c) / 20) & 1);
+        });
+        batch.update(1 / 60);
+        for (const instance of alone) {
+          instance.update(1 / 60);
+          instance.evaluate(); // as the batch does every frame (an inertial blend captures the pose it shows)
+        }
+      }
+      expectRowsLikeAlone(batch, alone);
+      // Some samples went into temporaries in the kernel: the pool's poses, after the characters' rows.
+      const rows = batch.translations;
+      const intoTemporaries = sample.mock.calls.filter(([t]) => t.buffer === rows.buffer && t.byteOffset >= rows.byteOffset + rows.byteLength);
+      if (kind === 'layered') expect(intoTemporaries.length).toBeGreaterThan(0);
+      sample.mockClear();
+    }
+  });
+
   it('shares a memory between threads only for the same graph (a Crowd), each thread with its own scratch', () => {
     const graph = makeGraph([makeClip('a')], false, true);
     const lengths = [2 * 4 * 3, 2 * 4 * 4, 2 * 4 * 3, 0, 0, 0];
@@ -201,7 +250,10 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       for (let frame = 0; frame < 120; frame++) {
         [...batch.instances, ...alone].forEach((instance, i) => instance.setParameter('speed', [100, 150, 300][(i + (frame >> 5)) % 3]));
         batch.update(1 / 60);
-        for (const instance of alone) instance.update(1 / 60);
+        for (const instance of alone) {
+          instance.update(1 / 60);
+          instance.evaluate();
+        }
       }
       expectRowsLikeAlone(batch, alone);
       expect(sample.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(100);
