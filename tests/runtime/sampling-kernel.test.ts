@@ -236,7 +236,10 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
         if (frame % 20 === 0) instance.setParameter('gait', (i + frame / 20) % 3);
       });
       batch.update(1 / 60);
-      for (const instance of alone) instance.update(1 / 60);
+      for (const instance of alone) {
+        instance.update(1 / 60);
+        instance.evaluate();
+      }
     }
     expectRowsLikeAlone(batch, alone);
   });
