@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
-import { characterOutput, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
+import { characterOutput, composeInGroups, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import type { PoseStorage } from '../runtime/pose.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
@@ -104,7 +104,7 @@ export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGra
  */
 export class CrowdSlice {
   readonly instances: AnimGraphInstance[] = [];
-  /** The slice's rows of the local and component arrays, for the kernel's compose (null without it). */
+  /** The crowd's local and component arrays, for the kernel's compose (null without the kernel or component space). */
   private readonly rows: { local: PoseStorage; component: PoseStorage } | null;
 
   /**
@@ -131,15 +131,12 @@ export class CrowdSlice {
     // the kernel, the thread's temporaries are its own pool's, in the memory too.
     const posePool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, thread);
     for (let i = first; i < end; i++) this.instances.push(graph.createInstance({ ...characterOutput(buffers, n, i, componentSpace), posePool }));
-    if (kernel !== null && componentSpace && end > first) {
-      const rows = (a: Float64Array, width: number): Float64Array => a.subarray(first * n * width, end * n * width);
-      this.rows = {
-        local: { translations: rows(buffers.translations, 3), rotations: rows(buffers.rotations, 4), scales: rows(buffers.scales, 3) },
-        component: { translations: rows(buffers.componentTranslations, 3), rotations: rows(buffers.componentRotations, 4), scales: rows(buffers.componentScales, 3) },
-      };
-    } else {
-      this.rows = null;
-    }
+    this.rows = kernel !== null && componentSpace
+      ? {
+        local: { translations: buffers.translations, rotations: buffers.rotations, scales: buffers.scales },
+        component: { translations: buffers.componentTranslations, rotations: buffers.componentRotations, scales: buffers.componentScales },
+      }
+      : null;
   }
 
   /** Whether this slice samples in the kernel. */
@@ -171,14 +168,12 @@ export class CrowdSlice {
         instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
         b.updateRateChanged[i] = 0;
       }
-      runCharacterFrame(instance, b.frame, this.componentSpace && this.rows === null, b.rootMotion, i);
+      if (this.rows === null) runCharacterFrame(instance, b.frame, this.componentSpace, b.rootMotion, i);
     }
+    // In the kernel, with component space, the characters run in groups composed together (as
+    // InstanceBatch.update does), each after its pending changes above.
     const rows = this.rows;
-    if (rows !== null) {
-      // In the kernel, the slice's characters are composed together (as InstanceBatch.update).
-      this.kernel!.composeCharacters(rows.local, rows.component, instances.length);
-      for (let k = 0; k < instances.length; k++) instances[k].markComponentComposed();
-    }
+    if (rows !== null) composeInGroups(this.kernel!, instances, b.frame, b.rootMotion, rows.local, rows.component, this.first);
   }
 }
 

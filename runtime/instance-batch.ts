@@ -75,6 +75,25 @@ export function kernelPosePool(kernel: SamplingKernel, boneCount: number, pool: 
   }));
 }
 
+/**
+ * Runs characters' frames in the kernel, component space included, as groups of eight: each
+ * group's characters evaluated, then composed together while their local poses are still in the
+ * cache (the kernel overlaps their chains of parent-to-child latencies), then marked composed.
+ * `first` is the first character's row in `local` and `component`.
+ */
+export function composeInGroups(
+  kernel: SamplingKernel, instances: readonly AnimGraphInstance[], deltaTime: Float64Array, rootMotion: Float64Array,
+  local: PoseStorage, component: PoseStorage, first: number,
+): void {
+  const count = instances.length;
+  for (let start = 0; start < count; start += 8) {
+    const end = start + 8 < count ? start + 8 : count;
+    for (let k = start; k < end; k++) runCharacterFrame(instances[k], deltaTime, false, rootMotion, first + k);
+    kernel.composeCharacters(local, component, first + start, end - start);
+    for (let k = start; k < end; k++) instances[k].markComponentComposed();
+  }
+}
+
 export interface InstanceBatchOptions {
   /** Also compute every character's component-space pose in `update` (default false). */
   componentSpace?: boolean;
@@ -157,9 +176,6 @@ export class InstanceBatch implements BatchPoseArrays {
       for (let i = 0; i < instances.length; i++) runCharacterFrame(instances[i], dt, this.componentSpace, this.rootMotion, i);
       return;
     }
-    // In the kernel, every character is evaluated first and then all are composed together.
-    for (let i = 0; i < instances.length; i++) runCharacterFrame(instances[i], dt, false, this.rootMotion, i);
-    kernel.composeCharacters(this.local, this.component, instances.length);
-    for (let i = 0; i < instances.length; i++) instances[i].markComponentComposed();
+    composeInGroups(kernel, instances, dt, this.rootMotion, this.local, this.component, 0);
   }
 }

@@ -152,18 +152,19 @@ export class SamplingKernel {
    * this kernel's skeleton): ComponentPose.ensureAllComponent with every bone stale, bit-identical.
    */
   compose(local: PoseStorage, component: PoseStorage): void {
-    this.composeCharacters(local, component, 1);
+    this.composeCharacters(local, component, 0, 1);
   }
 
   /**
-   * compose for `count` characters whose poses follow one another in `local` and `component`
-   * (an InstanceBatch's arrays, from their first character), eight at a time so that their chains
-   * of parent-to-child latencies overlap: the same numbers as composing each alone.
+   * compose for characters first .. first + count - 1 of the characters whose poses follow one
+   * another in `local` and `component` (an InstanceBatch's arrays), eight at a time so that their
+   * chains of parent-to-child latencies overlap: the same numbers as composing each alone.
    */
-  composeCharacters(local: PoseStorage, component: PoseStorage, count: number): void {
+  composeCharacters(local: PoseStorage, component: PoseStorage, first: number, count: number): void {
+    const n = this.skeleton.boneCount, o3 = first * n * 24, o4 = first * n * 32;
     this.composeFn(
-      local.translations.byteOffset, local.rotations.byteOffset, local.scales.byteOffset,
-      component.translations.byteOffset, component.rotations.byteOffset, component.scales.byteOffset, this.skeleton.boneCount, count,
+      local.translations.byteOffset + o3, local.rotations.byteOffset + o4, local.scales.byteOffset + o3,
+      component.translations.byteOffset + o3, component.rotations.byteOffset + o4, component.scales.byteOffset + o3, n, count,
     );
   }
 }

@@ -114,7 +114,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     // The kernel really ran, for single samples and blends, and composed component space.
     expect(sample.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(100);
     expect(sample.mock.calls.some((args) => args[7] === true)).toBe(true);
-    expect(composeAll.mock.calls.some((args) => args[2] === 2)).toBe(true);
+    expect(composeAll.mock.calls.some((args) => args[3] === 2)).toBe(true);
     // A batch's character run on its own (update, evaluate, componentPose) composes alone, the same.
     const graph = makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, false);
     const batch = graph.createInstances(3, { componentSpace: true });
