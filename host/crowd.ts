@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
-import { characterOutput, composeInGroups, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
+import { characterOutput, composeInGroups, kernelInterpolationStorage, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import type { PoseStorage } from '../runtime/pose.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
@@ -130,7 +130,13 @@ export class CrowdSlice {
     // Each character evaluates straight into its rows of the shared arrays: nothing to publish. In
     // the kernel, the thread's temporaries are its own pool's, in the memory too.
     const posePool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, thread);
-    for (let i = first; i < end; i++) this.instances.push(graph.createInstance({ ...characterOutput(buffers, n, i, componentSpace), posePool }));
+    for (let i = first; i < end; i++) {
+      this.instances.push(graph.createInstance({
+        ...characterOutput(buffers, n, i, componentSpace),
+        posePool,
+        interpolationStorage: kernel === null ? undefined : kernelInterpolationStorage(kernel, n, i),
+      }));
+    }
     this.rows = kernel !== null && componentSpace
       ? {
         local: { translations: buffers.translations, rotations: buffers.rotations, scales: buffers.scales },
@@ -284,7 +290,7 @@ export class Crowd {
     const threads = workers + 1;
     // The poses in a shared WebAssembly memory with the clips, where every thread's sampling kernel
     // works on them; plain shared arrays where the engine cannot.
-    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, threads), threads);
+    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, true, threads), threads);
     const poses = kernel?.poseArrays;
 
     const buffers: CrowdBuffers = {

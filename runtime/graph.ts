@@ -175,6 +175,12 @@ export interface InstanceOutput {
    * An InstanceBatch passes its own, whose first poses are in its sampling kernel's memory.
    */
   readonly posePool?: PosePool;
+  /**
+   * Storage for the two poses the instance interpolates between below full rate (setUpdateRate),
+   * asked for when it first goes below; default: arrays of its own. An InstanceBatch gives rows of
+   * its sampling kernel's memory.
+   */
+  readonly interpolationStorage?: () => readonly [PoseStorage, PoseStorage];
 }
 
 /**
@@ -198,6 +204,8 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly afterUpdate: PoseNode[];
   private readonly output: Pose;
   private readonly outputComponent: ComponentPose;
+  /** Where the update-rate interpolation poses go (InstanceOutput.interpolationStorage), if not arrays of their own. */
+  private readonly interpolationStorage: (() => readonly [PoseStorage, PoseStorage]) | undefined;
   private readonly updateContexts: UpdateContext[] = [];
   /** Graph updates (UpdateContext relevance counts them); frames skipped by the update rate are not. */
   private counter = 0;
@@ -236,6 +244,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.skeleton = graph.skeleton;
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
     this.posePool = output.posePool ?? graph.posePool;
+    this.interpolationStorage = output.interpolationStorage;
     this.componentPosePool = graph.componentPosePool;
     this.curveValues = new Float64Array(graph.curveNames.length);
     this.outputComponent = new ComponentPose(graph.skeleton, output);
@@ -474,8 +483,9 @@ export class AnimGraphInstance implements GraphRuntime {
     clock.interpolate = options.interpolate ?? true;
     if (rate === 1 || this.interpolating) return;
     if (this.previous === null) {
-      this.previous = new Pose(this.skeleton.boneCount);
-      this.target = new Pose(this.skeleton.boneCount);
+      const storage = this.interpolationStorage?.();
+      this.previous = new Pose(this.skeleton.boneCount, storage?.[0]);
+      this.target = new Pose(this.skeleton.boneCount, storage?.[1]);
       this.curvesPrevious = new Float64Array(this.curveValues.length);
       this.curvesTarget = new Float64Array(this.curveValues.length);
     }

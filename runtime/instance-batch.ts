@@ -53,12 +53,14 @@ const POOL_POSES_IN_KERNEL = 4;
 
 /**
  * The pose arrays a kernel holds for `count` characters (translations, rotations, scales, then the
- * component ones, empty without `componentSpace`), followed by those of `pools` pose pools'
- * temporaries (POOL_POSES_IN_KERNEL each): one pool per thread evaluating characters.
+ * component ones, empty without `componentSpace`), then those of their update-rate interpolation
+ * poses (previous translations, rotations, scales, then the target's: empty without
+ * `interpolation`), then `pools` pose pools' temporaries (POOL_POSES_IN_KERNEL each): one pool per
+ * thread evaluating characters.
  */
-export function kernelPoseLengths(boneCount: number, count: number, componentSpace: boolean, pools: number): number[] {
-  const n = boneCount, cs = componentSpace ? count * n : 0;
-  const lengths = [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3];
+export function kernelPoseLengths(boneCount: number, count: number, componentSpace: boolean, interpolation: boolean, pools: number): number[] {
+  const n = boneCount, cs = componentSpace ? count * n : 0, ip = interpolation ? count * n : 0;
+  const lengths = [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3, ip * 3, ip * 4, ip * 3, ip * 3, ip * 4, ip * 3];
   for (let p = 0; p < pools * POOL_POSES_IN_KERNEL; p++) lengths.push(n * 3, n * 4, n * 3);
   return lengths;
 }
@@ -70,9 +72,25 @@ export function kernelPoseLengths(boneCount: number, count: number, componentSpa
 export function kernelPosePool(kernel: SamplingKernel, boneCount: number, pool: number): PosePool {
   const arrays = kernel.poseArrays;
   return new PosePool(boneCount, Array.from({ length: POOL_POSES_IN_KERNEL }, (_, k) => {
-    const at = 6 + (pool * POOL_POSES_IN_KERNEL + k) * 3;
+    const at = 12 + (pool * POOL_POSES_IN_KERNEL + k) * 3;
     return new Pose(boneCount, { translations: arrays[at], rotations: arrays[at + 1], scales: arrays[at + 2] });
   }));
+}
+
+/**
+ * Character `character`'s update-rate interpolation poses (previous, target) in a kernel laid out
+ * by kernelPoseLengths with `interpolation`, for InstanceOutput.interpolationStorage: made when the
+ * character first goes below full rate.
+ */
+export function kernelInterpolationStorage(kernel: SamplingKernel, boneCount: number, character: number): () => readonly [PoseStorage, PoseStorage] {
+  return () => {
+    const a = kernel.poseArrays, n = boneCount;
+    const rows = (array: Float64Array, width: number): Float64Array => array.subarray(character * n * width, (character + 1) * n * width);
+    return [
+      { translations: rows(a[6], 3), rotations: rows(a[7], 4), scales: rows(a[8], 3) },
+      { translations: rows(a[9], 3), rotations: rows(a[10], 4), scales: rows(a[11], 3) },
+    ];
+  };
 }
 
 /**
@@ -103,6 +121,13 @@ export interface InstanceBatchOptions {
    * runtime/sampling-kernel.ts). Ignored where the engine has no WebAssembly SIMD.
    */
   wasm?: boolean;
+  /**
+   * With the kernel: reserve each character's two update-rate interpolation poses in its memory
+   * (default true), where a character below full rate (setUpdateRate) then evaluates and
+   * interpolates in WebAssembly too. They are address space until a character uses them (the
+   * memory's pages are committed when first written), but they triple the memory's size.
+   */
+  updateRates?: boolean;
 }
 
 /**
@@ -147,8 +172,10 @@ export class InstanceBatch implements BatchPoseArrays {
     this.count = count;
     this.boneCount = n;
     this.componentSpace = componentSpace;
-    const kernel = options.wasm ?? true ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, 1)) : null;
-    const arrays = kernel?.poseArrays ?? kernelPoseLengths(n, count, componentSpace, 0).map((length) => new Float64Array(length));
+    const kernel = options.wasm ?? true
+      ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, options.updateRates ?? true, 1))
+      : null;
+    const arrays = kernel?.poseArrays ?? kernelPoseLengths(n, count, componentSpace, false, 0).map((length) => new Float64Array(length));
     // The characters evaluate one at a time, so they share one pool of temporaries, as instances
     // share their graph's; this one's first poses are in the kernel's memory.
     const pool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, 0);
@@ -160,7 +187,14 @@ export class InstanceBatch implements BatchPoseArrays {
     this.local = { translations: this.translations, rotations: this.rotations, scales: this.scales };
     this.component = { translations: this.componentTranslations, rotations: this.componentRotations, scales: this.componentScales };
     const instances: AnimGraphInstance[] = [];
-    for (let i = 0; i < count; i++) instances.push(graph.createInstance({ ...characterOutput(this, n, i, componentSpace), posePool: pool }));
+    const interpolation = kernel !== null && (options.updateRates ?? true);
+    for (let i = 0; i < count; i++) {
+      instances.push(graph.createInstance({
+        ...characterOutput(this, n, i, componentSpace),
+        posePool: pool,
+        interpolationStorage: interpolation ? kernelInterpolationStorage(kernel, n, i) : undefined,
+      }));
+    }
     this.instances = instances;
   }
 

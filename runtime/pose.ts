@@ -83,6 +83,15 @@ export function poseBlend(out: Pose, a: Pose, b: Pose, weight: number): Pose {
  */
 export function poseBlendTwo(out: Pose, a: Pose, b: Pose, weights: Float64Array): Pose {
   const wa = weights[0], w = weights[1];
+  const kernel = out.kernel;
+  if (kernel !== null && a.kernel === kernel && b.kernel === kernel && out.boneCount === a.boneCount && out.boneCount === b.boneCount) {
+    // All three in a sampling kernel's memory (a batch's output, temporaries, interpolation poses).
+    const numbers = kernel.numbers;
+    numbers[1] = wa;
+    numbers[2] = w;
+    kernel.blend(out, a, b);
+    return out;
+  }
   const at = a.translations, bt = b.translations, ot = out.translations;
   const as = a.scales, bs = b.scales, os = out.scales;
   for (let i = 0; i < ot.length; i++) {

@@ -29,6 +29,7 @@ export class SamplingKernel {
   readonly skeleton: Skeleton;
   private readonly sampleFn: SampleFunction;
   private readonly composeFn: ComposeFunction;
+  private readonly blendFn: BlendFunction;
   /**
    * sample's numbers, in the kernel's memory: [alpha, wa, w] (the sample's place between its keys,
    * then the blend weights of the pose and of the sample; 1 and 0 when not blending). The caller
@@ -70,6 +71,7 @@ export class SamplingKernel {
     (instance.exports.setup as (t: number, r: number, s: number, scratch: number, parents: number) => void)(layout.refT, layout.refR, layout.refS, scratch, layout.parents);
     this.sampleFn = instance.exports.sample as SampleFunction;
     this.composeFn = instance.exports.compose as ComposeFunction;
+    this.blendFn = instance.exports.blend as BlendFunction;
     this.numbers = new Float64Array(buffer, scratch + 32, 3);
     this.skeleton = skeleton;
     this.memory = memory;
@@ -156,6 +158,18 @@ export class SamplingKernel {
   }
 
   /**
+   * poseBlendTwo for poses in this memory, with numbers[1] and numbers[2] (the weights of `a` and
+   * `b`) written first: the same numbers.
+   */
+  blend(out: PoseStorage, a: PoseStorage, b: PoseStorage): void {
+    this.blendFn(
+      out.translations.byteOffset, out.rotations.byteOffset, out.scales.byteOffset,
+      a.translations.byteOffset, a.rotations.byteOffset, a.scales.byteOffset,
+      b.translations.byteOffset, b.rotations.byteOffset, b.scales.byteOffset, out.rotations.length >> 2,
+    );
+  }
+
+  /**
    * compose for characters first .. first + count - 1 of the characters whose poses follow one
    * another in `local` and `component` (an InstanceBatch's arrays), eight at a time so that their
    * chains of parent-to-child latencies overlap: the same numbers as composing each alone.
@@ -191,6 +205,7 @@ function hexBytes(hex: string): Uint8Array {
   return bytes;
 }
 
+type BlendFunction = (ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
 type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;
 

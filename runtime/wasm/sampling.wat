@@ -216,6 +216,73 @@
       (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
       (br $bones))))
 
+;; poseBlendTwo: out = a * wa + b * w per value of the translations and scales, and per bone
+  ;; out = a * wa + b * (+-w) normalised for the rotations (the sign taking b into the scaled a's
+  ;; hemisphere), wa and w read from scratch + 40 and 48; out may be a or b. n bones.
+  (func (export "blend")
+    (param $ot i32) (param $or i32) (param $os i32) (param $at i32) (param $ar i32) (param $as i32)
+    (param $bt i32) (param $br i32) (param $bs i32) (param $n i32)
+    (local $i i32) (local $end i32) (local $wa f64) (local $w f64) (local $vwa v128) (local $vw v128)
+    (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128)
+    (local $inv v128) (local $v v128) (local $len2 f64)
+    (local.set $wa (f64.load offset=40 (global.get $scratch)))
+    (local.set $w (f64.load offset=48 (global.get $scratch)))
+    (local.set $vwa (f64x2.splat (local.get $wa)))
+    (local.set $vw (f64x2.splat (local.get $w)))
+    ;; Translations and scales: 3n values each, two at a time, the odd last one alone.
+    (local.set $end (i32.mul (local.get $n) (i32.const 24)))
+    (block $done (loop $pairs
+      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end)))
+      (v128.store (i32.add (local.get $ot) (local.get $i))
+        (f64x2.add (f64x2.mul (v128.load (i32.add (local.get $at) (local.get $i))) (local.get $vwa))
+          (f64x2.mul (v128.load (i32.add (local.get $bt) (local.get $i))) (local.get $vw))))
+      (v128.store (i32.add (local.get $os) (local.get $i))
+        (f64x2.add (f64x2.mul (v128.load (i32.add (local.get $as) (local.get $i))) (local.get $vwa))
+          (f64x2.mul (v128.load (i32.add (local.get $bs) (local.get $i))) (local.get $vw))))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.lt_u (local.get $i) (local.get $end))
+      (then
+        (f64.store (i32.add (local.get $ot) (local.get $i))
+          (f64.add (f64.mul (f64.load (i32.add (local.get $at) (local.get $i))) (local.get $wa))
+            (f64.mul (f64.load (i32.add (local.get $bt) (local.get $i))) (local.get $w))))
+        (f64.store (i32.add (local.get $os) (local.get $i))
+          (f64.add (f64.mul (f64.load (i32.add (local.get $as) (local.get $i))) (local.get $wa))
+            (f64.mul (f64.load (i32.add (local.get $bs) (local.get $i))) (local.get $w))))))
+    ;; Rotations, bone by bone.
+    (local.set $i (i32.const 0))
+    (local.set $end (i32.shl (local.get $n) (i32.const 5)))
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+      (local.set $qlo (f64x2.mul (v128.load (i32.add (local.get $ar) (local.get $i))) (local.get $vwa)))
+      (local.set $qhi (f64x2.mul (v128.load offset=16 (i32.add (local.get $ar) (local.get $i))) (local.get $vwa)))
+      (local.set $blo (v128.load (i32.add (local.get $br) (local.get $i))))
+      (local.set $bhi (v128.load offset=16 (i32.add (local.get $br) (local.get $i))))
+      (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $blo)))
+      (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $bhi)))
+      (local.set $v (f64x2.splat (select (f64.neg (local.get $w)) (local.get $w)
+        (f64.lt (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+          (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))) (f64.const 0)))))
+      (local.set $qlo (f64x2.add (local.get $qlo) (f64x2.mul (local.get $blo) (local.get $v))))
+      (local.set $qhi (f64x2.add (local.get $qhi) (f64x2.mul (local.get $bhi) (local.get $v))))
+      (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $qlo)))
+      (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
+      (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+        (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
+      (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+            (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
+        (then
+          (local.set $qlo (v128.const f64x2 0 0))
+          (local.set $qhi (v128.const f64x2 0 1)))
+        (else
+          (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+          (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
+          (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
+      (v128.store (i32.add (local.get $or) (local.get $i)) (local.get $qlo))
+      (v128.store offset=16 (i32.add (local.get $or) (local.get $i)) (local.get $qhi))
+      (local.set $i (i32.add (local.get $i) (i32.const 32)))
+      (br $bones))))
+
   ;; The component-space poses of `count` characters' local poses at lt/lr/ls (n bones each, one
   ;; character after another) into ct/cr/cs, parents first: ComponentPose.ensureAllComponent with
   ;; every bone stale (composeBone's arithmetic: translation = parentT + parentR * (parentS *

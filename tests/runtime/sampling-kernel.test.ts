@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildCrowdGraph, crowdPhases } from '../../bench/crowd-cases.ts';
+import { buildCrowdGraph, crowdPhases, mulberry32 } from '../../bench/crowd-cases.ts';
 import { BlendTwoType } from '../../nodes/BlendTwo.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { SequencePlayerType } from '../../nodes/SequencePlayer.ts';
@@ -10,7 +10,7 @@ import { Clip, type RotationInterpolation } from '../../runtime/clip.ts';
 import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../runtime/graph.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { kernelPosePool } from '../../runtime/instance-batch.ts';
-import { Pose } from '../../runtime/pose.ts';
+import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
 import { SamplingKernel, samplingKernelAvailable } from '../../runtime/sampling-kernel.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
@@ -207,6 +207,64 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       if (kind === 'layered') expect(intoTemporaries.length).toBeGreaterThan(0);
       sample.mockClear();
     }
+  });
+
+  it('blends poses in its memory as poseBlendTwo does in JavaScript, bit for bit, out aliasing an input or not', () => {
+    const graph = makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, true);
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const pool = kernelPosePool(kernel, 4, 0);
+    const [a, b, out] = [pool.acquire(), pool.acquire(), pool.acquire()];
+    const [ja, jb, jout] = [new Pose(4), new Pose(4), new Pose(4)];
+    const random = mulberry32(7);
+    for (const [k, j] of [[a, ja], [b, jb]] as const) {
+      for (const key of ['translations', 'rotations', 'scales'] as const) {
+        for (let i = 0; i < k[key].length; i++) k[key][i] = j[key][i] = random() * 4 - 2;
+      }
+    }
+    a.rotations.fill(0, 4, 8); ja.rotations.fill(0, 4, 8); // a zero-length rotation: identity
+    const blend = vi.spyOn(SamplingKernel.prototype, 'blend');
+    for (const weights of [[0.7, 0.3], [0, 1], [1, 0], [0.25, 0.75]]) {
+      const w = Float64Array.from(weights);
+      poseBlendTwo(out, a, b, w);
+      poseBlendTwo(jout, ja, jb, w);
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(out[key])).toEqual(Array.from(jout[key]));
+      poseBlendTwo(a, a, b, w); // in place
+      poseBlendTwo(ja, ja, jb, w);
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(a[key])).toEqual(Array.from(ja[key]));
+    }
+    expect(blend).toHaveBeenCalledTimes(8);
+    expect(Array.from(out.rotations.subarray(4, 8))).not.toEqual([0, 0, 0, 1]); // b's rotation, normalised
+  });
+
+  it('runs characters below full rate in the kernel too: interpolation poses in its memory, the same poses as alone', () => {
+    const blend = vi.spyOn(SamplingKernel.prototype, 'blend');
+    const graph = buildCrowdGraph('blend');
+    const batch = graph.createInstances(6, { componentSpace: true });
+    const alone = Array.from({ length: 6 }, () => graph.createInstance());
+    const phases = crowdPhases(6, 2);
+    [batch.instances, alone].forEach((group) => group.forEach((instance, i) => {
+      instance.setParameter('phaseA', phases[i * 2]);
+      instance.setParameter('phaseB', phases[i * 2 + 1]);
+      instance.reset();
+      instance.setUpdateRate([1, 2, 4][i % 3], i, { interpolate: i !== 5 });
+    }));
+    for (let frame = 0; frame < 40; frame++) {
+      if (frame === 20) for (const group of [batch.instances, alone]) group[2].setUpdateRate(1);
+      batch.update(1 / 60);
+      for (const instance of alone) {
+        instance.update(1 / 60);
+        instance.evaluate();
+      }
+    }
+    expectRowsLikeAlone(batch, alone);
+    expect(blend).toHaveBeenCalled();
+    // The interpolation poses are rows of the kernel's memory.
+    const target = (batch.instances[1] as unknown as { target: Pose }).target;
+    expect(target.kernel).not.toBeNull();
+    const without = graph.createInstances(6, { componentSpace: true, updateRates: false });
+    expect(without.wasmMemoryBytes).toBeLessThan(batch.wasmMemoryBytes);
+    without.instances[1].setUpdateRate(2);
+    expect((without.instances[1] as unknown as { target: Pose }).target.kernel).toBeNull();
   });
 
   it('shares a memory between threads only for the same graph (a Crowd), each thread with its own scratch', () => {
