@@ -1,6 +1,7 @@
 /**
  * A crowd of the shipped locomotion example (graphs/examples/sample-locomotion.json: idle, walk and
- * run in a BlendList under a CopyBone, 22 bones) on one thread, at 100, 1000 and 10,000 characters:
+ * run in a BlendList under a CopyBone, 22 bones) on one thread, as an InstanceBatch (in the
+ * sampling kernel where the engine has WebAssembly SIMD), at 100, 1000 and 10,000 characters:
  * how long the crowd takes to create, how much memory a character holds, ms per frame, and bytes
  * allocated per frame. Every character walks, runs or idles by its own schedule (a gait switch
  * every 90 frames, staggered, so about one character in 30 is crossfading at any frame) at its own
@@ -14,13 +15,16 @@
  * counts are interleaved (ABC CBA ...) so that machine noise hits every count alike.
  *
  * Memory per character is the growth of V8's used heap plus array buffers (poses are typed arrays)
- * over creating the instances, after full GCs, divided by the count: what an instance holds of its
- * own (the graph, its clips and skeleton are shared and were built before).
+ * over creating the batch, after full GCs, plus the batch's WebAssembly memory (its poses, the
+ * characters' interpolation poses, reserved but untouched until a character goes below full rate,
+ * and its copy of the clips), divided by the count: what a character holds of its own (the graph,
+ * its clips and skeleton are shared and were built before).
  */
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { loadGraphFile } from '../host/files.ts';
 import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
+import type { InstanceBatch } from '../runtime/instance-batch.ts';
 import { gc, interleave, measureAllocation, median, type Side } from './crowd/measure.ts';
 
 const args = process.argv.slice(2);
@@ -39,8 +43,11 @@ const GAITS = [1, 2, 1, 0];
 /** The crowd's characters and their schedule: gait switches staggered across the crowd. */
 class LocomotionCrowd {
   private frame = 0;
+  readonly instances: readonly AnimGraphInstance[];
 
-  constructor(readonly instances: readonly AnimGraphInstance[]) {
+  constructor(readonly batch: InstanceBatch) {
+    const instances = batch.instances;
+    this.instances = instances;
     instances.forEach((instance, i) => {
       instance.setParameter('gait', GAITS[i % GAITS.length]);
       instance.setParameter('speed', 0.8 + 0.4 * ((i * 7919) % 101) / 100);
@@ -58,9 +65,8 @@ class LocomotionCrowd {
         if ((frame + i) % SWITCH_EVERY === 0) {
           instance.setParameter('gait', GAITS[((frame + i) / SWITCH_EVERY + i) % GAITS.length]);
         }
-        instance.update(DT);
-        instance.evaluate();
       }
+      this.batch.update(DT);
     }
   }
 }
@@ -74,22 +80,24 @@ interface CountResult {
   count: number;
   createMs: number;
   bytesPerCharacter: number;
+  kernelBytesPerCharacter: number;
   side: Side;
   bytesPerFrame: number;
 }
 
-function build(graph: AnimGraph, count: number): { crowd: LocomotionCrowd; createMs: number; bytesPerCharacter: number } {
+function build(graph: AnimGraph, count: number): { crowd: LocomotionCrowd; createMs: number; bytesPerCharacter: number; kernelBytesPerCharacter: number } {
   gc();
   gc();
   const before = heapBytes();
   const start = performance.now();
-  const instances: AnimGraphInstance[] = [];
-  for (let i = 0; i < count; i++) instances.push(graph.createInstance());
+  const batch = graph.createInstances(count);
   const createMs = performance.now() - start;
   gc();
   gc();
-  const bytesPerCharacter = (heapBytes() - before) / count;
-  return { crowd: new LocomotionCrowd(instances), createMs, bytesPerCharacter };
+  // The sampling kernel's WebAssembly memory (the batch's poses, its interpolation poses and its
+  // copy of the clips) is not in V8's heap figures.
+  const bytesPerCharacter = (heapBytes() - before + batch.wasmMemoryBytes) / count;
+  return { crowd: new LocomotionCrowd(batch), createMs, bytesPerCharacter, kernelBytesPerCharacter: batch.wasmMemoryBytes / count };
 }
 
 function main(): void {
@@ -100,7 +108,7 @@ function main(): void {
   build(graph, Math.min(...counts));
   const results: CountResult[] = [];
   for (const count of counts) {
-    const { crowd, createMs, bytesPerCharacter } = build(graph, count);
+    const { crowd, createMs, bytesPerCharacter, kernelBytesPerCharacter } = build(graph, count);
     // The same work per window at every count: frames scaled so that a window is ~10,000 character-frames.
     const frames = Math.max(1, Math.round((quick ? 5000 : 20000) / count));
     // Warm-up: every character through every gait twice. A character's first switches allocate,
@@ -108,17 +116,17 @@ function main(): void {
     // for objects built before any such field held a double); B/frame is the steady state after.
     crowd.frames(2 * SWITCH_EVERY * GAITS.length);
     const allocation = measureAllocation(crowd, Math.max(4, frames), quick ? 2 : 3);
-    results.push({ count, createMs, bytesPerCharacter, bytesPerFrame: allocation.bytesPerFrame, side: { runner: crowd, frames, ms: [] } });
+    results.push({ count, createMs, bytesPerCharacter, kernelBytesPerCharacter, bytesPerFrame: allocation.bytesPerFrame, side: { runner: crowd, frames, ms: [] } });
   }
   interleave(results.map((r) => r.side), quick ? 6 : 15);
   const base = results[0];
   const perCharacter = (r: CountResult, w: number) => r.side.ms[w] / r.count;
-  console.log('\n| characters | create (ms) | create per character (µs) | memory per character (KB) | ms/frame | µs per character | per character vs ' + base.count + ' | B/frame |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('\n| characters | create (ms) | create per character (µs) | memory per character (KB) | of which kernel memory (KB) | ms/frame | µs per character | per character vs ' + base.count + ' | B/frame |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const ms = median(r.side.ms);
     const ratio = median(r.side.ms.map((_, w) => perCharacter(r, w) / perCharacter(base, w)));
-    console.log(`| ${r.count} | ${r.createMs.toFixed(1)} | ${(r.createMs * 1000 / r.count).toFixed(1)} | ${(r.bytesPerCharacter / 1024).toFixed(1)} | ${ms.toFixed(2)} | ${(ms * 1000 / r.count).toFixed(2)} | ${ratio.toFixed(2)}× | ${r.bytesPerFrame.toFixed(1)} |`);
+    console.log(`| ${r.count} | ${r.createMs.toFixed(1)} | ${(r.createMs * 1000 / r.count).toFixed(1)} | ${(r.bytesPerCharacter / 1024).toFixed(1)} | ${(r.kernelBytesPerCharacter / 1024).toFixed(1)} | ${ms.toFixed(2)} | ${(ms * 1000 / r.count).toFixed(2)} | ${ratio.toFixed(2)}× | ${r.bytesPerFrame.toFixed(1)} |`);
   }
 }
 
