@@ -4,16 +4,19 @@ import type { Skeleton } from './skeleton.ts';
 import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-bytes.ts';
 
 /**
- * Clip sampling in WebAssembly SIMD (runtime/wasm/sampling.wat), for poses that live in the
- * kernel's memory: an InstanceBatch puts its characters' output poses there, with a copy of its
- * graph's clips, and sampleClipAt / sampleClipBlendInto then run the kernel for them instead of
- * the JavaScript loop: the same IEEE operations in the same order, two lanes at a time, so the
- * poses are bit-identical, in about half the time (docs/performance.md).
+ * Clip sampling, pose blending and the component pass in WebAssembly SIMD
+ * (runtime/wasm/sampling.wat), for poses that live in the kernel's memory: an InstanceBatch (or a
+ * Crowd, in a shared memory) puts its characters' poses, a few temporaries and their update-rate
+ * interpolation poses there, with a copy of its graph's clips. sampleClipAt / sampleClipBlendInto,
+ * poseBlendTwo and ComponentPose.recomposeAll then run the kernel for them instead of their
+ * JavaScript loops: the same IEEE operations in the same order, two lanes at a time, so the poses
+ * are bit-identical, in about half the time (docs/performance.md).
  *
  * The kernel samples a slerp clip on a key or between consecutive keys (every sample but the
- * wrap of a looping clip from its last key to its first); nlerp clips, that wrap, poses outside
- * the memory and clips the kernel has no copy of take the JavaScript path. Engines without
- * WebAssembly SIMD (or without WebAssembly) take it always: see samplingKernelAvailable.
+ * wrap of a looping clip from its last key to its first, which a clip's own timing makes all but
+ * unreachable); nlerp clips, poses outside the memory and clips the kernel has no copy of take the
+ * JavaScript path. Engines without WebAssembly SIMD (or without WebAssembly) take it always: see
+ * samplingKernelAvailable.
  *
  * The memory is sized once, when the kernel is made, and never grows: growing would detach every
  * typed array viewing it.
