@@ -16,6 +16,7 @@ export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
 export { AnimGraph, AnimGraphInstance } from './runtime/graph.ts';
 export type { AnimGraphDefinition, CompiledNode, InstanceOutput, PropertyValue, SlotPlayOptions, SlotPlayer } from './runtime/graph.ts';
 export { InstanceBatch, characterOutput } from './runtime/instance-batch.ts';
+export { samplingKernelAvailable } from './runtime/sampling-kernel.ts';
 export { MAX_UPDATE_RATE } from './runtime/update-rate.ts';
 export type { UpdateRateOptions } from './runtime/update-rate.ts';
 export type { BatchPoseArrays, InstanceBatchOptions } from './runtime/instance-batch.ts';
