@@ -95,7 +95,12 @@ export class SamplingKernel {
     const own = bindings.filter((b) => b.index >= 0);
     const layout = layOut(skeleton, own, poseArrays, 1);
     if (layout.pages * 65536 > maxBytes) return null;
-    const memory = new (webAssembly()!).Memory({ initial: layout.pages, maximum: layout.pages });
+    let memory: WasmMemory;
+    try {
+      memory = new (webAssembly()!).Memory({ initial: layout.pages, maximum: layout.pages });
+    } catch {
+      return null; // the engine could not reserve the memory: sample in JavaScript
+    }
     return new SamplingKernel(module, memory, layout, skeleton, own, true, 0);
   }
 
