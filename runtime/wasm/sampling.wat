@@ -45,10 +45,10 @@
     (local $alpha f64) (local $wa f64) (local $w f64)
     (local $tt i32) (local $rt i32) (local $st i32) (local $ct i32) (local $cr i32) (local $cs i32) (local $sp i32)
     (local $bone i32) (local $tr i32) (local $a i32) (local $b i32) (local $o i32) (local $p i32)
-    (local $z f64) (local $angle f64) (local $k f64) (local $len2 f64)
+    (local $z f64) (local $angle f64) (local $len2 f64)
     (local $xy v128) (local $valpha v128) (local $vwa v128) (local $vw v128) (local $v v128)
     (local $x v128) (local $y v128) (local $s v128) (local $s0 v128) (local $s1 v128)
-    (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $inv v128)
+    (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $inv v128) (local $kk v128) (local $lerp v128)
     ;; The numbers come through memory (scratch + 32: alpha, wa, w), not as f64 arguments: a call
     ;; from JavaScript passing doubles boxes each into a heap number when V8 does not inline it.
     ;; The clip's descriptor, read once rather than per bone.
@@ -63,6 +63,7 @@
     (local.set $wa (f64.load offset=40 (global.get $scratch)))
     (local.set $w (f64.load offset=48 (global.get $scratch)))
     (local.set $valpha (f64x2.splat (local.get $alpha)))
+    (local.set $lerp (f64x2.replace_lane 1 (f64x2.splat (f64.sub (f64.const 1) (local.get $alpha))) (local.get $alpha)))
     (local.set $vwa (f64x2.splat (local.get $wa)))
     (local.set $vw (f64x2.splat (local.get $w)))
     (block $done (loop $bones
@@ -105,14 +106,20 @@
             (else
               ;; The span's angle and signed 1 / sin(angle) (Clip.rotationSpans).
               (local.set $p (i32.add (local.get $sp) (i32.shl (i32.add (local.get $base0) (local.get $tr)) (i32.const 4))))
-              (local.set $angle (f64.load (local.get $p)))
-              (local.set $k (f64.load offset=8 (local.get $p)))
-              ;; Lanes (s0, s1): the weights of the two keys.
-              (local.set $s (f64x2.replace_lane 1 (f64x2.splat (f64.sub (f64.const 1) (local.get $alpha))) (local.get $alpha)))
+              (local.set $x (v128.load (local.get $p)))
+              (local.set $angle (f64x2.extract_lane 0 (local.get $x)))
+              ;; (|k|, k), k the signed 1 / sin(angle) (or the sign alone for the linear fallback,
+              ;; whose weights are not scaled): s * (|k|, k) scales both weights by 1 / sin(angle)
+              ;; and negates the second where it is taken in the first key's hemisphere, exactly as
+              ;; JavaScript's s1 * |k| then -s1 (a product's rounding is symmetric in sign).
+              (local.set $kk (v128.and (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $x) (local.get $x))
+                (v128.const i64x2 0x7fffffffffffffff -1)))
+              ;; Lanes (s0, s1): the weights of the two keys, (1 - alpha, alpha) for the linear fallback.
+              (local.set $s (local.get $lerp))
               (if (f64.ne (local.get $angle) (f64.const 0))
                 (then
                   ;; x = ((1 - alpha) * angle, alpha * angle)
-                  (local.set $x (f64x2.mul (local.get $s) (f64x2.splat (local.get $angle))))
+                  (local.set $x (f64x2.mul (local.get $lerp) (f64x2.splat (local.get $angle))))
                   (if (f64.le (local.get $angle) (f64.const 0.35))
                     (then
                       ;; sin x by its Taylor series to x^9, both lanes at once (SLERP_SERIES_MAX_ANGLE):
@@ -126,13 +133,10 @@
                     (else
                       (local.set $s (f64x2.replace_lane 1
                         (f64x2.splat (call $sin (f64x2.extract_lane 0 (local.get $x))))
-                        (call $sin (f64x2.extract_lane 1 (local.get $x)))))))
-                  (local.set $s (f64x2.mul (local.get $s) (f64x2.splat (f64.abs (local.get $k)))))))
-              ;; The second key taken in the first's hemisphere: its weight negated.
-              (if (f64.lt (local.get $k) (f64.const 0))
-                (then (local.set $s (f64x2.replace_lane 1 (local.get $s) (f64.neg (f64x2.extract_lane 1 (local.get $s)))))))
-              (local.set $s0 (i64x2.splat (i64x2.extract_lane 0 (local.get $s))))
-              (local.set $s1 (i64x2.splat (i64x2.extract_lane 1 (local.get $s))))
+                        (call $sin (f64x2.extract_lane 1 (local.get $x)))))))))
+              (local.set $s (f64x2.mul (local.get $s) (local.get $kk)))
+              (local.set $s0 (i8x16.shuffle 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 (local.get $s) (local.get $s)))
+              (local.set $s1 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $s) (local.get $s)))
               (local.set $qlo (f64x2.add (f64x2.mul (v128.load (local.get $a)) (local.get $s0))
                 (f64x2.mul (v128.load (local.get $b)) (local.get $s1))))
               (local.set $qhi (f64x2.add (f64x2.mul (v128.load offset=16 (local.get $a)) (local.get $s0))
