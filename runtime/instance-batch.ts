@@ -117,8 +117,9 @@ export interface InstanceBatchOptions {
   componentSpace?: boolean;
   /**
    * Put the poses in a WebAssembly SIMD sampling kernel's memory, with a copy of the graph's clips,
-   * so that players sample into them at about twice the speed, bit-identically (default true; see
-   * runtime/sampling-kernel.ts). Ignored where the engine has no WebAssembly SIMD.
+   * so that clips are sampled into them, poses blended and component space composed in about half
+   * the time, bit-identically (default true; see runtime/sampling-kernel.ts). Ignored where the
+   * engine has no WebAssembly SIMD.
    */
   wasm?: boolean;
   /**
@@ -153,10 +154,13 @@ export class InstanceBatch implements BatchPoseArrays {
   readonly rootMotion: Float64Array;
   /**
    * Whether the poses are in a sampling kernel's memory (the `wasm` option, where the engine runs
-   * it): players then sample into them in WebAssembly.
+   * it): sampling, blending and the component pass then run in WebAssembly for them.
    */
   readonly wasm: boolean;
-  /** Bytes of the sampling kernel's memory (poses, reference pose, clip copies), or 0 without it. */
+  /**
+   * Bytes of the sampling kernel's memory (poses, temporaries, interpolation poses, reference pose,
+   * the clips' copy), or 0 without it. V8's heap figures do not count it.
+   */
   readonly wasmMemoryBytes: number;
   private readonly kernel: SamplingKernel | null;
   /** The local and component arrays as poses' storage, for the kernel. */
