@@ -8,6 +8,7 @@ import { loadGraphFile } from '../../host/files.ts';
 import { Crowd, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
+import { threadDependentWalkGraph } from '../support/crowd-graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
 const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
@@ -63,6 +64,22 @@ describe('Crowd', () => {
       expect(crowd.getParameter(2, 'lookAtHand')).toBe(true);
     });
   }
+
+  it('samples in JavaScript on a worker whose graph differs from the calling thread\'s, each character as its own thread\'s graph has it', async () => {
+    const crowd = await crowdOf({ module: SUPPORT, export: 'threadDependentWalkGraph' }, 4, 1);
+    expect(crowd.wasm).toBe(false); // the worker's clip is not the one in the shared memory
+    const main = threadDependentWalkGraph(false), worker = threadDependentWalkGraph(true);
+    const alone = [main, main, worker, worker].map((g) => g.createInstance());
+    for (const dt of DT) {
+      crowd.update(dt);
+      for (const instance of alone) instance.update(dt);
+    }
+    expectRowsLikeAlone(crowd, alone);
+    // The nudged key shows: the worker's characters are not the calling thread's.
+    const row = (c: number) => Array.from(crowd.translations.subarray(c * crowd.boneCount * 3, (c + 1) * crowd.boneCount * 3));
+    expect(row(2)).not.toEqual(row(0));
+    expect(row(1)).toEqual(row(0));
+  });
 
   it('checks parameters and characters as an instance does, before anything changes', async () => {
     const crowd = await crowdOf({ file: LOCOMOTION }, 3, 1, false);

@@ -1,4 +1,5 @@
 /** Graphs for the crowd tests, built in code so that worker threads can build them too (see CrowdGraphSource). */
+import { isMainThread } from 'node:worker_threads';
 import { NodeRegistry } from '../../graphs/loader.ts';
 import { loadGraphAsset } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
@@ -86,4 +87,24 @@ export function rateWalkGraph(): AnimGraph {
     },
     output: 'blend',
   });
+}
+
+/**
+ * The built-in walk, played at `rate`, with its clip's keys nudged on worker threads only: a
+ * source that builds a different graph on each thread, whose workers cannot use the calling
+ * thread's copy of the clips in a Crowd's shared kernel memory (they sample in JavaScript).
+ */
+export function threadDependentWalkGraph(onWorker: boolean | undefined = undefined): AnimGraph {
+  const worker = onWorker ?? !isMainThread;
+  const graph = loadGraphAsset({
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } }, parameters: {},
+    nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'walk',
+  });
+  if (worker) {
+    const clip = graph.clipBindings.get('walk')!.clip;
+    // The translation keys of the first track that has them (the pelvis'), half a unit higher.
+    const track = clip.tracks.findIndex((t) => t.translation);
+    for (let f = 0; f < clip.frameCount; f++) clip.translations[(f * clip.tracks.length + track) * 3 + 1] += 0.5;
+  }
+  return graph;
 }
