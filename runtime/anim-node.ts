@@ -100,8 +100,7 @@ export class UpdateContext {
     child.weight = this.weight;
     child.inertializer = this.inertializer;
     child.rootVelocityWindow = this.rootVelocityWindow;
-    child.rootMotion.fill(0);
-    child.rootVelocity.fill(0);
+    child.clearReport();
     child.pending[0] = 1;
     return child;
   }
@@ -113,9 +112,15 @@ export class UpdateContext {
 
   /** Empties the report, for the top of a new frame. */
   resetReport(): void {
-    this.rootMotion.fill(0);
-    this.rootVelocity.fill(0);
+    this.clearReport();
     this.pending[0] = 0;
+  }
+
+  /** Zeroes the root motion and velocity: eight stores rather than two fill calls, builtins V8 does not inline. */
+  private clearReport(): void {
+    const rm = this.rootMotion, rv = this.rootVelocity;
+    rm[0] = 0; rm[1] = 0; rm[2] = 0; rm[3] = 0;
+    rv[0] = 0; rv[1] = 0; rv[2] = 0; rv[3] = 0;
   }
 
   private gatherChild(child: UpdateContext): void {
