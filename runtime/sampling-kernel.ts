@@ -85,14 +85,18 @@ export class SamplingKernel {
   }
 
   /**
-   * A kernel with copies of `bindings` (those with an index: ClipBinding.index) and one
+   * A kernel with copies of `bindings` (those with an index: ClipBinding.index, in order, as long
+   * as their copies stay within `maxClipBytes`, default 256 MiB: a larger clip set, a pose-search
+   * database say, is not doubled per batch; the clips left out sample in JavaScript) and one
    * Float64Array of each length in `poseArrays` in its memory (poseArrays), or null where
    * WebAssembly SIMD is not available or the memory would exceed `maxBytes` (default 1 GiB).
    */
-  static create(skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes = 1 << 30): SamplingKernel | null {
+  static create(
+    skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes = 1 << 30, maxClipBytes = 1 << 28,
+  ): SamplingKernel | null {
     const module = samplingModule(false);
     if (module === null) return null;
-    const own = bindings.filter((b) => b.index >= 0);
+    const own = withinBudget(bindings, maxClipBytes);
     const layout = layOut(skeleton, own, poseArrays, 1);
     if (layout.pages * 65536 > maxBytes) return null;
     let memory: WasmMemory;
@@ -113,7 +117,7 @@ export class SamplingKernel {
   static createShared(skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, maxBytes = 1 << 30): SamplingKernel | null {
     const module = samplingModule(true);
     if (module === null || typeof SharedArrayBuffer === 'undefined') return null;
-    const own = bindings.filter((b) => b.index >= 0);
+    const own = withinBudget(bindings, 1 << 28);
     const layout = layOut(skeleton, own, poseArrays, threads);
     if (layout.pages * 65536 > maxBytes) return null;
     try {
@@ -133,7 +137,7 @@ export class SamplingKernel {
     const module = samplingModule(true);
     if (module === null) return null;
     const shared = memory as WasmMemory;
-    const own = bindings.filter((b) => b.index >= 0);
+    const own = withinBudget(bindings, 1 << 28);
     const layout = layOut(skeleton, own, poseArrays, threads);
     if (!(thread > 0 && thread < threads) || shared.buffer.byteLength !== layout.pages * 65536 || !holds(shared.buffer, layout, skeleton)) return null;
     return new SamplingKernel(module, shared, layout, skeleton, own, false, thread);
@@ -250,6 +254,21 @@ function samplingModule(shared: boolean): WasmModule | null {
     compiled[which] = null;
   }
   return compiled[which];
+}
+
+/** The bindings with an index, in order, whose copies (keys, track maps, spans) fit in `budget` bytes together. */
+function withinBudget(bindings: readonly ClipBinding[], budget: number): ClipBinding[] {
+  const chosen: ClipBinding[] = [];
+  let bytes = 0;
+  for (const b of bindings) {
+    if (b.index < 0) continue;
+    const clip = b.clip;
+    const size = (clip.translations.length + clip.rotations.length * 1.5 + clip.scales.length) * 8 + b.translationTrack.length * 12;
+    if (bytes + size > budget) continue;
+    bytes += size;
+    chosen.push(b);
+  }
+  return chosen;
 }
 
 /** Bytes per thread of scratch at the memory's start: a quaternion, then sample's numbers. */

@@ -156,10 +156,19 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expect(kernel.sample(pose.translations, pose.rotations, pose.scales, 4, other, 0, 3, false, false)).toBe(false);
   });
 
-  it('declines memory past its limit (the batch then keeps ordinary arrays)', () => {
-    const graph = makeGraph([makeClip('a')], false, true);
-    expect(SamplingKernel.create(skeleton, [...graph.clipBindings.values()], [1000, 1000], 4096)).toBeNull();
-    expect(SamplingKernel.create(skeleton, [...graph.clipBindings.values()], [1000, 1000])).not.toBeNull();
+  it('declines memory past its limit (the batch then keeps ordinary arrays), and copies clips only within their budget', () => {
+    const graph = makeGraph([makeClip('a'), makeClip('b')], true, true);
+    const [a, b] = [...graph.clipBindings.values()];
+    expect(SamplingKernel.create(skeleton, [a, b], [1000, 1000], 4096)).toBeNull();
+    const all = SamplingKernel.create(skeleton, [a, b], [1000, 1000])!;
+    // A budget for one clip's copy: the second samples in JavaScript (sample says so), the first in the kernel.
+    const one = SamplingKernel.create(skeleton, [a, b], [1000, 1000], 1 << 30, 1500)!;
+    expect(all.byteLength).toBe(one.byteLength); // both one page here; the copies differ, not the page count
+    const poseIn = (k: SamplingKernel) => new Pose(4, { translations: k.poseArrays[0].subarray(0, 12), rotations: k.poseArrays[1].subarray(0, 16), scales: k.poseArrays[0].subarray(12, 24) });
+    const [mine, theirs] = [poseIn(one), poseIn(all)];
+    expect(one.sample(mine.translations, mine.rotations, mine.scales, 4, a, 0, 3, false, false)).toBe(true);
+    expect(one.sample(mine.translations, mine.rotations, mine.scales, 4, b, 0, 3, false, false)).toBe(false);
+    expect(all.sample(theirs.translations, theirs.rotations, theirs.scales, 4, b, 0, 3, false, false)).toBe(true);
   });
 
   it('gives nodes temporaries in the kernel first (a batch pose pool), ordinary poses past them', () => {
