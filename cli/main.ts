@@ -5,7 +5,7 @@ import { checkGraphAsset, loadGraphFile } from '../host/files.ts';
 import { parseParameterValue } from '../runtime/parameters.ts';
 import { formatDebugTree, GraphRunner, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph.ts';
-import { MAX_UPDATE_RATE } from '../runtime/update-rate.ts';
+import { checkUpdateRate } from '../runtime/update-rate.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -367,9 +367,11 @@ function updateRateOptions(values: Record<string, unknown>): { updateRate?: numb
     if (values.hold) throw new UsageError('--hold needs --update-rate N');
     return {};
   }
-  const rate = Number(text);
-  if (text.trim() === '' || !Number.isInteger(rate) || rate < 1 || rate > MAX_UPDATE_RATE) {
-    throw new UsageError(`--update-rate takes a whole number of frames from 1 to ${MAX_UPDATE_RATE}, got '${text}'`);
+  const rate = text.trim() === '' ? Number.NaN : Number(text);
+  try {
+    checkUpdateRate(rate, 0); // the instance's own rule
+  } catch (e) {
+    throw new UsageError(`--update-rate: ${(e as Error).message} ('${text}')`);
   }
   return { updateRate: rate, holdSkippedFrames: values.hold === true };
 }

@@ -2,8 +2,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
-import { characterOutput, composeInGroups, kernelInterpolationStorage, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
-import type { PoseStorage } from '../runtime/pose.ts';
+import { composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
 import { checkUpdateRate, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
@@ -104,8 +103,8 @@ export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGra
  */
 export class CrowdSlice {
   readonly instances: AnimGraphInstance[] = [];
-  /** The crowd's local and component arrays, for the kernel's compose (null without the kernel or component space). */
-  private readonly rows: { local: PoseStorage; component: PoseStorage } | null;
+  /** Whether the characters' component poses are composed in the kernel, a group at a time (composeInGroups). */
+  private readonly composesInKernel: boolean;
 
   /**
    * @param kernel this thread's sampling kernel on the crowd's shared memory, whose poseArrays are
@@ -130,19 +129,8 @@ export class CrowdSlice {
     // Each character evaluates straight into its rows of the shared arrays: nothing to publish. In
     // the kernel, the thread's temporaries are its own pool's, in the memory too.
     const posePool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, thread);
-    for (let i = first; i < end; i++) {
-      this.instances.push(graph.createInstance({
-        ...characterOutput(buffers, n, i, componentSpace),
-        posePool,
-        interpolationStorage: kernel === null ? undefined : kernelInterpolationStorage(kernel, n, i),
-      }));
-    }
-    this.rows = kernel !== null && componentSpace
-      ? {
-        local: { translations: buffers.translations, rotations: buffers.rotations, scales: buffers.scales },
-        component: { translations: buffers.componentTranslations, rotations: buffers.componentRotations, scales: buffers.componentScales },
-      }
-      : null;
+    for (let i = first; i < end; i++) this.instances.push(createCharacter(graph, buffers, i, componentSpace, kernel, posePool));
+    this.composesInKernel = kernel !== null && componentSpace;
   }
 
   /** Whether this slice samples in the kernel. */
@@ -174,12 +162,11 @@ export class CrowdSlice {
         instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
         b.updateRateChanged[i] = 0;
       }
-      if (this.rows === null) runCharacterFrame(instance, b.frame, this.componentSpace, b.rootMotion, i);
+      if (!this.composesInKernel) runCharacterFrame(instance, b.frame, this.componentSpace, b.rootMotion, i);
     }
     // In the kernel, with component space, the characters run in groups composed together (as
     // InstanceBatch.update does), each after its pending changes above.
-    const rows = this.rows;
-    if (rows !== null) composeInGroups(this.kernel!, instances, b.frame, b.rootMotion, rows.local, rows.component, this.first);
+    if (this.composesInKernel) composeInGroups(this.kernel!, instances, b.frame, b.rootMotion, b, this.first);
   }
 }
 

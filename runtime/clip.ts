@@ -198,12 +198,13 @@ export class ClipBinding {
    */
   readonly curveSlots: Int32Array;
   /**
-   * Its place among its graph's clip bindings (AnimGraph.clipBindings, in order), set by the
-   * graph; -1 for a binding made outside a graph. A sampling kernel finds its copy of the clip by it.
+   * Its place among its graph's clip bindings (AnimGraph.clipBindings, in order); -1 for a binding
+   * made outside a graph. A sampling kernel finds its copy of the clip by it.
    */
-  index = -1;
+  readonly index: number;
 
-  constructor(clip: Clip, skeleton: Skeleton, curveSlots?: ReadonlyMap<string, number>) {
+  constructor(clip: Clip, skeleton: Skeleton, curveSlots?: ReadonlyMap<string, number>, index = -1) {
+    this.index = index;
     this.curveSlots = Int32Array.from(clip.curves, (c, i) => curveSlots ? curveSlots.get(c.name) ?? -1 : i);
     const n = skeleton.boneCount;
     this.clip = clip;

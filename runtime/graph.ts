@@ -112,9 +112,7 @@ export class AnimGraph {
     this.nodes = definition.nodes;
     this.curveNames = [...new Set([...definition.clips.values()].flatMap((clip) => clip.curves.map((c) => c.name)))].sort();
     this.curveSlots = new Map(this.curveNames.map((name, i) => [name, i]));
-    this.clipBindings = new Map([...definition.clips].map(([name, clip]) => [name, new ClipBinding(clip, definition.skeleton, this.curveSlots)]));
-    let index = 0;
-    for (const binding of this.clipBindings.values()) binding.index = index++;
+    this.clipBindings = new Map([...definition.clips].map(([name, clip], i) => [name, new ClipBinding(clip, definition.skeleton, this.curveSlots, i)]));
     this.blendProfiles = new Map(Object.entries(definition.blendProfiles ?? {}).map(([name, p]) => [name, resolveBlendProfile(name, p, definition.skeleton)]));
     this.shared = prepareNodes(this, definition);
     this.posePool = new PosePool(definition.skeleton.boneCount);

@@ -50,6 +50,8 @@ export function runCharacterFrame(
  * temporaries (a layer within a transition within a blend); deeper ones are ordinary poses.
  */
 const POOL_POSES_IN_KERNEL = 4;
+/** Where kernelPoseLengths puts the interpolation poses' arrays and the pools' among a kernel's poseArrays. */
+const INTERPOLATION_ARRAYS = 6, POOL_ARRAYS = 12;
 
 /**
  * The pose arrays a kernel holds for `count` characters (translations, rotations, scales, then the
@@ -65,6 +67,34 @@ export function kernelPoseLengths(boneCount: number, count: number, componentSpa
   return lengths;
 }
 
+/** A kernel's six arrays from `at` of its poseArrays, as the six arrays of a group of characters. */
+function kernelArrays(kernel: SamplingKernel, at: number): BatchPoseArrays {
+  const a = kernel.poseArrays;
+  return {
+    translations: a[at], rotations: a[at + 1], scales: a[at + 2],
+    componentTranslations: a[at + 3], componentRotations: a[at + 4], componentScales: a[at + 5],
+  };
+}
+
+/**
+ * Character `character` of a group (an InstanceBatch, or a Crowd thread's share) whose poses are in
+ * `arrays`: an instance evaluating into its rows. With a kernel laid out by kernelPoseLengths, its
+ * nodes' temporaries come from `posePool` (the thread's pool in the kernel: kernelPosePool) and its
+ * update-rate interpolation poses, when it first goes below full rate, are its rows of the kernel's
+ * interpolation arrays.
+ */
+export function createCharacter(
+  graph: AnimGraph, arrays: BatchPoseArrays, character: number, componentSpace: boolean, kernel: SamplingKernel | null, posePool: PosePool,
+): AnimGraphInstance {
+  const n = graph.skeleton.boneCount;
+  const interpolationStorage = kernel === null || kernel.poseArrays[INTERPOLATION_ARRAYS].length === 0 ? undefined : (): readonly [PoseStorage, PoseStorage] => {
+    // previous and target as a character's local and component rows of the interpolation arrays
+    const rows = characterOutput(kernelArrays(kernel, INTERPOLATION_ARRAYS), n, character, true);
+    return [rows.local!, rows.component!];
+  };
+  return graph.createInstance({ ...characterOutput(arrays, n, character, componentSpace), posePool, interpolationStorage });
+}
+
 /**
  * Pool `pool` of a kernel laid out by kernelPoseLengths: a PosePool handing out its poses in the
  * kernel first, so that nodes' temporaries (a layer, a transition's source) are sampled there too.
@@ -72,44 +102,36 @@ export function kernelPoseLengths(boneCount: number, count: number, componentSpa
 export function kernelPosePool(kernel: SamplingKernel, boneCount: number, pool: number): PosePool {
   const arrays = kernel.poseArrays;
   return new PosePool(boneCount, Array.from({ length: POOL_POSES_IN_KERNEL }, (_, k) => {
-    const at = 12 + (pool * POOL_POSES_IN_KERNEL + k) * 3;
+    const at = POOL_ARRAYS + (pool * POOL_POSES_IN_KERNEL + k) * 3;
     return new Pose(boneCount, { translations: arrays[at], rotations: arrays[at + 1], scales: arrays[at + 2] });
   }));
-}
-
-/**
- * Character `character`'s update-rate interpolation poses (previous, target) in a kernel laid out
- * by kernelPoseLengths with `interpolation`, for InstanceOutput.interpolationStorage: made when the
- * character first goes below full rate.
- */
-export function kernelInterpolationStorage(kernel: SamplingKernel, boneCount: number, character: number): () => readonly [PoseStorage, PoseStorage] {
-  return () => {
-    const a = kernel.poseArrays, n = boneCount;
-    const rows = (array: Float64Array, width: number): Float64Array => array.subarray(character * n * width, (character + 1) * n * width);
-    return [
-      { translations: rows(a[6], 3), rotations: rows(a[7], 4), scales: rows(a[8], 3) },
-      { translations: rows(a[9], 3), rotations: rows(a[10], 4), scales: rows(a[11], 3) },
-    ];
-  };
 }
 
 /**
  * Runs characters' frames in the kernel, component space included, as groups of eight: each
  * group's characters evaluated, then composed together while their local poses are still in the
  * cache (the kernel overlaps their chains of parent-to-child latencies), then marked composed.
- * `first` is the first character's row in `local` and `component`.
+ * `first` is the first character's row in `arrays`.
  */
 export function composeInGroups(
-  kernel: SamplingKernel, instances: readonly AnimGraphInstance[], deltaTime: Float64Array, rootMotion: Float64Array,
-  local: PoseStorage, component: PoseStorage, first: number,
+  kernel: SamplingKernel, instances: readonly AnimGraphInstance[], deltaTime: Float64Array, rootMotion: Float64Array, arrays: BatchPoseArrays, first: number,
 ): void {
   const count = instances.length;
   for (let start = 0; start < count; start += 8) {
     const end = start + 8 < count ? start + 8 : count;
     for (let k = start; k < end; k++) runCharacterFrame(instances[k], deltaTime, false, rootMotion, first + k);
-    kernel.composeCharacters(local, component, first + start, end - start);
+    kernel.composeCharacters(arrays, first + start, end - start);
     for (let k = start; k < end; k++) instances[k].markComponentComposed();
   }
+}
+
+/** Arrays of their own for `bones` bones of characters, the component ones empty without `componentSpace`. */
+function ownPoseArrays(bones: number, componentSpace: boolean): BatchPoseArrays {
+  const cs = componentSpace ? bones : 0;
+  return {
+    translations: new Float64Array(bones * 3), rotations: new Float64Array(bones * 4), scales: new Float64Array(bones * 3),
+    componentTranslations: new Float64Array(cs * 3), componentRotations: new Float64Array(cs * 4), componentScales: new Float64Array(cs * 3),
+  };
 }
 
 export interface InstanceBatchOptions {
@@ -163,9 +185,6 @@ export class InstanceBatch implements BatchPoseArrays {
    */
   readonly wasmMemoryBytes: number;
   private readonly kernel: SamplingKernel | null;
-  /** The local and component arrays as poses' storage, for the kernel. */
-  private readonly local: PoseStorage;
-  private readonly component: PoseStorage;
   /** The frame's delta time, handed to each instance in an array (see CONTRIBUTING.md, "Numbers in the frame loop"). */
   private readonly deltaTime = new Float64Array(1);
 
@@ -179,26 +198,20 @@ export class InstanceBatch implements BatchPoseArrays {
     const kernel = options.wasm ?? true
       ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, options.updateRates ?? true, 1))
       : null;
-    const arrays = kernel?.poseArrays ?? kernelPoseLengths(n, count, componentSpace, false, 0).map((length) => new Float64Array(length));
     // The characters evaluate one at a time, so they share one pool of temporaries, as instances
     // share their graph's; this one's first poses are in the kernel's memory.
     const pool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, 0);
+    const arrays = kernel === null ? ownPoseArrays(n * count, componentSpace) : kernelArrays(kernel, 0);
     this.wasm = kernel !== null;
     this.wasmMemoryBytes = kernel?.byteLength ?? 0;
     this.kernel = kernel;
-    [this.translations, this.rotations, this.scales, this.componentTranslations, this.componentRotations, this.componentScales] = arrays;
+    ({
+      translations: this.translations, rotations: this.rotations, scales: this.scales,
+      componentTranslations: this.componentTranslations, componentRotations: this.componentRotations, componentScales: this.componentScales,
+    } = arrays);
     this.rootMotion = new Float64Array(count * 4);
-    this.local = { translations: this.translations, rotations: this.rotations, scales: this.scales };
-    this.component = { translations: this.componentTranslations, rotations: this.componentRotations, scales: this.componentScales };
     const instances: AnimGraphInstance[] = [];
-    const interpolation = kernel !== null && (options.updateRates ?? true);
-    for (let i = 0; i < count; i++) {
-      instances.push(graph.createInstance({
-        ...characterOutput(this, n, i, componentSpace),
-        posePool: pool,
-        interpolationStorage: interpolation ? kernelInterpolationStorage(kernel, n, i) : undefined,
-      }));
-    }
+    for (let i = 0; i < count; i++) instances.push(createCharacter(graph, this, i, componentSpace, kernel, pool));
     this.instances = instances;
   }
 
@@ -214,6 +227,6 @@ export class InstanceBatch implements BatchPoseArrays {
       for (let i = 0; i < instances.length; i++) runCharacterFrame(instances[i], dt, this.componentSpace, this.rootMotion, i);
       return;
     }
-    composeInGroups(kernel, instances, dt, this.rootMotion, this.local, this.component, 0);
+    composeInGroups(kernel, instances, dt, this.rootMotion, this, 0);
   }
 }

@@ -1,4 +1,5 @@
 import type { ClipBinding } from './clip.ts';
+import type { BatchPoseArrays } from './instance-batch.ts';
 import type { PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-bytes.ts';
@@ -86,46 +87,43 @@ export class SamplingKernel {
 
   /**
    * A kernel with copies of `bindings` (those with an index: ClipBinding.index, in order, as long
-   * as their copies stay within `maxClipBytes`, default 256 MiB: a larger clip set, a pose-search
-   * database say, is not doubled per batch; the clips left out sample in JavaScript) and one
-   * Float64Array of each length in `poseArrays` in its memory (poseArrays), or null where
-   * WebAssembly SIMD is not available or the memory would exceed `maxBytes` (default 1 GiB).
+   * as their copies stay within MAX_CLIP_BYTES: a larger clip set, a pose-search database say, is
+   * not doubled per batch; the clips left out sample in JavaScript) and one Float64Array of each
+   * length in `poseArrays` in its memory (poseArrays), or null where WebAssembly SIMD is not
+   * available, the memory would exceed `maxBytes` (default 1 GiB) or the engine cannot reserve it.
    */
   static create(
-    skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes = 1 << 30, maxClipBytes = 1 << 28,
+    skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes = 1 << 30, maxClipBytes = MAX_CLIP_BYTES,
   ): SamplingKernel | null {
-    const module = samplingModule(false);
-    if (module === null) return null;
-    const own = withinBudget(bindings, maxClipBytes);
-    const layout = layOut(skeleton, own, poseArrays, 1);
-    if (layout.pages * 65536 > maxBytes) return null;
-    let memory: WasmMemory;
-    try {
-      memory = new (webAssembly()!).Memory({ initial: layout.pages, maximum: layout.pages });
-    } catch {
-      return null; // the engine could not reserve the memory: sample in JavaScript
-    }
-    return new SamplingKernel(module, memory, layout, skeleton, own, true, 0);
+    return SamplingKernel.make(false, 1, skeleton, bindings, poseArrays, maxBytes, maxClipBytes);
   }
 
   /**
    * create, in a shared memory that `threads` threads' kernels use together (a Crowd's: this one
    * is thread 0's; each worker thread attaches its own with attachShared): each has its own scratch,
    * the clips' copies and the poses are shared. Null where shared WebAssembly memory or SIMD is not
-   * available, or past `maxBytes`.
+   * available (a page that is not cross-origin isolated), or past `maxBytes`.
    */
   static createShared(skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, maxBytes = 1 << 30): SamplingKernel | null {
-    const module = samplingModule(true);
-    if (module === null || typeof SharedArrayBuffer === 'undefined') return null;
-    const own = withinBudget(bindings, 1 << 28);
+    if (typeof SharedArrayBuffer === 'undefined') return null;
+    return SamplingKernel.make(true, threads, skeleton, bindings, poseArrays, maxBytes, MAX_CLIP_BYTES);
+  }
+
+  private static make(
+    shared: boolean, threads: number, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes: number, maxClipBytes: number,
+  ): SamplingKernel | null {
+    const module = samplingModule(shared);
+    if (module === null) return null;
+    const own = withinBudget(bindings, maxClipBytes);
     const layout = layOut(skeleton, own, poseArrays, threads);
     if (layout.pages * 65536 > maxBytes) return null;
+    let memory: WasmMemory;
     try {
-      const memory = new (webAssembly()!).Memory({ initial: layout.pages, maximum: layout.pages, shared: true });
-      return new SamplingKernel(module, memory, layout, skeleton, own, true, 0);
+      memory = new (webAssembly()!).Memory({ initial: layout.pages, maximum: layout.pages, shared });
     } catch {
-      return null; // shared memory refused (a page that is not cross-origin isolated)
+      return null; // the engine could not reserve the memory, or refuses shared memory here
     }
+    return new SamplingKernel(module, memory, layout, skeleton, own, true, 0);
   }
 
   /**
@@ -137,7 +135,7 @@ export class SamplingKernel {
     const module = samplingModule(true);
     if (module === null) return null;
     const shared = memory as WasmMemory;
-    const own = withinBudget(bindings, 1 << 28);
+    const own = withinBudget(bindings, MAX_CLIP_BYTES);
     const layout = layOut(skeleton, own, poseArrays, threads);
     if (!(thread > 0 && thread < threads) || shared.buffer.byteLength !== layout.pages * 65536 || !holds(shared.buffer, layout, skeleton)) return null;
     return new SamplingKernel(module, shared, layout, skeleton, own, false, thread);
@@ -166,7 +164,10 @@ export class SamplingKernel {
    * this kernel's skeleton): ComponentPose.ensureAllComponent with every bone stale, bit-identical.
    */
   compose(local: PoseStorage, component: PoseStorage): void {
-    this.composeCharacters(local, component, 0, 1);
+    this.composeFn(
+      local.translations.byteOffset, local.rotations.byteOffset, local.scales.byteOffset,
+      component.translations.byteOffset, component.rotations.byteOffset, component.scales.byteOffset, this.skeleton.boneCount, 1,
+    );
   }
 
   /**
@@ -182,15 +183,15 @@ export class SamplingKernel {
   }
 
   /**
-   * compose for characters first .. first + count - 1 of the characters whose poses follow one
-   * another in `local` and `component` (an InstanceBatch's arrays), eight at a time so that their
-   * chains of parent-to-child latencies overlap: the same numbers as composing each alone.
+   * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
+   * in this memory), eight at a time so that their chains of parent-to-child latencies overlap: the
+   * same numbers as composing each alone.
    */
-  composeCharacters(local: PoseStorage, component: PoseStorage, first: number, count: number): void {
+  composeCharacters(arrays: BatchPoseArrays, first: number, count: number): void {
     const n = this.skeleton.boneCount, o3 = first * n * 24, o4 = first * n * 32;
     this.composeFn(
-      local.translations.byteOffset + o3, local.rotations.byteOffset + o4, local.scales.byteOffset + o3,
-      component.translations.byteOffset + o3, component.rotations.byteOffset + o4, component.scales.byteOffset + o3, n, count,
+      arrays.translations.byteOffset + o3, arrays.rotations.byteOffset + o4, arrays.scales.byteOffset + o3,
+      arrays.componentTranslations.byteOffset + o3, arrays.componentRotations.byteOffset + o4, arrays.componentScales.byteOffset + o3, n, count,
     );
   }
 }
@@ -255,6 +256,9 @@ function samplingModule(shared: boolean): WasmModule | null {
   }
   return compiled[which];
 }
+
+/** The most bytes of clip copies a kernel's memory holds (256 MiB). */
+const MAX_CLIP_BYTES = 1 << 28;
 
 /** The bindings with an index, in order, whose copies (keys, track maps, spans) fit in `budget` bytes together. */
 function withinBudget(bindings: readonly ClipBinding[], budget: number): ClipBinding[] {

@@ -11,24 +11,21 @@ export class GraphCrowd {
   /** Frames run so far (the motion switches of the posesearch case are scheduled by it). */
   private frame = 0;
 
-  /**
-   * @param switchEvery when above 0, character i sets its 'motion' parameter to the other clip
-   *   before the update of every frame f with (f + i) % switchEvery === 0 (staggered, so each frame
-   *   1/switchEvery of the crowd switches).
-   */
   readonly instances: readonly AnimGraphInstance[];
+  private readonly batch: InstanceBatch | null;
 
   /**
    * @param crowd the characters: an InstanceBatch (each frame is then its update: every character
    *   updated and evaluated in order, then, in the sampling kernel, all composed together), or
    *   instances each updated, evaluated and (component) asked for its component pose in turn
+   * @param switchEvery when above 0, character i sets its 'motion' parameter to the other clip
+   *   before the update of every frame f with (f + i) % switchEvery === 0 (staggered, so each frame
+   *   1/switchEvery of the crowd switches).
    */
   constructor(crowd: InstanceBatch | readonly AnimGraphInstance[], private readonly component: boolean, private readonly switchEvery = 0) {
     this.batch = crowd instanceof InstanceBatch ? crowd : null;
     this.instances = crowd instanceof InstanceBatch ? crowd.instances : crowd;
   }
-
-  private readonly batch: InstanceBatch | null;
 
   frames(frameCount: number): void {
     const instances = this.instances;

@@ -102,7 +102,11 @@ describe('animgraph run', () => {
     const lod = runGraph(loadGraphFile(sample), { frames: 9, updateRate: 4 });
     expect(rows(lod, 5)).not.toBe(rows(lod, 4));
     expect((await cli('run', sample, '--hold')).err).toContain('--hold needs --update-rate N');
-    for (const bad of ['0', '256', '1.5', 'x']) expect((await cli('run', sample, '--update-rate', bad)).code).toBe(2);
+    for (const bad of ['0', '256', '1.5', 'x']) {
+      const { code, err } = await cli('run', sample, '--update-rate', bad);
+      expect(code).toBe(2);
+      expect(err).toContain('--update-rate: an update rate is a whole number of frames from 1 (every frame) to 255');
+    }
   });
 
   it('rejects bad flags and parameter values with a usage error', async () => {
