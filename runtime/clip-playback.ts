@@ -23,18 +23,38 @@ export const CLIP_ENDED = 2;
  * instance's events (named as played by `owner`), and the clip's curves at `time` to the
  * instance's curve values; sample() samples the clip at `time`.
  */
+/** ClipPlayback's numbers, by index into its clock array. */
+const TIME = 0, RATE = 1, SEEK_TIME = 2, WEIGHT = 3, PREVIOUS_TIME = 4, PACE = 5, TIME_STEP = 6, PREVIOUS_SEEK_TIME = 7;
+
+/**
+ * What sample() hands the sampler: one cursor for every playback (sampling is synchronous), so that
+ * the sampler sees one shape of cursor and a playback carries no cursor of its own.
+ */
+const cursor = new ClipCursor();
+
 export class ClipPlayback {
+  /**
+   * The clock's numbers, behind the accessors below: fields holding doubles are each a separate
+   * heap number in V8, one more cache line per field and frame for a crowd's characters; here they
+   * are eight doubles in one array (see "Objects per character" in docs/performance.md).
+   */
+  private readonly clock = new Float64Array(8);
   /** Play time in seconds, within [0, duration]. */
-  time = 0;
+  get time(): number { return this.clock[TIME]; }
+  set time(value: number) { this.clock[TIME] = value; }
   looping = false;
   /** Clip seconds per second; negative plays backwards. Finite (the caller reads it so). */
-  rate = 1;
+  get rate(): number { return this.clock[RATE]; }
+  set rate(value: number) { this.clock[RATE] = value; }
   /** The time seek() goes to, unwrapped (an explicit time may run past the clip: it wraps or clamps). */
-  seekTime = 0;
+  get seekTime(): number { return this.clock[SEEK_TIME]; }
+  set seekTime(value: number) { this.clock[SEEK_TIME] = value; }
   /** This playback's share of its branch's weight, for root motion (a crossfade's slot weight). */
-  weight = 1;
+  get weight(): number { return this.clock[WEIGHT]; }
+  set weight(value: number) { this.clock[WEIGHT] = value; }
   /** Play time before the last advance or seek. */
-  previousTime = 0;
+  get previousTime(): number { return this.clock[PREVIOUS_TIME]; }
+  set previousTime(value: number) { this.clock[PREVIOUS_TIME] = value; }
   /** Whether the last move crossed the clip's end or start (a loop wrap). */
   wrapped = false;
   /** Which way the last move went through the clip: 1 forward, -1 backward. */
@@ -44,10 +64,12 @@ export class ClipPlayback {
   /** Whether the last move spans motion to report (false before a seek has a predecessor). */
   moved = false;
   /** Clip seconds the clip advances per second, for the root-velocity report; `paceKnown` says whether it is. */
-  pace = 0;
+  get pace(): number { return this.clock[PACE]; }
+  set pace(value: number) { this.clock[PACE] = value; }
   paceKnown = false;
   /** Clip seconds the last seek moved, signed; looping, it counts the whole loops a wrap hides. */
-  timeStep = 0;
+  get timeStep(): number { return this.clock[TIME_STEP]; }
+  set timeStep(value: number) { this.clock[TIME_STEP] = value; }
   /** The id of the node that plays the clip, which notify events name. */
   owner = '';
   /** Whether the next advance starts where the clip was (re)started, so a notify at that very time fires. */
@@ -58,32 +80,31 @@ export class ClipPlayback {
   private readonly notifySpan = new Float64Array(3);
   /** Whether `seekTime` of the last seek was finite, so the next seek has a predecessor. */
   private seeded = false;
-  private previousSeekTime = 0;
+  private get previousSeekTime(): number { return this.clock[PREVIOUS_SEEK_TIME]; }
+  private set previousSeekTime(value: number) { this.clock[PREVIOUS_SEEK_TIME] = value; }
   /** root-motion.ts's arguments: [time before, time after, wrapped, direction, weight]. */
   private readonly span = new Float64Array(5);
   private readonly delta = new Float64Array(4);
   /** [time, pace, window, weight] for addRootVelocity. */
   private readonly velocityArgs = new Float64Array(4);
-  /**
-   * What sampleClipAt reads. Kept apart rather than this class extending ClipCursor, so that the
-   * sampler sees one shape of cursor.
-   */
-  private readonly cursor = new ClipCursor();
 
-  constructor(public binding: ClipBinding) {}
+  constructor(public binding: ClipBinding) {
+    this.clock[RATE] = 1;
+    this.clock[WEIGHT] = 1;
+  }
 
   /** Samples the clip at `time` into `out` (see sampleClipAt). */
   sample(out: Pose): void {
-    this.cursor.time = this.time;
-    this.cursor.looping = this.looping;
-    sampleClipAt(out, this.binding, this.cursor);
+    cursor.time = this.clock[TIME];
+    cursor.looping = this.looping;
+    sampleClipAt(out, this.binding, cursor);
   }
 
   /** Samples the clip at `time` and blends it into `out` by weights (see sampleClipBlendInto). */
   sampleBlendInto(out: Pose, weights: Float64Array): void {
-    this.cursor.time = this.time;
-    this.cursor.looping = this.looping;
-    sampleClipBlendInto(out, this.binding, this.cursor, weights);
+    cursor.time = this.clock[TIME];
+    cursor.looping = this.looping;
+    sampleClipBlendInto(out, this.binding, cursor, weights);
   }
 
   /** Starts over at `time` (already inside the clip) with no arrival reported and no seek predecessor. */

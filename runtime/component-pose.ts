@@ -33,12 +33,13 @@ export class ComponentPose {
 
   /**
    * `storage`: arrays the caller owns for the local pose and for the component transforms (see
-   * Pose's constructor); new arrays for whichever is left out.
+   * Pose's constructor), or for the local pose a Pose to use as it is; new arrays for whichever is
+   * left out.
    */
   constructor(skeleton: Skeleton, storage: { local?: PoseStorage; component?: PoseStorage } = {}) {
     const n = skeleton.boneCount;
     this.skeleton = skeleton;
-    this.local = new Pose(n, storage.local);
+    this.local = storage.local instanceof Pose && storage.local.boneCount === n ? storage.local : new Pose(n, storage.local);
     this.ownLocal = this.local;
     const component = storage.component;
     if (component !== undefined) checkStorage(component, n, 'component pose');

@@ -9,7 +9,7 @@ import {
   type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
-import { Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from './pose.ts';
+import { checkStorage, Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 import { checkUpdateRate, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
 
@@ -102,6 +102,13 @@ export class AnimGraph {
    */
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
+  /**
+   * Scalar and vec3 properties resolved once per graph, by the property record they come from (a
+   * node's properties, an item of a list property) and name: immutable, so every instance's nodes
+   * read the same few objects rather than a crowd's worth of copies (objects a frame goes through
+   * per character are what makes a large crowd's frame cost more per character: docs/performance.md).
+   */
+  readonly resolvedProperties = new WeakMap<object, Map<string, ScalarProperty | Vec3Property>>();
 
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
@@ -201,7 +208,13 @@ export class AnimGraphInstance implements GraphRuntime {
   /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
   private readonly afterUpdate: PoseNode[];
   private readonly output: Pose;
-  private readonly outputComponent: ComponentPose;
+  /**
+   * The output's component pose, made when first asked for: a character whose component pose
+   * nobody reads (most of a crowd's) carries no component arrays or bookkeeping (5.6 KB for 65 bones).
+   */
+  private outputComponent: ComponentPose | null = null;
+  /** Where the component pose goes (InstanceOutput.component), if not arrays of its own. */
+  private readonly componentStorage: PoseStorage | undefined;
   /** Where the update-rate interpolation poses go (InstanceOutput.interpolationStorage), if not arrays of their own. */
   private readonly interpolationStorage: (() => readonly [PoseStorage, PoseStorage]) | undefined;
   private readonly updateContexts: UpdateContext[] = [];
@@ -245,9 +258,10 @@ export class AnimGraphInstance implements GraphRuntime {
     this.interpolationStorage = output.interpolationStorage;
     this.componentPosePool = graph.componentPosePool;
     this.curveValues = new Float64Array(graph.curveNames.length);
-    this.outputComponent = new ComponentPose(graph.skeleton, output);
-    // The output is evaluated straight into the component pose's local buffer: no copy per frame.
-    this.output = this.outputComponent.local;
+    this.output = new Pose(graph.skeleton.boneCount, output.local);
+    // Checked now rather than when the component pose is first made: bad storage is the caller's error at creation.
+    if (output.component !== undefined) checkStorage(output.component, graph.skeleton.boneCount, 'component pose');
+    this.componentStorage = output.component;
     const built = new Map<string, PoseNode>();
     for (const compiled of graph.nodes) {
       built.set(compiled.id, buildNode(compiled, built, this.parameters, graph));
@@ -564,18 +578,24 @@ export class AnimGraphInstance implements GraphRuntime {
    * then returns it as it is. Not for other callers: a pose marked so without being composed is stale.
    */
   markComponentComposed(): void {
-    this.outputComponent.markComposed();
+    this.ownComponentPose().markComposed();
     this.componentStale = false;
   }
 
   /** The last evaluated pose in component space (every bone computed). */
   componentPose(): ComponentPose {
     if (this.evaluatedAt !== this.clock.frame || this.evaluatedAt < 0) this.evaluate();
+    const pose = this.ownComponentPose();
     if (this.componentStale) {
-      this.outputComponent.recomposeAll();
+      pose.recomposeAll();
       this.componentStale = false;
     }
-    return this.outputComponent;
+    return pose;
+  }
+
+  /** The output's component pose, made on first use: its local pose is the output itself (evaluated into: no copy per frame). */
+  private ownComponentPose(): ComponentPose {
+    return this.outputComponent ??= new ComponentPose(this.skeleton, { local: this.output, component: this.componentStorage });
   }
 
   gatherDebug(): DebugNode {
@@ -703,19 +723,37 @@ function resolvePropertyValues(
   };
   const binding = (value: PropertyValue | undefined): number =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value.param === 'string' ? parameters.slotOf(value.param) : -1;
+  // One object per graph, record and name (AnimGraph.resolvedProperties); a property's kind is fixed by its spec.
+  const shared = (name: string, resolve: () => ScalarProperty | Vec3Property): ScalarProperty | Vec3Property => {
+    let byName = graph.resolvedProperties.get(values);
+    if (byName === undefined) {
+      byName = new Map();
+      graph.resolvedProperties.set(values, byName);
+    }
+    let property = byName.get(name);
+    if (property === undefined) {
+      property = resolve();
+      byName.set(name, property);
+    }
+    return property;
+  };
   return {
     scalar(name): ScalarProperty {
-      const value = raw(name);
-      const spec = specs[name];
-      const fallback = 'default' in spec ? spec.default : 0;
-      const literal = typeof value === 'number' || typeof value === 'boolean' ? value : fallback;
-      return { slot: binding(value), constant: typeof literal === 'boolean' ? (literal ? 1 : 0) : Number(literal) };
+      return shared(name, () => {
+        const value = raw(name);
+        const spec = specs[name];
+        const fallback = 'default' in spec ? spec.default : 0;
+        const literal = typeof value === 'number' || typeof value === 'boolean' ? value : fallback;
+        return { slot: binding(value), constant: typeof literal === 'boolean' ? (literal ? 1 : 0) : Number(literal) };
+      }) as ScalarProperty;
     },
     vec3(name): Vec3Property {
-      const value = raw(name);
-      const spec = specs[name];
-      const literal = Array.isArray(value) ? value : 'default' in spec && Array.isArray(spec.default) ? spec.default : [0, 0, 0];
-      return { slot: binding(value), constant: Float64Array.from(literal as readonly unknown[], Number) };
+      return shared(name, () => {
+        const value = raw(name);
+        const spec = specs[name];
+        const literal = Array.isArray(value) ? value : 'default' in spec && Array.isArray(spec.default) ? spec.default : [0, 0, 0];
+        return { slot: binding(value), constant: Float64Array.from(literal as readonly unknown[], Number) };
+      }) as Vec3Property;
     },
     enumValue(name): string {
       const value = raw(name);

@@ -57,6 +57,33 @@ describe('graph instance', () => {
     expect(() => graph.createInstance({ component: { translations: ct, rotations: cr, scales: new Float64Array(0) } })).toThrow(/component pose storage .* scales has 0/);
   });
 
+  it('keeps per character only what differs between characters: properties shared, the component pose made when first asked for', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const a = graph.createInstance(), b = graph.createInstance();
+    // A property bound to a parameter is one object for every instance; the values stay per instance.
+    const walkA = a.nodes.get('walk') as unknown as { playRate: object }, walkB = b.nodes.get('walk') as unknown as { playRate: object };
+    expect(walkA.playRate).toBe(walkB.playRate);
+    a.setParameter('speed', 2);
+    for (let f = 0; f < 10; f++) { a.update(1 / 30); b.update(1 / 30); }
+    expect(Array.from(a.evaluate().rotations)).not.toEqual(Array.from(b.evaluate().rotations));
+    // No component pose until one is asked for; then composed from the evaluated output, which it wraps.
+    const lazy = a as unknown as { outputComponent: unknown };
+    expect(lazy.outputComponent).toBeNull();
+    const local = a.evaluate();
+    const component = a.componentPose();
+    expect(lazy.outputComponent).toBe(component);
+    expect(component.local).toBe(local);
+    const head = graph.skeleton.indexOf('head');
+    const composed = Array.from(component.translations.subarray(head * 3, head * 3 + 3));
+    expect(composed[1]).toBeGreaterThan(0.5 * graph.skeleton.legLength);
+    // The same numbers as an instance that made it before its first evaluation.
+    const c = graph.createInstance();
+    c.componentPose();
+    c.setParameter('speed', 2);
+    for (let f = 0; f < 10; f++) c.update(1 / 30);
+    expect(Array.from(c.componentPose().translations.subarray(head * 3, head * 3 + 3))).toEqual(composed);
+  });
+
   it('emits parameterChanged only when a value changes, and rejects wrong types', () => {
     const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p', {
       f: { type: 'float', default: 1 }, v: { type: 'vec3', default: [0, 1, 0] },
