@@ -84,7 +84,15 @@ export class UpdateContext {
   /** 1 while this context holds a report its parent has not added yet (in an array, as weights are). */
   private readonly pending = new Uint8Array(1);
 
-  constructor(readonly graph: GraphRuntime, readonly depth: number) {}
+  /**
+   * The instance being updated. Contexts are lent by the graph to each of its instances in turn
+   * (AnimGraph.updateContextLoan), so this changes between instances, never during an update.
+   */
+  graph: GraphRuntime;
+
+  constructor(graph: GraphRuntime, readonly depth: number) {
+    this.graph = graph;
+  }
 
   /**
    * The context for a child branch, with this branch's delta time and weight and an empty report;

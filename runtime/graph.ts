@@ -110,6 +110,15 @@ export class AnimGraph {
    */
   readonly resolvedProperties = new WeakMap<object, Map<string, ScalarProperty | Vec3Property>>();
 
+  /**
+   * The update contexts (one per depth of the update recursion) that the instance being updated
+   * works in: instances of a graph update one at a time on a thread (a worker has its own graph), so
+   * a crowd shares one set rather than carrying a set per character, objects a large crowd's frame
+   * would each miss in the cache. An instance updated while another is (from an event listener)
+   * finds the set lent and uses contexts of its own.
+   */
+  readonly updateContextLoan: { readonly contexts: UpdateContext[]; lent: boolean } = { contexts: [], lent: false };
+
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
     checkGraphDepth(definition.nodes);
@@ -217,7 +226,10 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly componentStorage: PoseStorage | undefined;
   /** Where the update-rate interpolation poses go (InstanceOutput.interpolationStorage), if not arrays of their own. */
   private readonly interpolationStorage: (() => readonly [PoseStorage, PoseStorage]) | undefined;
-  private readonly updateContexts: UpdateContext[] = [];
+  /** The update contexts in use: the graph's, lent for the update (AnimGraph.updateContextLoan), or ownContexts. */
+  private updateContexts: UpdateContext[] = [];
+  /** Contexts of its own, for an update that finds the graph's lent (made when first needed). */
+  private ownContexts: UpdateContext[] | null = null;
   /** Graph updates (UpdateContext relevance counts them); frames skipped by the update rate are not. */
   private counter = 0;
   /**
@@ -446,8 +458,26 @@ export class AnimGraphInstance implements GraphRuntime {
     to[0] = from[0]; to[1] = from[1]; to[2] = from[2]; to[3] = from[3];
   }
 
-  /** Updates the graph by clock.graphDelta seconds. */
+  /** Updates the graph by clock.graphDelta seconds, in the graph's update contexts unless they are lent. */
   private updateGraph(): void {
+    const loan = this.graph.updateContextLoan;
+    if (loan.lent) {
+      this.updateContexts = this.ownContexts ??= [];
+      this.updateGraphIn();
+      return;
+    }
+    loan.lent = true;
+    const contexts = loan.contexts;
+    for (let i = 0; i < contexts.length; i++) contexts[i].graph = this;
+    this.updateContexts = contexts;
+    try {
+      this.updateGraphIn();
+    } finally {
+      loan.lent = false;
+    }
+  }
+
+  private updateGraphIn(): void {
     this.counter++;
     const ctx = this.updateContextAt(0);
     ctx.deltaTime = this.clock.graphDelta;

@@ -84,6 +84,34 @@ describe('graph instance', () => {
     expect(Array.from(c.componentPose().translations.subarray(head * 3, head * 3 + 3))).toEqual(composed);
   });
 
+  it('updates an instance from an event listener of another mid-update (the graph\'s update contexts lent) with the same results as apart', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const [a, b, lone, loneB] = [0, 1, 2, 3].map(() => graph.createInstance());
+    const nested: number[] = [];
+    // nodeBecameRelevant fires inside a's update (a gait switch wakes a player): b updates and evaluates there.
+    // b runs at another speed and frame time, so that sharing a's contexts mid-update would show.
+    for (const g of [b, loneB]) g.setParameter('speed', 1.7);
+    a.events.on('nodeBecameRelevant', () => {
+      b.update(1 / 45);
+      loneB.update(1 / 45);
+      nested.push(b.evaluate().rotations[7]);
+      expect(b.evaluate().rotations[7]).toBe(loneB.evaluate().rotations[7]);
+    });
+    for (let f = 0; f < 120; f++) {
+      const gait = Math.floor(f / 20) % 3;
+      for (const g of [a, lone]) g.setParameter('gait', gait);
+      for (const g of [b, loneB]) g.setParameter('gait', (gait + 1) % 3);
+      a.update(1 / 60);
+      lone.update(1 / 60);
+      expect(Array.from(a.evaluate().rotations)).toEqual(Array.from(lone.evaluate().rotations));
+      expect(Array.from(a.rootMotion)).toEqual(Array.from(lone.rootMotion));
+    }
+    expect(nested.length).toBeGreaterThan(3);
+    // The graph's contexts are free again after the nested updates: the next update borrows them.
+    expect(graph.updateContextLoan.lent).toBe(false);
+    expect(graph.updateContextLoan.contexts[0].graph).toBe(lone);
+  });
+
   it('emits parameterChanged only when a value changes, and rejects wrong types', () => {
     const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p', {
       f: { type: 'float', default: 1 }, v: { type: 'vec3', default: [0, 1, 0] },
