@@ -24,6 +24,10 @@ export interface GraphRuntime {
   readonly updateCounter: number;
   /** A reusable update context for the given depth of the update recursion. */
   updateContextAt(depth: number): UpdateContext;
+  /** Each node's absolute weight of its last update, by the node's slot (nodeSlot). */
+  readonly nodeWeights: Float64Array;
+  /** The slot of one of the instance's nodes in nodeWeights (asked at initialize, not per frame). */
+  nodeSlot(node: AnimNode): number;
 }
 
 export class InitializeContext {
@@ -190,10 +194,12 @@ export abstract class AnimNode {
   abstract readonly space: PoseSpace;
   protected graph!: GraphRuntime;
   /**
-   * Absolute weight of the last update, in a typed array: this base class's methods see every node
-   * class, and V8 boxes a double stored through such a many-shaped (megamorphic) property access.
+   * Where the absolute weight of the last update is kept: slot `weightSlot` of the instance's
+   * nodeWeights (a typed array, because this base class's methods see every node class and V8 boxes
+   * a double stored through such a many-shaped property access; one per instance rather than one
+   * per node, fewer objects for a crowd's frame to go through).
    */
-  private readonly lastWeight = new Float64Array(1);
+  private weightSlot = 0;
   private lastUpdate = -2;
 
   constructor(readonly id: string, readonly type: string) {}
@@ -204,8 +210,9 @@ export abstract class AnimNode {
   /** May be called more than once; resets per-instance state. */
   initialize(ctx: InitializeContext): void {
     this.graph = ctx.graph;
+    this.weightSlot = ctx.graph.nodeSlot(this);
     this.lastUpdate = -2;
-    this.lastWeight[0] = 0;
+    this.graph.nodeWeights[this.weightSlot] = 0;
     // An indexed loop: a state machine re-initializes a state's sub-graph when it enters it, in the
     // frame loop, and for-of over `links` (a getter every node class overrides) allocates an iterator there.
     const links = this.links;
@@ -234,7 +241,7 @@ export abstract class AnimNode {
       if (this.graph.events.has('nodeBecameRelevant')) this.graph.events.emit('nodeBecameRelevant', this.id, this.type);
     }
     this.lastUpdate = counter;
-    this.lastWeight[0] = ctx.weight;
+    this.graph.nodeWeights[this.weightSlot] = ctx.weight;
     this.onUpdate(ctx);
     // What the node's last child branch reported joins its own, so the branch above sees it all.
     ctx.gatherReports();
@@ -247,7 +254,7 @@ export abstract class AnimNode {
 
   /** Absolute weight this frame; 0 if the node was not updated this frame. */
   get weight(): number {
-    return this.relevant ? this.lastWeight[0] : 0;
+    return this.relevant ? this.graph.nodeWeights[this.weightSlot] : 0;
   }
 
   gatherDebug(): DebugNode {

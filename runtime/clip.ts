@@ -346,7 +346,7 @@ function sampleInto(out: Pose, binding: ClipBinding, cursor: ClipCursor, blend: 
     numbers[0] = alpha;
     numbers[1] = blend === null ? 1 : blend[0];
     numbers[2] = blend === null ? 0 : blend[1];
-    if (kernel.sample(out.translations, out.rotations, out.scales, out.boneCount, binding, base0, base1, blend !== null, renormalize)) return out;
+    if (kernel.sample(out, binding, base0, base1, blend !== null, renormalize)) return out;
   }
   const ot = out.translations, or = out.rotations, os = out.scales;
   const ct = clip.translations, cr = clip.rotations, cs = clip.scales;

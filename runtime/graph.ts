@@ -5,7 +5,7 @@ import { AnimGraphEventEmitter } from './events.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
 import {
   CacheBonesContext, ComponentPoseLink, InitializeContext, NodePrepareError, PoseLink, UpdateContext, nodeReferences,
-  type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
+  type AnimNode, type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
   type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
@@ -209,6 +209,10 @@ export class AnimGraphInstance implements GraphRuntime {
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
   readonly nodes: ReadonlyMap<string, PoseNode>;
+  /** Each node's absolute weight of its last update, by slot (GraphRuntime.nodeWeights). */
+  readonly nodeWeights: Float64Array;
+  /** Each node's slot in nodeWeights: its place in build order. */
+  private readonly nodeSlots = new Map<AnimNode, number>();
   /** This frame's curve values by slot (AnimGraph.curveNames); see curve(). */
   readonly curveValues: Float64Array;
   /** Slot nodes by slot name (several nodes may share one name: playSlot plays on each). */
@@ -276,9 +280,12 @@ export class AnimGraphInstance implements GraphRuntime {
     this.componentStorage = output.component;
     const built = new Map<string, PoseNode>();
     for (const compiled of graph.nodes) {
-      built.set(compiled.id, buildNode(compiled, built, this.parameters, graph));
+      const node = buildNode(compiled, built, this.parameters, graph);
+      built.set(compiled.id, node);
+      this.nodeSlots.set(node, this.nodeSlots.size);
     }
     this.nodes = built;
+    this.nodeWeights = new Float64Array(this.nodeSlots.size);
     this.afterUpdate = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
     for (const node of built.values()) {
       if (!isSlotPlayer(node)) continue;
@@ -308,6 +315,12 @@ export class AnimGraphInstance implements GraphRuntime {
   /** Seconds of update time accumulated since the instance was built. */
   get time(): number {
     return this.elapsed;
+  }
+
+  nodeSlot(node: AnimNode): number {
+    const slot = this.nodeSlots.get(node);
+    if (slot === undefined) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
+    return slot;
   }
 
   updateContextAt(depth: number): UpdateContext {

@@ -1,6 +1,6 @@
 import type { ClipBinding } from './clip.ts';
 import type { BatchPoseArrays } from './instance-batch.ts';
-import type { PoseStorage } from './pose.ts';
+import type { Pose, PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-bytes.ts';
 
@@ -146,14 +146,11 @@ export class SamplingKernel {
    * in runtime/clip.ts for the arguments); false, having done nothing, when it has no copy of
    * `binding`'s clip.
    */
-  sample(
-    translations: Float64Array, rotations: Float64Array, scales: Float64Array, boneCount: number, binding: ClipBinding,
-    base0: number, base1: number, blend: boolean, renormalize: boolean,
-  ): boolean {
+  sample(out: Pose, binding: ClipBinding, base0: number, base1: number, blend: boolean, renormalize: boolean): boolean {
     const index = binding.index;
     if (index < 0 || index >= this.bindings.length || this.bindings[index] !== binding) return false;
     this.sampleFn(
-      translations.byteOffset, rotations.byteOffset, scales.byteOffset, boneCount, this.descriptors[index], base0, base1,
+      out.translationsAddress, out.rotationsAddress, out.scalesAddress, out.boneCount, this.descriptors[index], base0, base1,
       blend ? 1 : 0, renormalize ? 1 : 0,
     );
     return true;
@@ -174,11 +171,10 @@ export class SamplingKernel {
    * poseBlendTwo for poses in this memory, with numbers[1] and numbers[2] (the weights of `a` and
    * `b`) written first: the same numbers.
    */
-  blend(out: PoseStorage, a: PoseStorage, b: PoseStorage): void {
+  blend(out: Pose, a: Pose, b: Pose): void {
     this.blendFn(
-      out.translations.byteOffset, out.rotations.byteOffset, out.scales.byteOffset,
-      a.translations.byteOffset, a.rotations.byteOffset, a.scales.byteOffset,
-      b.translations.byteOffset, b.rotations.byteOffset, b.scales.byteOffset, out.rotations.length >> 2,
+      out.translationsAddress, out.rotationsAddress, out.scalesAddress, a.translationsAddress, a.rotationsAddress, a.scalesAddress,
+      b.translationsAddress, b.rotationsAddress, b.scalesAddress, out.boneCount,
     );
   }
 

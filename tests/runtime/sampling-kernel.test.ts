@@ -113,7 +113,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     }
     // The kernel really ran, for single samples and blends, and composed component space.
     expect(sample.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(100);
-    expect(sample.mock.calls.some((args) => args[7] === true)).toBe(true);
+    expect(sample.mock.calls.some((args) => args[4] === true)).toBe(true);
     expect(composeAll.mock.calls.some((args) => args[2] === 2)).toBe(true);
     // A batch's character run on its own (update, evaluate, componentPose) composes alone, the same.
     const graph = makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, false);
@@ -153,7 +153,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
     const other = makeGraph([makeClip('a')], false, true).clipBindings.get('a')!;
     const pose = graph.createInstances(1).instances[0].evaluate();
-    expect(kernel.sample(pose.translations, pose.rotations, pose.scales, 4, other, 0, 3, false, false)).toBe(false);
+    expect(kernel.sample(pose, other, 0, 3, false, false)).toBe(false);
   });
 
   it('declines memory past its limit (the batch then keeps ordinary arrays), and copies clips only within their budget', () => {
@@ -166,9 +166,9 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expect(all.byteLength).toBe(one.byteLength); // both one page here; the copies differ, not the page count
     const poseIn = (k: SamplingKernel) => new Pose(4, { translations: k.poseArrays[0].subarray(0, 12), rotations: k.poseArrays[1].subarray(0, 16), scales: k.poseArrays[0].subarray(12, 24) });
     const [mine, theirs] = [poseIn(one), poseIn(all)];
-    expect(one.sample(mine.translations, mine.rotations, mine.scales, 4, a, 0, 3, false, false)).toBe(true);
-    expect(one.sample(mine.translations, mine.rotations, mine.scales, 4, b, 0, 3, false, false)).toBe(false);
-    expect(all.sample(theirs.translations, theirs.rotations, theirs.scales, 4, b, 0, 3, false, false)).toBe(true);
+    expect(one.sample(mine, a, 0, 3, false, false)).toBe(true);
+    expect(one.sample(mine, b, 0, 3, false, false)).toBe(false);
+    expect(all.sample(theirs, b, 0, 3, false, false)).toBe(true);
   });
 
   it('gives nodes temporaries in the kernel first (a batch pose pool), ordinary poses past them', () => {
@@ -212,7 +212,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       expectRowsLikeAlone(batch, alone);
       // Some samples went into temporaries in the kernel: the pool's poses, after the characters' rows.
       const rows = batch.translations;
-      const intoTemporaries = sample.mock.calls.filter(([t]) => t.buffer === rows.buffer && t.byteOffset >= rows.byteOffset + rows.byteLength);
+      const intoTemporaries = sample.mock.calls.filter(([pose]) => pose.translations.buffer === rows.buffer && pose.translationsAddress >= rows.byteOffset + rows.byteLength);
       if (kind === 'layered') expect(intoTemporaries.length).toBeGreaterThan(0);
       sample.mockClear();
     }
