@@ -201,6 +201,9 @@ export interface InstanceOutput {
  * Per-character state: node instances, parameters, pose buffers and events. User code sets
  * parameters between frames, then calls update(dt) and evaluate().
  */
+/** AnimGraphInstance.frameNumbers' entries. */
+const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2;
+
 export class AnimGraphInstance implements GraphRuntime {
   readonly graph: AnimGraph;
   readonly skeleton: Skeleton;
@@ -219,7 +222,9 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly slots = new Map<string, (PoseNode & SlotPlayer)[]>();
   private readonly root: LocalPoseNode;
   /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
-  private readonly afterUpdate: PoseNode[];
+  private readonly afterUpdate: PoseNode[] | null;
+  /** Whether the graph's clips have curves (curveValues is not empty). */
+  private readonly hasCurves: boolean;
   private readonly output: Pose;
   /**
    * The output's component pose, made when first asked for: a character whose component pose
@@ -242,14 +247,18 @@ export class AnimGraphInstance implements GraphRuntime {
    * update rate, this frame's share of what the graph's last updates reported (see setUpdateRate).
    */
   readonly rootMotion = new Float64Array(4);
-  private readonly deltaTimeArg = new Float64Array(1);
+  /**
+   * The frame's numbers, [delta time (clamped), elapsed time, the graph update's delta time], in one
+   * array: fields holding doubles are each a separate heap number in V8, one more object per
+   * character for a crowd's frame to go through.
+   */
+  private readonly frameNumbers = new Float64Array(3);
   /** The update-rate clock's frame of the last evaluate and componentPose (-1: none since a reset). */
   private evaluatedAt = -1;
   /** Whether the output changed since the component pose was last computed from it. */
   private componentStale = true;
   /** Whether the output holds `target` as it is (so a held frame has nothing to write). */
   private showsTarget = false;
-  private elapsed = 0;
   private readonly clock = new UpdateRateClock();
   /**
    * Whether evaluate() shows the interpolation of `previous` and `target` (below full update rate,
@@ -286,7 +295,10 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     this.nodes = built;
     this.nodeWeights = new Float64Array(this.nodeSlots.size);
-    this.afterUpdate = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
+    const after = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
+    // null when empty: one fewer object to read per frame for most graphs.
+    this.afterUpdate = after.length > 0 ? after : null;
+    this.hasCurves = this.curveValues.length > 0;
     for (const node of built.values()) {
       if (!isSlotPlayer(node)) continue;
       const list = this.slots.get(node.slotName);
@@ -314,7 +326,7 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** Seconds of update time accumulated since the instance was built. */
   get time(): number {
-    return this.elapsed;
+    return this.frameNumbers[ELAPSED];
   }
 
   nodeSlot(node: AnimNode): number {
@@ -400,8 +412,8 @@ export class AnimGraphInstance implements GraphRuntime {
    * full update rate (setUpdateRate), most frames only move the displayed time on.
    */
   update(deltaTime: number): void {
-    this.deltaTimeArg[0] = deltaTime;
-    this.updateFrom(this.deltaTimeArg, 0);
+    this.frameNumbers[DELTA_TIME] = deltaTime;
+    this.updateFrom(this.frameNumbers, DELTA_TIME);
   }
 
   /**
@@ -412,13 +424,14 @@ export class AnimGraphInstance implements GraphRuntime {
     const given = deltaTime[index];
     const clock = this.clock;
     // MAX_DELTA_TIME written as a literal: see CONTRIBUTING.md, "Numbers in the frame loop"
-    this.deltaTimeArg[0] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
-    this.elapsed += this.deltaTimeArg[0];
+    const numbers = this.frameNumbers;
+    numbers[DELTA_TIME] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
+    numbers[ELAPSED] += numbers[DELTA_TIME];
     if (!this.interpolating) {
       this.updateNow();
       return;
     }
-    if (this.counter === 0 && (!(this.deltaTimeArg[0] > 0) || !clock.interpolate)) {
+    if (this.counter === 0 && (!(numbers[DELTA_TIME] > 0) || !clock.interpolate)) {
       // A graph never updated (new, or reset) has no pose to show or hold: its first update runs
       // on whatever frame it comes, a zero delta time or an unscheduled frame included, and the
       // interval starts from it. (Interpolating, a first frame with time to move evaluates anyway.)
@@ -430,7 +443,7 @@ export class AnimGraphInstance implements GraphRuntime {
       return;
     }
     const pending = this.pendingMotion;
-    if (clock.tick(this.deltaTimeArg, 0) === 1) {
+    if (clock.tick(numbers, DELTA_TIME) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
       if (this.targetStale) this.root.evaluate(this.target!);
       const pose = this.previous!;
@@ -439,6 +452,7 @@ export class AnimGraphInstance implements GraphRuntime {
       const curves = this.curvesPrevious!;
       this.curvesPrevious = this.curvesTarget;
       this.curvesTarget = curves;
+      numbers[GRAPH_DELTA] = clock.graphDelta;
       this.updateGraph();
       this.targetStale = true;
       curves.set(this.curveValues);
@@ -464,14 +478,14 @@ export class AnimGraphInstance implements GraphRuntime {
   /** Updates the graph by this frame's whole delta time; the frame's root motion is what it reported. */
   private updateNow(): void {
     this.clock.count();
-    this.clock.graphDelta = this.deltaTimeArg[0];
+    this.frameNumbers[GRAPH_DELTA] = this.frameNumbers[DELTA_TIME];
     this.updateGraph();
     // Four copies rather than TypedArray.set, a builtin call per character per frame.
     const from = this.updateContextAt(0).rootMotion, to = this.rootMotion;
     to[0] = from[0]; to[1] = from[1]; to[2] = from[2]; to[3] = from[3];
   }
 
-  /** Updates the graph by clock.graphDelta seconds, in the graph's update contexts unless they are lent. */
+  /** Updates the graph by frameNumbers[GRAPH_DELTA] seconds, in the graph's update contexts unless they are lent. */
   private updateGraph(): void {
     const loan = this.graph.updateContextLoan;
     if (loan.lent) {
@@ -493,16 +507,16 @@ export class AnimGraphInstance implements GraphRuntime {
   private updateGraphIn(): void {
     this.counter++;
     const ctx = this.updateContextAt(0);
-    ctx.deltaTime = this.clock.graphDelta;
+    ctx.deltaTime = this.frameNumbers[GRAPH_DELTA];
     ctx.weight = 1;
     ctx.inertializer = null;
     ctx.rootVelocityWindow = -1;
     ctx.resetReport();
     // Most graphs have no curves; fill is a builtin call even on an empty array.
-    if (this.curveValues.length > 0) this.curveValues.fill(0);
+    if (this.hasCurves) this.curveValues.fill(0);
     this.root.update(ctx);
     const after = this.afterUpdate;
-    for (let i = 0; i < after.length; i++) after[i].afterGraphUpdate!(ctx);
+    if (after !== null) for (let i = 0; i < after.length; i++) after[i].afterGraphUpdate!(ctx);
   }
 
   /**
@@ -648,7 +662,7 @@ export class AnimGraphInstance implements GraphRuntime {
   /** Re-initialises every node (play times, blends) as if the instance were new. */
   reset(): void {
     this.counter = 0;
-    this.elapsed = 0;
+    this.frameNumbers[ELAPSED] = 0;
     this.evaluatedAt = -1;
     this.root.initialize(new InitializeContext(this));
     // The update rate stays; the interval restarts from the graph's new state.
