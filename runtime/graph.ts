@@ -209,6 +209,8 @@ export class AnimGraphInstance implements GraphRuntime {
   readonly skeleton: Skeleton;
   readonly events = new AnimGraphEventEmitter();
   readonly parameters: Parameters;
+  /** parameters.values, held here too: nodes read it every frame, one object fewer to go through. */
+  readonly parameterValues: Float64Array;
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
   readonly nodes: ReadonlyMap<string, PoseNode>;
@@ -279,6 +281,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.graph = graph;
     this.skeleton = graph.skeleton;
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
+    this.parameterValues = this.parameters.values;
     this.posePool = output.posePool ?? graph.posePool;
     this.interpolationStorage = output.interpolationStorage;
     this.componentPosePool = graph.componentPosePool;
@@ -316,9 +319,6 @@ export class AnimGraphInstance implements GraphRuntime {
     }
   }
 
-  get parameterValues(): Float64Array {
-    return this.parameters.values;
-  }
 
   get updateCounter(): number {
     return this.counter;
