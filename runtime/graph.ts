@@ -240,6 +240,8 @@ export class AnimGraphInstance implements GraphRuntime {
   private evaluatedAt = -1;
   /** Whether the output changed since the component pose was last computed from it. */
   private componentStale = true;
+  /** Whether the batch composed the component pose (markComponentComposed) and its bookkeeping does not know yet. */
+  private componentComposedUnmarked = false;
   /** Whether the output holds `target` as it is (so a held frame has nothing to write). */
   private showsTarget = false;
   /** parameters.values, held here too: nodes read it every frame, one object fewer to go through. */
@@ -637,8 +639,10 @@ export class AnimGraphInstance implements GraphRuntime {
    * then returns it as it is. Not for other callers: a pose marked so without being composed is stale.
    */
   markComponentComposed(): void {
-    this.ownComponentPose().markComposed();
+    // The component pose's bookkeeping is told when it is next asked for, not on every frame of
+    // a crowd whose component poses are read from the batch's arrays.
     this.componentStale = false;
+    this.componentComposedUnmarked = true;
   }
 
   /** The last evaluated pose in component space (every bone computed). */
@@ -648,7 +652,10 @@ export class AnimGraphInstance implements GraphRuntime {
     if (this.componentStale) {
       pose.recomposeAll();
       this.componentStale = false;
+    } else if (this.componentComposedUnmarked) {
+      pose.markComposed();
     }
+    this.componentComposedUnmarked = false;
     return pose;
   }
 
