@@ -202,7 +202,7 @@ export interface InstanceOutput {
  * parameters between frames, then calls update(dt) and evaluate().
  */
 /** AnimGraphInstance.frameNumbers' entries. */
-const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2;
+const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2, ROOT_MOTION = 4, NODE_WEIGHTS = 8;
 
 export class AnimGraphInstance implements GraphRuntime {
   readonly graph: AnimGraph;
@@ -211,11 +211,12 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly root: LocalPoseNode;
   private readonly clock = new UpdateRateClock();
   /**
-   * The frame's numbers, [delta time (clamped), elapsed time, the graph update's delta time], in one
-   * array: fields holding doubles are each a separate heap number in V8, one more object per
-   * character for a crowd's frame to go through.
+   * The frame's numbers in one array: the delta time (clamped), the elapsed time, the graph
+   * update's delta time, the root motion (rootMotion views it) and each node's weight (nodeWeights
+   * is this array). Fields holding doubles are each a separate heap number in V8, and every typed
+   * array two objects, more for a crowd's frame to go through per character.
    */
-  private readonly frameNumbers = new Float64Array(3);
+  private readonly frameNumbers: Float64Array;
   /**
    * Whether evaluate() shows the interpolation of `previous` and `target` (below full update rate,
    * and after going back to it until the display catches up with the graph) instead of the graph.
@@ -230,7 +231,7 @@ export class AnimGraphInstance implements GraphRuntime {
    * the output's branch reported up through the update (see UpdateContext.rootMotion); below full
    * update rate, this frame's share of what the graph's last updates reported (see setUpdateRate).
    */
-  readonly rootMotion = new Float64Array(4);
+  readonly rootMotion: Float64Array;
   /** Whether the graph's clips have curves (curveValues is not empty). */
   private readonly hasCurves: boolean;
   /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
@@ -246,7 +247,7 @@ export class AnimGraphInstance implements GraphRuntime {
   private showsTarget = false;
   /** parameters.values, held here too: nodes read it every frame, one object fewer to go through. */
   readonly parameterValues: Float64Array;
-  /** Each node's absolute weight of its last update, by slot (GraphRuntime.nodeWeights). */
+  /** Each node's absolute weight of its last update, by slot (GraphRuntime.nodeWeights): frameNumbers itself. */
   readonly nodeWeights: Float64Array;
   readonly skeleton: Skeleton;
   readonly events = new AnimGraphEventEmitter();
@@ -254,7 +255,7 @@ export class AnimGraphInstance implements GraphRuntime {
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
   readonly nodes: ReadonlyMap<string, PoseNode>;
-  /** Each node's slot in nodeWeights: its place in build order. */
+  /** Each node's slot in nodeWeights: NODE_WEIGHTS plus its place in build order. */
   private readonly nodeSlots = new Map<AnimNode, number>();
   /** This frame's curve values by slot (AnimGraph.curveNames); see curve(). */
   readonly curveValues: Float64Array;
@@ -284,6 +285,9 @@ export class AnimGraphInstance implements GraphRuntime {
   constructor(graph: AnimGraph, output: InstanceOutput = {}) {
     this.graph = graph;
     this.skeleton = graph.skeleton;
+    this.frameNumbers = new Float64Array(NODE_WEIGHTS + graph.nodes.length);
+    this.nodeWeights = this.frameNumbers;
+    this.rootMotion = this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
     this.parameterValues = this.parameters.values;
     this.posePool = output.posePool ?? graph.posePool;
@@ -298,10 +302,9 @@ export class AnimGraphInstance implements GraphRuntime {
     for (const compiled of graph.nodes) {
       const node = buildNode(compiled, built, this.parameters, graph);
       built.set(compiled.id, node);
-      this.nodeSlots.set(node, this.nodeSlots.size);
+      this.nodeSlots.set(node, NODE_WEIGHTS + this.nodeSlots.size);
     }
     this.nodes = built;
-    this.nodeWeights = new Float64Array(this.nodeSlots.size);
     const after = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
     // null when empty: one fewer object to read per frame for most graphs.
     this.afterUpdate = after.length > 0 ? after : null;
