@@ -41,8 +41,7 @@ export function runCharacterFrame(
   instance.updateFrom(deltaTime, 0);
   instance.evaluate();
   if (componentSpace) instance.componentPose();
-  const m = instance.rootMotion, r = character * 4;
-  rootMotion[r] = m[0]; rootMotion[r + 1] = m[1]; rootMotion[r + 2] = m[2]; rootMotion[r + 3] = m[3];
+  instance.rootMotionInto(rootMotion, character * 4);
 }
 
 /**
