@@ -10,6 +10,15 @@ export const CLIP_LOOPED = 1;
 /** advance() flag: a non-looping clip arrived at the end it plays toward this frame. */
 export const CLIP_ENDED = 2;
 
+/** ClipPlayback's numbers, by index into its clock array. */
+const TIME = 0, RATE = 1, SEEK_TIME = 2, WEIGHT = 3, PREVIOUS_TIME = 4, PACE = 5, TIME_STEP = 6, PREVIOUS_SEEK_TIME = 7;
+
+/**
+ * What sample() hands the sampler: one cursor for every playback (sampling is synchronous), so that
+ * the sampler sees one shape of cursor and a playback carries no cursor of its own.
+ */
+const cursor = new ClipCursor();
+
 /**
  * The clock of one playing clip, shared by every node that plays or scrubs clips (SequencePlayer,
  * SequenceEvaluator, PoseSearchBlend's clips; a state machine's or blend space's would be the same):
@@ -23,15 +32,6 @@ export const CLIP_ENDED = 2;
  * instance's events (named as played by `owner`), and the clip's curves at `time` to the
  * instance's curve values; sample() samples the clip at `time`.
  */
-/** ClipPlayback's numbers, by index into its clock array. */
-const TIME = 0, RATE = 1, SEEK_TIME = 2, WEIGHT = 3, PREVIOUS_TIME = 4, PACE = 5, TIME_STEP = 6, PREVIOUS_SEEK_TIME = 7;
-
-/**
- * What sample() hands the sampler: one cursor for every playback (sampling is synchronous), so that
- * the sampler sees one shape of cursor and a playback carries no cursor of its own.
- */
-const cursor = new ClipCursor();
-
 export class ClipPlayback {
   /**
    * The clock's numbers, behind the accessors below: fields holding doubles are each a separate
