@@ -1,5 +1,5 @@
 import type { ClipBinding } from '../runtime/clip.ts';
-import { CLIP_LOOPED, ClipPlayback } from '../runtime/clip-playback.ts';
+import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback } from '../runtime/clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, readFlag, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
@@ -30,6 +30,8 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
     private readonly loop: ScalarProperty,
     private readonly startTime: ScalarProperty,
     private readonly syncGroupName = '',
+    /** Where the clip clock's numbers go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
+    private readonly clockNumbers = -1,
   ) {
     super(id, 'SequencePlayer');
     this.playback = new ClipPlayback(clip);
@@ -47,6 +49,7 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
 
   protected override onInitialize(): void {
     const values = this.graph.parameterValues, start = this.startTime, p = this.playback;
+    p.useNumbers(this.graph.frameNumbers, this.clockNumbers);
     // The start time read into the field rather than returned by readScalar: this runs when a state
     // is entered, in the frame loop, where V8 does not always inline readScalar, and a double it
     // returns is then boxed (see CONTRIBUTING.md, "Numbers in the frame loop").
@@ -127,6 +130,6 @@ export const SequencePlayerType: NodeType = defineNodeType({
     syncGroup: { kind: 'object', schema: z.string().min(1) },
   },
   inputs: [],
-  create: ({ id, properties: p }) =>
-    new SequencePlayer(id, p.clip, p.playRate, p.loop, p.startTime, p.syncGroup ?? ''),
+  create: ({ id, properties: p, numbers }) =>
+    new SequencePlayer(id, p.clip, p.playRate, p.loop, p.startTime, p.syncGroup ?? '', numbers(CLOCK_NUMBERS)),
 });

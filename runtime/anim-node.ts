@@ -26,6 +26,8 @@ export interface GraphRuntime {
   updateContextAt(depth: number): UpdateContext;
   /** Each node's absolute weight of its last update, by the node's slot (nodeSlot). */
   readonly nodeWeights: Float64Array;
+  /** The instance's per-frame numbers, where nodes keep what they reserved when built (NodeBuild.numbers). */
+  readonly frameNumbers: Float64Array;
   /** The slot of one of the instance's nodes in nodeWeights (asked at initialize, not per frame). */
   nodeSlot(node: AnimNode): number;
 }

@@ -12,6 +12,8 @@ export const CLIP_ENDED = 2;
 
 /** ClipPlayback's numbers, by index into its clock array. */
 const TIME = 0, RATE = 1, SEEK_TIME = 2, WEIGHT = 3, PREVIOUS_TIME = 4, PACE = 5, TIME_STEP = 6, PREVIOUS_SEEK_TIME = 7;
+/** How many numbers a clip clock keeps (what a node reserves for one: NodeBuild.numbers). */
+export const CLOCK_NUMBERS = 8;
 
 /**
  * What sample() hands the sampler: one cursor for every playback (sampling is synchronous), so that
@@ -36,25 +38,28 @@ export class ClipPlayback {
   /**
    * The clock's numbers, behind the accessors below: fields holding doubles are each a separate
    * heap number in V8, one more cache line per field and frame for a crowd's characters; here they
-   * are eight doubles in one array (see "Objects per character" in docs/performance.md).
+   * are eight doubles in one array, its own or, after useNumbers, its instance's per-frame numbers
+   * (see "Objects per character" in docs/performance.md).
    */
-  private readonly clock = new Float64Array(8);
+  private numbers: Float64Array = new Float64Array(CLOCK_NUMBERS);
+  /** Where the clock's numbers start in `numbers`. */
+  private base = 0;
   /** Play time in seconds, within [0, duration]. */
-  get time(): number { return this.clock[TIME]; }
-  set time(value: number) { this.clock[TIME] = value; }
+  get time(): number { return this.numbers[this.base + TIME]; }
+  set time(value: number) { this.numbers[this.base + TIME] = value; }
   looping = false;
   /** Clip seconds per second; negative plays backwards. Finite (the caller reads it so). */
-  get rate(): number { return this.clock[RATE]; }
-  set rate(value: number) { this.clock[RATE] = value; }
+  get rate(): number { return this.numbers[this.base + RATE]; }
+  set rate(value: number) { this.numbers[this.base + RATE] = value; }
   /** The time seek() goes to, unwrapped (an explicit time may run past the clip: it wraps or clamps). */
-  get seekTime(): number { return this.clock[SEEK_TIME]; }
-  set seekTime(value: number) { this.clock[SEEK_TIME] = value; }
+  get seekTime(): number { return this.numbers[this.base + SEEK_TIME]; }
+  set seekTime(value: number) { this.numbers[this.base + SEEK_TIME] = value; }
   /** This playback's share of its branch's weight, for root motion (a crossfade's slot weight). */
-  get weight(): number { return this.clock[WEIGHT]; }
-  set weight(value: number) { this.clock[WEIGHT] = value; }
+  get weight(): number { return this.numbers[this.base + WEIGHT]; }
+  set weight(value: number) { this.numbers[this.base + WEIGHT] = value; }
   /** Play time before the last advance or seek. */
-  get previousTime(): number { return this.clock[PREVIOUS_TIME]; }
-  set previousTime(value: number) { this.clock[PREVIOUS_TIME] = value; }
+  get previousTime(): number { return this.numbers[this.base + PREVIOUS_TIME]; }
+  set previousTime(value: number) { this.numbers[this.base + PREVIOUS_TIME] = value; }
   /** Whether the last move crossed the clip's end or start (a loop wrap). */
   wrapped = false;
   /** Which way the last move went through the clip: 1 forward, -1 backward. */
@@ -64,12 +69,12 @@ export class ClipPlayback {
   /** Whether the last move spans motion to report (false before a seek has a predecessor). */
   moved = false;
   /** Clip seconds the clip advances per second, for the root-velocity report; `paceKnown` says whether it is. */
-  get pace(): number { return this.clock[PACE]; }
-  set pace(value: number) { this.clock[PACE] = value; }
+  get pace(): number { return this.numbers[this.base + PACE]; }
+  set pace(value: number) { this.numbers[this.base + PACE] = value; }
   paceKnown = false;
   /** Clip seconds the last seek moved, signed; looping, it counts the whole loops a wrap hides. */
-  get timeStep(): number { return this.clock[TIME_STEP]; }
-  set timeStep(value: number) { this.clock[TIME_STEP] = value; }
+  get timeStep(): number { return this.numbers[this.base + TIME_STEP]; }
+  set timeStep(value: number) { this.numbers[this.base + TIME_STEP] = value; }
   /** The id of the node that plays the clip, which notify events name. */
   owner = '';
   /** Whether the next advance starts where the clip was (re)started, so a notify at that very time fires. */
@@ -80,8 +85,8 @@ export class ClipPlayback {
   private readonly notifySpan = new Float64Array(3);
   /** Whether `seekTime` of the last seek was finite, so the next seek has a predecessor. */
   private seeded = false;
-  private get previousSeekTime(): number { return this.clock[PREVIOUS_SEEK_TIME]; }
-  private set previousSeekTime(value: number) { this.clock[PREVIOUS_SEEK_TIME] = value; }
+  private get previousSeekTime(): number { return this.numbers[this.base + PREVIOUS_SEEK_TIME]; }
+  private set previousSeekTime(value: number) { this.numbers[this.base + PREVIOUS_SEEK_TIME] = value; }
   /** root-motion.ts's arguments: [time before, time after, wrapped, direction, weight]. */
   private readonly span = new Float64Array(5);
   private readonly delta = new Float64Array(4);
@@ -89,20 +94,31 @@ export class ClipPlayback {
   private readonly velocityArgs = new Float64Array(4);
 
   constructor(public binding: ClipBinding) {
-    this.clock[RATE] = 1;
-    this.clock[WEIGHT] = 1;
+    this.numbers[this.base + RATE] = 1;
+    this.numbers[this.base + WEIGHT] = 1;
+  }
+
+  /**
+   * Keeps the clock's numbers in `numbers` from `base` on (a node's reservation in its instance's
+   * per-frame numbers), carrying over their values; a negative base keeps them where they are.
+   */
+  useNumbers(numbers: Float64Array, base: number): void {
+    if (base < 0 || (numbers === this.numbers && base === this.base)) return;
+    for (let i = 0; i < CLOCK_NUMBERS; i++) numbers[base + i] = this.numbers[this.base + i];
+    this.numbers = numbers;
+    this.base = base;
   }
 
   /** Samples the clip at `time` into `out` (see sampleClipAt). */
   sample(out: Pose): void {
-    cursor.time = this.clock[TIME];
+    cursor.time = this.numbers[this.base + TIME];
     cursor.looping = this.looping;
     sampleClipAt(out, this.binding, cursor);
   }
 
   /** Samples the clip at `time` and blends it into `out` by weights (see sampleClipBlendInto). */
   sampleBlendInto(out: Pose, weights: Float64Array): void {
-    cursor.time = this.clock[TIME];
+    cursor.time = this.numbers[this.base + TIME];
     cursor.looping = this.looping;
     sampleClipBlendInto(out, this.binding, cursor, weights);
   }

@@ -214,9 +214,10 @@ export class AnimGraphInstance implements GraphRuntime {
    * The frame's numbers in one array: the delta time (clamped), the elapsed time, the graph
    * update's delta time, the root motion (rootMotion views it) and each node's weight (nodeWeights
    * is this array). Fields holding doubles are each a separate heap number in V8, and every typed
-   * array two objects, more for a crowd's frame to go through per character.
+   * array two objects, more for a crowd's frame to go through per character. Nodes keep what they
+   * reserved when built after those (NodeBuild.numbers: a SequencePlayer's clip clock).
    */
-  private readonly frameNumbers: Float64Array;
+  readonly frameNumbers: Float64Array;
   /**
    * Whether evaluate() shows the interpolation of `previous` and `target` (below full update rate,
    * and after going back to it until the display catches up with the graph) instead of the graph.
@@ -285,9 +286,6 @@ export class AnimGraphInstance implements GraphRuntime {
   constructor(graph: AnimGraph, output: InstanceOutput = {}) {
     this.graph = graph;
     this.skeleton = graph.skeleton;
-    this.frameNumbers = new Float64Array(NODE_WEIGHTS + graph.nodes.length);
-    this.nodeWeights = this.frameNumbers;
-    this.rootMotion = this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
     this.parameters = new Parameters(graph.parameterDefinitions, this.events);
     this.parameterValues = this.parameters.values;
     this.posePool = output.posePool ?? graph.posePool;
@@ -299,12 +297,22 @@ export class AnimGraphInstance implements GraphRuntime {
     if (output.component !== undefined) checkStorage(output.component, graph.skeleton.boneCount, 'component pose');
     this.componentStorage = output.component;
     const built = new Map<string, PoseNode>();
+    // The numbers nodes reserve come after the instance's own and the nodes' weights.
+    let reserved = NODE_WEIGHTS + graph.nodes.length;
+    const reserve = (count: number): number => {
+      const at = reserved;
+      reserved += count;
+      return at;
+    };
     for (const compiled of graph.nodes) {
-      const node = buildNode(compiled, built, this.parameters, graph);
+      const node = buildNode(compiled, built, this.parameters, graph, reserve);
       built.set(compiled.id, node);
       this.nodeSlots.set(node, NODE_WEIGHTS + this.nodeSlots.size);
     }
     this.nodes = built;
+    this.frameNumbers = new Float64Array(reserved);
+    this.nodeWeights = this.frameNumbers;
+    this.rootMotion = this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
     const after = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
     // null when empty: one fewer object to read per frame for most graphs.
     this.afterUpdate = after.length > 0 ? after : null;
@@ -726,7 +734,9 @@ function checkGraphDepth(nodes: readonly CompiledNode[]): void {
   if (depth > MAX_GRAPH_DEPTH + 1) throw new RangeError(`the graph is ${depth} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
 }
 
-function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph): PoseNode {
+function buildNode(
+  compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph, numbers: (count: number) => number,
+): PoseNode {
   const { nodeType } = compiled;
   const inputs: Record<string, Link | Link[]> = {};
   for (const spec of nodeType.inputs) {
@@ -748,7 +758,7 @@ function buildNode(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>,
   return nodeType.create({
     id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
     shared: graph.shared.get(compiled.id), subGraphs, parameterSlot: (name) => parameters.slotOf(name),
-    blendProfile: (name) => graph.blendProfiles.get(name) ?? null,
+    blendProfile: (name) => graph.blendProfiles.get(name) ?? null, numbers,
   });
 }
 

@@ -161,6 +161,12 @@ export interface NodeBuild {
   parameterSlot?: (name: string) => number;
   /** The asset's blend profile of that name bound to the skeleton (for profiles named in structured properties), or null. */
   blendProfile?: (name: string) => BlendProfile | null;
+  /**
+   * Reserves `count` doubles of the instance's per-frame numbers (GraphRuntime.frameNumbers, there
+   * from initialize on) and returns their offset; -1 where there is none (keep arrays of your own).
+   * For numbers a node reads every frame: one array per character rather than one per node.
+   */
+  numbers?: (count: number) => number;
 }
 
 /** Codes of the problems a node type reports from `check` or `prepare` (a subset of the loader's). */
@@ -336,6 +342,8 @@ export interface TypedNodeBuild<P extends PropertySpecs, I extends readonly Inpu
   parameterSlot: (name: string) => number;
   /** The asset's blend profile of that name bound to the skeleton, or null. */
   blendProfile: (name: string) => BlendProfile | null;
+  /** Reserves doubles of the instance's per-frame numbers (see NodeBuild.numbers): their offset, or -1. */
+  numbers: (count: number) => number;
 }
 
 /** A node type as written with defineNodeType: NodeType with a typed `create` (and `prepare`). */
@@ -368,6 +376,7 @@ export function defineNodeType<const P extends PropertySpecs, const I extends re
       subGraphs: build.subGraphs ?? {},
       parameterSlot: build.parameterSlot ?? (() => -1),
       blendProfile: build.blendProfile ?? (() => null),
+      numbers: build.numbers ?? (() => -1),
     }),
   };
 }
