@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
+import { CLOCK_NUMBERS, ClipPlayback } from '../../runtime/clip-playback.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
@@ -19,6 +20,34 @@ describe('SequencePlayer', () => {
     expectClose(pose.rotations, reference(0.5).rotations, 1e-12);
     // A different time would not pass: the walk moves between 0.5 s and 0.55 s.
     expect(() => expectClose(pose.rotations, reference(0.55).rotations, 1e-6)).toThrow();
+  });
+
+  it('keeps its clip clock in its instance\'s per-frame numbers, each player apart, the clock\'s values carried over', () => {
+    const g = bipedInstance({
+      a: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: 0.5, startTime: 0.25 } },
+      b: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 2 } },
+      blend: { type: 'BlendTwo', inputs: { A: 'a', B: 'b' }, properties: { alpha: 0.5 } },
+    }, 'blend');
+    for (let i = 0; i < 3; i++) g.update(0.1);
+    const times = g.gatherDebug().children[0].children.map((c) => c.values?.time as number);
+    expect(times[0]).toBeCloseTo(0.25 + 0.15, 12);
+    expect(times[1]).toBeCloseTo(0.6 % builtinClip('run').duration, 12);
+    // Each time is in the instance's numbers, once: the two clocks do not share numbers.
+    const numbers = Array.from(g.frameNumbers);
+    expect(numbers.filter((v) => v === times[0])).toHaveLength(1);
+    expect(numbers.filter((v) => v === times[1])).toHaveLength(1);
+    // A clock moved into such numbers carries its values over and then reads and writes them there.
+    const clock = new ClipPlayback(new ClipBinding(walk, sampleSkeleton()));
+    clock.time = 0.3;
+    clock.rate = 2;
+    const into = new Float64Array(16);
+    clock.useNumbers(into, -1); // a node without a reservation keeps its own
+    expect(into[0]).toBe(0);
+    clock.useNumbers(into, 5);
+    expect(Array.from(into.subarray(5, 5 + CLOCK_NUMBERS))).toEqual([0.3, 2, 0, 1, 0, 0, 0, 0]);
+    clock.time = 0.7;
+    expect(into[5]).toBe(0.7);
+    expect(clock.weight).toBe(1);
   });
 
   it('wraps when looping and emits sequenceLooped with the wrapped time', () => {
