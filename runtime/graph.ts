@@ -211,6 +211,12 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly root: LocalPoseNode;
   private readonly clock = new UpdateRateClock();
   /**
+   * Updates seen, the update-rate schedule's frame count (UpdateRateClock.tick): never reset, so
+   * a reset keeps a crowd's spread. Here rather than on the clock, which a character at full rate
+   * then does not touch.
+   */
+  private frame = 0;
+  /**
    * The frame's numbers in one array: the delta time (clamped), the elapsed time, the graph
    * update's delta time, the root motion (rootMotion views it) and each node's weight (nodeWeights
    * is this array). Fields holding doubles are each a separate heap number in V8, and every typed
@@ -458,7 +464,8 @@ export class AnimGraphInstance implements GraphRuntime {
       return;
     }
     const pending = this.pendingMotion;
-    if (clock.tick(numbers, DELTA_TIME) === 1) {
+    this.frame++;
+    if (clock.tick(numbers, DELTA_TIME, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
       if (this.targetStale) this.root.evaluate(this.target!);
       const pose = this.previous!;
@@ -492,7 +499,7 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** Updates the graph by this frame's whole delta time; the frame's root motion is what it reported. */
   private updateNow(): void {
-    this.clock.count();
+    this.frame++;
     this.frameNumbers[GRAPH_DELTA] = this.frameNumbers[DELTA_TIME];
     this.updateGraph();
     // Four copies rather than TypedArray.set, a builtin call per character per frame.
@@ -599,7 +606,7 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** The graph's current pose becomes the target of the interval, shown as it is. */
   private startInterpolating(): void {
-    if (this.evaluatedAt === this.clock.frame && this.evaluatedAt >= 0) {
+    if (this.evaluatedAt === this.frame && this.evaluatedAt >= 0) {
       poseCopy(this.target!, this.output);
       this.targetStale = false;
     } else {
@@ -641,7 +648,7 @@ export class AnimGraphInstance implements GraphRuntime {
         this.componentStale = true;
       }
     }
-    this.evaluatedAt = this.clock.frame;
+    this.evaluatedAt = this.frame;
     return this.output;
   }
 
@@ -668,7 +675,7 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** The last evaluated pose in component space (every bone computed). */
   componentPose(): ComponentPose {
-    if (this.evaluatedAt !== this.clock.frame || this.evaluatedAt < 0) this.evaluate();
+    if (this.evaluatedAt !== this.frame || this.evaluatedAt < 0) this.evaluate();
     const pose = this.ownComponentPose();
     if (this.componentStale) {
       pose.recomposeAll();

@@ -59,8 +59,6 @@ export class UpdateRateClock {
    * bInterpolateSkippedFrames off; a skipped frame then costs nothing).
    */
   interpolate = true;
-  /** Updates seen (the schedule's frame count); never reset, so a reset keeps a crowd's spread. */
-  frame = 0;
   /** Graph time of the target pose minus the displayed time, seconds: how far the graph runs ahead. */
   ahead = 0;
   /** Graph time of the target pose minus that of the previous pose, seconds; 0 shows the target. */
@@ -90,20 +88,14 @@ export class UpdateRateClock {
   }
 
   /**
-   * Counts a frame for the schedule only (an instance updating every frame, not interpolating).
-   */
-  count(): void {
-    this.frame++;
-  }
-
-  /**
    * Moves the displayed time on by deltaTime[index] (0 or more, finite) and sets this frame's
-   * weights and share. Returns 1 when the graph must be updated by `graphDelta` and evaluated
-   * this frame, 0 when the frame shows an interpolated pose only.
+   * weights and share; `frame` is the schedule's count of updates, this one included (the
+   * instance's: never reset, so a reset keeps a crowd's spread; kept by the instance so that a
+   * character at full rate does not touch its clock). Returns 1 when the graph must be updated by
+   * `graphDelta` and evaluated this frame, 0 when the frame shows an interpolated pose only.
    */
-  tick(deltaTime: Float64Array, index: number): number {
+  tick(deltaTime: Float64Array, index: number, frame: number): number {
     const dt = deltaTime[index];
-    this.frame++;
     if (dt > 0) {
       this.previousStep = this.step;
       this.step = dt;
@@ -113,7 +105,7 @@ export class UpdateRateClock {
     if (!this.interpolate && ahead <= 0) {
       // Holding (once any look-ahead left from interpolating has been shown): the graph catches up
       // with the displayed time on the scheduled frames, and its pose is shown as it is.
-      if (dt > 0 && (this.frame + this.phase) % this.rate === 0) {
+      if (dt > 0 && (frame + this.phase) % this.rate === 0) {
         this.graphDelta = -ahead;
         ahead = 0;
         evaluate = 1;
@@ -126,7 +118,7 @@ export class UpdateRateClock {
     }
     if (dt > 0 && ahead < -0.5 * dt) {
       // Frames to the next scheduled evaluation (this frame not counted): 1 to rate.
-      const k = this.rate - ((this.frame + this.phase) % this.rate);
+      const k = this.rate - ((frame + this.phase) % this.rate);
       const lookAhead = (k - 1) * (this.step < this.previousStep ? this.step : this.previousStep);
       this.graphDelta = lookAhead - ahead;
       this.span = this.graphDelta;
