@@ -24,11 +24,12 @@ export interface GraphRuntime {
   readonly updateCounter: number;
   /** A reusable update context for the given depth of the update recursion. */
   updateContextAt(depth: number): UpdateContext;
-  /** Each node's absolute weight of its last update, by the node's slot (nodeSlot). */
-  readonly nodeWeights: Float64Array;
-  /** The instance's per-frame numbers, where nodes keep what they reserved when built (NodeBuild.numbers). */
+  /**
+   * The instance's per-frame numbers: each node's absolute weight of its last update (at the node's
+   * nodeSlot) and what nodes reserved when built (NodeBuild.numbers).
+   */
   readonly frameNumbers: Float64Array;
-  /** The slot of one of the instance's nodes in nodeWeights (asked at initialize, not per frame). */
+  /** Where one of the instance's nodes keeps its weight in frameNumbers (asked once, at its first initialize). */
   nodeSlot(node: AnimNode): number;
 }
 
@@ -196,12 +197,12 @@ export abstract class AnimNode {
   abstract readonly space: PoseSpace;
   protected graph!: GraphRuntime;
   /**
-   * Where the absolute weight of the last update is kept: slot `weightSlot` of the instance's
-   * nodeWeights (a typed array, because this base class's methods see every node class and V8 boxes
-   * a double stored through such a many-shaped property access; one per instance rather than one
-   * per node, fewer objects for a crowd's frame to go through).
+   * Where the absolute weight of the last update is kept in the instance's frameNumbers (a typed
+   * array, because this base class's methods see every node class and V8 boxes a double stored
+   * through such a many-shaped property access; one per instance rather than one per node, fewer
+   * objects for a crowd's frame to go through); -1 until the first initialize.
    */
-  private weightSlot = 0;
+  private weightSlot = -1;
   private lastUpdate = -2;
 
   constructor(readonly id: string, readonly type: string) {}
@@ -212,9 +213,10 @@ export abstract class AnimNode {
   /** May be called more than once; resets per-instance state. */
   initialize(ctx: InitializeContext): void {
     this.graph = ctx.graph;
-    this.weightSlot = ctx.graph.nodeSlot(this);
+    // Asked once: a state machine re-initializes a state's nodes in the frame loop.
+    if (this.weightSlot < 0) this.weightSlot = ctx.graph.nodeSlot(this);
     this.lastUpdate = -2;
-    this.graph.nodeWeights[this.weightSlot] = 0;
+    this.graph.frameNumbers[this.weightSlot] = 0;
     // An indexed loop: a state machine re-initializes a state's sub-graph when it enters it, in the
     // frame loop, and for-of over `links` (a getter every node class overrides) allocates an iterator there.
     const links = this.links;
@@ -243,7 +245,7 @@ export abstract class AnimNode {
       if (this.graph.events.has('nodeBecameRelevant')) this.graph.events.emit('nodeBecameRelevant', this.id, this.type);
     }
     this.lastUpdate = counter;
-    this.graph.nodeWeights[this.weightSlot] = ctx.weight;
+    this.graph.frameNumbers[this.weightSlot] = ctx.weight;
     this.onUpdate(ctx);
     // What the node's last child branch reported joins its own, so the branch above sees it all.
     ctx.gatherReports();
@@ -256,7 +258,7 @@ export abstract class AnimNode {
 
   /** Absolute weight this frame; 0 if the node was not updated this frame. */
   get weight(): number {
-    return this.relevant ? this.graph.nodeWeights[this.weightSlot] : 0;
+    return this.relevant ? this.graph.frameNumbers[this.weightSlot] : 0;
   }
 
   gatherDebug(): DebugNode {

@@ -108,7 +108,7 @@ export class AnimGraph {
    * read the same few objects rather than a crowd's worth of copies (objects a frame goes through
    * per character are what makes a large crowd's frame cost more per character: docs/performance.md).
    */
-  readonly resolvedProperties = new WeakMap<object, Map<string, ScalarProperty | Vec3Property>>();
+  readonly resolvedProperties = new WeakMap<object, Map<string, unknown>>();
 
   /**
    * The update contexts (one per depth of the update recursion) that the instance being updated
@@ -197,12 +197,13 @@ export interface InstanceOutput {
   readonly interpolationStorage?: () => readonly [PoseStorage, PoseStorage];
 }
 
+/** AnimGraphInstance.frameNumbers' own entries; what nodes reserve (their weights included) starts at RESERVED. */
+const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2, ROOT_MOTION = 4, RESERVED = 8;
+
 /**
  * Per-character state: node instances, parameters, pose buffers and events. User code sets
  * parameters between frames, then calls update(dt) and evaluate().
  */
-/** AnimGraphInstance.frameNumbers' entries. */
-const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2, ROOT_MOTION = 4, NODE_WEIGHTS = 8;
 
 export class AnimGraphInstance implements GraphRuntime {
   readonly graph: AnimGraph;
@@ -218,10 +219,10 @@ export class AnimGraphInstance implements GraphRuntime {
   private frame = 0;
   /**
    * The frame's numbers in one array: the delta time (clamped), the elapsed time, the graph
-   * update's delta time, the root motion (rootMotion views it) and each node's weight (nodeWeights
-   * is this array). Fields holding doubles are each a separate heap number in V8, and every typed
-   * array two objects, more for a crowd's frame to go through per character. Nodes keep what they
-   * reserved when built after those (NodeBuild.numbers: a SequencePlayer's clip clock).
+   * update's delta time, the root motion (rootMotion views it), then each node's weight (at its
+   * nodeSlot) and what it reserved when built (NodeBuild.numbers: a SequencePlayer's clip clock).
+   * Fields holding doubles are each a separate heap number in V8, and every typed array two
+   * objects, more for a crowd's frame to go through per character.
    */
   readonly frameNumbers: Float64Array;
   /**
@@ -244,7 +245,7 @@ export class AnimGraphInstance implements GraphRuntime {
   /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
   private readonly afterUpdate: PoseNode[] | null;
   private readonly output: Pose;
-  /** The update-rate clock's frame of the last evaluate and componentPose (-1: none since a reset). */
+  /** The update-rate schedule's frame (`frame`) of the last evaluate and componentPose (-1: none since a reset). */
   private evaluatedAt = -1;
   /** Whether the output changed since the component pose was last computed from it. */
   private componentStale = true;
@@ -254,15 +255,13 @@ export class AnimGraphInstance implements GraphRuntime {
   private showsTarget = false;
   /** parameters.values, held here too: nodes read it every frame, one object fewer to go through. */
   readonly parameterValues: Float64Array;
-  /** Each node's absolute weight of its last update, by slot (GraphRuntime.nodeWeights): frameNumbers itself. */
-  readonly nodeWeights: Float64Array;
   readonly skeleton: Skeleton;
   readonly events = new AnimGraphEventEmitter();
   readonly parameters: Parameters;
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
   readonly nodes: ReadonlyMap<string, PoseNode>;
-  /** Each node's slot in nodeWeights: NODE_WEIGHTS plus its place in build order. */
+  /** Where each node keeps its weight in frameNumbers (GraphRuntime.nodeSlot). */
   private readonly nodeSlots = new Map<AnimNode, number>();
   /** This frame's curve values by slot (AnimGraph.curveNames); see curve(). */
   readonly curveValues: Float64Array;
@@ -303,8 +302,8 @@ export class AnimGraphInstance implements GraphRuntime {
     if (output.component !== undefined) checkStorage(output.component, graph.skeleton.boneCount, 'component pose');
     this.componentStorage = output.component;
     const built = new Map<string, PoseNode>();
-    // The numbers nodes reserve come after the instance's own and the nodes' weights.
-    let reserved = NODE_WEIGHTS + graph.nodes.length;
+    // Each node's numbers (its weight, then what its type reserves) after the instance's own.
+    let reserved = RESERVED;
     const reserve = (count: number): number => {
       const at = reserved;
       reserved += count;
@@ -313,11 +312,10 @@ export class AnimGraphInstance implements GraphRuntime {
     for (const compiled of graph.nodes) {
       const node = buildNode(compiled, built, this.parameters, graph, reserve);
       built.set(compiled.id, node);
-      this.nodeSlots.set(node, NODE_WEIGHTS + this.nodeSlots.size);
+      this.nodeSlots.set(node, reserve(1));
     }
     this.nodes = built;
     this.frameNumbers = new Float64Array(reserved);
-    this.nodeWeights = this.frameNumbers;
     this.rootMotion = this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
     const after = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
     // null when empty: one fewer object to read per frame for most graphs.
@@ -339,7 +337,6 @@ export class AnimGraphInstance implements GraphRuntime {
       throw new RangeError(`unknown bones: ${cache.unknownBones.map((u) => `${u.nodeId}: '${u.bone}'`).join(', ')}`);
     }
   }
-
 
   get updateCounter(): number {
     return this.counter;
@@ -653,11 +650,6 @@ export class AnimGraphInstance implements GraphRuntime {
   }
 
   /**
-   * Tells the instance that its component pose has been composed from its evaluated output by its
-   * InstanceBatch (which composes its characters together in the sampling kernel); componentPose()
-   * then returns it as it is. Not for other callers: a pose marked so without being composed is stale.
-   */
-  /**
    * Copies this frame's root motion to out[at, at + 4): what an InstanceBatch does for each
    * character, reading the instance's own numbers rather than the rootMotion view of them.
    */
@@ -666,6 +658,11 @@ export class AnimGraphInstance implements GraphRuntime {
     out[at] = n[ROOT_MOTION]; out[at + 1] = n[ROOT_MOTION + 1]; out[at + 2] = n[ROOT_MOTION + 2]; out[at + 3] = n[ROOT_MOTION + 3];
   }
 
+  /**
+   * Tells the instance that its component pose has been composed from its evaluated output by its
+   * InstanceBatch (which composes its characters together in the sampling kernel); componentPose()
+   * then returns it as it is. Not for other callers: a pose marked so without being composed is stale.
+   */
   markComponentComposed(): void {
     // The component pose's bookkeeping is told when it is next asked for, not on every frame of
     // a crowd whose component poses are read from the batch's arrays.
@@ -820,28 +817,24 @@ function resolvePropertyValues(
   const binding = (value: PropertyValue | undefined): number =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value.param === 'string' ? parameters.slotOf(value.param) : -1;
   // One object per graph, record and name (AnimGraph.resolvedProperties); a property's kind is fixed by its spec.
-  const shared = (name: string, resolve: () => ScalarProperty | Vec3Property): ScalarProperty | Vec3Property => {
+  const shared = <T>(name: string, resolve: () => T): T => {
     let byName = graph.resolvedProperties.get(values);
     if (byName === undefined) {
       byName = new Map();
       graph.resolvedProperties.set(values, byName);
     }
-    let property = byName.get(name);
-    if (property === undefined) {
-      property = resolve();
-      byName.set(name, property);
-    }
-    return property;
+    if (!byName.has(name)) byName.set(name, resolve());
+    return byName.get(name) as T;
   };
   return {
     scalar(name): ScalarProperty {
-      return shared(name, () => {
+      return shared(name, (): ScalarProperty => {
         const value = raw(name);
         const spec = specs[name];
         const fallback = 'default' in spec ? spec.default : 0;
         const literal = typeof value === 'number' || typeof value === 'boolean' ? value : fallback;
         return { slot: binding(value), constant: typeof literal === 'boolean' ? (literal ? 1 : 0) : Number(literal) };
-      }) as ScalarProperty;
+      });
     },
     vec3(name): Vec3Property {
       return shared(name, () => {
@@ -849,7 +842,7 @@ function resolvePropertyValues(
         const spec = specs[name];
         const literal = Array.isArray(value) ? value : 'default' in spec && Array.isArray(spec.default) ? spec.default : [0, 0, 0];
         return { slot: binding(value), constant: Float64Array.from(literal as readonly unknown[], Number) };
-      }) as Vec3Property;
+      });
     },
     enumValue(name): string {
       const value = raw(name);
