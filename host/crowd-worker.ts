@@ -9,7 +9,7 @@ try {
   const graph = await buildCrowdGraph(data.source);
   const b = data.buffers;
   // This thread's kernel on the crowd's shared memory; null (JavaScript) if its graph differs.
-  const lengths = kernelPoseLengths(graph.skeleton.boneCount, b.rootMotion.length / 4, data.componentSpace, true, data.threads);
+  const lengths = kernelPoseLengths(graph.skeleton.boneCount, b.rootMotion.length / 4, data.componentSpace, true, graph.frameNumberCount, data.threads);
   const kernel = data.kernelMemory === null ? null
     : SamplingKernel.attachShared(data.kernelMemory, graph.skeleton, [...graph.clipBindings.values()], lengths, data.threads, data.worker);
   slice = new CrowdSlice(graph, data.first, data.end, data.componentSpace, b, kernel, data.worker);

@@ -277,7 +277,7 @@ export class Crowd {
     const threads = workers + 1;
     // The poses in a shared WebAssembly memory with the clips, where every thread's sampling kernel
     // works on them; plain shared arrays where the engine cannot.
-    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, true, threads), threads);
+    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, true, graph.frameNumberCount, threads), threads);
     const poses = kernel?.poseArrays;
 
     const buffers: CrowdBuffers = {

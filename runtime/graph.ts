@@ -119,6 +119,8 @@ export class AnimGraph {
    */
   readonly updateContextLoan: { readonly contexts: UpdateContext[]; lent: boolean } = { contexts: [], lent: false };
 
+  private frameNumberCountKnown = -1;
+
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
     checkGraphDepth(definition.nodes);
@@ -133,6 +135,16 @@ export class AnimGraph {
     this.shared = prepareNodes(this, definition);
     this.posePool = new PosePool(definition.skeleton.boneCount);
     this.componentPosePool = new ComponentPosePool(definition.skeleton);
+  }
+
+  /**
+   * How many per-frame numbers an instance keeps (AnimGraphInstance.frameNumbers: its own, then
+   * what its nodes reserve), for storage given to createInstance (InstanceOutput.frameNumbers).
+   * The same for every instance of the graph; counted once, by building one.
+   */
+  get frameNumberCount(): number {
+    if (this.frameNumberCountKnown < 0) this.frameNumberCountKnown = new AnimGraphInstance(this).frameNumbers.length;
+    return this.frameNumberCountKnown;
   }
 
   /**
@@ -195,6 +207,13 @@ export interface InstanceOutput {
    * its sampling kernel's memory.
    */
   readonly interpolationStorage?: () => readonly [PoseStorage, PoseStorage];
+  /**
+   * Storage for the instance's per-frame numbers (AnimGraphInstance.frameNumbers): exactly
+   * AnimGraph.frameNumberCount doubles, all 0; default: an array of its own. An InstanceBatch gives
+   * a row of its sampling kernel's memory, where the kernel reads what nodes keep there (an
+   * inertializer's offsets).
+   */
+  readonly frameNumbers?: Float64Array;
 }
 
 /** AnimGraphInstance.frameNumbers' own entries; what nodes reserve (their weights included) starts at RESERVED. */
@@ -315,7 +334,10 @@ export class AnimGraphInstance implements GraphRuntime {
       this.nodeSlots.set(node, reserve(1));
     }
     this.nodes = built;
-    this.frameNumbers = new Float64Array(reserved);
+    if (output.frameNumbers !== undefined && (output.frameNumbers.length !== reserved || output.frameNumbers.some((x) => x !== 0))) {
+      throw new RangeError(`frameNumbers storage: expected ${reserved} numbers, all 0 (AnimGraph.frameNumberCount); got ${output.frameNumbers.length}`);
+    }
+    this.frameNumbers = output.frameNumbers ?? new Float64Array(reserved);
     this.rootMotion = this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
     const after = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
     // null when empty: one fewer object to read per frame for most graphs.

@@ -49,19 +49,22 @@ export function runCharacterFrame(
  * temporaries (a layer within a transition within a blend); deeper ones are ordinary poses.
  */
 const POOL_POSES_IN_KERNEL = 4;
-/** Where kernelPoseLengths puts the interpolation poses' arrays and the pools' among a kernel's poseArrays. */
-const INTERPOLATION_ARRAYS = 6, POOL_ARRAYS = 12;
+/** Where kernelPoseLengths puts the interpolation poses' arrays, the characters' numbers and the pools' among a kernel's poseArrays. */
+const INTERPOLATION_ARRAYS = 6, FRAME_NUMBERS_ARRAY = 12, POOL_ARRAYS = 13;
 
 /**
  * The pose arrays a kernel holds for `count` characters (translations, rotations, scales, then the
  * component ones, empty without `componentSpace`), then those of their update-rate interpolation
  * poses (previous translations, rotations, scales, then the target's: empty without
- * `interpolation`), then `pools` pose pools' temporaries (POOL_POSES_IN_KERNEL each): one pool per
- * thread evaluating characters.
+ * `interpolation`), then the characters' per-frame numbers (`frameNumbers` each:
+ * AnimGraph.frameNumberCount), then `pools` pose pools' temporaries (POOL_POSES_IN_KERNEL each):
+ * one pool per thread evaluating characters.
  */
-export function kernelPoseLengths(boneCount: number, count: number, componentSpace: boolean, interpolation: boolean, pools: number): number[] {
+export function kernelPoseLengths(
+  boneCount: number, count: number, componentSpace: boolean, interpolation: boolean, frameNumbers: number, pools: number,
+): number[] {
   const n = boneCount, cs = componentSpace ? count * n : 0, ip = interpolation ? count * n : 0;
-  const lengths = [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3, ip * 3, ip * 4, ip * 3, ip * 3, ip * 4, ip * 3];
+  const lengths = [count * n * 3, count * n * 4, count * n * 3, cs * 3, cs * 4, cs * 3, ip * 3, ip * 4, ip * 3, ip * 3, ip * 4, ip * 3, count * frameNumbers];
   for (let p = 0; p < pools * POOL_POSES_IN_KERNEL; p++) lengths.push(n * 3, n * 4, n * 3);
   return lengths;
 }
@@ -80,7 +83,8 @@ function kernelArrays(kernel: SamplingKernel, at: number): BatchPoseArrays {
  * `arrays`: an instance evaluating into its rows. With a kernel laid out by kernelPoseLengths, its
  * nodes' temporaries come from `posePool` (the thread's pool in the kernel: kernelPosePool) and its
  * update-rate interpolation poses, when it first goes below full rate, are its rows of the kernel's
- * interpolation arrays.
+ * interpolation arrays, and its per-frame numbers its row of the kernel's (where the kernel reads
+ * what nodes keep there).
  */
 export function createCharacter(
   graph: AnimGraph, arrays: BatchPoseArrays, character: number, componentSpace: boolean, kernel: SamplingKernel | null, posePool: PosePool,
@@ -91,7 +95,10 @@ export function createCharacter(
     const rows = characterOutput(kernelArrays(kernel, INTERPOLATION_ARRAYS), n, character, true);
     return [rows.local!, rows.component!];
   };
-  return graph.createInstance({ ...characterOutput(arrays, n, character, componentSpace), posePool, interpolationStorage });
+  const k = graph.frameNumberCount;
+  const frameNumbers = kernel === null || kernel.poseArrays[FRAME_NUMBERS_ARRAY].length === 0 ? undefined
+    : kernel.poseArrays[FRAME_NUMBERS_ARRAY].subarray(character * k, (character + 1) * k);
+  return graph.createInstance({ ...characterOutput(arrays, n, character, componentSpace), posePool, interpolationStorage, frameNumbers });
 }
 
 /**
@@ -195,7 +202,7 @@ export class InstanceBatch implements BatchPoseArrays {
     this.boneCount = n;
     this.componentSpace = componentSpace;
     const kernel = options.wasm ?? true
-      ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, options.updateRates ?? true, 1))
+      ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, options.updateRates ?? true, graph.frameNumberCount, 1))
       : null;
     // The characters evaluate one at a time, so they share one pool of temporaries, as instances
     // share their graph's; this one's first poses are in the kernel's memory.

@@ -57,6 +57,29 @@ describe('graph instance', () => {
     expect(() => graph.createInstance({ component: { translations: ct, rotations: cr, scales: new Float64Array(0) } })).toThrow(/component pose storage .* scales has 0/);
   });
 
+  it('keeps its per-frame numbers where the caller gives them (a batch row in the kernel), sized by frameNumberCount', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const count = graph.frameNumberCount;
+    // The instance's own numbers (8), then per node its weight and what its type reserves: at least a weight per node.
+    expect(count).toBe(graph.createInstance().frameNumbers.length);
+    expect(count).toBeGreaterThanOrEqual(8 + graph.nodes.length);
+    const storage = new Float64Array(count);
+    const given = graph.createInstance({ frameNumbers: storage });
+    const own = graph.createInstance();
+    for (let f = 0; f < 20; f++) {
+      for (const g of [given, own]) {
+        g.setParameter('gait', f < 10 ? 1 : 2);
+        g.update(1 / 60);
+      }
+      expect(Array.from(given.evaluate().rotations)).toEqual(Array.from(own.evaluate().rotations));
+    }
+    expect(given.frameNumbers).toBe(storage);
+    expect(Array.from(storage)).toEqual(Array.from(own.frameNumbers));
+    expect(storage[1]).toBeCloseTo(20 / 60, 12); // the elapsed time
+    expect(() => graph.createInstance({ frameNumbers: new Float64Array(count - 1) })).toThrow(`frameNumbers storage: expected ${count} numbers, all 0 (AnimGraph.frameNumberCount); got ${count - 1}`);
+    expect(() => graph.createInstance({ frameNumbers: new Float64Array(count).fill(1) })).toThrow(/expected \d+ numbers, all 0/);
+  });
+
   it('keeps per character only what differs between characters: properties shared, the component pose made when first asked for', () => {
     const graph = loadGraphFile(example('sample-locomotion.json'));
     const a = graph.createInstance(), b = graph.createInstance();
