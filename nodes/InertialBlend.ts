@@ -25,10 +25,12 @@ export class InertialBlend extends LocalPoseNode {
     private readonly useAProperty: ScalarProperty,
     private readonly blendTime: ScalarProperty,
     boneCount: number,
+    /** Where the transition's numbers go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
+    transitionNumbers = -1,
   ) {
     super(id, 'InertialBlend');
     this.inputLinks = [a, b];
-    this.transition = new InertialTransition(boneCount);
+    this.transition = new InertialTransition(boneCount, transitionNumbers);
   }
 
   protected get links(): readonly Link[] {
@@ -36,6 +38,7 @@ export class InertialBlend extends LocalPoseNode {
   }
 
   protected override onInitialize(): void {
+    this.transition.useNumbers(this.graph.frameNumbers);
     this.transition.reset();
     this.started = false;
   }
@@ -98,6 +101,6 @@ export const InertialBlendType: NodeType = defineNodeType({
     { name: 'A', kind: 'pose', space: 'local' },
     { name: 'B', kind: 'pose', space: 'local' },
   ],
-  create: ({ id, properties: p, inputs, boneCount }) =>
-    new InertialBlend(id, inputs.A, inputs.B, p.useA, p.blendTime, boneCount),
+  create: ({ id, properties: p, inputs, boneCount, numbers }) =>
+    new InertialBlend(id, inputs.A, inputs.B, p.useA, p.blendTime, boneCount, numbers(InertialTransition.numberCount(boneCount))),
 });

@@ -38,10 +38,11 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   private startedDuration = 0;
   private lastRequester: AnimNode | null = null;
 
-  constructor(id: string, private readonly pose: PoseLink, boneCount: number) {
+  /** transitionNumbers: where the transition's numbers go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
+  constructor(id: string, private readonly pose: PoseLink, boneCount: number, transitionNumbers = -1) {
     super(id, 'Inertialization');
     this.inputLinks = [pose];
-    this.transition = new InertialTransition(boneCount);
+    this.transition = new InertialTransition(boneCount, transitionNumbers);
   }
 
   protected get links(): readonly Link[] {
@@ -49,6 +50,7 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   }
 
   protected override onInitialize(): void {
+    this.transition.useNumbers(this.graph.frameNumbers);
     this.transition.reset();
     this.requested = -1;
     this.requestedProfile = null;
@@ -140,5 +142,5 @@ export const InertializationType: NodeType = defineNodeType({
   properties: {},
   inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
   providesInertialization: true,
-  create: ({ id, inputs, boneCount }) => new Inertialization(id, inputs.pose, boneCount),
+  create: ({ id, inputs, boneCount, numbers }) => new Inertialization(id, inputs.pose, boneCount, numbers(InertialTransition.numberCount(boneCount))),
 });

@@ -74,6 +74,8 @@ export class PoseSearchBlend extends LocalPoseNode {
     private readonly loop: ScalarProperty,
     blendMode: string,
     boneCount: number,
+    /** Where the inertial transition's numbers go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
+    transitionNumbers = -1,
   ) {
     super(id, 'PoseSearchBlend');
     this.dbClip = Int32Array.from(clipNames, (name) => database.clipNames.indexOf(name));
@@ -81,7 +83,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.inertial = blendMode === 'inertial';
     this.slots = Array.from({ length: MAX_SLOTS }, () => new ClipPlayback(bindings[0]));
     for (const slot of this.slots) slot.owner = id;
-    this.transition = new InertialTransition(boneCount);
+    this.transition = new InertialTransition(boneCount, transitionNumbers);
     this.extractor = new PoseFeatureExtractor(database.schema);
     this.raw = new Float64Array(database.dims);
     this.query = new PoseSearchQuery(database);
@@ -122,6 +124,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.slotCount = 0;
     this.activeMotion = -1;
     this.fade.reset();
+    this.transition.useNumbers(this.graph.frameNumbers);
     this.transition.reset();
     this.switchBlendTime = 0;
     this.startTime = 0;
@@ -481,10 +484,13 @@ export const PoseSearchBlendType: NodeType = defineNodeType({
     return { database: PoseSearchDatabase.build(schema, clips), fromIndexFile: false };
   },
 
-  create: ({ id, properties: p, shared, boneCount }) => {
+  create: ({ id, properties: p, shared, boneCount, numbers }) => {
     if (!shared) throw new RangeError(`PoseSearchBlend '${id}': no database (the node type's prepare did not run)`);
+    // Only an inertial blend applies offsets; a crossfading one keeps the (unused) inertializer's numbers to itself.
+    const transitionNumbers = p.blendMode === 'inertial' ? numbers(InertialTransition.numberCount(boneCount)) : -1;
     return new PoseSearchBlend(
       id, p.clips.map((c) => c.name), p.clips.map((c) => c.binding), shared.database, p.motion, p.blendTime, p.loop, p.blendMode, boneCount,
+      transitionNumbers,
     );
   },
 });

@@ -46,9 +46,27 @@ export class InertialTransition {
   /** [this frame's delta time, duration], as PoseHistory and PoseInertializer take them. */
   private readonly frame = new Float64Array(2);
 
-  constructor(boneCount: number) {
+  /**
+   * `numbers`: where the inertializer's numbers go in the instance's per-frame numbers (what the
+   * node reserved: NodeBuild.numbers(InertialTransition.numberCount(boneCount))), -1 for its own.
+   */
+  constructor(boneCount: number, private readonly numbers = -1) {
     this.inertializer = new PoseInertializer(boneCount);
     this.history = new PoseHistory(boneCount);
+  }
+
+  /** How many per-frame numbers a transition of `boneCount` bones keeps (its inertializer's). */
+  static numberCount(boneCount: number): number {
+    return PoseInertializer.numberCount(boneCount);
+  }
+
+  /**
+   * Moves the inertializer's numbers into the instance's per-frame numbers (GraphRuntime.frameNumbers)
+   * at the reservation given to the constructor, where a batch's sampling kernel applies the offsets:
+   * the owning node calls it when initialized.
+   */
+  useNumbers(frameNumbers: Float64Array): void {
+    this.inertializer.useNumbers(frameNumbers, this.numbers);
   }
 
   /** True while a transition is running. */

@@ -13,6 +13,8 @@ import { Pose, poseCopy } from './pose.ts';
  * x(0) = x0, x'(0) = v0, x''(0) = a0, x(t1) = x'(t1) = x''(t1) = 0.
  */
 export const CURVE_STRIDE = 7;
+/** A PoseInertializer's numbers: the powers of the elapsed time (eight places, five used), then per bone three vectors and three curves and the live flags. */
+const INERTIALIZER_NUMBERS_BEFORE_BONES = 8, INERTIALIZER_NUMBERS_PER_BONE = 9 + 3 * CURVE_STRIDE + 1;
 
 // fdlibm's minimax kernels on [-pi/4, pi/4]: sin x = x + x^3 (K1 + K2 x^2 + ...), cos x = 1 - x^2/2
 // + x^4 (L1 + L2 x^2 + ...).
@@ -125,23 +127,34 @@ function curveAt(curve: Float64Array, o: number, p: Float64Array): number {
  */
 export class PoseInertializer {
   readonly boneCount: number;
-  private readonly translationDir: Float64Array;
-  private readonly rotationAxis: Float64Array;
-  private readonly scaleDir: Float64Array;
-  private readonly translationCurve: Float64Array;
-  private readonly rotationCurve: Float64Array;
-  private readonly scaleCurve: Float64Array;
+  /**
+   * The offsets' numbers in one block, its own or (useNumbers) its instance's per-frame numbers,
+   * where a batch's sampling kernel applies them: [0, 8) this frame's powers of the elapsed time
+   * (five used), then per bone the translation directions, rotation axes and scale directions (3
+   * each), the translation, rotation and scale curves (CURVE_STRIDE each) and which curves are live.
+   * The arrays below view it.
+   */
+  private numbers: Float64Array;
+  private base = 0;
+  /** The block's byte address in its buffer: where a sampling kernel sharing the buffer reads it. */
+  private blockAddress = 0;
+  private translationDir!: Float64Array;
+  private rotationAxis!: Float64Array;
+  private scaleDir!: Float64Array;
+  private translationCurve!: Float64Array;
+  private rotationCurve!: Float64Array;
+  private scaleCurve!: Float64Array;
   /**
    * Per bone, which curves are not zero: 1 translation, 2 rotation, 4 scale. apply() reads no
    * curve that is zero (most scales), since a crowd's transitions are bound by memory traffic.
    */
-  private readonly live: Uint8Array;
+  private live!: Float64Array;
+  /** The elapsed time's powers for this frame's curves (see curvePowers). */
+  private powers!: Float64Array;
   /** [elapsed, duration] of the running transition; elapsed >= duration means none. */
   readonly clock = new Float64Array(2);
   /** The numbers of the next startFromArgs: [delta time from the older pose to the previous, duration]. */
   readonly startArgs = new Float64Array(2);
-  /** The elapsed time's powers for this frame's curves (see curvePowers). */
-  private readonly powers = new Float64Array(5);
   /**
    * A blend profile read by the next start: each bone's offset then decays over the duration
    * times the profile's durationScales[bone], and the transition lasts until the slowest bone's
@@ -149,15 +162,44 @@ export class PoseInertializer {
    */
   profile: BlendProfile | null = null;
 
+  /** How many numbers an inertializer of `boneCount` bones keeps (what its node reserves: NodeBuild.numbers). */
+  static numberCount(boneCount: number): number {
+    return INERTIALIZER_NUMBERS_BEFORE_BONES + INERTIALIZER_NUMBERS_PER_BONE * boneCount;
+  }
+
   constructor(boneCount: number) {
     this.boneCount = boneCount;
-    this.translationDir = new Float64Array(boneCount * 3);
-    this.rotationAxis = new Float64Array(boneCount * 3);
-    this.scaleDir = new Float64Array(boneCount * 3);
-    this.translationCurve = new Float64Array(boneCount * CURVE_STRIDE);
-    this.rotationCurve = new Float64Array(boneCount * CURVE_STRIDE);
-    this.scaleCurve = new Float64Array(boneCount * CURVE_STRIDE);
-    this.live = new Uint8Array(boneCount);
+    this.numbers = new Float64Array(PoseInertializer.numberCount(boneCount));
+    this.view();
+  }
+
+  /**
+   * Keeps the offsets' numbers in `numbers` from `base` on (a node's reservation in its instance's
+   * per-frame numbers), carrying over their values; a negative base keeps them where they are.
+   */
+  useNumbers(numbers: Float64Array, base: number): void {
+    if (base < 0 || (numbers === this.numbers && base === this.base)) return;
+    const count = PoseInertializer.numberCount(this.boneCount);
+    numbers.set(this.numbers.subarray(this.base, this.base + count), base);
+    this.numbers = numbers;
+    this.base = base;
+    this.view();
+  }
+
+  /** The views of the block at `base` of `numbers`. */
+  private view(): void {
+    const n = this.boneCount, numbers = this.numbers;
+    let at = this.base;
+    this.blockAddress = numbers.byteOffset + at * 8;
+    const take = (count: number): Float64Array => numbers.subarray(at, (at += count));
+    this.powers = take(INERTIALIZER_NUMBERS_BEFORE_BONES);
+    this.translationDir = take(n * 3);
+    this.rotationAxis = take(n * 3);
+    this.scaleDir = take(n * 3);
+    this.translationCurve = take(n * CURVE_STRIDE);
+    this.rotationCurve = take(n * CURVE_STRIDE);
+    this.scaleCurve = take(n * CURVE_STRIDE);
+    this.live = take(n);
   }
 
   /** True until the elapsed time reaches the duration (to within a nanosecond of summed delta times). */
@@ -233,15 +275,24 @@ export class PoseInertializer {
     }
   }
 
-  /** Adds the offsets at the current elapsed time to `pose` (the new pose this frame). */
+  /**
+   * Adds the offsets at the current elapsed time to `pose` (the new pose this frame): in the
+   * sampling kernel when the pose and the offsets' numbers are both in its memory (a batch's
+   * character whose node keeps them in its per-frame numbers), bit-identically.
+   */
   apply(pose: Pose): void {
     if (!(this.clock[0] < this.clock[1] - 1e-9)) return;
+    const p = this.powers;
+    curvePowers(p, this.clock, 0);
+    const kernel = pose.kernel;
+    if (kernel !== null && kernel.buffer === this.numbers.buffer && pose.boneCount === this.boneCount) {
+      kernel.inertialize(pose, this.blockAddress);
+      return;
+    }
     const n = this.boneCount;
     const pt = pose.translations, pr = pose.rotations, ps = pose.scales;
     const live = this.live, tc = this.translationCurve, rc = this.rotationCurve, sc = this.scaleCurve;
     const td = this.translationDir, ra = this.rotationAxis, sd = this.scaleDir;
-    const p = this.powers;
-    curvePowers(p, this.clock, 0);
     for (let bone = 0; bone < n; bone++) {
       const m = live[bone];
       if (m === 0) continue;

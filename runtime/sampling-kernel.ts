@@ -34,6 +34,7 @@ export class SamplingKernel {
   private readonly sampleFn: SampleFunction;
   private readonly composeFn: ComposeFunction;
   private readonly blendFn: BlendFunction;
+  private readonly inertializeFn: InertializeFunction;
   /**
    * sample's numbers, in the kernel's memory: [alpha, wa, w] (the sample's place between its keys,
    * then the blend weights of the pose and of the sample; 1 and 0 when not blending). The caller
@@ -71,11 +72,12 @@ export class SamplingKernel {
       this.descriptors[binding.index] = descriptor;
     }
     const scratch = scratchSlot * SCRATCH_BYTES;
-    const instance = new (webAssembly()!).Instance(module, { m: { sin: Math.sin, memory } });
+    const instance = new (webAssembly()!).Instance(module, { m: { sin: Math.sin, cos: Math.cos, memory } });
     (instance.exports.setup as (t: number, r: number, s: number, scratch: number, parents: number) => void)(layout.refT, layout.refR, layout.refS, scratch, layout.parents);
     this.sampleFn = instance.exports.sample as SampleFunction;
     this.composeFn = instance.exports.compose as ComposeFunction;
     this.blendFn = instance.exports.blend as BlendFunction;
+    this.inertializeFn = instance.exports.inertialize as InertializeFunction;
     this.numbers = new Float64Array(buffer, scratch + 32, 3);
     this.skeleton = skeleton;
     this.memory = memory;
@@ -179,6 +181,14 @@ export class SamplingKernel {
   }
 
   /**
+   * PoseInertializer.apply for a pose in this memory, with the inertializer's numbers at byte
+   * address `block` of this memory (its powers of the elapsed time written first): the same numbers.
+   */
+  inertialize(pose: Pose, block: number): void {
+    this.inertializeFn(pose.translationsAddress, pose.rotationsAddress, pose.scalesAddress, pose.boneCount, block);
+  }
+
+  /**
    * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
    * in this memory), eight at a time so that their chains of parent-to-child latencies overlap: the
    * same numbers as composing each alone.
@@ -215,6 +225,7 @@ function hexBytes(hex: string): Uint8Array {
 }
 
 type BlendFunction = (ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number) => void;
+type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
 type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;
 

@@ -13,6 +13,8 @@
 (module
   ;; Math.sin, for the rare span of keys more than 0.35 rad apart (see SLERP_SERIES_MAX_ANGLE).
   (import "m" "sin" (func $sin (param f64) (result f64)))
+  ;; Math.sin and Math.cos of an inertialization's rotation offset beyond a quarter turn (rare).
+  (import "m" "cos" (func $cos (param f64) (result f64)))
   (import "m" "memory" (memory 1))
 
   ;; The skeleton's reference pose (translations, rotations, scales) and 64 bytes of scratch: 32 for
@@ -399,4 +401,171 @@
       (local.set $first (local.get $last))
       (br $groups))))
 
+  ;; PoseInertializer.apply (runtime/inertialization.ts): the decaying offsets of an inertial
+  ;; transition added to the pose at pt/pr/ps (n bones), from the inertializer's numbers at `block`
+  ;; (this frame's powers of the elapsed time, then per bone the translation directions, rotation
+  ;; axes and scale directions, the three curves of seven numbers each and which curves are live),
+  ;; with JavaScript's IEEE operations in its order. Per bone and curve: x = x0 + v0 t + (a0/2) t^2
+  ;; + C t^3 + B t^4 + A t^5 while t < t1, else 0; a translation or scale adds direction * x; a
+  ;; rotation is premultiplied by the rotation of x about its axis, whose half angle's sine and
+  ;; cosine come from fdlibm's kernels on x/4 and the double-angle formulas (Math.sin and Math.cos
+  ;; beyond |x/4| = pi/4), then renormalised by one Newton step when near unit, else in full.
+  (func (export "inertialize")
+    (param $pt i32) (param $pr i32) (param $ps i32) (param $n i32) (param $block i32)
+    (local $td i32) (local $ra i32) (local $sd i32) (local $tc i32) (local $rc i32) (local $sc i32) (local $live i32)
+    (local $bone i32) (local $m i32) (local $c i32) (local $o i32) (local $d i32)
+    (local $t f64) (local $p1 f64) (local $p2 f64) (local $p3 f64) (local $p4 f64) (local $x f64)
+    (local $q f64) (local $z f64) (local $z2 f64) (local $sq f64) (local $cq f64) (local $s f64) (local $w f64)
+    (local $ax f64) (local $ay f64) (local $az f64) (local $bx f64) (local $by f64) (local $bz f64) (local $bw f64)
+    (local $rx f64) (local $ry f64) (local $rz f64) (local $rw f64) (local $n2 f64) (local $k f64) (local $near i32)
+    (local.set $td (i32.add (local.get $block) (i32.const 64)))
+    (local.set $ra (i32.add (local.get $td) (i32.mul (local.get $n) (i32.const 24))))
+    (local.set $sd (i32.add (local.get $ra) (i32.mul (local.get $n) (i32.const 24))))
+    (local.set $tc (i32.add (local.get $sd) (i32.mul (local.get $n) (i32.const 24))))
+    (local.set $rc (i32.add (local.get $tc) (i32.mul (local.get $n) (i32.const 56))))
+    (local.set $sc (i32.add (local.get $rc) (i32.mul (local.get $n) (i32.const 56))))
+    (local.set $live (i32.add (local.get $sc) (i32.mul (local.get $n) (i32.const 56))))
+    ;; [t, t^2/2, t^3, t^4, t^5] (curvePowers)
+    (local.set $t (f64.load (local.get $block)))
+    (local.set $p1 (f64.load offset=8 (local.get $block)))
+    (local.set $p2 (f64.load offset=16 (local.get $block)))
+    (local.set $p3 (f64.load offset=24 (local.get $block)))
+    (local.set $p4 (f64.load offset=32 (local.get $block)))
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
+      (local.set $m (i32.trunc_sat_f64_s (f64.load (i32.add (local.get $live) (i32.shl (local.get $bone) (i32.const 3))))))
+      (if (local.get $m)
+        (then
+          (local.set $c (i32.mul (local.get $bone) (i32.const 56)))
+          (local.set $d (i32.mul (local.get $bone) (i32.const 24)))
+
+          ;; Translation: curveAt(translationCurve) along its direction.
+          (if (i32.and (local.get $m) (i32.const 1))
+            (then
+              (local.set $o (i32.add (local.get $tc) (local.get $c)))
+              (local.set $x (f64.const 0))
+              (if (f64.lt (local.get $t) (f64.load offset=24 (local.get $o)))
+                (then
+                  (local.set $x (f64.add (f64.add (f64.add (f64.add (f64.add (f64.load (local.get $o))
+                    (f64.mul (f64.load offset=8 (local.get $o)) (local.get $t)))
+                    (f64.mul (f64.load offset=16 (local.get $o)) (local.get $p1)))
+                    (f64.mul (f64.load offset=48 (local.get $o)) (local.get $p2)))
+                    (f64.mul (f64.load offset=40 (local.get $o)) (local.get $p3)))
+                    (f64.mul (f64.load offset=32 (local.get $o)) (local.get $p4))))))
+              (if (f64.ne (local.get $x) (f64.const 0))
+                (then
+                  (local.set $o (i32.add (local.get $pt) (local.get $d)))
+                  (v128.store (local.get $o) (f64x2.add (v128.load (local.get $o))
+                    (f64x2.mul (v128.load (i32.add (local.get $td) (local.get $d))) (f64x2.splat (local.get $x)))))
+                  (f64.store offset=16 (local.get $o) (f64.add (f64.load offset=16 (local.get $o))
+                    (f64.mul (f64.load offset=16 (i32.add (local.get $td) (local.get $d))) (local.get $x))))))))
+
+          ;; Scale, as the translation.
+          (if (i32.and (local.get $m) (i32.const 4))
+            (then
+              (local.set $o (i32.add (local.get $sc) (local.get $c)))
+              (local.set $x (f64.const 0))
+              (if (f64.lt (local.get $t) (f64.load offset=24 (local.get $o)))
+                (then
+                  (local.set $x (f64.add (f64.add (f64.add (f64.add (f64.add (f64.load (local.get $o))
+                    (f64.mul (f64.load offset=8 (local.get $o)) (local.get $t)))
+                    (f64.mul (f64.load offset=16 (local.get $o)) (local.get $p1)))
+                    (f64.mul (f64.load offset=48 (local.get $o)) (local.get $p2)))
+                    (f64.mul (f64.load offset=40 (local.get $o)) (local.get $p3)))
+                    (f64.mul (f64.load offset=32 (local.get $o)) (local.get $p4))))))
+              (if (f64.ne (local.get $x) (f64.const 0))
+                (then
+                  (local.set $o (i32.add (local.get $ps) (local.get $d)))
+                  (v128.store (local.get $o) (f64x2.add (v128.load (local.get $o))
+                    (f64x2.mul (v128.load (i32.add (local.get $sd) (local.get $d))) (f64x2.splat (local.get $x)))))
+                  (f64.store offset=16 (local.get $o) (f64.add (f64.load offset=16 (local.get $o))
+                    (f64.mul (f64.load offset=16 (i32.add (local.get $sd) (local.get $d))) (local.get $x))))))))
+
+          ;; Rotation: offset(axis, x) * pose rotation.
+          (if (i32.and (local.get $m) (i32.const 2))
+            (then
+              (local.set $o (i32.add (local.get $rc) (local.get $c)))
+              (local.set $x (f64.const 0))
+              (if (f64.lt (local.get $t) (f64.load offset=24 (local.get $o)))
+                (then
+                  (local.set $x (f64.add (f64.add (f64.add (f64.add (f64.add (f64.load (local.get $o))
+                    (f64.mul (f64.load offset=8 (local.get $o)) (local.get $t)))
+                    (f64.mul (f64.load offset=16 (local.get $o)) (local.get $p1)))
+                    (f64.mul (f64.load offset=48 (local.get $o)) (local.get $p2)))
+                    (f64.mul (f64.load offset=40 (local.get $o)) (local.get $p3)))
+                    (f64.mul (f64.load offset=32 (local.get $o)) (local.get $p4))))))
+              (if (f64.ne (local.get $x) (f64.const 0))
+                (then
+                  (local.set $q (f64.mul (local.get $x) (f64.const 0.25)))
+                  (if (i32.and (f64.ge (local.get $q) (f64.const -0x1.921fb54442d18p-1)) (f64.le (local.get $q) (f64.const 0x1.921fb54442d18p-1)))
+                    (then
+                      (local.set $z (f64.mul (local.get $q) (local.get $q)))
+                      (local.set $z2 (f64.mul (local.get $z) (local.get $z)))
+                      ;; sq = q + q z ((K1 + K2 z) + z2 (K3 + K4 z) + z2 z2 (K5 + K6 z))
+                      (local.set $sq (f64.add (local.get $q) (f64.mul (f64.mul (local.get $q) (local.get $z))
+                        (f64.add
+                          (f64.add
+                            (f64.add (f64.const -0x1.5555555555549p-3) (f64.mul (f64.const 0x1.111111110f8a6p-7) (local.get $z)))
+                            (f64.mul (local.get $z2) (f64.add (f64.const -0x1.a01a019c161d5p-13) (f64.mul (f64.const 0x1.71de357b1fe7dp-19) (local.get $z)))))
+                          (f64.mul (f64.mul (local.get $z2) (local.get $z2))
+                            (f64.add (f64.const -0x1.ae5e68a2b9cebp-26) (f64.mul (f64.const 0x1.5d93a5acfd57cp-33) (local.get $z))))))))
+                      ;; cq = 1 - z/2 + z2 ((L1 + L2 z) + z2 (L3 + L4 z) + z2 z2 (L5 + L6 z))
+                      (local.set $cq (f64.add (f64.sub (f64.const 1) (f64.mul (f64.const 0.5) (local.get $z)))
+                        (f64.mul (local.get $z2)
+                          (f64.add
+                            (f64.add
+                              (f64.add (f64.const 0x1.555555555554cp-5) (f64.mul (f64.const -0x1.6c16c16c15177p-10) (local.get $z)))
+                              (f64.mul (local.get $z2) (f64.add (f64.const 0x1.a01a019cb1590p-16) (f64.mul (f64.const -0x1.27e4f809c52adp-22) (local.get $z)))))
+                            (f64.mul (f64.mul (local.get $z2) (local.get $z2))
+                              (f64.add (f64.const 0x1.1ee9ebdb4b1c4p-29) (f64.mul (f64.const -0x1.8fae9be8838d4p-37) (local.get $z))))))))
+                      (local.set $s (f64.mul (f64.mul (f64.const 2) (local.get $sq)) (local.get $cq)))
+                      (local.set $w (f64.sub (f64.mul (local.get $cq) (local.get $cq)) (f64.mul (local.get $sq) (local.get $sq)))))
+                    (else
+                      (local.set $s (call $sin (f64.mul (f64.const 2) (local.get $q))))
+                      (local.set $w (call $cos (f64.mul (f64.const 2) (local.get $q))))))
+                  (local.set $o (i32.add (local.get $ra) (local.get $d)))
+                  (local.set $ax (f64.mul (f64.load (local.get $o)) (local.get $s)))
+                  (local.set $ay (f64.mul (f64.load offset=8 (local.get $o)) (local.get $s)))
+                  (local.set $az (f64.mul (f64.load offset=16 (local.get $o)) (local.get $s)))
+                  (local.set $o (i32.add (local.get $pr) (i32.shl (local.get $bone) (i32.const 5))))
+                  (local.set $bx (f64.load (local.get $o)))
+                  (local.set $by (f64.load offset=8 (local.get $o)))
+                  (local.set $bz (f64.load offset=16 (local.get $o)))
+                  (local.set $bw (f64.load offset=24 (local.get $o)))
+                  (local.set $rx (f64.sub (f64.add (f64.add (f64.mul (local.get $w) (local.get $bx)) (f64.mul (local.get $ax) (local.get $bw)))
+                    (f64.mul (local.get $ay) (local.get $bz))) (f64.mul (local.get $az) (local.get $by))))
+                  (local.set $ry (f64.add (f64.add (f64.sub (f64.mul (local.get $w) (local.get $by)) (f64.mul (local.get $ax) (local.get $bz)))
+                    (f64.mul (local.get $ay) (local.get $bw))) (f64.mul (local.get $az) (local.get $bx))))
+                  (local.set $rz (f64.add (f64.sub (f64.add (f64.mul (local.get $w) (local.get $bz)) (f64.mul (local.get $ax) (local.get $by)))
+                    (f64.mul (local.get $ay) (local.get $bx))) (f64.mul (local.get $az) (local.get $bw))))
+                  (local.set $rw (f64.sub (f64.sub (f64.sub (f64.mul (local.get $w) (local.get $bw)) (f64.mul (local.get $ax) (local.get $bx)))
+                    (f64.mul (local.get $ay) (local.get $by))) (f64.mul (local.get $az) (local.get $bz))))
+                  (local.set $n2 (f64.add (f64.add (f64.add (f64.mul (local.get $rx) (local.get $rx)) (f64.mul (local.get $ry) (local.get $ry)))
+                    (f64.mul (local.get $rz) (local.get $rz))) (f64.mul (local.get $rw) (local.get $rw))))
+                  ;; Within 1e-8 of unit: one Newton step toward 1/sqrt (1.5 - n2/2); else the full normalisation.
+                  (local.set $near (i32.and (f64.gt (local.get $n2) (f64.const 0x1.ffffffaa19c47p-1)) (f64.lt (local.get $n2) (f64.const 0x1.0000002af31dcp0))))
+                  (if (local.get $near)
+                    (then
+                      (local.set $k (f64.sub (f64.const 1.5) (f64.mul (f64.const 0.5) (local.get $n2))))
+                      (f64.store (local.get $o) (f64.mul (local.get $rx) (local.get $k)))
+                      (f64.store offset=8 (local.get $o) (f64.mul (local.get $ry) (local.get $k)))
+                      (f64.store offset=16 (local.get $o) (f64.mul (local.get $rz) (local.get $k)))
+                      (f64.store offset=24 (local.get $o) (f64.mul (local.get $rw) (local.get $k))))
+                    (else
+                      ;; quatNormalize of (rx, ry, rz, rw): its squared length is n2 (the same sum).
+                      (if (i32.or (i32.eqz (f64.gt (local.get $n2) (f64.const 1e-12)))
+                            (f64.ne (f64.sub (local.get $n2) (local.get $n2)) (f64.const 0)))
+                        (then
+                          (f64.store (local.get $o) (f64.const 0))
+                          (f64.store offset=8 (local.get $o) (f64.const 0))
+                          (f64.store offset=16 (local.get $o) (f64.const 0))
+                          (f64.store offset=24 (local.get $o) (f64.const 1)))
+                        (else
+                          (local.set $k (f64.div (f64.const 1) (f64.sqrt (local.get $n2))))
+                          (f64.store (local.get $o) (f64.mul (local.get $rx) (local.get $k)))
+                          (f64.store offset=8 (local.get $o) (f64.mul (local.get $ry) (local.get $k)))
+                          (f64.store offset=16 (local.get $o) (f64.mul (local.get $rz) (local.get $k)))
+                          (f64.store offset=24 (local.get $o) (f64.mul (local.get $rw) (local.get $k)))))))))))))
+      (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
+      (br $bones))))
 )

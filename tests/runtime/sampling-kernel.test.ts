@@ -9,6 +9,7 @@ import { loadGraphFile } from '../../host/files.ts';
 import { Clip, type RotationInterpolation } from '../../runtime/clip.ts';
 import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../runtime/graph.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
+import { CURVE_STRIDE, PoseInertializer } from '../../runtime/inertialization.ts';
 import { kernelPosePool } from '../../runtime/instance-batch.ts';
 import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
 import { SamplingKernel, samplingKernelAvailable } from '../../runtime/sampling-kernel.ts';
@@ -188,6 +189,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
 
   it('matches instances alone where nodes sample into temporaries: a layered blend, state-machine transitions, inertial blends', () => {
     const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
     for (const kind of ['layered', 'statemachine', 'inertial'] as const) {
       const graph = buildCrowdGraph(kind);
       const batch = graph.createInstances(4, { componentSpace: true });
@@ -214,7 +216,11 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       const rows = batch.translations;
       const intoTemporaries = sample.mock.calls.filter(([pose]) => pose.translations.buffer === rows.buffer && pose.translationsAddress >= rows.byteOffset + rows.byteLength);
       if (kind === 'layered') expect(intoTemporaries.length).toBeGreaterThan(0);
+      // The inertial blend's offsets were applied in the kernel (its numbers in the character's row of the kernel's memory).
+      if (kind === 'inertial') expect(inertialize).toHaveBeenCalled();
+      else expect(inertialize).not.toHaveBeenCalled();
       sample.mockClear();
+      inertialize.mockClear();
     }
   });
 
@@ -243,6 +249,68 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     }
     expect(blend).toHaveBeenCalledTimes(8);
     expect(Array.from(out.rotations.subarray(4, 8))).not.toEqual([0, 0, 0, 1]); // b's rotation, normalised
+  });
+
+  it('applies inertialization offsets in its memory as PoseInertializer does in JavaScript, bit for bit, every branch', () => {
+    // Five bones, numbers written by hand in the inertializer's documented layout: [0, 8) powers,
+    // then per bone translation directions, rotation axes, scale directions (3 each), the three
+    // curves (CURVE_STRIDE each) and the live flags.
+    const n = 5, count = PoseInertializer.numberCount(n);
+    const five = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
+    const kernel = SamplingKernel.create(five, [], [n * 3, n * 4, n * 3, count])!;
+    const [kt, kr, ks, block] = kernel.poseArrays;
+    const inKernel = new Pose(n, { translations: kt, rotations: kr, scales: ks });
+    const alone = new Pose(n);
+    const [viaKernel, viaJs] = [new PoseInertializer(n), new PoseInertializer(n)];
+    const own = new Float64Array(count);
+    viaKernel.useNumbers(block, 0);
+    viaJs.useNumbers(own, 0);
+    const random = mulberry32(11);
+    const td = 8, ra = td + n * 3, sd = ra + n * 3, tc = sd + n * 3, rc = tc + n * CURVE_STRIDE, sc = rc + n * CURVE_STRIDE, live = sc + n * CURVE_STRIDE;
+    // Unit directions and axes, as start() fits them.
+    for (let i = td; i < tc; i += 3) {
+      const v = [random() * 2 - 1, random() * 2 - 1, random() * 2 - 1], len = Math.hypot(...v);
+      own.set(v.map((x) => x / len), i);
+    }
+    for (let bone = 0; bone < n; bone++) {
+      for (const c of [tc, rc, sc]) {
+        const o = c + bone * CURVE_STRIDE;
+        own.set([random() - 0.5, random() - 0.5, random() - 0.5, 0.5, random() - 0.5, random() - 0.5, random() - 0.5], o);
+      }
+    }
+    // bone 0: every curve; 1: rotation only, 4.5 rad (a quarter of it past pi/4: Math.sin and Math.cos);
+    // 2: nothing live; 3: translation and rotation whose curves ended (t1 before the elapsed time);
+    // 4: rotation and scale on a pose rotation of length 2 (the full normalisation), then of length 0 (the identity).
+    own.set([7, 2, 0, 3, 6], live);
+    own[rc + 1 * CURVE_STRIDE] = 4.5;
+    own[tc + 3 * CURVE_STRIDE + 3] = 0.05;
+    own[rc + 3 * CURVE_STRIDE + 3] = 0.05;
+    block.set(own);
+    for (const inertializer of [viaKernel, viaJs]) inertializer.clock.set([0.1, 1]);
+    const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
+    for (const rotationScale of [2, 0]) {
+      for (const key of ['translations', 'rotations', 'scales'] as const) {
+        for (let i = 0; i < alone[key].length; i++) inKernel[key][i] = alone[key][i] = random() * 2 - 1;
+      }
+      for (const pose of [inKernel, alone]) {
+        for (let b = 0; b < n; b++) {
+          const o = b * 4, len = Math.hypot(...pose.rotations.subarray(o, o + 4));
+          // Bone 0 just off unit (the Newton step moves it), bone 4 far off or zero.
+          for (let k = 0; k < 4; k++) pose.rotations[o + k] *= (b === 4 ? rotationScale : b === 0 ? 1 + 1e-9 : 1) / len;
+        }
+      }
+      const before = Array.from(alone.rotations);
+      viaKernel.apply(inKernel);
+      viaJs.apply(alone);
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[key])).toEqual(Array.from(alone[key]));
+      // The branches did what they say: bone 2 untouched, bones 0 and 4's rotations unit (or the identity).
+      expect(Array.from(alone.rotations.subarray(8, 12))).toEqual(before.slice(8, 12));
+      expect(Math.abs(Math.hypot(...alone.rotations.subarray(0, 4)) - 1)).toBeLessThan(1e-15);
+      expect(Math.hypot(...alone.rotations.subarray(16, 20))).toBeCloseTo(1, 14);
+      if (rotationScale === 0) expect(Array.from(alone.rotations.subarray(16, 20))).toEqual([0, 0, 0, 1]);
+    }
+    expect(inertialize).toHaveBeenCalledTimes(2);
+    inertialize.mockRestore();
   });
 
   it('runs characters below full rate in the kernel too: interpolation poses in its memory, the same poses as alone', () => {
