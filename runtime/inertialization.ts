@@ -121,6 +121,20 @@ function curveAt(curve: Float64Array, o: number, p: Float64Array): number {
 }
 
 /**
+ * curveAt into out[index], for the frame loop: a double a call returns is boxed when V8 does not
+ * inline the call, and apply's JavaScript path is not always inlined into (once optimised for a
+ * batch's kernel path, it was re-optimised without it and allocated per character). See
+ * CONTRIBUTING.md, "Numbers in the frame loop".
+ */
+function curveInto(out: Float64Array, index: number, curve: Float64Array, o: number, p: Float64Array): void {
+  const t = p[0];
+  out[index] = t < curve[o + 3] ? curve[o] + curve[o + 1] * t + curve[o + 2] * p[1] + curve[o + 6] * p[2] + curve[o + 5] * p[3] + curve[o + 4] * p[4] : 0;
+}
+
+/** apply's curve values of the bone at hand: [translation, scale, rotation]. */
+const boneOffsets = new Float64Array(3);
+
+/**
  * The decaying offset of a whole pose: per bone a direction and a curve for translation, an axis
  * and a curve for rotation, a direction and a curve for scale. The caller owns one per node and
  * sizes it once; start() fits it at a transition, apply() adds it to each frame's new pose.
@@ -297,19 +311,26 @@ export class PoseInertializer {
       const m = live[bone];
       if (m === 0) continue;
       const b3 = bone * 3, b4 = bone * 4, c = bone * CURVE_STRIDE;
-      const xt = (m & 1) === 0 ? 0 : curveAt(tc, c, p);
+      const x = boneOffsets;
+      if ((m & 1) === 0) x[0] = 0;
+      else curveInto(x, 0, tc, c, p);
+      const xt = x[0];
       if (xt !== 0) {
         pt[b3] += td[b3] * xt;
         pt[b3 + 1] += td[b3 + 1] * xt;
         pt[b3 + 2] += td[b3 + 2] * xt;
       }
-      const xs = (m & 4) === 0 ? 0 : curveAt(sc, c, p);
+      if ((m & 4) === 0) x[1] = 0;
+      else curveInto(x, 1, sc, c, p);
+      const xs = x[1];
       if (xs !== 0) {
         ps[b3] += sd[b3] * xs;
         ps[b3 + 1] += sd[b3 + 1] * xs;
         ps[b3 + 2] += sd[b3 + 2] * xs;
       }
-      const xr = (m & 2) === 0 ? 0 : curveAt(rc, c, p);
+      if ((m & 2) === 0) x[2] = 0;
+      else curveInto(x, 2, rc, c, p);
+      const xr = x[2];
       if (xr !== 0) {
         // pose rotation = offset(axis, xr) * pose rotation, as previous = offset * target.
         // sin and cos of the half angle h without Math.sin and Math.cos (calls out of optimised
