@@ -1,5 +1,6 @@
 import { BlendSpaceNode } from '../runtime/blend-space.ts';
 import type { ClipBinding } from '../runtime/clip.ts';
+import { CLOCK_NUMBERS } from '../runtime/clip-playback.ts';
 import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node.ts';
 import * as z from 'zod';
 
@@ -16,8 +17,9 @@ export class BlendSpace1D extends BlendSpaceNode {
     private readonly order: Int32Array,
     private readonly xs: Float64Array,
     x: ScalarProperty, smoothingTime: number, playRate: ScalarProperty, loop: ScalarProperty, syncGroup: string,
+    clockNumbers = -1,
   ) {
-    super(id, 'BlendSpace1D', samples, [x], [smoothingTime], playRate, loop, syncGroup);
+    super(id, 'BlendSpace1D', samples, [x], [smoothingTime], playRate, loop, syncGroup, clockNumbers);
   }
 
   protected sampleWeights(): void {
@@ -73,10 +75,12 @@ export const BlendSpace1DType: NodeType = defineNodeType({
   },
   inputs: [],
   check: checkSamples,
-  create: ({ id, properties: p }) => {
+  create: ({ id, properties: p, numbers }) => {
     const order = Int32Array.from(p.samples.map((_, i) => i).sort((a, b) => p.samples[a].x - p.samples[b].x || a - b));
     const xs = Float64Array.from(order, (i) => p.samples[i].x);
-    return new BlendSpace1D(id, p.samples.map((s) => s.clip), order, xs, p.x, p.smoothingTime, p.playRate, p.loop, p.syncGroup ?? '');
+    return new BlendSpace1D(
+      id, p.samples.map((s) => s.clip), order, xs, p.x, p.smoothingTime, p.playRate, p.loop, p.syncGroup ?? '', numbers(p.samples.length * CLOCK_NUMBERS),
+    );
   },
 });
 

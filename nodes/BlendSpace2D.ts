@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { BlendSpaceNode } from '../runtime/blend-space.ts';
 import type { ClipBinding } from '../runtime/clip.ts';
+import { CLOCK_NUMBERS } from '../runtime/clip-playback.ts';
 import { toUnitSquare, triangulate, triangulationProblems } from '../runtime/delaunay.ts';
 import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node.ts';
 
@@ -30,8 +31,9 @@ export class BlendSpace2D extends BlendSpaceNode {
     private readonly layout: BlendSpace2DLayout,
     x: ScalarProperty, y: ScalarProperty, smoothingTimes: readonly number[],
     playRate: ScalarProperty, loop: ScalarProperty, syncGroup: string,
+    clockNumbers = -1,
   ) {
-    super(id, 'BlendSpace2D', samples, [x, y], smoothingTimes, playRate, loop, syncGroup);
+    super(id, 'BlendSpace2D', samples, [x, y], smoothingTimes, playRate, loop, syncGroup, clockNumbers);
   }
 
   protected sampleWeights(): void {
@@ -139,8 +141,11 @@ export const BlendSpace2DType: NodeType = defineNodeType({
     const unit = toUnitSquare(points);
     return { points: unit, triangles: triangulate(Array.from(unit)), scale };
   },
-  create: ({ id, properties: p, shared }) => {
+  create: ({ id, properties: p, shared, numbers }) => {
     if (!shared || shared.triangles.length === 0) throw new RangeError(`BlendSpace2D '${id}': its samples have no triangle (the loader reports why)`);
-    return new BlendSpace2D(id, p.samples.map((s) => s.clip), shared, p.x, p.y, [p.xSmoothingTime, p.ySmoothingTime], p.playRate, p.loop, p.syncGroup ?? '');
+    return new BlendSpace2D(
+      id, p.samples.map((s) => s.clip), shared, p.x, p.y, [p.xSmoothingTime, p.ySmoothingTime], p.playRate, p.loop, p.syncGroup ?? '',
+      numbers(p.samples.length * CLOCK_NUMBERS),
+    );
   },
 });

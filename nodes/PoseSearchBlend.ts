@@ -1,5 +1,5 @@
 import type { ClipBinding } from '../runtime/clip.ts';
-import { CLIP_LOOPED, ClipPlayback } from '../runtime/clip-playback.ts';
+import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/clip-playback.ts';
 import { Crossfade } from '../runtime/crossfade.ts';
 import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/inertial-transition.ts';
 import {
@@ -37,6 +37,8 @@ export class PoseSearchBlend extends LocalPoseNode {
   private readonly dbClip: Int32Array;
   /** The clips playing, oldest first: the last is the one blended to (only the first in inertial mode). */
   private readonly slots: ClipPlayback[];
+  /** The slots' playbacks in a fixed order (`slots` reorders them): where each keeps its clock in the instance's numbers. */
+  private readonly clocks: readonly ClipPlayback[];
   private readonly slotMotion = new Int32Array(MAX_SLOTS);
   private slotCount = 0;
   private readonly fade = new Crossfade(MAX_SLOTS);
@@ -76,6 +78,8 @@ export class PoseSearchBlend extends LocalPoseNode {
     boneCount: number,
     /** Where the inertial transition's numbers go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
     transitionNumbers = -1,
+    /** Where the slots' clip clocks go in the instance's per-frame numbers (MAX_SLOTS of them), -1: their own. */
+    private readonly clockNumbers = -1,
   ) {
     super(id, 'PoseSearchBlend');
     this.dbClip = Int32Array.from(clipNames, (name) => database.clipNames.indexOf(name));
@@ -83,6 +87,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.inertial = blendMode === 'inertial';
     this.slots = Array.from({ length: MAX_SLOTS }, () => new ClipPlayback(bindings[0]));
     for (const slot of this.slots) slot.owner = id;
+    this.clocks = [...this.slots];
     this.transition = new InertialTransition(boneCount, transitionNumbers);
     this.extractor = new PoseFeatureExtractor(database.schema);
     this.raw = new Float64Array(database.dims);
@@ -124,6 +129,7 @@ export class PoseSearchBlend extends LocalPoseNode {
     this.slotCount = 0;
     this.activeMotion = -1;
     this.fade.reset();
+    usePlaybackNumbers(this.clocks, this.graph.frameNumbers, this.clockNumbers);
     this.transition.useNumbers(this.graph.frameNumbers);
     this.transition.reset();
     this.switchBlendTime = 0;
@@ -490,7 +496,7 @@ export const PoseSearchBlendType: NodeType = defineNodeType({
     const transitionNumbers = p.blendMode === 'inertial' ? numbers(InertialTransition.numberCount(boneCount)) : -1;
     return new PoseSearchBlend(
       id, p.clips.map((c) => c.name), p.clips.map((c) => c.binding), shared.database, p.motion, p.blendTime, p.loop, p.blendMode, boneCount,
-      transitionNumbers,
+      transitionNumbers, numbers(MAX_SLOTS * CLOCK_NUMBERS),
     );
   },
 });

@@ -1,5 +1,5 @@
 import type { ClipBinding } from '../runtime/clip.ts';
-import { ClipPlayback } from '../runtime/clip-playback.ts';
+import { CLOCK_NUMBERS, ClipPlayback } from '../runtime/clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, readFlag, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
@@ -21,6 +21,8 @@ export class SequenceEvaluator extends LocalPoseNode {
     readonly clip: ClipBinding,
     private readonly explicitTime: ScalarProperty,
     private readonly loop: ScalarProperty,
+    /** Where the clip clock's numbers go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
+    private readonly clockNumbers = -1,
   ) {
     super(id, 'SequenceEvaluator');
     this.playback = new ClipPlayback(clip);
@@ -32,6 +34,7 @@ export class SequenceEvaluator extends LocalPoseNode {
   }
 
   protected override onInitialize(): void {
+    this.playback.useNumbers(this.graph.frameNumbers, this.clockNumbers);
     this.playback.time = 0;
     this.playback.restart();
   }
@@ -90,5 +93,5 @@ export const SequenceEvaluatorType: NodeType = defineNodeType({
     loop: { kind: 'bool', default: false },
   },
   inputs: [],
-  create: ({ id, properties: p }) => new SequenceEvaluator(id, p.clip, p.explicitTime, p.loop),
+  create: ({ id, properties: p, numbers }) => new SequenceEvaluator(id, p.clip, p.explicitTime, p.loop, numbers(CLOCK_NUMBERS)),
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ClipBinding } from '../runtime/clip.ts';
-import { ClipPlayback } from '../runtime/clip-playback.ts';
+import { CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/clip-playback.ts';
 import type { SlotPlayer } from '../runtime/graph.ts';
 import { quatNormalize } from '../runtime/math.ts';
 import {
@@ -54,9 +54,14 @@ class SlotVoice {
  * the filter are all its own), except for its curves, scaled by its share so that the clip's
  * curves override them as its pose does.
  */
+/** How many clips a slot plays at once (its voices: one blending out under the newer). */
+const VOICES = 2;
+
 export class Slot extends LocalPoseNode implements SlotPlayer {
   /** [older, newer]: the newer one is on top; a lone clip is always the newer. */
   private readonly voices: SlotVoice[];
+  /** The voices' clip clocks, in voice order. */
+  private readonly clocks: readonly ClipPlayback[];
   /** [1 − w, w] for blending a voice into the pose. */
   private readonly weights = new Float64Array(2);
   /** The source's share this frame: (1 − w0) × (1 − w1). */
@@ -78,10 +83,13 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     private readonly filterDepth: number,
     anyClip: ClipBinding,
     boneCount: number,
+    /** Where the voices' clip clocks go in the instance's per-frame numbers (NodeBuild.numbers, VOICES of them), -1: their own. */
+    private readonly clockNumbers = -1,
   ) {
     super(id, 'Slot');
     this.inputLinks = [source];
     this.voices = [new SlotVoice(anyClip, id), new SlotVoice(anyClip, id)];
+    this.clocks = this.voices.map((v) => v.playback);
     this.mask = new Float64Array(boneCount).fill(1);
     this.maskedBones = Int32Array.from({ length: boneCount }, (_, i) => i);
   }
@@ -136,6 +144,7 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   }
 
   protected override onInitialize(ctx: InitializeContext): void {
+    usePlaybackNumbers(this.clocks, this.graph.frameNumbers, this.clockNumbers);
     for (const v of this.voices) {
       v.active = false;
       v.weight = 0;
@@ -321,6 +330,6 @@ export const SlotType: NodeType = defineNodeType({
   },
   inputs: [{ name: 'source', kind: 'pose', space: 'local' }],
   // The voices' clips are given by playSlot: till then they are inactive and their clip unread.
-  create: ({ id, boneCount, properties: p, inputs }) =>
-    new Slot(id, p.name ?? id, inputs.source, p.filterBone, p.filterDepth, undefined as unknown as ClipBinding, boneCount),
+  create: ({ id, boneCount, properties: p, inputs, numbers }) =>
+    new Slot(id, p.name ?? id, inputs.source, p.filterBone, p.filterDepth, undefined as unknown as ClipBinding, boneCount, numbers(VOICES * CLOCK_NUMBERS)),
 });

@@ -1,5 +1,5 @@
 import type { ClipBinding } from './clip.ts';
-import { CLIP_LOOPED, ClipPlayback } from './clip-playback.ts';
+import { CLIP_LOOPED, ClipPlayback, usePlaybackNumbers } from './clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar, type DebugNode, type Link, type ScalarProperty, type UpdateContext } from './node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from './pose.ts';
 import { followSyncPosition, readSyncPosition, SyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember } from './sync-group.ts';
@@ -44,6 +44,8 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
     private readonly playRate: ScalarProperty,
     private readonly loop: ScalarProperty,
     private readonly syncGroupName: string,
+    /** Where the samples' clip clocks go in the instance's per-frame numbers (NodeBuild.numbers, one per sample), -1: their own. */
+    private readonly clockNumbers = -1,
   ) {
     super(id, type);
     this.weights = new Float64Array(samples.length);
@@ -64,6 +66,7 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
   }
 
   protected override onInitialize(): void {
+    usePlaybackNumbers(this.players, this.graph.frameNumbers, this.clockNumbers);
     const looping = readFlag(this.graph.parameterValues, this.loop);
     for (const p of this.players) {
       p.time = 0;

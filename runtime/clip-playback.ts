@@ -317,3 +317,14 @@ export class ClipPlayback {
     }
   }
 }
+
+/**
+ * Keeps the clocks of `playbacks` in `numbers` one after another from `base` (a node's reservation
+ * of playbacks.length * CLOCK_NUMBERS: NodeBuild.numbers), as ClipPlayback.useNumbers does for
+ * one; a negative base keeps them where they are. Pass them in the same order every time (a fixed
+ * array, not one the node reorders): each call then finds every clock in place.
+ */
+export function usePlaybackNumbers(playbacks: readonly ClipPlayback[], numbers: Float64Array, base: number): void {
+  if (base < 0) return;
+  for (let i = 0; i < playbacks.length; i++) playbacks[i].useNumbers(numbers, base + i * CLOCK_NUMBERS);
+}

@@ -239,7 +239,7 @@ export class AnimGraphInstance implements GraphRuntime {
   /**
    * The frame's numbers in one array: the delta time (clamped), the elapsed time, the graph
    * update's delta time, the root motion (rootMotion views it), then each node's weight (at its
-   * nodeSlot) and what it reserved when built (NodeBuild.numbers: a SequencePlayer's clip clock).
+   * nodeSlot) and what it reserved when built (NodeBuild.numbers: clip clocks, inertialization offsets).
    * Fields holding doubles are each a separate heap number in V8, and every typed array two
    * objects, more for a crowd's frame to go through per character.
    */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { loadGraphFile } from '../../host/files.ts';
+import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { MAX_DELTA_TIME } from '../../runtime/graph.ts';
 import { runGraph } from '../../host/runner.ts';
 import { describeWithData, CMU } from '../support/shared-data.ts';
@@ -78,6 +78,35 @@ describe('graph instance', () => {
     expect(storage[1]).toBeCloseTo(20 / 60, 12); // the elapsed time
     expect(() => graph.createInstance({ frameNumbers: new Float64Array(count - 1) })).toThrow(`frameNumbers storage: expected ${count} numbers, all 0 (AnimGraph.frameNumberCount); got ${count - 1}`);
     expect(() => graph.createInstance({ frameNumbers: new Float64Array(count).fill(1) })).toThrow(/expected \d+ numbers, all 0/);
+  });
+
+  it('keeps every clip clock in the per-frame numbers: SequenceEvaluator, BlendSpace1D, Slot (each with its time there)', () => {
+    const asset = (nodes: Record<string, unknown>, output: string) => loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      parameters: { t: { type: 'float', default: 0.37 }, speed: { type: 'float', default: 275 } },
+      nodes, output,
+    });
+    const holds = (numbers: Float64Array, value: number) => Array.from(numbers).some((x) => x === value);
+    // A scrubbed clip: its explicit time is its clock's time (and its seek time).
+    const evaluator = asset({ e: { type: 'SequenceEvaluator', properties: { clip: 'walk', explicitTime: { param: 't' } } } }, 'e').createInstance();
+    evaluator.update(1 / 60);
+    expect(holds(evaluator.frameNumbers, 0.37)).toBe(true);
+    // A 1D blend space's samples: the clock of each (walk and run in step) with its time.
+    const space = asset({ s: { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: 150 }, { clip: 'run', x: 400 }], x: { param: 'speed' } } } }, 's').createInstance();
+    for (let f = 0; f < 7; f++) space.update(1 / 60);
+    const spaceNode = space.nodes.get('s') as unknown as { players: { time: number }[] };
+    expect(spaceNode.players.map((p) => p.time).every((t) => t > 0 && holds(space.frameNumbers, t))).toBe(true);
+    // A slot's voice: the clip played on it, its time there.
+    const slotted = asset({ walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upper' } } }, 'slot').createInstance();
+    slotted.update(1 / 60);
+    slotted.playSlot('upper', 'run', { playRate: 0.5 });
+    for (let f = 0; f < 5; f++) slotted.update(1 / 60);
+    expect(holds(slotted.frameNumbers, 5 / 60 * 0.5)).toBe(true);
+    // Each reservation counted: the instance's 8, a weight per node (the loader's Output node too), 8 per clock.
+    expect(evaluator.frameNumbers.length).toBe(8 + 2 + 8);
+    expect(space.frameNumbers.length).toBe(8 + 2 + 2 * 8);
+    expect(slotted.frameNumbers.length).toBe(8 + 3 + 8 + 2 * 8);
   });
 
   it('keeps per character only what differs between characters: properties shared, the component pose made when first asked for', () => {
