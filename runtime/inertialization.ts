@@ -146,7 +146,7 @@ export class PoseInertializer {
    * where a batch's sampling kernel applies them: [0, 8) this frame's powers of the elapsed time
    * (five used), then per bone the translation directions, rotation axes and scale directions (3
    * each), the translation, rotation and scale curves (CURVE_STRIDE each) and which curves are live.
-   * The arrays below view it.
+   * The arrays below view it; the kernel's inertialize (runtime/wasm/sampling.wat) reads this layout.
    */
   private numbers: Float64Array;
   private base = 0;
