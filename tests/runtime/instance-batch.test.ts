@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { loadGraphFile } from '../../host/files.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
 import type { InstanceBatch } from '../../runtime/instance-batch.ts';
+import { SamplingKernel } from '../../runtime/sampling-kernel.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { describeWithData } from '../support/shared-data.ts';
 
@@ -56,6 +57,32 @@ describe('InstanceBatch', () => {
     batch.update(1 / 60);
     expect(batch.rotations.some((v) => v !== 0)).toBe(true);
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => graph.createInstances(bad)).toThrow(/at least 1; got/);
+  });
+
+  it('matches instances of their own through inertial transitions (an inertial BlendList under an Inertialization node), offsets applied in the kernel', () => {
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      parameters: { gait: { type: 'int', default: 0 } },
+      nodes: {
+        idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        gaits: { type: 'BlendList', inputs: { poses: ['idle', 'walk', 'run'] }, properties: { activeIndex: { param: 'gait' }, blendTimes: 0.3, blendMode: 'inertial' } },
+        smooth: { type: 'Inertialization', inputs: { pose: 'gaits' } },
+      },
+      output: 'smooth',
+    });
+    const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
+    // Three characters switching gait on different frames, one of them twice (an interrupted transition).
+    const { batch, alone } = runBoth(graph, 3, (instance, i, frame) => {
+      if (frame === 1 + i) instance.setParameter('gait', 1 + (i % 2));
+      if (i === 0 && frame === 4) instance.setParameter('gait', 2);
+    });
+    expectRowsLikeAlone(batch, alone);
+    expect(inertialize).toHaveBeenCalled();
+    inertialize.mockRestore();
+    expect(batch.rotations.subarray(0, graph.skeleton.boneCount * 4)).not.toEqual(batch.rotations.subarray(graph.skeleton.boneCount * 4, graph.skeleton.boneCount * 8));
   });
 
   describeWithData('on motion capture', () => {
