@@ -130,6 +130,12 @@ export function poseBlendTwo(out: Pose, a: Pose, b: Pose, weights: Float64Array)
 /** out = source * weights[index]: the first term of a weighted sum of poses (see poseAccumulate). */
 export function poseScaleInto(out: Pose, source: Pose, weights: Float64Array, index: number): Pose {
   const weight = weights[index];
+  const kernel = out.kernel;
+  if (kernel !== null && source.kernel === kernel && out.boneCount === source.boneCount) {
+    kernel.numbers[1] = weight;
+    kernel.scale(out, source);
+    return out;
+  }
   const st = source.translations, ot = out.translations, ss = source.scales, os = out.scales;
   for (let i = 0; i < ot.length; i++) {
     ot[i] = st[i] * weight;
@@ -146,6 +152,12 @@ export function poseScaleInto(out: Pose, source: Pose, weights: Float64Array, in
  */
 export function poseAccumulate(out: Pose, source: Pose, weights: Float64Array, index: number): Pose {
   const weight = weights[index];
+  const kernel = out.kernel;
+  if (kernel !== null && source.kernel === kernel && out.boneCount === source.boneCount) {
+    kernel.numbers[1] = weight;
+    kernel.accumulate(out, source);
+    return out;
+  }
   const st = source.translations, ot = out.translations, ss = source.scales, os = out.scales;
   for (let i = 0; i < ot.length; i++) {
     ot[i] += st[i] * weight;
@@ -164,6 +176,11 @@ export function poseAccumulate(out: Pose, source: Pose, weights: Float64Array, i
 }
 
 export function poseNormalizeRotations(pose: Pose): Pose {
+  const kernel = pose.kernel;
+  if (kernel !== null) {
+    kernel.normalize(pose);
+    return pose;
+  }
   const r = pose.rotations;
   for (let o = 0; o < r.length; o += 4) quatNormalize(r, o);
   return pose;

@@ -35,6 +35,9 @@ export class SamplingKernel {
   private readonly composeFn: ComposeFunction;
   private readonly blendFn: BlendFunction;
   private readonly inertializeFn: InertializeFunction;
+  private readonly scaleFn: WeightedFunction;
+  private readonly accumulateFn: WeightedFunction;
+  private readonly normalizeFn: (or: number, n: number) => void;
   /**
    * sample's numbers, in the kernel's memory: [alpha, wa, w] (the sample's place between its keys,
    * then the blend weights of the pose and of the sample; 1 and 0 when not blending). The caller
@@ -78,6 +81,9 @@ export class SamplingKernel {
     this.composeFn = instance.exports.compose as ComposeFunction;
     this.blendFn = instance.exports.blend as BlendFunction;
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
+    this.scaleFn = instance.exports.scale as WeightedFunction;
+    this.accumulateFn = instance.exports.accumulate as WeightedFunction;
+    this.normalizeFn = instance.exports.normalize as (or: number, n: number) => void;
     this.numbers = new Float64Array(buffer, scratch + 32, 3);
     this.skeleton = skeleton;
     this.memory = memory;
@@ -181,6 +187,23 @@ export class SamplingKernel {
   }
 
   /**
+   * poseScaleInto, poseAccumulate and poseNormalizeRotations (a crossfade of N poses: BlendList,
+   * StateMachine transitions, blend spaces) for poses in this memory, with numbers[1] (the weight)
+   * written first: the same numbers.
+   */
+  scale(out: Pose, source: Pose): void {
+    this.scaleFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, source.translationsAddress, source.rotationsAddress, source.scalesAddress, out.boneCount);
+  }
+
+  accumulate(out: Pose, source: Pose): void {
+    this.accumulateFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, source.translationsAddress, source.rotationsAddress, source.scalesAddress, out.boneCount);
+  }
+
+  normalize(pose: Pose): void {
+    this.normalizeFn(pose.rotationsAddress, pose.boneCount);
+  }
+
+  /**
    * PoseInertializer.apply for a pose in this memory, with the inertializer's numbers at byte
    * address `block` of this memory (its powers of the elapsed time written first): the same numbers.
    */
@@ -225,6 +248,7 @@ function hexBytes(hex: string): Uint8Array {
 }
 
 type BlendFunction = (ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number) => void;
+type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
 type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;

@@ -289,6 +289,104 @@
       (local.set $i (i32.add (local.get $i) (i32.const 32)))
       (br $bones))))
 
+  ;; poseScaleInto: out = source * w per value (translations and scales 3n each, rotations 4n), w
+  ;; read from scratch + 40; out may be source. The first term of a weighted sum of poses.
+  (func (export "scale")
+    (param $ot i32) (param $or i32) (param $os i32) (param $st i32) (param $sr i32) (param $ss i32) (param $n i32)
+    (local $i i32) (local $end i32) (local $w f64) (local $vw v128)
+    (local.set $w (f64.load offset=40 (global.get $scratch)))
+    (local.set $vw (f64x2.splat (local.get $w)))
+    ;; Translations and scales: 3n values each, two at a time, the odd last one alone.
+    (local.set $end (i32.mul (local.get $n) (i32.const 24)))
+    (block $done (loop $pairs
+      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end)))
+      (v128.store (i32.add (local.get $ot) (local.get $i)) (f64x2.mul (v128.load (i32.add (local.get $st) (local.get $i))) (local.get $vw)))
+      (v128.store (i32.add (local.get $os) (local.get $i)) (f64x2.mul (v128.load (i32.add (local.get $ss) (local.get $i))) (local.get $vw)))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.lt_u (local.get $i) (local.get $end))
+      (then
+        (f64.store (i32.add (local.get $ot) (local.get $i)) (f64.mul (f64.load (i32.add (local.get $st) (local.get $i))) (local.get $w)))
+        (f64.store (i32.add (local.get $os) (local.get $i)) (f64.mul (f64.load (i32.add (local.get $ss) (local.get $i))) (local.get $w)))))
+    ;; Rotations: 4n values, two at a time.
+    (local.set $i (i32.const 0))
+    (local.set $end (i32.shl (local.get $n) (i32.const 5)))
+    (block $done (loop $quads
+      (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+      (v128.store (i32.add (local.get $or) (local.get $i)) (f64x2.mul (v128.load (i32.add (local.get $sr) (local.get $i))) (local.get $vw)))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $quads))))
+
+  ;; poseAccumulate: out += source * w per value of the translations and scales, and per bone
+  ;; out += source * (+-w) for the rotations, the sign taking source into the running sum's
+  ;; hemisphere (its dot product with out in the scalar order); w read from scratch + 40. n bones.
+  (func (export "accumulate")
+    (param $ot i32) (param $or i32) (param $os i32) (param $st i32) (param $sr i32) (param $ss i32) (param $n i32)
+    (local $i i32) (local $end i32) (local $w f64) (local $vw v128)
+    (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $v v128)
+    (local.set $w (f64.load offset=40 (global.get $scratch)))
+    (local.set $vw (f64x2.splat (local.get $w)))
+    (local.set $end (i32.mul (local.get $n) (i32.const 24)))
+    (block $done (loop $pairs
+      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end)))
+      (v128.store (i32.add (local.get $ot) (local.get $i))
+        (f64x2.add (v128.load (i32.add (local.get $ot) (local.get $i))) (f64x2.mul (v128.load (i32.add (local.get $st) (local.get $i))) (local.get $vw))))
+      (v128.store (i32.add (local.get $os) (local.get $i))
+        (f64x2.add (v128.load (i32.add (local.get $os) (local.get $i))) (f64x2.mul (v128.load (i32.add (local.get $ss) (local.get $i))) (local.get $vw))))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.lt_u (local.get $i) (local.get $end))
+      (then
+        (f64.store (i32.add (local.get $ot) (local.get $i))
+          (f64.add (f64.load (i32.add (local.get $ot) (local.get $i))) (f64.mul (f64.load (i32.add (local.get $st) (local.get $i))) (local.get $w))))
+        (f64.store (i32.add (local.get $os) (local.get $i))
+          (f64.add (f64.load (i32.add (local.get $os) (local.get $i))) (f64.mul (f64.load (i32.add (local.get $ss) (local.get $i))) (local.get $w))))))
+    (local.set $i (i32.const 0))
+    (local.set $end (i32.shl (local.get $n) (i32.const 5)))
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+      (local.set $qlo (v128.load (i32.add (local.get $or) (local.get $i))))
+      (local.set $qhi (v128.load offset=16 (i32.add (local.get $or) (local.get $i))))
+      (local.set $blo (v128.load (i32.add (local.get $sr) (local.get $i))))
+      (local.set $bhi (v128.load offset=16 (i32.add (local.get $sr) (local.get $i))))
+      (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $blo)))
+      (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $bhi)))
+      (local.set $v (f64x2.splat (select (f64.neg (local.get $w)) (local.get $w)
+        (f64.lt (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+          (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))) (f64.const 0)))))
+      (v128.store (i32.add (local.get $or) (local.get $i)) (f64x2.add (local.get $qlo) (f64x2.mul (local.get $blo) (local.get $v))))
+      (v128.store offset=16 (i32.add (local.get $or) (local.get $i)) (f64x2.add (local.get $qhi) (f64x2.mul (local.get $bhi) (local.get $v))))
+      (local.set $i (i32.add (local.get $i) (i32.const 32)))
+      (br $bones))))
+
+  ;; poseNormalizeRotations: each of n rotations at or normalised as quatNormalize does (squared
+  ;; length in the scalar order; not above 1e-12, or not finite: the identity).
+  (func (export "normalize")
+    (param $or i32) (param $n i32)
+    (local $i i32) (local $end i32) (local $qlo v128) (local $qhi v128) (local $lo2 v128) (local $hi2 v128) (local $len2 f64) (local $inv v128)
+    (local.set $end (i32.shl (local.get $n) (i32.const 5)))
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+      (local.set $qlo (v128.load (i32.add (local.get $or) (local.get $i))))
+      (local.set $qhi (v128.load offset=16 (i32.add (local.get $or) (local.get $i))))
+      (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $qlo)))
+      (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
+      (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+        (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
+      (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+            (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
+        (then
+          (local.set $qlo (v128.const f64x2 0 0))
+          (local.set $qhi (v128.const f64x2 0 1)))
+        (else
+          (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+          (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
+          (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
+      (v128.store (i32.add (local.get $or) (local.get $i)) (local.get $qlo))
+      (v128.store offset=16 (i32.add (local.get $or) (local.get $i)) (local.get $qhi))
+      (local.set $i (i32.add (local.get $i) (i32.const 32)))
+      (br $bones))))
+
   ;; The component-space poses of `count` characters' local poses at lt/lr/ls (n bones each, one
   ;; character after another) into ct/cr/cs, parents first: ComponentPose.ensureAllComponent with
   ;; every bone stale (composeBone's arithmetic: translation = parentT + parentR * (parentS *

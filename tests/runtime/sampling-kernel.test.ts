@@ -11,7 +11,7 @@ import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../runt
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { CURVE_STRIDE, PoseInertializer } from '../../runtime/inertialization.ts';
 import { kernelPosePool } from '../../runtime/instance-batch.ts';
-import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
+import { Pose, poseAccumulate, poseBlendTwo, poseNormalizeRotations, poseScaleInto } from '../../runtime/pose.ts';
 import { SamplingKernel, samplingKernelAvailable } from '../../runtime/sampling-kernel.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
@@ -249,6 +249,47 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     }
     expect(blend).toHaveBeenCalledTimes(8);
     expect(Array.from(out.rotations.subarray(4, 8))).not.toEqual([0, 0, 0, 1]); // b's rotation, normalised
+  });
+
+  it('sums poses in its memory as poseScaleInto, poseAccumulate and poseNormalizeRotations do in JavaScript, bit for bit', () => {
+    // Five bones (15 translations and scales: a pair loop and an odd last value), three poses in the
+    // kernel and their twins of their own; one rotation of zero length, one in the other hemisphere.
+    const n = 5;
+    const five = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
+    const kernel = SamplingKernel.create(five, [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
+    const a = kernel.poseArrays;
+    const inKernel = [0, 1, 2].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
+    const alone = [0, 1, 2].map(() => new Pose(n));
+    expect(inKernel.every((p) => p.kernel === kernel)).toBe(true);
+    const random = mulberry32(5);
+    for (let p = 0; p < 3; p++) {
+      for (const key of ['translations', 'rotations', 'scales'] as const) {
+        for (let i = 0; i < alone[p][key].length; i++) inKernel[p][key][i] = alone[p][key][i] = random() * 4 - 2;
+      }
+    }
+    for (const poses of [inKernel, alone]) {
+      poses[1].rotations.fill(0, 4, 8); // with weights summing to 0 there: the identity after normalising
+      for (let k = 0; k < 4; k++) poses[2].rotations[8 + k] = -poses[0].rotations[8 + k]; // the other hemisphere
+    }
+    const spies = (['scale', 'accumulate', 'normalize'] as const).map((name) => vi.spyOn(SamplingKernel.prototype, name));
+    for (const weights of [[0.6, 0.3, 0.1], [0, 1, 0], [1, 0, 0.5], [0.25, 0.25, 0.5]]) {
+      const w = Float64Array.from(weights);
+      for (const poses of [inKernel, alone]) {
+        poseScaleInto(poses[0], poses[0], w, 0); // in place: out = out * w0
+        poseAccumulate(poses[0], poses[1], w, 1);
+        poseAccumulate(poses[0], poses[2], w, 2);
+        poseNormalizeRotations(poses[0]);
+      }
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[0][key])).toEqual(Array.from(alone[0][key]));
+      // Into another pose too (out not the source).
+      poseScaleInto(inKernel[1], inKernel[2], w, 2);
+      poseScaleInto(alone[1], alone[2], w, 2);
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[1][key])).toEqual(Array.from(alone[1][key]));
+    }
+    expect(spies.map((spy) => spy.mock.calls.length)).toEqual([8, 8, 4]);
+    for (const spy of spies) spy.mockRestore();
+    // A known answer: the other-hemisphere rotation of bone 2 adds up with bone 2 of pose 0 rather than cancelling.
+    expect(Math.hypot(...alone[0].rotations.subarray(8, 12))).toBeCloseTo(1, 12);
   });
 
   it('applies inertialization offsets in its memory as PoseInertializer does in JavaScript, bit for bit, every branch', () => {
