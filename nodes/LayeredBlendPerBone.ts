@@ -150,9 +150,21 @@ export class LayeredBlendPerBone extends LocalPoseNode {
     if (scratch !== null) this.graph.posePool.release(scratch);
   }
 
-  /** out = lerp(out, layer, mask × alpha) per masked bone, rotations by normalised lerp on the shorter arc. */
+  /**
+   * out = lerp(out, layer, mask × alpha) per masked bone, rotations by normalised lerp on the shorter
+   * arc: in the sampling kernel when both poses are in its memory (a batch's character), with the
+   * bones' weights written to its per-bone weights, bit-identically.
+   */
   private blendLocal(out: Pose, layer: Pose, index: number): void {
     const bones = this.maskBones[index], mask = this.maskWeights[index], alpha = this.alphas[index];
+    const kernel = out.kernel;
+    if (kernel !== null && layer.kernel === kernel && out.boneCount === kernel.boneWeights.length) {
+      const weights = kernel.boneWeights;
+      weights.fill(0);
+      for (let k = 0; k < bones.length; k++) weights[bones[k]] = mask[bones[k]] * alpha;
+      kernel.layer(out, layer);
+      return;
+    }
     const ot = out.translations, os = out.scales, or = out.rotations;
     const lt = layer.translations, ls = layer.scales, lr = layer.rotations;
     for (let k = 0; k < bones.length; k++) {

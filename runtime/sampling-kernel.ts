@@ -38,6 +38,9 @@ export class SamplingKernel {
   private readonly scaleFn: WeightedFunction;
   private readonly accumulateFn: WeightedFunction;
   private readonly normalizeFn: (or: number, n: number) => void;
+  private readonly layerFn: WeightedFunction;
+  /** This thread's per-bone weights in the memory, one per bone: what `layer` reads, written first. */
+  readonly boneWeights: Float64Array;
   /**
    * sample's numbers, in the kernel's memory: [alpha, wa, w] (the sample's place between its keys,
    * then the blend weights of the pose and of the sample; 1 and 0 when not blending). The caller
@@ -76,7 +79,11 @@ export class SamplingKernel {
     }
     const scratch = scratchSlot * SCRATCH_BYTES;
     const instance = new (webAssembly()!).Instance(module, { m: { sin: Math.sin, cos: Math.cos, memory } });
-    (instance.exports.setup as (t: number, r: number, s: number, scratch: number, parents: number) => void)(layout.refT, layout.refR, layout.refS, scratch, layout.parents);
+    const boneWeights = layout.boneWeights + scratchSlot * skeleton.boneCount * 8;
+    (instance.exports.setup as (t: number, r: number, s: number, scratch: number, parents: number, weights: number) => void)(
+      layout.refT, layout.refR, layout.refS, scratch, layout.parents, boneWeights,
+    );
+    this.boneWeights = new Float64Array(buffer, boneWeights, skeleton.boneCount);
     this.sampleFn = instance.exports.sample as SampleFunction;
     this.composeFn = instance.exports.compose as ComposeFunction;
     this.blendFn = instance.exports.blend as BlendFunction;
@@ -84,6 +91,7 @@ export class SamplingKernel {
     this.scaleFn = instance.exports.scale as WeightedFunction;
     this.accumulateFn = instance.exports.accumulate as WeightedFunction;
     this.normalizeFn = instance.exports.normalize as (or: number, n: number) => void;
+    this.layerFn = instance.exports.layer as WeightedFunction;
     this.numbers = new Float64Array(buffer, scratch + 32, 3);
     this.skeleton = skeleton;
     this.memory = memory;
@@ -204,6 +212,14 @@ export class SamplingKernel {
   }
 
   /**
+   * LayeredBlendPerBone's local blend of `layer` over `out` (poses of this kernel's skeleton in this
+   * memory), each bone by its weight in boneWeights, written first (0: left as it is): the same numbers.
+   */
+  layer(out: Pose, layer: Pose): void {
+    this.layerFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, layer.translationsAddress, layer.rotationsAddress, layer.scalesAddress, out.boneCount);
+  }
+
+  /**
    * PoseInertializer.apply for a pose in this memory, with the inertializer's numbers at byte
    * address `block` of this memory (its powers of the elapsed time written first): the same numbers.
    */
@@ -312,6 +328,8 @@ const SCRATCH_BYTES = 64;
 /** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */
 interface KernelLayout {
   refT: number; refR: number; refS: number; parents: number;
+  /** Each thread's per-bone weights (n f64 a thread, thread order). */
+  boneWeights: number;
   slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[] }[];
   poses: number[];
   poseLengths: readonly number[];
@@ -327,7 +345,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
     top += Math.ceil(bytes / 16) * 16;
     return at;
   };
-  const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4);
+  const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4), boneWeights = take(Math.max(1, threads) * n * 8);
   const slots = bindings.map((binding) => {
     const clip = binding.clip;
     const spans = clip.rotationSpans();
@@ -337,7 +355,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
     };
   });
   const poses = poseLengths.map((length) => take(length * 8));
-  return { refT, refR, refS, parents, slots, poses, poseLengths, pages: Math.ceil(top / 65536) };
+  return { refT, refR, refS, parents, boneWeights, slots, poses, poseLengths, pages: Math.ceil(top / 65536) };
 }
 
 /** Whether `buffer` holds what `layout` puts there for this skeleton and these bindings (another thread's copy of the graph). */

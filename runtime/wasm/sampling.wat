@@ -25,8 +25,11 @@
   (global $scratch (mut i32) (i32.const 0))
   ;; The skeleton's parent of each bone (i32, -1 for a root), parents before children.
   (global $parents (mut i32) (i32.const 0))
+  ;; This thread's per-bone weights (f64, one per bone), written by JavaScript before `layer`.
+  (global $boneWeights (mut i32) (i32.const 0))
 
-  (func (export "setup") (param $refT i32) (param $refR i32) (param $refS i32) (param $scratch i32) (param $parents i32)
+  (func (export "setup") (param $refT i32) (param $refR i32) (param $refS i32) (param $scratch i32) (param $parents i32) (param $boneWeights i32)
+    (global.set $boneWeights (local.get $boneWeights))
     (global.set $parents (local.get $parents))
     (global.set $refT (local.get $refT))
     (global.set $refR (local.get $refR))
@@ -385,6 +388,63 @@
       (v128.store (i32.add (local.get $or) (local.get $i)) (local.get $qlo))
       (v128.store offset=16 (i32.add (local.get $or) (local.get $i)) (local.get $qhi))
       (local.set $i (i32.add (local.get $i) (i32.const 32)))
+      (br $bones))))
+
+  ;; LayeredBlendPerBone's local blend: per bone whose weight w (this thread's bone weights) is above
+  ;; 0, out = out * (1 - w) + layer * w for the translation and scale, out * (1 - w) + layer * (+-w)
+  ;; for the rotation (the sign taking the layer into out's hemisphere), then normalised as
+  ;; quatNormalize does; other bones are left as they are. n bones.
+  (func (export "layer")
+    (param $ot i32) (param $or i32) (param $os i32) (param $lt i32) (param $lr i32) (param $ls i32) (param $n i32)
+    (local $bone i32) (local $o i32) (local $l i32) (local $w f64) (local $s f64) (local $vw v128) (local $vs v128)
+    (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $v v128) (local $len2 f64) (local $inv v128)
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
+      (local.set $w (f64.load (i32.add (global.get $boneWeights) (i32.shl (local.get $bone) (i32.const 3)))))
+      (if (f64.gt (local.get $w) (f64.const 0))
+        (then
+          (local.set $s (f64.sub (f64.const 1) (local.get $w)))
+          (local.set $vw (f64x2.splat (local.get $w)))
+          (local.set $vs (f64x2.splat (local.get $s)))
+          ;; Translation and scale: (x, y) in a lane pair, z alone.
+          (local.set $o (i32.add (local.get $ot) (i32.mul (local.get $bone) (i32.const 24))))
+          (local.set $l (i32.add (local.get $lt) (i32.mul (local.get $bone) (i32.const 24))))
+          (v128.store (local.get $o) (f64x2.add (f64x2.mul (v128.load (local.get $o)) (local.get $vs)) (f64x2.mul (v128.load (local.get $l)) (local.get $vw))))
+          (f64.store offset=16 (local.get $o) (f64.add (f64.mul (f64.load offset=16 (local.get $o)) (local.get $s)) (f64.mul (f64.load offset=16 (local.get $l)) (local.get $w))))
+          (local.set $o (i32.add (local.get $os) (i32.mul (local.get $bone) (i32.const 24))))
+          (local.set $l (i32.add (local.get $ls) (i32.mul (local.get $bone) (i32.const 24))))
+          (v128.store (local.get $o) (f64x2.add (f64x2.mul (v128.load (local.get $o)) (local.get $vs)) (f64x2.mul (v128.load (local.get $l)) (local.get $vw))))
+          (f64.store offset=16 (local.get $o) (f64.add (f64.mul (f64.load offset=16 (local.get $o)) (local.get $s)) (f64.mul (f64.load offset=16 (local.get $l)) (local.get $w))))
+          ;; Rotation.
+          (local.set $o (i32.add (local.get $or) (i32.shl (local.get $bone) (i32.const 5))))
+          (local.set $l (i32.add (local.get $lr) (i32.shl (local.get $bone) (i32.const 5))))
+          (local.set $qlo (v128.load (local.get $o)))
+          (local.set $qhi (v128.load offset=16 (local.get $o)))
+          (local.set $blo (v128.load (local.get $l)))
+          (local.set $bhi (v128.load offset=16 (local.get $l)))
+          (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $blo)))
+          (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $bhi)))
+          (local.set $v (f64x2.splat (select (f64.neg (local.get $w)) (local.get $w)
+            (f64.lt (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+              (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))) (f64.const 0)))))
+          (local.set $qlo (f64x2.add (f64x2.mul (local.get $qlo) (local.get $vs)) (f64x2.mul (local.get $blo) (local.get $v))))
+          (local.set $qhi (f64x2.add (f64x2.mul (local.get $qhi) (local.get $vs)) (f64x2.mul (local.get $bhi) (local.get $v))))
+          (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $qlo)))
+          (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
+          (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+            (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
+          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+                (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
+            (then
+              (local.set $qlo (v128.const f64x2 0 0))
+              (local.set $qhi (v128.const f64x2 0 1)))
+            (else
+              (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+              (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
+              (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
+          (v128.store (local.get $o) (local.get $qlo))
+          (v128.store offset=16 (local.get $o) (local.get $qhi))))
+      (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
       (br $bones))))
 
   ;; The component-space poses of `count` characters' local poses at lt/lr/ls (n bones each, one

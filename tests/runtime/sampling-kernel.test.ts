@@ -190,6 +190,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
   it('matches instances alone where nodes sample into temporaries: a layered blend, state-machine transitions, inertial blends', () => {
     const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
     const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
+    const layer = vi.spyOn(SamplingKernel.prototype, 'layer');
     for (const kind of ['layered', 'statemachine', 'inertial'] as const) {
       const graph = buildCrowdGraph(kind);
       const batch = graph.createInstances(4, { componentSpace: true });
@@ -216,6 +217,9 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       const rows = batch.translations;
       const intoTemporaries = sample.mock.calls.filter(([pose]) => pose.translations.buffer === rows.buffer && pose.translationsAddress >= rows.byteOffset + rows.byteLength);
       if (kind === 'layered') expect(intoTemporaries.length).toBeGreaterThan(0);
+      // The layer's blend over the base ran in the kernel too (LayeredBlendPerBone.blendLocal).
+      if (kind === 'layered') expect(layer).toHaveBeenCalled();
+      layer.mockClear();
       // The inertial blend's offsets were applied in the kernel (its numbers in the character's row of the kernel's memory).
       if (kind === 'inertial') expect(inertialize).toHaveBeenCalled();
       else expect(inertialize).not.toHaveBeenCalled();
@@ -290,6 +294,36 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     for (const spy of spies) spy.mockRestore();
     // A known answer: the other-hemisphere rotation of bone 2 adds up with bone 2 of pose 0 rather than cancelling.
     expect(Math.hypot(...alone[0].rotations.subarray(8, 12))).toBeCloseTo(1, 12);
+  });
+
+  it('blends a layer over a pose bone by bone by the weights written to it, known answers for each branch', () => {
+    const n = 5;
+    const five = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
+    const kernel = SamplingKernel.create(five, [], [n * 3, n * 4, n * 3, n * 3, n * 4, n * 3])!;
+    const a = kernel.poseArrays;
+    const [out, layer] = [0, 1].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
+    const q = (x: number, y: number, z: number, w: number) => { const l = Math.hypot(x, y, z, w); return [x / l, y / l, z / l, w / l]; };
+    out.rotations.set([...q(1, 2, 3, 4), ...q(0.1, 0, 0, 1), ...q(0, 1, 0, 1), 0, 0, 0, 0, ...q(0, 0, 1, 1)]);
+    layer.rotations.set([...q(4, 3, 2, 1), ...q(0, 0.1, 0, 1), ...q(0, -1, 0, -1), 0, 0, 0, 0, ...q(1, 0, 0, 1)]);
+    out.translations.set(Array.from({ length: n * 3 }, (_, i) => i));
+    layer.translations.set(Array.from({ length: n * 3 }, (_, i) => 100 + i));
+    out.scales.fill(1);
+    layer.scales.fill(3);
+    const before = { t: Array.from(out.translations), r: Array.from(out.rotations) };
+    // bone 0: weight 0 (left as it is); 1: 0.25; 2: 0.5 over its own negation (the other hemisphere:
+    // it stays itself); 3: zero rotations (the identity); 4: NaN (left as it is).
+    kernel.boneWeights.set([0, 0.25, 0.5, 1, Number.NaN]);
+    kernel.layer(out, layer);
+    expect(Array.from(out.translations.subarray(0, 3))).toEqual(before.t.slice(0, 3));
+    expect(Array.from(out.rotations.subarray(0, 4))).toEqual(before.r.slice(0, 4));
+    expect(out.translations[3]).toBe(3 * 0.75 + 103 * 0.25);
+    expect(out.scales[3]).toBe(1 * 0.75 + 3 * 0.25);
+    expect(Math.hypot(...out.rotations.subarray(4, 8))).toBeCloseTo(1, 15);
+    for (let k = 0; k < 4; k++) expect(out.rotations[8 + k]).toBeCloseTo(before.r[8 + k], 15);
+    expect(Array.from(out.rotations.subarray(12, 16))).toEqual([0, 0, 0, 1]);
+    expect(out.translations[9]).toBe(109); // weight 1: the layer's
+    expect(Array.from(out.rotations.subarray(16, 20))).toEqual(before.r.slice(16, 20));
+    expect(out.scales[14]).toBe(1);
   });
 
   it('applies inertialization offsets in its memory as PoseInertializer does in JavaScript, bit for bit, every branch', () => {
