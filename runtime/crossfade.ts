@@ -246,6 +246,11 @@ export function evaluateWeightedInputs(out: Pose, inputs: readonly PoseLink[], w
   }
 }
 
+/** Input weights[base ..] (one per bone) into a sampling kernel's per-bone weights, copied rather than through a view (no object per call). */
+function kernelBoneWeights(to: Float64Array, weights: Float64Array, base: number): void {
+  for (let b = 0; b < to.length; b++) to[b] = weights[base + b];
+}
+
 /**
  * Writes the per-bone weighted sum of `inputs` into `out`: input i's bone b weighs
  * fade.evaluateBoneWeights[i × boneCount + b] (see Crossfade.restrictBones); inputs `include`
@@ -256,11 +261,20 @@ export function evaluatePerBoneInputs(out: Pose, inputs: readonly PoseLink[], in
   const bones = fade.boneCount, weights = fade.evaluateBoneWeights;
   let first = true;
   let scratch: Pose | null = null;
+  // A batch's character: its poses in a sampling kernel's memory, each bone's weight written to the
+  // kernel's per-bone weights, bit-identically.
+  const kernel = out.kernel;
   for (let i = 0; i < inputs.length; i++) {
     if (!(include[i] > 0)) continue;
     const base = i * bones;
     if (first) {
       inputs[i].evaluate(out);
+      first = false;
+      if (kernel !== null && out.boneCount === kernel.boneWeights.length) {
+        kernelBoneWeights(kernel.boneWeights, weights, base);
+        kernel.scaleBones(out);
+        continue;
+      }
       const t = out.translations, s = out.scales, r = out.rotations;
       for (let b = 0; b < bones; b++) {
         const w = weights[base + b];
@@ -268,11 +282,15 @@ export function evaluatePerBoneInputs(out: Pose, inputs: readonly PoseLink[], in
         s[b * 3] *= w; s[b * 3 + 1] *= w; s[b * 3 + 2] *= w;
         r[b * 4] *= w; r[b * 4 + 1] *= w; r[b * 4 + 2] *= w; r[b * 4 + 3] *= w;
       }
-      first = false;
       continue;
     }
     scratch ??= pool.acquire();
     inputs[i].evaluate(scratch);
+    if (kernel !== null && scratch.kernel === kernel && out.boneCount === kernel.boneWeights.length) {
+      kernelBoneWeights(kernel.boneWeights, weights, base);
+      kernel.accumulateBones(out, scratch);
+      continue;
+    }
     const st = scratch.translations, ss = scratch.scales, sr = scratch.rotations;
     const ot = out.translations, os = out.scales, or = out.rotations;
     for (let b = 0; b < bones; b++) {

@@ -39,7 +39,9 @@ export class SamplingKernel {
   private readonly accumulateFn: WeightedFunction;
   private readonly normalizeFn: (or: number, n: number) => void;
   private readonly layerFn: WeightedFunction;
-  /** This thread's per-bone weights in the memory, one per bone: what `layer` reads, written first. */
+  private readonly scaleBonesFn: (ot: number, or: number, os: number, n: number) => void;
+  private readonly accumulateBonesFn: WeightedFunction;
+  /** This thread's per-bone weights in the memory, one per bone: what `layer`, `scaleBones` and `accumulateBones` read, written first. */
   readonly boneWeights: Float64Array;
   /**
    * sample's numbers, in the kernel's memory: [alpha, wa, w] (the sample's place between its keys,
@@ -92,6 +94,8 @@ export class SamplingKernel {
     this.accumulateFn = instance.exports.accumulate as WeightedFunction;
     this.normalizeFn = instance.exports.normalize as (or: number, n: number) => void;
     this.layerFn = instance.exports.layer as WeightedFunction;
+    this.scaleBonesFn = instance.exports.scaleBones as (ot: number, or: number, os: number, n: number) => void;
+    this.accumulateBonesFn = instance.exports.accumulateBones as WeightedFunction;
     this.numbers = new Float64Array(buffer, scratch + 32, 3);
     this.skeleton = skeleton;
     this.memory = memory;
@@ -217,6 +221,19 @@ export class SamplingKernel {
    */
   layer(out: Pose, layer: Pose): void {
     this.layerFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, layer.translationsAddress, layer.rotationsAddress, layer.scalesAddress, out.boneCount);
+  }
+
+  /**
+   * evaluatePerBoneInputs (runtime/crossfade.ts: a crossfade following a blend profile) for poses of
+   * this kernel's skeleton in this memory, each bone by its weight in boneWeights, written first:
+   * scaleBones for the first input, accumulateBones for each further one; the same numbers.
+   */
+  scaleBones(out: Pose): void {
+    this.scaleBonesFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, out.boneCount);
+  }
+
+  accumulateBones(out: Pose, source: Pose): void {
+    this.accumulateBonesFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, source.translationsAddress, source.rotationsAddress, source.scalesAddress, out.boneCount);
   }
 
   /**

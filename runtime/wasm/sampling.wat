@@ -447,6 +447,64 @@
       (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
       (br $bones))))
 
+  ;; evaluatePerBoneInputs' first input (runtime/crossfade.ts): every value of bone b of the pose at
+  ;; ot/or/os scaled by this thread's bone weight b. n bones.
+  (func (export "scaleBones")
+    (param $ot i32) (param $or i32) (param $os i32) (param $n i32)
+    (local $bone i32) (local $o i32) (local $w f64) (local $vw v128)
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
+      (local.set $w (f64.load (i32.add (global.get $boneWeights) (i32.shl (local.get $bone) (i32.const 3)))))
+      (local.set $vw (f64x2.splat (local.get $w)))
+      (local.set $o (i32.add (local.get $ot) (i32.mul (local.get $bone) (i32.const 24))))
+      (v128.store (local.get $o) (f64x2.mul (v128.load (local.get $o)) (local.get $vw)))
+      (f64.store offset=16 (local.get $o) (f64.mul (f64.load offset=16 (local.get $o)) (local.get $w)))
+      (local.set $o (i32.add (local.get $os) (i32.mul (local.get $bone) (i32.const 24))))
+      (v128.store (local.get $o) (f64x2.mul (v128.load (local.get $o)) (local.get $vw)))
+      (f64.store offset=16 (local.get $o) (f64.mul (f64.load offset=16 (local.get $o)) (local.get $w)))
+      (local.set $o (i32.add (local.get $or) (i32.shl (local.get $bone) (i32.const 5))))
+      (v128.store (local.get $o) (f64x2.mul (v128.load (local.get $o)) (local.get $vw)))
+      (v128.store offset=16 (local.get $o) (f64x2.mul (v128.load offset=16 (local.get $o)) (local.get $vw)))
+      (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
+      (br $bones))))
+
+  ;; evaluatePerBoneInputs' further inputs: per bone whose weight w (this thread's bone weights) is
+  ;; not 0, out += source * w for the translation and scale and out += source * (+-w) for the
+  ;; rotation, the sign taking source into the running sum's hemisphere. n bones.
+  (func (export "accumulateBones")
+    (param $ot i32) (param $or i32) (param $os i32) (param $st i32) (param $sr i32) (param $ss i32) (param $n i32)
+    (local $bone i32) (local $o i32) (local $l i32) (local $w f64) (local $vw v128)
+    (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $v v128)
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
+      (local.set $w (f64.load (i32.add (global.get $boneWeights) (i32.shl (local.get $bone) (i32.const 3)))))
+      (if (f64.ne (local.get $w) (f64.const 0))
+        (then
+          (local.set $vw (f64x2.splat (local.get $w)))
+          (local.set $o (i32.add (local.get $ot) (i32.mul (local.get $bone) (i32.const 24))))
+          (local.set $l (i32.add (local.get $st) (i32.mul (local.get $bone) (i32.const 24))))
+          (v128.store (local.get $o) (f64x2.add (v128.load (local.get $o)) (f64x2.mul (v128.load (local.get $l)) (local.get $vw))))
+          (f64.store offset=16 (local.get $o) (f64.add (f64.load offset=16 (local.get $o)) (f64.mul (f64.load offset=16 (local.get $l)) (local.get $w))))
+          (local.set $o (i32.add (local.get $os) (i32.mul (local.get $bone) (i32.const 24))))
+          (local.set $l (i32.add (local.get $ss) (i32.mul (local.get $bone) (i32.const 24))))
+          (v128.store (local.get $o) (f64x2.add (v128.load (local.get $o)) (f64x2.mul (v128.load (local.get $l)) (local.get $vw))))
+          (f64.store offset=16 (local.get $o) (f64.add (f64.load offset=16 (local.get $o)) (f64.mul (f64.load offset=16 (local.get $l)) (local.get $w))))
+          (local.set $o (i32.add (local.get $or) (i32.shl (local.get $bone) (i32.const 5))))
+          (local.set $l (i32.add (local.get $sr) (i32.shl (local.get $bone) (i32.const 5))))
+          (local.set $qlo (v128.load (local.get $o)))
+          (local.set $qhi (v128.load offset=16 (local.get $o)))
+          (local.set $blo (v128.load (local.get $l)))
+          (local.set $bhi (v128.load offset=16 (local.get $l)))
+          (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $blo)))
+          (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $bhi)))
+          (local.set $v (f64x2.splat (select (f64.neg (local.get $w)) (local.get $w)
+            (f64.lt (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+              (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))) (f64.const 0)))))
+          (v128.store (local.get $o) (f64x2.add (local.get $qlo) (f64x2.mul (local.get $blo) (local.get $v))))
+          (v128.store offset=16 (local.get $o) (f64x2.add (local.get $qhi) (f64x2.mul (local.get $bhi) (local.get $v))))))
+      (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
+      (br $bones))))
+
   ;; The component-space poses of `count` characters' local poses at lt/lr/ls (n bones each, one
   ;; character after another) into ct/cr/cs, parents first: ComponentPose.ensureAllComponent with
   ;; every bone stale (composeBone's arithmetic: translation = parentT + parentR * (parentS *

@@ -85,6 +85,19 @@ describe('InstanceBatch', () => {
     expect(batch.rotations.subarray(0, graph.skeleton.boneCount * 4)).not.toEqual(batch.rotations.subarray(graph.skeleton.boneCount * 4, graph.skeleton.boneCount * 8));
   });
 
+  it('matches instances of their own through transitions that follow a blend profile (the state-machine example), blended per bone in the kernel', () => {
+    const graph = loadGraphFile(example('sample-state-machine.json'));
+    const spies = (['scaleBones', 'accumulateBones'] as const).map((name) => vi.spyOn(SamplingKernel.prototype, name));
+    // idle -> walk (speed above 10) with the 'legsFirst' profile, one character on each frame, one of them back.
+    const { batch, alone } = runBoth(graph, 3, (instance, i, frame) => {
+      if (frame === 1 + i) instance.setParameter('speed', 150);
+      if (i === 0 && frame === 5) instance.setParameter('speed', 0);
+    });
+    expectRowsLikeAlone(batch, alone);
+    expect(spies.map((spy) => spy.mock.calls.length > 0)).toEqual([true, true]);
+    for (const spy of spies) spy.mockRestore();
+  });
+
   describeWithData('on motion capture', () => {
     it('matches instances of their own on the CMU walk/run state machine by speed', () => {
       const graph = loadGraphFile(example('cmu-locomotion.json'));
