@@ -254,12 +254,25 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     v.playback.sampleBlendInto(out, this.weights);
   }
 
-  /** Blends a voice's pose into `out` bone by bone, by its weight times the filter's. */
+  /**
+   * Blends a voice's pose into `out` bone by bone, by its weight times the filter's: in the sampling
+   * kernel when both poses are in its memory (a batch's character), with the filtered bones' weights
+   * written to its per-bone weights (-1 for the others), bit-identically.
+   */
   private blendFiltered(out: Pose, v: SlotVoice): void {
     const pool = this.graph.posePool;
     const pose = pool.acquire();
     v.playback.sample(pose);
     const mask = this.mask, bones = this.maskedBones, w = v.weight;
+    const kernel = out.kernel;
+    if (kernel !== null && pose.kernel === kernel && out.boneCount === kernel.boneWeights.length) {
+      const weights = kernel.boneWeights;
+      weights.fill(-1);
+      for (let k = 0; k < bones.length; k++) weights[bones[k]] = w * mask[bones[k]];
+      kernel.lerpBones(out, pose);
+      pool.release(pose);
+      return;
+    }
     const ot = out.translations, or = out.rotations, os = out.scales, pt = pose.translations, pr = pose.rotations, ps = pose.scales;
     for (let k = 0; k < bones.length; k++) {
       const b = bones[k], a = w * mask[b], b3 = b * 3, b4 = b * 4;

@@ -41,7 +41,8 @@ export class SamplingKernel {
   private readonly layerFn: WeightedFunction;
   private readonly scaleBonesFn: (ot: number, or: number, os: number, n: number) => void;
   private readonly accumulateBonesFn: WeightedFunction;
-  /** This thread's per-bone weights in the memory, one per bone: what `layer`, `scaleBones` and `accumulateBones` read, written first. */
+  private readonly lerpBonesFn: WeightedFunction;
+  /** This thread's per-bone weights in the memory, one per bone: what `layer`, `scaleBones`, `accumulateBones` and `lerpBones` read, written first. */
   readonly boneWeights: Float64Array;
   /**
    * sample's numbers, in the kernel's memory: [alpha, wa, w] (the sample's place between its keys,
@@ -96,6 +97,7 @@ export class SamplingKernel {
     this.layerFn = instance.exports.layer as WeightedFunction;
     this.scaleBonesFn = instance.exports.scaleBones as (ot: number, or: number, os: number, n: number) => void;
     this.accumulateBonesFn = instance.exports.accumulateBones as WeightedFunction;
+    this.lerpBonesFn = instance.exports.lerpBones as WeightedFunction;
     this.numbers = new Float64Array(buffer, scratch + 32, 3);
     this.skeleton = skeleton;
     this.memory = memory;
@@ -234,6 +236,14 @@ export class SamplingKernel {
 
   accumulateBones(out: Pose, source: Pose): void {
     this.accumulateBonesFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, source.translationsAddress, source.rotationsAddress, source.scalesAddress, out.boneCount);
+  }
+
+  /**
+   * Slot's filtered blend of `pose` into `out` (poses of this kernel's skeleton in this memory), each
+   * bone by its weight in boneWeights, written first (a negative weight: left as it is): the same numbers.
+   */
+  lerpBones(out: Pose, pose: Pose): void {
+    this.lerpBonesFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, pose.translationsAddress, pose.rotationsAddress, pose.scalesAddress, out.boneCount);
   }
 
   /**

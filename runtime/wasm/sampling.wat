@@ -505,6 +505,62 @@
       (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
       (br $bones))))
 
+  ;; Slot's filtered blend (nodes/Slot.ts blendFiltered): per bone whose weight a (this thread's bone
+  ;; weights) is not negative (a negative weight marks a bone left as it is), out += (pose - out) * a
+  ;; for the translation and scale, and out * (1 - a) + pose * (+-a) for the rotation (the sign taking
+  ;; the pose into out's hemisphere), normalised as quatNormalize does. n bones.
+  (func (export "lerpBones")
+    (param $ot i32) (param $or i32) (param $os i32) (param $pt i32) (param $pr i32) (param $ps i32) (param $n i32)
+    (local $bone i32) (local $o i32) (local $l i32) (local $a f64) (local $va v128) (local $vs v128)
+    (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $v v128) (local $len2 f64) (local $inv v128)
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
+      (local.set $a (f64.load (i32.add (global.get $boneWeights) (i32.shl (local.get $bone) (i32.const 3)))))
+      (if (f64.ge (local.get $a) (f64.const 0))
+        (then
+          (local.set $va (f64x2.splat (local.get $a)))
+          (local.set $o (i32.add (local.get $ot) (i32.mul (local.get $bone) (i32.const 24))))
+          (local.set $l (i32.add (local.get $pt) (i32.mul (local.get $bone) (i32.const 24))))
+          (v128.store (local.get $o) (f64x2.add (v128.load (local.get $o)) (f64x2.mul (f64x2.sub (v128.load (local.get $l)) (v128.load (local.get $o))) (local.get $va))))
+          (f64.store offset=16 (local.get $o) (f64.add (f64.load offset=16 (local.get $o))
+            (f64.mul (f64.sub (f64.load offset=16 (local.get $l)) (f64.load offset=16 (local.get $o))) (local.get $a))))
+          (local.set $o (i32.add (local.get $os) (i32.mul (local.get $bone) (i32.const 24))))
+          (local.set $l (i32.add (local.get $ps) (i32.mul (local.get $bone) (i32.const 24))))
+          (v128.store (local.get $o) (f64x2.add (v128.load (local.get $o)) (f64x2.mul (f64x2.sub (v128.load (local.get $l)) (v128.load (local.get $o))) (local.get $va))))
+          (f64.store offset=16 (local.get $o) (f64.add (f64.load offset=16 (local.get $o))
+            (f64.mul (f64.sub (f64.load offset=16 (local.get $l)) (f64.load offset=16 (local.get $o))) (local.get $a))))
+          (local.set $o (i32.add (local.get $or) (i32.shl (local.get $bone) (i32.const 5))))
+          (local.set $l (i32.add (local.get $pr) (i32.shl (local.get $bone) (i32.const 5))))
+          (local.set $qlo (v128.load (local.get $o)))
+          (local.set $qhi (v128.load offset=16 (local.get $o)))
+          (local.set $blo (v128.load (local.get $l)))
+          (local.set $bhi (v128.load offset=16 (local.get $l)))
+          (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $blo)))
+          (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $bhi)))
+          (local.set $v (f64x2.splat (select (f64.neg (local.get $a)) (local.get $a)
+            (f64.lt (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+              (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))) (f64.const 0)))))
+          (local.set $vs (f64x2.splat (f64.sub (f64.const 1) (local.get $a))))
+          (local.set $qlo (f64x2.add (f64x2.mul (local.get $qlo) (local.get $vs)) (f64x2.mul (local.get $blo) (local.get $v))))
+          (local.set $qhi (f64x2.add (f64x2.mul (local.get $qhi) (local.get $vs)) (f64x2.mul (local.get $bhi) (local.get $v))))
+          (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $qlo)))
+          (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
+          (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
+            (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
+          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+                (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
+            (then
+              (local.set $qlo (v128.const f64x2 0 0))
+              (local.set $qhi (v128.const f64x2 0 1)))
+            (else
+              (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+              (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
+              (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
+          (v128.store (local.get $o) (local.get $qlo))
+          (v128.store offset=16 (local.get $o) (local.get $qhi))))
+      (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
+      (br $bones))))
+
   ;; The component-space poses of `count` characters' local poses at lt/lr/ls (n bones each, one
   ;; character after another) into ct/cr/cs, parents first: ComponentPose.ensureAllComponent with
   ;; every bone stale (composeBone's arithmetic: translation = parentT + parentR * (parentS *

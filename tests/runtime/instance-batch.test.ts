@@ -98,6 +98,33 @@ describe('InstanceBatch', () => {
     for (const spy of spies) spy.mockRestore();
   });
 
+  it('matches instances of their own through a filtered slot (a clip over the upper body from spine_02, blending in), blended per bone in the kernel', () => {
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      parameters: {},
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upper', filterBone: 'spine_02', filterDepth: 2 } },
+      },
+      output: 'slot',
+    });
+    const lerpBones = vi.spyOn(SamplingKernel.prototype, 'lerpBones');
+    const { batch, alone } = runBoth(graph, 3, (instance, i, frame) => {
+      if (frame === i) instance.playSlot('upper', 'run', { blendIn: 0.05, playRate: 1 + i / 4 });
+    });
+    expectRowsLikeAlone(batch, alone);
+    expect(lerpBones).toHaveBeenCalled();
+    lerpBones.mockRestore();
+    // The slot changed the upper body only: the legs are the walk's in every character (thigh_l, bone 14).
+    const n = batch.boneCount;
+    const walkOnly = graph.createInstance();
+    walkOnly.update(DT.reduce((a, b) => a + b, 0));
+    expect(Array.from(batch.rotations.subarray(14 * 4, 15 * 4))).toEqual(Array.from(walkOnly.evaluate().rotations.subarray(14 * 4, 15 * 4)));
+    expect(Array.from(batch.rotations.subarray(5 * 4, 6 * 4))).not.toEqual(Array.from(walkOnly.evaluate().rotations.subarray(5 * 4, 6 * 4)));
+    expect(n).toBe(22);
+  });
+
   describeWithData('on motion capture', () => {
     it('matches instances of their own on the CMU walk/run state machine by speed', () => {
       const graph = loadGraphFile(example('cmu-locomotion.json'));
