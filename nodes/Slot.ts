@@ -39,6 +39,9 @@ class SlotVoice {
   }
 }
 
+/** How many clips a slot plays at once (its voices: one blending out under the newer). */
+const VOICES = 2;
+
 /**
  * Plays clips over its source pose on demand from code (Unreal's slot with a montage):
  * `instance.playSlot(name, clip, { blendIn, blendOut, playRate })` starts a clip, blended in from
@@ -54,9 +57,6 @@ class SlotVoice {
  * the filter are all its own), except for its curves, scaled by its share so that the clip's
  * curves override them as its pose does.
  */
-/** How many clips a slot plays at once (its voices: one blending out under the newer). */
-const VOICES = 2;
-
 export class Slot extends LocalPoseNode implements SlotPlayer {
   /** [older, newer]: the newer one is on top; a lone clip is always the newer. */
   private readonly voices: SlotVoice[];
@@ -88,7 +88,7 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   ) {
     super(id, 'Slot');
     this.inputLinks = [source];
-    this.voices = [new SlotVoice(anyClip, id), new SlotVoice(anyClip, id)];
+    this.voices = Array.from({ length: VOICES }, () => new SlotVoice(anyClip, id));
     this.clocks = this.voices.map((v) => v.playback);
     this.mask = new Float64Array(boneCount).fill(1);
     this.maskedBones = Int32Array.from({ length: boneCount }, (_, i) => i);

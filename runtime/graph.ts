@@ -334,10 +334,12 @@ export class AnimGraphInstance implements GraphRuntime {
       this.nodeSlots.set(node, reserve(1));
     }
     this.nodes = built;
-    if (output.frameNumbers !== undefined && (output.frameNumbers.length !== reserved || output.frameNumbers.some((x) => x !== 0))) {
-      throw new RangeError(`frameNumbers storage: expected ${reserved} numbers, all 0 (AnimGraph.frameNumberCount); got ${output.frameNumbers.length}`);
+    const storage = output.frameNumbers;
+    if (storage !== undefined && (storage.length !== reserved || storage.some((x) => x !== 0))) {
+      const got = storage.length !== reserved ? `${storage.length}` : `${storage.length}, not all 0`;
+      throw new RangeError(`frameNumbers storage: expected ${reserved} numbers, all 0 (AnimGraph.frameNumberCount); got ${got}`);
     }
-    this.frameNumbers = output.frameNumbers ?? new Float64Array(reserved);
+    this.frameNumbers = storage ?? new Float64Array(reserved);
     this.rootMotion = this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
     const after = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
     // null when empty: one fewer object to read per frame for most graphs.

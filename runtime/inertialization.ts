@@ -113,25 +113,25 @@ function curvePowers(p: Float64Array, time: Float64Array, index: number): void {
   p[4] = t3 * t * t;
 }
 
-/** The curve at o, at the time whose powers are p (see curvePowers); 0 at and after its t1. */
-function curveAt(curve: Float64Array, o: number, p: Float64Array): number {
-  const t = p[0];
-  if (!(t < curve[o + 3])) return 0;
-  return curve[o] + curve[o + 1] * t + curve[o + 2] * p[1] + curve[o + 6] * p[2] + curve[o + 5] * p[3] + curve[o + 4] * p[4];
-}
-
 /**
- * curveAt into out[index], for the frame loop: a double a call returns is boxed when V8 does not
- * inline the call, and apply's JavaScript path is not always inlined into (once optimised for a
- * batch's kernel path, it was re-optimised without it and allocated per character). See
- * CONTRIBUTING.md, "Numbers in the frame loop".
+ * The curve at o, at the time whose powers are p (see curvePowers), into out[index]; 0 at and
+ * after its t1. Into an array rather than returned, for the frame loop: a double a call returns is
+ * boxed when V8 does not inline the call, and apply's JavaScript path is not always inlined into
+ * (once optimised for a batch's kernel path, it was re-optimised without it and allocated per
+ * character). See CONTRIBUTING.md, "Numbers in the frame loop".
  */
 function curveInto(out: Float64Array, index: number, curve: Float64Array, o: number, p: Float64Array): void {
   const t = p[0];
   out[index] = t < curve[o + 3] ? curve[o] + curve[o + 1] * t + curve[o + 2] * p[1] + curve[o + 6] * p[2] + curve[o + 5] * p[3] + curve[o + 4] * p[4] : 0;
 }
 
-/** apply's curve values of the bone at hand: [translation, scale, rotation]. */
+/** curveInto's value, for tools and debug output (not the frame loop). */
+function curveAt(curve: Float64Array, o: number, p: Float64Array): number {
+  curveInto(boneOffsets, 0, curve, o, p);
+  return boneOffsets[0];
+}
+
+/** apply's curve values of the bone at hand: [translation, scale, rotation]; curveAt's scratch. */
 const boneOffsets = new Float64Array(3);
 
 /**

@@ -37,9 +37,9 @@ export class SamplingKernel {
   private readonly inertializeFn: InertializeFunction;
   private readonly scaleFn: WeightedFunction;
   private readonly accumulateFn: WeightedFunction;
-  private readonly normalizeFn: (or: number, n: number) => void;
+  private readonly normalizeFn: NormalizeFunction;
   private readonly layerFn: WeightedFunction;
-  private readonly scaleBonesFn: (ot: number, or: number, os: number, n: number) => void;
+  private readonly scaleBonesFn: ScaleBonesFunction;
   private readonly accumulateBonesFn: WeightedFunction;
   private readonly lerpBonesFn: WeightedFunction;
   /** This thread's per-bone weights in the memory, one per bone: what `layer`, `scaleBones`, `accumulateBones` and `lerpBones` read, written first. */
@@ -93,9 +93,9 @@ export class SamplingKernel {
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
     this.scaleFn = instance.exports.scale as WeightedFunction;
     this.accumulateFn = instance.exports.accumulate as WeightedFunction;
-    this.normalizeFn = instance.exports.normalize as (or: number, n: number) => void;
+    this.normalizeFn = instance.exports.normalize as NormalizeFunction;
     this.layerFn = instance.exports.layer as WeightedFunction;
-    this.scaleBonesFn = instance.exports.scaleBones as (ot: number, or: number, os: number, n: number) => void;
+    this.scaleBonesFn = instance.exports.scaleBones as ScaleBonesFunction;
     this.accumulateBonesFn = instance.exports.accumulateBones as WeightedFunction;
     this.lerpBonesFn = instance.exports.lerpBones as WeightedFunction;
     this.numbers = new Float64Array(buffer, scratch + 32, 3);
@@ -291,6 +291,8 @@ function hexBytes(hex: string): Uint8Array {
 }
 
 type BlendFunction = (ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number) => void;
+type NormalizeFunction = (or: number, n: number) => void;
+type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => void;
 type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;

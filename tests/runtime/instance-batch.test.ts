@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
@@ -123,6 +124,16 @@ describe('InstanceBatch', () => {
     expect(Array.from(batch.rotations.subarray(14 * 4, 15 * 4))).toEqual(Array.from(walkOnly.evaluate().rotations.subarray(14 * 4, 15 * 4)));
     expect(Array.from(batch.rotations.subarray(5 * 4, 6 * 4))).not.toEqual(Array.from(walkOnly.evaluate().rotations.subarray(5 * 4, 6 * 4)));
     expect(n).toBe(22);
+  });
+
+  it('allocates nothing per frame with its crossfades, layers and inertialization offsets in the kernel (plain Node process)', () => {
+    const probe = new URL('../support/batch-kernel-allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>;
+    // A boxed number or a view made per character per frame would be 16 B or more times the 40
+    // characters; the probe's windows leave about 1.3 B/frame of their own.
+    expect(Object.keys(result)).toEqual(['statemachine', 'layered', 'inertial']);
+    for (const bytes of Object.values(result)) expect(bytes).toBeLessThan(8);
   });
 
   describeWithData('on motion capture', () => {
