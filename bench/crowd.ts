@@ -67,8 +67,12 @@
  * growth of the allocation spaces between the GCs (GCProfiler's before/after statistics), with no
  * gc() before its windows.
  *
+ * 4MB ns: cacheProbe() (crowd/cache-probe.ts) right before and after each case, nanoseconds per
+ * dependent load over 4 MB: while it reads 100-150 rather than 20-70, this process is short of
+ * last-level cache and the crowds run up to twice as slow (bench/cache-state.ts shows it window by window).
+ *
  * This file is the entry; the bench's parts are under bench/crowd/: options.ts (command line and
- * case list), peer.ts, runners.ts (animgraph's side), measure.ts (time and allocation windows),
+ * case list), peer.ts, runners.ts (animgraph's side), measure.ts (time and allocation windows), cache-probe.ts,
  * checks.ts (pose differences), run-case.ts (one case), report.ts (printed output) and
  * allocation-sites.ts (--alloc-profile).
  */
@@ -76,6 +80,7 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { AnimGraph } from '../runtime/graph.ts';
 import { allocationSites, type AllocationSite } from './crowd/allocation-sites.ts';
+import { cacheProbe } from './crowd/cache-probe.ts';
 import { windowOverhead } from './crowd/measure.ts';
 import { ALL_CASES, parseOptions, pendingNote } from './crowd/options.ts';
 import { formatRow, printAllocating, printHeader, printNotes, printProfiles, printThreaded, profileLines } from './crowd/report.ts';
@@ -121,7 +126,9 @@ async function main(): Promise<void> {
   const threeDiffs = new Map<string, number>();
   for (const count of options.counts) {
     for (const def of cases) {
+      const before = cacheProbe();
       const { result, crowd } = await runCase(def, count, budget, graphs, threeClips, threeDiffs, options.workers);
+      result.cacheProbeNs = { before, after: cacheProbe() };
       results.push(result);
       console.log(formatRow(result));
       if (options.allocProfile) {

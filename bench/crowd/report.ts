@@ -9,7 +9,7 @@ import type { Budget, CaseResult } from './run-case.ts';
 const COLUMNS = [
   ['case', 10], ['chars', 5], ['ms/frame', 9], ['Mbones/s', 8], ['B/frame', 7],
   ['ms/frame', 9], ['B/frame', 7], ['ag/peer', 7], ['max diff', 8],
-  ['ms/frame', 9], ['B/frame', 8], ['ag/three', 8], ['x faster', 8], ['max diff', 8],
+  ['ms/frame', 9], ['B/frame', 8], ['ag/three', 8], ['x faster', 8], ['max diff', 8], ['4MB ns', 7],
 ] as const;
 
 function row(cells: readonly string[]): string {
@@ -38,6 +38,7 @@ export function formatRow(r: CaseResult): string {
     p ? p.msPerFrame.toFixed(3) : 'none', p ? formatBytes(p.bytesPerFrame) : '-', p ? `${p.ratio.toFixed(2)}${r.peerKind === 'full rate' ? '†' : 'x'}` : '-', p ? p.maxDifference.toExponential(0) : '-',
     t ? t.msPerFrame.toFixed(2) : 'skipped', t ? formatBytes(t.bytesPerFrame) : '-', t ? `${t.ratio.toFixed(3)}x` : '-',
     t ? `${(1 / t.ratio).toFixed(1)}${t.sameWork ? '' : '*'}` : '-', t ? (t.sameWork ? t.maxDifference.toExponential(0) : 'n/a') : '-',
+    r.cacheProbeNs ? `${Math.round(r.cacheProbeNs.before)}/${Math.round(r.cacheProbeNs.after)}` : '-',
   ]);
 }
 
@@ -98,6 +99,9 @@ export function printNotes(options: Options, budget: Budget, seconds: number, ov
   console.log('† lod: the peer columns are the same crowd at full update rate (ag/peer = the LOD crowd\'s time over it: the');
   console.log('  saving; max diff: interpolated against full-rate poses). A quarter of the characters at rate 1, a quarter at');
   console.log('  2, half at 4 (AnimGraphInstance.setUpdateRate), phases spread.');
+  console.log('4MB ns: nanoseconds per dependent load over 4 MB of cache lines in random order, right before and after');
+  console.log('  the case: 20-70 while this process has the last-level cache for it, 100-150 while it does not (other');
+  console.log("  tenants of the host), when the crowds' times rise and their ratios move (docs/performance.md).");
   console.log('peer: none for inertial, stride+cs, posesearch, statemachine, layered and bendroll+cs (a hand-written equivalent');
   console.log('  would re-write the nodes).');
   if (options.three) {
