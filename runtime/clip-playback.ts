@@ -20,6 +20,14 @@ export const CLOCK_NUMBERS = 8;
  * the sampler sees one shape of cursor and a playback carries no cursor of its own.
  */
 const cursor = new ClipCursor();
+/**
+ * reportRootMotion's arguments to root-motion.ts, shared likewise (nothing it calls reports again):
+ * [time before, time after, wrapped, direction, weight], the delta it computes, and [time, pace,
+ * window, weight] for addRootVelocity. Three typed arrays fewer per playback, for a crowd's memory.
+ */
+const motionSpan = new Float64Array(5);
+const motionDelta = new Float64Array(4);
+const velocityArgs = new Float64Array(4);
 
 /**
  * The clock of one playing clip, shared by every node that plays or scrubs clips (SequencePlayer,
@@ -87,11 +95,6 @@ export class ClipPlayback {
   private seeded = false;
   private get previousSeekTime(): number { return this.numbers[this.base + PREVIOUS_SEEK_TIME]; }
   private set previousSeekTime(value: number) { this.numbers[this.base + PREVIOUS_SEEK_TIME] = value; }
-  /** root-motion.ts's arguments: [time before, time after, wrapped, direction, weight]. */
-  private readonly span = new Float64Array(5);
-  private readonly delta = new Float64Array(4);
-  /** [time, pace, window, weight] for addRootVelocity. */
-  private readonly velocityArgs = new Float64Array(4);
 
   constructor(public binding: ClipBinding) {
     this.numbers[this.base + RATE] = 1;
@@ -231,15 +234,15 @@ export class ClipPlayback {
     if (clip.notifies !== null || clip.curves.length > 0) this.reportNotifiesAndCurves(ctx);
     const motion = clip.rootMotion;
     if (motion === null || !this.moved) return;
-    const span = this.span;
+    const span = motionSpan;
     span[0] = this.previousTime;
     span[1] = this.time;
     span[2] = this.wrapped ? 1 : 0;
     span[3] = this.direction;
     span[4] = ctx.weight * this.weight;
-    addRootMotion(ctx.rootMotion, this.delta, clip, motion, span);
+    addRootMotion(ctx.rootMotion, motionDelta, clip, motion, span);
     if (ctx.rootVelocityWindow >= 0 && this.paceKnown) {
-      const v = this.velocityArgs;
+      const v = velocityArgs;
       v[0] = this.time; v[1] = this.pace; v[2] = ctx.rootVelocityWindow; v[3] = span[4];
       addRootVelocity(ctx.rootVelocity, clip, motion, v);
     }
