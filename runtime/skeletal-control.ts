@@ -41,6 +41,14 @@ export class BoneTransforms {
 const blended = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };
 
 /**
+ * The transforms a control asks for, shared by every control on the thread: each fills and
+ * applies them within its own evaluation, after its input's. Grown when a control is initialized
+ * on a larger skeleton, so that entering a state (which re-initializes its nodes, in the frame
+ * loop) allocates nothing, and a crowd's characters carry none of their own.
+ */
+let sharedTransforms = new BoneTransforms(0);
+
+/**
  * blended = current transform of `bone` in `pose` moved toward slot k of `target` by weight[0]:
  * linear translation and scale, normalised-linear rotation on the shorter arc (as Unreal's
  * FTransform::Blend). The weight comes in an array (see CONTRIBUTING.md, "Numbers in the frame loop").
@@ -71,7 +79,6 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
   private readonly alphaWeight = new Float64Array(2);
   /** The parameter slot alpha is bound to, or -1 for the literal. */
   private readonly alphaSlot: number;
-  private transforms: BoneTransforms | null = null;
   private readonly inputLinks: readonly Link[];
 
   constructor(id: string, type: string, input: ComponentPoseLink, alpha: ScalarProperty) {
@@ -88,7 +95,8 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
   }
 
   protected override onInitialize(): void {
-    this.transforms = new BoneTransforms(this.graph.skeleton.boneCount);
+    const bones = this.graph.skeleton.boneCount;
+    if (sharedTransforms.bones.length < bones) sharedTransforms = new BoneTransforms(bones);
     this.alphaWeight[0] = 0;
   }
 
@@ -104,7 +112,7 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
 
   protected onEvaluateComponentSpace(out: ComponentPose): void {
     this.input.evaluateComponentSpace(out);
-    const transforms = this.transforms!;
+    const transforms = sharedTransforms;
     if (this.alpha <= ZERO_WEIGHT || !this.isValidToEvaluate()) return;
     const full = this.alpha >= 1 - ZERO_WEIGHT;
     if (full && this.evaluateInPlace(out)) return;

@@ -2,7 +2,8 @@
  * Measures bytes allocated per frame by StateMachines whose states switch every few frames, in a
  * plain Node process (see allocation-probe.ts for why not inside vitest): crossfaded transitions
  * (linear and cubic, interrupting each other), any-state and conduit transitions, time-remaining
- * and at-end rules, a state machine nested in a state (re-initialized on each entry), a re-entry
+ * and at-end rules, a state machine nested in a state (re-initialized on each entry), a skeletal
+ * control in a state (likewise), a re-entry
  * and inertial transitions under an Inertialization node, with listeners on the three state machine
  * events (which then emit strings, no numbers).
  * Prints one JSON line: { perFrame, windows, transitions, states }.
@@ -40,7 +41,15 @@ const g = loadGraphAsset({
             },
             output: 'gait',
           },
-          run: { nodes: { a: { type: 'SequencePlayer', properties: { clip: 'run' } }, b: { type: 'SequencePlayer', properties: { clip: 'walk' } }, mix: { type: 'BlendTwo', inputs: { A: 'a', B: 'b' }, properties: { alpha: 0.3 } } }, output: 'mix' },
+          // A skeletal control in a state: re-initialized on each entry, and blended by alpha.
+          run: {
+            nodes: {
+              a: { type: 'SequencePlayer', properties: { clip: 'run' } }, b: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+              mix: { type: 'BlendTwo', inputs: { A: 'a', B: 'b' }, properties: { alpha: 0.3 } },
+              copy: { type: 'CopyBone', inputs: { pose: 'mix' }, properties: { sourceBone: 'hand_r', targetBone: 'head', alpha: 0.5 } },
+            },
+            output: 'copy',
+          },
           jump: player('run', { loop: false, playRate: 3 }),
           land: { conduit: true },
         },
