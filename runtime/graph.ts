@@ -121,6 +121,13 @@ export class AnimGraph {
 
   private frameNumberCountKnown = -1;
 
+  /**
+   * Where each node (by id) keeps its weight in an instance's frameNumbers: the same for every
+   * instance (nodes are built in one order and reserve the same numbers), so kept once here rather
+   * than in a map per character. Filled by the first instance built.
+   */
+  readonly nodeWeightSlots = new Map<string, number>();
+
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
     checkGraphDepth(definition.nodes);
@@ -279,13 +286,16 @@ export class AnimGraphInstance implements GraphRuntime {
   readonly parameters: Parameters;
   readonly posePool: PosePool;
   readonly componentPosePool: ComponentPosePool;
-  readonly nodes: ReadonlyMap<string, PoseNode>;
-  /** Where each node keeps its weight in frameNumbers (GraphRuntime.nodeSlot). */
-  private readonly nodeSlots = new Map<AnimNode, number>();
+  /** The nodes in build order (the graph's compiled order): `nodes` maps their ids, made when first asked for. */
+  private readonly builtNodes: readonly PoseNode[];
+  private nodeMap: ReadonlyMap<string, PoseNode> | null = null;
   /** This frame's curve values by slot (AnimGraph.curveNames); see curve(). */
   readonly curveValues: Float64Array;
-  /** Slot nodes by slot name (several nodes may share one name: playSlot plays on each). */
-  private readonly slots = new Map<string, (PoseNode & SlotPlayer)[]>();
+  /**
+   * Slot nodes by slot name (several nodes may share one name: playSlot plays on each); null for a
+   * graph without Slot nodes (most of a crowd's), which then carries no map per character.
+   */
+  private readonly slots: Map<string, (PoseNode & SlotPlayer)[]> | null;
   /**
    * The output's component pose, made when first asked for: a character whose component pose
    * nobody reads (most of a crowd's) carries no component arrays or bookkeeping (5.6 KB for 65 bones).
@@ -328,12 +338,15 @@ export class AnimGraphInstance implements GraphRuntime {
       reserved += count;
       return at;
     };
+    const weightSlots = graph.nodeWeightSlots;
     for (const compiled of graph.nodes) {
       const node = buildNode(compiled, built, this.parameters, graph, reserve);
       built.set(compiled.id, node);
-      this.nodeSlots.set(node, reserve(1));
+      const slot = reserve(1), known = weightSlots.get(compiled.id);
+      if (known === undefined) weightSlots.set(compiled.id, slot);
+      else if (known !== slot) throw new Error(`internal: node '${compiled.id}' reserved its weight at ${slot}, not at ${known} as in the graph's first instance`);
     }
-    this.nodes = built;
+    this.builtNodes = [...built.values()];
     const storage = output.frameNumbers;
     if (storage !== undefined && (storage.length !== reserved || storage.some((x) => x !== 0))) {
       const got = storage.length !== reserved ? `${storage.length}` : `${storage.length}, not all 0`;
@@ -345,12 +358,15 @@ export class AnimGraphInstance implements GraphRuntime {
     // null when empty: one fewer object to read per frame for most graphs.
     this.afterUpdate = after.length > 0 ? after : null;
     this.hasCurves = this.curveValues.length > 0;
+    let slots: Map<string, (PoseNode & SlotPlayer)[]> | null = null;
     for (const node of built.values()) {
       if (!isSlotPlayer(node)) continue;
-      const list = this.slots.get(node.slotName);
+      slots ??= new Map();
+      const list = slots.get(node.slotName);
       if (list) list.push(node);
-      else this.slots.set(node.slotName, [node]);
+      else slots.set(node.slotName, [node]);
     }
+    this.slots = slots;
     const root = built.get(graph.nodes[graph.nodes.length - 1].id)!;
     if (root.space !== 'local') throw new TypeError(`the root node '${root.id}' must produce a local-space pose`);
     this.root = root;
@@ -371,9 +387,14 @@ export class AnimGraphInstance implements GraphRuntime {
     return this.frameNumbers[ELAPSED];
   }
 
+  /** The instance's nodes by id (the graph's node ids, state machines' states' nodes included). */
+  get nodes(): ReadonlyMap<string, PoseNode> {
+    return this.nodeMap ??= new Map(this.builtNodes.map((node) => [node.id, node]));
+  }
+
   nodeSlot(node: AnimNode): number {
-    const slot = this.nodeSlots.get(node);
-    if (slot === undefined) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
+    const slot = this.graph.nodeWeightSlots.get(node.id);
+    if (slot === undefined || !this.builtNodes.includes(node as PoseNode)) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
     return slot;
   }
 
@@ -433,9 +454,9 @@ export class AnimGraphInstance implements GraphRuntime {
   }
 
   private slotPlayers(slot: string): readonly SlotPlayer[] {
-    const players = this.slots.get(slot);
+    const players = this.slots?.get(slot);
     if (players === undefined) {
-      throw new RangeError(`graph '${this.graph.name}' has no Slot node named '${slot}' (slots: ${[...this.slots.keys()].join(', ') || 'none'})`);
+      throw new RangeError(`graph '${this.graph.name}' has no Slot node named '${slot}' (slots: ${[...(this.slots?.keys() ?? [])].join(', ') || 'none'})`);
     }
     return players;
   }

@@ -16,6 +16,40 @@ export function parameterFits(property: ParameterType, parameter: ParameterType)
   return property === parameter || (property === 'float' && parameter === 'int');
 }
 
+type ParameterSlots = ReadonlyMap<string, { readonly slot: number; readonly type: ParameterType }>;
+
+/**
+ * Each parameter's slot and type by name, laid out once per definitions object: every instance of a
+ * graph shares its graph's (a map per character would be memory a crowd carries for nothing).
+ */
+const layouts = new WeakMap<object, ParameterSlots>();
+
+function slotsOf(definitions: Readonly<Record<string, ParameterDefinition>>): ParameterSlots {
+  let slots = layouts.get(definitions);
+  // A record changed since it was laid out (Parameters is public; a graph's own never changes) is laid out again.
+  if (slots === undefined || !sameLayout(slots, definitions)) {
+    const made = new Map<string, { slot: number; type: ParameterType }>();
+    let size = 0;
+    for (const [name, def] of Object.entries(definitions)) {
+      made.set(name, { slot: size, type: def.type });
+      size += PARAMETER_WIDTH[def.type];
+    }
+    layouts.set(definitions, made);
+    slots = made;
+  }
+  return slots;
+}
+
+function sameLayout(slots: ParameterSlots, definitions: Readonly<Record<string, ParameterDefinition>>): boolean {
+  const names = Object.keys(definitions);
+  if (names.length !== slots.size) return false;
+  let at = 0;
+  for (const [name, entry] of slots) {
+    if (names[at++] !== name || definitions[name].type !== entry.type) return false;
+  }
+  return true;
+}
+
 /**
  * A graph instance's typed parameters, stored in one Float64Array (bools as 0 or 1, vec3 as three
  * slots). Nodes read them by slot, resolved when the instance is built, so reading a bound
@@ -23,14 +57,12 @@ export function parameterFits(property: ParameterType, parameter: ParameterType)
  */
 export class Parameters {
   readonly values: Float64Array;
-  private readonly slots = new Map<string, { slot: number; type: ParameterType }>();
+  private readonly slots: ParameterSlots;
 
   constructor(readonly definitions: Readonly<Record<string, ParameterDefinition>>, private readonly events?: AnimGraphEventEmitter) {
+    this.slots = slotsOf(definitions);
     let size = 0;
-    for (const [name, def] of Object.entries(definitions)) {
-      this.slots.set(name, { slot: size, type: def.type });
-      size += PARAMETER_WIDTH[def.type];
-    }
+    for (const { slot, type } of this.slots.values()) size = Math.max(size, slot + PARAMETER_WIDTH[type]);
     this.values = new Float64Array(size);
     for (const [name, def] of Object.entries(definitions)) {
       if (def.default !== undefined) this.set(name, def.default);

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { MAX_DELTA_TIME } from '../../runtime/graph.ts';
+import { Parameters, type ParameterDefinition } from '../../runtime/parameters.ts';
 import { runGraph } from '../../host/runner.ts';
 import { describeWithData, CMU } from '../support/shared-data.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
@@ -134,6 +135,30 @@ describe('graph instance', () => {
     c.setParameter('speed', 2);
     for (let f = 0; f < 10; f++) c.update(1 / 30);
     expect(Array.from(c.componentPose().translations.subarray(head * 3, head * 3 + 3))).toEqual(composed);
+    // No maps per character: parameter slots and node weight slots are the graph's, no slot map without Slot nodes.
+    const inner = (i: unknown) => i as { parameters: { slots: unknown }; slots: unknown; nodeMap: unknown };
+    expect(inner(a).parameters.slots).toBe(inner(b).parameters.slots);
+    expect(inner(a).slots).toBeNull();
+    expect(inner(graph.createInstance()).nodeMap).toBeNull();
+    // ...while each instance's nodes are its own, and a node of another instance has no weight slot here.
+    expect(b.nodes.get('walk')).toBe(walkB);
+    expect(b.nodes.get('walk')).not.toBe(walkA);
+    expect(() => b.nodeSlot(walkA as never)).toThrow(RangeError);
+    expect(b.nodeSlot(walkB as never)).toBe(a.nodeSlot(walkA as never));
+  });
+
+  it('lays a parameter record out again when it changed between instances (Parameters is public)', () => {
+    const definitions: Record<string, ParameterDefinition> = { speed: { type: 'float', default: 2 } };
+    const first = new Parameters(definitions);
+    definitions.aim = { type: 'vec3', default: [1, 2, 3] };
+    const second = new Parameters(definitions);
+    expect(first.values.length).toBe(1);
+    expect(second.values.length).toBe(4);
+    expect(second.slotOf('aim')).toBe(1);
+    expect(second.get('aim')).toEqual([1, 2, 3]);
+    expect(first.has('aim')).toBe(false);
+    definitions.speed = { type: 'bool', default: true };
+    expect(new Parameters(definitions).get('speed')).toBe(true);
   });
 
   it('updates an instance from an event listener of another mid-update (the graph\'s update contexts lent) with the same results as apart', () => {
