@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { loadGraphFile } from '../host/files.ts';
 import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
 import type { InstanceBatch } from '../runtime/instance-batch.ts';
+import { cacheProbe } from './crowd/cache-probe.ts';
 import { gc, interleave, measureAllocation, median, type Side } from './crowd/measure.ts';
 
 const args = process.argv.slice(2);
@@ -118,7 +119,9 @@ function main(): void {
     const allocation = measureAllocation(crowd, Math.max(4, frames), quick ? 2 : 3);
     results.push({ count, createMs, bytesPerCharacter, kernelBytesPerCharacter, bytesPerFrame: allocation.bytesPerFrame, side: { runner: crowd, frames, ms: [] } });
   }
+  const probeBefore = cacheProbe();
   interleave(results.map((r) => r.side), quick ? 6 : 15);
+  const probeAfter = cacheProbe();
   const base = results[0];
   const perCharacter = (r: CountResult, w: number) => r.side.ms[w] / r.count;
   console.log('\n| characters | create (ms) | create per character (µs) | memory per character (KB) | of which kernel memory (KB) | ms/frame | µs per character | per character vs ' + base.count + ' | B/frame |');
@@ -128,6 +131,8 @@ function main(): void {
     const ratio = median(r.side.ms.map((_, w) => perCharacter(r, w) / perCharacter(base, w)));
     console.log(`| ${r.count} | ${r.createMs.toFixed(1)} | ${(r.createMs * 1000 / r.count).toFixed(1)} | ${(r.bytesPerCharacter / 1024).toFixed(1)} | ${(r.kernelBytesPerCharacter / 1024).toFixed(1)} | ${ms.toFixed(2)} | ${(ms * 1000 / r.count).toFixed(2)} | ${ratio.toFixed(2)}× | ${r.bytesPerFrame.toFixed(1)} |`);
   }
+  console.log(`\nCache probe (bench/crowd/cache-probe.ts: ns per dependent load over 4 MB) before and after the timed windows: ${Math.round(probeBefore)} / ${Math.round(probeAfter)}`);
+  console.log('(20-70: this process had the last-level cache for it; 100-150: it did not, and the larger counts run slower)');
 }
 
 main();
