@@ -90,13 +90,18 @@ export class ClipPlayback {
   /** Whether the last move started there. */
   private fromStart = false;
   /** [lowest time, highest time, weight] of the span notifies are fired over (see fireNotifies). */
-  private readonly notifySpan = new Float64Array(3);
+  private notifySpan: Float64Array | null;
   /** Whether `seekTime` of the last seek was finite, so the next seek has a predecessor. */
   private seeded = false;
   private get previousSeekTime(): number { return this.numbers[this.base + PREVIOUS_SEEK_TIME]; }
   private set previousSeekTime(value: number) { this.numbers[this.base + PREVIOUS_SEEK_TIME] = value; }
 
   constructor(public binding: ClipBinding) {
+    // Made only for a clip that has notifies or curves (else when a new binding first has them):
+    // most of a crowd's clocks never fire one, and each small typed array is two objects of V8's.
+    // (A Slot's voices are made before they have a clip.)
+    const clip = binding?.clip;
+    this.notifySpan = clip !== undefined && (clip.notifies !== null || clip.curves.length > 0) ? new Float64Array(3) : null;
     this.numbers[this.base + RATE] = 1;
     this.numbers[this.base + WEIGHT] = 1;
   }
@@ -249,7 +254,7 @@ export class ClipPlayback {
   }
 
   private reportNotifiesAndCurves(ctx: UpdateContext): void {
-    const span = this.notifySpan;
+    const span = this.notifySpan ??= new Float64Array(3);
     span[2] = ctx.weight * this.weight;
     if (!(span[2] > ZERO_WEIGHT)) return;
     const clip = this.binding.clip, curves = clip.curves;
@@ -306,7 +311,7 @@ export class ClipPlayback {
    * as `notifyBegin`/`notifyEnd` (swapped backwards), each with the weight notifySpan[2].
    */
   private fireNotifies(ctx: UpdateContext, track: ClipNotifyTrack, flags: number): void {
-    const span = this.notifySpan, lo = span[0], hi = span[1];
+    const span = this.notifySpan!, lo = span[0], hi = span[1];
     const times = track.times, kinds = track.kinds, names = track.names, n = times.length;
     const loIn = (flags & 1) !== 0, hiIn = (flags & 2) !== 0, forward = (flags & 4) !== 0;
     const events = ctx.graph.events;

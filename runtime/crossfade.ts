@@ -3,6 +3,9 @@ import type { PoseLink } from './link.ts';
 import type { UpdateContext } from './node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose, type PosePool } from './pose.ts';
 
+/** What a crossfade without per-bone weights holds for them: one shared empty array. */
+const NO_BONE_WEIGHTS = new Float64Array(0);
+
 /**
  * The weights of N inputs crossfading to one of them (Cocos Creator's reusable crossfade state),
  * shared by BlendList, BlendByBool and PoseSearchBlend's crossfaded switches; a state machine or a
@@ -61,9 +64,11 @@ export class Crossfade {
     this.startWeights = new Float64Array(capacity);
     this.count = capacity;
     this.boneCount = boneCount;
-    this.boneWeights = new Float64Array(capacity * boneCount);
-    this.evaluateBoneWeights = new Float64Array(capacity * boneCount);
-    this.boneStart = new Float64Array(capacity * boneCount);
+    // Without per-bone weights the three are one shared empty array: nothing is written to them.
+    const perBone = capacity * boneCount;
+    this.boneWeights = perBone > 0 ? new Float64Array(perBone) : NO_BONE_WEIGHTS;
+    this.evaluateBoneWeights = perBone > 0 ? new Float64Array(perBone) : NO_BONE_WEIGHTS;
+    this.boneStart = perBone > 0 ? new Float64Array(perBone) : NO_BONE_WEIGHTS;
   }
 
   /** Forgets every fade and choice (the next choice is a jumpTo). */

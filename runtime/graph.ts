@@ -226,11 +226,13 @@ export interface InstanceOutput {
 /** AnimGraphInstance.frameNumbers' own entries; what nodes reserve (their weights included) starts at RESERVED. */
 const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2, ROOT_MOTION = 4, RESERVED = 8;
 
+/** The curve values of every instance of a graph without curves (most): one empty array, nothing to write in it. */
+const NO_CURVES = new Float64Array(0);
+
 /**
  * Per-character state: node instances, parameters, pose buffers and events. User code sets
  * parameters between frames, then calls update(dt) and evaluate().
  */
-
 export class AnimGraphInstance implements GraphRuntime {
   readonly graph: AnimGraph;
   // The fields a frame reads, first and together: V8 lays an object's fields out in the order they
@@ -264,8 +266,12 @@ export class AnimGraphInstance implements GraphRuntime {
    * This frame's root motion, [dx, dy, dz, dHeading] in the character's frame after `update`: what
    * the output's branch reported up through the update (see UpdateContext.rootMotion); below full
    * update rate, this frame's share of what the graph's last updates reported (see setUpdateRate).
+   * A view of frameNumbers, made when first asked for (a crowd reads its root motion from the batch).
    */
-  readonly rootMotion: Float64Array;
+  get rootMotion(): Float64Array {
+    return this.rootMotionView ??= this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
+  }
+  private rootMotionView: Float64Array | null = null;
   /** Whether the graph's clips have curves (curveValues is not empty). */
   private readonly hasCurves: boolean;
   /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
@@ -315,7 +321,7 @@ export class AnimGraphInstance implements GraphRuntime {
   private curvesPrevious: Float64Array | null = null;
   private curvesTarget: Float64Array | null = null;
   /** Root motion the graph reported that no frame has reported yet (the look-ahead's share). */
-  private readonly pendingMotion = new Float64Array(4);
+  private pendingMotion: Float64Array | null = null;
 
   constructor(graph: AnimGraph, output: InstanceOutput = {}) {
     this.graph = graph;
@@ -325,7 +331,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.posePool = output.posePool ?? graph.posePool;
     this.interpolationStorage = output.interpolationStorage;
     this.componentPosePool = graph.componentPosePool;
-    this.curveValues = new Float64Array(graph.curveNames.length);
+    this.curveValues = graph.curveNames.length > 0 ? new Float64Array(graph.curveNames.length) : NO_CURVES;
     this.output = new Pose(graph.skeleton.boneCount, output.local);
     // Checked now rather than when the component pose is first made: bad storage is the caller's error at creation.
     if (output.component !== undefined) checkStorage(output.component, graph.skeleton.boneCount, 'component pose');
@@ -353,7 +359,6 @@ export class AnimGraphInstance implements GraphRuntime {
       throw new RangeError(`frameNumbers storage: expected ${reserved} numbers, all 0 (AnimGraph.frameNumberCount); got ${got}`);
     }
     this.frameNumbers = storage ?? new Float64Array(reserved);
-    this.rootMotion = this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
     const after = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
     // null when empty: one fewer object to read per frame for most graphs.
     this.afterUpdate = after.length > 0 ? after : null;
@@ -501,11 +506,11 @@ export class AnimGraphInstance implements GraphRuntime {
       this.updateNow();
       this.curvesTarget!.set(this.curveValues);
       this.targetStale = true;
-      this.pendingMotion.fill(0);
+      this.pendingMotion!.fill(0);
       clock.restart();
       return;
     }
-    const pending = this.pendingMotion;
+    const pending = this.pendingMotion!;
     this.frame++;
     if (clock.tick(numbers, DELTA_TIME, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
@@ -620,6 +625,7 @@ export class AnimGraphInstance implements GraphRuntime {
       const storage = this.interpolationStorage?.();
       this.previous = new Pose(this.skeleton.boneCount, storage?.[0]);
       this.target = new Pose(this.skeleton.boneCount, storage?.[1]);
+      this.pendingMotion = new Float64Array(4);
       this.curvesPrevious = new Float64Array(this.curveValues.length);
       this.curvesTarget = new Float64Array(this.curveValues.length);
     }
@@ -655,7 +661,7 @@ export class AnimGraphInstance implements GraphRuntime {
       this.targetStale = true;
     }
     this.curvesTarget!.set(this.curveValues);
-    this.pendingMotion.fill(0);
+    this.pendingMotion!.fill(0);
     this.clock.restart();
     this.interpolating = true;
     this.showsTarget = false;

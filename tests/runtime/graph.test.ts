@@ -140,6 +140,17 @@ describe('graph instance', () => {
     expect(inner(a).parameters.slots).toBe(inner(b).parameters.slots);
     expect(inner(a).slots).toBeNull();
     expect(inner(graph.createInstance()).nodeMap).toBeNull();
+    // No typed arrays a character does not use: curve values (the example has no curves), a blend's
+    // per-bone weights (no blend profile), a clock's notify span (no notifies), the root-motion view
+    // and the update-rate scratch until asked for.
+    expect(a.curveValues).toBe(b.curveValues);
+    const fade = (i: unknown) => (i as { nodes: Map<string, { fade: { boneWeights: unknown; boneStart: unknown } }> }).nodes.get('locomotion')!.fade;
+    expect(fade(a).boneWeights).toBe(fade(b).boneStart);
+    expect((walkB as unknown as { playback: { notifySpan: unknown } }).playback.notifySpan).toBeNull();
+    const fresh = graph.createInstance() as unknown as { rootMotionView: unknown; pendingMotion: unknown; rootMotion: Float64Array; frameNumbers: Float64Array };
+    expect(fresh.rootMotionView).toBeNull();
+    expect(fresh.pendingMotion).toBeNull();
+    expect(fresh.rootMotion.buffer).toBe(fresh.frameNumbers.buffer);
     // ...while each instance's nodes are its own, and a node of another instance has no weight slot here.
     expect(b.nodes.get('walk')).toBe(walkB);
     expect(b.nodes.get('walk')).not.toBe(walkA);
