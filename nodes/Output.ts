@@ -19,6 +19,25 @@ export class OutputNode extends LocalPoseNode {
     return this.inputLinks;
   }
 
+  /**
+   * A local input is updated and evaluated by the instance straight, with this node's bookkeeping
+   * done there (AnimGraphInstance): two objects fewer (this node and its link) for every
+   * character's frame. A component-space input goes through the link, which converts it.
+   */
+  override passThroughInput(): LocalPoseNode | null {
+    const node = this.pose.node;
+    return node.space === 'local' ? node : null;
+  }
+
+  /** Relevant from the graph's first update on, at weight 1: the root is updated on every update. */
+  override get relevant(): boolean {
+    return this.graph.updateCounter > 0;
+  }
+
+  override get weight(): number {
+    return this.relevant ? 1 : 0;
+  }
+
   protected onUpdate(ctx: UpdateContext): void {
     this.pose.update(ctx);
   }

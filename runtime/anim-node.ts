@@ -305,6 +305,14 @@ export abstract class LocalPoseNode extends AnimNode {
   protected abstract onEvaluate(out: Pose): void;
 
   /**
+   * The node whose pose this one passes on unchanged, for the instance to update and evaluate
+   * straight (the output node's local input); null for a node that does work of its own.
+   */
+  passThroughInput(): LocalPoseNode | null {
+    return null;
+  }
+
+  /**
    * Evaluates into a pooled pose and blends that. A node that can produce its pose bone by bone
    * (a clip player) overrides this to blend as it goes, with the same numbers and no pose between.
    */

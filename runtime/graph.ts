@@ -238,6 +238,8 @@ export class AnimGraphInstance implements GraphRuntime {
   // The fields a frame reads, first and together: V8 lays an object's fields out in the order they
   // are declared, and a crowd's frame reads them for every character (fewer cache lines to miss).
   private readonly root: LocalPoseNode;
+  /** What the frame updates and evaluates: the root, or the node it passes through (LocalPoseNode.passThroughInput). */
+  private readonly frameRoot: LocalPoseNode;
   private readonly clock = new UpdateRateClock();
   /**
    * Updates seen, the update-rate schedule's frame count (UpdateRateClock.tick): never reset, so
@@ -376,6 +378,7 @@ export class AnimGraphInstance implements GraphRuntime {
     if (root.space !== 'local') throw new TypeError(`the root node '${root.id}' must produce a local-space pose`);
     this.root = root;
     this.root.initialize(new InitializeContext(this));
+    this.frameRoot = root.passThroughInput() ?? root;
     const cache = new CacheBonesContext(graph.skeleton);
     this.root.cacheBones(cache);
     if (cache.unknownBones.length > 0) {
@@ -514,7 +517,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.frame++;
     if (clock.tick(numbers, DELTA_TIME, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
-      if (this.targetStale) this.root.evaluate(this.target!);
+      if (this.targetStale) this.frameRoot.evaluate(this.target!);
       const pose = this.previous!;
       this.previous = this.target;
       this.target = pose;
@@ -584,7 +587,16 @@ export class AnimGraphInstance implements GraphRuntime {
     ctx.resetReport();
     // Most graphs have no curves; fill is a builtin call even on an empty array.
     if (this.hasCurves) this.curveValues.fill(0);
-    this.root.update(ctx);
+    const root = this.root, frameRoot = this.frameRoot;
+    if (frameRoot === root) {
+      root.update(ctx);
+    } else {
+      // The root passes its input through (the output node): what its update would do besides
+      // updating the input, here, so that a frame does not go through it and its link. It becomes
+      // relevant on the first update (its own relevant and weight say so: see OutputNode).
+      if (this.counter === 1 && this.events.has('nodeBecameRelevant')) this.events.emit('nodeBecameRelevant', root.id, root.type);
+      frameRoot.update(ctx);
+    }
     const after = this.afterUpdate;
     if (after !== null) for (let i = 0; i < after.length; i++) after[i].afterGraphUpdate!(ctx);
   }
@@ -675,12 +687,12 @@ export class AnimGraphInstance implements GraphRuntime {
    */
   evaluate(): Pose {
     if (!this.interpolating) {
-      this.root.evaluate(this.output);
+      this.frameRoot.evaluate(this.output);
       this.componentStale = true;
     } else {
       const target = this.target!;
       if (this.targetStale) {
-        this.root.evaluate(target);
+        this.frameRoot.evaluate(target);
         this.targetStale = false;
         this.showsTarget = false;
       }

@@ -158,6 +158,37 @@ describe('graph instance', () => {
     expect(b.nodeSlot(walkB as never)).toBe(a.nodeSlot(walkA as never));
   });
 
+  it('shows the output node relevant at weight 1 from the first update, and announces it once, whether the frame goes through it or past it', () => {
+    const player = { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } };
+    const copy = { copy: { type: 'CopyBone', inputs: { pose: 'p' }, properties: { sourceBone: 'hand_r', targetBone: 'head', alpha: 0 } } };
+    const asset = (output: string) => ({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: output === 'p' ? player : { ...player, ...copy },
+      output,
+    });
+    // 'p': a local input, which the instance updates and evaluates straight; 'copy': a component-space one, through the link.
+    const seen: string[][] = [];
+    const poses: number[][] = [];
+    for (const output of ['p', 'copy']) {
+      const g = loadGraphAsset(asset(output)).createInstance();
+      const ids: string[] = [];
+      g.events.on('nodeBecameRelevant', (id) => ids.push(id));
+      expect(g.gatherDebug().weight).toBe(0);
+      g.update(0.1);
+      g.update(0.1);
+      expect(g.gatherDebug().weight).toBe(1);
+      expect(g.nodes.get('output')!.relevant).toBe(true);
+      g.reset();
+      expect(g.gatherDebug().weight).toBe(0);
+      g.update(0.1);
+      seen.push(ids);
+      poses.push(Array.from(g.evaluate().rotations));
+    }
+    expect(seen[0]).toEqual(['output', 'p', 'output', 'p']);
+    expect(seen[1]).toEqual(['output', 'copy', 'p', 'output', 'copy', 'p']);
+    expect(poses[0]).toEqual(poses[1]);
+  });
+
   it('lays a parameter record out again when it changed between instances (Parameters is public)', () => {
     const definitions: Record<string, ParameterDefinition> = { speed: { type: 'float', default: 2 } };
     const first = new Parameters(definitions);
