@@ -122,11 +122,12 @@ export class AnimGraph {
   private frameNumberCountKnown = -1;
 
   /**
-   * Where each node (by id) keeps its weight in an instance's frameNumbers: the same for every
-   * instance (nodes are built in one order and reserve the same numbers), so kept once here rather
-   * than in a map per character. Filled by the first instance built.
+   * Per node id, its place in the build order (an instance's nodes are built in the compiled order)
+   * and where it keeps its weight in an instance's frameNumbers: the same for every instance (each
+   * node reserves the same numbers), so kept once here rather than in a map per character. Filled
+   * by the first instance built.
    */
-  readonly nodeWeightSlots = new Map<string, number>();
+  readonly nodeWeightSlots = new Map<string, { readonly index: number; readonly slot: number }>();
 
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
@@ -349,10 +350,10 @@ export class AnimGraphInstance implements GraphRuntime {
     const weightSlots = graph.nodeWeightSlots;
     for (const compiled of graph.nodes) {
       const node = buildNode(compiled, built, this.parameters, graph, reserve);
-      built.set(compiled.id, node);
       const slot = reserve(1), known = weightSlots.get(compiled.id);
-      if (known === undefined) weightSlots.set(compiled.id, slot);
-      else if (known !== slot) throw new Error(`internal: node '${compiled.id}' reserved its weight at ${slot}, not at ${known} as in the graph's first instance`);
+      if (known === undefined) weightSlots.set(compiled.id, { index: built.size, slot });
+      else if (known.slot !== slot) throw new Error(`internal: node '${compiled.id}' reserved its weight at ${slot}, not at ${known.slot} as in the graph's first instance`);
+      built.set(compiled.id, node);
     }
     this.builtNodes = [...built.values()];
     const storage = output.frameNumbers;
@@ -401,9 +402,9 @@ export class AnimGraphInstance implements GraphRuntime {
   }
 
   nodeSlot(node: AnimNode): number {
-    const slot = this.graph.nodeWeightSlots.get(node.id);
-    if (slot === undefined || !this.builtNodes.includes(node as PoseNode)) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
-    return slot;
+    const known = this.graph.nodeWeightSlots.get(node.id);
+    if (known === undefined || this.builtNodes[known.index] !== node) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
+    return known.slot;
   }
 
   updateContextAt(depth: number): UpdateContext {

@@ -18,26 +18,31 @@ export function parameterFits(property: ParameterType, parameter: ParameterType)
 
 type ParameterSlots = ReadonlyMap<string, { readonly slot: number; readonly type: ParameterType }>;
 
-/**
- * Each parameter's slot and type by name, laid out once per definitions object: every instance of a
- * graph shares its graph's (a map per character would be memory a crowd carries for nothing).
- */
-const layouts = new WeakMap<object, ParameterSlots>();
+/** A parameter record laid out: each parameter's slot and type by name, and the values' length. */
+interface ParameterLayout {
+  readonly slots: ParameterSlots;
+  readonly size: number;
+}
 
-function slotsOf(definitions: Readonly<Record<string, ParameterDefinition>>): ParameterSlots {
-  let slots = layouts.get(definitions);
+/**
+ * Parameter records laid out once each: every instance of a graph shares its graph's (a map per
+ * character would be memory a crowd carries for nothing).
+ */
+const layouts = new WeakMap<object, ParameterLayout>();
+
+function layoutOf(definitions: Readonly<Record<string, ParameterDefinition>>): ParameterLayout {
+  const known = layouts.get(definitions);
   // A record changed since it was laid out (Parameters is public; a graph's own never changes) is laid out again.
-  if (slots === undefined || !sameLayout(slots, definitions)) {
-    const made = new Map<string, { slot: number; type: ParameterType }>();
-    let size = 0;
-    for (const [name, def] of Object.entries(definitions)) {
-      made.set(name, { slot: size, type: def.type });
-      size += PARAMETER_WIDTH[def.type];
-    }
-    layouts.set(definitions, made);
-    slots = made;
+  if (known !== undefined && sameLayout(known.slots, definitions)) return known;
+  const slots = new Map<string, { slot: number; type: ParameterType }>();
+  let size = 0;
+  for (const [name, def] of Object.entries(definitions)) {
+    slots.set(name, { slot: size, type: def.type });
+    size += PARAMETER_WIDTH[def.type];
   }
-  return slots;
+  const layout = { slots, size };
+  layouts.set(definitions, layout);
+  return layout;
 }
 
 function sameLayout(slots: ParameterSlots, definitions: Readonly<Record<string, ParameterDefinition>>): boolean {
@@ -60,10 +65,9 @@ export class Parameters {
   private readonly slots: ParameterSlots;
 
   constructor(readonly definitions: Readonly<Record<string, ParameterDefinition>>, private readonly events?: AnimGraphEventEmitter) {
-    this.slots = slotsOf(definitions);
-    let size = 0;
-    for (const { slot, type } of this.slots.values()) size = Math.max(size, slot + PARAMETER_WIDTH[type]);
-    this.values = new Float64Array(size);
+    const layout = layoutOf(definitions);
+    this.slots = layout.slots;
+    this.values = new Float64Array(layout.size);
     for (const [name, def] of Object.entries(definitions)) {
       if (def.default !== undefined) this.set(name, def.default);
     }

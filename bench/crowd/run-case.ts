@@ -56,7 +56,7 @@ export interface CaseResult {
   animgraphBreakdown?: Record<string, number>;
   /** The bench's own time per step of the case (setup, warm-up, windows, ...), seconds. */
   stepSeconds?: Record<string, number>;
-  /** cacheProbe() right before and right after the case (ns per dependent load over 8 MB). */
+  /** cacheProbe() right before and right after the case (ns per dependent load over 4 MB). */
   cacheProbeNs?: { before: number; after: number };
 }
 
