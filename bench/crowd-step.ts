@@ -25,7 +25,7 @@ import { median } from './crowd/measure.ts';
 import { PeerCrowd } from './crowd/peer.ts';
 import { DT } from './crowd/options.ts';
 import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
-import { characterOutput, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
+import { FRAME_NUMBERS_ARRAY, characterOutput, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { Pose } from '../runtime/pose.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 
@@ -55,7 +55,7 @@ function graphCase(count: number): Frame {
 function objectsCase(g: AnimGraph, count: number): Frame {
   const k = g.frameNumberCount;
   const lengths = kernelPoseLengths(n, 1, false, false, k, 1);
-  lengths[12] = count * k; // the characters' per-frame numbers (kernelPoseLengths' FRAME_NUMBERS_ARRAY), one row each
+  lengths[FRAME_NUMBERS_ARRAY] = count * k; // a row of per-frame numbers for each character, one pose row for all
   const kernel = SamplingKernel.create(g.skeleton, [...g.clipBindings.values()], lengths)!;
   const a = kernel.poseArrays;
   const rows = { translations: a[0], rotations: a[1], scales: a[2], componentTranslations: a[3], componentRotations: a[4], componentScales: a[5] };
@@ -63,7 +63,7 @@ function objectsCase(g: AnimGraph, count: number): Frame {
   const phases = crowdPhases(count, clip.duration);
   const instances: AnimGraphInstance[] = [];
   for (let i = 0; i < count; i++) {
-    const instance = g.createInstance({ ...characterOutput(rows, n, 0, false), posePool: pool, frameNumbers: a[12].subarray(i * k, (i + 1) * k) });
+    const instance = g.createInstance({ ...characterOutput(rows, n, 0, false), posePool: pool, frameNumbers: a[FRAME_NUMBERS_ARRAY].subarray(i * k, (i + 1) * k) });
     instance.setParameter('phaseA', phases[i * 2]);
     instance.setParameter('phaseB', phases[i * 2 + 1]);
     instance.reset();

@@ -49,8 +49,10 @@ export function runCharacterFrame(
  * temporaries (a layer within a transition within a blend); deeper ones are ordinary poses.
  */
 const POOL_POSES_IN_KERNEL = 4;
-/** Where kernelPoseLengths puts the interpolation poses' arrays, the characters' numbers and the pools' among a kernel's poseArrays. */
-const INTERPOLATION_ARRAYS = 6, FRAME_NUMBERS_ARRAY = 12, POOL_ARRAYS = 13;
+/** Where kernelPoseLengths puts the interpolation poses' arrays and the pools' among a kernel's poseArrays. */
+const INTERPOLATION_ARRAYS = 6, POOL_ARRAYS = 13;
+/** Where kernelPoseLengths puts the characters' per-frame numbers among a kernel's poseArrays. */
+export const FRAME_NUMBERS_ARRAY = 12;
 
 /**
  * The pose arrays a kernel holds for `count` characters (translations, rotations, scales, then the
