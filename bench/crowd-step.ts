@@ -9,6 +9,10 @@
  *                in cache: the characters' objects alone, their pose writes taken out;
  *   kernel       the kernel sampling each character's rows with no graph (one Pose per character,
  *                the same keys): the pose writes with the least around them;
+ *   kernel+reads the same, each character also reading ten cache lines of its own 1.9 KB of a
+ *                typed array, in order (as many lines as its objects, laid out as they are, but
+ *                no objects): whether reading a character's state while the crowd's pose writes
+ *                stream through memory steps by itself;
  *   copy         Float64Array.set of each character's 5.2 KB of pose from a small array in cache:
  *                the writes alone, with none of the sampling's arithmetic between them;
  *   hand loop    the crowd bench's hand-written peer (bench/crowd/peer.ts), for comparison.
@@ -75,8 +79,14 @@ function objectsCase(g: AnimGraph, count: number): Frame {
   };
 }
 
-/** The kernel alone: each character's rows sampled between consecutive keys, its key moving on each frame. */
-function kernelCase(count: number): Frame {
+/** Cache lines kernelCase(count, reads) reads per character, and the bytes each character's lines span (its objects' share of the heap). */
+const STATE_LINES = 10, STATE_BYTES = 1920;
+
+/**
+ * The kernel alone: each character's rows sampled between consecutive keys, its key moving on each
+ * frame; with `reads`, after reading STATE_LINES lines of its STATE_BYTES of a typed array.
+ */
+function kernelCase(count: number, reads = false): Frame {
   const kernel = SamplingKernel.create(graph.skeleton, [binding], kernelPoseLengths(n, count, false, false, 0, 0))!;
   const a = kernel.poseArrays;
   const poses: Pose[] = [];
@@ -88,9 +98,13 @@ function kernelCase(count: number): Frame {
   const tracks = clip.tracks.length, keys = clip.frameCount - 1;
   const key = new Int32Array(count).map((_, i) => (i * 7) % keys);
   const numbers = kernel.numbers;
+  const state = new Float64Array(reads ? count * STATE_BYTES / 8 : 0), lines = reads ? STATE_LINES : 0;
   return () => {
     for (let i = 0; i < count; i++) {
-      const f = key[i];
+      // What the character's state holds feeds its key, as an object's fields feed its frame.
+      let read = 0;
+      for (let l = 0, at = i * (STATE_BYTES / 8); l < lines; l++, at += 8) read += state[at];
+      const f = key[i] + read;
       key[i] = f + 1 < keys ? f + 1 : 0;
       numbers[0] = 0.37;
       numbers[1] = 1;
@@ -121,7 +135,8 @@ function handLoopCase(count: number): Frame {
 }
 
 const makers: readonly [string, (count: number) => Frame][] = [
-  ['graph', graphCase], ['objects', (count) => objectsCase(graph, count)], ['kernel', kernelCase], ['copy', copyCase], ['hand loop', handLoopCase],
+  ['graph', graphCase], ['objects', (count) => objectsCase(graph, count)], ['kernel', (count) => kernelCase(count)],
+  ['kernel+reads', (count) => kernelCase(count, true)], ['copy', copyCase], ['hand loop', handLoopCase],
 ];
 const cases = makers.flatMap(([name, make]) => COUNTS.map((count) => ({ name, count, frame: make(count), us: [] as number[] })));
 for (const c of cases) for (let i = 0; i < 3_000_000 / c.count; i++) c.frame();
@@ -140,5 +155,5 @@ console.log(`player crowd, ${n} bones, ${windows} windows interleaved: µs per c
 console.log(`4 MB probe ${probeBefore.toFixed(0)} ns before, ${probeAfter.toFixed(0)} after (100 or more: measured short of cache)`);
 for (const [name] of makers) {
   const [small, large] = COUNTS.map((count) => median(cases.find((c) => c.name === name && c.count === count)!.us));
-  console.log(`${name.padEnd(10)} ${small.toFixed(3).padStart(7)} ${large.toFixed(3).padStart(7)}   ${(large / small).toFixed(2)}x`);
+  console.log(`${name.padEnd(12)} ${small.toFixed(3).padStart(7)} ${large.toFixed(3).padStart(7)}   ${(large / small).toFixed(2)}x`);
 }
