@@ -3,7 +3,7 @@
  * frame next to cacheProbe() (ns per dependent load over 4 MB, bench/crowd/cache-probe.ts), in one
  * process, so the code, its JIT state and its memory layout stay the same and only the machine moves.
  *
- *   node --expose-gc --import tsx bench/cache-state.ts [--case blend] [--count 1000] [--windows 60]
+ *   node --import tsx bench/cache-state.ts [--case blend] [--count 1000] [--windows 60]
  *
  * Prints one line per window ("ms/frame probe-ns") and then, by probe reading, the crowd's median
  * ms per frame: below PROBE_CACHED ns (the 4 MB fit in the last-level cache), above PROBE_SPILLED
@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildCrowdGraph, createCrowdBatch, crowdPhases, type CrowdGraphKind } from './crowd-cases.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
-import { median } from './crowd/measure.ts';
+import { median } from './crowd/median.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {

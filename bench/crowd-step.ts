@@ -20,12 +20,12 @@
  * and the ratio 10,000 / 1000 of each. The probe line says whether the process had its share of the
  * cache (see docs/performance.md, "Reading these figures"). It reports; it asserts nothing.
  *
- *   node --expose-gc --import tsx bench/crowd-step.ts [--windows 12]
+ *   node --import tsx bench/crowd-step.ts [--windows 12]
  */
 import { performance } from 'node:perf_hooks';
 import { buildCrowdGraph, createCrowdBatch, crowdPhases } from './crowd-cases.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
-import { median } from './crowd/measure.ts';
+import { median } from './crowd/median.ts';
 import { PeerCrowd } from './crowd/peer.ts';
 import { DT } from './crowd/options.ts';
 import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';

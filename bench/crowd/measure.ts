@@ -4,7 +4,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { median } from './median.ts';
 import type { Runner } from './runners.ts';
+
+export { median };
 
 export const gc: () => void = (() => {
   const g = (globalThis as { gc?: () => void }).gc;
@@ -15,11 +18,6 @@ export const gc: () => void = (() => {
   return g;
 })();
 
-export function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 function timeWindow(runner: Runner, frames: number): number {
   const start = performance.now();
