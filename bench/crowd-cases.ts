@@ -338,13 +338,15 @@ export function crowdPhases(count: number, duration: number, seed = CROWD_SEED +
  */
 export function createCrowdBatch(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false): InstanceBatch {
   const batch = graph.createInstances(count, { componentSpace });
-  for (let i = 0; i < count; i++) {
-    const instance = batch.instances[i];
-    instance.setParameter('phaseA', phases[i * 2]);
-    instance.setParameter('phaseB', phases[i * 2 + 1]);
-    instance.reset();
-  }
+  for (let i = 0; i < count; i++) startAtPhases(batch.instances[i], phases, i);
   return batch;
+}
+
+/** Starts character `character` at its phases in `phases` (crowdPhases: two per character), as createCrowdBatch does. */
+export function startAtPhases(instance: AnimGraphInstance, phases: Float64Array, character: number): void {
+  instance.setParameter('phaseA', phases[character * 2]);
+  instance.setParameter('phaseB', phases[character * 2 + 1]);
+  instance.reset();
 }
 
 /** createCrowdBatch's characters, as instances (each run by update, evaluate and componentPose). */

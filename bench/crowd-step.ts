@@ -23,13 +23,13 @@
  *   node --import tsx bench/crowd-step.ts [--windows 12]
  */
 import { performance } from 'node:perf_hooks';
-import { buildCrowdGraph, createCrowdBatch, crowdPhases } from './crowd-cases.ts';
+import { buildCrowdGraph, createCrowdBatch, crowdPhases, startAtPhases } from './crowd-cases.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
 import { median } from './crowd/median.ts';
 import { PeerCrowd } from './crowd/peer.ts';
 import { DT } from './crowd/options.ts';
 import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
-import { FRAME_NUMBERS_ARRAY, characterOutput, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
+import { FRAME_NUMBERS_ARRAY, characterOutput, kernelArrays, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { Pose } from '../runtime/pose.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 
@@ -61,16 +61,13 @@ function objectsCase(g: AnimGraph, count: number): Frame {
   const lengths = kernelPoseLengths(n, 1, false, false, k, 1);
   lengths[FRAME_NUMBERS_ARRAY] = count * k; // a row of per-frame numbers for each character, one pose row for all
   const kernel = SamplingKernel.create(g.skeleton, [...g.clipBindings.values()], lengths)!;
-  const a = kernel.poseArrays;
-  const rows = { translations: a[0], rotations: a[1], scales: a[2], componentTranslations: a[3], componentRotations: a[4], componentScales: a[5] };
+  const rows = kernelArrays(kernel, 0), numbers = kernel.poseArrays[FRAME_NUMBERS_ARRAY];
   const pool = kernelPosePool(kernel, n, 0);
   const phases = crowdPhases(count, clip.duration);
   const instances: AnimGraphInstance[] = [];
   for (let i = 0; i < count; i++) {
-    const instance = g.createInstance({ ...characterOutput(rows, n, 0, false), posePool: pool, frameNumbers: a[FRAME_NUMBERS_ARRAY].subarray(i * k, (i + 1) * k) });
-    instance.setParameter('phaseA', phases[i * 2]);
-    instance.setParameter('phaseB', phases[i * 2 + 1]);
-    instance.reset();
+    const instance = g.createInstance({ ...characterOutput(rows, n, 0, false), posePool: pool, frameNumbers: numbers.subarray(i * k, (i + 1) * k) });
+    startAtPhases(instance, phases, i);
     instances.push(instance);
   }
   const dt = new Float64Array([DT]), rootMotion = new Float64Array(count * 4);
@@ -88,13 +85,8 @@ const STATE_LINES = 10, STATE_BYTES = 1920;
  */
 function kernelCase(count: number, reads = false): Frame {
   const kernel = SamplingKernel.create(graph.skeleton, [binding], kernelPoseLengths(n, count, false, false, 0, 0))!;
-  const a = kernel.poseArrays;
-  const poses: Pose[] = [];
-  for (let i = 0; i < count; i++) {
-    poses.push(new Pose(n, {
-      translations: a[0].subarray(i * n * 3, (i + 1) * n * 3), rotations: a[1].subarray(i * n * 4, (i + 1) * n * 4), scales: a[2].subarray(i * n * 3, (i + 1) * n * 3),
-    }));
-  }
+  const rows = kernelArrays(kernel, 0);
+  const poses = Array.from({ length: count }, (_, i) => new Pose(n, characterOutput(rows, n, i, false).local));
   const tracks = clip.tracks.length, keys = clip.frameCount - 1;
   const key = new Int32Array(count).map((_, i) => (i * 7) % keys);
   const numbers = kernel.numbers;

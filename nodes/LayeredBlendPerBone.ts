@@ -5,7 +5,7 @@ import {
   LocalPoseNode,
   type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext,
 } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
+import { kernelWithBoneWeights, type Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
 /** One layer, as the node is built with it. */
@@ -157,8 +157,8 @@ export class LayeredBlendPerBone extends LocalPoseNode {
    */
   private blendLocal(out: Pose, layer: Pose, index: number): void {
     const bones = this.maskBones[index], mask = this.maskWeights[index], alpha = this.alphas[index];
-    const kernel = out.kernel;
-    if (kernel !== null && layer.kernel === kernel && out.boneCount === kernel.boneWeights.length) {
+    const kernel = kernelWithBoneWeights(out, layer);
+    if (kernel !== null) {
       const weights = kernel.boneWeights;
       weights.fill(0);
       for (let k = 0; k < bones.length; k++) weights[bones[k]] = mask[bones[k]] * alpha;

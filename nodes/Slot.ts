@@ -7,7 +7,7 @@ import {
   LocalPoseNode, ZERO_WEIGHT, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink,
   type UpdateContext,
 } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
+import { kernelWithBoneWeights, type Pose } from '../runtime/pose.ts';
 import type { Skeleton } from '../runtime/skeleton.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
@@ -264,8 +264,8 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     const pose = pool.acquire();
     v.playback.sample(pose);
     const mask = this.mask, bones = this.maskedBones, w = v.weight;
-    const kernel = out.kernel;
-    if (kernel !== null && pose.kernel === kernel && out.boneCount === kernel.boneWeights.length) {
+    const kernel = kernelWithBoneWeights(out, pose);
+    if (kernel !== null) {
       const weights = kernel.boneWeights;
       weights.fill(-1);
       for (let k = 0; k < bones.length; k++) weights[bones[k]] = w * mask[bones[k]];

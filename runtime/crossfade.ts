@@ -1,7 +1,7 @@
 import type { BlendProfile } from './blend-profile.ts';
 import type { PoseLink } from './link.ts';
 import type { UpdateContext } from './node.ts';
-import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose, type PosePool } from './pose.ts';
+import { kernelWithBoneWeights, poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose, type PosePool } from './pose.ts';
 
 /** What a crossfade without per-bone weights holds for them: one shared empty array. */
 const NO_BONE_WEIGHTS = new Float64Array(0);
@@ -268,14 +268,14 @@ export function evaluatePerBoneInputs(out: Pose, inputs: readonly PoseLink[], in
   let scratch: Pose | null = null;
   // A batch's character: its poses in a sampling kernel's memory, each bone's weight written to the
   // kernel's per-bone weights, bit-identically.
-  const kernel = out.kernel;
+  const kernel = kernelWithBoneWeights(out, null);
   for (let i = 0; i < inputs.length; i++) {
     if (!(include[i] > 0)) continue;
     const base = i * bones;
     if (first) {
       inputs[i].evaluate(out);
       first = false;
-      if (kernel !== null && out.boneCount === kernel.boneWeights.length) {
+      if (kernel !== null) {
         kernelBoneWeights(kernel.boneWeights, weights, base);
         kernel.scaleBones(out);
         continue;
@@ -291,7 +291,7 @@ export function evaluatePerBoneInputs(out: Pose, inputs: readonly PoseLink[], in
     }
     scratch ??= pool.acquire();
     inputs[i].evaluate(scratch);
-    if (kernel !== null && scratch.kernel === kernel && out.boneCount === kernel.boneWeights.length) {
+    if (kernel !== null && scratch.kernel === kernel) {
       kernelBoneWeights(kernel.boneWeights, weights, base);
       kernel.accumulateBones(out, scratch);
       continue;

@@ -362,12 +362,12 @@ export class AnimGraphInstance implements GraphRuntime {
       throw new RangeError(`frameNumbers storage: expected ${reserved} numbers, all 0 (AnimGraph.frameNumberCount); got ${got}`);
     }
     this.frameNumbers = storage ?? new Float64Array(reserved);
-    const after = [...built.values()].filter((n) => n.afterGraphUpdate !== undefined).reverse();
+    const after = this.builtNodes.filter((n) => n.afterGraphUpdate !== undefined).reverse();
     // null when empty: one fewer object to read per frame for most graphs.
     this.afterUpdate = after.length > 0 ? after : null;
     this.hasCurves = this.curveValues.length > 0;
     let slots: Map<string, (PoseNode & SlotPlayer)[]> | null = null;
-    for (const node of built.values()) {
+    for (const node of this.builtNodes) {
       if (!isSlotPlayer(node)) continue;
       slots ??= new Map();
       const list = slots.get(node.slotName);

@@ -72,7 +72,7 @@ export function kernelPoseLengths(
 }
 
 /** A kernel's six arrays from `at` of its poseArrays, as the six arrays of a group of characters. */
-function kernelArrays(kernel: SamplingKernel, at: number): BatchPoseArrays {
+export function kernelArrays(kernel: SamplingKernel, at: number): BatchPoseArrays {
   const a = kernel.poseArrays;
   return {
     translations: a[at], rotations: a[at + 1], scales: a[at + 2],

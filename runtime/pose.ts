@@ -88,14 +88,33 @@ export function poseBlend(out: Pose, a: Pose, b: Pose, weight: number): Pose {
 }
 
 /**
+ * The sampling kernel holding both `out` and `source` in its memory with the same bone count (a
+ * batch's output, temporaries, interpolation poses), where a pose operation runs in it; else null.
+ */
+export function kernelHolding(out: Pose, source: Pose): SamplingKernel | null {
+  const kernel = out.kernel;
+  return kernel !== null && source.kernel === kernel && out.boneCount === source.boneCount ? kernel : null;
+}
+
+/**
+ * The sampling kernel holding `out` (a whole pose of its skeleton) and `source` (null: none), whose
+ * per-bone weights (SamplingKernel.boneWeights) then cover out's bones: where a blend bone by bone
+ * runs in it; else null.
+ */
+export function kernelWithBoneWeights(out: Pose, source: Pose | null): SamplingKernel | null {
+  const kernel = out.kernel;
+  return kernel !== null && (source === null || source.kernel === kernel) && out.boneCount === kernel.boneWeights.length ? kernel : null;
+}
+
+/**
  * out = a * weights[0] + b * weights[1] in one pass (the same arithmetic as poseScaleInto,
  * poseAccumulate and poseNormalizeRotations, which cost three passes over the poses), each
  * rotation of b taken in a's hemisphere, then normalised. `out` may alias `a` or `b`.
  */
 export function poseBlendTwo(out: Pose, a: Pose, b: Pose, weights: Float64Array): Pose {
   const wa = weights[0], w = weights[1];
-  const kernel = out.kernel;
-  if (kernel !== null && a.kernel === kernel && b.kernel === kernel && out.boneCount === a.boneCount && out.boneCount === b.boneCount) {
+  const kernel = kernelHolding(out, a);
+  if (kernel !== null && kernelHolding(out, b) === kernel) {
     // All three in a sampling kernel's memory (a batch's output, temporaries, interpolation poses).
     const numbers = kernel.numbers;
     numbers[1] = wa;
@@ -130,8 +149,8 @@ export function poseBlendTwo(out: Pose, a: Pose, b: Pose, weights: Float64Array)
 /** out = source * weights[index]: the first term of a weighted sum of poses (see poseAccumulate). */
 export function poseScaleInto(out: Pose, source: Pose, weights: Float64Array, index: number): Pose {
   const weight = weights[index];
-  const kernel = out.kernel;
-  if (kernel !== null && source.kernel === kernel && out.boneCount === source.boneCount) {
+  const kernel = kernelHolding(out, source);
+  if (kernel !== null) {
     kernel.numbers[1] = weight;
     kernel.scale(out, source);
     return out;
@@ -152,8 +171,8 @@ export function poseScaleInto(out: Pose, source: Pose, weights: Float64Array, in
  */
 export function poseAccumulate(out: Pose, source: Pose, weights: Float64Array, index: number): Pose {
   const weight = weights[index];
-  const kernel = out.kernel;
-  if (kernel !== null && source.kernel === kernel && out.boneCount === source.boneCount) {
+  const kernel = kernelHolding(out, source);
+  if (kernel !== null) {
     kernel.numbers[1] = weight;
     kernel.accumulate(out, source);
     return out;

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildCrowdGraph, crowdPhases, mulberry32 } from '../../bench/crowd-cases.ts';
+import { buildCrowdGraph, crowdPhases, mulberry32, startAtPhases } from '../../bench/crowd-cases.ts';
 import { BlendTwoType } from '../../nodes/BlendTwo.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { SequencePlayerType } from '../../nodes/SequencePlayer.ts';
@@ -196,11 +196,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       const batch = graph.createInstances(4, { componentSpace: true });
       const alone = [0, 1, 2, 3].map(() => graph.createInstance());
       const phases = crowdPhases(4, 2);
-      [...batch.instances, ...alone].forEach((instance, i) => {
-        instance.setParameter('phaseA', phases[(i % 4) * 2]);
-        instance.setParameter('phaseB', phases[(i % 4) * 2 + 1]);
-        instance.reset();
-      });
+      [...batch.instances, ...alone].forEach((instance, i) => startAtPhases(instance, phases, i % 4));
       for (let frame = 0; frame < 80; frame++) {
         [...batch.instances, ...alone].forEach((instance, i) => {
           const c = i % 4; // the character: batch member and instance alone alike
@@ -395,9 +391,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     const alone = Array.from({ length: 6 }, () => graph.createInstance());
     const phases = crowdPhases(6, 2);
     [batch.instances, alone].forEach((group) => group.forEach((instance, i) => {
-      instance.setParameter('phaseA', phases[i * 2]);
-      instance.setParameter('phaseB', phases[i * 2 + 1]);
-      instance.reset();
+      startAtPhases(instance, phases, i);
       instance.setUpdateRate([1, 2, 4][i % 3], i, { interpolate: i !== 5 });
     }));
     for (let frame = 0; frame < 40; frame++) {
