@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { ClipBinding } from '../runtime/clip.ts';
+import { Clip, ClipBinding } from '../runtime/clip.ts';
 import { CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/clip-playback.ts';
 import type { SlotPlayer } from '../runtime/graph.ts';
 import { quatNormalize } from '../runtime/math.ts';
@@ -81,14 +81,15 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     private readonly source: PoseLink,
     private readonly filterBone: string,
     private readonly filterDepth: number,
-    anyClip: ClipBinding,
+    /** What the voices hold until playSlot gives them a clip (never sampled: they are inactive till then). */
+    noClip: ClipBinding,
     boneCount: number,
     /** Where the voices' clip clocks go in the instance's per-frame numbers (NodeBuild.numbers, VOICES of them), -1: their own. */
     private readonly clockNumbers = -1,
   ) {
     super(id, 'Slot');
     this.inputLinks = [source];
-    this.voices = Array.from({ length: VOICES }, () => new SlotVoice(anyClip, id));
+    this.voices = Array.from({ length: VOICES }, () => new SlotVoice(noClip, id));
     this.clocks = this.voices.map((v) => v.playback);
     this.mask = new Float64Array(boneCount).fill(1);
     this.maskedBones = Int32Array.from({ length: boneCount }, (_, i) => i);
@@ -342,7 +343,8 @@ export const SlotType: NodeType = defineNodeType({
     filterDepth: { kind: 'int', default: 0, min: 0, bindable: false },
   },
   inputs: [{ name: 'source', kind: 'pose', space: 'local' }],
-  // The voices' clips are given by playSlot: till then they are inactive and their clip unread.
-  create: ({ id, boneCount, properties: p, inputs, numbers }) =>
-    new Slot(id, p.name ?? id, inputs.source, p.filterBone, p.filterDepth, undefined as unknown as ClipBinding, boneCount, numbers(VOICES * CLOCK_NUMBERS)),
+  // The voices' clips are given by playSlot; till then they hold an empty clip, one per graph.
+  prepare: ({ skeleton }) => new ClipBinding(new Clip({ name: '', frameRate: 30, frameCount: 1, tracks: [] }), skeleton),
+  create: ({ id, boneCount, properties: p, inputs, numbers, shared }) =>
+    new Slot(id, p.name ?? id, inputs.source, p.filterBone, p.filterDepth, shared!, boneCount, numbers(VOICES * CLOCK_NUMBERS)),
 });

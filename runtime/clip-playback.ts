@@ -99,9 +99,8 @@ export class ClipPlayback {
   constructor(public binding: ClipBinding) {
     // Made only for a clip that has notifies or curves (else when a new binding first has them):
     // most of a crowd's clocks never fire one, and each small typed array is two objects of V8's.
-    // (A Slot's voices are made before they have a clip.)
-    const clip = binding?.clip;
-    this.notifySpan = clip !== undefined && (clip.notifies !== null || clip.curves.length > 0) ? new Float64Array(3) : null;
+    const clip = binding.clip;
+    this.notifySpan = clip.notifies !== null || clip.curves.length > 0 ? new Float64Array(3) : null;
     this.numbers[this.base + RATE] = 1;
     this.numbers[this.base + WEIGHT] = 1;
   }

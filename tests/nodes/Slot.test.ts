@@ -38,6 +38,14 @@ describe('Slot', () => {
     expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(sample('walk', 0.25).rotations));
     expect(slotDebug(g).description).toBe("'upperBody' (source)");
     expect(g.isSlotPlaying('upperBody')).toBe(false);
+    // Stopped before anything played: nothing to end, no event, the source still shown as it is.
+    const ended: unknown[] = [];
+    g.events.on('slotEnded', (...e) => ended.push(e));
+    g.stopSlot('upperBody', 0.1);
+    g.update(0.25);
+    expect(ended).toEqual([]);
+    expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(sample('walk', 0.5).rotations));
+    expect(slotDebug(g).values).toMatchObject({ playing: false, sourceWeight: 1 });
   });
 
   it('blends a clip in and out at the times asked and ends by itself, once', () => {
