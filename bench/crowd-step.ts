@@ -1,37 +1,18 @@
 /**
  * Where the player crowd's step in cost per character from 1000 to 10,000 characters comes from
  * (issue 18's target of no step): in one process, windows interleaved, µs per character at both
- * counts for
- *
- *   graph        the crowd bench's player case (an InstanceBatch: the characters' objects, their
- *                update, the kernel sampling each into its own rows of the batch's arrays);
- *   objects      the same characters, but every one evaluating into the same pose rows, which stay
- *                in cache: the characters' objects alone, their pose writes taken out;
- *   kernel       the kernel sampling each character's rows with no graph (one Pose per character,
- *                the same keys): the pose writes with the least around them;
- *   kernel+reads the same, each character also reading ten cache lines of its own 1.9 KB of a
- *                typed array, in order (as many lines as its objects, laid out as they are, but
- *                no objects): whether reading a character's state while the crowd's pose writes
- *                stream through memory steps by itself;
- *   copy         Float64Array.set of each character's 5.2 KB of pose from a small array in cache:
- *                the writes alone, with none of the sampling's arithmetic between them;
- *   hand loop    the crowd bench's hand-written peer (bench/crowd/peer.ts), for comparison.
- *
- * and the ratio 10,000 / 1000 of each. The probe line says whether the process had its share of the
- * cache (see docs/performance.md, "Reading these figures"). It reports; it asserts nothing.
+ * counts for each case of bench/crowd/step-cases.ts (the crowd, its objects alone, the kernel alone,
+ * the kernel with reads of per-character state, a plain copy, the hand loop), and the ratio
+ * 10,000 / 1000 of each. The probe line says whether the process had its share of the cache (see
+ * docs/performance.md, "Reading these figures"). It reports; it asserts nothing.
+ * bench/crowd-misses.ts counts the same cases' cache misses, which do not move with the machine.
  *
  *   node --import tsx bench/crowd-step.ts [--windows 12]
  */
 import { performance } from 'node:perf_hooks';
-import { buildCrowdGraph, createCrowdBatch, crowdPhases, startAtPhases } from './crowd-cases.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
 import { median } from './crowd/median.ts';
-import { PeerCrowd } from './crowd/peer.ts';
-import { DT } from './crowd/options.ts';
-import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
-import { FRAME_NUMBERS_ARRAY, characterOutput, kernelArrays, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
-import { Pose } from '../runtime/pose.ts';
-import { SamplingKernel } from '../runtime/sampling-kernel.ts';
+import { STEP_CASES, graph } from './crowd/step-cases.ts';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--windows');
@@ -42,95 +23,7 @@ if (!Number.isInteger(windows) || windows < 1) {
 }
 const COUNTS = [1000, 10_000] as const;
 
-const graph = buildCrowdGraph('player');
-const n = graph.skeleton.boneCount;
-const binding = graph.clipBindings.get('clipA')!;
-const clip = binding.clip;
-
-/** Runs one frame of `count` characters. */
-type Frame = () => void;
-
-function graphCase(count: number): Frame {
-  const batch = createCrowdBatch(graph, count, crowdPhases(count, clip.duration));
-  return () => batch.update(DT);
-}
-
-/** createCrowdBatch's characters, each with its own per-frame numbers but all evaluating into row 0. */
-function objectsCase(g: AnimGraph, count: number): Frame {
-  const k = g.frameNumberCount;
-  const lengths = kernelPoseLengths(n, 1, false, false, k, 1);
-  lengths[FRAME_NUMBERS_ARRAY] = count * k; // a row of per-frame numbers for each character, one pose row for all
-  const kernel = SamplingKernel.create(g.skeleton, [...g.clipBindings.values()], lengths)!;
-  const rows = kernelArrays(kernel, 0), numbers = kernel.poseArrays[FRAME_NUMBERS_ARRAY];
-  const pool = kernelPosePool(kernel, n, 0);
-  const phases = crowdPhases(count, clip.duration);
-  const instances: AnimGraphInstance[] = [];
-  for (let i = 0; i < count; i++) {
-    const instance = g.createInstance({ ...characterOutput(rows, n, 0, false), posePool: pool, frameNumbers: numbers.subarray(i * k, (i + 1) * k) });
-    startAtPhases(instance, phases, i);
-    instances.push(instance);
-  }
-  const dt = new Float64Array([DT]), rootMotion = new Float64Array(count * 4);
-  return () => {
-    for (let i = 0; i < count; i++) runCharacterFrame(instances[i], dt, false, rootMotion, i);
-  };
-}
-
-/** Cache lines kernelCase(count, reads) reads per character, and the bytes each character's lines span (its objects' share of the heap). */
-const STATE_LINES = 10, STATE_BYTES = 1920;
-
-/**
- * The kernel alone: each character's rows sampled between consecutive keys, its key moving on each
- * frame; with `reads`, after reading STATE_LINES lines of its STATE_BYTES of a typed array.
- */
-function kernelCase(count: number, reads = false): Frame {
-  const kernel = SamplingKernel.create(graph.skeleton, [binding], kernelPoseLengths(n, count, false, false, 0, 0))!;
-  const rows = kernelArrays(kernel, 0);
-  const poses = Array.from({ length: count }, (_, i) => new Pose(n, characterOutput(rows, n, i, false).local));
-  const tracks = clip.tracks.length, keys = clip.frameCount - 1;
-  const key = new Int32Array(count).map((_, i) => (i * 7) % keys);
-  const numbers = kernel.numbers;
-  const state = new Float64Array(reads ? count * STATE_BYTES / 8 : 0), lines = reads ? STATE_LINES : 0;
-  return () => {
-    for (let i = 0; i < count; i++) {
-      // What the character's state holds feeds its key, as an object's fields feed its frame.
-      let read = 0;
-      for (let l = 0, at = i * (STATE_BYTES / 8); l < lines; l++, at += 8) read += state[at];
-      const f = key[i] + read;
-      key[i] = f + 1 < keys ? f + 1 : 0;
-      numbers[0] = 0.37;
-      numbers[1] = 1;
-      numbers[2] = 0;
-      kernel.sample(poses[i], binding, f * tracks, (f + 1) * tracks, false, false);
-    }
-  };
-}
-
-/** Each character's translations, rotations and scales copied from one of 64 poses in cache. */
-function copyCase(count: number): Frame {
-  const t = new Float64Array(count * n * 3), r = new Float64Array(count * n * 4), s = new Float64Array(count * n * 3);
-  const source = (width: number): Float64Array => new Float64Array(64 * n * width).map((_, i) => i);
-  const st = source(3), sr = source(4), ss = source(3);
-  return () => {
-    for (let i = 0; i < count; i++) {
-      const p = i & 63;
-      t.set(st.subarray(p * n * 3, (p + 1) * n * 3), i * n * 3);
-      r.set(sr.subarray(p * n * 4, (p + 1) * n * 4), i * n * 4);
-      s.set(ss.subarray(p * n * 3, (p + 1) * n * 3), i * n * 3);
-    }
-  };
-}
-
-function handLoopCase(count: number): Frame {
-  const peer = new PeerCrowd(graph.skeleton, clip, graph.clipBindings.get('clipB')!.clip, count, crowdPhases(count, clip.duration), false, false);
-  return () => peer.frames(1);
-}
-
-const makers: readonly [string, (count: number) => Frame][] = [
-  ['graph', graphCase], ['objects', (count) => objectsCase(graph, count)], ['kernel', (count) => kernelCase(count)],
-  ['kernel+reads', (count) => kernelCase(count, true)], ['copy', copyCase], ['hand loop', handLoopCase],
-];
-const cases = makers.flatMap(([name, make]) => COUNTS.map((count) => ({ name, count, frame: make(count), us: [] as number[] })));
+const cases = STEP_CASES.flatMap(([name, make]) => COUNTS.map((count) => ({ name, count, frame: make(count), us: [] as number[] })));
 for (const c of cases) for (let i = 0; i < 3_000_000 / c.count; i++) c.frame();
 const probeBefore = cacheProbe();
 for (let w = 0; w < windows; w++) {
@@ -143,9 +36,9 @@ for (let w = 0; w < windows; w++) {
 }
 const probeAfter = cacheProbe();
 
-console.log(`player crowd, ${n} bones, ${windows} windows interleaved: µs per character (median), and 10,000 / 1000`);
+console.log(`player crowd, ${graph.skeleton.boneCount} bones, ${windows} windows interleaved: µs per character (median), and 10,000 / 1000`);
 console.log(`4 MB probe ${probeBefore.toFixed(0)} ns before, ${probeAfter.toFixed(0)} after (100 or more: measured short of cache)`);
-for (const [name] of makers) {
+for (const [name] of STEP_CASES) {
   const [small, large] = COUNTS.map((count) => median(cases.find((c) => c.name === name && c.count === count)!.us));
   console.log(`${name.padEnd(12)} ${small.toFixed(3).padStart(7)} ${large.toFixed(3).padStart(7)}   ${(large / small).toFixed(2)}x`);
 }
