@@ -222,6 +222,12 @@ export interface InstanceOutput {
    * inertializer's offsets).
    */
   readonly frameNumbers?: Float64Array;
+  /**
+   * Where the instance's numbers start in `frameNumbers` (default 0), which then holds
+   * AnimGraph.frameNumberCount doubles, all 0, from there on: an InstanceBatch gives every character
+   * the same array (its kernel's rows), so that a character's frame has one object fewer to read.
+   */
+  readonly frameNumbersAt?: number;
 }
 
 /** AnimGraphInstance.frameNumbers' own entries; what nodes reserve (their weights included) starts at RESERVED. */
@@ -256,6 +262,8 @@ export class AnimGraphInstance implements GraphRuntime {
    * objects, more for a crowd's frame to go through per character.
    */
   readonly frameNumbers: Float64Array;
+  /** Where the instance's own numbers start in frameNumbers (InstanceOutput.frameNumbersAt); node slots include it. */
+  readonly frameNumbersAt: number;
   /**
    * Whether evaluate() shows the interpolation of `previous` and `target` (below full update rate,
    * and after going back to it until the display catches up with the graph) instead of the graph.
@@ -272,7 +280,8 @@ export class AnimGraphInstance implements GraphRuntime {
    * A view of frameNumbers, made when first asked for (a crowd reads its root motion from the batch).
    */
   get rootMotion(): Float64Array {
-    return this.rootMotionView ??= this.frameNumbers.subarray(ROOT_MOTION, ROOT_MOTION + 4);
+    const at = this.frameNumbersAt + ROOT_MOTION;
+    return this.rootMotionView ??= this.frameNumbers.subarray(at, at + 4);
   }
   private rootMotionView: Float64Array | null = null;
   /** Whether the graph's clips have curves (curveValues is not empty). */
@@ -348,18 +357,27 @@ export class AnimGraphInstance implements GraphRuntime {
       return at;
     };
     const weightSlots = graph.nodeWeightSlots;
+    const storage = output.frameNumbers, at = output.frameNumbersAt ?? 0;
+    if (!(Number.isInteger(at) && at >= 0 && (at === 0 || storage !== undefined))) {
+      throw new RangeError(`frameNumbersAt: expected a whole number from 0, and frameNumbers storage with it; got ${at}`);
+    }
+    this.frameNumbersAt = at;
+    // Nodes are given offsets into the whole array; the graph's weight slots are the instance's own.
+    const reserveInStorage = (count: number): number => at + reserve(count);
     for (const compiled of graph.nodes) {
-      const node = buildNode(compiled, built, this.parameters, graph, reserve);
+      const node = buildNode(compiled, built, this.parameters, graph, reserveInStorage);
       const slot = reserve(1), known = weightSlots.get(compiled.id);
       if (known === undefined) weightSlots.set(compiled.id, { index: built.size, slot });
       else if (known.slot !== slot) throw new Error(`internal: node '${compiled.id}' reserved its weight at ${slot}, not at ${known.slot} as in the graph's first instance`);
       built.set(compiled.id, node);
     }
     this.builtNodes = [...built.values()];
-    const storage = output.frameNumbers;
-    if (storage !== undefined && (storage.length !== reserved || storage.some((x) => x !== 0))) {
-      const got = storage.length !== reserved ? `${storage.length}` : `${storage.length}, not all 0`;
-      throw new RangeError(`frameNumbers storage: expected ${reserved} numbers, all 0 (AnimGraph.frameNumberCount); got ${got}`);
+    if (storage !== undefined) {
+      // Exactly the count in storage of the instance's own; at least the count from `at` in a shared array.
+      const room = storage.length - at, fits = output.frameNumbersAt === undefined ? room === reserved : room >= reserved;
+      if (!fits || storage.subarray(at, at + reserved).some((x) => x !== 0)) {
+        throw new RangeError(`frameNumbers storage: expected ${reserved} numbers${at > 0 ? ` from ${at}` : ''}, all 0 (AnimGraph.frameNumberCount); got ${room}${fits ? ', not all 0' : ''}`);
+      }
     }
     this.frameNumbers = storage ?? new Float64Array(reserved);
     const after = this.builtNodes.filter((n) => n.afterGraphUpdate !== undefined).reverse();
@@ -393,7 +411,7 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** Seconds of update time accumulated since the instance was built. */
   get time(): number {
-    return this.frameNumbers[ELAPSED];
+    return this.frameNumbers[this.frameNumbersAt + ELAPSED];
   }
 
   /** The instance's nodes by id (the graph's node ids, state machines' states' nodes included). */
@@ -404,7 +422,7 @@ export class AnimGraphInstance implements GraphRuntime {
   nodeSlot(node: AnimNode): number {
     const known = this.graph.nodeWeightSlots.get(node.id);
     if (known === undefined || this.builtNodes[known.index] !== node) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
-    return known.slot;
+    return this.frameNumbersAt + known.slot;
   }
 
   updateContextAt(depth: number): UpdateContext {
@@ -484,8 +502,9 @@ export class AnimGraphInstance implements GraphRuntime {
    * full update rate (setUpdateRate), most frames only move the displayed time on.
    */
   update(deltaTime: number): void {
-    this.frameNumbers[DELTA_TIME] = deltaTime;
-    this.updateFrom(this.frameNumbers, DELTA_TIME);
+    const at = this.frameNumbersAt + DELTA_TIME;
+    this.frameNumbers[at] = deltaTime;
+    this.updateFrom(this.frameNumbers, at);
   }
 
   /**
@@ -496,14 +515,14 @@ export class AnimGraphInstance implements GraphRuntime {
     const given = deltaTime[index];
     const clock = this.clock;
     // MAX_DELTA_TIME written as a literal: see CONTRIBUTING.md, "Numbers in the frame loop"
-    const numbers = this.frameNumbers;
-    numbers[DELTA_TIME] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
-    numbers[ELAPSED] += numbers[DELTA_TIME];
+    const numbers = this.frameNumbers, at = this.frameNumbersAt;
+    numbers[at + DELTA_TIME] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
+    numbers[at + ELAPSED] += numbers[at + DELTA_TIME];
     if (!this.interpolating) {
       this.updateNow();
       return;
     }
-    if (this.counter === 0 && (!(numbers[DELTA_TIME] > 0) || !clock.interpolate)) {
+    if (this.counter === 0 && (!(numbers[at + DELTA_TIME] > 0) || !clock.interpolate)) {
       // A graph never updated (new, or reset) has no pose to show or hold: its first update runs
       // on whatever frame it comes, a zero delta time or an unscheduled frame included, and the
       // interval starts from it. (Interpolating, a first frame with time to move evaluates anyway.)
@@ -516,7 +535,7 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     const pending = this.pendingMotion!;
     this.frame++;
-    if (clock.tick(numbers, DELTA_TIME, this.frame) === 1) {
+    if (clock.tick(numbers, at + DELTA_TIME, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
       if (this.targetStale) this.frameRoot.evaluate(this.target!);
       const pose = this.previous!;
@@ -525,7 +544,7 @@ export class AnimGraphInstance implements GraphRuntime {
       const curves = this.curvesPrevious!;
       this.curvesPrevious = this.curvesTarget;
       this.curvesTarget = curves;
-      numbers[GRAPH_DELTA] = clock.graphDelta;
+      numbers[at + GRAPH_DELTA] = clock.graphDelta;
       this.updateGraph();
       this.targetStale = true;
       curves.set(this.curveValues);
@@ -551,12 +570,13 @@ export class AnimGraphInstance implements GraphRuntime {
   /** Updates the graph by this frame's whole delta time; the frame's root motion is what it reported. */
   private updateNow(): void {
     this.frame++;
-    this.frameNumbers[GRAPH_DELTA] = this.frameNumbers[DELTA_TIME];
+    const numbers = this.frameNumbers, at = this.frameNumbersAt;
+    numbers[at + GRAPH_DELTA] = numbers[at + DELTA_TIME];
     this.updateGraph();
     // Four copies rather than TypedArray.set, a builtin call per character per frame.
     // Into frameNumbers rather than through the rootMotion view: one object fewer per character.
-    const from = this.updateContextAt(0).rootMotion, to = this.frameNumbers;
-    to[ROOT_MOTION] = from[0]; to[ROOT_MOTION + 1] = from[1]; to[ROOT_MOTION + 2] = from[2]; to[ROOT_MOTION + 3] = from[3];
+    const from = this.updateContextAt(0).rootMotion, to = at + ROOT_MOTION;
+    numbers[to] = from[0]; numbers[to + 1] = from[1]; numbers[to + 2] = from[2]; numbers[to + 3] = from[3];
   }
 
   /** Updates the graph by frameNumbers[GRAPH_DELTA] seconds, in the graph's update contexts unless they are lent. */
@@ -581,7 +601,7 @@ export class AnimGraphInstance implements GraphRuntime {
   private updateGraphIn(): void {
     this.counter++;
     const ctx = this.updateContextAt(0);
-    ctx.deltaTime = this.frameNumbers[GRAPH_DELTA];
+    ctx.deltaTime = this.frameNumbers[this.frameNumbersAt + GRAPH_DELTA];
     ctx.weight = 1;
     ctx.inertializer = null;
     ctx.rootVelocityWindow = -1;
@@ -718,8 +738,8 @@ export class AnimGraphInstance implements GraphRuntime {
    * character, reading the instance's own numbers rather than the rootMotion view of them.
    */
   rootMotionInto(out: Float64Array, at: number): void {
-    const n = this.frameNumbers;
-    out[at] = n[ROOT_MOTION]; out[at + 1] = n[ROOT_MOTION + 1]; out[at + 2] = n[ROOT_MOTION + 2]; out[at + 3] = n[ROOT_MOTION + 3];
+    const n = this.frameNumbers, from = this.frameNumbersAt + ROOT_MOTION;
+    out[at] = n[from]; out[at + 1] = n[from + 1]; out[at + 2] = n[from + 2]; out[at + 3] = n[from + 3];
   }
 
   /**
@@ -760,7 +780,7 @@ export class AnimGraphInstance implements GraphRuntime {
   /** Re-initialises every node (play times, blends) as if the instance were new. */
   reset(): void {
     this.counter = 0;
-    this.frameNumbers[ELAPSED] = 0;
+    this.frameNumbers[this.frameNumbersAt + ELAPSED] = 0;
     this.evaluatedAt = -1;
     this.root.initialize(new InitializeContext(this));
     // The update rate stays; the interval restarts from the graph's new state.

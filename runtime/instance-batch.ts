@@ -97,10 +97,10 @@ export function createCharacter(
     const rows = characterOutput(kernelArrays(kernel, INTERPOLATION_ARRAYS), n, character, true);
     return [rows.local!, rows.component!];
   };
-  const k = graph.frameNumberCount;
-  const frameNumbers = kernel === null || kernel.poseArrays[FRAME_NUMBERS_ARRAY].length === 0 ? undefined
-    : kernel.poseArrays[FRAME_NUMBERS_ARRAY].subarray(character * k, (character + 1) * k);
-  return graph.createInstance({ ...characterOutput(arrays, n, character, componentSpace), posePool, interpolationStorage, frameNumbers });
+  // Every character's row of one array: a view per character would be one more object for its frame to read.
+  const frameNumbers = kernel === null || kernel.poseArrays[FRAME_NUMBERS_ARRAY].length === 0 ? undefined : kernel.poseArrays[FRAME_NUMBERS_ARRAY];
+  const frameNumbersAt = frameNumbers === undefined ? undefined : character * graph.frameNumberCount;
+  return graph.createInstance({ ...characterOutput(arrays, n, character, componentSpace), posePool, interpolationStorage, frameNumbers, frameNumbersAt });
 }
 
 /**

@@ -81,6 +81,38 @@ describe('graph instance', () => {
     expect(() => graph.createInstance({ frameNumbers: new Float64Array(count).fill(1) })).toThrow(/expected \d+ numbers, all 0/);
   });
 
+  it('shares one array of per-frame numbers between instances, each from its frameNumbersAt (a batch\'s rows), with the same poses', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const count = graph.frameNumberCount;
+    // Two characters' rows and a spare number after them, which neither may touch.
+    const shared = new Float64Array(2 * count + 1);
+    const rows = [0, 1].map((i) => graph.createInstance({ frameNumbers: shared, frameNumbersAt: i * count }));
+    const own = [0, 1].map(() => graph.createInstance());
+    for (let f = 0; f < 30; f++) {
+      for (let i = 0; i < 2; i++) {
+        for (const g of [rows[i], own[i]]) {
+          g.setParameter('gait', (f + 10 * i) % 30 < 15 ? 1 : 2);
+          g.update(i === 0 ? 1 / 60 : 1 / 30);
+        }
+        expect(Array.from(rows[i].evaluate().rotations)).toEqual(Array.from(own[i].evaluate().rotations));
+        expect(Array.from(rows[i].rootMotion)).toEqual(Array.from(own[i].rootMotion));
+      }
+    }
+    expect(Array.from(shared.subarray(0, count))).toEqual(Array.from(own[0].frameNumbers));
+    expect(Array.from(shared.subarray(count, 2 * count))).toEqual(Array.from(own[1].frameNumbers));
+    expect(shared[2 * count]).toBe(0);
+    expect(rows[1].time).toBeCloseTo(30 / 30, 12);
+    const node = rows[1].nodes.get('walk')!;
+    expect(rows[1].nodeSlot(node)).toBe(count + own[1].nodeSlot(own[1].nodes.get('walk')!));
+    // Room for the count from `at` in a longer array; the count exactly without `at`; zeros there; a whole `at` with storage.
+    expect(() => graph.createInstance({ frameNumbers: new Float64Array(count + 2), frameNumbersAt: 3 }))
+      .toThrow(`frameNumbers storage: expected ${count} numbers from 3, all 0 (AnimGraph.frameNumberCount); got ${count - 1}`);
+    expect(() => graph.createInstance({ frameNumbers: shared, frameNumbersAt: 1 })).toThrow(`expected ${count} numbers from 1, all 0 (AnimGraph.frameNumberCount); got ${2 * count}, not all 0`);
+    expect(() => graph.createInstance({ frameNumbersAt: count })).toThrow('frameNumbersAt: expected a whole number from 0, and frameNumbers storage with it; got ' + count);
+    expect(() => graph.createInstance({ frameNumbers: new Float64Array(count + 1), frameNumbersAt: 0.5 })).toThrow(/frameNumbersAt: expected a whole number/);
+    expect(() => graph.createInstance({ frameNumbers: new Float64Array(count + 1), frameNumbersAt: -1 })).toThrow(/frameNumbersAt: expected a whole number/);
+  });
+
   it('keeps every clip clock in the per-frame numbers: SequenceEvaluator, BlendSpace1D, Slot (each with its time there)', () => {
     const asset = (nodes: Record<string, unknown>, output: string) => loadGraphAsset({
       format: 'animgraph/1', skeleton: 'builtin:biped',

@@ -48,6 +48,12 @@ describe('InstanceBatch', () => {
     expect(batch.instances[2].evaluate().rotations.buffer).toBe(batch.rotations.buffer);
     // The pelvis (bone 1) of the running character 2 is off the reference pose.
     expect(batch.translations[(2 * n + 1) * 3 + 1]).not.toBe(graph.skeleton.referencePose.translations[4]);
+    // The characters' per-frame numbers are rows of one array in the kernel's memory, one after the other.
+    const k = graph.frameNumberCount, numbers = batch.instances[0].frameNumbers;
+    expect(batch.instances.every((c, i) => c.frameNumbers === numbers && c.frameNumbersAt === i * k)).toBe(true);
+    expect(numbers.buffer).toBe(batch.rotations.buffer);
+    expect(batch.instances[3].time).toBe(alone[3].time);
+    expect(Array.from(numbers.subarray(3 * k, 4 * k))).toEqual(Array.from(alone[3].frameNumbers));
   });
 
   it('publishes no component pose unless asked, and checks its count', () => {
