@@ -22,13 +22,17 @@ describe('ClipPlayback', () => {
     expect(p.time).toBeCloseTo(0.25, 15);
     expect(p.previousTime).toBe(0.75);
     expect(p.wrapped).toBe(true);
+    // The flags share one field: each reads back as set, whatever the others do.
+    expect([p.looping, p.direction, p.moved, p.paceKnown, p.atEnd]).toEqual([true, 1, true, true, false]);
     p.looping = false;
+    expect([p.looping, p.wrapped, p.moved]).toEqual([false, true, true]);
     p.rate = 2;
     expect(p.advance(frame(0.25))).toBe(0);
     expect(p.time).toBeCloseTo(0.75, 15);
     expect(p.advance(frame(0.25))).toBe(CLIP_ENDED);
     expect(p.time).toBe(1);
     expect(p.pace).toBe(0);
+    expect([p.atEnd, p.wrapped, p.looping, p.direction]).toEqual([true, false, false, 1]);
     // Held at the end, including across a frame of no time: no second arrival.
     expect(p.advance(frame(0))).toBe(0);
     expect(p.advance(frame(0.25))).toBe(0);
@@ -36,6 +40,9 @@ describe('ClipPlayback', () => {
     expect(p.advance(frame(0.25))).toBe(0);
     expect(p.time).toBe(0.75);
     expect(p.direction).toBe(-1);
+    expect(p.atEnd).toBe(false);
+    p.restart();
+    expect([p.moved, p.atEnd, p.direction]).toEqual([false, false, -1]);
   });
 
   it('seeks to an explicit time, counting the whole loops a wrap hides, with no span before a predecessor', () => {
