@@ -273,6 +273,17 @@ export class AnimGraphInstance implements GraphRuntime {
   private counter = 0;
   /** The update contexts in use: the graph's, lent for the update (AnimGraph.updateContextLoan), or ownContexts. */
   private updateContexts: UpdateContext[] = [];
+  /** Whether the graph's clips have curves (curveValues is not empty). */
+  private readonly hasCurves: boolean;
+  /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
+  private readonly afterUpdate: PoseNode[] | null;
+  private readonly output: Pose;
+  /** The update-rate schedule's frame (`frame`) of the last evaluate and componentPose (-1: none since a reset). */
+  private evaluatedAt = -1;
+  /** Whether the output changed since the component pose was last computed from it. */
+  private componentStale = true;
+  /** parameters.values, held here too: nodes read it every frame, one object fewer to go through. */
+  readonly parameterValues: Float64Array;
   /**
    * This frame's root motion, [dx, dy, dz, dHeading] in the character's frame after `update`: what
    * the output's branch reported up through the update (see UpdateContext.rootMotion); below full
@@ -284,21 +295,10 @@ export class AnimGraphInstance implements GraphRuntime {
     return this.rootMotionView ??= this.frameNumbers.subarray(at, at + 4);
   }
   private rootMotionView: Float64Array | null = null;
-  /** Whether the graph's clips have curves (curveValues is not empty). */
-  private readonly hasCurves: boolean;
-  /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
-  private readonly afterUpdate: PoseNode[] | null;
-  private readonly output: Pose;
-  /** The update-rate schedule's frame (`frame`) of the last evaluate and componentPose (-1: none since a reset). */
-  private evaluatedAt = -1;
-  /** Whether the output changed since the component pose was last computed from it. */
-  private componentStale = true;
   /** Whether the batch composed the component pose (markComponentComposed) and its bookkeeping does not know yet. */
   private componentComposedUnmarked = false;
   /** Whether the output holds `target` as it is (so a held frame has nothing to write). */
   private showsTarget = false;
-  /** parameters.values, held here too: nodes read it every frame, one object fewer to go through. */
-  readonly parameterValues: Float64Array;
   readonly skeleton: Skeleton;
   readonly events = new AnimGraphEventEmitter();
   readonly parameters: Parameters;
