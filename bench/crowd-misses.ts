@@ -12,14 +12,21 @@
  * is the misses in the characters' objects, read in no order the prefetcher follows, that cost.
  * It reports; it asserts nothing. Needs valgrind (Debian's `valgrind`; every machine kind here has it).
  *
- *   node --import tsx bench/crowd-misses.ts [--ll-mb 8] [--cases graph,kernel,hand loop] [--counts 1000,10000]
+ *   node --import tsx bench/crowd-misses.ts [--ll-mb 8] [--cases graph,kernel,hand loop] [--counts 1000,10000] [--graph player]
+ *
+ * `--graph blend` (or statemachine, layered, inertial, bendroll) counts that crowd bench graph's
+ * crowd as the 'graph' case instead of the player's.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STEP_CASES, graph } from './crowd/step-cases.ts';
+import type { CrowdGraphKind } from './crowd-cases.ts';
+import { STEP_CASES, graph, graphCase } from './crowd/step-cases.ts';
+
+/** The crowd bench's graphs whose crowd `--graph` may count (the 'graph' case; the other cases are the player's). */
+const GRAPHS: readonly CrowdGraphKind[] = ['player', 'blend', 'statemachine', 'layered', 'inertial', 'bendroll'];
 
 /** Character frames run before counting (V8 optimises the frame loop in them) and counted. */
 const WARM_CHARACTER_FRAMES = 300_000, COUNTED_CHARACTER_FRAMES = 100_000;
@@ -27,9 +34,9 @@ const WARM_CHARACTER_FRAMES = 300_000, COUNTED_CHARACTER_FRAMES = 100_000;
 const args = process.argv.slice(2);
 
 /** Under valgrind: builds the case, warms it, and counts only its measured frames. */
-function runChild(name: string, count: number): void {
+function runChild(name: string, count: number, kind: CrowdGraphKind): void {
   const make = STEP_CASES.find(([n]) => n === name)![1];
-  const frame = make(count);
+  const frame = name === 'graph' ? graphCase(count, kind) : make(count);
   for (let i = 0; i < WARM_CHARACTER_FRAMES / count; i++) frame();
   const instrument = (on: boolean): void => {
     execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(process.pid)], { stdio: 'ignore' });
@@ -49,9 +56,10 @@ function runParent(): void {
   const llMb = Number(option('--ll-mb', '8'));
   const names = option('--cases', 'graph,kernel,hand loop').split(',');
   const counts = option('--counts', '1000,10000').split(',').map(Number);
+  const kind = option('--graph', 'player') as CrowdGraphKind;
   const unknown = names.filter((n) => !STEP_CASES.some(([c]) => c === n));
-  if (!(llMb > 0) || unknown.length > 0 || counts.some((c) => !Number.isInteger(c) || c < 1)) {
-    console.error(`--ll-mb takes megabytes above 0, --counts whole numbers, --cases some of: ${STEP_CASES.map(([n]) => n).join(', ')}`);
+  if (!(llMb > 0) || unknown.length > 0 || counts.some((c) => !Number.isInteger(c) || c < 1) || !GRAPHS.includes(kind)) {
+    console.error(`--ll-mb takes megabytes above 0, --counts whole numbers, --graph one of ${GRAPHS.join(', ')}, --cases some of: ${STEP_CASES.map(([n]) => n).join(', ')}`);
     process.exit(2);
   }
   if (spawnSync('valgrind', ['--version']).status !== 0) {
@@ -59,13 +67,13 @@ function runParent(): void {
     process.exit(2);
   }
   const bones = graph.skeleton.boneCount;
-  console.log(`player crowd, ${bones} bones: per character per frame, valgrind's cache simulator (D1 32 KB, LL ${llMb} MB, no prefetcher)`);
+  console.log(`${kind} crowd (the other cases: the player's), ${bones} bones: per character per frame, valgrind's cache simulator (D1 32 KB, LL ${llMb} MB, no prefetcher)`);
   console.log(`a character's pose is ${(bones * 10 * 8 / 64).toFixed(2)} lines, written in order`);
   console.log(`${'case'.padEnd(10)} ${'count'.padStart(6)} ${'instructions'.padStart(12)} ${'LL read'.padStart(8)} ${'LL write'.padStart(9)}  in JavaScript: ${'read'.padStart(5)} ${'write'.padStart(6)}`);
   let last: Counts | null = null;
   for (const name of names) {
     for (const count of counts) {
-      const counted = measure(name, count, llMb);
+      const counted = measure(name, count, llMb, kind);
       const frames = Math.max(1, COUNTED_CHARACTER_FRAMES / count) * count;
       const all = sum(counted.values()), js = sum([...counted].filter(([k]) => isJavaScript(k)).map(([, v]) => v));
       console.log(`${name.padEnd(10)} ${String(count).padStart(6)} ${(all.instructions / frames).toFixed(0).padStart(12)} ${(all.llRead / frames).toFixed(2).padStart(8)} ${(all.llWrite / frames).toFixed(2).padStart(9)}                 ${(js.llRead / frames).toFixed(2).padStart(5)} ${(js.llWrite / frames).toFixed(2).padStart(6)}`);
@@ -100,7 +108,7 @@ function isJavaScript(fn: string): boolean {
 }
 
 /** Runs one case under callgrind and returns its counted cost by function. */
-function measure(name: string, count: number, llMb: number): Counts {
+function measure(name: string, count: number, llMb: number, kind: CrowdGraphKind): Counts {
   const dir = mkdtempSync(join(tmpdir(), 'crowd-misses-'));
   const out = join(dir, 'callgrind.out');
   const script = fileURLToPath(import.meta.url);
@@ -108,7 +116,7 @@ function measure(name: string, count: number, llMb: number): Counts {
     '--tool=callgrind', '--instr-atstart=no', '--cache-sim=yes', '--dump-instr=yes', `--callgrind-out-file=${out}`,
     '--D1=32768,8,64', `--LL=${llMb * 1024 * 1024},16,64`, '--smc-check=all-non-file',
     // Optimised on the main thread, so the counted frames run the same code in every run.
-    process.execPath, '--no-concurrent-recompilation', '--perf-basic-prof', '--import', 'tsx', script, '--child', name, String(count),
+    process.execPath, '--no-concurrent-recompilation', '--perf-basic-prof', '--import', 'tsx', script, '--child', name, String(count), kind,
   ], { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (run.status !== 0) {
     console.error(run.stderr);
@@ -184,5 +192,5 @@ function attribute(profile: string, perfMap: string): Counts {
   return counts;
 }
 
-if (args[0] === '--child') runChild(args[1], Number(args[2]));
+if (args[0] === '--child') runChild(args[1], Number(args[2]), args[3] as CrowdGraphKind);
 else runParent();

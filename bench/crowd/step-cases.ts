@@ -15,7 +15,7 @@
  *                the writes alone, with none of the sampling's arithmetic between them;
  *   hand loop    the crowd bench's hand-written peer (bench/crowd/peer.ts).
  */
-import { buildCrowdGraph, createCrowdBatch, crowdPhases, startAtPhases } from '../crowd-cases.ts';
+import { buildCrowdGraph, createCrowdBatch, crowdPhases, startAtPhases, type CrowdGraphKind } from '../crowd-cases.ts';
 import { PeerCrowd } from './peer.ts';
 import { DT } from './options.ts';
 import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
@@ -31,8 +31,9 @@ const clip = binding.clip;
 /** Runs one frame of `count` characters. */
 export type Frame = () => void;
 
-export function graphCase(count: number): Frame {
-  const batch = createCrowdBatch(graph, count, crowdPhases(count, clip.duration));
+/** The crowd bench's case of that graph (the player unless another is named) as an InstanceBatch. */
+export function graphCase(count: number, kind: CrowdGraphKind = 'player'): Frame {
+  const batch = createCrowdBatch(kind === 'player' ? graph : buildCrowdGraph(kind), count, crowdPhases(count, clip.duration));
   return () => batch.update(DT);
 }
 
