@@ -64,7 +64,7 @@ export type TransitionJson = z.infer<typeof transitionSchema> & { rule: RuleJson
 export const DEFAULT_TRANSITION_DURATION = 0.2;
 
 // ---------------------------------------------------------------------------------------------
-// Rules, compiled once per instance. test() returns a boolean and reads doubles from typed arrays
+// Rules, compiled once per graph (StateMachineTable). test() returns a boolean and reads doubles from typed arrays
 // and its own fields only: see CONTRIBUTING.md, "Numbers in the frame loop".
 
 abstract class Rule {
@@ -151,7 +151,7 @@ function compileRule(json: unknown, slotOf: (name: string) => number): Rule {
   return new ConstantRule(false);
 }
 
-/** A transition of one instance, with its settings read once. */
+/** A transition, with its settings read once per graph. */
 class Transition {
   constructor(
     /** Index of the state entered (may be a conduit). */
@@ -173,9 +173,62 @@ interface State {
   /** Index into the crossfade's weights; -1 for a conduit. */
   readonly slot: number;
   /** Transitions checked from this state, in order: its own by priority, then the any-state ones. */
-  transitions: Transition[];
-  /** Clip players in this state's sub-graph, for time-remaining rules (found at initialize). */
-  readonly players: SequencePlayer[];
+  readonly transitions: Transition[];
+}
+
+/**
+ * A state machine's states, transitions and rules as its asset gives them: compiled once per graph
+ * (the node type's `prepare`) and shared by every instance, whose frame then reads them from the
+ * cache rather than from objects of its own (a crowd's characters all check the same transitions).
+ */
+export interface StateMachineTable {
+  readonly states: readonly State[];
+  /** The state at each crossfade slot. */
+  readonly slotStates: readonly number[];
+  readonly entry: number;
+  /** Whether a transition follows a blend profile (the crossfade then keeps per-bone weights). */
+  readonly profiled: boolean;
+}
+
+/**
+ * Compiles a state machine's table. `stateList` in the asset's order; a state without a pose
+ * (`hasPose` false: a conduit, or a state given no sub-graph) takes no crossfade slot. Throws a
+ * RangeError when the entry is not a state with a pose.
+ */
+export function compileStateMachine(
+  id: string,
+  stateList: readonly { name: string; hasPose: boolean }[],
+  entry: string,
+  transitions: readonly TransitionJson[],
+  slotOf: (name: string) => number,
+  profileOf: (name: string) => BlendProfile | null = () => null,
+): StateMachineTable {
+  const states: State[] = [], slotStates: number[] = [];
+  for (const s of stateList) {
+    const slot = s.hasPose ? slotStates.length : -1;
+    if (slot >= 0) slotStates.push(states.length);
+    states.push({ name: s.name, conduit: slot < 0, slot, transitions: [] });
+  }
+  const index = new Map(states.map((s, i) => [s.name, i]));
+  const entryIndex = index.get(entry) ?? slotStates[0] ?? -1;
+  if (entryIndex < 0 || states[entryIndex].conduit) throw new RangeError(`StateMachine '${id}': entry '${entry}' is not a state with a pose`);
+  // Stable sort by priority; own transitions before any-state ones.
+  const ordered = transitions.map((t, i) => ({ t, i })).sort((a, b) => (a.t.priority ?? 0) - (b.t.priority ?? 0) || a.i - b.i);
+  const compile = (t: TransitionJson) => new Transition(
+    index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,
+    t.blend === 'inertial', t.curve === 'cubic', t.allowReentry === true,
+    t.blendProfile !== undefined ? profileOf(t.blendProfile) : null,
+  );
+  for (const { t } of ordered) {
+    if (!index.has(t.to) || (t.from !== '*' && !index.has(t.from))) continue;
+    if (t.from !== '*') states[index.get(t.from)!].transitions.push(compile(t));
+  }
+  for (const { t } of ordered) {
+    if (t.from !== '*' || !index.has(t.to)) continue;
+    // A conduit is passed through by its own transitions only.
+    for (const s of states) if (!s.conduit) s.transitions.push(compile(t));
+  }
+  return { states, slotStates, entry: entryIndex, profiled: transitions.some((t) => t.blendProfile !== undefined) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,11 +245,14 @@ interface State {
  * into a conduit passes only if one of the conduit's own transitions passes in the same update.
  */
 export class StateMachine extends LocalPoseNode {
-  private readonly states: State[] = [];
-  private readonly poses: PoseLink[];
+  private readonly states: readonly State[];
+  /** Each pose state's sub-graph, by crossfade slot. */
+  private readonly poses: readonly PoseLink[];
   /** The state at each crossfade slot. */
-  private readonly slotStates: number[] = [];
+  private readonly slotStates: readonly number[];
   private readonly entry: number;
+  /** Clip players in each state's sub-graph (by state), for time-remaining rules (found at initialize). */
+  private readonly players: SequencePlayer[][];
   private readonly fade: Crossfade;
   /** Normalised weight of each pose state (by slot) this frame. */
   readonly weights: Float64Array;
@@ -211,49 +267,19 @@ export class StateMachine extends LocalPoseNode {
   /** Written by readClipRemaining: the seconds left in a state's most relevant clip. */
   readonly clipRemaining = new Float64Array(1);
 
-  constructor(
-    id: string,
-    stateList: readonly { name: string; conduit: boolean; link: PoseLink | null }[],
-    entry: string,
-    transitions: readonly TransitionJson[],
-    slotOf: (name: string) => number,
-    profileOf: (name: string) => BlendProfile | null = () => null,
-    boneCount = 0,
-  ) {
+  /** `poses`: the sub-graph of each of the table's pose states, by crossfade slot. */
+  constructor(id: string, table: StateMachineTable, poses: readonly PoseLink[], boneCount = 0) {
     super(id, 'StateMachine');
-    this.poses = [];
-    for (const s of stateList) {
-      const slot = s.conduit || !s.link ? -1 : this.poses.length;
-      if (slot >= 0) {
-        this.poses.push(s.link!);
-        this.slotStates.push(this.states.length);
-      }
-      this.states.push({ name: s.name, conduit: slot < 0, slot, transitions: [], players: [] });
-    }
-    const index = new Map(this.states.map((s, i) => [s.name, i]));
-    const entryIndex = index.get(entry) ?? this.slotStates[0] ?? -1;
-    if (entryIndex < 0 || this.states[entryIndex].conduit) throw new RangeError(`StateMachine '${id}': entry '${entry}' is not a state with a pose`);
-    this.entry = entryIndex;
-    // Stable sort by priority; own transitions before any-state ones.
-    const ordered = transitions.map((t, i) => ({ t, i })).sort((a, b) => (a.t.priority ?? 0) - (b.t.priority ?? 0) || a.i - b.i);
-    const compile = (t: TransitionJson) => new Transition(
-      index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,
-      t.blend === 'inertial', t.curve === 'cubic', t.allowReentry === true,
-      t.blendProfile !== undefined ? profileOf(t.blendProfile) : null,
-    );
-    for (const { t } of ordered) {
-      if (!index.has(t.to) || (t.from !== '*' && !index.has(t.from))) continue;
-      if (t.from !== '*') this.states[index.get(t.from)!].transitions.push(compile(t));
-    }
-    for (const { t } of ordered) {
-      if (t.from !== '*' || !index.has(t.to)) continue;
-      // A conduit is passed through by its own transitions only.
-      for (const s of this.states) if (!s.conduit) s.transitions.push(compile(t));
-    }
+    if (poses.length !== table.slotStates.length) throw new RangeError(`StateMachine '${id}': ${poses.length} sub-graphs for ${table.slotStates.length} states with a pose`);
+    this.states = table.states;
+    this.slotStates = table.slotStates;
+    this.entry = table.entry;
+    this.poses = poses;
+    this.players = table.states.map(() => []);
     // Per-bone weights only for a machine whose transitions have profiles.
-    this.fade = new Crossfade(this.poses.length, transitions.some((t) => t.blendProfile !== undefined) ? boneCount : 0);
+    this.fade = new Crossfade(poses.length, table.profiled ? boneCount : 0);
     this.weights = this.fade.weights;
-    this.evaluateWeights = new Float64Array(this.poses.length);
+    this.evaluateWeights = new Float64Array(poses.length);
   }
 
   protected get links(): readonly Link[] {
@@ -284,7 +310,7 @@ export class StateMachine extends LocalPoseNode {
     // re-initialized each time that state is entered, in the frame loop, where nothing may allocate.
     if (this.playersCollected) return;
     this.playersCollected = true;
-    for (const s of this.states) if (s.slot >= 0) collectPlayers(this.poses[s.slot].node, s.players);
+    this.states.forEach((s, i) => { if (s.slot >= 0) collectPlayers(this.poses[s.slot].node, this.players[i]); });
   }
 
   /**
@@ -293,7 +319,7 @@ export class StateMachine extends LocalPoseNode {
    * state has no relevant player.
    */
   readClipRemaining(state: number): boolean {
-    const players = this.states[state].players;
+    const players = this.players[state];
     let best = -1;
     let bestWeight = 0;
     for (let i = 0; i < players.length; i++) {
@@ -463,10 +489,13 @@ export const StateMachineType: NodeType = defineNodeType({
   },
   inputs: [],
   requestsInertialization: (p) => Array.isArray(p.transitions) && p.transitions.some((t: { blend?: string }) => t?.blend === 'inertial'),
-  create: ({ id, boneCount, properties: p, subGraphs, parameterSlot, blendProfile }) => {
-    const states = Object.entries(p.states ?? {}).map(([name, s]) => ({
-      name, conduit: 'conduit' in s, link: Object.hasOwn(subGraphs, name) ? subGraphs[name] : null,
-    }));
-    return new StateMachine(id, states, p.entry ?? '', (p.transitions ?? []) as TransitionJson[], parameterSlot, blendProfile, boneCount);
+  prepare: (ctx): StateMachineTable => {
+    const p = ctx.properties as { entry?: string; states?: Record<string, object>; transitions?: TransitionJson[] };
+    const states = Object.entries(p.states ?? {}).map(([name, s]) => ({ name, hasPose: !('conduit' in s) && ctx.subGraphs.includes(name) }));
+    return compileStateMachine(ctx.id, states, p.entry ?? '', p.transitions ?? [], (name) => ctx.parameterSlot(name), (name) => ctx.blendProfile(name));
+  },
+  create: ({ id, boneCount, subGraphs, shared }) => {
+    const table = shared!;
+    return new StateMachine(id, table, table.slotStates.map((state) => subGraphs[table.states[state].name]), boneCount);
   },
 });

@@ -861,6 +861,8 @@ function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<st
   const shared = new Map<string, unknown>();
   const problems: NodeProblem[] = [];
   const resolvePath = definition.resolvePath ?? ((path: string) => path);
+  // The slots every instance's parameters will have (Parameters lays them out by the definitions alone).
+  const parameters = new Parameters(graph.parameterDefinitions);
   for (const compiled of definition.nodes) {
     const prepare = compiled.nodeType.prepare;
     if (!prepare) continue;
@@ -873,6 +875,9 @@ function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<st
       resolvePath,
       readFile: definition.readFile ?? noFileAccess,
       useIndexFiles: definition.useIndexFiles ?? true,
+      parameterSlot: (name) => parameters.slotOf(name),
+      blendProfile: (name) => graph.blendProfiles.get(name) ?? null,
+      subGraphs: Object.keys(compiled.subGraphs ?? {}),
       report: (path, code, message) => problems.push({ nodeId: compiled.id, path, code, message }),
     });
     if (problems.length === before) shared.set(compiled.id, data);

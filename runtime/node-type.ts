@@ -221,6 +221,12 @@ export interface NodePrepareContext {
    * clips (what `animgraph index` does).
    */
   readonly useIndexFiles: boolean;
+  /** The slot of a parameter in GraphRuntime.parameterValues (the same in every instance), -1 if there is none. */
+  parameterSlot(name: string): number;
+  /** The asset's blend profile of that name bound to the skeleton, or null. */
+  blendProfile(name: string): BlendProfile | null;
+  /** The names of the node's sub-graphs (a StateMachine's states with a pose; see CompiledNode.subGraphs). */
+  readonly subGraphs: readonly string[];
   report(path: readonly PropertyKey[], code: NodeProblemCode, message: string): void;
 }
 

@@ -40,6 +40,23 @@ describe('StateMachine', () => {
     expect(weights(g)).toEqual([0, 1, 0]);
   });
 
+  it('shares its compiled states and transitions between instances, each with its own active state and players', () => {
+    const graph = loadGraphAsset(asset({ entry: 'idle', states: three, transitions: [
+      { from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.2 },
+      { from: 'walk', to: 'idle', rule: 'atEnd', duration: 0.2 },
+    ] }));
+    const [a, b] = [graph.createInstance(), graph.createInstance()];
+    type Inside = { states: unknown; players: { clip: { clip: { name: string } } }[][] };
+    const [ia, ib] = [a, b].map((g) => g.nodes.get('sm') as unknown as Inside);
+    expect(ia.states).toBe(ib.states); // one table per graph
+    a.setParameter('speed', 20);
+    for (let f = 0; f < 3; f++) for (const g of [a, b]) g.update(0.1);
+    expect([active(a), active(b)]).toEqual(['walk', 'idle']);
+    // Each instance's time-remaining rules read its own players.
+    expect(ia.players.map((ps) => ps.map((p) => p.clip.clip.name))).toEqual([['idle'], ['walk'], ['run']]);
+    expect(ia.players[1][0]).not.toBe(ib.players[1][0]);
+  });
+
   it('eases a cubic crossfade: smoothstep of the linear progress', () => {
     const g = machine(three, [{ from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4, curve: 'cubic' }]);
     g.setParameter('speed', 20);
