@@ -18,6 +18,28 @@ export interface LayerSpec {
 }
 
 /**
+ * What every instance of one LayeredBlendPerBone node in a graph shares (the type's `prepare`): its
+ * layers' specs and their masks, which are the same for all of them (one skeleton, one asset), so
+ * that a crowd's characters read one copy from the cache rather than each its own.
+ */
+export class LayerMasks {
+  specs: readonly LayerSpec[] | null = null;
+  /** Per layer, per bone mask weights, and the bones with a weight above 0; null until an instance built them. */
+  weights: readonly Float64Array[] | null = null;
+  bones: readonly Int32Array[] | null = null;
+}
+
+/** Whether two lists of masks hold the same weights. */
+function sameMasks(a: readonly Float64Array[], b: readonly Float64Array[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].length !== b[i].length) return false;
+    for (let k = 0; k < a[i].length; k++) if (a[i][k] !== b[i][k]) return false;
+  }
+  return true;
+}
+
+/**
  * Unreal's Layered blend per bone: a base pose with layers over it, each driving the bones its mask
  * selects (branch filters or explicit weights, see runtime/bone-mask.ts) by the mask weight times
  * the layer's weight. Layers apply in order, each blending over the result so far (a later layer
@@ -45,9 +67,9 @@ export class LayeredBlendPerBone extends LocalPoseNode {
   private readonly updated: Uint8Array;
   /** What each input's root-motion report is scaled by: [base, layer 0, layer 1, ...]. */
   private readonly rootScale: Float64Array;
-  /** Per layer, per bone mask weights, and the bones with a weight above 0 (parents first). */
-  private maskWeights: Float64Array[] = [];
-  private maskBones: Int32Array[] = [];
+  /** Per layer, per bone mask weights, and the bones with a weight above 0 (parents first): the graph's shared ones. */
+  private maskWeights: readonly Float64Array[] = [];
+  private maskBones: readonly Int32Array[] = [];
   // Component-space rotations for the mesh-space blend: the base's, the layer's, the result's.
   private baseRotations = new Float64Array(0);
   private layerRotations = new Float64Array(0);
@@ -62,6 +84,8 @@ export class LayeredBlendPerBone extends LocalPoseNode {
     private readonly layers: readonly PoseLink[],
     private readonly specs: readonly LayerSpec[],
     readonly meshSpaceRotationBlend: boolean,
+    /** Where instances of this node in one graph share their masks (LayerMasks); one of its own by default. */
+    private readonly shared: LayerMasks = new LayerMasks(),
   ) {
     super(id, 'LayeredBlendPerBone');
     if (layers.length !== specs.length) {
@@ -91,10 +115,23 @@ export class LayeredBlendPerBone extends LocalPoseNode {
   protected override onCacheBones(ctx: CacheBonesContext): void {
     const skeleton = ctx.skeleton;
     const n = skeleton.boneCount;
-    this.maskWeights = this.specs.map((spec) => (spec.profile
+    // Built by every instance (so each reports its unknown bones), kept once: the first instance's
+    // become the graph's, and an instance whose masks came out the same reads those.
+    const weights = this.specs.map((spec) => (spec.profile
       ? Float64Array.from(spec.profile.scales)
       : boneMaskWeights(skeleton, spec.mask, new Float64Array(n), (bone) => ctx.boneIndex(this.id, bone))));
-    this.maskBones = this.maskWeights.map(maskedBones);
+    const shared = this.shared;
+    if (shared.weights === null) {
+      shared.weights = weights;
+      shared.bones = weights.map(maskedBones);
+    }
+    if (sameMasks(shared.weights, weights)) {
+      this.maskWeights = shared.weights;
+      this.maskBones = shared.bones!;
+    } else {
+      this.maskWeights = weights;
+      this.maskBones = weights.map(maskedBones);
+    }
     this.parents = skeleton.parents;
     if (this.meshSpaceRotationBlend) {
       this.baseRotations = new Float64Array(n * 4);
@@ -306,13 +343,16 @@ export const LayeredBlendPerBoneType: NodeType = defineNodeType({
     { name: 'layers', kind: 'poseList', space: 'local', minCount: 1 },
   ],
   check: checkLayers,
-  create: ({ id, properties: p, inputs }) => new LayeredBlendPerBone(
-    id, inputs.base, inputs.layers,
-    p.layers.map((layer): LayerSpec => ({
+  prepare: () => new LayerMasks(),
+  create: ({ id, properties: p, inputs, shared }) => {
+    // The specs come from the graph's resolved properties (one object per graph each): the first
+    // instance's serve every other.
+    const masks = shared ?? new LayerMasks();
+    masks.specs ??= p.layers.map((layer): LayerSpec => ({
       mask: (layer.filters !== undefined ? { filters: layer.filters } : { mask: layer.mask ?? {} }) as BoneMaskSpec,
       weight: layer.weight,
       profile: layer.blendProfile,
-    })),
-    p.meshSpaceRotationBlend,
-  ),
+    }));
+    return new LayeredBlendPerBone(id, inputs.base, inputs.layers, masks.specs, p.meshSpaceRotationBlend, masks);
+  },
 });

@@ -152,6 +152,27 @@ describe('LayeredBlendPerBone on the biped (local-space blend)', () => {
     for (let f = 0; f < 5; f++) { a.update(1 / 60); b.update(1 / 60); }
     expect(Array.from(a.evaluate().rotations)).toEqual(Array.from(b.evaluate().rotations));
   });
+
+  it('shares its masks between the instances of one graph, and each graph has its own', () => {
+    const asset = (depth: number) => ({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        layered: { type: 'LayeredBlendPerBone', inputs: { base: 'walk', layers: ['run'] }, properties: { layers: [{ filters: [{ bone: 'spine_01', depth }] }] } },
+      },
+      output: 'layered',
+    });
+    const mask = (g: ReturnType<ReturnType<typeof loadGraphAsset>['createInstance']>) => (g.nodes.get('layered') as unknown as LayeredBlendPerBone).layerMask(0);
+    const graph = loadGraphAsset(asset(3)), other = loadGraphAsset(asset(1));
+    const [a, b, c] = [graph.createInstance(), graph.createInstance(), other.createInstance()];
+    expect(mask(a)).toBe(mask(b));
+    expect(mask(c)).not.toBe(mask(a));
+    expect(mask(a)[bone('spine_01')]).toBeCloseTo(1 / 3, 15);
+    expect(mask(c)[bone('spine_01')]).toBe(1);
+    expect(Array.from(mask(a))).toEqual(Array.from(boneMaskWeights(biped, { filters: [{ bone: 'spine_01', depth: 3 }] })));
+  });
 });
 
 function dot4(a: Float64Array, b: Float64Array, o: number): number {
