@@ -25,6 +25,41 @@ export interface BendRollHelperSpec {
   order: BendRollOrder;
 }
 
+/**
+ * What every instance of one BendRollHelper node in a graph shares (the type's `prepare` gives a
+ * holder, the first instance fills it): the helpers' axes, where their weights and alpha come from,
+ * their orders, and their bones once resolved. A crowd's characters then read one copy of them.
+ */
+export class BendRollTable {
+  /** Unit axes, three numbers per helper. */
+  readonly axes: Float64Array;
+  /**
+   * Where each weight comes from, [bend, roll] per helper: a parameter slot, or -1 for the literal
+   * in `weightLiterals`, which holds the clamped literal alpha after them.
+   */
+  readonly weightSlots: Int32Array;
+  readonly weightLiterals: Float64Array;
+  /** The parameter slot alpha is bound to, or -1 for its literal. */
+  readonly alphaSlot: number;
+  /** 1 where the order is rollBend (bend × roll). */
+  readonly rollFirst: Uint8Array;
+  /** [source, target] bone indices per helper, as the first instance resolved them. */
+  bones: Int32Array | null = null;
+
+  constructor(helpers: readonly BendRollHelperSpec[], alpha: ScalarProperty) {
+    this.axes = Float64Array.from(helpers.flatMap((h) => h.axis));
+    const weightProperties = helpers.flatMap((h) => [h.bendWeight, h.rollWeight]);
+    this.weightSlots = Int32Array.from(weightProperties, (p) => p.slot);
+    const literal = alpha.constant;
+    this.weightLiterals = Float64Array.from([...weightProperties.map((p) => p.constant), literal > 0 ? (literal < 1 ? literal : 1) : 0]);
+    this.alphaSlot = alpha.slot;
+    this.rollFirst = Uint8Array.from(helpers, (h) => (h.order === 'rollBend' ? 1 : 0));
+  }
+}
+
+/** Holds a graph's BendRollTable for one node until its first instance makes it. */
+interface BendRollShared { table: BendRollTable | null }
+
 // Scratch quaternions: the weighted bend and the weighted roll.
 const scratch = new Float64Array(8);
 const WB = 0, WR = 4;
@@ -51,49 +86,36 @@ const DEGREES = 180 / Math.PI;
  */
 export class BendRollHelper extends LocalPoseNode {
   private readonly inputLinks: readonly Link[];
-  /** Alpha in use this frame, clamped to [0, 1]. */
-  private alpha = 0;
-  /** Alpha's literal, clamped (used when alpha is not bound). */
-  private readonly literalAlpha: number;
-  /** The parameter slot alpha is bound to, or -1 for the literal. */
-  private readonly alphaSlot: number;
   private readonly count: number;
-  /** Unit axes, three numbers per helper. */
-  private readonly axes: Float64Array;
-  /** [bend weight, roll weight] per helper as last evaluated, clamped to [-1, 1]. */
-  private readonly weights: Float64Array;
+  /** What every instance of this node in one graph shares: axes, weights' sources, orders (BendRollTable). */
+  private readonly table: BendRollTable;
+  /** [source, target] bone indices per helper (the graph's, once resolved alike); -1 until cacheBones. */
+  private bones: Int32Array;
   /**
-   * Where each weight comes from, in the layout of `weights`: a parameter slot, or -1 for the
-   * literal in `literals`.
+   * [bend weight, roll weight] per helper as last evaluated, clamped to [-1, 1], then alpha in use
+   * this frame, clamped to [0, 1] (at ALPHA: an array rather than a field, which V8 would box).
    */
-  private readonly weightSlots: Int32Array;
-  private readonly weightLiterals: Float64Array;
-  /** 1 where the order is rollBend (bend × roll). */
-  private readonly rollFirst: Uint8Array;
-  /** [source, target] bone indices per helper; -1 until cacheBones. */
-  private readonly bones: Int32Array;
+  private readonly weights: Float64Array;
   /** The last evaluation's split per helper: bend quaternion, then roll quaternion. */
   private readonly split: Float64Array;
   /** Each helper's weighted result, computed from the input before any target is written. */
   private readonly results: Float64Array;
 
-  constructor(id: string, private readonly input: PoseLink, alpha: ScalarProperty, private readonly helpers: readonly BendRollHelperSpec[]) {
+  constructor(id: string, private readonly input: PoseLink, alpha: ScalarProperty, private readonly helpers: readonly BendRollHelperSpec[], table?: BendRollTable) {
     super(id, 'BendRollHelper');
     this.inputLinks = [input];
-    this.alphaSlot = alpha.slot;
-    const literal = alpha.constant;
-    this.literalAlpha = literal > 0 ? (literal < 1 ? literal : 1) : 0;
     const n = helpers.length;
     this.count = n;
-    this.axes = Float64Array.from(helpers.flatMap((h) => h.axis));
-    this.weights = new Float64Array(n * 2);
-    const weightProperties = helpers.flatMap((h) => [h.bendWeight, h.rollWeight]);
-    this.weightSlots = Int32Array.from(weightProperties, (p) => p.slot);
-    this.weightLiterals = Float64Array.from(weightProperties, (p) => p.constant);
-    this.rollFirst = Uint8Array.from(helpers, (h) => (h.order === 'rollBend' ? 1 : 0));
+    this.table = table ?? new BendRollTable(helpers, alpha);
+    this.weights = new Float64Array(n * 2 + 1);
     this.bones = new Int32Array(n * 2).fill(-1);
     this.split = new Float64Array(n * 8);
     this.results = new Float64Array(n * 4);
+  }
+
+  /** Alpha in use this frame. */
+  private get alpha(): number {
+    return this.weights[this.count * 2];
   }
 
   protected get links(): readonly Link[] {
@@ -101,7 +123,7 @@ export class BendRollHelper extends LocalPoseNode {
   }
 
   protected override onInitialize(): void {
-    this.alpha = 0;
+    this.weights[this.count * 2] = 0;
     this.split.fill(0);
     for (let i = 0; i < this.count; i++) {
       this.split[i * 8 + 3] = 1;
@@ -110,10 +132,15 @@ export class BendRollHelper extends LocalPoseNode {
   }
 
   protected override onCacheBones(ctx: CacheBonesContext): void {
+    // Resolved by every instance (each reports its unknown bones); the first one's kept for all alike.
+    const bones = new Int32Array(this.count * 2);
     this.helpers.forEach((h, i) => {
-      this.bones[i * 2] = ctx.boneIndex(this.id, h.source);
-      this.bones[i * 2 + 1] = ctx.boneIndex(this.id, h.target);
+      bones[i * 2] = ctx.boneIndex(this.id, h.source);
+      bones[i * 2 + 1] = ctx.boneIndex(this.id, h.target);
     });
+    const table = this.table;
+    table.bones ??= bones;
+    this.bones = bones.every((b, i) => b === table.bones![i]) ? table.bones : bones;
   }
 
   private isValidToEvaluate(): boolean {
@@ -123,20 +150,20 @@ export class BendRollHelper extends LocalPoseNode {
 
   protected onUpdate(ctx: UpdateContext): void {
     this.input.update(ctx);
-    const slot = this.alphaSlot;
+    const table = this.table, slot = table.alphaSlot, at = this.count * 2;
     // Two stores rather than one conditional: see CONTRIBUTING.md, "Numbers in the frame loop".
     if (slot >= 0) {
       const alpha = this.graph.parameterValues[slot];
-      this.alpha = alpha > 0 ? (alpha < 1 ? alpha : 1) : 0;
-    } else this.alpha = this.literalAlpha;
+      this.weights[at] = alpha > 0 ? (alpha < 1 ? alpha : 1) : 0;
+    } else this.weights[at] = table.weightLiterals[at];
   }
 
   protected onEvaluate(out: Pose): void {
     this.input.evaluate(out);
     const alpha = this.alpha;
     if (alpha <= ZERO_WEIGHT || !this.isValidToEvaluate()) return;
-    const values = this.graph.parameterValues, w = this.weights, slots = this.weightSlots, literals = this.weightLiterals;
-    for (let k = 0; k < w.length; k++) {
+    const table = this.table, values = this.graph.parameterValues, w = this.weights, slots = table.weightSlots, literals = table.weightLiterals;
+    for (let k = 0; k < this.count * 2; k++) {
       // Clamped inline to [-1, 1], NaN to 0: see CONTRIBUTING.md, "Numbers in the frame loop"
       const v = slots[k] >= 0 ? values[slots[k]] : literals[k];
       w[k] = v >= -1 ? (v <= 1 ? v : 1) : v < -1 ? -1 : 0;
@@ -144,10 +171,10 @@ export class BendRollHelper extends LocalPoseNode {
     const local = out.rotations;
     const split = this.split, s = scratch, results = this.results;
     for (let i = 0; i < this.count; i++) {
-      quatSwingTwist(split, i * 8, split, i * 8 + 4, local, this.bones[i * 2] * 4, this.axes, i * 3);
+      quatSwingTwist(split, i * 8, split, i * 8 + 4, local, this.bones[i * 2] * 4, table.axes, i * 3);
       quatScaleAngle(s, WB, split, i * 8, this.weights, i * 2);
       quatScaleAngle(s, WR, split, i * 8 + 4, this.weights, i * 2 + 1);
-      if (this.rollFirst[i] === 1) quatMultiply(results, i * 4, s, WB, s, WR);
+      if (table.rollFirst[i] === 1) quatMultiply(results, i * 4, s, WB, s, WR);
       else quatMultiply(results, i * 4, s, WR, s, WB);
     }
     // Written once every helper has read the input (a source may be another helper's target).
@@ -166,7 +193,8 @@ export class BendRollHelper extends LocalPoseNode {
   private angles(i: number): [number, number] {
     const q = this.split, b = i * 8, r = i * 8 + 4, a = i * 3;
     const bend = 2 * Math.atan2(Math.sqrt(q[b] * q[b] + q[b + 1] * q[b + 1] + q[b + 2] * q[b + 2]), q[b + 3]) * DEGREES;
-    const along = q[r] * this.axes[a] + q[r + 1] * this.axes[a + 1] + q[r + 2] * this.axes[a + 2];
+    const axes = this.table.axes;
+    const along = q[r] * axes[a] + q[r + 1] * axes[a + 1] + q[r + 2] * axes[a + 2];
     return [bend, 2 * Math.atan2(along, q[r + 3]) * DEGREES];
   }
 
@@ -183,8 +211,8 @@ export class BendRollHelper extends LocalPoseNode {
     node.values = {
       bend: angles.map((a) => a[0]),
       roll: angles.map((a) => a[1]),
-      bendWeight: Array.from(this.weights.filter((_, k) => k % 2 === 0)),
-      rollWeight: Array.from(this.weights.filter((_, k) => k % 2 === 1)),
+      bendWeight: Array.from(this.weights.subarray(0, this.count * 2).filter((_, k) => k % 2 === 0)),
+      rollWeight: Array.from(this.weights.subarray(0, this.count * 2).filter((_, k) => k % 2 === 1)),
     };
   }
 }
@@ -234,6 +262,12 @@ export const BendRollHelperType: NodeType = defineNodeType({
   },
   inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
   check: checkTargets,
-  create: ({ id, properties: p, inputs }) =>
-    new BendRollHelper(id, inputs.pose, p.alpha, p.helpers.map((h): BendRollHelperSpec => ({ ...h, axis: unitAxis(h.axis) }))),
+  prepare: (): BendRollShared => ({ table: null }),
+  create: ({ id, properties: p, inputs, shared }) => {
+    const helpers = p.helpers.map((h): BendRollHelperSpec => ({ ...h, axis: unitAxis(h.axis) }));
+    // The same properties in every instance of the graph (one resolved object each): the first instance's table serves all.
+    const holder = shared ?? { table: null };
+    holder.table ??= new BendRollTable(helpers, p.alpha);
+    return new BendRollHelper(id, inputs.pose, p.alpha, helpers, holder.table);
+  },
 });

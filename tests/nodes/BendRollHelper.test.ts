@@ -262,6 +262,24 @@ describe('BendRollHelper on 10,000 random rotations', () => {
     expect(debug.values!.bendWeight).toEqual([0.5, 0.5, 0.5, 0.5]);
     expect(debug.description).toContain(`${SOURCE} -> h0 (Bend: ${deg(ref.bend).toFixed(1)}° Roll: ${deg(ref.roll).toFixed(1)}°)`);
     expect(debug.description.startsWith('Alpha: 100.0% ')).toBe(true);
+    expect(debug.alpha).toBe(1);
+  });
+
+  it('shares its axes, weight sources and bones between the instances of a graph, each with its own weights', () => {
+    const { instance, run } = rotationGraph(rotations);
+    const graph = instance.graph, other = graph.createInstance();
+    type Inside = { table: unknown; bones: Int32Array; weights: Float64Array };
+    const [a, b] = [instance, other].map((g) => g.nodes.get('helpers') as unknown as Inside);
+    expect(a.table).toBe(b.table);
+    expect(a.bones).toBe(b.bones);
+    const first = run(3, 0.25, -0.5).targets;
+    other.setParameter('frame', 3);
+    other.setParameter('wb', 1);
+    other.update(0);
+    other.evaluate();
+    expect(Array.from(a.weights.subarray(0, 2))).toEqual([0.25, -0.5]);
+    expect(Array.from(b.weights.subarray(0, 2))).toEqual([1, 0]);
+    expect(run(3, 0.25, -0.5).targets).toEqual(first);
   });
 });
 
