@@ -26,7 +26,7 @@ import type { CrowdGraphKind } from './crowd-cases.ts';
 import { STEP_CASES, graph, graphCase } from './crowd/step-cases.ts';
 
 /** The crowd bench's graphs whose crowd `--graph` may count (the 'graph' case; the other cases are the player's). */
-const GRAPHS: readonly CrowdGraphKind[] = ['player', 'blend', 'statemachine', 'layered', 'inertial', 'bendroll'];
+const GRAPHS: readonly CrowdGraphKind[] = ['player', 'blend', 'statemachine', 'layered', 'inertial', 'bendroll', 'stride'];
 
 /** Character frames run before counting (V8 optimises the frame loop in them) and counted. */
 const WARM_CHARACTER_FRAMES = 300_000, COUNTED_CHARACTER_FRAMES = 100_000;

@@ -64,6 +64,16 @@ class Binding {
   }
 }
 
+/**
+ * What every instance of one StrideWarping node in a graph shares (the type's `prepare` gives the
+ * holder, the first instance fills it): its properties and where each setting comes from, the same
+ * for all of them, so that a crowd's characters read one copy rather than each its own.
+ */
+interface StrideWarpingShared {
+  props: ConstructorParameters<typeof StrideWarping>[3] | null;
+  bindings: Readonly<Record<(typeof SETTING_NAMES)[number], Binding>> | null;
+}
+
 /** The stride scale in use, smoothed toward each frame's target once `smoothing` has started. */
 class StrideScale {
   value = 1;
@@ -153,9 +163,11 @@ export class StrideWarping extends SkeletalControlNode {
       clampLegLength: boolean;
       solveIk: boolean;
     },
+    /** Where the instances of this node in one graph share what never changes (StrideWarpingShared); one of its own by default. */
+    shared: StrideWarpingShared = { props: null, bindings: null },
   ) {
     super(id, 'StrideWarping', input, alpha);
-    this.bindings = Object.fromEntries(SETTING_NAMES.map((name) => [name, new Binding(props.settings[name])])) as Record<(typeof SETTING_NAMES)[number], Binding>;
+    this.bindings = shared.bindings ??= Object.fromEntries(SETTING_NAMES.map((name) => [name, new Binding(props.settings[name])])) as Record<(typeof SETTING_NAMES)[number], Binding>;
     const legs = props.legs.length;
     this.legBones = new Int32Array(legs * 3).fill(-1);
     this.fkFootRotations = new Float64Array(legs * 4);
@@ -496,8 +508,11 @@ export const StrideWarpingType: NodeType = defineNodeType({
     alpha: { kind: 'float', default: 1, min: 0, max: 1 },
   },
   inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
-  create: ({ id, properties: p, inputs }) =>
-    new StrideWarping(id, inputs.pose, p.alpha, {
+  prepare: (): StrideWarpingShared => ({ props: null, bindings: null }),
+  create: ({ id, properties: p, inputs, shared }) => {
+    // Built from the graph's resolved properties (one object per graph each) and literals: the first instance's serve all.
+    const holder = shared ?? { props: null, bindings: null };
+    holder.props ??= {
       fromRootMotion: p.mode === 'fromRootMotion',
       // The node reads the SETTING_NAMES among them.
       settings: p,
@@ -513,5 +528,7 @@ export const StrideWarpingType: NodeType = defineNodeType({
       correctThighs: p.correctThighs,
       clampLegLength: p.clampLegLength,
       solveIk: p.solveIk,
-    }),
+    };
+    return new StrideWarping(id, inputs.pose, p.alpha, holder.props, holder);
+  },
 });
