@@ -4,7 +4,7 @@ import {
   type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext,
 } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node-type.ts';
 
 /**
  * The order the weighted parts apply in. `rollBend`: the roll first, then the bend (bend × roll, the
@@ -132,15 +132,13 @@ export class BendRollHelper extends LocalPoseNode {
   }
 
   protected override onCacheBones(ctx: CacheBonesContext): void {
-    // Resolved by every instance (each reports its unknown bones); the first one's kept for all alike.
+    // Resolved by every instance (each reports its unknown bones); the first one's kept for all alike (sharedWhenSame).
     const bones = new Int32Array(this.count * 2);
     this.helpers.forEach((h, i) => {
       bones[i * 2] = ctx.boneIndex(this.id, h.source);
       bones[i * 2 + 1] = ctx.boneIndex(this.id, h.target);
     });
-    const table = this.table;
-    table.bones ??= bones;
-    this.bones = bones.every((b, i) => b === table.bones![i]) ? table.bones : bones;
+    this.bones = sharedWhenSame(this.table, 'bones', bones, sameNumbers);
   }
 
   private isValidToEvaluate(): boolean {

@@ -6,7 +6,7 @@ import {
   type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext,
 } from '../runtime/node.ts';
 import { kernelWithBoneWeights, type Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node-type.ts';
 
 /** One layer, as the node is built with it. */
 export interface LayerSpec {
@@ -25,18 +25,7 @@ export interface LayerSpec {
 export class LayerMasks {
   specs: readonly LayerSpec[] | null = null;
   /** Per layer, per bone mask weights, and the bones with a weight above 0; null until an instance built them. */
-  weights: readonly Float64Array[] | null = null;
-  bones: readonly Int32Array[] | null = null;
-}
-
-/** Whether two lists of masks hold the same weights. */
-function sameMasks(a: readonly Float64Array[], b: readonly Float64Array[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i].length !== b[i].length) return false;
-    for (let k = 0; k < a[i].length; k++) if (a[i][k] !== b[i][k]) return false;
-  }
-  return true;
+  masks: { readonly weights: readonly Float64Array[]; readonly bones: readonly Int32Array[] } | null = null;
 }
 
 /**
@@ -116,22 +105,14 @@ export class LayeredBlendPerBone extends LocalPoseNode {
     const skeleton = ctx.skeleton;
     const n = skeleton.boneCount;
     // Built by every instance (so each reports its unknown bones), kept once: the first instance's
-    // become the graph's, and an instance whose masks came out the same reads those.
+    // become the graph's, and an instance whose masks came out the same reads those (sharedWhenSame).
     const weights = this.specs.map((spec) => (spec.profile
       ? Float64Array.from(spec.profile.scales)
       : boneMaskWeights(skeleton, spec.mask, new Float64Array(n), (bone) => ctx.boneIndex(this.id, bone))));
-    const shared = this.shared;
-    if (shared.weights === null) {
-      shared.weights = weights;
-      shared.bones = weights.map(maskedBones);
-    }
-    if (sameMasks(shared.weights, weights)) {
-      this.maskWeights = shared.weights;
-      this.maskBones = shared.bones!;
-    } else {
-      this.maskWeights = weights;
-      this.maskBones = weights.map(maskedBones);
-    }
+    const masks = sharedWhenSame(this.shared, 'masks', { weights, bones: weights.map(maskedBones) },
+      (a, b) => a.weights.length === b.weights.length && a.weights.every((w, i) => sameNumbers(w, b.weights[i])));
+    this.maskWeights = masks.weights;
+    this.maskBones = masks.bones;
     this.parents = skeleton.parents;
     if (this.meshSpaceRotationBlend) {
       this.baseRotations = new Float64Array(n * 4);

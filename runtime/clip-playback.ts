@@ -29,6 +29,10 @@ const motionSpan = new Float64Array(5);
 const motionDelta = new Float64Array(4);
 const velocityArgs = new Float64Array(4);
 
+/** ClipPlayback's flags, bits of one field. */
+const FLAG_LOOPING = 1, FLAG_WRAPPED = 2, FLAG_BACKWARD = 4, FLAG_AT_END = 8, FLAG_MOVED = 16, FLAG_PACE_KNOWN = 32,
+  FLAG_START_PENDING = 64, FLAG_FROM_START = 128, FLAG_SEEDED = 256;
+
 /**
  * The clock of one playing clip, shared by every node that plays or scrubs clips (SequencePlayer,
  * SequenceEvaluator, PoseSearchBlend's clips; a state machine's or blend space's would be the same):
@@ -42,10 +46,6 @@ const velocityArgs = new Float64Array(4);
  * instance's events (named as played by `owner`), and the clip's curves at `time` to the
  * instance's curve values; sample() samples the clip at `time`.
  */
-/** ClipPlayback's flags, bits of one field. */
-const FLAG_LOOPING = 1, FLAG_WRAPPED = 2, FLAG_BACKWARD = 4, FLAG_AT_END = 8, FLAG_MOVED = 16, FLAG_PACE_KNOWN = 32,
-  FLAG_START_PENDING = 64, FLAG_FROM_START = 128, FLAG_SEEDED = 256;
-
 export class ClipPlayback {
   /**
    * The clock's numbers, behind the accessors below: fields holding doubles are each a separate
@@ -61,11 +61,17 @@ export class ClipPlayback {
    * rather than nine, so that the object a crowd's frame reads per clock is two lines, not three.
    */
   private bits = FLAG_START_PENDING;
+  private flag(flag: number): boolean {
+    return (this.bits & flag) !== 0;
+  }
+  private setFlag(flag: number, on: boolean): void {
+    this.bits = on ? this.bits | flag : this.bits & ~flag;
+  }
   /** Play time in seconds, within [0, duration]. */
   get time(): number { return this.numbers[this.base + TIME]; }
   set time(value: number) { this.numbers[this.base + TIME] = value; }
-  get looping(): boolean { return (this.bits & FLAG_LOOPING) !== 0; }
-  set looping(value: boolean) { this.bits = value ? this.bits | FLAG_LOOPING : this.bits & ~FLAG_LOOPING; }
+  get looping(): boolean { return this.flag(FLAG_LOOPING); }
+  set looping(value: boolean) { this.setFlag(FLAG_LOOPING, value); }
   /** Clip seconds per second; negative plays backwards. Finite (the caller reads it so). */
   get rate(): number { return this.numbers[this.base + RATE]; }
   set rate(value: number) { this.numbers[this.base + RATE] = value; }
@@ -79,38 +85,38 @@ export class ClipPlayback {
   get previousTime(): number { return this.numbers[this.base + PREVIOUS_TIME]; }
   set previousTime(value: number) { this.numbers[this.base + PREVIOUS_TIME] = value; }
   /** Whether the last move crossed the clip's end or start (a loop wrap). */
-  get wrapped(): boolean { return (this.bits & FLAG_WRAPPED) !== 0; }
-  set wrapped(value: boolean) { this.bits = value ? this.bits | FLAG_WRAPPED : this.bits & ~FLAG_WRAPPED; }
+  get wrapped(): boolean { return this.flag(FLAG_WRAPPED); }
+  set wrapped(value: boolean) { this.setFlag(FLAG_WRAPPED, value); }
   /** Which way the last move went through the clip: 1 forward, -1 backward. */
-  get direction(): number { return (this.bits & FLAG_BACKWARD) !== 0 ? -1 : 1; }
-  set direction(value: number) { this.bits = value < 0 ? this.bits | FLAG_BACKWARD : this.bits & ~FLAG_BACKWARD; }
+  get direction(): number { return this.flag(FLAG_BACKWARD) ? -1 : 1; }
+  set direction(value: number) { this.setFlag(FLAG_BACKWARD, value < 0); }
   /** Whether a non-looping clip is held at the end it plays toward (its arrival already reported). */
-  get atEnd(): boolean { return (this.bits & FLAG_AT_END) !== 0; }
-  set atEnd(value: boolean) { this.bits = value ? this.bits | FLAG_AT_END : this.bits & ~FLAG_AT_END; }
+  get atEnd(): boolean { return this.flag(FLAG_AT_END); }
+  set atEnd(value: boolean) { this.setFlag(FLAG_AT_END, value); }
   /** Whether the last move spans motion to report (false before a seek has a predecessor). */
-  get moved(): boolean { return (this.bits & FLAG_MOVED) !== 0; }
-  set moved(value: boolean) { this.bits = value ? this.bits | FLAG_MOVED : this.bits & ~FLAG_MOVED; }
+  get moved(): boolean { return this.flag(FLAG_MOVED); }
+  set moved(value: boolean) { this.setFlag(FLAG_MOVED, value); }
   /** Clip seconds the clip advances per second, for the root-velocity report; `paceKnown` says whether it is. */
   get pace(): number { return this.numbers[this.base + PACE]; }
   set pace(value: number) { this.numbers[this.base + PACE] = value; }
-  get paceKnown(): boolean { return (this.bits & FLAG_PACE_KNOWN) !== 0; }
-  set paceKnown(value: boolean) { this.bits = value ? this.bits | FLAG_PACE_KNOWN : this.bits & ~FLAG_PACE_KNOWN; }
+  get paceKnown(): boolean { return this.flag(FLAG_PACE_KNOWN); }
+  set paceKnown(value: boolean) { this.setFlag(FLAG_PACE_KNOWN, value); }
   /** Clip seconds the last seek moved, signed; looping, it counts the whole loops a wrap hides. */
   get timeStep(): number { return this.numbers[this.base + TIME_STEP]; }
   set timeStep(value: number) { this.numbers[this.base + TIME_STEP] = value; }
   /** The id of the node that plays the clip, which notify events name. */
   owner = '';
   /** Whether the next advance starts where the clip was (re)started, so a notify at that very time fires. */
-  private get startPending(): boolean { return (this.bits & FLAG_START_PENDING) !== 0; }
-  private set startPending(value: boolean) { this.bits = value ? this.bits | FLAG_START_PENDING : this.bits & ~FLAG_START_PENDING; }
+  private get startPending(): boolean { return this.flag(FLAG_START_PENDING); }
+  private set startPending(value: boolean) { this.setFlag(FLAG_START_PENDING, value); }
   /** Whether the last move started there. */
-  private get fromStart(): boolean { return (this.bits & FLAG_FROM_START) !== 0; }
-  private set fromStart(value: boolean) { this.bits = value ? this.bits | FLAG_FROM_START : this.bits & ~FLAG_FROM_START; }
+  private get fromStart(): boolean { return this.flag(FLAG_FROM_START); }
+  private set fromStart(value: boolean) { this.setFlag(FLAG_FROM_START, value); }
   /** [lowest time, highest time, weight] of the span notifies are fired over (see fireNotifies). */
   private notifySpan: Float64Array | null;
   /** Whether `seekTime` of the last seek was finite, so the next seek has a predecessor. */
-  private get seeded(): boolean { return (this.bits & FLAG_SEEDED) !== 0; }
-  private set seeded(value: boolean) { this.bits = value ? this.bits | FLAG_SEEDED : this.bits & ~FLAG_SEEDED; }
+  private get seeded(): boolean { return this.flag(FLAG_SEEDED); }
+  private set seeded(value: boolean) { this.setFlag(FLAG_SEEDED, value); }
   private get previousSeekTime(): number { return this.numbers[this.base + PREVIOUS_SEEK_TIME]; }
   private set previousSeekTime(value: number) { this.numbers[this.base + PREVIOUS_SEEK_TIME] = value; }
 

@@ -230,6 +230,27 @@ export interface NodePrepareContext {
   report(path: readonly PropertyKey[], code: NodeProblemCode, message: string): void;
 }
 
+/**
+ * One copy per graph of what each instance of a node resolves for itself in cacheBones (bone
+ * indices, masks: every instance resolves, so each reports its own unknown bones): the first
+ * instance's `own` becomes `holder[key]`, and an instance whose `own` is the same (`same`) gets that
+ * copy back, any other its own. A crowd's characters then read one copy from the cache. `holder` is
+ * what the node type's `prepare` returned.
+ */
+export function sharedWhenSame<H, K extends keyof H>(
+  holder: H, key: K, own: NonNullable<H[K]>, same: (a: NonNullable<H[K]>, b: NonNullable<H[K]>) => boolean,
+): NonNullable<H[K]> {
+  const first = (holder[key] ??= own) as NonNullable<H[K]>;
+  return first === own || same(first, own) ? first : own;
+}
+
+/** Whether two arrays hold the same numbers, in order. */
+export function sameNumbers(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Thrown when binding a graph whose nodes' `prepare` reported problems; the loader maps them to JSON paths. */
 export class NodePrepareError extends Error {
   constructor(readonly problems: readonly NodeProblem[]) {
