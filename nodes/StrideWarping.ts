@@ -72,7 +72,21 @@ class Binding {
 interface StrideWarpingShared {
   props: ConstructorParameters<typeof StrideWarping>[3] | null;
   bindings: Readonly<Record<(typeof SETTING_NAMES)[number], Binding>> | null;
+  /**
+   * The solver and its buffers: inputs filled from the pose, outputs read back, within one
+   * warpPose (nodes never run concurrently), so one serves every instance, each lending it its
+   * own state. A crowd's characters then read one job's sixteen arrays, not each their own.
+   */
+  job: StrideWarpingJob | null;
+  /** Per leg, the FK foot's component-space rotation, which the IK keeps: warpPose's scratch likewise. */
+  fkFootRotations: Float64Array | null;
 }
+
+/** What the debug tree shows of the last warp, per instance: [warped pelvis (3), pelvis offset (3), per leg its scale origin (3)]. */
+function resultNumberCount(legs: number): number {
+  return 6 + legs * 3;
+}
+const PELVIS_OFFSET = 3, SCALE_ORIGINS = 6;
 
 /** The stride scale in use, smoothed toward each frame's target once `smoothing` has started. */
 class StrideScale {
@@ -137,11 +151,17 @@ export class StrideWarping extends SkeletalControlNode {
   private readonly rootMotion = new RootMotionSpeed();
   private readonly settings = new Settings();
   private readonly bindings: Readonly<Record<(typeof SETTING_NAMES)[number], Binding>>;
-  /** The solver, its buffers sized for the legs, and what it carries across frames. */
+  /** The solver, shared by the graph's instances of this node (StrideWarpingShared.job). */
   private readonly job: StrideWarpingJob;
+  /** What the solver carries across frames for this character. */
   private readonly state: StrideWarpingState;
-  /** Per leg: the FK foot's component-space rotation, which the IK keeps. */
   private readonly fkFootRotations: Float64Array;
+  /**
+   * The last warp's results the debug tree shows (resultNumberCount), copied out of the shared job:
+   * its own array, or from `resultsAt` on the instance's per-frame numbers once initialized.
+   */
+  private results: Float64Array;
+  private resultsAt = 0;
 
   constructor(
     id: string,
@@ -164,22 +184,33 @@ export class StrideWarping extends SkeletalControlNode {
       solveIk: boolean;
     },
     /** Where the instances of this node in one graph share what never changes (StrideWarpingShared); one of its own by default. */
-    shared: StrideWarpingShared = { props: null, bindings: null },
+    shared: StrideWarpingShared = emptyShared(),
+    /** Where the debug tree's results go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
+    private readonly resultNumbers = -1,
   ) {
     super(id, 'StrideWarping', input, alpha);
     this.bindings = shared.bindings ??= Object.fromEntries(SETTING_NAMES.map((name) => [name, new Binding(props.settings[name])])) as Record<(typeof SETTING_NAMES)[number], Binding>;
     const legs = props.legs.length;
     this.legBones = new Int32Array(legs * 3).fill(-1);
-    this.fkFootRotations = new Float64Array(legs * 4);
+    this.fkFootRotations = shared.fkFootRotations ??= new Float64Array(legs * 4);
     this.state = new StrideWarpingState(legs);
-    const job = this.job = new StrideWarpingJob(legs, this.state);
-    job.strideDirection = this.direction;
-    job.adjustPelvis = props.adjustPelvis;
-    job.pelvisIterations = Math.min(Math.max(Math.round(props.pelvisIterations), 1), 10);
+    this.results = new Float64Array(resultNumberCount(legs));
+    if (shared.job === null) {
+      const job = shared.job = new StrideWarpingJob(legs, this.state);
+      job.adjustPelvis = props.adjustPelvis;
+      job.pelvisIterations = Math.min(Math.max(Math.round(props.pelvisIterations), 1), 10);
+    }
+    this.job = shared.job;
   }
 
   protected override onInitialize(): void {
     super.onInitialize();
+    const numbers = this.graph.frameNumbers, at = this.resultNumbers;
+    if (at >= 0 && (numbers !== this.results || at !== this.resultsAt)) {
+      numbers.set(this.results.subarray(this.resultsAt, this.resultsAt + resultNumberCount(this.props.legs.length)), at);
+      this.results = numbers;
+      this.resultsAt = at;
+    }
     this.scale.value = 1;
     this.resetRootMotion();
     this.state.reset();
@@ -353,6 +384,8 @@ export class StrideWarping extends SkeletalControlNode {
   private warpPose(pose: ComponentPose): void {
     const p = this.props, values = this.graph.parameterValues, set = this.settings, job = this.job;
     const n = job.floorNormal, g = job.gravityDirection, d = this.direction;
+    job.state = this.state;
+    job.strideDirection = d;
     readVec3(n, 0, values, p.floorNormal);
     readVec3(g, 0, values, p.gravityDirection);
     if (!normalize3(n)) { n[0] = 0; n[1] = 1; n[2] = 0; }
@@ -383,6 +416,12 @@ export class StrideWarping extends SkeletalControlNode {
     }
     // Steps 1 to 3. Never false with what is given here; a pose the job refuses (non-finite) is left as it is.
     if (!job.run()) return;
+    const results = this.results, at = this.resultsAt;
+    for (let k = 0; k < 3; k++) {
+      results[at + k] = job.warpedPelvis[k];
+      results[at + PELVIS_OFFSET + k] = job.pelvisOffset[k];
+    }
+    for (let k = 0; k < legs * 3; k++) results[at + SCALE_ORIGINS + k] = job.scaleOrigins[k];
     loadBone(pose, pelvis);
     for (let k = 0; k < 3; k++) xf.t[k] = job.warpedPelvis[k];
     pose.setComponent(pelvis, xf.t, xf.r, xf.s, 0);
@@ -411,23 +450,27 @@ export class StrideWarping extends SkeletalControlNode {
     }
   }
 
+  /** Three of the last warp's results, from `offset` on (PELVIS_OFFSET, SCALE_ORIGINS). */
+  private result(offset: number): number[] {
+    const at = this.resultsAt + offset;
+    return Array.from(this.results.subarray(at, at + 3));
+  }
+
   protected override debugDescription(): string {
-    const job = this.job;
-    const origins = this.props.legs.map((leg, i) => `${leg.foot} origin (${fmt(job.scaleOrigins, i * 3)})`).join(' ');
-    return `Scale: ${this.scale.value.toFixed(3)} ${origins} Pelvis (${fmt(job.warpedPelvis, 0)}) offset (${fmt(job.pelvisOffset, 0)})`;
+    const origins = this.props.legs.map((leg, i) => `${leg.foot} origin (${fmt(this.result(SCALE_ORIGINS + i * 3))})`).join(' ');
+    return `Scale: ${this.scale.value.toFixed(3)} ${origins} Pelvis (${fmt(this.result(0))}) offset (${fmt(this.result(PELVIS_OFFSET))})`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
     super.onGatherDebug(node);
-    const job = this.job;
     const values: Record<string, number | number[]> = {
       strideScale: this.scale.value,
       strideDirection: Array.from(this.direction),
       ...(this.props.fromRootMotion ? { rootMotionSpeed: this.rootMotion.speed } : {}),
-      pelvis: Array.from(job.warpedPelvis),
-      pelvisOffset: Array.from(job.pelvisOffset),
+      pelvis: this.result(0),
+      pelvisOffset: this.result(PELVIS_OFFSET),
     };
-    this.props.legs.forEach((leg, i) => { values[`scaleOrigin.${leg.foot}`] = Array.from(job.scaleOrigins.subarray(i * 3, i * 3 + 3)); });
+    this.props.legs.forEach((leg, i) => { values[`scaleOrigin.${leg.foot}`] = this.result(SCALE_ORIGINS + i * 3); });
     node.values = values;
   }
 }
@@ -465,8 +508,12 @@ function writeBone(pose: ComponentPose, bone: number, index: number): void {
   pose.setComponent(bone, xf.t, xf.r, xf.s, 0);
 }
 
-function fmt(a: Float64Array, o: number): string {
-  return `${a[o].toFixed(1)}, ${a[o + 1].toFixed(1)}, ${a[o + 2].toFixed(1)}`;
+function fmt(v: readonly number[]): string {
+  return v.map((x) => x.toFixed(1)).join(', ');
+}
+
+function emptyShared(): StrideWarpingShared {
+  return { props: null, bindings: null, job: null, fkFootRotations: null };
 }
 
 const LEG_SIDES = ['left', 'right'] as const;
@@ -508,10 +555,10 @@ export const StrideWarpingType: NodeType = defineNodeType({
     alpha: { kind: 'float', default: 1, min: 0, max: 1 },
   },
   inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
-  prepare: (): StrideWarpingShared => ({ props: null, bindings: null }),
-  create: ({ id, properties: p, inputs, shared }) => {
+  prepare: emptyShared,
+  create: ({ id, properties: p, inputs, shared, numbers }) => {
     // Built from the graph's resolved properties (one object per graph each) and literals: the first instance's serve all.
-    const holder = shared ?? { props: null, bindings: null };
+    const holder = shared ?? emptyShared();
     holder.props ??= {
       fromRootMotion: p.mode === 'fromRootMotion',
       // The node reads the SETTING_NAMES among them.
@@ -529,6 +576,6 @@ export const StrideWarpingType: NodeType = defineNodeType({
       clampLegLength: p.clampLegLength,
       solveIk: p.solveIk,
     };
-    return new StrideWarping(id, inputs.pose, p.alpha, holder.props, holder);
+    return new StrideWarping(id, inputs.pose, p.alpha, holder.props, holder, numbers(resultNumberCount(LEG_SIDES.length)));
   },
 });

@@ -955,6 +955,61 @@ describe('StrideWarping pelvis (issue 13, item 5)', () => {
   });
 });
 
+describe('StrideWarping instances of one graph', () => {
+  // The instances share one solver (its buffers are scratch within a warp); each keeps its own
+  // state (pelvis spring, feet, knees) and the results its debug tree shows.
+  const asset = {
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+    parameters: { s: { type: 'float', default: 1 } },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      w: { type: 'StrideWarping', inputs: { pose: 'walk' }, properties: { ...BIPED_LEGS, strideScale: { param: 's' }, pelvisMaxSpeed: 0 } },
+    },
+    output: 'w',
+  };
+  const frame = (g: AnimGraphInstance) => ({ pose: Array.from(g.componentPose().translations), debug: values(g) });
+
+  it('gives each of two interleaved characters the poses and debug values it has alone', () => {
+    const graph = loadGraphAsset(asset);
+    const a = graph.createInstance(), b = graph.createInstance();
+    const aloneA = loadGraphAsset(asset).createInstance(), aloneB = loadGraphAsset(asset).createInstance();
+    for (const g of [b, aloneB]) g.setParameter('s', 1.6);
+    for (const g of [a, aloneA]) g.setParameter('s', 0.7);
+    const dts = [1 / 60, 1 / 30, 0, 1 / 60, 0.05, 1 / 60];
+    for (const dt of dts) {
+      // Both updated before either is evaluated: what one warp leaves in the solver must not reach the other.
+      a.update(dt);
+      b.update(dt * 2);
+      const fa = frame(a), fb = frame(b);
+      aloneA.update(dt);
+      aloneB.update(dt * 2);
+      expect(fa).toEqual(frame(aloneA));
+      expect(fb).toEqual(frame(aloneB));
+    }
+    // The two differ (the check above would pass for two copies of one character too).
+    const da = frame(a).debug, db = frame(b).debug;
+    expect(da.strideScale).toBe(0.7);
+    expect(db.strideScale).toBe(1.6);
+    expect(da.pelvis).not.toEqual(db.pelvis);
+    expect(da['scaleOrigin.foot_l']).not.toEqual(db['scaleOrigin.foot_l']);
+  });
+
+  it('does the same in a batch, where the results the debug tree shows are in the per-frame numbers', () => {
+    const graph = loadGraphAsset(asset);
+    const batch = graph.createInstances(3);
+    const alone = [0, 1, 2].map(() => loadGraphAsset(asset).createInstance());
+    [0.7, 1.3, 1.9].forEach((s, i) => { batch.instances[i].setParameter('s', s); alone[i].setParameter('s', s); });
+    for (let f = 0; f < 5; f++) {
+      batch.update(1 / 60);
+      alone.forEach((g, i) => {
+        g.update(1 / 60);
+        expect(values(batch.instances[i])).toEqual(values(g));
+      });
+    }
+    expect(values(batch.instances[0]).pelvis).not.toEqual(values(batch.instances[2]).pelvis);
+  });
+});
+
 describe('StrideWarping bindings (issue 13, item 7)', () => {
   it('honours a binding on every per-frame setting', () => {
     const parameters = { s: { type: 'float', default: 1.8 }, max: { type: 'float', default: 1.2 }, min: { type: 'float', default: 0.5 }, half: { type: 'float', default: 0 } };
