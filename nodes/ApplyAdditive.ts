@@ -3,6 +3,10 @@ import { clamp } from '../runtime/math.ts';
 import { LocalPoseNode, readScalar, ZERO_WEIGHT, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
+import { ScratchNumbers } from '../runtime/scratch.ts';
+
+/** Mesh-space rotations, used within one call: every instance's (see ScratchNumbers). Local space needs none. */
+const MESH_ROTATIONS = new ScratchNumbers(), NO_SCRATCH = new Float64Array(0);
 
 /**
  * Adds an additive pose onto a base pose, scaled by alpha (Unreal's Apply Additive): translations
@@ -17,7 +21,7 @@ export class ApplyAdditive extends LocalPoseNode {
   private readonly alpha = new Float64Array(1);
   private updatedAdditive = false;
   private readonly inputLinks: readonly Link[];
-  /** The base's and the result's component-space rotations, in mesh space. */
+  /** The base's and the result's component-space rotations, in mesh space (MESH_ROTATIONS', shared). */
   private readonly scratch: Float64Array;
 
   constructor(
@@ -30,7 +34,7 @@ export class ApplyAdditive extends LocalPoseNode {
   ) {
     super(id, 'ApplyAdditive');
     this.inputLinks = [base, additive];
-    this.scratch = new Float64Array(boneCount * 8);
+    this.scratch = mesh ? MESH_ROTATIONS.atLeast(boneCount * 8) : NO_SCRATCH;
   }
 
   protected get links(): readonly Link[] {

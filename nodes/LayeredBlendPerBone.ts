@@ -7,6 +7,10 @@ import {
 } from '../runtime/node.ts';
 import { kernelWithBoneWeights, type Pose } from '../runtime/pose.ts';
 import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node-type.ts';
+import { ScratchNumbers } from '../runtime/scratch.ts';
+
+/** The mesh-space blend's component rotations, used within one call: every instance's (see ScratchNumbers). */
+const MESH_ROTATIONS = new ScratchNumbers();
 
 /** One layer, as the node is built with it. */
 export interface LayerSpec {
@@ -59,7 +63,7 @@ export class LayeredBlendPerBone extends LocalPoseNode {
   /** Per layer, per bone mask weights, and the bones with a weight above 0 (parents first): the graph's shared ones. */
   private maskWeights: readonly Float64Array[] = [];
   private maskBones: readonly Int32Array[] = [];
-  // Component-space rotations for the mesh-space blend: the base's, the layer's, the result's.
+  // Component-space rotations for the mesh-space blend: the base's, the layer's, the result's (views of MESH_ROTATIONS).
   private baseRotations = new Float64Array(0);
   private layerRotations = new Float64Array(0);
   private blendedRotations = new Float64Array(0);
@@ -115,9 +119,10 @@ export class LayeredBlendPerBone extends LocalPoseNode {
     this.maskBones = masks.bones;
     this.parents = skeleton.parents;
     if (this.meshSpaceRotationBlend) {
-      this.baseRotations = new Float64Array(n * 4);
-      this.layerRotations = new Float64Array(n * 4);
-      this.blendedRotations = new Float64Array(n * 4);
+      const scratch = MESH_ROTATIONS.atLeast(n * 12);
+      this.baseRotations = scratch.subarray(0, n * 4);
+      this.layerRotations = scratch.subarray(n * 4, n * 8);
+      this.blendedRotations = scratch.subarray(n * 8, n * 12);
       this.touched = new Uint8Array(n);
     }
   }

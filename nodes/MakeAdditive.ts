@@ -3,6 +3,10 @@ import { ClipBinding } from '../runtime/clip.ts';
 import { LocalPoseNode, type DebugNode, type Link, type NodePrepareContext, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node.ts';
 import { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
+import { ScratchNumbers } from '../runtime/scratch.ts';
+
+/** Mesh-space rotations, used within one call: every instance's (see ScratchNumbers). Local space needs none. */
+const MESH_ROTATIONS = new ScratchNumbers(), NO_SCRATCH = new Float64Array(0);
 
 /**
  * Turns its input pose into an additive one (Unreal's Make Dynamic Additive): each bone's delta
@@ -11,7 +15,7 @@ import { defineNodeType } from '../runtime/node-type.ts';
  */
 export class MakeAdditive extends LocalPoseNode {
   private readonly inputLinks: readonly Link[];
-  /** Component-space rotations of the input, in mesh space. */
+  /** Component-space rotations of the input, in mesh space (MESH_ROTATIONS', shared). */
   private readonly scratch: Float64Array;
 
   constructor(
@@ -24,7 +28,7 @@ export class MakeAdditive extends LocalPoseNode {
   ) {
     super(id, 'MakeAdditive');
     this.inputLinks = [input];
-    this.scratch = new Float64Array(boneCount * 4);
+    this.scratch = mesh ? MESH_ROTATIONS.atLeast(boneCount * 4) : NO_SCRATCH;
   }
 
   protected get links(): readonly Link[] {

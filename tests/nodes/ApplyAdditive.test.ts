@@ -48,6 +48,18 @@ const roundTrip = (alpha: number, space: 'local' | 'mesh') => biped({
 }, 'apply').createInstance();
 
 describe('ApplyAdditive', () => {
+  it('mesh space: instances interleaved give what each gives alone (the rotations are scratch within one call)', () => {
+    const [a, b] = [roundTrip(0.3, 'mesh'), roundTrip(0.8, 'mesh')];
+    a.update(1 / 30);
+    b.update(1 / 30);
+    const [pa, pb] = [a, b].map((g) => Array.from(g.evaluate().rotations));
+    expect(pa).not.toEqual(pb);
+    const [aloneA, aloneB] = [roundTrip(0.3, 'mesh'), roundTrip(0.8, 'mesh')];
+    for (const g of [aloneB, aloneA]) g.update(1 / 30);
+    expect(Array.from(aloneB.evaluate().rotations)).toEqual(pb);
+    expect(Array.from(aloneA.evaluate().rotations)).toEqual(pa);
+  });
+
   it('gives back the pose: base + (pose - base) = pose, local and mesh space', () => {
     for (const space of ['local', 'mesh'] as const) {
       const g = roundTrip(1, space);

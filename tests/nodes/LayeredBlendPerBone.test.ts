@@ -262,6 +262,21 @@ describe('LayeredBlendPerBone: local against mesh-space rotation blend (hand-mad
     expectClose(local.evaluate().rotations.subarray(a, a + 4), aboutY(0), 1e-12);
   });
 
+  it('mesh space: instances share the blend\'s scratch, whatever their skeletons and order', () => {
+    // The rotations are scratch within one blend: a chain built before a biped (whose blend needs a
+    // longer scratch), and two bipeds at other poses evaluated in between, leave its answer alone.
+    const g = chain({ layers: [{ filters: [{ bone: 'a', depth: 0 }], weight: 0.5 }], meshSpaceRotationBlend: true });
+    const spec = { layers: [{ filters: [{ bone: 'spine_01', depth: 3 }], weight: 0.7 }], meshSpaceRotationBlend: true };
+    const big = layered(spec), other = layered({ ...spec, layers: [{ filters: [{ bone: 'spine_01', depth: 3 }], weight: 0.2 }] });
+    for (const x of [g, big, other]) x.update(0);
+    const [bigPose, otherPose] = [big, other].map((x) => Array.from(x.evaluate().rotations));
+    expectClose(g.evaluate().rotations.subarray(a, a + 4), aboutY(-45), 1e-12);
+    expect(bigPose).not.toEqual(otherPose);
+    const alone = layered(spec);
+    alone.update(0);
+    expect(Array.from(alone.evaluate().rotations)).toEqual(bigPose);
+  });
+
   it('mesh space: a bone the mask leaves out below a blended one keeps the base\'s component rotation', () => {
     const g = chain({ layers: [{ mask: { a: 1, b: 0 } }], meshSpaceRotationBlend: true });
     g.update(0);
