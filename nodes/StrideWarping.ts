@@ -74,8 +74,9 @@ interface StrideWarpingShared {
   bindings: Readonly<Record<(typeof SETTING_NAMES)[number], Binding>> | null;
   /**
    * The solver and its buffers: inputs filled from the pose, outputs read back, within one
-   * warpPose (nodes never run concurrently), so one serves every instance, each lending it its
-   * own state. A crowd's characters then read one job's sixteen arrays, not each their own.
+   * warpPose (nodes never run concurrently, and warpPose runs no other node and fires no event),
+   * so one serves every instance, each lending it its own state. A crowd's characters then read
+   * one job's sixteen arrays, not each their own.
    */
   job: StrideWarpingJob | null;
   /** Per leg, the FK foot's component-space rotation, which the IK keeps: warpPose's scratch likewise. */

@@ -1,7 +1,8 @@
 /**
  * Numbers a node needs only within one call of its frame (a pose's component-space rotations while
  * a mesh-space blend runs): one array serves every node that asks the same ScratchNumbers, since
- * nodes never run concurrently on a thread (a worker has its own modules). Held per node, they were
+ * nodes never run concurrently on a thread (a worker has its own modules) and a call that uses it
+ * runs no other node and fires no event (whose listener could). Held per node, they were
  * kilobytes per character that a crowd carried and the frame dragged through the cache.
  */
 export class ScratchNumbers {
