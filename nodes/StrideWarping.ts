@@ -32,7 +32,7 @@ interface Leg {
   thigh: string;
 }
 
-/** The properties read every frame (StrideWarping.settings), each a literal or a bound parameter. */
+/** The properties read every frame (into StrideWarping's numbers, STRIDE_SCALE to PELVIS_ALPHA), each a literal or a bound parameter. */
 const SETTING_NAMES = [
   'strideScale', 'locomotionSpeed', 'minRootMotionSpeed', 'rootMotionWindow', 'rootMotionSmoothingTime',
   'minScale', 'maxScale', 'scaleSmoothingTime', 'pelvisSmoothingTime', 'pelvisMaxSpeed', 'pelvisAlpha',
@@ -42,12 +42,6 @@ const SETTING_NAMES = [
 // hidden class with every literal of the same leading keys (an asset's `{ strideScale: { param } }`
 // too), and a field that has held a non-number boxes the doubles stored in it. See CONTRIBUTING.md,
 // "Numbers in the frame loop".
-
-/** This frame's settings, read from parameters or literals. */
-class Settings implements Record<(typeof SETTING_NAMES)[number], number> {
-  strideScale = 1; locomotionSpeed = 0; minRootMotionSpeed = 0; rootMotionWindow = 0; rootMotionSmoothingTime = 0;
-  minScale = 0; maxScale = 0; scaleSmoothingTime = 0; pelvisSmoothingTime = 0; pelvisMaxSpeed = 0; pelvisAlpha = 0;
-}
 
 /**
  * Where a setting comes from: a parameter's slot, or -1 and the literal, copied out of its
@@ -83,11 +77,19 @@ interface StrideWarpingShared {
   fkFootRotations: Float64Array | null;
 }
 
-/** What the debug tree shows of the last warp, per instance: [warped pelvis (3), pelvis offset (3), per leg its scale origin (3)]. */
-function resultNumberCount(legs: number): number {
-  return 6 + legs * 3;
+/**
+ * A StrideWarping's numbers, per instance, by index: this frame's settings (in SETTING_NAMES'
+ * order, read from parameters or literals at update; the pelvis's three are used at evaluate), then
+ * what the debug tree shows of the last warp: the warped pelvis (3), its offset (3), and per leg
+ * its scale origin (3), copied out of the shared job.
+ */
+const STRIDE_SCALE = 0, LOCOMOTION_SPEED = 1, MIN_ROOT_MOTION_SPEED = 2, ROOT_MOTION_WINDOW = 3, ROOT_MOTION_SMOOTHING_TIME = 4,
+  MIN_SCALE = 5, MAX_SCALE = 6, SCALE_SMOOTHING_TIME = 7, PELVIS_SMOOTHING_TIME = 8, PELVIS_MAX_SPEED = 9, PELVIS_ALPHA = 10,
+  WARPED_PELVIS = 11, PELVIS_OFFSET = 14, SCALE_ORIGINS = 17;
+/** How many numbers a StrideWarping of `legs` legs keeps (what it reserves: NodeBuild.numbers). */
+function strideNumberCount(legs: number): number {
+  return SCALE_ORIGINS + legs * 3;
 }
-const PELVIS_OFFSET = 3, SCALE_ORIGINS = 6;
 
 /** The stride scale in use, smoothed toward each frame's target once `smoothing` has started. */
 class StrideScale {
@@ -150,7 +152,6 @@ export class StrideWarping extends SkeletalControlNode {
   /** Stride direction in use (component space). */
   private readonly direction = new Float64Array(3);
   private readonly rootMotion = new RootMotionSpeed();
-  private readonly settings = new Settings();
   private readonly bindings: Readonly<Record<(typeof SETTING_NAMES)[number], Binding>>;
   /** The solver, shared by the graph's instances of this node (StrideWarpingShared.job). */
   private readonly job: StrideWarpingJob;
@@ -158,11 +159,12 @@ export class StrideWarping extends SkeletalControlNode {
   private readonly state: StrideWarpingState;
   private readonly fkFootRotations: Float64Array;
   /**
-   * The last warp's results the debug tree shows (resultNumberCount), copied out of the shared job:
-   * its own array, or from `resultsAt` on the instance's per-frame numbers once initialized.
+   * Its numbers (STRIDE_SCALE to SCALE_ORIGINS): an array of its own, or from `at` on the instance's
+   * per-frame numbers once initialized, where they share cache lines with the character's others
+   * rather than needing lines of their own (eleven settings as fields were eleven heap numbers).
    */
-  private results: Float64Array;
-  private resultsAt = 0;
+  private numbers: Float64Array;
+  private at = 0;
 
   constructor(
     id: string,
@@ -186,8 +188,8 @@ export class StrideWarping extends SkeletalControlNode {
     },
     /** Where the instances of this node in one graph share what never changes (StrideWarpingShared); one of its own by default. */
     shared: StrideWarpingShared = emptyShared(),
-    /** Where the debug tree's results go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
-    private readonly resultNumbers = -1,
+    /** Where its numbers go in the instance's per-frame numbers (NodeBuild.numbers), -1: its own. */
+    private readonly numbersAt = -1,
   ) {
     super(id, 'StrideWarping', input, alpha);
     this.bindings = shared.bindings ??= Object.fromEntries(SETTING_NAMES.map((name) => [name, new Binding(props.settings[name])])) as Record<(typeof SETTING_NAMES)[number], Binding>;
@@ -195,7 +197,8 @@ export class StrideWarping extends SkeletalControlNode {
     this.legBones = new Int32Array(legs * 3).fill(-1);
     this.fkFootRotations = shared.fkFootRotations ??= new Float64Array(legs * 4);
     this.state = new StrideWarpingState(legs);
-    this.results = new Float64Array(resultNumberCount(legs));
+    this.numbers = new Float64Array(strideNumberCount(legs));
+    this.numbers[STRIDE_SCALE] = 1;
     if (shared.job === null) {
       const job = shared.job = new StrideWarpingJob(legs, this.state);
       job.adjustPelvis = props.adjustPelvis;
@@ -206,11 +209,11 @@ export class StrideWarping extends SkeletalControlNode {
 
   protected override onInitialize(): void {
     super.onInitialize();
-    const numbers = this.graph.frameNumbers, at = this.resultNumbers;
-    if (at >= 0 && (numbers !== this.results || at !== this.resultsAt)) {
-      numbers.set(this.results.subarray(this.resultsAt, this.resultsAt + resultNumberCount(this.props.legs.length)), at);
-      this.results = numbers;
-      this.resultsAt = at;
+    const numbers = this.graph.frameNumbers, at = this.numbersAt;
+    if (at >= 0 && (numbers !== this.numbers || at !== this.at)) {
+      numbers.set(this.numbers.subarray(this.at, this.at + strideNumberCount(this.props.legs.length)), at);
+      this.numbers = numbers;
+      this.at = at;
     }
     this.scale.value = 1;
     this.resetRootMotion();
@@ -272,40 +275,40 @@ export class StrideWarping extends SkeletalControlNode {
   protected override onUpdate(ctx: UpdateContext): void {
     this.readSettings();
     const child = ctx.child();
-    if (this.props.fromRootMotion) child.rootVelocityWindow = this.settings.rootMotionWindow;
+    if (this.props.fromRootMotion) child.rootVelocityWindow = this.numbers[this.at + ROOT_MOTION_WINDOW];
     super.onUpdate(child);
   }
 
   /** This frame's settings, each bound value checked: a NaN or out-of-range parameter never reaches the warp. */
   private readSettings(): void {
-    const values = this.graph.parameterValues, from = this.bindings, set = this.settings;
+    const values = this.graph.parameterValues, from = this.bindings, set = this.numbers, at = this.at;
     let b = from.strideScale;
-    set.strideScale = b.slot >= 0 ? values[b.slot] : b.literal;
-    set.locomotionSpeed = (b = from.locomotionSpeed).slot >= 0 ? values[b.slot] : b.literal;
+    set[at + STRIDE_SCALE] = b.slot >= 0 ? values[b.slot] : b.literal;
+    set[at + LOCOMOTION_SPEED] = (b = from.locomotionSpeed).slot >= 0 ? values[b.slot] : b.literal;
     // Lengths of time, speeds and scales: a negative or NaN value is taken as 0.
     let x = (b = from.minRootMotionSpeed).slot >= 0 ? values[b.slot] : b.literal;
-    set.minRootMotionSpeed = x >= 0 ? x : 0;
+    set[at + MIN_ROOT_MOTION_SPEED] = x >= 0 ? x : 0;
     x = (b = from.rootMotionWindow).slot >= 0 ? values[b.slot] : b.literal;
-    set.rootMotionWindow = x >= 0 && x < Infinity ? x : 0;
+    set[at + ROOT_MOTION_WINDOW] = x >= 0 && x < Infinity ? x : 0;
     x = (b = from.rootMotionSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
-    set.rootMotionSmoothingTime = x >= 0 ? x : 0;
+    set[at + ROOT_MOTION_SMOOTHING_TIME] = x >= 0 ? x : 0;
     x = (b = from.minScale).slot >= 0 ? values[b.slot] : b.literal;
     const minScale = x >= 0 ? x : 0;
-    set.minScale = minScale;
+    set[at + MIN_SCALE] = minScale;
     x = (b = from.maxScale).slot >= 0 ? values[b.slot] : b.literal;
-    set.maxScale = x >= minScale ? x : minScale;
+    set[at + MAX_SCALE] = x >= minScale ? x : minScale;
     x = (b = from.scaleSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
-    set.scaleSmoothingTime = x >= 0 ? x : 0;
+    set[at + SCALE_SMOOTHING_TIME] = x >= 0 ? x : 0;
     x = (b = from.pelvisSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
-    set.pelvisSmoothingTime = x >= 0 ? x : 0;
+    set[at + PELVIS_SMOOTHING_TIME] = x >= 0 ? x : 0;
     x = (b = from.pelvisMaxSpeed).slot >= 0 ? values[b.slot] : b.literal;
-    set.pelvisMaxSpeed = x >= 0 ? x : 0;
+    set[at + PELVIS_MAX_SPEED] = x >= 0 ? x : 0;
     x = (b = from.pelvisAlpha).slot >= 0 ? values[b.slot] : b.literal;
-    set.pelvisAlpha = x > 0 ? (x < 1 ? x : 1) : 0;
+    set[at + PELVIS_ALPHA] = x > 0 ? (x < 1 ? x : 1) : 0;
   }
 
   protected override updateControl(ctx: UpdateContext): void {
-    const p = this.props, values = this.graph.parameterValues, scale = this.scale, set = this.settings;
+    const p = this.props, values = this.graph.parameterValues, scale = this.scale, set = this.numbers, at = this.at;
     this.deltaTime = ctx.deltaTime;
     let target = 1;
     if (p.fromRootMotion) {
@@ -313,20 +316,20 @@ export class StrideWarping extends SkeletalControlNode {
       const rm = this.rootMotion, vel = rm.velocity;
       const speed = rm.measured ? Math.sqrt(vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2]) : 0;
       rm.speed = speed;
-      const given = set.minRootMotionSpeed;
+      const given = set[at + MIN_ROOT_MOTION_SPEED];
       const minSpeed = given > 0 ? given : AUTO_MIN_SPEED * this.legLength;
-      const wanted = set.locomotionSpeed;
+      const wanted = set[at + LOCOMOTION_SPEED];
       if (speed >= minSpeed && speed > 0 && wanted === wanted) {
         target = wanted / speed;
         this.direction[0] = vel[0] / speed; this.direction[1] = vel[1] / speed; this.direction[2] = vel[2] / speed;
       } else readVec3(this.direction, 0, values, p.strideDirection);
     } else {
-      target = set.strideScale;
+      target = set[at + STRIDE_SCALE];
       readVec3(this.direction, 0, values, p.strideDirection);
     }
     if (!(target === target)) target = 1;
-    target = Math.min(Math.max(target, set.minScale), set.maxScale);
-    const half = set.scaleSmoothingTime;
+    target = Math.min(Math.max(target, set[at + MIN_SCALE]), set[at + MAX_SCALE]);
+    const half = set[at + SCALE_SMOOTHING_TIME];
     if (half > 0 && scale.smoothing) {
       // Exponential approach with the given half-life.
       const k = 1 - Math.pow(0.5, ctx.deltaTime / half);
@@ -357,7 +360,7 @@ export class StrideWarping extends SkeletalControlNode {
       return;
     }
     if (!(dt > 0)) return;
-    const delta = ctx.rootMotion, half = this.settings.rootMotionSmoothingTime;
+    const delta = ctx.rootMotion, half = this.numbers[this.at + ROOT_MOTION_SMOOTHING_TIME];
     const k = !rm.measured || !(half > 0) ? 1 : 1 - Math.pow(0.5, dt / half);
     for (let j = 0; j < 3; j++) vel[j] += (delta[j] / (weight * dt) - vel[j]) * k;
     rm.measured = true;
@@ -383,7 +386,7 @@ export class StrideWarping extends SkeletalControlNode {
 
   /** The job on `pose`, in place: steps 1 to 3 from the FK pose, then the pelvis moved, then steps 4 and 5 per leg. */
   private warpPose(pose: ComponentPose): void {
-    const p = this.props, values = this.graph.parameterValues, set = this.settings, job = this.job;
+    const p = this.props, values = this.graph.parameterValues, numbers = this.numbers, at = this.at, job = this.job;
     const n = job.floorNormal, g = job.gravityDirection, d = this.direction;
     job.state = this.state;
     job.strideDirection = d;
@@ -397,9 +400,9 @@ export class StrideWarping extends SkeletalControlNode {
     job.strideScale = p.warpFeet ? this.scale.value : 1;
     job.deltaTime = this.deltaTime;
     job.legLength = this.legLength;
-    job.pelvisSmoothingTime = set.pelvisSmoothingTime;
-    job.pelvisMaxSpeed = set.pelvisMaxSpeed;
-    job.pelvisAlpha = set.pelvisAlpha;
+    job.pelvisSmoothingTime = numbers[at + PELVIS_SMOOTHING_TIME];
+    job.pelvisMaxSpeed = numbers[at + PELVIS_MAX_SPEED];
+    job.pelvisAlpha = numbers[at + PELVIS_ALPHA];
     const legs = p.legs.length, pelvis = this.pelvis, bones = this.legBones, chains = job.legPositions;
     pose.ensureComponent(pelvis);
     for (let k = 0; k < 3; k++) job.pelvis[k] = pose.translations[pelvis * 3 + k];
@@ -417,12 +420,11 @@ export class StrideWarping extends SkeletalControlNode {
     }
     // Steps 1 to 3. Never false with what is given here; a pose the job refuses (non-finite) is left as it is.
     if (!job.run()) return;
-    const results = this.results, at = this.resultsAt;
     for (let k = 0; k < 3; k++) {
-      results[at + k] = job.warpedPelvis[k];
-      results[at + PELVIS_OFFSET + k] = job.pelvisOffset[k];
+      numbers[at + WARPED_PELVIS + k] = job.warpedPelvis[k];
+      numbers[at + PELVIS_OFFSET + k] = job.pelvisOffset[k];
     }
-    for (let k = 0; k < legs * 3; k++) results[at + SCALE_ORIGINS + k] = job.scaleOrigins[k];
+    for (let k = 0; k < legs * 3; k++) numbers[at + SCALE_ORIGINS + k] = job.scaleOrigins[k];
     loadBone(pose, pelvis);
     for (let k = 0; k < 3; k++) xf.t[k] = job.warpedPelvis[k];
     pose.setComponent(pelvis, xf.t, xf.r, xf.s, 0);
@@ -451,15 +453,15 @@ export class StrideWarping extends SkeletalControlNode {
     }
   }
 
-  /** Three of the last warp's results, from `offset` on (PELVIS_OFFSET, SCALE_ORIGINS). */
+  /** Three of the last warp's results, from `offset` on (WARPED_PELVIS, PELVIS_OFFSET, SCALE_ORIGINS). */
   private result(offset: number): number[] {
-    const at = this.resultsAt + offset;
-    return Array.from(this.results.subarray(at, at + 3));
+    const at = this.at + offset;
+    return Array.from(this.numbers.subarray(at, at + 3));
   }
 
   protected override debugDescription(): string {
     const origins = this.props.legs.map((leg, i) => `${leg.foot} origin (${fmt(this.result(SCALE_ORIGINS + i * 3))})`).join(' ');
-    return `Scale: ${this.scale.value.toFixed(3)} ${origins} Pelvis (${fmt(this.result(0))}) offset (${fmt(this.result(PELVIS_OFFSET))})`;
+    return `Scale: ${this.scale.value.toFixed(3)} ${origins} Pelvis (${fmt(this.result(WARPED_PELVIS))}) offset (${fmt(this.result(PELVIS_OFFSET))})`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
@@ -468,7 +470,7 @@ export class StrideWarping extends SkeletalControlNode {
       strideScale: this.scale.value,
       strideDirection: Array.from(this.direction),
       ...(this.props.fromRootMotion ? { rootMotionSpeed: this.rootMotion.speed } : {}),
-      pelvis: this.result(0),
+      pelvis: this.result(WARPED_PELVIS),
       pelvisOffset: this.result(PELVIS_OFFSET),
     };
     this.props.legs.forEach((leg, i) => { values[`scaleOrigin.${leg.foot}`] = this.result(SCALE_ORIGINS + i * 3); });
@@ -577,6 +579,6 @@ export const StrideWarpingType: NodeType = defineNodeType({
       clampLegLength: p.clampLegLength,
       solveIk: p.solveIk,
     };
-    return new StrideWarping(id, inputs.pose, p.alpha, holder.props, holder, numbers(resultNumberCount(LEG_SIDES.length)));
+    return new StrideWarping(id, inputs.pose, p.alpha, holder.props, holder, numbers(strideNumberCount(LEG_SIDES.length)));
   },
 });
