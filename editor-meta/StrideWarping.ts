@@ -110,7 +110,10 @@ The solver works without a node or graph, as ozz-animation's IK jobs do: \`Strid
 \`run()\` writes the warped foot targets, knee poles and adjusted pelvis (or returns false, touching
 nothing, when \`validate()\` finds one of the rules in its doc comment broken); what it carries
 across frames (pelvis spring, planted-foot heights, learned knees) is a \`StrideWarpingState\` the
-caller owns. The node is this job plus its settings, root motion and pose reads and writes.
+caller owns. One job serves many characters: set \`job.state\` to each one's before \`run()\` (the
+node's instances in a graph share one job so); \`state.useNumbers(block, base)\` keeps a state's
+numbers in a block of yours (a crowd's per-character rows; \`StrideWarpingState.numberCount(legs)\`
+of them). The node is this job plus its settings, root motion and pose reads and writes.
 
 \`\`\`ts
 import { StrideWarpingJob } from 'animgraph';

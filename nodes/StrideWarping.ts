@@ -86,9 +86,9 @@ interface StrideWarpingShared {
 const STRIDE_SCALE = 0, LOCOMOTION_SPEED = 1, MIN_ROOT_MOTION_SPEED = 2, ROOT_MOTION_WINDOW = 3, ROOT_MOTION_SMOOTHING_TIME = 4,
   MIN_SCALE = 5, MAX_SCALE = 6, SCALE_SMOOTHING_TIME = 7, PELVIS_SMOOTHING_TIME = 8, PELVIS_MAX_SPEED = 9, PELVIS_ALPHA = 10,
   WARPED_PELVIS = 11, PELVIS_OFFSET = 14, SCALE_ORIGINS = 17;
-/** How many numbers a StrideWarping of `legs` legs keeps (what it reserves: NodeBuild.numbers). */
+/** How many numbers a StrideWarping of `legs` legs keeps (what it reserves: NodeBuild.numbers), its StrideWarpingState's after them. */
 function strideNumberCount(legs: number): number {
-  return SCALE_ORIGINS + legs * 3;
+  return SCALE_ORIGINS + legs * 3 + StrideWarpingState.numberCount(legs);
 }
 
 /** The stride scale in use, smoothed toward each frame's target once `smoothing` has started. */
@@ -197,7 +197,7 @@ export class StrideWarping extends SkeletalControlNode {
     this.legBones = new Int32Array(legs * 3).fill(-1);
     this.fkFootRotations = shared.fkFootRotations ??= new Float64Array(legs * 4);
     this.state = new StrideWarpingState(legs);
-    this.numbers = new Float64Array(strideNumberCount(legs));
+    this.numbers = new Float64Array(SCALE_ORIGINS + legs * 3);
     this.numbers[STRIDE_SCALE] = 1;
     if (shared.job === null) {
       const job = shared.job = new StrideWarpingJob(legs, this.state);
@@ -211,9 +211,11 @@ export class StrideWarping extends SkeletalControlNode {
     super.onInitialize();
     const numbers = this.graph.frameNumbers, at = this.numbersAt;
     if (at >= 0 && (numbers !== this.numbers || at !== this.at)) {
-      numbers.set(this.numbers.subarray(this.at, this.at + strideNumberCount(this.props.legs.length)), at);
+      const legs = this.props.legs.length;
+      numbers.set(this.numbers.subarray(this.at, this.at + SCALE_ORIGINS + legs * 3), at);
       this.numbers = numbers;
       this.at = at;
+      this.state.useNumbers(numbers, at + SCALE_ORIGINS + legs * 3);
     }
     this.scale.value = 1;
     this.resetRootMotion();

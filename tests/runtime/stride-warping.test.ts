@@ -18,6 +18,52 @@ function oneLeg(): StrideWarpingJob {
   return job;
 }
 
+describe('StrideWarpingState', () => {
+  /** Everything the state keeps, read through its views. */
+  const kept = (state: StrideWarpingState) => ({
+    spring: [...state.spring.offset, ...state.spring.velocity, state.spring.started],
+    legs: state.legs.map((l) => [l.lowestHeight, l.hasLowest, ...l.kneeAxis, l.kneeLearned]),
+  });
+
+  it('moves its numbers into another block with useNumbers, carrying them over, and the job runs on as before', () => {
+    const moved = oneLeg(), stays = oneLeg();
+    for (const job of [moved, stays]) { job.run(); job.run(); }
+    const before = kept(moved.state);
+    expect(before.spring[6]).toBe(true);
+    expect(before.legs[0][5]).toBe(true); // a learned knee
+    const block = new Float64Array(40).fill(7);
+    moved.state.useNumbers(block, 5);
+    expect(kept(moved.state)).toEqual(before);
+    expect(block[4]).toBe(7); // nothing before its base is touched
+    expect(block[5 + StrideWarpingState.numberCount(1)]).toBe(7); // nor after its numbers
+    // The views look at the new block.
+    moved.state.legs[0].kneeAxis[1] = 0.5;
+    expect(block.includes(0.5)).toBe(true);
+    moved.state.legs[0].kneeAxis[1] = stays.state.legs[0].kneeAxis[1];
+    for (let f = 0; f < 5; f++) {
+      for (const job of [moved, stays]) {
+        job.legPositions[6 + 2] += 3;
+        expect(job.run()).toBe(true);
+      }
+      expect(Array.from(moved.warpedPelvis)).toEqual(Array.from(stays.warpedPelvis));
+      expect(Array.from(moved.kneePoles)).toEqual(Array.from(stays.kneePoles));
+    }
+    expect(kept(moved.state)).toEqual(kept(stays.state));
+  });
+
+  it('restart forgets the spring and the feet but keeps learned knees; reset forgets everything', () => {
+    const job = oneLeg();
+    job.run();
+    const state = job.state, knee = Array.from(state.legs[0].kneeAxis);
+    expect(state.legs[0].hasLowest).toBe(true);
+    state.restart();
+    expect(kept(state)).toEqual({ spring: [0, 0, 0, 0, 0, 0, false], legs: [[0, false, ...knee, true]] });
+    expect(knee.some((x) => x !== 0)).toBe(true);
+    state.reset();
+    expect(kept(state)).toEqual({ spring: [0, 0, 0, 0, 0, 0, false], legs: [[0, false, 0, 0, 0, false]] });
+  });
+});
+
 describe('StrideWarpingJob on hand-made legs', () => {
   it('scales the foot about the thigh\'s gravity line on its floor plane, keeping its height', () => {
     const job = oneLeg();
