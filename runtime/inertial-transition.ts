@@ -57,16 +57,19 @@ export class InertialTransition {
 
   /** How many per-frame numbers a transition of `boneCount` bones keeps (its inertializer's). */
   static numberCount(boneCount: number): number {
-    return PoseInertializer.numberCount(boneCount);
+    return PoseInertializer.numberCount(boneCount) + PoseHistory.numberCount(boneCount);
   }
 
   /**
-   * Moves the inertializer's numbers into the instance's per-frame numbers (GraphRuntime.frameNumbers)
-   * at the reservation given to the constructor, where a batch's sampling kernel applies the offsets:
-   * the owning node calls it when initialized.
+   * Moves the inertializer's numbers, then the history's two poses, into the instance's per-frame
+   * numbers (GraphRuntime.frameNumbers) at the reservation given to the constructor, where a batch's
+   * sampling kernel applies the offsets and copies the pose output into the history: the owning
+   * node calls it when initialized.
    */
   useNumbers(frameNumbers: Float64Array): void {
+    if (this.numbers < 0) return;
     this.inertializer.useNumbers(frameNumbers, this.numbers);
+    this.history.useNumbers(frameNumbers, this.numbers + PoseInertializer.numberCount(this.inertializer.boneCount));
   }
 
   /** True while a transition is running. */

@@ -460,10 +460,41 @@ export class PoseHistory {
   readonly deltaTimes = new Float64Array(2);
   /** How many poses are recorded (0, 1 or 2). */
   count = 0;
+  /** Where useNumbers put the poses (null: in arrays of their own). */
+  private block: Float64Array | null = null;
+  private blockBase = -1;
 
   constructor(boneCount: number) {
     this.previous = new Pose(boneCount);
     this.older = new Pose(boneCount);
+  }
+
+  /** How many numbers the two poses of `boneCount` bones take (for useNumbers). */
+  static numberCount(boneCount: number): number {
+    return 2 * 10 * boneCount;
+  }
+
+  /**
+   * Keeps the two poses in `numbers` from `base` on (numberCount of them), carrying them over. In
+   * a batch's per-frame numbers they are in its sampling kernel's memory with the poses output,
+   * and push() copies there by address (SamplingKernel.copyPose).
+   */
+  useNumbers(numbers: Float64Array, base: number): void {
+    // Asked at every initialize, which a state machine runs in the frame loop: once placed, nothing to do.
+    if (numbers === this.block && base === this.blockBase) return;
+    this.block = numbers;
+    this.blockBase = base;
+    const n = this.previous.boneCount;
+    const view = (at: number): Pose => new Pose(n, {
+      translations: numbers.subarray(at, at + n * 3),
+      rotations: numbers.subarray(at + n * 3, at + n * 7),
+      scales: numbers.subarray(at + n * 7, at + n * 10),
+    });
+    const previous = view(base), older = view(base + n * 10);
+    poseCopy(previous, this.previous);
+    poseCopy(older, this.older);
+    this.previous = previous;
+    this.older = older;
   }
 
   /** Records `pose` as output after `dt[0]` seconds. A frame of zero delta time replaces the last pose. */
@@ -479,7 +510,9 @@ export class PoseHistory {
       this.deltaTimes[0] = dt[0];
       this.count = 2;
     }
-    poseCopy(this.previous, pose);
+    const kernel = pose.kernel;
+    if (kernel !== null && kernel === this.previous.kernel && pose.boneCount === this.previous.boneCount) kernel.copyPose(this.previous, pose);
+    else poseCopy(this.previous, pose);
   }
 
   clear(): void {

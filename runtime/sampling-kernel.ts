@@ -57,6 +57,8 @@ export class SamplingKernel {
   private readonly descriptors: Int32Array;
   /** The pose arrays asked for (create's `poseArrays`), zeroed, in the memory. */
   readonly poseArrays: readonly Float64Array[];
+  /** The whole memory as doubles: copyPose moves a pose's rows within it, reading no pose's arrays. */
+  private readonly doubles: Float64Array;
 
   private constructor(module: WasmModule, memory: WasmMemory, layout: KernelLayout, skeleton: Skeleton, bindings: readonly ClipBinding[], fill: boolean, scratchSlot: number) {
     const buffer = memory.buffer;
@@ -104,6 +106,7 @@ export class SamplingKernel {
     this.buffer = buffer;
     this.byteLength = layout.pages * 65536;
     this.poseArrays = layout.poses.map((at, i) => new Float64Array(buffer, at, layout.poseLengths[i]));
+    this.doubles = new Float64Array(buffer, 0, buffer.byteLength >> 3);
     kernels.set(buffer, this);
   }
 
@@ -252,6 +255,18 @@ export class SamplingKernel {
    */
   inertialize(pose: Pose, block: number): void {
     this.inertializeFn(pose.translationsAddress, pose.rotationsAddress, pose.scalesAddress, pose.boneCount, block);
+  }
+
+  /**
+   * out = source, both poses in this memory and of the same bones (the caller checks): poseCopy by
+   * the poses' addresses, so that a crowd's history copy reads no typed-array object per pose.
+   */
+  copyPose(out: Pose, source: Pose): void {
+    const d = this.doubles, n = source.boneCount;
+    const t = source.translationsAddress >> 3, r = source.rotationsAddress >> 3, s = source.scalesAddress >> 3;
+    d.copyWithin(out.translationsAddress >> 3, t, t + n * 3);
+    d.copyWithin(out.rotationsAddress >> 3, r, r + n * 4);
+    d.copyWithin(out.scalesAddress >> 3, s, s + n * 3);
   }
 
   /**

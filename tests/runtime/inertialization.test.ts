@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue, MAX_TRANSITION_TIME, PoseInertializer } from '../../runtime/inertialization.ts';
+import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue, MAX_TRANSITION_TIME, PoseHistory, PoseInertializer } from '../../runtime/inertialization.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
 import { Pose } from '../../runtime/pose.ts';
 
@@ -86,6 +86,34 @@ describe('inertialization curve', () => {
       expect(Array.from(c).every(Number.isFinite)).toBe(true);
       if (d <= 0 || x0 < 1e-9) expect(inertialCurveValue(c, 0, 0.05)).toBe(0);
     }
+  });
+});
+
+describe('PoseHistory', () => {
+  const posed = (n: number, k: number) => {
+    const p = new Pose(n);
+    p.translations.forEach((_, i) => { p.translations[i] = k + i; });
+    return p;
+  };
+
+  it('moves its two poses into a block with useNumbers, carrying them, and keeps recording there', () => {
+    const n = 2, history = new PoseHistory(n), dt = Float64Array.of(0.1);
+    history.push(posed(n, 10), dt);
+    history.push(posed(n, 20), dt);
+    const block = new Float64Array(3 + PoseHistory.numberCount(n) + 1).fill(-7);
+    history.useNumbers(block, 3);
+    expect(Array.from(history.previous.translations)).toEqual(Array.from(posed(n, 20).translations));
+    expect(Array.from(history.older.translations)).toEqual(Array.from(posed(n, 10).translations));
+    expect(history.count).toBe(2);
+    expect([block[2], block[block.length - 1]]).toEqual([-7, -7]);
+    // The same block again changes nothing (a state machine re-initializes its states' nodes each entry).
+    const [previous, older] = [history.previous, history.older];
+    history.useNumbers(block, 3);
+    expect([history.previous, history.older]).toEqual([previous, older]);
+    expect(history.previous).toBe(previous);
+    history.push(posed(n, 30), dt);
+    expect(block.subarray(3, 3 + PoseHistory.numberCount(n)).includes(30)).toBe(true);
+    expect(Array.from(history.older.translations)).toEqual(Array.from(posed(n, 20).translations));
   });
 });
 

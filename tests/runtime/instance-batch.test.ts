@@ -81,6 +81,8 @@ describe('InstanceBatch', () => {
       output: 'smooth',
     });
     const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
+    // The transitions' histories are in the kernel's memory too, copied there by address.
+    const copyPose = vi.spyOn(SamplingKernel.prototype, 'copyPose');
     // Three characters switching gait on different frames, one of them twice (an interrupted transition).
     const { batch, alone } = runBoth(graph, 3, (instance, i, frame) => {
       if (frame === 1 + i) instance.setParameter('gait', 1 + (i % 2));
@@ -88,7 +90,9 @@ describe('InstanceBatch', () => {
     });
     expectRowsLikeAlone(batch, alone);
     expect(inertialize).toHaveBeenCalled();
+    expect(copyPose).toHaveBeenCalled();
     inertialize.mockRestore();
+    copyPose.mockRestore();
     expect(batch.rotations.subarray(0, graph.skeleton.boneCount * 4)).not.toEqual(batch.rotations.subarray(graph.skeleton.boneCount * 4, graph.skeleton.boneCount * 8));
   });
 

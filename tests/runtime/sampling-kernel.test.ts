@@ -322,6 +322,19 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expect(out.scales[14]).toBe(1);
   });
 
+  it('copies a pose within its memory by address (copyPose), touching nothing around it', () => {
+    const n = 3;
+    const kernel = SamplingKernel.create(skeleton, [], [n * 10 + 2, n * 10 + 2])!;
+    const [a, b] = kernel.poseArrays;
+    const view = (row: Float64Array, at: number) => new Pose(n, { translations: row.subarray(at, at + n * 3), rotations: row.subarray(at + n * 3, at + n * 7), scales: row.subarray(at + n * 7, at + n * 10) });
+    const source = view(a, 1), out = view(b, 1);
+    a.set(Array.from({ length: a.length }, (_, i) => i + 0.25));
+    b.fill(-1);
+    kernel.copyPose(out, source);
+    expect(Array.from(b.subarray(1, 1 + n * 10))).toEqual(Array.from(a.subarray(1, 1 + n * 10)));
+    expect([b[0], b[n * 10 + 1]]).toEqual([-1, -1]);
+  });
+
   it('applies inertialization offsets in its memory as PoseInertializer does in JavaScript, bit for bit, every branch', () => {
     // Five bones, numbers written by hand in the inertializer's documented layout: [0, 8) powers,
     // then per bone translation directions, rotation axes, scale directions (3 each), the three
