@@ -55,7 +55,7 @@ export class InertialTransition {
     this.history = new PoseHistory(boneCount);
   }
 
-  /** How many per-frame numbers a transition of `boneCount` bones keeps (its inertializer's). */
+  /** How many per-frame numbers a transition of `boneCount` bones keeps (its inertializer's, then its history's two poses). */
   static numberCount(boneCount: number): number {
     return PoseInertializer.numberCount(boneCount) + PoseHistory.numberCount(boneCount);
   }
