@@ -14,19 +14,17 @@
  *
  *   node --import tsx bench/crowd-misses.ts [--ll-mb 8] [--cases graph,kernel,hand loop] [--counts 1000,10000] [--graph player]
  *
- * `--graph blend` (or statemachine, layered, inertial, bendroll) counts that crowd bench graph's
- * crowd as the 'graph' case instead of the player's.
+ * `--graph blend` (or any case of the crowd bench: statemachine, layered, inertial, stride+cs,
+ * bendroll+cs, lod, ...) counts that case's crowd as the 'graph' case instead of the player's, run
+ * as the bench runs it (its component pass, its start: an inertial transition running, and its
+ * parameter switches: state-machine transitions, pose searches).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CrowdGraphKind } from './crowd-cases.ts';
-import { STEP_CASES, graph, graphCase } from './crowd/step-cases.ts';
-
-/** The crowd bench's graphs whose crowd `--graph` may count (the 'graph' case; the other cases are the player's). */
-const GRAPHS: readonly CrowdGraphKind[] = ['player', 'blend', 'statemachine', 'layered', 'inertial', 'bendroll', 'stride'];
+import { GRAPH_CASES, STEP_CASES, graph, graphCase } from './crowd/step-cases.ts';
 
 /** Character frames run before counting (V8 optimises the frame loop in them) and counted. */
 const WARM_CHARACTER_FRAMES = 300_000, COUNTED_CHARACTER_FRAMES = 100_000;
@@ -34,7 +32,7 @@ const WARM_CHARACTER_FRAMES = 300_000, COUNTED_CHARACTER_FRAMES = 100_000;
 const args = process.argv.slice(2);
 
 /** Under valgrind: builds the case, warms it, and counts only its measured frames. */
-function runChild(name: string, count: number, kind: CrowdGraphKind): void {
+function runChild(name: string, count: number, kind: string): void {
   const make = STEP_CASES.find(([n]) => n === name)![1];
   const frame = name === 'graph' ? graphCase(count, kind) : make(count);
   for (let i = 0; i < WARM_CHARACTER_FRAMES / count; i++) frame();
@@ -56,10 +54,10 @@ function runParent(): void {
   const llMb = Number(option('--ll-mb', '8'));
   const names = option('--cases', 'graph,kernel,hand loop').split(',');
   const counts = option('--counts', '1000,10000').split(',').map(Number);
-  const kind = option('--graph', 'player') as CrowdGraphKind;
+  const kind = option('--graph', 'player');
   const unknown = names.filter((n) => !STEP_CASES.some(([c]) => c === n));
-  if (!(llMb > 0) || unknown.length > 0 || counts.some((c) => !Number.isInteger(c) || c < 1) || !GRAPHS.includes(kind)) {
-    console.error(`--ll-mb takes megabytes above 0, --counts whole numbers, --graph one of ${GRAPHS.join(', ')}, --cases some of: ${STEP_CASES.map(([n]) => n).join(', ')}`);
+  if (!(llMb > 0) || unknown.length > 0 || counts.some((c) => !Number.isInteger(c) || c < 1) || !GRAPH_CASES.includes(kind)) {
+    console.error(`--ll-mb takes megabytes above 0, --counts whole numbers, --graph one of ${GRAPH_CASES.join(', ')}, --cases some of: ${STEP_CASES.map(([n]) => n).join(', ')}`);
     process.exit(2);
   }
   if (spawnSync('valgrind', ['--version']).status !== 0) {
@@ -108,7 +106,7 @@ function isJavaScript(fn: string): boolean {
 }
 
 /** Runs one case under callgrind and returns its counted cost by function. */
-function measure(name: string, count: number, llMb: number, kind: CrowdGraphKind): Counts {
+function measure(name: string, count: number, llMb: number, kind: string): Counts {
   const dir = mkdtempSync(join(tmpdir(), 'crowd-misses-'));
   const out = join(dir, 'callgrind.out');
   const script = fileURLToPath(import.meta.url);
@@ -192,5 +190,5 @@ function attribute(profile: string, perfMap: string): Counts {
   return counts;
 }
 
-if (args[0] === '--child') runChild(args[1], Number(args[2]), args[3] as CrowdGraphKind);
+if (args[0] === '--child') runChild(args[1], Number(args[2]), args[3]);
 else runParent();

@@ -15,9 +15,10 @@
  *                the writes alone, with none of the sampling's arithmetic between them;
  *   hand loop    the crowd bench's hand-written peer (bench/crowd/peer.ts).
  */
-import { buildCrowdGraph, createCrowdBatch, crowdPhases, startAtPhases, type CrowdGraphKind } from '../crowd-cases.ts';
+import { buildCrowdGraph, createCrowdBatch, crowdPhases, startAtPhases } from '../crowd-cases.ts';
 import { PeerCrowd } from './peer.ts';
-import { DT } from './options.ts';
+import { ALL_CASES, DT } from './options.ts';
+import { GraphCrowd } from './runners.ts';
 import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
 import { FRAME_NUMBERS_ARRAY, characterOutput, kernelArrays, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../../runtime/instance-batch.ts';
 import { Pose } from '../../runtime/pose.ts';
@@ -31,10 +32,22 @@ const clip = binding.clip;
 /** Runs one frame of `count` characters. */
 export type Frame = () => void;
 
-/** The crowd bench's case of that graph (the player unless another is named) as an InstanceBatch. */
-export function graphCase(count: number, kind: CrowdGraphKind = 'player'): Frame {
-  const batch = createCrowdBatch(kind === 'player' ? graph : buildCrowdGraph(kind), count, crowdPhases(count, clip.duration));
-  return () => batch.update(DT);
+/** The crowd bench's case names (bench/crowd/options.ts), which graphCase runs. */
+export const GRAPH_CASES: readonly string[] = ALL_CASES.map((c) => c.name);
+
+/**
+ * The crowd bench's case `name` (the player unless another is named) as an InstanceBatch, run as
+ * the bench runs it: its graph, with or without the batch's component pass, brought into its state
+ * by the case's `start` (an inertial transition running, update rates set) and switching 'motion'
+ * every `switchEvery` frames (state-machine transitions, pose searches).
+ */
+export function graphCase(count: number, name = 'player'): Frame {
+  const def = ALL_CASES.find((c) => c.name === name);
+  if (def === undefined) throw new RangeError(`no crowd bench case '${name}': one of ${GRAPH_CASES.join(', ')}`);
+  const batch = createCrowdBatch(def.kind === 'player' ? graph : buildCrowdGraph(def.kind), count, crowdPhases(count, clip.duration), def.component);
+  def.start?.(batch.instances);
+  const crowd = new GraphCrowd(batch, def.component, def.switchEvery ?? 0);
+  return () => crowd.frames(1);
 }
 
 /** createCrowdBatch's characters, each with its own per-frame numbers but all evaluating into row 0. */
