@@ -206,11 +206,13 @@ export class BendRollHelper extends LocalPoseNode {
   protected override onGatherDebug(node: DebugNode): void {
     node.alpha = this.alpha;
     const angles = this.helpers.map((_, i) => this.angles(i));
+    // [bend, roll] per helper: alpha, after them in the same array, is not a weight.
+    const weights = Array.from(this.weights.subarray(0, this.count * 2));
     node.values = {
       bend: angles.map((a) => a[0]),
       roll: angles.map((a) => a[1]),
-      bendWeight: Array.from(this.weights.subarray(0, this.count * 2).filter((_, k) => k % 2 === 0)),
-      rollWeight: Array.from(this.weights.subarray(0, this.count * 2).filter((_, k) => k % 2 === 1)),
+      bendWeight: weights.filter((_, k) => k % 2 === 0),
+      rollWeight: weights.filter((_, k) => k % 2 === 1),
     };
   }
 }

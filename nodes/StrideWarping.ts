@@ -9,6 +9,7 @@ import {
   StrideWarpingJob, StrideWarpingState, clampToReach, normalize3, solveStrideLegIK, thighCorrection,
 } from '../runtime/stride-warping.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
+import { ScratchNumbers } from '../runtime/scratch.ts';
 
 /** A bone's component transform being edited: read with loadBone, write back with setComponent(bone, xf.t, xf.r, xf.s, 0). */
 const xf = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };
@@ -73,9 +74,10 @@ interface StrideWarpingShared {
    * one job's sixteen arrays, not each their own.
    */
   job: StrideWarpingJob | null;
-  /** Per leg, the FK foot's component-space rotation, which the IK keeps: warpPose's scratch likewise. */
-  fkFootRotations: Float64Array | null;
 }
+
+/** Per leg, the FK foot's component-space rotation, which the IK keeps: warpPose's scratch (see ScratchNumbers). */
+const FK_FOOT_ROTATIONS = new ScratchNumbers();
 
 /**
  * A StrideWarping's numbers, per instance, by index: this frame's settings (in SETTING_NAMES'
@@ -86,9 +88,13 @@ interface StrideWarpingShared {
 const STRIDE_SCALE = 0, LOCOMOTION_SPEED = 1, MIN_ROOT_MOTION_SPEED = 2, ROOT_MOTION_WINDOW = 3, ROOT_MOTION_SMOOTHING_TIME = 4,
   MIN_SCALE = 5, MAX_SCALE = 6, SCALE_SMOOTHING_TIME = 7, PELVIS_SMOOTHING_TIME = 8, PELVIS_MAX_SPEED = 9, PELVIS_ALPHA = 10,
   WARPED_PELVIS = 11, PELVIS_OFFSET = 14, SCALE_ORIGINS = 17;
-/** How many numbers a StrideWarping of `legs` legs keeps (what it reserves: NodeBuild.numbers), its StrideWarpingState's after them. */
+/** How many of those a StrideWarping of `legs` legs keeps; its StrideWarpingState's numbers follow them. */
+function ownNumberCount(legs: number): number {
+  return SCALE_ORIGINS + legs * 3;
+}
+/** How many numbers it reserves (NodeBuild.numbers): its own, then its state's. */
 function strideNumberCount(legs: number): number {
-  return SCALE_ORIGINS + legs * 3 + StrideWarpingState.numberCount(legs);
+  return ownNumberCount(legs) + StrideWarpingState.numberCount(legs);
 }
 
 /** The stride scale in use, smoothed toward each frame's target once `smoothing` has started. */
@@ -157,6 +163,7 @@ export class StrideWarping extends SkeletalControlNode {
   private readonly job: StrideWarpingJob;
   /** What the solver carries across frames for this character. */
   private readonly state: StrideWarpingState;
+  /** FK_FOOT_ROTATIONS' array, long enough for the legs. */
   private readonly fkFootRotations: Float64Array;
   /**
    * Its numbers (STRIDE_SCALE to SCALE_ORIGINS): an array of its own, or from `at` on the instance's
@@ -195,9 +202,9 @@ export class StrideWarping extends SkeletalControlNode {
     this.bindings = shared.bindings ??= Object.fromEntries(SETTING_NAMES.map((name) => [name, new Binding(props.settings[name])])) as Record<(typeof SETTING_NAMES)[number], Binding>;
     const legs = props.legs.length;
     this.legBones = new Int32Array(legs * 3).fill(-1);
-    this.fkFootRotations = shared.fkFootRotations ??= new Float64Array(legs * 4);
+    this.fkFootRotations = FK_FOOT_ROTATIONS.atLeast(legs * 4);
     this.state = new StrideWarpingState(legs);
-    this.numbers = new Float64Array(SCALE_ORIGINS + legs * 3);
+    this.numbers = new Float64Array(ownNumberCount(legs));
     this.numbers[STRIDE_SCALE] = 1;
     if (shared.job === null) {
       const job = shared.job = new StrideWarpingJob(legs, this.state);
@@ -211,11 +218,11 @@ export class StrideWarping extends SkeletalControlNode {
     super.onInitialize();
     const numbers = this.graph.frameNumbers, at = this.numbersAt;
     if (at >= 0 && (numbers !== this.numbers || at !== this.at)) {
-      const legs = this.props.legs.length;
-      numbers.set(this.numbers.subarray(this.at, this.at + SCALE_ORIGINS + legs * 3), at);
+      const own = ownNumberCount(this.props.legs.length);
+      numbers.set(this.numbers.subarray(this.at, this.at + own), at);
       this.numbers = numbers;
       this.at = at;
-      this.state.useNumbers(numbers, at + SCALE_ORIGINS + legs * 3);
+      this.state.useNumbers(numbers, at + own);
     }
     this.scale.value = 1;
     this.resetRootMotion();
@@ -518,7 +525,7 @@ function fmt(v: readonly number[]): string {
 }
 
 function emptyShared(): StrideWarpingShared {
-  return { props: null, bindings: null, job: null, fkFootRotations: null };
+  return { props: null, bindings: null, job: null };
 }
 
 const LEG_SIDES = ['left', 'right'] as const;
