@@ -76,7 +76,9 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
       await page.locator('[data-parameter=gait] input').fill('2');
       await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.debugText.includes('(Active: 2'), null, { timeout: 10000 });
       // The BlendList's 0.2 s blend into the run: then the run has all the weight, in the tree as in the text.
-      await page.waitForFunction(() => document.querySelector('[data-node=run] .w')?.textContent === '100.0%', null, { timeout: 10000 });
+      // Waited for together: the run shows 100.0% from 99.95% on, a frame before the walk's last share is gone.
+      await page.waitForFunction(() => document.querySelector('[data-node=run] .w')?.textContent === '100.0%'
+        && document.querySelector('[data-node=walk]')?.classList.contains('inactive') === true, null, { timeout: 10000 });
       expect(await page.locator('[data-node=walk]').getAttribute('class')).toContain('inactive');
       expect((await viewerState(page)).finite).toBe(true);
 
