@@ -14,7 +14,7 @@ export type {
 } from './graphs/loader.ts';
 export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
 export { AnimGraph, AnimGraphInstance } from './runtime/graph.ts';
-export type { AnimGraphDefinition, CompiledNode, InstanceOutput, PropertyValue, SlotPlayOptions, SlotPlayer } from './runtime/graph.ts';
+export type { AnimGraphDefinition, CompiledNode, InstanceOutput, PropertyValue, SlotPlayArgs, SlotPlayOptions, SlotPlayer } from './runtime/graph.ts';
 export { InstanceBatch, characterOutput } from './runtime/instance-batch.ts';
 export { samplingKernelAvailable } from './runtime/sampling-kernel.ts';
 export { MAX_UPDATE_RATE } from './runtime/update-rate.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Clip, ClipBinding } from '../runtime/clip.ts';
 import { CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/clip-playback.ts';
-import type { SlotPlayer } from '../runtime/graph.ts';
+import type { SlotPlayArgs, SlotPlayer } from '../runtime/graph.ts';
 import { quatNormalize } from '../runtime/math.ts';
 import {
   LocalPoseNode, ZERO_WEIGHT, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink,
@@ -104,7 +104,8 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   }
 
   /** Starts `clip` on top (see the class comment). Allocates nothing. */
-  playClip(clip: ClipBinding, blendIn: number, blendOut: number, playRate: number): void {
+  playClip(clip: ClipBinding, args: SlotPlayArgs): void {
+    const blendIn = args.blendIn, blendOut = args.blendOut, playRate = args.playRate;
     const [under, top] = this.voices;
     if (top.active) {
       if (under.active) this.endVoice(under, true);

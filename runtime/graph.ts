@@ -183,17 +183,34 @@ export interface SlotPlayOptions {
   playRate?: number;
 }
 
+/**
+ * How AnimGraphInstance.playSlot passes a clip's timing to a SlotPlayer: every field given, checked.
+ * The numbers travel in an object rather than as arguments because a call the optimiser does not
+ * inline boxes each double argument (16 bytes apiece), which made playSlot allocate in some
+ * processes and not others.
+ */
+export type SlotPlayArgs = Readonly<Required<SlotPlayOptions>>;
+
 /** What AnimGraphInstance.playSlot drives: a node playing clips over its input on demand (nodes/Slot.ts). */
 export interface SlotPlayer {
   readonly id: string;
   readonly slotName: string;
-  /** Starts `clip`; blendIn, blendOut and playRate already checked. Allocates nothing. */
-  playClip(clip: ClipBinding, blendIn: number, blendOut: number, playRate: number): void;
+  /**
+   * Starts `clip` with `args`' timing. `args` is the caller's, reused by its next call: read it on
+   * entry, before anything (an event) can run code that plays another clip. Allocates nothing.
+   */
+  playClip(clip: ClipBinding, args: SlotPlayArgs): void;
   /** Blends out whatever plays over `blendOut` seconds from now. */
   stopClips(blendOut: number): void;
   /** Whether a clip plays (blending in, playing or blending out). */
   readonly playing: boolean;
 }
+
+/**
+ * The one SlotPlayArgs playSlot fills: every instance on the thread shares it (see SlotPlayer.playClip).
+ * Made with fractions so that V8 lays its fields out as doubles from the start, written in place.
+ */
+const slotPlayArgs: Required<SlotPlayOptions> = { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
 
 function isSlotPlayer(node: PoseNode): node is PoseNode & SlotPlayer {
   const candidate = node as Partial<SlotPlayer>;
@@ -465,7 +482,14 @@ export class AnimGraphInstance implements GraphRuntime {
       throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
     }
     if (!(playRate > 0 && playRate < Infinity)) throw new RangeError(`playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
-    for (const player of players) player.playClip(clip, blendIn, blendOut, playRate);
+    // Written again before each player: a slotEnded listener of the one before may have played another clip.
+    const args = slotPlayArgs;
+    for (const player of players) {
+      args.blendIn = blendIn;
+      args.blendOut = blendOut;
+      args.playRate = playRate;
+      player.playClip(clip, args);
+    }
   }
 
   /** Blends out whatever plays in slot `slot` over `blendOut` seconds (default 0.2). Throws for an unknown slot. */
