@@ -17,14 +17,15 @@
  * `--graph blend` (or any case of the crowd bench: statemachine, layered, inertial, stride+cs,
  * bendroll+cs, lod, ...) counts that case's crowd as the 'graph' case instead of the player's, run
  * as the bench runs it (its component pass, its start: an inertial transition running, and its
- * parameter switches: state-machine transitions, pose searches).
+ * parameter switches: state-machine transitions, pose searches); `--graph locomotion` the locomotion
+ * example's crowd as bench/locomotion-crowd.ts runs it (22 bones, gait switches staggered).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GRAPH_CASES, STEP_CASES, graph, graphCase } from './crowd/step-cases.ts';
+import { GRAPH_CASES, STEP_CASES, graphCase, graphCaseBones } from './crowd/step-cases.ts';
 
 /** Character frames run before counting (V8 optimises the frame loop in them) and counted. */
 const WARM_CHARACTER_FRAMES = 300_000, COUNTED_CHARACTER_FRAMES = 100_000;
@@ -64,7 +65,7 @@ function runParent(): void {
     console.error('crowd-misses needs valgrind (apt-get install valgrind)');
     process.exit(2);
   }
-  const bones = graph.skeleton.boneCount;
+  const bones = graphCaseBones(kind);
   console.log(`${kind} crowd (the other cases: the player's), ${bones} bones: per character per frame, valgrind's cache simulator (D1 32 KB, LL ${llMb} MB, no prefetcher)`);
   console.log(`a character's pose is ${(bones * 10 * 8 / 64).toFixed(2)} lines, written in order`);
   console.log(`${'case'.padEnd(10)} ${'count'.padStart(6)} ${'instructions'.padStart(12)} ${'LL read'.padStart(8)} ${'LL write'.padStart(9)}  in JavaScript: ${'read'.padStart(5)} ${'write'.padStart(6)}`);

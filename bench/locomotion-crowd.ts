@@ -21,11 +21,9 @@
  * its clips and skeleton are shared and were built before).
  */
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { loadGraphFile } from '../host/files.ts';
-import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
-import type { InstanceBatch } from '../runtime/instance-batch.ts';
+import type { AnimGraph } from '../runtime/graph.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
+import { GAITS, LocomotionCrowd, SWITCH_EVERY, locomotionGraph } from './crowd/locomotion.ts';
 import { gc, interleave, measureAllocation, median, type Side } from './crowd/measure.ts';
 
 const args = process.argv.slice(2);
@@ -35,41 +33,6 @@ const counts = countsArg >= 0 ? args[countsArg + 1].split(',').map(Number) : [10
 if (counts.some((c) => !Number.isInteger(c) || c < 1)) {
   console.error('--counts takes whole numbers above 0, e.g. --counts 100,1000,10000');
   process.exit(2);
-}
-
-const DT = 1 / 60;
-const SWITCH_EVERY = 30;
-const GAITS = [1, 2, 1, 0];
-
-/** The crowd's characters and their schedule: gait switches staggered across the crowd. */
-class LocomotionCrowd {
-  private frame = 0;
-  readonly instances: readonly AnimGraphInstance[];
-
-  constructor(readonly batch: InstanceBatch) {
-    const instances = batch.instances;
-    this.instances = instances;
-    instances.forEach((instance, i) => {
-      instance.setParameter('gait', GAITS[i % GAITS.length]);
-      instance.setParameter('speed', 0.8 + 0.4 * ((i * 7919) % 101) / 100);
-      // Each character at its own phase of its clips.
-      instance.update((i % 61) / 60);
-    });
-  }
-
-  frames(count: number): void {
-    const instances = this.instances, n = instances.length;
-    for (let f = 0; f < count; f++) {
-      const frame = this.frame++;
-      for (let i = 0; i < n; i++) {
-        const instance = instances[i];
-        if ((frame + i) % SWITCH_EVERY === 0) {
-          instance.setParameter('gait', GAITS[((frame + i) / SWITCH_EVERY + i) % GAITS.length]);
-        }
-      }
-      this.batch.update(DT);
-    }
-  }
 }
 
 function heapBytes(): number {
@@ -102,8 +65,7 @@ function build(graph: AnimGraph, count: number): { crowd: LocomotionCrowd; creat
 }
 
 function main(): void {
-  const path = fileURLToPath(new URL('../graphs/examples/sample-locomotion.json', import.meta.url));
-  const graph = loadGraphFile(path);
+  const graph = locomotionGraph();
   console.log(`${graph.name}: ${graph.skeleton.boneCount} bones, ${graph.nodes.length} nodes; Node ${process.version}, ${process.arch}`);
   // Time to create is measured on a warm graph: the first instance also compiles the code.
   build(graph, Math.min(...counts));

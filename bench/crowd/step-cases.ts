@@ -16,6 +16,7 @@
  *   hand loop    the crowd bench's hand-written peer (bench/crowd/peer.ts).
  */
 import { buildCrowdGraph, createCrowdBatch, crowdPhases, startAtPhases } from '../crowd-cases.ts';
+import { GAITS, LocomotionCrowd, SWITCH_EVERY, locomotionGraph } from './locomotion.ts';
 import { PeerCrowd } from './peer.ts';
 import { ALL_CASES, DT } from './options.ts';
 import { GraphCrowd } from './runners.ts';
@@ -32,16 +33,27 @@ const clip = binding.clip;
 /** Runs one frame of `count` characters. */
 export type Frame = () => void;
 
-/** The crowd bench's case names (bench/crowd/options.ts), which graphCase runs. */
-export const GRAPH_CASES: readonly string[] = ALL_CASES.map((c) => c.name);
+/** The crowd bench's case names (bench/crowd/options.ts) and the locomotion example's crowd, which graphCase runs. */
+export const GRAPH_CASES: readonly string[] = [...ALL_CASES.map((c) => c.name), 'locomotion'];
+
+/** Bones per character of graphCase(count, name)'s crowd. */
+export function graphCaseBones(name: string): number {
+  return name === 'locomotion' ? locomotionGraph().skeleton.boneCount : n;
+}
 
 /**
- * The crowd bench's case `name` (the player unless another is named) as an InstanceBatch, run as
- * the bench runs it: its graph, with or without the batch's component pass, brought into its state
+ * The crowd bench's case `name` (the player unless another is named; 'locomotion': the locomotion
+ * example's crowd, as bench/locomotion-crowd.ts runs it) as an InstanceBatch, run as the bench runs it: its graph, with or without the batch's component pass, brought into its state
  * by the case's `start` (an inertial transition running, update rates set) and switching 'motion'
  * every `switchEvery` frames (state-machine transitions, pose searches).
  */
 export function graphCase(count: number, name = 'player'): Frame {
+  if (name === 'locomotion') {
+    // As bench/locomotion-crowd.ts runs it, its gait switches under way.
+    const crowd = new LocomotionCrowd(locomotionGraph().createInstances(count));
+    crowd.frames(2 * SWITCH_EVERY * GAITS.length);
+    return () => crowd.frames(1);
+  }
   const def = ALL_CASES.find((c) => c.name === name);
   if (def === undefined) throw new RangeError(`no crowd bench case '${name}': one of ${GRAPH_CASES.join(', ')}`);
   const batch = createCrowdBatch(def.kind === 'player' ? graph : buildCrowdGraph(def.kind), count, crowdPhases(count, clip.duration), def.component);
