@@ -5,7 +5,7 @@ import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
 import { composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
-import { checkUpdateRate, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
+import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -377,7 +377,7 @@ export class Crowd {
    * the frames) picks which frames. Throws a RangeError for a rate or phase out of range, as the
    * instance's does.
    */
-  setUpdateRate(character: number, rate: number, phase = character, options: UpdateRateOptions = {}): void {
+  setUpdateRate(character: number, rate: number, phase = character, options: UpdateRateOptions = DEFAULT_UPDATE_RATE_OPTIONS): void {
     this.checkCharacter(character);
     checkUpdateRate(rate, phase);
     this.buffers.updateRates[character * 3] = rate;

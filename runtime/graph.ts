@@ -11,7 +11,7 @@ import {
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
 import { checkStorage, Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
-import { checkUpdateRate, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
+import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
 
 /**
  * The most nodes a chain from a graph's output down to a leaf may have. initialize, update,
@@ -471,13 +471,22 @@ export class AnimGraphInstance implements GraphRuntime {
    * blending in over blendIn seconds and out over the last blendOut seconds of the clip; it ends
    * by itself (event `slotEnded`). A clip already playing there blends out over the new blendIn
    * (it ends as `interrupted`). Throws a RangeError for an unknown slot or clip, or options out of
-   * range (negative or non-finite blend times, a play rate not above 0). Allocates nothing.
+   * range (negative or non-finite blend times, a play rate not above 0). Allocates nothing, given
+   * options of one shape (the same fields given) or none: V8 boxes a number it reads from objects
+   * of several shapes at one place, here 16 bytes for each number given.
    */
-  playSlot(slot: string, clipName: string, options: SlotPlayOptions = {}): void {
+  playSlot(slot: string, clipName: string, options?: SlotPlayOptions): void {
     const players = this.slotPlayers(slot);
     const clip = this.graph.clipBindings.get(clipName);
     if (clip === undefined) throw new RangeError(`playSlot('${slot}'): no clip '${clipName}' in graph '${this.graph.name}'`);
-    const blendIn = options.blendIn ?? 0.2, blendOut = options.blendOut ?? 0.2, playRate = options.playRate ?? 1;
+    // No options reads no object: a default of `{}` would be a new one per call, and a shared one
+    // would be a second shape at the reads below (see the comment above).
+    let blendIn = 0.2, blendOut = 0.2, playRate = 1;
+    if (options !== undefined) {
+      blendIn = options.blendIn ?? 0.2;
+      blendOut = options.blendOut ?? 0.2;
+      playRate = options.playRate ?? 1;
+    }
     if (!(blendIn >= 0 && blendIn < Infinity) || !(blendOut >= 0 && blendOut < Infinity)) {
       throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
     }
@@ -671,7 +680,7 @@ export class AnimGraphInstance implements GraphRuntime {
    * nothing (not even a copy, nor the component pose again). Events then fire on the update that
    * crosses them, up to rate - 1 frames late, and root motion is reported whole on that frame.
    */
-  setUpdateRate(rate: number, phase = 0, options: UpdateRateOptions = {}): void {
+  setUpdateRate(rate: number, phase = 0, options: UpdateRateOptions = DEFAULT_UPDATE_RATE_OPTIONS): void {
     checkUpdateRate(rate, phase);
     const clock = this.clock;
     clock.rate = rate;

@@ -27,6 +27,13 @@ export interface UpdateRateOptions {
   interpolate?: boolean;
 }
 
+/**
+ * The options setUpdateRate takes when given none: one shared object, since a default of `{}` makes
+ * a new object (56 bytes) on every call that omits them, which a level of detail does every frame
+ * it changes a rate.
+ */
+export const DEFAULT_UPDATE_RATE_OPTIONS: UpdateRateOptions = Object.freeze({});
+
 /** The largest update rate (Unreal keeps its URO frame counter in a byte). */
 export const MAX_UPDATE_RATE = 255;
 

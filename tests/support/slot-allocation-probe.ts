@@ -2,7 +2,8 @@
  * Bytes per frame of clip notifies, clip curves and Slot one-shots (issue 17, items 7 and 8), in a
  * plain Node process (see allocation-probe.ts): a looping player crossing notifies and ranges every
  * loop, curves blended under a BlendTwo, a filtered and an unfiltered Slot each given a new clip by
- * playSlot every 45 frames (so clips blend in, out and interrupt one another). `perFrame` with
+ * playSlot every 45 frames (so clips blend in, out and interrupt one another; the unfiltered one with
+ * no options, their defaults). `perFrame` with
  * nobody listening; `perFrameListened` with a listener on every event (which does nothing), for
  * what emitting costs; `notifies` and `ended` count what the listened run saw.
  * Prints one JSON line: { perFrame, perFrameListened, notifies, ended, lean }.
@@ -41,7 +42,8 @@ function probe(listen: boolean): { perFrame: number; notifies: number; ended: nu
   let n = 0;
   const frame = () => {
     if (n % 45 === 0) g.playSlot('upper', n % 90 === 0 ? 'run' : 'walk', options);
-    if (n % 45 === 20) g.playSlot('full', 'run', options);
+    // With no options: their defaults, with nothing made per call.
+    if (n % 45 === 20) g.playSlot('full', 'run');
     n++;
     g.update(1 / 60);
     g.evaluate();

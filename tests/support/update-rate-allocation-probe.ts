@@ -4,7 +4,7 @@
  * motion, notifies and a curve at rates 1, 2, 4 and 4 (two each, phases spread; two more at 2 and 4 holding their skipped frames), one of them
  * switching between 2 and 4 every 50 frames and another going to 1 and back every 90, another between interpolating and holding every 70, each
  * evaluated and converted to component space every frame; then a Crowd of 8 on one worker with
- * the same rates (half of them holding their skipped frames). Prints one JSON line: { perFrame, perFrameCrowd, rates }.
+ * the same rates (half of them holding their skipped frames), one switching between 2 and 4 every 50 frames. Prints one JSON line: { perFrame, perFrameCrowd, rates }.
  */
 import { Crowd } from '../../host/crowd.ts';
 import { bytesPerFrame } from './allocation.ts';
@@ -41,7 +41,12 @@ const crowd = await Crowd.create({
 });
 for (let i = 0; i < crowd.count; i++) crowd.setUpdateRate(i, RATES[i % 4], i, { interpolate: i % 2 === 0 });
 crowd.update(1 / 60);
-const crowdFrame = bytesPerFrame(() => crowd.update(1 / 60));
+let crowdFrames = 0;
+const crowdFrame = bytesPerFrame(() => {
+  // With no options, as the instances' switches above at 50 and 90 frames.
+  if (++crowdFrames % 50 === 0) crowd.setUpdateRate(1, crowd.getUpdateRate(1) === 2 ? 4 : 2, 1);
+  crowd.update(1 / 60);
+});
 const rates = RATES.map((_, i) => crowd.getUpdateRate(i));
 await crowd.close();
 
