@@ -28,9 +28,15 @@ linearly over \`blendIn\` seconds and falls linearly over its last \`blendOut\` 
 clip shorter than both never reaches 1); at its end it is gone and \`slotEnded(slot, nodeId, clip,
 false)\` is emitted. A clip played while another plays goes on top, and the one below blends out
 from its weight over the new clip's \`blendIn\` (\`slotEnded\` with \`interrupted\` true when it is gone;
-a third clip drops the oldest at once). \`instance.stopSlot(name, blendOut)\` blends out what plays;
-\`instance.isSlotPlaying(name)\` says whether anything does. playSlot allocates nothing (each Slot has
-two preallocated players); an unknown slot or clip, or a play rate not above 0, throws a RangeError.
+a third clip drops the oldest at once). Every clip played ends once, with one \`slotEnded\`, emitted
+after the slot has settled the call or update that ended it (both clips' ends in one update, the
+dropped clip's after the new one is in place), so a listener may play another clip in the same
+slot: chaining one-shots on \`interrupted\` false, or following a cut-short one.
+\`instance.stopSlot(name, blendOut)\` blends out what plays; \`instance.isSlotPlaying(name)\` says
+whether anything does. playSlot allocates nothing (each Slot has two preallocated players) when a
+program's calls give options of one shape (the same fields) or none; V8 boxes a number it reads
+from options of several shapes, about 16 bytes a number given. An unknown slot or clip, or a play
+rate not above 0, throws a RangeError.
 
 Weights: with the top clip at w1 and the one below at w0, the pose is the source blended toward the
 lower clip by w0, then toward the top one by w1; the players' absolute weights (their notifies,

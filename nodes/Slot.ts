@@ -107,8 +107,15 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   playClip(clip: ClipBinding, args: SlotPlayArgs): void {
     const blendIn = args.blendIn, blendOut = args.blendOut, playRate = args.playRate;
     const [under, top] = this.voices;
+    // The clip dropped to make room ends (slotEnded) only once the new one is in place: a listener
+    // may play another clip on this slot, which must find it whole.
+    let dropped: string | null = null;
     if (top.active) {
-      if (under.active) this.endVoice(under, true);
+      if (under.active) {
+        dropped = under.playback.binding.clip.name;
+        under.active = false;
+        under.weight = 0;
+      }
       this.voices[0] = top;
       this.voices[1] = under;
       this.stopVoice(top, blendIn);
@@ -125,6 +132,7 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     p.rate = playRate;
     p.time = 0;
     p.restart();
+    if (dropped !== null) this.emitEnded(dropped, true);
   }
 
   stopClips(blendOut: number): void {
@@ -138,11 +146,9 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     v.stopElapsed = 0;
   }
 
-  private endVoice(v: SlotVoice, interrupted: boolean): void {
-    v.active = false;
-    v.weight = 0;
+  private emitEnded(clip: string, interrupted: boolean): void {
     const events = this.graph.events;
-    if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, v.playback.binding.clip.name, interrupted);
+    if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, clip, interrupted);
   }
 
   protected override onInitialize(ctx: InitializeContext): void {
@@ -195,10 +201,23 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
       top.playback.weight = w1;
       top.playback.reportRootMotion(ctx);
     }
+    // Both voices' ends are settled before either's slotEnded, for the same reason as in playClip.
+    let first: string | null = null, second: string | null = null, firstStopped = false, secondStopped = false;
     for (let i = 0; i < 2; i++) {
       const v = this.voices[i];
-      if (v.active && (v.ended || (v.stopping && v.weight <= 0))) this.endVoice(v, v.stopping);
+      if (!v.active || !(v.ended || (v.stopping && v.weight <= 0))) continue;
+      v.active = false;
+      v.weight = 0;
+      if (first === null) {
+        first = v.playback.binding.clip.name;
+        firstStopped = v.stopping;
+      } else {
+        second = v.playback.binding.clip.name;
+        secondStopped = v.stopping;
+      }
     }
+    if (first !== null) this.emitEnded(first, firstStopped);
+    if (second !== null) this.emitEnded(second, secondStopped);
   }
 
   /** Moves a voice's clip and blend clocks on by this frame and sets its weight. */

@@ -228,6 +228,56 @@ describe('Slot', () => {
     expect(ended).toEqual(['a', 'b', 'c']);
   });
 
+  it('ends every clip it plays once, when a slotEnded listener plays on the same slot', () => {
+    const g = instance();
+    const played: string[] = [], ended: [string, boolean][] = [];
+    const play = (clip: string, blendIn: number) => {
+      played.push(clip);
+      g.playSlot('upperBody', clip, { blendIn });
+    };
+    // On the run being dropped, play the idle: inside the playSlot that drops it.
+    g.events.on('slotEnded', (_slot, _node, clip, interrupted) => {
+      ended.push([clip, interrupted]);
+      if (clip === 'run' && interrupted) play('idle', 0.2);
+    });
+    play('run', 0.1);
+    g.update(0.05);
+    play('walk', 0.3);
+    g.update(0.05);
+    // The run blends out under the walk, so this drops it; the listener's idle then goes on top of
+    // this one (just started, at weight 0), which ends at the next update.
+    play('idle', 0.3);
+    expect(ended).toEqual([['run', true], ['walk', true]]);
+    g.update(0.05);
+    expect(ended).toEqual([['run', true], ['walk', true], ['idle', true]]);
+    // The listener's idle plays, blending in over its own 0.2 s.
+    expect(slotDebug(g).values).toMatchObject({ clip: 'idle', time: 0.05, weight: 0.25, sourceWeight: 0.75 });
+    for (let i = 0; i < 200; i++) g.update(1 / 60);
+    expect(played).toEqual(['run', 'walk', 'idle', 'idle']);
+    expect(ended).toEqual([['run', true], ['walk', true], ['idle', true], ['idle', false]]);
+  });
+
+  it('emits both slotEnded of an update in that update, a listener playing again between them', () => {
+    const g = instance();
+    const log: (string | [string, boolean])[] = [];
+    g.events.on('slotEnded', (_slot, _node, clip, interrupted) => {
+      log.push([clip, interrupted]);
+      if (clip === 'run') g.playSlot('upperBody', 'walk', { blendIn: 0.5 });
+    });
+    g.playSlot('upperBody', 'run', { blendIn: 0 });
+    g.update(0.25);
+    g.playSlot('upperBody', 'idle', { blendIn: 0.5 });
+    g.update(0.25);
+    // The run blends out over 0.5 s, the idle now over 0.25 s: both reach 0 at the next update.
+    g.stopSlot('upperBody', 0.25);
+    g.update(0.25);
+    log.push('frame');
+    expect(log).toEqual([['run', true], ['idle', true], 'frame']);
+    expect(slotDebug(g).values).toEqual({ slot: 'upperBody', playing: true, clip: 'walk', time: 0, weight: 0, blendingOut: false, sourceWeight: 1 });
+    g.update(0.25);
+    expect(slotDebug(g).values).toMatchObject({ clip: 'walk', time: 0.25, weight: 0.5 });
+  });
+
   it('allocates nothing per frame with notifies, curves and slots playing, interrupting and ending', () => {
     const probe = fileURLToPath(new URL('../support/slot-allocation-probe.ts', import.meta.url));
     const run = (...flags: string[]) => JSON.parse(execFileSync(process.execPath, [...flags, '--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' }).trim().split('\n').at(-1)!);
