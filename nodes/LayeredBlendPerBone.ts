@@ -95,9 +95,12 @@ export class LayeredBlendPerBone extends LocalPoseNode {
     return this.inputLinks;
   }
 
-  /** The per-bone weights of layer `index`'s mask (before the layer's weight), for tools and tests. */
+  /**
+   * A copy of the per-bone weights of layer `index`'s mask (before the layer's weight), for tools
+   * and tests: the node's own are the graph's, shared by every instance whose masks come out the same.
+   */
   layerMask(index: number): Float64Array {
-    return this.maskWeights[index];
+    return this.maskWeights[index].slice();
   }
 
   protected override onInitialize(): void {

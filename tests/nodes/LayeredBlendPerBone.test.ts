@@ -164,11 +164,20 @@ describe('LayeredBlendPerBone on the biped (local-space blend)', () => {
       },
       output: 'layered',
     });
-    const mask = (g: ReturnType<ReturnType<typeof loadGraphAsset>['createInstance']>) => (g.nodes.get('layered') as unknown as LayeredBlendPerBone).layerMask(0);
+    type Instance = ReturnType<ReturnType<typeof loadGraphAsset>['createInstance']>;
+    const layered = (g: Instance) => g.nodes.get('layered') as unknown as LayeredBlendPerBone;
+    const mask = (g: Instance) => layered(g).layerMask(0);
+    // The node's own arrays (private): the graph's, shared.
+    const shared = (g: Instance) => (layered(g) as unknown as { maskWeights: Float64Array[] }).maskWeights[0];
     const graph = loadGraphAsset(asset(3)), other = loadGraphAsset(asset(1));
     const [a, b, c] = [graph.createInstance(), graph.createInstance(), other.createInstance()];
-    expect(mask(a)).toBe(mask(b));
-    expect(mask(c)).not.toBe(mask(a));
+    expect(shared(a)).toBe(shared(b));
+    expect(shared(c)).not.toBe(shared(a));
+    // What layerMask gives a tool is its own: writing to it changes no instance.
+    const given = mask(a);
+    given.fill(0.25);
+    expect(Array.from(mask(b))).toEqual(Array.from(shared(a)));
+    expect(mask(b)[bone('spine_01')]).toBeCloseTo(1 / 3, 15);
     expect(mask(a)[bone('spine_01')]).toBeCloseTo(1 / 3, 15);
     expect(mask(c)[bone('spine_01')]).toBe(1);
     expect(Array.from(mask(a))).toEqual(Array.from(boneMaskWeights(biped, { filters: [{ bone: 'spine_01', depth: 3 }] })));
