@@ -11,7 +11,7 @@
 export { loadGraphFile, loadGraphAsset, checkGraphAsset, fileResolver } from './host/files.ts';
 export { GraphLoadError } from './graphs/loader.ts';
 export type { GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, CheckResult } from './graphs/loader.ts';
-export { Crowd } from './host/crowd.ts';
+export { Crowd, CROWD_SLOT_CALLS } from './host/crowd.ts';
 export type { CrowdOptions, CrowdGraphSource } from './host/crowd.ts';
 export { runGraph, GraphRunner, formatDebugTree } from './host/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AnimGraph, type AnimGraphInstance } from '../runtime/graph.ts';
+import { AnimGraph, checkSlotStop, resolveSlotPlay, type AnimGraphInstance, type SlotPlayOptions } from '../runtime/graph.ts';
 import { composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
@@ -51,6 +51,14 @@ interface CrowdBuffers {
   updateRates: Int32Array;
   /** Per character: 1 when updateRates changed since its thread last applied them. */
   updateRateChanged: Int32Array;
+  /**
+   * Character i's slot calls waiting for its next update, CROWD_SLOT_CALLS of SLOT_CALL_NUMBERS from
+   * [i * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS]: [1 (playSlot) or 2 (stopSlot), the slot's index in
+   * CrowdWorkerData.slotNames, the clip's in clipNames, blendIn, blendOut, playRate].
+   */
+  slotCalls: Float64Array;
+  /** Per character: how many of its slotCalls wait. */
+  slotCallCount: Int32Array;
   translations: Float64Array;
   rotations: Float64Array;
   scales: Float64Array;
@@ -61,6 +69,9 @@ interface CrowdBuffers {
 }
 
 const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3;
+/** How many playSlot and stopSlot calls a character takes between two of its updates. */
+export const CROWD_SLOT_CALLS = 8;
+const SLOT_CALL_NUMBERS = 6, PLAY_SLOT = 1, STOP_SLOT = 2;
 /** setUpdateRate's options as the slices apply them (made once: see CONTRIBUTING.md, "Numbers in the frame loop"). */
 const INTERPOLATE: UpdateRateOptions = { interpolate: true }, HOLD: UpdateRateOptions = { interpolate: false };
 
@@ -81,6 +92,9 @@ export interface CrowdWorkerData {
   kernelMemory: object | null;
   /** Threads of the crowd (workers + 1): the kernels' scratch slots. */
   threads: number;
+  /** The calling thread's graph's slot and clip names, which slotCalls index (each thread plays them by name). */
+  slotNames: readonly string[];
+  clipNames: readonly string[];
 }
 
 /** The graph a source names, built on the calling thread. */
@@ -121,6 +135,9 @@ export class CrowdSlice {
     private readonly buffers: CrowdBuffers,
     private readonly kernel: SamplingKernel | null = null,
     thread = 0,
+    /** The names slotCalls index (CrowdWorkerData). */
+    private readonly slotNames: readonly string[] = [],
+    private readonly clipNames: readonly string[] = [],
   ) {
     const n = graph.skeleton.boneCount;
     if (kernel !== null) {
@@ -138,7 +155,27 @@ export class CrowdSlice {
     return this.kernel !== null;
   }
 
-  /** Applies pending parameters and resets, advances every character by the frame's delta time and evaluates it. */
+  /** A playSlot's options, made once and refilled per call (see CONTRIBUTING.md, "Numbers in the frame loop"). */
+  private readonly slotOptions: Required<SlotPlayOptions> = { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
+
+  /** Plays character i's waiting slot calls on its instance, in the order they were made. */
+  private runSlotCalls(instance: AnimGraphInstance, i: number): void {
+    const b = this.buffers, calls = b.slotCalls, count = b.slotCallCount[i], options = this.slotOptions;
+    for (let k = 0, at = i * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS; k < count; k++, at += SLOT_CALL_NUMBERS) {
+      const slot = this.slotNames[calls[at + 1]];
+      if (calls[at] === PLAY_SLOT) {
+        options.blendIn = calls[at + 3];
+        options.blendOut = calls[at + 4];
+        options.playRate = calls[at + 5];
+        instance.playSlot(slot, this.clipNames[calls[at + 2]], options);
+      } else {
+        instance.stopSlot(slot, calls[at + 4]);
+      }
+    }
+    b.slotCallCount[i] = 0;
+  }
+
+  /** Applies pending parameters, resets, update rates and slot calls, advances every character by the frame's delta time and evaluates it. */
   run(): void {
     const b = this.buffers;
     const instances = this.instances;
@@ -162,6 +199,7 @@ export class CrowdSlice {
         instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
         b.updateRateChanged[i] = 0;
       }
+      if (b.slotCallCount[i] > 0) this.runSlotCalls(instance, i);
       if (!this.composesInKernel) runCharacterFrame(instance, b.frame, this.componentSpace, b.rootMotion, i);
     }
     // In the kernel, with component space, the characters run in groups composed together (as
@@ -241,9 +279,16 @@ export class Crowd {
   private readonly workers: Worker[];
   /** Checks and converts values as an instance's setParameter does. */
   private readonly scratch: Parameters;
+  /** playSlot's options resolved (made once; see CONTRIBUTING.md, "Numbers in the frame loop"). */
+  private readonly slotOptions: Required<SlotPlayOptions> = { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
   private closed = false;
 
-  private constructor(graph: AnimGraph, count: number, buffers: CrowdBuffers, slice: CrowdSlice, workers: Worker[], scratch: Parameters, wasm: boolean) {
+  private constructor(
+    graph: AnimGraph, count: number, buffers: CrowdBuffers, slice: CrowdSlice, workers: Worker[], scratch: Parameters, wasm: boolean,
+    /** The graph's slot names, which playSlot and stopSlot take. */
+    readonly slotNames: readonly string[],
+    private readonly clipNames: readonly string[],
+  ) {
     this.graph = graph;
     this.count = count;
     this.boneCount = graph.skeleton.boneCount;
@@ -289,6 +334,8 @@ export class Crowd {
       resetRequested: sharedInt32(count),
       updateRates: sharedInt32(count * 3),
       updateRateChanged: sharedInt32(count),
+      slotCalls: sharedFloat64(count * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS),
+      slotCallCount: sharedInt32(count),
       translations: poses?.[0] ?? sharedFloat64(count * n * 3),
       rotations: poses?.[1] ?? sharedFloat64(count * n * 4),
       scales: poses?.[2] ?? sharedFloat64(count * n * 3),
@@ -304,14 +351,16 @@ export class Crowd {
     }
     // Contiguous shares, the calling thread's first; sizes differ by at most one character.
     const bound = (t: number) => Math.round((t * count) / threads);
-    const slice = new CrowdSlice(graph, 0, bound(1), componentSpace, buffers, kernel);
+    // What slotCalls index: the names on this thread's graph (an instance knows its Slot nodes).
+    const clipNames = [...graph.clipBindings.keys()], slotNames = graph.createInstance().slotNames;
+    const slice = new CrowdSlice(graph, 0, bound(1), componentSpace, buffers, kernel, 0, slotNames, clipNames);
     const started: Worker[] = [];
     let workersInJavaScript = 0;
     try {
       await Promise.all(Array.from({ length: workers }, (_, w) => {
         const data: CrowdWorkerData = {
           source: options.source, worker: w + 1, first: bound(w + 1), end: bound(w + 2), componentSpace, buffers,
-          kernelMemory: kernel?.memory ?? null, threads,
+          kernelMemory: kernel?.memory ?? null, threads, slotNames, clipNames,
         };
         const worker = new Worker(new URL('./crowd-worker.mjs', import.meta.url), { workerData: data });
         started.push(worker);
@@ -334,7 +383,7 @@ export class Crowd {
       // A crowd the program forgets to close must not keep the process alive.
       worker.unref();
     }
-    return new Crowd(graph, count, buffers, slice, started, scratch, slice.wasm && workersInJavaScript === 0);
+    return new Crowd(graph, count, buffers, slice, started, scratch, slice.wasm && workersInJavaScript === 0, slotNames, clipNames);
   }
 
   /**
@@ -384,6 +433,57 @@ export class Crowd {
     this.buffers.updateRates[character * 3 + 1] = normalizePhase(phase, rate);
     this.buffers.updateRates[character * 3 + 2] = options.interpolate === false ? 0 : 1;
     this.buffers.updateRateChanged[character] = 1;
+  }
+
+  /**
+   * Plays clip `clip` in slot `slot` of one character (AnimGraphInstance.playSlot), before its next
+   * update, after its parameters, reset and update rate; calls made between two updates play in
+   * the order they were made, CROWD_SLOT_CALLS (8) of them at most (with stopSlot's). Throws as the
+   * instance's does (an unknown slot or clip, options out of range), and a RangeError past the 8th
+   * call, before anything changes. Allocates nothing, given options of one shape or none.
+   */
+  playSlot(character: number, slot: string, clip: string, options?: SlotPlayOptions): void {
+    const at = this.slotCall(character, slot);
+    const clipIndex = this.clipNames.indexOf(clip);
+    if (clipIndex < 0) throw new RangeError(`playSlot('${slot}'): no clip '${clip}' in graph '${this.graph.name}'`);
+    const resolved = this.slotOptions;
+    resolveSlotPlay(slot, options, resolved);
+    const calls = this.buffers.slotCalls;
+    calls[at] = PLAY_SLOT;
+    calls[at + 1] = this.slotNames.indexOf(slot);
+    calls[at + 2] = clipIndex;
+    calls[at + 3] = resolved.blendIn;
+    calls[at + 4] = resolved.blendOut;
+    calls[at + 5] = resolved.playRate;
+    this.buffers.slotCallCount[character]++;
+  }
+
+  /**
+   * Blends out what plays in slot `slot` of one character over `blendOut` seconds
+   * (AnimGraphInstance.stopSlot), in turn with its playSlot calls (see playSlot). Throws as the
+   * instance's does, and past the 8th call.
+   */
+  stopSlot(character: number, slot: string, blendOut = 0.2): void {
+    const at = this.slotCall(character, slot);
+    checkSlotStop(slot, blendOut);
+    const calls = this.buffers.slotCalls;
+    calls[at] = STOP_SLOT;
+    calls[at + 1] = this.slotNames.indexOf(slot);
+    calls[at + 4] = blendOut;
+    this.buffers.slotCallCount[character]++;
+  }
+
+  /** Where character `character`'s next slot call goes in slotCalls, once the character and the slot are checked. */
+  private slotCall(character: number, slot: string): number {
+    this.checkCharacter(character);
+    if (!this.slotNames.includes(slot)) {
+      throw new RangeError(`graph '${this.graph.name}' has no Slot node named '${slot}' (slots: ${this.slotNames.join(', ') || 'none'})`);
+    }
+    const waiting = this.buffers.slotCallCount[character];
+    if (waiting >= CROWD_SLOT_CALLS) {
+      throw new RangeError(`character ${character} has ${CROWD_SLOT_CALLS} slot calls waiting for its next update, the most a crowd keeps`);
+    }
+    return (character * CROWD_SLOT_CALLS + waiting) * SLOT_CALL_NUMBERS;
   }
 
   /** A character's update rate (what it will use at its next update). */

@@ -207,6 +207,37 @@ export interface SlotPlayer {
 }
 
 /**
+ * Fills `into` with `options` and their defaults (blendIn and blendOut 0.2 s, playRate 1), and
+ * throws playSlot's RangeError for values out of range: blend times not 0 or more and finite, a play
+ * rate not above 0 and finite. The numbers go through `into` rather than a return value or
+ * arguments, which V8 would box (see SlotPlayArgs).
+ */
+export function resolveSlotPlay(slot: string, options: SlotPlayOptions | undefined, into: Required<SlotPlayOptions>): void {
+  // No options reads no object: a default of `{}` would be a new one per call, and a shared one
+  // would be a second shape at the reads below (V8 boxes a number it reads from objects of several shapes).
+  into.blendIn = 0.2;
+  into.blendOut = 0.2;
+  into.playRate = 1;
+  if (options !== undefined) {
+    // Each read once: a read V8 boxes (above) would box twice.
+    const givenIn = options.blendIn, givenOut = options.blendOut, givenRate = options.playRate;
+    if (givenIn !== undefined) into.blendIn = givenIn;
+    if (givenOut !== undefined) into.blendOut = givenOut;
+    if (givenRate !== undefined) into.playRate = givenRate;
+  }
+  const blendIn = into.blendIn, blendOut = into.blendOut, playRate = into.playRate;
+  if (!(blendIn >= 0 && blendIn < Infinity) || !(blendOut >= 0 && blendOut < Infinity)) {
+    throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
+  }
+  if (!(playRate > 0 && playRate < Infinity)) throw new RangeError(`playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
+}
+
+/** Throws stopSlot's RangeError for a blend-out time that is not 0 or more and finite. */
+export function checkSlotStop(slot: string, blendOut: number): void {
+  if (!(blendOut >= 0 && blendOut < Infinity)) throw new RangeError(`stopSlot('${slot}'): blendOut is seconds, 0 or more (got ${blendOut})`);
+}
+
+/**
  * The one SlotPlayArgs playSlot fills: every instance on the thread shares it (see SlotPlayer.playClip).
  * Made with fractions so that V8 lays its fields out as doubles from the start, written in place.
  */
@@ -479,20 +510,10 @@ export class AnimGraphInstance implements GraphRuntime {
     const players = this.slotPlayers(slot);
     const clip = this.graph.clipBindings.get(clipName);
     if (clip === undefined) throw new RangeError(`playSlot('${slot}'): no clip '${clipName}' in graph '${this.graph.name}'`);
-    // No options reads no object: a default of `{}` would be a new one per call, and a shared one
-    // would be a second shape at the reads below (see the comment above).
-    let blendIn = 0.2, blendOut = 0.2, playRate = 1;
-    if (options !== undefined) {
-      blendIn = options.blendIn ?? 0.2;
-      blendOut = options.blendOut ?? 0.2;
-      playRate = options.playRate ?? 1;
-    }
-    if (!(blendIn >= 0 && blendIn < Infinity) || !(blendOut >= 0 && blendOut < Infinity)) {
-      throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
-    }
-    if (!(playRate > 0 && playRate < Infinity)) throw new RangeError(`playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
-    // Written again before each player: a slotEnded listener of the one before may have played another clip.
     const args = slotPlayArgs;
+    resolveSlotPlay(slot, options, args);
+    const blendIn = args.blendIn, blendOut = args.blendOut, playRate = args.playRate;
+    // Written again before each player: a slotEnded listener of the one before may have played another clip.
     for (const player of players) {
       args.blendIn = blendIn;
       args.blendOut = blendOut;
@@ -504,8 +525,13 @@ export class AnimGraphInstance implements GraphRuntime {
   /** Blends out whatever plays in slot `slot` over `blendOut` seconds (default 0.2). Throws for an unknown slot. */
   stopSlot(slot: string, blendOut = 0.2): void {
     const players = this.slotPlayers(slot);
-    if (!(blendOut >= 0 && blendOut < Infinity)) throw new RangeError(`stopSlot('${slot}'): blendOut is seconds, 0 or more (got ${blendOut})`);
+    checkSlotStop(slot, blendOut);
     for (const player of players) player.stopClips(blendOut);
+  }
+
+  /** The names playSlot takes: the graph's Slot nodes' (each once, in the graph's order). */
+  get slotNames(): string[] {
+    return [...(this.slots?.keys() ?? [])];
   }
 
   /** Whether a clip plays in slot `slot` (blending in, playing or blending out). Throws for an unknown slot. */
@@ -516,7 +542,7 @@ export class AnimGraphInstance implements GraphRuntime {
   private slotPlayers(slot: string): readonly SlotPlayer[] {
     const players = this.slots?.get(slot);
     if (players === undefined) {
-      throw new RangeError(`graph '${this.graph.name}' has no Slot node named '${slot}' (slots: ${[...(this.slots?.keys() ?? [])].join(', ') || 'none'})`);
+      throw new RangeError(`graph '${this.graph.name}' has no Slot node named '${slot}' (slots: ${this.slotNames.join(', ') || 'none'})`);
     }
     return players;
   }

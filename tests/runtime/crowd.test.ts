@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
-import { Crowd, type CrowdGraphSource } from '../../host/crowd.ts';
+import { Crowd, CROWD_SLOT_CALLS, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
-import { threadDependentWalkGraph } from '../support/crowd-graphs.ts';
+import { slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
 const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
@@ -94,6 +94,59 @@ describe('Crowd', () => {
     crowd.update(1 / 60);
     expect(crowd.instanceOf(0)?.gatherDebug().type).toBeTypeOf('string');
     expect(crowd.instanceOf(2)).toBeUndefined(); // evaluated by the worker
+  });
+
+  it('plays and stops slots per character, on every thread, in the order called, as instances alone do', async () => {
+    const count = 4;
+    const crowd = await crowdOf({ module: SUPPORT, export: 'slotWalkGraph' }, count, 1);
+    expect(crowd.slotNames).toEqual(['fullBody', 'upperBody']);
+    const graph = slotWalkGraph();
+    const alone = Array.from({ length: count }, () => graph.createInstance());
+    // Character 0 is the calling thread's, 3 the worker's; each call is made on both.
+    const calls: [number, number, (g: AnimGraphInstance) => void, (c: Crowd) => void][] = [
+      [0, 0, (g) => g.playSlot('upperBody', 'run', { blendIn: 0.1, blendOut: 0.2, playRate: 1.5 }), (c) => c.playSlot(0, 'upperBody', 'run', { blendIn: 0.1, blendOut: 0.2, playRate: 1.5 })],
+      [3, 0, (g) => g.playSlot('fullBody', 'idle'), (c) => c.playSlot(3, 'fullBody', 'idle')],
+      // Two calls between two updates, played in that order: the run, then the idle over it.
+      [2, 1, (g) => g.playSlot('fullBody', 'run', { blendIn: 0 }), (c) => c.playSlot(2, 'fullBody', 'run', { blendIn: 0 })],
+      [2, 1, (g) => g.playSlot('fullBody', 'idle', { blendIn: 0.3 }), (c) => c.playSlot(2, 'fullBody', 'idle', { blendIn: 0.3 })],
+      [3, 3, (g) => g.stopSlot('fullBody', 0.05), (c) => c.stopSlot(3, 'fullBody', 0.05)],
+      [0, 3, (g) => g.stopSlot('upperBody'), (c) => c.stopSlot(0, 'upperBody')],
+    ];
+    const playing: boolean[][] = [];
+    DT.forEach((dt, f) => {
+      for (const [i, frame, onInstance, onCrowd] of calls) {
+        if (frame !== f) continue;
+        onInstance(alone[i]);
+        onCrowd(crowd);
+      }
+      crowd.update(dt);
+      for (const instance of alone) instance.update(dt);
+      playing.push(alone.map((g) => g.isSlotPlaying('fullBody') || g.isSlotPlaying('upperBody')));
+    });
+    expectRowsLikeAlone(crowd, alone);
+    // What the calls did (so the comparison above is not of walks alone): clips played, one stopped.
+    expect(playing[0]).toEqual([true, false, false, true]);
+    expect(playing[1]).toEqual([true, false, true, true]);
+    expect(playing[4]).toEqual([true, false, true, false]);
+  });
+
+  it('checks slot calls as an instance does, and keeps 8 per character between updates, before anything changes', async () => {
+    const crowd = await crowdOf({ module: SUPPORT, export: 'slotWalkGraph' }, 2, 1, false);
+    expect(() => crowd.playSlot(0, 'nope', 'run')).toThrow(/has no Slot node named 'nope' \(slots: fullBody, upperBody\)/);
+    expect(() => crowd.playSlot(0, 'fullBody', 'nope')).toThrow(/playSlot\('fullBody'\): no clip 'nope'/);
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendIn: -1 })).toThrow(/blendIn and blendOut are seconds/);
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { playRate: 0 })).toThrow(/playRate must be above 0/);
+    expect(() => crowd.stopSlot(1, 'fullBody', Infinity)).toThrow(/stopSlot\('fullBody'\): blendOut is seconds/);
+    expect(() => crowd.playSlot(2, 'fullBody', 'run')).toThrow(/no character 2/);
+    // None of those waits: the update plays nothing.
+    crowd.update(1 / 60);
+    expect(crowd.instanceOf(0)!.isSlotPlaying('fullBody')).toBe(false);
+    for (let k = 0; k < CROWD_SLOT_CALLS; k++) crowd.playSlot(1, 'upperBody', k % 2 === 0 ? 'run' : 'idle');
+    expect(() => crowd.stopSlot(1, 'upperBody')).toThrow(/character 1 has 8 slot calls waiting for its next update/);
+    crowd.playSlot(0, 'fullBody', 'run'); // another character's calls are its own
+    crowd.update(1 / 60);
+    expect(crowd.instanceOf(0)!.isSlotPlaying('fullBody')).toBe(true);
+    crowd.stopSlot(1, 'upperBody'); // room again after the update
   });
 
   it('rejects a bad count, a bad worker count and sources that give no graph, naming why', async () => {

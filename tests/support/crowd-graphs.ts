@@ -108,3 +108,19 @@ export function threadDependentWalkGraph(onWorker: boolean | undefined = undefin
   }
   return graph;
 }
+
+/** The walk under two Slots on the built-in biped: 'upperBody' (from spine_01) over 'fullBody'. */
+export function slotWalkGraph(): AnimGraph {
+  return loadGraphAsset({
+    format: 'animgraph/1',
+    name: 'slot walk',
+    skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle' }, run: { source: 'builtin:run' } },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      fullBody: { type: 'Slot', inputs: { source: 'walk' } },
+      upperBody: { type: 'Slot', inputs: { source: 'fullBody' }, properties: { filterBone: 'spine_01', filterDepth: 2 } },
+    },
+    output: 'upperBody',
+  });
+}

@@ -6,8 +6,10 @@
  * no options, their defaults). `perFrame` with
  * nobody listening; `perFrameListened` with a listener on every event (which does nothing), for
  * what emitting costs; `notifies` and `ended` count what the listened run saw.
- * Prints one JSON line: { perFrame, perFrameListened, notifies, ended, lean }.
+ * Then a Crowd's playSlot and stopSlot calls, applied by its update (`perFrameCrowd`).
+ * Prints one JSON line: { perFrame, perFrameListened, perFrameCrowd, notifies, ended, lean }.
  */
+import { Crowd } from '../../host/crowd.ts';
 import { loadGraphAsset } from '../../host/files.ts';
 import { bytesPerFrame } from './allocation.ts';
 
@@ -54,4 +56,19 @@ function probe(listen: boolean): { perFrame: number; notifies: number; ended: nu
 
 const quiet = probe(false);
 const listened = probe(true);
-console.log(JSON.stringify({ perFrame: quiet.perFrame, perFrameListened: listened.perFrame, notifies: listened.notifies, ended: listened.ended, lean: quiet.lean }));
+
+// A Crowd's slot calls, on the calling thread (no workers): played and stopped between frames.
+const crowd = await Crowd.create({ source: { module: new URL('./crowd-graphs.ts', import.meta.url).href, export: 'slotWalkGraph' }, count: 4, workers: 0 });
+const crowdOptions = { blendIn: 0.25, blendOut: 0.3, playRate: 1.3 };
+let f = 0;
+const crowdFrame = bytesPerFrame(() => {
+  if (f % 45 === 0) crowd.playSlot(f % 4, 'upperBody', f % 90 === 0 ? 'run' : 'walk', crowdOptions);
+  if (f % 45 === 20) crowd.playSlot((f + 1) % 4, 'fullBody', 'run');
+  if (f % 45 === 30) crowd.stopSlot(f % 4, 'upperBody', 0.25);
+  f++;
+  crowd.update(1 / 60);
+});
+await crowd.close();
+console.log(JSON.stringify({
+  perFrame: quiet.perFrame, perFrameListened: listened.perFrame, perFrameCrowd: crowdFrame.perFrame, notifies: listened.notifies, ended: listened.ended, lean: quiet.lean,
+}));
