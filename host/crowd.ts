@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AnimGraph, checkSlotStop, resolveSlotPlay, type AnimGraphInstance, type SlotPlayOptions } from '../runtime/graph.ts';
+import {
+  AnimGraph, checkSlotStop, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraphInstance, type SlotPlayOptions,
+} from '../runtime/graph.ts';
 import { composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
@@ -351,8 +353,8 @@ export class Crowd {
     }
     // Contiguous shares, the calling thread's first; sizes differ by at most one character.
     const bound = (t: number) => Math.round((t * count) / threads);
-    // What slotCalls index: the names on this thread's graph (an instance knows its Slot nodes).
-    const clipNames = [...graph.clipBindings.keys()], slotNames = graph.createInstance().slotNames;
+    // What slotCalls index: the names on this thread's graph.
+    const clipNames = [...graph.clipBindings.keys()], slotNames = graph.slotNames;
     const slice = new CrowdSlice(graph, 0, bound(1), componentSpace, buffers, kernel, 0, slotNames, clipNames);
     const started: Worker[] = [];
     let workersInJavaScript = 0;
@@ -443,19 +445,16 @@ export class Crowd {
    * call, before anything changes. Allocates nothing, given options of one shape or none.
    */
   playSlot(character: number, slot: string, clip: string, options?: SlotPlayOptions): void {
-    const at = this.slotCall(character, slot);
+    const slotIndex = this.slotIndex(character, slot);
     const clipIndex = this.clipNames.indexOf(clip);
-    if (clipIndex < 0) throw new RangeError(`playSlot('${slot}'): no clip '${clip}' in graph '${this.graph.name}'`);
+    if (clipIndex < 0) throw unknownClipError(this.graph.name, slot, clip);
     const resolved = this.slotOptions;
     resolveSlotPlay(slot, options, resolved);
-    const calls = this.buffers.slotCalls;
-    calls[at] = PLAY_SLOT;
-    calls[at + 1] = this.slotNames.indexOf(slot);
+    const calls = this.buffers.slotCalls, at = this.queueSlotCall(character, PLAY_SLOT, slotIndex);
     calls[at + 2] = clipIndex;
     calls[at + 3] = resolved.blendIn;
     calls[at + 4] = resolved.blendOut;
     calls[at + 5] = resolved.playRate;
-    this.buffers.slotCallCount[character]++;
   }
 
   /**
@@ -464,26 +463,28 @@ export class Crowd {
    * instance's does, and past the 8th call.
    */
   stopSlot(character: number, slot: string, blendOut = 0.2): void {
-    const at = this.slotCall(character, slot);
+    const slotIndex = this.slotIndex(character, slot);
     checkSlotStop(slot, blendOut);
-    const calls = this.buffers.slotCalls;
-    calls[at] = STOP_SLOT;
-    calls[at + 1] = this.slotNames.indexOf(slot);
-    calls[at + 4] = blendOut;
-    this.buffers.slotCallCount[character]++;
+    this.buffers.slotCalls[this.queueSlotCall(character, STOP_SLOT, slotIndex) + 4] = blendOut;
   }
 
-  /** Where character `character`'s next slot call goes in slotCalls, once the character and the slot are checked. */
-  private slotCall(character: number, slot: string): number {
+  /** The index of `slot` in slotNames, once the character, the slot and room for another call are checked. */
+  private slotIndex(character: number, slot: string): number {
     this.checkCharacter(character);
-    if (!this.slotNames.includes(slot)) {
-      throw new RangeError(`graph '${this.graph.name}' has no Slot node named '${slot}' (slots: ${this.slotNames.join(', ') || 'none'})`);
-    }
-    const waiting = this.buffers.slotCallCount[character];
-    if (waiting >= CROWD_SLOT_CALLS) {
+    const index = this.slotNames.indexOf(slot);
+    if (index < 0) throw unknownSlotError(this.graph.name, slot, this.slotNames);
+    if (this.buffers.slotCallCount[character] >= CROWD_SLOT_CALLS) {
       throw new RangeError(`character ${character} has ${CROWD_SLOT_CALLS} slot calls waiting for its next update, the most a crowd keeps`);
     }
-    return (character * CROWD_SLOT_CALLS + waiting) * SLOT_CALL_NUMBERS;
+    return index;
+  }
+
+  /** Appends a call of `kind` on slot `slotIndex` to character `character`'s (checked by slotIndex); returns where its numbers go. */
+  private queueSlotCall(character: number, kind: number, slotIndex: number): number {
+    const at = (character * CROWD_SLOT_CALLS + this.buffers.slotCallCount[character]++) * SLOT_CALL_NUMBERS;
+    this.buffers.slotCalls[at] = kind;
+    this.buffers.slotCalls[at + 1] = slotIndex;
+    return at;
   }
 
   /** A character's update rate (what it will use at its next update). */

@@ -120,6 +120,7 @@ export class AnimGraph {
   readonly updateContextLoan: { readonly contexts: UpdateContext[]; lent: boolean } = { contexts: [], lent: false };
 
   private frameNumberCountKnown = -1;
+  private slotNamesKnown: readonly string[] | null = null;
 
   /**
    * Per node id, its place in the build order (an instance's nodes are built in the compiled order)
@@ -151,8 +152,23 @@ export class AnimGraph {
    * The same for every instance of the graph; counted once, by building one.
    */
   get frameNumberCount(): number {
-    if (this.frameNumberCountKnown < 0) this.frameNumberCountKnown = new AnimGraphInstance(this).frameNumbers.length;
+    if (this.frameNumberCountKnown < 0) this.learnFromInstance();
     return this.frameNumberCountKnown;
+  }
+
+  /**
+   * The slot names AnimGraphInstance.playSlot takes (every instance's slotNames): which nodes play
+   * slots is known once they are built, so learned, with frameNumberCount, from one instance.
+   */
+  get slotNames(): readonly string[] {
+    if (this.slotNamesKnown === null) this.learnFromInstance();
+    return this.slotNamesKnown!;
+  }
+
+  private learnFromInstance(): void {
+    const instance = new AnimGraphInstance(this);
+    this.frameNumberCountKnown = instance.frameNumbers.length;
+    this.slotNamesKnown = instance.slotNames;
   }
 
   /**
@@ -204,6 +220,16 @@ export interface SlotPlayer {
   stopClips(blendOut: number): void;
   /** Whether a clip plays (blending in, playing or blending out). */
   readonly playing: boolean;
+}
+
+/** The RangeError for a slot name the graph has none of (AnimGraphInstance.playSlot and a Crowd's). */
+export function unknownSlotError(graphName: string, slot: string, slotNames: readonly string[]): RangeError {
+  return new RangeError(`graph '${graphName}' has no Slot node named '${slot}' (slots: ${slotNames.join(', ') || 'none'})`);
+}
+
+/** The RangeError for playSlot given a clip the graph has none of (AnimGraphInstance.playSlot and a Crowd's). */
+export function unknownClipError(graphName: string, slot: string, clip: string): RangeError {
+  return new RangeError(`playSlot('${slot}'): no clip '${clip}' in graph '${graphName}'`);
 }
 
 /**
@@ -509,7 +535,7 @@ export class AnimGraphInstance implements GraphRuntime {
   playSlot(slot: string, clipName: string, options?: SlotPlayOptions): void {
     const players = this.slotPlayers(slot);
     const clip = this.graph.clipBindings.get(clipName);
-    if (clip === undefined) throw new RangeError(`playSlot('${slot}'): no clip '${clipName}' in graph '${this.graph.name}'`);
+    if (clip === undefined) throw unknownClipError(this.graph.name, slot, clipName);
     const args = slotPlayArgs;
     resolveSlotPlay(slot, options, args);
     const blendIn = args.blendIn, blendOut = args.blendOut, playRate = args.playRate;
@@ -542,7 +568,7 @@ export class AnimGraphInstance implements GraphRuntime {
   private slotPlayers(slot: string): readonly SlotPlayer[] {
     const players = this.slots?.get(slot);
     if (players === undefined) {
-      throw new RangeError(`graph '${this.graph.name}' has no Slot node named '${slot}' (slots: ${this.slotNames.join(', ') || 'none'})`);
+      throw unknownSlotError(this.graph.name, slot, this.slotNames);
     }
     return players;
   }
