@@ -1015,7 +1015,13 @@ function resolvePropertyValues(
         const value = raw(name);
         const spec = specs[name];
         const literal = Array.isArray(value) ? value : 'default' in spec && Array.isArray(spec.default) ? spec.default : [0, 0, 0];
-        return { slot: binding(value), constant: Float64Array.from(literal as readonly unknown[], Number) };
+        // `constant` first: an object literal of the scalar's shape, `{ slot, constant }`, would share
+        // its hidden class in V8, whose `constant` field, once it held an array, would stay tagged
+        // for scalar properties too, and readScalar would then box every parameter value it read
+        // that was not a whole number (16 bytes a read, per frame, in any process that had built a
+        // graph with a vec3 property: tests/support/bound-scalar-allocation-probe.ts). Not a class
+        // either: class fields start undefined, which leaves the field tagged just the same.
+        return { constant: Float64Array.from(literal as readonly unknown[], Number), slot: binding(value) };
       });
     },
     enumValue(name): string {

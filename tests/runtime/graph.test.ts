@@ -315,6 +315,14 @@ describe('graph instance', () => {
     for (const key of perFrame) expect(result[key], key).toBeLessThan(4);
   });
 
+  it('allocates nothing reading properties bound to float parameters, after a graph with vec3 properties was built', () => {
+    const probe = new URL('../support/bound-scalar-allocation-probe.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result.perFrame).toBeLessThan(1);
+    expect(result.alpha).toBe(0.3); // the outer blend read its alpha from the parameter
+  });
+
   it('allocates nothing at blend switches with fractional blend times, while updating', () => {
     const probe = new URL('../support/blend-switch-allocation-probe.ts', import.meta.url).pathname;
     const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
