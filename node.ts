@@ -13,5 +13,7 @@ export { GraphLoadError } from './graphs/loader.ts';
 export type { GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, CheckResult } from './graphs/loader.ts';
 export { Crowd, CROWD_SLOT_CALLS } from './host/crowd.ts';
 export type { CrowdOptions, CrowdGraphSource } from './host/crowd.ts';
+export { CROWD_EVENT_NAMES, CrowdEventEmitter } from './host/crowd-events.ts';
+export type { CrowdEventName, CrowdEvents } from './host/crowd-events.ts';
 export { runGraph, GraphRunner, formatDebugTree } from './host/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';

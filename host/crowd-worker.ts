@@ -12,7 +12,7 @@ try {
   const lengths = kernelPoseLengths(graph.skeleton.boneCount, b.rootMotion.length / 4, data.componentSpace, true, graph.frameNumberCount, data.threads);
   const kernel = data.kernelMemory === null ? null
     : SamplingKernel.attachShared(data.kernelMemory, graph.skeleton, [...graph.clipBindings.values()], lengths, data.threads, data.worker);
-  slice = new CrowdSlice(graph, data.first, data.end, data.componentSpace, b, kernel, data.worker, data.slotNames, data.clipNames);
+  slice = new CrowdSlice(graph, data, kernel);
 } catch (e) {
   parentPort!.postMessage({ error: e instanceof Error ? e.message : String(e) });
   process.exit(1);

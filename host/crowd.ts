@@ -8,6 +8,10 @@ import { composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, ru
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
+import {
+  checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
+  type CrowdEventBuffers, type CrowdEventName,
+} from './crowd-events.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -30,6 +34,17 @@ export interface CrowdOptions {
   workers?: number;
   /** Also publish every character's component-space pose each frame. Default false. */
   componentSpace?: boolean;
+  /**
+   * Instance events to deliver on the calling thread through Crowd.events, whichever thread
+   * evaluates the character (say `notify` for footsteps, `slotEnded` for gameplay): each with the
+   * character's index first. Default none; every event but parameterChanged can be forwarded.
+   */
+  events?: readonly CrowdEventName[];
+  /**
+   * Room for forwarded events, per character per frame, pooled over each thread's share (4 by
+   * default); a frame with more loses the rest and Crowd.events emits `eventsDropped`.
+   */
+  eventsPerCharacter?: number;
 }
 
 /** The arrays a crowd's threads share, all over SharedArrayBuffers. */
@@ -68,6 +83,8 @@ interface CrowdBuffers {
   componentRotations: Float64Array;
   componentScales: Float64Array;
   rootMotion: Float64Array;
+  /** The characters' forwarded events of the frame (CrowdOptions.events); empty without them. */
+  events: CrowdEventBuffers;
 }
 
 const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3;
@@ -77,15 +94,25 @@ const SLOT_CALL_NUMBERS = 6, PLAY_SLOT = 1, STOP_SLOT = 2;
 /** setUpdateRate's options as the slices apply them (made once: see CONTRIBUTING.md, "Numbers in the frame loop"). */
 const INTERPOLATE: UpdateRateOptions = { interpolate: true }, HOLD: UpdateRateOptions = { interpolate: false };
 
-/** What a worker thread is told at start (see crowd-worker.ts). */
-export interface CrowdWorkerData {
-  source: CrowdGraphSource;
-  /** 1-based, for error messages. */
+/** What a thread needs to know to evaluate its share of a crowd: characters [first, end). */
+export interface CrowdShare {
+  /** The thread: 0 the calling thread, else its worker's number (1-based, as error messages give it). */
   worker: number;
   first: number;
   end: number;
   componentSpace: boolean;
   buffers: CrowdBuffers;
+  /** The calling thread's graph's slot and clip names, which slotCalls index (each thread plays them by name). */
+  slotNames: readonly string[];
+  clipNames: readonly string[];
+  /** The events the crowd forwards (CrowdOptions.events) and the room for them per character. */
+  events: readonly CrowdEventName[];
+  eventsPerCharacter: number;
+}
+
+/** What a worker thread is told at start (see crowd-worker.ts). */
+export interface CrowdWorkerData extends CrowdShare {
+  source: CrowdGraphSource;
   /**
    * The shared WebAssembly memory holding the crowd's poses and the calling thread's copy of the
    * clips (SamplingKernel.createShared), which the worker attaches its own kernel to; null when
@@ -94,9 +121,6 @@ export interface CrowdWorkerData {
   kernelMemory: object | null;
   /** Threads of the crowd (workers + 1): the kernels' scratch slots. */
   threads: number;
-  /** The calling thread's graph's slot and clip names, which slotCalls index (each thread plays them by name). */
-  slotNames: readonly string[];
-  clipNames: readonly string[];
 }
 
 /** The graph a source names, built on the calling thread. */
@@ -119,37 +143,43 @@ export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGra
  */
 export class CrowdSlice {
   readonly instances: AnimGraphInstance[] = [];
+  readonly first: number;
+  readonly end: number;
+  private readonly componentSpace: boolean;
+  private readonly buffers: CrowdBuffers;
+  /** The names slotCalls index (CrowdShare). */
+  private readonly slotNames: readonly string[];
+  private readonly clipNames: readonly string[];
   /** Whether the characters' component poses are composed in the kernel, a group at a time (composeInGroups). */
   private readonly composesInKernel: boolean;
 
   /**
    * @param kernel this thread's sampling kernel on the crowd's shared memory, whose poseArrays are
-   *   then the pose arrays of `buffers` (the views a worker received are replaced by its kernel's:
-   *   a Pose finds its kernel by the very buffer object it views), or null to sample in JavaScript
-   * @param thread the thread's index in the crowd (0: the calling thread), whose pool of
-   *   temporaries in the kernel's memory it uses
+   *   then the pose arrays of `share.buffers` (the views a worker received are replaced by its
+   *   kernel's: a Pose finds its kernel by the very buffer object it views), or null to sample in
+   *   JavaScript. The thread (share.worker) uses its own pool of temporaries in the kernel's memory.
    */
-  constructor(
-    readonly graph: AnimGraph,
-    readonly first: number,
-    readonly end: number,
-    private readonly componentSpace: boolean,
-    private readonly buffers: CrowdBuffers,
-    private readonly kernel: SamplingKernel | null = null,
-    thread = 0,
-    /** The names slotCalls index (CrowdWorkerData). */
-    private readonly slotNames: readonly string[] = [],
-    private readonly clipNames: readonly string[] = [],
-  ) {
+  constructor(readonly graph: AnimGraph, share: CrowdShare, private readonly kernel: SamplingKernel | null = null) {
+    const { first, end, componentSpace, buffers } = share;
+    this.first = first;
+    this.end = end;
+    this.componentSpace = componentSpace;
+    this.buffers = buffers;
+    this.slotNames = share.slotNames;
+    this.clipNames = share.clipNames;
     const n = graph.skeleton.boneCount;
     if (kernel !== null) {
       [buffers.translations, buffers.rotations, buffers.scales, buffers.componentTranslations, buffers.componentRotations, buffers.componentScales] = kernel.poseArrays.slice(0, 6);
     }
     // Each character evaluates straight into its rows of the shared arrays: nothing to publish. In
     // the kernel, the thread's temporaries are its own pool's, in the memory too.
-    const posePool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, thread);
+    const posePool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, share.worker);
     for (let i = first; i < end; i++) this.instances.push(createCharacter(graph, buffers, i, componentSpace, kernel, posePool));
     this.composesInKernel = kernel !== null && componentSpace;
+    if (share.events.length > 0) {
+      const recorder = new CrowdEventRecorder(buffers.events, share.worker, first, end - first, share.eventsPerCharacter);
+      for (let k = 0; k < this.instances.length; k++) recorder.listen(this.instances[k], first + k, share.events);
+    }
   }
 
   /** Whether this slice samples in the kernel. */
@@ -177,36 +207,48 @@ export class CrowdSlice {
     b.slotCallCount[i] = 0;
   }
 
-  /** Applies pending parameters, resets, update rates and slot calls, advances every character by the frame's delta time and evaluates it. */
+  /**
+   * Applies each character's pending parameters, reset, update rate and slot calls, then advances
+   * it by the frame's delta time and evaluates it, character after character (so that its events,
+   * those of its slot calls included, come in character order).
+   */
   run(): void {
-    const b = this.buffers;
-    const instances = this.instances;
-    for (let k = 0; k < instances.length; k++) {
-      const i = this.first + k;
-      const instance = instances[k];
-      if (b.parametersChanged[i] === 1) {
-        // Parameters are read by nodes from this array every frame, so writing it is setting them
-        // (no parameterChanged events: their listeners would be on another thread).
-        const values = instance.parameterValues;
-        const width = values.length, from = i * width;
-        for (let s = 0; s < width; s++) values[s] = b.parameters[from + s];
-        b.parametersChanged[i] = 0;
-      }
-      if (b.resetRequested[i] === 1) {
-        instance.reset();
-        b.resetRequested[i] = 0;
-      }
-      if (b.updateRateChanged[i] === 1) {
-        // Checked when set; the first rate above 1 allocates the character's interpolation poses, once.
-        instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
-        b.updateRateChanged[i] = 0;
-      }
-      if (b.slotCallCount[i] > 0) this.runSlotCalls(instance, i);
-      if (!this.composesInKernel) runCharacterFrame(instance, b.frame, this.componentSpace, b.rootMotion, i);
-    }
+    const b = this.buffers, instances = this.instances;
     // In the kernel, with component space, the characters run in groups composed together (as
-    // InstanceBatch.update does), each after its pending changes above.
-    if (this.composesInKernel) composeInGroups(this.kernel!, instances, b.frame, b.rootMotion, b, this.first);
+    // InstanceBatch.update does), each after its pending changes (beforeFrame).
+    if (this.composesInKernel) {
+      composeInGroups(this.kernel!, instances, b.frame, b.rootMotion, b, this.first, this);
+      return;
+    }
+    for (let k = 0; k < instances.length; k++) {
+      this.beforeFrame(k);
+      runCharacterFrame(instances[k], b.frame, this.componentSpace, b.rootMotion, this.first + k);
+    }
+  }
+
+  /** Applies the pending parameters, reset, update rate and slot calls of the share's character k. */
+  beforeFrame(k: number): void {
+    const b = this.buffers;
+    const i = this.first + k;
+    const instance = this.instances[k];
+    if (b.parametersChanged[i] === 1) {
+      // Parameters are read by nodes from this array every frame, so writing it is setting them
+      // (no parameterChanged events: their listeners would be on another thread).
+      const values = instance.parameterValues;
+      const width = values.length, from = i * width;
+      for (let s = 0; s < width; s++) values[s] = b.parameters[from + s];
+      b.parametersChanged[i] = 0;
+    }
+    if (b.resetRequested[i] === 1) {
+      instance.reset();
+      b.resetRequested[i] = 0;
+    }
+    if (b.updateRateChanged[i] === 1) {
+      // Checked when set; the first rate above 1 allocates the character's interpolation poses, once.
+      instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
+      b.updateRateChanged[i] = 0;
+    }
+    if (b.slotCallCount[i] > 0) this.runSlotCalls(instance, i);
   }
 }
 
@@ -250,8 +292,9 @@ function sharedInt32(length: number): Int32Array {
  * frame for all of them and returns when every share is done.
  *
  * Each character is an independent AnimGraphInstance, so its poses are bit-identical to evaluating
- * it alone with the same parameters and delta times. Events and debug trees stay on the thread that
- * evaluates the character: inspect characters of the calling thread's share with `instanceOf`.
+ * it alone with the same parameters and delta times. The events named in CrowdOptions.events reach
+ * the calling thread (`events`) whichever thread evaluates the character; debug trees stay on that
+ * thread: inspect characters of the calling thread's share with `instanceOf`.
  */
 export class Crowd {
   readonly count: number;
@@ -276,7 +319,17 @@ export class Crowd {
    * that builds different clips) samples in JavaScript instead, with the same results.
    */
   readonly wasm: boolean;
+  /**
+   * The characters' forwarded instance events (CrowdOptions.events), each with the character's
+   * index first, emitted by `update` once the frame is over, on the calling thread: characters in
+   * order, each one's in the order they fired. `eventsDropped` tells how many a frame lost.
+   */
+  readonly events = new CrowdEventEmitter();
   private readonly buffers: CrowdBuffers;
+  /** Hands the threads' recorded events to `events`; null when the crowd forwards none. */
+  private readonly dispatcher: CrowdEventDispatcher | null;
+  /** Set while `events` listeners run: update may not be called from them. */
+  private dispatching = false;
   private readonly slice: CrowdSlice;
   private readonly workers: Worker[];
   /** Checks and converts values as an instance's setParameter does. */
@@ -290,6 +343,7 @@ export class Crowd {
     /** The graph's slot names, which playSlot and stopSlot take. */
     readonly slotNames: readonly string[],
     private readonly clipNames: readonly string[],
+    forwarding: { firstCharacters: readonly number[]; perCharacter: number } | null,
   ) {
     this.graph = graph;
     this.count = count;
@@ -307,6 +361,7 @@ export class Crowd {
     this.componentScales = buffers.componentScales;
     this.rootMotion = buffers.rootMotion;
     this.wasm = wasm;
+    this.dispatcher = forwarding === null ? null : new CrowdEventDispatcher(buffers.events, forwarding.firstCharacters, forwarding.perCharacter, this.events);
   }
 
   /** Builds the graph on every thread and one instance per character; rejects if any thread fails to. */
@@ -316,6 +371,7 @@ export class Crowd {
     const workers = Math.min(options.workers ?? Math.max(availableParallelism() - 1, 0), count - 1);
     if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number, at least 0; got ${options.workers}`);
     const componentSpace = options.componentSpace ?? false;
+    const events = checkCrowdEvents(options.events), eventsPerCharacter = checkEventsPerCharacter(options.eventsPerCharacter);
     const graph = await buildCrowdGraph(options.source);
     const n = graph.skeleton.boneCount;
     const scratch = new Parameters(graph.parameterDefinitions);
@@ -345,6 +401,7 @@ export class Crowd {
       componentRotations: poses?.[4] ?? sharedFloat64(cs * 4),
       componentScales: poses?.[5] ?? sharedFloat64(cs * 3),
       rootMotion: sharedFloat64(count * 4),
+      events: crowdEventBuffers(count, eventsPerCharacter, threads, events.length > 0),
     };
     for (let i = 0; i < count; i++) buffers.parameters.set(scratch.values, i * width);
     for (let i = 0; i < count; i++) {
@@ -355,15 +412,15 @@ export class Crowd {
     const bound = (t: number) => Math.round((t * count) / threads);
     // What slotCalls index: the names on this thread's graph.
     const clipNames = [...graph.clipBindings.keys()], slotNames = graph.slotNames;
-    const slice = new CrowdSlice(graph, 0, bound(1), componentSpace, buffers, kernel, 0, slotNames, clipNames);
+    const share = (t: number): CrowdShare => ({
+      worker: t, first: bound(t), end: bound(t + 1), componentSpace, buffers, slotNames, clipNames, events, eventsPerCharacter,
+    });
+    const slice = new CrowdSlice(graph, share(0), kernel);
     const started: Worker[] = [];
     let workersInJavaScript = 0;
     try {
       await Promise.all(Array.from({ length: workers }, (_, w) => {
-        const data: CrowdWorkerData = {
-          source: options.source, worker: w + 1, first: bound(w + 1), end: bound(w + 2), componentSpace, buffers,
-          kernelMemory: kernel?.memory ?? null, threads, slotNames, clipNames,
-        };
+        const data: CrowdWorkerData = { ...share(w + 1), source: options.source, kernelMemory: kernel?.memory ?? null, threads };
         const worker = new Worker(new URL('./crowd-worker.mjs', import.meta.url), { workerData: data });
         started.push(worker);
         return new Promise<void>((resolve, reject) => {
@@ -385,7 +442,8 @@ export class Crowd {
       // A crowd the program forgets to close must not keep the process alive.
       worker.unref();
     }
-    return new Crowd(graph, count, buffers, slice, started, scratch, slice.wasm && workersInJavaScript === 0, slotNames, clipNames);
+    const forwarding = events.length === 0 ? null : { firstCharacters: Array.from({ length: threads }, (_, t) => bound(t)), perCharacter: eventsPerCharacter };
+    return new Crowd(graph, count, buffers, slice, started, scratch, slice.wasm && workersInJavaScript === 0, slotNames, clipNames, forwarding);
   }
 
   /**
@@ -495,11 +553,15 @@ export class Crowd {
 
   /**
    * Advances every character by `deltaTime` seconds (negative, NaN or infinite count as 0) and
-   * evaluates it; returns when all the poses are in the shared arrays.
+   * evaluates it; returns when all the poses are in the shared arrays, after emitting the frame's
+   * forwarded events on `events`. Throws if called from one of those listeners (the next frame
+   * would overwrite the events being delivered): call it after `update` returns.
    */
   update(deltaTime: number): void {
     if (this.closed) throw new Error('the crowd is closed');
+    if (this.dispatching) throw new Error('Crowd.update called from a listener of its events; call it after update returns');
     const b = this.buffers, control = b.control;
+    this.dispatcher?.clear();
     b.frame[0] = deltaTime > 0 && Number.isFinite(deltaTime) ? deltaTime : 0;
     const workers = this.workerCount;
     if (workers > 0) {
@@ -523,6 +585,14 @@ export class Crowd {
     if (failed !== 0) {
       const text = new TextDecoder().decode(b.failure.slice()).replace(/\0+$/, '');
       throw new Error(`crowd worker ${failed} failed in a frame; close the crowd. ${text}`);
+    }
+    if (this.dispatcher !== null) {
+      this.dispatching = true;
+      try {
+        this.dispatcher.dispatch();
+      } finally {
+        this.dispatching = false;
+      }
     }
   }
 

@@ -115,19 +115,28 @@ export function kernelPosePool(kernel: SamplingKernel, boneCount: number, pool: 
   }));
 }
 
+/** What runs before each character's frame in composeInGroups (a Crowd's pending calls), given the character's index in `instances`. */
+export interface BeforeCharacterFrame {
+  beforeFrame(k: number): void;
+}
+
 /**
  * Runs characters' frames in the kernel, component space included, as groups of eight: each
- * group's characters evaluated, then composed together while their local poses are still in the
- * cache (the kernel overlaps their chains of parent-to-child latencies), then marked composed.
- * `first` is the first character's row in `arrays`.
+ * group's characters evaluated (each after `before`'s beforeFrame, if given), then composed
+ * together while their local poses are still in the cache (the kernel overlaps their chains of
+ * parent-to-child latencies), then marked composed. `first` is the first character's row in `arrays`.
  */
 export function composeInGroups(
   kernel: SamplingKernel, instances: readonly AnimGraphInstance[], deltaTime: Float64Array, rootMotion: Float64Array, arrays: BatchPoseArrays, first: number,
+  before: BeforeCharacterFrame | null = null,
 ): void {
   const count = instances.length;
   for (let start = 0; start < count; start += 8) {
     const end = start + 8 < count ? start + 8 : count;
-    for (let k = start; k < end; k++) runCharacterFrame(instances[k], deltaTime, false, rootMotion, first + k);
+    for (let k = start; k < end; k++) {
+      if (before !== null) before.beforeFrame(k);
+      runCharacterFrame(instances[k], deltaTime, false, rootMotion, first + k);
+    }
     kernel.composeCharacters(arrays, first + start, end - start);
     for (let k = start; k < end; k++) instances[k].markComponentComposed();
   }

@@ -300,6 +300,12 @@ describe('graph instance', () => {
     // set between frames), its graph's StrideWarping at full alpha warping in place.
     expect(result.perFrameCrowd).toBeLessThan(4);
     expect(result.crowdWarp).toBe(1.3);
+    // A Crowd delivering its characters' events on the calling thread (about 0.7 a frame): nothing
+    // but the one number each carries, boxed when it is not a whole number (16 bytes: a loop's time;
+    // a notify's weight here is 1). 4.5 bytes an event measured; an array of arguments would be 32 or more.
+    expect(result.crowdEventsPerFrame).toBeGreaterThan(0.3);
+    expect(result.bytesPerCrowdEvent).toBeLessThan(8);
+    expect(result.crowdEventWeights).toBeGreaterThan(0);
     // An InstanceBatch's update (its characters switching gait by turns, component space too).
     expect(result.perFrameBatch).toBeLessThan(4);
   });
@@ -313,6 +319,7 @@ describe('graph instance', () => {
     const result = JSON.parse(out.trim().split('\n').at(-1)!);
     const perFrame = ['perFrame', 'perFrameWarped', 'perSetParameter', 'perFrameRootMotion', 'perFrameRootMotionWarped', 'perFrameCrowd', 'perFrameBatch'];
     for (const key of perFrame) expect(result[key], key).toBeLessThan(4);
+    expect(result.bytesPerCrowdEvent).toBeLessThan(8);
   });
 
   it('allocates nothing reading properties bound to float parameters, after a graph with vec3 properties was built', () => {

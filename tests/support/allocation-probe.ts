@@ -133,7 +133,10 @@ const inertialActive = h.gatherDebug().children[0].children[0].values?.active;
 // thread's share and the frame handshake, with an int parameter set on two characters every frame.
 const crowd = await Crowd.create({
   source: { module: new URL('./crowd-graphs.ts', import.meta.url).href, export: 'warpedWalkGraph' }, count: 8, workers: 1, componentSpace: true,
+  // Forwarded, listened to, and never fired (the walk has no notifies, the graph no slots): the recorders cost nothing.
+  events: ['notify', 'slotEnded'],
 });
+crowd.events.on('notify', () => {});
 let gait = 0;
 const crowdFrame = bytesPerFrame(() => {
   gait ^= 1;
@@ -143,6 +146,25 @@ const crowdFrame = bytesPerFrame(() => {
 });
 const crowdWarp = crowd.instanceOf(0)!.gatherDebug().children[0].values?.strideScale;
 await crowd.close();
+
+// A crowd forwarding its characters' notifies and loops, half of them from a worker thread: what
+// delivering each costs on the calling thread (emitting boxes its number, as an instance's emit does).
+const noisy = await Crowd.create({
+  source: { module: new URL('./crowd-graphs.ts', import.meta.url).href, export: 'notifyWalkGraph' }, count: 8, workers: 1,
+  events: ['notify', 'notifyBegin', 'notifyEnd', 'sequenceLooped'],
+});
+// The sum in an array: a double added to a `let` the listeners share would be boxed by the listeners themselves.
+let delivered = 0;
+const weights = new Float64Array(1);
+noisy.events.on('notify', (_c, _name, _node, weight) => { delivered++; weights[0] += weight; });
+noisy.events.on('notifyBegin', (_c, _name, _node, weight) => { delivered++; weights[0] += weight; });
+noisy.events.on('notifyEnd', (_c, _name, _node, weight) => { delivered++; weights[0] += weight; });
+noisy.events.on('sequenceLooped', (_c, _node, _clip, time) => { delivered++; weights[0] += time; });
+for (let i = 0; i < 8; i++) noisy.setParameter(i, 'rate', 0.8 + 0.1 * i);
+const noisyFrames = { warmup: 5000, windows: 5, frames: 5000 };
+const noisyFrame = bytesPerFrame(() => noisy.update(1 / 60), noisyFrames);
+const crowdEventsPerFrame = delivered / (noisyFrames.warmup + noisyFrames.windows * noisyFrames.frames);
+await noisy.close();
 
 // An InstanceBatch of the shipped locomotion graph (component space too), characters switching
 // gait by turns so crossfades start and end every few frames.
@@ -160,4 +182,5 @@ console.log(JSON.stringify({
   perFrameWarped: warped.perFrame, warpedWindows: warped.windows, inertialActive, perSetParameter: setting.perFrame, perFrameRootMotion: rooted.perFrame, rootMotion: Array.from(r.rootMotion),
   perFrameRootMotionWarped: rootedWarped.perFrame, rootMotionWarped: Array.from(rw.rootMotion),
   perFrameCrowd: crowdFrame.perFrame, crowdWarp, perFrameBatch: batchFrames.perFrame,
+  crowdEventsPerFrame, bytesPerCrowdEvent: noisyFrame.perFrame / crowdEventsPerFrame, crowdEventWeights: weights[0],
 }));

@@ -124,3 +124,24 @@ export function slotWalkGraph(): AnimGraph {
     output: 'upperBody',
   });
 }
+
+/**
+ * The built-in walk, with notifies (two points and a range) and a play rate from the float
+ * parameter 'rate', under a Slot 'fullBody' (the Crowd events tests: notifies, loops, slot ends).
+ */
+export function notifyWalkGraph(): AnimGraph {
+  return loadGraphAsset({
+    format: 'animgraph/1',
+    skeleton: 'builtin:biped',
+    clips: {
+      walk: { source: 'builtin:walk', notifies: [{ name: 'footL', time: 0.31 }, { name: 'footR', time: 0.87 }, { name: 'swing', start: 0.123, end: 0.456 }] },
+      idle: { source: 'builtin:idle' },
+    },
+    parameters: { rate: { type: 'float', default: 1 } },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'rate' } } },
+      fullBody: { type: 'Slot', inputs: { source: 'walk' } },
+    },
+    output: 'fullBody',
+  });
+}
