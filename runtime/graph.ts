@@ -345,6 +345,8 @@ export class AnimGraphInstance implements GraphRuntime {
   private interpolating = false;
   /** Graph updates (UpdateContext relevance counts them); frames skipped by the update rate are not. */
   private counter = 0;
+  /** Whether update() is running (its event listeners may not call it again). */
+  private updating = false;
   /** The update contexts in use: the graph's, lent for the update (AnimGraph.updateContextLoan), or ownContexts. */
   private updateContexts: UpdateContext[] = [];
   /** Whether the graph's clips have curves (curveValues is not empty). */
@@ -597,6 +599,20 @@ export class AnimGraphInstance implements GraphRuntime {
    * in the frame loop (a Crowd; see CONTRIBUTING.md, "Numbers in the frame loop").
    */
   updateFrom(deltaTime: Float64Array, index: number): void {
+    if (this.updating) {
+      // The nodes are part way through this frame: a nested update would advance some of them twice.
+      throw new Error(`graph '${this.graph.name}': update called from a listener of this instance's events, during its update; call it after update returns`);
+    }
+    this.updating = true;
+    try {
+      this.advance(deltaTime, index);
+    } finally {
+      this.updating = false;
+    }
+  }
+
+  /** updateFrom's work: the graph updated now, or on the update rate's schedule with the pose interpolated. */
+  private advance(deltaTime: Float64Array, index: number): void {
     const given = deltaTime[index];
     const clock = this.clock;
     // MAX_DELTA_TIME written as a literal: see CONTRIBUTING.md, "Numbers in the frame loop"

@@ -263,6 +263,30 @@ describe('graph instance', () => {
     expect(graph.updateContextLoan.contexts[0].graph).toBe(lone);
   });
 
+  it('refuses an update from a listener of its own events, and runs as before once reset', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const [g, alone] = [graph.createInstance(), graph.createInstance()];
+    let calls = 0;
+    const nested = () => {
+      calls++;
+      g.update(1 / 60);
+    };
+    g.events.on('nodeBecameRelevant', nested);
+    // The first update makes the graph's nodes relevant: the listener's update throws through it.
+    expect(() => g.update(1 / 60)).toThrow(/graph 'Sample locomotion': update called from a listener of this instance's events, during its update; call it after update returns/);
+    expect(calls).toBe(1);
+    g.events.off('nodeBecameRelevant', nested);
+    // The refused update stopped the outer one part way; reset, the instance runs as one that never met the listener.
+    g.reset();
+    for (let f = 0; f < 30; f++) {
+      for (const x of [g, alone]) {
+        x.setParameter('gait', f < 15 ? 1 : 2);
+        x.update(1 / 60);
+      }
+      expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(alone.evaluate().rotations));
+    }
+  });
+
   it('emits parameterChanged only when a value changes, and rejects wrong types', () => {
     const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p', {
       f: { type: 'float', default: 1 }, v: { type: 'vec3', default: [0, 1, 0] },
