@@ -76,6 +76,11 @@ interface CrowdBuffers {
   slotCalls: Float64Array;
   /** Per character: how many of its slotCalls wait. */
   slotCallCount: Int32Array;
+  /**
+   * Character i's slots after its last update, at [i * slots, (i + 1) * slots) in
+   * CrowdShare.slotNames' order: 1 while a clip plays in the slot (AnimGraphInstance.isSlotPlaying).
+   */
+  slotPlaying: Uint8Array;
   translations: Float64Array;
   rotations: Float64Array;
   scales: Float64Array;
@@ -150,6 +155,8 @@ export class CrowdSlice {
   /** The names slotCalls index (CrowdShare). */
   private readonly slotNames: readonly string[];
   private readonly clipNames: readonly string[];
+  /** For each of slotNames, its index in this thread's graph's slotNames (isSlotPlayingAt). */
+  private readonly slotIndices: Int32Array;
   /** Whether the characters' component poses are composed in the kernel, a group at a time (composeInGroups). */
   private readonly composesInKernel: boolean;
 
@@ -167,6 +174,9 @@ export class CrowdSlice {
     this.buffers = buffers;
     this.slotNames = share.slotNames;
     this.clipNames = share.clipNames;
+    // The calling thread's slot names as this thread's graph orders them (-1 for one it lacks: never playing).
+    const own = graph.slotNames;
+    this.slotIndices = Int32Array.from(share.slotNames, (name) => own.indexOf(name));
     const n = graph.skeleton.boneCount;
     if (kernel !== null) {
       [buffers.translations, buffers.rotations, buffers.scales, buffers.componentTranslations, buffers.componentRotations, buffers.componentScales] = kernel.poseArrays.slice(0, 6);
@@ -223,7 +233,16 @@ export class CrowdSlice {
     for (let k = 0; k < instances.length; k++) {
       this.beforeFrame(k);
       runCharacterFrame(instances[k], b.frame, this.componentSpace, b.rootMotion, this.first + k);
+      this.afterFrame(k);
     }
+  }
+
+  /** Publishes what the share's character k's update left in its slots (Crowd.isSlotPlaying). */
+  afterFrame(k: number): void {
+    const slots = this.slotNames.length;
+    if (slots === 0) return;
+    const instance = this.instances[k], playing = this.buffers.slotPlaying;
+    for (let s = 0, at = (this.first + k) * slots; s < slots; s++) playing[at + s] = instance.isSlotPlayingAt(this.slotIndices[s]) ? 1 : 0;
   }
 
   /** Applies the pending parameters, reset, update rate and slot calls of the share's character k. */
@@ -394,6 +413,7 @@ export class Crowd {
       updateRateChanged: sharedInt32(count),
       slotCalls: sharedFloat64(count * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS),
       slotCallCount: sharedInt32(count),
+      slotPlaying: new Uint8Array(new SharedArrayBuffer(Math.max(count * graph.slotNames.length, 1))),
       translations: poses?.[0] ?? sharedFloat64(count * n * 3),
       rotations: poses?.[1] ?? sharedFloat64(count * n * 4),
       scales: poses?.[2] ?? sharedFloat64(count * n * 3),
@@ -524,6 +544,18 @@ export class Crowd {
     const slotIndex = this.slotIndex(character, slot);
     checkSlotStop(slot, blendOut);
     this.buffers.slotCalls[this.queueSlotCall(character, STOP_SLOT, slotIndex) + 4] = blendOut;
+  }
+
+  /**
+   * Whether a clip played in slot `slot` of one character (AnimGraphInstance.isSlotPlaying) at the
+   * end of its last update, whichever thread evaluates it: calls made since are not counted until
+   * its next update. Throws for an unknown slot or character.
+   */
+  isSlotPlaying(character: number, slot: string): boolean {
+    this.checkCharacter(character);
+    const index = this.slotNames.indexOf(slot);
+    if (index < 0) throw unknownSlotError(this.graph.name, slot, this.slotNames);
+    return this.buffers.slotPlaying[character * this.slotNames.length + index] === 1;
   }
 
   /** The index of `slot` in slotNames, once the character, the slot and room for another call are checked. */

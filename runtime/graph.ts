@@ -390,6 +390,8 @@ export class AnimGraphInstance implements GraphRuntime {
    * graph without Slot nodes (most of a crowd's), which then carries no map per character.
    */
   private readonly slots: Map<string, (PoseNode & SlotPlayer)[]> | null;
+  /** The lists of `slots` in slotNames' order (isSlotPlayingAt); empty without slots. */
+  private readonly slotLists: readonly (readonly SlotPlayer[])[];
   /**
    * The output's component pose, made when first asked for: a character whose component pose
    * nobody reads (most of a crowd's) carries no component arrays or bookkeeping (5.6 KB for 65 bones).
@@ -469,6 +471,7 @@ export class AnimGraphInstance implements GraphRuntime {
       else slots.set(node.slotName, [node]);
     }
     this.slots = slots;
+    this.slotLists = slots === null ? [] : [...slots.values()];
     const root = built.get(graph.nodes[graph.nodes.length - 1].id)!;
     if (root.space !== 'local') throw new TypeError(`the root node '${root.id}' must produce a local-space pose`);
     this.root = root;
@@ -564,7 +567,15 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** Whether a clip plays in slot `slot` (blending in, playing or blending out). Throws for an unknown slot. */
   isSlotPlaying(slot: string): boolean {
-    return this.slotPlayers(slot).some((p) => p.playing);
+    return anyPlaying(this.slotPlayers(slot));
+  }
+
+  /**
+   * isSlotPlaying for the slot at `index` in slotNames, false for an index out of range: for
+   * loops over every character's slots, which look up no name.
+   */
+  isSlotPlayingAt(index: number): boolean {
+    return index >= 0 && index < this.slotLists.length && anyPlaying(this.slotLists[index]);
   }
 
   private slotPlayers(slot: string): readonly SlotPlayer[] {
@@ -888,6 +899,11 @@ export class AnimGraphInstance implements GraphRuntime {
     this.interpolating = false;
     if (this.clock.rate > 1) this.startInterpolating();
   }
+}
+
+function anyPlaying(players: readonly SlotPlayer[]): boolean {
+  for (let i = 0; i < players.length; i++) if (players[i].playing) return true;
+  return false;
 }
 
 /**

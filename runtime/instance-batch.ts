@@ -115,27 +115,33 @@ export function kernelPosePool(kernel: SamplingKernel, boneCount: number, pool: 
   }));
 }
 
-/** What runs before each character's frame in composeInGroups (a Crowd's pending calls), given the character's index in `instances`. */
-export interface BeforeCharacterFrame {
+/**
+ * What runs around each character's frame in composeInGroups, given the character's index in
+ * `instances`: before it, a Crowd's pending calls; after it (before the group's component pass), what
+ * the crowd publishes of the character's state.
+ */
+export interface CharacterFrameHooks {
   beforeFrame(k: number): void;
+  afterFrame(k: number): void;
 }
 
 /**
  * Runs characters' frames in the kernel, component space included, as groups of eight: each
- * group's characters evaluated (each after `before`'s beforeFrame, if given), then composed
+ * group's characters evaluated (each between `hooks`' beforeFrame and afterFrame, if given), then composed
  * together while their local poses are still in the cache (the kernel overlaps their chains of
  * parent-to-child latencies), then marked composed. `first` is the first character's row in `arrays`.
  */
 export function composeInGroups(
   kernel: SamplingKernel, instances: readonly AnimGraphInstance[], deltaTime: Float64Array, rootMotion: Float64Array, arrays: BatchPoseArrays, first: number,
-  before: BeforeCharacterFrame | null = null,
+  hooks: CharacterFrameHooks | null = null,
 ): void {
   const count = instances.length;
   for (let start = 0; start < count; start += 8) {
     const end = start + 8 < count ? start + 8 : count;
     for (let k = start; k < end; k++) {
-      if (before !== null) before.beforeFrame(k);
+      if (hooks !== null) hooks.beforeFrame(k);
       runCharacterFrame(instances[k], deltaTime, false, rootMotion, first + k);
+      if (hooks !== null) hooks.afterFrame(k);
     }
     kernel.composeCharacters(arrays, first + start, end - start);
     for (let k = start; k < end; k++) instances[k].markComponentComposed();

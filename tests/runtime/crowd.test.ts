@@ -123,6 +123,10 @@ describe('Crowd', () => {
       crowd.update(dt);
       for (const instance of alone) instance.update(dt);
       playing.push(alone.map((g) => g.isSlotPlaying('fullBody') || g.isSlotPlaying('upperBody')));
+      // The crowd tells each character's slots after the update, on whichever thread it ran.
+      for (const slot of ['fullBody', 'upperBody']) {
+        expect(alone.map((_, i) => crowd.isSlotPlaying(i, slot)), `${slot}, frame ${f}`).toEqual(alone.map((g) => g.isSlotPlaying(slot)));
+      }
     });
     expectRowsLikeAlone(crowd, alone);
     // What the calls did (so the comparison above is not of walks alone): clips played, one stopped.
@@ -139,14 +143,21 @@ describe('Crowd', () => {
     expect(() => crowd.playSlot(0, 'fullBody', 'run', { playRate: 0 })).toThrow(/playRate must be above 0/);
     expect(() => crowd.stopSlot(1, 'fullBody', Infinity)).toThrow(/stopSlot\('fullBody'\): blendOut is seconds/);
     expect(() => crowd.playSlot(2, 'fullBody', 'run')).toThrow(/no character 2/);
+    expect(() => crowd.isSlotPlaying(0, 'nope')).toThrow(/has no Slot node named 'nope'/);
+    expect(() => crowd.isSlotPlaying(-1, 'fullBody')).toThrow(/no character -1/);
     // None of those waits: the update plays nothing.
     crowd.update(1 / 60);
     expect(crowd.instanceOf(0)!.isSlotPlaying('fullBody')).toBe(false);
     for (let k = 0; k < CROWD_SLOT_CALLS; k++) crowd.playSlot(1, 'upperBody', k % 2 === 0 ? 'run' : 'idle');
     expect(() => crowd.stopSlot(1, 'upperBody')).toThrow(/character 1 has 8 slot calls waiting for its next update/);
     crowd.playSlot(0, 'fullBody', 'run'); // another character's calls are its own
+    expect(crowd.isSlotPlaying(0, 'fullBody')).toBe(false); // as of the last update: the call waits for the next
     crowd.update(1 / 60);
     expect(crowd.instanceOf(0)!.isSlotPlaying('fullBody')).toBe(true);
+    expect([crowd.isSlotPlaying(0, 'fullBody'), crowd.isSlotPlaying(1, 'upperBody'), crowd.isSlotPlaying(1, 'fullBody')]).toEqual([true, true, false]);
+    // The instance's by index, in slotNames' order; none past the end.
+    const own = crowd.instanceOf(0)!;
+    expect([own.isSlotPlayingAt(0), own.isSlotPlayingAt(1), own.isSlotPlayingAt(2), own.isSlotPlayingAt(-1)]).toEqual([true, false, false, false]);
     crowd.stopSlot(1, 'upperBody'); // room again after the update
   });
 
