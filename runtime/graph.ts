@@ -625,15 +625,21 @@ export class AnimGraphInstance implements GraphRuntime {
   /** updateFrom's work: the graph updated now, or on the update rate's schedule with the pose interpolated. */
   private advance(deltaTime: Float64Array, index: number): void {
     const given = deltaTime[index];
-    const clock = this.clock;
     // MAX_DELTA_TIME written as a literal: see CONTRIBUTING.md, "Numbers in the frame loop"
     const numbers = this.frameNumbers, at = this.frameNumbersAt;
     numbers[at + DELTA_TIME] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
     numbers[at + ELAPSED] += numbers[at + DELTA_TIME];
-    if (!this.interpolating) {
-      this.updateNow();
-      return;
-    }
+    // The update-rate path in a function of its own: V8 optimises a function once it has run enough
+    // of its bytecode, and with it inline this one, mostly taking the short path at full rate, ran
+    // unoptimised for thousands of frames, boxing the numbers above (about 20 B a frame).
+    if (!this.interpolating) this.updateNow();
+    else this.advanceInterpolating();
+  }
+
+  /** advance below full update rate (or catching up after it): the graph on its schedule, the pose and curves interpolated. */
+  private advanceInterpolating(): void {
+    const clock = this.clock;
+    const numbers = this.frameNumbers, at = this.frameNumbersAt;
     if (this.counter === 0 && (!(numbers[at + DELTA_TIME] > 0) || !clock.interpolate)) {
       // A graph never updated (new, or reset) has no pose to show or hold: its first update runs
       // on whatever frame it comes, a zero delta time or an unscheduled frame included, and the
