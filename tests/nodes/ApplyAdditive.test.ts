@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadGraphFile, runGraph } from '../../node.ts';
@@ -11,6 +10,7 @@ import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { GraphLoadError } from '../../graphs/loader.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
+import { runProbe } from '../support/allocation.ts';
 
 const DEG = Math.PI / 180;
 const skeleton = sampleSkeleton();
@@ -233,9 +233,7 @@ describe('ApplyAdditive', () => {
   });
 
   it('allocates nothing per frame once warm, in a plain Node process', () => {
-    const probe = fileURLToPath(new URL('../support/additive-allocation-probe.ts', import.meta.url));
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('additive-allocation-probe.ts');
     expect(result.perFrame).toBeLessThan(4);
     expect(result.moved).toBe(true);
   });

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
@@ -11,6 +10,7 @@ import { quatFromAxisAngle, quatMultiply, quatScaleAngle, quatSwingTwist } from 
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { hasNaN } from '../support/graphs.ts';
 import { describeWithData } from '../support/shared-data.ts';
+import { runProbe } from '../support/allocation.ts';
 
 // ---------------------------------------------------------------------------------------------
 // An independent bend/roll decomposition with rotation matrices (row-major 3x3), written from the
@@ -494,9 +494,7 @@ describe('quatScaleAngle', () => {
 
 describe('BendRollHelper allocates nothing per frame', () => {
   it('in a plain Node process, once warm', () => {
-    const probe = fileURLToPath(new URL('../support/bend-roll-allocation-probe.ts', import.meta.url));
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('bend-roll-allocation-probe.ts');
     expect(result.perFrame).toBeLessThan(4);
     expect(result.moved).toBe(true); // the helpers really were driven
   });

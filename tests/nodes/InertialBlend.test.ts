@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
@@ -7,6 +6,7 @@ import { Pose } from '../../runtime/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
+import { runProbe } from '../support/allocation.ts';
 
 const DT = 1 / 30;
 const biped = (blendTime: unknown = 0.2) => bipedInstance({
@@ -145,9 +145,7 @@ const CMU_GRAPH = (blendTime: number) => ({
 
 describeWithData('InertialBlend on CMU walk to run', () => {
   it('allocates nothing per frame in a transition applied in JavaScript after a batch applied it in the kernel (plain Node process)', () => {
-    const probe = new URL('../support/inertial-sequence-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('inertial-sequence-allocation-probe.ts');
     // A boxed curve value per character was 16 B: 4800 B/frame for these 300 characters; the
     // probe's windows leave about 2.5 B/frame of their own.
     expect(result.perFrame).toBeLessThan(8);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
@@ -10,6 +9,7 @@ import { Pose } from '../../runtime/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
 import { describeWithData } from '../support/shared-data.ts';
+import { runProbe } from '../support/allocation.ts';
 
 const biped = sampleSkeleton();
 const weightsOf = (spec: Parameters<typeof boneMaskWeights>[1]) => {
@@ -406,9 +406,7 @@ describe('LayeredBlendPerBone with a blendMask profile', () => {
 
 describe('LayeredBlendPerBone allocates nothing per frame', () => {
   it('in a plain Node process, once warm (local and mesh space, bound weight, two layers)', () => {
-    const probe = fileURLToPath(new URL('../support/layered-allocation-probe.ts', import.meta.url));
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('layered-allocation-probe.ts');
     expect(result.perFrame).toBeLessThan(4);
     expect(result.blended).toBe(true);
   });

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import {
 import type { Skeleton } from '../../runtime/skeleton.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
+import { runProbe } from '../support/allocation.ts';
 
 const DT = 1 / 30;
 const LIMBS = ['foot_l', 'foot_r', 'hand_l', 'hand_r'];
@@ -298,9 +298,7 @@ describe('PoseSearchBlend on the built-in biped', () => {
   });
 
   it('allocates nothing per frame once warm, blending or not, nor for a search (plain Node process)', () => {
-    const probe = new URL('../support/pose-search-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('pose-search-allocation-probe.ts');
     expect(result.steady).toBeLessThan(4);
     expect(result.blending).toBeLessThan(4);
     expect(result.blendingWeights[0]).toBeGreaterThan(0.2);

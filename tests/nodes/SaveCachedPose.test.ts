@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
@@ -9,6 +8,7 @@ import {
 import { defineNodeType } from '../../runtime/node-type.ts';
 import type { Pose } from '../../runtime/pose.ts';
 import { hasNaN } from '../support/graphs.ts';
+import { runProbe } from '../support/allocation.ts';
 
 /** Counts the updates (with their weights) and evaluations of the branch below it. */
 class Spy extends LocalPoseNode {
@@ -313,9 +313,7 @@ describe('SaveCachedPose / UseCachedPose', () => {
   });
 
   it('allocates nothing per frame once warm (nested caches, root motion, copied and blended uses)', () => {
-    const probe = new URL('../support/cached-pose-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('cached-pose-allocation-probe.ts');
     // The measurement's own floor is about 0.13 bytes a frame.
     expect(result.perFrame).toBeLessThan(0.6);
     // mix at 0.8: u1 at 0.8 × 0.65 = 0.52, u2 at 0.28.

@@ -1,5 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
@@ -7,6 +5,7 @@ import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
+import { runProbe } from '../support/allocation.ts';
 
 /** Issue 17, item 8: one-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
 const skeleton = sampleSkeleton();
@@ -279,8 +278,7 @@ describe('Slot', () => {
   });
 
   it('allocates nothing per frame with notifies, curves and slots playing, interrupting and ending', () => {
-    const probe = fileURLToPath(new URL('../support/slot-allocation-probe.ts', import.meta.url));
-    const run = (...flags: string[]) => JSON.parse(execFileSync(process.execPath, [...flags, '--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' }).trim().split('\n').at(-1)!);
+    const run = (...flags: string[]) => runProbe('slot-allocation-probe.ts', flags);
     const result = run();
     expect(result.perFrame).toBeLessThan(1);
     // A Crowd's playSlot and stopSlot calls, applied in its update.

@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { blendProfileProblems, resolveBlendProfile, type BlendProfileJson } from '../../runtime/blend-profile.ts';
 import { Crossfade } from '../../runtime/crossfade.ts';
 import type { UpdateContext } from '../../runtime/node.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
+import { runProbe } from '../support/allocation.ts';
 
 // Bone A is the root, B its child, C B's child.
 const skeleton = new Skeleton(['A', 'B', 'C'], [-1, 0, 1]);
@@ -153,9 +152,7 @@ describe('blend profiles: crossfade per bone', () => {
 
 describe('blend profiles allocate nothing per frame', () => {
   it('in a plain Node process, while profiled crossfades, transitions and inertializations keep interrupting each other', () => {
-    const probe = fileURLToPath(new URL('../support/blend-profile-allocation-probe.ts', import.meta.url));
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('blend-profile-allocation-probe.ts');
     expect(result.switches / result.frames).toBeGreaterThan(0.4);
     // Filling each bone's start weight with TypedArray.fill boxed the weight at switches: 0.28 B/frame
     // here (most switches interrupt a per-bone fade, which copies instead). About 0.12 is the floor.

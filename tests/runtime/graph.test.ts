@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
@@ -7,6 +6,7 @@ import { Parameters, type ParameterDefinition } from '../../runtime/parameters.t
 import { runGraph } from '../../host/runner.ts';
 import { describeWithData, CMU, hasSharedData } from '../support/shared-data.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
+import { runProbe } from '../support/allocation.ts';
 
 const example = (name: string) => new URL(`../../graphs/examples/${name}`, import.meta.url).pathname;
 
@@ -303,9 +303,7 @@ describe('graph instance', () => {
   });
 
   it('allocates nothing per frame once warm, with every blend and control path active', () => {
-    const probe = new URL('../support/allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('allocation-probe.ts');
     // One boxed double per frame would be 16 bytes; a pose allocated per frame several hundred.
     expect(result.perFrame).toBeLessThan(4);
     expect(result.listWeights[0]).toBeGreaterThan(0.4); // the list really was still blending
@@ -339,26 +337,20 @@ describe('graph instance', () => {
     // What V8 inlines depends on what it compiled before, which a loaded run changes; a double
     // passed as an argument to a call left out of line is boxed (CONTRIBUTING.md, "Numbers in the
     // frame loop"). Inlining only small functions leaves most calls out of line, every time.
-    const probe = new URL('../support/allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--max-inlined-bytecode-size=50', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('allocation-probe.ts', ['--max-inlined-bytecode-size=50']);
     const perFrame = ['perFrame', 'perFrameWarped', 'perSetParameter', 'perFrameRootMotion', 'perFrameRootMotionWarped', 'perFrameCrowd', 'perFrameBatch'];
     for (const key of perFrame) expect(result[key], key).toBeLessThan(4);
     expect(result.bytesPerCrowdEvent).toBeLessThan(8);
   });
 
   it('allocates nothing reading properties bound to float parameters, after a graph with vec3 properties was built', () => {
-    const probe = new URL('../support/bound-scalar-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('bound-scalar-allocation-probe.ts');
     expect(result.perFrame).toBeLessThan(1);
     expect(result.alpha).toBe(0.3); // the outer blend read its alpha from the parameter
   });
 
   it('allocates nothing per frame with every example graph running together in one process', () => {
-    const probe = new URL('../support/examples-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const { perFrame, graphs, skipped } = JSON.parse(out.trim().split('\n').at(-1)!) as { perFrame: number; graphs: string[]; skipped: string[] };
+    const { perFrame, graphs, skipped } = runProbe<{ perFrame: number; graphs: string[]; skipped: string[] }>('examples-allocation-probe.ts');
     // Every example ran, but those on ../shared/data where it is missing (never in CI).
     expect(skipped.every((f) => !hasSharedData && /^(cmu|robot)-/.test(f)), skipped.join(', ')).toBe(true);
     expect(graphs.length + skipped.length).toBe(readdirSync(example('')).filter((f) => f.endsWith('.json')).length);
@@ -369,12 +361,10 @@ describe('graph instance', () => {
   });
 
   it('allocates nothing per frame in any example graph alone from its 5000th frame (V8 optimising at fixed call counts)', () => {
-    const probe = new URL('../support/example-warmup-allocation-probe.ts', import.meta.url).pathname;
     const files = readdirSync(example('')).filter((f) => f.endsWith('.json'));
     let measured = 0;
     for (const file of files) {
-      const out = execFileSync(process.execPath, ['--expose-gc', '--no-concurrent-recompilation', '--import', 'tsx', probe, file], { encoding: 'utf8' });
-      const result = JSON.parse(out.trim().split('\n').at(-1)!) as { windows?: number[]; skipped?: string };
+      const result = runProbe<{ windows?: number[]; skipped?: string }>('example-warmup-allocation-probe.ts', ['--no-concurrent-recompilation'], [file]);
       if (result.skipped !== undefined) {
         expect(!hasSharedData && /^(cmu|robot)-/.test(file), `${file}: ${result.skipped}`).toBe(true);
         continue;
@@ -388,9 +378,7 @@ describe('graph instance', () => {
   }, 120_000);
 
   it('allocates nothing at blend switches with fractional blend times, while updating', () => {
-    const probe = new URL('../support/blend-switch-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('blend-switch-allocation-probe.ts');
     // About one switch every other frame, across a crossfading BlendList (0.2, 0.25, 0.15 s), a
     // BlendByBool (0.25 s literal, 0.15 s bound), an InertialBlend (0.2 s) and an inertial BlendList
     // (0.3, 0.15 s): a blend time boxed at one node's switches alone is over 1 byte a frame
@@ -407,9 +395,7 @@ describe('graph instance', () => {
   });
 
   it('allocates nothing per frame once warm in blend spaces and sync groups with markers', () => {
-    const probe = new URL('../support/blend-space-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('blend-space-allocation-probe.ts');
     // A marker segment's time boxed in readSyncPosition or followSyncPosition was about 18 bytes a
     // frame; the measurement's own floor is about 0.12.
     expect(result.perFrame).toBeLessThan(0.6);
@@ -419,18 +405,14 @@ describe('graph instance', () => {
   });
 
   it('allocates nothing per frame once warm while StateMachine states switch every few frames', () => {
-    const probe = new URL('../support/state-machine-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('state-machine-allocation-probe.ts');
     expect(result.transitions / result.frames).toBeGreaterThan(0.3);
     // Entering a state re-initializes its sub-graph (a nested machine too) in the frame loop: that allocates nothing either.
     expect(result.perFrame).toBeLessThan(0.6);
   });
 
   it('allocates nothing when states are entered after other graphs ran in the process (the crowd bench\'s stride case, then its state machine)', () => {
-    const probe = new URL('../support/crowd-sequence-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('crowd-sequence-allocation-probe.ts');
     // A start time boxed at each state entry was 16 B a transition: 168 B/frame here (10 a frame);
     // the probe's short windows leave about 2.5 B/frame of their own.
     expect(result.perFrame).toBeLessThan(8);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
@@ -7,6 +6,7 @@ import type { InstanceBatch } from '../../runtime/instance-batch.ts';
 import { SamplingKernel } from '../../runtime/sampling-kernel.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { describeWithData } from '../support/shared-data.ts';
+import { runProbe } from '../support/allocation.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../../graphs/examples/${name}`, import.meta.url));
 const DT = [1 / 60, 1 / 30, 0, 1 / 60, 0.05, 1 / 60, 1 / 60];
@@ -137,9 +137,7 @@ describe('InstanceBatch', () => {
   });
 
   it('allocates nothing per frame with its crossfades, layers and inertialization offsets in the kernel (plain Node process)', () => {
-    const probe = new URL('../support/batch-kernel-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>;
+    const result = runProbe<Record<string, number>>('batch-kernel-allocation-probe.ts');
     // A boxed number or a view made per character per frame would be 16 B or more times the 40
     // characters; the probe's windows leave about 1.3 B/frame of their own.
     expect(Object.keys(result)).toEqual(['statemachine', 'layered', 'inertial']);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { Crowd } from '../../host/crowd.ts';
 import { loadGraphAsset } from '../../host/files.ts';
@@ -13,6 +12,7 @@ import type { Pose } from '../../runtime/pose.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { rateWalkGraph } from '../support/crowd-graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
+import { runProbe } from '../support/allocation.ts';
 
 const DT = 1 / 60;
 
@@ -339,9 +339,7 @@ describe('update rate (URO)', () => {
   });
 
   it('allocates nothing per frame with mixed rates, rate changes and a Crowd', () => {
-    const probe = new URL('../support/update-rate-allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    const result = runProbe('update-rate-allocation-probe.ts');
     console.log(`update-rate allocation probe: ${JSON.stringify(result)}`);
     // 1 B a frame is below one object per rate change (every 22 frames here): setUpdateRate called
     // without options made a new `{}` each time (1.86 B a frame) until it took a shared default.

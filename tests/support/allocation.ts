@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import v8 from 'node:v8';
 
 /**
@@ -39,4 +40,14 @@ export function bytesPerFrame(frame: () => void, { warmup = 20000, windows = 5, 
     return bytes / frames;
   });
   return { perFrame: Math.min(...measured), windows: measured };
+}
+
+/**
+ * Runs the probe tests/support/`name` in a plain Node process (`--expose-gc`, then `flags`; `args`
+ * after the script) and returns the JSON it printed on its last line.
+ */
+export function runProbe<T = Record<string, any>>(name: string, flags: readonly string[] = [], args: readonly string[] = []): T {
+  const probe = new URL(`./${name}`, import.meta.url).pathname;
+  const out = execFileSync(process.execPath, ['--expose-gc', ...flags, '--import', 'tsx', probe, ...args], { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as T;
 }
