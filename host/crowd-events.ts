@@ -91,7 +91,8 @@ export function checkCrowdEvents(events: readonly string[] | undefined): CrowdEv
 
 export function checkEventsPerCharacter(perCharacter: number | undefined): number {
   const n = perCharacter ?? DEFAULT_EVENTS_PER_CHARACTER;
-  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new RangeError(`eventsPerCharacter must be a whole number from 1 to 1024; got ${perCharacter}`);
+  // 48 bytes an event: 256 a character is 12 KB a character, more than its pose.
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new RangeError(`eventsPerCharacter must be a whole number from 1 to 256; got ${perCharacter}`);
   return n;
 }
 

@@ -42,7 +42,7 @@ export interface CrowdOptions {
   events?: readonly CrowdEventName[];
   /**
    * Room for forwarded events, per character per frame, pooled over each thread's share (4 by
-   * default); a frame with more loses the rest and Crowd.events emits `eventsDropped`.
+   * default, at most 256); a frame with more loses the rest and Crowd.events emits `eventsDropped`.
    */
   eventsPerCharacter?: number;
 }

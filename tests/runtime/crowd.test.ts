@@ -279,7 +279,9 @@ describe('Crowd events', () => {
     const source = { module: SUPPORT, export: 'notifyWalkGraph' };
     await expect(Crowd.create({ source, count: 2, events: ['footstep' as CrowdEventName] })).rejects.toThrow(/cannot forward event 'footstep' \(events: sequenceLooped, .*transitionStarted\)/);
     await expect(Crowd.create({ source, count: 2, events: ['parameterChanged' as CrowdEventName] })).rejects.toThrow(/does not forward 'parameterChanged'/);
-    await expect(Crowd.create({ source, count: 2, events: ['notify'], eventsPerCharacter: 0 })).rejects.toThrow(/eventsPerCharacter must be a whole number from 1 to 1024; got 0/);
+    await expect(Crowd.create({ source, count: 2, events: ['notify'], eventsPerCharacter: 0 })).rejects.toThrow(/eventsPerCharacter must be a whole number from 1 to 256; got 0/);
+    await expect(Crowd.create({ source, count: 2, events: ['notify'], eventsPerCharacter: 257 })).rejects.toThrow(/got 257/);
+    await expect(Crowd.create({ source, count: 2, events: 'notify' as unknown as CrowdEventName[] })).rejects.toThrow(/events must be an array of event names; got notify/);
     await expect(Crowd.create({ source, count: 2, eventsPerCharacter: 1.5 })).rejects.toThrow(/got 1.5/);
     const crowd = await Crowd.create({ source, count: 2, workers: 1, events: ['nodeBecameRelevant', 'nodeBecameRelevant'] });
     crowds.push(crowd);
