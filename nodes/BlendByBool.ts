@@ -1,6 +1,5 @@
-import { readFlag, readScalar, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
+import { readFlag, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
 import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
-import type { Crossfade } from '../runtime/crossfade.ts';
 import { BlendList } from './BlendList.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 
@@ -19,17 +18,19 @@ export class BlendByBool extends BlendList {
     blendProfile: BlendProfile | null = null,
     boneCount = 0,
   ) {
-    super(id, 'BlendByBool', [whenTrue, whenFalse], [], blendMode, blendProfile, boneCount);
-  }
-
-  protected override readBlendTime(index: number, into: Crossfade): void {
-    // Read inline rather than by readScalar: see CONTRIBUTING.md, "Numbers in the frame loop".
-    const time = index === 0 ? this.trueBlendTime : this.falseBlendTime;
-    into.duration = time.slot >= 0 ? this.graph.parameterValues[time.slot] : time.constant;
+    super(id, 'BlendByBool', [whenTrue, whenFalse], [0, 0], blendMode, blendProfile, boneCount);
   }
 
   protected override chooseIndex(): number {
-    return readFlag(this.graph.parameterValues, this.active) ? 0 : 1;
+    // The blend times as this frame's parameters have them, for a switch (see BlendList.blendTimes):
+    // read inline and written apart (see CONTRIBUTING.md, "Numbers in the frame loop").
+    const values = this.graph.parameterValues, times = this.blendTimes;
+    const whenTrue = this.trueBlendTime, whenFalse = this.falseBlendTime;
+    if (whenTrue.slot >= 0) times[0] = values[whenTrue.slot];
+    else times[0] = whenTrue.constant;
+    if (whenFalse.slot >= 0) times[1] = values[whenFalse.slot];
+    else times[1] = whenFalse.constant;
+    return readFlag(values, this.active) ? 0 : 1;
   }
 }
 

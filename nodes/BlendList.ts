@@ -32,19 +32,27 @@ export class BlendList extends LocalPoseNode {
   private readonly evaluateWeights: Float64Array;
   private readonly fade: Crossfade;
   private readonly inertial: boolean;
+  /**
+   * Seconds to blend when switching to each input, read at a switch by onUpdate itself: a function
+   * called only at a switch stays unoptimised and boxes the number it reads (16 B a switch; see
+   * CONTRIBUTING.md, "Numbers in the frame loop"). A subclass whose times are bound to parameters
+   * writes them here in chooseIndex, every frame.
+   */
+  protected readonly blendTimes: Float64Array;
   private readonly request = new InertialRequest();
 
   constructor(
     id: string,
     type: string,
     protected readonly poses: readonly PoseLink[],
-    protected readonly blendTimes: readonly number[],
+    blendTimes: readonly number[],
     blendMode = 'crossfade',
     /** The blend profile switches follow (null: every bone alike). */
     readonly blendProfile: BlendProfile | null = null,
     boneCount = 0,
   ) {
     super(id, type);
+    this.blendTimes = Float64Array.from(blendTimes);
     this.inertial = blendMode === 'inertial';
     this.fade = new Crossfade(poses.length, blendProfile !== null ? boneCount : 0);
     this.fade.profile = blendProfile;
@@ -66,11 +74,6 @@ export class BlendList extends LocalPoseNode {
     return 0;
   }
 
-  /** Writes the seconds to blend when switching to input `index` into `into.duration`. */
-  protected readBlendTime(index: number, into: Crossfade): void {
-    into.duration = this.blendTimes[index];
-  }
-
   protected override onInitialize(): void {
     this.fade.reset();
     this.evaluateWeights.fill(0);
@@ -83,7 +86,9 @@ export class BlendList extends LocalPoseNode {
     index = index === index ? Math.min(Math.max(Math.trunc(index), 0), n - 1) : 0;
     if (fade.target < 0) fade.jumpTo(index);
     else if (index !== fade.target) {
-      this.readBlendTime(index, fade);
+      // Not above 0 (NaN included): at once.
+      const time = this.blendTimes[index];
+      fade.duration = time > 0 ? time : 0;
       fade.fadeTo(index);
       if (this.inertial) {
         this.request.duration = fade.duration;

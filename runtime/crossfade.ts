@@ -92,14 +92,15 @@ export class Crossfade {
   }
 
   /**
-   * Starts fading to input `index` over `duration` seconds from the current weights. A duration
-   * that is not above 0 (NaN included) switches at once.
+   * Starts fading to input `index` over `duration` seconds (set it first, 0 or more: 0 switches at
+   * once) from the current weights. Reads no number: called only at a switch, it runs unoptimised
+   * where a node switches now and then, and a number read there is boxed (see CONTRIBUTING.md,
+   * "Numbers in the frame loop").
    */
   fadeTo(index: number): void {
     this.target = index;
     this.startWeights.set(this.weights);
     this.elapsed = 0;
-    if (!(this.duration > 0)) this.duration = 0;
     const bones = this.boneCount;
     this.running = bones > 0 ? this.profile : null;
     if (bones === 0 || (this.running === null && !this.perBone)) return;

@@ -24,6 +24,28 @@ describe('BlendByBool', () => {
     expect(weights(g)[1]).toBeCloseTo(0.2, 12); // 0.1 of 0.5 s
   });
 
+  it('blends over a bound blend time as the parameter is at the switch, and at once for NaN or a negative one', () => {
+    const g = bipedInstance({
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      gait: { type: 'BlendByBool', inputs: { True: 'run', False: 'walk' }, properties: { active: { param: 'running' }, trueBlendTime: { param: 'time' }, falseBlendTime: 0.5 } },
+    }, 'gait', { running: { type: 'bool', default: false }, time: { type: 'float', default: 0.2 } });
+    g.update(0.1);
+    g.setParameter('time', 0.4); // changed after the last frame, before the switch
+    g.setParameter('running', true);
+    g.update(0.1);
+    expect(weights(g)[0]).toBeCloseTo(0.25, 12); // 0.1 of 0.4 s
+    for (const time of [Number.NaN, -1]) {
+      g.setParameter('running', false);
+      g.update(1);
+      g.parameterValues[g.parameters.slotOf('time')] = time; // setParameter refuses NaN; the hot-loop path does not
+      g.setParameter('running', true);
+      g.update(0.1);
+      expect(weights(g)).toEqual([1, 0]);
+      expect(g.gatherDebug().children[0].description).not.toMatch(/NaN/);
+    }
+  });
+
   it('takes a blend profile: a bone at timeFactor 0 switches at once, the rest crossfade', () => {
     const g = loadGraphAsset({
       format: 'animgraph/1', skeleton: 'builtin:biped',

@@ -1,13 +1,17 @@
 /**
  * Bytes per frame of one example graph (argument: its file name in graphs/examples) alone in a
- * fresh process, from its 5000th frame: run with --no-concurrent-recompilation, so that V8
+ * fresh process, from its 8000th frame (to the 17,000th): run with --no-concurrent-recompilation, so that V8
  * optimises at the same call counts in every run. V8 optimises a function once it has run enough of
  * its bytecode, so a long function whose every-frame path is short (returning at once when idle)
  * stayed unoptimised for thousands of frames, and unoptimised code boxes every number it touches:
  * an idle inertializer's apply (48 B a frame for some 20,000 frames), a skeletal control at alpha 0,
  * the instance's update at full rate. Their short paths are now functions of their own. Float
- * parameters are set to values that are not whole numbers, vec3 ones likewise. In a plain Node
- * process (see allocation-probe.ts). Prints one JSON line: { windows } or { skipped: reason }.
+ * parameters are set to values that are not whole numbers, vec3 ones likewise. With a second
+ * argument `switch`, the parameters change every 64 frames instead (ints cycle 0-2, bools toggle,
+ * floats step by 97.5), measured from the 20,000th frame in windows of 6400: a switch's code is
+ * cold where one character switches now and then, and a number it reads is boxed (BlendList's
+ * blend time and Crossfade.fadeTo, 32 B a switch, until BlendList read it in its update). In a
+ * plain Node process (see allocation-probe.ts). Prints one JSON line: { windows } or { skipped: reason }.
  */
 import { readFileSync } from 'node:fs';
 import { loadGraphFile } from '../../host/files.ts';
@@ -25,14 +29,44 @@ try {
   process.exit(0);
 }
 const g = graph.createInstance();
-const definitions = (JSON.parse(readFileSync(path, 'utf8')).parameters ?? {}) as Record<string, ParameterDefinition>;
-for (const [name, def] of Object.entries(definitions)) {
-  if (def.type === 'float') g.setParameter(name, (typeof def.default === 'number' ? def.default : 0) + 0.37);
-  else if (def.type === 'vec3') g.setParameter(name, [0.31, 1.17, 0.73]);
+const definitions = Object.entries((JSON.parse(readFileSync(path, 'utf8')).parameters ?? {}) as Record<string, ParameterDefinition>);
+// Written into parameterValues (setParameter itself boxes a double argument), in the frame
+// function: in a function of its own, called once in 64 frames, the probe's own arithmetic would
+// stay unoptimised and box.
+const values = g.parameterValues, slots = definitions.map(([name, def]) => [g.parameters.slotOf(name), def] as const);
+const switching = process.argv[3] === 'switch';
+if (!switching) {
+  for (const [name, def] of definitions) {
+    if (def.type === 'float') g.setParameter(name, (typeof def.default === 'number' ? def.default : 0) + 0.37);
+    else if (def.type === 'vec3') g.setParameter(name, [0.31, 1.17, 0.73]);
+  }
 }
-const { windows } = bytesPerFrame(() => {
+const steadyFrame = (): void => {
   g.update(1 / 60);
   g.evaluate();
   g.componentPose();
-}, { warmup: 5000, windows: 3, frames: 3000 });
+};
+let frame = 0;
+const switchingFrame = (): void => {
+  frame++;
+  if ((frame & 63) === 0) {
+    const k = frame >> 6;
+    for (const [slot, def] of slots) {
+      if (def.type === 'float') values[slot] = (typeof def.default === 'number' ? def.default : 0) + 0.37 + (k % 3) * 97.5;
+      else if (def.type === 'int') values[slot] = k % 3;
+      else if (def.type === 'bool') values[slot] = k & 1;
+      else if (def.type === 'vec3') {
+        values[slot] = 0.31 + (k & 1);
+        values[slot + 1] = 1.17;
+        values[slot + 2] = 0.73;
+      }
+    }
+  }
+  g.update(1 / 60);
+  g.evaluate();
+  g.componentPose();
+};
+const { windows } = switching
+  ? bytesPerFrame(switchingFrame, { warmup: 20000, windows: 3, frames: 6400 })
+  : bytesPerFrame(steadyFrame, { warmup: 8000, windows: 3, frames: 3000 });
 console.log(JSON.stringify({ windows }));
