@@ -60,6 +60,11 @@ export interface CrowdEventBuffers {
   strings: Uint8Array;
 }
 
+/** Where the records of the share starting at character `firstCharacter` begin in CrowdEventBuffers.records. */
+function recordsStart(firstCharacter: number, perCharacter: number): number {
+  return firstCharacter * perCharacter * RECORD;
+}
+
 export function crowdEventBuffers(characters: number, perCharacter: number, threads: number, events: boolean): CrowdEventBuffers {
   const records = events ? characters * perCharacter * RECORD : 0;
   return {
@@ -104,8 +109,8 @@ interface RecordingContext {
 
 /**
  * One thread's side: listeners on its characters' instances that write their events, in the order
- * they fire, into the thread's records, strings as indices into the thread's string log. Records
- * nothing for a thread whose share has no room left (the calling thread counts those as dropped).
+ * they fire, into the thread's records, strings as indices into the thread's string log. An event
+ * past the share's room, or whose string no longer fits the log, is counted as dropped instead.
  * Allocates nothing once every string has been seen once.
  */
 export class CrowdEventRecorder {
@@ -116,7 +121,7 @@ export class CrowdEventRecorder {
   private readonly stringsAt: number;
 
   constructor(private readonly buffers: CrowdEventBuffers, thread: number, firstCharacter: number, characters: number, perCharacter: number) {
-    this.first = firstCharacter * perCharacter * RECORD;
+    this.first = recordsStart(firstCharacter, perCharacter);
     this.capacity = characters * perCharacter;
     this.countsAt = thread * 4;
     this.stringsAt = thread * EVENT_STRING_BYTES;
@@ -183,11 +188,14 @@ const RECORDERS = CROWD_EVENT_NAMES.map((_, event) => function (this: RecordingC
 /**
  * The calling thread's side: after a frame, emits every thread's recorded events on `emitter`,
  * threads in order (their shares are contiguous, so characters in order), each thread's in the
- * order they fired, then `eventsDropped` if any were lost; and clears the records for the next frame.
+ * order they fired, then `eventsDropped` if any were lost. `clear` empties the records before the
+ * next frame.
  */
 export class CrowdEventDispatcher {
   /** Per thread, the strings of its log decoded so far. */
   private readonly strings: string[][];
+  /** Per thread, the bytes of its log decoded so far (where the next new string starts). */
+  private readonly decodedBytes: Int32Array;
 
   constructor(
     private readonly buffers: CrowdEventBuffers,
@@ -197,6 +205,7 @@ export class CrowdEventDispatcher {
     private readonly emitter: CrowdEventEmitter,
   ) {
     this.strings = firstCharacters.map(() => []);
+    this.decodedBytes = new Int32Array(firstCharacters.length);
   }
 
   /** Forgets the last frame's records (before a frame starts: a listener that threw may have stopped dispatch part way). */
@@ -215,7 +224,7 @@ export class CrowdEventDispatcher {
       const strings = this.learnStrings(t);
       const written = counts[t * 4];
       dropped += counts[t * 4 + 1];
-      for (let r = 0, at = this.firstCharacters[t] * this.perCharacter * RECORD; r < written; r++, at += RECORD) {
+      for (let r = 0, at = recordsStart(this.firstCharacters[t], this.perCharacter); r < written; r++, at += RECORD) {
         const event = records[at], kinds = KINDS[event], name = CROWD_EVENT_NAMES[event];
         const character = records[at + 1];
         const a = decode(kinds, 0, records[at + 2], strings), b = decode(kinds, 1, records[at + 3], strings);
@@ -231,9 +240,8 @@ export class CrowdEventDispatcher {
   private learnStrings(t: number): string[] {
     const strings = this.strings[t], logged = this.buffers.counts[t * 4 + 2];
     if (strings.length === logged) return strings;
-    const log = this.buffers.strings, base = t * EVENT_STRING_BYTES;
-    let at = base;
-    for (let k = 0; k < strings.length; k++) at += 2 + (log[at] | (log[at + 1] << 8));
+    const log = this.buffers.strings;
+    let at = t * EVENT_STRING_BYTES + this.decodedBytes[t];
     const decoder = new TextDecoder();
     while (strings.length < logged) {
       const length = log[at] | (log[at + 1] << 8);
@@ -241,6 +249,7 @@ export class CrowdEventDispatcher {
       strings.push(decoder.decode(log.slice(at + 2, at + 2 + length)));
       at += 2 + length;
     }
+    this.decodedBytes[t] = at - t * EVENT_STRING_BYTES;
     return strings;
   }
 }

@@ -8,6 +8,11 @@ import { describeWithData, CMU, hasSharedData } from '../support/shared-data.ts'
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
 
+/** An example a probe skipped: only one on ../shared/data, where the folder is missing (never in CI). */
+function expectSkippedForMissingData(file: string, reason: string): void {
+  expect(!hasSharedData && /^(cmu|robot)-/.test(file), `${file}: ${reason}`).toBe(true);
+}
+
 const example = (name: string) => new URL(`../../graphs/examples/${name}`, import.meta.url).pathname;
 
 describe('graph instance', () => {
@@ -352,7 +357,7 @@ describe('graph instance', () => {
   it('allocates nothing per frame with every example graph running together in one process', () => {
     const { perFrame, graphs, skipped } = runProbe<{ perFrame: number; graphs: string[]; skipped: string[] }>('examples-allocation-probe.ts');
     // Every example ran, but those on ../shared/data where it is missing (never in CI).
-    expect(skipped.every((f) => !hasSharedData && /^(cmu|robot)-/.test(f)), skipped.join(', ')).toBe(true);
+    for (const file of skipped) expectSkippedForMissingData(file, 'skipped');
     expect(graphs.length + skipped.length).toBe(readdirSync(example('')).filter((f) => f.endsWith('.json')).length);
     expect(graphs).toContain('sample-blend-space.json');
     // A frame of all of them (13 with the shared data): 0.31 B measured, the windows' floor; 48.8
@@ -366,7 +371,7 @@ describe('graph instance', () => {
     for (const file of files) {
       const result = runProbe<{ windows?: number[]; skipped?: string }>('example-warmup-allocation-probe.ts', ['--no-concurrent-recompilation'], [file]);
       if (result.skipped !== undefined) {
-        expect(!hasSharedData && /^(cmu|robot)-/.test(file), `${file}: ${result.skipped}`).toBe(true);
+        expectSkippedForMissingData(file, result.skipped);
         continue;
       }
       measured++;
@@ -383,7 +388,7 @@ describe('graph instance', () => {
     for (const file of ['sample-locomotion.json', 'cmu-walk-run.json']) {
       const result = runProbe<{ windows?: number[]; skipped?: string }>('example-warmup-allocation-probe.ts', ['--no-concurrent-recompilation'], [file, 'switch']);
       if (result.skipped !== undefined) {
-        expect(hasSharedData, `${file}: ${result.skipped}`).toBe(false);
+        expectSkippedForMissingData(file, result.skipped);
         continue;
       }
       for (const perFrame of result.windows!) expect(perFrame, file).toBeLessThan(0.6);

@@ -13,39 +13,21 @@
  * blend time and Crossfade.fadeTo, 32 B a switch, until BlendList read it in its update). In a
  * plain Node process (see allocation-probe.ts). Prints one JSON line: { windows } or { skipped: reason }.
  */
-import { readFileSync } from 'node:fs';
-import { loadGraphFile } from '../../host/files.ts';
-import type { ParameterDefinition } from '../../runtime/parameters.ts';
 import { bytesPerFrame } from './allocation.ts';
+import { exampleInstance, runExampleFrame } from './example-instances.ts';
 
-const path = new URL(`../../graphs/examples/${process.argv[2]}`, import.meta.url).pathname;
-let graph;
-try {
-  graph = loadGraphFile(path);
-} catch (e) {
-  // An example on ../shared/data where the folder is missing.
-  if (!/file/.test(String(e))) throw e;
-  console.log(JSON.stringify({ skipped: String(e).split('\n')[0] }));
+const example = exampleInstance(process.argv[2]);
+if ('skipped' in example) {
+  console.log(JSON.stringify(example));
   process.exit(0);
 }
-const g = graph.createInstance();
-const definitions = Object.entries((JSON.parse(readFileSync(path, 'utf8')).parameters ?? {}) as Record<string, ParameterDefinition>);
-// Written into parameterValues (setParameter itself boxes a double argument), in the frame
-// function: in a function of its own, called once in 64 frames, the probe's own arithmetic would
-// stay unoptimised and box.
+const { instance: g, definitions } = example;
+// Switching, written into parameterValues (setParameter itself boxes a double argument), in the
+// frame function: in a function of its own, called once in 64 frames, the probe's own arithmetic
+// would stay unoptimised and box.
 const values = g.parameterValues, slots = definitions.map(([name, def]) => [g.parameters.slotOf(name), def] as const);
 const switching = process.argv[3] === 'switch';
-if (!switching) {
-  for (const [name, def] of definitions) {
-    if (def.type === 'float') g.setParameter(name, (typeof def.default === 'number' ? def.default : 0) + 0.37);
-    else if (def.type === 'vec3') g.setParameter(name, [0.31, 1.17, 0.73]);
-  }
-}
-const steadyFrame = (): void => {
-  g.update(1 / 60);
-  g.evaluate();
-  g.componentPose();
-};
+const steadyFrame = (): void => runExampleFrame(g);
 let frame = 0;
 const switchingFrame = (): void => {
   frame++;
@@ -62,9 +44,7 @@ const switchingFrame = (): void => {
       }
     }
   }
-  g.update(1 / 60);
-  g.evaluate();
-  g.componentPose();
+  runExampleFrame(g);
 };
 const { windows } = switching
   ? bytesPerFrame(switchingFrame, { warmup: 20000, windows: 3, frames: 6400 })

@@ -11,37 +11,19 @@
  * re-optimises code the others specialised: a transient, which this avoids.
  * Prints one JSON line: { perFrame, windows, graphs: [file], skipped: [file] }.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { loadGraphFile } from '../../host/files.ts';
-import type { ParameterDefinition } from '../../runtime/parameters.ts';
+import { readdirSync } from 'node:fs';
 import { bytesPerFrame } from './allocation.ts';
+import { EXAMPLES_DIR, exampleInstance, runExampleFrame } from './example-instances.ts';
 
-const dir = new URL('../../graphs/examples/', import.meta.url).pathname;
 const runs: { file: string; frame: () => void }[] = [];
 const skipped: string[] = [];
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-  let graph;
-  try {
-    graph = loadGraphFile(dir + file);
-  } catch (e) {
-    if (!/file/.test(String(e))) throw e;
+for (const file of readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).sort()) {
+  const example = exampleInstance(file);
+  if ('skipped' in example) {
     skipped.push(file);
     continue;
   }
-  const instance = graph.createInstance();
-  const definitions = (JSON.parse(readFileSync(dir + file, 'utf8')).parameters ?? {}) as Record<string, ParameterDefinition>;
-  for (const [name, def] of Object.entries(definitions)) {
-    if (def.type === 'float') instance.setParameter(name, (typeof def.default === 'number' ? def.default : 0) + 0.37);
-    else if (def.type === 'vec3') instance.setParameter(name, [0.31, 1.17, 0.73]);
-  }
-  runs.push({
-    file,
-    frame: () => {
-      instance.update(1 / 60);
-      instance.evaluate();
-      instance.componentPose();
-    },
-  });
+  runs.push({ file, frame: () => runExampleFrame(example.instance) });
 }
 const frame = (): void => {
   for (let k = 0; k < runs.length; k++) runs[k].frame();

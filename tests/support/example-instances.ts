@@ -1,0 +1,42 @@
+/** Example graphs (graphs/examples) as the allocation probes run them. */
+import { readFileSync } from 'node:fs';
+import { loadGraphFile } from '../../host/files.ts';
+import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import type { ParameterDefinition } from '../../runtime/parameters.ts';
+
+export const EXAMPLES_DIR = new URL('../../graphs/examples/', import.meta.url).pathname;
+
+export interface ExampleInstance {
+  instance: AnimGraphInstance;
+  /** The example's parameters, as its asset declares them. */
+  definitions: [string, ParameterDefinition][];
+}
+
+/**
+ * An instance of example `file` with its float parameters set to values that are not whole numbers
+ * (default + 0.37) and its vec3 ones likewise; or, for an example on ../shared/data where the
+ * folder is missing, the loader's first line saying so.
+ */
+export function exampleInstance(file: string): ExampleInstance | { skipped: string } {
+  let graph;
+  try {
+    graph = loadGraphFile(EXAMPLES_DIR + file);
+  } catch (e) {
+    if (!/file/.test(String(e))) throw e;
+    return { skipped: String(e).split('\n')[0] };
+  }
+  const instance = graph.createInstance();
+  const definitions = Object.entries((JSON.parse(readFileSync(EXAMPLES_DIR + file, 'utf8')).parameters ?? {}) as Record<string, ParameterDefinition>);
+  for (const [name, def] of definitions) {
+    if (def.type === 'float') instance.setParameter(name, (typeof def.default === 'number' ? def.default : 0) + 0.37);
+    else if (def.type === 'vec3') instance.setParameter(name, [0.31, 1.17, 0.73]);
+  }
+  return { instance, definitions };
+}
+
+/** A frame as the probes run it: updated by 1/60 s, evaluated, and its component pose composed. */
+export function runExampleFrame(instance: AnimGraphInstance): void {
+  instance.update(1 / 60);
+  instance.evaluate();
+  instance.componentPose();
+}
