@@ -46,13 +46,14 @@ export class InertialBlend extends LocalPoseNode {
   protected onUpdate(ctx: UpdateContext): void {
     const useA = readFlag(this.graph.parameterValues, this.useAProperty);
     const t = this.transition;
-    if (this.started && useA !== this.useA) {
+    const switching = this.started && useA !== this.useA;
+    if (switching) {
       // Read inline rather than by readScalar: see CONTRIBUTING.md, "Numbers in the frame loop".
       const bt = this.blendTime;
       if (bt.slot >= 0) t.duration = this.graph.parameterValues[bt.slot];
       else t.duration = bt.constant;
-      t.request(ctx);
-    } else if (t.update(ctx)) this.ended(false);
+    }
+    if (t.update(ctx, switching)) this.ended(false);
     this.useA = useA;
     this.started = true;
     (useA ? this.a : this.b).update(ctx);

@@ -27,10 +27,16 @@ import { defineNodeType } from '../runtime/node-type.ts';
 export class Inertialization extends LocalPoseNode implements InertializationRequests {
   private readonly inputLinks: readonly Link[];
   private readonly transition: InertialTransition;
-  /** The shortest duration requested this frame; -1: no request. */
-  private requested = -1;
-  /** The profile of the request taken this frame, and of the transition running. */
-  private requestedProfile: BlendProfile | null = null;
+  /**
+   * The requests taken since the last evaluate (each object once), and who made them: read at
+   * evaluate, not when made, since a request comes from a switch, code that is cold for one
+   * character, and V8 boxes each number such code reads (see CONTRIBUTING.md, "Numbers in the frame
+   * loop"). Grows to the number of requesters, once.
+   */
+  private readonly requests: { readonly duration: number; readonly profile?: BlendProfile | null }[] = [];
+  private readonly requesters: AnimNode[] = [];
+  private requestCount = 0;
+  /** The profile of the transition running. */
   private runningProfile: BlendProfile | null = null;
   /** Seconds an interrupted transition still owed (see the class comment). */
   private deficit = 0;
@@ -52,20 +58,22 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   protected override onInitialize(): void {
     this.transition.useNumbers(this.graph.frameNumbers);
     this.transition.reset();
-    this.requested = -1;
-    this.requestedProfile = null;
+    this.requestCount = 0;
     this.runningProfile = null;
     this.deficit = 0;
     this.startedDuration = 0;
   }
 
   requestInertialization(request: { readonly duration: number; readonly profile?: BlendProfile | null }, requester: AnimNode): void {
-    const d = request.duration > 0 ? request.duration : 0;
-    if (this.requested < 0 || d < this.requested) {
-      this.requested = d;
-      this.requestedProfile = request.profile ?? null;
-      this.lastRequester = requester;
+    for (let i = 0; i < this.requestCount; i++) if (this.requests[i] === request) return;
+    if (this.requestCount === this.requests.length) {
+      this.requests.push(request);
+      this.requesters.push(requester);
+    } else {
+      this.requests[this.requestCount] = request;
+      this.requesters[this.requestCount] = requester;
     }
+    this.requestCount++;
   }
 
   protected onUpdate(ctx: UpdateContext): void {
@@ -83,7 +91,18 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   protected onEvaluate(out: Pose): void {
     this.pose.evaluate(out);
     const t = this.transition;
-    if (this.requested >= 0) {
+    // The requests merge by the shortest duration (-1: none); on a tie the first keeps it.
+    let requested = -1, profile: BlendProfile | null = null;
+    for (let i = 0; i < this.requestCount; i++) {
+      const request = this.requests[i], d = request.duration > 0 ? request.duration : 0;
+      if (requested < 0 || d < requested) {
+        requested = d;
+        profile = request.profile ?? null;
+        this.lastRequester = this.requesters[i];
+      }
+    }
+    this.requestCount = 0;
+    if (requested >= 0) {
       let applied = 0;
       if (t.active) {
         const outstanding = this.deficit > 0;
@@ -91,13 +110,13 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
         applied = outstanding ? this.deficit : 0;
         this.ended(true);
       }
-      this.requested -= applied;
+      requested -= applied;
       // The request's frame is time 0 of the transition (it outputs the last pose), as in Unreal.
-      t.duration = this.requested;
-      t.inertializer.profile = this.requestedProfile;
-      this.runningProfile = this.requestedProfile;
-      if (this.requested > 0 && t.start(out)) {
-        this.startedDuration = this.requested;
+      t.duration = requested;
+      t.inertializer.profile = profile;
+      this.runningProfile = profile;
+      if (requested > 0 && t.start(out)) {
+        this.startedDuration = requested;
         if (t.active && this.graph.events.has('inertializationStarted')) this.graph.events.emit('inertializationStarted', this.id, this.startedDuration);
       } else {
         // Nothing to blend (the deficit swallowed the request, or nothing was output before it):
@@ -105,7 +124,6 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
         t.inertializer.stop();
         this.deficit = 0;
       }
-      this.requested = -1;
     }
     t.apply(out);
     t.record(out);

@@ -206,7 +206,7 @@ export class PoseSearchBlend extends LocalPoseNode {
       this.startSlot(0, m);
       this.weights[0] = 1;
       this.transition.duration = this.switchBlendTime;
-      this.transition.request(ctx);
+      this.transition.update(ctx, true);
       return;
     }
     // Crossfading: no transition runs, this records the delta time for the pose history.

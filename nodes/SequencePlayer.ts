@@ -22,6 +22,15 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
   private group: SyncGroup | null = null;
   /** What the last advance or follow returned (CLIP_LOOPED...), for this player's own update to report. */
   private flags = 0;
+  /**
+   * The constant start time, clamped into the clip, and the constant loop flag, found once: a
+   * state's entry restarts its players in the frame loop, in code that is cold where one character
+   * switches now and then, and V8 boxes each number such code reads (see CONTRIBUTING.md, "Numbers
+   * in the frame loop"); a typed array's number is copied there without being read, and a boolean
+   * is never boxed. Bound ones are read (and boxed) at each restart.
+   */
+  private readonly constantStart = new Float64Array(1);
+  private readonly constantLoop: boolean;
 
   constructor(
     id: string,
@@ -36,6 +45,8 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
     super(id, 'SequencePlayer');
     this.playback = new ClipPlayback(clip);
     this.playback.owner = id;
+    this.constantStart[0] = clampStart(startTime.constant, clip.clip.duration);
+    this.constantLoop = loop.constant !== 0;
   }
 
   protected get links(): readonly Link[] {
@@ -48,17 +59,13 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
   }
 
   protected override onInitialize(): void {
-    const values = this.graph.parameterValues, start = this.startTime, p = this.playback;
+    const values = this.graph.parameterValues, start = this.startTime, loop = this.loop, p = this.playback;
     p.useNumbers(this.graph.frameNumbers, this.clockNumbers);
-    // The start time read into the field rather than returned by readScalar: this runs when a state
-    // is entered, in the frame loop, where V8 does not always inline readScalar, and a double it
-    // returns is then boxed (see CONTRIBUTING.md, "Numbers in the frame loop").
-    if (start.slot >= 0) p.time = values[start.slot];
-    else p.time = start.constant;
-    const t = p.time;
-    p.time = t - t === 0 ? Math.min(Math.max(t, 0), this.clip.clip.duration) : 0;
-    p.looping = readFlag(values, this.loop);
-    p.restart();
+    p.looping = loop.slot >= 0 ? values[loop.slot] !== 0 : this.constantLoop;
+    if (start.slot >= 0) {
+      p.time = clampStart(values[start.slot], this.clip.clip.duration);
+      p.restart();
+    } else p.restartAt(this.constantStart);
     this.flags = 0;
     this.group = this.syncGroupName === '' ? null : syncGroupOf(this.graph, this.syncGroupName);
   }
@@ -115,6 +122,11 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
       node.values.syncLeader = this.group.leaderId === this.id;
     }
   }
+}
+
+/** A start time inside a clip of `duration` seconds: clamped to it, 0 when not finite. */
+function clampStart(t: number, duration: number): number {
+  return t - t === 0 ? Math.min(Math.max(t, 0), duration) : 0;
 }
 
 export const SequencePlayerType: NodeType = defineNodeType({

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import type { BlendProfile } from '../runtime/blend-profile.ts';
 import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/crossfade.ts';
-import { InertialRequest } from '../runtime/inertial-transition.ts';
 import {
   LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink, type UpdateContext,
 } from '../runtime/node.ts';
@@ -258,7 +257,6 @@ export class StateMachine extends LocalPoseNode {
   readonly weights: Float64Array;
   /** `weights` restricted to the states updated this frame, renormalised (as BlendList does). */
   private readonly evaluateWeights: Float64Array;
-  private readonly request = new InertialRequest();
   /** The active state (-1 before the first update) and the one the last transition left. */
   private active = -1;
   private previous = -1;
@@ -361,11 +359,45 @@ export class StateMachine extends LocalPoseNode {
         for (let i = 0; i < n; i++) this.evaluateWeights[i] /= updatedSum;
       } else this.evaluateWeights[this.states[this.active].slot] = 1;
     }
-    this.checkTransitions(ctx);
+    const leg = this.checkTransitions();
+    if (leg !== null) {
+      // The transition starts here rather than in a function of its own: this update runs every
+      // frame and is optimised early, while a function called only at a switch stays cold where one
+      // character switches now and then, and V8 boxes each number cold code reads (see
+      // CONTRIBUTING.md, "Numbers in the frame loop").
+      const events = this.graph.events, states = this.states, from = this.active, to = leg.to;
+      if (events.has('transitionStarted')) events.emit('transitionStarted', this.id, states[from].name, states[to].name, leg.duration);
+      if (events.has('stateExited')) events.emit('stateExited', this.id, states[from].name);
+      if (events.has('stateEntered')) events.emit('stateEntered', this.id, states[to].name);
+      const slot = states[to].slot;
+      const reentry = to === from;
+      // A state still blending out continues where it is; one with no weight left starts over.
+      if (reentry || !(this.evaluateWeights[slot] > 0)) this.poses[slot].initialize(this.initializeContext!);
+      this.previous = from;
+      this.active = to;
+      if (leg.inertial || reentry) {
+        // A crossfade cannot fade a state into itself, so a re-entry switches at once (smoothly only when inertial).
+        fade.jumpTo(slot);
+        // The transition is the request (its duration and profile), read by the inertializer at evaluate.
+        if (leg.inertial) ctx.inertializer?.requestInertialization(leg, this);
+        // The entered state joins this frame's update with no time step, so it has a pose to evaluate.
+        const child = ctx.child();
+        child.deltaTime = 0;
+        this.poses[slot].update(child);
+        this.evaluateWeights.fill(0);
+        this.evaluateWeights[slot] = 1;
+      } else {
+        fade.duration = leg.duration;
+        fade.cubic = leg.cubic;
+        fade.profile = leg.profile;
+        fade.fadeTo(slot);
+      }
+    }
     if (fade.perBone) fade.restrictBones(this.evaluateWeights);
   }
 
-  private checkTransitions(ctx: UpdateContext): void {
+  /** The transition to start from the active state (its `to` past any conduits), or null. */
+  private checkTransitions(): Transition | null {
     const from = this.active, states = this.states;
     const list = states[from].transitions;
     for (let i = 0; i < list.length; i++) {
@@ -389,42 +421,9 @@ export class StateMachine extends LocalPoseNode {
       }
       if (to < 0 || states[to].conduit) continue;
       if (to === from && !leg.allowReentry) continue;
-      this.startTransition(ctx, from, to, leg);
-      return;
+      return leg;
     }
-  }
-
-  private startTransition(ctx: UpdateContext, from: number, to: number, leg: Transition): void {
-    const events = this.graph.events, states = this.states;
-    if (events.has('transitionStarted')) events.emit('transitionStarted', this.id, states[from].name, states[to].name, leg.duration);
-    if (events.has('stateExited')) events.emit('stateExited', this.id, states[from].name);
-    if (events.has('stateEntered')) events.emit('stateEntered', this.id, states[to].name);
-    const slot = states[to].slot, fade = this.fade;
-    const reentry = to === from;
-    // A state still blending out continues where it is; one with no weight left starts over.
-    if (reentry || !(this.evaluateWeights[slot] > 0)) this.poses[slot].initialize(this.initializeContext!);
-    this.previous = from;
-    this.active = to;
-    if (leg.inertial || reentry) {
-      // A crossfade cannot fade a state into itself, so a re-entry switches at once (smoothly only when inertial).
-      fade.jumpTo(slot);
-      if (leg.inertial) {
-        this.request.duration = leg.duration;
-        this.request.profile = leg.profile;
-        ctx.inertializer?.requestInertialization(this.request, this);
-      }
-      // The entered state joins this frame's update with no time step, so it has a pose to evaluate.
-      const child = ctx.child();
-      child.deltaTime = 0;
-      this.poses[slot].update(child);
-      this.evaluateWeights.fill(0);
-      this.evaluateWeights[slot] = 1;
-      return;
-    }
-    fade.duration = leg.duration;
-    fade.cubic = leg.cubic;
-    fade.profile = leg.profile;
-    fade.fadeTo(slot);
+    return null;
   }
 
   protected onEvaluate(out: Pose): void {

@@ -153,8 +153,11 @@ export class UpdateContext {
 export interface InertializationRequests {
   /**
    * Asks for an inertial transition of `request.duration` seconds starting this frame (an
-   * InertialRequest the requester keeps). Several requests in one frame merge by the shortest duration.
-   * A request's `profile` gives each bone its own share of the duration (runtime/blend-profile.ts).
+   * InertialRequest the requester keeps, or any object it keeps with those fields). Several requests
+   * in one frame merge by the shortest duration. A request's `profile` gives each bone its own
+   * share of the duration (runtime/blend-profile.ts). The request is read at this frame's evaluate,
+   * not when made (so a switch's cold code reads no number), so it must hold its values until then;
+   * the same object asked twice before an evaluate counts once.
    */
   requestInertialization(request: { readonly duration: number; readonly profile?: BlendProfile | null }, requester: AnimNode): void;
 }

@@ -154,9 +154,19 @@ export class ClipPlayback {
     sampleClipBlendInto(out, this.binding, cursor, weights);
   }
 
+  /** restart() at start[0] (inside the clip), copied rather than read, as restart() copies. */
+  restartAt(start: Float64Array): void {
+    this.numbers.set(start, this.base + TIME);
+    this.restart();
+  }
+
   /** Starts over at `time` (already inside the clip) with no arrival reported and no seek predecessor. */
   restart(): void {
-    this.previousTime = this.time;
+    // Copied, not read: a restart happens at a state's entry, code that is cold where one character
+    // switches now and then, and V8 boxes each number such code reads (see CONTRIBUTING.md,
+    // "Numbers in the frame loop").
+    const at = this.base + TIME;
+    this.numbers.copyWithin(this.base + PREVIOUS_TIME, at, at + 1);
     this.startPending = true;
     this.atEnd = false;
     this.seeded = false;

@@ -26,17 +26,21 @@ export class InertialRequest {
  * a transition asked for in update that starts in evaluate, from the pose actually output, so a
  * switch during a transition does not pop.
  *
- * Per frame: request() on a switch, else update() (advances a running transition); in evaluate,
- * evaluate(out) on the new input's pose starts what was requested and applies the offset, then
- * records `out`. Nodes with their own request logic (Inertialization) use start/apply/record.
- * As in Unreal, the frame that starts a transition is its time 0 and outputs the last pose.
+ * Per frame: update(ctx, switching), which on a switch requests a transition and otherwise
+ * advances a running one; in evaluate, evaluate(out) on the new input's pose starts what was
+ * requested and applies the offset, then records `out`. Nodes with their own request logic
+ * (Inertialization) use start/apply/record. As in Unreal, the frame that starts a transition is
+ * its time 0 and outputs the last pose.
+ *
+ * Nothing here that runs at a switch reads a number itself: for one character a switch's code is
+ * cold, and V8 boxes each number such code reads (see CONTRIBUTING.md, "Numbers in the frame
+ * loop"). The request is a branch of update(), which runs every frame, and start() hands its
+ * arrays to the inertializer's fit, which reads them.
  */
 export class InertialTransition {
   readonly inertializer: PoseInertializer;
   /** The poses output, for the velocity at a transition (PoseSearchBlend also searches from them). */
   readonly history: PoseHistory;
-  /** Seconds the next transition lasts (input to request() and start()). */
-  duration = 0;
   /** The duration of the last transition started (clamped as the inertializer holds it). */
   startedDuration = 0;
   /** The duration of the transition the last TRANSITION_INTERRUPTED cut short. */
@@ -45,6 +49,15 @@ export class InertialTransition {
   pending = false;
   /** [this frame's delta time, duration], as PoseHistory and PoseInertializer take them. */
   private readonly frame = new Float64Array(2);
+
+  /** Seconds the next transition lasts (input to update(ctx, true) and start()). */
+  get duration(): number {
+    return this.frame[1];
+  }
+
+  set duration(seconds: number) {
+    this.frame[1] = seconds;
+  }
 
   /**
    * `numbers`: where the inertializer's numbers go in the instance's per-frame numbers (what the
@@ -84,15 +97,17 @@ export class InertialTransition {
     this.pending = false;
   }
 
-  /** Asks for a transition of `duration` seconds, started at this frame's evaluate. */
-  request(ctx: UpdateContext): void {
+  /**
+   * A frame: records its delta time. `switching`: asks for a transition of `duration` seconds,
+   * started at this frame's evaluate (a running one is not advanced); otherwise advances a running
+   * transition. True when a running transition ended this frame.
+   */
+  update(ctx: UpdateContext, switching = false): boolean {
     this.frame[0] = ctx.deltaTime;
-    this.pending = true;
-  }
-
-  /** A frame without a request: advances a running transition. True when it ended this frame. */
-  update(ctx: UpdateContext): boolean {
-    this.frame[0] = ctx.deltaTime;
+    if (switching) {
+      this.pending = true;
+      return false;
+    }
     if (!this.inertializer.active) return false;
     this.inertializer.advance(this.frame);
     return !this.inertializer.active;
@@ -122,7 +137,6 @@ export class InertialTransition {
 
   /** Starts a transition of `duration` seconds toward `target` from the poses recorded; false when there are none. */
   start(target: Pose): boolean {
-    this.frame[1] = this.duration;
     return this.history.startTransition(this.inertializer, target, this.frame, 1);
   }
 

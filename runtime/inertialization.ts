@@ -167,7 +167,7 @@ export class PoseInertializer {
   private powers!: Float64Array;
   /** [elapsed, duration] of the running transition; elapsed >= duration means none. */
   readonly clock = new Float64Array(2);
-  /** The numbers of the next startFromArgs: [delta time from the older pose to the previous, duration]. */
+  /** start()'s two numbers, as startFrom reads them: [delta time from the older pose to the previous, duration]. */
   readonly startArgs = new Float64Array(2);
   /**
    * A blend profile read by the next start: each bone's offset then decays over the duration
@@ -259,19 +259,21 @@ export class PoseInertializer {
   start(target: Pose, previous: Pose, older: Pose | null, olderDeltaTime: number, duration: number): void {
     this.startArgs[0] = olderDeltaTime;
     this.startArgs[1] = duration;
-    this.startFromArgs(target, previous, older);
+    this.startFrom(target, previous, older, this.startArgs, this.startArgs, 1);
   }
 
   /**
-   * start() with its two numbers read from startArgs ([older delta time, duration]), as the frame
-   * loop starts transitions (see CONTRIBUTING.md, "Numbers in the frame loop").
+   * start() with its two numbers read here, from arrays (olderDeltaTime[0], durations[index]), as
+   * the frame loop starts transitions: a switch's code is cold for one character, and a number it
+   * read to pass on would be boxed, while this function runs a loop per bone and is optimised early
+   * (see CONTRIBUTING.md, "Numbers in the frame loop").
    */
-  startFromArgs(target: Pose, previous: Pose, older: Pose | null): void {
-    const olderDeltaTime = this.startArgs[0], duration = this.startArgs[1];
+  startFrom(target: Pose, previous: Pose, older: Pose | null, olderDeltaTime: Float64Array, durations: Float64Array, index: number): void {
+    const dt = olderDeltaTime[0], duration = durations[index];
     this.clock[0] = 0;
     this.clock[1] = duration > 0 ? Math.min(duration, MAX_TRANSITION_TIME) : 0;
     const args = curveArgs;
-    args[DT] = older !== null && olderDeltaTime > 0 ? olderDeltaTime : 0;
+    args[DT] = older !== null && dt > 0 ? dt : 0;
     const n = this.boneCount;
     const profile = this.profile;
     const scales = profile !== null && profile.durationScales.length === n ? profile.durationScales : null;
@@ -526,14 +528,13 @@ export class PoseHistory {
   }
 
   /**
-   * Starts `inertializer` toward `target` from the recorded poses over durations[index] seconds (by
-   * array, for the reason given in startFromArgs); false when there is no history.
+   * Starts `inertializer` toward `target` from the recorded poses over durations[index] seconds
+   * (by array, and reading no number itself, for the reason given in startFrom); false when there
+   * is no history.
    */
   startTransition(inertializer: PoseInertializer, target: Pose, durations: Float64Array, index: number): boolean {
     if (this.count === 0) return false;
-    inertializer.startArgs[0] = this.deltaTimes[0];
-    inertializer.startArgs[1] = durations[index];
-    inertializer.startFromArgs(target, this.previous, this.count > 1 ? this.older : null);
+    inertializer.startFrom(target, this.previous, this.count > 1 ? this.older : null, this.deltaTimes, durations, index);
     return true;
   }
 }

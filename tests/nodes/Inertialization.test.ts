@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import type { AnimNode } from '../../runtime/node.ts';
+import type { Inertialization } from '../../nodes/Inertialization.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
@@ -53,6 +55,22 @@ describe('Inertialization with requests from BlendList', () => {
     g.setParameter('fast', true);
     g.update(DT); g.evaluate();
     expect(inert(g).values).toMatchObject({ active: true, duration: 0.1, lastRequester: 'lower' });
+  });
+
+  it('reads a request at evaluate, not when asked, and gives a tie to the first asker', () => {
+    const g = listGraph();
+    g.update(DT); g.evaluate();
+    g.update(DT); g.evaluate();
+    // Requests made directly, as a custom node would.
+    const node = (g as unknown as { builtNodes: AnimNode[] }).builtNodes.find((n) => n.id === 'inert') as Inertialization;
+    const first = { duration: 0.4, profile: null }, second = { duration: 0.2, profile: null };
+    g.update(DT);
+    node.requestInertialization(first, { id: 'first' } as AnimNode);
+    node.requestInertialization(second, { id: 'second' } as AnimNode);
+    node.requestInertialization(first, { id: 'again' } as AnimNode); // the same object counts once
+    first.duration = 0.2; // read at evaluate: now a tie, which the first asker keeps
+    g.evaluate();
+    expect(inert(g).values).toMatchObject({ active: true, duration: 0.2, lastRequester: 'first' });
   });
 
   it('subtracts the deficit from requests that keep interrupting, and pays it down', () => {

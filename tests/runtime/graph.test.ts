@@ -382,18 +382,27 @@ describe('graph instance', () => {
     expect(measured).toBeGreaterThanOrEqual(5);
   }, 120_000);
 
-  it('allocates nothing at the switches of a lone character\'s BlendList and BlendByBool, code that stays cold', () => {
-    // Parameters switched every 64 frames, from the 20,000th frame: 0.39 B a frame is the floor;
-    // 0.90 (32 B a switch) when the blend time was read in a function called only at a switch.
-    for (const file of ['sample-locomotion.json', 'cmu-walk-run.json']) {
+  it('allocates nothing at the switches of a lone character\'s blends, state machines and inertialization, code that stays cold', () => {
+    // Parameters switched every 64 frames, from the 20,000th frame: 0.39 B a frame is the floor.
+    // Before the switch paths read their numbers in code that runs every frame: 0.90 (32 B a switch)
+    // for BlendList and BlendByBool, 2.4 for the CMU state machine with inertialization, 1.9 for
+    // the robot's, 1.4 for the InertialBlend sample. The median window: a cost per switch shows in
+    // every window, while one window may also hold a one-off re-optimisation (a branch first taken
+    // late, as the inertializer's first scale offset in the inertial sample: 400 B a frame in that
+    // window alone), which is warm-up, not a cost per switch.
+    let measured = 0;
+    for (const file of ['sample-locomotion.json', 'cmu-walk-run.json', 'sample-state-machine.json', 'cmu-locomotion.json', 'robot-locomotion.json', 'sample-inertial.json']) {
       const result = runProbe<{ windows?: number[]; skipped?: string }>('example-warmup-allocation-probe.ts', ['--no-concurrent-recompilation'], [file, 'switch']);
       if (result.skipped !== undefined) {
         expectSkippedForMissingData(file, result.skipped);
         continue;
       }
-      for (const perFrame of result.windows!) expect(perFrame, file).toBeLessThan(0.6);
+      measured++;
+      const median = [...result.windows!].sort((a, b) => a - b)[1];
+      expect(median, file).toBeLessThan(0.6);
     }
-  });
+    expect(measured).toBeGreaterThanOrEqual(3);
+  }, 120_000);
 
   it('allocates nothing at blend switches with fractional blend times, while updating', () => {
     const result = runProbe('blend-switch-allocation-probe.ts');

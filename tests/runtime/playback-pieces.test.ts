@@ -108,13 +108,13 @@ describe('InertialTransition', () => {
     expect(t.evaluate(pose)).toBe(0);
     const target = new Pose(1);
     t.duration = 0.5;
-    t.request(frame(1 / 60));
+    expect(t.update(frame(1 / 60), true)).toBe(false);
     expect(t.evaluate(target)).toBe(TRANSITION_STARTED);
     expect(t.startedDuration).toBe(0.5);
     // The switch frame is time 0 of the transition: it outputs the last pose.
     expect(target.translations[0]).toBeCloseTo(1, 12);
     t.duration = 0.25;
-    t.request(frame(1 / 60));
+    expect(t.update(frame(1 / 60), true)).toBe(false);
     expect(t.evaluate(new Pose(1))).toBe(TRANSITION_STARTED | TRANSITION_INTERRUPTED);
     expect(t.interruptedDuration).toBe(0.5);
     expect(t.startedDuration).toBe(0.25);

@@ -10,7 +10,9 @@
  * argument `switch`, the parameters change every 64 frames instead (ints cycle 0-2, bools toggle,
  * floats step by 97.5), measured from the 20,000th frame in windows of 6400: a switch's code is
  * cold where one character switches now and then, and a number it reads is boxed (BlendList's
- * blend time and Crossfade.fadeTo, 32 B a switch, until BlendList read it in its update). In a
+ * blend time and Crossfade.fadeTo, 32 B a switch, until BlendList read it in its update; a state
+ * machine's transition start, the Inertialization node's requests and a player's restart, about
+ * 100 B a switch, until the state machine started transitions in its update). In a
  * plain Node process (see allocation-probe.ts). Prints one JSON line: { windows } or { skipped: reason }.
  */
 import { bytesPerFrame } from './allocation.ts';
