@@ -347,6 +347,8 @@ export class AnimGraphInstance implements GraphRuntime {
   private counter = 0;
   /** Whether update() is running (its event listeners may not call it again). */
   private updating = false;
+  /** Whether a listener called reset() during update(): done when the update returns. */
+  private resetRequested = false;
   /** The update contexts in use: the graph's, lent for the update (AnimGraph.updateContextLoan), or ownContexts. */
   private updateContexts: UpdateContext[] = [];
   /** Whether the graph's clips have curves (curveValues is not empty). */
@@ -619,6 +621,10 @@ export class AnimGraphInstance implements GraphRuntime {
       this.advance(deltaTime, index);
     } finally {
       this.updating = false;
+      if (this.resetRequested) {
+        this.resetRequested = false;
+        this.reset();
+      }
     }
   }
 
@@ -895,8 +901,17 @@ export class AnimGraphInstance implements GraphRuntime {
     return this.root.gatherDebug();
   }
 
-  /** Re-initialises every node (play times, blends) as if the instance were new. */
+  /**
+   * Re-initialises every node (play times, blends) as if the instance were new. Called from a
+   * listener of this instance's events during update(), it takes effect when the update returns:
+   * re-initialised part way through the frame, a node would go on with state it no longer has (a
+   * state machine with no active state).
+   */
   reset(): void {
+    if (this.updating) {
+      this.resetRequested = true;
+      return;
+    }
     this.counter = 0;
     this.frameNumbers[this.frameNumbersAt + ELAPSED] = 0;
     this.evaluatedAt = -1;

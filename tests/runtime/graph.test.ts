@@ -293,6 +293,32 @@ describe('graph instance', () => {
     }
   });
 
+  it('resets, when a listener asks during the update, as the update returns', () => {
+    // A loop event fires inside a state, part way through the state machine's update: re-initialised
+    // there, the machine went on with no active state and threw a TypeError.
+    const nodes = {
+      sm: { type: 'StateMachine', properties: { entry: 'walk', states: {
+        walk: { nodes: { clip: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'clip' },
+        run: { nodes: { clip: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'clip' },
+      }, transitions: [{ from: 'walk', to: 'run', rule: { param: 'fast', op: '==', value: true }, duration: 0.3 }] } },
+    };
+    const [g, after] = [0, 1].map(() => bipedInstance(nodes, 'sm', { fast: { type: 'bool', default: false } }));
+    let resets = 0, looped = false;
+    g.events.on('sequenceLooped', () => { if (resets++ < 2) g.reset(); });
+    after.events.on('sequenceLooped', () => { looped = true; });
+    for (let f = 0; f < 120; f++) {
+      for (const x of [g, after]) {
+        x.setParameter('fast', f >= 60);
+        x.update(0.05);
+      }
+      if (looped && resets <= 2) after.reset();
+      looped = false;
+      expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(after.evaluate().rotations));
+    }
+    expect(resets).toBeGreaterThan(2);
+    expect(g.gatherDebug().description).toBe(after.gatherDebug().description);
+  });
+
   it('emits parameterChanged only when a value changes, and rejects wrong types', () => {
     const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p', {
       f: { type: 'float', default: 1 }, v: { type: 'vec3', default: [0, 1, 0] },
