@@ -408,6 +408,9 @@ export class StrideWarping extends SkeletalControlNode {
     // With the feet step off, the later steps see the FK feet (the scale still reaches root motion).
     job.strideScale = p.warpFeet ? this.scale.value : 1;
     job.deltaTime = this.deltaTime;
+    // The pelvis spring moves on by an update's time once: evaluated again before the next update,
+    // the node steps it by 0 and outputs the same pose.
+    this.deltaTime = 0;
     job.legLength = this.legLength;
     job.pelvisSmoothingTime = numbers[at + PELVIS_SMOOTHING_TIME];
     job.pelvisMaxSpeed = numbers[at + PELVIS_MAX_SPEED];

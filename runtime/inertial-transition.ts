@@ -145,8 +145,13 @@ export class InertialTransition {
     this.inertializer.apply(pose);
   }
 
-  /** Records `pose` as output this frame. */
+  /**
+   * Records `pose` as output this frame. Once per update: evaluated again before the next update,
+   * the node's pose replaces the one recorded (a delta time of 0) rather than pushing the last one
+   * out as if a frame had passed, so evaluating twice changes nothing that follows.
+   */
   record(pose: Pose): void {
     this.history.push(pose, this.frame);
+    this.frame[0] = 0;
   }
 }

@@ -7,6 +7,9 @@ import { runGraph } from '../../host/runner.ts';
 import { describeWithData, CMU, hasSharedData } from '../support/shared-data.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
+import { warpedWalkGraph } from '../support/crowd-graphs.ts';
+import { exampleInstance, type ExampleInstance } from '../support/example-instances.ts';
+import type { AnimGraphInstance } from '../../runtime/graph.ts';
 
 /** An example a probe skipped: only one on ../shared/data, where the folder is missing (never in CI). */
 function expectSkippedForMissingData(file: string, reason: string): void {
@@ -317,6 +320,43 @@ describe('graph instance', () => {
     }
     expect(resets).toBeGreaterThan(2);
     expect(g.gatherDebug().description).toBe(after.gatherDebug().description);
+  });
+
+  it('gives the same poses however often evaluate is called between updates', () => {
+    // Evaluate moved on state the node keeps (the Inertialization node's and pose search's
+    // record of the poses output, stride warping's pelvis spring): evaluated twice a frame, every
+    // later pose differed, by up to 1.55 rad in robot-pose-search, and from the second frame with
+    // stride warping.
+    const cases: [string, () => AnimGraphInstance][] = [['warpedWalkGraph', () => warpedWalkGraph().createInstance()]];
+    for (const file of readdirSync(example('')).filter((f) => f.endsWith('.json'))) {
+      const probe = exampleInstance(file);
+      if ('skipped' in probe) {
+        expectSkippedForMissingData(file, probe.skipped);
+        continue;
+      }
+      cases.push([file, () => (exampleInstance(file) as ExampleInstance).instance]);
+    }
+    expect(cases.length).toBeGreaterThanOrEqual(6);
+    for (const [name, make] of cases) {
+      const [once, twice] = [make(), make()];
+      const parameters = Object.keys(once.parameters.definitions);
+      for (let f = 0; f < 240; f++) {
+        const k = f >> 5;
+        for (const g of [once, twice]) {
+          for (const p of parameters) {
+            const type = g.parameters.typeOf(p);
+            if (type === 'float') g.setParameter(p, 0.37 + (k % 3) * 0.6);
+            else if (type === 'int') g.setParameter(p, k % 3);
+            else if (type === 'bool') g.setParameter(p, (k & 1) === 1);
+          }
+          g.update(1 / 30);
+        }
+        twice.evaluate();
+        const [a, b] = [once.evaluate(), twice.evaluate()];
+        expect(Array.from(b.rotations), `${name}, frame ${f}`).toEqual(Array.from(a.rotations));
+        expect(Array.from(b.translations), `${name}, frame ${f}`).toEqual(Array.from(a.translations));
+      }
+    }
   });
 
   it('emits parameterChanged only when a value changes, and rejects wrong types', () => {
