@@ -153,7 +153,7 @@ export class StrideWarping extends SkeletalControlNode {
   /** Mean length (thigh to calf to foot) of the legs in the reference pose: the node's sense of scale. */
   private legLength = 0;
   private readonly scale = new StrideScale();
-  /** The delta time of the last update, for the warp that follows it. */
+  /** Seconds updated since the last warp, for the next one (updates without an evaluate add up). */
   private deltaTime = 0;
   /** Stride direction in use (component space). */
   private readonly direction = new Float64Array(3);
@@ -225,6 +225,7 @@ export class StrideWarping extends SkeletalControlNode {
       this.state.useNumbers(numbers, at + own);
     }
     this.scale.value = 1;
+    this.deltaTime = 0;
     this.resetRootMotion();
     this.state.reset();
     this.restart();
@@ -318,7 +319,7 @@ export class StrideWarping extends SkeletalControlNode {
 
   protected override updateControl(ctx: UpdateContext): void {
     const p = this.props, values = this.graph.parameterValues, scale = this.scale, set = this.numbers, at = this.at;
-    this.deltaTime = ctx.deltaTime;
+    this.deltaTime += ctx.deltaTime;
     let target = 1;
     if (p.fromRootMotion) {
       this.measureRootMotion(ctx);
@@ -408,8 +409,8 @@ export class StrideWarping extends SkeletalControlNode {
     // With the feet step off, the later steps see the FK feet (the scale still reaches root motion).
     job.strideScale = p.warpFeet ? this.scale.value : 1;
     job.deltaTime = this.deltaTime;
-    // The pelvis spring moves on by an update's time once: evaluated again before the next update,
-    // the node steps it by 0 and outputs the same pose.
+    // The pelvis spring moves on by the time updated since it last moved: evaluated again before
+    // the next update, the node steps it by 0 and outputs the same pose.
     this.deltaTime = 0;
     job.legLength = this.legLength;
     job.pelvisSmoothingTime = numbers[at + PELVIS_SMOOTHING_TIME];

@@ -47,8 +47,11 @@ export class InertialTransition {
   interruptedDuration = 0;
   /** Whether a request waits for evaluate. */
   pending = false;
-  /** [this frame's delta time, duration], as PoseHistory and PoseInertializer take them. */
-  private readonly frame = new Float64Array(2);
+  /**
+   * [this update's delta time, duration, seconds updated since the last pose recorded], as
+   * PoseInertializer and PoseHistory take them.
+   */
+  private readonly frame = new Float64Array(3);
 
   /** Seconds the next transition lasts (input to update(ctx, true) and start()). */
   get duration(): number {
@@ -94,6 +97,7 @@ export class InertialTransition {
   reset(): void {
     this.inertializer.stop();
     this.history.clear();
+    this.frame[2] = 0;
     this.pending = false;
   }
 
@@ -104,6 +108,7 @@ export class InertialTransition {
    */
   update(ctx: UpdateContext, switching = false): boolean {
     this.frame[0] = ctx.deltaTime;
+    this.frame[2] += ctx.deltaTime;
     if (switching) {
       this.pending = true;
       return false;
@@ -146,12 +151,13 @@ export class InertialTransition {
   }
 
   /**
-   * Records `pose` as output this frame. Once per update: evaluated again before the next update,
-   * the node's pose replaces the one recorded (a delta time of 0) rather than pushing the last one
-   * out as if a frame had passed, so evaluating twice changes nothing that follows.
+   * Records `pose` as output, the time updated since the last one apart from it (updates without an
+   * evaluate add up). Evaluated again before the next update, the node's pose replaces the one
+   * recorded (0 s apart) rather than pushing the last one out as if a frame had passed, so
+   * evaluating twice changes nothing that follows.
    */
   record(pose: Pose): void {
-    this.history.push(pose, this.frame);
-    this.frame[0] = 0;
+    this.history.push(pose, this.frame, 2);
+    this.frame[2] = 0;
   }
 }

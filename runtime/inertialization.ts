@@ -505,17 +505,17 @@ export class PoseHistory {
     this.older = older;
   }
 
-  /** Records `pose` as output after `dt[0]` seconds. A frame of zero delta time replaces the last pose. */
-  push(pose: Pose, dt: Float64Array): void {
+  /** Records `pose` as output `dt[index]` seconds after the last. A frame of zero delta time replaces the last pose. */
+  push(pose: Pose, dt: Float64Array, index = 0): void {
     if (this.count === 0) {
       this.count = 1;
       this.deltaTimes[0] = 0;
-    } else if (dt[0] > 0) {
+    } else if (dt[index] > 0) {
       const t = this.older;
       this.older = this.previous;
       this.previous = t;
       this.deltaTimes[1] = this.deltaTimes[0];
-      this.deltaTimes[0] = dt[0];
+      this.deltaTimes[0] = dt[index];
       this.count = 2;
     }
     const kernel = pose.kernel;

@@ -388,6 +388,26 @@ describe('StrideWarping options', () => {
     expectClose(values(g).pelvisOffset as V3, T, 0.01); // and it settles on the target
   });
 
+  it('springs the pelvis by the time updated since it last moved: updates without an evaluate add up, a second evaluate adds none', () => {
+    const props = { strideScale: { param: 's' }, scaleSmoothingTime: 0, pelvisSmoothingTime: 0.3, pelvisMaxSpeed: 0 };
+    const [every, skipping] = [0, 1].map(() => heldWarp(props, { s: { type: 'float', default: 1 } }));
+    for (const g of [every, skipping]) {
+      g.update(0.05);
+      values(g);
+      g.setParameter('s', 1.5);
+    }
+    for (let k = 0; k < 6; k++) {
+      every.update(0.1);
+      // Two updates, then evaluated twice: the spring moves 0.1 s, as `every` does in one.
+      skipping.update(0.05);
+      skipping.update(0.05);
+      values(skipping);
+      skipping.evaluate();
+      expectClose(values(skipping).pelvisOffset as V3, values(every).pelvisOffset as V3, 1e-12);
+    }
+    expect((values(every).pelvisOffset as V3)[2]).not.toBe(0);
+  });
+
   it('adjusts the pelvis as written: toward each warped foot to its FK distance, pelvisIterations times, then down until both reach', () => {
     const input = heldPose();
     const P0 = at(input, 'pelvis');

@@ -100,6 +100,26 @@ describe('Crossfade', () => {
 });
 
 describe('InertialTransition', () => {
+  it('records poses the time updated apart, once per update however often evaluated', () => {
+    const t = new InertialTransition(1);
+    const at = (x: number) => { const p = new Pose(1); p.translations[0] = x; return p; };
+    t.update(frame(0.1));
+    t.evaluate(at(1));
+    // Two updates before the next evaluate (a character not drawn for a frame): 0.2 s apart.
+    t.update(frame(0.1));
+    t.update(frame(0.1));
+    t.evaluate(at(3));
+    expect(Array.from(t.history.deltaTimes)).toEqual([0.2, 0]);
+    // Evaluated again before the next update: the pose replaces the last, 0.2 s after the first still.
+    t.evaluate(at(4));
+    expect(Array.from(t.history.deltaTimes)).toEqual([0.2, 0]);
+    expect([t.history.previous.translations[0], t.history.older.translations[0]]).toEqual([4, 1]);
+    t.update(frame(0.1));
+    t.evaluate(at(5));
+    expect(Array.from(t.history.deltaTimes)).toEqual([0.1, 0.2]);
+    expect([t.history.previous.translations[0], t.history.older.translations[0]]).toEqual([5, 4]);
+  });
+
   it('starts a requested transition at evaluate from the poses recorded, and reports one it interrupts', () => {
     const t = new InertialTransition(1);
     const pose = new Pose(1);
