@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
-  AnimGraph, checkSlotStop, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraphInstance, type SlotPlayOptions,
+  AnimGraph, checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraphInstance, type SlotPlayOptions,
 } from '../runtime/graph.ts';
 import { composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
@@ -197,8 +197,8 @@ export class CrowdSlice {
     return this.kernel !== null;
   }
 
-  /** A playSlot's options, made once and refilled per call (see CONTRIBUTING.md, "Numbers in the frame loop"). */
-  private readonly slotOptions: Required<SlotPlayOptions> = { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
+  /** A playSlot's options, made once and refilled per call. */
+  private readonly slotOptions = refillableSlotOptions();
 
   /** Plays character i's waiting slot calls on its instance, in the order they were made. */
   private runSlotCalls(instance: AnimGraphInstance, i: number): void {
@@ -353,8 +353,8 @@ export class Crowd {
   private readonly workers: Worker[];
   /** Checks and converts values as an instance's setParameter does. */
   private readonly scratch: Parameters;
-  /** playSlot's options resolved (made once; see CONTRIBUTING.md, "Numbers in the frame loop"). */
-  private readonly slotOptions: Required<SlotPlayOptions> = { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
+  /** playSlot's options resolved (made once, refilled per call). */
+  private readonly slotOptions = refillableSlotOptions();
   private closed = false;
 
   private constructor(

@@ -264,10 +264,16 @@ export function checkSlotStop(slot: string, blendOut: number): void {
 }
 
 /**
- * The one SlotPlayArgs playSlot fills: every instance on the thread shares it (see SlotPlayer.playClip).
- * Made with fractions so that V8 lays its fields out as doubles from the start, written in place.
+ * Slot options for code that refills one object per call rather than making one: made with
+ * fractions, so that V8 lays its fields out as doubles from the start and writes them in place
+ * (see CONTRIBUTING.md, "Numbers in the frame loop").
  */
-const slotPlayArgs: Required<SlotPlayOptions> = { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
+export function refillableSlotOptions(): Required<SlotPlayOptions> {
+  return { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
+}
+
+/** The one SlotPlayArgs playSlot fills: every instance on the thread shares it (see SlotPlayer.playClip). */
+const slotPlayArgs = refillableSlotOptions();
 
 function isSlotPlayer(node: PoseNode): node is PoseNode & SlotPlayer {
   const candidate = node as Partial<SlotPlayer>;
