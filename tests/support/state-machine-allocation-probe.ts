@@ -5,7 +5,9 @@
  * and at-end rules, a state machine nested in a state (re-initialized on each entry), a skeletal
  * control in a state (likewise), a re-entry
  * and inertial transitions under an Inertialization node, with listeners on the three state machine
- * events (which then emit strings, no numbers).
+ * events (which then emit strings, no numbers). With the argument `slow`, the parameters change ten
+ * times less often, from the 20,000th frame, nothing listens, and `transitions` counts the outer
+ * machine's changes of state.
  * Prints one JSON line: { perFrame, windows, transitions, states }.
  */
 import { loadGraphAsset } from '../../host/files.ts';
@@ -83,11 +85,20 @@ const g = loadGraphAsset({
   output: 'inert',
 }).createInstance();
 
+// `slow`: the parameters change ten times less often and nothing listens, as for one character
+// switching now and then, whose switch code stays cold (run with --no-concurrent-recompilation).
+const slow = process.argv[2] === 'slow';
+const every = slow ? 10 : 1;
 let transitions = 0;
 const states: string[] = [];
-g.events.on('transitionStarted', () => { transitions++; });
-g.events.on('stateEntered', () => {});
-g.events.on('stateExited', () => {});
+if (!slow) {
+  g.events.on('transitionStarted', () => { transitions++; });
+  g.events.on('stateEntered', () => {});
+  g.events.on('stateExited', () => {});
+}
+// Slow, the outer machine's changes of state are counted by reading it (a listener would box the duration).
+const outer = (g as unknown as { builtNodes: { id: string; activeState?: string }[] }).builtNodes.find((n) => n.id === 'sm')!;
+let lastState = '';
 const values = g.parameterValues;
 const slots = { speed: g.parameters.slotOf('speed'), jump: g.parameters.slotOf('jump'), mode: g.parameters.slotOf('mode') };
 const speeds = [0, 100, 300, 100, 0, 300];
@@ -95,13 +106,17 @@ g.update(0);
 let frameIndex = 0;
 const frame = () => {
   frameIndex++;
-  if (frameIndex % 7 === 0) values[slots.speed] = speeds[(frameIndex / 7) % speeds.length];
-  values[slots.jump] = frameIndex % 53 < 2 ? 1 : 0;
-  if (frameIndex % 11 === 0) values[slots.mode] = (values[slots.mode] + 1) % 4;
+  if (frameIndex % (7 * every) === 0) values[slots.speed] = speeds[(frameIndex / (7 * every)) % speeds.length];
+  values[slots.jump] = frameIndex % (53 * every) < 2 ? 1 : 0;
+  if (frameIndex % (11 * every) === 0) values[slots.mode] = (values[slots.mode] + 1) % 4;
   g.update(1 / 60);
   g.evaluate();
+  if (slow && outer.activeState !== lastState) {
+    lastState = outer.activeState!;
+    transitions++;
+  }
 };
-const { perFrame, windows } = bytesPerFrame(frame);
+const { perFrame, windows } = slow ? bytesPerFrame(frame, { warmup: 60000, windows: 3, frames: 6400 }) : bytesPerFrame(frame);
 const debug = g.gatherDebug().children[0].children[0];
 for (const machine of debug.children) states.push(String(machine.values?.activeState));
 console.log(JSON.stringify({ perFrame, windows, transitions, frames: frameIndex, states }));
