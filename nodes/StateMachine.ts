@@ -63,91 +63,89 @@ export type TransitionJson = z.infer<typeof transitionSchema> & { rule: RuleJson
 export const DEFAULT_TRANSITION_DURATION = 0.2;
 
 // ---------------------------------------------------------------------------------------------
-// Rules, compiled once per graph (StateMachineTable). test() returns a boolean and reads doubles from typed arrays
-// and its own fields only: see CONTRIBUTING.md, "Numbers in the frame loop".
+// Rules, compiled once per graph (StateMachineTable): objects of one class, tested by one function,
+// testRule, which reads doubles from typed arrays and the rule's own fields only (see
+// CONTRIBUTING.md, "Numbers in the frame loop"). One function rather than a test method per kind
+// of rule: the parameter comparisons every state checks each frame make it hot at once, so a
+// time-remaining or at-end rule, checked only while a one-shot state plays, runs optimised too
+// (a method of its own stayed cold for one character, and boxed the clip time it read).
 
-abstract class Rule {
-  abstract test(sm: StateMachine, from: number, t: Transition): boolean;
-}
-
-class ConstantRule extends Rule {
-  constructor(private readonly value: boolean) { super(); }
-  test(): boolean {
-    return this.value;
-  }
-}
+const RULE_CONSTANT = 0, RULE_COMPARE = 1, RULE_TIME_REMAINING = 2, RULE_AT_END = 3, RULE_AND = 4, RULE_OR = 5, RULE_NOT = 6;
 
 const OP_CODES: Record<Comparison, number> = { '==': 0, '!=': 1, '<': 2, '<=': 3, '>': 4, '>=': 5 };
 
-class CompareRule extends Rule {
-  constructor(private readonly slot: number, private readonly op: number, private readonly value: number) { super(); }
-  test(sm: StateMachine): boolean {
-    const v = sm.parameterValues[this.slot], c = this.value;
-    switch (this.op) {
-      case 0: return v === c;
-      case 1: return v !== c;
-      case 2: return v < c;
-      case 3: return v <= c;
-      case 4: return v > c;
-      default: return v >= c;
+class Rule {
+  constructor(
+    /** RULE_CONSTANT... */
+    readonly kind: number,
+    /** A comparison's parameter slot. */
+    readonly slot: number,
+    /** A comparison's OP_CODES value. */
+    readonly op: number,
+    /** A comparison's value, a time-remaining rule's seconds, or a constant's (1 true, 0 false). */
+    readonly value: number,
+    /** The rules an and, or or not combines. */
+    readonly rules: readonly Rule[],
+  ) {}
+}
+
+const NO_RULES: readonly Rule[] = [];
+const ruleOf = (kind: number, value = 0, rules = NO_RULES, slot = -1, op = 0) => new Rule(kind, slot, op, value, rules);
+
+/** Whether `rule` passes for transition `t` out of state `from`. */
+function testRule(rule: Rule, sm: StateMachine, from: number, t: Transition): boolean {
+  switch (rule.kind) {
+    case RULE_CONSTANT:
+      return rule.value !== 0;
+    case RULE_COMPARE: {
+      const v = sm.parameterValues[rule.slot], c = rule.value;
+      switch (rule.op) {
+        case 0: return v === c;
+        case 1: return v !== c;
+        case 2: return v < c;
+        case 3: return v <= c;
+        case 4: return v > c;
+        default: return v >= c;
+      }
     }
-  }
-}
-
-class TimeRemainingRule extends Rule {
-  constructor(private readonly seconds: number) { super(); }
-  test(sm: StateMachine, from: number): boolean {
-    return sm.readClipRemaining(from) && sm.clipRemaining[0] <= this.seconds;
-  }
-}
-
-class AtEndRule extends Rule {
-  test(sm: StateMachine, from: number, t: Transition): boolean {
-    return sm.readClipRemaining(from) && sm.clipRemaining[0] <= t.duration;
-  }
-}
-
-class AndRule extends Rule {
-  constructor(private readonly rules: readonly Rule[]) { super(); }
-  test(sm: StateMachine, from: number, t: Transition): boolean {
-    for (let i = 0; i < this.rules.length; i++) if (!this.rules[i].test(sm, from, t)) return false;
-    return true;
-  }
-}
-
-class OrRule extends Rule {
-  constructor(private readonly rules: readonly Rule[]) { super(); }
-  test(sm: StateMachine, from: number, t: Transition): boolean {
-    for (let i = 0; i < this.rules.length; i++) if (this.rules[i].test(sm, from, t)) return true;
-    return false;
-  }
-}
-
-class NotRule extends Rule {
-  constructor(private readonly rule: Rule) { super(); }
-  test(sm: StateMachine, from: number, t: Transition): boolean {
-    return !this.rule.test(sm, from, t);
+    case RULE_TIME_REMAINING:
+      return sm.readClipRemaining(from) && sm.clipRemaining[0] <= rule.value;
+    case RULE_AT_END:
+      return sm.readClipRemaining(from) && sm.clipRemaining[0] <= t.duration;
+    case RULE_AND: {
+      const rules = rule.rules;
+      for (let i = 0; i < rules.length; i++) if (!testRule(rules[i], sm, from, t)) return false;
+      return true;
+    }
+    case RULE_OR: {
+      const rules = rule.rules;
+      for (let i = 0; i < rules.length; i++) if (testRule(rules[i], sm, from, t)) return true;
+      return false;
+    }
+    default:
+      return !testRule(rule.rules[0], sm, from, t);
   }
 }
 
 /** Builds a rule the loader has checked; anything it could not read is false (never fires). */
 function compileRule(json: unknown, slotOf: (name: string) => number): Rule {
-  if (typeof json === 'boolean') return new ConstantRule(json);
-  if (json === 'atEnd') return new AtEndRule();
-  if (typeof json !== 'object' || json === null) return new ConstantRule(false);
+  const never = ruleOf(RULE_CONSTANT, 0);
+  if (typeof json === 'boolean') return ruleOf(RULE_CONSTANT, json ? 1 : 0);
+  if (json === 'atEnd') return ruleOf(RULE_AT_END);
+  if (typeof json !== 'object' || json === null) return never;
   const r = json as Record<string, unknown>;
-  if (Array.isArray(r.and)) return new AndRule(r.and.map((x) => compileRule(x, slotOf)));
-  if (Array.isArray(r.or)) return new OrRule(r.or.map((x) => compileRule(x, slotOf)));
-  if (Object.hasOwn(r, 'not')) return new NotRule(compileRule(r.not, slotOf));
-  if (typeof r.timeRemaining === 'number') return new TimeRemainingRule(r.timeRemaining);
+  if (Array.isArray(r.and)) return ruleOf(RULE_AND, 0, r.and.map((x) => compileRule(x, slotOf)));
+  if (Array.isArray(r.or)) return ruleOf(RULE_OR, 0, r.or.map((x) => compileRule(x, slotOf)));
+  if (Object.hasOwn(r, 'not')) return ruleOf(RULE_NOT, 0, [compileRule(r.not, slotOf)]);
+  if (typeof r.timeRemaining === 'number') return ruleOf(RULE_TIME_REMAINING, r.timeRemaining);
   if (typeof r.param === 'string') {
     const slot = slotOf(r.param);
-    if (slot < 0) return new ConstantRule(false);
+    if (slot < 0) return never;
     const op = typeof r.op === 'string' && Object.hasOwn(OP_CODES, r.op) ? OP_CODES[r.op as Comparison] : 0;
     const value = r.value === undefined ? 1 : typeof r.value === 'boolean' ? (r.value ? 1 : 0) : Number(r.value);
-    return new CompareRule(slot, op, value);
+    return ruleOf(RULE_COMPARE, value, NO_RULES, slot, op);
   }
-  return new ConstantRule(false);
+  return never;
 }
 
 /** A transition, with its settings read once per graph. */
@@ -409,7 +407,7 @@ export class StateMachine extends LocalPoseNode {
     const list = states[from].transitions;
     for (let i = 0; i < list.length; i++) {
       const first = list[i];
-      if (!first.rule.test(this, from, first)) continue;
+      if (!testRule(first.rule, this, from, first)) continue;
       let leg = first;
       let to = first.to;
       // Through conduits, each by the first of its own transitions that passes; a conduit with none blocks.
@@ -419,7 +417,7 @@ export class StateMachine extends LocalPoseNode {
         if (hops >= states.length) break;
         const out = states[conduit].transitions;
         for (let j = 0; j < out.length; j++) {
-          if (out[j].rule.test(this, conduit, out[j])) {
+          if (testRule(out[j].rule, this, conduit, out[j])) {
             leg = out[j];
             to = out[j].to;
             break;
