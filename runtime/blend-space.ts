@@ -68,7 +68,10 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
   protected override onInitialize(): void {
     usePlaybackNumbers(this.players, this.graph.frameNumbers, this.clockNumbers);
     const looping = readFlag(this.graph.parameterValues, this.loop);
-    for (const p of this.players) {
+    // Indexed: a blend space in a state is initialized at each entry, in the frame loop, where a
+    // for-of allocates an iterator until V8 optimises the code.
+    for (let i = 0; i < this.players.length; i++) {
+      const p = this.players[i];
       p.time = 0;
       p.looping = looping;
       p.restart();
@@ -103,7 +106,7 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
     for (let i = 1; i < w.length; i++) if (w[i] > w[leader]) leader = i;
     this.leader = leader;
     const looping = readFlag(values, this.loop);
-    for (const p of this.players) p.looping = looping;
+    for (let i = 0; i < this.players.length; i++) this.players[i].looping = looping;
   }
 
   syncAdvance(ctx: UpdateContext): void {

@@ -6,7 +6,8 @@
  * no options, their defaults). `perFrame` with
  * nobody listening; `perFrameListened` with a listener on every event (which does nothing), for
  * what emitting costs; `notifies` and `ended` count what the listened run saw.
- * Then a Crowd's playSlot and stopSlot calls, applied by its update (`perFrameCrowd`).
+ * Then a Crowd's playSlot and stopSlot calls, applied by its update (`perFrameCrowd`). With the
+ * argument `slow`, only a lone character playing a clip on each slot every 10 s: { windows }.
  * Prints one JSON line: { perFrame, perFrameListened, perFrameCrowd, notifies, ended, lean }.
  */
 import { Crowd } from '../../host/crowd.ts';
@@ -52,6 +53,23 @@ function probe(listen: boolean): { perFrame: number; notifies: number; ended: nu
   };
   const { perFrame } = bytesPerFrame(frame);
   return { perFrame, notifies: counts.notifies, ended: counts.ended, lean: g.curve('lean') };
+}
+
+if (process.argv[2] === 'slow') {
+  // One character playing a one-shot on each slot every 10 seconds, from its 20,000th frame (run
+  // with --no-concurrent-recompilation): the code that runs only while a clip plays stays cold.
+  const g = graph.createInstance();
+  const options = { blendIn: 0.25, blendOut: 0.3, playRate: 1.3 };
+  let n = 0;
+  const { windows } = bytesPerFrame(() => {
+    if (n % 600 === 0) g.playSlot('upper', n % 1200 === 0 ? 'run' : 'walk', options);
+    if (n % 600 === 300) g.playSlot('full', 'run');
+    n++;
+    g.update(1 / 60);
+    g.evaluate();
+  }, { warmup: 20000, windows: 3, frames: 6400 });
+  console.log(JSON.stringify({ windows }));
+  process.exit(0);
 }
 
 const quiet = probe(false);
