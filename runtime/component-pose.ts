@@ -2,6 +2,7 @@ import { transformRelative, quatNormalize } from './math.ts';
 import { checkStorage, Pose, poseCopy, type PoseStorage } from './pose.ts';
 import { kernelOf, type SamplingKernel } from './sampling-kernel.ts';
 import type { Skeleton } from './skeleton.ts';
+import { FreeList } from './free-list.ts';
 
 /**
  * A pose that skeletal controls read and write in component space (relative to the skeleton's
@@ -244,15 +245,15 @@ function copyTransform(
 
 /** A stack of component poses for temporaries, like PosePool. */
 export class ComponentPosePool {
-  private readonly free: ComponentPose[] = [];
+  private readonly free = new FreeList<ComponentPose>();
 
   constructor(readonly skeleton: Skeleton) {}
 
   acquire(): ComponentPose {
-    return this.free.pop() ?? new ComponentPose(this.skeleton);
+    return this.free.take() ?? new ComponentPose(this.skeleton);
   }
 
   release(pose: ComponentPose): void {
-    this.free.push(pose);
+    this.free.put(pose);
   }
 }

@@ -38,9 +38,9 @@ export function inertialCurveFit(out: Float64Array, o: number, x0: number, v0: n
   fitCurve(out, o, args);
 }
 
-/** The arguments of a fit ([x0, v0, duration, dt]): see CONTRIBUTING.md, "Numbers in the frame loop". */
-const X0 = 0, V0 = 1, DURATION = 2, DT = 3;
-const curveArgs = new Float64Array(4);
+/** The arguments of a fit ([x0, v0, duration]): see CONTRIBUTING.md, "Numbers in the frame loop". */
+const X0 = 0, V0 = 1, DURATION = 2;
+const curveArgs = new Float64Array(3);
 
 /**
  * The longest transition fitted, in seconds (11.6 days). The quintic's coefficients divide by t1⁵,
@@ -264,30 +264,104 @@ export class PoseInertializer {
 
   /**
    * start() with its two numbers read here, from arrays (olderDeltaTime[0], durations[index]), as
-   * the frame loop starts transitions: a switch's code is cold for one character, and a number it
-   * read to pass on would be boxed, while this function runs a loop per bone and is optimised early
-   * (see CONTRIBUTING.md, "Numbers in the frame loop").
+   * the frame loop starts transitions (see CONTRIBUTING.md, "Numbers in the frame loop"). Every
+   * bone's fit is written into this one function's loops: V8 optimises a function once it has run
+   * enough of its own bytecode, which these loops do within about ten transitions, where a function
+   * called per bone (or a prologue before loops of other functions) stayed unoptimised for tens of
+   * transitions, or for good, for a character switching now and then, boxing the numbers it read.
    */
   startFrom(target: Pose, previous: Pose, older: Pose | null, olderDeltaTime: Float64Array, durations: Float64Array, index: number): void {
-    const dt = olderDeltaTime[0], duration = durations[index];
+    const olderDt = olderDeltaTime[0], duration = durations[index];
     this.clock[0] = 0;
     this.clock[1] = duration > 0 ? Math.min(duration, MAX_TRANSITION_TIME) : 0;
     const args = curveArgs;
-    args[DT] = older !== null && dt > 0 ? dt : 0;
+    // The velocities' time step: 0 (no velocity) without an older pose.
+    const dt = older !== null && olderDt > 0 ? olderDt : 0;
     const n = this.boneCount;
     const profile = this.profile;
     const scales = profile !== null && profile.durationScales.length === n ? profile.durationScales : null;
     const full = this.clock[1];
     if (scales !== null) this.clock[1] = Math.min(full * profile!.maxDurationScale, MAX_TRANSITION_TIME);
+    // Per bone, which curves are live: 1 translation, 2 rotation, 4 scale.
+    const live = this.live;
+    live.fill(0);
+    // Translations, then scales: each bone's offset a distance along a unit direction, its velocity
+    // the older pose's offset measured along the same direction.
+    for (let channel = 0; channel < 2; channel++) {
+      const dir = channel === 0 ? this.translationDir : this.scaleDir, curve = channel === 0 ? this.translationCurve : this.scaleCurve;
+      const to = channel === 0 ? target.translations : target.scales, from = channel === 0 ? previous.translations : previous.scales;
+      const before = older === null ? null : channel === 0 ? older.translations : older.scales;
+      const bit = channel === 0 ? 1 : 4;
+      for (let bone = 0; bone < n; bone++) {
+        const boneDuration = scales !== null ? Math.min(full * scales[bone], MAX_TRANSITION_TIME) : full;
+        const b3 = bone * 3, c = bone * CURVE_STRIDE;
+        const x = from[b3] - to[b3], y = from[b3 + 1] - to[b3 + 1], z = from[b3 + 2] - to[b3 + 2];
+        const x0 = Math.sqrt(x * x + y * y + z * z);
+        let v0 = 0;
+        if (!(x0 > 1e-9) || !(boneDuration > 0)) {
+          dir[b3] = 0; dir[b3 + 1] = 0; dir[b3 + 2] = 0;
+          args[X0] = 0;
+        } else {
+          const nx = x / x0, ny = y / x0, nz = z / x0;
+          dir[b3] = nx; dir[b3 + 1] = ny; dir[b3 + 2] = nz;
+          if (before !== null && dt > 0) {
+            const xn1 = (before[b3] - to[b3]) * nx + (before[b3 + 1] - to[b3 + 1]) * ny + (before[b3 + 2] - to[b3 + 2]) * nz;
+            v0 = (x0 - xn1) / dt;
+          }
+          args[X0] = x0;
+        }
+        args[V0] = v0;
+        args[DURATION] = boneDuration;
+        fitCurve(curve, c, args);
+        if (curve[c + 3] > 0) live[bone] += bit;
+      }
+    }
+    // Rotations: each bone's offset an angle about a unit axis, q0 = previous * inverse(target)
+    // taken the shorter way round (w >= 0), its velocity the older pose's offset as a twist about the
+    // same axis.
+    const to = target.rotations, from = previous.rotations, before = older === null ? null : older.rotations;
+    const axis = this.rotationAxis, curve = this.rotationCurve;
     for (let bone = 0; bone < n; bone++) {
-      args[DURATION] = scales !== null ? Math.min(full * scales[bone], MAX_TRANSITION_TIME) : full;
-      fitVector(this.translationDir, this.translationCurve, bone, target.translations, previous.translations, older?.translations ?? null, args);
-      args[DURATION] = scales !== null ? Math.min(full * scales[bone], MAX_TRANSITION_TIME) : full;
-      fitVector(this.scaleDir, this.scaleCurve, bone, target.scales, previous.scales, older?.scales ?? null, args);
-      args[DURATION] = scales !== null ? Math.min(full * scales[bone], MAX_TRANSITION_TIME) : full;
-      fitRotation(this.rotationAxis, this.rotationCurve, bone, target.rotations, previous.rotations, older?.rotations ?? null, args);
-      const t1 = bone * CURVE_STRIDE + 3;
-      this.live[bone] = (this.translationCurve[t1] > 0 ? 1 : 0) | (this.rotationCurve[t1] > 0 ? 2 : 0) | (this.scaleCurve[t1] > 0 ? 4 : 0);
+      const boneDuration = scales !== null ? Math.min(full * scales[bone], MAX_TRANSITION_TIME) : full;
+      const b3 = bone * 3, b4 = bone * 4, c = bone * CURVE_STRIDE;
+      const tx = -to[b4], ty = -to[b4 + 1], tz = -to[b4 + 2], tw = to[b4 + 3];
+      const px = from[b4], py = from[b4 + 1], pz = from[b4 + 2], pw = from[b4 + 3];
+      let qx = pw * tx + px * tw + py * tz - pz * ty;
+      let qy = pw * ty - px * tz + py * tw + pz * tx;
+      let qz = pw * tz + px * ty - py * tx + pz * tw;
+      let qw = pw * tw - px * tx - py * ty - pz * tz;
+      if (qw < 0) { qx = -qx; qy = -qy; qz = -qz; qw = -qw; }
+      const sine = Math.sqrt(qx * qx + qy * qy + qz * qz);
+      const x0 = 2 * Math.atan2(sine, qw);
+      let v0 = 0;
+      if (!(x0 > 1e-9) || !(boneDuration > 0) || !(sine > 1e-12)) {
+        axis[b3] = 0; axis[b3 + 1] = 0; axis[b3 + 2] = 0;
+        args[X0] = 0;
+      } else {
+        const ax = qx / sine, ay = qy / sine, az = qz / sine;
+        axis[b3] = ax; axis[b3 + 1] = ay; axis[b3 + 2] = az;
+        if (before !== null && dt > 0) {
+          const ox = before[b4], oy = before[b4 + 1], oz = before[b4 + 2], ow = before[b4 + 3];
+          const rx = ow * tx + ox * tw + oy * tz - oz * ty;
+          const ry = ow * ty - ox * tz + oy * tw + oz * tx;
+          const rz = ow * tz + ox * ty - oy * tx + oz * tw;
+          const rw = ow * tw - ox * tx - oy * ty - oz * tz;
+          // Both angles wrapped into [-pi, pi] inline, not by a helper returning a double. One step
+          // is enough: 2 atan2 lies in [-2pi, 2pi], and x0 - xn1 in [-pi, 2pi].
+          let xn1 = 2 * Math.atan2(rx * ax + ry * ay + rz * az, rw);
+          if (xn1 > Math.PI) xn1 -= 2 * Math.PI;
+          else if (xn1 < -Math.PI) xn1 += 2 * Math.PI;
+          let dx = x0 - xn1;
+          if (dx > Math.PI) dx -= 2 * Math.PI;
+          else if (dx < -Math.PI) dx += 2 * Math.PI;
+          v0 = dx / dt;
+        }
+        args[X0] = x0;
+      }
+      args[V0] = v0;
+      args[DURATION] = boneDuration;
+      fitCurve(curve, c, args);
+      if (curve[c + 3] > 0) live[bone] += 2;
     }
   }
 
@@ -379,82 +453,6 @@ export class PoseInertializer {
   advance(dt: Float64Array): void {
     if (this.clock[0] < this.clock[1] - 1e-9) this.clock[0] += dt[0];
   }
-}
-
-function fitVector(
-  dir: Float64Array, curve: Float64Array, bone: number,
-  target: Float64Array, previous: Float64Array, older: Float64Array | null, args: Float64Array,
-): void {
-  const b3 = bone * 3;
-  const dt = args[DT], duration = args[DURATION];
-  const x = previous[b3] - target[b3], y = previous[b3 + 1] - target[b3 + 1], z = previous[b3 + 2] - target[b3 + 2];
-  const x0 = Math.sqrt(x * x + y * y + z * z);
-  if (!(x0 > 1e-9) || !(duration > 0)) {
-    dir[b3] = 0; dir[b3 + 1] = 0; dir[b3 + 2] = 0;
-    args[X0] = 0;
-    args[V0] = 0;
-    fitCurve(curve, bone * CURVE_STRIDE, args);
-    return;
-  }
-  const nx = x / x0, ny = y / x0, nz = z / x0;
-  dir[b3] = nx; dir[b3 + 1] = ny; dir[b3 + 2] = nz;
-  let v0 = 0;
-  if (older !== null && dt > 0) {
-    // The older pose's offset measured along the same direction.
-    const xn1 = (older[b3] - target[b3]) * nx + (older[b3 + 1] - target[b3 + 1]) * ny + (older[b3 + 2] - target[b3 + 2]) * nz;
-    v0 = (x0 - xn1) / dt;
-  }
-  args[X0] = x0;
-  args[V0] = v0;
-  fitCurve(curve, bone * CURVE_STRIDE, args);
-}
-
-function fitRotation(
-  axis: Float64Array, curve: Float64Array, bone: number,
-  target: Float64Array, previous: Float64Array, older: Float64Array | null, args: Float64Array,
-): void {
-  const b3 = bone * 3, b4 = bone * 4;
-  const dt = args[DT], duration = args[DURATION];
-  // q0 = previous * inverse(target), taken the shorter way round (w >= 0).
-  const tx = -target[b4], ty = -target[b4 + 1], tz = -target[b4 + 2], tw = target[b4 + 3];
-  const px = previous[b4], py = previous[b4 + 1], pz = previous[b4 + 2], pw = previous[b4 + 3];
-  let qx = pw * tx + px * tw + py * tz - pz * ty;
-  let qy = pw * ty - px * tz + py * tw + pz * tx;
-  let qz = pw * tz + px * ty - py * tx + pz * tw;
-  let qw = pw * tw - px * tx - py * ty - pz * tz;
-  if (qw < 0) { qx = -qx; qy = -qy; qz = -qz; qw = -qw; }
-  const s = Math.sqrt(qx * qx + qy * qy + qz * qz);
-  const x0 = 2 * Math.atan2(s, qw);
-  if (!(x0 > 1e-9) || !(duration > 0) || !(s > 1e-12)) {
-    axis[b3] = 0; axis[b3 + 1] = 0; axis[b3 + 2] = 0;
-    args[X0] = 0;
-    args[V0] = 0;
-    fitCurve(curve, bone * CURVE_STRIDE, args);
-    return;
-  }
-  const ax = qx / s, ay = qy / s, az = qz / s;
-  axis[b3] = ax; axis[b3 + 1] = ay; axis[b3 + 2] = az;
-  let v0 = 0;
-  if (older !== null && dt > 0) {
-    // The older pose's offset as a twist about the same axis.
-    const ox = older[b4], oy = older[b4 + 1], oz = older[b4 + 2], ow = older[b4 + 3];
-    const rx = ow * tx + ox * tw + oy * tz - oz * ty;
-    const ry = ow * ty - ox * tz + oy * tw + oz * tx;
-    const rz = ow * tz + ox * ty - oy * tx + oz * tw;
-    const rw = ow * tw - ox * tx - oy * ty - oz * tz;
-    // Both angles wrapped into [-pi, pi] inline, not by a helper returning a double. One step
-    // is enough: 2 atan2 lies in [-2pi, 2pi], and x0 - xn1 in [-pi, 2pi].
-    let xn1 = 2 * Math.atan2(rx * ax + ry * ay + rz * az, rw);
-    if (xn1 > Math.PI) xn1 -= 2 * Math.PI;
-    else if (xn1 < -Math.PI) xn1 += 2 * Math.PI;
-    let dx = x0 - xn1;
-    if (dx > Math.PI) dx -= 2 * Math.PI;
-    else if (dx < -Math.PI) dx += 2 * Math.PI;
-    v0 = dx / dt;
-  }
-  args[X0] = x0;
-  args[V0] = v0;
-  fitCurve(curve, bone * CURVE_STRIDE, args);
 }
 
 /**

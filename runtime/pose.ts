@@ -1,5 +1,6 @@
 import { quatNormalize } from './math.ts';
 import { kernelOf, type SamplingKernel } from './sampling-kernel.ts';
+import { FreeList } from './free-list.ts';
 
 /**
  * A local-space pose laid out by attribute: translations [x,y,z]*n, rotations [x,y,z,w]*n (unit
@@ -211,9 +212,9 @@ export function poseNormalizeRotations(pose: Pose): Pose {
  * release never allocate.
  */
 export class PosePool {
-  private readonly free: Pose[] = [];
+  private readonly free = new FreeList<Pose>();
   /** Free poses in a sampling kernel's memory, handed out before any other (see InstanceBatch). */
-  private readonly freeInKernel: Pose[] = [];
+  private readonly freeInKernel = new FreeList<Pose>();
   private created = 0;
 
   /**
@@ -222,19 +223,19 @@ export class PosePool {
    *   the kernel, and makes ordinary poses only past them.
    */
   constructor(readonly boneCount: number, inKernel: readonly Pose[] = []) {
-    for (let i = inKernel.length - 1; i >= 0; i--) this.freeInKernel.push(inKernel[i]);
+    for (let i = inKernel.length - 1; i >= 0; i--) this.freeInKernel.put(inKernel[i]);
   }
 
   acquire(): Pose {
-    const pose = this.freeInKernel.pop() ?? this.free.pop();
+    const pose = this.freeInKernel.take() ?? this.free.take();
     if (pose !== undefined) return pose;
     this.created++;
     return new Pose(this.boneCount);
   }
 
   release(pose: Pose): void {
-    if (pose.kernel !== null) this.freeInKernel.push(pose);
-    else this.free.push(pose);
+    if (pose.kernel !== null) this.freeInKernel.put(pose);
+    else this.free.put(pose);
   }
 
   /** How many poses this pool has ever made (for tests and the bench's allocation report). */

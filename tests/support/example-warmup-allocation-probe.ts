@@ -7,8 +7,9 @@
  * an idle inertializer's apply (48 B a frame for some 20,000 frames), a skeletal control at alpha 0,
  * the instance's update at full rate. Their short paths are now functions of their own. Float
  * parameters are set to values that are not whole numbers, vec3 ones likewise. With a second
- * argument `switch`, the parameters change every 64 frames instead (ints cycle 0-2, bools toggle,
- * floats step by 97.5), measured from the 20,000th frame in windows of 6400: a switch's code is
+ * argument `switch`, the parameters change every 64 frames instead (or every N, given as a third
+ * argument; ints cycle 0-2, bools toggle, floats step by 97.5), measured from the 20,000th frame in
+ * windows of 6400: a switch's code is
  * cold where one character switches now and then, and a number it reads is boxed (BlendList's
  * blend time and Crossfade.fadeTo, 32 B a switch, until BlendList read it in its update; a state
  * machine's transition start, the Inertialization node's requests and a player's restart, about
@@ -29,12 +30,14 @@ const { instance: g, definitions } = example;
 // would stay unoptimised and box.
 const values = g.parameterValues, slots = definitions.map(([name, def]) => [g.parameters.slotOf(name), def] as const);
 const switching = process.argv[3] === 'switch';
+// Frames from one switch to the next (a fourth argument): 64 by default.
+const every = Number(process.argv[4] ?? 64) | 0;
 const steadyFrame = (): void => runExampleFrame(g);
 let frame = 0;
 const switchingFrame = (): void => {
   frame++;
-  if ((frame & 63) === 0) {
-    const k = frame >> 6;
+  if (frame % every === 0) {
+    const k = (frame / every) | 0;
     for (const [slot, def] of slots) {
       if (def.type === 'float') values[slot] = (typeof def.default === 'number' ? def.default : 0) + 0.37 + (k % 3) * 97.5;
       else if (def.type === 'int') values[slot] = k % 3;
