@@ -5,6 +5,7 @@ import {
   LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink, type UpdateContext,
 } from '../runtime/node.ts';
 import type { Pose } from '../runtime/pose.ts';
+import { InertialRequest } from '../runtime/inertial-transition.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
 
@@ -161,7 +162,17 @@ class Transition {
     readonly allowReentry: boolean,
     /** The blend profile the transition follows, or null. */
     readonly profile: BlendProfile | null,
-  ) {}
+  ) {
+    this.request.duration = duration;
+    this.request.profile = profile;
+  }
+
+  /**
+   * What an inertial transition asks of the Inertialization node below, made once (never written
+   * after): an InertialRequest, the shape a BlendList's requests have too, so that the node reads
+   * every request's numbers through objects of one shape (V8 boxes a number read from several).
+   */
+  readonly request = new InertialRequest();
 }
 
 interface State {
@@ -383,8 +394,8 @@ export class StateMachine extends LocalPoseNode {
       if (leg.inertial || reentry) {
         // A crossfade cannot fade a state into itself, so a re-entry switches at once (smoothly only when inertial).
         fade.jumpTo(slot);
-        // The transition is the request (its duration and profile), read by the inertializer at evaluate.
-        if (leg.inertial) ctx.inertializer?.requestInertialization(leg, this);
+        // The transition's own request (its duration and profile), read by the inertializer at evaluate.
+        if (leg.inertial) ctx.inertializer?.requestInertialization(leg.request, this);
         // The entered state joins this frame's update with no time step, so it has a pose to evaluate.
         const child = ctx.child();
         child.deltaTime = 0;

@@ -30,7 +30,21 @@ const g = loadGraphAsset({
     ib: { type: 'InertialBlend', inputs: { A: 'bool', B: 'walk2' }, properties: { useA: { param: 'a' }, blendTime: 0.2 } },
     // A list in inertial mode asks the Inertialization node above it for each switch's transition.
     ilist: { type: 'BlendList', inputs: { poses: ['ib', 'idle2'] }, properties: { activeIndex: { param: 'j' }, blendTimes: [0.3, 0.15], blendMode: 'inertial' } },
-    inert: { type: 'Inertialization', inputs: { pose: 'ilist' } },
+    // A state machine's inertial transitions under the same node: requests of two nodes' making
+    // read in one place (a number read from objects of two shapes there was boxed, 16 B a request).
+    ism: {
+      type: 'StateMachine',
+      properties: {
+        entry: 'w',
+        states: { w: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' }, r: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p' } },
+        transitions: [
+          { from: 'w', to: 'r', rule: { param: 'i', op: '==', value: 2 }, duration: 0.35, blend: 'inertial' },
+          { from: 'r', to: 'w', rule: { param: 'i', op: '!=', value: 2 }, duration: 0.4, blend: 'inertial' },
+        ],
+      },
+    },
+    mix: { type: 'BlendTwo', inputs: { A: 'ilist', B: 'ism' }, properties: { alpha: 0.5 } },
+    inert: { type: 'Inertialization', inputs: { pose: 'mix' } },
   },
   output: 'inert',
 }).createInstance();
