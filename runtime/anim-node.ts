@@ -153,7 +153,8 @@ export class UpdateContext {
 export interface InertializationRequests {
   /**
    * Asks for an inertial transition of `request.duration` seconds starting this frame (an
-   * InertialRequest the requester keeps, or any object it keeps with those fields). Several requests
+   * InertialRequest the requester keeps: objects of other shapes work too, but requests read through
+   * several shapes in one place have V8 box their numbers). Several requests
    * in one frame merge by the shortest duration. A request's `profile` gives each bone its own
    * share of the duration (runtime/blend-profile.ts). The request is read at this frame's evaluate,
    * not when made (so a switch's cold code reads no number), so it must hold its values until then;
