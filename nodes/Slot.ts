@@ -265,9 +265,10 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     // Weighted here, not in a function of its own: called only while a clip plays, such a function
     // stayed unoptimised for a character playing one now and then, and boxed the weight it read
     // (see CONTRIBUTING.md, "Numbers in the frame loop").
+    const blendUnder = useUnder && top.weight < 1 - ZERO_WEIGHT;
     for (let i = 0; i < 2; i++) {
       const v = this.voices[i];
-      if (i === 0 ? !(useUnder && top.weight < 1 - ZERO_WEIGHT) : !useTop) continue;
+      if (!(i === 0 ? blendUnder : useTop)) continue;
       if (started) {
         this.weights[0] = 1 - v.weight;
         this.weights[1] = v.weight;

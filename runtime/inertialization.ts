@@ -449,7 +449,10 @@ export class PoseInertializer {
     }
   }
 
-  /** Advances the transition clock by the delta time held in dt[0]. */
+  /**
+   * Advances the transition clock by the delta time held in dt[0]. For tools and tests: the frame
+   * loop moves the clock in InertialTransition.update, where the test of `active` is already made.
+   */
   advance(dt: Float64Array): void {
     if (this.clock[0] < this.clock[1] - 1e-9) this.clock[0] += dt[0];
   }
