@@ -9,6 +9,7 @@ import { loadGraphFile } from '../../host/files.ts';
 import { Clip, type RotationInterpolation } from '../../runtime/clip.ts';
 import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../runtime/graph.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
+import { ComponentPose } from '../../runtime/component-pose.ts';
 import { CURVE_STRIDE, PoseInertializer } from '../../runtime/inertialization.ts';
 import { kernelPosePool } from '../../runtime/instance-batch.ts';
 import { Pose, poseAccumulate, poseBlendTwo, poseNormalizeRotations, poseScaleInto } from '../../runtime/pose.ts';
@@ -249,6 +250,48 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     }
     expect(blend).toHaveBeenCalledTimes(8);
     expect(Array.from(out.rotations.subarray(4, 8))).not.toEqual([0, 0, 0, 1]); // b's rotation, normalised
+  });
+
+  it('composes any number of characters two to a vector, as ComponentPose does in JavaScript, bit for bit, degenerate rotations included', () => {
+    const most = 17, n = skeleton.boneCount;
+    const kernel = SamplingKernel.create(skeleton, [], [most * n * 3, most * n * 4, most * n * 3, most * n * 3, most * n * 4, most * n * 3])!;
+    const [translations, rotations, scales, componentTranslations, componentRotations, componentScales] = kernel.poseArrays;
+    const arrays = { translations, rotations, scales, componentTranslations, componentRotations, componentScales };
+    const random = mulberry32(11);
+    for (const array of [translations, rotations, scales]) for (let i = 0; i < array.length; i++) array[i] = random() * 4 - 2;
+    rotations.fill(0, 1 * n * 4 + 4, 1 * n * 4 + 8); // character 1's spine: a zero-length rotation, so the identity
+    rotations.fill(1e200, 2 * n * 4 + 4, 2 * n * 4 + 8); // character 2's: a squared length past the largest double, the identity too
+    rotations.fill(1e-7, 5 * n * 4 + 4, 5 * n * 4 + 8); // character 5's: squared length 4e-14, under quatNormalize's 1e-12
+    scales.fill(0, 3 * n * 3, 3 * n * 3 + 3); // character 3's root scaled to nothing
+    const expected = (c: number): ComponentPose => {
+      const local = new Pose(n);
+      local.translations.set(translations.subarray(c * n * 3, (c + 1) * n * 3));
+      local.rotations.set(rotations.subarray(c * n * 4, (c + 1) * n * 4));
+      local.scales.set(scales.subarray(c * n * 3, (c + 1) * n * 3));
+      const pose = new ComponentPose(skeleton, { local });
+      pose.ensureAllComponent();
+      return pose;
+    };
+    // Every count from 1 to 17 (whole groups of eight, pairs, and an odd one left) from two first rows.
+    for (const first of [0, 3]) {
+      for (let count = 1; first + count <= most; count++) {
+        for (const array of [componentTranslations, componentRotations, componentScales]) array.fill(7);
+        kernel.composeCharacters(arrays, first, count);
+        for (let c = 0; c < most; c++) {
+          const inside = c >= first && c < first + count;
+          const theirs = inside ? expected(c) : null;
+          for (const [mine, width, key] of [[componentTranslations, 3, 'translations'], [componentRotations, 4, 'rotations'], [componentScales, 3, 'scales']] as const) {
+            const row = Array.from(mine.subarray(c * n * width, (c + 1) * n * width));
+            // Rows outside the range are left as they were.
+            expect(row).toEqual(theirs === null ? new Array(n * width).fill(7) : Array.from(theirs[key]));
+          }
+        }
+      }
+    }
+    kernel.composeCharacters(arrays, 0, most);
+    const [one, two, five] = [1, 2, 5].map((c) => Array.from(componentRotations.subarray(c * n * 4 + 4, c * n * 4 + 8)));
+    expect([one, two, five]).toEqual([[0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 1]]);
+    expect(Array.from(componentScales.subarray(3 * n * 3 + 3, 3 * n * 3 + 6), Math.abs)).toEqual([0, 0, 0]); // the root's 0 times the spine's scale
   });
 
   it('sums poses in its memory as poseScaleInto, poseAccumulate and poseNormalizeRotations do in JavaScript, bit for bit', () => {
