@@ -28,6 +28,20 @@
   ;; This thread's per-bone weights (f64, one per bone), written by JavaScript before `layer`.
   (global $boneWeights (mut i32) (i32.const 0))
 
+  ;; Constants the frame loops use, read into locals once per call: V8 makes a v128.const (or an
+  ;; f64.const other than 0) anew at each use inside a loop, in two to four instructions, where a
+  ;; value read from a mutable global stays in a register or is reloaded in one.
+  (global $sinC3 (mut v128) (v128.const f64x2 -0.16666666666666666 -0.16666666666666666))
+  (global $sinC5 (mut v128) (v128.const f64x2 0.008333333333333333 0.008333333333333333))
+  (global $sinC7 (mut v128) (v128.const f64x2 -0.0001984126984126984 -0.0001984126984126984))
+  (global $sinC9 (mut v128) (v128.const f64x2 0.0000027557319223985893 0.0000027557319223985893))
+  (global $absFirst (mut v128) (v128.const i64x2 0x7fffffffffffffff -1))
+  (global $ones (mut v128) (v128.const f64x2 1 1))
+  (global $epsilons (mut v128) (v128.const f64x2 1e-12 1e-12))
+  (global $one (mut f64) (f64.const 1))
+  (global $epsilon (mut f64) (f64.const 1e-12))
+  (global $seriesMaxAngle (mut f64) (f64.const 0.35))
+
   (func (export "setup") (param $refT i32) (param $refR i32) (param $refS i32) (param $scratch i32) (param $parents i32) (param $boneWeights i32)
     (global.set $boneWeights (local.get $boneWeights))
     (global.set $parents (local.get $parents))
@@ -54,6 +68,11 @@
     (local $xy v128) (local $valpha v128) (local $vwa v128) (local $vw v128) (local $v v128)
     (local $x v128) (local $y v128) (local $s v128) (local $s0 v128) (local $s1 v128)
     (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $inv v128) (local $kk v128) (local $lerp v128)
+    (local $c3 v128) (local $c5 v128) (local $c7 v128) (local $c9 v128) (local $absFirst v128)
+    (local $fOne f64) (local $fEpsilon f64) (local $fSeriesMax f64)
+    (local.set $fOne (global.get $one))
+    (local.set $fEpsilon (global.get $epsilon))
+    (local.set $fSeriesMax (global.get $seriesMaxAngle))
     ;; The numbers come through memory (scratch + 32: alpha, wa, w), not as f64 arguments: a call
     ;; from JavaScript passing doubles boxes each into a heap number when V8 does not inline it.
     ;; The clip's descriptor, read once rather than per bone.
@@ -71,6 +90,11 @@
     (local.set $lerp (f64x2.replace_lane 1 (f64x2.splat (f64.sub (f64.const 1) (local.get $alpha))) (local.get $alpha)))
     (local.set $vwa (f64x2.splat (local.get $wa)))
     (local.set $vw (f64x2.splat (local.get $w)))
+    (local.set $c3 (global.get $sinC3))
+    (local.set $c5 (global.get $sinC5))
+    (local.set $c7 (global.get $sinC7))
+    (local.set $c9 (global.get $sinC9))
+    (local.set $absFirst (global.get $absFirst))
     (block $done (loop $bones
       (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
 
@@ -118,23 +142,23 @@
               ;; and negates the second where it is taken in the first key's hemisphere, exactly as
               ;; JavaScript's s1 * |k| then -s1 (a product's rounding is symmetric in sign).
               (local.set $kk (v128.and (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $x) (local.get $x))
-                (v128.const i64x2 0x7fffffffffffffff -1)))
+                (local.get $absFirst)))
               ;; Lanes (s0, s1): the weights of the two keys, (1 - alpha, alpha) for the linear fallback.
               (local.set $s (local.get $lerp))
               (if (f64.ne (local.get $angle) (f64.const 0))
                 (then
                   ;; x = ((1 - alpha) * angle, alpha * angle)
                   (local.set $x (f64x2.mul (local.get $lerp) (f64x2.splat (local.get $angle))))
-                  (if (f64.le (local.get $angle) (f64.const 0.35))
+                  (if (f64.le (local.get $angle) (local.get $fSeriesMax))
                     (then
                       ;; sin x by its Taylor series to x^9, both lanes at once (SLERP_SERIES_MAX_ANGLE):
                       ;; x + x * y * (-1/6 + y * (1/120 + y * (-1/5040 + y * 1/362880))), y = x * x.
                       (local.set $y (f64x2.mul (local.get $x) (local.get $x)))
                       (local.set $s (f64x2.add (local.get $x) (f64x2.mul (f64x2.mul (local.get $x) (local.get $y))
-                        (f64x2.add (f64x2.splat (f64.const -0.16666666666666666)) (f64x2.mul (local.get $y)
-                          (f64x2.add (f64x2.splat (f64.const 0.008333333333333333)) (f64x2.mul (local.get $y)
-                            (f64x2.add (f64x2.splat (f64.const -0.0001984126984126984))
-                              (f64x2.mul (local.get $y) (f64x2.splat (f64.const 0.0000027557319223985893))))))))))))
+                        (f64x2.add (local.get $c3) (f64x2.mul (local.get $y)
+                          (f64x2.add (local.get $c5) (f64x2.mul (local.get $y)
+                            (f64x2.add (local.get $c7)
+                              (f64x2.mul (local.get $y) (local.get $c9)))))))))))
                     (else
                       (local.set $s (f64x2.replace_lane 1
                         (f64x2.splat (call $sin (f64x2.extract_lane 0 (local.get $x))))
@@ -153,13 +177,13 @@
                   (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
                   (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
                     (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
-                  (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+                  (if (i32.or (i32.eqz (f64.gt (local.get $len2) (local.get $fEpsilon)))
                         (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
                     (then
                       (local.set $qlo (v128.const f64x2 0 0))
                       (local.set $qhi (v128.const f64x2 0 1)))
                     (else
-                      (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+                      (local.set $inv (f64x2.splat (f64.div (local.get $fOne) (f64.sqrt (local.get $len2)))))
                       (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
                       (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv))))))))))
         (else
@@ -186,13 +210,13 @@
           (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
           (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
             (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
-          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (local.get $fEpsilon)))
                 (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
             (then
               (local.set $qlo (v128.const f64x2 0 0))
               (local.set $qhi (v128.const f64x2 0 1)))
             (else
-              (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+              (local.set $inv (f64x2.splat (f64.div (local.get $fOne) (f64.sqrt (local.get $len2)))))
               (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
               (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))))
       (v128.store (local.get $o) (local.get $qlo))
@@ -234,6 +258,9 @@
     (local $i i32) (local $end i32) (local $wa f64) (local $w f64) (local $vwa v128) (local $vw v128)
     (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128)
     (local $inv v128) (local $v v128) (local $len2 f64)
+    (local $fOne f64) (local $fEpsilon f64)
+    (local.set $fOne (global.get $one))
+    (local.set $fEpsilon (global.get $epsilon))
     (local.set $wa (f64.load offset=40 (global.get $scratch)))
     (local.set $w (f64.load offset=48 (global.get $scratch)))
     (local.set $vwa (f64x2.splat (local.get $wa)))
@@ -278,13 +305,13 @@
       (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
       (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
         (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
-      (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+      (if (i32.or (i32.eqz (f64.gt (local.get $len2) (local.get $fEpsilon)))
             (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
         (then
           (local.set $qlo (v128.const f64x2 0 0))
           (local.set $qhi (v128.const f64x2 0 1)))
         (else
-          (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+          (local.set $inv (f64x2.splat (f64.div (local.get $fOne) (f64.sqrt (local.get $len2)))))
           (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
           (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
       (v128.store (i32.add (local.get $or) (local.get $i)) (local.get $qlo))
@@ -367,6 +394,9 @@
   (func (export "normalize")
     (param $or i32) (param $n i32)
     (local $i i32) (local $end i32) (local $qlo v128) (local $qhi v128) (local $lo2 v128) (local $hi2 v128) (local $len2 f64) (local $inv v128)
+    (local $fOne f64) (local $fEpsilon f64)
+    (local.set $fOne (global.get $one))
+    (local.set $fEpsilon (global.get $epsilon))
     (local.set $end (i32.shl (local.get $n) (i32.const 5)))
     (block $done (loop $bones
       (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
@@ -376,13 +406,13 @@
       (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
       (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
         (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
-      (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+      (if (i32.or (i32.eqz (f64.gt (local.get $len2) (local.get $fEpsilon)))
             (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
         (then
           (local.set $qlo (v128.const f64x2 0 0))
           (local.set $qhi (v128.const f64x2 0 1)))
         (else
-          (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+          (local.set $inv (f64x2.splat (f64.div (local.get $fOne) (f64.sqrt (local.get $len2)))))
           (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
           (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
       (v128.store (i32.add (local.get $or) (local.get $i)) (local.get $qlo))
@@ -398,12 +428,15 @@
     (param $ot i32) (param $or i32) (param $os i32) (param $lt i32) (param $lr i32) (param $ls i32) (param $n i32)
     (local $bone i32) (local $o i32) (local $l i32) (local $w f64) (local $s f64) (local $vw v128) (local $vs v128)
     (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $v v128) (local $len2 f64) (local $inv v128)
+    (local $fOne f64) (local $fEpsilon f64)
+    (local.set $fOne (global.get $one))
+    (local.set $fEpsilon (global.get $epsilon))
     (block $done (loop $bones
       (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
       (local.set $w (f64.load (i32.add (global.get $boneWeights) (i32.shl (local.get $bone) (i32.const 3)))))
       (if (f64.gt (local.get $w) (f64.const 0))
         (then
-          (local.set $s (f64.sub (f64.const 1) (local.get $w)))
+          (local.set $s (f64.sub (local.get $fOne) (local.get $w)))
           (local.set $vw (f64x2.splat (local.get $w)))
           (local.set $vs (f64x2.splat (local.get $s)))
           ;; Translation and scale: (x, y) in a lane pair, z alone.
@@ -433,13 +466,13 @@
           (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
           (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
             (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
-          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (local.get $fEpsilon)))
                 (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
             (then
               (local.set $qlo (v128.const f64x2 0 0))
               (local.set $qhi (v128.const f64x2 0 1)))
             (else
-              (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+              (local.set $inv (f64x2.splat (f64.div (local.get $fOne) (f64.sqrt (local.get $len2)))))
               (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
               (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
           (v128.store (local.get $o) (local.get $qlo))
@@ -513,6 +546,9 @@
     (param $ot i32) (param $or i32) (param $os i32) (param $pt i32) (param $pr i32) (param $ps i32) (param $n i32)
     (local $bone i32) (local $o i32) (local $l i32) (local $a f64) (local $va v128) (local $vs v128)
     (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128) (local $v v128) (local $len2 f64) (local $inv v128)
+    (local $fOne f64) (local $fEpsilon f64)
+    (local.set $fOne (global.get $one))
+    (local.set $fEpsilon (global.get $epsilon))
     (block $done (loop $bones
       (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
       (local.set $a (f64.load (i32.add (global.get $boneWeights) (i32.shl (local.get $bone) (i32.const 3)))))
@@ -540,20 +576,20 @@
           (local.set $v (f64x2.splat (select (f64.neg (local.get $a)) (local.get $a)
             (f64.lt (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
               (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))) (f64.const 0)))))
-          (local.set $vs (f64x2.splat (f64.sub (f64.const 1) (local.get $a))))
+          (local.set $vs (f64x2.splat (f64.sub (local.get $fOne) (local.get $a))))
           (local.set $qlo (f64x2.add (f64x2.mul (local.get $qlo) (local.get $vs)) (f64x2.mul (local.get $blo) (local.get $v))))
           (local.set $qhi (f64x2.add (f64x2.mul (local.get $qhi) (local.get $vs)) (f64x2.mul (local.get $bhi) (local.get $v))))
           (local.set $lo2 (f64x2.mul (local.get $qlo) (local.get $qlo)))
           (local.set $hi2 (f64x2.mul (local.get $qhi) (local.get $qhi)))
           (local.set $len2 (f64.add (f64.add (f64.add (f64x2.extract_lane 0 (local.get $lo2)) (f64x2.extract_lane 1 (local.get $lo2)))
             (f64x2.extract_lane 0 (local.get $hi2))) (f64x2.extract_lane 1 (local.get $hi2))))
-          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (f64.const 1e-12)))
+          (if (i32.or (i32.eqz (f64.gt (local.get $len2) (local.get $fEpsilon)))
                 (f64.ne (f64.sub (local.get $len2) (local.get $len2)) (f64.const 0)))
             (then
               (local.set $qlo (v128.const f64x2 0 0))
               (local.set $qhi (v128.const f64x2 0 1)))
             (else
-              (local.set $inv (f64x2.splat (f64.div (f64.const 1) (f64.sqrt (local.get $len2)))))
+              (local.set $inv (f64x2.splat (f64.div (local.get $fOne) (f64.sqrt (local.get $len2)))))
               (local.set $qlo (f64x2.mul (local.get $qlo) (local.get $inv)))
               (local.set $qhi (f64x2.mul (local.get $qhi) (local.get $inv)))))
           (v128.store (local.get $o) (local.get $qlo))
@@ -582,8 +618,8 @@
     (local $vx v128) (local $vy v128) (local $vz v128) (local $tx v128) (local $ty v128) (local $tz v128)
     (local $bx v128) (local $by v128) (local $bz v128) (local $bw v128)
     (local $rx v128) (local $ry v128) (local $rz v128) (local $rw v128) (local $len2 v128) (local $inv v128) (local $ok v128) (local $d v128) (local $one v128) (local $epsilon v128)
-    (local.set $one (v128.const f64x2 1 1))
-    (local.set $epsilon (v128.const f64x2 1e-12 1e-12))
+    (local.set $one (global.get $ones))
+    (local.set $epsilon (global.get $epsilons))
     (local.set $row3 (i32.mul (local.get $n) (i32.const 24)))
     (local.set $row4 (i32.shl (local.get $n) (i32.const 5)))
     (block $characters (loop $groups
