@@ -271,8 +271,8 @@ export class SamplingKernel {
 
   /**
    * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
-   * in this memory), eight at a time so that their chains of parent-to-child latencies overlap: the
-   * same numbers as composing each alone.
+   * in this memory), two to a vector and eight at a time so that their chains of parent-to-child
+   * latencies overlap: the same numbers as composing each alone.
    */
   composeCharacters(arrays: BatchPoseArrays, first: number, count: number): void {
     const n = this.skeleton.boneCount, o3 = first * n * 24, o4 = first * n * 32;
