@@ -8,10 +8,13 @@
  * both and their geometric mean: a change is faster only if both orders say so.
  *
  *   git worktree add /tmp/old HEAD~1 && ln -s "$PWD/node_modules" /tmp/old/node_modules
- *   node --import tsx bench/compare-trees.ts --old /tmp/old [--new .] [--graph player] [--counts 1000,10000] [--windows 16]
+ *   node --import tsx bench/compare-trees.ts --old /tmp/old [--new .] [--graph player | --part kernel] [--counts 1000,10000] [--windows 16]
  *
  * `--graph` is a case of bench/crowd/step-cases.ts's graphCase, which both trees must have (the
- * crowd bench's cases and 'locomotion'). It reports; it asserts nothing.
+ * crowd bench's cases and 'locomotion'). `--part` times one of that file's parts of the player crowd
+ * instead (`kernel`: the sampling kernel alone, no graph; `objects`, `kernel+reads`, `copy`,
+ * `hand loop`): a change to the kernel shows there without the graph's noise. It reports; it
+ * asserts nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -29,13 +32,19 @@ interface Timed { count: number; oldUs: number; newUs: number; ratios: number[] 
 
 /** In a child: both trees' crowds, `first` built first, timed in interleaved windows; prints JSON. */
 async function runChild(): Promise<void> {
-  const [oldRoot, newRoot, graph, countList, windowsText, first] = args.slice(1);
+  const [oldRoot, newRoot, graph, countList, windowsText, first, part] = args.slice(1);
   const counts = countList.split(',').map(Number), windows = Number(windowsText);
   const roots = first === 'new' ? [['new', newRoot], ['old', oldRoot]] : [['old', oldRoot], ['new', newRoot]];
   const sides: { tree: string; count: number; frame: () => void; us: number[] }[] = [];
   for (const [tree, root] of roots) {
     const cases = await import(pathToFileURL(`${root}/bench/crowd/step-cases.ts`).href);
-    for (const count of counts) sides.push({ tree, count, frame: cases.graphCase(count, graph), us: [] });
+    const make = (count: number): (() => void) => {
+      if (part === '') return cases.graphCase(count, graph);
+      const step = (cases.STEP_CASES as [string, (count: number) => () => void][]).find(([name]) => name === part);
+      if (step === undefined) throw new RangeError(`no part '${part}' in ${root}'s bench/crowd/step-cases.ts`);
+      return step[1](count);
+    };
+    for (const count of counts) sides.push({ tree, count, frame: make(count), us: [] });
   }
   for (const s of sides) for (let i = 0; i < 200_000 / s.count; i++) s.frame();
   for (let w = 0; w < windows; w++) {
@@ -59,20 +68,21 @@ function runParent(): void {
   const graph = option('--graph', 'player');
   const counts = option('--counts', '1000,10000');
   const windows = option('--windows', '16');
+  const part = option('--part', '');
   if (option('--old', '') === '' || !counts.split(',').every((c) => Number.isInteger(Number(c)) && Number(c) > 0) || !(Number.isInteger(Number(windows)) && Number(windows) > 0)) {
-    console.error('usage: --old <tree> [--new <tree>] [--graph player] [--counts 1000,10000] [--windows 16]');
+    console.error('usage: --old <tree> [--new <tree>] [--graph player | --part kernel] [--counts 1000,10000] [--windows 16]');
     process.exit(2);
   }
   const script = fileURLToPath(import.meta.url);
   const orders = ['old', 'new'].map((first) => {
-    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, '--child', oldRoot, newRoot, graph, counts, windows, first], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, '--child', oldRoot, newRoot, graph, counts, windows, first, part], { encoding: 'utf8' });
     if (run.status !== 0) {
       console.error(run.stderr);
       process.exit(1);
     }
     return { first, timed: JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Timed[] };
   });
-  console.log(`${graph} crowd, new (${newRoot}) over old (${oldRoot}): µs per character (median of ${windows} windows) and new/old (median of the windows' ratios, their range)`);
+  console.log(`${part === '' ? `${graph} crowd` : `the player crowd's part '${part}'`}, new (${newRoot}) over old (${oldRoot}): µs per character (median of ${windows} windows) and new/old (median of the windows' ratios, their range)`);
   for (const count of counts.split(',').map(Number)) {
     const parts = orders.map(({ first, timed }) => {
       const t = timed.find((x) => x.count === count)!;
