@@ -17,8 +17,8 @@
   (import "m" "cos" (func $cos (param f64) (result f64)))
   (import "m" "memory" (memory 1))
 
-  ;; The skeleton's reference pose (translations, rotations, scales) and 64 bytes of scratch: 32 for
-  ;; a quaternion, then sample's numbers.
+  ;; The skeleton's reference pose (translations, rotations, scales) and 64 bytes of scratch: 16
+  ;; for sample's (1 - alpha, alpha), 16 unused, then sample's numbers.
   (global $refT (mut i32) (i32.const 0))
   (global $refR (mut i32) (i32.const 0))
   (global $refS (mut i32) (i32.const 0))
@@ -87,7 +87,10 @@
     (local.set $wa (f64.load offset=40 (global.get $scratch)))
     (local.set $w (f64.load offset=48 (global.get $scratch)))
     (local.set $valpha (f64x2.splat (local.get $alpha)))
-    (local.set $lerp (f64x2.replace_lane 1 (f64x2.splat (f64.sub (f64.const 1) (local.get $alpha))) (local.get $alpha)))
+    ;; (1 - alpha, alpha) goes through memory: computed in a local, V8 recomputed it at each use
+    ;; inside the loop (six instructions a bone); a loaded value it keeps, or reloads in one.
+    (v128.store (global.get $scratch) (f64x2.replace_lane 1 (f64x2.splat (f64.sub (f64.const 1) (local.get $alpha))) (local.get $alpha)))
+    (local.set $lerp (v128.load (global.get $scratch)))
     (local.set $vwa (f64x2.splat (local.get $wa)))
     (local.set $vw (f64x2.splat (local.get $w)))
     (local.set $c3 (global.get $sinC3))
@@ -104,10 +107,12 @@
         (then
           (local.set $a (i32.add (local.get $ct) (i32.mul (i32.add (local.get $base0) (local.get $tr)) (i32.const 24))))
           (local.set $b (i32.add (local.get $ct) (i32.mul (i32.add (local.get $base1) (local.get $tr)) (i32.const 24))))
-          (local.set $xy (f64x2.add (v128.load (local.get $a))
-            (f64x2.mul (f64x2.sub (v128.load (local.get $b)) (v128.load (local.get $a))) (local.get $valpha))))
-          (local.set $z (f64.add (f64.load offset=16 (local.get $a))
-            (f64.mul (f64.sub (f64.load offset=16 (local.get $b)) (f64.load offset=16 (local.get $a))) (local.get $alpha)))))
+          (local.set $xy (v128.load (local.get $a)))
+          (local.set $xy (f64x2.add (local.get $xy)
+            (f64x2.mul (f64x2.sub (v128.load (local.get $b)) (local.get $xy)) (local.get $valpha))))
+          (local.set $z (f64.load offset=16 (local.get $a)))
+          (local.set $z (f64.add (local.get $z)
+            (f64.mul (f64.sub (f64.load offset=16 (local.get $b)) (local.get $z)) (local.get $alpha)))))
         (else
           (local.set $a (i32.add (global.get $refT) (i32.mul (local.get $bone) (i32.const 24))))
           (local.set $xy (v128.load (local.get $a)))
@@ -228,10 +233,12 @@
         (then
           (local.set $a (i32.add (local.get $cs) (i32.mul (i32.add (local.get $base0) (local.get $tr)) (i32.const 24))))
           (local.set $b (i32.add (local.get $cs) (i32.mul (i32.add (local.get $base1) (local.get $tr)) (i32.const 24))))
-          (local.set $xy (f64x2.add (v128.load (local.get $a))
-            (f64x2.mul (f64x2.sub (v128.load (local.get $b)) (v128.load (local.get $a))) (local.get $valpha))))
-          (local.set $z (f64.add (f64.load offset=16 (local.get $a))
-            (f64.mul (f64.sub (f64.load offset=16 (local.get $b)) (f64.load offset=16 (local.get $a))) (local.get $alpha)))))
+          (local.set $xy (v128.load (local.get $a)))
+          (local.set $xy (f64x2.add (local.get $xy)
+            (f64x2.mul (f64x2.sub (v128.load (local.get $b)) (local.get $xy)) (local.get $valpha))))
+          (local.set $z (f64.load offset=16 (local.get $a)))
+          (local.set $z (f64.add (local.get $z)
+            (f64.mul (f64.sub (f64.load offset=16 (local.get $b)) (local.get $z)) (local.get $alpha)))))
         (else
           (local.set $a (i32.add (global.get $refS) (i32.mul (local.get $bone) (i32.const 24))))
           (local.set $xy (v128.load (local.get $a)))
