@@ -12,6 +12,7 @@ import {
   checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
   type CrowdEventBuffers, type CrowdEventName,
 } from './crowd-events.ts';
+import { AllocationWindow } from './allocation.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -49,8 +50,13 @@ export interface CrowdOptions {
 
 /** The arrays a crowd's threads share, all over SharedArrayBuffers. */
 interface CrowdBuffers {
-  /** [frame sequence, worker threads done with the frame, stop, worker that failed (1-based) or 0]. */
+  /**
+   * [frame sequence, worker threads done with the frame, stop, worker that failed (1-based) or 0,
+   * what Crowd.measureAllocation asks (MEASURE_*)].
+   */
   control: Int32Array;
+  /** Per thread (the calling thread's at 0): bytes allocated per frame in the last measureAllocation. */
+  allocation: Float64Array;
   /** The failed worker's error message, UTF-8, zero-padded. */
   failure: Uint8Array;
   /** [delta time of the frame]. */
@@ -92,7 +98,9 @@ interface CrowdBuffers {
   events: CrowdEventBuffers;
 }
 
-const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3;
+const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3, MEASURING = 4;
+/** control[MEASURING]: not measuring; measuring (each thread's window open); close the windows, run no frame. */
+const MEASURE_OFF = 0, MEASURE_ON = 1, MEASURE_END = 2;
 /** How many playSlot and stopSlot calls a character takes between two of its updates. */
 export const CROWD_SLOT_CALLS = 8;
 const SLOT_CALL_NUMBERS = 6, PLAY_SLOT = 1, STOP_SLOT = 2;
@@ -279,10 +287,23 @@ export class CrowdSlice {
 export function crowdWorkerLoop(slice: CrowdSlice, buffers: CrowdBuffers, worker: number): void {
   const control = buffers.control;
   let seen = 0;
+  let window: AllocationWindow | null = null;
   for (;;) {
     Atomics.wait(control, SEQUENCE, seen);
     seen = Atomics.load(control, SEQUENCE);
     if (Atomics.load(control, STOP) === 1) return;
+    // Crowd.measureAllocation: the window opens before the first frame it measures, and closes
+    // when told, with no frame run then.
+    const measuring = Atomics.load(control, MEASURING);
+    if (measuring === MEASURE_END) {
+      if (window !== null) buffers.allocation[worker] = window.close();
+      window = null;
+      Atomics.add(control, DONE, 1);
+      Atomics.notify(control, DONE);
+      continue;
+    }
+    if (measuring === MEASURE_ON && window === null) window = new AllocationWindow();
+    if (window !== null) window.frames++;
     try {
       slice.run();
     } catch (e) {
@@ -403,7 +424,8 @@ export class Crowd {
     const poses = kernel?.poseArrays;
 
     const buffers: CrowdBuffers = {
-      control: sharedInt32(4),
+      control: sharedInt32(5),
+      allocation: sharedFloat64(threads),
       failure: new Uint8Array(new SharedArrayBuffer(4096)),
       frame: sharedFloat64(1),
       parameters: sharedFloat64(count * width),
@@ -595,12 +617,7 @@ export class Crowd {
     const b = this.buffers, control = b.control;
     this.dispatcher?.clear();
     b.frame[0] = deltaTime > 0 && Number.isFinite(deltaTime) ? deltaTime : 0;
-    const workers = this.workerCount;
-    if (workers > 0) {
-      Atomics.store(control, DONE, 0);
-      Atomics.add(control, SEQUENCE, 1);
-      Atomics.notify(control, SEQUENCE);
-    }
+    this.startWorkers();
     // The calling thread's own error waits for the workers too: the next frame must not start
     // while they are still in this one.
     let error: unknown = null;
@@ -609,9 +626,7 @@ export class Crowd {
     } catch (e) {
       error = e;
     }
-    for (let done = Atomics.load(control, DONE); done < workers; done = Atomics.load(control, DONE)) {
-      Atomics.wait(control, DONE, done);
-    }
+    this.awaitWorkers();
     if (error !== null) throw error;
     const failed = Atomics.load(control, FAILED);
     if (failed !== 0) {
@@ -625,6 +640,53 @@ export class Crowd {
       } finally {
         this.dispatching = false;
       }
+    }
+  }
+
+  /**
+   * A diagnostic: calls `frame` `frames` times (each call runs one frame of yours: whatever you set,
+   * then `update` once) and returns the bytes each thread allocated per frame meanwhile, the
+   * calling thread's first (your `frame` included), then each worker's (V8's young generation and
+   * large objects, garbage collections counted). A warm crowd's frame allocates nothing, so the
+   * workers' figures should be 0 but for a fraction of a byte (the measurement's own); more shows
+   * garbage made in the frame loop. Measure once the crowd is warm: the first frames of a process
+   * run unoptimised code, which allocates.
+   */
+  measureAllocation(frames: number, frame: () => void): number[] {
+    if (this.closed) throw new Error('the crowd is closed');
+    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number of 1 or more; got ${frames}`);
+    const b = this.buffers, control = b.control;
+    b.allocation.fill(0);
+    Atomics.store(control, MEASURING, MEASURE_ON);
+    const window = new AllocationWindow();
+    try {
+      for (let i = 0; i < frames; i++) frame();
+    } finally {
+      window.frames = frames;
+      b.allocation[0] = window.close();
+      // The workers close their windows without running a frame.
+      Atomics.store(control, MEASURING, MEASURE_END);
+      this.startWorkers();
+      this.awaitWorkers();
+      Atomics.store(control, MEASURING, MEASURE_OFF);
+    }
+    return Array.from(b.allocation);
+  }
+
+  /** Wakes the worker threads for a frame (or for what control[MEASURING] asks). */
+  private startWorkers(): void {
+    if (this.workerCount === 0) return;
+    const control = this.buffers.control;
+    Atomics.store(control, DONE, 0);
+    Atomics.add(control, SEQUENCE, 1);
+    Atomics.notify(control, SEQUENCE);
+  }
+
+  /** Returns when every worker thread has finished what startWorkers woke it for. */
+  private awaitWorkers(): void {
+    const control = this.buffers.control, workers = this.workerCount;
+    for (let done = Atomics.load(control, DONE); done < workers; done = Atomics.load(control, DONE)) {
+      Atomics.wait(control, DONE, done);
     }
   }
 

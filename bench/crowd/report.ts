@@ -71,16 +71,17 @@ export function printThreaded(results: readonly CaseResult[]): void {
     const w = threadedRows[0].threaded!.workers;
     console.log('');
     console.log(`The same crowds as one Crowd (host/crowd.ts) on ${w + 1} threads: the calling thread and ${w} worker thread${w === 1 ? '' : 's'} (${availableParallelism()} cores):`);
-    const head = `${'case'.padEnd(11)} ${'chars'.padStart(5)}  ${'ms/frame'.padStart(8)}  ${'vs 1 thread'.padStart(11)}  ${'x faster than three.js'.padStart(22)}  ${'B/frame'.padStart(7)}  ${'max diff'.padStart(8)}`;
+    const head = `${'case'.padEnd(11)} ${'chars'.padStart(5)}  ${'ms/frame'.padStart(8)}  ${'vs 1 thread'.padStart(11)}  ${'x faster than three.js'.padStart(22)}  ${'B/frame'.padStart(7)}  ${'workers B/frame'.padStart(15)}  ${'max diff'.padStart(8)}`;
     console.log(head);
     console.log('-'.repeat(head.length));
     for (const r of threadedRows) {
       const t = r.threaded!;
       const faster = t.threeRatio === null ? '-' : `${(1 / t.threeRatio).toFixed(1)}${r.three?.sameWork === false ? '*' : ''}`;
-      console.log(`${r.case.padEnd(11)} ${String(r.characters).padStart(5)}  ${t.msPerFrame.toFixed(3).padStart(8)}  ${`${(1 / t.ratio).toFixed(2)}x`.padStart(11)}  ${faster.padStart(22)}  ${formatBytes(t.bytesPerFrame).padStart(7)}  ${t.maxDifference.toExponential(0).padStart(8)}`);
+      console.log(`${r.case.padEnd(11)} ${String(r.characters).padStart(5)}  ${t.msPerFrame.toFixed(3).padStart(8)}  ${`${(1 / t.ratio).toFixed(2)}x`.padStart(11)}  ${faster.padStart(22)}  ${formatBytes(t.bytesPerFrame).padStart(7)}  ${formatBytes(t.workersBytesPerFrame).padStart(15)}  ${t.maxDifference.toExponential(0).padStart(8)}`);
     }
     console.log('vs 1 thread: median of per-window ratios against the instances above (interleaved); x faster than three.js:');
-    console.log("  likewise against three.js's windows in the three.js phase; B/frame: the calling thread's; max diff: against");
+    console.log("  likewise against three.js's windows in the three.js phase; B/frame: the calling thread's; workers B/frame:");
+    console.log('  the most any worker thread allocated (Crowd.measureAllocation, over f and 2f frames); max diff: against');
     console.log('  the instances after the same frames (0: bit-identical).');
   }
 }

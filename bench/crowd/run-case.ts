@@ -46,10 +46,11 @@ export interface CaseResult {
   /**
    * The same crowd as one Crowd on the calling thread and `workers` worker threads; null with
    * --workers 0. ratio: its ms/frame over the instances' (single thread); threeRatio: over three.js's,
-   * in the three.js phase; bytesPerFrame: the calling thread's.
+   * in the three.js phase; bytesPerFrame: the calling thread's; workersBytesPerFrame: the most any
+   * worker thread allocated per frame (Crowd.measureAllocation).
    */
   threaded: {
-    workers: number; msPerFrame: number; ratio: number; bytesPerFrame: number; maxDifference: number;
+    workers: number; msPerFrame: number; ratio: number; bytesPerFrame: number; workersBytesPerFrame: number; maxDifference: number;
     windowsMs: number[]; threeRatio: number | null; threeWindowsMs: number[];
   } | null;
   /** When animgraph allocates: bytes per frame of each phase of the frame measured alone. */
@@ -145,6 +146,7 @@ export async function runCase(
   if (peer && peerSide) peerResult = side(peerSide, ag, measureAllocation(peer, allocFrames, allocWindows), peerDifference);
   step('peer allocation');
   const threadedAlloc = threaded ? measureAllocation(threaded, allocFrames, allocWindows) : null;
+  const workersAlloc = threaded ? workersBytesPerFrame(threaded, allocFrames, allocWindows) : Number.NaN;
   step('Crowd allocation');
   let breakdown: Record<string, number> | undefined;
   if (!(graphAlloc.bytesPerFrame < 1)) breakdown = allocationBreakdown(crowd, allocFrames, Math.min(3, budget.allocWindows), def, graphAlloc.bytesPerFrame);
@@ -190,7 +192,7 @@ export async function runCase(
     const three = threeResult as { windowsMs: number[] } | null;
     threadedResult = {
       workers, msPerFrame: median(threadedSide.ms), ratio: median(threadedSide.ms.map((t, w) => t / ag.ms[w])),
-      bytesPerFrame: threadedAlloc.bytesPerFrame, maxDifference: threadedDifference, windowsMs: threadedSide.ms,
+      bytesPerFrame: threadedAlloc.bytesPerFrame, workersBytesPerFrame: workersAlloc, maxDifference: threadedDifference, windowsMs: threadedSide.ms,
       threeRatio: three && threadedAgain ? median(threadedAgain.ms.map((t, w) => t / three.windowsMs[w])) : null,
       threeWindowsMs: threadedAgain?.ms ?? [],
     };
@@ -215,6 +217,21 @@ export async function runCase(
   if (breakdown) result.animgraphBreakdown = breakdown;
   result.stepSeconds = steps;
   return { result, crowd };
+}
+
+/**
+ * The most any worker thread of `threaded` allocates per frame: Crowd.measureAllocation over f and
+ * 2f frames, the difference per frame (what a window itself costs cancels), the median of `windows`
+ * such pairs for each worker.
+ */
+function workersBytesPerFrame(threaded: ThreadedCrowd, frames: number, windows: number): number {
+  const f = Math.max(1, frames), run = () => threaded.frames(1);
+  const perWorker: number[][] = Array.from({ length: threaded.crowd.workerCount }, () => []);
+  for (let w = 0; w < windows; w++) {
+    const short = threaded.crowd.measureAllocation(f, run), long = threaded.crowd.measureAllocation(2 * f, run);
+    perWorker.forEach((samples, k) => samples.push(Math.max(0, (long[k + 1] * 2 * f - short[k + 1] * f) / f)));
+  }
+  return Math.max(...perWorker.map((samples) => median(samples)));
 }
 
 /** Bytes per frame of update alone, evaluate alone and (by difference) componentPose alone. */

@@ -1,28 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import v8 from 'node:v8';
-
-/**
- * Where the frame loop's garbage would be allocated: V8 puts new objects (a boxed double, a
- * closure, an array) in the young generation, or the large-object spaces when big. Old and code
- * space are left out: they grow when V8 compiles or re-tiers a function, which a loaded test run
- * can make happen in any window (seen as 10-17 bytes a frame in whole windows when measured with
- * heapUsed). V8 pretenures into old space only allocation sites whose objects survive, which
- * per-frame garbage does not.
- */
-const ALLOCATION_SPACES = new Set(['new_space', 'new_large_object_space', 'large_object_space']);
-
-function used(spaces: readonly { spaceName?: string; space_name?: string; spaceUsedSize?: number; space_used_size?: number }[]): number {
-  let bytes = 0;
-  for (const s of spaces) if (ALLOCATION_SPACES.has((s.spaceName ?? s.space_name)!)) bytes += (s.spaceUsedSize ?? s.space_used_size)!;
-  return bytes;
-}
+import { AllocationWindow } from '../../host/allocation.ts';
 
 /**
  * Bytes allocated per call of `frame` once warm, for probes run in a plain Node process with
- * --expose-gc (see allocation-probe.ts for why not inside vitest): the growth of the allocation
- * spaces over a window of frames, adding back what each GC inside the window collected (a
- * v8.GCProfiler lists them). An allocation in the frame loop shows in every window and one-off
- * noise does not, so the smallest window is the steady state.
+ * --expose-gc (see allocation-probe.ts for why not inside vitest): host/allocation.ts's window
+ * over each run of frames. An allocation in the frame loop shows in every window and one-off noise
+ * does not, so the smallest window is the steady state.
  */
 export function bytesPerFrame(frame: () => void, { warmup = 20000, windows = 5, frames = 20000 } = {}): { perFrame: number; windows: number[] } {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -30,14 +13,10 @@ export function bytesPerFrame(frame: () => void, { warmup = 20000, windows = 5, 
   for (let i = 0; i < warmup; i++) frame();
   const measured = Array.from({ length: windows }, () => {
     gc();
-    const profiler = new v8.GCProfiler();
-    profiler.start();
-    const before = used(v8.getHeapSpaceStatistics());
+    const window = new AllocationWindow();
     for (let i = 0; i < frames; i++) frame();
-    const after = used(v8.getHeapSpaceStatistics());
-    let bytes = after - before;
-    for (const stat of profiler.stop()?.statistics ?? []) bytes += used(stat.beforeGC.heapSpaceStatistics) - used(stat.afterGC.heapSpaceStatistics);
-    return bytes / frames;
+    window.frames = frames;
+    return window.close();
   });
   return { perFrame: Math.min(...measured), windows: measured };
 }
