@@ -12,7 +12,7 @@ import {
   checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
   type CrowdEventBuffers, type CrowdEventName,
 } from './crowd-events.ts';
-import { AllocationWindow } from './allocation.ts';
+import { AllocationWindow, checkFrames } from './allocation.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -654,7 +654,7 @@ export class Crowd {
    */
   measureAllocation(frames: number, frame: () => void): number[] {
     if (this.closed) throw new Error('the crowd is closed');
-    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number of 1 or more; got ${frames}`);
+    checkFrames(frames);
     const b = this.buffers, control = b.control;
     b.allocation.fill(0);
     Atomics.store(control, MEASURING, MEASURE_ON);

@@ -2,7 +2,8 @@
 // The package as a user meets it: `npm pack`, install the tarball into a fresh folder with
 // `--omit=dev` (no tsx, no TypeScript of ours), then
 //  (a) a plain-Node ESM script imports `animgraph` and `animgraph/node`, loads the shipped example,
-//      runs frames, and runs a Crowd with a worker thread (the compiled worker, no loader);
+//      runs frames, and runs a Crowd with a worker thread (the compiled worker, no loader), and
+//      both allocation diagnostics;
 //  (b) `npx animgraph validate` and `npx animgraph run` (the bin, plain node);
 //  (c) `tsc --noEmit` on a TypeScript consumer (module NodeNext, strict, noUncheckedIndexedAccess,
 //      skipLibCheck false) that uses the package's types.
@@ -81,7 +82,7 @@ check('tsx, a devDependency, is not installed', !existsSync(join(consumer, 'node
 writeFileSync(join(consumer, 'smoke.mjs'), `
 import assert from 'node:assert/strict';
 import * as core from 'animgraph';
-import { loadGraphFile, runGraph, Crowd } from 'animgraph/node';
+import { loadGraphFile, runGraph, Crowd, measureAllocation } from 'animgraph/node';
 
 await assert.rejects(import('tsx'), { code: 'ERR_MODULE_NOT_FOUND' });
 // The main entry is browser-safe: what reads files or starts threads is in animgraph/node only.
@@ -111,6 +112,9 @@ for (let frame = 0; frame < 10; frame++) { crowd.update(1 / 60); alone.update(1 
 const last = alone.evaluate(), n = crowd.boneCount;
 assert.equal(crowd.workerCount, 1);
 assert.deepEqual(Array.from(crowd.translations.subarray(3 * n * 3, 4 * n * 3)), Array.from(last.translations));
+// The allocation diagnostics run from the compiled package, on this thread and the worker's.
+assert.equal(crowd.measureAllocation(3, () => crowd.update(1 / 60)).length, 2);
+assert.ok(measureAllocation(3, () => alone.update(1 / 60)) >= 0);
 await crowd.close();
 console.log('smoke: ok');
 `);

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { AllocationWindow } from '../../host/allocation.ts';
+import { measureAllocation } from '../../host/allocation.ts';
 
 /**
  * Bytes allocated per call of `frame` once warm, for probes run in a plain Node process with
- * --expose-gc (see allocation-probe.ts for why not inside vitest): host/allocation.ts's window
- * over each run of frames. An allocation in the frame loop shows in every window and one-off noise
- * does not, so the smallest window is the steady state.
+ * --expose-gc (see allocation-probe.ts for why not inside vitest): the package's own
+ * measureAllocation (host/allocation.ts) over each run of frames. An allocation in the frame loop
+ * shows in every window and one-off noise does not, so the smallest window is the steady state.
  */
 export function bytesPerFrame(frame: () => void, { warmup = 20000, windows = 5, frames = 20000 } = {}): { perFrame: number; windows: number[] } {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -13,10 +13,7 @@ export function bytesPerFrame(frame: () => void, { warmup = 20000, windows = 5, 
   for (let i = 0; i < warmup; i++) frame();
   const measured = Array.from({ length: windows }, () => {
     gc();
-    const window = new AllocationWindow();
-    for (let i = 0; i < frames; i++) frame();
-    window.frames = frames;
-    return window.close();
+    return measureAllocation(frames, frame);
   });
   return { perFrame: Math.min(...measured), windows: measured };
 }
