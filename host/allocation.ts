@@ -55,12 +55,13 @@ export class AllocationWindow {
 export function measureAllocation(frames: number, frame: () => void): number {
   checkFrames(frames);
   const window = new AllocationWindow();
+  let bytes: number;
   try {
-    for (let i = 0; i < frames; i++) frame();
+    for (; window.frames < frames; window.frames++) frame();
   } finally {
-    window.frames = frames;
+    bytes = window.close(); // also when a frame throws: the profiler stops
   }
-  return window.close();
+  return bytes;
 }
 
 /** Throws unless `frames` is a whole number of 1 or more. */

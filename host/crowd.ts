@@ -12,7 +12,7 @@ import {
   checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
   type CrowdEventBuffers, type CrowdEventName,
 } from './crowd-events.ts';
-import { AllocationWindow, checkFrames } from './allocation.ts';
+import { AllocationWindow, checkFrames, measureAllocation as measureThreadAllocation } from './allocation.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -658,12 +658,9 @@ export class Crowd {
     const b = this.buffers, control = b.control;
     b.allocation.fill(0);
     Atomics.store(control, MEASURING, MEASURE_ON);
-    const window = new AllocationWindow();
     try {
-      for (let i = 0; i < frames; i++) frame();
+      b.allocation[0] = measureThreadAllocation(frames, frame);
     } finally {
-      window.frames = frames;
-      b.allocation[0] = window.close();
       // The workers close their windows without running a frame.
       Atomics.store(control, MEASURING, MEASURE_END);
       this.startWorkers();
