@@ -370,6 +370,8 @@ export class Crowd {
   private readonly dispatcher: CrowdEventDispatcher | null;
   /** Set while `events` listeners run: update may not be called from them. */
   private dispatching = false;
+  /** measureAllocation is running (a nested call would end the workers' windows early). */
+  private measuring = false;
   private readonly slice: CrowdSlice;
   private readonly workers: Worker[];
   /** Checks and converts values as an instance's setParameter does. */
@@ -654,13 +656,16 @@ export class Crowd {
    */
   measureAllocation(frames: number, frame: () => void): number[] {
     if (this.closed) throw new Error('the crowd is closed');
+    if (this.measuring) throw new Error('Crowd.measureAllocation called from its own frame');
     checkFrames(frames);
     const b = this.buffers, control = b.control;
     b.allocation.fill(0);
     Atomics.store(control, MEASURING, MEASURE_ON);
+    this.measuring = true;
     try {
       b.allocation[0] = measureThreadAllocation(frames, frame);
     } finally {
+      this.measuring = false;
       // The workers close their windows without running a frame.
       Atomics.store(control, MEASURING, MEASURE_END);
       this.startWorkers();

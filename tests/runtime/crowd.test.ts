@@ -213,11 +213,15 @@ describe('Crowd', () => {
       crowd.update(1 / 60);
       throw new Error('my frame failed');
     })).toThrow(/^my frame failed$/);
+    expect(() => crowd.measureAllocation(1, () => {
+      crowd.update(1 / 60);
+      crowd.measureAllocation(1, frame);
+    })).toThrow(/measureAllocation called from its own frame/);
     // The workers were told to end their windows (else this would wait for them forever), and the
     // crowd runs on: the same poses as a crowd that never measured.
     expect(crowd.measureAllocation(1, frame)).toHaveLength(2);
     const other = await crowdOf({ file: LOCOMOTION }, 4, 1);
-    for (let f = 0; f < 5; f++) other.update(1 / 60); // as many updates as the crowd had: 3, 1 and 1
+    for (let f = 0; f < 6; f++) other.update(1 / 60); // as many updates as the crowd had: 3, 1, 1 and 1
     expect(Array.from(crowd.rotations)).toEqual(Array.from(other.rotations));
     const alone = await crowdOf({ file: LOCOMOTION }, 2, 0);
     expect(alone.measureAllocation(2, () => alone.update(1 / 60))).toHaveLength(1);
