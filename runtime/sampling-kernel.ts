@@ -32,6 +32,8 @@ export class SamplingKernel {
   /** The skeleton it was made for: its reference pose and parents are in the memory. */
   readonly skeleton: Skeleton;
   private readonly sampleFn: SampleFunction;
+  /** `sample` built with its blend argument as 1 (scripts/build-wasm.mjs): the loop tests no flag. */
+  private readonly sampleBlendFn: SampleFunction;
   private readonly composeFn: ComposeFunction;
   private readonly blendFn: BlendFunction;
   private readonly inertializeFn: InertializeFunction;
@@ -90,6 +92,7 @@ export class SamplingKernel {
     );
     this.boneWeights = new Float64Array(buffer, boneWeights, skeleton.boneCount);
     this.sampleFn = instance.exports.sample as SampleFunction;
+    this.sampleBlendFn = instance.exports.sampleBlend as SampleFunction;
     this.composeFn = instance.exports.compose as ComposeFunction;
     this.blendFn = instance.exports.blend as BlendFunction;
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
@@ -174,10 +177,10 @@ export class SamplingKernel {
   sample(out: Pose, binding: ClipBinding, base0: number, base1: number, blend: boolean, renormalize: boolean): boolean {
     const index = binding.index;
     if (index < 0 || index >= this.bindings.length || this.bindings[index] !== binding) return false;
-    this.sampleFn(
-      out.translationsAddress, out.rotationsAddress, out.scalesAddress, out.boneCount, this.descriptors[index], base0, base1,
-      blend ? 1 : 0, renormalize ? 1 : 0,
-    );
+    // Two call sites, each always calling the same function (which V8 can inline the call into).
+    const descriptor = this.descriptors[index], renorm = renormalize ? 1 : 0;
+    if (blend) this.sampleBlendFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, out.boneCount, descriptor, base0, base1, 1, renorm);
+    else this.sampleFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, out.boneCount, descriptor, base0, base1, 0, renorm);
     return true;
   }
 
