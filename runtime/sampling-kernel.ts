@@ -32,8 +32,13 @@ export class SamplingKernel {
   /** The skeleton it was made for: its reference pose and parents are in the memory. */
   readonly skeleton: Skeleton;
   private readonly sampleFn: SampleFunction;
-  /** `sample` built with its blend argument as 1 (scripts/build-wasm.mjs): the loop tests no flag. */
+  /**
+   * `sample` built with its blend argument as 1, and each for alpha not 0 (scripts/build-wasm.mjs):
+   * loops that test no flag.
+   */
   private readonly sampleBlendFn: SampleFunction;
+  private readonly sampleBetweenFn: SampleFunction;
+  private readonly sampleBlendBetweenFn: SampleFunction;
   private readonly composeFn: ComposeFunction;
   private readonly blendFn: BlendFunction;
   private readonly inertializeFn: InertializeFunction;
@@ -93,6 +98,8 @@ export class SamplingKernel {
     this.boneWeights = new Float64Array(buffer, boneWeights, skeleton.boneCount);
     this.sampleFn = instance.exports.sample as SampleFunction;
     this.sampleBlendFn = instance.exports.sampleBlend as SampleFunction;
+    this.sampleBetweenFn = instance.exports.sampleBetween as SampleFunction;
+    this.sampleBlendBetweenFn = instance.exports.sampleBlendBetween as SampleFunction;
     this.composeFn = instance.exports.compose as ComposeFunction;
     this.blendFn = instance.exports.blend as BlendFunction;
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
@@ -177,10 +184,15 @@ export class SamplingKernel {
   sample(out: Pose, binding: ClipBinding, base0: number, base1: number, blend: boolean, renormalize: boolean): boolean {
     const index = binding.index;
     if (index < 0 || index >= this.bindings.length || this.bindings[index] !== binding) return false;
-    // Two call sites, each always calling the same function (which V8 can inline the call into).
-    const descriptor = this.descriptors[index], renorm = renormalize ? 1 : 0;
-    if (blend) this.sampleBlendFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, out.boneCount, descriptor, base0, base1, 1, renorm);
-    else this.sampleFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, out.boneCount, descriptor, base0, base1, 0, renorm);
+    // One call site per function, each always calling the same one (which V8 can inline the call
+    // into). Between keys (alpha, numbers[0], not 0: nearly every sample) the loop skips its test.
+    const descriptor = this.descriptors[index], renorm = renormalize ? 1 : 0, between = this.numbers[0] !== 0;
+    const t = out.translationsAddress, r = out.rotationsAddress, s = out.scalesAddress, n = out.boneCount;
+    if (blend) {
+      if (between) this.sampleBlendBetweenFn(t, r, s, n, descriptor, base0, base1, 1, renorm);
+      else this.sampleBlendFn(t, r, s, n, descriptor, base0, base1, 1, renorm);
+    } else if (between) this.sampleBetweenFn(t, r, s, n, descriptor, base0, base1, 0, renorm);
+    else this.sampleFn(t, r, s, n, descriptor, base0, base1, 0, renorm);
     return true;
   }
 

@@ -19,18 +19,24 @@ const MEMORY_IMPORT = '(import "m" "memory" (memory 1))';
  * one (a Crowd's, which worker threads write too; the text's memory import made shared, nothing else).
  */
 /**
- * `sample` twice: as `sample` with its `$blend` argument taken as 0 and as `sampleBlend` with it
- * taken as 1. V8 tests a flag argument at every bone inside the loop (three times a bone); a
- * constant in its place takes the branch out, as two hand-written loops would, from one text.
+ * `sample` four times: with its `$blend` argument taken as 0 (`sample`) or 1 (`sampleBlend`), and
+ * each again for a sample between keys (`...Between`: alpha not 0, its test on a key taken out).
+ * V8 tests a flag argument at every bone inside the loop (the blend flag three times a bone, alpha
+ * once); a constant in its place takes the branch out, as hand-written loops would, from one text.
  */
 function specialiseSample(text) {
-  const head = '  (func (export "sample")';
+  const head = '  (func (export "sample")', onKey = '(f64.eq (local.get $alpha) (f64.const 0))';
   const start = text.indexOf(head), end = text.indexOf('\n  (func ', start + head.length);
   const body = text.slice(start, end + 1);
-  const uses = body.split('(local.get $blend)').length - 1;
-  if (start < 0 || end < 0 || uses === 0) throw new Error('sampling.wat: no sample function reading $blend to specialise');
-  const as = (name, blend) => body.replace(head, `  (func (export "${name}")`).replaceAll('(local.get $blend)', `(i32.const ${blend})`);
-  return text.slice(0, start) + as('sample', 0) + as('sampleBlend', 1) + text.slice(end + 1);
+  if (start < 0 || end < 0 || !body.includes('(local.get $blend)') || body.split(onKey).length !== 2) {
+    throw new Error(`sampling.wat: no sample function reading $blend and testing ${onKey} once, to specialise`);
+  }
+  const as = (name, blend, between) => {
+    const named = body.replace(head, `  (func (export "${name}")`).replaceAll('(local.get $blend)', `(i32.const ${blend})`);
+    return between ? named.replace(onKey, '(i32.const 0)') : named;
+  };
+  return text.slice(0, start) + as('sample', 0, false) + as('sampleBlend', 1, false)
+    + as('sampleBetween', 0, true) + as('sampleBlendBetween', 1, true) + text.slice(end + 1);
 }
 
 export async function assembleSampling(shared = false) {

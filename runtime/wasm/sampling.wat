@@ -58,8 +58,9 @@
   ;; rotation and scale keys, and its rotation spans (Clip.rotationSpans). Only for a slerp clip
   ;; sampled on a key (alpha = 0) or between consecutive keys (the spans' path); renorm = 1 when the
   ;; clip's rotation keys are not unit (Clip.unitRotationKeys is false). scripts/build-wasm.mjs
-  ;; assembles this function twice, `sample` with every (local.get $blend) as 0 and `sampleBlend`
-  ;; with it as 1, so that neither loop tests the flag at each bone.
+  ;; assembles this function four times, `sample` with every (local.get $blend) as 0 and
+  ;; `sampleBlend` with it as 1, and each again as `...Between` with the test of alpha = 0 as false,
+  ;; so that no loop tests a flag at each bone.
   (func (export "sample")
     (param $ot i32) (param $or i32) (param $os i32) (param $n i32) (param $clip i32)
     (param $base0 i32) (param $base1 i32) (param $blend i32) (param $renorm i32)
