@@ -53,7 +53,7 @@ export class AllocationWindow {
  * worker threads, see Crowd.measureAllocation.
  */
 export function measureAllocation(frames: number, frame: () => void): number {
-  checkFrames(frames);
+  if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number of 1 or more; got ${frames}`);
   const window = new AllocationWindow();
   let bytes: number;
   try {
@@ -62,9 +62,4 @@ export function measureAllocation(frames: number, frame: () => void): number {
     bytes = window.close(); // also when a frame throws: the profiler stops
   }
   return bytes;
-}
-
-/** Throws unless `frames` is a whole number of 1 or more. */
-export function checkFrames(frames: number): void {
-  if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number of 1 or more; got ${frames}`);
 }

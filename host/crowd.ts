@@ -12,7 +12,7 @@ import {
   checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
   type CrowdEventBuffers, type CrowdEventName,
 } from './crowd-events.ts';
-import { AllocationWindow, checkFrames, measureAllocation as measureThreadAllocation } from './allocation.ts';
+import { AllocationWindow, measureAllocation as measureThreadAllocation } from './allocation.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -657,7 +657,6 @@ export class Crowd {
   measureAllocation(frames: number, frame: () => void): number[] {
     if (this.closed) throw new Error('the crowd is closed');
     if (this.measuring) throw new Error('Crowd.measureAllocation called from its own frame');
-    checkFrames(frames);
     const b = this.buffers, control = b.control;
     b.allocation.fill(0);
     Atomics.store(control, MEASURING, MEASURE_ON);
