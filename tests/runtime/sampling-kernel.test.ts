@@ -528,6 +528,65 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     inertialize.mockRestore();
   });
 
+  it('applies random inertialization offsets to random poses as PoseInertializer does in JavaScript, bit for bit (property)', () => {
+    const n = 6, count = PoseInertializer.numberCount(n);
+    const six = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
+    const kernel = SamplingKernel.create(six, [], [n * 3, n * 4, n * 3, count])!;
+    const [kt, kr, ks, block] = kernel.poseArrays;
+    const inKernel = new Pose(n, { translations: kt, rotations: kr, scales: ks });
+    const alone = new Pose(n);
+    const [viaKernel, viaJs] = [new PoseInertializer(n), new PoseInertializer(n)];
+    const own = new Float64Array(count);
+    viaKernel.useNumbers(block, 0);
+    viaJs.useNumbers(own, 0);
+    const td = 8, tc = td + n * 9, live = tc + n * 3 * CURVE_STRIDE;
+    const small = fc.double({ min: -3, max: 3, noNaN: true });
+    // A curve: x0 (a rotation's up to a few turns: its sine and cosine through every branch), v0,
+    // a0, t1 (0 included: the curve has ended), A, B, C.
+    const curve = fc.tuple(
+      fc.oneof(small, fc.double({ min: -20, max: 20, noNaN: true }), fc.constantFrom(0, Math.PI / 4, -Math.PI / 4, Math.PI, 1e-300)),
+      small, small, fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.constant(0)), small, small, small,
+    );
+    const bone = fc.record({
+      vectors: fc.array(fc.tuple(small, small, small), { minLength: 3, maxLength: 3 }),
+      curves: fc.array(curve, { minLength: 3, maxLength: 3 }),
+      live: fc.integer({ min: 0, max: 7 }),
+      translation: fc.tuple(small, small, small),
+      rotation: fc.tuple(small, small, small, small),
+      // The pose's rotation length: unit, just off it, far off, tiny or zero.
+      length: fc.constantFrom(1, 1 + 1e-9, 1 - 1e-12, 2, 1e-8, 1e-200, 0, 1e150),
+      scale: fc.tuple(small, small, small),
+    });
+    const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
+    fc.assert(fc.property(fc.array(bone, { minLength: n, maxLength: n }), fc.double({ min: 0, max: 2.5, noNaN: true }), fc.double({ min: 0.01, max: 3, noNaN: true }),
+      (bones, elapsed, duration) => {
+        own.fill(0);
+        bones.forEach((b, i) => {
+          b.vectors.forEach((v, k) => {
+            // Unit directions and axes, as start() fits them (a zero vector: the x axis).
+            const len = Math.hypot(...v);
+            own.set(len > 1e-6 ? v.map((x) => x / len) : [1, 0, 0], td + k * n * 3 + i * 3);
+          });
+          b.curves.forEach((c, k) => own.set(c, tc + (k * n + i) * CURVE_STRIDE));
+          own[live + i] = b.live;
+          alone.translations.set(b.translation, i * 3);
+          alone.scales.set(b.scale, i * 3);
+          const len = Math.hypot(...b.rotation) || 1;
+          alone.rotations.set(b.rotation.map((x) => (x / len) * b.length), i * 4);
+        });
+        block.set(own);
+        for (const key of ['translations', 'rotations', 'scales'] as const) inKernel[key].set(alone[key]);
+        for (const inertializer of [viaKernel, viaJs]) inertializer.clock.set([elapsed, duration]);
+        viaKernel.apply(inKernel);
+        viaJs.apply(alone);
+        for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[key])).toEqual(Array.from(alone[key]));
+      },
+    ), { seed: 18_000_019, numRuns: 300 });
+    // The kernel ran for the runs whose clock was still going (elapsed below the duration).
+    expect(inertialize.mock.calls.length).toBeGreaterThan(100);
+    inertialize.mockRestore();
+  });
+
   it('runs characters below full rate in the kernel too: interpolation poses in its memory, the same poses as alone', () => {
     const blend = vi.spyOn(SamplingKernel.prototype, 'blend');
     const graph = buildCrowdGraph('blend');
