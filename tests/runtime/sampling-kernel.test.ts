@@ -423,6 +423,49 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expect(Math.hypot(...alone[0].rotations.subarray(8, 12))).toBeCloseTo(1, 12);
   });
 
+  it('blends and sums random poses by random weights as the JavaScript pose functions do, bit for bit (property)', () => {
+    const spies = (['blend', 'scale', 'accumulate', 'normalize'] as const).map((name) => vi.spyOn(SamplingKernel.prototype, name));
+    // Four bones and five: the pair loops over translations and scales end even, and with one value left.
+    for (const n of [4, 5]) {
+      const chain = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
+      const kernel = SamplingKernel.create(chain, [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
+      const a = kernel.poseArrays;
+      const inKernel = [0, 1, 2].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
+      const alone = [0, 1, 2].map(() => new Pose(n));
+      // Components of every size, zero and overflowing included (a blend's length then overflows: the identity).
+      const value = fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.constantFrom(0, -0, 1e-170, 1e200, -1e200, 5e-324));
+      const pose = fc.array(value, { minLength: n * 10, maxLength: n * 10 });
+      const weight = fc.oneof(fc.double({ min: -0.5, max: 1.5, noNaN: true }), fc.constantFrom(0, 1, 0.5, 1e-300));
+      const expectSame = (p: number): void => {
+        for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[p][key])).toEqual(Array.from(alone[p][key]));
+      };
+      fc.assert(fc.property(fc.array(pose, { minLength: 3, maxLength: 3 }), fc.array(weight, { minLength: 3, maxLength: 3 }), fc.nat(n - 1), (values, weights, opposite) => {
+        for (const poses of [inKernel, alone]) {
+          poses.forEach((p, i) => {
+            p.translations.set(values[i].slice(0, n * 3));
+            p.rotations.set(values[i].slice(n * 3, n * 7));
+            p.scales.set(values[i].slice(n * 7));
+          });
+          // One bone of pose 1 in the other hemisphere from pose 0's (the sign rule).
+          for (let k = 0; k < 4; k++) poses[1].rotations[opposite * 4 + k] = -poses[0].rotations[opposite * 4 + k];
+        }
+        const w = Float64Array.from(weights);
+        poseBlendTwo(inKernel[2], inKernel[0], inKernel[1], w);
+        poseBlendTwo(alone[2], alone[0], alone[1], w);
+        expectSame(2);
+        for (const poses of [inKernel, alone]) {
+          poseScaleInto(poses[0], poses[0], w, 0);
+          poseAccumulate(poses[0], poses[1], w, 1);
+          poseAccumulate(poses[0], poses[2], w, 2);
+          poseNormalizeRotations(poses[0]);
+        }
+        expectSame(0);
+      }), { seed: 18_000_020 + n, numRuns: 200 });
+    }
+    expect(spies.map((spy) => spy.mock.calls.length)).toEqual([400, 400, 800, 400]);
+    for (const spy of spies) spy.mockRestore();
+  });
+
   it('blends a layer over a pose bone by bone by the weights written to it, known answers for each branch', () => {
     const n = 5;
     const five = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
