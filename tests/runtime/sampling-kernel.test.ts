@@ -382,6 +382,40 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expect(Array.from(componentScales.subarray(3 * n * 3 + 3, 3 * n * 3 + 6), Math.abs)).toEqual([0, 0, 0]); // the root's 0 times the spine's scale
   });
 
+  it('composes random hierarchies of random poses as ComponentPose does, bit for bit (property)', () => {
+    const value = fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), fc.constantFrom(0, -0, 1e-170, 1e-7, 1e200, -1e200, 5e-324));
+    const compose = vi.spyOn(SamplingKernel.prototype, 'composeCharacters');
+    fc.assert(fc.property(
+      // Each bone's parent as a share of the bones before it (0: a root of its own), then the characters' values.
+      fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 9 }), fc.integer({ min: 1, max: 10 }), fc.array(value, { minLength: 900, maxLength: 900 }),
+      (shares, count, values) => {
+        const n = shares.length;
+        const bones = Skeleton.fromDefinitions(shares.map((share, i) => {
+          const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
+          return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
+        }));
+        const kernel = SamplingKernel.create(bones, [], [count * n * 3, count * n * 4, count * n * 3, count * n * 3, count * n * 4, count * n * 3])!;
+        const [translations, rotations, scales, componentTranslations, componentRotations, componentScales] = kernel.poseArrays;
+        let at = 0;
+        for (const array of [translations, rotations, scales]) for (let i = 0; i < array.length; i++) array[i] = values[at++ % values.length];
+        kernel.composeCharacters({ translations, rotations, scales, componentTranslations, componentRotations, componentScales }, 0, count);
+        for (let c = 0; c < count; c++) {
+          const local = new Pose(n);
+          local.translations.set(translations.subarray(c * n * 3, (c + 1) * n * 3));
+          local.rotations.set(rotations.subarray(c * n * 4, (c + 1) * n * 4));
+          local.scales.set(scales.subarray(c * n * 3, (c + 1) * n * 3));
+          const theirs = new ComponentPose(bones, { local });
+          theirs.ensureAllComponent();
+          expect(Array.from(componentTranslations.subarray(c * n * 3, (c + 1) * n * 3))).toEqual(Array.from(theirs.translations));
+          expect(Array.from(componentRotations.subarray(c * n * 4, (c + 1) * n * 4))).toEqual(Array.from(theirs.rotations));
+          expect(Array.from(componentScales.subarray(c * n * 3, (c + 1) * n * 3))).toEqual(Array.from(theirs.scales));
+        }
+      },
+    ), { seed: 18_000_021, numRuns: 200 });
+    expect(compose).toHaveBeenCalledTimes(200);
+    compose.mockRestore();
+  });
+
   it('sums poses in its memory as poseScaleInto, poseAccumulate and poseNormalizeRotations do in JavaScript, bit for bit', () => {
     // Five bones (15 translations and scales: a pair loop and an odd last value), three poses in the
     // kernel and their twins of their own; one rotation of zero length, one in the other hemisphere.
