@@ -7,7 +7,7 @@ import { BlendTwoType } from '../../nodes/BlendTwo.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { SequencePlayerType } from '../../nodes/SequencePlayer.ts';
 import { loadGraphFile } from '../../host/files.ts';
-import { Clip, type RotationInterpolation } from '../../runtime/clip.ts';
+import { Clip, ClipCursor, sampleClipBlendInto, type RotationInterpolation } from '../../runtime/clip.ts';
 import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../runtime/graph.ts';
 import { quatFromAxisAngle, quatMultiply } from '../../runtime/math.ts';
 import { ComponentPose } from '../../runtime/component-pose.ts';
@@ -233,6 +233,38 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     ), { seed: 18_000_018, numRuns: 150 });
     // The kernel took most of the samples (not a property that passes by never running it).
     expect(kernelSamples).toBeGreaterThan(500);
+  });
+
+  it('samples random clips into random poses by any blend weights, degenerate rotations included, as JavaScript does, bit for bit (property)', () => {
+    const value = fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.constantFrom(0, -0, 1e-170, 1e200, 5e-324));
+    const weight = fc.oneof(fc.double({ min: -0.5, max: 1.5, noNaN: true }), fc.constantFrom(0, 1, 0.5));
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    let inKernel = 0;
+    fc.assert(fc.property(
+      randomClip, fc.double({ min: -1, max: 2, noNaN: true }), fc.boolean(), fc.tuple(weight, weight), fc.array(value, { minLength: 40, maxLength: 40 }),
+      (c, time, looping, weights, values) => {
+        const graph = makeGraph([buildRandomClip('a', c)], false, true);
+        const binding = graph.clipBindings.get('a')!;
+        const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+        const mine = kernelPosePool(kernel, 4, 0).acquire(), theirs = new Pose(4);
+        expect(mine.kernel).toBe(kernel);
+        for (const pose of [mine, theirs]) {
+          pose.translations.set(values.slice(0, 12));
+          pose.rotations.set(values.slice(12, 28));
+          pose.scales.set(values.slice(28));
+        }
+        const cursor = new ClipCursor();
+        cursor.time = time;
+        cursor.looping = looping;
+        const w = Float64Array.from(weights);
+        sample.mockClear();
+        sampleClipBlendInto(mine, binding, cursor, w);
+        sampleClipBlendInto(theirs, binding, cursor, w);
+        if (sample.mock.results.some((r) => r.value === true)) inKernel++;
+        for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(mine[key])).toEqual(Array.from(theirs[key]));
+      },
+    ), { seed: 18_000_022, numRuns: 200 });
+    expect(inKernel).toBeGreaterThan(100);
   });
 
   it('leaves nlerp clips, and bindings it has no copy of, to JavaScript', () => {
