@@ -97,7 +97,14 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
       if (value - value === 0) target[a] = value;
       const halfLife = this.halfLives[a];
       if (!this.smoothed || !(halfLife > 0)) coordinates[a] = target[a];
-      else coordinates[a] += (target[a] - coordinates[a]) * (1 - Math.pow(2, -dt / halfLife));
+      else {
+        const k = 1 - Math.pow(2, -dt / halfLife), gap = target[a] - coordinates[a];
+        // Inputs of opposite sign near the largest double are further apart than a double holds:
+        // the gap is then Infinity, and Infinity × 0 (a zero delta time) a NaN that no later input
+        // would clear. Weighing the two ends instead cannot overflow when their signs differ.
+        if (gap - gap === 0) coordinates[a] += gap * k;
+        else coordinates[a] = coordinates[a] * (1 - k) + target[a] * k;
+      }
     }
     this.smoothed = true;
     this.sampleWeights();

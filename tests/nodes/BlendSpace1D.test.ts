@@ -40,6 +40,23 @@ describe('BlendSpace1D', () => {
     expect(node(g).coordinates[0]).toBeCloseTo(50 + 50 * (1 - Math.SQRT1_2), 12);
   });
 
+  it('smooths between inputs further apart than a double holds, and recovers: no NaN, however large (found by the fuzz test)', () => {
+    const g = space({ smoothingTime: 0.1 });
+    g.setParameter('speed', -1e300);
+    g.update(1e-9);
+    g.setParameter('speed', Number.MAX_VALUE);
+    g.update(0); // no time: the input holds (the gap itself overflows to Infinity, and Infinity × 0 was a NaN)
+    expect(node(g).coordinates[0]).toBe(-1e300);
+    g.update(0.1); // one half-life: half way, weighed from both ends
+    expect(node(g).coordinates[0]).toBe(-1e300 * 0.5 + Number.MAX_VALUE * 0.5);
+    expect(Array.from(node(g).weights)).toEqual([1, 0, 0]);
+    g.setParameter('speed', 75);
+    for (let i = 0; i < 1100; i++) g.update(0.1); // 1100 half-lives: back from 9e307 (2^1023) to the input
+    expect(node(g).coordinates[0]).toBeCloseTo(75, 9);
+    expect(Array.from(node(g).weights)).toEqual([0, expect.closeTo(0.5, 9), expect.closeTo(0.5, 9)]);
+    expect(hasNaN(g.evaluate())).toBe(false);
+  });
+
   it('with one sample, plays it at any x', () => {
     const g = bipedInstance({ bs: { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: 3 }], x: -50 } } }, 'bs');
     g.update(0.25);
