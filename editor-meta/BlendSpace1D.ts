@@ -41,7 +41,8 @@ last the last (clamped).
 
 Smoothing: the input follows exponentially with a half-life of \`smoothingTime\`
 seconds (\`x += (input - x) × (1 - 2^(-dt / smoothingTime))\`); the first update takes the input as it
-is. A non-finite input holds the last good one.
+is. A non-finite input holds the last good one; finite inputs of any size, even further apart than a
+double holds (opposite ends of its range), are smoothed without overflow.
 
 Playback in step (Unreal's blend spaces): every sample has its own clip clock. The sample of highest
 weight leads and advances by delta time × play rate × its length / Σ weightᵢ × lengthᵢ, so the blend's
