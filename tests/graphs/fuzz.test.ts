@@ -7,6 +7,7 @@ import { loadGraphAsset } from '../../host/files.ts';
 import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
 import type { DebugNode } from '../../runtime/node.ts';
 import type { ParameterValue } from '../../runtime/parameters.ts';
+import { describeWithData } from '../support/shared-data.ts';
 
 /**
  * Property-based fuzzing of graph assets (issue 13): mutations of the example graphs and of a
@@ -346,5 +347,17 @@ describe('graph asset fuzzing', () => {
     fc.assert(fc.property(frames, (script) => {
       expect(runScript(graph, script)).toBeNull();
     }), { seed: SEED, numRuns: Math.round(150 * SCALE) });
+  });
+});
+
+// The examples on motion capture and the robot's glTF (../shared/data): real skeletons, pose-search
+// databases and stride warping on real feet, under the same hostile delta times and parameters.
+describeWithData('graph asset fuzzing on real data', () => {
+  const onData = readdirSync(examplesDir).filter((f) => /^(cmu|robot)-.*\.json$/.test(f));
+  it.each(onData)('%s runs finite for any delta times and finite parameter values', (file) => {
+    const graph = loadGraphAsset(JSON.parse(readFileSync(join(examplesDir, file), 'utf8')), { baseDir: examplesDir });
+    fc.assert(fc.property(frames, (script) => {
+      expect(runScript(graph, script)).toBeNull();
+    }), { seed: SEED, numRuns: Math.round(100 * SCALE) });
   });
 });
