@@ -37,13 +37,14 @@ const CHANNEL_NAMES = new Set(['Xposition', 'Yposition', 'Zposition', 'Xrotation
 
 /**
  * Parses BVH text. Every problem found is reported at once in a BvhError: unbalanced braces,
- * unknown channels, a channel count that does not match the numbers on a data row, numbers that do
- * not parse, a frame count that does not match the rows.
+ * unknown channels or one listed twice, joint names used twice, a channel count that does not match
+ * the numbers on a data row, numbers that do not parse, a frame count that does not match the rows.
  */
 export function parseBvh(text: string, source = '<bvh>'): BvhData {
   const lines = text.split(/\r?\n/);
   const problems: BvhProblem[] = [];
   const joints: BvhJoint[] = [];
+  const jointLines = new Map<string, number>();
   const stack: number[] = [];
   let pendingJoint = -1; // joint whose '{' is expected next
   let inEndSite = false;
@@ -74,7 +75,13 @@ export function parseBvh(text: string, source = '<bvh>'): BvhData {
     if (head === 'ROOT' || head === 'JOINT') {
       if (head === 'JOINT' && stack.length === 0) problems.push({ line: lineNo, message: 'JOINT outside any ROOT' });
       if (tokens.length < 2) problems.push({ line: lineNo, message: `${head} needs a name` });
-      joints.push({ name: tokens.slice(1).join(' ') || `joint${joints.length}`, parent: stack.length > 0 ? stack[stack.length - 1] : -1, offset: [0, 0, 0], channels: [] });
+      const name = tokens.slice(1).join(' ') || `joint${joints.length}`;
+      // Bones are found by name (clips, masks, IK): a second joint of the same name is an error here,
+      // with its line, rather than the skeleton's own error later without one.
+      const first = jointLines.get(name);
+      if (first !== undefined) problems.push({ line: lineNo, message: `joint name '${name}' is used twice (first on line ${first})` });
+      else jointLines.set(name, lineNo);
+      joints.push({ name, parent: stack.length > 0 ? stack[stack.length - 1] : -1, offset: [0, 0, 0], channels: [] });
       pendingJoint = joints.length - 1;
     } else if (head === 'End') {
       inEndSite = true;
@@ -102,6 +109,11 @@ export function parseBvh(text: string, source = '<bvh>'): BvhData {
         problems.push({ line: lineNo, message: `CHANNELS declares ${tokens[1]} channels but lists ${names.length}` });
       }
       for (const n of names) if (!CHANNEL_NAMES.has(n)) problems.push({ line: lineNo, message: `unknown channel '${n}'` });
+      // A rotation is three angles in the listed order, a position three coordinates: a channel
+      // listed twice has no meaning (a fourth Euler angle, a coordinate set twice).
+      names.forEach((n, i) => {
+        if (CHANNEL_NAMES.has(n) && names.indexOf(n) !== i) problems.push({ line: lineNo, message: `channel '${n}' listed twice` });
+      });
       if (stack.length > 0 && !inEndSite) joints[stack[stack.length - 1]].channels = names.filter((n) => CHANNEL_NAMES.has(n));
     } else {
       problems.push({ line: lineNo, message: `unexpected '${head}' in HIERARCHY` });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BvhError, loadBvh, parseBvh } from '../../runtime/bvh.ts';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
@@ -191,8 +192,74 @@ describe('malformed BVH', () => {
     ]));
   });
 
+  it('reports a joint name used twice and a channel listed twice, each with its line (found by the property below)', () => {
+    const problems = problemsOf(good.replace('JOINT leg', 'JOINT hips').replace('CHANNELS 3 Zrotation Xrotation Yrotation', 'CHANNELS 3 Zrotation Xrotation Zrotation'));
+    expect(problems).toEqual(expect.arrayContaining([
+      { line: 6, message: "joint name 'hips' is used twice (first on line 2)" },
+      { line: 9, message: "channel 'Zrotation' listed twice" },
+    ]));
+  });
+
   it('rejects text that is not BVH', () => {
     expect(problemsOf('hello')[0].message).toMatch(/HIERARCHY/);
+  });
+});
+
+describe('hostile BVH (property)', () => {
+  // Line-level edits of a valid file: a token replaced by a hostile one, a line dropped, doubled or
+  // cut short, the file truncated. Whatever the text, loadBvh either gives a skeleton and a clip
+  // whose every number is finite, or throws a BvhError listing problems with their lines: never
+  // another error, a NaN, or a hang on a huge count.
+  const HOSTILE_TOKENS = ['nan', 'NaN', 'Infinity', '-Infinity', '1e999', '-1e999', '1e308', '-0', '0x10', '', '{', '}', 'JOINT', 'ROOT',
+    'End', 'Site', 'OFFSET', 'CHANNELS', 'MOTION', 'Frames:', 'Frame', 'Time:', '999999999', '2147483648', '-1', '0', '3.5', 'Xrotation', 'Wrotation'];
+  type Edit = { op: 'token' | 'drop' | 'double' | 'cut' | 'truncate'; line: number; token: number; value: string };
+  const edit: fc.Arbitrary<Edit> = fc.record({
+    op: fc.constantFrom('token', 'token', 'token', 'drop', 'double', 'cut', 'truncate'),
+    line: fc.nat(), token: fc.nat(), value: fc.constantFrom(...HOSTILE_TOKENS),
+  });
+  const apply = (text: string, edits: readonly Edit[]): string => {
+    let lines = text.split('\n');
+    for (const e of edits) {
+      const i = e.line % lines.length, tokens = lines[i].trim().split(/\s+/);
+      if (e.op === 'token') {
+        tokens[e.token % tokens.length] = e.value;
+        lines[i] = tokens.join(' ');
+      } else if (e.op === 'drop') lines.splice(i, 1);
+      else if (e.op === 'double') lines.splice(i, 0, lines[i]);
+      else if (e.op === 'cut') lines[i] = tokens.slice(0, e.token % (tokens.length + 1)).join(' ');
+      else lines = lines.slice(0, i + 1);
+      if (lines.length === 0) lines = [''];
+    }
+    return lines.join('\n');
+  };
+  const check = (text: string): void => {
+    let loaded: ReturnType<typeof loadBvh>;
+    try {
+      loaded = loadBvh(text, 'hostile', 'hostile.bvh');
+    } catch (e) {
+      if (!(e instanceof BvhError)) throw new Error(`not a BvhError: ${(e as Error)?.stack ?? String(e)}`);
+      expect(e.problems.length).toBeGreaterThan(0);
+      for (const p of e.problems) expect(p.line).toBeGreaterThanOrEqual(1);
+      return;
+    }
+    const { skeleton, clip } = loaded;
+    const numbers = [clip.duration, clip.frameRate, ...clip.translations, ...clip.rotations, ...clip.scales,
+      ...skeleton.referencePose.translations, ...skeleton.referencePose.rotations, ...skeleton.referencePose.scales];
+    expect(numbers.every(Number.isFinite)).toBe(true);
+  };
+
+  it('loads or reports every edit of a small file', () => {
+    fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 4 }), (edits) => check(apply(TINY, edits))), { seed: 18_000_030, numRuns: 2000 });
+  });
+
+  describeWithData('on motion capture', () => {
+    it('loads or reports every edit of a CMU take', () => {
+      const take = readShared('bvh/cmu/002_01.bvh').split('\n').slice(0, 400).join('\n'); // the hierarchy and a few frames
+      const frames = take.split('\n').length - take.split('\n').findIndex((l) => l.startsWith('Frame Time')) - 1;
+      const text = take.replace(/Frames:\s*\d+/, `Frames: ${frames}`);
+      check(text); // the cut take itself loads
+      fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 4 }), (edits) => check(apply(text, edits))), { seed: 18_000_031, numRuns: 300 });
+    });
   });
 });
 
