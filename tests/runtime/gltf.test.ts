@@ -1,5 +1,6 @@
 import { Document, WebIO, type Node as GltfNode } from '@gltf-transform/core';
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import { ComponentPose } from '../../runtime/component-pose.ts';
@@ -437,6 +438,73 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     const glb = await handMade((doc, { child: c }, buffer) => addAnimation(doc, buffer, 'Long', c, 'translation', 'LINEAR', [0, 1e6], [0, 0, 0, 1, 0, 0]));
     const e = gltfError(() => gltfClip(readGltf(glb), 'Long', { sampleRate: 30 }));
     expect(e.code).toBe('too-large');
+  });
+});
+
+describeWithData('hostile glTF (property)', () => {
+  // Edits of CesiumMan.gltf's JSON (its buffers stay embedded): a value anywhere replaced by a
+  // hostile one, a key deleted, an array cut short. Whatever the file, reading it, its rig and its
+  // animation gives a GltfError, or a skeleton and a clip whose every number is finite: never
+  // another error, a NaN or an allocation the size of a bogus count.
+  const json = JSON.parse(readFileSync(`${GLTF}CesiumMan.gltf`, 'utf8')) as unknown;
+  /** Every place in the JSON but the buffers' data (a path of keys and indices). */
+  const places: (string | number)[][] = [];
+  const walk = (value: unknown, path: (string | number)[]): void => {
+    if (path.length > 0) places.push(path);
+    if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...path, i]));
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) if (k !== 'uri') walk(v, [...path, k]);
+  };
+  walk(json, []);
+  const HOSTILE: unknown[] = [0, -1, 1, 2, 3, 7, 1e9, 2 ** 31, -(2 ** 31), 1.5, -0, 1e308, -1e308, 5e-324, Number.MAX_SAFE_INTEGER, '', 'x', 'VEC4', 'SCALAR',
+    'MAT4', 'STEP', 'CUBICSPLINE', 'rotation', 'weights', null, true, [], {}, [0, 0, 0, 0], [1, 0, 0], [0, 0, 0, 1], [1e308, 1e308, 1e308],
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 5120, 5121, 5122, 5123, 5125, 5126, 34962];
+  type Edit = { op: 'set' | 'delete' | 'cut'; place: number; value: unknown; keep: number };
+  const edit: fc.Arbitrary<Edit> = fc.record({
+    op: fc.constantFrom('set', 'set', 'set', 'delete', 'cut'), place: fc.nat(), value: fc.constantFrom(...HOSTILE), keep: fc.nat(4),
+  });
+  const apply = (edits: readonly Edit[]): Uint8Array => {
+    const copy = structuredClone(json) as Record<string | number, unknown>;
+    for (const e of edits) {
+      const path = places[e.place % places.length];
+      let parent: any = copy;
+      for (const key of path.slice(0, -1)) {
+        parent = parent?.[key];
+        if (parent === null || typeof parent !== 'object') break;
+      }
+      if (parent === null || typeof parent !== 'object') continue;
+      const key = path[path.length - 1];
+      if (e.op === 'set') parent[key] = structuredClone(e.value);
+      else if (e.op === 'delete') {
+        if (Array.isArray(parent)) parent.splice(Number(key), 1);
+        else delete parent[key];
+      } else if (Array.isArray(parent[key])) parent[key] = parent[key].slice(0, e.keep);
+    }
+    return new TextEncoder().encode(JSON.stringify(copy));
+  };
+  const finite = (values: ArrayLike<number>): boolean => Array.prototype.every.call(values, Number.isFinite) as boolean;
+
+  it('reads, rigs and samples every edit of CesiumMan.gltf or reports a GltfError', () => {
+    let loaded = 0;
+    fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 3 }), (edits) => {
+      const bytes = apply(edits);
+      let skeleton, clip;
+      try {
+        const doc = readGltf(bytes, { source: 'hostile.gltf' });
+        const rig = gltfRig(doc);
+        skeleton = rig.skeleton;
+        clip = gltfClip(doc, 0, { rig });
+      } catch (e) {
+        if (!(e instanceof GltfError)) throw new Error(`not a GltfError: ${(e as Error)?.stack ?? String(e)}`);
+        expect(e.message.length).toBeGreaterThan(0);
+        return;
+      }
+      loaded++;
+      const ref = skeleton.referencePose;
+      expect(finite(ref.translations) && finite(ref.rotations) && finite(ref.scales)).toBe(true);
+      expect(finite(clip.translations) && finite(clip.rotations) && finite(clip.scales)).toBe(true);
+      expect(Number.isFinite(clip.duration) && clip.duration >= 0).toBe(true);
+    }), { seed: 18_000_040, numRuns: 400 });
+    expect(loaded).toBeGreaterThan(40); // many edits leave a file that still loads (names, unused fields)
   });
 });
 
