@@ -106,7 +106,7 @@ export class Parameters {
     const entry = this.require(name);
     const { slot, type } = entry;
     if (!valueFits(type, value)) {
-      throw new TypeError(`parameter '${name}' is ${type}; cannot set it to ${JSON.stringify(value)}`);
+      throw new TypeError(`parameter '${name}' is ${type}; cannot set it to ${describeValue(value)}`);
     }
     const v = this.values;
     const listened = this.events !== undefined && this.events.has('parameterChanged');
@@ -163,5 +163,21 @@ export function parseParameterValue(type: ParameterType, text: string): Paramete
       const parts = text.split(',').map((p) => Number(p));
       return parts.length === 3 && parts.every((p) => Number.isFinite(p)) && !text.split(',').some((p) => p.trim() === '') ? parts : undefined;
     }
+  }
+}
+
+/**
+ * A rejected value as the error shows it: NaN, Infinity and -0 as themselves (JSON.stringify gives
+ * null and 0), and no exception of its own for values JSON cannot write (a bigint, a cycle).
+ */
+function describeValue(value: unknown): string {
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  if (Array.isArray(value)) return `[${value.map(describeValue).join(', ')}]`;
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? `${value}n` : String(value);
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return 'an object JSON cannot write';
   }
 }

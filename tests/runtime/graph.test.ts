@@ -376,6 +376,11 @@ describe('graph instance', () => {
     expect(seen).toEqual([['f', 2.5, 1], ['v', [1, 2, 3], [0, 1, 0]]]);
     expect(() => g.setParameter('f', true)).toThrow(/parameter 'f' is float/);
     expect(() => g.setParameter('nope', 1)).toThrow(/unknown parameter 'nope'/);
+    // The rejected value as it was (JSON would show NaN and Infinity as null, and throw on a bigint).
+    expect(() => g.setParameter('f', Number.NaN)).toThrow("parameter 'f' is float; cannot set it to NaN");
+    expect(() => g.setParameter('v', [0, Number.NEGATIVE_INFINITY, 1])).toThrow("parameter 'v' is vec3; cannot set it to [0, -Infinity, 1]");
+    expect(() => g.setParameter('f', 3n as never)).toThrow("parameter 'f' is float; cannot set it to 3n");
+    expect(g.getParameter('f')).toBe(2.5);
   });
 
   it('allocates nothing per frame once warm, with every blend and control path active', () => {
