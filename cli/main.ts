@@ -354,7 +354,7 @@ async function runCommand(args: readonly string[], io: Io): Promise<number> {
   const skeleton = graph.skeleton;
   if (!values.quiet && !(debug && !debugOut)) {
     const seconds = (runner.frameCount - 1) / runner.fps;
-    io.out(`${positionals[0]}: evaluated ${runner.frameCount} frames (${seconds.toFixed(3)} s at ${runner.fps} fps), ${skeleton.boneCount} bones` +
+    io.out(`${positionals[0]}: evaluated ${runner.frameCount} ${runner.frameCount === 1 ? 'frame' : 'frames'} (${seconds.toFixed(3)} s at ${runner.fps} fps), ${skeleton.boneCount} bones` +
       `${posesPath ? `; poses in ${posesPath}` : ''}${debugOut ? `; debug in ${debugOut}` : ''}\n`);
   }
   return 0;

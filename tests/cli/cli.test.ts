@@ -51,6 +51,7 @@ describe('animgraph run', () => {
     const { code, out } = await cli('run', sample, '--seconds', '0.5', '--fps', '20', '--poses', poses, '--set', 'speed=1.5');
     expect(code).toBe(0);
     expect(out).toContain('evaluated 11 frames (0.500 s at 20 fps), 22 bones');
+    expect((await cli('run', sample, '--seconds', '0')).out).toContain('evaluated 1 frame (0.000 s at 30 fps)');
     const lines = readFileSync(poses, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(12);
     expect(lines[0].bones[1]).toBe('pelvis');
