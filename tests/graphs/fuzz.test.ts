@@ -264,22 +264,46 @@ function nonFinite(instance: AnimGraphInstance): string | null {
   return null;
 }
 
-/** Runs `script` on a new instance of `graph`; returns a description of the first non-finite output, or null. */
+/** Where two instances' poses first differ in their bits, or null. */
+function firstDifference(a: AnimGraphInstance, b: AnimGraphInstance): string | null {
+  const pa = a.evaluate(), pb = b.evaluate();
+  for (const key of ['translations', 'rotations', 'scales'] as const) {
+    const i = pa[key].findIndex((v, k) => !Object.is(v, pb[key][k]));
+    if (i >= 0) return `${key}[${i}]: ${pa[key][i]} against ${pb[key][i]}`;
+  }
+  const i = a.rootMotion.findIndex((v, k) => !Object.is(v, b.rootMotion[k]));
+  return i >= 0 ? `root motion[${i}]: ${a.rootMotion[i]} against ${b.rootMotion[i]}` : null;
+}
+
+/**
+ * Runs `script` on a new instance of `graph`; returns a description of the first non-finite output,
+ * or null. A second instance runs the same script, evaluating three times a frame (the first,
+ * twice) and never reading its component pose or debug tree: its poses must be the first's, bit
+ * for bit (determinism, however often a frame is evaluated).
+ */
 function runScript(graph: AnimGraph, script: readonly Frame[]): string | null {
-  const instance = graph.createInstance();
+  const instance = graph.createInstance(), twin = graph.createInstance();
   const names = Object.keys(graph.parameterDefinitions);
   instance.update(0);
-  const first = nonFinite(instance);
+  twin.update(0);
+  twin.evaluate();
+  twin.evaluate();
+  const first = nonFinite(instance) ?? firstDifference(instance, twin);
   if (first) return `frame 0: ${first}`;
   for (let f = 0; f < script.length; f++) {
     const { dt, sets } = script[f];
     for (const set of sets) {
       if (names.length === 0) break;
       const name = names[set.index % names.length];
-      instance.setParameter(name, parameterValue(graph.parameterDefinitions[name].type, set.numbers));
+      const value = parameterValue(graph.parameterDefinitions[name].type, set.numbers);
+      instance.setParameter(name, value);
+      twin.setParameter(name, value);
     }
     instance.update(dt);
-    const bad = nonFinite(instance);
+    twin.update(dt);
+    twin.evaluate();
+    twin.evaluate();
+    const bad = nonFinite(instance) ?? firstDifference(instance, twin);
     if (bad) return `frame ${f + 1} (dt ${dt}): ${bad}`;
   }
   return null;
