@@ -279,16 +279,19 @@ function firstDifference(a: AnimGraphInstance, b: AnimGraphInstance): string | n
  * Runs `script` on a new instance of `graph`; returns a description of the first non-finite output,
  * or null. A second instance runs the same script, evaluating three times a frame (the first,
  * twice) and never reading its component pose or debug tree: its poses must be the first's, bit
- * for bit (determinism, however often a frame is evaluated).
+ * for bit (determinism, however often a frame is evaluated). So must the poses of a batch's
+ * character (InstanceBatch: in the WebAssembly kernel's memory, sampled and blended there).
  */
 function runScript(graph: AnimGraph, script: readonly Frame[]): string | null {
   const instance = graph.createInstance(), twin = graph.createInstance();
+  const batch = graph.createInstances(1), member = batch.instances[0];
   const names = Object.keys(graph.parameterDefinitions);
   instance.update(0);
   twin.update(0);
   twin.evaluate();
   twin.evaluate();
-  const first = nonFinite(instance) ?? firstDifference(instance, twin);
+  batch.update(0);
+  const first = nonFinite(instance) ?? firstDifference(instance, twin) ?? firstDifference(instance, member);
   if (first) return `frame 0: ${first}`;
   for (let f = 0; f < script.length; f++) {
     const { dt, sets } = script[f];
@@ -298,12 +301,14 @@ function runScript(graph: AnimGraph, script: readonly Frame[]): string | null {
       const value = parameterValue(graph.parameterDefinitions[name].type, set.numbers);
       instance.setParameter(name, value);
       twin.setParameter(name, value);
+      member.setParameter(name, value);
     }
     instance.update(dt);
     twin.update(dt);
     twin.evaluate();
     twin.evaluate();
-    const bad = nonFinite(instance) ?? firstDifference(instance, twin);
+    batch.update(dt);
+    const bad = nonFinite(instance) ?? firstDifference(instance, twin) ?? firstDifference(instance, member);
     if (bad) return `frame ${f + 1} (dt ${dt}): ${bad}`;
   }
   return null;
