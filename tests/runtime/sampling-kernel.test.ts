@@ -132,6 +132,37 @@ function buildRandomClip(name: string, c: typeof randomClip extends fc.Arbitrary
   return clip;
 }
 
+/** A chain of n bones b0 .. b(n - 1), each one unit above its parent. */
+function chainSkeleton(n: number): Skeleton {
+  return Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
+}
+
+/** Character c's rows of local translations, rotations and scales, composed by ComponentPose in JavaScript. */
+function composedAlone(bones: Skeleton, rows: { translations: Float64Array; rotations: Float64Array; scales: Float64Array }, c: number): ComponentPose {
+  const n = bones.boneCount, local = new Pose(n);
+  local.translations.set(rows.translations.subarray(c * n * 3, (c + 1) * n * 3));
+  local.rotations.set(rows.rotations.subarray(c * n * 4, (c + 1) * n * 4));
+  local.scales.set(rows.scales.subarray(c * n * 3, (c + 1) * n * 3));
+  const pose = new ComponentPose(bones, { local });
+  pose.ensureAllComponent();
+  return pose;
+}
+
+/**
+ * Two inertializers of n bones with a pose each: one with its numbers (`block`) and pose in a
+ * kernel's memory, one with numbers of its own (`own`, which a test writes and copies to `block`).
+ */
+function inertializerPair(n: number) {
+  const count = PoseInertializer.numberCount(n);
+  const kernel = SamplingKernel.create(chainSkeleton(n), [], [n * 3, n * 4, n * 3, count])!;
+  const [kt, kr, ks, block] = kernel.poseArrays;
+  const [viaKernel, viaJs] = [new PoseInertializer(n), new PoseInertializer(n)];
+  const own = new Float64Array(count);
+  viaKernel.useNumbers(block, 0);
+  viaJs.useNumbers(own, 0);
+  return { inKernel: new Pose(n, { translations: kt, rotations: kr, scales: ks }), alone: new Pose(n), viaKernel, viaJs, own, block };
+}
+
 /** Delta times that land on keys (alpha 0), between them, past the end (wrap or clamp) and on 0. */
 const STEPS = [0, 0.05, 0.05, 0.0125, 0.1, 0.1, 0.0375, 0.1, 0.05, 0, 0.033, 0.1, 0.2, 0.07];
 
@@ -383,15 +414,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     rotations.fill(1e200, 2 * n * 4 + 4, 2 * n * 4 + 8); // character 2's: a squared length past the largest double, the identity too
     rotations.fill(1e-7, 5 * n * 4 + 4, 5 * n * 4 + 8); // character 5's: squared length 4e-14, under quatNormalize's 1e-12
     scales.fill(0, 3 * n * 3, 3 * n * 3 + 3); // character 3's root scaled to nothing
-    const expected = (c: number): ComponentPose => {
-      const local = new Pose(n);
-      local.translations.set(translations.subarray(c * n * 3, (c + 1) * n * 3));
-      local.rotations.set(rotations.subarray(c * n * 4, (c + 1) * n * 4));
-      local.scales.set(scales.subarray(c * n * 3, (c + 1) * n * 3));
-      const pose = new ComponentPose(skeleton, { local });
-      pose.ensureAllComponent();
-      return pose;
-    };
+    const expected = (c: number): ComponentPose => composedAlone(skeleton, { translations, rotations, scales }, c);
     // Every count from 1 to 17 (whole groups of eight, pairs, and an odd one left) from two first rows.
     for (const first of [0, 3]) {
       for (let count = 1; first + count <= most; count++) {
@@ -432,12 +455,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
         for (const array of [translations, rotations, scales]) for (let i = 0; i < array.length; i++) array[i] = values[at++ % values.length];
         kernel.composeCharacters({ translations, rotations, scales, componentTranslations, componentRotations, componentScales }, 0, count);
         for (let c = 0; c < count; c++) {
-          const local = new Pose(n);
-          local.translations.set(translations.subarray(c * n * 3, (c + 1) * n * 3));
-          local.rotations.set(rotations.subarray(c * n * 4, (c + 1) * n * 4));
-          local.scales.set(scales.subarray(c * n * 3, (c + 1) * n * 3));
-          const theirs = new ComponentPose(bones, { local });
-          theirs.ensureAllComponent();
+          const theirs = composedAlone(bones, { translations, rotations, scales }, c);
           expect(Array.from(componentTranslations.subarray(c * n * 3, (c + 1) * n * 3))).toEqual(Array.from(theirs.translations));
           expect(Array.from(componentRotations.subarray(c * n * 4, (c + 1) * n * 4))).toEqual(Array.from(theirs.rotations));
           expect(Array.from(componentScales.subarray(c * n * 3, (c + 1) * n * 3))).toEqual(Array.from(theirs.scales));
@@ -452,8 +470,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     // Five bones (15 translations and scales: a pair loop and an odd last value), three poses in the
     // kernel and their twins of their own; one rotation of zero length, one in the other hemisphere.
     const n = 5;
-    const five = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
-    const kernel = SamplingKernel.create(five, [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
+    const kernel = SamplingKernel.create(chainSkeleton(n), [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
     const a = kernel.poseArrays;
     const inKernel = [0, 1, 2].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
     const alone = [0, 1, 2].map(() => new Pose(n));
@@ -493,8 +510,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     const spies = (['blend', 'scale', 'accumulate', 'normalize'] as const).map((name) => vi.spyOn(SamplingKernel.prototype, name));
     // Four bones and five: the pair loops over translations and scales end even, and with one value left.
     for (const n of [4, 5]) {
-      const chain = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
-      const kernel = SamplingKernel.create(chain, [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
+      const kernel = SamplingKernel.create(chainSkeleton(n), [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
       const a = kernel.poseArrays;
       const inKernel = [0, 1, 2].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
       const alone = [0, 1, 2].map(() => new Pose(n));
@@ -534,8 +550,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
 
   it('blends a layer over a pose bone by bone by the weights written to it, known answers for each branch', () => {
     const n = 5;
-    const five = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
-    const kernel = SamplingKernel.create(five, [], [n * 3, n * 4, n * 3, n * 3, n * 4, n * 3])!;
+    const kernel = SamplingKernel.create(chainSkeleton(n), [], [n * 3, n * 4, n * 3, n * 3, n * 4, n * 3])!;
     const a = kernel.poseArrays;
     const [out, layer] = [0, 1].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
     const q = (x: number, y: number, z: number, w: number) => { const l = Math.hypot(x, y, z, w); return [x / l, y / l, z / l, w / l]; };
@@ -579,16 +594,8 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     // Five bones, numbers written by hand in the inertializer's documented layout: [0, 8) powers,
     // then per bone translation directions, rotation axes, scale directions (3 each), the three
     // curves (CURVE_STRIDE each) and the live flags.
-    const n = 5, count = PoseInertializer.numberCount(n);
-    const five = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
-    const kernel = SamplingKernel.create(five, [], [n * 3, n * 4, n * 3, count])!;
-    const [kt, kr, ks, block] = kernel.poseArrays;
-    const inKernel = new Pose(n, { translations: kt, rotations: kr, scales: ks });
-    const alone = new Pose(n);
-    const [viaKernel, viaJs] = [new PoseInertializer(n), new PoseInertializer(n)];
-    const own = new Float64Array(count);
-    viaKernel.useNumbers(block, 0);
-    viaJs.useNumbers(own, 0);
+    const n = 5;
+    const { inKernel, alone, viaKernel, viaJs, own, block } = inertializerPair(n);
     const random = mulberry32(11);
     const td = 8, ra = td + n * 3, sd = ra + n * 3, tc = sd + n * 3, rc = tc + n * CURVE_STRIDE, sc = rc + n * CURVE_STRIDE, live = sc + n * CURVE_STRIDE;
     // Unit directions and axes, as start() fits them.
@@ -638,16 +645,8 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
   });
 
   it('applies random inertialization offsets to random poses as PoseInertializer does in JavaScript, bit for bit (property)', () => {
-    const n = 6, count = PoseInertializer.numberCount(n);
-    const six = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
-    const kernel = SamplingKernel.create(six, [], [n * 3, n * 4, n * 3, count])!;
-    const [kt, kr, ks, block] = kernel.poseArrays;
-    const inKernel = new Pose(n, { translations: kt, rotations: kr, scales: ks });
-    const alone = new Pose(n);
-    const [viaKernel, viaJs] = [new PoseInertializer(n), new PoseInertializer(n)];
-    const own = new Float64Array(count);
-    viaKernel.useNumbers(block, 0);
-    viaJs.useNumbers(own, 0);
+    const n = 6;
+    const { inKernel, alone, viaKernel, viaJs, own, block } = inertializerPair(n);
     const td = 8, tc = td + n * 9, live = tc + n * 3 * CURVE_STRIDE;
     const small = fc.double({ min: -3, max: 3, noNaN: true });
     // A curve: x0 (a rotation's up to a few turns: its sine and cosine through every branch), v0,
