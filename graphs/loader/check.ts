@@ -10,7 +10,7 @@ import { checkNodes } from './nodes.ts';
 import { jsonPath, Problems, reportProtoKeys, type GraphProblem } from './problems.ts';
 import { checkStateMachines, machineReferences, nodePathOf, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
-import { addHelperBones, loadSkeleton } from './skeleton.ts';
+import { addHelperBones, checkReferenceRange, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
 import { blendProfileProblems, type BlendProfileMode } from '../../runtime/blend-profile.ts';
 import type { Skeleton } from '../../runtime/skeleton.ts';
@@ -54,6 +54,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
 
   const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
   const skeleton = loaded && addHelperBones(asset.units ? loaded.withUnits(asset.units) : loaded, raw.helperBones, problems);
+  if (skeleton) checkReferenceRange(skeleton, problems);
   const { clips, declaredClips } = loadClips(asset, raw, skeleton, files, problems);
   // Looked up by name in a Map: a binding to 'toString' must not find Object.prototype's.
   const parameters = new Map(Object.entries(asset.parameters ?? {}) as [string, ParameterDefinition][]);

@@ -9,7 +9,8 @@ export type ProblemCode =
   | 'not-linkable' | 'wrong-node-type'
   | 'notify-time' | 'curve-keys'
   | 'unknown-state'
-  | 'unknown-blend-profile' | 'blend-profile-mode';
+  | 'unknown-blend-profile' | 'blend-profile-mode'
+  | 'value-range';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {

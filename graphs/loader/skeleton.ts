@@ -95,3 +95,27 @@ export function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Probl
   }
   return partial;
 }
+
+/**
+ * The largest translation or scale a clip key or a reference pose may hold, in magnitude: 1e15 (in
+ * centimetres, ten billion kilometres). Finite keys of any size would load, but keys near the
+ * largest double overflow to Infinity when a sample is interpolated between them (b - a), blended or
+ * composed, and the frame loop must not give a non-finite pose.
+ */
+export const MAX_KEY_MAGNITUDE = 1e15;
+
+/**
+ * Reports at `$.skeleton` each bone whose reference translation or scale is beyond
+ * MAX_KEY_MAGNITUDE. (Helper bones' offsets are bounded tighter by the asset schema.)
+ */
+export function checkReferenceRange(skeleton: Skeleton, problems: Problems): void {
+  const ref = skeleton.referencePose;
+  for (let b = 0; b < skeleton.boneCount; b++) {
+    for (const [kind, values] of [['translation', ref.translations], ['scale', ref.scales]] as const) {
+      const v = [values[b * 3], values[b * 3 + 1], values[b * 3 + 2]].find((x) => !(Math.abs(x) <= MAX_KEY_MAGNITUDE));
+      if (v === undefined) continue;
+      problems.add(['skeleton'], 'value-range', `bone '${skeleton.boneNames[b]}': reference ${kind} ${v} is beyond ±${MAX_KEY_MAGNITUDE.toExponential().replace('+', '')}`);
+      break;
+    }
+  }
+}

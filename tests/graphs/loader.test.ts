@@ -176,6 +176,27 @@ describe('graph loader', () => {
     expect(at(p, '$.clips.run.frames')[0].code).toBe('clip-frames');
   });
 
+  it('reports translations and scales beyond 1e15 in clips and skeletons (near the largest double they overflow when sampled), and loads 1e15', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    const bvh = (offset: string, first: string, second: string) => `HIERARCHY\nROOT pelvis\n{\n OFFSET ${offset} 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n${first} 0 0\n${second} 0 0\n`;
+    writeFileSync(join(dir, 'huge.bvh'), bvh('0', '1e308', '-1e308'));
+    writeFileSync(join(dir, 'far.bvh'), bvh('2e15', '0', '1'));
+    writeFileSync(join(dir, 'edge.bvh'), bvh('1e15', '-1e15', '1e15'));
+    const a = asset();
+    a.clips.walk.source = 'huge.bvh';
+    let p = problems(a, dir);
+    expect(at(p, '$.clips.walk.source')).toEqual([{ path: '$.clips.walk.source', code: 'value-range',
+      message: "clip 'walk': the translation of bone 'pelvis' at frame 0 is 1e+308, beyond ±1e15" }]);
+    expect(at(p, '$.nodes.walk.properties.clip')).toEqual([]); // the clip is declared: no knock-on unknown clip
+    p = problems({ ...asset(), skeleton: { bvh: 'far.bvh' }, clips: { walk: { source: 'far.bvh' } }, nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'walk' }, dir);
+    expect(p).toEqual([{ path: '$.skeleton', code: 'value-range', message: "bone 'pelvis': reference translation 2000000000000000 is beyond ±1e15" }]);
+    // At the bound itself: loads, and samples half way between -1e15 and 1e15 to 0.
+    const graph = loadGraphAsset({ ...asset(), skeleton: { bvh: 'edge.bvh' }, clips: { walk: { source: 'edge.bvh' } }, nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'walk' }, { baseDir: dir });
+    const instance = graph.createInstance();
+    instance.update(0.05);
+    expect(instance.evaluate().translations[0]).toBe(0);
+  });
+
   it('reports a BVH clip with a bad number at the clip\'s path and line, without a knock-on unknown clip', () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
     writeFileSync(join(dir, 'bad-number.bvh'), 'HIERARCHY\nROOT pelvis\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1 2 3\n4 five 6\n');
