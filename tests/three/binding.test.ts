@@ -323,4 +323,20 @@ describe('skeletonFromThree and clipFromThree', () => {
     expect(clip.rotations[12 + 3]).toBe(1); // the hand's rotation: no track, identity keys
     expect(clip.scales[(1 * 2 + 1) * 3]).toBeCloseTo(2, 6);
   });
+
+  it('refuses a bad key rate, an endless or too long clip, and keys that sample to NaN or Infinity, naming the track and time', () => {
+    const s = skeletonFromThree(arm());
+    const clip = (values: number[], duration = 1) => new THREE.AnimationClip('reach', duration, [new THREE.VectorKeyframeTrack('shoulder.position', [0, 1], values)]);
+    const ok = [0, 0, 0, 2, 4, 6];
+    for (const frameRate of [0, -5, Number.NaN, 1001]) {
+      expect(() => clipFromThree(clip(ok), s, { frameRate })).toThrow(`clipFromThree: frameRate must be above 0 and at most 1000 keys per second, got ${frameRate}`);
+    }
+    expect(() => clipFromThree(clip(ok, Number.POSITIVE_INFINITY), s)).toThrow("clipFromThree: clip 'reach' has duration Infinity");
+    // Refused before it allocates 30 billion frames.
+    expect(() => clipFromThree(clip(ok, 1e9), s)).toThrow("clipFromThree: clip 'reach' would need 30000000001 frames of 1 tracks, over the limit of 4000000");
+    // A NaN key reaches every frame through three's interpolation (v0 + (v1 - v0) t); so does 1e308 - -1e308.
+    expect(() => clipFromThree(clip([0, 0, 0, Number.NaN, 0, 0]), s)).toThrow("clipFromThree: clip 'reach': track 'shoulder.position' gives NaN at 0 s");
+    expect(() => clipFromThree(clip([-1e308, 0, 0, 1e308, 0, 0]), s)).toThrow(/track 'shoulder.position' gives (-?Infinity|NaN) at/);
+    expect(clipFromThree(clip(ok, 1), s, { frameRate: 1000 }).frameCount).toBe(1001);
+  });
 });
