@@ -86,6 +86,9 @@ export class Skeleton {
     if (this.referencePose.boneCount !== boneNames.length) {
       throw new SkeletonError([{ bone: -1, message: `reference pose has ${this.referencePose.boneCount} bones, skeleton has ${boneNames.length}` }]);
     }
+    // Every bone without a track samples its reference: a NaN there would reach every frame.
+    const notFinite = referenceProblems(boneNames, this.referencePose);
+    if (notFinite.length > 0) throw new SkeletonError(notFinite);
     const skin = options.skin;
     if (skin !== undefined && skin.inverseBindMatrices.length !== boneNames.length * 16) {
       throw new SkeletonError([{ bone: -1, message: `${skin.inverseBindMatrices.length / 16} inverse bind matrices for ${boneNames.length} bones` }]);
@@ -278,4 +281,17 @@ export class SkeletonError extends Error {
     super(`invalid skeleton:\n${problems.map((p) => `  ${p.bone >= 0 ? `bone ${p.bone}: ` : ''}${p.message}`).join('\n')}`);
     this.name = 'SkeletonError';
   }
+}
+
+/** Each bone whose reference translation, rotation or scale holds a NaN or an infinity. */
+function referenceProblems(boneNames: readonly string[], pose: Pose): SkeletonProblem[] {
+  const problems: SkeletonProblem[] = [];
+  for (let b = 0; b < boneNames.length; b++) {
+    for (const [kind, values, width] of [['translation', pose.translations, 3], ['rotation', pose.rotations, 4], ['scale', pose.scales, 3]] as const) {
+      const v = Array.from(values.subarray(b * width, (b + 1) * width));
+      if (v.every(Number.isFinite)) continue;
+      problems.push({ bone: b, message: `bone '${boneNames[b]}': reference ${kind} (${v.join(', ')}) is not finite` });
+    }
+  }
+  return problems;
 }

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { loadBvh } from '../../runtime/bvh.ts';
+import { Pose } from '../../runtime/pose.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { Skeleton, SkeletonError } from '../../runtime/skeleton.ts';
 import { axisAngle, gaitBvh, writeGait } from '../support/gait-bvh.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
@@ -46,6 +48,33 @@ describe('skeleton size and units', () => {
     expect([byDefault.units, byDefault.metresPerUnit]).toEqual(['cm', 0.01]);
     const wrong = checkGraphAsset(asset('mm'));
     expect(!wrong.ok && wrong.problems.map((p) => [p.path, p.code])).toEqual([['$.units', 'schema']]);
+  });
+});
+
+describe('skeleton reference pose', () => {
+  it('refuses a reference translation, rotation or scale that is not finite, every bone at once (a bone without a track samples it each frame)', () => {
+    const pose = new Pose(3);
+    pose.rotations.set([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]);
+    pose.scales.fill(1);
+    pose.translations[1] = Number.NaN;
+    pose.rotations[8 + 3] = Number.POSITIVE_INFINITY;
+    pose.scales[3] = Number.NEGATIVE_INFINITY;
+    let error: unknown;
+    try {
+      new Skeleton(['root', 'spine', 'head'], [-1, 0, 1], pose);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SkeletonError);
+    expect((error as SkeletonError).problems).toEqual([
+      { bone: 0, message: "bone 'root': reference translation (0, NaN, 0) is not finite" },
+      { bone: 1, message: "bone 'spine': reference scale (-Infinity, 1, 1) is not finite" },
+      { bone: 2, message: "bone 'head': reference rotation (0, 0, 0, Infinity) is not finite" },
+    ]);
+    pose.translations[1] = 0;
+    pose.rotations[8 + 3] = 1;
+    pose.scales[3] = 1e300; // finite: a skeleton of its own may hold it (the asset loader bounds it, at 1e15)
+    expect(new Skeleton(['root', 'spine', 'head'], [-1, 0, 1], pose).referencePose.scales[3]).toBe(1e300);
   });
 });
 
