@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Clip, ClipBinding, sampleClip } from '../../runtime/clip.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
@@ -475,6 +476,32 @@ describe('index files', () => {
     out.set(bytes.subarray((12 + length + 7) & ~7), start);
     return out;
   }
+
+  it('refuses every damaged copy with a PoseIndexError, or reads the same database: bytes changed, cut out or added anywhere (property)', () => {
+    const db = PoseSearchDatabase.build(schema, clips);
+    const bytes = serializePoseSearchDatabase(db);
+    const damage = fc.record({ op: fc.constantFrom('set', 'cut', 'insert', 'truncate'), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }), length: fc.integer({ min: 1, max: 16 }) });
+    fc.assert(fc.property(fc.array(damage, { minLength: 1, maxLength: 3 }), (edits) => {
+      let copy = bytes.slice();
+      for (const e of edits) {
+        const at = e.at % copy.length;
+        if (e.op === 'set') copy[at] = copy[at] === e.byte ? e.byte ^ 1 : e.byte;
+        else if (e.op === 'cut') copy = new Uint8Array([...copy.subarray(0, at), ...copy.subarray(at + e.length)]);
+        else if (e.op === 'insert') copy = new Uint8Array([...copy.subarray(0, at), ...new Array<number>(e.length).fill(e.byte), ...copy.subarray(at)]);
+        else copy = copy.slice(0, at);
+      }
+      let back: PoseSearchDatabase;
+      try {
+        back = deserializePoseSearchDatabase(copy, schema, clips);
+      } catch (e) {
+        if (!(e instanceof PoseIndexError)) throw e;
+        return;
+      }
+      // Only a change the checksum does not cover (the header's alignment padding) may still read, and then as the same data.
+      for (const key of ['features', 'frameTime', 'frameClip', 'clipStart', 'deviations', 'scales'] as const) expect(Array.from(back[key])).toEqual(Array.from(db[key]));
+      for (const key of ['order', 'nodeLeft', 'nodeRight', 'lower', 'upper', 'clipRoot'] as const) expect(Array.from(back.tree[key])).toEqual(Array.from(db.tree[key]));
+    }), { seed: 18_000_050, numRuns: 500 });
+  });
 
   it('refuses a file whose data or header was changed after it was written (the checksum), as unreadable, not stale', () => {
     const db = PoseSearchDatabase.build(schema, clips);
