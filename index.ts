@@ -20,7 +20,7 @@ export { samplingKernelAvailable } from './runtime/sampling-kernel.ts';
 export { MAX_UPDATE_RATE } from './runtime/update-rate.ts';
 export type { UpdateRateOptions } from './runtime/update-rate.ts';
 export type { BatchPoseArrays, InstanceBatchOptions } from './runtime/instance-batch.ts';
-export { runGraph, GraphRunner, formatDebugTree } from './host/runner.ts';
+export { runGraph, GraphRunner, formatDebugTree, MAX_KEPT_ROWS } from './host/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';
 export { Skeleton, SkeletonError } from './runtime/skeleton.ts';
 export type { BoneDefinition, SkeletonSkin } from './runtime/skeleton.ts';

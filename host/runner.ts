@@ -73,8 +73,10 @@ export class GraphRunner {
   constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'updateRate' | 'holdSkippedFrames'> = {}) {
     const fps = options.fps ?? 30;
     if (!(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a positive number, got ${fps}`);
-    const frames = options.seconds !== undefined ? Math.floor(options.seconds * fps + 1e-9) + 1 : options.frames ?? 30;
-    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`the run needs at least one frame, got ${frames}`);
+    const seconds = options.seconds;
+    if (seconds !== undefined && !(seconds >= 0 && seconds < Infinity)) throw new RangeError(`seconds must be a finite number from 0, got ${seconds}`);
+    const frames = seconds !== undefined ? Math.floor(seconds * fps + 1e-9) + 1 : options.frames ?? 30;
+    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number from 1, got ${frames}`);
     this.fps = fps;
     this.frameCount = frames;
     this.instance = graph.createInstance();
@@ -123,12 +125,25 @@ function rows(t: Float64Array, r: Float64Array, s: Float64Array, n: number): Bon
 }
 
 /**
+ * The most rows runGraph keeps (a root transform, a pose row per bone in local and component
+ * space, a debug node, each about a hundred bytes in the heap): a few hundred megabytes.
+ */
+export const MAX_KEPT_ROWS = 5_000_000;
+
+/**
  * Runs a graph for a number of frames with a parameter timeline and returns every frame's poses
- * and debug tree: the API for users' own tests.
+ * and debug tree: the API for users' own tests. Throws a RangeError for a run whose frames would
+ * not fit in memory (MAX_KEPT_ROWS); a GraphRunner steps any number of frames.
  */
 export function runGraph(graph: AnimGraph, options: RunOptions = {}): RunResult {
   const runner = new GraphRunner(graph, options);
   const skeleton = graph.skeleton;
+  // Every frame is kept: refuse a run that cannot fit before it fills the heap and takes the process down.
+  const perFrame = 1 + ((options.poses ?? true) ? 2 * skeleton.boneCount : 0) + ((options.debug ?? true) ? graph.nodes.length : 0);
+  if (runner.frameCount * perFrame > MAX_KEPT_ROWS) {
+    throw new RangeError(`runGraph keeps every frame: ${runner.frameCount} frames of ${perFrame} rows (pose rows, debug nodes) is more than ${MAX_KEPT_ROWS.toLocaleString('en-US')}; `
+      + 'run fewer frames, leave out poses or debug, or step a GraphRunner and keep what you need');
+  }
   const frames: FrameResult[] = [];
   for (let f = 0; f < runner.frameCount; f++) {
     const time = runner.step(f);

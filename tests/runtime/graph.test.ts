@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { MAX_DELTA_TIME } from '../../runtime/graph.ts';
 import { Parameters, type ParameterDefinition } from '../../runtime/parameters.ts';
-import { runGraph } from '../../host/runner.ts';
+import { GraphRunner, MAX_KEPT_ROWS, runGraph } from '../../host/runner.ts';
 import { describeWithData, CMU, hasSharedData } from '../support/shared-data.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
@@ -29,6 +29,22 @@ describe('graph instance', () => {
     // The timeline took effect: the run differs from one without it.
     const c = runGraph(graph, { seconds: 2, fps: 60, debug: false });
     expect(JSON.stringify(c.frames)).not.toBe(JSON.stringify(a.frames));
+  });
+
+  it('runGraph refuses bad run lengths, and a run too long to keep in memory before it starts (a GraphRunner steps any number)', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    for (const frames of [Number.NaN, -3, 0, 2.5]) expect(() => runGraph(graph, { frames })).toThrow(`frames must be a whole number from 1, got ${frames}`);
+    for (const seconds of [-1, Number.POSITIVE_INFINITY, Number.NaN]) expect(() => runGraph(graph, { seconds })).toThrow(`seconds must be a finite number from 0, got ${seconds}`);
+    expect(() => runGraph(graph, { fps: 0 })).toThrow('fps must be a positive number, got 0');
+    // 22 bones: 1 + 44 pose rows + 6 debug nodes a frame. This used to fill the heap and end the process.
+    const perFrame = 1 + 2 * graph.skeleton.boneCount + graph.nodes.length;
+    expect(perFrame).toBe(51);
+    expect(() => runGraph(graph, { frames: 1e12 })).toThrow(`runGraph keeps every frame: 1000000000000 frames of ${perFrame} rows (pose rows, debug nodes) is more than 5,000,000`);
+    expect(() => runGraph(graph, { frames: Math.floor(MAX_KEPT_ROWS / perFrame) + 1 })).toThrow(RangeError);
+    // Without poses and debug trees a frame keeps one row.
+    expect(() => runGraph(graph, { frames: 200_000, poses: false, debug: false })).not.toThrow();
+    const runner = new GraphRunner(graph, { frames: 1e12 });
+    expect(runner.frameCount).toBe(1e12);
   });
 
   it('evaluates into arrays the caller gives (views into a crowd-wide array), the same poses as its own arrays', () => {
