@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import {
   AnimGraph, checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraphInstance, type SlotPlayOptions,
 } from '../runtime/graph.ts';
-import { composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
+import { characterArrays, composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
 import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
@@ -425,7 +425,7 @@ export class Crowd {
     const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, true, graph.frameNumberCount, threads), threads);
     const poses = kernel?.poseArrays;
 
-    const buffers: CrowdBuffers = {
+    const buffers: CrowdBuffers = characterArrays('a crowd', count, n, componentSpace, () => ({
       control: sharedInt32(5),
       allocation: sharedFloat64(threads),
       failure: new Uint8Array(new SharedArrayBuffer(4096)),
@@ -446,7 +446,7 @@ export class Crowd {
       componentScales: poses?.[5] ?? sharedFloat64(cs * 3),
       rootMotion: sharedFloat64(count * 4),
       events: crowdEventBuffers(count, eventsPerCharacter, threads, events.length > 0),
-    };
+    }));
     for (let i = 0; i < count; i++) buffers.parameters.set(scratch.values, i * width);
     for (let i = 0; i < count; i++) {
       buffers.updateRates[i * 3] = 1;

@@ -149,6 +149,21 @@ export function composeInGroups(
 }
 
 /** Arrays of their own for `bones` bones of characters, the component ones empty without `componentSpace`. */
+/**
+ * `allocate`'s arrays for `count` characters of `bones` bones, or a RangeError saying what they
+ * needed where the engine refuses them (its own says only "Invalid typed array length" or "Array
+ * buffer allocation failed"). `what` names the caller: 'a batch', 'a crowd'.
+ */
+export function characterArrays<T>(what: string, count: number, bones: number, componentSpace: boolean, allocate: () => T): T {
+  try {
+    return allocate();
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const bytes = count * bones * (componentSpace ? 160 : 80);
+    throw new RangeError(`${what} of ${count} characters of ${bones} bones needs ${(bytes / 2 ** 30).toFixed(1)} GiB for its poses, which this engine could not allocate (${e.message})`);
+  }
+}
+
 function ownPoseArrays(bones: number, componentSpace: boolean): BatchPoseArrays {
   const cs = componentSpace ? bones : 0;
   return {
@@ -224,7 +239,7 @@ export class InstanceBatch implements BatchPoseArrays {
     // The characters evaluate one at a time, so they share one pool of temporaries, as instances
     // share their graph's; this one's first poses are in the kernel's memory.
     const pool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, 0);
-    const arrays = kernel === null ? ownPoseArrays(n * count, componentSpace) : kernelArrays(kernel, 0);
+    const arrays = kernel === null ? characterArrays('a batch', count, n, componentSpace, () => ownPoseArrays(n * count, componentSpace)) : kernelArrays(kernel, 0);
     this.wasm = kernel !== null;
     this.wasmMemoryBytes = kernel?.byteLength ?? 0;
     this.kernel = kernel;

@@ -166,6 +166,10 @@ describe('Crowd', () => {
   it('rejects a bad count, a bad worker count and sources that give no graph, naming why', async () => {
     await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 0 })).rejects.toThrow(/at least 1; got 0/);
     await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 4, workers: -1 })).rejects.toThrow(/workers must be/);
+    // A count no array can hold fails at once (a smaller huge one may first reserve what it can, and
+    // a reservation of tens of GiB, though freed later, can make the next process spawn fail).
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: Number.MAX_SAFE_INTEGER, workers: 0 }))
+      .rejects.toThrow(/^a crowd of 9007199254740991 characters of 22 bones needs 14763950\d+\.\d GiB for its poses, which this engine could not allocate/);
     await expect(Crowd.create({ source: { file: '/nonexistent/graph.json' }, count: 2 })).rejects.toThrow(/cannot read graph file/);
     await expect(Crowd.create({ source: { module: SUPPORT, export: 'missing' }, count: 2 })).rejects.toThrow(/no function export 'missing'/);
     await expect(Crowd.create({ source: { module: SUPPORT, export: 'notAGraph' }, count: 2 })).rejects.toThrow(/did not return an AnimGraph/);

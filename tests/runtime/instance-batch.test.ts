@@ -64,6 +64,8 @@ describe('InstanceBatch', () => {
     batch.update(1 / 60);
     expect(batch.rotations.some((v) => v !== 0)).toBe(true);
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => graph.createInstances(bad)).toThrow(/at least 1; got/);
+    // Past what the engine can allocate: what it needed, not the engine's bare "Invalid typed array length".
+    expect(() => graph.createInstances(1e9, { componentSpace: true })).toThrow(/^a batch of 1000000000 characters of 22 bones needs 3278\.3 GiB for its poses, which this engine could not allocate \(/);
   });
 
   it('matches instances of their own through inertial transitions (an inertial BlendList under an Inertialization node), offsets applied in the kernel', () => {
