@@ -1,5 +1,5 @@
 import type { ClipCurve, ClipNotifyTrack } from './clip-events.ts';
-import { quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
+import { firstBeyond, quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
 import type { AdditiveSpace } from './additive.ts';
 import type { Pose } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
@@ -42,6 +42,33 @@ export interface SyncMarker {
  *
  * Time runs from 0 at the first key to `duration` at the last one.
  */
+/**
+ * The most frames × tracks an importer makes of one clip (the glTF import, clipFromThree): 4 million,
+ * 320 MB of keys at most; a longer one is refused before it is allocated.
+ */
+export const MAX_CLIP_FRAME_TRACKS = 4_000_000;
+
+/** A key attribute of a clip, as firstKeyBeyond names it. */
+export type KeyAttribute = 'translation' | 'rotation' | 'scale';
+
+/**
+ * The first key of `clip` holding a value beyond `limit` in magnitude (see firstBeyond in math.ts), among
+ * `attributes`: the bone, attribute, frame and value, for an importer's or loader's error; or null.
+ */
+export function firstKeyBeyond(
+  clip: Clip, limit: number, attributes: readonly KeyAttribute[] = ['translation', 'rotation', 'scale'],
+): { bone: string; attribute: KeyAttribute; frame: number; value: number } | null {
+  const tracks = clip.tracks.length;
+  for (const attribute of attributes) {
+    const values = attribute === 'translation' ? clip.translations : attribute === 'rotation' ? clip.rotations : clip.scales;
+    const i = firstBeyond(values, limit);
+    if (i < 0) continue;
+    const key = Math.floor(i / (attribute === 'rotation' ? 4 : 3));
+    return { bone: clip.tracks[key % tracks].bone, attribute, frame: Math.floor(key / tracks), value: values[i] };
+  }
+  return null;
+}
+
 export class Clip {
   readonly name: string;
   readonly frameRate: number;

@@ -1,4 +1,4 @@
-import { Clip, type TrackLayout } from './clip.ts';
+import { Clip, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from './clip.ts';
 import { quatNormalize, quatSlerp, transformCompose } from './math.ts';
 import { Pose } from './pose.ts';
 import { Skeleton } from './skeleton.ts';
@@ -60,9 +60,8 @@ type Json = Record<string, unknown>;
 const GLB_MAGIC = 0x46546c67;
 const CHUNK_JSON = 0x4e4f534a;
 const CHUNK_BIN = 0x004e4942;
-/** Values one accessor may hold, and frames x tracks one clip may hold: bounds on what a file can make us allocate. */
+/** Values one accessor may hold: a bound on what a file can make us allocate (with MAX_CLIP_FRAME_TRACKS). */
 const MAX_ACCESSOR_VALUES = 1 << 24;
-const MAX_FRAME_TRACKS = 4_000_000;
 const DEFAULT_SAMPLE_RATE = 30;
 const MAX_SAMPLE_RATE = 1000;
 /** Seconds within which a frame time counts as a key's time (float32 key times are off by ~1e-7). */
@@ -655,8 +654,8 @@ export function gltfClip(doc: GltfDocument, animationRef: number | string, optio
     return { bone: rig ? rig.skeleton.boneNames[rig.boneOfNode(n)] : doc.nodeName(n), translation: !!entry.translation, rotation: !!entry.rotation, scale: !!entry.scale };
   });
   const { rate, frames } = frameGrid(duration, options.sampleRate, [...targets.values()].flatMap((e) => Object.values(e)));
-  if (frames * Math.max(1, tracks.length) > MAX_FRAME_TRACKS) {
-    doc.fail('too-large', `animation '${label}' would need ${frames} frames of ${tracks.length} tracks at ${rate.toFixed(3)} Hz, over the limit of ${MAX_FRAME_TRACKS} (lower sampleRate)`);
+  if (frames * Math.max(1, tracks.length) > MAX_CLIP_FRAME_TRACKS) {
+    doc.fail('too-large', `animation '${label}' would need ${frames} frames of ${tracks.length} tracks at ${rate.toFixed(3)} Hz, over the limit of ${MAX_CLIP_FRAME_TRACKS} (lower sampleRate)`);
   }
   const clip = new Clip({ name: options.name ?? label, frameRate: rate, frameCount: frames, tracks });
   const n = tracks.length;

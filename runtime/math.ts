@@ -336,3 +336,12 @@ export function quatScaleAngle(out: Floats, o: number, q: Floats, qo: number, we
   out[o] = x * k; out[o + 1] = y * k; out[o + 2] = z * k; out[o + 3] = Math.cos(half);
   return out;
 }
+
+/**
+ * Index of the first of values[from .. to) whose magnitude is beyond `limit`, or -1. A NaN always
+ * is; with Number.MAX_VALUE it finds the first value that is not finite.
+ */
+export function firstBeyond(values: ArrayLike<number>, limit: number, from = 0, to = values.length): number {
+  for (let i = from; i < to; i++) if (!(Math.abs(values[i]) <= limit)) return i;
+  return -1;
+}

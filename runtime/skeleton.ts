@@ -1,4 +1,4 @@
-import { quatNormalize } from './math.ts';
+import { firstBeyond, quatNormalize } from './math.ts';
 import { Pose } from './pose.ts';
 
 /** One bone of a skeleton as authored: its parent by name and its reference (bind) local transform. */
@@ -288,9 +288,8 @@ function referenceProblems(boneNames: readonly string[], pose: Pose): SkeletonPr
   const problems: SkeletonProblem[] = [];
   for (let b = 0; b < boneNames.length; b++) {
     for (const [kind, values, width] of [['translation', pose.translations, 3], ['rotation', pose.rotations, 4], ['scale', pose.scales, 3]] as const) {
-      const v = Array.from(values.subarray(b * width, (b + 1) * width));
-      if (v.every(Number.isFinite)) continue;
-      problems.push({ bone: b, message: `bone '${boneNames[b]}': reference ${kind} (${v.join(', ')}) is not finite` });
+      if (firstBeyond(values, Number.MAX_VALUE, b * width, (b + 1) * width) < 0) continue;
+      problems.push({ bone: b, message: `bone '${boneNames[b]}': reference ${kind} (${Array.from(values.subarray(b * width, (b + 1) * width)).join(', ')}) is not finite` });
     }
   }
   return problems;

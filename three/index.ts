@@ -23,7 +23,7 @@
  * Only `three`'s types are imported: this module does not load three itself.
  */
 import type { AnimationClip, Interpolant, Matrix4, Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
-import { Clip, type TrackLayout } from '../runtime/clip.ts';
+import { Clip, firstKeyBeyond, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from '../runtime/clip.ts';
 import type { ComponentPose } from '../runtime/component-pose.ts';
 import { quatNormalize } from '../runtime/math.ts';
 import { Pose } from '../runtime/pose.ts';
@@ -449,7 +449,7 @@ export function skeletonFromThree(target: ThreeBindTarget): Skeleton {
  * 30; give the clip's own key rate to keep its keys exactly), from time 0 to the clip's duration.
  * Tracks of bones the skeleton lacks and other properties (morph target influences) are left out.
  * Throws a RangeError for a frameRate outside (0, 1000], a duration that is not finite or too long
- * (MAX_THREE_FRAME_TRACKS), and a track that samples to NaN or Infinity.
+ * (MAX_CLIP_FRAME_TRACKS), and a track that samples to NaN or Infinity.
  */
 export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: { frameRate?: number } = {}): Clip {
   const frameRate = options.frameRate ?? 30;
@@ -469,8 +469,8 @@ export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: 
   const tracks: TrackLayout[] = [...byBone].map(([bone, e]) => ({ bone, translation: !!e.translation, rotation: !!e.rotation, scale: !!e.scale }));
   const n = tracks.length;
   // Refused before allocating: a duration of days at 30 keys per second is gigabytes of keys.
-  if (frameCount * Math.max(1, n) > MAX_THREE_FRAME_TRACKS) {
-    throw new RangeError(`clipFromThree: clip '${clip.name}' would need ${frameCount} frames of ${n} tracks, over the limit of ${MAX_THREE_FRAME_TRACKS} (lower frameRate)`);
+  if (frameCount * Math.max(1, n) > MAX_CLIP_FRAME_TRACKS) {
+    throw new RangeError(`clipFromThree: clip '${clip.name}' would need ${frameCount} frames of ${n} tracks, over the limit of ${MAX_CLIP_FRAME_TRACKS} (lower frameRate)`);
   }
   const translations = new Float64Array(frameCount * n * 3), rotations = new Float64Array(frameCount * n * 4);
   const scales = new Float64Array(frameCount * n * 3).fill(1);
@@ -487,16 +487,12 @@ export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: 
       if (e.scale) scales.set(e.scale.evaluate(time).subarray(0, 3), o3);
     });
   }
+  const result = new Clip({ name: clip.name, frameRate, frameCount, tracks, translations, rotations, scales });
   // A NaN or overflowing key (or three's interpolation between huge ones) would reach the frame loop.
-  for (const [attribute, values, width] of [['position', translations, 3], ['quaternion', rotations, 4], ['scale', scales, 3]] as const) {
-    const i = values.findIndex((v) => !Number.isFinite(v));
-    if (i >= 0) {
-      const key = Math.floor(i / width);
-      throw new RangeError(`clipFromThree: clip '${clip.name}': track '${tracks[key % n].bone}.${attribute}' gives ${values[i]} at ${Math.min(Math.floor(key / n) / frameRate, clip.duration)} s`);
-    }
+  const bad = firstKeyBeyond(result, Number.MAX_VALUE);
+  if (bad !== null) {
+    const property = bad.attribute === 'translation' ? 'position' : bad.attribute === 'rotation' ? 'quaternion' : 'scale';
+    throw new RangeError(`clipFromThree: clip '${clip.name}': track '${bad.bone}.${property}' gives ${bad.value} at ${Math.min(bad.frame / frameRate, clip.duration)} s`);
   }
-  return new Clip({ name: clip.name, frameRate, frameCount, tracks, translations, rotations, scales });
+  return result;
 }
-
-/** The most frames × tracks clipFromThree makes (as the glTF import's limit): 4 million, 320 MB of keys at most. */
-const MAX_THREE_FRAME_TRACKS = 4_000_000;

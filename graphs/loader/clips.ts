@@ -1,5 +1,5 @@
 import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/additive.ts';
-import { ClipBinding, type Clip, type SyncMarker } from '../../runtime/clip.ts';
+import { ClipBinding, firstKeyBeyond, type Clip, type SyncMarker } from '../../runtime/clip.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { ClipNotifyTrack, clipCurves } from '../../runtime/clip-events.ts';
 import { gltfClip } from '../../runtime/gltf.ts';
@@ -9,7 +9,7 @@ import type { Skeleton } from '../../runtime/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { guardGltf, isGltfPath, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import type { Problems } from './problems.ts';
-import { MAX_KEY_MAGNITUDE } from './skeleton.ts';
+import { MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT } from './skeleton.ts';
 
 /**
  * The asset's clips that load, by name, with their root motion extracted where asked; and every
@@ -26,9 +26,10 @@ export function loadClips(
     const clip = loadClip(name, def, files, problems);
     const eventsOk = checkClipEvents(name, def, clip, problems);
     if (!clip) continue;
-    const huge = firstBeyondRange(clip);
+    const huge = firstKeyBeyond(clip, MAX_KEY_MAGNITUDE, ['translation', 'scale']);
     if (huge !== null) {
-      problems.add(['clips', name, 'source'], 'value-range', `clip '${name}': ${huge}`);
+      problems.add(['clips', name, 'source'], 'value-range',
+        `clip '${name}': the ${huge.attribute} of bone '${huge.bone}' at frame ${huge.frame} is ${huge.value}, beyond ±${MAX_KEY_MAGNITUDE_TEXT}`);
       continue;
     }
     if (eventsOk) {
@@ -171,18 +172,4 @@ function setSyncMarkers(clip: Clip, markers: readonly SyncMarker[], at: readonly
     if (m.time > clip.duration) problems.add([...at, i, 'time'], 'schema', `sync marker '${m.name}' at ${m.time} s is past the clip's end (${clip.duration} s)`);
   });
   clip.syncMarkers = markers.filter((m) => m.time <= clip.duration).map((m) => ({ name: m.name, time: m.time })).sort((a, b) => a.time - b.time);
-}
-
-/** What is first beyond MAX_KEY_MAGNITUDE in a clip's translations and scales (which bone, which frame), or null. */
-function firstBeyondRange(clip: Clip): string | null {
-  const tracks = clip.tracks.length;
-  for (const [kind, values] of [['translation', clip.translations], ['scale', clip.scales]] as const) {
-    for (let i = 0; i < values.length; i++) {
-      if (!(Math.abs(values[i]) <= MAX_KEY_MAGNITUDE)) {
-        const key = Math.floor(i / 3);
-        return `the ${kind} of bone '${clip.tracks[key % tracks].bone}' at frame ${Math.floor(key / tracks)} is ${values[i]}, beyond ±${MAX_KEY_MAGNITUDE.toExponential().replace('+', '')}`;
-      }
-    }
-  }
-  return null;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { firstBeyond } from '../../runtime/math.ts';
 import { gltfRig } from '../../runtime/gltf.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/skeleton.ts';
@@ -103,6 +104,7 @@ export function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Probl
  * composed, and the frame loop must not give a non-finite pose.
  */
 export const MAX_KEY_MAGNITUDE = 1e15;
+export const MAX_KEY_MAGNITUDE_TEXT = '1e15';
 
 /**
  * Reports at `$.skeleton` each bone whose reference translation or scale is beyond
@@ -112,9 +114,9 @@ export function checkReferenceRange(skeleton: Skeleton, problems: Problems): voi
   const ref = skeleton.referencePose;
   for (let b = 0; b < skeleton.boneCount; b++) {
     for (const [kind, values] of [['translation', ref.translations], ['scale', ref.scales]] as const) {
-      const v = [values[b * 3], values[b * 3 + 1], values[b * 3 + 2]].find((x) => !(Math.abs(x) <= MAX_KEY_MAGNITUDE));
-      if (v === undefined) continue;
-      problems.add(['skeleton'], 'value-range', `bone '${skeleton.boneNames[b]}': reference ${kind} ${v} is beyond ±${MAX_KEY_MAGNITUDE.toExponential().replace('+', '')}`);
+      const i = firstBeyond(values, MAX_KEY_MAGNITUDE, b * 3, b * 3 + 3);
+      if (i < 0) continue;
+      problems.add(['skeleton'], 'value-range', `bone '${skeleton.boneNames[b]}': reference ${kind} ${values[i]} is beyond ±${MAX_KEY_MAGNITUDE_TEXT}`);
       break;
     }
   }
