@@ -1,5 +1,5 @@
 import type { ClipCurve, ClipNotifyTrack } from './clip-events.ts';
-import { firstBeyond, quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
+import { firstBeyond, MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT, quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
 import type { AdditiveSpace } from './additive.ts';
 import type { Pose } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
@@ -67,6 +67,27 @@ export function firstKeyBeyond(
     return { bone: clip.tracks[key % tracks].bone, attribute, frame: Math.floor(key / tracks), value: values[i] };
   }
   return null;
+}
+
+/**
+ * The first key of `clip` that the frame loop could not sample to a finite pose, or null: a
+ * translation or scale beyond ±MAX_KEY_MAGNITUDE (NaN included), or a rotation that is not finite.
+ * (A finite rotation of any length is renormalised when sampled; one of length 0, or whose squared
+ * length overflows, samples as the identity.)
+ */
+export function firstBadKey(clip: Clip): { bone: string; attribute: KeyAttribute; frame: number; value: number } | null {
+  return firstKeyBeyond(clip, MAX_KEY_MAGNITUDE, ['translation', 'scale']) ?? firstKeyBeyond(clip, Number.MAX_VALUE, ['rotation']);
+}
+
+/** Why a bad key (firstBadKey) cannot be sampled: 'not finite', or 'beyond ±1e15'. */
+export function badKeyReason(value: number): string {
+  return Number.isFinite(value) ? `beyond ±${MAX_KEY_MAGNITUDE_TEXT}` : 'not finite';
+}
+
+/** firstBadKey described ("the translation of bone 'hips' at frame 3 is 1e+300, beyond ±1e15"), or null. */
+export function clipKeyProblem(clip: Clip): string | null {
+  const bad = firstBadKey(clip);
+  return bad === null ? null : `the ${bad.attribute} of bone '${bad.bone}' at frame ${bad.frame} is ${bad.value}, ${badKeyReason(bad.value)}`;
 }
 
 export class Clip {

@@ -1,5 +1,5 @@
 import { resolveBlendProfile, type BlendProfile, type BlendProfileJson } from './blend-profile.ts';
-import { ClipBinding, type Clip } from './clip.ts';
+import { ClipBinding, clipKeyProblem, type Clip } from './clip.ts';
 import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
@@ -10,7 +10,7 @@ import {
 } from './node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
 import { checkStorage, Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from './pose.ts';
-import type { Skeleton } from './skeleton.ts';
+import { referenceRangeProblems, type Skeleton } from './skeleton.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
 
 /**
@@ -133,6 +133,7 @@ export class AnimGraph {
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
     checkGraphDepth(definition.nodes);
+    checkGraphData(definition);
     this.name = definition.name;
     this.skeleton = definition.skeleton;
     this.parameterDefinitions = definition.parameters;
@@ -966,6 +967,21 @@ function checkGraphDepth(nodes: readonly CompiledNode[]): void {
   const { depth } = graphDepth(nodes);
   // The loader's limit counts from the node the asset's `output` names, below the Output node.
   if (depth > MAX_GRAPH_DEPTH + 1) throw new RangeError(`the graph is ${depth} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
+}
+
+/**
+ * Throws a RangeError listing every clip key and reference value the frame loop could not sample,
+ * blend or compose to a finite pose (see clipKeyProblem, referenceRangeProblems): a graph built in
+ * code, whose clips and skeleton no loader checked, fails here rather than giving NaN poses every
+ * frame. (A loaded asset's are reported by the loader, with their JSON paths, and never reach this.)
+ */
+function checkGraphData(definition: AnimGraphDefinition): void {
+  const messages = referenceRangeProblems(definition.skeleton);
+  for (const [name, clip] of definition.clips) {
+    const problem = clipKeyProblem(clip);
+    if (problem !== null) messages.push(`clip '${name}': ${problem}`);
+  }
+  if (messages.length > 0) throw new RangeError(`graph '${definition.name}' cannot be sampled to finite poses:\n${messages.map((m) => `  ${m}`).join('\n')}`);
 }
 
 function buildNode(

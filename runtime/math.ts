@@ -338,6 +338,16 @@ export function quatScaleAngle(out: Floats, o: number, q: Floats, qo: number, we
 }
 
 /**
+ * The largest translation or scale a clip key or a reference pose may hold, in magnitude: 1e15 (in
+ * centimetres, ten billion kilometres). Finite keys of any size could be stored, but keys near the
+ * largest double overflow to Infinity when a sample is interpolated between them (b - a), blended or
+ * composed, and the frame loop must not give a non-finite pose. The asset loader reports such
+ * values as problems; an AnimGraph built in code refuses them (checkGraphData in graph.ts).
+ */
+export const MAX_KEY_MAGNITUDE = 1e15;
+export const MAX_KEY_MAGNITUDE_TEXT = '1e15';
+
+/**
  * Index of the first of values[from .. to) whose magnitude is beyond `limit`, or -1. A NaN always
  * is; with Number.MAX_VALUE it finds the first value that is not finite.
  */

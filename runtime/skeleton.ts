@@ -1,4 +1,4 @@
-import { firstBeyond, quatNormalize } from './math.ts';
+import { firstBeyond, MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT, quatNormalize } from './math.ts';
 import { Pose } from './pose.ts';
 
 /** One bone of a skeleton as authored: its parent by name and its reference (bind) local transform. */
@@ -281,6 +281,24 @@ export class SkeletonError extends Error {
     super(`invalid skeleton:\n${problems.map((p) => `  ${p.bone >= 0 ? `bone ${p.bone}: ` : ''}${p.message}`).join('\n')}`);
     this.name = 'SkeletonError';
   }
+}
+
+/**
+ * Each bone whose reference translation or scale is beyond ±MAX_KEY_MAGNITUDE, described ("bone
+ * 'hips': reference translation 1e300 is beyond ±1e15"): finite, as the constructor requires, but
+ * large enough to overflow when composed.
+ */
+export function referenceRangeProblems(skeleton: Skeleton): string[] {
+  const ref = skeleton.referencePose, messages: string[] = [];
+  for (let b = 0; b < skeleton.boneCount; b++) {
+    for (const [kind, values] of [['translation', ref.translations], ['scale', ref.scales]] as const) {
+      const i = firstBeyond(values, MAX_KEY_MAGNITUDE, b * 3, b * 3 + 3);
+      if (i < 0) continue;
+      messages.push(`bone '${skeleton.boneNames[b]}': reference ${kind} ${values[i]} is beyond ±${MAX_KEY_MAGNITUDE_TEXT}`);
+      break;
+    }
+  }
+  return messages;
 }
 
 /** Each bone whose reference translation, rotation or scale holds a NaN or an infinity. */

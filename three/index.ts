@@ -23,7 +23,7 @@
  * Only `three`'s types are imported: this module does not load three itself.
  */
 import type { AnimationClip, Interpolant, Matrix4, Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
-import { Clip, firstKeyBeyond, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from '../runtime/clip.ts';
+import { badKeyReason, Clip, firstBadKey, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from '../runtime/clip.ts';
 import type { ComponentPose } from '../runtime/component-pose.ts';
 import { quatNormalize } from '../runtime/math.ts';
 import { Pose } from '../runtime/pose.ts';
@@ -488,11 +488,12 @@ export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: 
     });
   }
   const result = new Clip({ name: clip.name, frameRate, frameCount, tracks, translations, rotations, scales });
-  // A NaN or overflowing key (or three's interpolation between huge ones) would reach the frame loop.
-  const bad = firstKeyBeyond(result, Number.MAX_VALUE);
+  // A NaN or overflowing key (or three's interpolation between huge ones) would reach the frame
+  // loop: refused here, by the rule an AnimGraph applies to its clips, so the track can be named.
+  const bad = firstBadKey(result);
   if (bad !== null) {
     const property = bad.attribute === 'translation' ? 'position' : bad.attribute === 'rotation' ? 'quaternion' : 'scale';
-    throw new RangeError(`clipFromThree: clip '${clip.name}': track '${bad.bone}.${property}' gives ${bad.value} at ${Math.min(bad.frame / frameRate, clip.duration)} s`);
+    throw new RangeError(`clipFromThree: clip '${clip.name}': track '${bad.bone}.${property}' gives ${bad.value} at ${Math.min(bad.frame / frameRate, clip.duration)} s, ${badKeyReason(bad.value)}`);
   }
   return result;
 }

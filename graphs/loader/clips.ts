@@ -1,5 +1,5 @@
 import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/additive.ts';
-import { ClipBinding, firstKeyBeyond, type Clip, type SyncMarker } from '../../runtime/clip.ts';
+import { ClipBinding, clipKeyProblem, type Clip, type SyncMarker } from '../../runtime/clip.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { ClipNotifyTrack, clipCurves } from '../../runtime/clip-events.ts';
 import { gltfClip } from '../../runtime/gltf.ts';
@@ -9,7 +9,6 @@ import type { Skeleton } from '../../runtime/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { guardGltf, isGltfPath, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import type { Problems } from './problems.ts';
-import { MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT } from './skeleton.ts';
 
 /**
  * The asset's clips that load, by name, with their root motion extracted where asked; and every
@@ -26,10 +25,9 @@ export function loadClips(
     const clip = loadClip(name, def, files, problems);
     const eventsOk = checkClipEvents(name, def, clip, problems);
     if (!clip) continue;
-    const huge = firstKeyBeyond(clip, MAX_KEY_MAGNITUDE, ['translation', 'scale']);
-    if (huge !== null) {
-      problems.add(['clips', name, 'source'], 'value-range',
-        `clip '${name}': the ${huge.attribute} of bone '${huge.bone}' at frame ${huge.frame} is ${huge.value}, beyond ±${MAX_KEY_MAGNITUDE_TEXT}`);
+    const badKey = clipKeyProblem(clip);
+    if (badKey !== null) {
+      problems.add(['clips', name, 'source'], 'value-range', `clip '${name}': ${badKey}`);
       continue;
     }
     if (eventsOk) {

@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { firstBeyond } from '../../runtime/math.ts';
 import { gltfRig } from '../../runtime/gltf.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
-import { Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/skeleton.ts';
+import { referenceRangeProblems, Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/skeleton.ts';
 import { helperBoneSchema, type GraphEnvelope } from '../schema.ts';
 import { guardGltf, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import { jsonPath, type Problems } from './problems.ts';
@@ -98,26 +97,9 @@ export function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Probl
 }
 
 /**
- * The largest translation or scale a clip key or a reference pose may hold, in magnitude: 1e15 (in
- * centimetres, ten billion kilometres). Finite keys of any size would load, but keys near the
- * largest double overflow to Infinity when a sample is interpolated between them (b - a), blended or
- * composed, and the frame loop must not give a non-finite pose.
- */
-export const MAX_KEY_MAGNITUDE = 1e15;
-export const MAX_KEY_MAGNITUDE_TEXT = '1e15';
-
-/**
  * Reports at `$.skeleton` each bone whose reference translation or scale is beyond
  * MAX_KEY_MAGNITUDE. (Helper bones' offsets are bounded tighter by the asset schema.)
  */
 export function checkReferenceRange(skeleton: Skeleton, problems: Problems): void {
-  const ref = skeleton.referencePose;
-  for (let b = 0; b < skeleton.boneCount; b++) {
-    for (const [kind, values] of [['translation', ref.translations], ['scale', ref.scales]] as const) {
-      const i = firstBeyond(values, MAX_KEY_MAGNITUDE, b * 3, b * 3 + 3);
-      if (i < 0) continue;
-      problems.add(['skeleton'], 'value-range', `bone '${skeleton.boneNames[b]}': reference ${kind} ${values[i]} is beyond ±${MAX_KEY_MAGNITUDE_TEXT}`);
-      break;
-    }
-  }
+  for (const message of referenceRangeProblems(skeleton)) problems.add(['skeleton'], 'value-range', message);
 }

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
-import { MAX_DELTA_TIME } from '../../runtime/graph.ts';
+import { AnimGraph, MAX_DELTA_TIME, type AnimGraphInstance } from '../../runtime/graph.ts';
 import { Parameters, type ParameterDefinition } from '../../runtime/parameters.ts';
 import { GraphRunner, MAX_KEPT_ROWS, runGraph } from '../../host/runner.ts';
 import { describeWithData, CMU, hasSharedData } from '../support/shared-data.ts';
@@ -9,7 +9,9 @@ import { bipedInstance, hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
 import { warpedWalkGraph } from '../support/crowd-graphs.ts';
 import { exampleInstance } from '../support/example-instances.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { Clip } from '../../runtime/clip.ts';
+import { Skeleton } from '../../runtime/skeleton.ts';
+import { builtInNodeTypes } from '../../nodes/index.ts';
 
 /** An example a probe skipped: only one on ../shared/data, where the folder is missing (never in CI). */
 function expectSkippedForMissingData(file: string, reason: string): void {
@@ -45,6 +47,37 @@ describe('graph instance', () => {
     expect(() => runGraph(graph, { frames: 200_000, poses: false, debug: false })).not.toThrow();
     const runner = new GraphRunner(graph, { frames: 1e12 });
     expect(runner.frameCount).toBe(1e12);
+  });
+
+  it('refuses, when built in code, clips and a skeleton it could not sample to finite poses, listing each', () => {
+    // An asset's are loader problems with JSON paths (tests/graphs/loader.test.ts); a graph built in
+    // code had no check, and sampled a NaN or 1e308 translation key to NaN and -Infinity every frame.
+    const skeleton = new Skeleton(['root', 'arm', 'hand'], Int32Array.from([-1, 0, 1]));
+    const clip = (name: string, translation: number, rotation: number) => {
+      const c = new Clip({ name, frameRate: 30, frameCount: 3, tracks: [{ bone: 'arm', translation: true, rotation: true, scale: false }, { bone: 'hand', translation: true, rotation: true, scale: false }] });
+      c.translations[2 * 6 + 3] = translation; // frame 2, the hand
+      c.rotations[1 * 8 + 0] = rotation; // frame 1, the arm
+      return c;
+    };
+    const build = (clips: Clip[]) => new AnimGraph({
+      name: 'code', skeleton, parameters: {}, clips: new Map(clips.map((c) => [c.name, c])),
+      nodes: [{ id: 'play', nodeType: builtInNodeTypes.find((t) => t.type === 'SequencePlayer')!, properties: { clip: clips[0].name }, inputs: {} }],
+    });
+    skeleton.referencePose.scales[3 + 1] = -2e15;
+    expect(() => build([clip('nan', Number.NaN, 0), clip('huge', 1e308, 0), clip('spin', 1e15, Number.POSITIVE_INFINITY)])).toThrow([
+      "graph 'code' cannot be sampled to finite poses:",
+      "  bone 'arm': reference scale -2000000000000000 is beyond ±1e15",
+      "  clip 'nan': the translation of bone 'hand' at frame 2 is NaN, not finite",
+      "  clip 'huge': the translation of bone 'hand' at frame 2 is 1e+308, beyond ±1e15",
+      "  clip 'spin': the rotation of bone 'arm' at frame 1 is Infinity, not finite",
+    ].join('\n'));
+    skeleton.referencePose.scales[3 + 1] = 1;
+    // At the bound, and with a rotation of any finite length (renormalised when sampled), it builds and samples finitely.
+    const instance = build([clip('edge', -1e15, 1e200)]).createInstance();
+    instance.update(1 / 20);
+    const pose = instance.evaluate(), component = instance.componentPose();
+    for (const values of [pose.translations, pose.rotations, pose.scales, component.translations, component.rotations]) expect(hasNaN(values)).toBe(false);
+    expect(pose.translations[2 * 3]).toBe(-0.5e15);
   });
 
   it('evaluates into arrays the caller gives (views into a crowd-wide array), the same poses as its own arrays', () => {
