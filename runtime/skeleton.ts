@@ -123,9 +123,9 @@ export class Skeleton {
    * unit or the character's scale (a root-motion speed below which a character counts as
    * standing: so many leg lengths per second). An estimate of the hip-to-ankle length from the
    * reference pose: 0.38 times the skeleton's span, its length along the bones between its two
-   * most distant bones (fingertip to toe on a humanoid). It reads only bone lengths, so it holds
-   * whatever the rest pose (a BVH's zero pose of a Z-up rig is lying down, a glTF bind pose stands),
-   * the bone names and the up axis. 0.9 m in the skeleton's units when the bones have no length (a
+   * most distant bones (fingertip to toe on a humanoid). It reads only bone lengths (as composed:
+   * scaled by their ancestors' reference scales), so it holds whatever the rest pose's rotations (a
+   * BVH's zero pose of a Z-up rig is lying down, a glTF bind pose stands), the bone names and the up axis. 0.9 m in the skeleton's units when the bones have no length (a
    * single bone). Computed once; a skeleton with helper bones keeps its base skeleton's, since a
    * weapon bone does not make the legs longer.
    */
@@ -235,7 +235,15 @@ export class Skeleton {
 
 /** See Skeleton.legLength. */
 function legLengthEstimate(skeleton: Skeleton): number {
-  const n = skeleton.boneCount, parents = skeleton.parents, t = skeleton.referencePose.translations;
+  const n = skeleton.boneCount, parents = skeleton.parents, t = skeleton.referencePose.translations, s = skeleton.referencePose.scales;
+  // Each bone's length in component space, |parent's component scale * its translation| (as a
+  // ComponentPose composes it: rotations keep lengths), so that a rig whose root is scaled (a glTF
+  // armature at 100 over bones in hundredths) measures what its poses will show.
+  const scale = new Float64Array(n * 3);
+  for (let bone = 0; bone < n; bone++) {
+    const p = parents[bone];
+    for (let k = 0; k < 3; k++) scale[bone * 3 + k] = p < 0 ? s[bone * 3 + k] : scale[p * 3 + k] * s[bone * 3 + k];
+  }
   // The tree's diameter: bones in reverse order see all their children first, so `down` (the
   // longest path down from a bone) is complete when a bone adds itself to its parent's.
   const down = new Float64Array(n);
@@ -243,7 +251,7 @@ function legLengthEstimate(skeleton: Skeleton): number {
   for (let bone = n - 1; bone >= 0; bone--) {
     const p = parents[bone];
     if (p < 0) continue;
-    const reach = down[bone] + Math.hypot(t[bone * 3], t[bone * 3 + 1], t[bone * 3 + 2]);
+    const reach = down[bone] + Math.hypot(scale[p * 3] * t[bone * 3], scale[p * 3 + 1] * t[bone * 3 + 1], scale[p * 3 + 2] * t[bone * 3 + 2]);
     if (down[p] + reach > span) span = down[p] + reach;
     if (reach > down[p]) down[p] = reach;
   }

@@ -6,7 +6,9 @@ import { Pose } from '../../runtime/pose.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { Skeleton, SkeletonError } from '../../runtime/skeleton.ts';
 import { axisAngle, gaitBvh, writeGait } from '../support/gait-bvh.ts';
-import { CMU, describeWithData } from '../support/shared-data.ts';
+import { CMU, describeWithData, SHARED_DATA } from '../support/shared-data.ts';
+import { ComponentPose } from '../../runtime/component-pose.ts';
+import { gltfRig, readGltf } from '../../runtime/gltf.ts';
 
 const gait = (unit: number, reference = axisAngle([1, 0.3, 0.5], 1.2)) => gaitBvh({
   order: 'ZXY', up: 'y', unit, headingDeg: 30, pitchDeg: 15, rollDeg: 8, strides: 1, framesPerStride: 10, fps: 100, speed: 3, reference,
@@ -23,6 +25,28 @@ describe('skeleton size and units', () => {
     expect(loadBvh(gait(1, [0, 0, 0, 1]).text, 'g').skeleton.legLength).toBeCloseTo(metres.legLength, 12);
     // The built-in biped: thigh to ankle 85 cm.
     expect(sampleSkeleton().legLength).toBeCloseTo(83, 0);
+  });
+
+  it('measures bones in component space: a root scaled by 100 over bones a hundredth as long (a glTF armature) has the same legs', () => {
+    const biped = sampleSkeleton();
+    const scaled = new Pose(biped.boneCount);
+    scaled.translations.set(biped.referencePose.translations);
+    scaled.rotations.set(biped.referencePose.rotations);
+    scaled.scales.set(biped.referencePose.scales);
+    const root = biped.parents.indexOf(-1);
+    for (let b = 0; b < biped.boneCount; b++) for (let k = 0; k < 3; k++) {
+      if (b === root) scaled.scales[b * 3 + k] *= 100;
+      else scaled.translations[b * 3 + k] /= 100;
+    }
+    // Local lengths alone gave 0.83 here, a hundredth of the biped's.
+    expect(new Skeleton(biped.boneNames, biped.parents, scaled).legLength / biped.legLength).toBeCloseTo(1, 12);
+    // A non-uniform scale stretches lengths along its axis only: a chain along x doubled, one along y not.
+    const pose = new Pose(3);
+    pose.rotations.set([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]);
+    pose.scales.fill(1);
+    pose.scales[0] = 2;
+    pose.translations.set([0, 0, 0, 1, 0, 0, 0, 3, 0]);
+    expect(new Skeleton(['root', 'x', 'y'], [-1, 0, 0], pose).legLength).toBeCloseTo(0.38 * (2 + 3), 12);
   });
 
   it('falls back to 0.9 m when the bones have no length, and keeps its size when helper bones are added', () => {
@@ -83,5 +107,20 @@ describeWithData('skeleton size of the CMU captures', () => {
     // CMU subject 2: thigh 47.67 cm and calf 49.82 cm along the bones.
     const skeleton = loadBvh(readFileSync(`${CMU}002_01.bvh`, 'utf8'), 'walk').skeleton;
     expect(Math.abs(skeleton.legLength / 97.5 - 1)).toBeLessThan(0.05);
+  });
+
+  it('sizes RobotExpressive (a glTF armature scaled by 100 over bones in hundredths) by its posed legs, not a hundredth of them', () => {
+    const skeleton = gltfRig(readGltf(readFileSync(`${SHARED_DATA}gltf/RobotExpressive.glb`), { source: 'RobotExpressive.glb' }), 0).skeleton;
+    const posed = new ComponentPose(skeleton);
+    posed.setFromLocal(skeleton.referencePose);
+    posed.ensureAllComponent();
+    const at = (name: string) => posed.translations.subarray(skeleton.indexOf(name) * 3, skeleton.indexOf(name) * 3 + 3);
+    const along = (a: string, b: string) => Math.hypot(at(a)[0] - at(b)[0], at(a)[1] - at(b)[1], at(a)[2] - at(b)[2]);
+    const leg = along('UpperLeg.L', 'LowerLeg.L') + along('LowerLeg.L', 'Foot.L');
+    expect(leg).toBeCloseTo(1.539, 3);
+    // The estimate assumes human proportions (0.38 of the span); the robot's long arms make its span
+    // longer for its legs than a person's, so it reads 2.0 legs. Local lengths alone read 0.02.
+    expect(skeleton.legLength / leg).toBeGreaterThan(1.5);
+    expect(skeleton.legLength / leg).toBeLessThan(2.5);
   });
 });
