@@ -1,13 +1,11 @@
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { GraphLoadError } from '../graphs/loader.ts';
-import { checkGraphAsset, loadGraphFile } from '../host/files.ts';
+import { GraphLoadError, type GraphProblem } from '../graphs/loader.ts';
+import { checkGraphFile, loadGraphFile } from '../host/files.ts';
 import { parseParameterValue } from '../runtime/parameters.ts';
 import { formatDebugTree, GraphRunner, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph.ts';
 import { checkUpdateRate } from '../runtime/update-rate.ts';
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 
 const USAGE = `animgraph: evaluate animation graph assets headlessly
 
@@ -133,7 +131,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
   } catch (e) {
     if (e instanceof OutputClosed) return 0;
     if (e instanceof GraphLoadError) {
-      io.err(`${e.message}\n`);
+      io.err(loadProblems(e.source, e.problems));
       return 1;
     }
     if (e instanceof UsageError) {
@@ -403,21 +401,18 @@ function requireFinite(frame: number, bones: readonly string[], root: readonly n
   }
 }
 
+/** Why a graph did not load, as every command prints it (exit 1): a count, then each problem with its JSON path and code. */
+function loadProblems(source: string, problems: readonly GraphProblem[]): string {
+  return `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message} [${p.code}]\n`).join('')}`;
+}
+
 function validateCommand(args: readonly string[], io: Io): number {
   const { positionals } = parse(args, {});
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const path = positionals[0];
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    io.err(`${path}: ${(e as Error).message}\n`);
-    return 1;
-  }
-  const result = checkGraphAsset(json, { baseDir: dirname(resolve(path)), source: path });
+  const result = checkGraphFile(path);
   if (!result.ok) {
-    io.err(`${path}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n`);
-    for (const p of result.problems) io.err(`  ${p.path}: ${p.message} [${p.code}]\n`);
+    io.err(loadProblems(path, result.problems));
     return 1;
   }
   const g = result.graph;

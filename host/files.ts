@@ -49,18 +49,38 @@ export function checkGraphAsset(json: unknown, options: SyncLoadOptions = {}): C
  * Throws GraphLoadError listing every problem.
  */
 export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir' | 'source'> = {}): AnimGraph {
+  const json = readGraphJson(path);
+  const baseDir = dirname(resolve(path));
+  return core.loadGraphAsset(json, { ...options, baseDir, source: path, resolveSync: fileResolver(baseDir) });
+}
+
+/**
+ * loadGraphFile's checks, returning `{ ok, problems }` instead of throwing: a file that cannot be
+ * read (`file`) or is not JSON (`schema`) is a problem at `$` like any other.
+ */
+export function checkGraphFile(path: string, options: Omit<LoadOptions, 'baseDir' | 'source'> = {}): CheckResult {
+  let json: unknown;
+  try {
+    json = readGraphJson(path);
+  } catch (e) {
+    if (e instanceof GraphLoadError) return { ok: false, problems: e.problems };
+    throw e;
+  }
+  const baseDir = dirname(resolve(path));
+  return core.checkGraphAsset(json, { ...options, baseDir, source: path, resolveSync: fileResolver(baseDir) });
+}
+
+/** A graph file's JSON; a GraphLoadError with one problem at `$` when it cannot be read or parsed. */
+function readGraphJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     throw new GraphLoadError(path, [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }]);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw new GraphLoadError(path, [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }]);
   }
-  const baseDir = dirname(resolve(path));
-  return core.loadGraphAsset(json, { ...options, baseDir, source: path, resolveSync: fileResolver(baseDir) });
 }

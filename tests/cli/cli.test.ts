@@ -184,6 +184,20 @@ describe('animgraph validate', () => {
     expect(err).toContain('2 problems');
     expect(err).toContain("$.nodes.walk.type: unknown node type 'Walker'");
     expect(err).toContain("$.nodes.headFollowsHand.properties.sourceBone: the skeleton has no bone 'tail' [unknown-bone]");
+    // run (and plot, index) print them alike: they printed no codes.
+    const run = await cli('run', file, '--frames', '2');
+    expect(run.code).toBe(1);
+    expect(run.err).toBe(err);
+    // A file that cannot be read or parsed is a problem at $ with its code, as run prints it too (validate printed neither).
+    const text = join(dir, 'text.json');
+    writeFileSync(text, '{ "format": ');
+    const invalid = await cli('validate', text);
+    expect(invalid.code).toBe(1);
+    expect(invalid.err.startsWith(`${text}: 1 problem\n  $: not valid JSON: `)).toBe(true);
+    expect(invalid.err.endsWith(' [schema]\n')).toBe(true);
+    expect((await cli('run', text)).err).toBe(invalid.err);
+    const missing = await cli('validate', join(dir, 'none.json'));
+    expect([missing.code, missing.err]).toEqual([1, `${join(dir, 'none.json')}: 1 problem\n  $: cannot read graph file: ENOENT: no such file or directory, open '${join(dir, 'none.json')}' [file]\n`]);
   });
 });
 
