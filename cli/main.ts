@@ -1,9 +1,10 @@
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, realpathSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GraphLoadError, type GraphProblem } from '../graphs/loader.ts';
 import { checkGraphFile, loadGraphFile } from '../host/files.ts';
 import { parseParameterValue } from '../runtime/parameters.ts';
-import { formatDebugTree, GraphRunner, type ParameterChange } from '../host/runner.ts';
+import { formatDebugTree, GraphRunner, TimelineError, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph.ts';
 import { checkUpdateRate } from '../runtime/update-rate.ts';
 
@@ -235,10 +236,42 @@ class FileOutput {
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
 function parse(args: readonly string[], options: OptionSpec): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
+  let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
   try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true }) as never;
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true }) as never;
   } catch (e) {
     throw new UsageError((e as Error).message);
+  }
+  // No option means anything when empty: `--poses ''` wrote nothing and said nothing, `--debug-out ''` wrote to stdout.
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (value === '' || (Array.isArray(value) && value.includes(''))) throw new UsageError(`--${name} needs a value, got an empty string`);
+  }
+  return parsed;
+}
+
+/**
+ * Refuses output files that would destroy what the command reads or writes: an output that is one
+ * of the inputs (`index g.json --out g.json` overwrote the graph), or two outputs that are one file
+ * (`--poses f --debug-out f` interleaved both through two handles, keeping neither whole).
+ */
+function checkOutputFiles(outputs: Readonly<Record<string, string | undefined>>, inputs: readonly string[]): void {
+  const seen = new Map<string, string>();
+  for (const input of inputs) seen.set(sameFileKey(input), 'input');
+  for (const [option, file] of Object.entries(outputs)) {
+    if (file === undefined) continue;
+    const key = sameFileKey(file), earlier = seen.get(key);
+    if (earlier === 'input') throw new UsageError(`${option} ${file} is the graph file it reads; writing it would overwrite the graph`);
+    if (earlier !== undefined) throw new UsageError(`${option} ${file} is the same file as ${earlier}; give each output its own file`);
+    seen.set(key, option);
+  }
+}
+
+/** A path's file, for comparing two paths: through symbolic links when the file exists. */
+function sameFileKey(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
   }
 }
 
@@ -279,6 +312,20 @@ export function parseSet(text: string, graph: AnimGraph): ParameterChange {
   return { name, value, time };
 }
 
+/**
+ * Runs `start` (which makes a GraphRunner from the --set options' timeline, in their order), turning
+ * the runner's TimelineError into a usage error naming the --set option (a time after the run's
+ * last frame, where the change would never apply).
+ */
+function withSetTexts<T>(sets: readonly string[], start: () => T): T {
+  try {
+    return start();
+  } catch (e) {
+    if (e instanceof TimelineError) throw new UsageError(`--set '${sets[e.index]}': ${e.reason}`);
+    throw e;
+  }
+}
+
 async function runCommand(args: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, {
     frames: { type: 'string' },
@@ -298,11 +345,13 @@ async function runCommand(args: readonly string[], io: Io): Promise<number> {
   if (values['debug-out'] !== undefined && debug === undefined) throw new UsageError('--debug-out needs --debug text or --debug jsonl');
   const { frames, fps, seconds } = runLength(values);
   const graph = loadGraphFile(positionals[0]);
-  const timeline = ((values.set as string[] | undefined) ?? []).map((s) => parseSet(s, graph));
-  const runner = new GraphRunner(graph, { frames, seconds, fps, timeline, ...updateRateOptions(values) });
+  const sets = (values.set as string[] | undefined) ?? [];
+  const timeline = sets.map((s) => parseSet(s, graph));
+  const runner = withSetTexts(sets, () => new GraphRunner(graph, { frames, seconds, fps, timeline, ...updateRateOptions(values) }));
 
   const debugOut = values['debug-out'] as string | undefined;
   const posesPath = values.poses as string | undefined;
+  checkOutputFiles({ '--debug-out': debug ? debugOut : undefined, '--poses': posesPath }, [positionals[0]]);
   const files: FileOutput[] = [];
   try {
     const debugFile = debug && debugOut ? new FileOutput(debugOut) : undefined;
@@ -451,6 +500,7 @@ async function indexCommand(args: readonly string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError('needs --out FILE');
+  checkOutputFiles({ '--out': out }, [positionals[0]]);
   const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../runtime/pose-search/index.ts');
   // Rebuild from the clips even where the asset names an index file (it may be the stale one).
   const graph = loadGraphFile(positionals[0], { useIndexFiles: false });
@@ -471,4 +521,4 @@ async function indexCommand(args: readonly string[], io: Io): Promise<number> {
 }
 
 // For the commands that live in their own files (plot.ts).
-export { UsageError, parse as parseOptions, runLength, updateRateOptions };
+export { checkOutputFiles, UsageError, parse as parseOptions, runLength, updateRateOptions, withSetTexts, writing };

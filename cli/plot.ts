@@ -4,7 +4,7 @@ import type { AnimGraph } from '../runtime/graph.ts';
 import type { DebugNode } from '../runtime/node.ts';
 import type { ParameterValue } from '../runtime/parameters.ts';
 import { GraphRunner, type ParameterChange, type RunOptions } from '../host/runner.ts';
-import { parseOptions, parseSet, runLength, updateRateOptions, UsageError, type Io } from './main.ts';
+import { checkOutputFiles, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts, writing, type Io } from './main.ts';
 import { fixed, renderPlotSvg, type PlotDocument, type PlotPanel, type PlotPoints, type PlotSeries } from './plot-svg.ts';
 
 export interface PlotRunOptions extends Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'updateRate' | 'holdSkippedFrames'> {
@@ -213,26 +213,23 @@ export async function plotCommand(args: readonly string[], io: Io): Promise<numb
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError('needs --out FILE.svg');
+  checkOutputFiles({ '--out': out }, [positionals[0]]);
   const space = values.space as string | undefined;
   if (space !== undefined && space !== 'component' && space !== 'local') throw new UsageError(`--space takes 'component' or 'local', got '${space}'`);
   const length = runLength(values);
   const graph = loadGraphFile(positionals[0]);
-  const timeline: ParameterChange[] = ((values.set as string[] | undefined) ?? []).map((s) => parseSet(s, graph));
-  const doc = recordPlot(graph, {
+  const sets = (values.set as string[] | undefined) ?? [];
+  const timeline: ParameterChange[] = sets.map((s) => parseSet(s, graph));
+  const doc = withSetTexts(sets, () => recordPlot(graph, {
     ...length,
     ...updateRateOptions(values),
     timeline,
     bone: values.bone as string | undefined,
     space: space as 'component' | 'local' | undefined,
     title: graph.name || positionals[0],
-  });
+  }));
   const svg = renderPlotSvg(doc);
-  try {
-    writeFileSync(out, svg);
-  } catch (e) {
-    io.err(`animgraph plot: cannot write ${out}: ${(e as Error).message}\n`);
-    return 3;
-  }
+  writing(out, () => writeFileSync(out, svg));
   const series = doc.panels.reduce((sum, p) => sum + p.series.length + (p.points?.length ?? 0), 0);
   io.out(`wrote ${out}: ${doc.panels.length} panels, ${series} series, ${doc.times.length} frames\n`);
   return 0;

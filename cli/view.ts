@@ -30,12 +30,13 @@ export async function viewCommand(args: readonly string[], io: Io, stop?: AbortS
     return 2;
   }
   const graph = positionals[0];
-  let isFile = false;
+  let kind = 'no such file';
   try {
-    isFile = statSync(graph).isFile();
-  } catch { /* reported below */ }
-  if (!isFile) {
-    io.err(`animgraph view: cannot read graph file ${graph}: no such file\n`);
+    const stat = statSync(graph);
+    kind = stat.isFile() ? '' : stat.isDirectory() ? 'it is a directory' : 'not a regular file';
+  } catch { /* no such file */ }
+  if (kind !== '') {
+    io.err(`animgraph view: cannot read graph file ${graph}: ${kind}\n`);
     return 1;
   }
   let server;

@@ -79,7 +79,8 @@ function readGraphJson(path: string): unknown {
     throw new GraphLoadError(path, [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }]);
   }
   try {
-    return JSON.parse(text);
+    // A byte-order mark, as some Windows editors write: the skeleton file and glTF readers skip it too.
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
     throw new GraphLoadError(path, [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }]);
   }

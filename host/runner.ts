@@ -1,6 +1,6 @@
 import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
 import type { DebugNode } from '../runtime/node.ts';
-import type { ParameterValue } from '../runtime/parameters.ts';
+import { describeValue, type ParameterValue } from '../runtime/parameters.ts';
 import type { Pose } from '../runtime/pose.ts';
 import { integrateRootMotion, type UpAxis } from '../runtime/root-motion.ts';
 
@@ -55,6 +55,18 @@ export interface RunResult {
 }
 
 /**
+ * A parameter timeline entry a GraphRunner cannot apply, found before the run starts: its index in
+ * the timeline as given, and why (not an entry, an unknown parameter, a value of the wrong type, a
+ * time that is not seconds from 0, or after the run's last frame, where it would never apply).
+ */
+export class TimelineError extends TypeError {
+  constructor(readonly index: number, readonly reason: string) {
+    super(`timeline[${index}]: ${reason}`);
+    this.name = 'TimelineError';
+  }
+}
+
+/**
  * Steps a graph instance at a fixed rate, applying a parameter timeline: frame 0 is the initial
  * pose (an update of 0 s), frame n follows n updates of 1/fps. The CLI and runGraph both use it,
  * so a user's test sees exactly what `animgraph run` prints.
@@ -72,23 +84,39 @@ export class GraphRunner {
 
   constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'updateRate' | 'holdSkippedFrames'> = {}) {
     const fps = options.fps ?? 30;
-    if (!(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a positive number, got ${fps}`);
+    if (typeof fps !== 'number' || !(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a positive number, got ${describeValue(fps)}`);
     const seconds = options.seconds;
-    if (seconds !== undefined && !(seconds >= 0 && seconds < Infinity)) throw new RangeError(`seconds must be a finite number from 0, got ${seconds}`);
+    if (seconds !== undefined && !(typeof seconds === 'number' && seconds >= 0 && seconds < Infinity)) {
+      throw new RangeError(`seconds must be a finite number from 0, got ${describeValue(seconds)}`);
+    }
     const frames = seconds !== undefined ? Math.floor(seconds * fps + 1e-9) + 1 : options.frames ?? 30;
-    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number from 1, got ${frames}`);
+    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number from 1, got ${describeValue(frames)}`);
     this.fps = fps;
     this.frameCount = frames;
     this.instance = graph.createInstance();
     // Throws a RangeError for a rate out of range, before the run starts.
     if (options.updateRate !== undefined) this.instance.setUpdateRate(options.updateRate, 0, { interpolate: !(options.holdSkippedFrames ?? false) });
     this.up = [...graph.clipBindings.values()].find((b) => b.clip.rootMotion)?.clip.rootMotion?.up ?? 'y';
+    // Every entry checked before anything runs: a NaN time sorted first and held back every later
+    // change, a wrong value threw only at its frame, and a time past the end never applied.
+    const timeline = options.timeline ?? [];
+    const lastTime = (frames - 1) / fps;
+    timeline.forEach((change, i) => {
+      if (typeof change !== 'object' || change === null) throw new TimelineError(i, `expected { name, value, time? }, got ${describeValue(change)}`);
+      try {
+        this.instance.parameters.check(change.name, change.value);
+      } catch (e) {
+        throw new TimelineError(i, (e as Error).message);
+      }
+      const time = change.time ?? 0;
+      if (!(typeof time === 'number' && time >= 0 && time < Infinity)) throw new TimelineError(i, `'${change.name}' time must be seconds from 0, got ${describeValue(time)}`);
+      if (time > lastTime + 1e-9) {
+        throw new TimelineError(i, `'${change.name}' at ${time} s is after the run's last frame (frame ${frames - 1} at ${+lastTime.toFixed(6)} s), so it would never apply`);
+      }
+    });
     // Stable sort: changes at the same time apply in the order given.
-    this.changes = [...(options.timeline ?? [])].map((c, i) => ({ c, i }))
+    this.changes = timeline.map((c, i) => ({ c, i }))
       .sort((a, b) => (a.c.time ?? 0) - (b.c.time ?? 0) || a.i - b.i).map(({ c }) => c);
-    for (const change of this.changes) {
-      if (!this.instance.parameters.has(change.name)) throw new TypeError(`unknown parameter '${change.name}'`);
-    }
   }
 
   /** Advances to frame `frame` (0-based, in order) and evaluates it; returns the frame's time. */

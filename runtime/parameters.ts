@@ -103,11 +103,7 @@ export class Parameters {
    * crowd can set its parameters every frame.
    */
   set(name: string, value: ParameterValue): void {
-    const entry = this.require(name);
-    const { slot, type } = entry;
-    if (!valueFits(type, value)) {
-      throw new TypeError(`parameter '${name}' is ${type}; cannot set it to ${describeValue(value)}`);
-    }
+    const { slot, type } = this.check(name, value);
     const v = this.values;
     const listened = this.events !== undefined && this.events.has('parameterChanged');
     const previous = listened ? this.get(name) : undefined;
@@ -124,6 +120,18 @@ export class Parameters {
       v[slot] = x;
     }
     if (changed && listened) this.events!.emit('parameterChanged', name, this.get(name), previous!);
+  }
+
+  /**
+   * Throws set's TypeError for an unknown name or a value of the wrong type, without setting it: to
+   * check values that will be set later (a run's parameter timeline) before anything runs.
+   */
+  check(name: string, value: ParameterValue): { slot: number; type: ParameterType } {
+    const entry = this.require(name);
+    if (!valueFits(entry.type, value)) {
+      throw new TypeError(`parameter '${name}' is ${entry.type}; cannot set it to ${describeValue(value)}`);
+    }
+    return entry;
   }
 
   private require(name: string): { slot: number; type: ParameterType } {
@@ -170,7 +178,7 @@ export function parseParameterValue(type: ParameterType, text: string): Paramete
  * A rejected value as the error shows it: NaN, Infinity and -0 as themselves (JSON.stringify gives
  * null and 0), and no exception of its own for values JSON cannot write (a bigint, a cycle).
  */
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
   if (Array.isArray(value)) return `[${value.map(describeValue).join(', ')}]`;
   if (typeof value === 'string') return JSON.stringify(value);

@@ -113,6 +113,11 @@ describe('animgraph run', () => {
   it('rejects bad flags and parameter values with a usage error', async () => {
     expect((await cli('run', sample, '--set', 'gait=fast')).err).toContain("'fast' is not a valid int");
     expect((await cli('run', sample, '--set', 'nope=1')).err).toContain("unknown parameter 'nope'");
+    // A change after the last frame would never apply: it ran, exit 0, without it.
+    const late = await cli('run', sample, '--frames', '2', '--set', 'speed=1.5', '--set', 'gait=2@100');
+    expect([late.code, late.err]).toEqual([2, "animgraph run: --set 'gait=2@100': 'gait' at 100 s is after the run's last frame (frame 1 at 0.033333 s), so it would never apply\n"]);
+    expect((await cli('run', sample, '--seconds', '1', '--set', 'gait=2@1', '--quiet')).code).toBe(0);
+    expect((await cli('plot', sample, '--out', join(tmpdir(), 'late.svg'), '--frames', '2', '--set', 'gait=2@0.5')).err).toContain("--set 'gait=2@0.5': 'gait' at 0.5 s is after the run's last frame");
     expect((await cli('run', sample, '--frames', '0')).code).toBe(2);
     expect((await cli('run', sample, '--debug', 'xml')).code).toBe(2);
     expect((await cli('frobnicate')).code).toBe(2);

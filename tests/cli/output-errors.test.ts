@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -54,6 +54,25 @@ describe('output files that cannot be written', () => {
     }));
     const index = join(missingDir, 'db.psindex');
     expect(await cli('index', graph, '--out', index)).toEqual({ code: 3, out: '', err: `animgraph: cannot write ${index}: ENOENT: no such file or directory\n` });
+    // Refused before anything is written (exit 2): the graph itself as the index overwrote it.
+    expect(await cli('index', graph, '--out', join(dir, '.', 'ps.json'))).toEqual({
+      code: 2, out: '', err: `animgraph index: --out ${join(dir, '.', 'ps.json')} is the graph file it reads; writing it would overwrite the graph\n`,
+    });
+    expect(JSON.parse(readFileSync(graph, 'utf8')).output).toBe('ps');
+  });
+
+  it('refuses two outputs in one file, an output that is the graph, and an empty output name (exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-out-'));
+    const same = join(dir, 'same.out');
+    // Both went through their own handle from offset 0: 4 lines of poses, no debug lines, exit 0.
+    expect(await cli('run', sample, '--frames', '3', '--poses', same, '--debug', 'jsonl', '--debug-out', same)).toEqual({
+      code: 2, out: '', err: `animgraph run: --poses ${same} is the same file as --debug-out; give each output its own file\n`,
+    });
+    expect(existsSync(same)).toBe(false);
+    expect((await cli('plot', sample, '--out', sample)).err).toBe(`animgraph plot: --out ${sample} is the graph file it reads; writing it would overwrite the graph\n`);
+    // An empty name wrote nothing and said nothing (--poses), or wrote to stdout (--debug-out).
+    expect(await cli('run', sample, '--poses', '')).toEqual({ code: 2, out: '', err: 'animgraph run: --poses needs a value, got an empty string\n' });
+    expect((await cli('run', sample, '--debug', 'text', '--debug-out', '')).code).toBe(2);
   });
 
   it('writes both files, and says so, when they can be written', async () => {

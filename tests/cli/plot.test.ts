@@ -197,7 +197,8 @@ describe('animgraph plot: errors', () => {
     const file = join(tmp(), 'no-such-folder', 'plot.svg');
     const { code, err, out } = await cli('plot', sample, '--frames', '3', '--out', file);
     expect(code).toBe(3);
-    expect(err).toContain(`animgraph plot: cannot write ${file}: ENOENT`);
+    // The one line every command prints (it said 'animgraph plot:' and named the file twice).
+    expect(err).toBe(`animgraph: cannot write ${file}: ENOENT: no such file or directory\n`);
     expect(out).toBe('');
   });
 

@@ -279,6 +279,9 @@ describe('graph loader', () => {
     writeFileSync(join(dir, 'g.json'), '{ not json');
     expect(() => loadGraphFile(join(dir, 'g.json'))).toThrow(GraphLoadError);
     expect(() => loadGraphFile(join(dir, 'absent.json'))).toThrow(/cannot read graph file/);
+    // A byte-order mark (some Windows editors write one) was 'not valid JSON: Unexpected token', the token invisible.
+    writeFileSync(join(dir, 'bom.json'), `\ufeff${JSON.stringify({ format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } }, nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' })}`);
+    expect(loadGraphFile(join(dir, 'bom.json')).skeleton.boneCount).toBe(22);
   });
 });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { AnimGraph, MAX_DELTA_TIME, type AnimGraphInstance } from '../../runtime/graph.ts';
 import { Parameters, type ParameterDefinition } from '../../runtime/parameters.ts';
-import { GraphRunner, MAX_KEPT_ROWS, runGraph } from '../../host/runner.ts';
+import { GraphRunner, MAX_KEPT_ROWS, runGraph, TimelineError, type ParameterChange } from '../../host/runner.ts';
 import { describeWithData, CMU, hasSharedData } from '../support/shared-data.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
@@ -47,6 +47,35 @@ describe('graph instance', () => {
     expect(() => runGraph(graph, { frames: 200_000, poses: false, debug: false })).not.toThrow();
     const runner = new GraphRunner(graph, { frames: 1e12 });
     expect(runner.frameCount).toBe(1e12);
+    // Messages show what was given: a string fps read 'got 30'.
+    expect(() => runGraph(graph, { fps: '30' as unknown as number })).toThrow('fps must be a positive number, got "30"');
+  });
+
+  it('runGraph checks its whole timeline before the first frame, naming the entry', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const timeline = (...changes: unknown[]) => changes as ParameterChange[];
+    const refused = (changes: ParameterChange[]) => {
+      try {
+        runGraph(graph, { frames: 31, timeline: changes });
+      } catch (e) {
+        expect(e).toBeInstanceOf(TimelineError);
+        return (e as Error).message;
+      }
+      return 'ran';
+    };
+    // A NaN time sorted first and held back every later change: gait=2 at 0.5 s never applied.
+    expect(refused(timeline({ name: 'gait', value: 0, time: Number.NaN }, { name: 'gait', value: 2, time: 0.5 }))).toBe("timeline[0]: 'gait' time must be seconds from 0, got NaN");
+    expect(refused(timeline({ name: 'gait', value: 1, time: -1 }))).toBe("timeline[0]: 'gait' time must be seconds from 0, got -1");
+    // A wrong value threw only at its frame, after the frames before it had run; null, a raw TypeError.
+    expect(refused(timeline({ name: 'speed', value: 1 }, { name: 'gait', value: '2', time: 0.9 }))).toBe('timeline[1]: parameter \'gait\' is int; cannot set it to "2"');
+    expect(refused(timeline({ name: 'gait', value: 1 }, null))).toBe('timeline[1]: expected { name, value, time? }, got null');
+    expect(refused(timeline({ name: 'nope', value: 1 }))).toMatch(/^timeline\[0\]: unknown parameter 'nope' \(known: /);
+    // After the last frame (1 s at 30 fps), a change would never apply; at it, it does.
+    expect(refused(timeline({ name: 'gait', value: 2, time: 1.5 }))).toBe("timeline[0]: 'gait' at 1.5 s is after the run's last frame (frame 30 at 1 s), so it would never apply");
+    const atEnd = runGraph(graph, { frames: 31, debug: false, timeline: timeline({ name: 'gait', value: 0, time: 0.5 }, { name: 'gait', value: 2, time: 1 }) });
+    const before = runGraph(graph, { frames: 31, debug: false, timeline: timeline({ name: 'gait', value: 0, time: 0.5 }) });
+    expect(JSON.stringify(atEnd.frames[30].local)).not.toBe(JSON.stringify(before.frames[30].local));
+    expect(JSON.stringify(atEnd.frames[29].local)).toBe(JSON.stringify(before.frames[29].local));
   });
 
   it('refuses, when built in code, clips and a skeleton it could not sample to finite poses, listing each', () => {

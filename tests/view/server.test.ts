@@ -241,7 +241,11 @@ describe('animgraph view command', () => {
     expect(await main(['view'], none)).toBe(2);
     const missing = memoryIo();
     expect(await main(['view', join(tmpdir(), 'no-such-graph.json')], missing)).toBe(1);
-    expect(missing.errText()).toMatch(/cannot read graph file .*no-such-graph\.json/);
+    expect(missing.errText()).toMatch(/cannot read graph file .*no-such-graph\.json: no such file/);
+    // A folder is not 'no such file'.
+    const folder = memoryIo();
+    expect(await main(['view', tmpdir()], folder)).toBe(1);
+    expect(folder.errText()).toBe(`animgraph view: cannot read graph file ${tmpdir()}: it is a directory\n`);
   });
 
   it('prints the URL, serves until SIGINT and then exits 0', async () => {
