@@ -13,14 +13,14 @@ export type {
   GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, AsyncLoadOptions, CheckResult, FileResolver, SyncFileResolver, ResolvedFile,
 } from './graphs/loader.ts';
 export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
-export { AnimGraph, AnimGraphInstance } from './runtime/graph.ts';
+export { AnimGraph, AnimGraphInstance, MAX_DELTA_TIME, MAX_GRAPH_DEPTH } from './runtime/graph.ts';
 export type { AnimGraphDefinition, CompiledNode, InstanceOutput, PropertyValue, SlotPlayArgs, SlotPlayOptions, SlotPlayer } from './runtime/graph.ts';
 export { InstanceBatch, characterOutput } from './runtime/instance-batch.ts';
 export { samplingKernelAvailable } from './runtime/sampling-kernel.ts';
 export { MAX_UPDATE_RATE } from './runtime/update-rate.ts';
 export type { UpdateRateOptions } from './runtime/update-rate.ts';
 export type { BatchPoseArrays, InstanceBatchOptions } from './runtime/instance-batch.ts';
-export { runGraph, GraphRunner, formatDebugTree, MAX_KEPT_ROWS } from './host/runner.ts';
+export { runGraph, GraphRunner, formatDebugTree, MAX_KEPT_ROWS, TimelineError } from './host/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';
 export { Skeleton, SkeletonError } from './runtime/skeleton.ts';
 export type { BoneDefinition, SkeletonSkin } from './runtime/skeleton.ts';

@@ -15,6 +15,6 @@ export { Crowd, CROWD_SLOT_CALLS } from './host/crowd.ts';
 export type { CrowdOptions, CrowdGraphSource } from './host/crowd.ts';
 export { CROWD_EVENT_NAMES, CrowdEventEmitter } from './host/crowd-events.ts';
 export type { CrowdEventName, CrowdEvents } from './host/crowd-events.ts';
-export { runGraph, GraphRunner, formatDebugTree, MAX_KEPT_ROWS } from './host/runner.ts';
+export { runGraph, GraphRunner, formatDebugTree, MAX_KEPT_ROWS, TimelineError } from './host/runner.ts';
 export { measureAllocation } from './host/allocation.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';
