@@ -483,7 +483,11 @@ export const PoseSearchBlendType: NodeType = defineNodeType({
         return { database: deserializePoseSearchDatabase(bytes, schema, clips), fromIndexFile: true };
       } catch (e) {
         if (!(e instanceof PoseIndexError)) throw e;
-        ctx.report(['database'], e.stale ? 'stale-index' : 'file', `${file}: ${e.message}; rebuild it with \`animgraph index GRAPH --out ${file}\``);
+        // Advice to overwrite a file that is no index at all (the graph itself, a BVH) would destroy it.
+        const advice = e.foreign
+          ? `check that \`database\` names the file \`animgraph index GRAPH --out FILE\` wrote`
+          : `rebuild it with \`animgraph index GRAPH --out ${file}\``;
+        ctx.report(['database'], e.stale ? 'stale-index' : 'file', `${file}: ${e.message}; ${advice}`);
         return undefined;
       }
     }

@@ -94,7 +94,12 @@ export function serializePoseSearchDatabase(db: PoseSearchDatabase): Uint8Array 
 
 /** An index file that cannot be read, or does not match what it is loaded for. */
 export class PoseIndexError extends Error {
-  constructor(message: string, readonly stale = false) {
+  /**
+   * `stale`: a valid index of other data (features, skeleton or clips changed). `foreign`: not an
+   * index file at all (no `animgraph index` header), so perhaps the wrong path rather than a file to
+   * overwrite.
+   */
+  constructor(message: string, readonly stale = false, readonly foreign = false) {
     super(message);
     this.name = 'PoseIndexError';
   }
@@ -119,7 +124,7 @@ export function deserializePoseSearchDatabase(bytes: Uint8Array, schema: PoseFea
 
 function readIndexFile(bytes: Uint8Array, schema: PoseFeatureSchema, clips: readonly IndexedClip[]): PoseSearchDatabase {
   const text = new TextDecoder();
-  if (bytes.length < 12 || text.decode(bytes.subarray(0, 8)) !== MAGIC) throw new PoseIndexError('not a pose-search index file (written by `animgraph index`)');
+  if (bytes.length < 12 || text.decode(bytes.subarray(0, 8)) !== MAGIC) throw new PoseIndexError('not a pose-search index file (written by `animgraph index`)', false, true);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = view.getUint32(8, true);
   if (12 + headerLength > bytes.length) throw new PoseIndexError(`the index file is truncated (a header of ${headerLength} bytes, ${bytes.length - 12} left in the file)`);

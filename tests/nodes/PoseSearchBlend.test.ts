@@ -512,7 +512,9 @@ describe('loading PoseSearchBlend', () => {
     expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(/cannot read index file 'missing\.psindex' .*ENOENT/) }]);
     writeFileSync(join(dir, 'garbage.psindex'), 'not an index');
     asset.nodes.ps.properties.database = 'garbage.psindex';
-    expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file', message: expect.stringMatching(/not a pose-search index file/) }]);
+    // Not told to overwrite it: the file may be the graph itself, or a BVH named by mistake.
+    expect(problems(asset, dir)).toEqual([{ path: '$.nodes.ps.properties.database', code: 'file',
+      message: 'garbage.psindex: not a pose-search index file (written by `animgraph index`); check that `database` names the file `animgraph index GRAPH --out FILE` wrote' }]);
   });
 
   it('reads its index file through the prepare context, so a graph given bytes by its readFile touches no disk', () => {
