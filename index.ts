@@ -8,7 +8,7 @@
  *   character.update(1 / 60);
  *   const pose = character.evaluate();
  */
-export { loadGraph, checkGraph, loadGraphAsset, checkGraphAsset, GraphLoadError, NodeRegistry, jsonPath } from './graphs/loader.ts';
+export { loadGraph, checkGraph, loadGraphAsset, checkGraphAsset, GraphLoadError, NodeRegistry, jsonPath, duplicateKeyProblems } from './graphs/loader.ts';
 export type {
   GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, AsyncLoadOptions, CheckResult, FileResolver, SyncFileResolver, ResolvedFile,
 } from './graphs/loader.ts';

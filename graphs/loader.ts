@@ -9,6 +9,7 @@ export type { CheckResult, LoadOptions } from './loader/check.ts';
 export type { FileResolver, ResolvedFile, SyncFileResolver } from './loader/files.ts';
 export { GraphLoadError, jsonPath, type GraphProblem, type ProblemCode } from './loader/problems.ts';
 export { NodeRegistry } from './loader/registry.ts';
+export { duplicateJsonKeys, duplicateKeyProblems, type DuplicateJsonKey } from './loader/json-text.ts';
 
 /** Options of loadGraphAsset and checkGraphAsset: a resolver that answers at once (memory, the file system). */
 export interface SyncLoadOptions extends LoadOptions {

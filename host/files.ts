@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import type { AnimGraph } from '../runtime/graph.ts';
 import * as core from '../graphs/loader.ts';
 import { useNativeSha256, type Sha256Hash } from '../runtime/sha256.ts';
-import { GraphLoadError, type CheckResult, type LoadOptions, type SyncLoadOptions } from '../graphs/loader.ts';
+import { duplicateKeyProblems, GraphLoadError, type CheckResult, type LoadOptions, type SyncLoadOptions } from '../graphs/loader.ts';
 
 // Pose-search hashes of large clip libraries took 4-8x longer with the portable SHA-256; Node's
 // gives the same digests.
@@ -49,39 +49,33 @@ export function checkGraphAsset(json: unknown, options: SyncLoadOptions = {}): C
  * Throws GraphLoadError listing every problem.
  */
 export function loadGraphFile(path: string, options: Omit<LoadOptions, 'baseDir' | 'source'> = {}): AnimGraph {
-  const json = readGraphJson(path);
-  const baseDir = dirname(resolve(path));
-  return core.loadGraphAsset(json, { ...options, baseDir, source: path, resolveSync: fileResolver(baseDir) });
+  const result = checkGraphFile(path, options);
+  if (!result.ok) throw new GraphLoadError(path, result.problems);
+  return result.graph;
 }
 
 /**
  * loadGraphFile's checks, returning `{ ok, problems }` instead of throwing: a file that cannot be
- * read (`file`) or is not JSON (`schema`) is a problem at `$` like any other.
+ * read (`file`) or is not JSON (`schema`) is a problem at `$` like any other, and so is a key an
+ * object repeats (`duplicate-key`, listed with the asset's other problems).
  */
 export function checkGraphFile(path: string, options: Omit<LoadOptions, 'baseDir' | 'source'> = {}): CheckResult {
-  let json: unknown;
-  try {
-    json = readGraphJson(path);
-  } catch (e) {
-    if (e instanceof GraphLoadError) return { ok: false, problems: e.problems };
-    throw e;
-  }
-  const baseDir = dirname(resolve(path));
-  return core.checkGraphAsset(json, { ...options, baseDir, source: path, resolveSync: fileResolver(baseDir) });
-}
-
-/** A graph file's JSON; a GraphLoadError with one problem at `$` when it cannot be read or parsed. */
-function readGraphJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new GraphLoadError(path, [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }]);
+    return { ok: false, problems: [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }] };
   }
+  // A byte-order mark, as some Windows editors write: the skeleton file and glTF readers skip it too.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let json: unknown;
   try {
-    // A byte-order mark, as some Windows editors write: the skeleton file and glTF readers skip it too.
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    json = JSON.parse(text);
   } catch (e) {
-    throw new GraphLoadError(path, [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }]);
+    return { ok: false, problems: [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }] };
   }
+  const baseDir = dirname(resolve(path));
+  const result = core.checkGraphAsset(json, { ...options, baseDir, source: path, resolveSync: fileResolver(baseDir) });
+  const repeated = duplicateKeyProblems(text);
+  return repeated.length === 0 ? result : { ok: false, problems: [...repeated, ...(result.ok ? [] : result.problems)] };
 }

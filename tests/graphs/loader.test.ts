@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
-import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
+import { duplicateJsonKeys, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
+import { checkGraphAsset, checkGraphFile, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import { LocalPoseNode, NO_LINKS, type NodeType } from '../../runtime/node.ts';
 
@@ -282,6 +282,29 @@ describe('graph loader', () => {
     // A byte-order mark (some Windows editors write one) was 'not valid JSON: Unexpected token', the token invisible.
     writeFileSync(join(dir, 'bom.json'), `\ufeff${JSON.stringify({ format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } }, nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' })}`);
     expect(loadGraphFile(join(dir, 'bom.json')).skeleton.boneCount).toBe(22);
+  });
+
+  it('reports a key an object of the file repeats (JSON.parse kept the last silently), with the asset\'s other problems', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    // The second 'o' replaced the first and the second 'walk' clip played run: it loaded as valid.
+    const text = `{"format": "animgraph/1", "skeleton": "builtin:biped",
+      "clips": {"walk": {"source": "builtin:walk"}, "walk": {"source": "builtin:run"}},
+      "nodes": {"o": {"type": "SequencePlayer", "properties": {"clip": "walk", "playRate": 2}},
+                "o": {"type": "SequencePlayer", "properties": {"clip": "nope", "clip": "walk"}}},
+      "output": "o"}`;
+    writeFileSync(join(dir, 'twice.json'), text);
+    const result = checkGraphFile(join(dir, 'twice.json'));
+    const repeat = (key: string) => `'${key}' appears more than once in this object; JSON keeps only the last, so the others would be ignored`;
+    expect(result.ok ? [] : result.problems).toEqual([
+      { path: '$.clips.walk', code: 'duplicate-key', message: repeat('walk') },
+      { path: '$.nodes.o', code: 'duplicate-key', message: repeat('o') },
+      { path: '$.nodes.o.properties.clip', code: 'duplicate-key', message: repeat('clip') },
+    ]);
+    expect(() => loadGraphFile(join(dir, 'twice.json'))).toThrow("twice.json: 3 problems");
+    // Escapes name the same key; nesting of any depth is scanned without recursion; arrays index.
+    expect(duplicateJsonKeys('[{}, "s", {"k": 1, "\\u006b": [1, {"x": 1, "x": 2}]}]')).toEqual([{ path: [2], key: 'k' }, { path: [2, 'k', 1], key: 'x' }]);
+    expect(duplicateJsonKeys(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`)).toEqual([]);
+    expect(duplicateJsonKeys('{"a\\"b": 1, "a\\"b": 2, "a": {}, "b": "a"}')).toEqual([{ path: [], key: 'a"b' }]);
   });
 });
 

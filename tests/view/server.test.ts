@@ -192,7 +192,12 @@ describe('animgraph view server', () => {
     // Still serving, and a broken graph references nothing.
     expect((await fetch(server.url)).status).toBe(200);
     expect((await fetch(`${server.url}file?path=${encodeURIComponent('../data/walk.bvh')}`)).status).toBe(403);
-    writeFileSync(graph, good);
+    // A repeated key: the page loads the parsed object, which has lost it, so the server reports it.
+    writeFileSync(graph, good.replace('{"format"', '{"output": "nothing", "format"'));
+    await nextChange();
+    const twice = await (await fetch(`${server.url}api/graph`)).json();
+    expect(twice.problems).toEqual([{ path: '$.output', code: 'duplicate-key', message: "'output' appears more than once in this object; JSON keeps only the last, so the others would be ignored" }]);
+    writeFileSync(graph, `\ufeff${good}`);
     await nextChange();
     expect((await (await fetch(`${server.url}api/graph`)).json()).asset).toEqual(JSON.parse(good));
     controller.abort();
