@@ -25,7 +25,7 @@
 import type { AnimationClip, Interpolant, Matrix4, Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
 import { badKeyReason, Clip, firstBadKey, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from '../runtime/clip.ts';
 import type { ComponentPose } from '../runtime/component-pose.ts';
-import { quatNormalize } from '../runtime/math.ts';
+import { firstBeyond, quatNormalize } from '../runtime/math.ts';
 import { Pose } from '../runtime/pose.ts';
 import { Skeleton } from '../runtime/skeleton.ts';
 
@@ -102,8 +102,9 @@ interface BoundSkeleton {
  * multiply per axis, as in the runtime: no shear), which equals three's matrix chain whenever
  * the two hierarchies agree on the bound bones and no bone under a rotated child has a
  * non-uniform scale. The inverse bind matrices are read once: bind again after
- * skeleton.calculateInverses(). Binding to bones none of whose names the graph has throws a
- * RangeError.
+ * skeleton.calculateInverses(). Binding bones or Skeletons another live binding drives releases that
+ * binding first (a bone has one driver; the bones' flags are saved as three had them). Binding to
+ * bones none of whose names the graph has throws a RangeError.
  */
 export class ThreeBinding {
   /** Every bone the binding drives or keeps: the bound ones first, in the graph's order, then the others, parents first. */
@@ -176,9 +177,15 @@ export class ThreeBinding {
     this.skeletons = this.writeMatrices ? skeletons : [];
     this.writeWorlds = this.writeMatrices && (options.boneWorldMatrices === true || skeletons.length === 0);
     this.worlds = new Float64Array(this.bones.length * 16);
+    // Another binding of these bones or Skeletons would go on writing them, and its release() would
+    // undo this one's flags and update(): it lets go first, so the flags saved below are three's.
+    if (this.writeMatrices) {
+      for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.get(part)?.release();
+    }
     this.bound = this.skeletons.map((s) => this.bindSkeleton(s, position));
     this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
+      for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.set(part, this);
       for (let k = 0; k < this.boundCount; k++) {
         const bone = this.bones[k];
         this.savedFlags[k * 2] = bone.matrixAutoUpdate ? 1 : 0;
@@ -246,6 +253,7 @@ export class ThreeBinding {
       bone.matrixWorldNeedsUpdate = true;
     }
     for (const { skeleton } of this.bound) delete (skeleton as { update?: unknown }).update;
+    for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) if (drivers.get(part) === this) drivers.delete(part);
   }
 
   /** World matrix of each bound bone = rootWorld × compose(component T, R, S), written out. */
@@ -420,6 +428,13 @@ function depthOf(object: Object3D): number {
  * otherwise; a bone whose parent is not among them is a root. Throws SkeletonError for an empty
  * or repeated name.
  */
+/** What keeps q[o..o+4] from being a rotation: 'not-finite', 'zero' (no length to normalise), or null. */
+function rotationProblem(q: Float64Array, o: number): 'not-finite' | 'zero' | null {
+  const len2 = q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3];
+  if (firstBeyond(q, Number.MAX_VALUE, o, o + 4) >= 0) return 'not-finite';
+  return len2 > 0 ? null : 'zero';
+}
+
 export function skeletonFromThree(target: ThreeBindTarget): Skeleton {
   const listed = targetParts(target).bones;
   const inList = new Set(listed);
@@ -437,11 +452,18 @@ export function skeletonFromThree(target: ThreeBindTarget): Skeleton {
   ordered.forEach((bone, i) => {
     bone.position.toArray(pose.translations, i * 3);
     bone.quaternion.toArray(pose.rotations, i * 4);
-    quatNormalize(pose.rotations, i * 4);
+    // Normalising would turn a NaN or zero quaternion into the identity, silently: a NaN is left for
+    // the Skeleton's finite check to name; a zero one is no rotation at all.
+    const problem = rotationProblem(pose.rotations, i * 4);
+    if (problem === 'zero') throw new RangeError(`skeletonFromThree: bone '${bone.name}' has quaternion (0, 0, 0, 0), which is no rotation`);
+    if (problem === null) quatNormalize(pose.rotations, i * 4);
     bone.scale.toArray(pose.scales, i * 3);
   });
   return new Skeleton(ordered.map((b) => b.name), ordered.map((b) => (b.parent === null ? -1 : index.get(b.parent) ?? -1)), pose);
 }
+
+/** The live binding driving each bound bone and Skeleton (with writeMatrices), so a new binding of them can release it. */
+const drivers = new WeakMap<object, ThreeBinding>();
 
 /**
  * A three.js AnimationClip's bone tracks (`Bone.position`, `.quaternion`, `.scale`) resampled
@@ -482,6 +504,11 @@ export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: 
       if (e.translation) translations.set(e.translation.evaluate(time).subarray(0, 3), o3);
       if (e.rotation) {
         rotations.set(e.rotation.evaluate(time).subarray(0, 4), o4);
+        // Checked before normalising, which turns a NaN or zero quaternion into the identity.
+        const problem = rotationProblem(rotations, o4);
+        if (problem !== null) {
+          throw new RangeError(`clipFromThree: clip '${clip.name}': track '${tracks[t].bone}.quaternion' gives (${Array.from(rotations.subarray(o4, o4 + 4)).join(', ')}) at ${time} s, ${problem === 'zero' ? 'which is no rotation' : 'not finite'}`);
+        }
         quatNormalize(rotations, o4);
       } else rotations[o4 + 3] = 1;
       if (e.scale) scales.set(e.scale.evaluate(time).subarray(0, 3), o3);

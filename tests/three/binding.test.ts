@@ -259,6 +259,28 @@ describe('bindThree', () => {
     expect(pelvis.matrixWorld.equals(before)).toBe(true);
   });
 
+  it('binding bones again (after calculateInverses, as three.md says) releases the old binding first', () => {
+    const c = buildCharacter(skeleton, AWKWARD);
+    const pelvis = c.byName.get('pelvis')!;
+    pelvis.matrixWorldAutoUpdate = true;
+    const g = character();
+    const first = bindThree(g, c.mesh!);
+    c.skeleton.calculateInverses();
+    const second = bindThree(g, c.mesh!);
+    // The second saved three's flags, not the first binding's; the first lets go of nothing it no longer has.
+    first.release();
+    expect(pelvis.matrixAutoUpdate).toBe(false);
+    expect(Object.hasOwn(c.skeleton, 'update')).toBe(true); // still the second binding's update()
+    second.apply();
+    c.skeleton.update();
+    const installed = Float32Array.from(c.skeleton.boneMatrices!);
+    expect(installed.some((v, i) => v !== (i % 5 === 0 ? 1 : 0))).toBe(true); // skinning matrices, not identities
+    second.release();
+    // Before, first.release() deleted the second's update() and the flags ended false for good.
+    expect([pelvis.matrixAutoUpdate, pelvis.matrixWorldAutoUpdate]).toEqual([true, true]);
+    expect(Object.hasOwn(c.skeleton, 'update')).toBe(false);
+  });
+
   it('refuses bones none of whose names the graph has, and a binding that would write nothing', () => {
     const stranger = new THREE.Bone();
     stranger.name = 'mixamorig:Hips';
@@ -298,6 +320,12 @@ describe('skeletonFromThree and clipFromThree', () => {
     expect(Array.from(s.referencePose.translations)).toEqual([0, 0, 0, 0, 30, 0]);
     expect(s.referencePose.rotations[4 + 2]).toBeCloseTo(Math.sin(0.25), 15);
     expect(Array.from(s.referencePose.scales)).toEqual([1, 1, 1, 1, 2, 1]);
+    // A zero or NaN quaternion was normalised to the identity before any check saw it.
+    const [hand, shoulder] = arm();
+    hand.quaternion.set(0, 0, 0, 0);
+    expect(() => skeletonFromThree([hand, shoulder])).toThrow("skeletonFromThree: bone 'hand' has quaternion (0, 0, 0, 0), which is no rotation");
+    hand.quaternion.set(Number.NaN, 0, 0, 1);
+    expect(() => skeletonFromThree([hand, shoulder])).toThrow("bone 'hand': reference rotation (NaN, 0, 0, 1) is not finite");
   });
 
   it("resamples a clip's bone tracks with three's interpolants, leaving out other tracks and unknown bones", () => {
@@ -342,6 +370,12 @@ describe('skeletonFromThree and clipFromThree', () => {
     // (Its first frame past the bound, at 30 keys a second, is frame 16, from three's single-precision keys.)
     expect(() => clipFromThree(clip([0, 0, 0, 2e15, 0, 0]), s)).toThrow("clipFromThree: clip 'reach': track 'shoulder.position' gives 1066666670686208 at 0.5333333333333333 s, beyond ±1e15");
     expect(clipFromThree(clip([0, 0, 0, 9e14, 0, 0]), s).translations[30 * 3]).toBe(Math.fround(9e14));
+    // Quaternion tracks were normalised first, which made a NaN, infinite or zero key the identity, silently.
+    const turn = (values: number[]) => new THREE.AnimationClip('twist', 1, [new THREE.QuaternionKeyframeTrack('hand.quaternion', [0, 1], values)]);
+    expect(() => clipFromThree(turn([Number.NaN, 0, 0, 1, Number.NaN, 0, 0, 1]), s)).toThrow("clipFromThree: clip 'twist': track 'hand.quaternion' gives (NaN, NaN, NaN, NaN) at 0 s, not finite");
+    expect(() => clipFromThree(turn([0, 0, 0, 0, 0, 0, 0, 0]), s)).toThrow("clipFromThree: clip 'twist': track 'hand.quaternion' gives (0, 0, 0, 0) at 0 s, which is no rotation");
+    // A non-unit key of some length is a rotation: normalised, as before.
+    expect(Array.from(clipFromThree(turn([0, 0, 0, 2, 0, 0, 0, 1]), s).rotations.subarray(4, 8))).toEqual([0, 0, 0, 1]);
     expect(clipFromThree(clip(ok, 1), s, { frameRate: 1000 }).frameCount).toBe(1001);
   });
 });
