@@ -6,8 +6,8 @@ import {
 } from '../runtime/graph.ts';
 import { characterArrays, composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
 import { SamplingKernel } from '../runtime/sampling-kernel.ts';
-import { PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
-import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
+import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
+import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
 import {
   checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
   type CrowdEventBuffers, type CrowdEventName,
@@ -409,9 +409,21 @@ export class Crowd {
   /** Builds the graph on every thread and one instance per character; rejects if any thread fails to. */
   static async create(options: CrowdOptions): Promise<Crowd> {
     const count = options.count;
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a crowd needs a whole number of characters, at least 1; got ${count}`);
-    const workers = Math.min(options.workers ?? Math.max(availableParallelism() - 1, 0), count - 1);
-    if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number, at least 0; got ${options.workers}`);
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a crowd needs a whole number of characters, at least 1; got ${describeValue(count)}`);
+    // Checked before the cap at count - 1, which let 1.5 workers through for 2 characters.
+    const asked = options.workers ?? Math.max(availableParallelism() - 1, 0);
+    if (!Number.isInteger(asked) || asked < 0) throw new RangeError(`workers must be a whole number, at least 0; got ${describeValue(options.workers)}`);
+    const workers = Math.min(asked, count - 1);
+    const source = options.source;
+    if (workers > 0 && typeof source === 'object' && source !== null && 'args' in source) {
+      // Each worker receives the args by structured clone: a function in them failed as a bare
+      // "DataCloneError: ()=>1 could not be cloned", naming neither the option nor the crowd.
+      try {
+        structuredClone(source.args);
+      } catch (e) {
+        throw new TypeError(`crowd source.args must be data a worker thread can receive (numbers, strings, arrays, plain objects: structured clone), for each of the ${workers} workers: ${(e as Error).message}`);
+      }
+    }
     const componentSpace = options.componentSpace ?? false;
     const events = checkCrowdEvents(options.events), eventsPerCharacter = checkEventsPerCharacter(options.eventsPerCharacter);
     const graph = await buildCrowdGraph(options.source);
@@ -495,7 +507,7 @@ export class Crowd {
    * AnimGraphInstance.setParameter does for an unknown name or a value of the wrong type.
    */
   setParameter(character: number, name: string, value: ParameterValue): void {
-    this.checkCharacter(character);
+    this.checkWritable(character);
     const scratch = this.scratch;
     scratch.set(name, value);
     const slot = scratch.slotOf(name), width = PARAMETER_WIDTH[scratch.typeOf(name)!];
@@ -518,7 +530,7 @@ export class Crowd {
 
   /** Re-initialises a character (as AnimGraphInstance.reset) before its next update. */
   reset(character: number): void {
-    this.checkCharacter(character);
+    this.checkWritable(character);
     this.buffers.resetRequested[character] = 1;
   }
 
@@ -531,11 +543,12 @@ export class Crowd {
    * instance's does.
    */
   setUpdateRate(character: number, rate: number, phase = character, options: UpdateRateOptions = DEFAULT_UPDATE_RATE_OPTIONS): void {
-    this.checkCharacter(character);
+    this.checkWritable(character);
     checkUpdateRate(rate, phase);
+    const interpolate = interpolatesSkipped(options);
     this.buffers.updateRates[character * 3] = rate;
     this.buffers.updateRates[character * 3 + 1] = normalizePhase(phase, rate);
-    this.buffers.updateRates[character * 3 + 2] = options.interpolate === false ? 0 : 1;
+    this.buffers.updateRates[character * 3 + 2] = interpolate ? 1 : 0;
     this.buffers.updateRateChanged[character] = 1;
   }
 
@@ -584,7 +597,7 @@ export class Crowd {
 
   /** The index of `slot` in slotNames, once the character, the slot and room for another call are checked. */
   private slotIndex(character: number, slot: string): number {
-    this.checkCharacter(character);
+    this.checkWritable(character);
     const index = this.slotNames.indexOf(slot);
     if (index < 0) throw unknownSlotError(this.graph.name, slot, this.slotNames);
     if (this.buffers.slotCallCount[character] >= CROWD_SLOT_CALLS) {
@@ -710,6 +723,12 @@ export class Crowd {
       // A worker stuck in a frame (it never is: the frame loop does not throw) is stopped anyway.
       setTimeout(() => void w.terminate(), 1000).unref();
     })));
+  }
+
+  /** checkCharacter for a call that changes a character: after close() it would do nothing, silently. */
+  private checkWritable(character: number): void {
+    if (this.closed) throw new Error('the crowd is closed');
+    this.checkCharacter(character);
   }
 
   private checkCharacter(character: number): void {

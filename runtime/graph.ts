@@ -11,7 +11,7 @@ import {
 import { Parameters, type ParameterDefinition, type ParameterValue } from './parameters.ts';
 import { checkStorage, Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from './pose.ts';
 import { referenceRangeProblems, type Skeleton } from './skeleton.ts';
-import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
+import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
 
 /**
  * The most nodes a chain from a graph's output down to a leaf may have. initialize, update,
@@ -246,17 +246,37 @@ export function resolveSlotPlay(slot: string, options: SlotPlayOptions | undefin
   into.blendOut = 0.2;
   into.playRate = 1;
   if (options !== undefined) {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`playSlot('${slot}'): options are an object ({ blendIn, blendOut, playRate }); got ${options === null ? 'null' : typeof options}`);
     // Each read once: a read V8 boxes (above) would box twice.
     const givenIn = options.blendIn, givenOut = options.blendOut, givenRate = options.playRate;
+    // A string compared as a number ('0.2' >= 0) and was kept as one; null became 0.
+    if ((givenIn !== undefined && typeof givenIn !== 'number') || (givenOut !== undefined && typeof givenOut !== 'number')
+      || (givenRate !== undefined && typeof givenRate !== 'number')) {
+      throw slotOptionTypeError(slot, [givenIn, givenOut, givenRate]);
+    }
     if (givenIn !== undefined) into.blendIn = givenIn;
     if (givenOut !== undefined) into.blendOut = givenOut;
     if (givenRate !== undefined) into.playRate = givenRate;
+    // Options naming none of the three (a misspelt { blendin: 0.5 }) would play with the defaults, silently.
+    else if (givenIn === undefined && givenOut === undefined) unknownSlotOptions(slot, options);
   }
   const blendIn = into.blendIn, blendOut = into.blendOut, playRate = into.playRate;
   if (!(blendIn >= 0 && blendIn < Infinity) || !(blendOut >= 0 && blendOut < Infinity)) {
     throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
   }
   if (!(playRate > 0 && playRate < Infinity)) throw new RangeError(`playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
+}
+
+/** playSlot's TypeError for option values that are not numbers (a function of its own: no closure in resolveSlotPlay). */
+function slotOptionTypeError(slot: string, given: readonly unknown[]): TypeError {
+  const shown = given.map((v) => (v === undefined ? 'undefined' : JSON.stringify(v) ?? String(v)));
+  return new TypeError(`playSlot('${slot}'): blendIn, blendOut and playRate are numbers (got ${shown.join(', ')})`);
+}
+
+/** Throws for options with keys but none of playSlot's (called only then, so the common path enumerates nothing). */
+function unknownSlotOptions(slot: string, options: object): void {
+  const keys = Object.keys(options);
+  if (keys.length > 0) throw new TypeError(`playSlot('${slot}'): unknown option${keys.length === 1 ? '' : 's'} ${keys.map((k) => `'${k}'`).join(', ')} (options: blendIn, blendOut, playRate)`);
 }
 
 /** Throws stopSlot's RangeError for a blend-out time that is not 0 or more and finite. */
@@ -782,10 +802,11 @@ export class AnimGraphInstance implements GraphRuntime {
    */
   setUpdateRate(rate: number, phase = 0, options: UpdateRateOptions = DEFAULT_UPDATE_RATE_OPTIONS): void {
     checkUpdateRate(rate, phase);
+    const interpolate = interpolatesSkipped(options);
     const clock = this.clock;
     clock.rate = rate;
     clock.phase = normalizePhase(phase, rate);
-    clock.interpolate = options.interpolate ?? true;
+    clock.interpolate = interpolate;
     if (rate === 1 || this.interpolating) return;
     if (this.previous === null) {
       const storage = this.interpolationStorage?.();

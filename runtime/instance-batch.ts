@@ -1,3 +1,4 @@
+import { describeValue } from './parameters.ts';
 import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
 import { Pose, PosePool, type PoseStorage } from './pose.ts';
 import { SamplingKernel } from './sampling-kernel.ts';
@@ -227,7 +228,7 @@ export class InstanceBatch implements BatchPoseArrays {
   private readonly deltaTime = new Float64Array(1);
 
   constructor(graph: AnimGraph, count: number, options: InstanceBatchOptions = {}) {
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a batch needs a whole number of characters, at least 1; got ${count}`);
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a batch needs a whole number of characters, at least 1; got ${describeValue(count)}`);
     const n = graph.skeleton.boneCount;
     const componentSpace = options.componentSpace ?? false;
     this.count = count;

@@ -45,6 +45,18 @@ export function checkUpdateRate(rate: number, phase: number): void {
   if (!Number.isSafeInteger(phase)) throw new RangeError(`an update phase is a whole number of frames; got ${phase}`);
 }
 
+/**
+ * Whether `options` interpolates skipped frames (its `interpolate`, default true); a TypeError for
+ * options that are not an object or an `interpolate` that is not a boolean ('no' read as true, and
+ * null options threw a bare "Cannot read properties of null").
+ */
+export function interpolatesSkipped(options: UpdateRateOptions): boolean {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`update rate options are an object ({ interpolate }); got ${options === null ? 'null' : typeof options}`);
+  const interpolate = options.interpolate;
+  if (interpolate !== undefined && typeof interpolate !== 'boolean') throw new TypeError(`update rate option interpolate is true or false; got ${JSON.stringify(interpolate) ?? String(interpolate)}`);
+  return interpolate ?? true;
+}
+
 /** `phase` as the frame offset in [0, rate) it stands for. */
 export function normalizePhase(phase: number, rate: number): number {
   return ((phase % rate) + rate) % rate;

@@ -143,6 +143,12 @@ describe('Crowd', () => {
     expect(() => crowd.playSlot(0, 'fullBody', 'nope')).toThrow(/playSlot\('fullBody'\): no clip 'nope'/);
     expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendIn: -1 })).toThrow(/blendIn and blendOut are seconds/);
     expect(() => crowd.playSlot(0, 'fullBody', 'run', { playRate: 0 })).toThrow(/playRate must be above 0/);
+    // null threw "Cannot read properties of null"; a string ('0.2' >= 0) and a misspelt key were taken silently.
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', null as never)).toThrow(new TypeError("playSlot('fullBody'): options are an object ({ blendIn, blendOut, playRate }); got null"));
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendIn: '0.2' as never })).toThrow(new TypeError(`playSlot('fullBody'): blendIn, blendOut and playRate are numbers (got "0.2", undefined, undefined)`));
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendIn: null as never })).toThrow(/are numbers \(got null, undefined, undefined\)/);
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendin: 0.5 } as never)).toThrow(new TypeError("playSlot('fullBody'): unknown option 'blendin' (options: blendIn, blendOut, playRate)"));
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', 5 as never)).toThrow(/options are an object .* got number/);
     expect(() => crowd.stopSlot(1, 'fullBody', Infinity)).toThrow(/stopSlot\('fullBody'\): blendOut is seconds/);
     expect(() => crowd.playSlot(2, 'fullBody', 'run')).toThrow(/no character 2/);
     expect(() => crowd.isSlotPlaying(0, 'nope')).toThrow(/has no Slot node named 'nope'/);
@@ -166,6 +172,12 @@ describe('Crowd', () => {
   it('rejects a bad count, a bad worker count and sources that give no graph, naming why', async () => {
     await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 0 })).rejects.toThrow(/at least 1; got 0/);
     await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 4, workers: -1 })).rejects.toThrow(/workers must be/);
+    // Checked before the cap at count - 1, which let these through; a string count read 'got 3'.
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 2, workers: 1.5 })).rejects.toThrow('workers must be a whole number, at least 0; got 1.5');
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: '3' as never })).rejects.toThrow('a crowd needs a whole number of characters, at least 1; got "3"');
+    // Args a worker cannot receive failed as a bare DataCloneError.
+    await expect(Crowd.create({ source: { module: SUPPORT, export: 'slotWalkGraph', args: [() => 1] }, count: 2, workers: 1 }))
+      .rejects.toThrow(/^crowd source.args must be data a worker thread can receive .*could not be cloned/);
     // A count no array can hold fails at once (a smaller huge one may first reserve what it can, and
     // a reservation of tens of GiB, though freed later, can make the next process spawn fail).
     await expect(Crowd.create({ source: { file: LOCOMOTION }, count: Number.MAX_SAFE_INTEGER, workers: 0 }))
@@ -182,6 +194,11 @@ describe('Crowd', () => {
     await crowd.close();
     await crowd.close(); // twice is fine
     expect(() => crowd.update(1 / 60)).toThrow(/closed/);
+    // Calls that change a character did nothing, silently; reads keep the last frame's values.
+    expect(() => crowd.setParameter(0, 'gait', 0)).toThrow('the crowd is closed');
+    expect(() => crowd.reset(0)).toThrow('the crowd is closed');
+    expect(() => crowd.setUpdateRate(0, 2)).toThrow('the crowd is closed');
+    expect(crowd.getUpdateRate(1)).toBe(1);
   });
 
   it('measures what each thread allocates per frame (measureAllocation): nothing once warm, events\' numbers boxed when forwarded (plain Node process)', () => {

@@ -64,6 +64,7 @@ describe('InstanceBatch', () => {
     batch.update(1 / 60);
     expect(batch.rotations.some((v) => v !== 0)).toBe(true);
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => graph.createInstances(bad)).toThrow(/at least 1; got/);
+    expect(() => graph.createInstances('2' as never)).toThrow('a batch needs a whole number of characters, at least 1; got "2"'); // read 'got 2'
     // Past what the engine can allocate: what it needed, not the engine's bare "Invalid typed array length".
     expect(() => graph.createInstances(1e9, { componentSpace: true })).toThrow(/^a batch of 1000000000 characters of 22 bones needs 3278\.3 GiB for its poses, which this engine could not allocate \(/);
   });

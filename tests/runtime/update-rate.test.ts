@@ -70,6 +70,10 @@ describe('update rate (URO)', () => {
     expect(g.updateRate).toBe(1);
     g.setUpdateRate(4, -1);
     expect([g.updateRate, g.updatePhase]).toEqual([4, 3]);
+    // Options: null threw "Cannot read properties of null"; { interpolate: 'no' } was kept, and read as true.
+    expect(() => g.setUpdateRate(2, 0, null as never)).toThrow(new TypeError('update rate options are an object ({ interpolate }); got null'));
+    expect(() => g.setUpdateRate(2, 0, { interpolate: 'no' as never })).toThrow(new TypeError('update rate option interpolate is true or false; got "no"'));
+    expect([g.updateRate, g.interpolatesSkippedFrames]).toEqual([4, true]);
   });
 
   it('at rate 2 on a linear clip shows the exact midpoint of two evaluations, and the graph runs on one frame in two', () => {
