@@ -452,6 +452,9 @@ export class AnimGraphInstance implements GraphRuntime {
     this.componentPosePool = graph.componentPosePool;
     this.curveValues = graph.curveNames.length > 0 ? new Float64Array(graph.curveNames.length) : NO_CURVES;
     this.output = new Pose(graph.skeleton.boneCount, output.local);
+    // What a renderer reading the arrays shows before the first update: the character at rest, not
+    // every bone at the origin (see evaluate).
+    poseCopy(this.output, graph.skeleton.referencePose);
     // Checked now rather than when the component pose is first made: bad storage is the caller's error at creation.
     if (output.component !== undefined) checkStorage(output.component, graph.skeleton.boneCount, 'component pose');
     this.componentStorage = output.component;
@@ -856,11 +859,20 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /**
    * Evaluates the graph's output pose (local space). The returned pose is owned by the instance
-   * and overwritten by the next evaluate. Below full update rate (setUpdateRate), the pose at the
+   * and overwritten by the next evaluate. Before the first update (and after reset), the skeleton's
+   * reference pose. Below full update rate (setUpdateRate), the pose at the
    * displayed time interpolated between the graph's last two evaluations (the graph evaluated
    * only when it has been updated since).
    */
   evaluate(): Pose {
+    if (this.counter === 0) {
+      // Never updated (new, or reset): no node has a weight or a time yet, and blends of nothing
+      // put every bone at the origin. The reference pose instead, as Unreal's ResetToRefPose.
+      poseCopy(this.output, this.skeleton.referencePose);
+      this.componentStale = true;
+      this.evaluatedAt = this.frame;
+      return this.output;
+    }
     if (!this.interpolating) {
       this.frameRoot.evaluate(this.output);
       this.componentStale = true;

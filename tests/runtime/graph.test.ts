@@ -119,9 +119,22 @@ describe('graph instance', () => {
       local: { translations: all.t.subarray(n * 3), rotations: all.r.subarray(n * 4), scales: all.s.subarray(n * 3) },
       component: { translations: ct, rotations: cr, scales: cs },
     });
-    // A new instance starts at the identity pose, whatever the arrays held.
-    expect(Array.from(all.r.subarray(n * 4, n * 4 + 4))).toEqual([0, 0, 0, 1]);
-    expect(all.s[n * 3]).toBe(1);
+    // A new instance starts at the reference pose, whatever the arrays held (it was the identity,
+    // every bone at the origin), and so does an evaluate before the first update, or after reset.
+    const reference = graph.skeleton.referencePose;
+    expect(all.t.subarray(n * 3)).toEqual(reference.translations);
+    expect(all.r.subarray(n * 4)).toEqual(reference.rotations);
+    expect(all.s.subarray(n * 3)).toEqual(reference.scales);
+    expect(reference.translations[3 + 1]).toBe(95); // the pelvis, above the root
+    for (const file of ['sample-locomotion.json', 'sample-state-machine.json', 'sample-inertial.json']) {
+      const fresh = loadGraphFile(example(file)).createInstance();
+      expect(fresh.evaluate().translations, file).toEqual(reference.translations);
+      expect(fresh.componentPose().translations[3 + 1], file).toBe(95);
+      fresh.update(1 / 30);
+      expect(fresh.evaluate().translations).not.toEqual(reference.translations);
+      fresh.reset();
+      expect(fresh.evaluate().translations).toEqual(reference.translations);
+    }
     const own = graph.createInstance();
     for (let f = 0; f < 30; f++) {
       for (const g of [shared, own]) {
