@@ -35,7 +35,13 @@ export class BlendSpace1D extends BlendSpaceNode {
     }
     let k = 0;
     while (k + 2 < n && xs[k + 1] <= x) k++;
-    const t = (x - xs[k]) / (xs[k + 1] - xs[k]);
+    const span = xs[k + 1] - xs[k];
+    let t = 0;
+    // Samples further apart than a double holds (-1e308 and 1e308) made the span Infinity: t was 0
+    // half way and NaN (Infinity / Infinity) beyond. Halved (exactly, but for subnormals), the ends
+    // and the input lie within one double of each other.
+    if (span - span === 0) t = (x - xs[k]) / span;
+    else t = (x * 0.5 - xs[k] * 0.5) / (xs[k + 1] * 0.5 - xs[k] * 0.5);
     w[order[k]] = 1 - t;
     w[order[k + 1]] = t;
   }

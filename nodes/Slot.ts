@@ -196,7 +196,14 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     ctx.gatherReports();
     if (filtered) {
       const share = this.sourceShare[0];
-      for (let c = 0; c < curves.length; c++) curves[c] = before[c] + (curves[c] - before[c]) * share;
+      for (let c = 0; c < curves.length; c++) {
+        const gap = curves[c] - before[c];
+        // Curve values are held within the largest double, but the source's change can be twice
+        // that (from -MAX to MAX): Infinity, whose product with a zero share (a voice at full
+        // weight) is NaN. Weighing the two ends instead cannot overflow when their signs differ.
+        if (gap - gap === 0) curves[c] = before[c] + gap * share;
+        else curves[c] = before[c] * (1 - share) + curves[c] * share;
+      }
     }
     if (under.active) {
       under.playback.weight = w0 * (1 - w1);

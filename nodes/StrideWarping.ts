@@ -365,14 +365,22 @@ export class StrideWarping extends SkeletalControlNode {
   private measureRootMotion(ctx: UpdateContext): void {
     const dt = ctx.deltaTime, weight = ctx.weight, rm = this.rootMotion, vel = rm.velocity, rv = ctx.rootVelocity;
     if (!(weight > ZERO_WEIGHT)) return;
+    // A velocity whose speed a double cannot hold is no measurement, and the last one holds: a clip
+    // played at a rate near the largest double reports ±Infinity (or NaN, where two such sources
+    // moving opposite ways are summed), and root motion over a frame of 5e-324 s divides by a time
+    // that underflows to 0. Their speed, and the direction from it, were NaN.
     if (rv[3] > 0) {
-      vel[0] = rv[0] / weight; vel[1] = rv[1] / weight; vel[2] = rv[2] / weight; rm.measured = true;
+      const x = rv[0] / weight, y = rv[1] / weight, z = rv[2] / weight, squared = x * x + y * y + z * z;
+      if (squared - squared !== 0) return;
+      vel[0] = x; vel[1] = y; vel[2] = z; rm.measured = true;
       return;
     }
     if (!(dt > 0)) return;
     const delta = ctx.rootMotion, half = this.numbers[this.at + ROOT_MOTION_SMOOTHING_TIME];
+    const x = delta[0] / (weight * dt), y = delta[1] / (weight * dt), z = delta[2] / (weight * dt), squared = x * x + y * y + z * z;
+    if (squared - squared !== 0) return;
     const k = !rm.measured || !(half > 0) ? 1 : 1 - Math.pow(0.5, dt / half);
-    for (let j = 0; j < 3; j++) vel[j] += (delta[j] / (weight * dt) - vel[j]) * k;
+    vel[0] += (x - vel[0]) * k; vel[1] += (y - vel[1]) * k; vel[2] += (z - vel[2]) * k;
     rm.measured = true;
   }
 

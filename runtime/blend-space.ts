@@ -124,7 +124,14 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
     const lead = players[this.leader];
     const rate = readScalar(this.graph.parameterValues, this.playRate);
     lead.rate = Number.isFinite(rate) ? rate : 0;
-    if (meanLength > 0) lead.rate *= lead.binding.clip.duration / meanLength;
+    if (meanLength > 0) {
+      lead.rate *= lead.binding.clip.duration / meanLength;
+      // A rate near the largest double, scaled up for a leader longer than the mean, overflows, and
+      // an infinite rate made the leader's time NaN (Infinity × a zero delta time), then every
+      // follower's. Held at the largest double, it plays as a SequencePlayer at that rate does
+      // (ClipPlayback.advance takes a finite rate and wraps an advance that overflows).
+      if (lead.rate - lead.rate !== 0) lead.rate = rate > 0 ? 1.7976931348623157e308 : -1.7976931348623157e308;
+    }
     this.flags = lead.advance(ctx);
     this.followLeader(ctx);
   }

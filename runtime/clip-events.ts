@@ -63,8 +63,9 @@ export class ClipCurve {
     if (time >= t[n - 1]) return v[n - 1];
     let i = 1;
     while (t[i] < time) i++;
-    const a = t[i - 1];
-    return v[i - 1] + (v[i] - v[i - 1]) * ((time - a) / (t[i] - a));
+    const a = t[i - 1], f = (time - a) / (t[i] - a), gap = v[i] - v[i - 1];
+    // Keys of opposite sign near the largest double: see ClipPlayback's curves, which this matches.
+    return gap - gap === 0 ? v[i - 1] + gap * f : v[i - 1] * (1 - f) + v[i] * f;
   }
 }
 

@@ -301,9 +301,19 @@ export class ClipPlayback {
         else if (time < t[n - 1]) {
           let i = 1;
           while (t[i] < time) i++;
-          value = v[i - 1] + (v[i] - v[i - 1]) * ((time - t[i - 1]) / (t[i] - t[i - 1]));
+          const f = (time - t[i - 1]) / (t[i] - t[i - 1]), gap = v[i] - v[i - 1];
+          // Keys of opposite sign near the largest double are further apart than a double holds:
+          // the gap is then Infinity. Weighing the two keys instead cannot overflow when their
+          // signs differ (as BlendSpaceNode smooths its inputs).
+          if (gap - gap === 0) value = v[i - 1] + gap * f;
+          else value = v[i - 1] * (1 - f) + v[i] * f;
         }
-        values[slot] += value * span[2];
+        // Blends weigh by more than 1 in all (an additive or a layer over its base), so values near
+        // the largest double sum past it: held there, never Infinity (whose sum with -Infinity, or
+        // product with a zero share in a filtered Slot, is NaN).
+        const sum = values[slot] + value * span[2];
+        if (sum - sum === 0) values[slot] = sum;
+        else values[slot] = sum > 0 ? 1.7976931348623157e308 : -1.7976931348623157e308;
       }
     }
     const track = clip.notifies;

@@ -278,7 +278,13 @@ export function addRootVelocity(out: Float64Array, clip: Clip, motion: RootMotio
   sampleRootMotion(rootAt, 8, clip, motion, windowTimes, 2);
   // The window's displacement seen from the character's heading at the play time.
   const dx = rootAt[4] - rootAt[0], dy = rootAt[5] - rootAt[1], dz = rootAt[6] - rootAt[2];
-  const c = Math.cos(-rootAt[11]), sn = Math.sin(-rootAt[11]), k = (args[1] * weight) / length;
+  const c = Math.cos(-rootAt[11]), sn = Math.sin(-rootAt[11]);
+  let k = (args[1] * weight) / length;
+  // A pace near the largest double (a play rate, or an explicit time's jump over a frame of 5e-324 s)
+  // over a window under a second overflows, and a still root's 0 × Infinity was NaN. Held at the
+  // largest double, a still root reports 0 at any pace (a moving one may report ±Infinity, which
+  // StrideWarping, reading it, takes as no measurement).
+  if (k - k !== 0) k = args[1] > 0 ? 1.7976931348623157e308 : -1.7976931348623157e308;
   if (motion.up === 'y') {
     out[0] += (c * dx + sn * dz) * k; out[1] += dy * k; out[2] += (c * dz - sn * dx) * k;
   } else {

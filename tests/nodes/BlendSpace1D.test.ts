@@ -58,6 +58,23 @@ describe('BlendSpace1D', () => {
     expect([pose.translations, pose.rotations, pose.scales].some(hasNaN)).toBe(false);
   });
 
+  it('weighs samples further apart than a double holds (-1.7e308 and 1.7e308) linearly too: no NaN weight', () => {
+    const g = bipedInstance({ bs: { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: -1.7e308 }, { clip: 'run', x: 1.7e308 }], x: { param: 'speed' } } } }, 'bs',
+      { speed: { type: 'float', default: 0 } });
+    const at = (x: number) => {
+      g.setParameter('speed', x);
+      g.update(0.1);
+      expect(hasNaN(g.evaluate().rotations)).toBe(false);
+      return Array.from(node(g).weights);
+    };
+    // Half way was all walk (the span, Infinity, over a finite distance), and 8.5e307 NaN (Infinity / Infinity).
+    expect(at(0)).toEqual([0.5, 0.5]);
+    const t = (8.5e307 * 0.5 - -1.7e308 * 0.5) / (1.7e308 * 0.5 - -1.7e308 * 0.5);
+    expect(at(8.5e307)).toEqual([1 - t, t]);
+    expect(t).toBeCloseTo(0.75, 15);
+    expect(at(-1e308)).toEqual([1 - (-1e308 * 0.5 - -1.7e308 * 0.5) / 1.7e308, (-1e308 * 0.5 - -1.7e308 * 0.5) / 1.7e308]);
+  });
+
   it('with one sample, plays it at any x', () => {
     const g = bipedInstance({ bs: { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: 3 }], x: -50 } } }, 'bs');
     g.update(0.25);

@@ -153,6 +153,38 @@ describe('Slot', () => {
     }
   });
 
+  it('filtered, blends its source\'s curves over what came before it without overflow, whatever the change', () => {
+    // A filtered Slot takes its source's change to the curves by the source's share. Here the base
+    // adds -HUGE before it and its source (a layer over a base, each adding HUGE) +2 HUGE, held at
+    // HUGE: a change from -HUGE to HUGE overflows, and Infinity × a zero share (the voice at full
+    // weight) was NaN. The loader bounds curve keys, so the keys are set after loading.
+    const HUGE = Number.MAX_VALUE;
+    const g = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { idle: { source: 'builtin:idle', curves: { c: [[0, 0]] } }, walk: { source: 'builtin:walk', curves: { c: [[0, 0]] } }, run: { source: 'builtin:run', curves: { c: [[0, 0]] } } },
+      nodes: {
+        base: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        source: { type: 'LayeredBlendPerBone', inputs: { base: 'walk', layers: ['run'] }, properties: { layers: [{ filters: [{ bone: 'spine_01' }] }] } },
+        slot: { type: 'Slot', inputs: { source: 'source' }, properties: { name: 'upperBody', filterBone: 'spine_01' } },
+        top: { type: 'LayeredBlendPerBone', inputs: { base: 'base', layers: ['slot'] }, properties: { layers: [{ filters: [{ bone: 'spine_01' }] }] } },
+      },
+      output: 'top',
+    }).createInstance();
+    for (const [clip, key] of [['idle', -HUGE], ['walk', HUGE], ['run', HUGE]] as const) g.graph.clipBindings.get(clip)!.clip.curves[0].values[0] = key;
+    g.update(0.25);
+    expect(g.curve('c')).toBe(HUGE); // nothing playing: the source's change taken whole
+    g.playSlot('upperBody', 'idle', { blendIn: 0.5 });
+    g.update(0.25);
+    // Half the change (to 0), then the idle's -HUGE at half weight.
+    expect(g.curve('c')).toBe(-HUGE * (1 - 0.5) + HUGE * 0.5 + -HUGE * 0.5);
+    g.update(0.25);
+    // None of the change, then the idle's -HUGE at full weight: held at -HUGE.
+    expect(g.curve('c')).toBe(-HUGE);
+    expect(hasNaN(g.evaluate().rotations)).toBe(false);
+  });
+
   it('throws for an unknown slot or clip and options out of range, and reports an unknown filter bone at its path', () => {
     const g = instance();
     expect(() => g.playSlot('lowerBody', 'idle')).toThrow(/no Slot node named 'lowerBody' \(slots: upperBody\)/);

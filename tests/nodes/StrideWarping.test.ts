@@ -638,6 +638,20 @@ describe('StrideWarping fromRootMotion, on root motion it cannot read clips of',
     expect(line(g).strideScale).toBeCloseTo(1, 12);
   });
 
+  it('takes root motion over a frame too short to divide by (5e-324 s under a weight below 1/2) as no measurement: the last one holds', () => {
+    const g = graph({ rootMotionSmoothingTime: 0.2 }, 0.6); // its weight 0.4: 0.4 × 5e-324 s is 0
+    g.update(0.1);
+    const measured = line(g).rootMotionSpeed;
+    expect(measured).toBeCloseTo(100, 9);
+    const scale = line(g).strideScale;
+    g.update(5e-324); // 0 / 0 made the speed NaN, for good (the average took it in)
+    expect(line(g).rootMotionSpeed).toBe(measured);
+    expect(line(g).strideScale).toBe(scale);
+    g.update(0.1);
+    expect(line(g).rootMotionSpeed).toBeCloseTo(100, 9);
+    expect(hasNaN(g.evaluate().rotations)).toBe(false);
+  });
+
   it('keeps scale 1, the root motion as it is and the manual direction below minRootMotionSpeed', () => {
     const g = graph({ minRootMotionSpeed: 5, rootMotionSmoothingTime: 0, strideDirection: [1, 0, 0] }, 0);
     g.setParameter('v', [0, 0, 3]);
@@ -1297,5 +1311,79 @@ describe('StrideWarping pelvis smoothing at extreme half-lives (issue 13, item 1
       plain.update(dt);
     }
     expectClose(g.evaluate().translations, plain.evaluate().translations, 0);
+  });
+});
+
+describe('StrideWarping fromRootMotion at paces near the largest double', () => {
+  // 'walk' (built in) keeps its root motion bone in place; 'glide' moves it 150 cm/s along +z.
+  const glide = (() => {
+    const frames = Array.from({ length: 31 }, (_, f) => `0 95 ${5 * f} 0 0 0`).join('\n');
+    const file = join(mkdtempSync(join(tmpdir(), 'stride-glide-')), 'glide.bvh');
+    writeFileSync(file, `HIERARCHY\nROOT pelvis\n{\n  OFFSET 0 95 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n`
+      + `  End Site\n  {\n    OFFSET 0 10 0\n  }\n}\nMOTION\nFrames: 31\nFrame Time: 0.0333333333333\n${frames}\n`);
+    return file;
+  })();
+  const warp = (source: Record<string, unknown>) => loadGraphAsset({
+    format: 'animgraph/1', skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk', rootMotion: { bone: 'pelvis' } }, glide: { source: glide, rootMotion: { bone: 'pelvis' } } },
+    parameters: { r: { type: 'float', default: 1 } },
+    nodes: {
+      s: source,
+      w: { type: 'StrideWarping', inputs: { pose: 's' }, properties: { ...BIPED_LEGS, mode: 'fromRootMotion', locomotionSpeed: 150, rootMotionWindow: 0.2, minRootMotionSpeed: 1 } },
+    },
+    output: 'w',
+  }).createInstance();
+  const values = (g: AnimGraphInstance) => g.gatherDebug().children[0].values!;
+  const finite = (g: AnimGraphInstance) => {
+    const numbers: number[] = [];
+    const pose = g.evaluate();
+    JSON.stringify(values(g), (_, v) => (typeof v === 'number' && numbers.push(v), v));
+    return numbers.every(Number.isFinite) && ![pose.translations, pose.rotations, g.rootMotion].some(hasNaN);
+  };
+  const player = (clip: string) => ({ type: 'SequencePlayer', properties: { clip, playRate: { param: 'r' } } });
+  const evaluator = (clip: string) => ({ type: 'SequenceEvaluator', properties: { clip, explicitTime: { param: 'r' }, loop: true } });
+
+  it('takes a velocity reported beyond a double (a play rate of 1.7e308 over a 0.2 s window) as no measurement: the last one holds', () => {
+    const g = warp(player('glide'));
+    g.update(0.1);
+    const before = values(g);
+    expect(before.rootMotionSpeed).toBeCloseTo(150, 6);
+    for (const rate of [1.7e308, -1.7e308, 1e300]) {
+      g.setParameter('r', rate);
+      g.update(0.1); // the speed was Infinity
+      expect(values(g).rootMotionSpeed).toBe(before.rootMotionSpeed);
+      expect(values(g).strideDirection).toEqual(before.strideDirection);
+      expect(finite(g)).toBe(true);
+    }
+    g.setParameter('r', 1);
+    g.update(0.1);
+    expect(values(g).rootMotionSpeed).toBeCloseTo(150, 6);
+    // An explicit time jumping from -1.7e308 to 1.7e308 in a frame: a pace of Infinity.
+    const e = warp(evaluator('glide'));
+    for (const t of [0.3, 0.4, -1.7e308, 1.7e308, 0.5]) {
+      e.setParameter('r', t);
+      e.update(0.1);
+      expect(finite(e)).toBe(true);
+    }
+  });
+
+  it('measures a still root as still at any pace (0 × Infinity was NaN)', () => {
+    for (const rate of [1.7e308, -1.7e308]) {
+      const g = warp(player('walk'));
+      g.setParameter('r', rate);
+      for (const dt of [0.1, 5e-324, 1e6]) {
+        g.update(dt);
+        expect(values(g).rootMotionSpeed).toBe(0);
+        expect(finite(g)).toBe(true);
+      }
+    }
+    // A jump of 1 s of clip time in 5e-324 s: a pace of Infinity.
+    const e = warp(evaluator('walk'));
+    e.setParameter('r', 0.1);
+    e.update(0.1);
+    e.setParameter('r', 1.1);
+    e.update(5e-324);
+    expect(values(e).rootMotionSpeed).toBe(0);
+    expect(finite(e)).toBe(true);
   });
 });

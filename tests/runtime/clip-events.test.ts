@@ -175,6 +175,48 @@ describe('clip curves', () => {
     expect(seen).toEqual([1, 1, 2, 3, 2.5, 2, 2]);
   });
 
+  /**
+   * The loader bounds curve keys, so keys near the largest double are put into a loaded graph's
+   * curves afterwards: the frame loop's arithmetic must not overflow for any finite keys.
+   */
+  const withKeys = (g: AnimGraphInstance, clip: string, values: number[]) => g.graph.clipBindings.get(clip)!.clip.curves[0].values.set(values);
+  const HUGE = Number.MAX_VALUE;
+
+  it('interpolates between keys of opposite sign near the largest double without overflow (b - a is Infinity there)', () => {
+    const c = new ClipCurve('c', Float64Array.of(0, 0.5, 1), Float64Array.of(-1.7e308, 1.7e308, 1.6e308));
+    expect([0.25, 0.1, 0.75].map((t) => c.valueAt(t))).toEqual([0, -1.7e308 * (1 - 0.2) + 1.7e308 * 0.2, 1.7e308 + (1.6e308 - 1.7e308) * 0.5]);
+    const g = instance({ idle: { curves: { c: [[0, 0], [0.5, 0], [1, 0]] } } }, idlePlayer(), 'p');
+    withKeys(g, 'idle', [-1.7e308, 1.7e308, 1.6e308]);
+    const seen: number[] = [];
+    for (const dt of [0.1, 0.15, 0.5]) {
+      g.update(dt);
+      seen.push(g.curve('c'));
+    }
+    // At 0.1 s (0.2 of the way), 0.25 s (half way) and 0.75 s, whose keys are as ordinary values are.
+    expect(seen).toEqual([-1.7e308 * (1 - 0.2) + 1.7e308 * 0.2, 0, 1.7e308 + (1.6e308 - 1.7e308) * 0.5]);
+  });
+
+  it('sums curve values past the largest double to it, not Infinity, when the weights sum past 1 (a layer over its base)', () => {
+    const layered = (keys: [number, number, number], layerWeight = 1) => {
+      const g = instance({ idle: { curves: { c: [[0, 0]] } }, walk: { curves: { c: [[0, 0]] } }, run: { curves: { c: [[0, 0]] } } }, {
+        a: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        b: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        c: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        l: { type: 'LayeredBlendPerBone', inputs: { base: 'a', layers: ['b', 'c'] }, properties: { layers: [{ filters: [{ bone: 'spine_01' }], weight: layerWeight }, { filters: [{ bone: 'neck' }], weight: 1 }] } },
+      }, 'l');
+      ['idle', 'walk', 'run'].forEach((clip, i) => withKeys(g, clip, [keys[i]]));
+      g.update(0.1);
+      return g.curve('c');
+    };
+    // Added in order, each at weight 1: the base, the first layer (the sum held at the largest double), the second.
+    expect(layered([HUGE, HUGE, 0])).toBe(HUGE);
+    expect(layered([-HUGE, -1e308, 0])).toBe(-HUGE);
+    expect(layered([HUGE, HUGE, -HUGE])).toBe(0);
+    expect(layered([HUGE, 1e308, -1e308])).toBe(HUGE - 1e308);
+    // Ordinary sums as before.
+    expect(layered([1e307, 2e307, -3e306], 0.5)).toBe(1e307 + 2e307 * 0.5 + -3e306);
+  });
+
   it('throws for a curve name no clip has, listing those there are', () => {
     const g = instance(curves, blend(0.5), 'blend');
     expect(() => g.curve('leen')).toThrow(/no clip .* has a curve 'leen' \(curves: arms, lean\)/);

@@ -5,7 +5,7 @@ import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { expectClose } from '../support/graphs.ts';
 import { Clip } from '../../runtime/clip.ts';
 import { quatFromAxisAngle } from '../../runtime/math.ts';
-import { extractRootMotion, integrateRootMotion, rootMotionDelta } from '../../runtime/root-motion.ts';
+import { addRootVelocity, extractRootMotion, integrateRootMotion, rootMotionDelta } from '../../runtime/root-motion.ts';
 import { runGraph } from '../../host/runner.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 import { loadBvh } from '../../runtime/bvh.ts';
@@ -58,6 +58,26 @@ describe('root motion', () => {
     expect(world[2]).toBeCloseTo(40, 9); // heading 0 at the start, so the world path is the clip's
     expect(world[0]).toBeCloseTo(0, 9);
     expect(2 * Math.atan2(world[4], world[6])).toBeCloseTo(Math.PI / 2, 12);
+  });
+
+  it('reports a still root\'s velocity as 0 at any pace, and a moving one\'s at a pace near the largest double without NaN', () => {
+    // Pace × weight / window overflowed for a pace near the largest double over a window under a
+    // second, and the still root's displacement, 0, times Infinity was NaN.
+    const still = new Clip({ name: 'still', frameRate: 4, frameCount: 5, tracks: [{ bone: 'root', translation: true, rotation: true, scale: false }] });
+    for (let f = 0; f < 5; f++) still.translations.set([0, 90, 0], f * 3);
+    for (let f = 0; f < 5; f++) still.rotations.set([0, 0, 0, 1], f * 4);
+    const velocity = (clip: Clip, pace: number) => {
+      const out = new Float64Array(4);
+      addRootVelocity(out, clip, extractRootMotion(clip, 'root'), Float64Array.of(0.5, pace, 0.25, 1));
+      return Array.from(out);
+    };
+    for (const pace of [Number.MAX_VALUE, -Number.MAX_VALUE, 1e300]) expect(velocity(still, pace)).toEqual([0, 0, 0, 1]);
+    const turning = turningClip();
+    const huge = velocity(turning, Number.MAX_VALUE);
+    expect(huge.some(Number.isNaN)).toBe(false);
+    expect(huge[2]).toBe(Number.POSITIVE_INFINITY); // forward, beyond a double
+    // Ordinary paces as before: pace × weight / window, times the window's displacement.
+    expect(velocity(turning, 2).slice(0, 3)).toEqual(velocity(turning, 1).slice(0, 3).map((v) => 2 * v));
   });
 
   it('takes the motion from the first bone the clip moves, and is a load error when a named bone does not move', () => {
