@@ -302,11 +302,13 @@ export class StrideWarping extends SkeletalControlNode {
     set[at + ROOT_MOTION_WINDOW] = x >= 0 && x < Infinity ? x : 0;
     x = (b = from.rootMotionSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
     set[at + ROOT_MOTION_SMOOTHING_TIME] = x >= 0 ? x : 0;
+    // Scales held to the properties' range, [0, 1e6]: feet warped by 1e307 reached ±Infinity and
+    // made the pelvis and pose NaN (as TwoBoneIK holds its stretch).
     x = (b = from.minScale).slot >= 0 ? values[b.slot] : b.literal;
-    const minScale = x >= 0 ? x : 0;
+    const minScale = x >= 0 ? (x < 1e6 ? x : 1e6) : 0;
     set[at + MIN_SCALE] = minScale;
     x = (b = from.maxScale).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + MAX_SCALE] = x >= minScale ? x : minScale;
+    set[at + MAX_SCALE] = x >= minScale ? (x < 1e6 ? x : 1e6) : minScale;
     x = (b = from.scaleSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
     set[at + SCALE_SMOOTHING_TIME] = x >= 0 ? x : 0;
     x = (b = from.pelvisSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
@@ -553,8 +555,8 @@ export const StrideWarpingType: NodeType = defineNodeType({
     minRootMotionSpeed: { kind: 'float', default: 0, min: 0 },
     rootMotionWindow: { kind: 'float', default: 0, min: 0 },
     rootMotionSmoothingTime: { kind: 'float', default: 0.5, min: 0 },
-    minScale: { kind: 'float', default: 0.5, min: 0 },
-    maxScale: { kind: 'float', default: 2, min: 0 },
+    minScale: { kind: 'float', default: 0.5, min: 0, max: 1e6 },
+    maxScale: { kind: 'float', default: 2, min: 0, max: 1e6 },
     scaleSmoothingTime: { kind: 'float', default: DEFAULT_SCALE_SMOOTHING, min: 0 },
     floorNormal: { kind: 'vec3', default: [0, 1, 0] },
     gravityDirection: { kind: 'vec3', default: [0, -1, 0] },

@@ -320,6 +320,25 @@ describe('StrideWarping options', () => {
     expect(values(g).strideScale).toBeCloseTo(1.75, 12); // two half-lives: three quarters of the way
   });
 
+  it('holds bound scales to [0, 1e6], so scales near the largest double cannot put the feet at Infinity', () => {
+    // strideScale and maxScale of 1e307 warped the feet to ±Infinity and made the pelvis and pose NaN.
+    const g = heldWarp({ strideScale: { param: 's' }, maxScale: { param: 'max' }, minScale: { param: 'min' }, scaleSmoothingTime: 0 },
+      { s: { type: 'float', default: 1e307 }, max: { type: 'float', default: 1.7e308 }, min: { type: 'float', default: 0 } });
+    g.update(0.1);
+    expect(values(g).strideScale).toBe(1e6);
+    const pose = g.componentPose();
+    expect(hasNaN(pose.translations) || hasNaN(pose.rotations)).toBe(false);
+    g.setParameter('min', 1e300);
+    g.update(0.1);
+    expect(values(g).strideScale).toBe(1e6);
+    expect(hasNaN(g.componentPose().translations)).toBe(false);
+    // Literals past the range are load problems.
+    const asset = { format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: { src: HELD, w: { type: 'StrideWarping', inputs: { pose: 'src' }, properties: { ...BIPED_LEGS, maxScale: 1e7 } } }, output: 'w' };
+    const result = checkGraphAsset(asset);
+    expect(result.ok ? [] : result.problems.map((p) => p.path)).toEqual(['$.nodes.w.properties.maxScale']);
+  });
+
   it('clamps the scale to minScale and warps the feet by the clamped scale', () => {
     const input = heldPose();
     const g = heldWarp({ strideScale: 0.1, minScale: 0.6, adjustPelvis: false, correctThighs: false });
