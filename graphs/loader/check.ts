@@ -7,7 +7,7 @@ import { loadClips } from './clips.ts';
 import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
 import { checkNodes } from './nodes.ts';
-import { jsonPath, Problems, reportProtoKeys, type GraphProblem } from './problems.ts';
+import { checkAssetData, jsonPath, Problems, type GraphProblem } from './problems.ts';
 import { checkStateMachines, machineReferences, nodePathOf, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, checkReferenceRange, loadSkeleton } from './skeleton.ts';
@@ -41,7 +41,8 @@ export type CheckResult = { ok: true; graph: AnimGraph } | { ok: false; problems
 export function* checkSteps(json: unknown, options: LoadOptions, files: FileCache): Generator<string[], CheckResult, void> {
   const registry = options.nodeTypes ?? DEFAULT_REGISTRY;
   const problems = new Problems();
-  reportProtoKeys(json, problems);
+  // Everything below reads the asset as a tree of JSON data.
+  if (!checkAssetData(json, problems)) return { ok: false, problems: problems.list };
   const envelope = graphEnvelopeSchema.safeParse(json);
   if (!envelope.success) problems.addZod([], envelope.error, json);
   // Keep checking whatever parts are readable, so one run reports everything.

@@ -290,3 +290,71 @@ describe('node ids', () => {
     expect(p.some((x) => x.path.startsWith('$.nodes') && x.code === 'schema' && x.message.includes('node ids'))).toBe(true);
   });
 });
+
+describe('assets given as JavaScript objects', () => {
+  const cycle = 'refers to an object that contains it (a reference cycle: not JSON data)';
+  /** 2^levels leaves: each level holds the next twice, as `wrap` puts it. */
+  const shared = (levels: number, leaf: unknown, wrap: (x: unknown) => unknown) => {
+    let x = leaf;
+    for (let i = 0; i < levels; i++) x = wrap(x);
+    return x;
+  };
+  const machine = (states: Record<string, unknown>) => ({ type: 'StateMachine', properties: { entry: Object.keys(states)[0], states, transitions: [] as unknown[] } });
+
+  it('reports an object inside itself where it is met again, and stops (the walk hung until out of memory)', () => {
+    const a = asset();
+    a.nodes.blend.editor.self = a.nodes.blend.editor;
+    a.nodes.run.properties.playRate = [];
+    a.nodes.run.properties.playRate.push(a.nodes.run.properties.playRate);
+    expect(problems(a)).toEqual([
+      { path: '$.nodes.run.properties.playRate[0]', code: 'schema', message: cycle },
+      { path: '$.nodes.blend.editor.self', code: 'schema', message: cycle },
+    ]);
+  });
+
+  it('reports a cycle through a transition rule or a state machine holding itself (the checks recursed without end)', () => {
+    const rule: any = { not: { and: [true] } };
+    rule.not.and.push(rule);
+    const m: any = machine({ s: { nodes: {}, output: 'm' } });
+    m.properties.states.s.nodes.m = m;
+    m.properties.transitions.push({ from: 's', to: 's', rule, allowReentry: true });
+    const a = asset();
+    a.nodes.sm = m;
+    expect(problems(a)).toEqual([
+      { path: '$.nodes.sm.properties.states.s.nodes.m', code: 'schema', message: cycle },
+      { path: '$.nodes.sm.properties.transitions[0].rule.not.and[1]', code: 'schema', message: cycle },
+    ]);
+  });
+
+  it('refuses objects shared so much that the asset, written as JSON, would hold more than 1,000,000 values', () => {
+    const limit = 'the asset holds more than 1,000,000 values (MAX_ASSET_VALUES), counting a shared object once per place it appears, as its JSON text would';
+    // 30 levels each holding the next twice: 2^30 leaves, in an editor block, a rule and nested machines.
+    const editor = asset();
+    editor.nodes.blend.editor.tree = shared(30, { v: 1 }, (x) => ({ l: x, r: x }));
+    const rule = asset();
+    rule.nodes.sm = machine({ s: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' } });
+    rule.nodes.sm.properties.transitions.push({ from: 's', to: 's', rule: shared(30, true, (x) => ({ and: [x, x] })) });
+    const nested = asset();
+    nested.nodes.sm = shared(30, { type: 'SequencePlayer', properties: { clip: 'walk' } }, (m) => machine({ a: { nodes: { m }, output: 'm' }, b: { nodes: { m }, output: 'm' } }));
+    for (const a of [editor, rule, nested]) {
+      const started = performance.now();
+      expect(problems(a)).toEqual([{ path: '$', code: 'schema', message: limit }]);
+      expect(performance.now() - started).toBeLessThan(2000);
+    }
+  });
+
+  it('loads shared objects below the limit, as their JSON text would', () => {
+    const a = asset();
+    a.nodes.blend.editor.tree = shared(12, { v: 1 }, (x) => ({ l: x, r: x }));
+    a.clips.jog = a.clips.run;
+    a.nodes.jog = { type: 'SequencePlayer', properties: a.nodes.run.properties };
+    a.nodes.sm = shared(4, { type: 'SequencePlayer', properties: { clip: 'walk' } }, (m) => machine({ a: { nodes: { m }, output: 'm' }, b: { nodes: { m }, output: 'm' } }));
+    a.nodes.sm.properties.transitions.push({ from: 'a', to: 'b', rule: shared(5, { param: 'fast' }, (x) => ({ or: [x, { not: x }] })) });
+    a.nodes.two = { type: 'BlendTwo', inputs: { A: 'jog', B: 'sm' }, properties: { alpha: 0.5 } };
+    a.nodes.blend.inputs.B = 'two';
+    a.nodes.blend.inputs.A = 'walk';
+    expect(checkGraphAsset(a).ok).toBe(true);
+    const instance = loadGraphAsset(a).createInstance();
+    instance.update(0.1);
+  });
+});
