@@ -6,7 +6,7 @@
 // their machine, which receives their roots as CompiledNode.subGraphs.
 import { TRANSITION_PROFILE_MODES } from '../../runtime/blend-profile.ts';
 import type { CompiledNode, PropertyValue } from '../../runtime/graph.ts';
-import { COMPARISONS, stateSchema, StateMachineType } from '../../nodes/StateMachine.ts';
+import { COMPARISONS, MAX_RULE_DEPTH, ruleDepth, stateSchema, StateMachineType } from '../../nodes/StateMachine.ts';
 import { checkLinks, type ForeignRef, type LinkScope } from './links.ts';
 import { checkBlendProfileName, checkNodes, type CheckedNode, type NodeReferences } from './nodes.ts';
 import { jsonPath, Problems } from './problems.ts';
@@ -83,7 +83,13 @@ export function checkStateMachines(
           }
         }
         // A missing rule is reported by the properties' schema.
-        if (Object.hasOwn(t, 'rule')) checkRule(t.rule, [...where, 'rule'], refs, problems);
+        if (Object.hasOwn(t, 'rule')) {
+          // Measured first, without recursion: checkRule recurses per level.
+          const depth = ruleDepth(t.rule);
+          if (depth > MAX_RULE_DEPTH) {
+            problems.add([...where, 'rule'], 'too-deep', `this rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
+          } else checkRule(t.rule, [...where, 'rule'], refs, problems);
+        }
         if (typeof t.blendProfile === 'string') checkBlendProfileName(t.blendProfile, TRANSITION_PROFILE_MODES, [...where, 'blendProfile'], refs, problems);
         if (t.blend === 'inertial' && build.inertialAt[0] === 'transitions' && build.inertialAt.length === 1) build.inertialAt = ['transitions', i, 'blend'];
       });
