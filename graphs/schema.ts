@@ -11,7 +11,7 @@ const length = (v: readonly number[]) => Math.sqrt(v.reduce((sum, x) => sum + x 
 /** A joint axis or other direction: any length but (nearly) zero, since it is normalised. */
 const directionSchema = vec3.refine((v) => length(v) >= 1e-6, 'a direction must not be zero');
 /** A rotation written as a quaternion [x, y, z, w] of length 1 (within 0.001; normalised when loaded). */
-const unitQuaternionSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]).superRefine((q, ctx) => {
+export const unitQuaternionSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]).superRefine((q, ctx) => {
   const len = length(q);
   if (!(Math.abs(len - 1) <= 1e-3)) ctx.addIssue({ code: 'custom', message: `a rotation is a unit quaternion [x, y, z, w]; this one has length ${len.toPrecision(4)}` });
 });

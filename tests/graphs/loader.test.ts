@@ -252,6 +252,25 @@ describe('graph loader', () => {
     expect(at(p, '$.nodes.pose.inputs.poses')[0].code).toBe('missing-link');
   });
 
+  it('reports a JSON skeleton bone rotation that is not a unit quaternion at its path in the file, as helper bones do (a zero one reached the poses)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    const bones = (rotations: unknown[]) => JSON.stringify({ bones: [{ name: 'root' }, ...rotations.map((rotation, i) => ({ name: `b${i}`, parent: 'root', rotation }))] });
+    writeFileSync(join(dir, 'x.skel.json'), bones([[0, 0, 0, 0], [0, 0, 0, 2], [0, 0, 0, 1]]));
+    writeFileSync(join(dir, 'near.skel.json'), bones([[0, 0, 0, 1.0009], [0, Math.SQRT1_2, 0, Math.SQRT1_2]]));
+    const a = asset();
+    a.skeleton = { file: 'x.skel.json' };
+    a.clips = {};
+    a.nodes = { pose: { type: 'BlendList', inputs: { poses: [] } } };
+    a.output = 'pose';
+    expect(at(problems(a, dir), '$.skeleton.file')).toEqual([
+      { path: '$.skeleton.file', code: 'skeleton', message: '$.bones[1].rotation in x.skel.json: a rotation is a unit quaternion [x, y, z, w]; this one has length 0.000' },
+      { path: '$.skeleton.file', code: 'skeleton', message: '$.bones[2].rotation in x.skel.json: a rotation is a unit quaternion [x, y, z, w]; this one has length 2.000' },
+    ]);
+    // Within 0.001 of unit length, as for helper bones, loads.
+    a.skeleton = { file: 'near.skel.json' };
+    expect(at(problems(a, dir), '$.skeleton.file')).toEqual([]);
+  });
+
   it('reports a blend-time list whose length does not match the pose list', () => {
     const a = asset();
     a.nodes.list = { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { blendTimes: [0.1] } };
