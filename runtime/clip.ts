@@ -48,6 +48,27 @@ export interface SyncMarker {
  */
 export const MAX_CLIP_FRAME_TRACKS = 4_000_000;
 
+/** The shortest time between a clip's frames, in seconds: a million frames a second. */
+export const MIN_FRAME_TIME = 1e-6;
+
+/**
+ * The longest a clip may last, and so its longest frame time, in seconds (11.6 days). A longer
+ * one keeps no precision in a play time stepped by a frame's dt, and (frames - 1) x frame time
+ * overflowed to Infinity for a BVH frame time near 1e308, giving a blend space a NaN play time.
+ */
+export const MAX_CLIP_DURATION = 1e6;
+
+/**
+ * Why a clip of `frameCount` frames `frameTime` seconds apart cannot be played, or null: a frame
+ * time outside [MIN_FRAME_TIME, MAX_CLIP_DURATION] (NaN included), or a duration past MAX_CLIP_DURATION.
+ */
+export function clipTimingProblem(frameTime: number, frameCount: number): string | null {
+  if (!(frameTime >= MIN_FRAME_TIME && frameTime <= MAX_CLIP_DURATION)) return `frame time must be from 1e-6 to 1e6 seconds, got ${frameTime}`;
+  const duration = (frameCount - 1) * frameTime;
+  if (!(duration <= MAX_CLIP_DURATION)) return `${frameCount} frames ${frameTime} s apart last ${duration} s; a clip lasts at most 1e6 s`;
+  return null;
+}
+
 /** A key attribute of a clip, as firstKeyBeyond names it. */
 export type KeyAttribute = 'translation' | 'rotation' | 'scale';
 

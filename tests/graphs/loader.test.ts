@@ -176,6 +176,20 @@ describe('graph loader', () => {
     expect(at(p, '$.clips.run.frames')[0].code).toBe('clip-frames');
   });
 
+  it('reports a BVH clip lasting Infinity (3 frames of 1e308 s) at the clip\'s path with its line: a blend space playing it had a NaN time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    writeFileSync(join(dir, 'slow.bvh'), 'HIERARCHY\nROOT pelvis\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 3\nFrame Time: 1e308\n1 2 3\n4 5 6\n7 8 9\n');
+    const a = asset();
+    a.clips.slow = { source: 'slow.bvh' };
+    a.nodes.space = { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: 0 }, { clip: 'slow', x: 1 }], x: { param: 'alpha' } } };
+    a.nodes.blend.inputs.B = 'space';
+    a.nodes.blend.inputs.A = 'walk';
+    delete a.nodes.run;
+    expect(problems(a, dir)).toEqual([
+      { path: '$.clips.slow.source', code: 'bvh', message: `malformed BVH ${join(dir, 'slow.bvh')} line 9: frame time must be from 1e-6 to 1e6 seconds, got 1e+308` },
+    ]);
+  });
+
   it('reports translations and scales beyond 1e15 in clips and skeletons (near the largest double they overflow when sampled), and loads 1e15', () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
     const bvh = (offset: string, first: string, second: string) => `HIERARCHY\nROOT pelvis\n{\n OFFSET ${offset} 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n${first} 0 0\n${second} 0 0\n`;

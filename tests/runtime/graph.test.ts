@@ -71,6 +71,14 @@ describe('graph instance', () => {
       "  clip 'huge': the translation of bone 'hand' at frame 2 is 1e+308, beyond ±1e15",
       "  clip 'spin': the rotation of bone 'arm' at frame 1 is Infinity, not finite",
     ].join('\n'));
+    // Nor a clip whose frame time or duration is out of range: a play time in it is not finite.
+    const slow = new Clip({ name: 'slow', frameRate: 1e-308, frameCount: 3, tracks: [{ bone: 'arm', translation: false, rotation: true, scale: false }] });
+    expect(() => build([clip('nan', Number.NaN, 0), slow])).toThrow([
+      "graph 'code' cannot be sampled to finite poses:",
+      "  bone 'arm': reference scale -2000000000000000 is beyond ±1e15",
+      "  clip 'nan': the translation of bone 'hand' at frame 2 is NaN, not finite",
+      "  clip 'slow': frame time must be from 1e-6 to 1e6 seconds, got 1e+308",
+    ].join('\n'));
     skeleton.referencePose.scales[3 + 1] = 1;
     // At the bound, and with a rotation of any finite length (renormalised when sampled), it builds and samples finitely.
     const instance = build([clip('edge', -1e15, 1e200)]).createInstance();
