@@ -105,10 +105,19 @@ export function badKeyReason(value: number): string {
   return Number.isFinite(value) ? `beyond ±${MAX_KEY_MAGNITUDE_TEXT}` : 'not finite';
 }
 
-/** firstBadKey described ("the translation of bone 'hips' at frame 3 is 1e+300, beyond ±1e15"), or null. */
+/**
+ * firstBadKey described ("the translation of bone 'hips' at frame 3 is 1e+300, beyond ±1e15"), or
+ * else the first curve key value beyond ±MAX_KEY_MAGNITUDE (a curve is interpolated and blended as
+ * translations are: keys of ±1.7e308 read as Infinity between them), or null.
+ */
 export function clipKeyProblem(clip: Clip): string | null {
   const bad = firstBadKey(clip);
-  return bad === null ? null : `the ${bad.attribute} of bone '${bad.bone}' at frame ${bad.frame} is ${bad.value}, ${badKeyReason(bad.value)}`;
+  if (bad !== null) return `the ${bad.attribute} of bone '${bad.bone}' at frame ${bad.frame} is ${bad.value}, ${badKeyReason(bad.value)}`;
+  for (const curve of clip.curves) {
+    const k = firstBeyond(curve.values, MAX_KEY_MAGNITUDE);
+    if (k >= 0) return `curve '${curve.name}': key ${k} value ${curve.values[k]} is ${badKeyReason(curve.values[k])}`;
+  }
+  return null;
 }
 
 export class Clip {

@@ -1,5 +1,6 @@
 import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/additive.ts';
-import { ClipBinding, clipKeyProblem, type Clip, type SyncMarker } from '../../runtime/clip.ts';
+import { badKeyReason, ClipBinding, clipKeyProblem, type Clip, type SyncMarker } from '../../runtime/clip.ts';
+import { MAX_KEY_MAGNITUDE } from '../../runtime/math.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { ClipNotifyTrack, clipCurves } from '../../runtime/clip-events.ts';
 import { gltfClip } from '../../runtime/gltf.ts';
@@ -89,7 +90,8 @@ function makeAdditiveClips(
 
 /**
  * Checks a clip's notifies (times inside the clip, once it loaded; a range's start not after its
- * end) and curves (key times increasing), reporting each problem at its path. True when all is well.
+ * end) and curves (key times increasing, values within ±MAX_KEY_MAGNITUDE), reporting each problem
+ * at its path. True when all is well.
  */
 function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip: Clip | undefined, problems: Problems): boolean {
   const before = problems.list.length;
@@ -107,6 +109,9 @@ function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip
     else if (notify.end < notify.start) problems.add([...at, 'end'], 'notify-time', `notify '${notify.name}' ends (${notify.end} s) before it starts (${notify.start} s)`);
   });
   for (const [curve, keys] of Object.entries(def.curves ?? {})) {
+    // The first per curve, as clipKeyProblem (which checks curves set from code) reports it.
+    const big = keys.findIndex((key) => !(Math.abs(key[1]) <= MAX_KEY_MAGNITUDE));
+    if (big >= 0) problems.add(['clips', name, 'curves', curve, big, 1], 'value-range', `curve '${curve}': key ${big} value ${keys[big][1]} is ${badKeyReason(keys[big][1])}`);
     for (let k = 1; k < keys.length; k++) {
       if (!(keys[k][0] > keys[k - 1][0])) {
         problems.add(['clips', name, 'curves', curve, k, 0], 'curve-keys', `curve '${curve}': key ${k} at ${keys[k][0]} s is not after key ${k - 1} at ${keys[k - 1][0]} s (key times must increase)`);
