@@ -3,6 +3,7 @@ import { NodePrepareError } from '../../runtime/node.ts';
 import type { ParameterDefinition } from '../../runtime/parameters.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { graphEnvelopeSchema, type GraphEnvelope } from '../schema.ts';
+import { parseOptions } from '../schema-text.ts';
 import { loadClips } from './clips.ts';
 import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
@@ -43,7 +44,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   const problems = new Problems();
   // Everything below reads the asset as a tree of JSON data.
   if (!checkAssetData(json, problems)) return { ok: false, problems: problems.list };
-  const envelope = graphEnvelopeSchema.safeParse(json);
+  const envelope = graphEnvelopeSchema.safeParse(json, parseOptions(graphEnvelopeSchema));
   if (!envelope.success) problems.addZod([], envelope.error, json);
   // Keep checking whatever parts are readable, so one run reports everything.
   const raw = (typeof json === 'object' && json !== null ? json : {}) as Partial<Record<keyof GraphEnvelope, unknown>>;

@@ -7,6 +7,7 @@ import type { Skeleton } from '../../runtime/skeleton.ts';
 import type { BlendProfileMode } from '../../runtime/blend-profile.ts';
 import { nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema, type NodeEnvelope } from '../schema.ts';
 import type { Problems } from './problems.ts';
+import { parseOptions } from '../schema-text.ts';
 import type { NodeRegistry } from './registry.ts';
 
 /** A node whose envelope and type are known: its properties checked (the well-formed ones, if some are not). */
@@ -52,7 +53,7 @@ export function checkNodes(rawNodes: Record<string, unknown>, registry: NodeRegi
   for (const [id, rawNode] of Object.entries(rawNodes)) {
     const validId = nodeIdSchema.safeParse(id);
     if (!validId.success) problems.add(['nodes', id], 'schema', `node id '${id}': ${validId.error.issues[0].message}`);
-    const parsed = nodeEnvelopeSchema.safeParse(rawNode);
+    const parsed = nodeEnvelopeSchema.safeParse(rawNode, parseOptions(nodeEnvelopeSchema));
     if (!parsed.success) {
       problems.addZod(['nodes', id], parsed.error, rawNode);
       continue;
@@ -63,7 +64,8 @@ export function checkNodes(rawNodes: Record<string, unknown>, registry: NodeRegi
       problems.add(['nodes', id, 'type'], 'unknown-node-type', `unknown node type '${node.type}' (known: ${registry.list().map((t) => t.type).join(', ')})`);
       continue;
     }
-    const props = cachedPropertiesSchema(type).safeParse(node.properties ?? {});
+    const schema = cachedPropertiesSchema(type);
+    const props = schema.safeParse(node.properties ?? {}, parseOptions(schema));
     if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error, node.properties ?? {});
     // When some properties are malformed, the well-formed ones are still checked, so one run
     // reports an unknown bone next to a missing one.

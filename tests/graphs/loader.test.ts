@@ -315,6 +315,47 @@ describe('graph loader', () => {
   });
 });
 
+describe('values matching none of a union\'s shapes say what is accepted (zod said "Invalid input")', () => {
+  const skeleton = 'expected "builtin:biped", {"bvh": path}, {"file": path} or {"gltf": path, "skin"?: index | name}';
+  const scalar = 'expected a number or {"param": name}';
+  const notify = 'expected {"name": string, "time": number} or {"name": string, "start": number, "end": number}';
+  it.each([
+    ['a skeleton file path', (a: any) => { a.skeleton = 'hero.bvh'; }, '$.skeleton', skeleton],
+    ['a built-in skeleton misspelt', (a: any) => { a.skeleton = 'builtin:Biped'; }, '$.skeleton', skeleton],
+    ['a skeleton key misspelt', (a: any) => { a.skeleton = { bhv: 'hero.bvh' }; }, '$.skeleton', skeleton],
+    ['a null skeleton', (a: any) => { a.skeleton = null; }, '$.skeleton', skeleton],
+    ['a key of another skeleton source', (a: any) => { a.skeleton = { bvh: 'hero.bvh', skin: 0 }; }, '$.skeleton', `unexpected key "skin": ${skeleton}`],
+    ['a number as text', (a: any) => { a.nodes.run.properties.playRate = '2'; }, '$.nodes.run.properties.playRate', scalar],
+    ['a null property', (a: any) => { a.nodes.run.properties.playRate = null; }, '$.nodes.run.properties.playRate', scalar],
+    ['a binding misspelt', (a: any) => { a.nodes.run.properties.playRate = { parameter: 'alpha' }; }, '$.nodes.run.properties.playRate', scalar],
+    ['rootMotion as text', (a: any) => { a.clips.walk.rootMotion = 'yes'; }, '$.clips.walk.rootMotion', 'expected true, false or {"bone"?: string, "up"?: "y" | "z"}'],
+    ['an additive reference as text', (a: any) => { a.clips.walk.additive = { reference: 'reference' }; }, '$.clips.walk.additive.reference', 'expected "skeleton" or {"clip": string, "frame": integer}'],
+    ['a notify with a time and a start', (a: any) => { a.clips.walk.notifies = [{ name: 'step', time: 0.1, start: 0.1 }]; }, '$.clips.walk.notifies[0]', `unexpected key "start": ${notify}`],
+    ['a notify with only a start', (a: any) => { a.clips.walk.notifies = [{ name: 'step', start: 0.1 }]; }, '$.clips.walk.notifies[0]', notify],
+    ['an input that is no id', (a: any) => { a.nodes.blend.inputs.A = 3; }, '$.nodes.blend.inputs.A', 'expected a node id or a list of node ids'],
+  ])('%s', (_what, edit, path, message) => {
+    const a = asset();
+    edit(a);
+    expect(problems(a)).toEqual([{ path, code: 'schema', message }]);
+  });
+
+  it('lists every shape of a list property and of a state, and leaves other messages as they were', () => {
+    const a = asset();
+    a.nodes.list = { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { blendTimes: 'slow' } };
+    a.nodes.sm = { type: 'StateMachine', properties: { entry: 'a', states: { a: { nodes: {}, output: 'x', conduit: true }, b: { conduit: true } }, transitions: [] } };
+    a.nodes.blend.inputs = { A: 'list', B: 'sm' };
+    a.parameters.alpha = { type: 'double' };
+    a.clips.walk.animation = -1;
+    expect(problems(a).filter((p) => p.code === 'schema')).toEqual([
+      { path: '$.clips.walk.animation', code: 'schema', message: 'Too small: expected number to be >=0' },
+      { path: '$.parameters.alpha.type', code: 'schema', message: "Invalid discriminator value. Expected 'float' | 'int' | 'bool' | 'vec3'" },
+      { path: '$.nodes.list.properties.blendTimes', code: 'schema', message: 'expected a number or a list of numbers' },
+      { path: '$.nodes.sm.properties.states.a', code: 'schema', message: 'expected {"nodes": {…}, "output": string, "editor"?: {…}} or {"conduit": true, "editor"?: {…}}' },
+      { path: '$.nodes.sm.properties.states', code: 'schema', message: 'a StateMachine needs at least one state with a pose (not a conduit)' },
+    ]);
+  });
+});
+
 describe('node ids', () => {
   it('reports a node id that could never be linked', () => {
     const a = asset();
