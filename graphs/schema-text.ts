@@ -4,6 +4,7 @@
 // Here a union's message lists its shapes, read from the schema itself, so that every union of
 // the asset format (and of node properties) is described the same way without a text of its own.
 import type * as z from 'zod';
+import { nameList } from '../runtime/names.ts';
 
 type Def = { type: string; [key: string]: unknown };
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;
@@ -128,7 +129,7 @@ function unionMessage(issue: RawIssue): string | undefined {
   if (issue.code === 'unrecognized_keys' && issue.inst !== undefined) {
     const union = UNION_OF.get(issue.inst as object);
     const keys = issue.keys ?? [];
-    if (union) return `unexpected key${keys.length === 1 ? '' : 's'} ${keys.map((k) => JSON.stringify(k)).join(', ')}: ${acceptedShapes(union)}`;
+    if (union) return `unexpected key${keys.length === 1 ? '' : 's'} ${nameList(keys, 'none', (k) => `"${k}"`)}: ${acceptedShapes(union)}`;
   }
   return undefined;
 }

@@ -2,6 +2,7 @@ import { Clip, clipTimingProblem, type TrackLayout } from './clip.ts';
 import { quatFromEulerDegrees } from './math.ts';
 import { Pose } from './pose.ts';
 import { Skeleton } from './skeleton.ts';
+import { quoted } from './names.ts';
 
 /** One problem in a BVH file, with the 1-based line it was found on. */
 export interface BvhProblem {
@@ -80,7 +81,7 @@ export function parseBvh(text: string, source = '<bvh>'): BvhData {
       // Bones are found by name (clips, masks, IK): a second joint of the same name is an error here,
       // with its line, rather than the skeleton's own error later without one.
       const first = jointLines.get(name);
-      if (first !== undefined) problems.push({ line: lineNo, message: `joint name '${name}' is used twice (first on line ${first})` });
+      if (first !== undefined) problems.push({ line: lineNo, message: `joint name ${quoted(name)} is used twice (first on line ${first})` });
       else jointLines.set(name, lineNo);
       joints.push({ name, parent: stack.length > 0 ? stack[stack.length - 1] : -1, offset: [0, 0, 0], channels: [] });
       pendingJoint = joints.length - 1;

@@ -1,6 +1,7 @@
 import type { ClipCurve, ClipNotifyTrack } from './clip-events.ts';
 import { firstBeyond, MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT, quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
 import type { AdditiveSpace } from './additive.ts';
+import { quoted } from './names.ts';
 import type { Pose } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
@@ -112,10 +113,10 @@ export function badKeyReason(value: number): string {
  */
 export function clipKeyProblem(clip: Clip): string | null {
   const bad = firstBadKey(clip);
-  if (bad !== null) return `the ${bad.attribute} of bone '${bad.bone}' at frame ${bad.frame} is ${bad.value}, ${badKeyReason(bad.value)}`;
+  if (bad !== null) return `the ${bad.attribute} of bone ${quoted(bad.bone)} at frame ${bad.frame} is ${bad.value}, ${badKeyReason(bad.value)}`;
   for (const curve of clip.curves) {
     const k = firstBeyond(curve.values, MAX_KEY_MAGNITUDE);
-    if (k >= 0) return `curve '${curve.name}': key ${k} value ${curve.values[k]} is ${badKeyReason(curve.values[k])}`;
+    if (k >= 0) return `curve ${quoted(curve.name)}: key ${k} value ${curve.values[k]} is ${badKeyReason(curve.values[k])}`;
   }
   return null;
 }

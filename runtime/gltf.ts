@@ -2,6 +2,7 @@ import { Clip, clipTimingProblem, MAX_CLIP_FRAME_TRACKS, MIN_FRAME_TIME, type Tr
 import { quatNormalize, quatSlerp, transformCompose } from './math.ts';
 import { Pose } from './pose.ts';
 import { Skeleton } from './skeleton.ts';
+import { nameList } from './names.ts';
 
 /*
  * glTF 2.0 import: a skin's joints as a Skeleton, animations as Clips. It reads bytes, never paths
@@ -557,7 +558,7 @@ export function gltfAnimationIndex(doc: GltfDocument, animation: number | string
   if (!isIndex(index, names.length)) {
     doc.fail('unknown-animation', names.length === 0
       ? `no animation ${JSON.stringify(animation)}: the file has no animations`
-      : `no animation ${JSON.stringify(animation)}: the file has ${names.join(', ')} (or an index 0..${names.length - 1})`);
+      : `no animation ${JSON.stringify(animation)}: the file has ${nameList(names)} (or an index 0..${names.length - 1})`);
   }
   return index;
 }

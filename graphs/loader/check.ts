@@ -15,6 +15,7 @@ import { addHelperBones, checkReferenceRange, loadSkeleton } from './skeleton.ts
 import type { z } from 'zod';
 import { blendProfileProblems, type BlendProfileMode } from '../../runtime/blend-profile.ts';
 import type { Skeleton } from '../../runtime/skeleton.ts';
+import { nameList, quoted } from '../../runtime/names.ts';
 
 export interface LoadOptions {
   /**
@@ -91,7 +92,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
       ok: false,
       problems: [{
         path: jsonPath(nodePathOf(at)), code: 'too-deep',
-        message: `the graph is ${depth - 1} nodes deep from its output '${outputId}', counting the levels inside state machines' states; at most ${MAX_GRAPH_DEPTH} are allowed, and this node's inputs are level ${MAX_GRAPH_DEPTH + 1}`,
+        message: `the graph is ${depth - 1} nodes deep from its output ${quoted(outputId)}, counting the levels inside state machines' states; at most ${MAX_GRAPH_DEPTH} are allowed, and this node's inputs are level ${MAX_GRAPH_DEPTH + 1}`,
       }],
     };
   }

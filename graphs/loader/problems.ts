@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { nameList } from '../../runtime/names.ts';
 
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
@@ -57,13 +58,20 @@ export class Problems {
       // A binding where the schema takes only a literal: a property its node reads once (bindable: false).
       const refused = !inner && issue.code === 'invalid_type' && isBinding(value);
       const message = inner ? 'not a finite number (a JSON number beyond ±1.8e308 reads as Infinity)'
-        : refused ? `cannot be bound to a parameter (the node reads it once, when it is built): give a literal (${issue.message})` : issue.message;
+        : refused ? `cannot be bound to a parameter (the node reads it once, when it is built): give a literal (${issue.message})`
+          : issue.code === 'unrecognized_keys' && issue.message.startsWith('Unrecognized key') ? unrecognizedKeys(issue.keys)
+            : issue.message;
       const key = `${jsonPath(keys)}\n${message}`;
       if (seen.has(key)) continue;
       seen.add(key);
       this.add(keys, refused ? 'not-bindable' : 'schema', message);
     }
   }
+}
+
+/** zod's message for keys a strict object does not take, with the keys shortened and counted past 20 as any name a message echoes. */
+function unrecognizedKeys(keys: readonly string[]): string {
+  return `Unrecognized key${keys.length === 1 ? '' : 's'}: ${nameList(keys, 'none', (k) => `"${k}"`)}`;
 }
 
 /** Whether a value is written as a parameter binding, `{ "param": "name" }`. */
