@@ -3,6 +3,7 @@ import type { NodeType, PropertySpec } from '../runtime/node.ts';
 import { additiveReferenceSchema } from '../runtime/additive.ts';
 import { blendProfilesSchema } from '../runtime/blend-profile.ts';
 import { named } from './schema-text.ts';
+import { quoted } from '../runtime/names.ts';
 
 /** The format tag every graph asset carries; bumped when the format changes incompatibly. */
 export const GRAPH_FORMAT = 'animgraph/1';
@@ -17,7 +18,10 @@ export const unitQuaternionSchema = z.tuple([z.number(), z.number(), z.number(),
   if (!(Math.abs(len - 1) <= 1e-3)) ctx.addIssue({ code: 'custom', message: `a rotation is a unit quaternion [x, y, z, w]; this one has length ${len.toPrecision(4)}` });
 });
 /** Node ids: usable as link targets and in JSON paths without quoting. */
-export const nodeIdSchema = named(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'node ids start with a letter or _ and contain letters, digits, _ . -'), 'node id');
+export const nodeIdSchema = named(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, {
+  // Names the id, so that a bad id where one is named ($.output, an input) says which.
+  error: (issue) => `${quoted(String(issue.input))} is not a node id: ids start with an ASCII letter or _ and contain only ASCII letters, digits, _ . -`,
+}), 'node id');
 
 export const parameterSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional() }).strict(),

@@ -53,7 +53,7 @@ export function checkNodes(rawNodes: Record<string, unknown>, registry: NodeRegi
   const { parameters, declaredParameters, clips, declaredClips, skeleton } = refs;
   for (const [id, rawNode] of Object.entries(rawNodes)) {
     const validId = nodeIdSchema.safeParse(id);
-    if (!validId.success) problems.add(['nodes', id], 'schema', `node id ${quoted(id)}: ${validId.error.issues[0].message}`);
+    if (!validId.success) problems.add(['nodes', id], 'schema', validId.error.issues[0].message);
     const parsed = nodeEnvelopeSchema.safeParse(rawNode, parseOptions(nodeEnvelopeSchema));
     if (!parsed.success) {
       problems.addZod(['nodes', id], parsed.error, rawNode);

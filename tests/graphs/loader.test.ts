@@ -361,7 +361,21 @@ describe('node ids', () => {
     const a = asset();
     a.nodes['my node'] = { type: 'SequencePlayer', properties: { clip: 'walk' } };
     const p = problems(a);
-    expect(p.some((x) => x.path.startsWith('$.nodes') && x.code === 'schema' && x.message.includes('node ids'))).toBe(true);
+    expect(p.some((x) => x.path.startsWith('$.nodes') && x.code === 'schema' && x.message.includes('node id'))).toBe(true);
+  });
+
+  it('says ids take ASCII letters only, and names the id wherever one is written ($.output said only the rule)', () => {
+    const a = asset();
+    a.nodes['ñodo'] = a.nodes.copy;
+    delete a.nodes.copy;
+    a.output = 'ñodo';
+    a.nodes.blend.inputs.B = 'ru n';
+    const rule = 'ids start with an ASCII letter or _ and contain only ASCII letters, digits, _ . -';
+    expect(problems(a)).toEqual([
+      { path: '$.output', code: 'schema', message: `'ñodo' is not a node id: ${rule}` },
+      { path: '$.nodes.blend.inputs.B', code: 'schema', message: `'ru n' is not a node id: ${rule}` },
+      { path: '$.nodes["ñodo"]', code: 'schema', message: `'ñodo' is not a node id: ${rule}` },
+    ]);
   });
 });
 
