@@ -35,7 +35,8 @@ export const BlendSpace1DMeta: NodeEditorMeta = {
   reference: `
 **BlendSpace1D** (\`samples\`: \`[{ clip, x }]\`, \`x\` = 0 bindable, \`smoothingTime\` = 0 s, \`playRate\` = 1,
 \`loop\` = true, \`syncGroup\`). The samples are sorted by \`x\` at load; two at the same \`x\` are a load
-error (\`duplicate-sample\`, at \`samples[i].x\`). Each frame the input, smoothed, weighs the two samples
+error (\`duplicate-sample\`, at \`samples[i].x\`), and so is an \`x\` beyond ±1e15 (\`value-range\`: weights divide
+differences of coordinates, which overflow near the largest double). Each frame the input, smoothed, weighs the two samples
 around it linearly (\`(x - x0) / (x1 - x0)\`); below the first sample the first plays alone, above the
 last the last (clamped).
 

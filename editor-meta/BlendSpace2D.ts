@@ -37,7 +37,9 @@ scaled per axis to the unit square they span (so that axes in different units, c
 weigh alike) and triangulated (Delaunay, Bowyer–Watson, points inserted in the order written:
 deterministic, co-circular points included). Two samples at one point are a load error
 (\`duplicate-sample\`, at \`samples[i]\`, the later one), and so are samples all on one line
-(\`collinear-samples\`, at \`samples\`): there is no triangle to blend in.
+(\`collinear-samples\`, at \`samples\`): there is no triangle to blend in. A coordinate beyond ±1e15 is a load
+error too (\`value-range\`, at \`samples[i].x\` or \`.y\`: the triangulation's products would overflow,
+and samples at ±1e308 looked collinear).
 
 Each frame the input, smoothed per axis (a half-life per axis, as BlendSpace1D's), weighs the three
 samples of the first triangle holding it by barycentric coordinates. Outside every triangle (outside

@@ -46,6 +46,8 @@ export interface AsyncLoadOptions extends SyncLoadOptions {
  *   each link's spaces are compatible (local and component space are
  *   converted automatically, except where an input accepts only one space);
  * - no chain from the output down is longer than MAX_GRAPH_DEPTH nodes (`too-deep`);
+ * - the asset is JSON data: no object inside itself, and within MAX_ASSET_VALUES values counting
+ *   a shared object once per place (else nothing more is checked);
  * - no key anywhere is `__proto__`; every name is looked up as an own name (a node may be
  *   called `toString`, and a link to an undefined `constructor` dangles).
  */

@@ -2,6 +2,8 @@ import * as z from 'zod';
 import type { NodeType, PropertySpec } from '../runtime/node.ts';
 import { additiveReferenceSchema } from '../runtime/additive.ts';
 import { blendProfilesSchema } from '../runtime/blend-profile.ts';
+import { named } from './schema-text.ts';
+import { quoted } from '../runtime/names.ts';
 
 /** The format tag every graph asset carries; bumped when the format changes incompatibly. */
 export const GRAPH_FORMAT = 'animgraph/1';
@@ -11,12 +13,15 @@ const length = (v: readonly number[]) => Math.sqrt(v.reduce((sum, x) => sum + x 
 /** A joint axis or other direction: any length but (nearly) zero, since it is normalised. */
 const directionSchema = vec3.refine((v) => length(v) >= 1e-6, 'a direction must not be zero');
 /** A rotation written as a quaternion [x, y, z, w] of length 1 (within 0.001; normalised when loaded). */
-const unitQuaternionSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]).superRefine((q, ctx) => {
+export const unitQuaternionSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]).superRefine((q, ctx) => {
   const len = length(q);
   if (!(Math.abs(len - 1) <= 1e-3)) ctx.addIssue({ code: 'custom', message: `a rotation is a unit quaternion [x, y, z, w]; this one has length ${len.toPrecision(4)}` });
 });
 /** Node ids: usable as link targets and in JSON paths without quoting. */
-export const nodeIdSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'node ids start with a letter or _ and contain letters, digits, _ . -');
+export const nodeIdSchema = named(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, {
+  // Names the id, so that a bad id where one is named ($.output, an input) says which.
+  error: (issue) => `${quoted(String(issue.input))} is not a node id: ids start with an ASCII letter or _ and contain only ASCII letters, digits, _ . -`,
+}), 'node id');
 
 export const parameterSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional() }).strict(),
@@ -25,19 +30,22 @@ export const parameterSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('vec3'), default: vec3.optional(), description: z.string().optional() }).strict(),
 ]);
 
+/** A glTF skin or animation: its index or its name. */
+const indexOrName = () => z.union([named(z.number().int().min(0), 'index'), named(z.string().min(1), 'name')]);
+
 export const skeletonSourceSchema = z.union([
   z.literal('builtin:biped').describe('The built-in 22-bone sample biped.'),
-  z.object({ bvh: z.string().describe('BVH file whose hierarchy is the skeleton, relative to the graph file.') }).strict(),
-  z.object({ file: z.string().describe('JSON skeleton asset, relative to the graph file.') }).strict(),
+  z.object({ bvh: named(z.string().describe('BVH file whose hierarchy is the skeleton, relative to the graph file.'), 'path') }).strict(),
+  z.object({ file: named(z.string().describe('JSON skeleton asset, relative to the graph file.'), 'path') }).strict(),
   z.object({
-    gltf: z.string().describe('glTF file (.glb, or .gltf with embedded or external buffers) whose skin is the skeleton, relative to the graph file.'),
-    skin: z.union([z.number().int().min(0), z.string().min(1)]).optional().describe('The skin: its index or name (default 0).'),
+    gltf: named(z.string().describe('glTF file (.glb, or .gltf with embedded or external buffers) whose skin is the skeleton, relative to the graph file.'), 'path'),
+    skin: indexOrName().optional().describe('The skin: its index or name (default 0).'),
   }).strict(),
 ]);
 
 export const clipSchema = z.object({
   source: z.string().describe("A BVH or glTF (.glb, .gltf) file relative to the graph file, or 'builtin:idle', 'builtin:walk', 'builtin:run'."),
-  animation: z.union([z.number().int().min(0), z.string().min(1)]).optional()
+  animation: indexOrName().optional()
     .describe('glTF sources: the animation, by name or index (default 0).'),
   sampleRate: z.number().positive().max(1000).optional()
     .describe("glTF sources: frames per second the animation is resampled to (default: the keys' own rate when they lie on a uniform grid, else 30)."),
@@ -74,7 +82,7 @@ export const clipSchema = z.object({
     .describe('Float curves by name: keys [time, value] with increasing times, linear between keys and held outside them; blended by weight through the graph and read with instance.curve(name).'),
 }).strict();
 
-export const bindingSchema = z.object({ param: z.string().describe('Name of the parameter that drives this property.') }).strict();
+export const bindingSchema = z.object({ param: named(z.string().describe('Name of the parameter that drives this property.'), 'name') }).strict();
 
 export const editorBlockSchema = z.object({
   position: z.tuple([z.number(), z.number()]).optional(),

@@ -1,4 +1,4 @@
-import { BlendSpaceNode } from '../runtime/blend-space.ts';
+import { BlendSpaceNode, reportSampleRange } from '../runtime/blend-space.ts';
 import type { ClipBinding } from '../runtime/clip.ts';
 import { CLOCK_NUMBERS } from '../runtime/clip-playback.ts';
 import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node.ts';
@@ -47,10 +47,11 @@ export class BlendSpace1D extends BlendSpaceNode {
   }
 }
 
-/** The samples' order by x, checked: no two at the same x. */
+/** The samples' order by x, checked: no two at the same x, none beyond ±1e15. */
 function checkSamples(ctx: NodeCheckContext): void {
   const samples = ctx.properties.samples;
   if (!Array.isArray(samples)) return;
+  reportSampleRange(ctx, samples, ['x']);
   const first = new Map<number, number>();
   samples.forEach((s: unknown, i) => {
     const x = typeof s === 'object' && s !== null ? (s as { x?: unknown }).x : undefined;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { BlendSpaceNode } from '../runtime/blend-space.ts';
+import { BlendSpaceNode, reportSampleRange } from '../runtime/blend-space.ts';
 import type { ClipBinding } from '../runtime/clip.ts';
 import { CLOCK_NUMBERS } from '../runtime/clip-playback.ts';
 import { toUnitSquare, triangulate, triangulationProblems } from '../runtime/delaunay.ts';
@@ -89,10 +89,14 @@ function samplePoints(samples: unknown): number[] | undefined {
   return points;
 }
 
-/** Duplicate samples at their paths; samples all on one line (no triangle to blend in) at `samples`. */
+/**
+ * Coordinates out of range and duplicate samples at their paths; samples all on one line (no
+ * triangle to blend in) at `samples`, once the coordinates are in range (beyond it the
+ * triangulation's products overflow, and the samples only looked collinear).
+ */
 function checkSamples(ctx: NodeCheckContext): void {
   const points = samplePoints(ctx.properties.samples);
-  if (points === undefined) return;
+  if (points === undefined || reportSampleRange(ctx, ctx.properties.samples, ['x', 'y'])) return;
   for (const problem of triangulationProblems(points)) {
     if (problem.kind === 'duplicate') {
       ctx.report(['samples', problem.index], 'duplicate-sample',

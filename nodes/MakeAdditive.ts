@@ -4,6 +4,7 @@ import { LocalPoseNode, type DebugNode, type Link, type NodePrepareContext, type
 import { Pose } from '../runtime/pose.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
 import { ScratchNumbers } from '../runtime/scratch.ts';
+import { nameList, quoted } from '../runtime/names.ts';
 
 /** Mesh-space rotations, used within one call: every instance's (see ScratchNumbers). Local space needs none. */
 const MESH_ROTATIONS = new ScratchNumbers(), NO_SCRATCH = new Float64Array(0);
@@ -69,7 +70,7 @@ export const MakeAdditiveType: NodeType = defineNodeType({
   check(ctx) {
     const reference = ctx.properties.reference as AdditiveReference | undefined;
     if (reference !== undefined && reference !== 'skeleton' && !ctx.clipNames.has(reference.clip)) {
-      ctx.report(['reference', 'clip'], 'unknown-clip', `unknown clip '${reference.clip}' (loaded: ${[...ctx.clipNames].join(', ') || 'none'})`);
+      ctx.report(['reference', 'clip'], 'unknown-clip', `unknown clip ${quoted(reference.clip)} (loaded: ${nameList(ctx.clipNames)})`);
     }
   },
   prepare(ctx: NodePrepareContext): AdditiveReferencePose | undefined {
@@ -78,7 +79,7 @@ export const MakeAdditiveType: NodeType = defineNodeType({
     if (reference === undefined || reference === 'skeleton') return new AdditiveReferencePose(skeleton.referencePose, skeleton);
     const binding = ctx.clip(reference.clip);
     if (!binding) {
-      ctx.report(['reference', 'clip'], 'unknown-clip', `unknown clip '${reference.clip}'`);
+      ctx.report(['reference', 'clip'], 'unknown-clip', `unknown clip ${quoted(reference.clip)}`);
       return undefined;
     }
     // A clip marked additive is referred to as authored, as the asset's additive references are.
@@ -86,7 +87,7 @@ export const MakeAdditiveType: NodeType = defineNodeType({
     const authored = source ? new ClipBinding(source, skeleton) : binding;
     const frame = referenceFrameIndex(reference.frame, authored.clip.frameCount);
     if (frame < 0) {
-      ctx.report(['reference', 'frame'], 'schema', `frame ${reference.frame} is outside clip '${reference.clip}' (frames 0..${authored.clip.frameCount - 1}, or -1..-${authored.clip.frameCount} from the end)`);
+      ctx.report(['reference', 'frame'], 'schema', `frame ${reference.frame} is outside clip ${quoted(reference.clip)} (frames 0..${authored.clip.frameCount - 1}, or -1..-${authored.clip.frameCount} from the end)`);
       return undefined;
     }
     return new AdditiveReferencePose(clipFramePose(new Pose(skeleton.boneCount), authored, frame), skeleton);

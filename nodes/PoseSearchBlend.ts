@@ -12,6 +12,7 @@ import {
   PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, poseFeaturesSchema, type IndexedClip, type PoseFeatureSpec,
 } from '../runtime/pose-search/index.ts';
 import { defineNodeType } from '../runtime/node-type.ts';
+import { quoted } from '../runtime/names.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
 const MAX_SLOTS = 4;
@@ -446,7 +447,7 @@ export const PoseSearchBlendType: NodeType = defineNodeType({
       const bones = ((raw as Record<string, unknown>)[channel] as { bones?: unknown } | null)?.bones;
       if (!Array.isArray(bones) || !ctx.skeleton) continue;
       bones.forEach((bone, i) => {
-        if (typeof bone === 'string' && ctx.skeleton!.indexOf(bone) < 0) ctx.report(['features', channel, 'bones', i], 'unknown-bone', `the skeleton has no bone '${bone}'`);
+        if (typeof bone === 'string' && ctx.skeleton!.indexOf(bone) < 0) ctx.report(['features', channel, 'bones', i], 'unknown-bone', `the skeleton has no bone ${quoted(bone)}`);
       });
     }
   },
@@ -456,7 +457,7 @@ export const PoseSearchBlendType: NodeType = defineNodeType({
     for (const name of uniqueClips(ctx.properties)) {
       const binding = ctx.clip(name);
       if (binding) clips.push({ name, binding });
-      else ctx.report(['clips'], 'unknown-clip', `unknown clip '${name}'`);
+      else ctx.report(['clips'], 'unknown-clip', `unknown clip ${quoted(name)}`);
     }
     if (clips.length === 0) {
       ctx.report(['clips'], 'schema', 'needs at least one clip');

@@ -43,6 +43,36 @@ export type RuleJson =
   | { or: RuleJson[] }
   | { not: RuleJson };
 
+/**
+ * The most levels of `and`, `or` and `not` a rule may nest. Rules are checked, compiled and
+ * tested recursively, the test inside update's own recursion through up to MAX_GRAPH_DEPTH nodes,
+ * and a few thousand levels overflowed the stack; a hand-written rule needs a few. The loader
+ * reports a deeper rule as `too-deep`; compileStateMachine refuses it with a RangeError.
+ */
+export const MAX_RULE_DEPTH = 64;
+
+/**
+ * How many levels of `and`, `or` and `not` `rule` nests (0 for a single test), measured without
+ * recursion and no further than one level past MAX_RULE_DEPTH: a rule may nest without limit.
+ */
+export function ruleDepth(rule: unknown): number {
+  let deepest = 0;
+  const stack: { rule: unknown; depth: number }[] = [{ rule, depth: 0 }];
+  while (stack.length > 0) {
+    const { rule: r, depth } = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (deepest > MAX_RULE_DEPTH) break;
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) continue;
+    const o = r as Record<string, unknown>;
+    for (const key of ['and', 'or'] as const) {
+      const list = Object.hasOwn(o, key) ? o[key] : undefined;
+      if (Array.isArray(list)) for (const x of list) stack.push({ rule: x, depth: depth + 1 });
+    }
+    if (Object.hasOwn(o, 'not')) stack.push({ rule: o.not, depth: depth + 1 });
+  }
+  return deepest;
+}
+
 export const transitionSchema = z.object({
   from: z.string().min(1).describe("The state the transition leaves, or '*' for any state."),
   to: z.string().min(1).describe('The state (or conduit) the transition enters.'),
@@ -203,7 +233,7 @@ export interface StateMachineTable {
 /**
  * Compiles a state machine's table. `stateList` in the asset's order; a state without a pose
  * (`hasPose` false: a conduit, or a state given no sub-graph) takes no crossfade slot. Throws a
- * RangeError when the entry is not a state with a pose.
+ * RangeError when the entry is not a state with a pose, or a rule nests deeper than MAX_RULE_DEPTH.
  */
 export function compileStateMachine(
   id: string,
@@ -224,6 +254,9 @@ export function compileStateMachine(
   if (entryIndex < 0 || states[entryIndex].conduit) throw new RangeError(`StateMachine '${id}': entry '${entry}' is not a state with a pose`);
   // Stable sort by priority; own transitions before any-state ones.
   const ordered = transitions.map((t, i) => ({ t, i })).sort((a, b) => (a.t.priority ?? 0) - (b.t.priority ?? 0) || a.i - b.i);
+  for (const t of transitions) {
+    if (ruleDepth(t.rule) > MAX_RULE_DEPTH) throw new RangeError(`StateMachine '${id}': a transition rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
+  }
   const compile = (t: TransitionJson) => new Transition(
     index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,
     t.blend === 'inertial', t.curve === 'cubic', t.allowReentry === true,

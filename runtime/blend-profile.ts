@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { boneMaskProblems, boneMaskWeights, branchFiltersSchema, type BranchFilter } from './bone-mask.ts';
 import type { Skeleton } from './skeleton.ts';
+import { quoted } from './names.ts';
 
 /*
  * Blend profiles (Unreal's UBlendProfile): a named set of per-bone scales declared once in an asset
@@ -97,7 +98,7 @@ export function blendProfileProblems(profile: BlendProfileJson, skeleton: Skelet
     }
   };
   const bone = (name: string, path: (string | number)[]) => {
-    if (skeleton && skeleton.indexOf(name) < 0) problems.push({ path, code: 'unknown-bone', message: `the skeleton has no bone '${name}'` });
+    if (skeleton && skeleton.indexOf(name) < 0) problems.push({ path, code: 'unknown-bone', message: `the skeleton has no bone ${quoted(name)}` });
   };
   for (const [name, value] of Object.entries(profile.bones ?? {})) {
     bone(name, ['bones', name]);

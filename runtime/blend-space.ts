@@ -1,8 +1,29 @@
 import type { ClipBinding } from './clip.ts';
 import { CLIP_LOOPED, ClipPlayback, usePlaybackNumbers } from './clip-playback.ts';
-import { LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar, type DebugNode, type Link, type ScalarProperty, type UpdateContext } from './node.ts';
+import { MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT } from './math.ts';
+import { LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar, type DebugNode, type Link, type NodeCheckContext, type ScalarProperty, type UpdateContext } from './node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from './pose.ts';
 import { followSyncPosition, readSyncPosition, SyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember } from './sync-group.ts';
+
+/**
+ * Reports each sample coordinate (`axes` of each of `samples`) beyond ±MAX_KEY_MAGNITUDE, at its
+ * path, and returns whether there was one. Weights divide differences of coordinates, which
+ * overflow to Infinity near the largest double: samples at (-1e308, 0), (1e308, 0) and (0, 1e308)
+ * were called collinear, and a 1D input between ±1e308 weighed NaN.
+ */
+export function reportSampleRange(ctx: NodeCheckContext, samples: unknown, axes: readonly ('x' | 'y')[]): boolean {
+  if (!Array.isArray(samples)) return false;
+  let found = false;
+  samples.forEach((s: unknown, i) => {
+    for (const axis of axes) {
+      const v = typeof s === 'object' && s !== null ? (s as Record<string, unknown>)[axis] : undefined;
+      if (typeof v !== 'number' || Math.abs(v) <= MAX_KEY_MAGNITUDE) continue;
+      ctx.report(['samples', i, axis], 'value-range', `sample ${i} is at ${axis} = ${v}, beyond ±${MAX_KEY_MAGNITUDE_TEXT}`);
+      found = true;
+    }
+  });
+  return found;
+}
 
 /**
  * What BlendSpace1D and BlendSpace2D share (Unreal's blend spaces): the input coordinates, smoothed

@@ -1,7 +1,8 @@
-import { Clip, type TrackLayout } from './clip.ts';
+import { Clip, clipTimingProblem, type TrackLayout } from './clip.ts';
 import { quatFromEulerDegrees } from './math.ts';
 import { Pose } from './pose.ts';
 import { Skeleton } from './skeleton.ts';
+import { quoted } from './names.ts';
 
 /** One problem in a BVH file, with the 1-based line it was found on. */
 export interface BvhProblem {
@@ -38,7 +39,8 @@ const CHANNEL_NAMES = new Set(['Xposition', 'Yposition', 'Zposition', 'Xrotation
 /**
  * Parses BVH text. Every problem found is reported at once in a BvhError: unbalanced braces,
  * unknown channels or one listed twice, joint names used twice, a channel count that does not match
- * the numbers on a data row, numbers that do not parse, a frame count that does not match the rows.
+ * the numbers on a data row, numbers that do not parse, a frame count that does not match the rows,
+ * a frame time or duration out of range (clipTimingProblem).
  */
 export function parseBvh(text: string, source = '<bvh>'): BvhData {
   const lines = text.split(/\r?\n/);
@@ -79,7 +81,7 @@ export function parseBvh(text: string, source = '<bvh>'): BvhData {
       // Bones are found by name (clips, masks, IK): a second joint of the same name is an error here,
       // with its line, rather than the skeleton's own error later without one.
       const first = jointLines.get(name);
-      if (first !== undefined) problems.push({ line: lineNo, message: `joint name '${name}' is used twice (first on line ${first})` });
+      if (first !== undefined) problems.push({ line: lineNo, message: `joint name ${quoted(name)} is used twice (first on line ${first})` });
       else jointLines.set(name, lineNo);
       joints.push({ name, parent: stack.length > 0 ? stack[stack.length - 1] : -1, offset: [0, 0, 0], channels: [] });
       pendingJoint = joints.length - 1;
@@ -143,6 +145,10 @@ export function parseBvh(text: string, source = '<bvh>'): BvhData {
   frameCount = header(/^Frames:\s*(\S+)$/, 'Frames: N');
   frameTime = header(/^Frame Time:\s*(\S+)$/, 'Frame Time: seconds');
   if (!(frameTime > 0)) problems.push({ line: lineIndex, message: `frame time must be positive, got ${frameTime}` });
+  else {
+    const timing = clipTimingProblem(frameTime, Number.isInteger(frameCount) && frameCount >= 1 ? frameCount : 1);
+    if (timing !== null) problems.push({ line: lineIndex, message: timing });
+  }
   if (!Number.isInteger(frameCount) || frameCount < 1) problems.push({ line: lineIndex, message: `frame count must be a positive integer, got ${frameCount}` });
 
   const rows: number[][] = [];

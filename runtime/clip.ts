@@ -1,6 +1,7 @@
 import type { ClipCurve, ClipNotifyTrack } from './clip-events.ts';
 import { firstBeyond, MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT, quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
 import type { AdditiveSpace } from './additive.ts';
+import { quoted } from './names.ts';
 import type { Pose } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 
@@ -48,6 +49,27 @@ export interface SyncMarker {
  */
 export const MAX_CLIP_FRAME_TRACKS = 4_000_000;
 
+/** The shortest time between a clip's frames, in seconds: a million frames a second. */
+export const MIN_FRAME_TIME = 1e-6;
+
+/**
+ * The longest a clip may last, and so its longest frame time, in seconds (11.6 days). A longer
+ * one keeps no precision in a play time stepped by a frame's dt, and (frames - 1) x frame time
+ * overflowed to Infinity for a BVH frame time near 1e308, giving a blend space a NaN play time.
+ */
+export const MAX_CLIP_DURATION = 1e6;
+
+/**
+ * Why a clip of `frameCount` frames `frameTime` seconds apart cannot be played, or null: a frame
+ * time outside [MIN_FRAME_TIME, MAX_CLIP_DURATION] (NaN included), or a duration past MAX_CLIP_DURATION.
+ */
+export function clipTimingProblem(frameTime: number, frameCount: number): string | null {
+  if (!(frameTime >= MIN_FRAME_TIME && frameTime <= MAX_CLIP_DURATION)) return `frame time must be from 1e-6 to 1e6 seconds, got ${frameTime}`;
+  const duration = (frameCount - 1) * frameTime;
+  if (!(duration <= MAX_CLIP_DURATION)) return `${frameCount} frames ${frameTime} s apart last ${duration} s; a clip lasts at most 1e6 s`;
+  return null;
+}
+
 /** A key attribute of a clip, as firstKeyBeyond names it. */
 export type KeyAttribute = 'translation' | 'rotation' | 'scale';
 
@@ -84,10 +106,19 @@ export function badKeyReason(value: number): string {
   return Number.isFinite(value) ? `beyond ±${MAX_KEY_MAGNITUDE_TEXT}` : 'not finite';
 }
 
-/** firstBadKey described ("the translation of bone 'hips' at frame 3 is 1e+300, beyond ±1e15"), or null. */
+/**
+ * firstBadKey described ("the translation of bone 'hips' at frame 3 is 1e+300, beyond ±1e15"), or
+ * else the first curve key value beyond ±MAX_KEY_MAGNITUDE (a curve is interpolated and blended as
+ * translations are: keys of ±1.7e308 read as Infinity between them), or null.
+ */
 export function clipKeyProblem(clip: Clip): string | null {
   const bad = firstBadKey(clip);
-  return bad === null ? null : `the ${bad.attribute} of bone '${bad.bone}' at frame ${bad.frame} is ${bad.value}, ${badKeyReason(bad.value)}`;
+  if (bad !== null) return `the ${bad.attribute} of bone ${quoted(bad.bone)} at frame ${bad.frame} is ${bad.value}, ${badKeyReason(bad.value)}`;
+  for (const curve of clip.curves) {
+    const k = firstBeyond(curve.values, MAX_KEY_MAGNITUDE);
+    if (k >= 0) return `curve ${quoted(curve.name)}: key ${k} value ${curve.values[k]} is ${badKeyReason(curve.values[k])}`;
+  }
+  return null;
 }
 
 export class Clip {

@@ -1,7 +1,8 @@
-import { Clip, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from './clip.ts';
+import { Clip, clipTimingProblem, MAX_CLIP_FRAME_TRACKS, MIN_FRAME_TIME, type TrackLayout } from './clip.ts';
 import { quatNormalize, quatSlerp, transformCompose } from './math.ts';
 import { Pose } from './pose.ts';
 import { Skeleton } from './skeleton.ts';
+import { nameList } from './names.ts';
 
 /*
  * glTF 2.0 import: a skin's joints as a Skeleton, animations as Clips. It reads bytes, never paths
@@ -557,7 +558,7 @@ export function gltfAnimationIndex(doc: GltfDocument, animation: number | string
   if (!isIndex(index, names.length)) {
     doc.fail('unknown-animation', names.length === 0
       ? `no animation ${JSON.stringify(animation)}: the file has no animations`
-      : `no animation ${JSON.stringify(animation)}: the file has ${names.join(', ')} (or an index 0..${names.length - 1})`);
+      : `no animation ${JSON.stringify(animation)}: the file has ${nameList(names)} (or an index 0..${names.length - 1})`);
   }
   return index;
 }
@@ -647,6 +648,8 @@ export function gltfClip(doc: GltfDocument, animationRef: number | string, optio
   });
   if (channels.length === 0) doc.fail('empty-animation', `animation '${label}' has no channels`);
   if (!(duration > 0)) doc.fail('empty-animation', `animation '${label}' is zero-length: every key is at time ${duration} s`);
+  // Its one frame interval would be shorter still: a duration near 1e-320 made the rate Infinity.
+  if (duration < MIN_FRAME_TIME) doc.fail('empty-animation', `animation '${label}' lasts ${duration} s, less than the shortest frame time (1e-6 s)`);
 
   const nodes = [...targets.keys()].sort((a, b) => (rig ? rig.boneOfNode(a) - rig.boneOfNode(b) : a - b));
   const tracks: TrackLayout[] = nodes.map((n) => {
@@ -654,6 +657,8 @@ export function gltfClip(doc: GltfDocument, animationRef: number | string, optio
     return { bone: rig ? rig.skeleton.boneNames[rig.boneOfNode(n)] : doc.nodeName(n), translation: !!entry.translation, rotation: !!entry.rotation, scale: !!entry.scale };
   });
   const { rate, frames } = frameGrid(duration, options.sampleRate, [...targets.values()].flatMap((e) => Object.values(e)));
+  const timing = clipTimingProblem(1 / rate, frames);
+  if (timing !== null) doc.fail('too-large', `animation '${label}': ${timing}`);
   if (frames * Math.max(1, tracks.length) > MAX_CLIP_FRAME_TRACKS) {
     doc.fail('too-large', `animation '${label}' would need ${frames} frames of ${tracks.length} tracks at ${rate.toFixed(3)} Hz, over the limit of ${MAX_CLIP_FRAME_TRACKS} (lower sampleRate)`);
   }

@@ -1,5 +1,5 @@
 import { resolveBlendProfile, type BlendProfile, type BlendProfileJson } from './blend-profile.ts';
-import { ClipBinding, clipKeyProblem, type Clip } from './clip.ts';
+import { ClipBinding, clipKeyProblem, clipTimingProblem, type Clip } from './clip.ts';
 import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
@@ -1004,14 +1004,15 @@ function checkGraphDepth(nodes: readonly CompiledNode[]): void {
 
 /**
  * Throws a RangeError listing every clip key and reference value the frame loop could not sample,
- * blend or compose to a finite pose (see clipKeyProblem, referenceRangeProblems): a graph built in
+ * blend or compose to a finite pose, and every clip whose frame time or duration is out of range
+ * (see clipKeyProblem, clipTimingProblem, referenceRangeProblems): a graph built in
  * code, whose clips and skeleton no loader checked, fails here rather than giving NaN poses every
  * frame. (A loaded asset's are reported by the loader, with their JSON paths, and never reach this.)
  */
 function checkGraphData(definition: AnimGraphDefinition): void {
   const messages = referenceRangeProblems(definition.skeleton);
   for (const [name, clip] of definition.clips) {
-    const problem = clipKeyProblem(clip);
+    const problem = clipKeyProblem(clip) ?? clipTimingProblem(1 / clip.frameRate, clip.frameCount);
     if (problem !== null) messages.push(`clip '${name}': ${problem}`);
   }
   if (messages.length > 0) throw new RangeError(`graph '${definition.name}' cannot be sampled to finite poses:\n${messages.map((m) => `  ${m}`).join('\n')}`);

@@ -171,7 +171,7 @@ export interface NodeBuild {
 
 /** Codes of the problems a node type reports from `check` or `prepare` (a subset of the loader's). */
 export type NodeProblemCode = 'schema' | 'unknown-bone' | 'unknown-clip' | 'file' | 'stale-index'
-  | 'duplicate-sample' | 'collinear-samples';
+  | 'duplicate-sample' | 'collinear-samples' | 'value-range';
 
 /** A problem found by a node type, at a path below the node's `properties` block. */
 export interface NodeProblem {

@@ -3,6 +3,7 @@ import type { Skeleton } from './skeleton.ts';
 import {
   quatConjugateMultiply, quatFromAxisAngle, quatFromTo, quatInverseRotateVec3, quatMultiply, quatNormalize, quatRotateVec3, type UpAxis,
 } from './math.ts';
+import { quoted } from './names.ts';
 
 // Declared where they belong (the track is part of a Clip, the axis a convention of the math), so
 // clip.ts imports nothing from here; re-exported for the code that reaches them through root motion.
@@ -152,11 +153,11 @@ export function rootMotionSource(clip: Clip, skeleton: Skeleton, bone?: string):
   let index = -1;
   if (bone !== undefined) {
     index = skeleton.indexOf(bone);
-    if (index < 0) return `'${bone}' is not a bone of the skeleton`;
-    if (!boneMoves(clip, bone)) return `clip '${clip.name}' does not move bone '${bone}', so it has no root motion to extract`;
+    if (index < 0) return `${quoted(bone)} is not a bone of the skeleton`;
+    if (!boneMoves(clip, bone)) return `clip ${quoted(clip.name)} does not move bone ${quoted(bone)}, so it has no root motion to extract`;
   } else {
     index = skeleton.boneNames.findIndex((name) => boneMoves(clip, name));
-    if (index < 0) return `clip '${clip.name}' moves none of the skeleton's bones, so it has no root motion to extract`;
+    if (index < 0) return `clip ${quoted(clip.name)} moves none of the skeleton's bones, so it has no root motion to extract`;
   }
   const chain: number[] = [];
   for (let a = skeleton.parents[index]; a >= 0; a = skeleton.parents[a]) chain.unshift(a);

@@ -1,5 +1,6 @@
 import { firstBeyond, MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT, quatNormalize } from './math.ts';
 import { Pose } from './pose.ts';
+import { quoted } from './names.ts';
 
 /** One bone of a skeleton as authored: its parent by name and its reference (bind) local transform. */
 export interface BoneDefinition {
@@ -161,12 +162,12 @@ export class Skeleton {
     const seen = new Set<string>();
     boneNames.forEach((name, i) => {
       if (name.length === 0) problems.push({ bone: i, message: 'bone name is empty' });
-      else if (seen.has(name)) problems.push({ bone: i, message: `bone name '${name}' is used twice` });
+      else if (seen.has(name)) problems.push({ bone: i, message: `bone name ${quoted(name)} is used twice` });
       seen.add(name);
       const p = parents[i];
       if (p === undefined) return;
       if (!Number.isInteger(p) || p < -1 || p >= i) {
-        problems.push({ bone: i, message: `bone '${name}' has parent index ${p}: a parent must come before its children` });
+        problems.push({ bone: i, message: `bone ${quoted(name)} has parent index ${p}: a parent must come before its children` });
       }
     });
     return problems;
@@ -189,7 +190,7 @@ export class Skeleton {
       else if (at !== undefined) {
         problems.push({
           bone: i, field: 'name',
-          message: at < n ? `the skeleton already has a bone '${bone.name}'` : `bone name '${bone.name}' is used twice`,
+          message: at < n ? `the skeleton already has a bone ${quoted(bone.name)}` : `bone name ${quoted(bone.name)} is used twice`,
         });
       } else seen.set(bone.name, n + i);
     });
@@ -274,8 +275,8 @@ function linkParents(bones: readonly BoneDefinition[], index: Map<string, number
         problems.push({
           bone: i, field: 'parent',
           message: later < 0
-            ? `bone '${bone.name}' names unknown parent '${parent}'`
-            : `bone '${bone.name}' comes before its parent '${parent}': list parents before children`,
+            ? `bone ${quoted(bone.name)} names unknown parent ${quoted(parent)}`
+            : `bone ${quoted(bone.name)} comes before its parent ${quoted(parent)}: list parents before children`,
         });
       } else p = found;
     }
@@ -302,7 +303,7 @@ export function referenceRangeProblems(skeleton: Skeleton): string[] {
     for (const [kind, values] of [['translation', ref.translations], ['scale', ref.scales]] as const) {
       const i = firstBeyond(values, MAX_KEY_MAGNITUDE, b * 3, b * 3 + 3);
       if (i < 0) continue;
-      messages.push(`bone '${skeleton.boneNames[b]}': reference ${kind} ${values[i]} is beyond ±${MAX_KEY_MAGNITUDE_TEXT}`);
+      messages.push(`bone ${quoted(skeleton.boneNames[b])}: reference ${kind} ${values[i]} is beyond ±${MAX_KEY_MAGNITUDE_TEXT}`);
       break;
     }
   }
@@ -315,7 +316,7 @@ function referenceProblems(boneNames: readonly string[], pose: Pose): SkeletonPr
   for (let b = 0; b < boneNames.length; b++) {
     for (const [kind, values, width] of [['translation', pose.translations, 3], ['rotation', pose.rotations, 4], ['scale', pose.scales, 3]] as const) {
       if (firstBeyond(values, Number.MAX_VALUE, b * width, (b + 1) * width) < 0) continue;
-      problems.push({ bone: b, message: `bone '${boneNames[b]}': reference ${kind} (${Array.from(values.subarray(b * width, (b + 1) * width)).join(', ')}) is not finite` });
+      problems.push({ bone: b, message: `bone ${quoted(boneNames[b])}: reference ${kind} (${Array.from(values.subarray(b * width, (b + 1) * width)).join(', ')}) is not finite` });
     }
   }
   return problems;

@@ -3,17 +3,19 @@ import { NodePrepareError } from '../../runtime/node.ts';
 import type { ParameterDefinition } from '../../runtime/parameters.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { graphEnvelopeSchema, type GraphEnvelope } from '../schema.ts';
+import { parseOptions } from '../schema-text.ts';
 import { loadClips } from './clips.ts';
 import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
 import { checkNodes } from './nodes.ts';
-import { jsonPath, Problems, reportProtoKeys, type GraphProblem } from './problems.ts';
+import { checkAssetData, jsonPath, Problems, type GraphProblem } from './problems.ts';
 import { checkStateMachines, machineReferences, nodePathOf, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, checkReferenceRange, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
 import { blendProfileProblems, type BlendProfileMode } from '../../runtime/blend-profile.ts';
 import type { Skeleton } from '../../runtime/skeleton.ts';
+import { nameList, quoted } from '../../runtime/names.ts';
 
 export interface LoadOptions {
   /**
@@ -41,8 +43,9 @@ export type CheckResult = { ok: true; graph: AnimGraph } | { ok: false; problems
 export function* checkSteps(json: unknown, options: LoadOptions, files: FileCache): Generator<string[], CheckResult, void> {
   const registry = options.nodeTypes ?? DEFAULT_REGISTRY;
   const problems = new Problems();
-  reportProtoKeys(json, problems);
-  const envelope = graphEnvelopeSchema.safeParse(json);
+  // Everything below reads the asset as a tree of JSON data.
+  if (!checkAssetData(json, problems)) return { ok: false, problems: problems.list };
+  const envelope = graphEnvelopeSchema.safeParse(json, parseOptions(graphEnvelopeSchema));
   if (!envelope.success) problems.addZod([], envelope.error, json);
   // Keep checking whatever parts are readable, so one run reports everything.
   const raw = (typeof json === 'object' && json !== null ? json : {}) as Partial<Record<keyof GraphEnvelope, unknown>>;
@@ -89,7 +92,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
       ok: false,
       problems: [{
         path: jsonPath(nodePathOf(at)), code: 'too-deep',
-        message: `the graph is ${depth - 1} nodes deep from its output '${outputId}', counting the levels inside state machines' states; at most ${MAX_GRAPH_DEPTH} are allowed, and this node's inputs are level ${MAX_GRAPH_DEPTH + 1}`,
+        message: `the graph is ${depth - 1} nodes deep from its output ${quoted(outputId)}, counting the levels inside state machines' states; at most ${MAX_GRAPH_DEPTH} are allowed, and this node's inputs are level ${MAX_GRAPH_DEPTH + 1}`,
       }],
     };
   }

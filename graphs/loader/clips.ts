@@ -1,5 +1,6 @@
 import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/additive.ts';
-import { ClipBinding, clipKeyProblem, type Clip, type SyncMarker } from '../../runtime/clip.ts';
+import { badKeyReason, ClipBinding, clipKeyProblem, type Clip, type SyncMarker } from '../../runtime/clip.ts';
+import { MAX_KEY_MAGNITUDE } from '../../runtime/math.ts';
 import { Pose } from '../../runtime/pose.ts';
 import { ClipNotifyTrack, clipCurves } from '../../runtime/clip-events.ts';
 import { gltfClip } from '../../runtime/gltf.ts';
@@ -9,6 +10,7 @@ import type { Skeleton } from '../../runtime/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { guardGltf, isGltfPath, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import type { Problems } from './problems.ts';
+import { nameList, quoted } from '../../runtime/names.ts';
 
 /**
  * The asset's clips that load, by name, with their root motion extracted where asked; and every
@@ -27,7 +29,7 @@ export function loadClips(
     if (!clip) continue;
     const badKey = clipKeyProblem(clip);
     if (badKey !== null) {
-      problems.add(['clips', name, 'source'], 'value-range', `clip '${name}': ${badKey}`);
+      problems.add(['clips', name, 'source'], 'value-range', `clip ${quoted(name)}: ${badKey}`);
       continue;
     }
     if (eventsOk) {
@@ -35,7 +37,7 @@ export function loadClips(
       if (def.curves) clip.curves = clipCurves(def.curves);
     }
     if (skeleton && !clip.tracks.some((t) => skeleton.indexOf(t.bone) >= 0)) {
-      problems.add(['clips', name, 'source'], 'clip-file', `clip '${name}' animates none of the skeleton's bones`);
+      problems.add(['clips', name, 'source'], 'clip-file', `clip ${quoted(name)} animates none of the skeleton's bones`);
     }
     if (def.rootMotion && skeleton) {
       const options = def.rootMotion === true ? {} : def.rootMotion;
@@ -65,7 +67,7 @@ function makeAdditiveClips(
     if (!def.additive || !clip) continue;
     const at = ['clips', name, 'additive'];
     if (def.rootMotion) {
-      problems.add(at, 'schema', `clip '${name}' is additive and extracts root motion: an additive moves bones relative to another pose, not the character, so drop one of the two`);
+      problems.add(at, 'schema', `clip ${quoted(name)} is additive and extracts root motion: an additive moves bones relative to another pose, not the character, so drop one of the two`);
       continue;
     }
     const reference = def.additive.reference ?? 'skeleton';
@@ -73,12 +75,12 @@ function makeAdditiveClips(
     if (reference !== 'skeleton') {
       const source = authored.get(reference.clip);
       if (!source) {
-        if (!declaredClips.has(reference.clip)) problems.add([...at, 'reference', 'clip'], 'unknown-clip', `unknown clip '${reference.clip}' (declared: ${[...declaredClips].join(', ')})`);
+        if (!declaredClips.has(reference.clip)) problems.add([...at, 'reference', 'clip'], 'unknown-clip', `unknown clip ${quoted(reference.clip)} (declared: ${nameList(declaredClips)})`);
         continue;
       }
       const frame = referenceFrameIndex(reference.frame, source.frameCount);
       if (frame < 0) {
-        problems.add([...at, 'reference', 'frame'], 'clip-frames', `frame ${reference.frame} is outside clip '${reference.clip}' (frames 0..${source.frameCount - 1}, or -1..-${source.frameCount} from the end)`);
+        problems.add([...at, 'reference', 'frame'], 'clip-frames', `frame ${reference.frame} is outside clip ${quoted(reference.clip)} (frames 0..${source.frameCount - 1}, or -1..-${source.frameCount} from the end)`);
         continue;
       }
       pose = clipFramePose(new Pose(skeleton.boneCount), new ClipBinding(source, skeleton), frame);
@@ -89,7 +91,8 @@ function makeAdditiveClips(
 
 /**
  * Checks a clip's notifies (times inside the clip, once it loaded; a range's start not after its
- * end) and curves (key times increasing), reporting each problem at its path. True when all is well.
+ * end) and curves (key times increasing, values within ±MAX_KEY_MAGNITUDE), reporting each problem
+ * at its path. True when all is well.
  */
 function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip: Clip | undefined, problems: Problems): boolean {
   const before = problems.list.length;
@@ -99,17 +102,20 @@ function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip
   (def.notifies ?? []).forEach((notify, i) => {
     const at = ['clips', name, 'notifies', i];
     if ('time' in notify) {
-      if (!inside(notify.time)) problems.add([...at, 'time'], 'notify-time', `notify '${notify.name}' at ${notify.time} s is outside the clip's ${span} s`);
+      if (!inside(notify.time)) problems.add([...at, 'time'], 'notify-time', `notify ${quoted(notify.name)} at ${notify.time} s is outside the clip's ${span} s`);
       return;
     }
-    if (!inside(notify.start)) problems.add([...at, 'start'], 'notify-time', `notify '${notify.name}' starts at ${notify.start} s, outside the clip's ${span} s`);
-    if (!inside(notify.end)) problems.add([...at, 'end'], 'notify-time', `notify '${notify.name}' ends at ${notify.end} s, outside the clip's ${span} s`);
-    else if (notify.end < notify.start) problems.add([...at, 'end'], 'notify-time', `notify '${notify.name}' ends (${notify.end} s) before it starts (${notify.start} s)`);
+    if (!inside(notify.start)) problems.add([...at, 'start'], 'notify-time', `notify ${quoted(notify.name)} starts at ${notify.start} s, outside the clip's ${span} s`);
+    if (!inside(notify.end)) problems.add([...at, 'end'], 'notify-time', `notify ${quoted(notify.name)} ends at ${notify.end} s, outside the clip's ${span} s`);
+    else if (notify.end < notify.start) problems.add([...at, 'end'], 'notify-time', `notify ${quoted(notify.name)} ends (${notify.end} s) before it starts (${notify.start} s)`);
   });
   for (const [curve, keys] of Object.entries(def.curves ?? {})) {
+    // The first per curve, as clipKeyProblem (which checks curves set from code) reports it.
+    const big = keys.findIndex((key) => !(Math.abs(key[1]) <= MAX_KEY_MAGNITUDE));
+    if (big >= 0) problems.add(['clips', name, 'curves', curve, big, 1], 'value-range', `curve ${quoted(curve)}: key ${big} value ${keys[big][1]} is ${badKeyReason(keys[big][1])}`);
     for (let k = 1; k < keys.length; k++) {
       if (!(keys[k][0] > keys[k - 1][0])) {
-        problems.add(['clips', name, 'curves', curve, k, 0], 'curve-keys', `curve '${curve}': key ${k} at ${keys[k][0]} s is not after key ${k - 1} at ${keys[k - 1][0]} s (key times must increase)`);
+        problems.add(['clips', name, 'curves', curve, k, 0], 'curve-keys', `curve ${quoted(curve)}: key ${k} at ${keys[k][0]} s is not after key ${k - 1} at ${keys[k - 1][0]} s (key times must increase)`);
         break;
       }
     }
@@ -132,13 +138,13 @@ function loadClip(name: string, def: GraphEnvelope['clips'][string], files: File
   let clip: Clip;
   if (!isGltfPath(def.source)) {
     for (const key of ['animation', 'sampleRate'] as const) {
-      if (def[key] !== undefined) problems.add(['clips', name, key], 'schema', `'${key}' applies to glTF sources (.glb, .gltf) only`);
+      if (def[key] !== undefined) problems.add(['clips', name, key], 'schema', `${quoted(key)} applies to glTF sources (.glb, .gltf) only`);
     }
   }
   if (def.source.startsWith('builtin:')) {
     const builtin = def.source.slice('builtin:'.length);
     if (!SAMPLE_CLIP_NAMES.includes(builtin)) {
-      problems.add(['clips', name, 'source'], 'clip-file', `no built-in clip '${builtin}' (have: ${SAMPLE_CLIP_NAMES.join(', ')})`);
+      problems.add(['clips', name, 'source'], 'clip-file', `no built-in clip ${quoted(builtin)} (have: ${SAMPLE_CLIP_NAMES.join(', ')})`);
       return undefined;
     }
     clip = sampleClip(builtin);
@@ -167,7 +173,7 @@ function loadClip(name: string, def: GraphEnvelope['clips'][string], files: File
 /** Markers by increasing time (stable for equal times), each checked to lie within the kept frames. */
 function setSyncMarkers(clip: Clip, markers: readonly SyncMarker[], at: readonly PropertyKey[], problems: Problems): void {
   markers.forEach((m, i) => {
-    if (m.time > clip.duration) problems.add([...at, i, 'time'], 'schema', `sync marker '${m.name}' at ${m.time} s is past the clip's end (${clip.duration} s)`);
+    if (m.time > clip.duration) problems.add([...at, i, 'time'], 'schema', `sync marker ${quoted(m.name)} at ${m.time} s is past the clip's end (${clip.duration} s)`);
   });
   clip.syncMarkers = markers.filter((m) => m.time <= clip.duration).map((m) => ({ name: m.name, time: m.time })).sort((a, b) => a.time - b.time);
 }

@@ -3,6 +3,7 @@ import { MAX_GRAPH_DEPTH } from '../../runtime/graph.ts';
 import { nodeReferences } from '../../runtime/node-type.ts';
 import type { CheckedNode } from './nodes.ts';
 import { jsonPath, type Problems } from './problems.ts';
+import { nameList, quoted } from '../../runtime/names.ts';
 
 /**
  * A graph whose nodes a node reference may name: the top level, or a state machine state's
@@ -78,7 +79,7 @@ export function checkLinks(
     consumerNode.set(target, by[0] === 'nodes' ? String(by[1]) : undefined);
     const previous = consumers.get(target);
     if (previous !== undefined) {
-      problems.add(by, 'shared-link', `node '${target}' already feeds ${previous}; a pose can feed one input only (add another node for each use)`);
+      problems.add(by, 'shared-link', `node ${quoted(target)} already feeds ${previous}; a pose can feed one input only (add another node for each use)`);
     } else consumers.set(target, jsonPath(by));
   };
   for (const [id, { envelope: node, type, properties }] of nodes) {
@@ -86,54 +87,54 @@ export function checkLinks(
     const additiveInputs = type.additiveInputs?.(properties) ?? {};
     for (const name of Object.keys(inputs)) {
       if (!type.inputs.some((s) => s.name === name)) {
-        problems.add(['nodes', id, 'inputs', name], 'unknown-input', `${type.type} has no input '${name}' (inputs: ${type.inputs.map((s) => s.name).join(', ') || 'none'})`);
+        problems.add(['nodes', id, 'inputs', name], 'unknown-input', `${type.type} has no input ${quoted(name)} (inputs: ${nameList(type.inputs.map((s) => s.name))})`);
       }
     }
     for (const spec of type.inputs) {
       const value = inputs[spec.name];
       const where = ['nodes', id, 'inputs', spec.name];
       if (value === undefined) {
-        problems.add(where, 'missing-link', `input '${spec.name}' of ${type.type} '${id}' is not linked`);
+        problems.add(where, 'missing-link', `input ${quoted(spec.name)} of ${type.type} ${quoted(id)} is not linked`);
         continue;
       }
       if (spec.kind === 'pose' && typeof value !== 'string') {
-        problems.add(where, 'schema', `input '${spec.name}' takes one node id, not a list`);
+        problems.add(where, 'schema', `input ${quoted(spec.name)} takes one node id, not a list`);
         continue;
       }
       if (spec.kind === 'poseList' && !Array.isArray(value)) {
-        problems.add(where, 'schema', `input '${spec.name}' takes a list of node ids`);
+        problems.add(where, 'schema', `input ${quoted(spec.name)} takes a list of node ids`);
         continue;
       }
       const targets = Array.isArray(value) ? value : [value];
       if (spec.kind === 'poseList' && targets.length < (spec.minCount ?? 1)) {
-        problems.add(where, 'missing-link', `input '${spec.name}' needs at least ${spec.minCount ?? 1} pose(s), has ${targets.length}`);
+        problems.add(where, 'missing-link', `input ${quoted(spec.name)} needs at least ${spec.minCount ?? 1} pose(s), has ${targets.length}`);
       }
       targets.forEach((target, i) => {
         const at = Array.isArray(value) ? [...where, i] : where;
         const linked = nodes.get(target);
         if (!linked) {
-          if (!Object.hasOwn(rawNodes, target)) problems.add(at, 'dangling-link', `links to '${target}', which is not a node of this graph`);
+          if (!Object.hasOwn(rawNodes, target)) problems.add(at, 'dangling-link', `links to ${quoted(target)}, which is not a node of this graph`);
           return;
         }
         claim(target, at);
         if (linked.type.referencedOnly) {
-          problems.add(at, 'not-linkable', `${linked.type.type} '${target}' cannot be linked to an input: name it in the \`cache\` property of a UseCachedPose node, one per place its pose is needed`);
+          problems.add(at, 'not-linkable', `${linked.type.type} ${quoted(target)} cannot be linked to an input: name it in the \`cache\` property of a UseCachedPose node, one per place its pose is needed`);
         }
         if (spec.accepts && !spec.accepts.includes(linked.type.space)) {
-          problems.add(at, 'space-mismatch', `input '${spec.name}' of ${type.type} '${id}' accepts only ${spec.accepts.join(' or ')}-space poses, but ${linked.type.type} '${target}' produces a ${linked.type.space}-space pose, which cannot be converted here`);
+          problems.add(at, 'space-mismatch', `input ${quoted(spec.name)} of ${type.type} ${quoted(id)} accepts only ${spec.accepts.join(' or ')}-space poses, but ${linked.type.type} ${quoted(target)} produces a ${linked.type.space}-space pose, which cannot be converted here`);
         }
-        if (Object.hasOwn(additiveInputs, spec.name)) checkAdditiveLink(at, `input '${spec.name}' of ${type.type} '${id}'`, additiveInputs[spec.name], linked, target, additiveClips, problems);
+        if (Object.hasOwn(additiveInputs, spec.name)) checkAdditiveLink(at, `input ${quoted(spec.name)} of ${type.type} ${quoted(id)}`, additiveInputs[spec.name], linked, target, additiveClips, problems);
       });
     }
   }
   if (outputId !== undefined) {
     if (!nodes.has(outputId)) {
-      if (!Object.hasOwn(rawNodes, outputId)) problems.add(['output'], 'dangling-link', `output names '${outputId}', which is not a node of this graph`);
+      if (!Object.hasOwn(rawNodes, outputId)) problems.add(['output'], 'dangling-link', `output names ${quoted(outputId)}, which is not a node of this graph`);
     } else {
       claim(outputId, ['output']);
       const linked = nodes.get(outputId)!;
       if (linked.type.referencedOnly) {
-        problems.add(['output'], 'not-linkable', `${linked.type.type} '${outputId}' cannot be the output: name a UseCachedPose node that names it`);
+        problems.add(['output'], 'not-linkable', `${linked.type.type} ${quoted(outputId)} cannot be the output: name a UseCachedPose node that names it`);
       }
     }
   }
@@ -150,12 +151,12 @@ export function checkLinks(
       const named = scope ? scope.nodes.get(target) : nodes.get(target);
       if (!named) {
         if (!Object.hasOwn(rawNodes, target) && !scope) {
-          problems.add(where, 'dangling-link', `names '${target}', which is not a node of this graph${options.outer ? ' nor of the graphs around its state' : ''} (a ${expected} node's id)`);
+          problems.add(where, 'dangling-link', `names ${quoted(target)}, which is not a node of this graph${options.outer ? ' nor of the graphs around its state' : ''} (a ${expected} node's id)`);
         }
         continue;
       }
       if (named.type.type !== expected) {
-        problems.add(where, 'wrong-node-type', `names '${target}', a ${named.type.type}; ${node.type.type} '${id}' needs a ${expected}`);
+        problems.add(where, 'wrong-node-type', `names ${quoted(target)}, a ${named.type.type}; ${node.type.type} ${quoted(id)} needs a ${expected}`);
         continue;
       }
       if (scope) {
@@ -219,7 +220,7 @@ export function checkLinks(
     const provided = providedFrom(consumerNode.get(id));
     if (!provided) {
       problems.add(['nodes', id, 'properties', 'blendMode'], 'no-inertialization',
-        `${type.type} '${id}' requests inertialization, but no Inertialization node lies between it and the output '${outputId}': add one below it, or use blendMode "crossfade"`);
+        `${type.type} ${quoted(id)} requests inertialization, but no Inertialization node lies between it and the output ${quoted(String(outputId))}: add one below it, or use blendMode "crossfade"`);
     }
   }
 
@@ -237,9 +238,9 @@ function checkAdditiveLink(
 ): void {
   const made = linked.type.additiveOutput?.(linked.properties, additiveClips);
   if (made === undefined) {
-    problems.add(at, 'not-additive', `${input} takes an additive pose, but ${linked.type.type} '${target}' produces an ordinary one: link a MakeAdditive, or a player of a clip marked "additive" in the asset's clips`);
+    problems.add(at, 'not-additive', `${input} takes an additive pose, but ${linked.type.type} ${quoted(target)} produces an ordinary one: link a MakeAdditive, or a player of a clip marked "additive" in the asset's clips`);
   } else if (made !== space) {
-    problems.add(at, 'space-mismatch', `${input} applies a ${space}-space additive, but ${linked.type.type} '${target}' produces a ${made}-space one: make both the same space`);
+    problems.add(at, 'space-mismatch', `${input} applies a ${space}-space additive, but ${linked.type.type} ${quoted(target)} produces a ${made}-space one: make both the same space`);
   }
 }
 
@@ -361,7 +362,7 @@ function checkDepth(
     const [keys, target] = links.find(([, t]) => height.get(t) === height.get(at)! - 1)!;
     if (level === MAX_GRAPH_DEPTH) {
       problems.add(['nodes', at, ...keys], 'too-deep',
-        `the graph is ${depth} nodes deep from its output '${outputId}'; at most ${MAX_GRAPH_DEPTH} are allowed, and this link to '${target}' is level ${MAX_GRAPH_DEPTH + 1}`);
+        `the graph is ${depth} nodes deep from its output ${quoted(outputId)}; at most ${MAX_GRAPH_DEPTH} are allowed, and this link to ${quoted(target)} is level ${MAX_GRAPH_DEPTH + 1}`);
       return;
     }
     at = target;

@@ -7,7 +7,9 @@ import type { Skeleton } from '../../runtime/skeleton.ts';
 import type { BlendProfileMode } from '../../runtime/blend-profile.ts';
 import { nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema, type NodeEnvelope } from '../schema.ts';
 import type { Problems } from './problems.ts';
+import { parseOptions } from '../schema-text.ts';
 import type { NodeRegistry } from './registry.ts';
+import { nameList, quoted } from '../../runtime/names.ts';
 
 /** A node whose envelope and type are known: its properties checked (the well-formed ones, if some are not). */
 export interface CheckedNode {
@@ -51,8 +53,8 @@ export function checkNodes(rawNodes: Record<string, unknown>, registry: NodeRegi
   const { parameters, declaredParameters, clips, declaredClips, skeleton } = refs;
   for (const [id, rawNode] of Object.entries(rawNodes)) {
     const validId = nodeIdSchema.safeParse(id);
-    if (!validId.success) problems.add(['nodes', id], 'schema', `node id '${id}': ${validId.error.issues[0].message}`);
-    const parsed = nodeEnvelopeSchema.safeParse(rawNode);
+    if (!validId.success) problems.add(['nodes', id], 'schema', validId.error.issues[0].message);
+    const parsed = nodeEnvelopeSchema.safeParse(rawNode, parseOptions(nodeEnvelopeSchema));
     if (!parsed.success) {
       problems.addZod(['nodes', id], parsed.error, rawNode);
       continue;
@@ -60,10 +62,11 @@ export function checkNodes(rawNodes: Record<string, unknown>, registry: NodeRegi
     const node = parsed.data;
     const type = registry.get(node.type);
     if (!type) {
-      problems.add(['nodes', id, 'type'], 'unknown-node-type', `unknown node type '${node.type}' (known: ${registry.list().map((t) => t.type).join(', ')})`);
+      problems.add(['nodes', id, 'type'], 'unknown-node-type', `unknown node type ${quoted(node.type)} (known: ${registry.list().map((t) => t.type).join(', ')})`);
       continue;
     }
-    const props = cachedPropertiesSchema(type).safeParse(node.properties ?? {});
+    const schema = cachedPropertiesSchema(type);
+    const props = schema.safeParse(node.properties ?? {}, parseOptions(schema));
     if (!props.success) problems.addZod(['nodes', id, 'properties'], props.error, node.properties ?? {});
     // When some properties are malformed, the well-formed ones are still checked, so one run
     // reports an unknown bone next to a missing one.
@@ -93,7 +96,7 @@ function checkPropertyReferences(
 ): void {
   const { parameters, declaredParameters, clips, declaredClips, skeleton } = refs;
   const unknownClip = (clip: unknown): clip is string => typeof clip === 'string' && !clips.has(clip) && !declaredClips.has(clip);
-  const declared = () => [...declaredClips].join(', ') || 'none';
+  const declared = () => nameList(declaredClips);
   // Runs over the node's properties, and again over each item of a list property.
   const checkValues = (specs: Readonly<Record<string, PropertySpec>>, values: Readonly<Record<string, unknown>>, at: readonly PropertyKey[]): void => {
     for (const [name, spec] of Object.entries(specs)) {
@@ -105,31 +108,31 @@ function checkPropertyReferences(
         const def = parameters.get(param);
         if (!def) {
           if (!declaredParameters.has(param)) {
-            problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${[...declaredParameters].join(', ') || 'none'})`);
+            problems.add([...where, 'param'], 'unknown-parameter', `unknown parameter ${quoted(param)} (declared: ${nameList(declaredParameters)})`);
           }
         } else if (!parameterFits(spec.kind as ParameterType, def.type)) {
-          problems.add([...where, 'param'], 'parameter-type', `property '${name}' is ${spec.kind} but parameter '${param}' is ${def.type}`);
+          problems.add([...where, 'param'], 'parameter-type', `property ${quoted(name)} is ${spec.kind} but parameter ${quoted(param)} is ${def.type}`);
         }
         continue;
       }
       if (spec.kind === 'clip' && unknownClip(value)) {
-        problems.add(where, 'unknown-clip', `unknown clip '${value}' (declared: ${declared()})`);
+        problems.add(where, 'unknown-clip', `unknown clip ${quoted(value)} (declared: ${declared()})`);
       }
       if (spec.kind === 'bone' && typeof value === 'string' && skeleton && skeleton.indexOf(value) < 0) {
-        problems.add(where, 'unknown-bone', `the skeleton has no bone '${value}'`);
+        problems.add(where, 'unknown-bone', `the skeleton has no bone ${quoted(value)}`);
       }
       if (spec.kind === 'blendProfile' && typeof value === 'string') checkBlendProfileName(value, spec.modes, where, refs, problems);
       if (spec.kind === 'floatList' && Array.isArray(value)) {
         const linked = node.inputs?.[spec.perInput];
         const count = Array.isArray(linked) ? linked.length : 0;
         if (value.length !== count) {
-          problems.add(where, 'schema', `has ${value.length} entries but input '${spec.perInput}' has ${count} poses`);
+          problems.add(where, 'schema', `has ${value.length} entries but input ${quoted(spec.perInput)} has ${count} poses`);
         }
       }
       if (spec.kind === 'clipList' && Array.isArray(value)) {
         value.forEach((clip, i) => {
           if (unknownClip(clip)) {
-            problems.add([...where, i], 'unknown-clip', `unknown clip '${clip}' (declared: ${declared()})`);
+            problems.add([...where, i], 'unknown-clip', `unknown clip ${quoted(clip)} (declared: ${declared()})`);
           }
         });
       }
@@ -163,11 +166,11 @@ export function checkBlendProfileName(
   const mode = refs.blendProfiles.get(name);
   if (mode === undefined) {
     if (!refs.declaredBlendProfiles.has(name)) {
-      problems.add(at, 'unknown-blend-profile', `unknown blend profile '${name}' (declared: ${[...refs.declaredBlendProfiles].join(', ') || 'none'})`);
+      problems.add(at, 'unknown-blend-profile', `unknown blend profile ${quoted(name)} (declared: ${nameList(refs.declaredBlendProfiles)})`);
     }
     return;
   }
   if (!modes.includes(mode)) {
-    problems.add(at, 'blend-profile-mode', `blend profile '${name}' is ${mode}; this takes a ${modes.join(' or ')} profile`);
+    problems.add(at, 'blend-profile-mode', `blend profile ${quoted(name)} is ${mode}; this takes a ${modes.join(' or ')} profile`);
   }
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { nameList } from '../../runtime/names.ts';
 
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
@@ -47,7 +48,7 @@ export class Problems {
   addZod(prefix: readonly PropertyKey[], error: z.ZodError, input: unknown): void {
     const seen = new Set<string>();
     for (const issue of error.issues) {
-      // Reported once, at the key itself, by reportProtoKeys.
+      // Reported once, at the key itself, by checkAssetData.
       if (issue.code === 'unrecognized_keys' && issue.keys.every((k) => k === '__proto__')) continue;
       // JSON.parse turns a number beyond the float range (1e400) into ±Infinity, which zod reports
       // as a bare "Invalid input" when the value may also be a binding: name the number instead.
@@ -57,13 +58,20 @@ export class Problems {
       // A binding where the schema takes only a literal: a property its node reads once (bindable: false).
       const refused = !inner && issue.code === 'invalid_type' && isBinding(value);
       const message = inner ? 'not a finite number (a JSON number beyond ±1.8e308 reads as Infinity)'
-        : refused ? `cannot be bound to a parameter (the node reads it once, when it is built): give a literal (${issue.message})` : issue.message;
+        : refused ? `cannot be bound to a parameter (the node reads it once, when it is built): give a literal (${issue.message})`
+          : issue.code === 'unrecognized_keys' && issue.message.startsWith('Unrecognized key') ? unrecognizedKeys(issue.keys)
+            : issue.message;
       const key = `${jsonPath(keys)}\n${message}`;
       if (seen.has(key)) continue;
       seen.add(key);
       this.add(keys, refused ? 'not-bindable' : 'schema', message);
     }
   }
+}
+
+/** zod's message for keys a strict object does not take, with the keys shortened and counted past 20 as any name a message echoes. */
+function unrecognizedKeys(keys: readonly string[]): string {
+  return `Unrecognized key${keys.length === 1 ? '' : 's'}: ${nameList(keys, 'none', (k) => `"${k}"`)}`;
 }
 
 /** Whether a value is written as a parameter binding, `{ "param": "name" }`. */
@@ -82,12 +90,26 @@ function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {
 }
 
 /**
- * Reports every `__proto__` key in the asset. JSON.parse makes it an ordinary own key, but
- * JavaScript objects built from it (zod's records, spreads, `obj[name] = …`) drop it or change
- * their prototype instead, so a clip, parameter or node of that name would vanish silently; it
- * is refused by name instead. The walk is iterative: an asset may nest arbitrarily deep.
+ * The most values an asset may hold, counting an object once per place it appears, as its JSON
+ * text would (about 10 MB of JSON). An asset given as a JavaScript object may share one object
+ * between places, which JSON text cannot: the checks after this walk read the asset as a tree, so
+ * their work grows with this count, and 30 levels each sharing the next twice are 2^30 values.
  */
-export function reportProtoKeys(json: unknown, problems: Problems): void {
+export const MAX_ASSET_VALUES = 1_000_000;
+
+/**
+ * Checks that the asset is JSON data the other checks can read, and reports every `__proto__` key
+ * in it. JSON.parse makes `__proto__` an ordinary own key, but JavaScript objects built from it
+ * (zod's records, spreads, `obj[name] = …`) drop it or change their prototype instead, so a clip,
+ * parameter or node of that name would vanish silently; it is refused by name instead.
+ *
+ * An asset given as a JavaScript object may hold an object inside itself, reported where it is met
+ * again, or share objects between places. The walk is iterative (an asset may nest arbitrarily
+ * deep) and goes through each object once, so that sharing costs nothing here. Returns false when
+ * the asset refers to itself or holds more than MAX_ASSET_VALUES values: every later check walks
+ * it as a tree, which would never end, or take exponential time.
+ */
+export function checkAssetData(json: unknown, problems: Problems): boolean {
   // Each entry keeps its parent's entry and its key; a path is built only for a key reported.
   type Entry = { value: unknown; key: PropertyKey; parent: Entry | null };
   const keysOf = (entry: Entry): PropertyKey[] => {
@@ -95,20 +117,64 @@ export function reportProtoKeys(json: unknown, problems: Problems): void {
     for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
     return keys.reverse();
   };
-  const stack: Entry[] = [{ value: json, key: '', parent: null }];
+  // An object is on the path being walked from its entry until its CLOSE is popped; then its count
+  // of values (itself and everything in it, as JSON would write them) is known.
+  const open = new Set<object>();
+  const counted = new Map<object, number>();
+  const closing: object[] = [];
+  const CLOSE = Symbol('close');
+  const stack: (Entry | typeof CLOSE)[] = [{ value: json, key: '', parent: null }];
+  let cyclic = false;
+  // Counts of the objects on the path, added to as their contents are closed; [0] is the asset's.
+  const counts: number[] = [0];
   while (stack.length > 0) {
     const entry = stack.pop()!;
+    if (entry === CLOSE) {
+      const value = closing.pop()!;
+      const n = counts.pop()!;
+      open.delete(value);
+      counted.set(value, n);
+      counts[counts.length - 1] = Math.min(counts[counts.length - 1] + n, MAX_ASSET_VALUES + 1);
+      continue;
+    }
     const value = entry.value;
-    if (typeof value !== 'object' || value === null) continue;
+    if (typeof value !== 'object' || value === null) {
+      counts[counts.length - 1]++;
+      continue;
+    }
+    if (open.has(value)) {
+      cyclic = true;
+      problems.add(keysOf(entry), 'schema', 'refers to an object that contains it (a reference cycle: not JSON data)');
+      continue;
+    }
+    const known = counted.get(value);
+    if (known !== undefined) {
+      counts[counts.length - 1] = Math.min(counts[counts.length - 1] + known, MAX_ASSET_VALUES + 1);
+      continue;
+    }
+    open.add(value);
+    closing.push(value);
+    counts.push(1);
+    stack.push(CLOSE);
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: entry });
       continue;
     }
-    for (const key of Object.keys(value)) {
+    // Pushed last to first, so that what is reported within comes in the asset's order.
+    const keys = Object.keys(value);
+    for (const key of keys) {
       if (key === '__proto__') problems.add([...keysOf(entry), key], 'schema', `'__proto__' cannot be a name or key in an asset (JavaScript objects treat it specially): rename it`);
-      else stack.push({ value: (value as Record<string, unknown>)[key], key, parent: entry });
+    }
+    for (let i = keys.length - 1; i >= 0; i--) {
+      if (keys[i] !== '__proto__') stack.push({ value: (value as Record<string, unknown>)[keys[i]], key: keys[i], parent: entry });
     }
   }
+  if (cyclic) return false;
+  if (counts[0] > MAX_ASSET_VALUES) {
+    problems.add([], 'schema', `the asset holds more than ${MAX_ASSET_VALUES.toLocaleString('en-US')} values (MAX_ASSET_VALUES), counting a shared object once per place it appears, as its JSON text would`);
+    return false;
+  }
+  return true;
 }
 
 /**

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { gltfRig } from '../../runtime/gltf.ts';
 import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { referenceRangeProblems, Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/skeleton.ts';
-import { helperBoneSchema, type GraphEnvelope } from '../schema.ts';
+import { helperBoneSchema, unitQuaternionSchema, type GraphEnvelope } from '../schema.ts';
 import { guardGltf, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import { jsonPath, type Problems } from './problems.ts';
 
@@ -22,7 +22,8 @@ const jsonSkeletonSchema = z.object({
     name: z.string().min(1),
     parent: z.string().nullable().optional(),
     translation: z.tuple([z.number(), z.number(), z.number()]).optional(),
-    rotation: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(),
+    // As helper bones': a zero or scaled quaternion reached the poses unchanged.
+    rotation: unitQuaternionSchema.optional(),
     scale: z.tuple([z.number(), z.number(), z.number()]).optional(),
   }).strict()).min(1),
 }).strict();

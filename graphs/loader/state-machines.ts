@@ -6,11 +6,12 @@
 // their machine, which receives their roots as CompiledNode.subGraphs.
 import { TRANSITION_PROFILE_MODES } from '../../runtime/blend-profile.ts';
 import type { CompiledNode, PropertyValue } from '../../runtime/graph.ts';
-import { COMPARISONS, stateSchema, StateMachineType } from '../../nodes/StateMachine.ts';
+import { COMPARISONS, MAX_RULE_DEPTH, ruleDepth, stateSchema, StateMachineType } from '../../nodes/StateMachine.ts';
 import { checkLinks, type ForeignRef, type LinkScope } from './links.ts';
 import { checkBlendProfileName, checkNodes, type CheckedNode, type NodeReferences } from './nodes.ts';
 import { jsonPath, Problems } from './problems.ts';
 import type { NodeRegistry } from './registry.ts';
+import { nameList, quoted } from '../../runtime/names.ts';
 
 /** What a checked StateMachine contributes to the compiled graph. */
 export interface MachineBuild {
@@ -63,11 +64,11 @@ export function checkStateMachines(
         problems.add([...at, 'states'], 'schema', 'a StateMachine needs at least one state with a pose (not a conduit)');
       }
     }
-    const stateList = () => [...states.keys()].join(', ') || 'none';
+    const stateList = () => nameList(states.keys());
     if (raw.entry === undefined) problems.add([...at, 'entry'], 'schema', 'a StateMachine needs an entry state');
     else if (typeof raw.entry === 'string' && isRecord(rawStates)) {
-      if (!states.has(raw.entry)) problems.add([...at, 'entry'], 'unknown-state', `unknown state '${raw.entry}' (states: ${stateList()})`);
-      else if (states.get(raw.entry)) problems.add([...at, 'entry'], 'unknown-state', `the entry state '${raw.entry}' is a conduit; enter a state with a pose`);
+      if (!states.has(raw.entry)) problems.add([...at, 'entry'], 'unknown-state', `unknown state ${quoted(raw.entry)} (states: ${stateList()})`);
+      else if (states.get(raw.entry)) problems.add([...at, 'entry'], 'unknown-state', `the entry state ${quoted(raw.entry)} is a conduit; enter a state with a pose`);
     }
     if (Array.isArray(raw.transitions)) {
       raw.transitions.forEach((t, i) => {
@@ -78,12 +79,18 @@ export function checkStateMachines(
             const name = t[end];
             if (typeof name !== 'string' || (end === 'from' && name === '*')) continue;
             if (!states.has(name)) {
-              problems.add([...where, end], 'unknown-state', `unknown state '${name}' (states: ${stateList()}${end === 'from' ? "; '*' is any state" : ''})`);
+              problems.add([...where, end], 'unknown-state', `unknown state ${quoted(name)} (states: ${stateList()}${end === 'from' ? "; '*' is any state" : ''})`);
             }
           }
         }
         // A missing rule is reported by the properties' schema.
-        if (Object.hasOwn(t, 'rule')) checkRule(t.rule, [...where, 'rule'], refs, problems);
+        if (Object.hasOwn(t, 'rule')) {
+          // Measured first, without recursion: checkRule recurses per level.
+          const depth = ruleDepth(t.rule);
+          if (depth > MAX_RULE_DEPTH) {
+            problems.add([...where, 'rule'], 'too-deep', `this rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
+          } else checkRule(t.rule, [...where, 'rule'], refs, problems);
+        }
         if (typeof t.blendProfile === 'string') checkBlendProfileName(t.blendProfile, TRANSITION_PROFILE_MODES, [...where, 'blendProfile'], refs, problems);
         if (t.blend === 'inertial' && build.inertialAt[0] === 'transitions' && build.inertialAt.length === 1) build.inertialAt = ['transitions', i, 'blend'];
       });
@@ -205,12 +212,12 @@ const RULE_FORMS = 'a rule is true/false, "atEnd", {"timeRemaining": s}, {"param
 function checkRule(rule: unknown, at: readonly PropertyKey[], refs: NodeReferences, problems: Problems): void {
   if (typeof rule === 'boolean' || rule === 'atEnd') return;
   if (!isRecord(rule)) {
-    problems.add(at, 'schema', typeof rule === 'string' ? `unknown rule '${rule}' (${RULE_FORMS})` : RULE_FORMS);
+    problems.add(at, 'schema', typeof rule === 'string' ? `unknown rule ${quoted(rule)} (${RULE_FORMS})` : RULE_FORMS);
     return;
   }
   const keys = Object.keys(rule);
   const extra = (allowed: readonly string[]) => {
-    for (const k of keys) if (!allowed.includes(k)) problems.add([...at, k], 'schema', `unexpected key '${k}' in this rule (${RULE_FORMS})`);
+    for (const k of keys) if (!allowed.includes(k)) problems.add([...at, k], 'schema', `unexpected key ${quoted(k)} in this rule (${RULE_FORMS})`);
   };
   for (const combine of ['and', 'or'] as const) {
     if (!Object.hasOwn(rule, combine)) continue;
@@ -250,18 +257,18 @@ function checkRule(rule: unknown, at: readonly PropertyKey[], refs: NodeReferenc
   const def = refs.parameters.get(param);
   if (!def) {
     if (!refs.declaredParameters.has(param)) {
-      problems.add([...at, 'param'], 'unknown-parameter', `unknown parameter '${param}' (declared: ${[...refs.declaredParameters].join(', ') || 'none'})`);
+      problems.add([...at, 'param'], 'unknown-parameter', `unknown parameter ${quoted(param)} (declared: ${nameList(refs.declaredParameters)})`);
     }
     return;
   }
   if (def.type === 'vec3') {
-    problems.add([...at, 'param'], 'parameter-type', `a rule compares a float, int or bool parameter; '${param}' is vec3`);
+    problems.add([...at, 'param'], 'parameter-type', `a rule compares a float, int or bool parameter; ${quoted(param)} is vec3`);
   } else if (def.type === 'bool') {
-    if (op !== undefined && op !== '==' && op !== '!=') problems.add([...at, 'op'], 'parameter-type', `'${param}' is bool: compare it with == or !=`);
-    if (typeof value === 'number') problems.add([...at, 'value'], 'parameter-type', `'${param}' is bool: compare it with true or false`);
+    if (op !== undefined && op !== '==' && op !== '!=') problems.add([...at, 'op'], 'parameter-type', `${quoted(param)} is bool: compare it with == or !=`);
+    if (typeof value === 'number') problems.add([...at, 'value'], 'parameter-type', `${quoted(param)} is bool: compare it with true or false`);
   } else {
-    if (value === undefined) problems.add([...at, 'value'], 'schema', `'${param}' is ${def.type}: give the value to compare it with`);
-    else if (typeof value === 'boolean') problems.add([...at, 'value'], 'parameter-type', `'${param}' is ${def.type}: compare it with a number, not a bool`);
+    if (value === undefined) problems.add([...at, 'value'], 'schema', `${quoted(param)} is ${def.type}: give the value to compare it with`);
+    else if (typeof value === 'boolean') problems.add([...at, 'value'], 'parameter-type', `${quoted(param)} is ${def.type}: compare it with a number, not a bool`);
   }
 }
 

@@ -29,6 +29,7 @@ import { ComponentPose } from '../component-pose.ts';
 import type { UpAxis } from '../math.ts';
 import type { Pose } from '../pose.ts';
 import type { Skeleton } from '../skeleton.ts';
+import { quoted } from '../names.ts';
 
 export const FEATURE_CHANNELS = ['rotations', 'positions', 'velocities'] as const;
 export type FeatureChannel = (typeof FEATURE_CHANNELS)[number];
@@ -89,8 +90,8 @@ export function featureSpecProblems(spec: PoseFeatureSpec, skeleton: Skeleton | 
       problems.push({ path: [channel], code: 'schema', message: `${channel} needs a list of bones (for example both feet and hands)` });
     }
     c.bones?.forEach((bone, i) => {
-      if (skeleton && skeleton.indexOf(bone) < 0) problems.push({ path: [channel, 'bones', i], code: 'unknown-bone', message: `the skeleton has no bone '${bone}'` });
-      else if (c.bones!.indexOf(bone) !== i) problems.push({ path: [channel, 'bones', i], code: 'schema', message: `bone '${bone}' is listed twice` });
+      if (skeleton && skeleton.indexOf(bone) < 0) problems.push({ path: [channel, 'bones', i], code: 'unknown-bone', message: `the skeleton has no bone ${quoted(bone)}` });
+      else if (c.bones!.indexOf(bone) !== i) problems.push({ path: [channel, 'bones', i], code: 'schema', message: `bone ${quoted(bone)} is listed twice` });
     });
   }
   if (active === 0) problems.push({ path: [], code: 'schema', message: 'no feature channel has a weight above 0: give rotations, positions or velocities a positive weight' });
@@ -98,7 +99,7 @@ export function featureSpecProblems(spec: PoseFeatureSpec, skeleton: Skeleton | 
     problems.push({ path: ['sampleRate'], code: 'schema', message: `sampleRate must be a positive number, got ${spec.sampleRate}` });
   }
   if (spec.rootBone !== undefined && skeleton && skeleton.indexOf(spec.rootBone) < 0) {
-    problems.push({ path: ['rootBone'], code: 'unknown-bone', message: `the skeleton has no bone '${spec.rootBone}'` });
+    problems.push({ path: ['rootBone'], code: 'unknown-bone', message: `the skeleton has no bone ${quoted(spec.rootBone)}` });
   }
   return problems;
 }

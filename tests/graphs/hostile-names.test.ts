@@ -130,3 +130,38 @@ describe("'__proto__' as a key", () => {
     });
   });
 });
+
+describe('names echoed in messages', () => {
+  // Issue: a 1 MB clip name made a 1 MB message line, and an unknown clip's message listed every
+  // declared clip (20,000 of them, 149 KB). Names are cut at 80 characters, lists at 20 names.
+  it('cuts a long name at 80 characters with an ellipsis', () => {
+    const a = asset();
+    a.nodes.walk.properties.clip = 'x'.repeat(1_000_000);
+    a.nodes.run.properties.clip = `${'y'.repeat(79)}😀z`; // the cut falls inside the emoji's surrogate pair: it is dropped whole
+    expect(problems(a)).toEqual([
+      { path: '$.nodes.walk.properties.clip', code: 'unknown-clip', message: `unknown clip '${'x'.repeat(80)}…' (declared: walk, run)` },
+      { path: '$.nodes.run.properties.clip', code: 'unknown-clip', message: `unknown clip '${'y'.repeat(79)}…' (declared: walk, run)` },
+    ]);
+  });
+
+  it('lists the first 20 names and counts the rest', () => {
+    const a = asset();
+    for (let i = 0; i < 50; i++) a.clips[`clip${i}`] = { source: 'builtin:walk' };
+    a.nodes.walk.properties.clip = 'nope';
+    const listed = ['walk', 'run', ...Array.from({ length: 18 }, (_, i) => `clip${i}`)].join(', ');
+    expect(problems(a)).toEqual([
+      { path: '$.nodes.walk.properties.clip', code: 'unknown-clip', message: `unknown clip 'nope' (declared: ${listed} and 32 more)` },
+    ]);
+  });
+
+  it('cuts and counts the keys of zod\'s unrecognized-key message alike', () => {
+    const a = asset();
+    for (let i = 0; i < 25; i++) a.nodes.blend.properties[`extra${i}`] = 1;
+    a.nodes.run.properties['k'.repeat(100)] = 1;
+    const keys = Array.from({ length: 20 }, (_, i) => `"extra${i}"`).join(', ');
+    expect(problems(a)).toEqual([
+      { path: '$.nodes.run.properties', code: 'schema', message: `Unrecognized key: "${'k'.repeat(80)}…"` },
+      { path: '$.nodes.blend.properties', code: 'schema', message: `Unrecognized keys: ${keys} and 5 more` },
+    ]);
+  });
+});

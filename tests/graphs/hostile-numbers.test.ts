@@ -48,6 +48,17 @@ describe('ranges bounded at load', () => {
     expect(checkGraphAsset(asset({}, { list: { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { blendTimes: 1e6 } } })).ok).toBe(true);
   });
 
+  it('curve key values are within ±1e15, as translations are (keys of ±1.7e308 interpolated to Infinity)', () => {
+    const curved = (keys: number[][]) => asset({ clips: { walk: { source: 'builtin:walk', curves: { lean: keys, ok: [[0, 1]] } }, run: { source: 'builtin:run' } } });
+    expect(problems(curved([[0, -1.7e308], [0.5, 1.7e308], [0.7, 2e15]]))).toEqual([
+      { path: '$.clips.walk.curves.lean[0][1]', code: 'value-range', message: "curve 'lean': key 0 value -1.7e+308 is beyond ±1e15" },
+    ]);
+    // At the bound, the curve reads finite values between its keys.
+    const g = loadGraphAsset(curved([[0, -1e15], [0.5, 1e15]])).createInstance();
+    g.update(0.125);
+    expect(g.curve('lean')).toBe(-0.5e15);
+  });
+
   it('helper bone translations are within ±1e9 (offsets near 1e308 summed to Infinity in component space)', () => {
     const p = problems(asset({ helperBones: [{ name: 'far', parent: 'hand_l', translation: [1e308, 0, -2e9] }, { name: 'farther', parent: 'far', translation: [1e308, 0, 0] }] }));
     expect(p).toEqual([

@@ -176,6 +176,20 @@ describe('graph loader', () => {
     expect(at(p, '$.clips.run.frames')[0].code).toBe('clip-frames');
   });
 
+  it('reports a BVH clip lasting Infinity (3 frames of 1e308 s) at the clip\'s path with its line: a blend space playing it had a NaN time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    writeFileSync(join(dir, 'slow.bvh'), 'HIERARCHY\nROOT pelvis\n{\n OFFSET 0 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 3\nFrame Time: 1e308\n1 2 3\n4 5 6\n7 8 9\n');
+    const a = asset();
+    a.clips.slow = { source: 'slow.bvh' };
+    a.nodes.space = { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: 0 }, { clip: 'slow', x: 1 }], x: { param: 'alpha' } } };
+    a.nodes.blend.inputs.B = 'space';
+    a.nodes.blend.inputs.A = 'walk';
+    delete a.nodes.run;
+    expect(problems(a, dir)).toEqual([
+      { path: '$.clips.slow.source', code: 'bvh', message: `malformed BVH ${join(dir, 'slow.bvh')} line 9: frame time must be from 1e-6 to 1e6 seconds, got 1e+308` },
+    ]);
+  });
+
   it('reports translations and scales beyond 1e15 in clips and skeletons (near the largest double they overflow when sampled), and loads 1e15', () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
     const bvh = (offset: string, first: string, second: string) => `HIERARCHY\nROOT pelvis\n{\n OFFSET ${offset} 0 0\n CHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n${first} 0 0\n${second} 0 0\n`;
@@ -252,6 +266,25 @@ describe('graph loader', () => {
     expect(at(p, '$.nodes.pose.inputs.poses')[0].code).toBe('missing-link');
   });
 
+  it('reports a JSON skeleton bone rotation that is not a unit quaternion at its path in the file, as helper bones do (a zero one reached the poses)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-'));
+    const bones = (rotations: unknown[]) => JSON.stringify({ bones: [{ name: 'root' }, ...rotations.map((rotation, i) => ({ name: `b${i}`, parent: 'root', rotation }))] });
+    writeFileSync(join(dir, 'x.skel.json'), bones([[0, 0, 0, 0], [0, 0, 0, 2], [0, 0, 0, 1]]));
+    writeFileSync(join(dir, 'near.skel.json'), bones([[0, 0, 0, 1.0009], [0, Math.SQRT1_2, 0, Math.SQRT1_2]]));
+    const a = asset();
+    a.skeleton = { file: 'x.skel.json' };
+    a.clips = {};
+    a.nodes = { pose: { type: 'BlendList', inputs: { poses: [] } } };
+    a.output = 'pose';
+    expect(at(problems(a, dir), '$.skeleton.file')).toEqual([
+      { path: '$.skeleton.file', code: 'skeleton', message: '$.bones[1].rotation in x.skel.json: a rotation is a unit quaternion [x, y, z, w]; this one has length 0.000' },
+      { path: '$.skeleton.file', code: 'skeleton', message: '$.bones[2].rotation in x.skel.json: a rotation is a unit quaternion [x, y, z, w]; this one has length 2.000' },
+    ]);
+    // Within 0.001 of unit length, as for helper bones, loads.
+    a.skeleton = { file: 'near.skel.json' };
+    expect(at(problems(a, dir), '$.skeleton.file')).toEqual([]);
+  });
+
   it('reports a blend-time list whose length does not match the pose list', () => {
     const a = asset();
     a.nodes.list = { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { blendTimes: [0.1] } };
@@ -308,11 +341,134 @@ describe('graph loader', () => {
   });
 });
 
+describe('values matching none of a union\'s shapes say what is accepted (zod said "Invalid input")', () => {
+  const skeleton = 'expected "builtin:biped", {"bvh": path}, {"file": path} or {"gltf": path, "skin"?: index | name}';
+  const scalar = 'expected a number or {"param": name}';
+  const notify = 'expected {"name": string, "time": number} or {"name": string, "start": number, "end": number}';
+  it.each([
+    ['a skeleton file path', (a: any) => { a.skeleton = 'hero.bvh'; }, '$.skeleton', skeleton],
+    ['a built-in skeleton misspelt', (a: any) => { a.skeleton = 'builtin:Biped'; }, '$.skeleton', skeleton],
+    ['a skeleton key misspelt', (a: any) => { a.skeleton = { bhv: 'hero.bvh' }; }, '$.skeleton', skeleton],
+    ['a null skeleton', (a: any) => { a.skeleton = null; }, '$.skeleton', skeleton],
+    ['a key of another skeleton source', (a: any) => { a.skeleton = { bvh: 'hero.bvh', skin: 0 }; }, '$.skeleton', `unexpected key "skin": ${skeleton}`],
+    ['a number as text', (a: any) => { a.nodes.run.properties.playRate = '2'; }, '$.nodes.run.properties.playRate', scalar],
+    ['a null property', (a: any) => { a.nodes.run.properties.playRate = null; }, '$.nodes.run.properties.playRate', scalar],
+    ['a binding misspelt', (a: any) => { a.nodes.run.properties.playRate = { parameter: 'alpha' }; }, '$.nodes.run.properties.playRate', scalar],
+    ['rootMotion as text', (a: any) => { a.clips.walk.rootMotion = 'yes'; }, '$.clips.walk.rootMotion', 'expected true, false or {"bone"?: string, "up"?: "y" | "z"}'],
+    ['an additive reference as text', (a: any) => { a.clips.walk.additive = { reference: 'reference' }; }, '$.clips.walk.additive.reference', 'expected "skeleton" or {"clip": string, "frame": integer}'],
+    ['a notify with a time and a start', (a: any) => { a.clips.walk.notifies = [{ name: 'step', time: 0.1, start: 0.1 }]; }, '$.clips.walk.notifies[0]', `unexpected key "start": ${notify}`],
+    ['a notify with only a start', (a: any) => { a.clips.walk.notifies = [{ name: 'step', start: 0.1 }]; }, '$.clips.walk.notifies[0]', notify],
+    ['an input that is no id', (a: any) => { a.nodes.blend.inputs.A = 3; }, '$.nodes.blend.inputs.A', 'expected a node id or a list of node ids'],
+  ])('%s', (_what, edit, path, message) => {
+    const a = asset();
+    edit(a);
+    expect(problems(a)).toEqual([{ path, code: 'schema', message }]);
+  });
+
+  it('lists every shape of a list property and of a state, and leaves other messages as they were', () => {
+    const a = asset();
+    a.nodes.list = { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { blendTimes: 'slow' } };
+    a.nodes.sm = { type: 'StateMachine', properties: { entry: 'a', states: { a: { nodes: {}, output: 'x', conduit: true }, b: { conduit: true } }, transitions: [] } };
+    a.nodes.blend.inputs = { A: 'list', B: 'sm' };
+    a.parameters.alpha = { type: 'double' };
+    a.clips.walk.animation = -1;
+    expect(problems(a).filter((p) => p.code === 'schema')).toEqual([
+      { path: '$.clips.walk.animation', code: 'schema', message: 'Too small: expected number to be >=0' },
+      { path: '$.parameters.alpha.type', code: 'schema', message: "Invalid discriminator value. Expected 'float' | 'int' | 'bool' | 'vec3'" },
+      { path: '$.nodes.list.properties.blendTimes', code: 'schema', message: 'expected a number or a list of numbers' },
+      { path: '$.nodes.sm.properties.states.a', code: 'schema', message: 'expected {"nodes": {…}, "output": string, "editor"?: {…}} or {"conduit": true, "editor"?: {…}}' },
+      { path: '$.nodes.sm.properties.states', code: 'schema', message: 'a StateMachine needs at least one state with a pose (not a conduit)' },
+    ]);
+  });
+});
+
 describe('node ids', () => {
   it('reports a node id that could never be linked', () => {
     const a = asset();
     a.nodes['my node'] = { type: 'SequencePlayer', properties: { clip: 'walk' } };
     const p = problems(a);
-    expect(p.some((x) => x.path.startsWith('$.nodes') && x.code === 'schema' && x.message.includes('node ids'))).toBe(true);
+    expect(p.some((x) => x.path.startsWith('$.nodes') && x.code === 'schema' && x.message.includes('node id'))).toBe(true);
+  });
+
+  it('says ids take ASCII letters only, and names the id wherever one is written ($.output said only the rule)', () => {
+    const a = asset();
+    a.nodes['ñodo'] = a.nodes.copy;
+    delete a.nodes.copy;
+    a.output = 'ñodo';
+    a.nodes.blend.inputs.B = 'ru n';
+    const rule = 'ids start with an ASCII letter or _ and contain only ASCII letters, digits, _ . -';
+    expect(problems(a)).toEqual([
+      { path: '$.output', code: 'schema', message: `'ñodo' is not a node id: ${rule}` },
+      { path: '$.nodes.blend.inputs.B', code: 'schema', message: `'ru n' is not a node id: ${rule}` },
+      { path: '$.nodes["ñodo"]', code: 'schema', message: `'ñodo' is not a node id: ${rule}` },
+    ]);
+  });
+});
+
+describe('assets given as JavaScript objects', () => {
+  const cycle = 'refers to an object that contains it (a reference cycle: not JSON data)';
+  /** 2^levels leaves: each level holds the next twice, as `wrap` puts it. */
+  const shared = (levels: number, leaf: unknown, wrap: (x: unknown) => unknown) => {
+    let x = leaf;
+    for (let i = 0; i < levels; i++) x = wrap(x);
+    return x;
+  };
+  const machine = (states: Record<string, unknown>) => ({ type: 'StateMachine', properties: { entry: Object.keys(states)[0], states, transitions: [] as unknown[] } });
+
+  it('reports an object inside itself where it is met again, and stops (the walk hung until out of memory)', () => {
+    const a = asset();
+    a.nodes.blend.editor.self = a.nodes.blend.editor;
+    a.nodes.run.properties.playRate = [];
+    a.nodes.run.properties.playRate.push(a.nodes.run.properties.playRate);
+    expect(problems(a)).toEqual([
+      { path: '$.nodes.run.properties.playRate[0]', code: 'schema', message: cycle },
+      { path: '$.nodes.blend.editor.self', code: 'schema', message: cycle },
+    ]);
+  });
+
+  it('reports a cycle through a transition rule or a state machine holding itself (the checks recursed without end)', () => {
+    const rule: any = { not: { and: [true] } };
+    rule.not.and.push(rule);
+    const m: any = machine({ s: { nodes: {}, output: 'm' } });
+    m.properties.states.s.nodes.m = m;
+    m.properties.transitions.push({ from: 's', to: 's', rule, allowReentry: true });
+    const a = asset();
+    a.nodes.sm = m;
+    expect(problems(a)).toEqual([
+      { path: '$.nodes.sm.properties.states.s.nodes.m', code: 'schema', message: cycle },
+      { path: '$.nodes.sm.properties.transitions[0].rule.not.and[1]', code: 'schema', message: cycle },
+    ]);
+  });
+
+  it('refuses objects shared so much that the asset, written as JSON, would hold more than 1,000,000 values', () => {
+    const limit = 'the asset holds more than 1,000,000 values (MAX_ASSET_VALUES), counting a shared object once per place it appears, as its JSON text would';
+    // 30 levels each holding the next twice: 2^30 leaves, in an editor block, a rule and nested machines.
+    const editor = asset();
+    editor.nodes.blend.editor.tree = shared(30, { v: 1 }, (x) => ({ l: x, r: x }));
+    const rule = asset();
+    rule.nodes.sm = machine({ s: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' } });
+    rule.nodes.sm.properties.transitions.push({ from: 's', to: 's', rule: shared(30, true, (x) => ({ and: [x, x] })) });
+    const nested = asset();
+    nested.nodes.sm = shared(30, { type: 'SequencePlayer', properties: { clip: 'walk' } }, (m) => machine({ a: { nodes: { m }, output: 'm' }, b: { nodes: { m }, output: 'm' } }));
+    for (const a of [editor, rule, nested]) {
+      const started = performance.now();
+      expect(problems(a)).toEqual([{ path: '$', code: 'schema', message: limit }]);
+      expect(performance.now() - started).toBeLessThan(2000);
+    }
+  });
+
+  it('loads shared objects below the limit, as their JSON text would', () => {
+    const a = asset();
+    a.nodes.blend.editor.tree = shared(12, { v: 1 }, (x) => ({ l: x, r: x }));
+    a.clips.jog = a.clips.run;
+    a.nodes.jog = { type: 'SequencePlayer', properties: a.nodes.run.properties };
+    a.nodes.sm = shared(4, { type: 'SequencePlayer', properties: { clip: 'walk' } }, (m) => machine({ a: { nodes: { m }, output: 'm' }, b: { nodes: { m }, output: 'm' } }));
+    a.nodes.sm.properties.transitions.push({ from: 'a', to: 'b', rule: shared(5, { param: 'fast' }, (x) => ({ or: [x, { not: x }] })) });
+    a.nodes.two = { type: 'BlendTwo', inputs: { A: 'jog', B: 'sm' }, properties: { alpha: 0.5 } };
+    a.nodes.blend.inputs.B = 'two';
+    a.nodes.blend.inputs.A = 'walk';
+    expect(checkGraphAsset(a).ok).toBe(true);
+    const instance = loadGraphAsset(a).createInstance();
+    instance.update(0.1);
   });
 });

@@ -163,6 +163,25 @@ describe('BlendSpace1D', () => {
     expect(problems).toEqual(['$.nodes.bs.properties.samples[3].clip [unknown-clip]', '$.nodes.bs.properties.samples[2].x [duplicate-sample]']);
   });
 
+  it('rejects a sample x beyond ±1e15 at its path (samples at ±1e308 weighed an input between them NaN), and takes ±1e15', () => {
+    const asset = (xs: number[]) => ({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' } },
+      parameters: { speed: { type: 'float', default: 0 } },
+      nodes: { bs: { type: 'BlendSpace1D', properties: { samples: xs.map((x, i) => ({ clip: ['idle', 'walk'][i % 2], x })), x: { param: 'speed' } } } },
+      output: 'bs',
+    });
+    const result = checkGraphAsset(asset([-1e308, 1e308]));
+    expect(result.ok ? [] : result.problems).toEqual([
+      { path: '$.nodes.bs.properties.samples[0].x', code: 'value-range', message: 'sample 0 is at x = -1e+308, beyond ±1e15' },
+      { path: '$.nodes.bs.properties.samples[1].x', code: 'value-range', message: 'sample 1 is at x = 1e+308, beyond ±1e15' },
+    ]);
+    const g = loadGraphAsset(asset([-1e15, 1e15])).createInstance();
+    g.setParameter('speed', 1e15);
+    g.update(0.1);
+    expect(Array.from((g.nodes.get('bs') as BlendSpace1D).weights)).toEqual([0, 1]);
+  });
+
   it('runs the example graph (sample-blend-space.json): weights by speed, smoothed, walk and run in step', () => {
     const graph = loadGraphFile(new URL('../../graphs/examples/sample-blend-space.json', import.meta.url).pathname);
     const result = runGraph(graph, {

@@ -77,4 +77,22 @@ describe('BlendSpace2D', () => {
       .toEqual(['$.nodes.bs.properties.samples[3] [duplicate-sample]', '$.nodes.bs.properties.samples [collinear-samples]']);
     expect(check([{ clip: 'idle', x: 0, y: 0 }, { clip: 'walk', x: 1, y: 1 }, { clip: 'walk', x: 0, y: 1 }])).toEqual([]);
   });
+
+  it('rejects a coordinate beyond ±1e15 at its path, not as collinear samples (the triangulation overflowed), and triangulates at ±1e15', () => {
+    const check = (list: unknown[]) => {
+      const result = checkGraphAsset({
+        format: 'animgraph/1', skeleton: 'builtin:biped',
+        clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' } },
+        nodes: { bs: { type: 'BlendSpace2D', properties: { samples: list } } },
+        output: 'bs',
+      });
+      return result.ok ? [] : result.problems;
+    };
+    expect(check([{ clip: 'idle', x: -1e308, y: 0 }, { clip: 'walk', x: 1e308, y: 0 }, { clip: 'walk', x: 0, y: 1e308 }])).toEqual([
+      { path: '$.nodes.bs.properties.samples[0].x', code: 'value-range', message: 'sample 0 is at x = -1e+308, beyond ±1e15' },
+      { path: '$.nodes.bs.properties.samples[1].x', code: 'value-range', message: 'sample 1 is at x = 1e+308, beyond ±1e15' },
+      { path: '$.nodes.bs.properties.samples[2].y', code: 'value-range', message: 'sample 2 is at y = 1e+308, beyond ±1e15' },
+    ]);
+    expect(check([{ clip: 'idle', x: -1e15, y: 0 }, { clip: 'walk', x: 1e15, y: 0 }, { clip: 'walk', x: 0, y: 1e15 }])).toEqual([]);
+  });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
 import type { DebugNode } from '../../runtime/node.ts';
+import { compileStateMachine } from '../../nodes/StateMachine.ts';
 
 const player = (clip: string, extra: Record<string, unknown> = {}) => ({ nodes: { p: { type: 'SequencePlayer', properties: { clip, ...extra } } }, output: 'p' });
 const asset = (properties: Record<string, unknown>, wrap = false, parameters: Record<string, unknown> = {}) => ({
@@ -245,6 +246,32 @@ describe('StateMachine', () => {
       ['$.nodes.sm.properties.transitions[4].rule', 'schema'],
     ]));
     expect(problems, JSON.stringify(problems)).toHaveLength(11);
+  });
+
+  it('reports a rule nesting and, or and not more than 64 levels as too-deep at the rule, measured without recursion (2000 levels overflowed the stack)', () => {
+    const nested = (open: string, close: string, levels: number, leaf: string) => JSON.parse(open.repeat(levels) + leaf + close.repeat(levels));
+    const message = 'this rule nests and, or and not more than 64 levels deep (the limit, MAX_RULE_DEPTH)';
+    const bad = checkGraphAsset(asset({
+      entry: 'idle', states: three, transitions: [
+        { from: 'idle', to: 'walk', rule: nested('{"and":[', ']}', 2000, 'true') },
+        { from: 'walk', to: 'run', rule: nested('{"not":', '}', 4000, 'true') },
+        // The limit counts the deepest branch, here 65 levels down the second term of an or.
+        { from: 'run', to: 'idle', rule: { or: [true, nested('{"not":', '}', 64, '{"param":"nope"}')] } },
+      ],
+    }));
+    expect(bad.ok ? [] : bad.problems).toEqual([
+      { path: '$.nodes.sm.properties.transitions[0].rule', code: 'too-deep', message },
+      { path: '$.nodes.sm.properties.transitions[1].rule', code: 'too-deep', message },
+      { path: '$.nodes.sm.properties.transitions[2].rule', code: 'too-deep', message },
+    ]);
+    // 64 levels load, and are tested: an even number of nots over true passes.
+    const g = machine(three, [{ from: 'idle', to: 'walk', rule: nested('{"not":', '}', 64, 'true'), duration: 0 }]);
+    g.update(0.1);
+    g.update(0.1);
+    expect(active(g)).toBe('walk');
+    // A machine compiled from code refuses the deep rule too, rather than overflowing the stack.
+    expect(() => compileStateMachine('sm', [{ name: 'a', hasPose: true }], 'a', [{ from: 'a', to: 'a', rule: nested('{"not":', '}', 4000, 'true') }], () => 0))
+      .toThrow(new RangeError("StateMachine 'sm': a transition rule nests and, or and not more than 64 levels deep (the limit, MAX_RULE_DEPTH)"));
   });
 
   it('a state may apply an additive clip (its player feeds ApplyAdditive as at the top level), and a plain clip there is still not-additive', () => {

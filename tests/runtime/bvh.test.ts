@@ -200,6 +200,19 @@ describe('malformed BVH', () => {
     ]));
   });
 
+  it('reports a frame time outside 1e-6..1e6 s, or a clip over 1e6 s, at the Frame Time line (3 frames of 1e308 s lasted Infinity)', () => {
+    const timed = (frames: number, frameTime: string) => {
+      const rows = Array.from({ length: frames }, () => '0 1 2 0 90 0 45 0 0').join('\n');
+      return `${good.slice(0, good.indexOf('Frames:'))}Frames: ${frames}\nFrame Time: ${frameTime}\n${rows}\n`;
+    };
+    expect(problemsOf(timed(3, '1e308'))).toEqual([{ line: 18, message: 'frame time must be from 1e-6 to 1e6 seconds, got 1e+308' }]);
+    expect(problemsOf(timed(2, '1e-7'))).toEqual([{ line: 18, message: 'frame time must be from 1e-6 to 1e6 seconds, got 1e-7' }]);
+    expect(problemsOf(timed(4, '5e5'))).toEqual([{ line: 18, message: '4 frames 500000 s apart last 1500000 s; a clip lasts at most 1e6 s' }]);
+    // The bounds themselves load.
+    expect(loadBvh(timed(2, '1e-6'), 'fast').clip.frameRate).toBeCloseTo(1e6, 6);
+    expect(loadBvh(timed(3, '5e5'), 'slow').clip.duration).toBe(1e6);
+  });
+
   it('rejects text that is not BVH', () => {
     expect(problemsOf('hello')[0].message).toMatch(/HIERARCHY/);
   });
@@ -246,6 +259,7 @@ describe('hostile BVH (property)', () => {
     const numbers = [clip.duration, clip.frameRate, ...clip.translations, ...clip.rotations, ...clip.scales,
       ...skeleton.referencePose.translations, ...skeleton.referencePose.rotations, ...skeleton.referencePose.scales];
     expect(numbers.every(Number.isFinite)).toBe(true);
+    expect(clip.duration).toBeLessThanOrEqual(1e6);
   };
 
   it('loads or reports every edit of a small file', () => {

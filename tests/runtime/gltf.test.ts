@@ -434,6 +434,21 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     expect(gltfError(() => gltfRig(noSkins)).message).toMatch(/no skins/);
   });
 
+  it('an animation shorter than a frame may be, or resampled to last over 1e6 s, is refused (the frame time and duration bounds of every clip)', async () => {
+    const glb = await handMade((doc, { child: c }, buffer) => {
+      addAnimation(doc, buffer, 'Blink', c, 'translation', 'LINEAR', [0, 1e-7], [0, 0, 0, 1, 0, 0]);
+      addAnimation(doc, buffer, 'Slow', c, 'translation', 'LINEAR', [0, 2e6], [0, 0, 0, 1, 0, 0]);
+    });
+    const doc = readGltf(glb, { source: 'rig.glb' });
+    let e = gltfError(() => gltfClip(doc, 'Blink'));
+    expect(e.code).toBe('empty-animation');
+    expect(e.message).toBe(`rig.glb: animation 'Blink' lasts ${Math.fround(1e-7)} s, less than the shortest frame time (1e-6 s)`);
+    // A key every 1000 s is a short clip in memory, but its play time has no precision left.
+    e = gltfError(() => gltfClip(doc, 'Slow', { sampleRate: 1e-3 }));
+    expect(e.code).toBe('too-large');
+    expect(e.message).toBe("rig.glb: animation 'Slow': 2001 frames 1000 s apart last 2000000 s; a clip lasts at most 1e6 s");
+  });
+
   it('a clip too long for memory is refused before it is allocated', async () => {
     const glb = await handMade((doc, { child: c }, buffer) => addAnimation(doc, buffer, 'Long', c, 'translation', 'LINEAR', [0, 1e6], [0, 0, 0, 1, 0, 0]));
     const e = gltfError(() => gltfClip(readGltf(glb), 'Long', { sampleRate: 30 }));

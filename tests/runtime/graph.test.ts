@@ -11,6 +11,7 @@ import { warpedWalkGraph } from '../support/crowd-graphs.ts';
 import { exampleInstance } from '../support/example-instances.ts';
 import { Clip } from '../../runtime/clip.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
+import { ClipCurve } from '../../runtime/clip-events.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 
 /** An example a probe skipped: only one on ../shared/data, where the folder is missing (never in CI). */
@@ -99,6 +100,18 @@ describe('graph instance', () => {
       "  clip 'nan': the translation of bone 'hand' at frame 2 is NaN, not finite",
       "  clip 'huge': the translation of bone 'hand' at frame 2 is 1e+308, beyond ±1e15",
       "  clip 'spin': the rotation of bone 'arm' at frame 1 is Infinity, not finite",
+    ].join('\n'));
+    // Nor a clip whose frame time or duration is out of range: a play time in it is not finite.
+    const slow = new Clip({ name: 'slow', frameRate: 1e-308, frameCount: 3, tracks: [{ bone: 'arm', translation: false, rotation: true, scale: false }] });
+    // Nor curve keys that overflow when interpolated.
+    const curved = clip('curved', 0, 0);
+    curved.curves = [new ClipCurve('lean', Float64Array.of(0, 0.5), Float64Array.of(-1.7e308, 1.7e308))];
+    expect(() => build([clip('nan', Number.NaN, 0), slow, curved])).toThrow([
+      "graph 'code' cannot be sampled to finite poses:",
+      "  bone 'arm': reference scale -2000000000000000 is beyond ±1e15",
+      "  clip 'nan': the translation of bone 'hand' at frame 2 is NaN, not finite",
+      "  clip 'slow': frame time must be from 1e-6 to 1e6 seconds, got 1e+308",
+      "  clip 'curved': curve 'lean': key 0 value -1.7e+308 is beyond ±1e15",
     ].join('\n'));
     skeleton.referencePose.scales[3 + 1] = 1;
     // At the bound, and with a rotation of any finite length (renormalised when sampled), it builds and samples finitely.
