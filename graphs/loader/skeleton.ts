@@ -4,6 +4,7 @@ import { sampleSkeleton } from '../../runtime/sample-data.ts';
 import { referenceRangeProblems, Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/skeleton.ts';
 import { helperBoneSchema, unitQuaternionSchema, type GraphEnvelope } from '../schema.ts';
 import { guardGltf, reportFileError, reportGltfError, type FileCache } from './files.ts';
+import { duplicateKeyProblems } from './json-text.ts';
 import { jsonPath, type Problems } from './problems.ts';
 
 function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, files: FileCache, problems: Problems): Skeleton | undefined {
@@ -40,13 +41,18 @@ export function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache
     return loaded.skeleton;
   }
   const where = ['skeleton', 'file'];
-  let json: unknown;
+  let json: unknown, text: string;
   try {
-    json = JSON.parse(files.readText(source.file));
+    text = files.readText(source.file);
+    json = JSON.parse(text);
   } catch (e) {
     problems.add(where, 'file', `cannot read skeleton '${source.file}': ${(e as Error).message}`);
     return undefined;
   }
+  // A bone's key given twice ({"name": "a", ..., "name": "b"}) kept the last silently, as in a graph file.
+  const repeated = duplicateKeyProblems(text);
+  for (const p of repeated) problems.add(where, 'duplicate-key', `${p.path} in ${source.file}: ${p.message}`);
+  if (repeated.length > 0) return undefined;
   const parsed = jsonSkeletonSchema.safeParse(json);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.add(where, 'skeleton', `${jsonPath(issue.path)} in ${source.file}: ${issue.message}`);

@@ -172,6 +172,9 @@ export interface CanonicalFeatureSpec {
  * Computes raw (unscaled) feature rows from local poses. Holds its own scratch, so one extractor
  * per user (the database build, each node instance); extraction allocates nothing.
  */
+/** The shortest time over which velocity features are measured (a million frames a second, as clips' MIN_FRAME_TIME). */
+export const MIN_VELOCITY_TIME = 1e-6;
+
 export class PoseFeatureExtractor {
   private readonly current: ComponentPose;
   private readonly previous: ComponentPose;
@@ -188,8 +191,8 @@ export class PoseFeatureExtractor {
 
   /**
    * Writes the features of `pose` into out[o .. o + dims - 1], the velocities measured from `older`
-   * (the pose `dt` seconds before). Without an older pose or with dt <= 0 the velocities are 0 and
-   * the result is false (a query should then leave the velocity channel out).
+   * (the pose `dt` seconds before). Without an older pose or with dt below MIN_VELOCITY_TIME (1e-6 s)
+   * the velocities are 0 and the result is false (a query should then leave the velocity channel out).
    */
   extract(out: Float64Array, o: number, pose: Pose, older: Pose | null, dt: number): boolean {
     this.dt[0] = dt;
@@ -234,7 +237,9 @@ export class PoseFeatureExtractor {
     // Velocities.
     const vb = s.bones[VEL];
     at = o + s.offsets[VEL];
-    const measured = older !== null && dt > 0 && Number.isFinite(dt);
+    // Over a frame of 5e-324 s, 1 / dt overflowed and the velocities were ±Infinity or NaN, which
+    // made the search's costs NaN and its pick arbitrary: too short a time measures nothing.
+    const measured = older !== null && dt >= MIN_VELOCITY_TIME && Number.isFinite(dt);
     if (!measured) {
       out.fill(0, at, at + vb.length * 3);
       return vb.length === 0;

@@ -283,6 +283,11 @@ describe('graph loader', () => {
     // Within 0.001 of unit length, as for helper bones, loads.
     a.skeleton = { file: 'near.skel.json' };
     expect(at(problems(a, dir), '$.skeleton.file')).toEqual([]);
+    // A key a bone repeats kept the last, silently, as in a graph file.
+    writeFileSync(join(dir, 'twice.skel.json'), '{"bones": [{"name": "root"}, {"name": "arm", "parent": "root", "name": "leg"}]}');
+    a.skeleton = { file: 'twice.skel.json' };
+    expect(at(problems(a, dir), '$.skeleton.file')).toEqual([{ path: '$.skeleton.file', code: 'duplicate-key',
+      message: "$.bones[1].name in twice.skel.json: 'name' appears more than once in this object; JSON keeps only the last, so the others would be ignored" }]);
   });
 
   it('reports a blend-time list whose length does not match the pose list', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
 import type { BlendSpace1D } from '../../nodes/BlendSpace1D.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { AnimGraph, type AnimGraphInstance } from '../../runtime/graph.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
 
 // Written out of order: the node sorts its samples by x.
@@ -59,8 +59,15 @@ describe('BlendSpace1D', () => {
   });
 
   it('weighs samples further apart than a double holds (-1.7e308 and 1.7e308) linearly too: no NaN weight', () => {
-    const g = bipedInstance({ bs: { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: -1.7e308 }, { clip: 'run', x: 1.7e308 }], x: { param: 'speed' } } } }, 'bs',
-      { speed: { type: 'float', default: 0 } });
+    // The loader bounds coordinates to ±1e15 (value-range); a graph built in code has no loader, so
+    // the node keeps its own guarantee: built here from a loaded one's definition, samples swapped.
+    const loaded = bipedInstance({ bs: { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: -1 }, { clip: 'run', x: 1 }], x: { param: 'speed' } } } }, 'bs',
+      { speed: { type: 'float', default: 0 } }).graph;
+    const g = new AnimGraph({
+      name: 'wide', skeleton: loaded.skeleton, parameters: loaded.parameterDefinitions,
+      clips: new Map([...loaded.clipBindings].map(([name, binding]) => [name, binding.clip])),
+      nodes: loaded.nodes.map((n) => (n.id !== 'bs' ? n : { ...n, properties: { ...n.properties, samples: [{ clip: 'walk', x: -1.7e308 }, { clip: 'run', x: 1.7e308 }] } })),
+    }).createInstance();
     const at = (x: number) => {
       g.setParameter('speed', x);
       g.update(0.1);

@@ -94,6 +94,12 @@ describe('feature extraction', () => {
     expect(extractor.extract(row, 0, pose(a, 0.5), null, 1 / 30)).toBe(false);
     expect(extractor.extract(row, 0, pose(a, 0.5), pose(a, 0.4), 0)).toBe(false);
     expect(Array.from(row.subarray(schema.offsets[2]))).toEqual([0, 0, 0]);
+    // A frame too short to measure over (1 / 5e-324 overflowed: velocities of ±Infinity made every cost NaN).
+    row.fill(7);
+    expect(extractor.extract(row, 0, pose(a, 0.5), pose(a, 0.4), 5e-324)).toBe(false);
+    expect(Array.from(row.subarray(schema.offsets[2]))).toEqual([0, 0, 0]);
+    expect(extractor.extract(row, 0, pose(a, 0.5), pose(a, 0.4), 1e-6)).toBe(true);
+    expect(row.subarray(schema.offsets[2]).every(Number.isFinite)).toBe(true);
   });
 });
 
