@@ -82,8 +82,8 @@ a different clip is switched to as usual.
   is left as is), so every channel has unit total variance whatever its number of bones and the
   weights alone say how much it counts; cost = Σ weight × (squared distance / deviation²), each
   quaternion counted the shorter way. The query comes from the node's last two output poses (the
-  database takes velocities over one key of the clip). Without a second pose the velocities are
-  left out of that search; without any (a switch before anything was evaluated) the clip starts at 0.
+  database takes velocities over one key of the clip). Without a second pose, or over a frame
+  shorter than 1e-6 s (too short to measure over), the velocities are left out of that search; without any (a switch before anything was evaluated) the clip starts at 0.
 - **Search**: frames of a non-looping clip closer to its end than \`blendTime\` are left out. The
   search is exact: a KD-tree over the scaled features (tight boxes per node; for quaternions the
   box distance of q or −q, whichever is smaller), nearest child first, pruned by the best cost.
