@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset } from '../../host/files.ts';
+import type { GraphProblem } from '../../graphs/loader.ts';
 import type { BlendSpace2D } from '../../nodes/BlendSpace2D.ts';
 import { triangulate } from '../../runtime/delaunay.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
@@ -22,6 +23,17 @@ const weightsAt = (x: number, y: number) => {
   return Array.from(node(g).weights);
 };
 const close = (actual: number[], expected: number[]) => actual.forEach((w, i) => expect(w).toBeCloseTo(expected[i], 12));
+
+/** The load problems of a BlendSpace2D over idle and walk with these samples. */
+function sampleProblems(list: unknown[]): readonly GraphProblem[] {
+  const result = checkGraphAsset({
+    format: 'animgraph/1', skeleton: 'builtin:biped',
+    clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' } },
+    nodes: { bs: { type: 'BlendSpace2D', properties: { samples: list } } },
+    output: 'bs',
+  });
+  return result.ok ? [] : result.problems;
+}
 
 describe('BlendSpace2D', () => {
   it('triangulates a square with its centre into four triangles around the centre', () => {
@@ -62,15 +74,7 @@ describe('BlendSpace2D', () => {
   });
 
   it('rejects duplicate samples at their paths and all-collinear samples at samples, at once', () => {
-    const check = (list: unknown[]) => {
-      const result = checkGraphAsset({
-        format: 'animgraph/1', skeleton: 'builtin:biped',
-        clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' } },
-        nodes: { bs: { type: 'BlendSpace2D', properties: { samples: list } } },
-        output: 'bs',
-      });
-      return result.ok ? [] : result.problems.map((p) => `${p.path} [${p.code}]`);
-    };
+    const check = (list: unknown[]) => sampleProblems(list).map((p) => `${p.path} [${p.code}]`);
     expect(check([{ clip: 'idle', x: 0, y: 0 }, { clip: 'walk', x: 1, y: 0 }, { clip: 'walk', x: 0, y: 1 }, { clip: 'idle', x: 1, y: 0 }]))
       .toEqual(['$.nodes.bs.properties.samples[3] [duplicate-sample]']);
     expect(check([{ clip: 'idle', x: 0, y: 0 }, { clip: 'walk', x: 1, y: 2 }, { clip: 'walk', x: 2, y: 4 }, { clip: 'walk', x: 0, y: 0 }]))
@@ -79,15 +83,7 @@ describe('BlendSpace2D', () => {
   });
 
   it('rejects a coordinate beyond ±1e15 at its path, not as collinear samples (the triangulation overflowed), and triangulates at ±1e15', () => {
-    const check = (list: unknown[]) => {
-      const result = checkGraphAsset({
-        format: 'animgraph/1', skeleton: 'builtin:biped',
-        clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' } },
-        nodes: { bs: { type: 'BlendSpace2D', properties: { samples: list } } },
-        output: 'bs',
-      });
-      return result.ok ? [] : result.problems;
-    };
+    const check = sampleProblems;
     expect(check([{ clip: 'idle', x: -1e308, y: 0 }, { clip: 'walk', x: 1e308, y: 0 }, { clip: 'walk', x: 0, y: 1e308 }])).toEqual([
       { path: '$.nodes.bs.properties.samples[0].x', code: 'value-range', message: 'sample 0 is at x = -1e+308, beyond ±1e15' },
       { path: '$.nodes.bs.properties.samples[1].x', code: 'value-range', message: 'sample 1 is at x = 1e+308, beyond ±1e15' },
