@@ -670,7 +670,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.frame++;
     if (clock.tick(numbers, at + DELTA_TIME, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
-      if (this.targetStale) this.frameRoot.evaluate(this.target!);
+      if (this.targetStale) this.evaluateGraph(this.target!);
       const pose = this.previous!;
       this.previous = this.target;
       this.target = pose;
@@ -712,12 +712,21 @@ export class AnimGraphInstance implements GraphRuntime {
     numbers[to] = from[0]; numbers[to + 1] = from[1]; numbers[to + 2] = from[2]; numbers[to + 3] = from[3];
   }
 
-  /** Updates the graph by frameNumbers[GRAPH_DELTA] seconds, in the graph's update contexts unless they are lent. */
+  /**
+   * Updates the graph by frameNumbers[GRAPH_DELTA] seconds, in the graph's update contexts unless they are lent.
+   * A node that throws leaves reports in the contexts that the next update in them would add to
+   * its own (the graph's are the next instance's): they are emptied before the error goes on.
+   */
   private updateGraph(): void {
     const loan = this.graph.updateContextLoan;
     if (loan.lent) {
-      this.updateContexts = this.ownContexts ??= [];
-      this.updateGraphIn();
+      const own = this.updateContexts = this.ownContexts ??= [];
+      try {
+        this.updateGraphIn();
+      } catch (e) {
+        emptyReports(own);
+        throw e;
+      }
       return;
     }
     loan.lent = true;
@@ -726,6 +735,9 @@ export class AnimGraphInstance implements GraphRuntime {
     this.updateContexts = contexts;
     try {
       this.updateGraphIn();
+    } catch (e) {
+      emptyReports(contexts);
+      throw e;
     } finally {
       loan.lent = false;
     }
@@ -841,12 +853,12 @@ export class AnimGraphInstance implements GraphRuntime {
    */
   evaluate(): Pose {
     if (!this.interpolating) {
-      this.frameRoot.evaluate(this.output);
+      this.evaluateGraph(this.output);
       this.componentStale = true;
     } else {
       const target = this.target!;
       if (this.targetStale) {
-        this.frameRoot.evaluate(target);
+        this.evaluateGraph(target);
         this.targetStale = false;
         this.showsTarget = false;
       }
@@ -864,6 +876,25 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     this.evaluatedAt = this.frame;
     return this.output;
+  }
+
+  /**
+   * Evaluates the graph into `into`. A node that throws leaves the pools' poses it and the nodes
+   * above it held lent for good (the kernel's temporaries of a batch among them): they are taken
+   * back before the error goes on, by the outermost evaluation on the pools only, since one nested
+   * in another's (from an event listener) cannot tell the other's poses from its own; the error
+   * passes through the outer one, which takes them back.
+   */
+  private evaluateGraph(into: Pose): void {
+    const poses = this.posePool, componentPoses = this.componentPosePool;
+    const posesLent = poses.lent, componentPosesLent = componentPoses.lent;
+    try {
+      this.frameRoot.evaluate(into);
+    } catch (e) {
+      if (posesLent === 0) poses.reclaim();
+      if (componentPosesLent === 0) componentPoses.reclaim();
+      throw e;
+    }
   }
 
   /**
@@ -929,6 +960,11 @@ export class AnimGraphInstance implements GraphRuntime {
     this.interpolating = false;
     if (this.clock.rate > 1) this.startInterpolating();
   }
+}
+
+/** Empties every context's report (root motion and velocity, and what waits to be gathered). */
+function emptyReports(contexts: readonly UpdateContext[]): void {
+  for (let i = 0; i < contexts.length; i++) contexts[i].resetReport();
 }
 
 function anyPlaying(players: readonly SlotPlayer[]): boolean {
