@@ -4,7 +4,8 @@ import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
 import {
-  CacheBonesContext, ComponentPoseLink, InitializeContext, NodePrepareError, PoseLink, UpdateContext, nodeReferences,
+  CacheBonesContext, ComponentPoseLink, ComponentPoseNode as ComponentPoseNodeClass, InitializeContext, LocalPoseNode as LocalPoseNodeClass,
+  NodeBuildError, NodePrepareError, PoseLink, UpdateContext, checkProblemCode, nodeReferences, thrownText,
   type AnimNode, type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
   type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
@@ -1041,11 +1042,38 @@ function buildNode(
     if (!node) throw new RangeError(`node '${compiled.id}' has sub-graph '${name}' rooted at '${id}', which is not built before it`);
     subGraphs[name] = new PoseLink(node);
   }
-  return nodeType.create({
-    id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
-    shared: graph.shared.get(compiled.id), subGraphs, parameterSlot: (name) => parameters.slotOf(name),
-    blendProfile: (name) => graph.blendProfiles.get(name) ?? null, numbers,
-  });
+  let node: unknown;
+  try {
+    node = nodeType.create({
+      id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
+      shared: graph.shared.get(compiled.id), subGraphs, parameterSlot: (name) => parameters.slotOf(name),
+      blendProfile: (name) => graph.blendProfiles.get(name) ?? null, numbers,
+    });
+  } catch (e) {
+    // Named here, so that the loader reports it at the node (it said only 'graph failed to instantiate').
+    if (e instanceof NodeBuildError && e.nodeId === compiled.id) throw e;
+    throw new NodeBuildError(compiled.id, nodeType.type, `create threw ${thrownText(e)}`, e);
+  }
+  return checkBuiltNode(compiled, node);
+}
+
+/**
+ * `node` as create returned it, if it is a node of the compiled node's id and of its type's space. A
+ * wrong one failed later and elsewhere: undefined as the next node's link 'not built before it', a
+ * plain object at initialize, another id (the same node returned twice) as 'not one of this
+ * instance's nodes'.
+ */
+function checkBuiltNode(compiled: CompiledNode, node: unknown): PoseNode {
+  const { id, nodeType } = compiled;
+  if (!(node instanceof LocalPoseNodeClass || node instanceof ComponentPoseNodeClass)) {
+    const given = typeof node === 'object' && node !== null ? `an object of class ${node.constructor?.name ?? 'Object'}` : String(node);
+    throw new NodeBuildError(id, nodeType.type, `create returned ${given}, not a node (a LocalPoseNode or ComponentPoseNode)`);
+  }
+  if (node.id !== id) throw new NodeBuildError(id, nodeType.type, `create returned a node of id '${node.id}': give the node the id create receives`);
+  if (node.space !== nodeType.space) {
+    throw new NodeBuildError(id, nodeType.type, `create returned a ${node.space}-space node; the type declares space '${nodeType.space}', which the loader checked links by`);
+  }
+  return node;
 }
 
 function resolveNodeReference(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, value: PropertyValue | undefined): PoseNode {
@@ -1061,26 +1089,37 @@ function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<st
   const resolvePath = definition.resolvePath ?? ((path: string) => path);
   // The slots every instance's parameters will have (Parameters lays them out by the definitions alone).
   const parameters = new Parameters(graph.parameterDefinitions);
+  const failures: NodeBuildError[] = [];
   for (const compiled of definition.nodes) {
     const prepare = compiled.nodeType.prepare;
     if (!prepare) continue;
     const before = problems.length;
-    const data = prepare.call(compiled.nodeType, {
-      id: compiled.id,
-      properties: compiled.properties,
-      skeleton: graph.skeleton,
-      clip: (name) => graph.clipBindings.get(name),
-      resolvePath,
-      readFile: definition.readFile ?? noFileAccess,
-      useIndexFiles: definition.useIndexFiles ?? true,
-      parameterSlot: (name) => parameters.slotOf(name),
-      blendProfile: (name) => graph.blendProfiles.get(name) ?? null,
-      subGraphs: Object.keys(compiled.subGraphs ?? {}),
-      report: (path, code, message) => problems.push({ nodeId: compiled.id, path, code, message }),
-    });
+    let data: unknown;
+    try {
+      data = prepare.call(compiled.nodeType, {
+        id: compiled.id,
+        properties: compiled.properties,
+        skeleton: graph.skeleton,
+        clip: (name) => graph.clipBindings.get(name),
+        resolvePath,
+        readFile: definition.readFile ?? noFileAccess,
+        useIndexFiles: definition.useIndexFiles ?? true,
+        parameterSlot: (name) => parameters.slotOf(name),
+        blendProfile: (name) => graph.blendProfiles.get(name) ?? null,
+        subGraphs: Object.keys(compiled.subGraphs ?? {}),
+        report: (path, code, message) => {
+          checkProblemCode(code, path);
+          problems.push({ nodeId: compiled.id, path, code, message });
+        },
+      });
+    } catch (e) {
+      // Each node's, listed with the others' problems: the loader reports them at their nodes.
+      failures.push(new NodeBuildError(compiled.id, compiled.nodeType.type, `prepare threw ${thrownText(e)}`, e));
+      continue;
+    }
     if (problems.length === before) shared.set(compiled.id, data);
   }
-  if (problems.length > 0) throw new NodePrepareError(problems);
+  if (problems.length > 0 || failures.length > 0) throw new NodePrepareError(problems, failures);
   return shared;
 }
 

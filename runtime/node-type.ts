@@ -169,9 +169,21 @@ export interface NodeBuild {
   numbers?: (count: number) => number;
 }
 
-/** Codes of the problems a node type reports from `check` or `prepare` (a subset of the loader's). */
-export type NodeProblemCode = 'schema' | 'unknown-bone' | 'unknown-clip' | 'file' | 'stale-index'
-  | 'duplicate-sample' | 'collinear-samples';
+/** The codes a node type reports problems with from `check` or `prepare` (a subset of the loader's ProblemCode). */
+export const NODE_PROBLEM_CODES = ['schema', 'unknown-bone', 'unknown-clip', 'file', 'stale-index', 'duplicate-sample', 'collinear-samples'] as const;
+
+/** Codes of the problems a node type reports from `check` or `prepare` (NODE_PROBLEM_CODES). */
+export type NodeProblemCode = (typeof NODE_PROBLEM_CODES)[number];
+
+/**
+ * Throws a TypeError for a code a node type's `check` or `prepare` reported that is not one of
+ * NODE_PROBLEM_CODES: the loader's callers sort problems by code, and an unknown one passed as valid.
+ */
+export function checkProblemCode(code: unknown, path: readonly PropertyKey[]): void {
+  if (!(NODE_PROBLEM_CODES as readonly unknown[]).includes(code)) {
+    throw new TypeError(`report(${JSON.stringify(path.map(String))}, ${JSON.stringify(code) ?? String(code)}, …): not a problem code a node reports (${NODE_PROBLEM_CODES.join(', ')})`);
+  }
+}
 
 /** A problem found by a node type, at a path below the node's `properties` block. */
 export interface NodeProblem {
@@ -251,12 +263,36 @@ export function sameNumbers(a: ArrayLike<number>, b: ArrayLike<number>): boolean
   return true;
 }
 
-/** Thrown when binding a graph whose nodes' `prepare` reported problems; the loader maps them to JSON paths. */
+/**
+ * Thrown when binding a graph whose nodes' `prepare` reported problems (`problems`) or threw
+ * (`failures`, one per node); the loader maps them to JSON paths.
+ */
 export class NodePrepareError extends Error {
-  constructor(readonly problems: readonly NodeProblem[]) {
-    super(problems.map((p) => `node '${p.nodeId}' ${[...p.path].map(String).join('.')}: ${p.message}`).join('\n'));
+  constructor(readonly problems: readonly NodeProblem[], readonly failures: readonly NodeBuildError[] = []) {
+    super([
+      ...problems.map((p) => `node '${p.nodeId}' ${[...p.path].map(String).join('.')}: ${p.message}`),
+      ...failures.map((f) => f.message),
+    ].join('\n'));
     this.name = 'NodePrepareError';
   }
+}
+
+/**
+ * A node type's own code failed on one node of a graph: its `prepare` or `create` threw (the error
+ * thrown is `cause`), `create` returned something other than a node of the type's id and space, or
+ * `numbers` was asked for what it cannot give. The loader reports it at the node's path
+ * (`node-type-failed`); AnimGraph and createInstance throw it.
+ */
+export class NodeBuildError extends RangeError {
+  constructor(readonly nodeId: string, readonly typeName: string, detail: string, cause?: unknown) {
+    super(`${typeName} '${nodeId}': ${detail}`, cause === undefined ? undefined : { cause });
+    this.name = 'NodeBuildError';
+  }
+}
+
+/** What a message says of a thrown value: `RangeError: bad config`. */
+export function thrownText(thrown: unknown): string {
+  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
 }
 
 /** Everything the loader, the schema and the editor need to know about a node type. */

@@ -13,7 +13,7 @@ import { Clip } from '../../runtime/clip.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import { NodeRegistry } from '../../graphs/loader.ts';
-import { defineNodeType, LocalPoseNode, type PoseLink, type UpdateContext } from '../../runtime/node.ts';
+import { defineNodeType, LocalPoseNode, NodeBuildError, type PoseLink, type UpdateContext } from '../../runtime/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../../runtime/skeletal-control.ts';
 import type { ComponentPose } from '../../runtime/component-pose.ts';
 import type { Pose } from '../../runtime/pose.ts';
@@ -804,6 +804,36 @@ describe('a node that throws', () => {
       expect(Array.from(batch.rotations)).toEqual(Array.from(ref.rotations));
     }
     expect(pool.size).toBe(made);
+  });
+});
+
+describe('building a custom node', () => {
+  it('names the node whose create throws (a NodeBuildError, the thrown error its cause), for an instance made after the load', () => {
+    let calls = 0;
+    const thrown = new TypeError('no more');
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, f: { type: 'Flaky', inputs: { pose: 'walk' } } },
+      output: 'f',
+    }, {
+      nodeTypes: new NodeRegistry([...builtInNodeTypes, defineNodeType({
+        type: 'Flaky', space: 'local', properties: {}, inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
+        create: ({ id, inputs }) => {
+          if (++calls > 1) throw thrown;
+          return new Flaky(id, inputs.pose);
+        },
+      })]),
+    });
+    let error: unknown;
+    try {
+      graph.createInstance();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NodeBuildError);
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error).toMatchObject({ nodeId: 'f', typeName: 'Flaky', message: "Flaky 'f': create threw TypeError: no more" });
+    expect((error as Error).cause).toBe(thrown);
   });
 });
 
