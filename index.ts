@@ -42,7 +42,7 @@ export {
   CacheBonesContext, ZERO_WEIGHT, NO_LINKS, readScalar, readVec3,
 } from './runtime/node.ts';
 export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node.ts';
-export { defineNodeType, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES } from './runtime/node-type.ts';
+export { defineNodeType, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node-type.ts';
 export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip, NodeTypeProblem, NodeProblemCode } from './runtime/node-type.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/skeletal-control.ts';
 export { StrideWarpingJob, StrideWarpingState } from './runtime/stride-warping.ts';

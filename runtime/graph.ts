@@ -5,7 +5,7 @@ import { AnimGraphEventEmitter } from './events.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
 import {
   CacheBonesContext, ComponentPoseLink, ComponentPoseNode as ComponentPoseNodeClass, InitializeContext, LocalPoseNode as LocalPoseNodeClass,
-  NodeBuildError, NodePrepareError, PoseLink, UpdateContext, checkProblemCode, nodeReferences, thrownText,
+  MAX_NODE_NUMBERS, NodeBuildError, NodePrepareError, PoseLink, UpdateContext, checkProblemCode, nodeReferences, thrownText,
   type AnimNode, type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
   type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
@@ -451,15 +451,28 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     this.frameNumbersAt = at;
     // Nodes are given offsets into the whole array; the graph's weight slots are the instance's own.
-    const reserveInStorage = (count: number): number => at + reserve(count);
+    // The array is sized once every node is built: a count asked later would be given no room.
+    let laidOut = false;
+    const numbersOf = (compiled: CompiledNode) => (count: number): number => {
+      const name = compiled.nodeType.type;
+      if (laidOut) {
+        throw new NodeBuildError(compiled.id, name, `numbers(${count}) once the node is built; reserve in create, where the instance's numbers are laid out`);
+      }
+      // A fraction put the next node's numbers at a fractional index, a negative count overlapped them.
+      if (!(Number.isInteger(count) && count >= 0 && count <= MAX_NODE_NUMBERS)) {
+        throw new NodeBuildError(compiled.id, name, `numbers(${count}): expected a whole number of numbers from 0 to ${MAX_NODE_NUMBERS}`);
+      }
+      return at + reserve(count);
+    };
     for (const compiled of graph.nodes) {
-      const node = buildNode(compiled, built, this.parameters, graph, reserveInStorage);
+      const node = buildNode(compiled, built, this.parameters, graph, numbersOf(compiled));
       const slot = reserve(1), known = weightSlots.get(compiled.id);
       if (known === undefined) weightSlots.set(compiled.id, { index: built.size, slot });
       else if (known.slot !== slot) throw new Error(`internal: node '${compiled.id}' reserved its weight at ${slot}, not at ${known.slot} as in the graph's first instance`);
       built.set(compiled.id, node);
     }
     this.builtNodes = [...built.values()];
+    laidOut = true;
     if (storage !== undefined) {
       // Exactly the count in storage of the instance's own; at least the count from `at` in a shared array.
       const room = storage.length - at, fits = output.frameNumbersAt === undefined ? room === reserved : room >= reserved;

@@ -164,10 +164,18 @@ export interface NodeBuild {
   /**
    * Reserves `count` doubles of the instance's per-frame numbers (GraphRuntime.frameNumbers, there
    * from initialize on) and returns their offset; -1 where there is none (keep arrays of your own).
-   * For numbers a node reads every frame: one array per character rather than one per node.
+   * For numbers a node reads every frame: one array per character rather than one per node. Call it
+   * in create: `count` a whole number from 0 to MAX_NODE_NUMBERS, or it throws a NodeBuildError
+   * naming the node, as it does once the node is built.
    */
   numbers?: (count: number) => number;
 }
+
+/**
+ * The most per-frame numbers one node may reserve (NodeBuild.numbers): 2^20 doubles, 8 MiB per
+ * character. An inertial transition of a 20,000-bone skeleton fits; a count beyond it is a mistake.
+ */
+export const MAX_NODE_NUMBERS = 1 << 20;
 
 /** The codes a node type reports problems with from `check` or `prepare` (a subset of the loader's ProblemCode). */
 export const NODE_PROBLEM_CODES = ['schema', 'unknown-bone', 'unknown-clip', 'file', 'stale-index', 'duplicate-sample', 'collinear-samples'] as const;

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { AnimGraph, MAX_DELTA_TIME, type AnimGraphInstance } from '../../runtime/graph.ts';
+import { GraphLoadError } from '../../graphs/loader/problems.ts';
 import { Parameters, type ParameterDefinition } from '../../runtime/parameters.ts';
 import { GraphRunner, MAX_KEPT_ROWS, runGraph, TimelineError, type ParameterChange } from '../../host/runner.ts';
 import { describeWithData, CMU, hasSharedData } from '../support/shared-data.ts';
@@ -13,7 +14,7 @@ import { Clip } from '../../runtime/clip.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import { NodeRegistry } from '../../graphs/loader.ts';
-import { defineNodeType, LocalPoseNode, NodeBuildError, type PoseLink, type UpdateContext } from '../../runtime/node.ts';
+import { defineNodeType, LocalPoseNode, MAX_NODE_NUMBERS, NodeBuildError, type PoseLink, type UpdateContext } from '../../runtime/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../../runtime/skeletal-control.ts';
 import type { ComponentPose } from '../../runtime/component-pose.ts';
 import type { Pose } from '../../runtime/pose.ts';
@@ -804,6 +805,63 @@ describe('a node that throws', () => {
       expect(Array.from(batch.rotations)).toEqual(Array.from(ref.rotations));
     }
     expect(pool.size).toBe(made);
+  });
+});
+
+describe('per-frame numbers a node reserves (NodeBuild.numbers)', () => {
+  /** An instance of a graph whose custom node T reserves numbers(count) (`late`: also once built, when initialized). */
+  const reserving = (count: number, late = false) => {
+    class Reserver extends LocalPoseNode {
+      constructor(id: string, private readonly numbers: (count: number) => number) {
+        super(id, 'Reserver');
+      }
+      protected get links(): readonly PoseLink[] {
+        return [];
+      }
+      protected override onInitialize(): void {
+        if (late) this.numbers(1);
+      }
+      protected onUpdate(): void {}
+      protected onEvaluate(out: Pose): void {
+        out.rotations.fill(0);
+        for (let i = 3; i < out.rotations.length; i += 4) out.rotations[i] = 1;
+      }
+    }
+    const types = new NodeRegistry([...builtInNodeTypes, defineNodeType({
+      type: 'Reserver', space: 'local', properties: {}, inputs: [],
+      create: ({ id, numbers }) => {
+        numbers(count);
+        return new Reserver(id, numbers);
+      },
+    })]);
+    return () => loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: {
+        n: { type: 'Reserver' }, w: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        o: { type: 'BlendTwo', inputs: { A: 'n', B: 'w' }, properties: { alpha: 0.5 } },
+      },
+      output: 'o',
+    }, { nodeTypes: types }).createInstance();
+  };
+
+  it('refuses a count that is not a whole number from 0 to MAX_NODE_NUMBERS, naming the node', () => {
+    // 0.5 put the player's clock at a fractional index (gatherDebug threw a TypeError), -3 overlapped
+    // the player's, 1e9 made a 1000000020-number instance and NaN failed as 'offset is out of bounds'.
+    expect(MAX_NODE_NUMBERS).toBe(1 << 20);
+    for (const count of [0.5, -3, Number.NaN, MAX_NODE_NUMBERS + 1, 1e9]) {
+      expect(reserving(count), String(count)).toThrow(new GraphLoadError('<graph>', [{
+        path: '$.nodes.n', code: 'node-type-failed',
+        message: `Reserver 'n': numbers(${count}): expected a whole number of numbers from 0 to ${MAX_NODE_NUMBERS}`,
+      }]).message);
+    }
+    const [none, most] = [reserving(0)(), reserving(MAX_NODE_NUMBERS)()];
+    expect(most.frameNumbers.length - none.frameNumbers.length).toBe(MAX_NODE_NUMBERS);
+    none.update(1 / 60);
+    expect(none.gatherDebug().children[0].children[1].weight).toBe(0.5);
+  });
+
+  it('refuses numbers() once the node is built: the instance\'s numbers are laid out by then', () => {
+    expect(reserving(2, true)).toThrow("Reserver 'n': numbers(1) once the node is built; reserve in create, where the instance's numbers are laid out");
   });
 });
 
