@@ -54,3 +54,6 @@ export {
 } from './runtime/pose-search/index.ts';
 export type { PoseFeatureSpec, FeatureChannelSpec, IndexedClip, SearchMode } from './runtime/pose-search/index.ts';
 export { PoseSearchBlend, PoseSearchBlendType } from './nodes/PoseSearchBlend.ts';
+export { graphJsonSchema } from './editor-meta/schema.ts';
+export { editorMeta } from './editor-meta/index.ts';
+export type { NodeEditorMeta, NodeCategory, DocEntry, PropertyDoc } from './editor-meta/types.ts';
