@@ -9,6 +9,7 @@
  *   const pose = character.evaluate();
  */
 export { loadGraph, checkGraph, loadGraphAsset, checkGraphAsset, GraphLoadError, NodeRegistry, jsonPath, duplicateKeyProblems } from './graphs/loader.ts';
+export type { RegisterOptions } from './graphs/loader/registry.ts';
 export type {
   GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, AsyncLoadOptions, CheckResult, FileResolver, SyncFileResolver, ResolvedFile,
 } from './graphs/loader.ts';
@@ -41,8 +42,8 @@ export {
   CacheBonesContext, ZERO_WEIGHT, NO_LINKS, readScalar, readVec3,
 } from './runtime/node.ts';
 export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node.ts';
-export { defineNodeType } from './runtime/node-type.ts';
-export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip } from './runtime/node-type.ts';
+export { defineNodeType, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node-type.ts';
+export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip, NodeTypeProblem, NodeProblemCode } from './runtime/node-type.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/skeletal-control.ts';
 export { StrideWarpingJob, StrideWarpingState } from './runtime/stride-warping.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/sample-data.ts';
@@ -53,3 +54,6 @@ export {
 } from './runtime/pose-search/index.ts';
 export type { PoseFeatureSpec, FeatureChannelSpec, IndexedClip, SearchMode } from './runtime/pose-search/index.ts';
 export { PoseSearchBlend, PoseSearchBlendType } from './nodes/PoseSearchBlend.ts';
+export { graphJsonSchema } from './editor-meta/schema.ts';
+export { editorMeta } from './editor-meta/index.ts';
+export type { NodeEditorMeta, NodeCategory, DocEntry, PropertyDoc } from './editor-meta/types.ts';

@@ -246,14 +246,42 @@ function copyTransform(
 /** A stack of component poses for temporaries, like PosePool. */
 export class ComponentPosePool {
   private readonly free = new FreeList<ComponentPose>();
+  /** Every component pose the pool made, for reclaim. */
+  private readonly owned: ComponentPose[] = [];
 
   constructor(readonly skeleton: Skeleton) {}
 
   acquire(): ComponentPose {
-    return this.free.take() ?? new ComponentPose(this.skeleton);
+    const pose = this.free.take();
+    if (pose !== undefined) return pose;
+    const made = new ComponentPose(this.skeleton);
+    this.owned.push(made);
+    return made;
   }
 
   release(pose: ComponentPose): void {
     this.free.put(pose);
+  }
+
+  /** How many component poses this pool has ever made. */
+  get size(): number {
+    return this.owned.length;
+  }
+
+  /** How many of its poses are acquired and not yet released. */
+  get lent(): number {
+    return this.owned.length - this.free.size;
+  }
+
+  /**
+   * Takes back every pose lent, as PosePool.reclaim does, each back on its own local buffer (a
+   * link converting to local space lends one working in the pose it evaluates into).
+   */
+  reclaim(): void {
+    this.free.clear();
+    for (let i = this.owned.length - 1; i >= 0; i--) {
+      this.owned[i].detachLocal();
+      this.free.put(this.owned[i]);
+    }
   }
 }

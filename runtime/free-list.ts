@@ -14,6 +14,16 @@ export class FreeList<T> {
     return this.count > 0 ? this.items[--this.count] : undefined;
   }
 
+  /** How many objects are free. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Forgets every free object (keeping the array), for a pool about to put back all it owns. */
+  clear(): void {
+    this.count = 0;
+  }
+
   put(item: T): void {
     // Grows only while the graph warms up (a new deepest branch).
     if (this.count === this.items.length) this.items.push(item);

@@ -4,7 +4,8 @@ import { ComponentPose, ComponentPosePool } from './component-pose.ts';
 import { AnimGraphEventEmitter } from './events.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
 import {
-  CacheBonesContext, ComponentPoseLink, InitializeContext, NodePrepareError, PoseLink, UpdateContext, nodeReferences,
+  CacheBonesContext, ComponentPoseLink, ComponentPoseNode as ComponentPoseNodeClass, InitializeContext, LocalPoseNode as LocalPoseNodeClass,
+  MAX_NODE_NUMBERS, NodeBuildError, NodePrepareError, PoseLink, UpdateContext, checkProblemCode, nodeReferences, thrownText,
   type AnimNode, type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
   type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
 } from './node.ts';
@@ -473,15 +474,28 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     this.frameNumbersAt = at;
     // Nodes are given offsets into the whole array; the graph's weight slots are the instance's own.
-    const reserveInStorage = (count: number): number => at + reserve(count);
+    // The array is sized once every node is built: a count asked later would be given no room.
+    let laidOut = false;
+    const numbersOf = (compiled: CompiledNode) => (count: number): number => {
+      const name = compiled.nodeType.type;
+      if (laidOut) {
+        throw new NodeBuildError(compiled.id, name, `numbers(${count}) once the node is built; reserve in create, where the instance's numbers are laid out`);
+      }
+      // A fraction put the next node's numbers at a fractional index, a negative count overlapped them.
+      if (!(Number.isInteger(count) && count >= 0 && count <= MAX_NODE_NUMBERS)) {
+        throw new NodeBuildError(compiled.id, name, `numbers(${count}): expected a whole number of numbers from 0 to ${MAX_NODE_NUMBERS}`);
+      }
+      return at + reserve(count);
+    };
     for (const compiled of graph.nodes) {
-      const node = buildNode(compiled, built, this.parameters, graph, reserveInStorage);
+      const node = buildNode(compiled, built, this.parameters, graph, numbersOf(compiled));
       const slot = reserve(1), known = weightSlots.get(compiled.id);
       if (known === undefined) weightSlots.set(compiled.id, { index: built.size, slot });
       else if (known.slot !== slot) throw new Error(`internal: node '${compiled.id}' reserved its weight at ${slot}, not at ${known.slot} as in the graph's first instance`);
       built.set(compiled.id, node);
     }
     this.builtNodes = [...built.values()];
+    laidOut = true;
     if (storage !== undefined) {
       // Exactly the count in storage of the instance's own; at least the count from `at` in a shared array.
       const room = storage.length - at, fits = output.frameNumbersAt === undefined ? room === reserved : room >= reserved;
@@ -693,7 +707,7 @@ export class AnimGraphInstance implements GraphRuntime {
     this.frame++;
     if (clock.tick(numbers, at + DELTA_TIME, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
-      if (this.targetStale) this.frameRoot.evaluate(this.target!);
+      if (this.targetStale) this.evaluateGraph(this.target!);
       const pose = this.previous!;
       this.previous = this.target;
       this.target = pose;
@@ -735,12 +749,21 @@ export class AnimGraphInstance implements GraphRuntime {
     numbers[to] = from[0]; numbers[to + 1] = from[1]; numbers[to + 2] = from[2]; numbers[to + 3] = from[3];
   }
 
-  /** Updates the graph by frameNumbers[GRAPH_DELTA] seconds, in the graph's update contexts unless they are lent. */
+  /**
+   * Updates the graph by frameNumbers[GRAPH_DELTA] seconds, in the graph's update contexts unless they are lent.
+   * A node that throws leaves reports in the contexts that the next update in them would add to
+   * its own (the graph's are the next instance's): they are emptied before the error goes on.
+   */
   private updateGraph(): void {
     const loan = this.graph.updateContextLoan;
     if (loan.lent) {
-      this.updateContexts = this.ownContexts ??= [];
-      this.updateGraphIn();
+      const own = this.updateContexts = this.ownContexts ??= [];
+      try {
+        this.updateGraphIn();
+      } catch (e) {
+        emptyReports(own);
+        throw e;
+      }
       return;
     }
     loan.lent = true;
@@ -749,6 +772,9 @@ export class AnimGraphInstance implements GraphRuntime {
     this.updateContexts = contexts;
     try {
       this.updateGraphIn();
+    } catch (e) {
+      emptyReports(contexts);
+      throw e;
     } finally {
       loan.lent = false;
     }
@@ -874,12 +900,12 @@ export class AnimGraphInstance implements GraphRuntime {
       return this.output;
     }
     if (!this.interpolating) {
-      this.frameRoot.evaluate(this.output);
+      this.evaluateGraph(this.output);
       this.componentStale = true;
     } else {
       const target = this.target!;
       if (this.targetStale) {
-        this.frameRoot.evaluate(target);
+        this.evaluateGraph(target);
         this.targetStale = false;
         this.showsTarget = false;
       }
@@ -897,6 +923,25 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     this.evaluatedAt = this.frame;
     return this.output;
+  }
+
+  /**
+   * Evaluates the graph into `into`. A node that throws leaves the pools' poses it and the nodes
+   * above it held lent for good (the kernel's temporaries of a batch among them): they are taken
+   * back before the error goes on, by the outermost evaluation on the pools only, since one nested
+   * in another's (from an event listener) cannot tell the other's poses from its own; the error
+   * passes through the outer one, which takes them back.
+   */
+  private evaluateGraph(into: Pose): void {
+    const poses = this.posePool, componentPoses = this.componentPosePool;
+    const posesLent = poses.lent, componentPosesLent = componentPoses.lent;
+    try {
+      this.frameRoot.evaluate(into);
+    } catch (e) {
+      if (posesLent === 0) poses.reclaim();
+      if (componentPosesLent === 0) componentPoses.reclaim();
+      throw e;
+    }
   }
 
   /**
@@ -962,6 +1007,11 @@ export class AnimGraphInstance implements GraphRuntime {
     this.interpolating = false;
     if (this.clock.rate > 1) this.startInterpolating();
   }
+}
+
+/** Empties every context's report (root motion and velocity, and what waits to be gathered). */
+function emptyReports(contexts: readonly UpdateContext[]): void {
+  for (let i = 0; i < contexts.length; i++) contexts[i].resetReport();
 }
 
 function anyPlaying(players: readonly SlotPlayer[]): boolean {
@@ -1039,11 +1089,38 @@ function buildNode(
     if (!node) throw new RangeError(`node '${compiled.id}' has sub-graph '${name}' rooted at '${id}', which is not built before it`);
     subGraphs[name] = new PoseLink(node);
   }
-  return nodeType.create({
-    id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
-    shared: graph.shared.get(compiled.id), subGraphs, parameterSlot: (name) => parameters.slotOf(name),
-    blendProfile: (name) => graph.blendProfiles.get(name) ?? null, numbers,
-  });
+  let node: unknown;
+  try {
+    node = nodeType.create({
+      id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
+      shared: graph.shared.get(compiled.id), subGraphs, parameterSlot: (name) => parameters.slotOf(name),
+      blendProfile: (name) => graph.blendProfiles.get(name) ?? null, numbers,
+    });
+  } catch (e) {
+    // Named here, so that the loader reports it at the node (it said only 'graph failed to instantiate').
+    if (e instanceof NodeBuildError && e.nodeId === compiled.id) throw e;
+    throw new NodeBuildError(compiled.id, nodeType.type, `create threw ${thrownText(e)}`, e);
+  }
+  return checkBuiltNode(compiled, node);
+}
+
+/**
+ * `node` as create returned it, if it is a node of the compiled node's id and of its type's space. A
+ * wrong one failed later and elsewhere: undefined as the next node's link 'not built before it', a
+ * plain object at initialize, another id (the same node returned twice) as 'not one of this
+ * instance's nodes'.
+ */
+function checkBuiltNode(compiled: CompiledNode, node: unknown): PoseNode {
+  const { id, nodeType } = compiled;
+  if (!(node instanceof LocalPoseNodeClass || node instanceof ComponentPoseNodeClass)) {
+    const given = typeof node === 'object' && node !== null ? `an object of class ${node.constructor?.name ?? 'Object'}` : String(node);
+    throw new NodeBuildError(id, nodeType.type, `create returned ${given}, not a node (a LocalPoseNode or ComponentPoseNode)`);
+  }
+  if (node.id !== id) throw new NodeBuildError(id, nodeType.type, `create returned a node of id '${node.id}': give the node the id create receives`);
+  if (node.space !== nodeType.space) {
+    throw new NodeBuildError(id, nodeType.type, `create returned a ${node.space}-space node; the type declares space '${nodeType.space}', which the loader checked links by`);
+  }
+  return node;
 }
 
 function resolveNodeReference(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, value: PropertyValue | undefined): PoseNode {
@@ -1059,26 +1136,37 @@ function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<st
   const resolvePath = definition.resolvePath ?? ((path: string) => path);
   // The slots every instance's parameters will have (Parameters lays them out by the definitions alone).
   const parameters = new Parameters(graph.parameterDefinitions);
+  const failures: NodeBuildError[] = [];
   for (const compiled of definition.nodes) {
     const prepare = compiled.nodeType.prepare;
     if (!prepare) continue;
     const before = problems.length;
-    const data = prepare.call(compiled.nodeType, {
-      id: compiled.id,
-      properties: compiled.properties,
-      skeleton: graph.skeleton,
-      clip: (name) => graph.clipBindings.get(name),
-      resolvePath,
-      readFile: definition.readFile ?? noFileAccess,
-      useIndexFiles: definition.useIndexFiles ?? true,
-      parameterSlot: (name) => parameters.slotOf(name),
-      blendProfile: (name) => graph.blendProfiles.get(name) ?? null,
-      subGraphs: Object.keys(compiled.subGraphs ?? {}),
-      report: (path, code, message) => problems.push({ nodeId: compiled.id, path, code, message }),
-    });
+    let data: unknown;
+    try {
+      data = prepare.call(compiled.nodeType, {
+        id: compiled.id,
+        properties: compiled.properties,
+        skeleton: graph.skeleton,
+        clip: (name) => graph.clipBindings.get(name),
+        resolvePath,
+        readFile: definition.readFile ?? noFileAccess,
+        useIndexFiles: definition.useIndexFiles ?? true,
+        parameterSlot: (name) => parameters.slotOf(name),
+        blendProfile: (name) => graph.blendProfiles.get(name) ?? null,
+        subGraphs: Object.keys(compiled.subGraphs ?? {}),
+        report: (path, code, message) => {
+          checkProblemCode(code, path);
+          problems.push({ nodeId: compiled.id, path, code, message });
+        },
+      });
+    } catch (e) {
+      // Each node's, listed with the others' problems: the loader reports them at their nodes.
+      failures.push(new NodeBuildError(compiled.id, compiled.nodeType.type, `prepare threw ${thrownText(e)}`, e));
+      continue;
+    }
     if (problems.length === before) shared.set(compiled.id, data);
   }
-  if (problems.length > 0) throw new NodePrepareError(problems);
+  if (problems.length > 0 || failures.length > 0) throw new NodePrepareError(problems, failures);
   return shared;
 }
 

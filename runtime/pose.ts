@@ -215,7 +215,10 @@ export class PosePool {
   private readonly free = new FreeList<Pose>();
   /** Free poses in a sampling kernel's memory, handed out before any other (see InstanceBatch). */
   private readonly freeInKernel = new FreeList<Pose>();
-  private created = 0;
+  /** Every pose the pool holds, in the order it got them (the kernel's first), for reclaim. */
+  private readonly owned: Pose[];
+  /** How many of `owned` it was given (in the kernel) rather than made. */
+  private readonly given: number;
 
   /**
    * @param inKernel poses the pool starts with, in a sampling kernel's memory: acquire hands them
@@ -223,14 +226,17 @@ export class PosePool {
    *   the kernel, and makes ordinary poses only past them.
    */
   constructor(readonly boneCount: number, inKernel: readonly Pose[] = []) {
+    this.owned = [...inKernel];
+    this.given = inKernel.length;
     for (let i = inKernel.length - 1; i >= 0; i--) this.freeInKernel.put(inKernel[i]);
   }
 
   acquire(): Pose {
     const pose = this.freeInKernel.take() ?? this.free.take();
     if (pose !== undefined) return pose;
-    this.created++;
-    return new Pose(this.boneCount);
+    const made = new Pose(this.boneCount);
+    this.owned.push(made);
+    return made;
   }
 
   release(pose: Pose): void {
@@ -238,8 +244,24 @@ export class PosePool {
     else this.free.put(pose);
   }
 
-  /** How many poses this pool has ever made (for tests and the bench's allocation report). */
+  /** How many ordinary poses this pool has ever made (for tests and the bench's allocation report). */
   get size(): number {
-    return this.created;
+    return this.owned.length - this.given;
+  }
+
+  /** How many of its poses are acquired and not yet released. */
+  get lent(): number {
+    return this.owned.length - this.free.size - this.freeInKernel.size;
+  }
+
+  /**
+   * Takes back every pose lent, as if each had been released, and hands them out again in the order
+   * of a new pool (the kernel's first). For an evaluation that threw part way, which released none
+   * of what it held: called by the outermost evaluation on the pool, when every pose lent is its own.
+   */
+  reclaim(): void {
+    this.free.clear();
+    this.freeInKernel.clear();
+    for (let i = this.owned.length - 1; i >= 0; i--) this.release(this.owned[i]);
   }
 }

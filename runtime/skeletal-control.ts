@@ -2,31 +2,44 @@ import type { ComponentPose } from './component-pose.ts';
 import { quatNormalize } from './math.ts';
 import {
   ComponentPoseNode, ZERO_WEIGHT,
-  type ComponentPoseLink, type DebugNode, type Link, type ScalarProperty, type UpdateContext,
+  type ComponentPoseLink, type DebugNode, type InitializeContext, type Link, type ScalarProperty, type UpdateContext,
 } from './node.ts';
 
 /**
  * Component-space bone transforms a skeletal control wants to write, in the order given (usually
- * parents before children; see evaluateBoneTransforms). Capacity is the skeleton's bone count;
- * nothing is allocated per frame.
+ * parents before children; see evaluateBoneTransforms). A control gets one slot per bone of its
+ * skeleton (`limit`); nothing is allocated per frame.
  */
 export class BoneTransforms {
   count = 0;
+  /**
+   * How many slots add may fill: the capacity it was made with, and, for the buffer controls share,
+   * the evaluating control's bone count, so that what a control may write does not depend on the
+   * larger skeletons of other graphs on the thread.
+   */
+  limit: number;
   readonly bones: Int32Array;
   readonly translations: Float64Array;
   readonly rotations: Float64Array;
   readonly scales: Float64Array;
 
   constructor(capacity: number) {
+    this.limit = capacity;
     this.bones = new Int32Array(capacity);
     this.translations = new Float64Array(capacity * 3);
     this.rotations = new Float64Array(capacity * 4);
     this.scales = new Float64Array(capacity * 3);
   }
 
-  /** Appends a slot for `bone` initialised to its current component transform; returns the slot. */
+  /**
+   * Appends a slot for `bone` initialised to its current component transform; returns the slot.
+   * Throws a RangeError when all `limit` slots are taken (a bone added twice): a typed array drops
+   * writes past its end, which left the transform out silently.
+   */
   add(bone: number, from: ComponentPose): number {
-    const k = this.count++;
+    const k = this.count;
+    if (k >= this.limit) throw slotsTakenError(this.limit);
+    this.count = k + 1;
     from.ensureComponent(bone);
     this.bones[k] = bone;
     for (let i = 0; i < 3; i++) {
@@ -38,13 +51,19 @@ export class BoneTransforms {
   }
 }
 
+function slotsTakenError(limit: number): RangeError {
+  const taken = limit === 1 ? 'its one slot is taken' : `all ${limit} slots are taken`;
+  return new RangeError(`BoneTransforms.add: ${taken} (a control has one per bone of its skeleton: add each bone at most once)`);
+}
+
 const blended = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };
 
 /**
  * The transforms a control asks for, shared by every control on the thread: each fills and
  * applies them within its own evaluation, after its input's. Grown when a control is initialized
- * on a larger skeleton, so that entering a state (which re-initializes its nodes, in the frame
- * loop) allocates nothing, and a crowd's characters carry none of their own.
+ * on a larger skeleton (in SkeletalControlNode.initialize, which a subclass cannot skip), so that
+ * entering a state (which re-initializes its nodes, in the frame loop) allocates nothing, and a
+ * crowd's characters carry none of their own.
  */
 let sharedTransforms = new BoneTransforms(0);
 
@@ -94,11 +113,20 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
     return this.inputLinks;
   }
 
-  protected override onInitialize(): void {
-    const bones = this.graph.skeleton.boneCount;
+  /**
+   * The base's bookkeeping, then the control's: here rather than in onInitialize, which a subclass
+   * overriding it without calling super skipped, leaving the shared buffer unsized on a thread
+   * where no other control had sized it (every transform the control added was dropped).
+   */
+  override initialize(ctx: InitializeContext): void {
+    const bones = ctx.graph.skeleton.boneCount;
     if (sharedTransforms.bones.length < bones) sharedTransforms = new BoneTransforms(bones);
     this.alphaWeight[0] = 0;
+    super.initialize(ctx);
   }
+
+  /** Nothing of the base's: its context optional, so that subclasses calling `super.onInitialize()`, as they once had to, still compile. */
+  protected override onInitialize(_ctx?: InitializeContext): void {}
 
   protected onUpdate(ctx: UpdateContext): void {
     this.input.update(ctx);
@@ -125,6 +153,7 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
     const full = this.alpha >= 1 - ZERO_WEIGHT;
     if (full && this.evaluateInPlace(out)) return;
     transforms.count = 0;
+    transforms.limit = out.skeleton.boneCount;
     this.evaluateBoneTransforms(out, transforms);
     for (let k = 0; k < transforms.count; k++) {
       const bone = transforms.bones[k];

@@ -1,5 +1,5 @@
 import { AnimGraph, graphDepth, MAX_GRAPH_DEPTH, type CompiledNode, type PropertyValue } from '../../runtime/graph.ts';
-import { NodePrepareError } from '../../runtime/node.ts';
+import { NodeBuildError, NodePrepareError } from '../../runtime/node.ts';
 import type { ParameterDefinition } from '../../runtime/parameters.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { graphEnvelopeSchema, type GraphEnvelope } from '../schema.ts';
@@ -105,9 +105,18 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
     graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
     return { ok: true, graph };
   } catch (e) {
+    // A node type's prepare or create that threw, or built no node, is reported at its node.
+    const failed = (f: NodeBuildError): GraphProblem => ({ path: jsonPath(nodePathOf(f.nodeId)), code: 'node-type-failed', message: f.message });
     if (e instanceof NodePrepareError) {
-      return { ok: false, problems: e.problems.map((p) => ({ path: jsonPath([...nodePathOf(p.nodeId), 'properties', ...p.path]), code: p.code, message: p.message })) };
+      return {
+        ok: false,
+        problems: [
+          ...e.problems.map((p): GraphProblem => ({ path: jsonPath([...nodePathOf(p.nodeId), 'properties', ...p.path]), code: p.code, message: p.message })),
+          ...e.failures.map(failed),
+        ],
+      };
     }
+    if (e instanceof NodeBuildError) return { ok: false, problems: [failed(e)] };
     return { ok: false, problems: [{ path: '$', code: 'schema', message: `graph failed to instantiate: ${(e as Error).message}` }] };
   }
 }

@@ -1,7 +1,7 @@
 import type { AdditiveSpace } from '../../runtime/additive.ts';
 import type { z } from 'zod';
 import type { Clip } from '../../runtime/clip.ts';
-import type { NodeType, PropertySpec } from '../../runtime/node.ts';
+import { checkProblemCode, thrownText, type NodeType, type PropertySpec } from '../../runtime/node.ts';
 import { parameterFits, type ParameterDefinition, type ParameterType } from '../../runtime/parameters.ts';
 import type { Skeleton } from '../../runtime/skeleton.ts';
 import type { BlendProfileMode } from '../../runtime/blend-profile.ts';
@@ -144,15 +144,24 @@ function checkPropertyReferences(
     }
   };
   checkValues(type.properties, properties, ['nodes', id, 'properties']);
-  type.check?.({
-    id,
-    properties,
-    rawProperties: node.properties ?? {},
-    inputs: node.inputs ?? {},
-    skeleton,
-    clipNames: new Set(clips.keys()),
-    report: (path, code, message) => problems.add(['nodes', id, 'properties', ...path], code, message),
-  });
+  if (!type.check) return;
+  try {
+    type.check({
+      id,
+      properties,
+      rawProperties: node.properties ?? {},
+      inputs: node.inputs ?? {},
+      skeleton,
+      clipNames: new Set(clips.keys()),
+      report: (path, code, message) => {
+        checkProblemCode(code, path);
+        problems.add(['nodes', id, 'properties', ...path], code, message);
+      },
+    });
+  } catch (e) {
+    // The type's bug, reported at the node with the asset's other problems: it escaped checkGraphAsset, which returns them.
+    problems.add(['nodes', id], 'node-type-failed', `${type.type} '${id}': check threw ${thrownText(e)}`);
+  }
 }
 
 /**

@@ -11,7 +11,8 @@ export type ProblemCode =
   | 'notify-time' | 'curve-keys'
   | 'unknown-state'
   | 'unknown-blend-profile' | 'blend-profile-mode'
-  | 'value-range' | 'duplicate-key';
+  | 'value-range' | 'duplicate-key'
+  | 'node-type-failed';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {

@@ -9,6 +9,7 @@ import { builtInNodeTypes, OutputType } from '../../nodes/index.ts';
 import { BlendTwoType } from '../../nodes/BlendTwo.ts';
 import { validate, type Schema } from './json-schema-subset.ts';
 import { hasSharedData } from '../support/shared-data.ts';
+import type { NodeEditorMeta } from '../../editor-meta/types.ts';
 
 // ajv is not installed and no dependency may be added, so validation uses json-schema-subset.ts:
 // a small 2020-12 validator that throws on any keyword it does not implement. Structural checks
@@ -159,5 +160,36 @@ describe('validating graphs against the schema', () => {
 
   it('the test validator refuses keywords it does not implement', () => {
     expect(() => validate({ type: 'string', format: 'uri' }, 'x')).toThrow(/unsupported keyword 'format'/);
+  });
+});
+
+describe('a schema for custom node types (graphJsonSchema from animgraph)', () => {
+  it('is exported from the main entry, and describes a custom type as the loader checks it', async () => {
+    const main = await import('../../index.ts');
+    expect(main.graphJsonSchema).toBe(graphJsonSchema);
+    expect(main.editorMeta).toBe(editorMeta);
+    class Still extends main.LocalPoseNode {
+      protected get links() { return main.NO_LINKS; }
+      protected onUpdate() {}
+      protected onEvaluate() {}
+    }
+    const Raise = main.defineNodeType({
+      type: 'Raise', space: 'local', properties: { height: { kind: 'float', default: 1, min: 0, max: 5 } },
+      inputs: [{ name: 'pose', kind: 'pose', space: 'local' }], create: ({ id }) => new Still(id, 'Raise'),
+    });
+    const meta: NodeEditorMeta = {
+      type: 'Raise', title: 'Raise', category: 'Skeletal controls', description: 'Lifts the pose.',
+      pins: { pose: { title: 'Pose', description: 'The pose to lift.' } }, properties: { height: { title: 'Height', description: 'How far.', unit: 'm' } },
+    };
+    const custom = main.graphJsonSchema([...builtInNodeTypes, Raise], [...editorMeta, meta]) as Json;
+    const raise = (custom.properties.nodes.additionalProperties.oneOf as Json[]).find((v) => v.properties.type.const === 'Raise')!;
+    expect([raise.title, raise.description]).toEqual(['Raise', 'Lifts the pose.']);
+    const graph = (height: number) => withNode('up', { type: 'Raise', inputs: { pose: 'mix' }, properties: { height } });
+    const registry = new main.NodeRegistry([...builtInNodeTypes, Raise]);
+    expect(validate(custom as Schema, { ...graph(2), output: 'up' })).toEqual([]);
+    expect(checkGraphAsset({ ...graph(2), output: 'up' }, { nodeTypes: registry }).ok).toBe(true);
+    expect(validate(custom as Schema, { ...graph(7), output: 'up' }).join('\n')).toMatch(/\$\.nodes\.up\.properties\.height: above maximum 5/);
+    // The built-in schema knows no Raise: the CLI's and animgraph.schema.json refuse the graph.
+    expect(validate(schema as Schema, { ...graph(2), output: 'up' }).join('\n')).toMatch(/\$\.nodes\.up\.type: expected "BlendTwo"/);
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { duplicateJsonKeys, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, checkGraphFile, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
-import { LocalPoseNode, NO_LINKS, type NodeType } from '../../runtime/node.ts';
+import { LocalPoseNode, NO_LINKS, type NodeCheckContext, type NodeType } from '../../runtime/node.ts';
 
 /** A valid asset on the built-in biped; each test breaks one rule of a fresh copy. */
 function asset(): any {
@@ -475,5 +475,75 @@ describe('assets given as JavaScript objects', () => {
     expect(checkGraphAsset(a).ok).toBe(true);
     const instance = loadGraphAsset(a).createInstance();
     instance.update(0.1);
+  });
+});
+
+describe('custom node types at load: their own code failing is a problem of the node', () => {
+  class Still extends LocalPoseNode {
+    protected get links() { return NO_LINKS; }
+    protected onUpdate() {}
+    protected onEvaluate() {}
+  }
+  /** A type 'T' of one float property whose hooks are `hooks` (create builds a Still by default). */
+  const typeT = (hooks: Partial<NodeType>): NodeRegistry => new NodeRegistry([...builtInNodeTypes, {
+    type: 'T', space: 'local', properties: { a: { kind: 'float', default: 1 } }, inputs: [],
+    create: ({ id }) => new Still(id, 'T'), ...hooks,
+  }]);
+  /** Two T nodes (the second inside a state machine's state) blended, checked with `registry`. */
+  const checked = (registry: NodeRegistry, more: Record<string, unknown> = {}) => {
+    const result = checkGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: {},
+      nodes: {
+        n: { type: 'T' },
+        sm: { type: 'StateMachine', properties: { entry: 's', states: { s: { nodes: { p: { type: 'T' } }, output: 'p' } }, transitions: [] } },
+        o: { type: 'BlendTwo', inputs: { A: 'n', B: 'sm' } },
+        ...more,
+      },
+      output: 'o',
+    }, { nodeTypes: registry });
+    return result.ok ? [] : result.problems;
+  };
+  const failed = (path: string, message: string): GraphProblem => ({ path, code: 'node-type-failed', message });
+
+  it('reports a check that throws at each node, as a problem, with the asset\'s others (it escaped checkGraphAsset)', () => {
+    expect(checked(typeT({ check: () => { throw new Error('my check bug'); } }), { x: { type: 'SequencePlayer' } })).toEqual([
+      failed('$.nodes.n', "T 'n': check threw Error: my check bug"),
+      { path: '$.nodes.x.properties.clip', code: 'schema', message: 'Invalid input: expected string, received undefined' },
+      failed('$.nodes.sm.properties.states.s.nodes.p', "T 'p': check threw Error: my check bug"),
+    ]);
+  });
+
+  it('reports a prepare that throws at each node ($: "graph failed to instantiate: my prepare bug" named neither)', () => {
+    expect(checked(typeT({ prepare: () => { throw new Error('my prepare bug'); } }))).toEqual([
+      failed('$.nodes.n', "T 'n': prepare threw Error: my prepare bug"),
+      failed('$.nodes.sm.properties.states.s.nodes.p', "T 'sm/s/p': prepare threw Error: my prepare bug"),
+    ]);
+  });
+
+  it('reports a create that throws, or returns anything but a node of its id and space, at the node', () => {
+    expect(checked(typeT({ create: () => { throw new RangeError('bad config'); } }))).toEqual([failed('$.nodes.n', "T 'n': create threw RangeError: bad config")]);
+    // undefined was "node 'o' links 'A' to 'n', which is not built before it", at $.
+    expect(checked(typeT({ create: () => undefined as never }))).toEqual([
+      failed('$.nodes.n', "T 'n': create returned undefined, not a node (a LocalPoseNode or ComponentPoseNode)"),
+    ]);
+    expect(checked(typeT({ create: () => ({ space: 'local' }) as never }))).toEqual([
+      failed('$.nodes.n', "T 'n': create returned an object of class Object, not a node (a LocalPoseNode or ComponentPoseNode)"),
+    ]);
+    const one = new Still('n', 'T');
+    expect(checked(typeT({ create: () => one }))).toEqual([failed('$.nodes.sm.properties.states.s.nodes.p', "T 'sm/s/p': create returned a node of id 'n': give the node the id create receives")]);
+    expect(checked(typeT({ space: 'component' }))).toEqual([
+      failed('$.nodes.n', "T 'n': create returned a local-space node; the type declares space 'component', which the loader checked links by"),
+    ]);
+  });
+
+  it('refuses a problem code a node type reports that is not one of NODE_PROBLEM_CODES', () => {
+    const report = (code: string) => ({ check: (ctx: NodeCheckContext) => ctx.report(['a'], code as 'schema', 'bad a') });
+    expect(checked(typeT(report('unknown-bone')))[0]).toEqual({ path: '$.nodes.n.properties.a', code: 'unknown-bone', message: 'bad a' });
+    expect(checked(typeT(report('whatever')))[0]).toEqual(failed('$.nodes.n', [
+      "T 'n': check threw TypeError: report([\"a\"], \"whatever\", …): not a problem code a node reports",
+      ' (schema, unknown-bone, unknown-clip, file, stale-index, duplicate-sample, collinear-samples)',
+    ].join('')));
+    const prepared = checked(typeT({ prepare: (ctx) => ctx.report([], 'value-range' as 'schema', 'bad') }));
+    expect(prepared[0].message).toMatch(/^T 'n': prepare threw TypeError: report\(\[\], "value-range", …\): not a problem code a node reports/);
   });
 });

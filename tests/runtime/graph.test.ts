@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { AnimGraph, MAX_DELTA_TIME, type AnimGraphInstance } from '../../runtime/graph.ts';
+import { GraphLoadError } from '../../graphs/loader/problems.ts';
 import { Parameters, type ParameterDefinition } from '../../runtime/parameters.ts';
 import { GraphRunner, MAX_KEPT_ROWS, runGraph, TimelineError, type ParameterChange } from '../../host/runner.ts';
 import { describeWithData, CMU, hasSharedData } from '../support/shared-data.ts';
@@ -13,6 +14,11 @@ import { Clip } from '../../runtime/clip.ts';
 import { Skeleton } from '../../runtime/skeleton.ts';
 import { ClipCurve } from '../../runtime/clip-events.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
+import { NodeRegistry } from '../../graphs/loader.ts';
+import { defineNodeType, LocalPoseNode, MAX_NODE_NUMBERS, NodeBuildError, type PoseLink, type UpdateContext } from '../../runtime/node.ts';
+import { SkeletalControlNode, type BoneTransforms } from '../../runtime/skeletal-control.ts';
+import type { ComponentPose } from '../../runtime/component-pose.ts';
+import type { Pose } from '../../runtime/pose.ts';
 
 /** An example a probe skipped: only one on ../shared/data, where the folder is missing (never in CI). */
 function expectSkippedForMissingData(file: string, reason: string): void {
@@ -670,6 +676,248 @@ describe('graph instance', () => {
       const p = g.evaluate();
       expect(hasNaN(p.translations) || hasNaN(p.rotations) || hasNaN(p.scales)).toBe(false);
     }
+  });
+});
+
+/** Whether the Flaky and FlakyControl nodes of the graphs below throw, and where. */
+const flaky = { update: false, evaluate: false };
+
+/** A custom node passing its input through that throws in update (after updating its input) or evaluate while told to. */
+class Flaky extends LocalPoseNode {
+  private readonly inputs: PoseLink[];
+  constructor(id: string, private readonly input: PoseLink) {
+    super(id, 'Flaky');
+    this.inputs = [input];
+  }
+  protected get links(): readonly PoseLink[] {
+    return this.inputs;
+  }
+  protected onUpdate(ctx: UpdateContext): void {
+    this.input.update(ctx.child());
+    if (flaky.update) throw new Error('flaky update');
+  }
+  protected onEvaluate(out: Pose): void {
+    this.input.evaluate(out);
+    if (flaky.evaluate) throw new Error('flaky evaluate');
+  }
+}
+
+/** A component-space control that throws in its evaluation while told to (its pose a pooled component pose). */
+class FlakyControl extends SkeletalControlNode {
+  protected evaluateBoneTransforms(_pose: ComponentPose, _out: BoneTransforms): void {
+    if (flaky.evaluate) throw new Error('flaky control');
+  }
+}
+
+const flakyTypes = new NodeRegistry([
+  ...builtInNodeTypes,
+  defineNodeType({
+    type: 'Flaky', space: 'local', properties: {}, inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
+    create: ({ id, inputs }) => new Flaky(id, inputs.pose),
+  }),
+  defineNodeType({
+    type: 'FlakyControl', space: 'component', properties: {}, inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
+    create: ({ id, inputs }) => new FlakyControl(id, 'FlakyControl', inputs.pose, { slot: -1, constant: 1 }),
+  }),
+]);
+
+/** walk (with root motion) blended with run through a Flaky node, then a FlakyControl, converted back to local space for the output. */
+function flakyGraph(): AnimGraph {
+  return loadGraphAsset({
+    format: 'animgraph/1', skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk', rootMotion: true }, run: { source: 'builtin:run', rootMotion: true } },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+      flaky: { type: 'Flaky', inputs: { pose: 'run' } },
+      blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'flaky' }, properties: { alpha: 0.5 } },
+      control: { type: 'FlakyControl', inputs: { pose: 'blend' } },
+    },
+    output: 'control',
+  }, { nodeTypes: flakyTypes });
+}
+
+/** Throws `where` once in `instance`'s frame (update, or evaluate after an update), expecting the node's own error. */
+function throwOnce(instance: AnimGraphInstance, where: 'update' | 'evaluate'): void {
+  flaky[where] = true;
+  try {
+    expect(() => {
+      instance.update(1 / 60);
+      instance.evaluate();
+    }).toThrow(where === 'update' ? /^flaky update$/ : /^flaky (evaluate|control)$/);
+  } finally {
+    flaky[where] = false;
+  }
+}
+
+describe('a node that throws', () => {
+  it('in update leaves the graph\'s other instances as they were: root motion and poses bit-identical to a graph that never threw', () => {
+    const graph = flakyGraph(), clean = flakyGraph();
+    const [a, b] = [graph.createInstance(), graph.createInstance()];
+    const ref = clean.createInstance();
+    for (let f = 0; f < 3; f++) {
+      throwOnce(a, 'update');
+      b.update(1 / 60);
+      ref.update(1 / 60);
+      // What a's aborted frame had gathered in the shared contexts was added to b's: twice the walk's motion.
+      expect(Array.from(b.rootMotion)).toEqual(Array.from(ref.rootMotion));
+      expect(Array.from(b.evaluate().rotations)).toEqual(Array.from(ref.evaluate().rotations));
+    }
+    expect(ref.rootMotion[3]).not.toBe(0);
+    // The instance that threw is left part way through its frame; reset, it runs as a new one.
+    a.reset();
+    const fresh = clean.createInstance();
+    for (let f = 0; f < 3; f++) {
+      a.update(1 / 60);
+      fresh.update(1 / 60);
+      expect(Array.from(a.rootMotion)).toEqual(Array.from(fresh.rootMotion));
+      expect(Array.from(a.evaluate().rotations)).toEqual(Array.from(fresh.evaluate().rotations));
+    }
+  });
+
+  it('in update on an instance updated from another\'s listener (in contexts of its own) leaves it, once reset, as a new one', () => {
+    const graph = flakyGraph(), clean = flakyGraph();
+    const [outer, inner, later] = [graph.createInstance(), graph.createInstance(), graph.createInstance()];
+    // Each outer instance's first update wakes its walk player: inner updates there, the graph's contexts lent out.
+    let nested = (): void => throwOnce(inner, 'update');
+    for (const o of [outer, later]) o.events.on('nodeBecameRelevant', (id) => { if (id === 'walk') nested(); });
+    outer.update(1 / 60);
+    inner.reset();
+    nested = () => inner.update(1 / 60);
+    later.update(1 / 60);
+    const fresh = clean.createInstance();
+    fresh.update(1 / 60);
+    expect(Array.from(inner.rootMotion)).toEqual(Array.from(fresh.rootMotion));
+    expect(Array.from(later.rootMotion)).toEqual(Array.from(fresh.rootMotion));
+  });
+
+  it('in evaluate gives back the pooled poses it held: the pools make no more poses, however often it throws', () => {
+    const graph = flakyGraph();
+    const [one, other] = [graph.createInstance(), graph.createInstance()];
+    one.update(1 / 60);
+    one.evaluate();
+    const made = graph.posePool.size, madeComponent = graph.componentPosePool.size;
+    expect([made, madeComponent]).toEqual([1, 1]);
+    // 50 throws held 50 poses for good (the pool made 51).
+    for (let k = 0; k < 50; k++) throwOnce(one, 'evaluate');
+    expect([graph.posePool.size, graph.posePool.lent, graph.componentPosePool.size, graph.componentPosePool.lent]).toEqual([made, 0, madeComponent, 0]);
+    const ref = flakyGraph().createInstance();
+    for (let f = 0; f < 3; f++) {
+      other.update(1 / 60);
+      ref.update(1 / 60);
+      expect(Array.from(other.evaluate().rotations)).toEqual(Array.from(ref.evaluate().rotations));
+    }
+    expect(graph.posePool.size).toBe(made);
+  });
+
+  it('in a batch\'s evaluate gives back the temporaries in the kernel\'s memory', () => {
+    const batch = flakyGraph().createInstances(2);
+    batch.update(1 / 60);
+    const pool = batch.instances[0].posePool;
+    const made = pool.size;
+    flaky.evaluate = true;
+    try {
+      for (let k = 0; k < 6; k++) expect(() => batch.update(1 / 60)).toThrow(/^flaky (evaluate|control)$/);
+    } finally {
+      flaky.evaluate = false;
+    }
+    // Each throw kept a temporary: the kernel's four were gone for good after four frames, and the pool made ordinary poses.
+    expect([pool.size, pool.lent]).toEqual([made, 0]);
+    const ref = flakyGraph().createInstances(2);
+    for (const b of [batch, ref]) for (const instance of b.instances) instance.reset();
+    for (let f = 0; f < 3; f++) {
+      batch.update(1 / 60);
+      ref.update(1 / 60);
+      expect(Array.from(batch.rotations)).toEqual(Array.from(ref.rotations));
+    }
+    expect(pool.size).toBe(made);
+  });
+});
+
+describe('per-frame numbers a node reserves (NodeBuild.numbers)', () => {
+  /** An instance of a graph whose custom node T reserves numbers(count) (`late`: also once built, when initialized). */
+  const reserving = (count: number, late = false) => {
+    class Reserver extends LocalPoseNode {
+      constructor(id: string, private readonly numbers: (count: number) => number) {
+        super(id, 'Reserver');
+      }
+      protected get links(): readonly PoseLink[] {
+        return [];
+      }
+      protected override onInitialize(): void {
+        if (late) this.numbers(1);
+      }
+      protected onUpdate(): void {}
+      protected onEvaluate(out: Pose): void {
+        out.rotations.fill(0);
+        for (let i = 3; i < out.rotations.length; i += 4) out.rotations[i] = 1;
+      }
+    }
+    const types = new NodeRegistry([...builtInNodeTypes, defineNodeType({
+      type: 'Reserver', space: 'local', properties: {}, inputs: [],
+      create: ({ id, numbers }) => {
+        numbers(count);
+        return new Reserver(id, numbers);
+      },
+    })]);
+    return () => loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: {
+        n: { type: 'Reserver' }, w: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        o: { type: 'BlendTwo', inputs: { A: 'n', B: 'w' }, properties: { alpha: 0.5 } },
+      },
+      output: 'o',
+    }, { nodeTypes: types }).createInstance();
+  };
+
+  it('refuses a count that is not a whole number from 0 to MAX_NODE_NUMBERS, naming the node', () => {
+    // 0.5 put the player's clock at a fractional index (gatherDebug threw a TypeError), -3 overlapped
+    // the player's, 1e9 made a 1000000020-number instance and NaN failed as 'offset is out of bounds'.
+    expect(MAX_NODE_NUMBERS).toBe(1 << 20);
+    for (const count of [0.5, -3, Number.NaN, MAX_NODE_NUMBERS + 1, 1e9]) {
+      expect(reserving(count), String(count)).toThrow(new GraphLoadError('<graph>', [{
+        path: '$.nodes.n', code: 'node-type-failed',
+        message: `Reserver 'n': numbers(${count}): expected a whole number of numbers from 0 to ${MAX_NODE_NUMBERS}`,
+      }]).message);
+    }
+    const [none, most] = [reserving(0)(), reserving(MAX_NODE_NUMBERS)()];
+    expect(most.frameNumbers.length - none.frameNumbers.length).toBe(MAX_NODE_NUMBERS);
+    none.update(1 / 60);
+    expect(none.gatherDebug().children[0].children[1].weight).toBe(0.5);
+  });
+
+  it('refuses numbers() once the node is built: the instance\'s numbers are laid out by then', () => {
+    expect(reserving(2, true)).toThrow("Reserver 'n': numbers(1) once the node is built; reserve in create, where the instance's numbers are laid out");
+  });
+});
+
+describe('building a custom node', () => {
+  it('names the node whose create throws (a NodeBuildError, the thrown error its cause), for an instance made after the load', () => {
+    let calls = 0;
+    const thrown = new TypeError('no more');
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, f: { type: 'Flaky', inputs: { pose: 'walk' } } },
+      output: 'f',
+    }, {
+      nodeTypes: new NodeRegistry([...builtInNodeTypes, defineNodeType({
+        type: 'Flaky', space: 'local', properties: {}, inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
+        create: ({ id, inputs }) => {
+          if (++calls > 1) throw thrown;
+          return new Flaky(id, inputs.pose);
+        },
+      })]),
+    });
+    let error: unknown;
+    try {
+      graph.createInstance();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NodeBuildError);
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error).toMatchObject({ nodeId: 'f', typeName: 'Flaky', message: "Flaky 'f': create threw TypeError: no more" });
+    expect((error as Error).cause).toBe(thrown);
   });
 });
 

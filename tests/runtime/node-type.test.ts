@@ -3,11 +3,11 @@ import { loadGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
 import { BlendTwo } from '../../nodes/BlendTwo.ts';
 import { CopyBone } from '../../nodes/CopyBone.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
-import { SequencePlayer } from '../../nodes/SequencePlayer.ts';
+import { SequencePlayer, SequencePlayerType } from '../../nodes/SequencePlayer.ts';
 import type { ClipBinding } from '../../runtime/clip.ts';
 import type { ScalarProperty, Vec3Property } from '../../runtime/node.ts';
 import {
-  defineNodeType, typedProperties, type NodeType, type PropertySpec, type PropertySpecs, type ResolvedProperties,
+  defineNodeType, nodeTypeProblems, NodeTypeError, typedProperties, type NodeType, type PropertySpec, type PropertySpecs, type ResolvedProperties,
 } from '../../runtime/node-type.ts';
 
 // Issue 14, item 2. The compile-time half of this file is checked by `npx tsc --noEmit`: every
@@ -274,5 +274,120 @@ describe('defineNodeType', () => {
     const x2 = loaded.nodes.find((n) => n.id === 'x')!;
     (x2 as { inputs: unknown }).inputs = { A: 'a', B: 'b', more: ['d'] };
     expect(() => loaded.createInstance()).toThrow(/TypedBlend 'x': input 'control' is not linked/);
+  });
+});
+
+describe('checking node types (defineNodeType, NodeRegistry.register)', () => {
+  const noop = ({ id }: { id: string }) => new SequencePlayer(id, undefined as never, { slot: -1, constant: 1 }, { slot: -1, constant: 1 }, { slot: -1, constant: 0 });
+  /** The problems checkNodeType finds in a type of these properties and inputs, as `path: message` lines. */
+  const problemsOf = (properties: unknown, inputs: unknown = []): string[] =>
+    nodeTypeProblems({ type: 'T', space: 'local', properties, inputs, create: noop }).map((p) => `${p.path}: ${p.message}`);
+
+  it('passes every built-in type', () => {
+    for (const type of builtInNodeTypes) expect(nodeTypeProblems(type), type.type).toEqual([]);
+  });
+
+  it('refuses a definition, listing every problem with its field, in one NodeTypeError', () => {
+    let error: unknown;
+    try {
+      defineNodeType({
+        type: 'Bad', space: 'world' as 'local',
+        properties: { rate: { kind: 'float', default: 'x' as unknown as number, min: 1, max: 0 }, count: { kind: 'int', default: 0.5 } },
+        inputs: [{ name: 'A', kind: 'pose', space: 'local' }, { name: 'A', kind: 'poses' as 'pose', space: 'local' }],
+        create: noop,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NodeTypeError);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as NodeTypeError).typeName).toBe('Bad');
+    expect((error as Error).message).toBe([
+      "node type 'Bad': 5 problems",
+      "  space: expected 'local' or 'component', got \"world\"",
+      "  inputs[1].name: 'A' names inputs[0] already",
+      "  inputs[1].kind: expected 'pose' or 'poseList', got \"poses\"",
+      '  properties.rate: min 1 is above max 0: no value would be allowed',
+      '  properties.count.default: expected a whole number, got 0.5',
+    ].join('\n'));
+  });
+
+  it('refuses defaults the frame loop would turn into NaN or its range refuses, and specs the loader would misread', () => {
+    // Each of these loaded: a NaN pose, 5 used where the literal's range is [0, 1], a TypeError at load...
+    const cases: [unknown, string][] = [
+      [{ kind: 'float', default: 'x' }, 'properties.a.default: expected a finite number, got "x"'],
+      [{ kind: 'float', default: Number.NaN }, 'properties.a.default: expected a finite number, got NaN'],
+      [{ kind: 'float', default: Number.POSITIVE_INFINITY }, 'properties.a.default: expected a finite number, got Infinity'],
+      [{ kind: 'float', default: 5, min: 0, max: 1 }, 'properties.a.default: 5 is above max 1'],
+      [{ kind: 'float', default: -1, min: 0 }, 'properties.a.default: -1 is below min 0'],
+      [{ kind: 'float', default: 0, max: Number.NaN }, 'properties.a.max: expected a finite number or nothing, got NaN'],
+      [{ kind: 'int', default: 0.5 }, 'properties.a.default: expected a whole number, got 0.5'],
+      [{ kind: 'int', default: 1, min: 0.5 }, 'properties.a.min: expected a whole number or nothing, got 0.5'],
+      [{ kind: 'float', default: 1, mni: 0 }, 'properties.a.mni: unknown field for a float property (its fields: default, min, max, bindable)'],
+      [{ kind: 'float', default: 1, bindable: 'no' }, 'properties.a.bindable: expected false (literal only) or nothing, got "no"'],
+      [{ kind: 'bool', default: 1 }, 'properties.a.default: expected true or false, got 1'],
+      [{ kind: 'vec3', default: [0, 0] }, 'properties.a.default: expected 3 finite numbers, got [0,0]'],
+      [{ kind: 'direction', default: [0, 0, 0] }, 'properties.a.default: expected a direction, not [0, 0, 0]'],
+      [{ kind: 'enum', options: ['x', 'y'], default: 'z' }, "properties.a.default: expected one of the options ('x', 'y'), got \"z\""],
+      [{ kind: 'enum', options: [], default: 'z' }, 'properties.a.options: expected a non-empty list of distinct strings, got []'],
+      [{ kind: 'floot', default: 1 }, 'properties.a.kind: expected one of float, int, bool, vec3, enum, clip, bone, floatList, clipList, file, object, direction, list, node, blendProfile, got "floot"'],
+      [{ default: 1 }, 'properties.a.kind: expected one of float, int, bool, vec3, enum, clip, bone, floatList, clipList, file, object, direction, list, node, blendProfile, got undefined'],
+      [1, 'properties.a: expected a property spec (an object with a kind), got 1'],
+      [{ kind: 'bone', optional: 'yes' }, 'properties.a.optional: expected true, false or nothing, got "yes"'],
+      [{ kind: 'clipList', minCount: -1 }, 'properties.a.minCount: expected a whole number from 0, got -1'],
+      [{ kind: 'object', schema: {} }, 'properties.a.schema: expected a zod schema, got {}'],
+      [{ kind: 'floatList', default: 0, perInput: 'nope' }, 'properties.a.perInput: expected the name of one of this type\'s poseList inputs, got "nope"'],
+      [{ kind: 'list', item: { w: { kind: 'float', default: 2, max: 1 } } }, 'properties.a.item.w.default: 2 is above max 1'],
+      [{ kind: 'node' }, 'properties.a.nodeType: expected the name of a node type, got undefined'],
+      [{ kind: 'blendProfile', modes: ['mask'] }, 'properties.a.modes: expected a non-empty list of timeFactor, weightFactor, blendMask, got ["mask"]'],
+    ];
+    for (const [spec, problem] of cases) expect(problemsOf({ a: spec }), JSON.stringify(spec)).toEqual([problem]);
+    expect(problemsOf(JSON.parse('{ "__proto__": { "kind": "float", "default": 1 } }'))).toEqual([
+      "properties.__proto__: '__proto__' cannot name a property: expected a non-empty name other than '__proto__' (JavaScript objects treat it specially)",
+    ]);
+    expect(problemsOf(undefined)).toEqual(['properties: expected an object of property specs by name, {} for none, got undefined']);
+    // A poseList named by perInput is accepted.
+    expect(problemsOf({ a: { kind: 'floatList', default: 0, perInput: 'poses' } }, [{ name: 'poses', kind: 'poseList', space: 'local' }])).toEqual([]);
+  });
+
+  it('refuses inputs that are not a list of distinct, well-formed pins, and a type without create', () => {
+    expect(nodeTypeProblems({ type: 'T', space: 'local', properties: {}, create: noop })).toEqual([
+      { path: 'inputs', message: 'expected a list of input specs ({ name, kind, space }), [] for none, got undefined' },
+    ]);
+    expect(problemsOf({}, [
+      { name: '', kind: 'pose', space: 'local' },
+      { name: 'B', kind: 'pose', space: 'world' },
+      { name: 'C', kind: 'pose', space: 'local', minCount: 1 },
+      { name: 'D', kind: 'poseList', space: 'local', minCount: 0.5, accepts: [] },
+      { name: 'E', kind: 'pose', space: 'local', acepts: ['local'] },
+    ])).toEqual([
+      "inputs[0].name: expected a non-empty name other than '__proto__', got \"\"",
+      'inputs[1].space: expected \'local\' or \'component\', got "world"',
+      'inputs[2].minCount: only a poseList input takes minCount',
+      'inputs[3].minCount: expected a whole number from 0, got 0.5',
+      "inputs[3].accepts: expected a non-empty list of 'local' and 'component', got []",
+      "inputs[4].acepts: unknown field (an input's are name, kind, space, minCount, accepts)",
+    ]);
+    const type = { type: 'T', space: 'local', properties: {}, inputs: [], check: 1 } as unknown as NodeType;
+    expect(() => new NodeRegistry().register(type)).toThrow(new NodeTypeError('T', [
+      { path: 'create', message: 'expected a function building the node, got undefined' },
+      { path: 'check', message: 'expected a function or nothing, got 1' },
+    ]));
+    expect(nodeTypeProblems({ ...type, type: 'two words', create: noop, check: undefined })).toEqual([{ path: 'type', message: 'expected a non-empty name without spaces or control characters, got "two words"' }]);
+  });
+
+  it('refuses a name registered already unless told to replace it: a built-in replaced silently broke the assets using it', () => {
+    const clash = { ...SequencePlayerType, properties: {} };
+    expect(() => new NodeRegistry().register(clash)).toThrow(
+      "node type 'SequencePlayer': 1 problem\n  type: 'SequencePlayer' names the built-in type registered already; register(type, { replace: true }) replaces it",
+    );
+    expect(() => new NodeRegistry([...builtInNodeTypes, TypedBlendType, TypedBlendType])).toThrow(
+      "node type 'TypedBlend': 1 problem\n  type: 'TypedBlend' names a type registered already; register(type, { replace: true }) replaces it",
+    );
+    expect(() => new NodeRegistry([])).not.toThrow();
+    expect(() => new NodeRegistry([]).register({ ...clash, type: 'Output' })).toThrow("  type: 'Output' is reserved for the graph output");
+    const replaced = new NodeRegistry().register(clash, { replace: true });
+    expect(replaced.get('SequencePlayer')).toBe(clash);
+    expect(replaced.list()).toHaveLength(builtInNodeTypes.length);
   });
 });

@@ -55,6 +55,20 @@ describe('pose blending', () => {
     expect(pool.size).toBe(2);
   });
 
+  it('the pool counts the poses lent, and reclaim takes them all back, handing them out again first made first', () => {
+    const pool = new PosePool(4);
+    const made = [pool.acquire(), pool.acquire(), pool.acquire()];
+    pool.release(made[1]);
+    expect([pool.size, pool.lent]).toEqual([3, 2]);
+    // What an evaluation that threw part way leaves: two poses never released.
+    pool.reclaim();
+    expect(pool.lent).toBe(0);
+    const again = [pool.acquire(), pool.acquire(), pool.acquire(), pool.acquire()];
+    expect(again.slice(0, 3).map((pose, i) => pose === made[i])).toEqual([true, true, true]);
+    expect(made).not.toContain(again[3]);
+    expect([pool.size, pool.lent]).toEqual([4, 4]);
+  });
+
   it('the pool hands back the last pose released first, and emptying it makes no new poses', () => {
     const pool = new PosePool(4);
     const held = [pool.acquire(), pool.acquire(), pool.acquire()];
