@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { duplicateJsonKeys, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, checkGraphFile, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
@@ -343,6 +344,37 @@ describe('graph loader', () => {
     expect(duplicateJsonKeys('[{}, "s", {"k": 1, "\\u006b": [1, {"x": 1, "x": 2}]}]')).toEqual([{ path: [2], key: 'k' }, { path: [2, 'k', 1], key: 'x' }]);
     expect(duplicateJsonKeys(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`)).toEqual([]);
     expect(duplicateJsonKeys('{"a\\"b": 1, "a\\"b": 2, "a": {}, "b": "a"}')).toEqual([{ path: [], key: 'a"b' }]);
+  });
+
+  it('finds exactly the keys an object repeats in any JSON text, however it is spaced or escaped (property)', () => {
+    // JSON.stringify writes no repeats; re-adding an object's first key at its end (escaped as \\uXXXX,
+    // as a hand-written file may) is the one repeat, at that object's path.
+    const objectPaths = (value: unknown, path: (string | number)[] = [], out: { path: (string | number)[]; key: string }[] = []) => {
+      if (Array.isArray(value)) value.forEach((v, k) => objectPaths(v, [...path, k], out));
+      else if (typeof value === 'object' && value !== null) {
+        const keys = Object.keys(value);
+        if (keys.length > 0) out.push({ path, key: keys[0] });
+        for (const key of keys) objectPaths((value as Record<string, unknown>)[key], [...path, key], out);
+      }
+      return out;
+    };
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), fc.nat(), fc.boolean(), (value, pick, spaced) => {
+      const text = JSON.stringify(value, null, spaced ? 2 : undefined);
+      expect(duplicateJsonKeys(text)).toEqual([]);
+      const objects = objectPaths(value);
+      if (objects.length === 0) return;
+      const { path, key } = objects[pick % objects.length];
+      // Rebuild the text with the repeat: the chosen object written by hand, the rest by JSON.stringify.
+      const escaped = `"${[...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
+      const write = (v: unknown, at: (string | number)[]): string => {
+        if (Array.isArray(v)) return `[${v.map((x, k) => write(x, [...at, k])).join(',')}]`;
+        if (typeof v !== 'object' || v === null) return JSON.stringify(v);
+        const entries = Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${write(x, [...at, k])}`);
+        if (JSON.stringify(at) === JSON.stringify(path)) entries.push(`${escaped}: null`);
+        return `{${entries.join(', ')}}`;
+      };
+      expect(duplicateJsonKeys(write(value, []))).toEqual([{ path, key }]);
+    }), { seed: 20261128, numRuns: 300 });
   });
 });
 
