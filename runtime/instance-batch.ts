@@ -2,6 +2,8 @@ import { describeValue } from './parameters.ts';
 import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
 import { Pose, PosePool, type PoseStorage } from './pose.ts';
 import { SamplingKernel } from './sampling-kernel.ts';
+import { ComponentPose } from './component-pose.ts';
+import type { Skeleton } from './skeleton.ts';
 
 /**
  * The pose arrays of a group of characters, laid out like one pose per character
@@ -101,7 +103,29 @@ export function createCharacter(
   // Every character's row of one array: a view per character would be one more object for its frame to read.
   const frameNumbers = kernel === null || kernel.poseArrays[FRAME_NUMBERS_ARRAY].length === 0 ? undefined : kernel.poseArrays[FRAME_NUMBERS_ARRAY];
   const frameNumbersAt = frameNumbers === undefined ? undefined : character * graph.frameNumberCount;
-  return graph.createInstance({ ...characterOutput(arrays, n, character, componentSpace), posePool, interpolationStorage, frameNumbers, frameNumbersAt });
+  const output = characterOutput(arrays, n, character, componentSpace);
+  // Before its first update a character shows its skeleton's reference pose: the instance writes its
+  // local rows; its component rows (composed only when asked for) get the reference composed once.
+  if (output.component !== undefined) {
+    const reference = referenceComponent(graph.skeleton), rows = output.component;
+    rows.translations.set(reference.translations);
+    rows.rotations.set(reference.rotations);
+    rows.scales.set(reference.scales);
+  }
+  return graph.createInstance({ ...output, posePool, interpolationStorage, frameNumbers, frameNumbersAt });
+}
+
+/** A skeleton's reference pose in component space, composed once per skeleton. */
+const referenceComponents = new WeakMap<Skeleton, ComponentPose>();
+function referenceComponent(skeleton: Skeleton): ComponentPose {
+  let pose = referenceComponents.get(skeleton);
+  if (pose === undefined) {
+    pose = new ComponentPose(skeleton);
+    pose.setFromLocal(skeleton.referencePose);
+    pose.ensureAllComponent();
+    referenceComponents.set(skeleton, pose);
+  }
+  return pose;
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
-import { Crowd, CROWD_SLOT_CALLS, type CrowdGraphSource } from '../../host/crowd.ts';
+import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph.ts';
 import { measureAllocation } from '../../host/allocation.ts';
 import { runProbe } from '../support/allocation.ts';
@@ -185,6 +185,20 @@ describe('Crowd', () => {
     await expect(Crowd.create({ source: { file: '/nonexistent/graph.json' }, count: 2 })).rejects.toThrow(/cannot read graph file/);
     await expect(Crowd.create({ source: { module: SUPPORT, export: 'missing' }, count: 2 })).rejects.toThrow(/no function export 'missing'/);
     await expect(Crowd.create({ source: { module: SUPPORT, export: 'notAGraph' }, count: 2 })).rejects.toThrow(/did not return an AnimGraph/);
+  });
+
+  it('holds every character at the reference pose before its first update, a worker\'s too, local and component', async () => {
+    const crowd = await Crowd.create({ source: { file: LOCOMOTION }, count: 2, workers: 1, componentSpace: true });
+    try {
+      const alone = (await buildCrowdGraph({ file: LOCOMOTION })).createInstance();
+      const n = crowd.boneCount, local = Float64Array.from(alone.evaluate().translations), component = Float64Array.from(alone.componentPose().translations);
+      for (const i of [0, 1]) {
+        expect(crowd.translations.subarray(i * n * 3, (i + 1) * n * 3)).toEqual(local);
+        expect(crowd.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3)).toEqual(component);
+      }
+    } finally {
+      await crowd.close();
+    }
   });
 
   it('caps workers at one per character beyond the first, and closes (after which update throws)', async () => {

@@ -56,6 +56,21 @@ describe('InstanceBatch', () => {
     expect(Array.from(numbers.subarray(3 * k, 4 * k))).toEqual(Array.from(alone[3].frameNumbers));
   });
 
+  it('holds every character at the reference pose, local and component, before its first update (with and without the kernel)', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const n = graph.skeleton.boneCount, alone = graph.createInstance();
+    const local = Float64Array.from(alone.evaluate().translations), component = Float64Array.from(alone.componentPose().translations);
+    expect([local[3 + 1], component[3 * 10 + 1]]).toEqual([95, 137]); // the pelvis, and a bone above it in component space
+    for (const wasm of [true, false]) {
+      const batch = graph.createInstances(3, { componentSpace: true, wasm });
+      for (let i = 0; i < 3; i++) {
+        // Every bone was at the origin: the identity pose locally, zeros in component space.
+        expect(batch.translations.subarray(i * n * 3, (i + 1) * n * 3), `wasm ${wasm}`).toEqual(local);
+        expect(batch.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3), `wasm ${wasm}`).toEqual(component);
+      }
+    }
+  });
+
   it('publishes no component pose unless asked, and checks its count', () => {
     const graph = loadGraphFile(example('sample-locomotion.json'));
     const batch = graph.createInstances(2);
