@@ -95,8 +95,22 @@ function samplePoints(samples: unknown): number[] | undefined {
  * triangulation's products overflow, and the samples only looked collinear).
  */
 function checkSamples(ctx: NodeCheckContext): void {
-  const points = samplePoints(ctx.properties.samples);
-  if (points === undefined || reportSampleRange(ctx, ctx.properties.samples, ['x', 'y'])) return;
+  // The range first, whatever else is wrong with the samples (as BlendSpace1D does): a malformed
+  // sample hid another's coordinate beyond the range until a second load.
+  const samples = ctx.properties.samples;
+  const outOfRange = reportSampleRange(ctx, samples, ['x', 'y']);
+  // The sample schema, shared with BlendSpace1D, leaves y optional: a 2D sample without one was
+  // reported by no one, and create failed with "the loader reports why".
+  if (Array.isArray(samples)) {
+    samples.forEach((s, i) => {
+      for (const axis of ['x', 'y'] as const) {
+        const value = typeof s === 'object' && s !== null ? (s as Record<string, unknown>)[axis] : undefined;
+        if (typeof value !== 'number') ctx.report(['samples', i, axis], 'schema', `a BlendSpace2D sample needs a number ${axis}: its place on the ${axis} axis`);
+      }
+    });
+  }
+  const points = samplePoints(samples);
+  if (points === undefined || outOfRange) return;
   for (const problem of triangulationProblems(points)) {
     if (problem.kind === 'duplicate') {
       ctx.report(['samples', problem.index], 'duplicate-sample',

@@ -707,7 +707,11 @@ export class AnimGraphInstance implements GraphRuntime {
     this.frame++;
     if (clock.tick(numbers, at + DELTA_TIME, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
-      if (this.targetStale) this.evaluateGraph(this.target!);
+      // A graph never updated evaluates to blends of nothing: the reference pose, as evaluate() shows it.
+      if (this.targetStale) {
+        if (this.counter === 0) poseCopy(this.target!, this.skeleton.referencePose);
+        else this.evaluateGraph(this.target!);
+      }
       const pose = this.previous!;
       this.previous = this.target;
       this.target = pose;

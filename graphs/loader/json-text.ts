@@ -1,3 +1,4 @@
+import { quoted } from '../../runtime/names.ts';
 import { jsonPath, type GraphProblem } from './problems.ts';
 
 /** A key an object of a JSON text repeats: where (the keys down to the object) and which key. */
@@ -59,6 +60,6 @@ export function duplicateJsonKeys(text: string): DuplicateJsonKey[] {
 export function duplicateKeyProblems(text: string): GraphProblem[] {
   return duplicateJsonKeys(text).map(({ path, key }) => ({
     path: jsonPath([...path, key]), code: 'duplicate-key',
-    message: `'${key}' appears more than once in this object; JSON keeps only the last, so the others would be ignored`,
+    message: `${quoted(key)} appears more than once in this object; JSON keeps only the last, so the others would be ignored`,
   }));
 }

@@ -52,14 +52,15 @@ export function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache
   // A bone's key given twice ({"name": "a", ..., "name": "b"}) kept the last silently, as in a graph file.
   const repeated = duplicateKeyProblems(text);
   for (const p of repeated) problems.add(where, 'duplicate-key', `${p.path} in ${source.file}: ${p.message}`);
-  if (repeated.length > 0) return undefined;
+  // Checked on, so the file's other problems come with its repeats; a file with repeats gives no skeleton.
   const parsed = jsonSkeletonSchema.safeParse(json);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.add(where, 'skeleton', `${jsonPath(issue.path)} in ${source.file}: ${issue.message}`);
     return undefined;
   }
   try {
-    return Skeleton.fromDefinitions(parsed.data.bones);
+    const skeleton = Skeleton.fromDefinitions(parsed.data.bones);
+    return repeated.length > 0 ? undefined : skeleton;
   } catch (e) {
     if (e instanceof SkeletonError) for (const p of e.problems) problems.add(where, 'skeleton', `${source.file}: ${p.message}`);
     else throw e;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { duplicateJsonKeys, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
+import { duplicateJsonKeys, duplicateKeyProblems, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, checkGraphFile, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import { LocalPoseNode, NO_LINKS, type NodeCheckContext, type NodeType } from '../../runtime/node.ts';
@@ -285,10 +285,13 @@ describe('graph loader', () => {
     a.skeleton = { file: 'near.skel.json' };
     expect(at(problems(a, dir), '$.skeleton.file')).toEqual([]);
     // A key a bone repeats kept the last, silently, as in a graph file.
-    writeFileSync(join(dir, 'twice.skel.json'), '{"bones": [{"name": "root"}, {"name": "arm", "parent": "root", "name": "leg"}]}');
+    writeFileSync(join(dir, 'twice.skel.json'), '{"bones": [{"name": "root"}, {"name": "arm", "parent": "root", "name": "leg", "rotation": [0, 0, 0, 0]}]}');
     a.skeleton = { file: 'twice.skel.json' };
-    expect(at(problems(a, dir), '$.skeleton.file')).toEqual([{ path: '$.skeleton.file', code: 'duplicate-key',
-      message: "$.bones[1].name in twice.skel.json: 'name' appears more than once in this object; JSON keeps only the last, so the others would be ignored" }]);
+    // With the file's other problems, at once.
+    expect(at(problems(a, dir), '$.skeleton.file')).toEqual([
+      { path: '$.skeleton.file', code: 'duplicate-key', message: "$.bones[1].name in twice.skel.json: 'name' appears more than once in this object; JSON keeps only the last, so the others would be ignored" },
+      { path: '$.skeleton.file', code: 'skeleton', message: '$.bones[1].rotation in twice.skel.json: a rotation is a unit quaternion [x, y, z, w]; this one has length 0.000' },
+    ]);
   });
 
   it('reports a blend-time list whose length does not match the pose list', () => {
@@ -340,6 +343,10 @@ describe('graph loader', () => {
       { path: '$.nodes.o.properties.clip', code: 'duplicate-key', message: repeat('clip') },
     ]);
     expect(() => loadGraphFile(join(dir, 'twice.json'))).toThrow("twice.json: 3 problems");
+    // A long key is cut in the message, as every name a message echoes (runtime/names.ts).
+    const long = 'k'.repeat(1000);
+    const [problem] = duplicateKeyProblems(`{"${long}": 1, "${long}": 2}`);
+    expect(problem.message).toBe(`'${'k'.repeat(80)}…' appears more than once in this object; JSON keeps only the last, so the others would be ignored`);
     // Escapes name the same key; nesting of any depth is scanned without recursion; arrays index.
     expect(duplicateJsonKeys('[{}, "s", {"k": 1, "\\u006b": [1, {"x": 1, "x": 2}]}]')).toEqual([{ path: [2], key: 'k' }, { path: [2, 'k', 1], key: 'x' }]);
     expect(duplicateJsonKeys(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`)).toEqual([]);
@@ -365,7 +372,7 @@ describe('graph loader', () => {
       if (objects.length === 0) return;
       const { path, key } = objects[pick % objects.length];
       // Rebuild the text with the repeat: the chosen object written by hand, the rest by JSON.stringify.
-      const escaped = `"${[...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
+      const escaped = `"${Array.from({ length: key.length }, (_, k) => `\\u${key.charCodeAt(k).toString(16).padStart(4, '0')}`).join('')}"`;
       const write = (v: unknown, at: (string | number)[]): string => {
         if (Array.isArray(v)) return `[${v.map((x, k) => write(x, [...at, k])).join(',')}]`;
         if (typeof v !== 'object' || v === null) return JSON.stringify(v);

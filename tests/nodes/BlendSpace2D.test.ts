@@ -73,6 +73,16 @@ describe('BlendSpace2D', () => {
     expect(g.gatherDebug().children[0].description).toBe("X: 200.000 Y: 0.000 Leader: 'walk' Play Time: 0.100");
   });
 
+  it('reports a sample without a y (or x) at its path, with any coordinate out of range', () => {
+    // It was reported by no one (the sample schema, shared with BlendSpace1D, leaves y optional), and
+    // create failed with "its samples have no triangle (the loader reports why)"; a malformed sample
+    // also hid another's coordinate beyond the range.
+    expect(sampleProblems([{ clip: 'idle', x: 0 }, { clip: 'walk', x: 1e300, y: 0 }, { clip: 'walk', x: 0, y: 1 }])).toEqual([
+      { path: '$.nodes.bs.properties.samples[1].x', code: 'value-range', message: 'sample 1 is at x = 1e+300, beyond ±1e15' },
+      { path: '$.nodes.bs.properties.samples[0].y', code: 'schema', message: 'a BlendSpace2D sample needs a number y: its place on the y axis' },
+    ]);
+  });
+
   it('rejects duplicate samples at their paths and all-collinear samples at samples, at once', () => {
     const check = (list: unknown[]) => sampleProblems(list).map((p) => `${p.path} [${p.code}]`);
     expect(check([{ clip: 'idle', x: 0, y: 0 }, { clip: 'walk', x: 1, y: 0 }, { clip: 'walk', x: 0, y: 1 }, { clip: 'idle', x: 1, y: 0 }]))
