@@ -10,6 +10,8 @@ export type { FileResolver, ResolvedFile, SyncFileResolver } from './loader/file
 export { GraphLoadError, jsonPath, type GraphProblem, type ProblemCode } from './loader/problems.ts';
 export { NodeRegistry } from './loader/registry.ts';
 export { duplicateJsonKeys, duplicateKeyProblems, type DuplicateJsonKey } from './loader/json-text.ts';
+import { parseGraphText } from './loader/json-text.ts';
+import type { GraphProblem } from './loader/problems.ts';
 
 /** Options of loadGraphAsset and checkGraphAsset: a resolver that answers at once (memory, the file system). */
 export interface SyncLoadOptions extends LoadOptions {
@@ -59,6 +61,7 @@ export function loadGraphAsset(json: unknown, options: SyncLoadOptions = {}): An
 
 /** Like loadGraphAsset, but returns the problems instead of throwing. */
 export function checkGraphAsset(json: unknown, options: SyncLoadOptions = {}): CheckResult {
+  if (typeof json === 'string') return checkGraphText(json, (parsed) => checkGraphAsset(parsed, options));
   const resolver = options.resolveSync;
   const files = new FileCache(options.baseDir, resolver);
   const steps = checkSteps(json, options, files);
@@ -74,7 +77,7 @@ export function checkGraphAsset(json: unknown, options: SyncLoadOptions = {}): C
  * Validates a graph asset and binds it like loadGraphAsset, fetching the files it names through
  * `options.resolve` (all of a round at once: `fetch` them in parallel). Rejects with GraphLoadError.
  *
- *   const asset = await (await fetch('graphs/hero.json')).json();
+ *   const asset = await (await fetch('graphs/hero.json')).text(); // text: repeated keys are reported
  *   const base = new URL('graphs/', location.href);
  *   const graph = await loadGraph(asset, { resolve: async (path) => (await fetch(new URL(path, base))).arrayBuffer() });
  */
@@ -86,6 +89,11 @@ export async function loadGraph(json: unknown, options: AsyncLoadOptions = {}): 
 
 /** Like loadGraph, but resolves to the problems instead of rejecting. */
 export async function checkGraph(json: unknown, options: AsyncLoadOptions = {}): Promise<CheckResult> {
+  if (typeof json === 'string') {
+    const parsed = parseGraphText(json);
+    if ('problems' in parsed) return { ok: false, problems: parsed.problems };
+    return withRepeats(parsed.repeated, await checkGraph(parsed.json, options));
+  }
   const resolver = options.resolve ?? options.resolveSync;
   const files = new FileCache(options.baseDir, options.resolve ? undefined : options.resolveSync);
   const steps = checkSteps(json, options, files);
@@ -104,6 +112,20 @@ export async function checkGraph(json: unknown, options: AsyncLoadOptions = {}):
       paths.forEach((path, i) => files.put(path, got[i]));
     }
   }
+}
+
+/**
+ * An asset given as JSON text (a string) checked as its parsed value, with the keys its objects
+ * repeat (which the parsed value has lost: JSON.parse keeps the last) listed first.
+ */
+function checkGraphText(text: string, check: (json: unknown) => CheckResult): CheckResult {
+  const parsed = parseGraphText(text);
+  if ('problems' in parsed) return { ok: false, problems: parsed.problems };
+  return withRepeats(parsed.repeated, check(parsed.json));
+}
+
+function withRepeats(repeated: readonly GraphProblem[], result: CheckResult): CheckResult {
+  return repeated.length === 0 ? result : { ok: false, problems: [...repeated, ...(result.ok ? [] : result.problems)] };
 }
 
 function resolveNow(resolver: SyncFileResolver, path: string): unknown {

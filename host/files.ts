@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import type { AnimGraph } from '../runtime/graph.ts';
 import * as core from '../graphs/loader.ts';
 import { useNativeSha256, type Sha256Hash } from '../runtime/sha256.ts';
-import { duplicateKeyProblems, GraphLoadError, type CheckResult, type LoadOptions, type SyncLoadOptions } from '../graphs/loader.ts';
+import { GraphLoadError, type CheckResult, type LoadOptions, type SyncLoadOptions } from '../graphs/loader.ts';
 
 // Pose-search hashes of large clip libraries took 4-8x longer with the portable SHA-256; Node's
 // gives the same digests.
@@ -66,16 +66,7 @@ export function checkGraphFile(path: string, options: Omit<LoadOptions, 'baseDir
   } catch (e) {
     return { ok: false, problems: [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }] };
   }
-  // A byte-order mark, as some Windows editors write: the skeleton file and glTF readers skip it too.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, problems: [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }] };
-  }
   const baseDir = dirname(resolve(path));
-  const result = core.checkGraphAsset(json, { ...options, baseDir, source: path, resolveSync: fileResolver(baseDir) });
-  const repeated = duplicateKeyProblems(text);
-  return repeated.length === 0 ? result : { ok: false, problems: [...repeated, ...(result.ok ? [] : result.problems)] };
+  // As text: the core parses it and reports what JSON.parse hides (repeated keys).
+  return core.checkGraphAsset(text, { ...options, baseDir, source: path, resolveSync: fileResolver(baseDir) });
 }

@@ -63,3 +63,19 @@ export function duplicateKeyProblems(text: string): GraphProblem[] {
     message: `${quoted(key)} appears more than once in this object; JSON keeps only the last, so the others would be ignored`,
   }));
 }
+
+/**
+ * A graph asset's JSON text parsed (a byte-order mark skipped), with what JSON.parse cannot say: the
+ * keys an object repeats. Or, for text that is not JSON, the problem at `$`.
+ */
+export function parseGraphText(text: string): { json: unknown; repeated: GraphProblem[] } | { problems: GraphProblem[] } {
+  // A byte-order mark, as some Windows editors write: the skeleton file and glTF readers skip it too.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (e) {
+    return { problems: [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }] };
+  }
+  return { json, repeated: duplicateKeyProblems(body) };
+}

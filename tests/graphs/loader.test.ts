@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { duplicateJsonKeys, duplicateKeyProblems, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
+import { checkGraph, duplicateJsonKeys, duplicateKeyProblems, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, checkGraphFile, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import { LocalPoseNode, NO_LINKS, type NodeCheckContext, type NodeType } from '../../runtime/node.ts';
@@ -343,6 +343,13 @@ describe('graph loader', () => {
       { path: '$.nodes.o.properties.clip', code: 'duplicate-key', message: repeat('clip') },
     ]);
     expect(() => loadGraphFile(join(dir, 'twice.json'))).toThrow("twice.json: 3 problems");
+    // The core loader takes the text too (a browser's `await response.text()`), with the same problems.
+    const fromText = checkGraphAsset(text);
+    expect(fromText.ok ? [] : fromText.problems).toEqual(result.ok ? [] : result.problems);
+    const notJson = checkGraphAsset('{ "format": ');
+    expect(notJson.ok ? [] : notJson.problems.map((p) => [p.path, p.code])).toEqual([['$', 'schema']]);
+    const valid = { format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } }, nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' };
+    expect(checkGraphAsset(`\ufeff${JSON.stringify(valid, null, 2)}`).ok).toBe(true);
     // A long key is cut in the message, as every name a message echoes (runtime/names.ts).
     const long = 'k'.repeat(1000);
     const [problem] = duplicateKeyProblems(`{"${long}": 1, "${long}": 2}`);
@@ -351,6 +358,13 @@ describe('graph loader', () => {
     expect(duplicateJsonKeys('[{}, "s", {"k": 1, "\\u006b": [1, {"x": 1, "x": 2}]}]')).toEqual([{ path: [2], key: 'k' }, { path: [2, 'k', 1], key: 'x' }]);
     expect(duplicateJsonKeys(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`)).toEqual([]);
     expect(duplicateJsonKeys('{"a\\"b": 1, "a\\"b": 2, "a": {}, "b": "a"}')).toEqual([{ path: [], key: 'a"b' }]);
+  });
+
+  it('checkGraph (async) takes the JSON text as checkGraphAsset does, repeats and all', async () => {
+    const text = '{"format": "animgraph/1", "skeleton": "builtin:biped", "clips": {"walk": {"source": "builtin:walk"}}, "nodes": {"p": {"type": "SequencePlayer", "properties": {"clip": "walk"}}}, "output": "p", "output": "p"}';
+    const result = await checkGraph(text);
+    expect(result.ok ? [] : result.problems.map((p) => [p.path, p.code])).toEqual([['$.output', 'duplicate-key']]);
+    expect((await checkGraph(text.replace(', "output": "p"}', '}'))).ok).toBe(true);
   });
 
   it('finds exactly the keys an object repeats in any JSON text, however it is spaced or escaped (property)', () => {
