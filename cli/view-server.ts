@@ -17,7 +17,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, resolve } from 'node:path';
-import { duplicateKeyProblems, NodeRegistry } from '../graphs/loader.ts';
+import { NodeRegistry } from '../graphs/loader.ts';
+import { parseGraphText } from '../graphs/loader/json-text.ts';
 import { dirnamePath, joinPath, normalizePath } from '../graphs/loader/paths.ts';
 import { nodeFileValues } from '../graphs/loader/files.ts';
 
@@ -136,16 +137,11 @@ export async function startViewServer(graphFile: string, options: ViewServerOpti
     } catch (e) {
       return { source, problems: [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }] };
     }
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a byte-order mark, as loadGraphFile skips it
-    let asset: unknown;
-    try {
-      asset = JSON.parse(text);
-    } catch (e) {
-      return { source, problems: [{ path: '$', code: 'schema', message: `not valid JSON: ${(e as Error).message}` }] };
-    }
-    // The page loads the parsed object, whose repeated keys are gone: reported here, before it does.
-    const repeated = duplicateKeyProblems(text);
-    return repeated.length > 0 ? { source, problems: repeated } : { source, asset };
+    // The loader's parse (a byte-order mark skipped); the page loads the parsed object, whose
+    // repeated keys are gone, so they are reported here, before it does.
+    const parsed = parseGraphText(text);
+    if ('problems' in parsed) return { source, problems: parsed.problems };
+    return parsed.repeated.length > 0 ? { source, problems: parsed.repeated } : { source, asset: parsed.json };
   }
 
   /** Every file the graph may have the page fetch, by normalised path as written: read afresh per request, so an edit adding a clip takes effect. */

@@ -627,7 +627,7 @@ export class Crowd {
    * would overwrite the events being delivered): call it after `update` returns.
    */
   update(deltaTime: number): void {
-    if (this.closed) throw new Error('the crowd is closed');
+    this.checkOpen();
     if (this.dispatching) throw new Error('Crowd.update called from a listener of its events; call it after update returns');
     const b = this.buffers, control = b.control;
     this.dispatcher?.clear();
@@ -668,7 +668,7 @@ export class Crowd {
    * run unoptimised code, which allocates.
    */
   measureAllocation(frames: number, frame: () => void): number[] {
-    if (this.closed) throw new Error('the crowd is closed');
+    this.checkOpen();
     if (this.measuring) throw new Error('Crowd.measureAllocation called from its own frame');
     const b = this.buffers, control = b.control;
     b.allocation.fill(0);
@@ -727,8 +727,13 @@ export class Crowd {
 
   /** checkCharacter for a call that changes a character: after close() it would do nothing, silently. */
   private checkWritable(character: number): void {
-    if (this.closed) throw new Error('the crowd is closed');
+    this.checkOpen();
     this.checkCharacter(character);
+  }
+
+  /** Throws for a call that needs the workers (or would be lost without them) once close() has run. */
+  private checkOpen(): void {
+    if (this.closed) throw new Error('the crowd is closed');
   }
 
   private checkCharacter(character: number): void {

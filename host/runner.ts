@@ -55,6 +55,14 @@ export interface RunResult {
 }
 
 /**
+ * How far a time may fall past a frame's time (frame / fps, rounded) and still count as at it: a
+ * change at 1 s applies on frame 30 at 30 fps, and a run of 1 s has that frame, however the
+ * division rounds. The run's length, each change's frame and the check of a change against the
+ * last frame all use it, so they agree.
+ */
+const TIME_TOLERANCE = 1e-9;
+
+/**
  * A parameter timeline entry a GraphRunner cannot apply, found before the run starts: its index in
  * the timeline as given, and why (not an entry, an unknown parameter, a value of the wrong type, a
  * time that is not seconds from 0, or after the run's last frame, where it would never apply).
@@ -89,7 +97,7 @@ export class GraphRunner {
     if (seconds !== undefined && !(typeof seconds === 'number' && seconds >= 0 && seconds < Infinity)) {
       throw new RangeError(`seconds must be a finite number from 0, got ${describeValue(seconds)}`);
     }
-    const frames = seconds !== undefined ? Math.floor(seconds * fps + 1e-9) + 1 : options.frames ?? 30;
+    const frames = seconds !== undefined ? Math.floor(seconds * fps + TIME_TOLERANCE) + 1 : options.frames ?? 30;
     if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number from 1, got ${describeValue(frames)}`);
     this.fps = fps;
     this.frameCount = frames;
@@ -110,7 +118,7 @@ export class GraphRunner {
       }
       const time = change.time ?? 0;
       if (!(typeof time === 'number' && time >= 0 && time < Infinity)) throw new TimelineError(i, `'${change.name}' time must be seconds from 0, got ${describeValue(time)}`);
-      if (time > lastTime + 1e-9) {
+      if (time > lastTime + TIME_TOLERANCE) {
         throw new TimelineError(i, `'${change.name}' at ${time} s is after the run's last frame (frame ${frames - 1} at ${+lastTime.toFixed(6)} s), so it would never apply`);
       }
     });
@@ -122,7 +130,7 @@ export class GraphRunner {
   /** Advances to frame `frame` (0-based, in order) and evaluates it; returns the frame's time. */
   step(frame: number): number {
     const time = frame / this.fps;
-    while (this.nextChange < this.changes.length && (this.changes[this.nextChange].time ?? 0) <= time + 1e-9) {
+    while (this.nextChange < this.changes.length && (this.changes[this.nextChange].time ?? 0) <= time + TIME_TOLERANCE) {
       const change = this.changes[this.nextChange++];
       this.instance.setParameter(change.name, change.value);
     }

@@ -1,7 +1,8 @@
 // Names as messages echo them. An asset's names (clips, nodes, bones, parameters, states) have no
 // length limit and may be many: a 1 MB clip name made a 1 MB message line, and an unknown clip's
 // message listed all 20,000 declared names (149 KB). Messages quote a name through `quoted` and
-// list names through `nameList`, which keep them readable whatever the asset holds.
+// list names through `nameList`, which keep them readable whatever the asset holds, and say where
+// through `jsonPath`.
 
 /** The most characters of a name a message echoes; a longer one is cut there and ends in '…'. */
 export const MAX_ECHOED_NAME = 80;
@@ -34,4 +35,18 @@ export function nameList(names: Iterable<string>, none = 'none', write: (name: s
   }
   if (count === 0) return none;
   return count > MAX_LISTED_NAMES ? `${shown.join(', ')} and ${count - MAX_LISTED_NAMES} more` : shown.join(', ');
+}
+
+/**
+ * JSON path text for a path of keys, e.g. ['nodes', 'blend', 'inputs', 0] -> `$.nodes.blend.inputs[0]`: where the loader's problems are,
+ * and (without the `$.`) the fields of a node type's problems.
+ */
+export function jsonPath(keys: readonly PropertyKey[]): string {
+  let out = '$';
+  for (const key of keys) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) out += `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import type { AdditiveSpace } from './additive.ts';
 import { BLEND_PROFILE_MODES, type BlendProfile, type BlendProfileMode } from './blend-profile.ts';
 import type { ClipBinding } from './clip.ts';
+import { jsonPath } from './names.ts';
 import type { PoseNode, PoseSpace } from './anim-node.ts';
 import type { ComponentPoseLink, Link, PoseLink } from './link.ts';
 import type { Skeleton } from './skeleton.ts';
@@ -772,15 +773,10 @@ function shown(value: unknown): string {
   }
 }
 
-/** `properties.alpha.default`, `inputs[1].name`, `properties["two words"]`. */
+/** `properties.alpha.default`, `inputs[1].name`, `properties["two words"]`: a JSON path without its `$.`. */
 function fieldPath(keys: readonly (string | number)[]): string {
-  let out = '';
-  for (const key of keys) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) out += out === '' ? key : `.${key}`;
-    else out += `[${JSON.stringify(key)}]`;
-  }
-  return out === '' ? '(the type)' : out;
+  const path = jsonPath(keys);
+  return path === '$' ? '(the type)' : path.slice(path[1] === '.' ? 2 : 1);
 }
 
 export type { ParameterType };

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
-import { nameList } from '../../runtime/names.ts';
+import { jsonPath, nameList } from '../../runtime/names.ts';
+
+export { jsonPath };
 
 export type ProblemCode =
   | 'schema' | 'unknown-node-type' | 'missing-link' | 'dangling-link' | 'unknown-input' | 'shared-link' | 'cycle'
@@ -29,16 +31,6 @@ export class GraphLoadError extends Error {
   }
 }
 
-/** JSON path text for a path of keys, e.g. ['nodes', 'blend', 'inputs', 0] -> `$.nodes.blend.inputs[0]`. */
-export function jsonPath(keys: readonly PropertyKey[]): string {
-  let out = '$';
-  for (const key of keys) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) out += `.${key}`;
-    else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
-}
 
 export class Problems {
   readonly list: GraphProblem[] = [];
