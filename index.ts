@@ -14,45 +14,45 @@ export type {
   GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, AsyncLoadOptions, CheckResult, FileResolver, SyncFileResolver, ResolvedFile,
 } from './graphs/loader.ts';
 export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
-export { AnimGraph, AnimGraphInstance, MAX_DELTA_TIME, MAX_GRAPH_DEPTH } from './runtime/graph.ts';
-export type { AnimGraphDefinition, CompiledNode, InstanceOutput, PropertyValue, SlotPlayArgs, SlotPlayOptions, SlotPlayer } from './runtime/graph.ts';
-export { InstanceBatch, characterOutput } from './runtime/instance-batch.ts';
-export { samplingKernelAvailable } from './runtime/sampling-kernel.ts';
-export { MAX_UPDATE_RATE } from './runtime/update-rate.ts';
-export type { UpdateRateOptions } from './runtime/update-rate.ts';
-export type { BatchPoseArrays, InstanceBatchOptions } from './runtime/instance-batch.ts';
+export { AnimGraph, AnimGraphInstance, MAX_DELTA_TIME, MAX_GRAPH_DEPTH } from './runtime/graph/graph.ts';
+export type { AnimGraphDefinition, CompiledNode, InstanceOutput, PropertyValue, SlotPlayArgs, SlotPlayOptions, SlotPlayer } from './runtime/graph/graph.ts';
+export { InstanceBatch, characterOutput } from './runtime/graph/instance-batch.ts';
+export { samplingKernelAvailable } from './runtime/kernel/sampling-kernel.ts';
+export { MAX_UPDATE_RATE } from './runtime/graph/update-rate.ts';
+export type { UpdateRateOptions } from './runtime/graph/update-rate.ts';
+export type { BatchPoseArrays, InstanceBatchOptions } from './runtime/graph/instance-batch.ts';
 export { runGraph, GraphRunner, formatDebugTree, MAX_KEPT_ROWS, TimelineError } from './host/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';
-export { Skeleton, SkeletonError } from './runtime/skeleton.ts';
-export type { BoneDefinition, SkeletonSkin } from './runtime/skeleton.ts';
-export { Pose, PosePool, poseCopy, poseBlend, poseBlendTwo, poseScaleInto, poseAccumulate, poseNormalizeRotations } from './runtime/pose.ts';
-export { ComponentPose } from './runtime/component-pose.ts';
-export { Clip, ClipBinding, ClipCursor, sampleClip, sampleClipAt, clipLocalTime } from './runtime/clip.ts';
-export { ClipCurve, ClipNotifyTrack, clipCurves } from './runtime/clip-events.ts';
-export type { ClipNotifyDefinition } from './runtime/clip-events.ts';
-export { parseBvh, loadBvh, bvhSkeleton, bvhClip, BvhError } from './runtime/bvh.ts';
-export { readGltf, gltfRig, gltfSkeleton, gltfClip, gltfSkinIndex, gltfAnimationIndex, GltfDocument, GltfError } from './runtime/gltf.ts';
-export type { GltfReadOptions, GltfRig, GltfClipOptions, GltfErrorCode } from './runtime/gltf.ts';
-export { Parameters } from './runtime/parameters.ts';
-export type { ParameterType, ParameterValue, ParameterDefinition } from './runtime/parameters.ts';
-export { AnimGraphEventEmitter } from './runtime/events.ts';
-export type { AnimGraphEvents } from './runtime/events.ts';
+export { Skeleton, SkeletonError } from './runtime/core/skeleton.ts';
+export type { BoneDefinition, SkeletonSkin } from './runtime/core/skeleton.ts';
+export { Pose, PosePool, poseCopy, poseBlend, poseBlendTwo, poseScaleInto, poseAccumulate, poseNormalizeRotations } from './runtime/core/pose.ts';
+export { ComponentPose } from './runtime/core/component-pose.ts';
+export { Clip, ClipBinding, ClipCursor, sampleClip, sampleClipAt, clipLocalTime } from './runtime/core/clip.ts';
+export { ClipCurve, ClipNotifyTrack, clipCurves } from './runtime/core/clip-events.ts';
+export type { ClipNotifyDefinition } from './runtime/core/clip-events.ts';
+export { parseBvh, loadBvh, bvhSkeleton, bvhClip, BvhError } from './runtime/import/bvh.ts';
+export { readGltf, gltfRig, gltfSkeleton, gltfClip, gltfSkinIndex, gltfAnimationIndex, GltfDocument, GltfError } from './runtime/import/gltf.ts';
+export type { GltfReadOptions, GltfRig, GltfClipOptions, GltfErrorCode } from './runtime/import/gltf.ts';
+export { Parameters } from './runtime/node/parameters.ts';
+export type { ParameterType, ParameterValue, ParameterDefinition } from './runtime/node/parameters.ts';
+export { AnimGraphEventEmitter } from './runtime/node/events.ts';
+export type { AnimGraphEvents } from './runtime/node/events.ts';
 export {
   AnimNode, LocalPoseNode, ComponentPoseNode, PoseLink, ComponentPoseLink, UpdateContext, InitializeContext,
   CacheBonesContext, ZERO_WEIGHT, NO_LINKS, readScalar, readVec3,
-} from './runtime/node.ts';
-export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node.ts';
-export { defineNodeType, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node-type.ts';
-export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip, NodeTypeProblem, NodeProblemCode } from './runtime/node-type.ts';
-export { SkeletalControlNode, BoneTransforms } from './runtime/skeletal-control.ts';
-export { StrideWarpingJob, StrideWarpingState } from './runtime/stride-warping.ts';
-export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/sample-data.ts';
+} from './runtime/node/node.ts';
+export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node/node.ts';
+export { defineNodeType, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node/node-type.ts';
+export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip, NodeTypeProblem, NodeProblemCode } from './runtime/node/node-type.ts';
+export { SkeletalControlNode, BoneTransforms } from './runtime/node/skeletal-control.ts';
+export { StrideWarpingJob, StrideWarpingState } from './runtime/jobs/stride-warping.ts';
+export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/import/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';
 export {
   PoseFeatureSchema, PoseFeatureExtractor, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, PoseIndexError,
   serializePoseSearchDatabase, deserializePoseSearchDatabase, poseSearchHash, featureSpecProblems,
-} from './runtime/pose-search/index.ts';
-export type { PoseFeatureSpec, FeatureChannelSpec, IndexedClip, SearchMode } from './runtime/pose-search/index.ts';
+} from './runtime/jobs/pose-search/index.ts';
+export type { PoseFeatureSpec, FeatureChannelSpec, IndexedClip, SearchMode } from './runtime/jobs/pose-search/index.ts';
 export { PoseSearchBlend, PoseSearchBlendType } from './nodes/PoseSearchBlend.ts';
 export { graphJsonSchema } from './editor-meta/schema.ts';
 export { editorMeta } from './editor-meta/index.ts';

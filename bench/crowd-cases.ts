@@ -26,12 +26,12 @@ import { BlendTwoType } from '../nodes/BlendTwo.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
 import { SequencePlayerType } from '../nodes/SequencePlayer.ts';
 import { StrideWarpingType } from '../nodes/StrideWarping.ts';
-import { Clip, type TrackLayout } from '../runtime/clip.ts';
-import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../runtime/graph.ts';
-import type { InstanceBatch } from '../runtime/instance-batch.ts';
-import type { NodeType } from '../runtime/node.ts';
-import type { ParameterDefinition } from '../runtime/parameters.ts';
-import { Skeleton, type BoneDefinition } from '../runtime/skeleton.ts';
+import { Clip, type TrackLayout } from '../runtime/core/clip.ts';
+import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../runtime/graph/graph.ts';
+import type { InstanceBatch } from '../runtime/graph/instance-batch.ts';
+import type { NodeType } from '../runtime/node/node.ts';
+import type { ParameterDefinition } from '../runtime/node/parameters.ts';
+import { Skeleton, type BoneDefinition } from '../runtime/core/skeleton.ts';
 
 export type CrowdGraphKind = 'player' | 'blend' | 'inertial' | 'stride' | 'posesearch' | 'bendroll' | 'statemachine' | 'layered';
 

@@ -78,7 +78,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { AnimGraph } from '../runtime/graph.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
 import { allocationSites, type AllocationSite } from './crowd/allocation-sites.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
 import { windowOverhead } from './crowd/measure.ts';

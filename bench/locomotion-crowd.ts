@@ -21,7 +21,7 @@
  * its clips and skeleton are shared and were built before).
  */
 import { performance } from 'node:perf_hooks';
-import type { AnimGraph } from '../runtime/graph.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
 import { GAITS, LocomotionCrowd, SWITCH_EVERY, locomotionGraph } from './crowd/locomotion.ts';
 import { gc, interleave, measureAllocation, median, type Side } from './crowd/measure.ts';

@@ -23,15 +23,15 @@ import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { loadGraphAsset } from '../host/files.ts';
-import { Clip, ClipBinding, sampleClip } from '../runtime/clip.ts';
-import { ComponentPose } from '../runtime/component-pose.ts';
-import { quatConjugateMultiply, quatInverseRotateVec3 } from '../runtime/math.ts';
-import { Pose } from '../runtime/pose.ts';
+import { Clip, ClipBinding, sampleClip } from '../runtime/core/clip.ts';
+import { ComponentPose } from '../runtime/core/component-pose.ts';
+import { quatConjugateMultiply, quatInverseRotateVec3 } from '../runtime/core/math.ts';
+import { Pose } from '../runtime/core/pose.ts';
 import {
   deserializePoseSearchDatabase, PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult,
   serializePoseSearchDatabase, TREE_BOX_COST, TREE_FRAME_COST, type IndexedClip, type PoseFeatureSpec, type SearchMode,
-} from '../runtime/pose-search/index.ts';
-import type { Skeleton } from '../runtime/skeleton.ts';
+} from '../runtime/jobs/pose-search/index.ts';
+import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { mulberry32 } from './crowd-cases.ts';
 
 const CMU = fileURLToPath(new URL('../../shared/data/bvh/cmu/', import.meta.url));

@@ -1,6 +1,6 @@
 /**
  * Micro-benchmark of the rotation part of sampling a slerp clip, on the crowd bench's clips: how a
- * key pair's sines are had (runtime/clip.ts, SLERP_SERIES_MAX_ANGLE), and what each way costs and
+ * key pair's sines are had (runtime/core/clip.ts, SLERP_SERIES_MAX_ANGLE), and what each way costs and
  * how far it is from exact slerp. Every variant reads the same spans (Clip.rotationSpans) and keys,
  * in the sampler's loop order, for random fractions between consecutive keys:
  *

@@ -22,8 +22,8 @@
  */
 import * as THREE from 'three';
 import { CCDIKSolver, type IK } from 'three/examples/jsm/animation/CCDIKSolver.js';
-import type { Clip } from '../runtime/clip.ts';
-import type { Skeleton } from '../runtime/skeleton.ts';
+import type { Clip } from '../runtime/core/clip.ts';
+import type { Skeleton } from '../runtime/core/skeleton.ts';
 
 export type ThreeCrowdMode = 'player' | 'blend' | 'stride';
 

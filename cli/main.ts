@@ -3,10 +3,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GraphLoadError, type GraphProblem } from '../graphs/loader.ts';
 import { checkGraphFile, loadGraphFile } from '../host/files.ts';
-import { parseParameterValue } from '../runtime/parameters.ts';
+import { parseParameterValue } from '../runtime/node/parameters.ts';
 import { formatDebugTree, GraphRunner, TimelineError, type ParameterChange } from '../host/runner.ts';
-import type { AnimGraph } from '../runtime/graph.ts';
-import { checkUpdateRate } from '../runtime/update-rate.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
+import { checkUpdateRate } from '../runtime/graph/update-rate.ts';
 
 const USAGE = `animgraph: evaluate animation graph assets headlessly
 
@@ -501,7 +501,7 @@ async function indexCommand(args: readonly string[], io: Io): Promise<number> {
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError('needs --out FILE');
   checkOutputFiles({ '--out': out }, [positionals[0]]);
-  const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../runtime/pose-search/index.ts');
+  const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../runtime/jobs/pose-search/index.ts');
   // Rebuild from the clips even where the asset names an index file (it may be the stale one).
   const graph = loadGraphFile(positionals[0], { useIndexFiles: false });
   const indexed = [...graph.shared].filter((entry): entry is [string, { database: InstanceType<typeof PoseSearchDatabase> }] =>

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { loadGraphFile } from '../host/files.ts';
-import type { AnimGraph } from '../runtime/graph.ts';
-import type { DebugNode } from '../runtime/node.ts';
-import type { ParameterValue } from '../runtime/parameters.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
+import type { DebugNode } from '../runtime/node/node.ts';
+import type { ParameterValue } from '../runtime/node/parameters.ts';
 import { GraphRunner, type ParameterChange, type RunOptions } from '../host/runner.ts';
 import { checkOutputFiles, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts, writing, type Io } from './main.ts';
 import { fixed, renderPlotSvg, type PlotDocument, type PlotPanel, type PlotPoints, type PlotSeries } from './plot-svg.ts';

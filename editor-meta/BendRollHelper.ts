@@ -91,7 +91,7 @@ from other sides, except with both weights 0 or with the whole bend (weight 1 or
 either way) and the whole roll in the order's sense (roll weight 1 with \`rollBend\`, −1 with
 \`bendRoll\`). Equal weights do not help otherwise: approached from five sides, weights 0.5 and 0.5
 give outputs up to 74.5° apart, 0.25 and 0.25 54°, 1 and 1 with \`bendRoll\` 160°
-(\`quatSwingTwist\` in \`runtime/math.ts\`; \`tests/nodes/BendRollHelper.test.ts\`). Every helper reads the
+(\`quatSwingTwist\` in \`runtime/core/math.ts\`; \`tests/nodes/BendRollHelper.test.ts\`). Every helper reads the
 node's input pose (chain a second node for a helper that follows another helper), and a bone is
 the target of at most one helper per node. Debug: \`Alpha: 100.0% CC_Base_L_Upperarm ->
 L_ShoulderArmour (Bend: 97.9° Roll: 18.3°)\` per helper, with \`values\` \`bend\` and \`roll\` in degrees

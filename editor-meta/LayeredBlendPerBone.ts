@@ -114,7 +114,7 @@ waist up, its weight bound to a parameter:
 }
 \`\`\`
 
-The masks are built by \`runtime/bone-mask.ts\` (\`boneMaskWeights\`, \`boneMaskProblems\`), which other
+The masks are built by \`runtime/core/bone-mask.ts\` (\`boneMaskWeights\`, \`boneMaskProblems\`), which other
 nodes can use for their own per-bone weights.
 `,
 };

@@ -106,7 +106,7 @@ Output[output]<W:100.0%>
 \`\`\`
 
 The solver works without a node or graph, as ozz-animation's IK jobs do: \`StrideWarpingJob\`
-(\`runtime/stride-warping.ts\`) takes component-space leg chains and settings as fields, and
+(\`runtime/jobs/stride-warping.ts\`) takes component-space leg chains and settings as fields, and
 \`run()\` writes the warped foot targets, knee poles and adjusted pelvis (or returns false, touching
 nothing, when \`validate()\` finds one of the rules in its doc comment broken); what it carries
 across frames (pelvis spring, planted-foot heights, learned knees) is a \`StrideWarpingState\` the

@@ -109,7 +109,7 @@ out (no bone is scaled) from \`startStretchRatio\` × the chain length up to \`m
 (both at most 1e6, bound values clamped to their ranges). A target or hint beyond ±1e9 on an axis
 (a vec3 parameter may hold any finite numbers) is moved toward the origin along its direction to
 that bound, where it is out of reach all the same. Targets on the thigh, zero-length bones and straight chains without a hint are defined and never
-give NaN (each case is documented in \`runtime/two-bone-ik.ts\`, whose \`solveTwoBoneIK\` works
+give NaN (each case is documented in \`runtime/jobs/two-bone-ik.ts\`, whose \`solveTwoBoneIK\` works
 without a node). The loader rejects an \`endBone\` without a grandparent and \`bone\` mode without
 \`targetBone\`. Debug: \`Alpha: 100.0% thigh_l > calf_l > foot_l -> target\`, with \`values\`
 \`target\`, \`reachError\` and \`stretch\`.

@@ -1,5 +1,5 @@
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
-import type { NodeType, PropertySpec } from '../runtime/node.ts';
+import type { NodeType, PropertySpec } from '../runtime/node/node.ts';
 import { describeNodeType, editorMeta, isBindable, type PinDescription, type PropertyDescription } from './index.ts';
 import type { NodeCategory, NodeEditorMeta } from './types.ts';
 

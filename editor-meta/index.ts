@@ -1,5 +1,5 @@
-import type { InputSpec, NodeType, PoseSpace, PropertySpec } from '../runtime/node.ts';
-import { PARAMETER_WIDTH, parameterFits, type ParameterType } from '../runtime/parameters.ts';
+import type { InputSpec, NodeType, PoseSpace, PropertySpec } from '../runtime/node/node.ts';
+import { PARAMETER_WIDTH, parameterFits, type ParameterType } from '../runtime/node/parameters.ts';
 import { propertyRequired } from '../graphs/schema.ts';
 import { ApplyAdditiveMeta } from './ApplyAdditive.ts';
 import { BendRollHelperMeta } from './BendRollHelper.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { graphEnvelopeSchema, listSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertiesObjectSchema, propertyRequired } from '../graphs/schema.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
-import type { InputSpec, NodeType, PropertySpec } from '../runtime/node.ts';
+import type { InputSpec, NodeType, PropertySpec } from '../runtime/node/node.ts';
 import { editorMeta, editorMetaFor } from './index.ts';
 import type { DocEntry, NodeEditorMeta, PropertyDoc } from './types.ts';
 

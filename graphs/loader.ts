@@ -1,6 +1,6 @@
 // The graph loader's public face: four entry points over one loader (loader/check.ts), which
 // reads no files itself but asks a resolver for each file an asset names (loader/files.ts).
-import type { AnimGraph } from '../runtime/graph.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
 import { checkSteps, type CheckResult, type LoadOptions } from './loader/check.ts';
 import { FileCache, type FileResolver, type SyncFileResolver } from './loader/files.ts';
 import { GraphLoadError } from './loader/problems.ts';

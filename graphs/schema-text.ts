@@ -4,7 +4,7 @@
 // Here a union's message lists its shapes, read from the schema itself, so that every union of
 // the asset format (and of node properties) is described the same way without a text of its own.
 import type * as z from 'zod';
-import { nameList } from '../runtime/names.ts';
+import { nameList } from '../runtime/core/names.ts';
 
 type Def = { type: string; [key: string]: unknown };
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;

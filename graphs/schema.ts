@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import type { NodeType, PropertySpec } from '../runtime/node.ts';
-import { additiveReferenceSchema } from '../runtime/additive.ts';
-import { blendProfilesSchema } from '../runtime/blend-profile.ts';
+import type { NodeType, PropertySpec } from '../runtime/node/node.ts';
+import { additiveReferenceSchema } from '../runtime/core/additive.ts';
+import { blendProfilesSchema } from '../runtime/core/blend-profile.ts';
 import { named } from './schema-text.ts';
-import { quoted } from '../runtime/names.ts';
+import { quoted } from '../runtime/core/names.ts';
 
 /** The format tag every graph asset carries; bumped when the format changes incompatibly. */
 export const GRAPH_FORMAT = 'animgraph/1';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
-import type { AnimGraphInstance } from '../runtime/graph.ts';
-import type { AnimGraphEvents } from '../runtime/events.ts';
+import type { AnimGraphInstance } from '../runtime/graph/graph.ts';
+import type { AnimGraphEvents } from '../runtime/node/events.ts';
 
 /**
  * The instance events a Crowd can deliver on the calling thread, with their arguments' kinds in

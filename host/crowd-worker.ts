@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { kernelPoseLengths } from '../runtime/instance-batch.ts';
-import { SamplingKernel } from '../runtime/sampling-kernel.ts';
+import { kernelPoseLengths } from '../runtime/graph/instance-batch.ts';
+import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { buildCrowdGraph, crowdWorkerLoop, CrowdSlice, type CrowdWorkerData } from './crowd.ts';
 
 const data = workerData as CrowdWorkerData;

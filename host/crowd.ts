@@ -3,11 +3,11 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   AnimGraph, checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraphInstance, type SlotPlayOptions,
-} from '../runtime/graph.ts';
-import { characterArrays, composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/instance-batch.ts';
-import { SamplingKernel } from '../runtime/sampling-kernel.ts';
-import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/parameters.ts';
-import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/update-rate.ts';
+} from '../runtime/graph/graph.ts';
+import { characterArrays, composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/graph/instance-batch.ts';
+import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
+import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/node/parameters.ts';
+import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/graph/update-rate.ts';
 import {
   checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
   type CrowdEventBuffers, type CrowdEventName,

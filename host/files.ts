@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { AnimGraph } from '../runtime/graph.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
 import * as core from '../graphs/loader.ts';
-import { useNativeSha256, type Sha256Hash } from '../runtime/sha256.ts';
+import { useNativeSha256, type Sha256Hash } from '../runtime/core/sha256.ts';
 import { GraphLoadError, type CheckResult, type LoadOptions, type SyncLoadOptions } from '../graphs/loader.ts';
 
 // Pose-search hashes of large clip libraries took 4-8x longer with the portable SHA-256; Node's

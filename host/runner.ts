@@ -1,8 +1,8 @@
-import type { AnimGraph, AnimGraphInstance } from '../runtime/graph.ts';
-import type { DebugNode } from '../runtime/node.ts';
-import { describeValue, type ParameterValue } from '../runtime/parameters.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { integrateRootMotion, type UpAxis } from '../runtime/root-motion.ts';
+import type { AnimGraph, AnimGraphInstance } from '../runtime/graph/graph.ts';
+import type { DebugNode } from '../runtime/node/node.ts';
+import { describeValue, type ParameterValue } from '../runtime/node/parameters.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { integrateRootMotion, type UpAxis } from '../runtime/jobs/root-motion.ts';
 
 /** A parameter change at a time: applied before the first frame whose time is at or after `time`. */
 export interface ParameterChange {

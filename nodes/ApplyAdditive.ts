@@ -1,9 +1,9 @@
-import { applyAdditive } from '../runtime/additive.ts';
-import { clamp } from '../runtime/math.ts';
-import { LocalPoseNode, readScalar, ZERO_WEIGHT, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
-import { ScratchNumbers } from '../runtime/scratch.ts';
+import { applyAdditive } from '../runtime/core/additive.ts';
+import { clamp } from '../runtime/core/math.ts';
+import { LocalPoseNode, readScalar, ZERO_WEIGHT, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
+import { ScratchNumbers } from '../runtime/core/scratch.ts';
 
 /** Mesh-space rotations, used within one call: every instance's (see ScratchNumbers). Local space needs none. */
 const MESH_ROTATIONS = new ScratchNumbers(), NO_SCRATCH = new Float64Array(0);
@@ -12,7 +12,7 @@ const MESH_ROTATIONS = new ScratchNumbers(), NO_SCRATCH = new Float64Array(0);
  * Adds an additive pose onto a base pose, scaled by alpha (Unreal's Apply Additive): translations
  * plus alpha × delta, rotations turned by the delta slerped from the identity by alpha, scales
  * times 1 + alpha × (ratio − 1); in mesh space the rotations are applied in component space (see
- * runtime/additive.ts). The base is updated at the node's weight; the additive branch at the
+ * runtime/core/additive.ts). The base is updated at the node's weight; the additive branch at the
  * node's weight × alpha, and not at all (nor evaluated) when that is at or below the relevance
  * threshold, so alpha 0 is exactly the base.
  */

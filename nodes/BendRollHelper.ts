@@ -1,10 +1,10 @@
-import { quatMultiply, quatNormalize, quatScaleAngle, quatSwingTwist } from '../runtime/math.ts';
+import { quatMultiply, quatNormalize, quatScaleAngle, quatSwingTwist } from '../runtime/core/math.ts';
 import {
   LocalPoseNode, ZERO_WEIGHT,
   type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext,
-} from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node-type.ts';
+} from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node/node-type.ts';
 
 /**
  * The order the weighted parts apply in. `rollBend`: the roll first, then the bend (bend × roll, the

@@ -1,7 +1,7 @@
-import { readFlag, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node.ts';
-import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
+import { readFlag, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node/node.ts';
+import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/core/blend-profile.ts';
 import { BlendList } from './BlendList.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Chooses between two poses by a bool (Unreal's Blend Poses by bool): `True` while `active` is

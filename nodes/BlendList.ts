@@ -1,9 +1,9 @@
-import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
-import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/crossfade.ts';
-import { InertialRequest } from '../runtime/inertial-transition.ts';
-import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/core/blend-profile.ts';
+import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/jobs/crossfade.ts';
+import { InertialRequest } from '../runtime/jobs/inertial-transition.ts';
+import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Chooses one of several poses and crossfades to it when the choice changes (Unreal's Blend Poses
@@ -14,7 +14,7 @@ import { defineNodeType } from '../runtime/node-type.ts';
  * starts on the chosen pose without a blend. BlendByBool is this node with two inputs.
  *
  * With a `blendProfile` (timeFactor or weightFactor, declared in the asset's `blendProfiles`)
- * each bone crossfades at its own pace (runtime/blend-profile.ts, Crossfade): a switch in the
+ * each bone crossfades at its own pace (runtime/core/blend-profile.ts, Crossfade): a switch in the
  * middle of such a blend continues every bone from where it was.
  *
  * In `inertial` blend mode a switch is instant and the node asks the nearest Inertialization node

@@ -1,7 +1,7 @@
-import { BlendSpaceNode, reportSampleRange } from '../runtime/blend-space.ts';
-import type { ClipBinding } from '../runtime/clip.ts';
-import { CLOCK_NUMBERS } from '../runtime/clip-playback.ts';
-import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node.ts';
+import { BlendSpaceNode, reportSampleRange } from '../runtime/jobs/blend-space.ts';
+import type { ClipBinding } from '../runtime/core/clip.ts';
+import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
+import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
 import * as z from 'zod';
 
 /**

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { BlendSpaceNode, reportSampleRange } from '../runtime/blend-space.ts';
-import type { ClipBinding } from '../runtime/clip.ts';
-import { CLOCK_NUMBERS } from '../runtime/clip-playback.ts';
-import { toUnitSquare, triangulate, triangulationProblems } from '../runtime/delaunay.ts';
-import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node.ts';
+import { BlendSpaceNode, reportSampleRange } from '../runtime/jobs/blend-space.ts';
+import type { ClipBinding } from '../runtime/core/clip.ts';
+import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
+import { toUnitSquare, triangulate, triangulationProblems } from '../runtime/jobs/delaunay.ts';
+import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
 
 /** What a BlendSpace2D's samples give every instance: the triangulation and the axis scaling. */
 export interface BlendSpace2DLayout {

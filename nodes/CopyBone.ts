@@ -1,7 +1,7 @@
-import type { ComponentPose } from '../runtime/component-pose.ts';
-import { readFlag, type CacheBonesContext, type ComponentPoseLink, type NodeType, type ScalarProperty } from '../runtime/node.ts';
-import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import type { ComponentPose } from '../runtime/core/component-pose.ts';
+import { readFlag, type CacheBonesContext, type ComponentPoseLink, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
+import { SkeletalControlNode, type BoneTransforms } from '../runtime/node/skeletal-control.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Copies the component-space translation, rotation and/or scale of a source bone onto a target

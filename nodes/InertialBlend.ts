@@ -1,14 +1,14 @@
-import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/inertial-transition.ts';
-import { LocalPoseNode, readFlag, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/jobs/inertial-transition.ts';
+import { LocalPoseNode, readFlag, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Switches between two poses by a bool and hides the switch with inertialization (the seed's
  * node; Bollo, GDC 2018): only the active input is updated and evaluated, and at a switch the
  * difference between the last output pose and the new input's pose decays to zero over
  * `blendTime` along a quintic that starts with the old pose's velocity (see
- * runtime/inertialization.ts). A switch during a transition starts a new one from the pose
+ * runtime/jobs/inertialization.ts). A switch during a transition starts a new one from the pose
  * actually output, so nothing pops. The first frame has no history: it starts on the chosen input
  * without a blend; so does a blend time of 0 or less.
  */

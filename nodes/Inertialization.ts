@@ -1,8 +1,8 @@
-import type { BlendProfile } from '../runtime/blend-profile.ts';
-import { InertialTransition } from '../runtime/inertial-transition.ts';
-import { LocalPoseNode, type AnimNode, type DebugNode, type InertializationRequests, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import type { BlendProfile } from '../runtime/core/blend-profile.ts';
+import { InertialTransition } from '../runtime/jobs/inertial-transition.ts';
+import { LocalPoseNode, type AnimNode, type DebugNode, type InertializationRequests, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Inertializes transitions that nodes above it request (Unreal's Inertialization node): a

@@ -1,13 +1,13 @@
-import { boneMaskProblems, boneMaskWeights, boneWeightsSchema, branchFiltersSchema, maskedBones, type BoneMaskSpec } from '../runtime/bone-mask.ts';
-import { MASK_PROFILE_MODES, type BlendProfile } from '../runtime/blend-profile.ts';
-import { quatConjugateMultiply, quatMultiply, quatNormalize } from '../runtime/math.ts';
+import { boneMaskProblems, boneMaskWeights, boneWeightsSchema, branchFiltersSchema, maskedBones, type BoneMaskSpec } from '../runtime/core/bone-mask.ts';
+import { MASK_PROFILE_MODES, type BlendProfile } from '../runtime/core/blend-profile.ts';
+import { quatConjugateMultiply, quatMultiply, quatNormalize } from '../runtime/core/math.ts';
 import {
   LocalPoseNode,
   type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext,
-} from '../runtime/node.ts';
-import { kernelWithBoneWeights, type Pose } from '../runtime/pose.ts';
-import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node-type.ts';
-import { ScratchNumbers } from '../runtime/scratch.ts';
+} from '../runtime/node/node.ts';
+import { kernelWithBoneWeights, type Pose } from '../runtime/core/pose.ts';
+import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node/node-type.ts';
+import { ScratchNumbers } from '../runtime/core/scratch.ts';
 
 /** The mesh-space blend's component rotations, used within one call: every instance's (see ScratchNumbers). */
 const MESH_ROTATIONS = new ScratchNumbers();
@@ -34,7 +34,7 @@ export class LayerMasks {
 
 /**
  * Unreal's Layered blend per bone: a base pose with layers over it, each driving the bones its mask
- * selects (branch filters or explicit weights, see runtime/bone-mask.ts) by the mask weight times
+ * selects (branch filters or explicit weights, see runtime/core/bone-mask.ts) by the mask weight times
  * the layer's weight. Layers apply in order, each blending over the result so far (a later layer
  * wins where masks overlap), so per bone the weights never sum above 1 and the base keeps what the
  * layers leave.

@@ -1,10 +1,10 @@
-import { AdditiveReferencePose, additiveReferenceSchema, clipFramePose, makeAdditive, referenceFrameIndex, type AdditiveReference } from '../runtime/additive.ts';
-import { ClipBinding } from '../runtime/clip.ts';
-import { LocalPoseNode, type DebugNode, type Link, type NodePrepareContext, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node.ts';
-import { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
-import { ScratchNumbers } from '../runtime/scratch.ts';
-import { nameList, quoted } from '../runtime/names.ts';
+import { AdditiveReferencePose, additiveReferenceSchema, clipFramePose, makeAdditive, referenceFrameIndex, type AdditiveReference } from '../runtime/core/additive.ts';
+import { ClipBinding } from '../runtime/core/clip.ts';
+import { LocalPoseNode, type DebugNode, type Link, type NodePrepareContext, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
+import { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
+import { ScratchNumbers } from '../runtime/core/scratch.ts';
+import { nameList, quoted } from '../runtime/core/names.ts';
 
 /** Mesh-space rotations, used within one call: every instance's (see ScratchNumbers). Local space needs none. */
 const MESH_ROTATIONS = new ScratchNumbers(), NO_SCRATCH = new Float64Array(0);
@@ -12,7 +12,7 @@ const MESH_ROTATIONS = new ScratchNumbers(), NO_SCRATCH = new Float64Array(0);
 /**
  * Turns its input pose into an additive one (Unreal's Make Dynamic Additive): each bone's delta
  * from a reference pose, the skeleton's reference pose or one frame of a clip, in local or mesh
- * space (see runtime/additive.ts). What it outputs is meant for ApplyAdditive's `additive` input.
+ * space (see runtime/core/additive.ts). What it outputs is meant for ApplyAdditive's `additive` input.
  */
 export class MakeAdditive extends LocalPoseNode {
   private readonly inputLinks: readonly Link[];

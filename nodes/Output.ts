@@ -1,6 +1,6 @@
-import { LocalPoseNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import { LocalPoseNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * The graph's result (Unreal's Output Pose): the root of every instance. The loader adds it on top

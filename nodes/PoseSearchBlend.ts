@@ -1,18 +1,18 @@
-import type { ClipBinding } from '../runtime/clip.ts';
-import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/clip-playback.ts';
-import { Crossfade } from '../runtime/crossfade.ts';
-import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/inertial-transition.ts';
+import type { ClipBinding } from '../runtime/core/clip.ts';
+import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/jobs/clip-playback.ts';
+import { Crossfade } from '../runtime/jobs/crossfade.ts';
+import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/jobs/inertial-transition.ts';
 import {
   LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar,
   type DebugNode, type Link, type NodeCheckContext, type NodePrepareContext, type NodeType, type ScalarProperty, type UpdateContext,
-} from '../runtime/node.ts';
-import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/pose.ts';
+} from '../runtime/node/node.ts';
+import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/core/pose.ts';
 import {
   DEFAULT_FEATURE_SPEC, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
   PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, poseFeaturesSchema, type IndexedClip, type PoseFeatureSpec,
-} from '../runtime/pose-search/index.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
-import { quoted } from '../runtime/names.ts';
+} from '../runtime/jobs/pose-search/index.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
+import { quoted } from '../runtime/core/names.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
 const MAX_SLOTS = 4;
@@ -25,7 +25,7 @@ const VELOCITIES = 2;
  * Plays one of a list of clips, chosen by `motion`, and on a switch starts the new clip at the frame
  * whose pose best matches the pose this node has been outputting (the seed `001_…`, with Unreal
  * PoseSearch's features and cost), then blends: a crossfade that keeps the old clip playing, or an
- * inertialization of the difference. See runtime/pose-search/features.ts for the features and the cost.
+ * inertialization of the difference. See runtime/jobs/pose-search/features.ts for the features and the cost.
  *
  * The query is built from the node's own last two output poses (positions from the last, velocities
  * from the two) with the same extraction as the database; frames of a non-looping clip too close to

@@ -1,9 +1,9 @@
 import {
   LocalPoseNode, type AnimNode, type CacheBonesContext, type DebugNode, type InitializeContext, type InertializationRequests, type Link, type NodeType, type PoseLink,
   type UpdateContext,
-} from '../runtime/node.ts';
-import { Pose, poseCopy } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+} from '../runtime/node/node.ts';
+import { Pose, poseCopy } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Unreal's Save Cached Pose: a branch whose pose several UseCachedPose nodes share, so the graph

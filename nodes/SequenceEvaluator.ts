@@ -1,8 +1,8 @@
-import type { ClipBinding } from '../runtime/clip.ts';
-import { CLOCK_NUMBERS, ClipPlayback } from '../runtime/clip-playback.ts';
-import { LocalPoseNode, NO_LINKS, readFlag, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+import type { ClipBinding } from '../runtime/core/clip.ts';
+import { CLOCK_NUMBERS, ClipPlayback } from '../runtime/jobs/clip-playback.ts';
+import { LocalPoseNode, NO_LINKS, readFlag, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Samples a clip at an explicit time (usually bound to a parameter) instead of advancing it:

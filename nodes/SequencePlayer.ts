@@ -1,9 +1,9 @@
-import type { ClipBinding } from '../runtime/clip.ts';
-import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback } from '../runtime/clip-playback.ts';
-import { LocalPoseNode, NO_LINKS, readFlag, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
-import { followSyncPosition, readSyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember, type SyncPosition } from '../runtime/sync-group.ts';
+import type { ClipBinding } from '../runtime/core/clip.ts';
+import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback } from '../runtime/jobs/clip-playback.ts';
+import { LocalPoseNode, NO_LINKS, readFlag, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
+import { followSyncPosition, readSyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember, type SyncPosition } from '../runtime/jobs/sync-group.ts';
 import * as z from 'zod';
 
 /**
@@ -14,7 +14,7 @@ import * as z from 'zod';
  * delta, times the player's absolute weight, to its branch (UpdateContext.rootMotion): blends blend
  * it by weight.
  *
- * In a sync group (`syncGroup`), the player leads or follows (see runtime/sync-group.ts): a follower
+ * In a sync group (`syncGroup`), the player leads or follows (see runtime/jobs/sync-group.ts): a follower
  * takes the leader's position instead of advancing by its own rate.
  */
 export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {

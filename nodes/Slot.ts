@@ -1,15 +1,15 @@
 import * as z from 'zod';
-import { Clip, ClipBinding } from '../runtime/clip.ts';
-import { CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/clip-playback.ts';
-import type { SlotPlayArgs, SlotPlayer } from '../runtime/graph.ts';
-import { quatNormalize } from '../runtime/math.ts';
+import { Clip, ClipBinding } from '../runtime/core/clip.ts';
+import { CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/jobs/clip-playback.ts';
+import type { SlotPlayArgs, SlotPlayer } from '../runtime/graph/graph.ts';
+import { quatNormalize } from '../runtime/core/math.ts';
 import {
   LocalPoseNode, ZERO_WEIGHT, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink,
   type UpdateContext,
-} from '../runtime/node.ts';
-import { kernelWithBoneWeights, type Pose } from '../runtime/pose.ts';
-import type { Skeleton } from '../runtime/skeleton.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+} from '../runtime/node/node.ts';
+import { kernelWithBoneWeights, type Pose } from '../runtime/core/pose.ts';
+import type { Skeleton } from '../runtime/core/skeleton.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * One clip played in a slot: its clock, and the numbers of its blend in and out (fields of one

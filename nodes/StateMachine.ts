@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import type { BlendProfile } from '../runtime/blend-profile.ts';
-import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/crossfade.ts';
+import type { BlendProfile } from '../runtime/core/blend-profile.ts';
+import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/jobs/crossfade.ts';
 import {
   LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink, type UpdateContext,
-} from '../runtime/node.ts';
-import type { Pose } from '../runtime/pose.ts';
-import { InertialRequest } from '../runtime/inertial-transition.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+} from '../runtime/node/node.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { InertialRequest } from '../runtime/jobs/inertial-transition.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
 
 // ---------------------------------------------------------------------------------------------

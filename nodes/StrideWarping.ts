@@ -1,15 +1,15 @@
-import { ComponentPose } from '../runtime/component-pose.ts';
-import { quatMultiply, quatRotateVec3 } from '../runtime/math.ts';
+import { ComponentPose } from '../runtime/core/component-pose.ts';
+import { quatMultiply, quatRotateVec3 } from '../runtime/core/math.ts';
 import {
   ZERO_WEIGHT, readVec3,
   type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeType, type ScalarProperty, type UpdateContext, type Vec3Property,
-} from '../runtime/node.ts';
-import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
+} from '../runtime/node/node.ts';
+import { SkeletalControlNode, type BoneTransforms } from '../runtime/node/skeletal-control.ts';
 import {
   StrideWarpingJob, StrideWarpingState, clampToReach, normalize3, solveStrideLegIK, thighCorrection,
-} from '../runtime/stride-warping.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
-import { ScratchNumbers } from '../runtime/scratch.ts';
+} from '../runtime/jobs/stride-warping.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
+import { ScratchNumbers } from '../runtime/core/scratch.ts';
 
 /** A bone's component transform being edited: read with loadBone, write back with setComponent(bone, xf.t, xf.r, xf.s, 0). */
 const xf = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };
@@ -130,7 +130,7 @@ const DEFAULT_PELVIS_MAX_SPEED = 0.5;
 
 /**
  * Stride warping (Unreal 5's AnimationWarping, with the seed's fix): lengthens or shortens each
- * step instead of changing the play rate. The solver is runtime/stride-warping.ts's
+ * step instead of changing the play rate. The solver is runtime/jobs/stride-warping.ts's
  * StrideWarpingJob (steps 1 to 5 are described there); this node reads its settings, measures
  * and scales root motion, and runs the job on its component-space pose. Each step can be switched
  * off. Warping starts from the FK foot, not an IK bone (the seed shows why: warping an IK bone

@@ -1,16 +1,16 @@
-import type { ComponentPose } from '../runtime/component-pose.ts';
-import { quatRotateVec3 } from '../runtime/math.ts';
+import type { ComponentPose } from '../runtime/core/component-pose.ts';
+import { quatRotateVec3 } from '../runtime/core/math.ts';
 import {
   readFlag, readScalar, readVec3,
   type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeCheckContext, type NodeType,
   type ScalarProperty, type Vec3Property,
-} from '../runtime/node.ts';
-import { SkeletalControlNode, type BoneTransforms } from '../runtime/skeletal-control.ts';
+} from '../runtime/node/node.ts';
+import { SkeletalControlNode, type BoneTransforms } from '../runtime/node/skeletal-control.ts';
 import {
   IK_ALLOW_STRETCH, IK_HINT, IK_KEEP_END_ROTATION, IK_MAX_STRETCH_SCALE, IK_START_STRETCH_RATIO, TWO_BONE_IK_OPTIONS,
   solveTwoBoneIK,
-} from '../runtime/two-bone-ik.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+} from '../runtime/jobs/two-bone-ik.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 
 const HINT_NONE = 0, HINT_POSITION = 1, HINT_DIRECTION = 2;
 
@@ -31,7 +31,7 @@ export interface TwoBoneIKNodeSettings {
 /**
  * Unreal's Two Bone IK: the end bone (a foot), its parent (the calf) and grandparent (the thigh)
  * reach for a target in component space, taken from a vector (usually a vec3 parameter) or a bone,
- * bending in the plane a hint chooses. The solver is runtime/two-bone-ik.ts; this node gathers the
+ * bending in the plane a hint chooses. The solver is runtime/jobs/two-bone-ik.ts; this node gathers the
  * chain from the pose, feeds it and writes the three bones back (the children of each follow).
  */
 export class TwoBoneIK extends SkeletalControlNode {

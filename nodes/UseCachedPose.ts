@@ -1,9 +1,9 @@
 import {
   LocalPoseNode, NO_LINKS, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType,
   type UpdateContext,
-} from '../runtime/node.ts';
-import { poseBlendTwo, poseCopy, type Pose } from '../runtime/pose.ts';
-import { defineNodeType } from '../runtime/node-type.ts';
+} from '../runtime/node/node.ts';
+import { poseBlendTwo, poseCopy, type Pose } from '../runtime/core/pose.ts';
+import { defineNodeType } from '../runtime/node/node-type.ts';
 import { SaveCachedPose } from './SaveCachedPose.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { NodeType } from '../runtime/node.ts';
+import type { NodeType } from '../runtime/node/node.ts';
 import { ApplyAdditiveType } from './ApplyAdditive.ts';
 import { BendRollHelperType } from './BendRollHelper.ts';
 import { BlendByBoolType } from './BlendByBool.ts';

@@ -23,11 +23,11 @@
  * Only `three`'s types are imported: this module does not load three itself.
  */
 import type { AnimationClip, Interpolant, Matrix4, Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
-import { badKeyReason, Clip, firstBadKey, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from '../runtime/clip.ts';
-import type { ComponentPose } from '../runtime/component-pose.ts';
-import { firstBeyond, quatNormalize } from '../runtime/math.ts';
-import { Pose } from '../runtime/pose.ts';
-import { Skeleton } from '../runtime/skeleton.ts';
+import { badKeyReason, Clip, firstBadKey, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from '../runtime/core/clip.ts';
+import type { ComponentPose } from '../runtime/core/component-pose.ts';
+import { firstBeyond, quatNormalize } from '../runtime/core/math.ts';
+import { Pose } from '../runtime/core/pose.ts';
+import { Skeleton } from '../runtime/core/skeleton.ts';
 
 /** What a binding reads its pose from: an AnimGraphInstance, or anything with its skeleton and component pose. */
 export interface ThreePoseSource {

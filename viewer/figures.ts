@@ -3,8 +3,8 @@
  * (driven by animgraph/three's bindThree), else bones as lines and joints as spheres.
  */
 import * as THREE from 'three';
-import type { ComponentPose } from '../runtime/component-pose.ts';
-import type { Skeleton } from '../runtime/skeleton.ts';
+import type { ComponentPose } from '../runtime/core/component-pose.ts';
+import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { bindThree, type ThreeBinding, type ThreePoseSource } from '../three/index.ts';
 
 export interface Figure {

@@ -3,7 +3,7 @@
  * the view server through `resolve` (paths as written in the asset).
  */
 import { GraphLoadError, loadGraph } from '../graphs/loader.ts';
-import type { AnimGraph } from '../runtime/graph.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
 
 export type Resolve = (path: string) => Promise<Uint8Array>;
 

@@ -1,6 +1,6 @@
 /** The side panel's generated parts: parameter controls and the debug tree. */
-import type { DebugNode } from '../runtime/node.ts';
-import type { ParameterDefinition, ParameterValue } from '../runtime/parameters.ts';
+import type { DebugNode } from '../runtime/node/node.ts';
+import type { ParameterDefinition, ParameterValue } from '../runtime/node/parameters.ts';
 
 /**
  * One control per parameter: a slider and a number field for float, a number field for int, a

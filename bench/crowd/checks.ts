@@ -3,7 +3,7 @@
  * frames, so a ratio is only reported for sides that really do the same work.
  */
 import type * as THREE from 'three';
-import type { AnimGraph } from '../../runtime/graph.ts';
+import type { AnimGraph } from '../../runtime/graph/graph.ts';
 import { createCrowd, crowdPhases } from '../crowd-cases.ts';
 import { ThreeCrowd } from '../three-crowd.ts';
 import { DT, type CaseDefinition } from './options.ts';

@@ -4,8 +4,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { loadGraphFile } from '../../host/files.ts';
-import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
-import type { InstanceBatch } from '../../runtime/instance-batch.ts';
+import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { InstanceBatch } from '../../runtime/graph/instance-batch.ts';
 
 export function locomotionGraph(): AnimGraph {
   return loadGraphFile(fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url)));

@@ -3,13 +3,13 @@
  * flat typed arrays, no graph, no nodes, no pose objects. It repeats the runtime's arithmetic on
  * purpose (the floor the graph's abstraction is measured against), so it must not call the runtime.
  */
-import type { Clip } from '../../runtime/clip.ts';
-import type { Skeleton } from '../../runtime/skeleton.ts';
+import type { Clip } from '../../runtime/core/clip.ts';
+import type { Skeleton } from '../../runtime/core/skeleton.ts';
 import { DT } from './options.ts';
 
 /**
  * All characters' poses in one array per attribute ([character][bone][xyz(w)]), their play times
- * in one Float64Array. Rotation interpolation is slerp exactly as runtime/clip.ts sampleClipAt does
+ * in one Float64Array. Rotation interpolation is slerp exactly as runtime/core/clip.ts sampleClipAt does
  * it (quatSlerp's shorter arc, nlerp fallback above cos 0.9995, with the angle and 1 / sin(angle)
  * of each pair of consecutive keys read from Clip.rotationSpans, the sines of pairs up to 0.35 rad
  * apart from their Taylor series (see SLERP_SERIES_MAX_ANGLE) and no renormalisation of a slerp
@@ -251,7 +251,7 @@ function spanSlerp(out: Float64Array, o: number, keys: Float64Array, a: number, 
     const inv = k < 0 ? -k : k;
     const x0 = (1 - t) * angle, x1 = t * angle;
     if (angle <= 0.35) {
-      // The sines from their series to x^9, as sampleClipAt (see SLERP_SERIES_MAX_ANGLE in runtime/clip.ts).
+      // The sines from their series to x^9, as sampleClipAt (see SLERP_SERIES_MAX_ANGLE in runtime/core/clip.ts).
       const y0 = x0 * x0, y1 = x1 * x1;
       s0 = (x0 + x0 * y0 * (-1 / 6 + y0 * (1 / 120 + y0 * (-1 / 5040 + y0 * (1 / 362880))))) * inv;
       s1 = (x1 + x1 * y1 * (-1 / 6 + y1 * (1 / 120 + y1 * (-1 / 5040 + y1 * (1 / 362880))))) * inv;

@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type * as THREE from 'three';
-import type { AnimGraph } from '../../runtime/graph.ts';
+import type { AnimGraph } from '../../runtime/graph/graph.ts';
 import { createCrowd, createCrowdBatch, crowdPhases, CROWD_LEGS, CROWD_STRIDE_SCALE, type CrowdGraphKind } from '../crowd-cases.ts';
 import { ThreeCrowd } from '../three-crowd.ts';
 import { crowdDifference, instancesDifference, maxDifference, threeDifference } from './checks.ts';

@@ -3,8 +3,8 @@
  * (GraphCrowd), and the same characters as one Crowd on worker threads (ThreadedCrowd).
  */
 import { Crowd } from '../../host/crowd.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
-import { InstanceBatch } from '../../runtime/instance-batch.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import { InstanceBatch } from '../../runtime/graph/instance-batch.ts';
 import { DT, type CaseDefinition } from './options.ts';
 
 export class GraphCrowd {

@@ -1,6 +1,6 @@
-import { AnimGraph, graphDepth, MAX_GRAPH_DEPTH, type CompiledNode, type PropertyValue } from '../../runtime/graph.ts';
-import { NodeBuildError, NodePrepareError } from '../../runtime/node.ts';
-import type { ParameterDefinition } from '../../runtime/parameters.ts';
+import { AnimGraph, graphDepth, MAX_GRAPH_DEPTH, type CompiledNode, type PropertyValue } from '../../runtime/graph/graph.ts';
+import { NodeBuildError, NodePrepareError } from '../../runtime/node/node.ts';
+import type { ParameterDefinition } from '../../runtime/node/parameters.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { graphEnvelopeSchema, type GraphEnvelope } from '../schema.ts';
 import { parseOptions } from '../schema-text.ts';
@@ -13,9 +13,9 @@ import { checkStateMachines, machineReferences, nodePathOf, placeInertialization
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, checkReferenceRange, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
-import { blendProfileProblems, type BlendProfileMode } from '../../runtime/blend-profile.ts';
-import type { Skeleton } from '../../runtime/skeleton.ts';
-import { nameList, quoted } from '../../runtime/names.ts';
+import { blendProfileProblems, type BlendProfileMode } from '../../runtime/core/blend-profile.ts';
+import type { Skeleton } from '../../runtime/core/skeleton.ts';
+import { nameList, quoted } from '../../runtime/core/names.ts';
 
 export interface LoadOptions {
   /**

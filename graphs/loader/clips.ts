@@ -1,16 +1,16 @@
-import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/additive.ts';
-import { badKeyReason, ClipBinding, clipKeyProblem, type Clip, type SyncMarker } from '../../runtime/clip.ts';
-import { MAX_KEY_MAGNITUDE } from '../../runtime/math.ts';
-import { Pose } from '../../runtime/pose.ts';
-import { ClipNotifyTrack, clipCurves } from '../../runtime/clip-events.ts';
-import { gltfClip } from '../../runtime/gltf.ts';
-import { extractRootMotion, rootMotionSource } from '../../runtime/root-motion.ts';
-import { sampleClip, SAMPLE_CLIP_NAMES } from '../../runtime/sample-data.ts';
-import type { Skeleton } from '../../runtime/skeleton.ts';
+import { additiveClip, AdditiveReferencePose, clipFramePose, referenceFrameIndex } from '../../runtime/core/additive.ts';
+import { badKeyReason, ClipBinding, clipKeyProblem, type Clip, type SyncMarker } from '../../runtime/core/clip.ts';
+import { MAX_KEY_MAGNITUDE } from '../../runtime/core/math.ts';
+import { Pose } from '../../runtime/core/pose.ts';
+import { ClipNotifyTrack, clipCurves } from '../../runtime/core/clip-events.ts';
+import { gltfClip } from '../../runtime/import/gltf.ts';
+import { extractRootMotion, rootMotionSource } from '../../runtime/jobs/root-motion.ts';
+import { sampleClip, SAMPLE_CLIP_NAMES } from '../../runtime/import/sample-data.ts';
+import type { Skeleton } from '../../runtime/core/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { guardGltf, isGltfPath, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import type { Problems } from './problems.ts';
-import { nameList, quoted } from '../../runtime/names.ts';
+import { nameList, quoted } from '../../runtime/core/names.ts';
 
 /**
  * The asset's clips that load, by name, with their root motion extracted where asked; and every

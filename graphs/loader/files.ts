@@ -1,7 +1,7 @@
-import { BvhError, loadBvh } from '../../runtime/bvh.ts';
-import { GltfError, readGltf, type GltfDocument, type GltfRig } from '../../runtime/gltf.ts';
-import type { PropertySpec } from '../../runtime/node.ts';
-import { SkeletonError } from '../../runtime/skeleton.ts';
+import { BvhError, loadBvh } from '../../runtime/import/bvh.ts';
+import { GltfError, readGltf, type GltfDocument, type GltfRig } from '../../runtime/import/gltf.ts';
+import type { PropertySpec } from '../../runtime/node/node.ts';
+import { SkeletonError } from '../../runtime/core/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { dirnamePath, joinPath, normalizePath } from './paths.ts';
 import { StateMachineType } from '../../nodes/StateMachine.ts';

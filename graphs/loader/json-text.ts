@@ -1,4 +1,4 @@
-import { quoted } from '../../runtime/names.ts';
+import { quoted } from '../../runtime/core/names.ts';
 import { jsonPath, type GraphProblem } from './problems.ts';
 
 /** A key an object of a JSON text repeats: where (the keys down to the object) and which key. */

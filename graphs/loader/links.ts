@@ -1,9 +1,9 @@
-import type { AdditiveSpace } from '../../runtime/additive.ts';
-import { MAX_GRAPH_DEPTH } from '../../runtime/graph.ts';
-import { nodeReferences } from '../../runtime/node-type.ts';
+import type { AdditiveSpace } from '../../runtime/core/additive.ts';
+import { MAX_GRAPH_DEPTH } from '../../runtime/graph/graph.ts';
+import { nodeReferences } from '../../runtime/node/node-type.ts';
 import type { CheckedNode } from './nodes.ts';
 import { jsonPath, type Problems } from './problems.ts';
-import { nameList, quoted } from '../../runtime/names.ts';
+import { nameList, quoted } from '../../runtime/core/names.ts';
 
 /**
  * A graph whose nodes a node reference may name: the top level, or a state machine state's

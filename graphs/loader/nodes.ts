@@ -1,15 +1,15 @@
-import type { AdditiveSpace } from '../../runtime/additive.ts';
+import type { AdditiveSpace } from '../../runtime/core/additive.ts';
 import type { z } from 'zod';
-import type { Clip } from '../../runtime/clip.ts';
-import { checkProblemCode, thrownText, type NodeType, type PropertySpec } from '../../runtime/node.ts';
-import { parameterFits, type ParameterDefinition, type ParameterType } from '../../runtime/parameters.ts';
-import type { Skeleton } from '../../runtime/skeleton.ts';
-import type { BlendProfileMode } from '../../runtime/blend-profile.ts';
+import type { Clip } from '../../runtime/core/clip.ts';
+import { checkProblemCode, thrownText, type NodeType, type PropertySpec } from '../../runtime/node/node.ts';
+import { parameterFits, type ParameterDefinition, type ParameterType } from '../../runtime/node/parameters.ts';
+import type { Skeleton } from '../../runtime/core/skeleton.ts';
+import type { BlendProfileMode } from '../../runtime/core/blend-profile.ts';
 import { nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertySchema, type NodeEnvelope } from '../schema.ts';
 import type { Problems } from './problems.ts';
 import { parseOptions } from '../schema-text.ts';
 import type { NodeRegistry } from './registry.ts';
-import { nameList, quoted } from '../../runtime/names.ts';
+import { nameList, quoted } from '../../runtime/core/names.ts';
 
 /** A node whose envelope and type are known: its properties checked (the well-formed ones, if some are not). */
 export interface CheckedNode {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { jsonPath, nameList } from '../../runtime/names.ts';
+import { jsonPath, nameList } from '../../runtime/core/names.ts';
 
 export { jsonPath };
 

@@ -1,4 +1,4 @@
-import { checkNodeType, NodeTypeError, type NodeType } from '../../runtime/node.ts';
+import { checkNodeType, NodeTypeError, type NodeType } from '../../runtime/node/node.ts';
 import { builtInNodeTypes, OutputType } from '../../nodes/index.ts';
 
 /** How NodeRegistry.register treats a type of a name already registered. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { gltfRig } from '../../runtime/gltf.ts';
-import { sampleSkeleton } from '../../runtime/sample-data.ts';
-import { referenceRangeProblems, Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/skeleton.ts';
+import { gltfRig } from '../../runtime/import/gltf.ts';
+import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
+import { referenceRangeProblems, Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/core/skeleton.ts';
 import { helperBoneSchema, unitQuaternionSchema, type GraphEnvelope } from '../schema.ts';
 import { guardGltf, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import { duplicateKeyProblems } from './json-text.ts';

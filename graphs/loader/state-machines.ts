@@ -4,14 +4,14 @@
 // state names and rules. The sub-graphs' nodes are compiled with ids scoped by machine and state
 // (`sm/walk/p`: '/' is not allowed in an asset's ids, so they cannot collide) and placed before
 // their machine, which receives their roots as CompiledNode.subGraphs.
-import { TRANSITION_PROFILE_MODES } from '../../runtime/blend-profile.ts';
-import type { CompiledNode, PropertyValue } from '../../runtime/graph.ts';
+import { TRANSITION_PROFILE_MODES } from '../../runtime/core/blend-profile.ts';
+import type { CompiledNode, PropertyValue } from '../../runtime/graph/graph.ts';
 import { COMPARISONS, MAX_RULE_DEPTH, ruleDepth, stateSchema, StateMachineType } from '../../nodes/StateMachine.ts';
 import { checkLinks, type ForeignRef, type LinkScope } from './links.ts';
 import { checkBlendProfileName, checkNodes, type CheckedNode, type NodeReferences } from './nodes.ts';
 import { jsonPath, Problems } from './problems.ts';
 import type { NodeRegistry } from './registry.ts';
-import { nameList, quoted } from '../../runtime/names.ts';
+import { nameList, quoted } from '../../runtime/core/names.ts';
 
 /** What a checked StateMachine contributes to the compiled graph. */
 export interface MachineBuild {

@@ -6,7 +6,7 @@ import { main, type Io } from '../../cli/main.ts';
 import { defaultPlotBone, quatToEulerDegrees, recordPlot, unwrapDegrees } from '../../cli/plot.ts';
 import { escapeXml, renderPlotSvg, type PlotDocument } from '../../cli/plot-svg.ts';
 import { loadGraphFile } from '../../host/files.ts';
-import type { DebugNode } from '../../runtime/node.ts';
+import type { DebugNode } from '../../runtime/node/node.ts';
 import { runGraph } from '../../host/runner.ts';
 import { describeWithData } from '../support/shared-data.ts';
 import { allElements, parseXml, XmlError, type XmlElement } from '../support/xml.ts';

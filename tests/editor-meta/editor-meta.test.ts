@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { describeNodeType, editorMeta, editorMetaFor, editorMetaProblems, type NodeEditorMeta } from '../../editor-meta/index.ts';
 import { builtInNodeTypes, OutputType } from '../../nodes/index.ts';
 import { BlendTwoType } from '../../nodes/BlendTwo.ts';
-import type { NodeType } from '../../runtime/node.ts';
+import type { NodeType } from '../../runtime/node/node.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const documentedTypes: readonly NodeType[] = [...builtInNodeTypes, OutputType];

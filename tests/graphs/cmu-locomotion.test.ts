@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
-import { sampleClip } from '../../runtime/clip.ts';
-import { Pose } from '../../runtime/pose.ts';
+import { sampleClip } from '../../runtime/core/clip.ts';
+import { Pose } from '../../runtime/core/pose.ts';
 import { describeWithData } from '../support/shared-data.ts';
 
 /** Angle in radians between two unit quaternions given as [x, y, z, w]. */

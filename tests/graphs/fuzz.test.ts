@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GraphLoadError } from '../../graphs/loader.ts';
 import { loadGraphAsset } from '../../host/files.ts';
-import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph.ts';
-import type { DebugNode } from '../../runtime/node.ts';
-import type { ParameterValue } from '../../runtime/parameters.ts';
+import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { DebugNode } from '../../runtime/node/node.ts';
+import type { ParameterValue } from '../../runtime/node/parameters.ts';
 import { describeWithData } from '../support/shared-data.ts';
 
 /**

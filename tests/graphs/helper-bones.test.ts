@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
-import { quatRotateVec3 } from '../../runtime/math.ts';
+import { quatRotateVec3 } from '../../runtime/core/math.ts';
 import { runGraph } from '../../host/runner.ts';
-import { sampleSkeleton } from '../../runtime/sample-data.ts';
-import { SkeletonError } from '../../runtime/skeleton.ts';
+import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
+import { SkeletonError } from '../../runtime/core/skeleton.ts';
 import { expectClose } from '../support/graphs.ts';
 
 const HALF_TURN_Y = [0, Math.SQRT1_2, 0, Math.SQRT1_2]; // 90 degrees about +Y

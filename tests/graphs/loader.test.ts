@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkGraph, duplicateJsonKeys, duplicateKeyProblems, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, checkGraphFile, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
-import { LocalPoseNode, NO_LINKS, type NodeCheckContext, type NodeType } from '../../runtime/node.ts';
+import { LocalPoseNode, NO_LINKS, type NodeCheckContext, type NodeType } from '../../runtime/node/node.ts';
 
 /** A valid asset on the built-in biped; each test breaks one rule of a fresh copy. */
 function asset(): any {
@@ -350,7 +350,7 @@ describe('graph loader', () => {
     expect(notJson.ok ? [] : notJson.problems.map((p) => [p.path, p.code])).toEqual([['$', 'schema']]);
     const valid = { format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } }, nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' };
     expect(checkGraphAsset(`\ufeff${JSON.stringify(valid, null, 2)}`).ok).toBe(true);
-    // A long key is cut in the message, as every name a message echoes (runtime/names.ts).
+    // A long key is cut in the message, as every name a message echoes (runtime/core/names.ts).
     const long = 'k'.repeat(1000);
     const [problem] = duplicateKeyProblems(`{"${long}": 1, "${long}": 2}`);
     expect(problem.message).toBe(`'${'k'.repeat(80)}…' appears more than once in this object; JSON keeps only the last, so the others would be ignored`);

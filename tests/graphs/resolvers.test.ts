@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkGraph, checkGraphAsset, loadGraph, loadGraphAsset, GraphLoadError, type ResolvedFile } from '../../graphs/loader.ts';
 import { dirnamePath, joinPath, normalizePath } from '../../graphs/loader/paths.ts';
 import { fileResolver, loadGraphFile } from '../../host/files.ts';
-import type { AnimGraph } from '../../runtime/graph.ts';
+import type { AnimGraph } from '../../runtime/graph/graph.ts';
 import { describeWithData, SHARED_DATA } from '../support/shared-data.ts';
 
 const examples = new URL('../../graphs/examples/', import.meta.url).pathname;
@@ -130,7 +130,7 @@ describe('loading with a resolver', () => {
     const inner = { type: 'StateMachine', properties: { entry: 'b', states: { b: { nodes: { ps }, output: 'ps' } }, transitions: [] } };
     asset.nodes = { sm: { type: 'StateMachine', properties: { entry: 'a', states: { a: { nodes: { inner }, output: 'inner' } }, transitions: [] } } };
     asset.output = 'sm';
-    const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../../runtime/pose-search/index.ts');
+    const { PoseSearchDatabase, serializePoseSearchDatabase } = await import('../../runtime/jobs/pose-search/index.ts');
     const rebuilt = await loadGraph(asset, { useIndexFiles: false });
     const built = rebuilt.shared.get('sm/a/inner/b/ps') as { database: InstanceType<typeof PoseSearchDatabase> };
     const index = serializePoseSearchDatabase(built.database);

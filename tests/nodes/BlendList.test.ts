@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import { Pose } from '../../runtime/pose.ts';
-import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { Pose } from '../../runtime/core/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { loadGraphAsset } from '../../host/files.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';

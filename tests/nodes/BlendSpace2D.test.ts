@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset } from '../../host/files.ts';
 import type { GraphProblem } from '../../graphs/loader.ts';
 import type { BlendSpace2D } from '../../nodes/BlendSpace2D.ts';
-import { triangulate } from '../../runtime/delaunay.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { triangulate } from '../../runtime/jobs/delaunay.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
 import { bipedInstance } from '../support/graphs.ts';
 
 // A square of corners and its centre: 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1), 4 (0.5,0.5); on axes of

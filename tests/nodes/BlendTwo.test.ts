@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import { ZERO_WEIGHT } from '../../runtime/node.ts';
-import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
-import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { ZERO_WEIGHT } from '../../runtime/node/node.ts';
+import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
 
 const sample = (clip: string, time: number) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ComponentPose } from '../../runtime/component-pose.ts';
-import { quatNlerp } from '../../runtime/math.ts';
-import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { ComponentPose } from '../../runtime/core/component-pose.ts';
+import { quatNlerp } from '../../runtime/core/math.ts';
+import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
 
 const skeleton = sampleSkeleton();

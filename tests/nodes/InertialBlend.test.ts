@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset } from '../../host/files.ts';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
-import { Pose } from '../../runtime/pose.ts';
-import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import { Pose } from '../../runtime/core/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 import { runProbe } from '../support/allocation.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
-import type { AnimNode } from '../../runtime/node.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimNode } from '../../runtime/node/node.ts';
 import type { Inertialization } from '../../nodes/Inertialization.ts';
-import { Pose } from '../../runtime/pose.ts';
-import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { Pose } from '../../runtime/core/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
 
 const DT = 0.05;

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
 import type { LayeredBlendPerBone } from '../../nodes/LayeredBlendPerBone.ts';
-import { boneMaskWeights } from '../../runtime/bone-mask.ts';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import { Pose } from '../../runtime/pose.ts';
-import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { boneMaskWeights } from '../../runtime/core/bone-mask.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { Pose } from '../../runtime/core/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
 import { describeWithData } from '../support/shared-data.ts';
 import { runProbe } from '../support/allocation.ts';
@@ -17,7 +17,7 @@ const weightsOf = (spec: Parameters<typeof boneMaskWeights>[1]) => {
   return Object.fromEntries(biped.boneNames.map((name, i) => [name, w[i]]).filter(([, v]) => v !== 0));
 };
 
-describe('bone masks (runtime/bone-mask.ts)', () => {
+describe('bone masks (runtime/core/bone-mask.ts)', () => {
   it('branch filter, blend depth 0: the bone and everything below it at full weight', () => {
     expect(weightsOf({ filters: [{ bone: 'spine_02', depth: 0 }] })).toEqual({
       spine_02: 1, neck: 1, head: 1, clavicle_l: 1, upperarm_l: 1, lowerarm_l: 1, hand_l: 1,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset } from '../../host/files.ts';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import { quatMultiply } from '../../runtime/math.ts';
-import { Pose } from '../../runtime/pose.ts';
-import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { quatMultiply } from '../../runtime/core/math.ts';
+import { Pose } from '../../runtime/core/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { expectClose } from '../support/graphs.ts';
 
 const skeleton = sampleSkeleton();

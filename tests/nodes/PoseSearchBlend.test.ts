@@ -7,16 +7,16 @@ import { NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import { PoseSearchBlend, PoseSearchBlendType, type PoseSearchShared } from '../../nodes/PoseSearchBlend.ts';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import { ComponentPose } from '../../runtime/component-pose.ts';
-import { AnimGraph, type AnimGraphDefinition, type AnimGraphInstance } from '../../runtime/graph.ts';
-import { quatFromAxisAngle, quatMultiply } from '../../runtime/math.ts';
-import { NodePrepareError, type NodeType } from '../../runtime/node.ts';
-import { Pose } from '../../runtime/pose.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { ComponentPose } from '../../runtime/core/component-pose.ts';
+import { AnimGraph, type AnimGraphDefinition, type AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import { quatFromAxisAngle, quatMultiply } from '../../runtime/core/math.ts';
+import { NodePrepareError, type NodeType } from '../../runtime/node/node.ts';
+import { Pose } from '../../runtime/core/pose.ts';
 import {
   PoseFeatureExtractor, PoseFeatureSchema, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, serializePoseSearchDatabase,
-} from '../../runtime/pose-search/index.ts';
-import type { Skeleton } from '../../runtime/skeleton.ts';
+} from '../../runtime/jobs/pose-search/index.ts';
+import type { Skeleton } from '../../runtime/core/skeleton.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 import { runProbe } from '../support/allocation.ts';

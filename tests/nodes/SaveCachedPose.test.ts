@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
-import { MAX_GRAPH_DEPTH } from '../../runtime/graph.ts';
+import { MAX_GRAPH_DEPTH } from '../../runtime/graph/graph.ts';
 import {
   LocalPoseNode, type DebugNode, type Link, type NodeType, type PoseLink, type UpdateContext,
-} from '../../runtime/node.ts';
-import { defineNodeType } from '../../runtime/node-type.ts';
-import type { Pose } from '../../runtime/pose.ts';
+} from '../../runtime/node/node.ts';
+import { defineNodeType } from '../../runtime/node/node-type.ts';
+import type { Pose } from '../../runtime/core/pose.ts';
 import { hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import { CLOCK_NUMBERS, ClipPlayback } from '../../runtime/clip-playback.ts';
-import { Pose } from '../../runtime/pose.ts';
-import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { CLOCK_NUMBERS, ClipPlayback } from '../../runtime/jobs/clip-playback.ts';
+import { Pose } from '../../runtime/core/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
 
 const walk = builtinClip('walk'); // 1.1 s, 34 frames at 30 fps

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
-import { ClipBinding, sampleClip } from '../../runtime/clip.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
-import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
-import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/sample-data.ts';
+import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
+import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
-import type { DebugNode } from '../../runtime/node.ts';
+import type { DebugNode } from '../../runtime/node/node.ts';
 import { compileStateMachine } from '../../nodes/StateMachine.ts';
 
 const player = (clip: string, extra: Record<string, unknown> = {}) => ({ nodes: { p: { type: 'SequencePlayer', properties: { clip, ...extra } } }, output: 'p' });

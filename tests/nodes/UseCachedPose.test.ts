@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Pose, poseBlendTwo } from '../../runtime/pose.ts';
+import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
 import { bipedInstance } from '../support/graphs.ts';
 
 // The sharing itself (one update and evaluation per frame, the largest weight, debug, load errors)

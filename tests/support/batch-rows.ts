@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
-import type { BatchPoseArrays } from '../../runtime/instance-batch.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { BatchPoseArrays } from '../../runtime/graph/instance-batch.ts';
 
 /**
  * Every character's rows of a crowd's arrays (an InstanceBatch's or a Crowd's) against an instance

@@ -3,9 +3,9 @@ import { isMainThread } from 'node:worker_threads';
 import { NodeRegistry } from '../../graphs/loader.ts';
 import { loadGraphAsset } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
-import type { AnimGraph } from '../../runtime/graph.ts';
-import { LocalPoseNode, NO_LINKS, type Link, type NodeType } from '../../runtime/node.ts';
-import type { Pose } from '../../runtime/pose.ts';
+import type { AnimGraph } from '../../runtime/graph/graph.ts';
+import { LocalPoseNode, NO_LINKS, type Link, type NodeType } from '../../runtime/node/node.ts';
+import type { Pose } from '../../runtime/core/pose.ts';
 
 /** A node that throws in its evaluate while the graph's bool parameter 'fail' (slot 0) is set (a buggy custom node). */
 class FailingNode extends LocalPoseNode {

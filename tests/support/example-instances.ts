@@ -1,8 +1,8 @@
 /** Example graphs (graphs/examples) as the allocation probes run them. */
 import { readFileSync } from 'node:fs';
 import { loadGraphFile } from '../../host/files.ts';
-import type { AnimGraphInstance } from '../../runtime/graph.ts';
-import type { ParameterDefinition } from '../../runtime/parameters.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { ParameterDefinition } from '../../runtime/node/parameters.ts';
 
 export const EXAMPLES_DIR = new URL('../../graphs/examples/', import.meta.url).pathname;
 

@@ -4,7 +4,7 @@
  * apply() then skeleton.update() (the renderer's call, which the binding replaces), per frame.
  * Prints one JSON line: { perApply, perApplyAll, moved }.
  */
-import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bindThree } from '../../three/index.ts';
 import { bytesPerFrame } from '../support/allocation.ts';
 import { bipedInstance } from '../support/graphs.ts';

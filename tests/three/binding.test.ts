@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
-import { sampleSkeleton } from '../../runtime/sample-data.ts';
+import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { bipedInstance } from '../support/graphs.ts';
 import { buildCharacter, poseNaively, type CharacterOptions } from './scene.ts';

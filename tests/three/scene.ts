@@ -5,8 +5,8 @@
  * transform of its own.
  */
 import * as THREE from 'three';
-import type { Pose } from '../../runtime/pose.ts';
-import type { Skeleton } from '../../runtime/skeleton.ts';
+import type { Pose } from '../../runtime/core/pose.ts';
+import type { Skeleton } from '../../runtime/core/skeleton.ts';
 
 export interface ExtraBone {
   name: string;

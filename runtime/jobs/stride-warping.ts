@@ -1,0 +1,545 @@
+import { quatFromTo, quatMultiply, quatRotateVec3, type Floats } from '../core/math.ts';
+import { IK_HINT, solveTwoBoneIK, twoBoneIKOptions } from './two-bone-ik.ts';
+
+/**
+ * The stride-warping solver (Unreal 5's AnimationWarping, with the seed's fix) as a job usable
+ * without a node, like solveTwoBoneIK beside it: the StrideWarping node reads its settings, fills
+ * a job from its component-space pose, runs it and writes the result back.
+ *
+ * Per frame, in component space, `run()`:
+ * 1. makes the stride direction tangent to the floor;
+ * 2. scales each FK foot about its scale origin (the thigh's gravity line meeting the floor plane
+ *    through the foot, projected onto the plane normal to the stride direction): only the foot's
+ *    offset along the stride direction is scaled, so heights are kept; finds which feet are
+ *    planted and which way each knee bends (see kneePole);
+ * 3. moves the pelvis toward the warped feet so each leg keeps its FK length (1 to 10 iterations,
+ *    averaged over the feet, as Unreal), then lowers it along gravity until every planted foot is
+ *    within reach (a foot in the air may fall short: lowering the pelvis for a swinging foot ahead
+ *    of a long stride dips the whole body for a step that touches nothing), never upward; smoothed
+ *    by a critically damped spring, its speed capped, and blended in by `pelvisAlpha`.
+ * Then, per leg, once the caller has moved the pelvis (the job does not know the bones between the
+ * pelvis and the thighs), `solveLeg()` (or the node, on its pose):
+ * 4. turns the thigh by the rotation between its FK leg direction and its warped one;
+ * 5. clamps the foot target to the FK leg length from the moved thigh and solves the leg with the
+ *    two-bone IK solver, the foot keeping its FK rotation and the knee bending toward kneePoles.
+ *
+ * Like ozz-animation's jobs: public fields are the inputs (read only) and outputs (written), the
+ * caller owns the buffers (the constructor allocates them for `legCount` legs; any may be replaced)
+ * and the state kept across frames (StrideWarpingState), `validate()` checks every rule and
+ * `run()` checks them once and then does the work. Nothing here allocates.
+ */
+
+/** A foot is planted when its FK height above the lowest it has recently been is at most this fraction of the leg length (5%: about 4 cm on a human, the ankle's rise at heel-off). */
+export const PLANTED_HEIGHT = 0.05;
+/** Half-life (s) with which a foot's lowest height rises back toward it, so a raised floor is followed. */
+export const LOWEST_HALF_LIFE = 2;
+/**
+ * An FK knee whose offset from its hip-foot line is at least this fraction of the thigh (a bend of
+ * about 11 degrees) shows the knee's bend direction clearly enough to learn it from.
+ */
+export const KNEE_BENT = 0.1;
+/** How far from unit length (squared) floorNormal and gravityDirection may be. */
+const UNIT_TOLERANCE = 1e-6;
+
+/**
+ * StrideWarpingState's numbers, by index from its base: the pelvis spring's offset (3), velocity (3)
+ * and whether it has started (1 or 0), then per leg (LEG_NUMBERS from LEGS + leg × LEG_NUMBERS) the
+ * lowest FK foot height recently seen, whether there is one, the learned knee axis (3) and whether
+ * it is learned.
+ */
+const SPRING_OFFSET = 0, SPRING_VELOCITY = 3, SPRING_STARTED = 6, LEGS = 7;
+const LOWEST_HEIGHT = 0, HAS_LOWEST = 1, KNEE_AXIS = 2, KNEE_LEARNED = 5, LEG_NUMBERS = 6;
+
+/** What one leg carries from frame to frame: a view of its StrideWarpingState's numbers. */
+export class StrideLegState {
+  /** The knee's bend direction in the thigh's local frame, learned from a bent FK knee, once `kneeLearned`. */
+  kneeAxis: Float64Array;
+
+  /** Made by StrideWarpingState: its `index`th leg. */
+  constructor(private readonly state: StrideWarpingState, private readonly index: number) {
+    this.kneeAxis = state.numbers.subarray(this.at + KNEE_AXIS, this.at + KNEE_AXIS + 3);
+  }
+
+  private get at(): number {
+    return this.state.base + LEGS + this.index * LEG_NUMBERS;
+  }
+
+  /** The lowest FK foot height (along the floor normal) recently seen, once `hasLowest`. */
+  get lowestHeight(): number { return this.state.numbers[this.at + LOWEST_HEIGHT]; }
+  set lowestHeight(value: number) { this.state.numbers[this.at + LOWEST_HEIGHT] = value; }
+  get hasLowest(): boolean { return this.state.numbers[this.at + HAS_LOWEST] !== 0; }
+  set hasLowest(value: boolean) { this.state.numbers[this.at + HAS_LOWEST] = value ? 1 : 0; }
+  get kneeLearned(): boolean { return this.state.numbers[this.at + KNEE_LEARNED] !== 0; }
+  set kneeLearned(value: boolean) { this.state.numbers[this.at + KNEE_LEARNED] = value ? 1 : 0; }
+}
+
+/** The pelvis adjustment spring: its offset from the FK pelvis and its velocity, once `started`. A view of its StrideWarpingState's numbers. */
+export class PelvisSpring {
+  offset: Float64Array;
+  velocity: Float64Array;
+
+  /** Made by StrideWarpingState. */
+  constructor(private readonly state: StrideWarpingState) {
+    this.offset = state.numbers.subarray(state.base + SPRING_OFFSET, state.base + SPRING_OFFSET + 3);
+    this.velocity = state.numbers.subarray(state.base + SPRING_VELOCITY, state.base + SPRING_VELOCITY + 3);
+  }
+
+  get started(): boolean { return this.state.numbers[this.state.base + SPRING_STARTED] !== 0; }
+  set started(value: boolean) { this.state.numbers[this.state.base + SPRING_STARTED] = value ? 1 : 0; }
+}
+
+/**
+ * What a stride warp carries from frame to frame, for one character: the caller owns it. Its
+ * numbers are one block (an array of its own, or, after useNumbers, part of another such as an
+ * instance's per-frame numbers), which the job reads directly; `spring` and `legs` view it.
+ */
+export class StrideWarpingState {
+  /** The block, and where in it the state starts: what the job reads (callers read spring and legs). */
+  numbers: Float64Array;
+  base = 0;
+  spring: PelvisSpring;
+  legs: readonly StrideLegState[];
+
+  constructor(legCount: number) {
+    this.numbers = new Float64Array(StrideWarpingState.numberCount(legCount));
+    this.spring = new PelvisSpring(this);
+    this.legs = Array.from({ length: legCount }, (_, i) => new StrideLegState(this, i));
+  }
+
+  /** How many numbers the state of `legCount` legs keeps (for useNumbers). */
+  static numberCount(legCount: number): number {
+    return LEGS + legCount * LEG_NUMBERS;
+  }
+
+  /**
+   * Keeps the state's numbers in `numbers` from `base` on (numberCount of them), carrying over
+   * their values; `spring` and `legs` are made again to view them there.
+   */
+  useNumbers(numbers: Float64Array, base: number): void {
+    if (numbers === this.numbers && base === this.base) return;
+    const count = StrideWarpingState.numberCount(this.legs.length);
+    numbers.set(this.numbers.subarray(this.base, this.base + count), base);
+    this.numbers = numbers;
+    this.base = base;
+    this.spring = new PelvisSpring(this);
+    this.legs = this.legs.map((_, i) => new StrideLegState(this, i));
+  }
+
+  /** Starts the pelvis spring and the planted-foot tracking afresh (after a pause); learned knees stay. */
+  restart(): void {
+    const n = this.numbers, base = this.base;
+    n.fill(0, base, base + LEGS);
+    for (let i = 0; i < this.legs.length; i++) {
+      const at = base + LEGS + i * LEG_NUMBERS;
+      n[at + LOWEST_HEIGHT] = 0;
+      n[at + HAS_LOWEST] = 0;
+    }
+  }
+
+  /** Forgets everything, learned knees too. */
+  reset(): void {
+    this.numbers.fill(0, this.base, this.base + StrideWarpingState.numberCount(this.legs.length));
+  }
+}
+
+export class StrideWarpingJob {
+  // Inputs.
+  /** Number of legs: a whole number, at most the state's. */
+  legCount = 0;
+  /** Per leg, the FK chain in component space: [thigh xyz, calf xyz, foot xyz] (9 numbers a leg), finite. */
+  legPositions: Float64Array;
+  /** Per leg, the FK thigh's component-space rotation (xyzw, 4 a leg), finite: knees are learned in its frame. */
+  thighRotations: Float64Array;
+  /** The FK pelvis position in component space (3), finite. */
+  pelvis = new Float64Array(3);
+  /** The factor on each foot's offset along the stride: finite, ≥ 0 (1 keeps the FK feet where they are). */
+  strideScale = 1;
+  /** Direction of travel (3), finite, any length: made tangent to the floor; zero or along the floor normal: no warp. */
+  strideDirection = new Float64Array(3);
+  /** Unit floor normal (3). */
+  floorNormal = Float64Array.of(0, 1, 0);
+  /** Unit direction of gravity (3): the pelvis is lowered along it; scale origins lie on the thighs' gravity lines. */
+  gravityDirection = Float64Array.of(0, -1, 0);
+  /** Seconds since the last run: finite, ≥ 0. */
+  deltaTime = 0;
+  /** The character's leg length (thigh to calf to foot), finite, ≥ 0: sizes the planted height and the pelvis speed cap. */
+  legLength = 0;
+  /** Step 3 on (false: the pelvis stays where it is). */
+  adjustPelvis = true;
+  /** Pelvis iterations: a whole number from 1 to 10. */
+  pelvisIterations = 3;
+  /** Half-life (s) of the pelvis spring, ≥ 0 (0: no smoothing). */
+  pelvisSmoothingTime = 0;
+  /** Cap on the pelvis adjustment's speed, leg lengths per second, ≥ 0 (0: no cap). */
+  pelvisMaxSpeed = 0;
+  /** How much of the pelvis adjustment is applied, 0 to 1. */
+  pelvisAlpha = 1;
+  /** Steps 4 and 5 (solveLeg): the thigh correction, the clamp of the target to the FK leg length, the IK. */
+  correctThighs = true;
+  clampLegLength = true;
+  solveIk = true;
+  /** Carried across frames; owned by the caller. */
+  state: StrideWarpingState;
+
+  // Outputs.
+  /** Per leg, where the warped foot goes (3 a leg), before clamping to the leg length. */
+  footTargets: Float64Array;
+  /** Per leg, the knee's bend direction for the IK (3 a leg, unit or zero), perpendicular to the FK hip-foot line. */
+  kneePoles: Float64Array;
+  /** Per leg, the FK distance from thigh to foot (the longest the warped leg reaches). */
+  legReach: Float64Array;
+  /** Per leg, the FK distance from the pelvis to the foot (what step 3 keeps). */
+  pelvisReach: Float64Array;
+  /** Per leg, the point the foot was scaled about (3 a leg). */
+  scaleOrigins: Float64Array;
+  /** Per leg, 1 when the FK foot counts as planted. */
+  planted: Uint8Array;
+  /** The adjusted pelvis position (3), and its offset from the FK pelvis (3). */
+  warpedPelvis = new Float64Array(3);
+  pelvisOffset = new Float64Array(3);
+
+  constructor(legCount: number, state: StrideWarpingState = new StrideWarpingState(legCount)) {
+    this.legCount = legCount;
+    this.state = state;
+    this.legPositions = new Float64Array(legCount * 9);
+    this.thighRotations = new Float64Array(legCount * 4);
+    for (let i = 0; i < legCount; i++) this.thighRotations[i * 4 + 3] = 1;
+    this.footTargets = new Float64Array(legCount * 3);
+    this.kneePoles = new Float64Array(legCount * 3);
+    this.legReach = new Float64Array(legCount);
+    this.pelvisReach = new Float64Array(legCount);
+    this.scaleOrigins = new Float64Array(legCount * 3);
+    this.planted = new Uint8Array(legCount);
+  }
+
+  /**
+   * True when every rule holds:
+   * - legCount is a whole number ≥ 0, and the state has at least that many legs;
+   * - legPositions holds ≥ 9 numbers a leg, thighRotations ≥ 4, footTargets, kneePoles and
+   *   scaleOrigins ≥ 3, legReach, pelvisReach and planted ≥ 1; pelvis, strideDirection,
+   *   floorNormal, gravityDirection, warpedPelvis and pelvisOffset ≥ 3;
+   * - the legs' positions and thigh rotations, the pelvis and the stride direction are finite;
+   * - floorNormal and gravityDirection are unit length (within 1e-6 in the square);
+   * - strideScale, deltaTime and legLength are finite and ≥ 0;
+   * - pelvisIterations is a whole number from 1 to 10;
+   * - pelvisSmoothingTime and pelvisMaxSpeed are ≥ 0 (infinite allowed: a spring that never
+   *   moves, no cap), pelvisAlpha is from 0 to 1.
+   * A zero stride direction, or one along the floor normal, is valid: nothing is warped. So is a
+   * collapsed leg (its bones on one point): its foot stays, with no knee pole.
+   */
+  validate(): boolean {
+    const n = this.legCount;
+    if (!(Number.isInteger(n) && n >= 0) || this.state.legs.length < n) return false;
+    if (this.legPositions.length < n * 9 || this.thighRotations.length < n * 4) return false;
+    if (this.footTargets.length < n * 3 || this.kneePoles.length < n * 3 || this.scaleOrigins.length < n * 3) return false;
+    if (this.legReach.length < n || this.pelvisReach.length < n || this.planted.length < n) return false;
+    if (this.pelvis.length < 3 || this.strideDirection.length < 3 || this.floorNormal.length < 3 || this.gravityDirection.length < 3) return false;
+    if (this.warpedPelvis.length < 3 || this.pelvisOffset.length < 3) return false;
+    if (!allFinite(this.legPositions, n * 9) || !allFinite(this.thighRotations, n * 4)) return false;
+    if (!allFinite(this.pelvis, 3) || !allFinite(this.strideDirection, 3)) return false;
+    if (!isUnit(this.floorNormal) || !isUnit(this.gravityDirection)) return false;
+    if (!(this.strideScale >= 0 && this.strideScale < Infinity)) return false;
+    if (!(this.deltaTime >= 0 && this.deltaTime < Infinity)) return false;
+    if (!(this.legLength >= 0 && this.legLength < Infinity)) return false;
+    const it = this.pelvisIterations;
+    if (!(Number.isInteger(it) && it >= 1 && it <= 10)) return false;
+    if (!(this.pelvisSmoothingTime >= 0) || !(this.pelvisMaxSpeed >= 0)) return false;
+    return this.pelvisAlpha >= 0 && this.pelvisAlpha <= 1;
+  }
+
+  /**
+   * Steps 1 to 3 into the outputs, advancing the state. False (outputs and state untouched) when
+   * validate() is.
+   */
+  run(): boolean {
+    if (!this.validate()) return false;
+    const legs = this.legCount, state = this.state, kept = state.numbers;
+    const chains = this.legPositions, n = this.floorNormal, g = this.gravityDirection;
+    const warped = this.footTargets, origins = this.scaleOrigins, reach = this.legReach, pelvisReach = this.pelvisReach;
+    const scale = this.strideScale, dt = this.deltaTime, legLength = this.legLength;
+    // 1. Stride direction tangent to the floor.
+    const d = direction;
+    d[0] = this.strideDirection[0]; d[1] = this.strideDirection[1]; d[2] = this.strideDirection[2];
+    const along = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
+    d[0] -= along * n[0]; d[1] -= along * n[1]; d[2] -= along * n[2];
+    const warp = normalize3(d);
+    const p0 = this.pelvis;
+    const rise = dt > 0 ? 1 - Math.pow(0.5, dt / LOWEST_HALF_LIFE) : 0;
+    // 2. Warp each FK foot about its scale origin.
+    for (let i = 0; i < legs; i++) {
+      const c = i * 9;
+      for (let k = 0; k < 3; k++) {
+        hip[k] = chains[c + k];
+        knee[k] = chains[c + 3 + k];
+        foot[k] = chains[c + 6 + k];
+      }
+      reach[i] = Math.sqrt((foot[0] - hip[0]) * (foot[0] - hip[0]) + (foot[1] - hip[1]) * (foot[1] - hip[1]) + (foot[2] - hip[2]) * (foot[2] - hip[2]));
+      pelvisReach[i] = Math.sqrt((foot[0] - p0[0]) * (foot[0] - p0[0]) + (foot[1] - p0[1]) * (foot[1] - p0[1]) + (foot[2] - p0[2]) * (foot[2] - p0[2]));
+      this.kneePole(i);
+      // Planted: the FK foot near the lowest it has recently been, along the floor normal.
+      const leg = state.base + LEGS + i * LEG_NUMBERS;
+      const height = foot[0] * n[0] + foot[1] * n[1] + foot[2] * n[2];
+      if (kept[leg + HAS_LOWEST] === 0 || height < kept[leg + LOWEST_HEIGHT]) {
+        kept[leg + LOWEST_HEIGHT] = height;
+        kept[leg + HAS_LOWEST] = 1;
+      } else kept[leg + LOWEST_HEIGHT] += (height - kept[leg + LOWEST_HEIGHT]) * rise;
+      this.planted[i] = height - kept[leg + LOWEST_HEIGHT] <= PLANTED_HEIGHT * legLength ? 1 : 0;
+      // Plane origin: the thigh's gravity line meeting the floor plane through the foot.
+      const gn = g[0] * n[0] + g[1] * n[1] + g[2] * n[2];
+      if (Math.abs(gn) > 1e-6) {
+        const t = ((foot[0] - hip[0]) * n[0] + (foot[1] - hip[1]) * n[1] + (foot[2] - hip[2]) * n[2]) / gn;
+        for (let k = 0; k < 3; k++) planeOrigin[k] = hip[k] + g[k] * t;
+      } else for (let k = 0; k < 3; k++) planeOrigin[k] = foot[k];
+      // Scale origin: the foot projected on the plane through the plane origin normal to the stride direction.
+      const o = planeOrigin;
+      const offset = warp ? (foot[0] - o[0]) * d[0] + (foot[1] - o[1]) * d[1] + (foot[2] - o[2]) * d[2] : 0;
+      for (let k = 0; k < 3; k++) {
+        const origin = foot[k] - offset * d[k];
+        origins[i * 3 + k] = origin;
+        warped[i * 3 + k] = origin + (foot[k] - origin) * scale;
+      }
+    }
+    // 3. Pelvis adjustment: toward each warped foot to its FK distance, averaged.
+    const p = this.warpedPelvis;
+    for (let k = 0; k < 3; k++) p[k] = p0[k];
+    if (this.adjustPelvis && legs > 0) {
+      const iterations = this.pelvisIterations;
+      for (let it = 0; it < iterations; it++) {
+        sum[0] = 0; sum[1] = 0; sum[2] = 0;
+        for (let i = 0; i < legs; i++) {
+          const fx = warped[i * 3], fy = warped[i * 3 + 1], fz = warped[i * 3 + 2];
+          const dist = pelvisReach[i];
+          let dx = p[0] - fx, dy = p[1] - fy, dz = p[2] - fz;
+          const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+          if (len > 1e-9) { dx /= len; dy /= len; dz /= len; } else { dx = -g[0]; dy = -g[1]; dz = -g[2]; }
+          sum[0] += (fx + dx * dist) / legs;
+          sum[1] += (fy + dy * dist) / legs;
+          sum[2] += (fz + dz * dist) / legs;
+        }
+        for (let k = 0; k < 3; k++) p[k] = sum[k];
+      }
+      // The average can leave a foot out of reach: lower the pelvis (along gravity) until every
+      // planted warped foot is within its FK distance. A foot in the air is left to the leg clamp.
+      this.reachPlantedFeet();
+      // Never raise the pelvis: shorter strides are reached by bending the legs, and a raised
+      // pelvis would leave the averaged-out foot unable to reach the floor.
+      const up = -((p[0] - p0[0]) * g[0] + (p[1] - p0[1]) * g[1] + (p[2] - p0[2]) * g[2]);
+      if (up > 0) for (let k = 0; k < 3; k++) p[k] += up * g[k];
+      // Smooth the adjustment (critically damped spring with the given half-life; the first frame
+      // takes it as it is), cap its speed, then blend by alpha. The spring's offset is kept[o, o + 3),
+      // its velocity kept[v, v + 3).
+      const o = state.base + SPRING_OFFSET, v = state.base + SPRING_VELOCITY, half = this.pelvisSmoothingTime;
+      if (kept[state.base + SPRING_STARTED] === 0) {
+        for (let k = 0; k < 3; k++) { kept[o + k] = p[k] - p0[k]; kept[v + k] = 0; }
+        kept[state.base + SPRING_STARTED] = 1;
+      } else if (dt > 0) {
+        for (let k = 0; k < 3; k++) previous[k] = kept[o + k];
+        for (let k = 0; k < 3; k++) {
+          const targetOffset = p[k] - p0[k];
+          const y = (2 * Math.LN2) / half, e = Math.exp(-y * dt);
+          // Below a microsecond, or settled within the frame (e = 0), the spring is skipped: its
+          // y² (from a half-life of 1e-151 s) or j1 × dt would overflow and give 0 × Infinity.
+          if (half >= 1e-6 && e > 0) {
+            const j0 = kept[o + k] - targetOffset, j1 = kept[v + k] + j0 * y;
+            kept[o + k] = e * (j0 + j1 * dt) + targetOffset;
+            kept[v + k] = e * (kept[v + k] - j1 * y * dt);
+          } else {
+            kept[o + k] = targetOffset;
+            kept[v + k] = 0;
+          }
+        }
+        const cap = this.pelvisMaxSpeed * legLength * dt;
+        const mx = kept[o] - previous[0], my = kept[o + 1] - previous[1], mz = kept[o + 2] - previous[2];
+        const moved = Math.sqrt(mx * mx + my * my + mz * mz);
+        if (cap > 0 && moved > cap) {
+          const k = cap / moved;
+          kept[o] = previous[0] + mx * k; kept[o + 1] = previous[1] + my * k; kept[o + 2] = previous[2] + mz * k;
+          // The spring goes on from the capped motion, not from the speed it wanted.
+          kept[v] = (mx * k) / dt; kept[v + 1] = (my * k) / dt; kept[v + 2] = (mz * k) / dt;
+        }
+      }
+      // The spring lags a pelvis that must come down for a foot that has just landed ahead: what it
+      // gives is lowered further where a planted foot could not reach (the spring itself goes on
+      // undisturbed), so only the way back up, and the adjustment for feet in the air, are eased.
+      for (let k = 0; k < 3; k++) p[k] = p0[k] + kept[o + k];
+      this.reachPlantedFeet();
+      const alpha = this.pelvisAlpha;
+      for (let k = 0; k < 3; k++) p[k] = p0[k] + (p[k] - p0[k]) * alpha;
+    }
+    for (let k = 0; k < 3; k++) this.pelvisOffset[k] = p[k] - p0[k];
+    return true;
+  }
+
+  /**
+   * Steps 4 and 5 for leg i, in place on its chain `positions` ([thigh, calf, foot] xyz, 9) and
+   * `rotations` (xyzw, 12) in component space, as they are once the pelvis has moved to
+   * warpedPelvis (the caller moves it: the job does not know the bones between pelvis and thigh).
+   * Uses the outputs of the last run(); the foot keeps the rotation it has on entry. Treats the
+   * chain as rigid below the thigh (calf and foot turn with it), as a pose whose calf is the thigh's
+   * child does; the node instead reads the chain back from its pose after turning the thigh.
+   */
+  solveLeg(i: number, positions: Float64Array, rotations: Float64Array): void {
+    for (let k = 0; k < 3; k++) {
+      hip[k] = positions[k];
+      target[k] = this.footTargets[i * 3 + k];
+      pole[k] = this.kneePoles[i * 3 + k];
+      foot[k] = positions[6 + k];
+    }
+    for (let k = 0; k < 4; k++) footRotation[k] = rotations[8 + k];
+    if (this.correctThighs && thighCorrection(correction, hip, foot, target, this.floorNormal)) {
+      for (let b = 0; b < 3; b++) {
+        if (b > 0) {
+          for (let k = 0; k < 3; k++) offset[k] = positions[b * 3 + k] - hip[k];
+          quatRotateVec3(offset, 0, correction, 0, offset, 0);
+          for (let k = 0; k < 3; k++) positions[b * 3 + k] = hip[k] + offset[k];
+        }
+        quatMultiply(rotations, b * 4, correction, 0, rotations, b * 4);
+      }
+      // The knee's bend direction turns with the thigh.
+      quatRotateVec3(pole, 0, correction, 0, pole, 0);
+    }
+    if (this.clampLegLength) clampToReach(target, hip, this.legReach, i);
+    if (this.solveIk) {
+      for (let k = 0; k < 4; k++) rotations[8 + k] = footRotation[k];
+      solveStrideLegIK(positions, rotations, target, pole);
+    }
+  }
+
+  /** Lowers warpedPelvis along gravity until every planted warped foot is within its FK distance. */
+  private reachPlantedFeet(): void {
+    const warped = this.footTargets, legs = this.legCount, p = this.warpedPelvis, g = this.gravityDirection;
+    let drop = 0;
+    for (let i = 0; i < legs; i++) {
+      if (this.planted[i] === 0) continue;
+      const ex = p[0] - warped[i * 3], ey = p[1] - warped[i * 3 + 1], ez = p[2] - warped[i * 3 + 2];
+      const eg = ex * g[0] + ey * g[1] + ez * g[2];
+      const excess = ex * ex + ey * ey + ez * ez - this.pelvisReach[i] * this.pelvisReach[i];
+      if (excess <= 0) continue;
+      const disc = eg * eg - excess;
+      // The first point on the way down at which the foot is in reach (or the closest one).
+      const t = disc >= 0 ? -eg - Math.sqrt(disc) : -eg;
+      if (t > drop) drop = t;
+    }
+    for (let k = 0; k < 3; k++) p[k] += drop * g[k];
+  }
+
+  /**
+   * Leg i's knee bend direction for the IK into kneePoles (component space, perpendicular to the FK
+   * hip-foot line), from the FK leg in hip, knee, foot and thighRotations. A bent FK knee gives
+   * it: its offset from the hip-foot line, so the warped knee stays in the FK leg's plane, and the
+   * direction, in the thigh's frame, is learned. A (nearly) straight FK knee has no plane of its
+   * own, and its offset, a few millimetres either way, would flip the knee backward or swing it
+   * sideways once the warp makes the leg bend: it takes the learned direction, turned with the
+   * thigh, as does a knee bent the other way (hyperextended), so the bend never inverts. Before any
+   * bent knee has been seen, the stride direction (tangent to the floor) stands in for it (knees
+   * point the way a character walks).
+   */
+  private kneePole(i: number): void {
+    const poles = this.kneePoles, o = i * 3;
+    // This leg's numbers in the state: its knee axis at kept[axis, axis + 3).
+    const kept = this.state.numbers, leg = this.state.base + LEGS + i * LEG_NUMBERS, axis = leg + KNEE_AXIS;
+    const line = tmp, bend = tmp2, learnedPole = tmp3;
+    for (let k = 0; k < 4; k++) thighRotation[k] = this.thighRotations[i * 4 + k];
+    // Unit hip-foot line, and the knee's offset from it.
+    for (let k = 0; k < 3; k++) { line[k] = foot[k] - hip[k]; bend[k] = knee[k] - hip[k]; }
+    const thighLength = Math.sqrt(bend[0] * bend[0] + bend[1] * bend[1] + bend[2] * bend[2]);
+    if (!normalize3(line)) { poles[o] = 0; poles[o + 1] = 0; poles[o + 2] = 0; return; }
+    const kl = bend[0] * line[0] + bend[1] * line[1] + bend[2] * line[2];
+    for (let k = 0; k < 3; k++) bend[k] -= kl * line[k];
+    const bent = Math.sqrt(bend[0] * bend[0] + bend[1] * bend[1] + bend[2] * bend[2]);
+    const learned = kept[leg + KNEE_LEARNED] !== 0;
+    // The learned direction, in component space.
+    if (learned) quatRotateVec3(learnedPole, 0, thighRotation, 0, kept, axis);
+    else for (let k = 0; k < 3; k++) learnedPole[k] = direction[k];
+    const agrees = bend[0] * learnedPole[0] + bend[1] * learnedPole[1] + bend[2] * learnedPole[2] >= 0;
+    if (bent > KNEE_BENT * thighLength && (agrees || !learned)) {
+      for (let k = 0; k < 3; k++) poles[o + k] = bend[k] / bent;
+      // Learn it in the thigh's frame: inverse(thigh rotation) applied to the pole.
+      thighRotation[0] = -thighRotation[0]; thighRotation[1] = -thighRotation[1]; thighRotation[2] = -thighRotation[2];
+      quatRotateVec3(kept, axis, thighRotation, 0, poles, o);
+      kept[leg + KNEE_LEARNED] = 1;
+      return;
+    }
+    if (!learned && bent > 1e-6 * thighLength && agrees) {
+      // Slightly bent, nothing learned: the FK side, which agrees with the direction of travel.
+      for (let k = 0; k < 3; k++) poles[o + k] = bend[k] / bent;
+      return;
+    }
+    // The learned (or stand-in) direction, made perpendicular to the hip-foot line.
+    const kd = learnedPole[0] * line[0] + learnedPole[1] * line[1] + learnedPole[2] * line[2];
+    for (let k = 0; k < 3; k++) poles[o + k] = learnedPole[k] - kd * line[k];
+    if (!normalize3At(poles, o)) { poles[o] = 0; poles[o + 1] = 0; poles[o + 2] = 0; }
+  }
+}
+
+/**
+ * Step 4: into `out` (a quaternion), the smallest rotation turning the leg's direction from the
+ * thigh to `foot` into its direction from the thigh to `target`, a half turn (never for a leg
+ * within one frame) being about `halfTurnAxis` (the floor normal). False (out unchanged) when
+ * either direction is degenerate (within 1e-9 of the thigh).
+ */
+export function thighCorrection(out: Floats, thigh: Floats, foot: Floats, target: Floats, halfTurnAxis: Floats): boolean {
+  for (let k = 0; k < 3; k++) {
+    legFrom[k] = foot[k] - thigh[k];
+    legTo[k] = target[k] - thigh[k];
+  }
+  if (!normalize3(legFrom) || !normalize3(legTo)) return false;
+  quatFromTo(out, 0, legFrom, 0, legTo, 0, halfTurnAxis, 0);
+  return true;
+}
+
+/** Step 5's clamp: moves `target` (in place) to `reach[leg]` from `thigh` when it is further away. */
+export function clampToReach(target: Floats, thigh: Floats, legReach: Floats, leg: number): void {
+  const reach = legReach[leg];
+  const dx = target[0] - thigh[0], dy = target[1] - thigh[1], dz = target[2] - thigh[2];
+  const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  if (len > reach && len > 1e-9) {
+    const k = reach / len;
+    target[0] = thigh[0] + dx * k; target[1] = thigh[1] + dy * k; target[2] = thigh[2] + dz * k;
+  }
+}
+
+/**
+ * Step 5's IK, in place on a leg chain ([thigh, calf, foot] positions, 9, and rotations, 12), the
+ * foot keeping its rotation and the knee bending toward `pole` (zero: the chain's own bend).
+ */
+export function solveStrideLegIK(positions: Float64Array, rotations: Float64Array, target: Floats, pole: Floats): void {
+  ikOptions[IK_HINT] = pole[0]; ikOptions[IK_HINT + 1] = pole[1]; ikOptions[IK_HINT + 2] = pole[2];
+  solveTwoBoneIK(positions, rotations, positions, rotations, target, 0, ikOptions);
+}
+
+const ikOptions = twoBoneIKOptions({ keepEndRotation: true });
+
+// Scratch, at module scope so that nothing allocates (jobs never run concurrently).
+const direction = new Float64Array(3); // the stride direction made tangent to the floor, unit
+const hip = new Float64Array(3), knee = new Float64Array(3), foot = new Float64Array(3); // a leg's chain
+const thighRotation = new Float64Array(4);
+const planeOrigin = new Float64Array(3);
+const sum = new Float64Array(3), previous = new Float64Array(3);
+const tmp = new Float64Array(3), tmp2 = new Float64Array(3), tmp3 = new Float64Array(3);
+const target = new Float64Array(3), pole = new Float64Array(3), offset = new Float64Array(3);
+const footRotation = new Float64Array(4), correction = new Float64Array(4);
+const legFrom = new Float64Array(3), legTo = new Float64Array(3);
+
+// Helpers pass no doubles as arguments or results (offsets into arrays instead): see CONTRIBUTING.md, "Numbers in the frame loop".
+
+/** Normalises a 3-vector in place; false (and unchanged) when its length is 1e-9 or less. */
+export function normalize3(a: Floats): boolean {
+  return normalize3At(a, 0);
+}
+
+function normalize3At(a: Floats, o: number): boolean {
+  const len = Math.sqrt(a[o] * a[o] + a[o + 1] * a[o + 1] + a[o + 2] * a[o + 2]);
+  if (!(len > 1e-9)) return false;
+  a[o] /= len; a[o + 1] /= len; a[o + 2] /= len;
+  return true;
+}
+
+function allFinite(a: Floats, count: number): boolean {
+  for (let i = 0; i < count; i++) if (!Number.isFinite(a[i])) return false;
+  return true;
+}
+
+function isUnit(a: Floats): boolean {
+  return Math.abs(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] - 1) <= UNIT_TOLERANCE;
+}

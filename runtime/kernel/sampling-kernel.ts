@@ -1,0 +1,435 @@
+import type { ClipBinding } from '../core/clip.ts';
+import type { BatchPoseArrays } from '../graph/instance-batch.ts';
+import type { Pose, PoseStorage } from '../core/pose.ts';
+import type { Skeleton } from '../core/skeleton.ts';
+import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-bytes.ts';
+
+/**
+ * Clip sampling, pose blending and the component pass in WebAssembly SIMD
+ * (runtime/kernel/wasm/sampling.wat), for poses that live in the kernel's memory: an InstanceBatch (or a
+ * Crowd, in a shared memory) puts its characters' poses, a few temporaries and their update-rate
+ * interpolation poses there, with a copy of its graph's clips. sampleClipAt / sampleClipBlendInto,
+ * poseBlendTwo and ComponentPose.recomposeAll then run the kernel for them instead of their
+ * JavaScript loops: the same IEEE operations in the same order, two lanes at a time, so the poses
+ * are bit-identical, in about half the time (docs/performance.md).
+ *
+ * The kernel samples a slerp clip on a key or between consecutive keys (every sample but the
+ * wrap of a looping clip from its last key to its first, which a clip's own timing makes all but
+ * unreachable); nlerp clips, poses outside the memory and clips the kernel has no copy of take the
+ * JavaScript path. Engines without WebAssembly SIMD (or without WebAssembly) take it always: see
+ * samplingKernelAvailable.
+ *
+ * The memory is sized once, when the kernel is made, and never grows: growing would detach every
+ * typed array viewing it.
+ */
+export class SamplingKernel {
+  /** The memory's bytes (what the poses' arrays view). */
+  readonly buffer: ArrayBufferLike;
+  /** The WebAssembly.Memory (for createShared's, what a worker thread attaches to). */
+  readonly memory: object;
+  /** Bytes of memory in all: the clips' copies, the reference pose and the poses reserved. */
+  readonly byteLength: number;
+  /** The skeleton it was made for: its reference pose and parents are in the memory. */
+  readonly skeleton: Skeleton;
+  private readonly sampleFn: SampleFunction;
+  /**
+   * `sample` built with its blend argument as 1, and each for alpha not 0 (scripts/build-wasm.mjs):
+   * loops that test no flag.
+   */
+  private readonly sampleBlendFn: SampleFunction;
+  private readonly sampleBetweenFn: SampleFunction;
+  private readonly sampleBlendBetweenFn: SampleFunction;
+  private readonly composeFn: ComposeFunction;
+  private readonly blendFn: BlendFunction;
+  private readonly inertializeFn: InertializeFunction;
+  private readonly scaleFn: WeightedFunction;
+  private readonly accumulateFn: WeightedFunction;
+  private readonly normalizeFn: NormalizeFunction;
+  private readonly layerFn: WeightedFunction;
+  private readonly scaleBonesFn: ScaleBonesFunction;
+  private readonly accumulateBonesFn: WeightedFunction;
+  private readonly lerpBonesFn: WeightedFunction;
+  /** This thread's per-bone weights in the memory, one per bone: what `layer`, `scaleBones`, `accumulateBones` and `lerpBones` read, written first. */
+  readonly boneWeights: Float64Array;
+  /**
+   * sample's numbers, in the kernel's memory: [alpha, wa, w] (the sample's place between its keys,
+   * then the blend weights of the pose and of the sample; 1 and 0 when not blending). The caller
+   * writes them before calling sample, which takes no number that is not an integer: a double
+   * passed to a call V8 does not inline is boxed (see CONTRIBUTING.md, "Numbers in the frame loop").
+   */
+  readonly numbers: Float64Array;
+  /** The bindings the kernel has copies of, by ClipBinding.index. */
+  private readonly bindings: (ClipBinding | null)[];
+  /** Address of each binding's descriptor (seven i32 addresses: see sampling.wat), by ClipBinding.index. */
+  private readonly descriptors: Int32Array;
+  /** The pose arrays asked for (create's `poseArrays`), zeroed, in the memory. */
+  readonly poseArrays: readonly Float64Array[];
+  /** The whole memory as doubles: copyPose moves a pose's rows within it, reading no pose's arrays. */
+  private readonly doubles: Float64Array;
+
+  private constructor(module: WasmModule, memory: WasmMemory, layout: KernelLayout, skeleton: Skeleton, bindings: readonly ClipBinding[], fill: boolean, scratchSlot: number) {
+    const buffer = memory.buffer;
+    const f64 = (at: number, values: ArrayLike<number>): void => new Float64Array(buffer, at, values.length).set(values);
+    const i32 = (at: number, values: ArrayLike<number>): void => new Int32Array(buffer, at, values.length).set(values);
+    if (fill) {
+      const ref = skeleton.referencePose;
+      f64(layout.refT, ref.translations); f64(layout.refR, ref.rotations); f64(layout.refS, ref.scales);
+      i32(layout.parents, skeleton.parents);
+      for (const { binding, spans, descriptor, addresses } of layout.slots) {
+        const [tt, rt, st, ct, cr, cs, sp] = addresses;
+        i32(descriptor, addresses);
+        i32(tt, binding.translationTrack); i32(rt, binding.rotationTrack); i32(st, binding.scaleTrack);
+        f64(ct, binding.clip.translations); f64(cr, binding.clip.rotations); f64(cs, binding.clip.scales); f64(sp, spans);
+      }
+    }
+    const size = bindings.reduce((max, b) => Math.max(max, b.index + 1), 0);
+    this.bindings = new Array<ClipBinding | null>(size).fill(null);
+    this.descriptors = new Int32Array(size);
+    for (const { binding, descriptor } of layout.slots) {
+      this.bindings[binding.index] = binding;
+      this.descriptors[binding.index] = descriptor;
+    }
+    const scratch = scratchSlot * SCRATCH_BYTES;
+    const instance = new (webAssembly()!).Instance(module, { m: { sin: Math.sin, cos: Math.cos, memory } });
+    const boneWeights = layout.boneWeights + scratchSlot * skeleton.boneCount * 8;
+    (instance.exports.setup as (t: number, r: number, s: number, scratch: number, parents: number, weights: number) => void)(
+      layout.refT, layout.refR, layout.refS, scratch, layout.parents, boneWeights,
+    );
+    this.boneWeights = new Float64Array(buffer, boneWeights, skeleton.boneCount);
+    this.sampleFn = instance.exports.sample as SampleFunction;
+    this.sampleBlendFn = instance.exports.sampleBlend as SampleFunction;
+    this.sampleBetweenFn = instance.exports.sampleBetween as SampleFunction;
+    this.sampleBlendBetweenFn = instance.exports.sampleBlendBetween as SampleFunction;
+    this.composeFn = instance.exports.compose as ComposeFunction;
+    this.blendFn = instance.exports.blend as BlendFunction;
+    this.inertializeFn = instance.exports.inertialize as InertializeFunction;
+    this.scaleFn = instance.exports.scale as WeightedFunction;
+    this.accumulateFn = instance.exports.accumulate as WeightedFunction;
+    this.normalizeFn = instance.exports.normalize as NormalizeFunction;
+    this.layerFn = instance.exports.layer as WeightedFunction;
+    this.scaleBonesFn = instance.exports.scaleBones as ScaleBonesFunction;
+    this.accumulateBonesFn = instance.exports.accumulateBones as WeightedFunction;
+    this.lerpBonesFn = instance.exports.lerpBones as WeightedFunction;
+    this.numbers = new Float64Array(buffer, scratch + 32, 3);
+    this.skeleton = skeleton;
+    this.memory = memory;
+    this.buffer = buffer;
+    this.byteLength = layout.pages * 65536;
+    this.poseArrays = layout.poses.map((at, i) => new Float64Array(buffer, at, layout.poseLengths[i]));
+    this.doubles = new Float64Array(buffer, 0, buffer.byteLength >> 3);
+    kernels.set(buffer, this);
+  }
+
+  /**
+   * A kernel with copies of `bindings` (those with an index: ClipBinding.index, in order, as long
+   * as their copies stay within MAX_CLIP_BYTES: a larger clip set, a pose-search database say, is
+   * not doubled per batch; the clips left out sample in JavaScript) and one Float64Array of each
+   * length in `poseArrays` in its memory (poseArrays), or null where WebAssembly SIMD is not
+   * available, the memory would exceed `maxBytes` (default 1 GiB) or the engine cannot reserve it.
+   */
+  static create(
+    skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes = 1 << 30, maxClipBytes = MAX_CLIP_BYTES,
+  ): SamplingKernel | null {
+    return SamplingKernel.make(false, 1, skeleton, bindings, poseArrays, maxBytes, maxClipBytes);
+  }
+
+  /**
+   * create, in a shared memory that `threads` threads' kernels use together (a Crowd's: this one
+   * is thread 0's; each worker thread attaches its own with attachShared): each has its own scratch,
+   * the clips' copies and the poses are shared. Null where shared WebAssembly memory or SIMD is not
+   * available (a page that is not cross-origin isolated), or past `maxBytes`.
+   */
+  static createShared(skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, maxBytes = 1 << 30): SamplingKernel | null {
+    if (typeof SharedArrayBuffer === 'undefined') return null;
+    return SamplingKernel.make(true, threads, skeleton, bindings, poseArrays, maxBytes, MAX_CLIP_BYTES);
+  }
+
+  private static make(
+    shared: boolean, threads: number, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes: number, maxClipBytes: number,
+  ): SamplingKernel | null {
+    const module = samplingModule(shared);
+    if (module === null) return null;
+    const own = withinBudget(bindings, maxClipBytes);
+    const layout = layOut(skeleton, own, poseArrays, threads);
+    if (layout.pages * 65536 > maxBytes) return null;
+    let memory: WasmMemory;
+    try {
+      memory = new (webAssembly()!).Memory({ initial: layout.pages, maximum: layout.pages, shared });
+    } catch {
+      return null; // the engine could not reserve the memory, or refuses shared memory here
+    }
+    return new SamplingKernel(module, memory, layout, skeleton, own, true, 0);
+  }
+
+  /**
+   * Thread `thread`'s kernel on a memory made by createShared on another thread (its `memory`,
+   * passed in a message), for its own copy of the same graph: the same skeleton, bindings and
+   * pose arrays, or null (sample in JavaScript) when they do not match what the memory holds.
+   */
+  static attachShared(memory: object, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, thread: number): SamplingKernel | null {
+    const module = samplingModule(true);
+    if (module === null) return null;
+    const shared = memory as WasmMemory;
+    const own = withinBudget(bindings, MAX_CLIP_BYTES);
+    const layout = layOut(skeleton, own, poseArrays, threads);
+    if (!(thread > 0 && thread < threads) || shared.buffer.byteLength !== layout.pages * 65536 || !holds(shared.buffer, layout, skeleton)) return null;
+    return new SamplingKernel(module, shared, layout, skeleton, own, false, thread);
+  }
+
+  /**
+   * Runs the kernel for pose arrays in this memory, with `numbers` written first (see sampleInto
+   * in runtime/core/clip.ts for the arguments); false, having done nothing, when it has no copy of
+   * `binding`'s clip.
+   */
+  sample(out: Pose, binding: ClipBinding, base0: number, base1: number, blend: boolean, renormalize: boolean): boolean {
+    const index = binding.index;
+    if (index < 0 || index >= this.bindings.length || this.bindings[index] !== binding) return false;
+    // One call site per function, each always calling the same one (which V8 can inline the call
+    // into). Between keys (alpha, numbers[0], not 0: nearly every sample) the loop skips its test.
+    const descriptor = this.descriptors[index], renorm = renormalize ? 1 : 0, between = this.numbers[0] !== 0;
+    const t = out.translationsAddress, r = out.rotationsAddress, s = out.scalesAddress, n = out.boneCount;
+    if (blend) {
+      if (between) this.sampleBlendBetweenFn(t, r, s, n, descriptor, base0, base1, 1, renorm);
+      else this.sampleBlendFn(t, r, s, n, descriptor, base0, base1, 1, renorm);
+    } else if (between) this.sampleBetweenFn(t, r, s, n, descriptor, base0, base1, 0, renorm);
+    else this.sampleFn(t, r, s, n, descriptor, base0, base1, 0, renorm);
+    return true;
+  }
+
+  /**
+   * The component-space pose of the local pose `local` into `component` (both in this memory, of
+   * this kernel's skeleton): ComponentPose.ensureAllComponent with every bone stale, bit-identical.
+   */
+  compose(local: PoseStorage, component: PoseStorage): void {
+    this.composeFn(
+      local.translations.byteOffset, local.rotations.byteOffset, local.scales.byteOffset,
+      component.translations.byteOffset, component.rotations.byteOffset, component.scales.byteOffset, this.skeleton.boneCount, 1,
+    );
+  }
+
+  /**
+   * poseBlendTwo for poses in this memory, with numbers[1] and numbers[2] (the weights of `a` and
+   * `b`) written first: the same numbers.
+   */
+  blend(out: Pose, a: Pose, b: Pose): void {
+    this.blendFn(
+      out.translationsAddress, out.rotationsAddress, out.scalesAddress, a.translationsAddress, a.rotationsAddress, a.scalesAddress,
+      b.translationsAddress, b.rotationsAddress, b.scalesAddress, out.boneCount,
+    );
+  }
+
+  /**
+   * poseScaleInto, poseAccumulate and poseNormalizeRotations (a crossfade of N poses: BlendList,
+   * StateMachine transitions, blend spaces) for poses in this memory, with numbers[1] (the weight)
+   * written first: the same numbers.
+   */
+  scale(out: Pose, source: Pose): void {
+    this.scaleFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, source.translationsAddress, source.rotationsAddress, source.scalesAddress, out.boneCount);
+  }
+
+  accumulate(out: Pose, source: Pose): void {
+    this.accumulateFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, source.translationsAddress, source.rotationsAddress, source.scalesAddress, out.boneCount);
+  }
+
+  normalize(pose: Pose): void {
+    this.normalizeFn(pose.rotationsAddress, pose.boneCount);
+  }
+
+  /**
+   * LayeredBlendPerBone's local blend of `layer` over `out` (poses of this kernel's skeleton in this
+   * memory), each bone by its weight in boneWeights, written first (0: left as it is): the same numbers.
+   */
+  layer(out: Pose, layer: Pose): void {
+    this.layerFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, layer.translationsAddress, layer.rotationsAddress, layer.scalesAddress, out.boneCount);
+  }
+
+  /**
+   * evaluatePerBoneInputs (runtime/jobs/crossfade.ts: a crossfade following a blend profile) for poses of
+   * this kernel's skeleton in this memory, each bone by its weight in boneWeights, written first:
+   * scaleBones for the first input, accumulateBones for each further one; the same numbers.
+   */
+  scaleBones(out: Pose): void {
+    this.scaleBonesFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, out.boneCount);
+  }
+
+  accumulateBones(out: Pose, source: Pose): void {
+    this.accumulateBonesFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, source.translationsAddress, source.rotationsAddress, source.scalesAddress, out.boneCount);
+  }
+
+  /**
+   * Slot's filtered blend of `pose` into `out` (poses of this kernel's skeleton in this memory), each
+   * bone by its weight in boneWeights, written first (a negative weight: left as it is): the same numbers.
+   */
+  lerpBones(out: Pose, pose: Pose): void {
+    this.lerpBonesFn(out.translationsAddress, out.rotationsAddress, out.scalesAddress, pose.translationsAddress, pose.rotationsAddress, pose.scalesAddress, out.boneCount);
+  }
+
+  /**
+   * PoseInertializer.apply for a pose in this memory, with the inertializer's numbers at byte
+   * address `block` of this memory (its powers of the elapsed time written first): the same numbers.
+   */
+  inertialize(pose: Pose, block: number): void {
+    this.inertializeFn(pose.translationsAddress, pose.rotationsAddress, pose.scalesAddress, pose.boneCount, block);
+  }
+
+  /**
+   * out = source, both poses in this memory and of the same bones (the caller checks): poseCopy by
+   * the poses' addresses, so that a crowd's history copy reads no typed-array object per pose.
+   */
+  copyPose(out: Pose, source: Pose): void {
+    const d = this.doubles, n = source.boneCount;
+    const t = source.translationsAddress >> 3, r = source.rotationsAddress >> 3, s = source.scalesAddress >> 3;
+    d.copyWithin(out.translationsAddress >> 3, t, t + n * 3);
+    d.copyWithin(out.rotationsAddress >> 3, r, r + n * 4);
+    d.copyWithin(out.scalesAddress >> 3, s, s + n * 3);
+  }
+
+  /**
+   * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
+   * in this memory), two to a vector and eight at a time so that their chains of parent-to-child
+   * latencies overlap: the same numbers as composing each alone.
+   */
+  composeCharacters(arrays: BatchPoseArrays, first: number, count: number): void {
+    const n = this.skeleton.boneCount, o3 = first * n * 24, o4 = first * n * 32;
+    this.composeFn(
+      arrays.translations.byteOffset + o3, arrays.rotations.byteOffset + o4, arrays.scales.byteOffset + o3,
+      arrays.componentTranslations.byteOffset + o3, arrays.componentRotations.byteOffset + o4, arrays.componentScales.byteOffset + o3, n, count,
+    );
+  }
+}
+
+/**
+ * The kernel whose memory `translations`, `rotations` and `scales` all view, or null: how a Pose
+ * built on a kernel's arrays (an InstanceBatch's) finds it.
+ */
+export function kernelOf(translations: Float64Array, rotations: Float64Array, scales: Float64Array): SamplingKernel | null {
+  const buffer = translations.buffer;
+  if (rotations.buffer !== buffer || scales.buffer !== buffer) return null;
+  return kernels.get(buffer) ?? null;
+}
+
+/** Whether this engine runs the sampling kernel (WebAssembly with SIMD); otherwise sampling stays in JavaScript. */
+export function samplingKernelAvailable(): boolean {
+  return samplingModule(false) !== null;
+}
+
+/** A module's bytes from its hex in runtime/kernel/wasm/sampling-bytes.ts (no atob or Buffer: browser- and Node-safe). */
+function hexBytes(hex: string): Uint8Array {
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+type BlendFunction = (ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number) => void;
+type NormalizeFunction = (or: number, n: number) => void;
+type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => void;
+type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
+type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
+type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
+type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;
+
+/** The part of the WebAssembly JS API used here, declared locally so that no DOM or Node types are needed. */
+interface WasmModule { readonly __module?: never }
+interface WasmMemory { readonly buffer: ArrayBufferLike }
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => WasmModule;
+  Instance: new (module: WasmModule, imports: object) => { readonly exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number; maximum: number; shared?: boolean }) => WasmMemory;
+}
+
+function webAssembly(): WasmApi | undefined {
+  return (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+}
+
+const kernels = new WeakMap<ArrayBufferLike, SamplingKernel>();
+/** The compiled modules (ordinary and shared memory); undefined until first asked for, null where they cannot run. */
+const compiled: [WasmModule | null | undefined, WasmModule | null | undefined] = [undefined, undefined];
+
+function samplingModule(shared: boolean): WasmModule | null {
+  const which = shared ? 1 : 0;
+  const known = compiled[which];
+  if (known !== undefined) return known;
+  compiled[which] = null;
+  const wasm = webAssembly();
+  if (wasm === undefined) return null;
+  try {
+    const bytes = hexBytes(shared ? SAMPLING_SHARED_WASM_HEX : SAMPLING_WASM_HEX);
+    // validate() is false where SIMD (or, shared, threads) is not supported: the module is then unusable.
+    if (wasm.validate(bytes)) compiled[which] = new wasm.Module(bytes);
+  } catch {
+    compiled[which] = null;
+  }
+  return compiled[which];
+}
+
+/** The most bytes of clip copies a kernel's memory holds (256 MiB). */
+const MAX_CLIP_BYTES = 1 << 28;
+
+/** The bindings with an index, in order, whose copies (keys, track maps, spans) fit in `budget` bytes together. */
+function withinBudget(bindings: readonly ClipBinding[], budget: number): ClipBinding[] {
+  const chosen: ClipBinding[] = [];
+  let bytes = 0;
+  for (const b of bindings) {
+    if (b.index < 0) continue;
+    const clip = b.clip;
+    const size = (clip.translations.length + clip.rotations.length * 1.5 + clip.scales.length) * 8 + b.translationTrack.length * 12;
+    if (bytes + size > budget) continue;
+    bytes += size;
+    chosen.push(b);
+  }
+  return chosen;
+}
+
+/** Bytes per thread of scratch at the memory's start: a quaternion, then sample's numbers. */
+const SCRATCH_BYTES = 64;
+
+/** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */
+interface KernelLayout {
+  refT: number; refR: number; refS: number; parents: number;
+  /** Each thread's per-bone weights (n f64 a thread, thread order). */
+  boneWeights: number;
+  slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[] }[];
+  poses: number[];
+  poseLengths: readonly number[];
+  pages: number;
+}
+
+function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLengths: readonly number[], threads: number): KernelLayout {
+  const n = skeleton.boneCount;
+  // Scratch first (so no address is 0), 16-byte aligned blocks after it.
+  let top = Math.max(1, threads) * SCRATCH_BYTES;
+  const take = (bytes: number): number => {
+    const at = top;
+    top += Math.ceil(bytes / 16) * 16;
+    return at;
+  };
+  const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4), boneWeights = take(Math.max(1, threads) * n * 8);
+  const slots = bindings.map((binding) => {
+    const clip = binding.clip;
+    const spans = clip.rotationSpans();
+    return {
+      binding, spans, descriptor: take(28),
+      addresses: [take(n * 4), take(n * 4), take(n * 4), take(clip.translations.length * 8), take(clip.rotations.length * 8), take(clip.scales.length * 8), take(spans.length * 8)],
+    };
+  });
+  const poses = poseLengths.map((length) => take(length * 8));
+  return { refT, refR, refS, parents, boneWeights, slots, poses, poseLengths, pages: Math.ceil(top / 65536) };
+}
+
+/** Whether `buffer` holds what `layout` puts there for this skeleton and these bindings (another thread's copy of the graph). */
+function holds(buffer: ArrayBufferLike, layout: KernelLayout, skeleton: Skeleton): boolean {
+  const same = (at: number, values: ArrayLike<number>, f64: boolean): boolean => {
+    const stored = f64 ? new Float64Array(buffer, at, values.length) : new Int32Array(buffer, at, values.length);
+    for (let i = 0; i < values.length; i++) if (!Object.is(stored[i], values[i])) return false;
+    return true;
+  };
+  const ref = skeleton.referencePose;
+  if (!same(layout.refT, ref.translations, true) || !same(layout.refR, ref.rotations, true) || !same(layout.refS, ref.scales, true) || !same(layout.parents, skeleton.parents, false)) return false;
+  return layout.slots.every(({ binding, spans, descriptor, addresses }) => {
+    const [tt, rt, st, ct, cr, cs, sp] = addresses;
+    return same(descriptor, addresses, false) && same(tt, binding.translationTrack, false) && same(rt, binding.rotationTrack, false)
+      && same(st, binding.scaleTrack, false) && same(ct, binding.clip.translations, true) && same(cr, binding.clip.rotations, true)
+      && same(cs, binding.clip.scales, true) && same(sp, spans, true);
+  });
+}

@@ -1,0 +1,441 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadGraphFile } from '../../host/files.ts';
+import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, type CrowdGraphSource } from '../../host/crowd.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import { measureAllocation } from '../../host/allocation.ts';
+import { runProbe } from '../support/allocation.ts';
+import { expectRowsLikeAlone } from '../support/batch-rows.ts';
+import { notifyWalkGraph, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
+import type { CrowdEventName } from '../../host/crowd-events.ts';
+import { CMU, describeWithData } from '../support/shared-data.ts';
+
+const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
+const SUPPORT = new URL('../support/crowd-graphs.ts', import.meta.url).href;
+const DT = [1 / 60, 1 / 30, 0, 1 / 60, 0.05];
+
+const crowds: Crowd[] = [];
+afterAll(async () => {
+  await Promise.all(crowds.map((c) => c.close()));
+});
+async function crowdOf(source: CrowdGraphSource, count: number, workers: number, componentSpace = true): Promise<Crowd> {
+  const crowd = await Crowd.create({ source, count, workers, componentSpace });
+  crowds.push(crowd);
+  return crowd;
+}
+
+describe('Crowd', () => {
+  for (const workers of [0, 1, 2]) {
+    it(`with ${workers} worker thread(s) gives each character the poses it has alone, parameters and resets included`, async () => {
+      const count = 7;
+      const crowd = await crowdOf({ file: LOCOMOTION }, count, workers);
+      expect(crowd.workerCount).toBe(workers);
+      // Every thread samples in the WebAssembly kernel on the crowd's shared memory.
+      expect(crowd.wasm).toBe(true);
+      const graph = loadGraphFile(LOCOMOTION);
+      const alone = Array.from({ length: count }, () => graph.createInstance());
+      const set = (i: number, name: string, value: number | boolean) => {
+        crowd.setParameter(i, name, value);
+        alone[i].setParameter(name, value);
+      };
+      for (let i = 0; i < count; i++) {
+        set(i, 'gait', i % 3);
+        set(i, 'speed', 0.5 + i * 0.25);
+        set(i, 'lookAtHand', i % 2 === 0);
+      }
+      DT.forEach((dt, f) => {
+        if (f === 2) {
+          set(3, 'gait', 2);
+          set(6, 'speed', 2);
+        }
+        if (f === 3) {
+          crowd.reset(5);
+          alone[5].reset();
+        }
+        crowd.update(dt);
+        for (const instance of alone) instance.update(dt);
+      });
+      expectRowsLikeAlone(crowd, alone);
+      // The characters differ from one another (the comparison above is not of seven copies).
+      const n = crowd.boneCount;
+      expect(crowd.rotations.subarray(0, n * 4)).not.toEqual(crowd.rotations.subarray(n * 4, 2 * n * 4));
+      expect(crowd.getParameter(3, 'gait')).toBe(2);
+      expect(crowd.getParameter(2, 'lookAtHand')).toBe(true);
+    });
+  }
+
+  it('samples in JavaScript on a worker whose graph differs from the calling thread\'s, each character as its own thread\'s graph has it', async () => {
+    const crowd = await crowdOf({ module: SUPPORT, export: 'threadDependentWalkGraph' }, 4, 1);
+    expect(crowd.wasm).toBe(false); // the worker's clip is not the one in the shared memory
+    const main = threadDependentWalkGraph(false), worker = threadDependentWalkGraph(true);
+    const alone = [main, main, worker, worker].map((g) => g.createInstance());
+    for (const dt of DT) {
+      crowd.update(dt);
+      for (const instance of alone) instance.update(dt);
+    }
+    expectRowsLikeAlone(crowd, alone);
+    // The nudged key shows: the worker's characters are not the calling thread's.
+    const row = (c: number) => Array.from(crowd.translations.subarray(c * crowd.boneCount * 3, (c + 1) * crowd.boneCount * 3));
+    expect(row(2)).not.toEqual(row(0));
+    expect(row(1)).toEqual(row(0));
+  });
+
+  it('checks parameters and characters as an instance does, before anything changes', async () => {
+    const crowd = await crowdOf({ file: LOCOMOTION }, 3, 1, false);
+    expect(() => crowd.setParameter(0, 'nope', 1)).toThrow(/unknown parameter 'nope'/);
+    expect(() => crowd.setParameter(0, 'gait', 1.5)).toThrow(TypeError);
+    expect(() => crowd.setParameter(0, 'lookAtHand', 1)).toThrow(TypeError);
+    expect(() => crowd.setParameter(3, 'gait', 1)).toThrow(/no character 3: the crowd has characters 0 to 2/);
+    expect(() => crowd.reset(-1)).toThrow(RangeError);
+    expect(() => crowd.getParameter(0, 'nope')).toThrow(/unknown parameter/);
+    expect(crowd.getParameter(1, 'gait')).toBe(1); // the default, untouched by the failed sets
+    expect(crowd.componentTranslations.length).toBe(0);
+    crowd.update(1 / 60);
+    expect(crowd.instanceOf(0)?.gatherDebug().type).toBeTypeOf('string');
+    expect(crowd.instanceOf(2)).toBeUndefined(); // evaluated by the worker
+  });
+
+  it('plays and stops slots per character, on every thread, in the order called, as instances alone do', async () => {
+    const count = 4;
+    const crowd = await crowdOf({ module: SUPPORT, export: 'slotWalkGraph' }, count, 1);
+    expect(crowd.slotNames).toEqual(['fullBody', 'upperBody']);
+    const graph = slotWalkGraph();
+    const alone = Array.from({ length: count }, () => graph.createInstance());
+    // Character 0 is the calling thread's, 3 the worker's; each call is made on both.
+    const calls: [number, number, (g: AnimGraphInstance) => void, (c: Crowd) => void][] = [
+      [0, 0, (g) => g.playSlot('upperBody', 'run', { blendIn: 0.1, blendOut: 0.2, playRate: 1.5 }), (c) => c.playSlot(0, 'upperBody', 'run', { blendIn: 0.1, blendOut: 0.2, playRate: 1.5 })],
+      [3, 0, (g) => g.playSlot('fullBody', 'idle'), (c) => c.playSlot(3, 'fullBody', 'idle')],
+      // Two calls between two updates, played in that order: the run, then the idle over it.
+      [2, 1, (g) => g.playSlot('fullBody', 'run', { blendIn: 0 }), (c) => c.playSlot(2, 'fullBody', 'run', { blendIn: 0 })],
+      [2, 1, (g) => g.playSlot('fullBody', 'idle', { blendIn: 0.3 }), (c) => c.playSlot(2, 'fullBody', 'idle', { blendIn: 0.3 })],
+      [3, 3, (g) => g.stopSlot('fullBody', 0.05), (c) => c.stopSlot(3, 'fullBody', 0.05)],
+      [0, 3, (g) => g.stopSlot('upperBody'), (c) => c.stopSlot(0, 'upperBody')],
+    ];
+    const playing: boolean[][] = [];
+    DT.forEach((dt, f) => {
+      for (const [i, frame, onInstance, onCrowd] of calls) {
+        if (frame !== f) continue;
+        onInstance(alone[i]);
+        onCrowd(crowd);
+      }
+      crowd.update(dt);
+      for (const instance of alone) instance.update(dt);
+      playing.push(alone.map((g) => g.isSlotPlaying('fullBody') || g.isSlotPlaying('upperBody')));
+      // The crowd tells each character's slots after the update, on whichever thread it ran.
+      for (const slot of ['fullBody', 'upperBody']) {
+        expect(alone.map((_, i) => crowd.isSlotPlaying(i, slot)), `${slot}, frame ${f}`).toEqual(alone.map((g) => g.isSlotPlaying(slot)));
+      }
+    });
+    expectRowsLikeAlone(crowd, alone);
+    // What the calls did (so the comparison above is not of walks alone): clips played, one stopped.
+    expect(playing[0]).toEqual([true, false, false, true]);
+    expect(playing[1]).toEqual([true, false, true, true]);
+    expect(playing[4]).toEqual([true, false, true, false]);
+  });
+
+  it('checks slot calls as an instance does, and keeps 8 per character between updates, before anything changes', async () => {
+    const crowd = await crowdOf({ module: SUPPORT, export: 'slotWalkGraph' }, 2, 1, false);
+    expect(() => crowd.playSlot(0, 'nope', 'run')).toThrow(/has no Slot node named 'nope' \(slots: fullBody, upperBody\)/);
+    expect(() => crowd.playSlot(0, 'fullBody', 'nope')).toThrow(/playSlot\('fullBody'\): no clip 'nope'/);
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendIn: -1 })).toThrow(/blendIn and blendOut are seconds/);
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { playRate: 0 })).toThrow(/playRate must be above 0/);
+    // null threw "Cannot read properties of null"; a string ('0.2' >= 0) and a misspelt key were taken silently.
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', null as never)).toThrow(new TypeError("playSlot('fullBody'): options are an object ({ blendIn, blendOut, playRate }); got null"));
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendIn: '0.2' as never })).toThrow(new TypeError(`playSlot('fullBody'): blendIn, blendOut and playRate are numbers (got "0.2", undefined, undefined)`));
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendIn: null as never })).toThrow(/are numbers \(got null, undefined, undefined\)/);
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', { blendin: 0.5 } as never)).toThrow(new TypeError("playSlot('fullBody'): unknown option 'blendin' (options: blendIn, blendOut, playRate)"));
+    expect(() => crowd.playSlot(0, 'fullBody', 'run', 5 as never)).toThrow(/options are an object .* got number/);
+    expect(() => crowd.stopSlot(1, 'fullBody', Infinity)).toThrow(/stopSlot\('fullBody'\): blendOut is seconds/);
+    expect(() => crowd.playSlot(2, 'fullBody', 'run')).toThrow(/no character 2/);
+    expect(() => crowd.isSlotPlaying(0, 'nope')).toThrow(/has no Slot node named 'nope'/);
+    expect(() => crowd.isSlotPlaying(-1, 'fullBody')).toThrow(/no character -1/);
+    // None of those waits: the update plays nothing.
+    crowd.update(1 / 60);
+    expect(crowd.instanceOf(0)!.isSlotPlaying('fullBody')).toBe(false);
+    for (let k = 0; k < CROWD_SLOT_CALLS; k++) crowd.playSlot(1, 'upperBody', k % 2 === 0 ? 'run' : 'idle');
+    expect(() => crowd.stopSlot(1, 'upperBody')).toThrow(/character 1 has 8 slot calls waiting for its next update/);
+    crowd.playSlot(0, 'fullBody', 'run'); // another character's calls are its own
+    expect(crowd.isSlotPlaying(0, 'fullBody')).toBe(false); // as of the last update: the call waits for the next
+    crowd.update(1 / 60);
+    expect(crowd.instanceOf(0)!.isSlotPlaying('fullBody')).toBe(true);
+    expect([crowd.isSlotPlaying(0, 'fullBody'), crowd.isSlotPlaying(1, 'upperBody'), crowd.isSlotPlaying(1, 'fullBody')]).toEqual([true, true, false]);
+    // The instance's by index, in slotNames' order; none past the end.
+    const own = crowd.instanceOf(0)!;
+    expect([own.isSlotPlayingAt(0), own.isSlotPlayingAt(1), own.isSlotPlayingAt(2), own.isSlotPlayingAt(-1)]).toEqual([true, false, false, false]);
+    crowd.stopSlot(1, 'upperBody'); // room again after the update
+  });
+
+  it('rejects a bad count, a bad worker count and sources that give no graph, naming why', async () => {
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 0 })).rejects.toThrow(/at least 1; got 0/);
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 4, workers: -1 })).rejects.toThrow(/workers must be/);
+    // Checked before the cap at count - 1, which let these through; a string count read 'got 3'.
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: 2, workers: 1.5 })).rejects.toThrow('workers must be a whole number, at least 0; got 1.5');
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: '3' as never })).rejects.toThrow('a crowd needs a whole number of characters, at least 1; got "3"');
+    // Args a worker cannot receive failed as a bare DataCloneError.
+    await expect(Crowd.create({ source: { module: SUPPORT, export: 'slotWalkGraph', args: [() => 1] }, count: 2, workers: 1 }))
+      .rejects.toThrow(/^crowd source.args must be data a worker thread can receive .*could not be cloned/);
+    // A count no array can hold fails at once (a smaller huge one may first reserve what it can, and
+    // a reservation of tens of GiB, though freed later, can make the next process spawn fail).
+    await expect(Crowd.create({ source: { file: LOCOMOTION }, count: Number.MAX_SAFE_INTEGER, workers: 0 }))
+      .rejects.toThrow(/^a crowd of 9007199254740991 characters of 22 bones needs 14763950\d+\.\d GiB for its poses, which this engine could not allocate/);
+    await expect(Crowd.create({ source: { file: '/nonexistent/graph.json' }, count: 2 })).rejects.toThrow(/cannot read graph file/);
+    await expect(Crowd.create({ source: { module: SUPPORT, export: 'missing' }, count: 2 })).rejects.toThrow(/no function export 'missing'/);
+    await expect(Crowd.create({ source: { module: SUPPORT, export: 'notAGraph' }, count: 2 })).rejects.toThrow(/did not return an AnimGraph/);
+  });
+
+  it('holds every character at the reference pose before its first update, a worker\'s too, local and component', async () => {
+    const crowd = await Crowd.create({ source: { file: LOCOMOTION }, count: 2, workers: 1, componentSpace: true });
+    try {
+      const alone = (await buildCrowdGraph({ file: LOCOMOTION })).createInstance();
+      const n = crowd.boneCount, local = Float64Array.from(alone.evaluate().translations), component = Float64Array.from(alone.componentPose().translations);
+      for (const i of [0, 1]) {
+        expect(crowd.translations.subarray(i * n * 3, (i + 1) * n * 3)).toEqual(local);
+        expect(crowd.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3)).toEqual(component);
+      }
+    } finally {
+      await crowd.close();
+    }
+  });
+
+  it('caps workers at one per character beyond the first, and closes (after which update throws)', async () => {
+    const crowd = await Crowd.create({ source: { file: LOCOMOTION }, count: 2, workers: 5 });
+    expect(crowd.workerCount).toBe(1);
+    crowd.update(1 / 60);
+    await crowd.close();
+    await crowd.close(); // twice is fine
+    expect(() => crowd.update(1 / 60)).toThrow(/closed/);
+    // Calls that change a character did nothing, silently; reads keep the last frame's values.
+    expect(() => crowd.setParameter(0, 'gait', 0)).toThrow('the crowd is closed');
+    expect(() => crowd.reset(0)).toThrow('the crowd is closed');
+    expect(() => crowd.setUpdateRate(0, 2)).toThrow('the crowd is closed');
+    expect(crowd.getUpdateRate(1)).toBe(1);
+  });
+
+  it('measures what each thread allocates per frame (measureAllocation): nothing once warm, events\' numbers boxed when forwarded (plain Node process)', () => {
+    const quiet = runProbe<{ perFrame: number[] }>('crowd-allocation-probe.ts', [], ['quiet']);
+    expect(quiet.perFrame).toHaveLength(2); // the calling thread and the worker
+    // What a window itself costs (its heap statistics, about 2.5 KB over 4000 frames): 0.63 measured.
+    for (const bytes of quiet.perFrame) expect(bytes).toBeLessThan(1);
+    const loud = runProbe<{ perFrame: number[]; eventsPerFrame: number }>('crowd-allocation-probe.ts');
+    expect(loud.eventsPerFrame).toBeGreaterThan(0.5);
+    // A number an event carries that is not a whole number (a loop's time, a notify's weight) is
+    // boxed, 16 bytes, where it is emitted: on the worker for its share of the characters, on the
+    // calling thread for all of them (24 and 17 bytes an event measured). That the worker's figure
+    // rises with its events shows its window sees what the worker allocates.
+    expect(loud.perFrame[0]).toBeLessThan(32 * loud.eventsPerFrame);
+    expect(loud.perFrame[1]).toBeLessThan(32 * loud.eventsPerFrame);
+    expect(loud.perFrame[1]).toBeGreaterThan(4 * loud.eventsPerFrame);
+  });
+
+  it('checks measureAllocation\'s arguments, returns a figure per thread, and ends the workers\' windows when a frame throws', async () => {
+    const crowd = await crowdOf({ file: LOCOMOTION }, 4, 1);
+    expect(() => crowd.measureAllocation(0, () => crowd.update(1 / 60))).toThrow(/frames must be a whole number of 1 or more; got 0/);
+    expect(() => crowd.measureAllocation(1.5, () => crowd.update(1 / 60))).toThrow(/got 1.5/);
+    let frames = 0;
+    const frame = () => {
+      frames++;
+      crowd.update(1 / 60);
+    };
+    const bytes = crowd.measureAllocation(3, frame);
+    expect(frames).toBe(3);
+    expect(bytes).toHaveLength(2);
+    for (const b of bytes) expect(Number.isFinite(b) && b >= 0).toBe(true);
+    expect(() => crowd.measureAllocation(2, () => {
+      crowd.update(1 / 60);
+      throw new Error('my frame failed');
+    })).toThrow(/^my frame failed$/);
+    expect(() => crowd.measureAllocation(1, () => {
+      crowd.update(1 / 60);
+      crowd.measureAllocation(1, frame);
+    })).toThrow(/measureAllocation called from its own frame/);
+    // The workers were told to end their windows (else this would wait for them forever), and the
+    // crowd runs on: the same poses as a crowd that never measured.
+    expect(crowd.measureAllocation(1, frame)).toHaveLength(2);
+    const other = await crowdOf({ file: LOCOMOTION }, 4, 1);
+    for (let f = 0; f < 6; f++) other.update(1 / 60); // as many updates as the crowd had: 3, 1, 1 and 1
+    expect(Array.from(crowd.rotations)).toEqual(Array.from(other.rotations));
+    const alone = await crowdOf({ file: LOCOMOTION }, 2, 0);
+    expect(alone.measureAllocation(2, () => alone.update(1 / 60))).toHaveLength(1);
+    await expect(alone.close()).resolves.toBeUndefined();
+    expect(() => alone.measureAllocation(1, () => alone.update(1 / 60))).toThrow(/closed/);
+  });
+
+  it('rethrows on the calling thread an error a node throws, in a worker or on that thread, once the frame is over', async () => {
+    const crowd = await crowdOf({ module: SUPPORT, export: 'failingGraph' }, 4, 1);
+    crowd.update(1 / 60);
+    crowd.setParameter(3, 'fail', true); // character 3 is the worker's
+    expect(() => crowd.update(1 / 60)).toThrow(/crowd worker 1 failed in a frame; close the crowd\. Error: Failing node: told to fail/);
+    const own = await crowdOf({ module: SUPPORT, export: 'failingGraph' }, 4, 1);
+    own.setParameter(0, 'fail', true);
+    expect(() => own.update(1 / 60)).toThrow(/^Failing node: told to fail$/);
+  });
+});
+
+describe('measureAllocation (one thread, animgraph/node)', () => {
+  it('counts what a frame allocates, collections included (plain Node process), and checks its frame count', () => {
+    const { array, empty } = runProbe<{ array: number; empty: number }>('measure-allocation-probe.ts');
+    // 1000 doubles: 8000 bytes of elements, their header and the array's own object (8056 measured).
+    expect(array).toBeGreaterThan(8016);
+    expect(array).toBeLessThan(8100);
+    // The window's own heap statistics, about 2.6 KB over 4000 frames.
+    expect(empty).toBeLessThan(1);
+    expect(() => measureAllocation(0, () => {})).toThrow(/frames must be a whole number of 1 or more; got 0/);
+    expect(() => measureAllocation(2.5, () => {})).toThrow(/got 2.5/);
+  });
+});
+
+/** Every event of `names` an instance fires, as [character, event, ...arguments], into `log`. */
+function recordAlone(instance: AnimGraphInstance, character: number, names: readonly CrowdEventName[], log: unknown[][]): void {
+  for (const name of names) instance.events.on(name, (...args: unknown[]) => log.push([character, name, ...args]));
+}
+
+/** Every event of `names` a crowd delivers (eventsDropped included), as [character, event, ...arguments], into `log`. */
+function recordCrowd(crowd: Crowd, names: readonly CrowdEventName[], log: unknown[][]): void {
+  for (const name of names) crowd.events.on(name, (character: number, ...args: unknown[]) => log.push([character, name, ...args]));
+  crowd.events.on('eventsDropped', (count) => log.push([-1, 'eventsDropped', count]));
+}
+
+describe('Crowd events', () => {
+  const NAMES: CrowdEventName[] = ['notify', 'notifyBegin', 'notifyEnd', 'sequenceLooped', 'slotEnded', 'nodeBecameRelevant'];
+  for (const [workers, componentSpace] of [[0, true], [1, false], [2, true]] as const) {
+    it(`with ${workers} worker thread(s)${componentSpace ? ', component space' : ''}: delivers every character's named events on the calling thread once the frame is over, as the instance alone fires them, characters in order`, async () => {
+      const count = 5;
+      const crowd = await Crowd.create({ source: { module: SUPPORT, export: 'notifyWalkGraph' }, count, workers, componentSpace, events: NAMES });
+      crowds.push(crowd);
+      const graph = notifyWalkGraph();
+      const alone = Array.from({ length: count }, () => graph.createInstance());
+      const crowdLog: unknown[][] = [], aloneLog: unknown[][] = [];
+      recordCrowd(crowd, NAMES, crowdLog);
+      alone.forEach((g, i) => recordAlone(g, i, NAMES, aloneLog));
+      for (let i = 0; i < count; i++) {
+        crowd.setParameter(i, 'rate', 0.8 + 0.15 * i);
+        alone[i].setParameter('rate', 0.8 + 0.15 * i);
+      }
+      for (let f = 0; f < 100; f++) {
+        const before = aloneLog.length;
+        // Slot calls: the idle (2 s) on the last character on every frame from the 2nd to the
+        // 29th, each cutting the last short (slotEnded, interrupted: from the second on while
+        // the one before still blends out, which ends at the call, before the other characters'
+        // frame events), and the last one running out.
+        if (f >= 2 && f < 30) {
+          crowd.playSlot(count - 1, 'fullBody', 'idle', { blendIn: 0.1, blendOut: 0.1 });
+          alone[count - 1].playSlot('fullBody', 'idle', { blendIn: 0.1, blendOut: 0.1 });
+        }
+        crowd.update(1 / 30);
+        alone.forEach((g) => g.update(1 / 30));
+        // The frame's events, the calls' included, characters in order (a stable sort of the instances' by character).
+        const frame = aloneLog.slice(before).map((e, k) => [e, k] as const).sort((a, b) => (a[0][0] as number) - (b[0][0] as number) || a[1] - b[1]).map(([e]) => e);
+        expect(crowdLog.splice(0)).toEqual(frame);
+      }
+      // What was compared: every kind, from every character, the worker's last character's slot ends among them.
+      const kinds = new Set(aloneLog.map((e) => e[1]));
+      expect([...kinds].sort()).toEqual([...NAMES].sort());
+      expect(new Set(aloneLog.map((e) => e[0]))).toEqual(new Set([0, 1, 2, 3, 4]));
+      const slotEnd = (interrupted: boolean) => [4, 'slotEnded', 'fullBody', 'fullBody', 'idle', interrupted];
+      expect(aloneLog.filter((e) => e[1] === 'slotEnded')).toEqual([...Array(27).fill(slotEnd(true)), slotEnd(false)]);
+      expect(aloneLog.filter((e) => e[1] === 'notify').length).toBeGreaterThan(10);
+    });
+  }
+
+  it('keeps eventsPerCharacter per character of each thread\'s share, delivers the first in order and reports the rest as eventsDropped', async () => {
+    const crowd = await Crowd.create({ source: { module: SUPPORT, export: 'notifyWalkGraph' }, count: 4, workers: 1, events: ['nodeBecameRelevant'], eventsPerCharacter: 1 });
+    crowds.push(crowd);
+    const log: unknown[][] = [];
+    recordCrowd(crowd, ['nodeBecameRelevant'], log);
+    crowd.update(1 / 60);
+    // Each character's first update makes its three nodes relevant: twelve events; each thread has room for two.
+    expect(log).toEqual([
+      [0, 'nodeBecameRelevant', 'output', 'Output'], [0, 'nodeBecameRelevant', 'fullBody', 'Slot'],
+      [2, 'nodeBecameRelevant', 'output', 'Output'], [2, 'nodeBecameRelevant', 'fullBody', 'Slot'],
+      [-1, 'eventsDropped', 8],
+    ]);
+    log.length = 0;
+    crowd.update(1 / 60);
+    expect(log).toEqual([]); // nothing new became relevant; the count starts again each frame
+  });
+
+  it('reports as dropped an event whose text does not fit its thread\'s string log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-crowd-events-'));
+    const file = join(dir, 'long-id.json');
+    const long = 'p'.repeat(70_000);
+    writeFileSync(file, JSON.stringify({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
+      nodes: { [long]: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: long,
+    }));
+    const crowd = await Crowd.create({ source: { file }, count: 2, workers: 1, events: ['nodeBecameRelevant'] });
+    crowds.push(crowd);
+    const log: unknown[][] = [];
+    recordCrowd(crowd, ['nodeBecameRelevant'], log);
+    crowd.update(1 / 60);
+    expect(log).toEqual([[0, 'nodeBecameRelevant', 'output', 'Output'], [1, 'nodeBecameRelevant', 'output', 'Output'], [-1, 'eventsDropped', 2]]);
+  });
+
+  it('checks the events asked for and their room, and refuses an update from its own listener, which the next update survives', async () => {
+    const source = { module: SUPPORT, export: 'notifyWalkGraph' };
+    await expect(Crowd.create({ source, count: 2, events: ['footstep' as CrowdEventName] })).rejects.toThrow(/cannot forward event 'footstep' \(events: sequenceLooped, .*transitionStarted\)/);
+    await expect(Crowd.create({ source, count: 2, events: ['parameterChanged' as CrowdEventName] })).rejects.toThrow(/does not forward 'parameterChanged'/);
+    await expect(Crowd.create({ source, count: 2, events: ['notify'], eventsPerCharacter: 0 })).rejects.toThrow(/eventsPerCharacter must be a whole number from 1 to 256; got 0/);
+    await expect(Crowd.create({ source, count: 2, events: ['notify'], eventsPerCharacter: 257 })).rejects.toThrow(/got 257/);
+    await expect(Crowd.create({ source, count: 2, events: 'notify' as unknown as CrowdEventName[] })).rejects.toThrow(/events must be an array of event names; got notify/);
+    await expect(Crowd.create({ source, count: 2, eventsPerCharacter: 1.5 })).rejects.toThrow(/got 1.5/);
+    const crowd = await Crowd.create({ source, count: 2, workers: 1, events: ['nodeBecameRelevant', 'nodeBecameRelevant'] });
+    crowds.push(crowd);
+    const seen: number[] = [];
+    crowd.events.on('nodeBecameRelevant', (character) => {
+      seen.push(character);
+      crowd.update(1 / 60);
+    });
+    expect(() => crowd.update(1 / 60)).toThrow(/Crowd\.update called from a listener of its events; call it after update returns/);
+    expect(seen).toEqual([0]); // named twice, forwarded once; the listener's throw stopped the delivery
+    crowd.events.removeAllListeners();
+    crowd.setParameter(1, 'rate', 2);
+    crowd.playSlot(1, 'fullBody', 'idle');
+    const after: unknown[][] = [];
+    recordCrowd(crowd, ['nodeBecameRelevant'], after);
+    crowd.update(1 / 60);
+    expect(after).toEqual([]);
+    expect(crowd.getParameter(1, 'rate')).toBe(2);
+  });
+});
+
+describe('the crowd example of docs/crowds.md', () => {
+  it('runs as written, with the package as its import', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const doc = readFileSync(`${root}docs/crowds.md`, 'utf8');
+    const section = doc.slice(doc.indexOf('# Crowds on several threads'));
+    const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
+    expect(code).toContain("from 'animgraph/node'");
+    const file = join(mkdtempSync(join(tmpdir(), 'animgraph-readme-')), 'crowd.mts');
+    writeFileSync(file, `${code.replace("from 'animgraph/node'", `from '${root}node.ts'`)}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
+    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8' });
+    const [count, workers, x] = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect([count, workers]).toEqual([1000, 1]);
+    expect(Number.isFinite(x) && x !== 0).toBe(true);
+  });
+});
+
+describeWithData('Crowd on the CMU walk and run', () => {
+  it('matches instances run alone, switching gait per character', async () => {
+    const file = fileURLToPath(new URL('../../graphs/examples/cmu-walk-run.json', import.meta.url));
+    const count = 5;
+    const crowd = await crowdOf({ file }, count, 1);
+    const graph = loadGraphFile(file);
+    const alone = Array.from({ length: count }, () => graph.createInstance());
+    for (let f = 0; f < 40; f++) {
+      const i = f % count;
+      if (f % 7 === 0) {
+        const running = !crowd.getParameter(i, 'running');
+        crowd.setParameter(i, 'running', running);
+        alone[i].setParameter('running', running);
+      }
+      crowd.update(1 / 30);
+      for (const instance of alone) instance.update(1 / 30);
+    }
+    expectRowsLikeAlone(crowd, alone);
+    expect(CMU).toContain('cmu');
+  });
+});

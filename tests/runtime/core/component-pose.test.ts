@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { ComponentPose } from '../../../runtime/core/component-pose.ts';
+import { quatFromAxisAngle } from '../../../runtime/core/math.ts';
+import { Skeleton } from '../../../runtime/core/skeleton.ts';
+import { expectClose } from '../../support/graphs.ts';
+
+// root -> a (10 along X) -> b (10 along X); c is a second root child.
+const skeleton = Skeleton.fromDefinitions([
+  { name: 'root' },
+  { name: 'a', parent: 'root', translation: [10, 0, 0] },
+  { name: 'b', parent: 'a', translation: [10, 0, 0] },
+  { name: 'c', parent: 'root', translation: [0, 5, 0] },
+]);
+
+describe('ComponentPose', () => {
+  it('the skeleton lists each bone’s descendants, parents first, and only those', () => {
+    // A skeleton not in depth-first order: d (child of a) comes after c (child of root).
+    const s = Skeleton.fromDefinitions([
+      { name: 'root' }, { name: 'a', parent: 'root' }, { name: 'c', parent: 'root' }, { name: 'd', parent: 'a' }, { name: 'e', parent: 'd' },
+    ]);
+    const of = (bone: number) => Array.from(s.descendants.subarray(s.descendantStart[bone], s.descendantStart[bone + 1]));
+    expect([of(0), of(1), of(2), of(3), of(4)]).toEqual([[1, 2, 3, 4], [3, 4], [], [4], []]);
+  });
+
+  it('computes component transforms lazily up the chain', () => {
+    const cs = new ComponentPose(skeleton);
+    cs.setFromLocal(skeleton.referencePose);
+    quatFromAxisAngle(cs.local.rotations, 4, 0, 0, 1, Math.PI / 2); // a turns 90 about Z
+    cs.markLocalChanged();
+    cs.ensureComponent(2);
+    expectClose(cs.translations.subarray(6, 9), [10, 10, 0], 1e-12);
+  });
+
+  it('setting a bone in component space moves its children with it and converts back to local', () => {
+    const cs = new ComponentPose(skeleton);
+    cs.setFromLocal(skeleton.referencePose);
+    const t = Float64Array.of(0, 10, 0), r = quatFromAxisAngle(new Float64Array(4), 0, 0, 0, 1, Math.PI / 2), s = Float64Array.of(1, 1, 1);
+    cs.setComponent(1, t, r, s, 0);
+    cs.ensureComponent(2);
+    cs.ensureComponent(3);
+    expectClose(cs.translations.subarray(6, 9), [0, 20, 0], 1e-12); // b followed a
+    expectClose(cs.translations.subarray(9, 12), [0, 5, 0], 1e-12); // c untouched
+    const local = cs.ensureAllLocal();
+    expectClose(local.translations.subarray(3, 6), [0, 10, 0], 1e-12);
+    expectClose(local.translations.subarray(6, 9), [10, 0, 0], 1e-12); // b's local is unchanged
+    expectClose(local.rotations.subarray(4, 8), r, 1e-12);
+  });
+
+  it('setting a child then its parent keeps the child’s new local transform', () => {
+    const cs = new ComponentPose(skeleton);
+    cs.setFromLocal(skeleton.referencePose);
+    const id = Float64Array.of(0, 0, 0, 1), one = Float64Array.of(1, 1, 1);
+    cs.setComponent(2, Float64Array.of(20, 3, 0), id, one, 0); // b lifted 3 in component space
+    cs.setComponent(1, Float64Array.of(10, 0, 7), id, one, 0); // then a moved along Z
+    cs.ensureComponent(2);
+    expectClose(cs.translations.subarray(6, 9), [20, 3, 7], 1e-12);
+  });
+});

@@ -1,0 +1,781 @@
+import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildCrowdGraph, crowdPhases, mulberry32, startAtPhases } from '../../../bench/crowd-cases.ts';
+import { BlendTwoType } from '../../../nodes/BlendTwo.ts';
+import { OutputType } from '../../../nodes/index.ts';
+import { SequencePlayerType } from '../../../nodes/SequencePlayer.ts';
+import { loadGraphFile } from '../../../host/files.ts';
+import { Clip, ClipCursor, sampleClipBlendInto, type RotationInterpolation } from '../../../runtime/core/clip.ts';
+import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../../runtime/graph/graph.ts';
+import { quatFromAxisAngle, quatMultiply } from '../../../runtime/core/math.ts';
+import { ComponentPose } from '../../../runtime/core/component-pose.ts';
+import { CURVE_STRIDE, PoseInertializer } from '../../../runtime/jobs/inertialization.ts';
+import { kernelPosePool } from '../../../runtime/graph/instance-batch.ts';
+import { Pose, poseAccumulate, poseBlendTwo, poseNormalizeRotations, poseScaleInto } from '../../../runtime/core/pose.ts';
+import { SamplingKernel, samplingKernelAvailable } from '../../../runtime/kernel/sampling-kernel.ts';
+import { Skeleton } from '../../../runtime/core/skeleton.ts';
+import { expectRowsLikeAlone } from '../../support/batch-rows.ts';
+import { describeWithData } from '../../support/shared-data.ts';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const example = (name: string) => fileURLToPath(new URL(`../../../graphs/examples/${name}`, import.meta.url));
+
+// Four bones: a scaled root (every attribute animated), a child animated in rotation only, one
+// with no track (the reference pose), and one whose scale alone is animated.
+const skeleton = Skeleton.fromDefinitions([
+  { name: 'root', translation: [1, 2, 3], scale: [2, 1, 0.5] },
+  { name: 'spine', parent: 'root', translation: [0, 5, 0], rotation: [0, 0, Math.SQRT1_2, Math.SQRT1_2] },
+  { name: 'head', parent: 'spine', translation: [0, 3, 1] },
+  { name: 'hand', parent: 'root', translation: [4, 0, 0] },
+]);
+
+/**
+ * Five keys at 10 fps, chosen so that each rotation path of sampling runs: the root turns about Y
+ * by 0, 0.01, 0.4 and 2.4 rad between keys (the linear fallback, the sines' series, Math.sin) and
+ * its last key is in the other hemisphere; the spine's keys are not unit when `unitKeys` is false.
+ */
+function makeClip(name: string, interpolation: RotationInterpolation = 'slerp', unitKeys = true): Clip {
+  const clip = new Clip({
+    name, interpolation, frameRate: 10, frameCount: 5,
+    tracks: [
+      { bone: 'root', translation: true, rotation: true, scale: true },
+      { bone: 'spine', translation: false, rotation: true, scale: false },
+      { bone: 'hand', translation: false, rotation: false, scale: true },
+    ],
+  });
+  const angles = [0, 0, 0.01, 0.41, 2.81];
+  for (let f = 0; f < 5; f++) {
+    const t = f * 3 * 3, r = f * 3 * 4;
+    clip.translations.set([f, 2 * f * f, -f], t);
+    clip.scales.set([1 + f / 10, 1, 1 - f / 20], t);
+    clip.scales.set([1, 1 + f / 5, 1], t + 6);
+    quatFromAxisAngle(clip.rotations, r, 0, 1, 0, angles[f]);
+    if (f === 4) for (let k = 0; k < 4; k++) clip.rotations[r + k] = -clip.rotations[r + k];
+    quatFromAxisAngle(clip.rotations, r + 4, 1, 0, 0, 0.3 * f);
+    if (!unitKeys) for (let k = 4; k < 8; k++) clip.rotations[r + k] *= 1.001 + f / 100;
+  }
+  return clip;
+}
+
+function makeGraph(clips: Clip[], blend: boolean, loop: boolean, alpha = 0.3): AnimGraph {
+  const player = (id: string, clip: string): CompiledNode => ({ id, nodeType: SequencePlayerType, properties: { clip, playRate: 1, loop }, inputs: {} });
+  const nodes: CompiledNode[] = blend
+    ? [player('a', clips[0].name), player('b', clips[1].name), { id: 'blend', nodeType: BlendTwoType, properties: { alpha }, inputs: { A: 'a', B: 'b' } }]
+    : [player('a', clips[0].name)];
+  nodes.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: blend ? 'blend' : 'a' } });
+  return new AnimGraph({ name: 'kernel', skeleton, parameters: {}, clips: new Map(clips.map((c) => [c.name, c])), nodes });
+}
+
+/**
+ * One rotation track's keys for randomClip: a random first key, then each key the last turned by
+ * an arc drawn to land in every path of sampling (the linear fallback below 0.0316, the sines'
+ * series up to 0.35, Math.sin beyond, up to a half turn), taken in either hemisphere.
+ */
+const rotationKeys = fc.record({
+  axes: fc.array(fc.tuple(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true })), { minLength: 6, maxLength: 6 }),
+  arcs: fc.array(fc.oneof(
+    fc.constantFrom(0, 1e-300, 1e-9, 0.0316, 0.0317, 0.35, 0.35000000000000003, Math.PI / 4, Math.PI / 2 - 1e-12),
+    fc.double({ min: 0, max: 0.04, noNaN: true }), fc.double({ min: 0.3, max: 0.4, noNaN: true }), fc.double({ min: 0, max: Math.PI / 2, noNaN: true }),
+  ), { minLength: 5, maxLength: 5 }),
+  flips: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+});
+
+/** A clip of 2 to 6 keys at a random rate, its values random (huge, tiny and negative included), its rotations' keys unit or not. */
+const randomClip = fc.record({
+  frameCount: fc.integer({ min: 2, max: 6 }),
+  frameRate: fc.constantFrom(10, 24, 29.97, 60, 7.5),
+  values: fc.array(fc.oneof(fc.double({ min: -10, max: 10, noNaN: true }), fc.constantFrom(0, -0, 1e15, -1e15, -1e-300, 5e-324, 123456.789)), { minLength: 36, maxLength: 36 }),
+  root: rotationKeys,
+  spine: rotationKeys,
+  unitKeys: fc.boolean(),
+  stretch: fc.double({ min: 0.5, max: 2, noNaN: true }),
+});
+
+function buildRandomClip(name: string, c: typeof randomClip extends fc.Arbitrary<infer T> ? T : never): Clip {
+  const clip = new Clip({
+    name, interpolation: 'slerp', frameRate: c.frameRate, frameCount: c.frameCount,
+    tracks: [
+      { bone: 'root', translation: true, rotation: true, scale: true },
+      { bone: 'spine', translation: false, rotation: true, scale: false },
+      { bone: 'hand', translation: false, rotation: false, scale: true },
+    ],
+  });
+  const turn = new Float64Array(4);
+  for (let f = 0; f < c.frameCount; f++) {
+    const t = f * 9, r = f * 12;
+    for (let k = 0; k < 9; k++) {
+      clip.translations[t + k] = c.values[(f * 9 + k) % 36];
+      clip.scales[t + k] = c.values[(f * 9 + k + 13) % 36];
+    }
+    [c.root, c.spine].forEach((keys, track) => {
+      const at = r + track * 4, [x, y, z] = keys.axes[f];
+      const length = Math.hypot(x, y, z);
+      const [ax, ay, az] = length > 1e-3 ? [x / length, y / length, z / length] : [0, 1, 0];
+      if (f === 0) quatFromAxisAngle(clip.rotations, at, ax, ay, az, 2 * keys.arcs[4]);
+      else {
+        // The last key turned by the arc (half the rotation angle) about this key's axis.
+        quatFromAxisAngle(turn, 0, ax, ay, az, 2 * keys.arcs[f - 1]);
+        quatMultiply(clip.rotations, at, clip.rotations, at - 12, turn, 0);
+      }
+    });
+  }
+  // Hemispheres and stretches after the chain is built, so the arcs stay what was drawn.
+  for (let f = 0; f < c.frameCount; f++) {
+    for (let track = 0; track < 2; track++) {
+      const keys = track === 0 ? c.root : c.spine, at = f * 12 + track * 4;
+      const factor = (keys.flips[f] ? -1 : 1) * (c.unitKeys || track === 0 ? 1 : c.stretch);
+      for (let k = 0; k < 4; k++) clip.rotations[at + k] *= factor;
+    }
+  }
+  return clip;
+}
+
+/** A chain of n bones b0 .. b(n - 1), each one unit above its parent. */
+function chainSkeleton(n: number): Skeleton {
+  return Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined, translation: [0, 1, 0] })));
+}
+
+/** Character c's rows of local translations, rotations and scales, composed by ComponentPose in JavaScript. */
+function composedAlone(bones: Skeleton, rows: { translations: Float64Array; rotations: Float64Array; scales: Float64Array }, c: number): ComponentPose {
+  const n = bones.boneCount, local = new Pose(n);
+  local.translations.set(rows.translations.subarray(c * n * 3, (c + 1) * n * 3));
+  local.rotations.set(rows.rotations.subarray(c * n * 4, (c + 1) * n * 4));
+  local.scales.set(rows.scales.subarray(c * n * 3, (c + 1) * n * 3));
+  const pose = new ComponentPose(bones, { local });
+  pose.ensureAllComponent();
+  return pose;
+}
+
+/**
+ * Two inertializers of n bones with a pose each: one with its numbers (`block`) and pose in a
+ * kernel's memory, one with numbers of its own (`own`, which a test writes and copies to `block`).
+ */
+function inertializerPair(n: number) {
+  const count = PoseInertializer.numberCount(n);
+  const kernel = SamplingKernel.create(chainSkeleton(n), [], [n * 3, n * 4, n * 3, count])!;
+  const [kt, kr, ks, block] = kernel.poseArrays;
+  const [viaKernel, viaJs] = [new PoseInertializer(n), new PoseInertializer(n)];
+  const own = new Float64Array(count);
+  viaKernel.useNumbers(block, 0);
+  viaJs.useNumbers(own, 0);
+  return { inKernel: new Pose(n, { translations: kt, rotations: kr, scales: ks }), alone: new Pose(n), viaKernel, viaJs, own, block };
+}
+
+/** Delta times that land on keys (alpha 0), between them, past the end (wrap or clamp) and on 0. */
+const STEPS = [0, 0.05, 0.05, 0.0125, 0.1, 0.1, 0.0375, 0.1, 0.05, 0, 0.033, 0.1, 0.2, 0.07];
+
+/** A batch of two characters (in the kernel) and two instances of their own, run side by side. */
+function runBoth(graph: AnimGraph): { batch: ReturnType<AnimGraph['createInstances']>; alone: AnimGraphInstance[] } {
+  const batch = graph.createInstances(2, { componentSpace: true });
+  const alone = [graph.createInstance(), graph.createInstance()];
+  for (const dt of STEPS) {
+    batch.update(dt);
+    for (const instance of alone) {
+      instance.update(dt);
+      instance.evaluate();
+    }
+    expectRowsLikeAlone(batch, alone);
+  }
+  return { batch, alone };
+}
+
+describe('sampling kernel (WebAssembly SIMD)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('is the module assembled from runtime/kernel/wasm/sampling.wat (npm run build:wasm after editing it)', () => {
+    const check = spawnSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { cwd: root, encoding: 'utf8' });
+    expect(check.stdout).toContain('is up to date');
+    expect(check.status).toBe(0);
+  });
+
+  it('runs on this engine, and an InstanceBatch puts its poses in its memory unless told not to', () => {
+    expect(samplingKernelAvailable()).toBe(true);
+    const graph = makeGraph([makeClip('a')], false, true);
+    const batch = graph.createInstances(2);
+    expect(batch.wasm).toBe(true);
+    expect(batch.instances[0].evaluate().kernel).not.toBeNull();
+    expect(graph.createInstances(2, { wasm: false }).wasm).toBe(false);
+    expect(graph.createInstance().evaluate().kernel).toBeNull();
+    expect(new Pose(4).kernel).toBeNull();
+  });
+
+  it('samples every path bit-identically to JavaScript: keys, fallback, series, Math.sin, wrap, clamp, blend, component space', () => {
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    const compose = vi.spyOn(SamplingKernel.prototype, 'compose');
+    const composeAll = vi.spyOn(SamplingKernel.prototype, 'composeCharacters');
+    for (const loop of [true, false]) {
+      runBoth(makeGraph([makeClip('a')], false, loop));
+      runBoth(makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, loop));
+    }
+    // The kernel really ran, for single samples and blends, and composed component space.
+    expect(sample.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(100);
+    expect(sample.mock.calls.some((args) => args[4] === true)).toBe(true);
+    expect(composeAll.mock.calls.some((args) => args[2] === 2)).toBe(true);
+    // A batch's character run on its own (update, evaluate, componentPose) composes alone, the same.
+    const graph = makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, false);
+    const batch = graph.createInstances(3, { componentSpace: true });
+    const alone = graph.createInstance();
+    for (const dt of STEPS) {
+      for (const instance of [batch.instances[1], alone]) {
+        instance.update(dt);
+        instance.evaluate();
+      }
+      const mine = batch.instances[1].componentPose(), theirs = alone.componentPose();
+      expect(Array.from(mine.rotations)).toEqual(Array.from(theirs.rotations));
+      expect(Array.from(mine.translations)).toEqual(Array.from(theirs.translations));
+      expect(Array.from(mine.scales)).toEqual(Array.from(theirs.scales));
+      expect(mine.rotations.buffer).toBe(batch.componentRotations.buffer);
+    }
+    expect(compose).toHaveBeenCalled();
+  });
+
+  it('gives known answers: the root half way between keys 2 and 3 turns 0.21 rad, the blend weighs 0.7 and 0.3', () => {
+    const graph = makeGraph([makeClip('a'), makeClip('b')], true, true);
+    const batch = graph.createInstances(1);
+    batch.update(0.25); // half way between keys 2 (0.01 rad) and 3 (0.41 rad), both clips
+    const q = batch.rotations;
+    expect(2 * Math.atan2(q[1], q[3])).toBeCloseTo(0.21, 12);
+    // Translation lerp of [2, 8, -2] and [3, 18, -3]; both clips alike, so the blend keeps it.
+    [2.5, 13, -2.5].forEach((v, i) => expect(batch.translations[i]).toBeCloseTo(v, 12));
+    // The head has no track: its reference translation (blended with itself: to rounding).
+    [0, 3, 1].forEach((v, i) => expect(batch.translations[6 + i]).toBeCloseTo(v, 14));
+  });
+
+  it('samples random clips, times and blend weights bit-identically to JavaScript (property)', () => {
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    let kernelSamples = 0;
+    fc.assert(fc.property(
+      randomClip, randomClip, fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 1, 1e-6)), fc.boolean(),
+      fc.array(fc.oneof(fc.double({ min: 0, max: 0.4, noNaN: true }), fc.constantFrom(0, 1 / 60, 0.1, 1e-9)), { minLength: 1, maxLength: 12 }),
+      (a, b, alpha, loop, steps) => {
+        const graph = makeGraph([buildRandomClip('a', a), buildRandomClip('b', b)], true, loop, alpha);
+        const batch = graph.createInstances(2, { componentSpace: true });
+        const alone = [graph.createInstance(), graph.createInstance()];
+        sample.mockClear();
+        for (const dt of steps) {
+          batch.update(dt);
+          for (const instance of alone) instance.update(dt);
+          expectRowsLikeAlone(batch, alone);
+        }
+        kernelSamples += sample.mock.results.filter((r) => r.value === true).length;
+      },
+    ), { seed: 18_000_018, numRuns: 150 });
+    // The kernel took most of the samples (not a property that passes by never running it).
+    expect(kernelSamples).toBeGreaterThan(500);
+  });
+
+  it('samples random clips into random poses by any blend weights, degenerate rotations included, as JavaScript does, bit for bit (property)', () => {
+    const value = fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.constantFrom(0, -0, 1e-170, 1e200, 5e-324));
+    const weight = fc.oneof(fc.double({ min: -0.5, max: 1.5, noNaN: true }), fc.constantFrom(0, 1, 0.5));
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    let inKernel = 0;
+    fc.assert(fc.property(
+      randomClip, fc.double({ min: -1, max: 2, noNaN: true }), fc.boolean(), fc.tuple(weight, weight), fc.array(value, { minLength: 40, maxLength: 40 }),
+      (c, time, looping, weights, values) => {
+        const graph = makeGraph([buildRandomClip('a', c)], false, true);
+        const binding = graph.clipBindings.get('a')!;
+        const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+        const mine = kernelPosePool(kernel, 4, 0).acquire(), theirs = new Pose(4);
+        expect(mine.kernel).toBe(kernel);
+        for (const pose of [mine, theirs]) {
+          pose.translations.set(values.slice(0, 12));
+          pose.rotations.set(values.slice(12, 28));
+          pose.scales.set(values.slice(28));
+        }
+        const cursor = new ClipCursor();
+        cursor.time = time;
+        cursor.looping = looping;
+        const w = Float64Array.from(weights);
+        sample.mockClear();
+        sampleClipBlendInto(mine, binding, cursor, w);
+        sampleClipBlendInto(theirs, binding, cursor, w);
+        if (sample.mock.results.some((r) => r.value === true)) inKernel++;
+        for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(mine[key])).toEqual(Array.from(theirs[key]));
+      },
+    ), { seed: 18_000_022, numRuns: 200 });
+    expect(inKernel).toBeGreaterThan(100);
+  });
+
+  it('leaves nlerp clips, and bindings it has no copy of, to JavaScript', () => {
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    runBoth(makeGraph([makeClip('n', 'nlerp')], false, true));
+    expect(sample).not.toHaveBeenCalled();
+    const graph = makeGraph([makeClip('a')], false, true);
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const other = makeGraph([makeClip('a')], false, true).clipBindings.get('a')!;
+    const pose = graph.createInstances(1).instances[0].evaluate();
+    expect(kernel.sample(pose, other, 0, 3, false, false)).toBe(false);
+  });
+
+  it('declines memory past its limit (the batch then keeps ordinary arrays), and copies clips only within their budget', () => {
+    const graph = makeGraph([makeClip('a'), makeClip('b')], true, true);
+    const [a, b] = [...graph.clipBindings.values()];
+    expect(SamplingKernel.create(skeleton, [a, b], [1000, 1000], 4096)).toBeNull();
+    const all = SamplingKernel.create(skeleton, [a, b], [1000, 1000])!;
+    // A budget for one clip's copy: the second samples in JavaScript (sample says so), the first in the kernel.
+    const one = SamplingKernel.create(skeleton, [a, b], [1000, 1000], 1 << 30, 1500)!;
+    expect(all.byteLength).toBe(one.byteLength); // both one page here; the copies differ, not the page count
+    const poseIn = (k: SamplingKernel) => new Pose(4, { translations: k.poseArrays[0].subarray(0, 12), rotations: k.poseArrays[1].subarray(0, 16), scales: k.poseArrays[0].subarray(12, 24) });
+    const [mine, theirs] = [poseIn(one), poseIn(all)];
+    expect(one.sample(mine, a, 0, 3, false, false)).toBe(true);
+    expect(one.sample(mine, b, 0, 3, false, false)).toBe(false);
+    expect(all.sample(theirs, b, 0, 3, false, false)).toBe(true);
+  });
+
+  it('gives nodes temporaries in the kernel first (a batch pose pool), ordinary poses past them', () => {
+    const graph = makeGraph([makeClip('a'), makeClip('b')], true, true);
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const pool = kernelPosePool(kernel, 4, 0);
+    const taken = Array.from({ length: 6 }, () => pool.acquire());
+    expect(taken.map((p) => p.kernel !== null)).toEqual([true, true, true, true, false, false]);
+    expect(pool.size).toBe(2);
+    // Released in any order, the kernel's come back out first.
+    for (const pose of [...taken].reverse()) pool.release(pose);
+    expect(pool.acquire().kernel).toBe(kernel);
+    expect(new Set(Array.from({ length: 3 }, () => pool.acquire())).size).toBe(3);
+    expect(pool.acquire().kernel).toBeNull();
+    expect(pool.size).toBe(2);
+  });
+
+  it('matches instances alone where nodes sample into temporaries: a layered blend, state-machine transitions, inertial blends', () => {
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
+    const layer = vi.spyOn(SamplingKernel.prototype, 'layer');
+    for (const kind of ['layered', 'statemachine', 'inertial'] as const) {
+      const graph = buildCrowdGraph(kind);
+      const batch = graph.createInstances(4, { componentSpace: true });
+      const alone = [0, 1, 2, 3].map(() => graph.createInstance());
+      const phases = crowdPhases(4, 2);
+      [...batch.instances, ...alone].forEach((instance, i) => startAtPhases(instance, phases, i % 4));
+      for (let frame = 0; frame < 80; frame++) {
+        [...batch.instances, ...alone].forEach((instance, i) => {
+          const c = i % 4; // the character: batch member and instance alone alike
+          if ((frame + c) % 20 === 0) instance.setParameter(kind === 'inertial' ? 'useA' : 'motion', kind === 'inertial' ? frame % 40 === 0 : ((frame + c) / 20) & 1);
+        });
+        batch.update(1 / 60);
+        for (const instance of alone) {
+          instance.update(1 / 60);
+          instance.evaluate(); // as the batch does every frame (an inertial blend captures the pose it shows)
+        }
+      }
+      expectRowsLikeAlone(batch, alone);
+      // Some samples went into temporaries in the kernel: the pool's poses, after the characters' rows.
+      const rows = batch.translations;
+      const intoTemporaries = sample.mock.calls.filter(([pose]) => pose.translations.buffer === rows.buffer && pose.translationsAddress >= rows.byteOffset + rows.byteLength);
+      if (kind === 'layered') expect(intoTemporaries.length).toBeGreaterThan(0);
+      // The layer's blend over the base ran in the kernel too (LayeredBlendPerBone.blendLocal).
+      if (kind === 'layered') expect(layer).toHaveBeenCalled();
+      layer.mockClear();
+      // The inertial blend's offsets were applied in the kernel (its numbers in the character's row of the kernel's memory).
+      if (kind === 'inertial') expect(inertialize).toHaveBeenCalled();
+      else expect(inertialize).not.toHaveBeenCalled();
+      sample.mockClear();
+      inertialize.mockClear();
+    }
+  });
+
+  it('blends poses in its memory as poseBlendTwo does in JavaScript, bit for bit, out aliasing an input or not', () => {
+    const graph = makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, true);
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const pool = kernelPosePool(kernel, 4, 0);
+    const [a, b, out] = [pool.acquire(), pool.acquire(), pool.acquire()];
+    const [ja, jb, jout] = [new Pose(4), new Pose(4), new Pose(4)];
+    const random = mulberry32(7);
+    for (const [k, j] of [[a, ja], [b, jb]] as const) {
+      for (const key of ['translations', 'rotations', 'scales'] as const) {
+        for (let i = 0; i < k[key].length; i++) k[key][i] = j[key][i] = random() * 4 - 2;
+      }
+    }
+    a.rotations.fill(0, 4, 8); ja.rotations.fill(0, 4, 8); // a zero-length rotation: identity
+    const blend = vi.spyOn(SamplingKernel.prototype, 'blend');
+    for (const weights of [[0.7, 0.3], [0, 1], [1, 0], [0.25, 0.75]]) {
+      const w = Float64Array.from(weights);
+      poseBlendTwo(out, a, b, w);
+      poseBlendTwo(jout, ja, jb, w);
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(out[key])).toEqual(Array.from(jout[key]));
+      poseBlendTwo(a, a, b, w); // in place
+      poseBlendTwo(ja, ja, jb, w);
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(a[key])).toEqual(Array.from(ja[key]));
+    }
+    expect(blend).toHaveBeenCalledTimes(8);
+    expect(Array.from(out.rotations.subarray(4, 8))).not.toEqual([0, 0, 0, 1]); // b's rotation, normalised
+  });
+
+  it('composes any number of characters two to a vector, as ComponentPose does in JavaScript, bit for bit, degenerate rotations included', () => {
+    const most = 17, n = skeleton.boneCount;
+    const kernel = SamplingKernel.create(skeleton, [], [most * n * 3, most * n * 4, most * n * 3, most * n * 3, most * n * 4, most * n * 3])!;
+    const [translations, rotations, scales, componentTranslations, componentRotations, componentScales] = kernel.poseArrays;
+    const arrays = { translations, rotations, scales, componentTranslations, componentRotations, componentScales };
+    const random = mulberry32(11);
+    for (const array of [translations, rotations, scales]) for (let i = 0; i < array.length; i++) array[i] = random() * 4 - 2;
+    rotations.fill(0, 1 * n * 4 + 4, 1 * n * 4 + 8); // character 1's spine: a zero-length rotation, so the identity
+    rotations.fill(1e200, 2 * n * 4 + 4, 2 * n * 4 + 8); // character 2's: a squared length past the largest double, the identity too
+    rotations.fill(1e-7, 5 * n * 4 + 4, 5 * n * 4 + 8); // character 5's: squared length 4e-14, under quatNormalize's 1e-12
+    scales.fill(0, 3 * n * 3, 3 * n * 3 + 3); // character 3's root scaled to nothing
+    const expected = (c: number): ComponentPose => composedAlone(skeleton, { translations, rotations, scales }, c);
+    // Every count from 1 to 17 (whole groups of eight, pairs, and an odd one left) from two first rows.
+    for (const first of [0, 3]) {
+      for (let count = 1; first + count <= most; count++) {
+        for (const array of [componentTranslations, componentRotations, componentScales]) array.fill(7);
+        kernel.composeCharacters(arrays, first, count);
+        for (let c = 0; c < most; c++) {
+          const inside = c >= first && c < first + count;
+          const theirs = inside ? expected(c) : null;
+          for (const [mine, width, key] of [[componentTranslations, 3, 'translations'], [componentRotations, 4, 'rotations'], [componentScales, 3, 'scales']] as const) {
+            const row = Array.from(mine.subarray(c * n * width, (c + 1) * n * width));
+            // Rows outside the range are left as they were.
+            expect(row).toEqual(theirs === null ? new Array(n * width).fill(7) : Array.from(theirs[key]));
+          }
+        }
+      }
+    }
+    kernel.composeCharacters(arrays, 0, most);
+    const [one, two, five] = [1, 2, 5].map((c) => Array.from(componentRotations.subarray(c * n * 4 + 4, c * n * 4 + 8)));
+    expect([one, two, five]).toEqual([[0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 1]]);
+    expect(Array.from(componentScales.subarray(3 * n * 3 + 3, 3 * n * 3 + 6), Math.abs)).toEqual([0, 0, 0]); // the root's 0 times the spine's scale
+  });
+
+  it('composes random hierarchies of random poses as ComponentPose does, bit for bit (property)', () => {
+    const value = fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), fc.constantFrom(0, -0, 1e-170, 1e-7, 1e200, -1e200, 5e-324));
+    const compose = vi.spyOn(SamplingKernel.prototype, 'composeCharacters');
+    fc.assert(fc.property(
+      // Each bone's parent as a share of the bones before it (0: a root of its own), then the characters' values.
+      fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 9 }), fc.integer({ min: 1, max: 10 }), fc.array(value, { minLength: 900, maxLength: 900 }),
+      (shares, count, values) => {
+        const n = shares.length;
+        const bones = Skeleton.fromDefinitions(shares.map((share, i) => {
+          const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
+          return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
+        }));
+        const kernel = SamplingKernel.create(bones, [], [count * n * 3, count * n * 4, count * n * 3, count * n * 3, count * n * 4, count * n * 3])!;
+        const [translations, rotations, scales, componentTranslations, componentRotations, componentScales] = kernel.poseArrays;
+        let at = 0;
+        for (const array of [translations, rotations, scales]) for (let i = 0; i < array.length; i++) array[i] = values[at++ % values.length];
+        kernel.composeCharacters({ translations, rotations, scales, componentTranslations, componentRotations, componentScales }, 0, count);
+        for (let c = 0; c < count; c++) {
+          const theirs = composedAlone(bones, { translations, rotations, scales }, c);
+          expect(Array.from(componentTranslations.subarray(c * n * 3, (c + 1) * n * 3))).toEqual(Array.from(theirs.translations));
+          expect(Array.from(componentRotations.subarray(c * n * 4, (c + 1) * n * 4))).toEqual(Array.from(theirs.rotations));
+          expect(Array.from(componentScales.subarray(c * n * 3, (c + 1) * n * 3))).toEqual(Array.from(theirs.scales));
+        }
+      },
+    ), { seed: 18_000_021, numRuns: 200 });
+    expect(compose).toHaveBeenCalledTimes(200);
+    compose.mockRestore();
+  });
+
+  it('sums poses in its memory as poseScaleInto, poseAccumulate and poseNormalizeRotations do in JavaScript, bit for bit', () => {
+    // Five bones (15 translations and scales: a pair loop and an odd last value), three poses in the
+    // kernel and their twins of their own; one rotation of zero length, one in the other hemisphere.
+    const n = 5;
+    const kernel = SamplingKernel.create(chainSkeleton(n), [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
+    const a = kernel.poseArrays;
+    const inKernel = [0, 1, 2].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
+    const alone = [0, 1, 2].map(() => new Pose(n));
+    expect(inKernel.every((p) => p.kernel === kernel)).toBe(true);
+    const random = mulberry32(5);
+    for (let p = 0; p < 3; p++) {
+      for (const key of ['translations', 'rotations', 'scales'] as const) {
+        for (let i = 0; i < alone[p][key].length; i++) inKernel[p][key][i] = alone[p][key][i] = random() * 4 - 2;
+      }
+    }
+    for (const poses of [inKernel, alone]) {
+      poses[1].rotations.fill(0, 4, 8); // with weights summing to 0 there: the identity after normalising
+      for (let k = 0; k < 4; k++) poses[2].rotations[8 + k] = -poses[0].rotations[8 + k]; // the other hemisphere
+    }
+    const spies = (['scale', 'accumulate', 'normalize'] as const).map((name) => vi.spyOn(SamplingKernel.prototype, name));
+    for (const weights of [[0.6, 0.3, 0.1], [0, 1, 0], [1, 0, 0.5], [0.25, 0.25, 0.5]]) {
+      const w = Float64Array.from(weights);
+      for (const poses of [inKernel, alone]) {
+        poseScaleInto(poses[0], poses[0], w, 0); // in place: out = out * w0
+        poseAccumulate(poses[0], poses[1], w, 1);
+        poseAccumulate(poses[0], poses[2], w, 2);
+        poseNormalizeRotations(poses[0]);
+      }
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[0][key])).toEqual(Array.from(alone[0][key]));
+      // Into another pose too (out not the source).
+      poseScaleInto(inKernel[1], inKernel[2], w, 2);
+      poseScaleInto(alone[1], alone[2], w, 2);
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[1][key])).toEqual(Array.from(alone[1][key]));
+    }
+    expect(spies.map((spy) => spy.mock.calls.length)).toEqual([8, 8, 4]);
+    for (const spy of spies) spy.mockRestore();
+    // A known answer: the other-hemisphere rotation of bone 2 adds up with bone 2 of pose 0 rather than cancelling.
+    expect(Math.hypot(...alone[0].rotations.subarray(8, 12))).toBeCloseTo(1, 12);
+  });
+
+  it('blends and sums random poses by random weights as the JavaScript pose functions do, bit for bit (property)', () => {
+    const spies = (['blend', 'scale', 'accumulate', 'normalize'] as const).map((name) => vi.spyOn(SamplingKernel.prototype, name));
+    // Four bones and five: the pair loops over translations and scales end even, and with one value left.
+    for (const n of [4, 5]) {
+      const kernel = SamplingKernel.create(chainSkeleton(n), [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
+      const a = kernel.poseArrays;
+      const inKernel = [0, 1, 2].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
+      const alone = [0, 1, 2].map(() => new Pose(n));
+      // Components of every size, zero and overflowing included (a blend's length then overflows: the identity).
+      const value = fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.constantFrom(0, -0, 1e-170, 1e200, -1e200, 5e-324));
+      const pose = fc.array(value, { minLength: n * 10, maxLength: n * 10 });
+      const weight = fc.oneof(fc.double({ min: -0.5, max: 1.5, noNaN: true }), fc.constantFrom(0, 1, 0.5, 1e-300));
+      const expectSame = (p: number): void => {
+        for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[p][key])).toEqual(Array.from(alone[p][key]));
+      };
+      fc.assert(fc.property(fc.array(pose, { minLength: 3, maxLength: 3 }), fc.array(weight, { minLength: 3, maxLength: 3 }), fc.nat(n - 1), (values, weights, opposite) => {
+        for (const poses of [inKernel, alone]) {
+          poses.forEach((p, i) => {
+            p.translations.set(values[i].slice(0, n * 3));
+            p.rotations.set(values[i].slice(n * 3, n * 7));
+            p.scales.set(values[i].slice(n * 7));
+          });
+          // One bone of pose 1 in the other hemisphere from pose 0's (the sign rule).
+          for (let k = 0; k < 4; k++) poses[1].rotations[opposite * 4 + k] = -poses[0].rotations[opposite * 4 + k];
+        }
+        const w = Float64Array.from(weights);
+        poseBlendTwo(inKernel[2], inKernel[0], inKernel[1], w);
+        poseBlendTwo(alone[2], alone[0], alone[1], w);
+        expectSame(2);
+        for (const poses of [inKernel, alone]) {
+          poseScaleInto(poses[0], poses[0], w, 0);
+          poseAccumulate(poses[0], poses[1], w, 1);
+          poseAccumulate(poses[0], poses[2], w, 2);
+          poseNormalizeRotations(poses[0]);
+        }
+        expectSame(0);
+      }), { seed: 18_000_020 + n, numRuns: 200 });
+    }
+    expect(spies.map((spy) => spy.mock.calls.length)).toEqual([400, 400, 800, 400]);
+    for (const spy of spies) spy.mockRestore();
+  });
+
+  it('blends a layer over a pose bone by bone by the weights written to it, known answers for each branch', () => {
+    const n = 5;
+    const kernel = SamplingKernel.create(chainSkeleton(n), [], [n * 3, n * 4, n * 3, n * 3, n * 4, n * 3])!;
+    const a = kernel.poseArrays;
+    const [out, layer] = [0, 1].map((p) => new Pose(n, { translations: a[p * 3], rotations: a[p * 3 + 1], scales: a[p * 3 + 2] }));
+    const q = (x: number, y: number, z: number, w: number) => { const l = Math.hypot(x, y, z, w); return [x / l, y / l, z / l, w / l]; };
+    out.rotations.set([...q(1, 2, 3, 4), ...q(0.1, 0, 0, 1), ...q(0, 1, 0, 1), 0, 0, 0, 0, ...q(0, 0, 1, 1)]);
+    layer.rotations.set([...q(4, 3, 2, 1), ...q(0, 0.1, 0, 1), ...q(0, -1, 0, -1), 0, 0, 0, 0, ...q(1, 0, 0, 1)]);
+    out.translations.set(Array.from({ length: n * 3 }, (_, i) => i));
+    layer.translations.set(Array.from({ length: n * 3 }, (_, i) => 100 + i));
+    out.scales.fill(1);
+    layer.scales.fill(3);
+    const before = { t: Array.from(out.translations), r: Array.from(out.rotations) };
+    // bone 0: weight 0 (left as it is); 1: 0.25; 2: 0.5 over its own negation (the other hemisphere:
+    // it stays itself); 3: zero rotations (the identity); 4: NaN (left as it is).
+    kernel.boneWeights.set([0, 0.25, 0.5, 1, Number.NaN]);
+    kernel.layer(out, layer);
+    expect(Array.from(out.translations.subarray(0, 3))).toEqual(before.t.slice(0, 3));
+    expect(Array.from(out.rotations.subarray(0, 4))).toEqual(before.r.slice(0, 4));
+    expect(out.translations[3]).toBe(3 * 0.75 + 103 * 0.25);
+    expect(out.scales[3]).toBe(1 * 0.75 + 3 * 0.25);
+    expect(Math.hypot(...out.rotations.subarray(4, 8))).toBeCloseTo(1, 15);
+    for (let k = 0; k < 4; k++) expect(out.rotations[8 + k]).toBeCloseTo(before.r[8 + k], 15);
+    expect(Array.from(out.rotations.subarray(12, 16))).toEqual([0, 0, 0, 1]);
+    expect(out.translations[9]).toBe(109); // weight 1: the layer's
+    expect(Array.from(out.rotations.subarray(16, 20))).toEqual(before.r.slice(16, 20));
+    expect(out.scales[14]).toBe(1);
+  });
+
+  it('copies a pose within its memory by address (copyPose), touching nothing around it', () => {
+    const n = 3;
+    const kernel = SamplingKernel.create(skeleton, [], [n * 10 + 2, n * 10 + 2])!;
+    const [a, b] = kernel.poseArrays;
+    const view = (row: Float64Array, at: number) => new Pose(n, { translations: row.subarray(at, at + n * 3), rotations: row.subarray(at + n * 3, at + n * 7), scales: row.subarray(at + n * 7, at + n * 10) });
+    const source = view(a, 1), out = view(b, 1);
+    a.set(Array.from({ length: a.length }, (_, i) => i + 0.25));
+    b.fill(-1);
+    kernel.copyPose(out, source);
+    expect(Array.from(b.subarray(1, 1 + n * 10))).toEqual(Array.from(a.subarray(1, 1 + n * 10)));
+    expect([b[0], b[n * 10 + 1]]).toEqual([-1, -1]);
+  });
+
+  it('applies inertialization offsets in its memory as PoseInertializer does in JavaScript, bit for bit, every branch', () => {
+    // Five bones, numbers written by hand in the inertializer's documented layout: [0, 8) powers,
+    // then per bone translation directions, rotation axes, scale directions (3 each), the three
+    // curves (CURVE_STRIDE each) and the live flags.
+    const n = 5;
+    const { inKernel, alone, viaKernel, viaJs, own, block } = inertializerPair(n);
+    const random = mulberry32(11);
+    const td = 8, ra = td + n * 3, sd = ra + n * 3, tc = sd + n * 3, rc = tc + n * CURVE_STRIDE, sc = rc + n * CURVE_STRIDE, live = sc + n * CURVE_STRIDE;
+    // Unit directions and axes, as start() fits them.
+    for (let i = td; i < tc; i += 3) {
+      const v = [random() * 2 - 1, random() * 2 - 1, random() * 2 - 1], len = Math.hypot(...v);
+      own.set(v.map((x) => x / len), i);
+    }
+    for (let bone = 0; bone < n; bone++) {
+      for (const c of [tc, rc, sc]) {
+        const o = c + bone * CURVE_STRIDE;
+        own.set([random() - 0.5, random() - 0.5, random() - 0.5, 0.5, random() - 0.5, random() - 0.5, random() - 0.5], o);
+      }
+    }
+    // bone 0: every curve; 1: rotation only, 4.5 rad (a quarter of it past pi/4: Math.sin and Math.cos);
+    // 2: nothing live; 3: translation and rotation whose curves ended (t1 before the elapsed time);
+    // 4: rotation and scale on a pose rotation of length 2 (the full normalisation), then of length 0 (the identity).
+    own.set([7, 2, 0, 3, 6], live);
+    own[rc + 1 * CURVE_STRIDE] = 4.5;
+    own[tc + 3 * CURVE_STRIDE + 3] = 0.05;
+    own[rc + 3 * CURVE_STRIDE + 3] = 0.05;
+    block.set(own);
+    for (const inertializer of [viaKernel, viaJs]) inertializer.clock.set([0.1, 1]);
+    const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
+    for (const rotationScale of [2, 0]) {
+      for (const key of ['translations', 'rotations', 'scales'] as const) {
+        for (let i = 0; i < alone[key].length; i++) inKernel[key][i] = alone[key][i] = random() * 2 - 1;
+      }
+      for (const pose of [inKernel, alone]) {
+        for (let b = 0; b < n; b++) {
+          const o = b * 4, len = Math.hypot(...pose.rotations.subarray(o, o + 4));
+          // Bone 0 just off unit (the Newton step moves it), bone 4 far off or zero.
+          for (let k = 0; k < 4; k++) pose.rotations[o + k] *= (b === 4 ? rotationScale : b === 0 ? 1 + 1e-9 : 1) / len;
+        }
+      }
+      const before = Array.from(alone.rotations);
+      viaKernel.apply(inKernel);
+      viaJs.apply(alone);
+      for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[key])).toEqual(Array.from(alone[key]));
+      // The branches did what they say: bone 2 untouched, bones 0 and 4's rotations unit (or the identity).
+      expect(Array.from(alone.rotations.subarray(8, 12))).toEqual(before.slice(8, 12));
+      expect(Math.abs(Math.hypot(...alone.rotations.subarray(0, 4)) - 1)).toBeLessThan(1e-15);
+      expect(Math.hypot(...alone.rotations.subarray(16, 20))).toBeCloseTo(1, 14);
+      if (rotationScale === 0) expect(Array.from(alone.rotations.subarray(16, 20))).toEqual([0, 0, 0, 1]);
+    }
+    expect(inertialize).toHaveBeenCalledTimes(2);
+    inertialize.mockRestore();
+  });
+
+  it('applies random inertialization offsets to random poses as PoseInertializer does in JavaScript, bit for bit (property)', () => {
+    const n = 6;
+    const { inKernel, alone, viaKernel, viaJs, own, block } = inertializerPair(n);
+    const td = 8, tc = td + n * 9, live = tc + n * 3 * CURVE_STRIDE;
+    const small = fc.double({ min: -3, max: 3, noNaN: true });
+    // A curve: x0 (a rotation's up to a few turns: its sine and cosine through every branch), v0,
+    // a0, t1 (0 included: the curve has ended), A, B, C.
+    const curve = fc.tuple(
+      fc.oneof(small, fc.double({ min: -20, max: 20, noNaN: true }), fc.constantFrom(0, Math.PI / 4, -Math.PI / 4, Math.PI, 1e-300)),
+      small, small, fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.constant(0)), small, small, small,
+    );
+    const bone = fc.record({
+      vectors: fc.array(fc.tuple(small, small, small), { minLength: 3, maxLength: 3 }),
+      curves: fc.array(curve, { minLength: 3, maxLength: 3 }),
+      live: fc.integer({ min: 0, max: 7 }),
+      translation: fc.tuple(small, small, small),
+      rotation: fc.tuple(small, small, small, small),
+      // The pose's rotation length: unit, just off it, far off, tiny or zero.
+      length: fc.constantFrom(1, 1 + 1e-9, 1 - 1e-12, 2, 1e-8, 1e-200, 0, 1e150),
+      scale: fc.tuple(small, small, small),
+    });
+    const inertialize = vi.spyOn(SamplingKernel.prototype, 'inertialize');
+    fc.assert(fc.property(fc.array(bone, { minLength: n, maxLength: n }), fc.double({ min: 0, max: 2.5, noNaN: true }), fc.double({ min: 0.01, max: 3, noNaN: true }),
+      (bones, elapsed, duration) => {
+        own.fill(0);
+        bones.forEach((b, i) => {
+          b.vectors.forEach((v, k) => {
+            // Unit directions and axes, as start() fits them (a zero vector: the x axis).
+            const len = Math.hypot(...v);
+            own.set(len > 1e-6 ? v.map((x) => x / len) : [1, 0, 0], td + k * n * 3 + i * 3);
+          });
+          b.curves.forEach((c, k) => own.set(c, tc + (k * n + i) * CURVE_STRIDE));
+          own[live + i] = b.live;
+          alone.translations.set(b.translation, i * 3);
+          alone.scales.set(b.scale, i * 3);
+          const len = Math.hypot(...b.rotation) || 1;
+          alone.rotations.set(b.rotation.map((x) => (x / len) * b.length), i * 4);
+        });
+        block.set(own);
+        for (const key of ['translations', 'rotations', 'scales'] as const) inKernel[key].set(alone[key]);
+        for (const inertializer of [viaKernel, viaJs]) inertializer.clock.set([elapsed, duration]);
+        viaKernel.apply(inKernel);
+        viaJs.apply(alone);
+        for (const key of ['translations', 'rotations', 'scales'] as const) expect(Array.from(inKernel[key])).toEqual(Array.from(alone[key]));
+      },
+    ), { seed: 18_000_019, numRuns: 300 });
+    // The kernel ran for the runs whose clock was still going (elapsed below the duration).
+    expect(inertialize.mock.calls.length).toBeGreaterThan(100);
+    inertialize.mockRestore();
+  });
+
+  it('runs characters below full rate in the kernel too: interpolation poses in its memory, the same poses as alone', () => {
+    const blend = vi.spyOn(SamplingKernel.prototype, 'blend');
+    const graph = buildCrowdGraph('blend');
+    const batch = graph.createInstances(6, { componentSpace: true });
+    const alone = Array.from({ length: 6 }, () => graph.createInstance());
+    const phases = crowdPhases(6, 2);
+    [batch.instances, alone].forEach((group) => group.forEach((instance, i) => {
+      startAtPhases(instance, phases, i);
+      instance.setUpdateRate([1, 2, 4][i % 3], i, { interpolate: i !== 5 });
+    }));
+    for (let frame = 0; frame < 40; frame++) {
+      if (frame === 20) for (const group of [batch.instances, alone]) group[2].setUpdateRate(1);
+      batch.update(1 / 60);
+      for (const instance of alone) {
+        instance.update(1 / 60);
+        instance.evaluate();
+      }
+    }
+    expectRowsLikeAlone(batch, alone);
+    expect(blend).toHaveBeenCalled();
+    // The interpolation poses are rows of the kernel's memory.
+    const target = (batch.instances[1] as unknown as { target: Pose }).target;
+    expect(target.kernel).not.toBeNull();
+    const without = graph.createInstances(6, { componentSpace: true, updateRates: false });
+    expect(without.wasmMemoryBytes).toBeLessThan(batch.wasmMemoryBytes);
+    without.instances[1].setUpdateRate(2);
+    expect((without.instances[1] as unknown as { target: Pose }).target.kernel).toBeNull();
+  });
+
+  it('shares a memory between threads only for the same graph (a Crowd), each thread with its own scratch', () => {
+    const graph = makeGraph([makeClip('a')], false, true);
+    const lengths = [2 * 4 * 3, 2 * 4 * 4, 2 * 4 * 3, 0, 0, 0];
+    const main = SamplingKernel.createShared(skeleton, [...graph.clipBindings.values()], lengths, 3)!;
+    expect(main.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // Another copy of the same graph (as a worker builds it) attaches; its numbers are its own.
+    const copy = makeGraph([makeClip('a')], false, true);
+    const worker = SamplingKernel.attachShared(main.memory, skeleton, [...copy.clipBindings.values()], lengths, 3, 2)!;
+    expect(worker).not.toBeNull();
+    expect(worker.numbers.byteOffset).not.toBe(main.numbers.byteOffset);
+    // A graph whose clip differs, other pose arrays or a thread out of range do not.
+    const other = makeGraph([makeClip('a', 'slerp', false)], false, true);
+    expect(SamplingKernel.attachShared(main.memory, skeleton, [...other.clipBindings.values()], lengths, 3, 1)).toBeNull();
+    expect(SamplingKernel.attachShared(main.memory, skeleton, [...copy.clipBindings.values()], [1e6, 0, 0, 0, 0, 0], 3, 1)).toBeNull();
+    expect(SamplingKernel.attachShared(main.memory, skeleton, [...copy.clipBindings.values()], lengths, 3, 3)).toBeNull();
+  });
+
+  it('matches instances of their own on the locomotion example (crossfades between gaits; 11 characters: a group of eight and a partial one)', () => {
+    const graph = loadGraphFile(example('sample-locomotion.json'));
+    const count = 11;
+    const batch = graph.createInstances(count, { componentSpace: true });
+    const alone = Array.from({ length: count }, () => graph.createInstance());
+    expect(batch.wasm).toBe(true);
+    for (let frame = 0; frame < 90; frame++) {
+      [...batch.instances, ...alone].forEach((instance, i) => {
+        if (frame % 20 === 0) instance.setParameter('gait', ((i % count) + frame / 20) % 3);
+      });
+      batch.update(1 / 60);
+      for (const instance of alone) {
+        instance.update(1 / 60);
+        instance.evaluate();
+      }
+    }
+    expectRowsLikeAlone(batch, alone);
+  });
+
+  describeWithData('on motion capture', () => {
+    it('matches instances of their own on the CMU walk/run graph, in the kernel', () => {
+      const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+      const graph = loadGraphFile(example('cmu-locomotion.json'));
+      const batch = graph.createInstances(3, { componentSpace: true });
+      const alone = [0, 1, 2].map(() => graph.createInstance());
+      for (let frame = 0; frame < 120; frame++) {
+        [...batch.instances, ...alone].forEach((instance, i) => instance.setParameter('speed', [100, 150, 300][(i + (frame >> 5)) % 3]));
+        batch.update(1 / 60);
+        for (const instance of alone) {
+          instance.update(1 / 60);
+          instance.evaluate();
+        }
+      }
+      expectRowsLikeAlone(batch, alone);
+      expect(sample.mock.results.filter((r) => r.value === true).length).toBeGreaterThan(100);
+    });
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * The project's import graph, read from the sources: every relative `import`/`export ... from`,
+ * `import type` included (a circle of types is still a circle a reader has to hold), and dynamic
+ * `import('...')`. Used by tests/architecture.test.ts.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+)\1/g;
+
+/** Source folders whose files make up the graph (tests and benches import them but are not layered). */
+export const SOURCE_ROOTS = ['runtime', 'nodes', 'graphs', 'editor-meta', 'host', 'cli', 'viewer', 'three', 'index.ts', 'node.ts'];
+
+function sourceFiles(root: string, entry: string): string[] {
+  const full = join(root, entry);
+  if (entry.endsWith('.ts')) return [entry];
+  const out: string[] = [];
+  for (const item of readdirSync(full, { recursive: true, withFileTypes: true })) {
+    if (!item.isFile() || !/\.(ts|mts)$/.test(item.name) || item.name.endsWith('.d.ts')) continue;
+    out.push(relative(root, join(item.parentPath, item.name)).split('\\').join('/'));
+  }
+  return out;
+}
+
+/** Comments removed, so that an example in a doc comment is not read as an import. */
+function code(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+}
+
+/** Each source file (path from `root`, with '/') and the project files it imports. */
+export function importGraph(root: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const entry of SOURCE_ROOTS) {
+    for (const file of sourceFiles(root, entry)) {
+      const text = code(readFileSync(join(root, file), 'utf8'));
+      const targets = new Set<string>();
+      for (const match of text.matchAll(SPECIFIER)) {
+        targets.add(normalize(join(dirname(file), match[2])).split('\\').join('/'));
+      }
+      graph.set(file, [...targets]);
+    }
+  }
+  return graph;
+}
+
+/** The import circles: strongly connected components of more than one file (or a file importing itself), each sorted. */
+export function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm, iterative so that a long chain cannot overflow the stack.
+  let counter = 0;
+  const index = new Map<string, number>(), low = new Map<string, number>(), onStack = new Set<string>();
+  const stack: string[] = [], circles: string[][] = [];
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: [string, number][] = [[start, 0]];
+    index.set(start, counter); low.set(start, counter); counter++; stack.push(start); onStack.add(start);
+    while (work.length > 0) {
+      const top = work[work.length - 1];
+      const [node, next] = top;
+      const edges = (graph.get(node) ?? []).filter((t) => graph.has(t));
+      if (next < edges.length) {
+        top[1]++;
+        const target = edges[next];
+        if (!index.has(target)) {
+          index.set(target, counter); low.set(target, counter); counter++; stack.push(target); onStack.add(target);
+          work.push([target, 0]);
+        } else if (onStack.has(target)) low.set(node, Math.min(low.get(node)!, index.get(target)!));
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1][0];
+        low.set(parent, Math.min(low.get(parent)!, low.get(node)!));
+      }
+      if (low.get(node) === index.get(node)) {
+        const component: string[] = [];
+        let member: string;
+        do { member = stack.pop()!; onStack.delete(member); component.push(member); } while (member !== node);
+        if (component.length > 1 || (graph.get(node) ?? []).includes(node)) circles.push(component.sort());
+      }
+    }
+  }
+  return circles;
+}
