@@ -5,7 +5,8 @@ import {
   LocalPoseNode,
   type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext,
 } from '../runtime/node/node.ts';
-import { kernelWithBoneWeights, type Pose } from '../runtime/core/pose.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { poseLayerBones } from '../runtime/core/pose-bones.ts';
 import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
 
@@ -176,39 +177,9 @@ export class LayeredBlendPerBone extends LocalPoseNode {
     if (scratch !== null) this.graph.posePool.release(scratch);
   }
 
-  /**
-   * out = lerp(out, layer, mask × alpha) per masked bone, rotations by normalised lerp on the shorter
-   * arc: in the sampling kernel when both poses are in its memory (a batch's character), with the
-   * bones' weights written to its per-bone weights, bit-identically.
-   */
+  /** out = lerp(out, layer, mask × alpha) per masked bone, rotations by normalised lerp on the shorter arc. */
   private blendLocal(out: Pose, layer: Pose, index: number): void {
-    const bones = this.maskBones[index], mask = this.maskWeights[index], alpha = this.alphas[index];
-    const kernel = kernelWithBoneWeights(out, layer);
-    if (kernel !== null) {
-      const weights = kernel.boneWeights;
-      weights.fill(0);
-      for (let k = 0; k < bones.length; k++) weights[bones[k]] = mask[bones[k]] * alpha;
-      kernel.layer(out, layer);
-      return;
-    }
-    const ot = out.translations, os = out.scales, or = out.rotations;
-    const lt = layer.translations, ls = layer.scales, lr = layer.rotations;
-    for (let k = 0; k < bones.length; k++) {
-      const bone = bones[k];
-      const w = mask[bone] * alpha;
-      if (!(w > 0)) continue;
-      const s = 1 - w;
-      const t = bone * 3;
-      ot[t] = ot[t] * s + lt[t] * w; ot[t + 1] = ot[t + 1] * s + lt[t + 1] * w; ot[t + 2] = ot[t + 2] * s + lt[t + 2] * w;
-      os[t] = os[t] * s + ls[t] * w; os[t + 1] = os[t + 1] * s + ls[t + 1] * w; os[t + 2] = os[t + 2] * s + ls[t + 2] * w;
-      const o = bone * 4;
-      const wl = or[o] * lr[o] + or[o + 1] * lr[o + 1] + or[o + 2] * lr[o + 2] + or[o + 3] * lr[o + 3] < 0 ? -w : w;
-      or[o] = or[o] * s + lr[o] * wl;
-      or[o + 1] = or[o + 1] * s + lr[o + 1] * wl;
-      or[o + 2] = or[o + 2] * s + lr[o + 2] * wl;
-      or[o + 3] = or[o + 3] * s + lr[o + 3] * wl;
-      quatNormalize(or, o);
-    }
+    poseLayerBones(out, layer, this.maskBones[index], this.maskWeights[index], this.alphas, index);
   }
 
   /**

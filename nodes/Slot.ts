@@ -2,12 +2,12 @@ import * as z from 'zod';
 import { Clip, ClipBinding } from '../runtime/core/clip.ts';
 import { CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/jobs/clip-playback.ts';
 import type { SlotPlayArgs, SlotPlayer } from '../runtime/graph/graph.ts';
-import { quatNormalize } from '../runtime/core/math.ts';
 import {
   LocalPoseNode, ZERO_WEIGHT, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink,
   type UpdateContext,
 } from '../runtime/node/node.ts';
-import { kernelWithBoneWeights, type Pose } from '../runtime/core/pose.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { poseLerpBones } from '../runtime/core/pose-bones.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 
@@ -261,8 +261,12 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     const useUnder = under.active && under.weight > ZERO_WEIGHT, useTop = top.active && top.weight > ZERO_WEIGHT;
     if (this.filterBone !== '') {
       this.source.evaluate(out);
-      if (useUnder) this.blendFiltered(out, under);
-      if (useTop) this.blendFiltered(out, top);
+      // The weights read here, where every frame goes: blendFiltered runs only while a clip plays,
+      // and would box a weight it read while unoptimised (CONTRIBUTING.md, "Numbers in the frame loop").
+      this.weights[0] = under.weight;
+      this.weights[1] = top.weight;
+      if (useUnder) this.blendFiltered(out, under, 0);
+      if (useTop) this.blendFiltered(out, top, 1);
       return;
     }
     // The source is left out when its share is nil: the lowest voice then stands for it.
@@ -286,38 +290,12 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     if (!started) this.source.evaluate(out);
   }
 
-  /**
-   * Blends a voice's pose into `out` bone by bone, by its weight times the filter's: in the sampling
-   * kernel when both poses are in its memory (a batch's character), with the filtered bones' weights
-   * written to its per-bone weights (-1 for the others), bit-identically.
-   */
-  private blendFiltered(out: Pose, v: SlotVoice): void {
+  /** Blends a voice's pose into `out` bone by bone, by its weight (weights[index]) times the filter's. */
+  private blendFiltered(out: Pose, v: SlotVoice, index: number): void {
     const pool = this.graph.posePool;
     const pose = pool.acquire();
     v.playback.sample(pose);
-    const mask = this.mask, bones = this.maskedBones, w = v.weight;
-    const kernel = kernelWithBoneWeights(out, pose);
-    if (kernel !== null) {
-      const weights = kernel.boneWeights;
-      weights.fill(-1);
-      for (let k = 0; k < bones.length; k++) weights[bones[k]] = w * mask[bones[k]];
-      kernel.lerpBones(out, pose);
-      pool.release(pose);
-      return;
-    }
-    const ot = out.translations, or = out.rotations, os = out.scales, pt = pose.translations, pr = pose.rotations, ps = pose.scales;
-    for (let k = 0; k < bones.length; k++) {
-      const b = bones[k], a = w * mask[b], b3 = b * 3, b4 = b * 4;
-      for (let c = 0; c < 3; c++) {
-        ot[b3 + c] += (pt[b3 + c] - ot[b3 + c]) * a;
-        os[b3 + c] += (ps[b3 + c] - os[b3 + c]) * a;
-      }
-      // Normalised lerp along the shorter arc, as the pose blends do.
-      const dot = or[b4] * pr[b4] + or[b4 + 1] * pr[b4 + 1] + or[b4 + 2] * pr[b4 + 2] + or[b4 + 3] * pr[b4 + 3];
-      const wb = dot < 0 ? -a : a, wa = 1 - a;
-      for (let c = 0; c < 4; c++) or[b4 + c] = or[b4 + c] * wa + pr[b4 + c] * wb;
-      quatNormalize(or, b4);
-    }
+    poseLerpBones(out, pose, this.maskedBones, this.mask, this.weights, index);
     pool.release(pose);
   }
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Clip, type ClipBinding } from './clip.ts';
+import { Clip, type AdditiveSpace, type ClipBinding } from './clip.ts';
 import { quatNormalize } from './math.ts';
 import { Pose } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
@@ -24,7 +24,7 @@ import type { Skeleton } from './skeleton.ts';
  * its parent's.
  */
 
-export type AdditiveSpace = 'local' | 'mesh';
+export type { AdditiveSpace } from './clip.ts';
 
 /**
  * A reference for an additive: the skeleton's reference pose, or one frame of a clip as authored

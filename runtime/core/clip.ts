@@ -1,9 +1,11 @@
 import type { ClipCurve, ClipNotifyTrack } from './clip-events.ts';
 import { firstBeyond, MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT, quatNlerp, quatNormalize, quatSlerp, type UpAxis } from './math.ts';
-import type { AdditiveSpace } from './additive.ts';
 import { quoted } from './names.ts';
-import type { Pose } from './pose.ts';
+import { KERNEL_ALPHA, KERNEL_WEIGHT_A, KERNEL_WEIGHT_B, type Pose } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
+
+/** The space of an additive clip's rotation deltas (see runtime/core/additive.ts): its parent's axes, or the character's. */
+export type AdditiveSpace = 'local' | 'mesh';
 
 export type RotationInterpolation = 'slerp' | 'nlerp';
 
@@ -422,9 +424,9 @@ function sampleInto(out: Pose, binding: ClipBinding, cursor: ClipCursor, blend: 
   const kernel = out.kernel;
   if (kernel !== null && slerp && (alpha === 0 || spans !== null)) {
     const numbers = kernel.numbers;
-    numbers[0] = alpha;
-    numbers[1] = blend === null ? 1 : blend[0];
-    numbers[2] = blend === null ? 0 : blend[1];
+    numbers[KERNEL_ALPHA] = alpha;
+    numbers[KERNEL_WEIGHT_A] = blend === null ? 1 : blend[0];
+    numbers[KERNEL_WEIGHT_B] = blend === null ? 0 : blend[1];
     if (kernel.sample(out, binding, base0, base1, blend !== null, renormalize)) return out;
   }
   const ot = out.translations, or = out.rotations, os = out.scales;

@@ -1,6 +1,5 @@
 import { transformRelative, quatNormalize } from './math.ts';
-import { checkStorage, Pose, poseCopy, type PoseStorage } from './pose.ts';
-import { kernelOf, type SamplingKernel } from '../kernel/sampling-kernel.ts';
+import { checkStorage, kernelOf, Pose, poseCopy, type PoseKernel, type PoseStorage } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
 import { FreeList } from './free-list.ts';
 
@@ -30,7 +29,7 @@ export class ComponentPose {
    * The sampling kernel whose memory holds both the own local pose and the component arrays (an
    * InstanceBatch's output), which then composes them in recomposeAll; else null.
    */
-  private readonly kernel: SamplingKernel | null;
+  private readonly kernel: PoseKernel | null;
 
   /**
    * `storage`: arrays the caller owns for the local pose and for the component transforms (see

@@ -1,6 +1,69 @@
 import { quatNormalize } from './math.ts';
-import { kernelOf, type SamplingKernel } from '../kernel/sampling-kernel.ts';
 import { FreeList } from './free-list.ts';
+
+/**
+ * What the pose operations need of a kernel that runs them on poses in its own memory (the
+ * WebAssembly kernel in runtime/kernel/ implements it for a batch's or a crowd's poses). Declared
+ * here, below the kernel, so that the pose layer dispatches and no caller branches on JavaScript
+ * or WebAssembly: a Pose knows its kernel (Pose.kernel), and each operation in this file and in
+ * pose-bones.ts runs in it when every pose it touches is in its memory, bit-identically.
+ *
+ * Numbers go in through `numbers` at the KERNEL_* indices, written before the call: a double
+ * passed to a call V8 does not inline is boxed (CONTRIBUTING.md, "Numbers in the frame loop").
+ */
+export interface PoseKernel {
+  /** The memory the kernel's poses view. */
+  readonly buffer: ArrayBufferLike;
+  /** The skeleton whose reference pose and parents it holds (compared by identity). */
+  readonly skeleton: unknown;
+  /** The call's numbers, at KERNEL_ALPHA, KERNEL_WEIGHT_A and KERNEL_WEIGHT_B. */
+  readonly numbers: Float64Array;
+  /** One weight per bone of its skeleton, written before layer, scaleBones, accumulateBones and lerpBones. */
+  readonly boneWeights: Float64Array;
+  /** Samples clip binding `binding` into `out` (see sampleClipAt); false, having done nothing, when it holds no copy of the clip. */
+  sample(out: Pose, binding: { readonly index: number }, base0: number, base1: number, blend: boolean, renormalize: boolean): boolean;
+  /** The component-space pose of `local` into `component`, every bone composed. */
+  compose(local: PoseStorage, component: PoseStorage): void;
+  /** poseBlendTwo with the weights at KERNEL_WEIGHT_A and KERNEL_WEIGHT_B. */
+  blend(out: Pose, a: Pose, b: Pose): void;
+  /** poseScaleInto with the weight at KERNEL_WEIGHT_A. */
+  scale(out: Pose, source: Pose): void;
+  /** poseAccumulate with the weight at KERNEL_WEIGHT_A. */
+  accumulate(out: Pose, source: Pose): void;
+  normalize(pose: Pose): void;
+  /** poseLayerBones by boneWeights (0: left as it is). */
+  layer(out: Pose, layer: Pose): void;
+  /** poseScaleBones by boneWeights. */
+  scaleBones(out: Pose): void;
+  /** poseAccumulateBones by boneWeights. */
+  accumulateBones(out: Pose, source: Pose): void;
+  /** poseLerpBones by boneWeights (negative: left as it is). */
+  lerpBones(out: Pose, pose: Pose): void;
+  /** Adds an inertializer's offsets to `pose`, reading its numbers at byte address `block` of this memory. */
+  inertialize(pose: Pose, block: number): void;
+  /** out = source, both in this memory and of the same bones. */
+  copyPose(out: Pose, source: Pose): void;
+}
+
+/** Where a kernel call reads its numbers in PoseKernel.numbers: a sample's place between its keys, and the two blend weights. */
+export const KERNEL_ALPHA = 0, KERNEL_WEIGHT_A = 1, KERNEL_WEIGHT_B = 2;
+
+const kernels = new WeakMap<ArrayBufferLike, PoseKernel>();
+
+/** Makes `kernel` the one that runs the pose operations on poses whose arrays all view `buffer`. */
+export function registerPoseKernel(buffer: ArrayBufferLike, kernel: PoseKernel): void {
+  kernels.set(buffer, kernel);
+}
+
+/**
+ * The kernel whose memory `translations`, `rotations` and `scales` all view, or null: how a Pose
+ * built on a kernel's arrays (an InstanceBatch's) finds it.
+ */
+export function kernelOf(translations: Float64Array, rotations: Float64Array, scales: Float64Array): PoseKernel | null {
+  const buffer = translations.buffer;
+  if (rotations.buffer !== buffer || scales.buffer !== buffer) return null;
+  return kernels.get(buffer) ?? null;
+}
 
 /**
  * A local-space pose laid out by attribute: translations [x,y,z]*n, rotations [x,y,z,w]*n (unit
@@ -15,7 +78,7 @@ export class Pose {
    * The sampling kernel whose memory holds this pose's arrays (an InstanceBatch's output poses),
    * which then samples clips into it; null for a pose of its own arrays (see runtime/kernel/sampling-kernel.ts).
    */
-  readonly kernel: SamplingKernel | null;
+  readonly kernel: PoseKernel | null;
   /**
    * The arrays' byte offsets in the kernel's memory (0 without a kernel): what the kernel is called
    * with, read from the pose rather than from its three arrays (three fewer objects per call for a
@@ -60,6 +123,20 @@ export interface PoseStorage {
   readonly scales: Float64Array;
 }
 
+/**
+ * The pose arrays of a group of characters, laid out like one pose per character
+ * ([character][bone][xyz] for translations and scales, [character][bone][xyzw] for rotations).
+ * The component-space ones are empty when the group publishes no component pose.
+ */
+export interface BatchPoseArrays {
+  readonly translations: Float64Array;
+  readonly rotations: Float64Array;
+  readonly scales: Float64Array;
+  readonly componentTranslations: Float64Array;
+  readonly componentRotations: Float64Array;
+  readonly componentScales: Float64Array;
+}
+
 /** Throws a RangeError unless `storage` holds exactly `boneCount` bones per attribute. */
 export function checkStorage(storage: PoseStorage, boneCount: number, what: string): void {
   const wrong = (['translations', 'rotations', 'scales'] as const).filter((k, i) => storage[k].length !== boneCount * (i === 1 ? 4 : 3));
@@ -69,6 +146,12 @@ export function checkStorage(storage: PoseStorage, boneCount: number, what: stri
 }
 
 export function poseCopy(out: Pose, source: Pose): Pose {
+  const kernel = kernelHolding(out, source);
+  if (kernel !== null) {
+    // By address: no typed-array object of either pose read (a crowd copies a history pose per character).
+    kernel.copyPose(out, source);
+    return out;
+  }
   out.translations.set(source.translations);
   out.rotations.set(source.rotations);
   out.scales.set(source.scales);
@@ -92,19 +175,9 @@ export function poseBlend(out: Pose, a: Pose, b: Pose, weight: number): Pose {
  * The sampling kernel holding both `out` and `source` in its memory with the same bone count (a
  * batch's output, temporaries, interpolation poses), where a pose operation runs in it; else null.
  */
-export function kernelHolding(out: Pose, source: Pose): SamplingKernel | null {
+export function kernelHolding(out: Pose, source: Pose): PoseKernel | null {
   const kernel = out.kernel;
   return kernel !== null && source.kernel === kernel && out.boneCount === source.boneCount ? kernel : null;
-}
-
-/**
- * The sampling kernel holding `out` (a whole pose of its skeleton) and `source` (null: none), whose
- * per-bone weights (SamplingKernel.boneWeights) then cover out's bones: where a blend bone by bone
- * runs in it; else null.
- */
-export function kernelWithBoneWeights(out: Pose, source: Pose | null): SamplingKernel | null {
-  const kernel = out.kernel;
-  return kernel !== null && (source === null || source.kernel === kernel) && out.boneCount === kernel.boneWeights.length ? kernel : null;
 }
 
 /**
@@ -118,8 +191,8 @@ export function poseBlendTwo(out: Pose, a: Pose, b: Pose, weights: Float64Array)
   if (kernel !== null && kernelHolding(out, b) === kernel) {
     // All three in a sampling kernel's memory (a batch's output, temporaries, interpolation poses).
     const numbers = kernel.numbers;
-    numbers[1] = wa;
-    numbers[2] = w;
+    numbers[KERNEL_WEIGHT_A] = wa;
+    numbers[KERNEL_WEIGHT_B] = w;
     kernel.blend(out, a, b);
     return out;
   }
@@ -152,7 +225,7 @@ export function poseScaleInto(out: Pose, source: Pose, weights: Float64Array, in
   const weight = weights[index];
   const kernel = kernelHolding(out, source);
   if (kernel !== null) {
-    kernel.numbers[1] = weight;
+    kernel.numbers[KERNEL_WEIGHT_A] = weight;
     kernel.scale(out, source);
     return out;
   }
@@ -174,7 +247,7 @@ export function poseAccumulate(out: Pose, source: Pose, weights: Float64Array, i
   const weight = weights[index];
   const kernel = kernelHolding(out, source);
   if (kernel !== null) {
-    kernel.numbers[1] = weight;
+    kernel.numbers[KERNEL_WEIGHT_A] = weight;
     kernel.accumulate(out, source);
     return out;
   }

@@ -1,23 +1,11 @@
 import { describeValue } from '../node/parameters.ts';
 import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
-import { Pose, PosePool, type PoseStorage } from '../core/pose.ts';
+import { Pose, PosePool, type BatchPoseArrays, type PoseStorage } from '../core/pose.ts';
 import { SamplingKernel } from '../kernel/sampling-kernel.ts';
 import { ComponentPose } from '../core/component-pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 
-/**
- * The pose arrays of a group of characters, laid out like one pose per character
- * ([character][bone][xyz] for translations and scales, [character][bone][xyzw] for rotations).
- * The component-space ones are empty when the group publishes no component pose.
- */
-export interface BatchPoseArrays {
-  readonly translations: Float64Array;
-  readonly rotations: Float64Array;
-  readonly scales: Float64Array;
-  readonly componentTranslations: Float64Array;
-  readonly componentRotations: Float64Array;
-  readonly componentScales: Float64Array;
-}
+export type { BatchPoseArrays } from '../core/pose.ts';
 
 /**
  * Character `character`'s rows of `arrays` as an instance's output storage (see

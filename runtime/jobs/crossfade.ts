@@ -1,7 +1,8 @@
 import type { BlendProfile } from '../core/blend-profile.ts';
 import type { PoseLink } from '../node/link.ts';
 import type { UpdateContext } from '../node/node.ts';
-import { kernelWithBoneWeights, poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose, type PosePool } from '../core/pose.ts';
+import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose, type PosePool } from '../core/pose.ts';
+import { poseAccumulateBones, poseScaleBones } from '../core/pose-bones.ts';
 
 /** What a crossfade without per-bone weights holds for them: one shared empty array. */
 const NO_BONE_WEIGHTS = new Float64Array(0);
@@ -252,11 +253,6 @@ export function evaluateWeightedInputs(out: Pose, inputs: readonly PoseLink[], w
   }
 }
 
-/** Input weights[base ..] (one per bone) into a sampling kernel's per-bone weights, copied rather than through a view (no object per call). */
-function kernelBoneWeights(to: Float64Array, weights: Float64Array, base: number): void {
-  for (let b = 0; b < to.length; b++) to[b] = weights[base + b];
-}
-
 /**
  * Writes the per-bone weighted sum of `inputs` into `out`: input i's bone b weighs
  * fade.evaluateBoneWeights[i × boneCount + b] (see Crossfade.restrictBones); inputs `include`
@@ -267,49 +263,17 @@ export function evaluatePerBoneInputs(out: Pose, inputs: readonly PoseLink[], in
   const bones = fade.boneCount, weights = fade.evaluateBoneWeights;
   let first = true;
   let scratch: Pose | null = null;
-  // A batch's character: its poses in a sampling kernel's memory, each bone's weight written to the
-  // kernel's per-bone weights, bit-identically.
-  const kernel = kernelWithBoneWeights(out, null);
   for (let i = 0; i < inputs.length; i++) {
     if (!(include[i] > 0)) continue;
-    const base = i * bones;
     if (first) {
       inputs[i].evaluate(out);
       first = false;
-      if (kernel !== null) {
-        kernelBoneWeights(kernel.boneWeights, weights, base);
-        kernel.scaleBones(out);
-        continue;
-      }
-      const t = out.translations, s = out.scales, r = out.rotations;
-      for (let b = 0; b < bones; b++) {
-        const w = weights[base + b];
-        t[b * 3] *= w; t[b * 3 + 1] *= w; t[b * 3 + 2] *= w;
-        s[b * 3] *= w; s[b * 3 + 1] *= w; s[b * 3 + 2] *= w;
-        r[b * 4] *= w; r[b * 4 + 1] *= w; r[b * 4 + 2] *= w; r[b * 4 + 3] *= w;
-      }
+      poseScaleBones(out, weights, i * bones);
       continue;
     }
     scratch ??= pool.acquire();
     inputs[i].evaluate(scratch);
-    if (kernel !== null && scratch.kernel === kernel) {
-      kernelBoneWeights(kernel.boneWeights, weights, base);
-      kernel.accumulateBones(out, scratch);
-      continue;
-    }
-    const st = scratch.translations, ss = scratch.scales, sr = scratch.rotations;
-    const ot = out.translations, os = out.scales, or = out.rotations;
-    for (let b = 0; b < bones; b++) {
-      const w = weights[base + b];
-      if (w === 0) continue;
-      const v = b * 3, o = b * 4;
-      ot[v] += st[v] * w; ot[v + 1] += st[v + 1] * w; ot[v + 2] += st[v + 2] * w;
-      os[v] += ss[v] * w; os[v + 1] += ss[v + 1] * w; os[v + 2] += ss[v + 2] * w;
-      // Into the running sum's hemisphere, so q and -q add up instead of cancelling.
-      const dot = or[o] * sr[o] + or[o + 1] * sr[o + 1] + or[o + 2] * sr[o + 2] + or[o + 3] * sr[o + 3];
-      const wr = dot < 0 ? -w : w;
-      or[o] += sr[o] * wr; or[o + 1] += sr[o + 1] * wr; or[o + 2] += sr[o + 2] * wr; or[o + 3] += sr[o + 3] * wr;
-    }
+    poseAccumulateBones(out, scratch, weights, i * bones);
   }
   if (scratch !== null) pool.release(scratch);
   poseNormalizeRotations(out);

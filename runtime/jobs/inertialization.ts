@@ -486,7 +486,7 @@ export class PoseHistory {
   /**
    * Keeps the two poses in `numbers` from `base` on (numberCount of them), carrying them over. In
    * a batch's per-frame numbers they are in its sampling kernel's memory with the poses output,
-   * and push() copies there by address (SamplingKernel.copyPose).
+   * and push()'s poseCopy copies there by address.
    */
   useNumbers(numbers: Float64Array, base: number): void {
     // Asked at every initialize, which a state machine runs in the frame loop: once placed, nothing to do.
@@ -519,9 +519,7 @@ export class PoseHistory {
       this.deltaTimes[0] = dt[index];
       this.count = 2;
     }
-    const kernel = pose.kernel;
-    if (kernel !== null && kernel === this.previous.kernel && pose.boneCount === this.previous.boneCount) kernel.copyPose(this.previous, pose);
-    else poseCopy(this.previous, pose);
+    poseCopy(this.previous, pose);
   }
 
   clear(): void {

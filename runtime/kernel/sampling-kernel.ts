@@ -1,6 +1,5 @@
 import type { ClipBinding } from '../core/clip.ts';
-import type { BatchPoseArrays } from '../graph/instance-batch.ts';
-import type { Pose, PoseStorage } from '../core/pose.ts';
+import { registerPoseKernel, type BatchPoseArrays, type Pose, type PoseKernel, type PoseStorage } from '../core/pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-bytes.ts';
 
@@ -22,7 +21,7 @@ import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-byt
  * The memory is sized once, when the kernel is made, and never grows: growing would detach every
  * typed array viewing it.
  */
-export class SamplingKernel {
+export class SamplingKernel implements PoseKernel {
   /** The memory's bytes (what the poses' arrays view). */
   readonly buffer: ArrayBufferLike;
   /** The WebAssembly.Memory (for createShared's, what a worker thread attaches to). */
@@ -117,7 +116,7 @@ export class SamplingKernel {
     this.byteLength = layout.pages * 65536;
     this.poseArrays = layout.poses.map((at, i) => new Float64Array(buffer, at, layout.poseLengths[i]));
     this.doubles = new Float64Array(buffer, 0, buffer.byteLength >> 3);
-    kernels.set(buffer, this);
+    registerPoseKernel(buffer, this);
   }
 
   /**
@@ -298,16 +297,6 @@ export class SamplingKernel {
   }
 }
 
-/**
- * The kernel whose memory `translations`, `rotations` and `scales` all view, or null: how a Pose
- * built on a kernel's arrays (an InstanceBatch's) finds it.
- */
-export function kernelOf(translations: Float64Array, rotations: Float64Array, scales: Float64Array): SamplingKernel | null {
-  const buffer = translations.buffer;
-  if (rotations.buffer !== buffer || scales.buffer !== buffer) return null;
-  return kernels.get(buffer) ?? null;
-}
-
 /** Whether this engine runs the sampling kernel (WebAssembly with SIMD); otherwise sampling stays in JavaScript. */
 export function samplingKernelAvailable(): boolean {
   return samplingModule(false) !== null;
@@ -342,7 +331,6 @@ function webAssembly(): WasmApi | undefined {
   return (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 }
 
-const kernels = new WeakMap<ArrayBufferLike, SamplingKernel>();
 /** The compiled modules (ordinary and shared memory); undefined until first asked for, null where they cannot run. */
 const compiled: [WasmModule | null | undefined, WasmModule | null | undefined] = [undefined, undefined];
 

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
-import { createScanner, SyntaxKind } from 'typescript/unstable/ast';
 import { describe, expect, it } from 'vitest';
 import { describeNodeType, editorMeta, editorMetaFor, editorMetaProblems, type NodeEditorMeta } from '../../editor-meta/index.ts';
 import { builtInNodeTypes, OutputType } from '../../nodes/index.ts';
 import { BlendTwoType } from '../../nodes/BlendTwo.ts';
 import type { NodeType } from '../../runtime/node/node.ts';
+import { importSpecifiers } from '../support/imports.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const documentedTypes: readonly NodeType[] = [...builtInNodeTypes, OutputType];
@@ -116,44 +116,9 @@ describe('describeNodeType', () => {
 // The editor/runtime split: runtime code must load without editor-meta, as in Unreal, where
 // runtime modules never depend on editor modules.
 
-/** Tokens after which a `/` ends an expression (division), so it cannot open a regular expression. */
-const EXPRESSION_ENDS = new Set([
-  SyntaxKind.Identifier, SyntaxKind.CloseParenToken, SyntaxKind.CloseBracketToken, SyntaxKind.CloseBraceToken,
-  SyntaxKind.NumericLiteral, SyntaxKind.BigIntLiteral, SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral,
-  SyntaxKind.TemplateTail, SyntaxKind.ThisKeyword, SyntaxKind.SuperKeyword, SyntaxKind.TrueKeyword, SyntaxKind.FalseKeyword,
-  SyntaxKind.NullKeyword, SyntaxKind.PlusPlusToken, SyntaxKind.MinusMinusToken,
-]);
-
-/**
- * Module specifiers imported, re-exported, required or dynamically imported by `source` that name
- * editor-meta. The compiler's scanner (TypeScript 7 has no `preProcessFile`: the pre-processor
- * that did this was a scan like this one) skips comments and reads strings, templates and regular
- * expressions whole, so only a string at an import site counts: after `from`, after `import`, or
- * as the argument of `import(` or `require(`.
- */
+/** Module specifiers `source` imports (see importSpecifiers) that name editor-meta. */
 function editorMetaImports(source: string): string[] {
-  const scanner = createScanner(true, undefined, source);
-  const found: string[] = [];
-  const templates: number[] = []; // brace depth at each open `${`
-  let depth = 0;
-  let previous = SyntaxKind.Unknown, before = SyntaxKind.Unknown; // the two tokens before this one
-  for (let token = scanner.scan(); token !== SyntaxKind.EndOfFile; token = scanner.scan()) {
-    if ((token === SyntaxKind.SlashToken || token === SyntaxKind.SlashEqualsToken) && !EXPRESSION_ENDS.has(previous)) token = scanner.reScanSlashToken();
-    if (token === SyntaxKind.OpenBraceToken) depth++;
-    else if (token === SyntaxKind.CloseBraceToken) {
-      if (templates.length > 0 && templates[templates.length - 1] === depth) {
-        token = scanner.reScanTemplateToken(false);
-        if (token === SyntaxKind.TemplateTail) templates.pop();
-      } else depth--;
-    } else if (token === SyntaxKind.TemplateHead) templates.push(depth);
-    if (token === SyntaxKind.StringLiteral && (previous === SyntaxKind.FromKeyword || previous === SyntaxKind.ImportKeyword
-      || (previous === SyntaxKind.OpenParenToken && (before === SyntaxKind.ImportKeyword || before === SyntaxKind.RequireKeyword)))) {
-      found.push(scanner.getTokenValue());
-    }
-    before = previous;
-    previous = token;
-  }
-  return found.filter((s) => s.includes('editor-meta'));
+  return importSpecifiers(source).filter((s) => s.includes('editor-meta'));
 }
 
 function tsFilesUnder(dir: string): string[] {
@@ -182,7 +147,7 @@ describe('runtime code does not depend on editor-meta', () => {
   it('no file under runtime/, nodes/ or graphs/ imports editor-meta', () => {
     const files = ['runtime', 'nodes', 'graphs'].flatMap((d) => tsFilesUnder(join(root, d)));
     // Guards against a wrong root making the scan vacuous.
-    expect(files.map((f) => relative(root, f))).toEqual(expect.arrayContaining([join('runtime', 'node.ts'), join('nodes', 'BlendTwo.ts'), join('graphs', 'loader.ts')]));
+    expect(files.map((f) => relative(root, f))).toEqual(expect.arrayContaining([join('runtime', 'node', 'node.ts'), join('nodes', 'BlendTwo.ts'), join('graphs', 'loader.ts')]));
     const offenders = files.flatMap((f) => editorMetaImports(readFileSync(f, 'utf8')).map((s) => `${relative(root, f)} imports ${s}`));
     expect(offenders).toEqual([]);
   });

@@ -1,12 +1,11 @@
 /**
- * The project's import graph, read from the sources: every relative `import`/`export ... from`,
- * `import type` included (a circle of types is still a circle a reader has to hold), and dynamic
- * `import('...')`. Used by tests/architecture.test.ts.
+ * The project's import graph, read from the sources: every relative import, re-export and dynamic
+ * import, `import type` included (a circle of types is still a circle a reader has to hold). Used
+ * by tests/architecture.test.ts and tests/editor-meta/editor-meta.test.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
-
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+)\1/g;
+import { createScanner, SyntaxKind } from 'typescript/unstable/ast';
 
 /** Source folders whose files make up the graph (tests and benches import them but are not layered). */
 export const SOURCE_ROOTS = ['runtime', 'nodes', 'graphs', 'editor-meta', 'host', 'cli', 'viewer', 'three', 'index.ts', 'node.ts'];
@@ -22,9 +21,44 @@ function sourceFiles(root: string, entry: string): string[] {
   return out;
 }
 
-/** Comments removed, so that an example in a doc comment is not read as an import. */
-function code(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+/** Tokens after which a `/` ends an expression (division), so it cannot open a regular expression. */
+const EXPRESSION_ENDS = new Set([
+  SyntaxKind.Identifier, SyntaxKind.CloseParenToken, SyntaxKind.CloseBracketToken, SyntaxKind.CloseBraceToken,
+  SyntaxKind.NumericLiteral, SyntaxKind.BigIntLiteral, SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral,
+  SyntaxKind.TemplateTail, SyntaxKind.ThisKeyword, SyntaxKind.SuperKeyword, SyntaxKind.TrueKeyword, SyntaxKind.FalseKeyword,
+  SyntaxKind.NullKeyword, SyntaxKind.PlusPlusToken, SyntaxKind.MinusMinusToken,
+]);
+
+/**
+ * Module specifiers imported, re-exported, required or dynamically imported by `source`, type-only
+ * imports included. The compiler's scanner (TypeScript 7 has no `preProcessFile`: the pre-processor
+ * that did this was a scan like this one) skips comments and reads strings, templates and regular
+ * expressions whole, so only a string at an import site counts: after `from`, after `import`, or
+ * as the argument of `import(` or `require(`.
+ */
+export function importSpecifiers(source: string): string[] {
+  const scanner = createScanner(true, undefined, source);
+  const found: string[] = [];
+  const templates: number[] = []; // brace depth at each open `${`
+  let depth = 0;
+  let previous = SyntaxKind.Unknown, before = SyntaxKind.Unknown; // the two tokens before this one
+  for (let token = scanner.scan(); token !== SyntaxKind.EndOfFile; token = scanner.scan()) {
+    if ((token === SyntaxKind.SlashToken || token === SyntaxKind.SlashEqualsToken) && !EXPRESSION_ENDS.has(previous)) token = scanner.reScanSlashToken();
+    if (token === SyntaxKind.OpenBraceToken) depth++;
+    else if (token === SyntaxKind.CloseBraceToken) {
+      if (templates.length > 0 && templates[templates.length - 1] === depth) {
+        token = scanner.reScanTemplateToken(false);
+        if (token === SyntaxKind.TemplateTail) templates.pop();
+      } else depth--;
+    } else if (token === SyntaxKind.TemplateHead) templates.push(depth);
+    if (token === SyntaxKind.StringLiteral && (previous === SyntaxKind.FromKeyword || previous === SyntaxKind.ImportKeyword
+      || (previous === SyntaxKind.OpenParenToken && (before === SyntaxKind.ImportKeyword || before === SyntaxKind.RequireKeyword)))) {
+      found.push(scanner.getTokenValue());
+    }
+    before = previous;
+    previous = token;
+  }
+  return found;
 }
 
 /** Each source file (path from `root`, with '/') and the project files it imports. */
@@ -32,10 +66,9 @@ export function importGraph(root: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const entry of SOURCE_ROOTS) {
     for (const file of sourceFiles(root, entry)) {
-      const text = code(readFileSync(join(root, file), 'utf8'));
       const targets = new Set<string>();
-      for (const match of text.matchAll(SPECIFIER)) {
-        targets.add(normalize(join(dirname(file), match[2])).split('\\').join('/'));
+      for (const specifier of importSpecifiers(readFileSync(join(root, file), 'utf8'))) {
+        if (specifier.startsWith('.')) targets.add(normalize(join(dirname(file), specifier)).split('\\').join('/'));
       }
       graph.set(file, [...targets]);
     }

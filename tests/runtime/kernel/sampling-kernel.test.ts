@@ -276,7 +276,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       (c, time, looping, weights, values) => {
         const graph = makeGraph([buildRandomClip('a', c)], false, true);
         const binding = graph.clipBindings.get('a')!;
-        const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+        const kernel = graph.createInstances(1).instances[0].evaluate().kernel as SamplingKernel;
         const mine = kernelPosePool(kernel, 4, 0).acquire(), theirs = new Pose(4);
         expect(mine.kernel).toBe(kernel);
         for (const pose of [mine, theirs]) {
@@ -303,7 +303,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     runBoth(makeGraph([makeClip('n', 'nlerp')], false, true));
     expect(sample).not.toHaveBeenCalled();
     const graph = makeGraph([makeClip('a')], false, true);
-    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel as SamplingKernel;
     const other = makeGraph([makeClip('a')], false, true).clipBindings.get('a')!;
     const pose = graph.createInstances(1).instances[0].evaluate();
     expect(kernel.sample(pose, other, 0, 3, false, false)).toBe(false);
@@ -326,7 +326,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
 
   it('gives nodes temporaries in the kernel first (a batch pose pool), ordinary poses past them', () => {
     const graph = makeGraph([makeClip('a'), makeClip('b')], true, true);
-    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel as SamplingKernel;
     const pool = kernelPosePool(kernel, 4, 0);
     const taken = Array.from({ length: 6 }, () => pool.acquire());
     expect(taken.map((p) => p.kernel !== null)).toEqual([true, true, true, true, false, false]);
@@ -378,7 +378,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
 
   it('blends poses in its memory as poseBlendTwo does in JavaScript, bit for bit, out aliasing an input or not', () => {
     const graph = makeGraph([makeClip('a'), makeClip('b', 'slerp', false)], true, true);
-    const kernel = graph.createInstances(1).instances[0].evaluate().kernel!;
+    const kernel = graph.createInstances(1).instances[0].evaluate().kernel as SamplingKernel;
     const pool = kernelPosePool(kernel, 4, 0);
     const [a, b, out] = [pool.acquire(), pool.acquire(), pool.acquire()];
     const [ja, jb, jout] = [new Pose(4), new Pose(4), new Pose(4)];
