@@ -4,7 +4,8 @@ import type { AnimGraph } from '../runtime/graph/graph.ts';
 import type { DebugNode } from '../runtime/node/node.ts';
 import type { ParameterValue } from '../runtime/node/parameters.ts';
 import { GraphRunner, type ParameterChange, type RunOptions } from '../host/runner.ts';
-import { checkOutputFiles, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts, writing, type Io } from './main.ts';
+import { checkOutputFiles, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts, writing } from './common.ts';
+import type { Io } from './io.ts';
 import { fixed, renderPlotSvg, type PlotDocument, type PlotPanel, type PlotPoints, type PlotSeries } from './plot-svg.ts';
 
 export interface PlotRunOptions extends Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'updateRate' | 'holdSkippedFrames'> {

@@ -1,7 +1,7 @@
 /** `animgraph view GRAPH [--port N]`: serves the viewer page for GRAPH on 127.0.0.1 until stopped. */
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 import { PortInUseError, startViewServer } from './view-server.ts';
 
 export const DEFAULT_VIEW_PORT = 7860;

@@ -1,49 +1,23 @@
 /**
  * The `animgraph view` page: runs the graph here, in the browser (the core is bundled in), draws
  * it with three.js, and shows its parameters and per-frame debug tree. The server (cli/view-server.ts)
- * only serves the graph file, the files it references and a change notice.
+ * only serves the graph file, the files it references and a change notice. Here: the controls,
+ * loading a graph and the loop; the scene is scene.ts, a character's frames character.ts, what it
+ * draws figures.ts.
  */
 import * as THREE from 'three';
-import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { ComponentPose } from '../runtime/core/component-pose.ts';
-import type { AnimGraph, AnimGraphInstance } from '../runtime/graph/graph.ts';
-import type { DebugNode } from '../runtime/node/node.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
 import type { ParameterValue } from '../runtime/node/parameters.ts';
-import { Pose } from '../runtime/core/pose.ts';
-import { integrateRootMotion, type UpAxis } from '../runtime/jobs/root-motion.ts';
 import { formatDebugTree } from '../host/runner.ts';
-import type { Skeleton } from '../runtime/core/skeleton.ts';
+import { DisplayedPose, History, simulate, upAxisOf, type Character } from './character.ts';
 import { poseBounds, SkinnedFigure, StickFigure, type Figure } from './figures.ts';
 import { GraphLoadError, loadViewerGraph, type Resolve } from './load.ts';
 import { buildParameterPanel, DebugTreeView } from './panels.ts';
+import { ViewScene } from './scene.ts';
+import { state, type Problem } from './state.ts';
 
-interface Problem { path: string; code: string; message: string }
 type GraphInfo = { source: string; asset: unknown } | { source: string; problems: Problem[] };
-
-/** What tests (and the curious, from the console) read: `window.__animgraphViewer`. */
-const state = {
-  /** 'loading', 'running' (a frame has been drawn) or 'error' (the last load failed; an older graph may still run). */
-  status: 'loading' as 'loading' | 'running' | 'error',
-  source: '',
-  /** The newest simulated frame. */
-  frame: 0,
-  /** How many graphs have been installed (a reload adds one). */
-  loads: 0,
-  figure: '' as '' | 'skinned' | 'skeleton',
-  bones: 0,
-  /** Skinned figures: the graph's bones no three.js bone has (they drive nothing). */
-  unboundGraphBones: [] as string[],
-  problems: [] as Problem[],
-  /** The character's position in the world at the newest frame (root motion moves it), in the graph's axes. */
-  root: [0, 0, 0] as number[],
-  /** Where the character's root is in the view, x and y from -1 to 1 (the camera follows it, so it stays put). */
-  onScreen: [0, 0] as number[],
-  /** False once any simulated pose or root transform held a non-finite number. */
-  finite: true,
-  debugText: '',
-};
-(window as unknown as { __animgraphViewer: typeof state }).__animgraphViewer = state;
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const canvas = $<HTMLCanvasElement>('canvas');
@@ -60,113 +34,10 @@ const debugText = $('debug-text');
 const debugTree = new DebugTreeView($('debug-tree'));
 
 // --- the scene -----------------------------------------------------------------------------------
-// preserveDrawingBuffer: the canvas can be read back (screenshots, the browser test's pixel check).
-const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
-renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
-const scene = new THREE.Scene();
-scene.background = new THREE.Color(0x2b2e33);
-scene.add(new THREE.HemisphereLight(0xffffff, 0x404040, 2.2));
-const sun = new THREE.DirectionalLight(0xffffff, 2);
-sun.position.set(1, 2, 1.5);
-scene.add(sun);
-const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
-camera.position.set(2, 1.5, 4);
-const controls = new OrbitControls(camera, canvas);
-controls.enableDamping = true;
-let grid = makeGrid(0.5, 40);
-scene.add(grid);
-let gridCell = 0.5;
-/** Turns a Z-up character (root motion with up 'z') upright in three's Y-up world. */
-const space = new THREE.Group();
-scene.add(space);
-/** The character's world transform: root motion moves it. */
-const characterRoot = new THREE.Group();
-space.add(characterRoot);
-
-function resize(): void {
-  const { clientWidth: w, clientHeight: h } = canvas.parentElement!;
-  renderer.setSize(w, h, false);
-  camera.aspect = w / Math.max(h, 1);
-  camera.updateProjectionMatrix();
-}
-new ResizeObserver(resize).observe(canvas.parentElement!);
-resize();
+const view = new ViewScene(canvas);
+const { space, characterRoot } = view;
 
 // --- a loaded graph --------------------------------------------------------------------------------
-const HISTORY = 600;
-
-/** The last HISTORY frames (local pose, root transform, time, debug tree), for the scrubber. */
-class History {
-  private readonly stride: number;
-  private readonly poses: Float64Array;
-  private readonly worlds = new Float64Array(HISTORY * 7);
-  private readonly times = new Float64Array(HISTORY);
-  private readonly trees: (DebugNode | null)[] = new Array<DebugNode | null>(HISTORY).fill(null);
-  newest = -1;
-  count = 0;
-
-  constructor(private readonly boneCount: number) {
-    this.stride = boneCount * 10;
-    this.poses = new Float64Array(HISTORY * this.stride);
-  }
-
-  get oldest(): number { return this.newest - this.count + 1; }
-
-  record(frame: number, time: number, pose: Pose, world: Float64Array, tree: DebugNode): void {
-    const slot = frame % HISTORY, n = this.boneCount, at = slot * this.stride;
-    this.poses.set(pose.translations, at);
-    this.poses.set(pose.rotations, at + 3 * n);
-    this.poses.set(pose.scales, at + 7 * n);
-    this.worlds.set(world, slot * 7);
-    this.times[slot] = time;
-    this.trees[slot] = tree;
-    this.newest = frame;
-    this.count = Math.min(this.count + 1, HISTORY);
-  }
-
-  /** Copies frame `frame` into `pose` and `world`; returns its time. */
-  read(frame: number, pose: Pose, world: Float64Array): number {
-    const slot = frame % HISTORY, n = this.boneCount, at = slot * this.stride;
-    pose.translations.set(this.poses.subarray(at, at + 3 * n));
-    pose.rotations.set(this.poses.subarray(at + 3 * n, at + 7 * n));
-    pose.scales.set(this.poses.subarray(at + 7 * n, at + 10 * n));
-    world.set(this.worlds.subarray(slot * 7, slot * 7 + 7));
-    return this.times[slot];
-  }
-
-  tree(frame: number): DebugNode | null { return this.trees[frame % HISTORY]; }
-}
-
-/** The pose on screen (the newest frame, or one the scrubber went back to): what the figure draws. */
-class DisplayedPose {
-  readonly pose: Pose;
-  readonly component: ComponentPose;
-  readonly world = Float64Array.of(0, 0, 0, 0, 0, 0, 1);
-  constructor(readonly skeleton: Skeleton) {
-    this.pose = new Pose(skeleton.boneCount);
-    this.component = new ComponentPose(skeleton);
-  }
-  componentPose(): ComponentPose { return this.component; }
-  /** Recomputes the component pose after `pose` changed. */
-  commit(): void {
-    this.component.setFromLocal(this.pose);
-    this.component.ensureAllComponent();
-  }
-}
-
-interface Character {
-  graph: AnimGraph;
-  instance: AnimGraphInstance;
-  figure: Figure;
-  history: History;
-  displayed: DisplayedPose;
-  world: Float64Array;
-  up: UpAxis;
-  frame: number;
-  time: number;
-  skeletonKey: string;
-}
-
 let current: Character | null = null;
 /** Parameter values set in the panel, kept across reloads where the parameter still fits. */
 const parameterValues = new Map<string, ParameterValue>();
@@ -174,29 +45,6 @@ let playing = true;
 let speed = 1;
 let shown = 0;
 let loadGeneration = 0;
-
-function isFiniteArray(a: Float64Array): boolean {
-  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return false;
-  return true;
-}
-
-/** Advances the character by dt seconds and records the frame. */
-function simulate(c: Character, dt: number): void {
-  c.instance.update(dt);
-  integrateRootMotion(c.world, c.instance.rootMotion, c.up);
-  const pose = c.instance.evaluate();
-  if (c.history.count > 0) c.frame++;
-  c.time += dt;
-  if (state.finite && !(isFiniteArray(pose.translations) && isFiniteArray(pose.rotations) && isFiniteArray(pose.scales) && isFiniteArray(c.world))) {
-    state.finite = false;
-    console.warn(`animgraph view: frame ${c.frame} holds a non-finite number`);
-  }
-  c.history.record(c.frame, c.time, pose, c.world, c.instance.gatherDebug());
-  state.frame = c.frame;
-  state.root[0] = c.world[0];
-  state.root[1] = c.world[1];
-  state.root[2] = c.world[2];
-}
 
 let lastPanelUpdate = -Infinity;
 let drawnFrame = -1;
@@ -269,11 +117,6 @@ async function loadGltfScene(path: string, resolve: Resolve): Promise<THREE.Obje
   const gltf = await new GLTFLoader(manager).parseAsync(buffer, '');
   // bindThree matches GLTFLoader's sanitised node names ('FootL') by the name as written (userData.name).
   return gltf.scene;
-}
-
-function upAxisOf(graph: AnimGraph): UpAxis {
-  for (const binding of graph.clipBindings.values()) if (binding.clip.rootMotion) return binding.clip.rootMotion.up;
-  return 'y';
 }
 
 async function loadAndShow(): Promise<void> {
@@ -363,7 +206,7 @@ function install(graph: AnimGraph, asset: unknown, gltfScene: THREE.Object3D | n
   state.bones = skeleton.boneCount;
   space.rotation.x = up === 'z' ? -Math.PI / 2 : 0;
   space.updateMatrixWorld(true);
-  if (reframe) frameCamera(c);
+  if (reframe) view.frameCamera(c);
   buildParameterPanel(parameterForm, graph.parameterDefinitions, descriptionsOf(asset), parameterValues, (name, value) => {
     parameterValues.set(name, value);
     try {
@@ -385,84 +228,6 @@ function descriptionsOf(asset: unknown): Record<string, string> {
     if (typeof d === 'string') out[name] = d;
   }
   return out;
-}
-
-/**
- * A ground grid of `count` × `count` cells, every cell edge its own segment (three's GridHelper
- * draws each line whole, and software rasterisers such as headless Chromium's drop a line that
- * passes behind the camera instead of clipping it: the grid near the character vanished).
- */
-function makeGrid(cell: number, count: number): THREE.LineSegments {
-  const half = (count * cell) / 2;
-  const positions: number[] = [], colors: number[] = [];
-  const major = new THREE.Color(0x6b7078), minor = new THREE.Color(0x454950);
-  for (let i = 0; i <= count; i++) {
-    const a = -half + i * cell;
-    const color = i === count / 2 ? major : minor;
-    for (let j = 0; j < count; j++) {
-      const b0 = -half + j * cell, b1 = b0 + cell;
-      positions.push(a, 0, b0, a, 0, b1, b0, 0, a, b1, 0, a);
-      for (let k = 0; k < 4; k++) colors.push(color.r, color.g, color.b);
-    }
-  }
-  const geometry = new THREE.BufferGeometry();
-  geometry.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
-  geometry.setAttribute('color', new THREE.Float32BufferAttribute(colors, 3));
-  return new THREE.LineSegments(geometry, new THREE.LineBasicMaterial({ vertexColors: true }));
-}
-
-const followed = new THREE.Vector3();
-const followedBefore = new THREE.Vector3();
-
-/** Points the camera at the character's first frame, sized to it, with the grid under its feet. */
-function frameCamera(c: Character): void {
-  c.history.read(c.frame, c.displayed.pose, c.displayed.world);
-  c.displayed.commit();
-  characterRoot.position.set(0, 0, 0);
-  characterRoot.quaternion.identity();
-  characterRoot.updateMatrixWorld(true);
-  c.figure.apply();
-  // The joints' world bounds: component space through the character's (and the Z-up fix's) transform.
-  const box = new THREE.Box3();
-  const t = c.displayed.component.translations, v = new THREE.Vector3();
-  const toWorld = (c.figure instanceof SkinnedFigure ? c.figure.rootMatrix() : characterRoot.matrixWorld);
-  for (let i = 0; i < c.graph.skeleton.boneCount; i++) box.expandByPoint(v.set(t[i * 3], t[i * 3 + 1], t[i * 3 + 2]).applyMatrix4(toWorld));
-  // A mesh reaches past its joints (the robot's head is above its head bone): its bind-pose bounds too.
-  if (c.figure instanceof SkinnedFigure) box.union(new THREE.Box3().setFromObject(c.figure.object));
-  const size = box.getSize(new THREE.Vector3());
-  const extent = Math.max(size.x, size.y, size.z) || 1;
-  const center = box.getCenter(new THREE.Vector3());
-  camera.near = extent / 100;
-  camera.far = extent * 400;
-  camera.position.set(center.x + extent * 1.3, center.y + extent * 0.5, center.z + extent * 2.2);
-  camera.updateProjectionMatrix();
-  controls.target.copy(center);
-  controls.update();
-  scene.remove(grid);
-  grid.geometry.dispose();
-  (grid.material as THREE.Material).dispose();
-  gridCell = extent / 4;
-  grid = makeGrid(gridCell, 100);
-  grid.position.y = box.min.y;
-  scene.add(grid);
-  characterRoot.getWorldPosition(followedBefore);
-}
-
-/** Keeps the camera and the grid with the character as root motion carries it away. */
-function follow(): void {
-  characterRoot.getWorldPosition(followed);
-  const dx = followed.x - followedBefore.x, dy = followed.y - followedBefore.y, dz = followed.z - followedBefore.z;
-  if (dx !== 0 || dy !== 0 || dz !== 0) {
-    camera.position.x += dx; camera.position.y += dy; camera.position.z += dz;
-    controls.target.x += dx; controls.target.y += dy; controls.target.z += dz;
-    followedBefore.copy(followed);
-  }
-  const ndc = followedBefore.clone().project(camera);
-  state.onScreen[0] = ndc.x;
-  state.onScreen[1] = ndc.y;
-  // Whole cells only: the grid looks endless and the character is seen to move over it.
-  grid.position.x = Math.round(followed.x / gridCell) * gridCell;
-  grid.position.z = Math.round(followed.z / gridCell) * gridCell;
 }
 
 // --- the transport and the loop ------------------------------------------------------------------
@@ -508,10 +273,9 @@ function tick(now: number): void {
       shown = c.frame;
     }
     showFrame(c, Math.max(c.history.oldest, Math.min(shown, c.history.newest)), now, false);
-    follow();
+    view.follow();
   }
-  controls.update();
-  renderer.render(scene, camera);
+  view.render();
   if (c && state.status !== 'running' && state.problems.length === 0) {
     state.status = 'running';
     document.body.dataset.status = 'running';

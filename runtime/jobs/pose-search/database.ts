@@ -14,18 +14,14 @@
  * a cost model over counted work on sample queries (clipTreeCosts), so the choice is the same on
  * every machine.
  */
-import { ClipCursor, sampleClipAt, type ClipBinding } from '../../core/clip.ts';
+import { ClipCursor, sampleClipAt } from '../../core/clip.ts';
 import { Pose } from '../../core/pose.ts';
 import { POS, PoseFeatureExtractor, ROT, VEL, type PoseFeatureSchema } from './features.ts';
-import { poseSearchHash, type PoseSearchHash } from './hash.ts';
-import { buildKdTree, DEFAULT_LEAF_SIZE, nodeLowerBound, payingClipTrees, type KdTree } from './kd-tree.ts';
+import { poseSearchHash, type IndexedClip, type PoseSearchHash } from './hash.ts';
+import { buildKdTree, DEFAULT_LEAF_SIZE, nodeLowerBound, payingClipTrees, type KdTree, type TreeSearchDatabase } from './kd-tree.ts';
 import { CLIP_TREE_FRACTION, type PoseSearchQuery, type PoseSearchResult, type SearchMode } from './query.ts';
 
-/** A clip to index, under the name the searches report. */
-export interface IndexedClip {
-  name: string;
-  binding: ClipBinding;
-}
+export type { IndexedClip } from './hash.ts';
 
 /** Everything a database holds: flat typed arrays plus the clip list (what an index file stores). */
 export interface PoseSearchDatabaseData {
@@ -53,7 +49,7 @@ export interface PoseSearchDatabaseData {
  * with a KD-tree over them. Immutable once built: share one per graph (see NodeType.prepare), give
  * each user its own PoseSearchQuery.
  */
-export class PoseSearchDatabase {
+export class PoseSearchDatabase implements TreeSearchDatabase {
   readonly schema: PoseFeatureSchema;
   readonly dims: number;
   readonly clipCount: number;

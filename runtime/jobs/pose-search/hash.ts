@@ -2,9 +2,18 @@
  * Hashes of what a database is built from. SHA-256 by runtime/core/sha256.ts, not node:crypto, so pose
  * search runs in a browser; the digests are node:crypto's, so index files written before still load.
  */
+import type { ClipBinding } from '../../core/clip.ts';
 import { createSha256, type Sha256Hash } from '../../core/sha256.ts';
-import type { IndexedClip } from './database.ts';
 import type { PoseFeatureSchema } from './features.ts';
+
+/**
+ * A clip to index, under the name the searches report. Here, below database.ts (which re-exports
+ * it), because the hash reads it and database.ts imports the hash.
+ */
+export interface IndexedClip {
+  name: string;
+  binding: ClipBinding;
+}
 
 /** What a database was built from, hashed (sha-256, hex). */
 export interface PoseSearchHash {

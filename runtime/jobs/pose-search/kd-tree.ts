@@ -2,9 +2,8 @@
  * The KD-tree over a database's scaled features: its layout, how it is built, the lower bound of a
  * node's box that prunes the search, and the cost model that decides which clips keep a subtree.
  */
-import { ROT } from './features.ts';
-import type { PoseSearchDatabase } from './database.ts';
-import { PoseSearchQuery, PoseSearchResult } from './query.ts';
+import { ROT, type PoseFeatureSchema } from './features.ts';
+import { PoseSearchQuery, PoseSearchResult, type PoseSearchFrames, type SearchMode } from './query.ts';
 
 export const DEFAULT_LEAF_SIZE = 16;
 /**
@@ -39,13 +38,25 @@ export interface KdTree {
   clipRoot: Int32Array;
 }
 
+/**
+ * What the lower bound and the cost model read of a database (PoseSearchDatabase implements it).
+ * Declared here rather than imported, since database.ts imports this file.
+ */
+export interface TreeSearchDatabase extends PoseSearchFrames {
+  readonly schema: PoseFeatureSchema;
+  readonly frameCount: number;
+  readonly features: Float64Array;
+  readonly channelOrder: Int32Array;
+  readonly tree: KdTree;
+  search(query: PoseSearchQuery, result: PoseSearchResult, mode?: SearchMode): PoseSearchResult;
+}
 
 /**
  * A lower bound of the cost of any frame inside node's box, into best[3]: per dimension the squared
  * distance from the query to the interval, per quaternion the smaller of that for q and for -q.
  * Stops early once above the best cost best[0]. (Doubles travel in `best`: see ClipCursor.)
  */
-export function nodeLowerBound(db: PoseSearchDatabase, query: PoseSearchQuery, node: number, best: Float64Array): void {
+export function nodeLowerBound(db: TreeSearchDatabase, query: PoseSearchQuery, node: number, best: Float64Array): void {
   const lo = db.tree.lower, hi = db.tree.upper, q = query.features, dims = db.dims, o = db.schema.offsets;
   const base = node * dims;
   const bound = best[0];
@@ -199,7 +210,7 @@ export const TREE_BOX_COST = 8;
  * the scan, its frame count. [0, frames] for a clip without a subtree. Counts, not timings, so the
  * choice is the same on every machine and run; either way the search returns the same frame.
  */
-export function clipTreeCosts(db: PoseSearchDatabase): Float64Array {
+export function clipTreeCosts(db: TreeSearchDatabase): Float64Array {
   const out = new Float64Array(2 * db.clipCount);
   const q = new PoseSearchQuery(db), result = new PoseSearchResult();
   for (let c = 0; c < db.clipCount; c++) {
@@ -227,7 +238,7 @@ export function clipTreeCosts(db: PoseSearchDatabase): Float64Array {
  * The database's tree with the subtrees removed of the clips that a scan searches more cheaply
  * (clipTreeCosts): the same tree when every subtree pays.
  */
-export function payingClipTrees(db: PoseSearchDatabase): KdTree {
+export function payingClipTrees(db: TreeSearchDatabase): KdTree {
   const costs = clipTreeCosts(db);
   const drop = new Uint8Array(db.clipCount);
   let dropped = 0;

@@ -1,5 +1,15 @@
 /** What a search looks for and where (PoseSearchQuery), and what it found (PoseSearchResult). */
-import type { PoseSearchDatabase } from './database.ts';
+
+/**
+ * What a query reads of its database (a PoseSearchDatabase): how its frames fall into clips.
+ * Declared here rather than imported, since database.ts imports this file.
+ */
+export interface PoseSearchFrames {
+  readonly dims: number;
+  readonly clipCount: number;
+  /** First frame of each clip, and the frame count at the end (clipCount + 1 entries). */
+  readonly clipStart: Int32Array;
+}
 
 /**
  * How search() finds the best frame; every mode returns the same frame. 'tree': the KD-tree over
@@ -42,7 +52,7 @@ export class PoseSearchQuery {
   readonly stackBound = new Float64Array(256);
   readonly scratch = new Float64Array(5);
 
-  constructor(readonly database: PoseSearchDatabase) {
+  constructor(readonly database: PoseSearchFrames) {
     this.features = new Float64Array(database.dims);
     this.limit = new Int32Array(database.clipCount);
     this.allowedPrefix = new Int32Array(database.clipCount + 1);

@@ -524,8 +524,8 @@ describeWithData('hostile glTF (property)', () => {
 });
 
 describe('glTF import: portable', () => {
-  it('imports nothing from Node, so a browser can run it on fetched bytes', () => {
-    const source = readFileSync(new URL('../../../runtime/import/gltf.ts', import.meta.url), 'utf8');
+  it.each(['gltf.ts', 'gltf-container.ts'])('%s imports nothing from Node, so a browser can run it on fetched bytes', (file) => {
+    const source = readFileSync(new URL(`../../../runtime/import/${file}`, import.meta.url), 'utf8');
     expect(source).not.toMatch(/from ['"]node:/);
     expect(source).not.toMatch(/\bBuffer\.|require\(/);
   });

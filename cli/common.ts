@@ -1,0 +1,176 @@
+/*
+ * What the commands share: the errors main turns into exit codes (usage 2, output 3, non-finite 4),
+ * option parsing and the checks of --frames, --seconds, --fps, --set and --update-rate, and the
+ * checks of output files. Below main.ts and every command's file, so that none imports main.ts.
+ */
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { GraphProblem } from '../graphs/loader.ts';
+import { parseParameterValue } from '../runtime/node/parameters.ts';
+import { TimelineError, type ParameterChange } from '../host/runner.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
+import { checkUpdateRate } from '../runtime/graph/update-rate.ts';
+
+export class UsageError extends Error {}
+
+/** An output file (--poses, --debug-out, --out) could not be opened or written: exit 3. */
+export class OutputError extends Error {
+  constructor(readonly file: string, readonly reason: string) {
+    super(`cannot write ${file}: ${reason}`);
+  }
+}
+
+/**
+ * The graph produced NaN or Infinity (a bug in a node: the frame loop must not): exit 4, before the
+ * number is written, since JSON would silently turn it into null.
+ */
+export class NonFiniteError extends Error {}
+
+/** The most frames one run evaluates (a day at 115 fps); --fps lies within [MIN_FPS, MAX_FPS]. */
+const MAX_FRAMES = 10_000_000;
+const MIN_FPS = 0.001;
+const MAX_FPS = 10_000;
+
+/** Runs a file operation, turning its failure into an OutputError naming the file. */
+export function writing<T>(file: string, operation: () => T): T {
+  try {
+    return operation();
+  } catch (e) {
+    const error = e as NodeJS.ErrnoException;
+    // "EACCES: permission denied, open '/x/y'" -> "EACCES: permission denied": the file is named once.
+    throw new OutputError(file, error.code ? error.message.replace(/, \w+( '.*')?$/, '') : error.message);
+  }
+}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+
+export function parseOptions(args: readonly string[], options: OptionSpec): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
+  let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true }) as never;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  // No option means anything when empty: `--poses ''` wrote nothing and said nothing, `--debug-out ''` wrote to stdout.
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (value === '' || (Array.isArray(value) && value.includes(''))) throw new UsageError(`--${name} needs a value, got an empty string`);
+  }
+  return parsed;
+}
+
+/**
+ * Refuses output files that would destroy what the command reads or writes: an output that is one
+ * of the inputs (`index g.json --out g.json` overwrote the graph), or two outputs that are one file
+ * (`--poses f --debug-out f` interleaved both through two handles, keeping neither whole).
+ */
+export function checkOutputFiles(outputs: Readonly<Record<string, string | undefined>>, inputs: readonly string[]): void {
+  const seen = new Map<string, string>();
+  for (const input of inputs) seen.set(sameFileKey(input), 'input');
+  for (const [option, file] of Object.entries(outputs)) {
+    if (file === undefined) continue;
+    const key = sameFileKey(file), earlier = seen.get(key);
+    if (earlier === 'input') throw new UsageError(`${option} ${file} is the graph file it reads; writing it would overwrite the graph`);
+    if (earlier !== undefined) throw new UsageError(`${option} ${file} is the same file as ${earlier}; give each output its own file`);
+    seen.set(key, option);
+  }
+}
+
+/** A path's file, for comparing two paths: through symbolic links when the file exists. */
+function sameFileKey(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function frameCount(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isInteger(n) || n < 1 || n > MAX_FRAMES) {
+    throw new UsageError(`--frames needs a whole number from 1 to ${MAX_FRAMES.toLocaleString('en-US')}, got '${text}'`);
+  }
+  return n;
+}
+
+function frameRate(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !(n >= MIN_FPS && n <= MAX_FPS)) {
+    throw new UsageError(`--fps needs a number from ${MIN_FPS} to ${MAX_FPS.toLocaleString('en-US')}, got '${text}'`);
+  }
+  return n;
+}
+
+/** Parses `NAME=VALUE[@SECONDS]` against the graph's parameter types. */
+export function parseSet(text: string, graph: AnimGraph): ParameterChange {
+  const m = /^([^=]+)=(.*?)(?:@([^@]*))?$/.exec(text);
+  if (!m) throw new UsageError(`--set '${text}': expected NAME=VALUE or NAME=VALUE@SECONDS`);
+  const [, name, valueText, timeText] = m;
+  const def = Object.hasOwn(graph.parameterDefinitions, name) ? graph.parameterDefinitions[name] : undefined;
+  if (!def) {
+    throw new UsageError(`--set '${text}': unknown parameter '${name}' (parameters: ${Object.keys(graph.parameterDefinitions).join(', ') || 'none'})`);
+  }
+  const value = parseParameterValue(def.type, valueText);
+  if (value === undefined) throw new UsageError(`--set '${text}': '${valueText}' is not a valid ${def.type}${def.type === 'vec3' ? ' (x,y,z)' : ''}`);
+  let time = 0;
+  if (timeText !== undefined) {
+    time = Number(timeText);
+    if (timeText.trim() === '' || !Number.isFinite(time) || time < 0) throw new UsageError(`--set '${text}': time '${timeText}' must be seconds >= 0`);
+  }
+  return { name, value, time };
+}
+
+/**
+ * Runs `start` (which makes a GraphRunner from the --set options' timeline, in their order), turning
+ * the runner's TimelineError into a usage error naming the --set option (a time after the run's
+ * last frame, where the change would never apply).
+ */
+export function withSetTexts<T>(sets: readonly string[], start: () => T): T {
+  try {
+    return start();
+  } catch (e) {
+    if (e instanceof TimelineError) throw new UsageError(`--set '${sets[e.index]}': ${e.reason}`);
+    throw e;
+  }
+}
+
+/** --update-rate N and --hold of a command that runs a graph (run, plot). */
+export function updateRateOptions(values: Record<string, unknown>): { updateRate?: number; holdSkippedFrames?: boolean } {
+  const text = values['update-rate'] as string | undefined;
+  if (text === undefined) {
+    if (values.hold) throw new UsageError('--hold needs --update-rate N');
+    return {};
+  }
+  const rate = text.trim() === '' ? Number.NaN : Number(text);
+  try {
+    checkUpdateRate(rate, 0); // the instance's own rule
+  } catch (e) {
+    throw new UsageError(`--update-rate: ${(e as Error).message} ('${text}')`);
+  }
+  return { updateRate: rate, holdSkippedFrames: values.hold === true };
+}
+
+/** --frames, --seconds and --fps of a command that runs a graph (run, plot), checked against their ranges. */
+export function runLength(values: Record<string, unknown>): { frames?: number; fps?: number; seconds?: number } {
+  if (values.frames !== undefined && values.seconds !== undefined) throw new UsageError('give --frames or --seconds, not both');
+  const frames = frameCount(values.frames as string | undefined);
+  const fps = frameRate(values.fps as string | undefined);
+  const seconds = values.seconds !== undefined ? nonNegative(values.seconds as string, '--seconds') : undefined;
+  if (seconds !== undefined && Math.floor(seconds * (fps ?? 30) + 1e-9) + 1 > MAX_FRAMES) {
+    throw new UsageError(`--seconds ${values.seconds as string} at ${fps ?? 30} fps is more than ${MAX_FRAMES.toLocaleString('en-US')} frames`);
+  }
+  return { frames, fps, seconds };
+}
+
+function nonNegative(text: string, flag: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${flag} needs a number >= 0, got '${text}'`);
+  return n;
+}
+
+/** Why a graph did not load, as every command prints it (exit 1): a count, then each problem with its JSON path and code. */
+export function loadProblems(source: string, problems: readonly GraphProblem[]): string {
+  return `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message} [${p.code}]\n`).join('')}`;
+}

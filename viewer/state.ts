@@ -1,0 +1,27 @@
+/** What the page reports about itself: the viewer's state, and the problems of a graph that did not load. */
+
+export interface Problem { path: string; code: string; message: string }
+
+/** What tests (and the curious, from the console) read: `window.__animgraphViewer`. */
+export const state = {
+  /** 'loading', 'running' (a frame has been drawn) or 'error' (the last load failed; an older graph may still run). */
+  status: 'loading' as 'loading' | 'running' | 'error',
+  source: '',
+  /** The newest simulated frame. */
+  frame: 0,
+  /** How many graphs have been installed (a reload adds one). */
+  loads: 0,
+  figure: '' as '' | 'skinned' | 'skeleton',
+  bones: 0,
+  /** Skinned figures: the graph's bones no three.js bone has (they drive nothing). */
+  unboundGraphBones: [] as string[],
+  problems: [] as Problem[],
+  /** The character's position in the world at the newest frame (root motion moves it), in the graph's axes. */
+  root: [0, 0, 0] as number[],
+  /** Where the character's root is in the view, x and y from -1 to 1 (the camera follows it, so it stays put). */
+  onScreen: [0, 0] as number[],
+  /** False once any simulated pose or root transform held a non-finite number. */
+  finite: true,
+  debugText: '',
+};
+(window as unknown as { __animgraphViewer: typeof state }).__animgraphViewer = state;
