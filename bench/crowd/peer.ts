@@ -9,7 +9,7 @@ import { DT } from './options.ts';
 
 /**
  * All characters' poses in one array per attribute ([character][bone][xyz(w)]), their play times
- * in one Float64Array. Rotation interpolation is slerp exactly as runtime/core/clip.ts sampleClipAt does
+ * in one Float64Array. Rotation interpolation is slerp exactly as runtime/core/sampling.ts sampleClipAt does
  * it (quatSlerp's shorter arc, nlerp fallback above cos 0.9995, with the angle and 1 / sin(angle)
  * of each pair of consecutive keys read from Clip.rotationSpans, the sines of pairs up to 0.35 rad
  * apart from their Taylor series (see SLERP_SERIES_MAX_ANGLE) and no renormalisation of a slerp
@@ -251,7 +251,7 @@ function spanSlerp(out: Float64Array, o: number, keys: Float64Array, a: number, 
     const inv = k < 0 ? -k : k;
     const x0 = (1 - t) * angle, x1 = t * angle;
     if (angle <= 0.35) {
-      // The sines from their series to x^9, as sampleClipAt (see SLERP_SERIES_MAX_ANGLE in runtime/core/clip.ts).
+      // The sines from their series to x^9, as sampleClipAt (see SLERP_SERIES_MAX_ANGLE in runtime/core/sampling.ts).
       const y0 = x0 * x0, y1 = x1 * x1;
       s0 = (x0 + x0 * y0 * (-1 / 6 + y0 * (1 / 120 + y0 * (-1 / 5040 + y0 * (1 / 362880))))) * inv;
       s1 = (x1 + x1 * y1 * (-1 / 6 + y1 * (1 / 120 + y1 * (-1 / 5040 + y1 * (1 / 362880))))) * inv;

@@ -1,4 +1,5 @@
-import { ClipCursor, sampleClipAt, sampleClipBlendInto, type ClipBinding } from '../core/clip.ts';
+import { type ClipBinding } from '../core/clip.ts';
+import { ClipCursor, sampleClipAt, sampleClipBlendInto } from '../core/sampling.ts';
 import type { Pose } from '../core/pose.ts';
 import type { UpdateContext } from '../node/node.ts';
 import { addRootMotion, addRootVelocity } from './root-motion.ts';

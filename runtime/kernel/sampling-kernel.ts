@@ -177,7 +177,7 @@ export class SamplingKernel implements PoseKernel {
 
   /**
    * Runs the kernel for pose arrays in this memory, with `numbers` written first (see sampleInto
-   * in runtime/core/clip.ts for the arguments); false, having done nothing, when it has no copy of
+   * in runtime/core/sampling.ts for the arguments); false, having done nothing, when it has no copy of
    * `binding`'s clip.
    */
   sample(out: Pose, binding: ClipBinding, base0: number, base1: number, blend: boolean, renormalize: boolean): boolean {

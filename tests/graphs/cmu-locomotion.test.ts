@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
-import { sampleClip } from '../../runtime/core/clip.ts';
+import { sampleClip } from '../../runtime/core/sampling.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { describeWithData } from '../support/shared-data.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { ClipBinding } from '../../runtime/core/clip.ts';
+import { sampleClip } from '../../runtime/core/sampling.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { loadGraphAsset } from '../../host/files.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { ClipBinding } from '../../runtime/core/clip.ts';
+import { sampleClip } from '../../runtime/core/sampling.ts';
 import { ZERO_WEIGHT } from '../../runtime/node/node.ts';
 import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';

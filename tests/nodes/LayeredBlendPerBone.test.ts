@@ -4,7 +4,8 @@ import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files
 import { runGraph } from '../../host/runner.ts';
 import type { LayeredBlendPerBone } from '../../nodes/LayeredBlendPerBone.ts';
 import { boneMaskWeights } from '../../runtime/core/bone-mask.ts';
-import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
+import { ClipBinding } from '../../runtime/core/clip.ts';
+import { sampleClip } from '../../runtime/core/sampling.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';

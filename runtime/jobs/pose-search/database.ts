@@ -14,7 +14,7 @@
  * a cost model over counted work on sample queries (clipTreeCosts), so the choice is the same on
  * every machine.
  */
-import { ClipCursor, sampleClipAt } from '../../core/clip.ts';
+import { ClipCursor, sampleClipAt } from '../../core/sampling.ts';
 import { Pose } from '../../core/pose.ts';
 import { POS, PoseFeatureExtractor, ROT, VEL, type PoseFeatureSchema } from './features.ts';
 import { poseSearchHash, type IndexedClip, type PoseSearchHash } from './hash.ts';

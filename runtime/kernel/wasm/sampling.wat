@@ -1,5 +1,5 @@
 ;; The sampling kernel of runtime/kernel/sampling-kernel.ts: sampleClipAt and sampleClipBlendInto
-;; (runtime/core/clip.ts) for a pose and a clip copied into this module's memory, with the same IEEE
+;; (runtime/core/sampling.ts) for a pose and a clip copied into this module's memory, with the same IEEE
 ;; operations in the same order, so its poses are bit-identical to the JavaScript path's. The
 ;; quaternion and translation arithmetic runs two lanes at a time (f64x2); sums across lanes (a dot
 ;; product, a squared length) are taken lane by lane in the scalar order ((x + y) + z) + w. No fused

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
-import { Clip, ClipBinding, ClipCursor, clipLocalTime, sampleClip, sampleClipAt, sampleClipBlendInto, SLERP_SERIES_MAX_ANGLE } from '../../../runtime/core/clip.ts';
+import { Clip, ClipBinding } from '../../../runtime/core/clip.ts';
+import { ClipCursor, clipLocalTime, sampleClip, sampleClipAt, sampleClipBlendInto, SLERP_SERIES_MAX_ANGLE } from '../../../runtime/core/sampling.ts';
 import { quatFromAxisAngle, quatSlerp } from '../../../runtime/core/math.ts';
 import { loadBvh } from '../../../runtime/import/bvh.ts';
 import { Pose, poseBlendTwo } from '../../../runtime/core/pose.ts';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BvhError, loadBvh, parseBvh } from '../../../runtime/import/bvh.ts';
-import { ClipBinding, sampleClip } from '../../../runtime/core/clip.ts';
+import { ClipBinding } from '../../../runtime/core/clip.ts';
+import { sampleClip } from '../../../runtime/core/sampling.ts';
 import { ComponentPose } from '../../../runtime/core/component-pose.ts';
 import { Pose } from '../../../runtime/core/pose.ts';
 import { describeWithData, hasSharedData, readShared } from '../../support/shared-data.ts';

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Clip, ClipBinding, sampleClip } from '../../../runtime/core/clip.ts';
+import { Clip, ClipBinding } from '../../../runtime/core/clip.ts';
+import { sampleClip } from '../../../runtime/core/sampling.ts';
 import { quatFromAxisAngle } from '../../../runtime/core/math.ts';
 import { Pose } from '../../../runtime/core/pose.ts';
 import {
