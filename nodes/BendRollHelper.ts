@@ -66,8 +66,8 @@ const WB = 0, WR = 4;
 const DEGREES = 180 / Math.PI;
 
 /**
- * Helper bones that follow a joint's bend and roll with separate weights (the bend-and-roll helper
- * of the seed; Unity Animation Rigging's twist correction, Maya's corrective joints). Per helper,
+ * Helper bones that follow a joint's bend and roll with separate weights (riggers' bend-and-roll
+ * helper bones; Unity Animation Rigging's twist correction, Maya's corrective joints). Per helper,
  * the source bone's local rotation q is split about `axis` into bend (the shortest rotation taking
  * the axis to q·axis) and roll (inverse(bend) × q, a rotation about the axis); each is scaled by its
  * weight through its axis-angle form (on the shorter arc), the two are composed in the helper's

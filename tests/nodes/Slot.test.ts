@@ -7,7 +7,7 @@ import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
 
-/** Issue 17, item 8: one-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
+/** One-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
 const skeleton = sampleSkeleton();
 const sample = (clip: string, time: number, loop = true) => sampleClip(new Pose(22), new ClipBinding(builtinClip(clip), skeleton), time, loop);
 
