@@ -93,7 +93,8 @@ export class BendRollHelper extends LocalPoseNode {
   private bones: Int32Array;
   /**
    * [bend weight, roll weight] per helper as last evaluated, clamped to [-1, 1], then alpha in use
-   * this frame, clamped to [0, 1] (at ALPHA: an array rather than a field, which V8 would box).
+   * this frame, clamped to [0, 1] (at ALPHA: an array rather than a field; see CONTRIBUTING.md,
+   * "Numbers in the frame loop").
    */
   private readonly weights: Float64Array;
   /** The last evaluation's split per helper: bend quaternion, then roll quaternion. */

@@ -39,10 +39,8 @@ const SETTING_NAMES = [
   'minScale', 'maxScale', 'scaleSmoothingTime', 'pelvisSmoothingTime', 'pelvisMaxSpeed', 'pelvisAlpha',
 ] as const;
 
-// Numbers kept across calls live in classes with initialised fields: an object literal shares its
-// hidden class with every literal of the same leading keys (an asset's `{ strideScale: { param } }`
-// too), and a field that has held a non-number boxes the doubles stored in it. See CONTRIBUTING.md,
-// "Numbers in the frame loop".
+// Numbers kept across calls live in classes with number-initialised fields, not object literals:
+// see CONTRIBUTING.md, "Numbers in the frame loop".
 
 /**
  * Where a setting comes from: a parameter's slot, or -1 and the literal, copied out of its
@@ -168,7 +166,7 @@ export class StrideWarping extends SkeletalControlNode {
   /**
    * Its numbers (STRIDE_SCALE to SCALE_ORIGINS): an array of its own, or from `at` on the instance's
    * per-frame numbers once initialized, where they share cache lines with the character's others
-   * rather than needing lines of their own (eleven settings as fields were eleven heap numbers).
+   * rather than needing lines of their own (see CONTRIBUTING.md, "Numbers in the frame loop").
    */
   private numbers: Float64Array;
   private at = 0;
