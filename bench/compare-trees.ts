@@ -3,7 +3,7 @@
  * one process, windows interleaved: the new tree's µs per character over the old one's, per count.
  *
  * At 10,000 characters the crowd built first in a process ran up to 20% faster than the one built
- * second, whichever code it was (the ninth session: docs/performance.md). So this runs the
+ * second, whichever code it was. So this runs the
  * comparison twice, each in a process of its own, once with each tree's crowd built first, prints
  * both and their geometric mean: a change is faster only if both orders say so.
  *

@@ -1,6 +1,6 @@
 /**
- * Where the player crowd's step in cost per character from 1000 to 10,000 characters comes from
- * (issue 18's target of no step): in one process, windows interleaved, µs per character at both
+ * Where the player crowd's step in cost per character from 1000 to 10,000 characters comes from:
+ * in one process, windows interleaved, µs per character at both
  * counts for each case of bench/crowd/step-cases.ts (the crowd, its objects alone, the kernel alone,
  * the kernel with reads of per-character state, a plain copy, the hand loop), and the ratio
  * 10,000 / 1000 of each. The probe line says whether the process had its share of the cache (see

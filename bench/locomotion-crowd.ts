@@ -3,9 +3,8 @@
  * run in a BlendList under a CopyBone, 22 bones) on one thread, as an InstanceBatch (in the
  * sampling kernel where the engine has WebAssembly SIMD), at 100, 1000 and 10,000 characters:
  * how long the crowd takes to create, how much memory a character holds, ms per frame, and bytes
- * allocated per frame. Every character walks, runs or idles by its own schedule (a gait switch
- * every 90 frames, staggered, so about one character in 30 is crossfading at any frame) at its own
- * speed.
+ * allocated per frame. Every character walks, runs or idles by its own schedule (its gait set
+ * every 30 frames, staggered: bench/crowd/locomotion.ts) at its own speed.
  *
  *   node --expose-gc --import tsx bench/locomotion-crowd.ts [--quick] [--counts 100,1000,10000]
  *

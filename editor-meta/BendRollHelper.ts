@@ -70,7 +70,7 @@ export const BendRollHelperMeta: NodeEditorMeta = {
 **BendRollHelper** (local space: it reads and writes local rotations only, so it costs no
 conversion to component space; input \`pose\`; \`helpers\`: a list, each with \`source\`, \`target\`,
 \`axis\` = [1, 0, 0], \`bendWeight\` = 1, \`rollWeight\` = 0, \`order\` = \`rollBend\`; \`alpha\` = 1). Helper bones that
-follow a joint's bend and roll with separate weights (the seed's bend-and-roll helper; Unity's
+follow a joint's bend and roll with separate weights (riggers' bend-and-roll helper bones; Unity's
 twist correction): shoulder armour that bends with the arm but turns with a quarter of its twist,
 a forearm guard that takes half the wrist's twist and none of its bend. Per helper, the source
 bone's local rotation q is split about \`axis\`, the joint axis in the source's local space (any

@@ -38,9 +38,10 @@ frame) or \`blendTime <= 0\`: an instant switch. A transition longer than 1e6 s 
 time) is held to 1e6 s, and an offset whose curve would end within a microsecond (a velocity
 measured over a 1e-90 s frame) is held until then and dropped, so no curve overflows. Events \`inertializationStarted(nodeId, duration)\` and
 \`inertializationEnded(nodeId, duration, interrupted)\`. A transition costs one pose evaluation plus
-the offsets, against two poses for a crossfade; as BlendTwo blends a player's samples into its
-other input as it goes, the two come out close (\`bench/inertial.ts\` reports the ratio: see
-[Performance](performance.md)).
+the offsets, against two poses for a crossfade; but the offsets are several numbers per bone read
+every frame, and BlendTwo blends a player's samples into its other input as it goes, so a
+transition costs about as much as a crossfade or more (\`bench/inertial.ts\` reports the ratio:
+see [Performance](performance.md)).
 
 \`\`\`json
 "gait": { "type": "InertialBlend", "inputs": { "A": "run", "B": "walk" },

@@ -60,8 +60,8 @@ export const PoseSearchBlendMeta: NodeEditorMeta = {
 **PoseSearchBlend** (\`clips\`: clip names; \`motion\` = 0; \`blendTime\` = 0.2 s; \`blendMode\` =
 \`crossfade\` or \`inertial\`; \`loop\` = true; \`features\`; \`database\`). Plays \`clips[motion]\` (as a
 SequencePlayer at rate 1, root motion included). When \`motion\` changes, it starts the new clip at
-the frame whose pose best matches the pose the node has been outputting instead of at 0 (the seed
-\`001_…\`, with Unreal PoseSearch's features and cost), then blends: \`crossfade\` keeps the old clip
+the frame whose pose best matches the pose the node has been outputting instead of at 0 (with
+Unreal PoseSearch's features and cost), then blends: \`crossfade\` keeps the old clip
 playing under a linear crossfade (a switch mid-blend adds a pose; up to four blend at once);
 \`inertial\` switches at once and inertializes the difference from its own last two output poses (as
 InertialBlend). A \`motion\` out of range keeps the clip playing (clip 0 on the first frame), with no
@@ -76,7 +76,7 @@ a different clip is switched to as usual.
   does not depend on where the character stands or faces; \`velocities\`, the change of those per
   second (which way each limb is moving). Also \`normalize\` (true), \`sampleRate\` (30 frames per
   second of clip time), \`rootBone\` (the skeleton root), \`upAxis\` (\`y\`). Without \`features\`:
-  rotations of every bone, weight 1 (the seed).
+  rotations of every bone, weight 1 (the simplest pose match).
 - **Cost**: each channel is divided by the standard deviation of its feature vector over the
   node's clips (the square root of its dimensions' summed variances; a channel without variance
   is left as is), so every channel has unit total variance whatever its number of bones and the
@@ -130,7 +130,7 @@ On the CMU walk and run (\`tests/nodes/PoseSearchBlend.test.ts\`): over 30 switc
 is the minimum of the cost above computed independently, and the mean foot and hand jump from the
 last walk frame to the first blended one is 2.30 cm against 2.87 cm for a crossfade into the run
 at time 0 (the walk itself moves them 2.03 cm a frame; features normalised over both walks and the
-run, as in the example graph); with rotations only (the seed's schema), a
+run, as in the example graph); with rotations only (the default schema), a
 walk frame whose left foot swings forward at 259 cm/s matches a run frame whose left foot moves
 back at 208 cm/s, and with velocities none of the 24 forward-swing frames tested matches backwards.
 `,

@@ -48,7 +48,7 @@ export const StrideWarpingMeta: NodeEditorMeta = {
   reference: `
 **StrideWarping** (component space; input \`pose\`). Walks at any speed without foot sliding by
 lengthening or shortening each step instead of changing the play rate (Unreal 5's
-AnimationWarping, with the seed's fix of warping from the FK foot). Per frame: the stride
+AnimationWarping, warping from the FK foot rather than an IK bone). Per frame: the stride
 direction is made tangent to the floor; each FK foot's offset along it from its scale origin (the
 thigh's gravity line meeting the floor plane through the foot, projected on the plane normal to
 the stride direction) is multiplied by the scale, so heights are kept; the pelvis moves toward the

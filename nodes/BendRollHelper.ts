@@ -66,8 +66,8 @@ const WB = 0, WR = 4;
 const DEGREES = 180 / Math.PI;
 
 /**
- * Helper bones that follow a joint's bend and roll with separate weights (the bend-and-roll helper
- * of the seed; Unity Animation Rigging's twist correction, Maya's corrective joints). Per helper,
+ * Helper bones that follow a joint's bend and roll with separate weights (riggers' bend-and-roll
+ * helper bones; Unity Animation Rigging's twist correction, Maya's corrective joints). Per helper,
  * the source bone's local rotation q is split about `axis` into bend (the shortest rotation taking
  * the axis to q·axis) and roll (inverse(bend) × q, a rotation about the axis); each is scaled by its
  * weight through its axis-angle form (on the shorter arc), the two are composed in the helper's
@@ -93,7 +93,8 @@ export class BendRollHelper extends LocalPoseNode {
   private bones: Int32Array;
   /**
    * [bend weight, roll weight] per helper as last evaluated, clamped to [-1, 1], then alpha in use
-   * this frame, clamped to [0, 1] (at ALPHA: an array rather than a field, which V8 would box).
+   * this frame, clamped to [0, 1] (at ALPHA: an array rather than a field; see CONTRIBUTING.md,
+   * "Numbers in the frame loop").
    */
   private readonly weights: Float64Array;
   /** The last evaluation's split per helper: bend quaternion, then roll quaternion. */

@@ -33,10 +33,9 @@ export class BlendList extends LocalPoseNode {
   private readonly fade: Crossfade;
   private readonly inertial: boolean;
   /**
-   * Seconds to blend when switching to each input, read at a switch by onUpdate itself: a function
-   * called only at a switch stays unoptimised and boxes the number it reads (16 B a switch; see
-   * CONTRIBUTING.md, "Numbers in the frame loop"). A subclass whose times are bound to parameters
-   * writes them here in chooseIndex, every frame.
+   * Seconds to blend when switching to each input, read at a switch by onUpdate itself, not by a
+   * function called only then (see CONTRIBUTING.md, "Numbers in the frame loop"). A subclass whose
+   * times are bound to parameters writes them here in chooseIndex, every frame.
    */
   protected readonly blendTimes: Float64Array;
   private readonly request = new InertialRequest();

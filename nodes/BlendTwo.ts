@@ -11,7 +11,7 @@ import { defineNodeType } from '../runtime/node/node-type.ts';
 export class BlendTwo extends LocalPoseNode {
   /**
    * [weight of A, weight of B], as the pose blends take them: B's is the alpha (kept here, not in a
-   * field of its own, which V8 would box: one object more per character for a crowd's frame to read).
+   * field of its own: see CONTRIBUTING.md, "Numbers in the frame loop").
    */
   private readonly weights = new Float64Array(2);
   /** Whether A and B were updated this frame: evaluation leaves out a branch that was not. */

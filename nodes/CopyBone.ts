@@ -5,7 +5,7 @@ import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Copies the component-space translation, rotation and/or scale of a source bone onto a target
- * bone (Unreal's Copy Bone, the skeletal-control example of the node-architecture seed). The
+ * bone (Unreal's Copy Bone, the simplest skeletal control). The
  * target's children follow it. With nothing to copy, the pose passes through.
  */
 export class CopyBone extends SkeletalControlNode {

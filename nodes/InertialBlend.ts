@@ -4,8 +4,8 @@ import type { Pose } from '../runtime/core/pose.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
- * Switches between two poses by a bool and hides the switch with inertialization (the seed's
- * node; Bollo, GDC 2018): only the active input is updated and evaluated, and at a switch the
+ * Switches between two poses by a bool and hides the switch with inertialization (Unreal's,
+ * after Bollo, GDC 2018): only the active input is updated and evaluated, and at a switch the
  * difference between the last output pose and the new input's pose decays to zero over
  * `blendTime` along a quintic that starts with the old pose's velocity (see
  * runtime/jobs/inertialization.ts). A switch during a transition starts a new one from the pose

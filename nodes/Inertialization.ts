@@ -29,9 +29,8 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   private readonly transition: InertialTransition;
   /**
    * The requests taken since the last evaluate (each object once), and who made them: read at
-   * evaluate, not when made, since a request comes from a switch, code that is cold for one
-   * character, and V8 boxes each number such code reads (see CONTRIBUTING.md, "Numbers in the frame
-   * loop"). The arrays grow, once, to the most distinct request objects made between two evaluates:
+   * evaluate, not at the switch that makes them (see CONTRIBUTING.md, "Numbers in the frame loop").
+   * The arrays grow, once, to the most distinct request objects made between two evaluates:
    * the built-in nodes each ask with one object of their own (a state machine with its
    * transitions'), so a graph's number of requesters (or transitions).
    */

@@ -23,8 +23,8 @@ const VELOCITIES = 2;
 
 /**
  * Plays one of a list of clips, chosen by `motion`, and on a switch starts the new clip at the frame
- * whose pose best matches the pose this node has been outputting (the seed `001_…`, with Unreal
- * PoseSearch's features and cost), then blends: a crossfade that keeps the old clip playing, or an
+ * whose pose best matches the pose this node has been outputting (with Unreal PoseSearch's
+ * features and cost), then blends: a crossfade that keeps the old clip playing, or an
  * inertialization of the difference. See runtime/jobs/pose-search/features.ts for the features and the cost.
  *
  * The query is built from the node's own last two output poses (positions from the last, velocities

@@ -23,11 +23,10 @@ export class SequencePlayer extends LocalPoseNode implements SyncGroupMember {
   /** What the last advance or follow returned (CLIP_LOOPED...), for this player's own update to report. */
   private flags = 0;
   /**
-   * The constant start time, clamped into the clip, and the constant loop flag, found once: a
-   * state's entry restarts its players in the frame loop, in code that is cold where one character
-   * switches now and then, and V8 boxes each number such code reads (see CONTRIBUTING.md, "Numbers
-   * in the frame loop"); a typed array's number is copied there without being read, and a boolean
-   * is never boxed. Bound ones are read (and boxed) at each restart.
+   * The constant start time, clamped into the clip, and the constant loop flag, found once, so that
+   * a state's entry, cold code, copies the number without reading it (see CONTRIBUTING.md,
+   * "Numbers in the frame loop").
+   * Bound ones are read (and boxed) at each restart.
    */
   private readonly constantStart = new Float64Array(1);
   private readonly constantLoop: boolean;

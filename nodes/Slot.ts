@@ -154,9 +154,8 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
 
   protected override onInitialize(ctx: InitializeContext): void {
     usePlaybackNumbers(this.clocks, this.graph.frameNumbers, this.clockNumbers);
-    // Indexed, and the curve buffer made only when its size changes: a Slot in a state machine's
-    // state is initialized at each entry, in the frame loop, where a for-of's iterator is allocated
-    // until V8 optimises the code (see CONTRIBUTING.md, "Numbers in the frame loop").
+    // Indexed, no for-of, and the curve buffer made only when its size changes: this runs at each
+    // entry of a state, in the frame loop (see CONTRIBUTING.md, "Numbers in the frame loop").
     for (let i = 0; i < this.voices.length; i++) {
       this.voices[i].active = false;
       this.voices[i].weight = 0;
@@ -273,9 +272,8 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     let started = this.sourceUpdated;
     if (started) this.source.evaluate(out);
     // The older voice (unless the newer covers it), then the newer, each over what is below it.
-    // Weighted here, not in a function of its own: called only while a clip plays, such a function
-    // stayed unoptimised for a character playing one now and then, and boxed the weight it read
-    // (see CONTRIBUTING.md, "Numbers in the frame loop").
+    // Weighted here, not in a function called only while a clip plays, which stays cold (see
+    // CONTRIBUTING.md, "Numbers in the frame loop").
     const blendUnder = useUnder && top.weight < 1 - ZERO_WEIGHT;
     for (let i = 0; i < 2; i++) {
       const v = this.voices[i];

@@ -98,8 +98,7 @@ export const DEFAULT_TRANSITION_DURATION = 0.2;
 // testRule, which reads doubles from typed arrays and the rule's own fields only (see
 // CONTRIBUTING.md, "Numbers in the frame loop"). One function rather than a test method per kind
 // of rule: the parameter comparisons every state checks each frame make it hot at once, so a
-// time-remaining or at-end rule, checked only while a one-shot state plays, runs optimised too
-// (a method of its own stayed cold for one character, and boxed the clip time it read).
+// time-remaining or at-end rule, checked only while a one-shot state plays, runs optimised too.
 
 const RULE_CONSTANT = 0, RULE_COMPARE = 1, RULE_TIME_REMAINING = 2, RULE_AT_END = 3, RULE_AND = 4, RULE_OR = 5, RULE_NOT = 6;
 
@@ -200,9 +199,9 @@ class Transition {
   /**
    * What an inertial transition asks of the Inertialization node below, made once (never written
    * after): an InertialRequest, the shape a BlendList's requests have too, so that the node reads
-   * every request's numbers through objects of one shape (V8 boxes a number read from several).
-   * It holds `duration` and `profile` again: read through getters on this request instead, the
-   * state machine probe allocated 8.9 B a frame (a getter's double boxed where V8 did not inline it).
+   * every request's numbers through objects of one shape. It holds `duration` and `profile` again
+   * rather than getters on this request, so that no double crosses a call (see CONTRIBUTING.md,
+   * "Numbers in the frame loop").
    */
   readonly request = new InertialRequest();
 }
@@ -354,8 +353,8 @@ export class StateMachine extends LocalPoseNode {
   }
 
   /**
-   * Finds each state's players. A method of its own: a closure in onInitialize, even on a branch not
-   * taken, made V8 allocate a context for `this` at each call (35 B a nested machine's re-entry).
+   * Finds each state's players. A method of its own, so that onInitialize holds no closure (see
+   * CONTRIBUTING.md, "Numbers in the frame loop").
    */
   private collectPlayers(): void {
     this.playersCollected = true;
@@ -412,10 +411,8 @@ export class StateMachine extends LocalPoseNode {
     }
     const leg = this.checkTransitions();
     if (leg !== null) {
-      // The transition starts here rather than in a function of its own: this update runs every
-      // frame and is optimised early, while a function called only at a switch stays cold where one
-      // character switches now and then, and V8 boxes each number cold code reads (see
-      // CONTRIBUTING.md, "Numbers in the frame loop").
+      // The transition starts here, in code every frame runs, rather than in a function called only
+      // at a switch (see CONTRIBUTING.md, "Numbers in the frame loop").
       const events = this.graph.events, states = this.states, from = this.active, to = leg.to;
       if (events.has('transitionStarted')) events.emit('transitionStarted', this.id, states[from].name, states[to].name, leg.duration);
       if (events.has('stateExited')) events.emit('stateExited', this.id, states[from].name);

@@ -39,10 +39,8 @@ const SETTING_NAMES = [
   'minScale', 'maxScale', 'scaleSmoothingTime', 'pelvisSmoothingTime', 'pelvisMaxSpeed', 'pelvisAlpha',
 ] as const;
 
-// Numbers kept across calls live in classes with initialised fields: an object literal shares its
-// hidden class with every literal of the same leading keys (an asset's `{ strideScale: { param } }`
-// too), and a field that has held a non-number boxes the doubles stored in it. See CONTRIBUTING.md,
-// "Numbers in the frame loop".
+// Numbers kept across calls live in classes with number-initialised fields, not object literals:
+// see CONTRIBUTING.md, "Numbers in the frame loop".
 
 /**
  * Where a setting comes from: a parameter's slot, or -1 and the literal, copied out of its
@@ -129,12 +127,12 @@ const DEFAULT_PELVIS_SMOOTHING = 0.14;
 const DEFAULT_PELVIS_MAX_SPEED = 0.5;
 
 /**
- * Stride warping (Unreal 5's AnimationWarping, with the seed's fix): lengthens or shortens each
+ * Stride warping (Unreal 5's AnimationWarping, warping from the FK foot): lengthens or shortens each
  * step instead of changing the play rate. The solver is runtime/jobs/stride-warping.ts's
  * StrideWarpingJob (steps 1 to 5 are described there); this node reads its settings, measures
  * and scales root motion, and runs the job on its component-space pose. Each step can be switched
- * off. Warping starts from the FK foot, not an IK bone (the seed shows why: warping an IK bone
- * that already follows the foot makes the feet tread in place).
+ * off. Warping starts from the FK foot, not an IK bone (warping an IK bone that already follows
+ * the foot makes the feet tread in place).
  *
  * In `fromRootMotion` mode the scale is the locomotion speed over the root-motion speed of the
  * branch below, and only the root motion that branch reports (UpdateContext.rootMotion) is scaled
@@ -168,7 +166,7 @@ export class StrideWarping extends SkeletalControlNode {
   /**
    * Its numbers (STRIDE_SCALE to SCALE_ORIGINS): an array of its own, or from `at` on the instance's
    * per-frame numbers once initialized, where they share cache lines with the character's others
-   * rather than needing lines of their own (eleven settings as fields were eleven heap numbers).
+   * rather than needing lines of their own (see CONTRIBUTING.md, "Numbers in the frame loop").
    */
   private numbers: Float64Array;
   private at = 0;

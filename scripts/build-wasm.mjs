@@ -21,8 +21,8 @@ const MEMORY_IMPORT = '(import "m" "memory" (memory 1))';
 /**
  * `sample` four times: with its `$blend` argument taken as 0 (`sample`) or 1 (`sampleBlend`), and
  * each again for a sample between keys (`...Between`: alpha not 0, its test on a key taken out).
- * V8 tests a flag argument at every bone inside the loop (the blend flag three times a bone, alpha
- * once); a constant in its place takes the branch out, as hand-written loops would, from one text.
+ * A flag argument is tested at every bone inside the loop (see CONTRIBUTING.md, "The WebAssembly
+ * kernel and its JavaScript twin"); a constant in its place takes the branch out, from one text.
  */
 function specialiseSample(text) {
   const head = '  (func (export "sample")', onKey = '(f64.eq (local.get $alpha) (f64.const 0))';

@@ -209,9 +209,8 @@ export class PeerCrowd {
 
 /**
  * out[o..o+3] = slerp(keys[a..], keys[b..], ts[ti]) along the shorter arc, normalised (as quatSlerp).
- * The factor is read from a typed array rather than passed as a number: when V8 does not inline a
- * call, a non-integer number argument is boxed into a fresh HeapNumber (16 bytes) per call, which
- * is exactly the per-bone garbage the peer must not make.
+ * The factor is read from a typed array rather than passed as a number, so that the peer makes no
+ * per-bone garbage (see CONTRIBUTING.md, "Numbers in the frame loop").
  */
 function slerp(out: Float64Array, o: number, keys: Float64Array, a: number, b: number, ts: Float64Array, ti: number): void {
   const t = ts[ti];

@@ -1,9 +1,7 @@
 /**
  * A stack of free objects (a pose pool's temporaries) that never gives memory back: taking the last
- * one leaves the array as it is. A JavaScript array popped to empty drops its backing store when the
- * pop runs unoptimised (V8's builtin trims it), and the next push allocates a new one, which
- * happened every frame a lone character's rarely run branch (a crossfade's evaluation) took a
- * pool's last pose.
+ * one leaves the array as it is, where a JavaScript array popped to empty would allocate at the
+ * next push (see CONTRIBUTING.md, "Numbers in the frame loop").
  */
 export class FreeList<T> {
   private readonly items: T[] = [];

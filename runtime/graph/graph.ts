@@ -203,9 +203,8 @@ export interface SlotPlayOptions {
 
 /**
  * How AnimGraphInstance.playSlot passes a clip's timing to a SlotPlayer: every field given, checked.
- * The numbers travel in an object rather than as arguments because a call the optimiser does not
- * inline boxes each double argument (16 bytes apiece), which made playSlot allocate in some
- * processes and not others.
+ * The numbers travel in an object rather than as arguments: see CONTRIBUTING.md, "Numbers in the
+ * frame loop".
  */
 export type SlotPlayArgs = Readonly<Required<SlotPlayOptions>>;
 
@@ -242,7 +241,7 @@ export function unknownClipError(graphName: string, slot: string, clip: string):
  */
 export function resolveSlotPlay(slot: string, options: SlotPlayOptions | undefined, into: Required<SlotPlayOptions>): void {
   // No options reads no object: a default of `{}` would be a new one per call, and a shared one
-  // would be a second shape at the reads below (V8 boxes a number it reads from objects of several shapes).
+  // a second shape at the reads below (see CONTRIBUTING.md, "Numbers in the frame loop").
   into.blendIn = 0.2;
   into.blendOut = 0.2;
   into.playRate = 1;
@@ -360,8 +359,8 @@ export class AnimGraphInstance implements GraphRuntime {
    * The frame's numbers in one array: the delta time (clamped), the elapsed time, the graph
    * update's delta time, the root motion (rootMotion views it), then each node's weight (at its
    * nodeSlot) and what it reserved when built (NodeBuild.numbers: clip clocks, inertialization offsets).
-   * Fields holding doubles are each a separate heap number in V8, and every typed array two
-   * objects, more for a crowd's frame to go through per character.
+   * One array rather than double fields or arrays of their own: see CONTRIBUTING.md, "Numbers in
+   * the frame loop" (objects per character).
    */
   readonly frameNumbers: Float64Array;
   /** Where the instance's own numbers start in frameNumbers (InstanceOutput.frameNumbersAt); node slots include it. */
@@ -591,8 +590,8 @@ export class AnimGraphInstance implements GraphRuntime {
     resolveSlotPlay(slot, options, args);
     const blendIn = args.blendIn, blendOut = args.blendOut, playRate = args.playRate;
     // Written again before each player: a slotEnded listener of the one before may have played another clip.
-    // Indexed loops here: a for-of allocates an iterator while V8 has not optimised the code, which
-    // for a character playing a clip now and then is always.
+    // Indexed loops, no for-of: for a character playing a clip now and then this code stays cold
+    // (see CONTRIBUTING.md, "Numbers in the frame loop").
     for (let i = 0; i < players.length; i++) {
       args.blendIn = blendIn;
       args.blendOut = blendOut;
@@ -681,9 +680,8 @@ export class AnimGraphInstance implements GraphRuntime {
     const numbers = this.frameNumbers, at = this.frameNumbersAt;
     numbers[at + DELTA_TIME] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
     numbers[at + ELAPSED] += numbers[at + DELTA_TIME];
-    // The update-rate path in a function of its own: V8 optimises a function once it has run enough
-    // of its bytecode, and with it inline this one, mostly taking the short path at full rate, ran
-    // unoptimised for thousands of frames, boxing the numbers above (about 20 B a frame).
+    // The update-rate path in a function of its own, so that this short path at full rate is
+    // optimised early: see CONTRIBUTING.md, "Numbers in the frame loop".
     if (!this.interpolating) this.updateNow();
     else this.advanceInterpolating();
   }
@@ -1218,12 +1216,9 @@ function resolvePropertyValues(
         const value = raw(name);
         const spec = specs[name];
         const literal = Array.isArray(value) ? value : 'default' in spec && Array.isArray(spec.default) ? spec.default : [0, 0, 0];
-        // `constant` first: an object literal of the scalar's shape, `{ slot, constant }`, would share
-        // its hidden class in V8, whose `constant` field, once it held an array, would stay tagged
-        // for scalar properties too, and readScalar would then box every parameter value it read
-        // that was not a whole number (16 bytes a read, per frame, in any process that had built a
-        // graph with a vec3 property: tests/support/bound-scalar-allocation-probe.ts). Not a class
-        // either: class fields start undefined, which leaves the field tagged just the same.
+        // `constant` first, not the scalar's `{ slot, constant }` order, and not a class: an object
+        // of its own shape keeps the scalars' `constant` a double field (see CONTRIBUTING.md,
+        // "Numbers in the frame loop"; tests/support/bound-scalar-allocation-probe.ts).
         return { constant: Float64Array.from(literal as readonly unknown[], Number), slot: binding(value) };
       });
     },

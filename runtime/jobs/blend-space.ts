@@ -89,8 +89,8 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
   protected override onInitialize(): void {
     usePlaybackNumbers(this.players, this.graph.frameNumbers, this.clockNumbers);
     const looping = readFlag(this.graph.parameterValues, this.loop);
-    // Indexed: a blend space in a state is initialized at each entry, in the frame loop, where a
-    // for-of allocates an iterator until V8 optimises the code.
+    // Indexed, no for-of: this runs at each entry of a state, in the frame loop (see
+    // CONTRIBUTING.md, "Numbers in the frame loop").
     for (let i = 0; i < this.players.length; i++) {
       const p = this.players[i];
       p.time = 0;

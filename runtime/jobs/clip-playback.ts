@@ -49,10 +49,9 @@ const FLAG_LOOPING = 1, FLAG_WRAPPED = 2, FLAG_BACKWARD = 4, FLAG_AT_END = 8, FL
  */
 export class ClipPlayback {
   /**
-   * The clock's numbers, behind the accessors below: fields holding doubles are each a separate
-   * heap number in V8, one more cache line per field and frame for a crowd's characters; here they
-   * are eight doubles in one array, its own or, after useNumbers, its instance's per-frame numbers
-   * (see "Objects per character" in docs/performance.md).
+   * The clock's numbers, behind the accessors below: eight doubles in one array rather than eight
+   * fields, its own or, after useNumbers, its instance's per-frame numbers (see CONTRIBUTING.md,
+   * "Numbers in the frame loop", and "Objects per character" in docs/performance.md).
    */
   private numbers: Float64Array = new Float64Array(CLOCK_NUMBERS);
   /** Where the clock's numbers start in `numbers`. */
@@ -163,8 +162,7 @@ export class ClipPlayback {
 
   /** Starts over at `time` (already inside the clip) with no arrival reported and no seek predecessor. */
   restart(): void {
-    // Copied, not read: a restart happens at a state's entry, code that is cold where one character
-    // switches now and then, and V8 boxes each number such code reads (see CONTRIBUTING.md,
+    // Copied, not read: a restart runs at a state's entry, which is cold code (see CONTRIBUTING.md,
     // "Numbers in the frame loop").
     const at = this.base + TIME;
     this.numbers.copyWithin(this.base + PREVIOUS_TIME, at, at + 1);

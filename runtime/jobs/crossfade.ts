@@ -94,9 +94,8 @@ export class Crossfade {
 
   /**
    * Starts fading to input `index` over `duration` seconds (set it first, 0 or more: 0 switches at
-   * once) from the current weights. Reads no number: called only at a switch, it runs unoptimised
-   * where a node switches now and then, and a number read there is boxed (see CONTRIBUTING.md,
-   * "Numbers in the frame loop").
+   * once) from the current weights. Reads no number, since it runs only at a switch (see
+   * CONTRIBUTING.md, "Numbers in the frame loop").
    */
   fadeTo(index: number): void {
     this.target = index;

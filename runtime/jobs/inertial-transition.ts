@@ -32,9 +32,8 @@ export class InertialRequest {
  * (Inertialization) use start/apply/record. As in Unreal, the frame that starts a transition is
  * its time 0 and outputs the last pose.
  *
- * Nothing here that runs at a switch reads a number itself: for one character a switch's code is
- * cold, and V8 boxes each number such code reads (see CONTRIBUTING.md, "Numbers in the frame
- * loop"). The request is a branch of update(), which runs every frame, and start() hands its
+ * Nothing here that runs at a switch reads a number itself (see CONTRIBUTING.md, "Numbers in the
+ * frame loop"). The request is a branch of update(), which runs every frame, and start() hands its
  * arrays to the inertializer's fit, which reads them.
  */
 export class InertialTransition {
@@ -114,9 +113,8 @@ export class InertialTransition {
       return false;
     }
     if (!this.inertializer.active) return false;
-    // The clock moved here rather than by the inertializer's advance(): a call made only while a
-    // transition runs stays out of line, and for one character switching now and then its callee
-    // stayed unoptimised, boxing the clock's numbers every frame of a transition.
+    // The clock moved here rather than by a call made only during a transition, code that stays
+    // cold: see CONTRIBUTING.md, "Numbers in the frame loop".
     this.inertializer.clock[0] += this.frame[0];
     return !this.inertializer.active;
   }

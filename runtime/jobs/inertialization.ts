@@ -115,10 +115,8 @@ function curvePowers(p: Float64Array, time: Float64Array, index: number): void {
 
 /**
  * The curve at o, at the time whose powers are p (see curvePowers), into out[index]; 0 at and
- * after its t1. Into an array rather than returned, for the frame loop: a double a call returns is
- * boxed when V8 does not inline the call, and apply's JavaScript path is not always inlined into
- * (once optimised for a batch's kernel path, it was re-optimised without it and allocated per
- * character). See CONTRIBUTING.md, "Numbers in the frame loop".
+ * after its t1. Into an array rather than returned, so that no double crosses the call: see
+ * CONTRIBUTING.md, "Numbers in the frame loop".
  */
 function curveInto(out: Float64Array, index: number, curve: Float64Array, o: number, p: Float64Array): void {
   const t = p[0];
@@ -264,11 +262,9 @@ export class PoseInertializer {
 
   /**
    * start() with its two numbers read here, from arrays (olderDeltaTime[0], durations[index]), as
-   * the frame loop starts transitions (see CONTRIBUTING.md, "Numbers in the frame loop"). Every
-   * bone's fit is written into this one function's loops: V8 optimises a function once it has run
-   * enough of its own bytecode, which these loops do within about ten transitions, where a function
-   * called per bone (or a prologue before loops of other functions) stayed unoptimised for tens of
-   * transitions, or for good, for a character switching now and then, boxing the numbers it read.
+   * the frame loop starts transitions. Every bone's fit is written into this one function's loops,
+   * not a function called per bone, so that it is optimised within a few transitions: see
+   * CONTRIBUTING.md, "Numbers in the frame loop".
    */
   startFrom(target: Pose, previous: Pose, older: Pose | null, olderDeltaTime: Float64Array, durations: Float64Array, index: number): void {
     const olderDt = olderDeltaTime[0], duration = durations[index];
@@ -371,9 +367,8 @@ export class PoseInertializer {
    * character whose node keeps them in its per-frame numbers), bit-identically.
    */
   apply(pose: Pose): void {
-    // The test alone here, the work in a function of its own: V8 optimises a function once it has
-    // run enough of its bytecode, and a long one that mostly returns at once ran unoptimised for
-    // some 20,000 calls, boxing the clock's three numbers (48 B a frame) every idle frame.
+    // The test alone here, the work in a function of its own, so that this short path is optimised
+    // early: see CONTRIBUTING.md, "Numbers in the frame loop".
     if (this.clock[0] < this.clock[1] - 1e-9) this.applyOffsets(pose);
   }
 

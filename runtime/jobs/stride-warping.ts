@@ -2,7 +2,7 @@ import { quatFromTo, quatMultiply, quatRotateVec3, type Floats } from '../core/m
 import { IK_HINT, solveTwoBoneIK, twoBoneIKOptions } from './two-bone-ik.ts';
 
 /**
- * The stride-warping solver (Unreal 5's AnimationWarping, with the seed's fix) as a job usable
+ * The stride-warping solver (Unreal 5's AnimationWarping, warping from the FK foot) as a job usable
  * without a node, like solveTwoBoneIK beside it: the StrideWarping node reads its settings, fills
  * a job from its component-space pose, runs it and writes the result back.
  *

@@ -53,8 +53,8 @@ export class SamplingKernel implements PoseKernel {
   /**
    * sample's numbers, in the kernel's memory: [alpha, wa, w] (the sample's place between its keys,
    * then the blend weights of the pose and of the sample; 1 and 0 when not blending). The caller
-   * writes them before calling sample, which takes no number that is not an integer: a double
-   * passed to a call V8 does not inline is boxed (see CONTRIBUTING.md, "Numbers in the frame loop").
+   * writes them before calling sample, which takes no number that is not an integer (see
+   * CONTRIBUTING.md, "Numbers in the frame loop").
    */
   readonly numbers: Float64Array;
   /** The bindings the kernel has copies of, by ClipBinding.index. */

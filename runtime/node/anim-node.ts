@@ -104,8 +104,8 @@ export class UpdateContext {
   /**
    * The context for a child branch, with this branch's delta time and weight and an empty report;
    * multiply its `weight` by the child's fraction before updating the child (Unreal's
-   * FractionalWeight). The fraction is applied by the caller rather than passed in because V8
-   * boxes a double passed to a call it does not inline, which would allocate on every update.
+   * FractionalWeight). The caller applies the fraction, so no double crosses the call: see
+   * CONTRIBUTING.md, "Numbers in the frame loop".
    * What the previous child at this depth reported is added to this context first.
    */
   child(): UpdateContext {
@@ -153,8 +153,8 @@ export class UpdateContext {
 export interface InertializationRequests {
   /**
    * Asks for an inertial transition of `request.duration` seconds starting this frame (an
-   * InertialRequest the requester keeps: objects of other shapes work too, but requests read through
-   * several shapes in one place have V8 box their numbers). Several requests
+   * InertialRequest the requester keeps: other shapes work too, but one shape keeps the reads
+   * unboxed; see CONTRIBUTING.md, "Numbers in the frame loop"). Several requests
    * in one frame merge by the shortest duration. A request's `profile` gives each bone its own
    * share of the duration (runtime/core/blend-profile.ts). The request is read at this frame's evaluate,
    * not when made (so a switch's cold code reads no number), so it must hold its values until then;
@@ -202,8 +202,8 @@ export abstract class AnimNode {
   protected graph!: GraphRuntime;
   /**
    * Where the absolute weight of the last update is kept in the instance's frameNumbers (a typed
-   * array, because this base class's methods see every node class and V8 boxes a double stored
-   * through such a many-shaped property access; one per instance rather than one per node, fewer
+   * array, not a field of this base class, so the double stays unboxed: see CONTRIBUTING.md,
+   * "Numbers in the frame loop"; one per instance rather than one per node, fewer
    * objects for a crowd's frame to go through); -1 until the first initialize.
    */
   private weightSlot = -1;

@@ -106,9 +106,8 @@ export function readScalar(values: Float64Array, p: ScalarProperty): number {
 }
 
 /**
- * readScalar(values, p) !== 0, for bool properties: a boolean crosses the call rather than a double,
- * which V8 boxes (16 bytes) wherever it does not inline readScalar; node code called at state entries
- * and switches is not always inlined (see CONTRIBUTING.md, "Numbers in the frame loop").
+ * readScalar(values, p) !== 0, for bool properties: a boolean crosses the call rather than a double
+ * (see CONTRIBUTING.md, "Numbers in the frame loop").
  */
 export function readFlag(values: Float64Array, p: ScalarProperty): boolean {
   return p.slot >= 0 ? values[p.slot] !== 0 : p.constant !== 0;

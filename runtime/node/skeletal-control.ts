@@ -140,9 +140,8 @@ export abstract class SkeletalControlNode extends ComponentPoseNode {
 
   protected onEvaluateComponentSpace(out: ComponentPose): void {
     this.input.evaluateComponentSpace(out);
-    // The control in a function of its own: with it inline, this one, mostly returning here when
-    // alpha is 0 (a control switched off), ran unoptimised for thousands of frames and boxed alpha
-    // on each (V8 optimises a function once it has run enough of its bytecode).
+    // The control in a function of its own, so that this short path is optimised early: see
+    // CONTRIBUTING.md, "Numbers in the frame loop".
     if (this.alphaWeight[0] > ZERO_WEIGHT) this.evaluateControl(out);
   }
 

@@ -6,7 +6,7 @@ import { main, type Io } from '../../cli/main.ts';
 import { GraphRunner } from '../../host/runner.ts';
 
 /**
- * Issue 13, item 12 (and the CLI half of item 11): output files that cannot be written exit 3
+ * Output files that cannot be written exit 3
  * with one line naming the file; out-of-range --frames, --fps and --seconds are usage errors
  * (exit 2); a non-finite number is never written as null into --poses (exit 4).
  */

@@ -6,7 +6,7 @@ import { formatDebugTree } from '../../host/runner.ts';
 import { hasNaN } from '../support/graphs.ts';
 
 /**
- * Issue 13, item 10: graphs deeper than MAX_GRAPH_DEPTH are a typed load error (`too-deep`),
+ * Graphs deeper than MAX_GRAPH_DEPTH are a typed load error (`too-deep`),
  * found without recursion, so that update and evaluate (which recurse per level) stay inside the
  * stack; a graph at the limit runs.
  */

@@ -10,7 +10,7 @@ import type { ParameterValue } from '../../runtime/node/parameters.ts';
 import { describeWithData } from '../support/shared-data.ts';
 
 /**
- * Property-based fuzzing of graph assets (issue 13): mutations of the example graphs and of a
+ * Property-based fuzzing of graph assets: mutations of the example graphs and of a
  * graph using every node type either load or fail with a GraphLoadError whose problems all have
  * a path and a code; the assets that load, run with random delta times and parameter values,
  * give finite poses, root motion and debug numbers. The seed is fixed, so a failure reproduces

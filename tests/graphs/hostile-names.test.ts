@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Issue 13, item 9: names that Object.prototype already has (toString, constructor,
+ * Names that Object.prototype already has (toString, constructor,
  * hasOwnProperty, valueOf) are ordinary names, looked up as own properties only; `__proto__`
  * is refused by name wherever it is a key.
  */

@@ -4,7 +4,7 @@ import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { hasNaN } from '../support/graphs.ts';
 
 /**
- * Issue 13, item 11: finite numbers the loader accepted but the runtime turned into NaN or
+ * Finite numbers the loader accepted but the runtime turned into NaN or
  * Infinity. Ranges are bounded where an asset writes them (here) and guarded where a parameter
  * can set them (the node tests: SequencePlayer, InertialBlend, StrideWarping; the inertializer).
  */

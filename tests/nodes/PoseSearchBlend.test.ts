@@ -606,7 +606,7 @@ const cmuAsset = (nodes: Record<string, unknown>, output: string) => ({
   nodes,
   output,
 });
-/** The clip set issue 4 names (walks 002_01 and 002_02, run 002_03): features are normalised over all three. */
+/** The CMU clip set (walks 002_01 and 002_02, run 002_03): features are normalised over all three. */
 const cmuPoseSearch = (features: unknown, blendTime = 0.3) => loadGraphAsset(cmuAsset({
   ps: { type: 'PoseSearchBlend', properties: { clips: ['walk', 'walk2', 'run'], motion: { param: 'motion' }, blendTime, features } },
 }, 'ps'));
@@ -800,7 +800,7 @@ describeWithData('PoseSearchBlend on CMU walk and run', () => {
     };
     const seedOnly = cmuPoseSearch({ rotations: { weight: 1 } });
     const withVelocities = cmuPoseSearch({ rotations: { weight: 1 }, velocities: { weight: 1, bones: CMU_LIMBS } });
-    // The case: among walk frames with the left foot swinging forward, the one where the seed's schema
+    // The case: among walk frames with the left foot swinging forward, the one where the default schema
     // (rotations only) picks a run frame with that foot moving back fastest.
     let worst: { at: number; runTime: number; runVelocity: number } | null = null;
     let swinging = 0, wrongWithVelocities = 0;

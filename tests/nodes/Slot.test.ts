@@ -8,7 +8,7 @@ import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { runProbe } from '../support/allocation.ts';
 
-/** Issue 17, item 8: one-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
+/** One-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
 const skeleton = sampleSkeleton();
 const sample = (clip: string, time: number, loop = true) => sampleClip(new Pose(22), new ClipBinding(builtinClip(clip), skeleton), time, loop);
 
@@ -334,10 +334,9 @@ describe('Slot', () => {
   it('allocates next to nothing for a lone character playing a clip now and then, the playing code cold', () => {
     const { windows } = runProbe<{ windows: number[] }>('slot-allocation-probe.ts', ['--no-concurrent-recompilation'], ['slow']);
     // Median window from the 20,000th frame: 0.97 B a frame, most of it playSlot's own (its options'
-    // numbers read in code that runs once in 300 frames: about 180 B a call). 3.3 when the voices'
-    // blend was a function of its own, called only while a clip plays, which stayed unoptimised
-    // and boxed the weight it read, and playSlot and the Slot's start iterated with for-of and a
-    // destructuring, whose iterators unoptimised code allocates.
+    // numbers read in code that runs once in 300 frames: about 180 B a call). 3.3 with the voices'
+    // blend in a function called only while a clip plays, and for-of and a destructuring in
+    // playSlot and the Slot's start (see CONTRIBUTING.md, "Numbers in the frame loop").
     expect([...windows].sort((a, b) => a - b)[1]).toBeLessThan(1.5);
   }, 60_000);
 });

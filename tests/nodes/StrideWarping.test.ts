@@ -842,7 +842,7 @@ describeWithData('StrideWarping fromRootMotion on CMU walks', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Issue 13, items 3-8, on hand-made legs: a node that poses the biped's legs from two vec3
+// Knees, pelvis, bindings and units on hand-made legs: a node that poses the biped's legs from two vec3
 // parameters, [thigh angle, calf angle (both degrees about x: a negative thigh angle swings the
 // foot forward, a positive calf angle bends the knee forward, a negative one hyperextends it),
 // pelvis lift (left only, cm)].

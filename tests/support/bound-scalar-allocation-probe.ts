@@ -1,11 +1,9 @@
 /**
  * Bytes per frame of nodes whose scalar properties are bound to float parameters (two players'
  * play rates, a BlendTwo's alpha, an ApplyAdditive's alpha, a BlendSpace1D's axis and play rate),
- * in a process that built a graph with vec3 properties first (StrideWarping's directions). Vec3
- * and scalar properties were object literals of one shape, `{ slot, constant }`: once a vec3's
- * array was stored in `constant`, V8 kept the field tagged for scalar ones too, and readScalar
- * boxed every parameter value it read that was not a whole number (112 bytes a frame here, seven
- * reads). In a plain Node process (see allocation-probe.ts).
+ * in a process that built a graph with vec3 properties first (StrideWarping's directions): a vec3
+ * property sharing the scalars' shape would make readScalar box every value it reads (see
+ * CONTRIBUTING.md, "Numbers in the frame loop"). In a plain Node process (see allocation-probe.ts).
  * Prints one JSON line: { perFrame, windows, alpha }.
  */
 import { loadGraphAsset } from '../../host/files.ts';

@@ -1,19 +1,13 @@
 /**
  * Bytes per frame of one example graph (argument: its file name in graphs/examples) alone in a
  * fresh process, from its 8000th frame (to the 17,000th): run with --no-concurrent-recompilation, so that V8
- * optimises at the same call counts in every run. V8 optimises a function once it has run enough of
- * its bytecode, so a long function whose every-frame path is short (returning at once when idle)
- * stayed unoptimised for thousands of frames, and unoptimised code boxes every number it touches:
- * an idle inertializer's apply (48 B a frame for some 20,000 frames), a skeletal control at alpha 0,
- * the instance's update at full rate. Their short paths are now functions of their own. Float
- * parameters are set to values that are not whole numbers, vec3 ones likewise. With a second
- * argument `switch`, the parameters change every 64 frames instead (or every N, given as a third
- * argument; ints cycle 0-2, bools toggle, floats step by 97.5), measured from the 20,000th frame in
- * windows of 6400: a switch's code is
- * cold where one character switches now and then, and a number it reads is boxed (BlendList's
- * blend time and Crossfade.fadeTo, 32 B a switch, until BlendList read it in its update; a state
- * machine's transition start, the Inertialization node's requests and a player's restart, about
- * 100 B a switch, until the state machine started transitions in its update). In a
+ * optimises at the same call counts in every run. It finds a long function whose every-frame path
+ * is short, left unoptimised for thousands of frames (see CONTRIBUTING.md, "Numbers in the frame
+ * loop"). Float parameters are set to values that are not whole numbers, vec3 ones likewise. With
+ * a second argument `switch`, the parameters change every 64 frames instead (or every N, given as
+ * a third argument; ints cycle 0-2, bools toggle, floats step by 97.5), measured from the 20,000th
+ * frame in windows of 6400: it finds numbers read in a switch's code, which is cold where one
+ * character switches now and then (the same section). In a
  * plain Node process (see allocation-probe.ts). Prints one JSON line: { windows } or { skipped: reason }.
  */
 import { bytesPerFrame } from './allocation.ts';

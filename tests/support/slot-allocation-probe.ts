@@ -1,5 +1,5 @@
 /**
- * Bytes per frame of clip notifies, clip curves and Slot one-shots (issue 17, items 7 and 8), in a
+ * Bytes per frame of clip notifies, clip curves and Slot one-shots, in a
  * plain Node process (see allocation-probe.ts): a looping player crossing notifies and ranges every
  * loop, curves blended under a BlendTwo, a filtered and an unfiltered Slot each given a new clip by
  * playSlot every 45 frames (so clips blend in, out and interrupt one another; the unfiltered one with

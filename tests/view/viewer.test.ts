@@ -139,7 +139,7 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
     }
   });
 
-  // Issue 15 item 5(d): the bundled page loads a glTF graph with fetch (the graph and its .glb through
+  // The bundled page loads a glTF graph with fetch (the graph and its .glb through
   // the server), runs it and reports finite poses; the robot is drawn as its skinned mesh.
   it.skipIf(!hasSharedData)(`runs the glTF robot graph in the page with fetch, as its skinned mesh, with finite poses${hasSharedData ? '' : ` (skipped: ${SHARED_DATA} not found)`}`, async () => {
     const server = await startViewServer(ROBOT, { port: 0, assets });

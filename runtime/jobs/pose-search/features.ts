@@ -1,5 +1,5 @@
 /**
- * Pose features (after the seed `001_…` and Unreal's PoseSearch): what a frame of a clip, or the
+ * Pose features (as Unreal's PoseSearch has them): what a frame of a clip, or the
  * pose a node output, is compared by.
  *
  * Features per frame, in three channels, each optional and weighted:
@@ -64,7 +64,7 @@ export interface PoseFeatureSpec {
   upAxis?: UpAxis;
 }
 
-/** The seed's schema: local rotations of every bone. */
+/** The default schema, the simplest pose match: local rotations of every bone. */
 export const DEFAULT_FEATURE_SPEC: PoseFeatureSpec = { rotations: { weight: 1 } };
 
 export interface FeatureSpecProblem {

@@ -1,5 +1,5 @@
 /**
- * Pose search (after the seed `001_…` and Unreal's PoseSearch): a database of pose features sampled
+ * Pose search (as Unreal's PoseSearch does it): a database of pose features sampled
  * from clips, and an exact nearest-frame search over it. By responsibility:
  * - features.ts: the feature schema (as written in an asset, resolved against a skeleton) and the
  *   extraction shared by database frames and queries; the features, normalisation and cost.

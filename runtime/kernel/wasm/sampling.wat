@@ -4,8 +4,8 @@
 ;; quaternion and translation arithmetic runs two lanes at a time (f64x2); sums across lanes (a dot
 ;; product, a squared length) are taken lane by lane in the scalar order ((x + y) + z) + w. No fused
 ;; multiply-add: every product is rounded as JavaScript rounds it. quatNormalize is written out at
-;; each use rather than called: V8 (Node 20) does not inline wasm calls, and a call passing v128
-;; values cost a quarter of the kernel's time.
+;; each use rather than called: no helper functions on hot paths (see CONTRIBUTING.md, "The
+;; WebAssembly kernel and its JavaScript twin").
 ;;
 ;; Hand-written in the text format; scripts/build-wasm.mjs assembles it (the `wabt` package) into
 ;; runtime/kernel/wasm/sampling-bytes.ts, and a test checks the two agree. All addresses are byte offsets
@@ -28,9 +28,8 @@
   ;; This thread's per-bone weights (f64, one per bone), written by JavaScript before `layer`.
   (global $boneWeights (mut i32) (i32.const 0))
 
-  ;; Constants the frame loops use, read into locals once per call: V8 makes a v128.const (or an
-  ;; f64.const other than 0) anew at each use inside a loop, in two to four instructions, where a
-  ;; value read from a mutable global stays in a register or is reloaded in one.
+  ;; Constants the frame loops use, mutable globals read into locals once per call rather than
+  ;; consts in the loops (see CONTRIBUTING.md, "The WebAssembly kernel and its JavaScript twin").
   (global $sinC3 (mut v128) (v128.const f64x2 -0.16666666666666666 -0.16666666666666666))
   (global $sinC5 (mut v128) (v128.const f64x2 0.008333333333333333 0.008333333333333333))
   (global $sinC7 (mut v128) (v128.const f64x2 -0.0001984126984126984 -0.0001984126984126984))
@@ -76,8 +75,8 @@
     (local.set $fOne (global.get $one))
     (local.set $fEpsilon (global.get $epsilon))
     (local.set $fSeriesMax (global.get $seriesMaxAngle))
-    ;; The numbers come through memory (scratch + 32: alpha, wa, w), not as f64 arguments: a call
-    ;; from JavaScript passing doubles boxes each into a heap number when V8 does not inline it.
+    ;; The numbers come through memory (scratch + 32: alpha, wa, w), not as f64 arguments (see
+    ;; CONTRIBUTING.md, "Numbers in the frame loop").
     ;; The clip's descriptor, read once rather than per bone.
     (local.set $tt (i32.load (local.get $clip)))
     (local.set $rt (i32.load offset=4 (local.get $clip)))
@@ -90,8 +89,8 @@
     (local.set $wa (f64.load offset=40 (global.get $scratch)))
     (local.set $w (f64.load offset=48 (global.get $scratch)))
     (local.set $valpha (f64x2.splat (local.get $alpha)))
-    ;; (1 - alpha, alpha) goes through memory: computed in a local, V8 recomputed it at each use
-    ;; inside the loop (six instructions a bone); a loaded value it keeps, or reloads in one.
+    ;; (1 - alpha, alpha) goes through memory, not a local, which the loop would recompute at each
+    ;; use (see CONTRIBUTING.md, "The WebAssembly kernel and its JavaScript twin").
     (v128.store (global.get $scratch) (f64x2.replace_lane 1 (f64x2.splat (f64.sub (f64.const 1) (local.get $alpha))) (local.get $alpha)))
     (local.set $lerp (v128.load (global.get $scratch)))
     (local.set $vwa (f64x2.splat (local.get $wa)))

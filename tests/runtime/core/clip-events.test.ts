@@ -4,7 +4,7 @@ import type { AnimGraphInstance } from '../../../runtime/graph/graph.ts';
 import { ClipCurve } from '../../../runtime/core/clip-events.ts';
 
 /**
- * Issue 17, item 7: notifies and curves authored on clips. The built-in idle lasts 2 s, so steps
+ * Notifies and curves authored on clips. The built-in idle lasts 2 s, so steps
  * of 0.25 s land on exact binary times.
  */
 type Clips = Record<string, Record<string, unknown>>;

@@ -649,11 +649,9 @@ describe('graph instance', () => {
   it('allocates nothing once warm while the same states switch ten times less often, their switch code cold', () => {
     const result = runProbe<{ windows: number[]; transitions: number; frames: number }>('state-machine-allocation-probe.ts', ['--no-concurrent-recompilation'], ['slow']);
     expect(result.transitions / result.frames).toBeGreaterThan(0.02);
-    // Median window, from the 20,000th frame: 0.40 B (the floor). 1.9 when the nested machine's
-    // onInitialize held a closure, whose context V8 made at each call (35 B an entry), and each
-    // kind of rule had a test method of its own: the time-remaining and at-end ones, checked only
-    // while their states play, stayed unoptimised and boxed the clip times they read (1.4 with the
-    // closure gone).
+    // Median window, from the 20,000th frame: 0.40 B (the floor). 1.9 with a closure in the nested
+    // machine's onInitialize and a test method per kind of rule (see CONTRIBUTING.md, "Numbers in
+    // the frame loop").
     expect([...result.windows].sort((a, b) => a - b)[1]).toBeLessThan(0.6);
   }, 60_000);
 

@@ -8,7 +8,7 @@ import type { Pose } from '../../../runtime/core/pose.ts';
 import { rootMotionDelta } from '../../../runtime/jobs/root-motion.ts';
 import { expectClose } from '../../support/graphs.ts';
 
-// Issue 14, item 1: root motion travels up through the update. A node that knows nothing of what
+// Root motion travels up through the update. A node that knows nothing of what
 // is below it scales what its input reports (here all of it, heading too: the built-in clips turn
 // but do not travel), as a stride warp or a root-motion filter would.
 class RootMotionScale extends LocalPoseNode {

@@ -10,7 +10,7 @@ import {
   defineNodeType, nodeTypeProblems, NodeTypeError, typedProperties, type NodeType, type PropertySpec, type PropertySpecs, type ResolvedProperties,
 } from '../../../runtime/node/node-type.ts';
 
-// Issue 14, item 2. The compile-time half of this file is checked by `npx tsc --noEmit`: every
+// Custom node types' typing. The compile-time half of this file is checked by `npx tsc --noEmit`: every
 // `@ts-expect-error` below must meet an error, or tsc reports the directive as unused.
 
 const BLEND = {
