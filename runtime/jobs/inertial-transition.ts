@@ -1,5 +1,6 @@
 import type { BlendProfile } from '../core/blend-profile.ts';
-import { PoseHistory, PoseInertializer } from './inertialization.ts';
+import { PoseInertializer } from './inertialization.ts';
+import { PoseHistory } from './pose-history.ts';
 import type { UpdateContext } from '../node/node.ts';
 import type { Pose } from '../core/pose.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue, MAX_TRANSITION_TIME, PoseHistory, PoseInertializer } from '../../../runtime/jobs/inertialization.ts';
+import { CURVE_STRIDE, inertialCurveFit, inertialCurveValue, MAX_TRANSITION_TIME, PoseInertializer } from '../../../runtime/jobs/inertialization.ts';
+import { PoseHistory } from '../../../runtime/jobs/pose-history.ts';
 import { quatFromAxisAngle } from '../../../runtime/core/math.ts';
 import { Pose } from '../../../runtime/core/pose.ts';
 
