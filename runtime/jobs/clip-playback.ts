@@ -10,6 +10,16 @@ export const CLIP_LOOPED = 1;
 /** advance() flag: a non-looping clip arrived at the end it plays toward this frame. */
 export const CLIP_ENDED = 2;
 
+/**
+ * The most whole loops of a clip whose notifies one move fires, besides the two loops it starts and
+ * ends in. A move that wraps more often (a delta time of 1e6 s over a 0.1 s clip is ten million
+ * wraps) fires the loop it starts in, this many whole loops, then the loop it ends in: the whole
+ * loops past these are skipped, every notify of each, so that ranges stay balanced. At 256 the cap
+ * holds off every schedule the update rate allows (255 frames skipped at 30 fps is 8.5 s, some 85
+ * loops of a 0.1 s clip at play rate 1), and bounds a frame's events at 258 loops' worth.
+ */
+export const MAX_NOTIFY_LOOPS = 256;
+
 /** ClipPlayback's numbers, by index into its clock array. */
 const TIME = 0, RATE = 1, SEEK_TIME = 2, WEIGHT = 3, PREVIOUS_TIME = 4, PACE = 5, TIME_STEP = 6, PREVIOUS_SEEK_TIME = 7;
 /** How many numbers a clip clock keeps (what a node reserves for one: NodeBuild.numbers). */
@@ -101,7 +111,10 @@ export class ClipPlayback {
   set pace(value: number) { this.numbers[this.base + PACE] = value; }
   get paceKnown(): boolean { return this.flag(FLAG_PACE_KNOWN); }
   set paceKnown(value: boolean) { this.setFlag(FLAG_PACE_KNOWN, value); }
-  /** Clip seconds the last seek moved, signed; looping, it counts the whole loops a wrap hides. */
+  /**
+   * Clip seconds the last move (advance, seek or a sync group's follow) covered, signed; looping, it
+   * counts the whole loops a wrap hides, which is how the notifies of every loop crossed are fired.
+   */
   get timeStep(): number { return this.numbers[this.base + TIME_STEP]; }
   set timeStep(value: number) { this.numbers[this.base + TIME_STEP] = value; }
   /** The id of the node that plays the clip, which notify events name. */
@@ -195,11 +208,15 @@ export class ClipPlayback {
     this.pace = rate;
     if (!(duration > 0)) {
       this.time = 0;
+      this.timeStep = 0;
       return 0;
     }
-    let next = before + dt * rate;
+    const step = dt * rate;
+    let next = before + step;
     if (this.looping) {
       this.atEnd = false;
+      // Whole loops included (±Infinity for an advance that overflows, see below).
+      this.timeStep = step;
       if (next >= duration || next < 0) {
         // A huge rate over a long frame overflows to ±Infinity, whose remainder is NaN: the
         // advance modulo the clip is then taken from the delta time modulo one loop's period.
@@ -219,6 +236,7 @@ export class ClipPlayback {
     const ended = arrived && !this.atEnd;
     this.atEnd = arrived;
     this.time = clamped;
+    this.timeStep = clamped - before;
     // Held at the end it plays toward, it no longer moves.
     if (arrived) this.pace = 0;
     return ended ? CLIP_ENDED : 0;
@@ -320,30 +338,45 @@ export class ClipPlayback {
     if (track === null || !this.moved) return;
     const events = ctx.graph.events;
     if (!events.has('notify') && !events.has('notifyBegin') && !events.has('notifyEnd')) return;
-    const before = this.previousTime, after = this.time, duration = clip.duration;
+    const before = this.previousTime, after = this.time, duration = clip.duration, forward = this.direction > 0;
+    // How often the move wrapped: the clip seconds it covered, whole loops included, less what the
+    // play time shows of them (round: the two differ by a multiple of the duration, to rounding).
+    const turns = duration > 0 ? Math.round((before + this.timeStep - after) / duration) : 0;
+    const wraps = forward ? turns : -turns;
     // Flags of fireNotifies: 1 includes the lowest time, 2 the highest, 4 goes forwards.
     const startFlag = this.fromStart ? 1 : 0;
-    if (this.direction > 0) {
-      // Forwards the span is (before, after]: a notify fires on the frame the play time reaches it.
-      if (!this.wrapped) {
+    if (!(wraps > 0)) {
+      if (forward) {
+        // Forwards the span is (before, after]: a notify fires on the frame the play time reaches it.
         span[0] = before; span[1] = after;
         this.fireNotifies(ctx, track, 6 | startFlag);
       } else {
-        span[0] = before; span[1] = duration;
-        this.fireNotifies(ctx, track, 6 | startFlag);
-        span[0] = 0; span[1] = after;
-        this.fireNotifies(ctx, track, 7);
+        // Backwards, the mirror image: [after, before).
+        span[0] = after; span[1] = before;
+        this.fireNotifies(ctx, track, 1 | (startFlag << 1));
       }
-    } else if (!this.wrapped) {
-      // Backwards, the mirror image: [after, before).
-      span[0] = after; span[1] = before;
-      this.fireNotifies(ctx, track, 1 | (startFlag << 1));
+      return;
+    }
+    // A wrap covers both ends of the clip: the loop the move starts in, to the clip's end (its
+    // start, backwards); each whole loop between, up to MAX_NOTIFY_LOOPS; then the loop it ends in.
+    if (forward) {
+      span[0] = before; span[1] = duration;
+      this.fireNotifies(ctx, track, 6 | startFlag);
     } else {
       span[0] = 0; span[1] = before;
       this.fireNotifies(ctx, track, 1 | (startFlag << 1));
-      span[0] = after; span[1] = duration;
-      this.fireNotifies(ctx, track, 3);
     }
+    const loop = forward ? 7 : 3, whole = wraps - 1 < MAX_NOTIFY_LOOPS ? (wraps - 1) | 0 : MAX_NOTIFY_LOOPS;
+    for (let i = 0; i < whole; i++) {
+      span[0] = 0; span[1] = duration;
+      this.fireNotifies(ctx, track, loop);
+    }
+    if (forward) {
+      span[0] = 0; span[1] = after;
+    } else {
+      span[0] = after; span[1] = duration;
+    }
+    this.fireNotifies(ctx, track, loop);
   }
 
   /**
