@@ -312,6 +312,49 @@ describe('clip notifies over steps of several loops', () => {
     expect(balanced(log)).toBe(true);
   });
 
+  it('fires every crossing of a sync group\'s follower whose leader crosses more than one loop a frame', () => {
+    const notifies: Notify[] = [{ name: 'n', time: 0.2 }, { name: 'r', start: 0.45, end: 0.6 }];
+    const g = instance({ run: { notifies } }, {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk', syncGroup: 'gait' } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run', syncGroup: 'gait' } },
+      blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.3 } },
+    }, 'blend');
+    const { log, frame } = record(g);
+    // The walk (1.1 s) leads, 1.3 loops a frame; the run (0.7 s) follows it at the same phase.
+    run(g, frame, 40, 1.43);
+    expect(fired(log)).toEqual(crossings(notifies, 0.7, Array(40).fill(1.3 * 0.7), { fromStart: false }));
+    expect(log.filter(([, event]) => event === 'notify')).toHaveLength(52);
+    expect(balanced(log)).toBe(true);
+    // Backwards likewise.
+    const back = instance({ run: { notifies } }, {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk', syncGroup: 'gait', playRate: -1 } },
+      run: { type: 'SequencePlayer', properties: { clip: 'run', syncGroup: 'gait' } },
+      blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.3 } },
+    }, 'blend');
+    const b = record(back);
+    run(back, b.frame, 40, 1.43);
+    expect(fired(b.log)).toEqual(crossings(notifies, 0.7, Array(40).fill(-1.3 * 0.7), { fromStart: false }));
+  });
+
+  it('fires every crossing of each of a blend space\'s samples, named by the blend space, when a frame crosses more than one loop', () => {
+    const walkMarks: Notify[] = [{ name: 'w', time: 0.3 }, { name: 'wr', start: 0.5, end: 0.9 }];
+    const runMarks: Notify[] = [{ name: 'n', time: 0.2 }];
+    const g = instance({ walk: { notifies: walkMarks }, run: { notifies: runMarks } }, {
+      // At x 0.25 the walk weighs 0.75 and the run 0.25: a mean length of 1 s, so a frame of 1.3 s is 1.3 loops.
+      bs: { type: 'BlendSpace1D', properties: { samples: [{ clip: 'walk', x: 0 }, { clip: 'run', x: 1 }], x: 0.25 } },
+    }, 'bs');
+    const { log, frame } = record(g);
+    run(g, frame, 30, 1.3);
+    const walk = crossings(walkMarks, 1.1, Array(30).fill(1.3 * 1.1));
+    const runs = crossings(runMarks, 0.7, Array(30).fill(1.3 * 0.7), { fromStart: false });
+    // Each frame the samples report in the order written: the walk's, then the run's.
+    const expected = Array.from({ length: 30 }, (_, i) => [...walk, ...runs].filter(([f]) => f === i + 1)).flat();
+    expect(fired(log)).toEqual(expected);
+    expect(log.filter(([, , name]) => name === 'n')).toHaveLength(39);
+    expect(log.every(([, , , node]) => node === 'bs')).toBe(true);
+    expect(balanced(log)).toBe(true);
+  });
+
   it(`fires at most ${MAX_NOTIFY_LOOPS} whole loops a step, skipping the rest whole, and does not hang on a huge step`, () => {
     const notifies: Notify[] = [{ name: 'n', time: 0.5 }, { name: 'r', start: 1, end: 1.5 }];
     // A step of MAX_NOTIFY_LOOPS + 1 wraps fires every crossing: the loop it starts in, the whole loops, the loop it ends in.
