@@ -3,6 +3,7 @@ import { checkGraphAsset, loadGraphAsset } from '../../../host/files.ts';
 import type { AnimGraphInstance } from '../../../runtime/graph/graph.ts';
 import { ClipCurve } from '../../../runtime/core/clip-events.ts';
 import { MAX_NOTIFY_LOOPS } from '../../../runtime/jobs/clip-playback.ts';
+import { runProbe } from '../../support/allocation.ts';
 import { CMU, describeWithData } from '../../support/shared-data.ts';
 
 /**
@@ -391,6 +392,18 @@ describe('clip notifies over steps of several loops', () => {
       expect(Number.isFinite(g.gatherDebug().children[0].values?.time as number)).toBe(true);
     }
   });
+});
+
+describe('clip notifies over steps of several loops: allocation', () => {
+  it('allocates nothing per frame firing every loop of long steps, listened to, the cap reached, V8 inlining as it likes or only small functions', () => {
+    for (const flags of [[], ['--max-inlined-bytecode-size=50']]) {
+      const result = runProbe<{ perFrame: number; eventsPerFrame: number; byNode: Record<string, number> }>('notify-allocation-probe.ts', flags);
+      expect(result.perFrame, flags.join(' ')).toBeLessThan(1);
+      // The capped player alone fires its notify MAX_NOTIFY_LOOPS times a frame and more.
+      expect(result.eventsPerFrame).toBeGreaterThan(MAX_NOTIFY_LOOPS);
+      expect(Object.keys(result.byNode).sort()).toEqual(['back', 'capped', 'follow', 'lead', 'seek', 'space']);
+    }
+  }, 120_000);
 });
 
 describeWithData('clip notifies over steps of several loops, on CMU captures', () => {
