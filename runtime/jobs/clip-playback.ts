@@ -50,8 +50,9 @@ const FLAG_LOOPING = 1, FLAG_WRAPPED = 2, FLAG_BACKWARD = 4, FLAG_AT_END = 8, FL
  *
  * Inputs: `binding` (the clip), `rate`, `looping`, and `seekTime` for seek(). advance() moves `time`
  * by delta time × rate and wraps (looping) or holds it at the ends; seek() puts it at an explicit
- * time. Both leave `previousTime`, and whether the move crossed the clip's end (`wrapped`), for
- * reportRootMotion(), which reports what the move produced, times the branch weight and `weight`:
+ * time. Both leave `previousTime`, whether the move crossed the clip's end (`wrapped`) and the clip
+ * time it covered, whole loops included (`timeStep`), for reportRootMotion(), which reports what
+ * the move produced, times the branch weight and `weight`:
  * the root motion of that span to the branch's report, the clip's notifies it crossed to the
  * instance's events (named as played by `owner`), and the clip's curves at `time` to the
  * instance's curve values; sample() samples the clip at `time`.
@@ -246,8 +247,9 @@ export class ClipPlayback {
    * Puts the time at `seekTime`, wrapped (looping) or clamped into the clip, 0 when it is not
    * finite or the clip has no length. The move from the last seek's time is the span of root motion
    * (none for the first seek after restart() or forgetSeek()): looping, it wraps when the explicit
-   * time enters another loop (at most once per frame, as an advance does); its pace is the clip
-   * time moved per second, unknown in a frame of no time.
+   * time enters another loop (`wrapped`, for root motion, once however many loops, as an advance's;
+   * notifies fire every loop, counted from timeStep); its pace is the clip time moved per second,
+   * unknown in a frame of no time.
    */
   seek(ctx: UpdateContext): void {
     const raw = this.seekTime, duration = this.binding.clip.duration, looping = this.looping;
@@ -276,8 +278,8 @@ export class ClipPlayback {
 
   /**
    * Reports what the last move produced, at the absolute weight ctx.weight × weight:
-   * - the clip's notifies the move crossed, when that weight is above ZERO_WEIGHT and anyone listens
-   *   (see fireNotifies);
+   * - the clip's notifies the move crossed, every loop of it up to MAX_NOTIFY_LOOPS, when that
+   *   weight is above ZERO_WEIGHT and anyone listens (see fireNotifies);
    * - the clip's curves at the new time, times the weight, added to the instance's curve values;
    * - the root motion of the move, times the weight, added to ctx.rootMotion, and the clip's root
    *   velocity at the new time, times the pace, to ctx.rootVelocity when a node above asks for it.
