@@ -71,6 +71,8 @@ export abstract class BlendSpaceNode extends LocalPoseNode implements SyncGroupM
     super(id, type);
     this.weights = new Float64Array(samples.length);
     this.players = samples.map((clip) => new ClipPlayback(clip));
+    // Notify events name the blend space as the node that fired them.
+    for (let i = 0; i < this.players.length; i++) this.players[i].owner = id;
     for (let a = 0; a < smoothingTimes.length; a++) this.halfLives[a] = smoothingTimes[a];
   }
 

@@ -11,6 +11,16 @@ export const CLIP_LOOPED = 1;
 /** advance() flag: a non-looping clip arrived at the end it plays toward this frame. */
 export const CLIP_ENDED = 2;
 
+/**
+ * The most whole loops of a clip whose notifies one move fires, besides the two loops it starts and
+ * ends in. A move that wraps more often (a delta time of 1e6 s over a 0.1 s clip is ten million
+ * wraps) fires the loop it starts in, this many whole loops, then the loop it ends in: the whole
+ * loops past these are skipped, every notify of each, so that ranges stay balanced. At 256 the cap
+ * holds off every schedule the update rate allows (255 frames skipped at 30 fps is 8.5 s, some 85
+ * loops of a 0.1 s clip at play rate 1), and bounds a frame's events at 258 loops' worth.
+ */
+export const MAX_NOTIFY_LOOPS = 256;
+
 /** ClipPlayback's numbers, by index into its clock array. */
 const TIME = 0, RATE = 1, SEEK_TIME = 2, WEIGHT = 3, PREVIOUS_TIME = 4, PACE = 5, TIME_STEP = 6, PREVIOUS_SEEK_TIME = 7;
 /** How many numbers a clip clock keeps (what a node reserves for one: NodeBuild.numbers). */
@@ -41,8 +51,9 @@ const FLAG_LOOPING = 1, FLAG_WRAPPED = 2, FLAG_BACKWARD = 4, FLAG_AT_END = 8, FL
  *
  * Inputs: `binding` (the clip), `rate`, `looping`, and `seekTime` for seek(). advance() moves `time`
  * by delta time × rate and wraps (looping) or holds it at the ends; seek() puts it at an explicit
- * time. Both leave `previousTime`, and whether the move crossed the clip's end (`wrapped`), for
- * reportRootMotion(), which reports what the move produced, times the branch weight and `weight`:
+ * time. Both leave `previousTime`, whether the move crossed the clip's end (`wrapped`) and the clip
+ * time it covered, whole loops included (`timeStep`), for reportRootMotion(), which reports what
+ * the move produced, times the branch weight and `weight`:
  * the root motion of that span to the branch's report, the clip's notifies it crossed to the
  * instance's events (named as played by `owner`), and the clip's curves at `time` to the
  * instance's curve values; sample() samples the clip at `time`.
@@ -101,7 +112,10 @@ export class ClipPlayback {
   set pace(value: number) { this.numbers[this.base + PACE] = value; }
   get paceKnown(): boolean { return this.flag(FLAG_PACE_KNOWN); }
   set paceKnown(value: boolean) { this.setFlag(FLAG_PACE_KNOWN, value); }
-  /** Clip seconds the last seek moved, signed; looping, it counts the whole loops a wrap hides. */
+  /**
+   * Clip seconds the last move (advance, seek or a sync group's follow) covered, signed; looping, it
+   * counts the whole loops a wrap hides, which is how the notifies of every loop crossed are fired.
+   */
   get timeStep(): number { return this.numbers[this.base + TIME_STEP]; }
   set timeStep(value: number) { this.numbers[this.base + TIME_STEP] = value; }
   /** The id of the node that plays the clip, which notify events name. */
@@ -194,11 +208,15 @@ export class ClipPlayback {
     this.pace = rate;
     if (!(duration > 0)) {
       this.time = 0;
+      this.timeStep = 0;
       return 0;
     }
-    let next = before + dt * rate;
+    const step = dt * rate;
+    let next = before + step;
     if (this.looping) {
       this.atEnd = false;
+      // Whole loops included (±Infinity for an advance that overflows, see below).
+      this.timeStep = step;
       if (next >= duration || next < 0) {
         // A huge rate over a long frame overflows to ±Infinity, whose remainder is NaN: the
         // advance modulo the clip is then taken from the delta time modulo one loop's period.
@@ -218,6 +236,7 @@ export class ClipPlayback {
     const ended = arrived && !this.atEnd;
     this.atEnd = arrived;
     this.time = clamped;
+    this.timeStep = clamped - before;
     // Held at the end it plays toward, it no longer moves.
     if (arrived) this.pace = 0;
     return ended ? CLIP_ENDED : 0;
@@ -227,8 +246,9 @@ export class ClipPlayback {
    * Puts the time at `seekTime`, wrapped (looping) or clamped into the clip, 0 when it is not
    * finite or the clip has no length. The move from the last seek's time is the span of root motion
    * (none for the first seek after restart() or forgetSeek()): looping, it wraps when the explicit
-   * time enters another loop (at most once per frame, as an advance does); its pace is the clip
-   * time moved per second, unknown in a frame of no time.
+   * time enters another loop (`wrapped`, for root motion, once however many loops, as an advance's;
+   * notifies fire every loop, counted from timeStep); its pace is the clip time moved per second,
+   * unknown in a frame of no time.
    */
   seek(ctx: UpdateContext): void {
     const raw = this.seekTime, duration = this.binding.clip.duration, looping = this.looping;
@@ -257,8 +277,8 @@ export class ClipPlayback {
 
   /**
    * Reports what the last move produced, at the absolute weight ctx.weight × weight:
-   * - the clip's notifies the move crossed, when that weight is above ZERO_WEIGHT and anyone listens
-   *   (see fireNotifies);
+   * - the clip's notifies the move crossed, every loop of it up to MAX_NOTIFY_LOOPS, when that
+   *   weight is above ZERO_WEIGHT and anyone listens (see fireNotifies);
    * - the clip's curves at the new time, times the weight, added to the instance's curve values;
    * - the root motion of the move, times the weight, added to ctx.rootMotion, and the clip's root
    *   velocity at the new time, times the pace, to ctx.rootVelocity when a node above asks for it.
@@ -319,30 +339,45 @@ export class ClipPlayback {
     if (track === null || !this.moved) return;
     const events = ctx.graph.events;
     if (!events.has('notify') && !events.has('notifyBegin') && !events.has('notifyEnd')) return;
-    const before = this.previousTime, after = this.time, duration = clip.duration;
+    const before = this.previousTime, after = this.time, duration = clip.duration, forward = this.direction > 0;
+    // How often the move wrapped: the clip seconds it covered, whole loops included, less what the
+    // play time shows of them (round: the two differ by a multiple of the duration, to rounding).
+    const turns = duration > 0 ? Math.round((before + this.timeStep - after) / duration) : 0;
+    const wraps = forward ? turns : -turns;
     // Flags of fireNotifies: 1 includes the lowest time, 2 the highest, 4 goes forwards.
     const startFlag = this.fromStart ? 1 : 0;
-    if (this.direction > 0) {
-      // Forwards the span is (before, after]: a notify fires on the frame the play time reaches it.
-      if (!this.wrapped) {
+    if (!(wraps > 0)) {
+      if (forward) {
+        // Forwards the span is (before, after]: a notify fires on the frame the play time reaches it.
         span[0] = before; span[1] = after;
         this.fireNotifies(ctx, track, 6 | startFlag);
       } else {
-        span[0] = before; span[1] = duration;
-        this.fireNotifies(ctx, track, 6 | startFlag);
-        span[0] = 0; span[1] = after;
-        this.fireNotifies(ctx, track, 7);
+        // Backwards, the mirror image: [after, before).
+        span[0] = after; span[1] = before;
+        this.fireNotifies(ctx, track, 1 | (startFlag << 1));
       }
-    } else if (!this.wrapped) {
-      // Backwards, the mirror image: [after, before).
-      span[0] = after; span[1] = before;
-      this.fireNotifies(ctx, track, 1 | (startFlag << 1));
+      return;
+    }
+    // A wrap covers both ends of the clip: the loop the move starts in, to the clip's end (its
+    // start, backwards); each whole loop between, up to MAX_NOTIFY_LOOPS; then the loop it ends in.
+    if (forward) {
+      span[0] = before; span[1] = duration;
+      this.fireNotifies(ctx, track, 6 | startFlag);
     } else {
       span[0] = 0; span[1] = before;
       this.fireNotifies(ctx, track, 1 | (startFlag << 1));
-      span[0] = after; span[1] = duration;
-      this.fireNotifies(ctx, track, 3);
     }
+    const loop = forward ? 7 : 3, whole = wraps - 1 < MAX_NOTIFY_LOOPS ? (wraps - 1) | 0 : MAX_NOTIFY_LOOPS;
+    for (let i = 0; i < whole; i++) {
+      span[0] = 0; span[1] = duration;
+      this.fireNotifies(ctx, track, loop);
+    }
+    if (forward) {
+      span[0] = 0; span[1] = after;
+    } else {
+      span[0] = after; span[1] = duration;
+    }
+    this.fireNotifies(ctx, track, loop);
   }
 
   /**

@@ -20,6 +20,12 @@ export class SyncPosition {
   to = '';
   /** How far between them, 0..1. */
   fraction = 0;
+  /**
+   * How far the leader's last move went, in loops of its clip, signed, whole loops included (its
+   * timeStep over its duration): a follower moves as many loops, so that it crosses what the
+   * leader crosses (its notifies of every loop, its wraps) however long the frame.
+   */
+  loops = 0;
 }
 
 /** Scratch [start, end] of a marker segment, for readSyncPosition and followSyncPosition (neither re-enters). */
@@ -30,8 +36,10 @@ export function readSyncPosition(p: ClipPlayback, out: SyncPosition): void {
   const duration = p.binding.clip.duration;
   out.hasMarkers = false;
   out.phase = 0;
+  out.loops = 0;
   if (!(duration > 0)) return;
   out.phase = p.time / duration;
+  out.loops = p.timeStep / duration;
   // The markers in a function of their own, so that this short path is optimised early: see
   // CONTRIBUTING.md, "Numbers in the frame loop".
   if (p.binding.clip.syncMarkers.length > 0) readMarkerPosition(p, out);
@@ -73,9 +81,9 @@ function readMarkerPosition(p: ClipPlayback, out: SyncPosition): void {
  * Moves `p` to the leader's position `pos`: between the same two markers at the same fraction when
  * both have them (of several such segments, the one nearest the follower's own time, so a clip with
  * two strides does not skip one), else to the same phase. The move is recorded as an advance is (for
- * root motion): looping, a move of more than half the clip backwards is taken as a wrap forward and
- * the reverse, which is what a follower of a leader moving less than half a loop a frame sees.
- * Returns CLIP_LOOPED when the move wrapped, else 0.
+ * root motion and notifies): looping, of the moves that end there, the one of as many loops as the
+ * leader's move (`pos.loops`), whole loops included, so a leader moving a loop and a quarter a frame
+ * takes its followers a loop and a quarter, not a quarter. Returns CLIP_LOOPED when it wrapped, else 0.
  */
 export function followSyncPosition(p: ClipPlayback, pos: SyncPosition, ctx: UpdateContext): number {
   const clip = p.binding.clip, duration = clip.duration, markers = clip.syncMarkers, n = markers.length;
@@ -117,11 +125,10 @@ export function followSyncPosition(p: ClipPlayback, pos: SyncPosition, ctx: Upda
   let step = target - before;
   let wrapped = false;
   if (looping && duration > 0) {
-    if (step < -0.5 * duration) {
-      step += duration;
-      wrapped = true;
-    } else if (step > 0.5 * duration) {
-      step -= duration;
+    // Whole loops to add to the step, so that it is as near as it can be to the leader's move.
+    const loops = Math.round(pos.loops - step / duration);
+    if (loops !== 0) {
+      step += loops * duration;
       wrapped = true;
     }
   }

@@ -45,6 +45,27 @@ describe('ClipPlayback', () => {
     expect([p.moved, p.atEnd, p.direction]).toEqual([false, false, -1]);
   });
 
+  it('records the clip time an advance covers, the whole loops a wrap hides included (what notifies are fired over)', () => {
+    const p = new ClipPlayback(binding);
+    p.looping = true;
+    p.time = 0.75;
+    p.rate = 2;
+    expect(p.advance(frame(1.5))).toBe(CLIP_LOOPED); // 0.75 + 3: three wraps
+    expect(p.time).toBeCloseTo(0.75, 15);
+    expect(p.timeStep).toBe(3);
+    p.rate = -0.5;
+    p.advance(frame(0.25));
+    expect(p.timeStep).toBe(-0.125);
+    // Held at either end of a clip that does not loop, only what it moved.
+    p.looping = false;
+    p.rate = 4;
+    p.time = 0.25;
+    expect(p.advance(frame(1))).toBe(CLIP_ENDED);
+    expect(p.timeStep).toBe(0.75);
+    p.advance(frame(1));
+    expect(p.timeStep).toBe(0);
+  });
+
   it('seeks to an explicit time, counting the whole loops a wrap hides, with no span before a predecessor', () => {
     const p = new ClipPlayback(binding);
     p.looping = true;

@@ -64,6 +64,19 @@ describe('sync groups', () => {
     expect(loops).toBe(2);
   });
 
+  it('a follower moves as many loops as the leader, however far the leader goes in a frame', () => {
+    const g = pair(false);
+    const loops = { walk: 0, run: 0 };
+    g.events.on('sequenceLooped', (id) => { if (id === 'walk' || id === 'run') loops[id]++; });
+    // 0.7 loops a frame, 6.3 in all: six wraps. The follower took each of these frames as 0.3 loops
+    // backwards (the nearer way to its new phase): it wrapped on the frames the leader did not.
+    for (let i = 0; i < 9; i++) g.update(0.77);
+    expect(loops).toEqual({ walk: 6, run: 6 });
+    for (let i = 0; i < 10; i++) g.update(1.1 * 2.25); // two loops and a quarter a frame: one event each
+    expect(loops).toEqual({ walk: 16, run: 16 });
+    expect(time(g, 'run') / 0.7).toBeCloseTo(time(g, 'walk') / 1.1, 9);
+  });
+
   it('rejects a sync marker past the clip\'s end at its path', () => {
     const result = checkGraphAsset({
       format: 'animgraph/1', skeleton: 'builtin:biped',
