@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const ApplyAdditiveMeta: NodeEditorMeta = {
-  type: 'ApplyAdditive',
+export const ApplyAdditiveMeta: BuiltInNodeMeta = {
   title: 'Apply Additive',
   category: 'Blends',
+  summary: 'base + alpha × additive (from MakeAdditive or a clip marked additive).',
   description:
     'Adds an additive pose (from Make Additive, or a player of a clip marked additive) onto a base pose, scaled by Alpha: '
     + 'a lean, a breathing layer, an aim offset on top of locomotion.',

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BendRollHelperMeta: NodeEditorMeta = {
-  type: 'BendRollHelper',
+export const BendRollHelperMeta: BuiltInNodeMeta = {
   title: 'Bend Roll Helper',
   category: 'Skeletal controls',
+  summary: "helper bones that follow a joint's bend and roll with separate weights.",
   description:
     "Drives helper bones (armour, corrective bones) from a joint's rotation with separate weights for its bend and its roll. "
     + "Per helper, the source bone's local rotation is split about the joint axis into bend (the shortest rotation taking the "

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendByBoolMeta: NodeEditorMeta = {
-  type: 'BlendByBool',
+export const BlendByBoolMeta: BuiltInNodeMeta = {
   title: 'Blend Poses by bool',
   category: 'Blends',
+  summary: 'two poses chosen by a bool, crossfaded or inertialized.',
   description:
     'Chooses between two poses by a bool and crossfades when the choice changes: True while Active Value is true, '
     + 'False otherwise. The crossfade is linear from the weights the inputs had at the switch, so flipping the bool '

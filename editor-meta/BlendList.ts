@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendListMeta: NodeEditorMeta = {
-  type: 'BlendList',
+export const BlendListMeta: BuiltInNodeMeta = {
   title: 'Blend Poses by int',
   category: 'Blends',
+  summary: 'one of several poses chosen by index, crossfaded or inertialized.',
   description:
     'Chooses one of several poses by index and crossfades to it when the index changes. Switching to pose i blends '
     + 'over Blend Times[i] seconds, linearly from the weights the inputs had at the switch, so a switch in the middle '

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendSpace1DMeta: NodeEditorMeta = {
-  type: 'BlendSpace1D',
+export const BlendSpace1DMeta: BuiltInNodeMeta = {
   title: 'Blend Space 1D',
   category: 'Pose sources',
+  summary: 'clips along one axis (speed) blended by an input, playing in step (example: `graphs/examples/sample-blend-space.json`).',
   description:
     'Blends clips placed along one axis (idle at speed 0, walk at 150, run at 400) by an input value: the two samples '
     + 'around it by linear interpolation, the first or last alone outside them. The samples play in step: the cycle '

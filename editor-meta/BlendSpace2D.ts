@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendSpace2DMeta: NodeEditorMeta = {
-  type: 'BlendSpace2D',
+export const BlendSpace2DMeta: BuiltInNodeMeta = {
   title: 'Blend Space',
   category: 'Pose sources',
+  summary: 'clips on a plane (speed × direction), triangulated and blended by barycentric weights, playing in step.',
   description:
     'Blends clips placed on a plane (speed × direction) by two input values: the samples are triangulated at load, '
     + 'and the three samples of the triangle holding the input are weighed by barycentric coordinates; outside the '

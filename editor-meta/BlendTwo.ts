@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendTwoMeta: NodeEditorMeta = {
-  type: 'BlendTwo',
+export const BlendTwoMeta: BuiltInNodeMeta = {
   title: 'Blend',
   category: 'Blends',
+  summary: 'A × (1 − alpha) + B × alpha.',
   description:
     'Blends two local-space poses by Alpha: 0 gives A, 1 gives B (linear translation and scale, normalised-linear '
     + 'rotation along the shorter arc). Each input is updated with its share of the branch weight; an input at zero '

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const CopyBoneMeta: NodeEditorMeta = {
-  type: 'CopyBone',
+export const CopyBoneMeta: BuiltInNodeMeta = {
   title: 'Copy Bone',
   category: 'Skeletal controls',
+  summary: "copies a bone's component-space transform onto another bone.",
   description:
     "Copies the component-space translation, rotation and/or scale of Source Bone onto Target Bone; the target's "
     + 'children follow it. By default only rotation is copied. Works in component space: a local-space input is '

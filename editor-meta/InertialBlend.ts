@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const InertialBlendMeta: NodeEditorMeta = {
-  type: 'InertialBlend',
+export const InertialBlendMeta: BuiltInNodeMeta = {
   title: 'Inertial Blend',
   category: 'Blends',
+  summary: 'switches between two poses by inertialization instead of a crossfade.',
   description:
     'Switches between two poses by a bool without crossfading: at a switch the output takes the new pose at once and '
     + 'the difference from the last output pose decays to zero over Blend Time along a quintic that starts with the '

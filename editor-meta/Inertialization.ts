@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const InertializationMeta: NodeEditorMeta = {
-  type: 'Inertialization',
+export const InertializationMeta: BuiltInNodeMeta = {
   title: 'Inertialization',
   category: 'Blends',
+  summary: 'inertializes the switches that inertial blends above it request.',
   description:
     'Inertializes the transitions requested above it: a Blend Poses by bool or by int in inertial blend mode switches '
     + 'instantly and asks the nearest Inertialization node below it for a transition of its blend time. Requests in '

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const LayeredBlendPerBoneMeta: NodeEditorMeta = {
-  type: 'LayeredBlendPerBone',
+export const LayeredBlendPerBoneMeta: BuiltInNodeMeta = {
   title: 'Layered blend per bone',
   category: 'Blends',
+  summary: 'layers over a base pose, each on the bones its branch filters or mask select (an upper body over locomotion), in local or mesh space.',
   description:
     'A base pose with layers over it, each driving only the bones its mask selects: an upper body aiming or waving over '
     + 'the legs\' locomotion. A mask is branch filters (a bone and a blend depth, as Unreal\'s) or explicit per-bone weights. '

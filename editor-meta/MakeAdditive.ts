@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const MakeAdditiveMeta: NodeEditorMeta = {
-  type: 'MakeAdditive',
+export const MakeAdditiveMeta: BuiltInNodeMeta = {
   title: 'Make Additive',
   category: 'Blends',
+  summary: "a pose minus a reference pose (the skeleton's or a clip frame), local or mesh space.",
   description:
     'Turns a pose into an additive one: each bone\'s delta from a reference pose (the skeleton\'s, or a frame of a clip), '
     + 'in local or mesh space. Feed it to Apply Additive\'s Additive pin.',

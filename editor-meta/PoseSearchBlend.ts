@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const PoseSearchBlendMeta: NodeEditorMeta = {
-  type: 'PoseSearchBlend',
+export const PoseSearchBlendMeta: BuiltInNodeMeta = {
   title: 'Pose Search Blend',
   category: 'Pose sources',
+  summary: 'plays one of several clips, starting each at the frame that best matches the pose (pose search).',
   description:
     'Plays one of a list of clips, chosen by Motion. When Motion changes, it starts the new clip at the frame whose pose '
     + 'best matches the pose it has been outputting (bone rotations, and positions and velocities relative to the root '

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const SequenceEvaluatorMeta: NodeEditorMeta = {
-  type: 'SequenceEvaluator',
+export const SequenceEvaluatorMeta: BuiltInNodeMeta = {
   title: 'Sequence Evaluator',
   category: 'Pose sources',
+  summary: 'samples a clip at an explicit time (scrubbing, aim poses).',
   description:
     'Samples a clip at an explicit time instead of advancing it: the pose follows Explicit Time exactly, with no '
     + 'accumulated play time and no sequence events. Use it for scrubbing, aim and lean poses, or any pose driven by a '

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const SequencePlayerMeta: NodeEditorMeta = {
-  type: 'SequencePlayer',
+export const SequencePlayerMeta: BuiltInNodeMeta = {
   title: 'Sequence Player',
   category: 'Pose sources',
+  summary: 'plays a clip at a rate, looping or holding at the end.',
   description:
     'Plays an animation clip: each update advances the play time by delta time × Play Rate and samples the clip '
     + 'there (linear translation and scale, slerp or nlerp rotation between keys, reference pose for bones without a track). '

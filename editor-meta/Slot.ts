@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const SlotMeta: NodeEditorMeta = {
-  type: 'Slot',
+export const SlotMeta: BuiltInNodeMeta = {
   title: 'Slot',
   category: 'Blends',
+  summary: "plays one-shot clips over its source on demand from code (`instance.playSlot`), optionally on a bone's branch only.",
   description:
     'Passes its source pose through until code plays a clip in it (instance.playSlot(name, clip, { blendIn, blendOut, playRate })): '
     + 'the clip blends in over the source, plays once and blends out before its end, by itself. With a filter bone, only that '

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const StateMachineMeta: NodeEditorMeta = {
-  type: 'StateMachine',
+export const StateMachineMeta: BuiltInNodeMeta = {
   title: 'State Machine',
   category: 'Blends',
+  summary: 'states as sub-graphs, transitions by rules on parameters and clip time, crossfaded or inertialized (example: `graphs/examples/sample-state-machine.json`).',
   description:
     'Named states, each a sub-graph of its own, and transitions between them with rules over parameters and clip '
     + 'times (Unreal\'s state machine). One state is active; a transition crossfades from the weights the states had, '

@@ -1,11 +1,11 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
 const bone = (what: string) => ({ title: what, description: `The ${what.toLowerCase()} bone.` });
 
-export const StrideWarpingMeta: NodeEditorMeta = {
-  type: 'StrideWarping',
+export const StrideWarpingMeta: BuiltInNodeMeta = {
   title: 'Stride Warping',
   category: 'Skeletal controls',
+  summary: 'lengthens or shortens each step to walk at any speed without foot sliding.',
   description:
     'Lengthens or shortens each step instead of changing the play rate, so a walk can match any speed without foot '
     + "sliding. Each FK foot's offset along the stride direction from its scale origin (the thigh's gravity line on the "

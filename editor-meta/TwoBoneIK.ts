@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const TwoBoneIKMeta: NodeEditorMeta = {
-  type: 'TwoBoneIK',
+export const TwoBoneIKMeta: BuiltInNodeMeta = {
   title: 'Two Bone IK',
   category: 'Skeletal controls',
+  summary: "Unreal's Two Bone IK: a foot or hand reaches for a target.",
   description:
     "Bends a three-bone chain (End Bone, its parent and its grandparent: foot, calf, thigh) so the end bone reaches a "
     + "target in component space, as Unreal's Two Bone IK. The upper bone stays where it is and bone lengths are kept; "

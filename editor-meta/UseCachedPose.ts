@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const UseCachedPoseMeta: NodeEditorMeta = {
-  type: 'UseCachedPose',
+export const UseCachedPoseMeta: BuiltInNodeMeta = {
   title: 'Use Cached Pose',
   category: 'Cached poses',
+  summary: 'the pose of the SaveCachedPose its `cache` names.',
   description:
     'The pose of a SaveCachedPose, shared with its other uses: its weight asks the cache to update its branch (once per '
     + 'frame, at the largest weight asked), and it reads the pose the cache evaluated once.',
