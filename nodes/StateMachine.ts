@@ -1,13 +1,18 @@
 import * as z from 'zod';
-import type { BlendProfile } from '../runtime/core/blend-profile.ts';
+import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/core/blend-profile.ts';
+import { nameList, quoted } from '../runtime/core/names.ts';
 import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/jobs/crossfade.ts';
 import {
-  LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink, type UpdateContext,
+  LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeCheckContext, type NodeType, type PoseLink,
+  type SubGraphSource, type UpdateContext,
 } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
 import { InertialRequest } from '../runtime/jobs/inertial-transition.ts';
+import { checkRule, compileRule, MAX_RULE_DEPTH, ruleDepth, testRule, type Rule, type RuleJson } from '../runtime/jobs/transition-rules.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
+
+export { COMPARISONS, MAX_RULE_DEPTH, ruleDepth, type Comparison, type RuleJson } from '../runtime/jobs/transition-rules.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The asset: states (sub-graphs or conduits), an entry state and transitions with rules.
@@ -25,53 +30,7 @@ export const stateSchema = z.union([
   }).strict(),
 ]);
 
-export const COMPARISONS = ['==', '!=', '<', '<=', '>', '>='] as const;
-export type Comparison = (typeof COMPARISONS)[number];
-
-/**
- * A rule as written (checked by the loader, graphs/loader/state-machines.ts, which reports each
- * problem at its path): `true`/`false`; "atEnd" (the state's most relevant clip has no more time
- * left than the transition's duration); `{ timeRemaining: s }`; `{ param, op, value }` (op
- * default "==", value default true for a bool parameter); `{ and: [...] }`, `{ or: [...] }`, `{ not: rule }`.
- */
-export type RuleJson =
-  | boolean
-  | 'atEnd'
-  | { timeRemaining: number }
-  | { param: string; op?: Comparison; value?: number | boolean }
-  | { and: RuleJson[] }
-  | { or: RuleJson[] }
-  | { not: RuleJson };
-
-/**
- * The most levels of `and`, `or` and `not` a rule may nest. Rules are checked, compiled and
- * tested recursively, the test inside update's own recursion through up to MAX_GRAPH_DEPTH nodes,
- * and a few thousand levels overflowed the stack; a hand-written rule needs a few. The loader
- * reports a deeper rule as `too-deep`; compileStateMachine refuses it with a RangeError.
- */
-export const MAX_RULE_DEPTH = 64;
-
-/**
- * How many levels of `and`, `or` and `not` `rule` nests (0 for a single test), measured without
- * recursion and no further than one level past MAX_RULE_DEPTH: a rule may nest without limit.
- */
-export function ruleDepth(rule: unknown): number {
-  let deepest = 0;
-  const stack: { rule: unknown; depth: number }[] = [{ rule, depth: 0 }];
-  while (stack.length > 0) {
-    const { rule: r, depth } = stack.pop()!;
-    if (depth > deepest) deepest = depth;
-    if (deepest > MAX_RULE_DEPTH) break;
-    if (typeof r !== 'object' || r === null || Array.isArray(r)) continue;
-    const o = r as Record<string, unknown>;
-    for (const key of ['and', 'or'] as const) {
-      const list = Object.hasOwn(o, key) ? o[key] : undefined;
-      if (Array.isArray(list)) for (const x of list) stack.push({ rule: x, depth: depth + 1 });
-    }
-    if (Object.hasOwn(o, 'not')) stack.push({ rule: o.not, depth: depth + 1 });
-  }
-  return deepest;
-}
+export const DEFAULT_TRANSITION_DURATION = 0.2;
 
 export const transitionSchema = z.object({
   from: z.string().min(1).describe("The state the transition leaves, or '*' for any state."),
@@ -80,7 +39,7 @@ export const transitionSchema = z.object({
     'When the transition passes: true/false; "atEnd"; {"timeRemaining": seconds}; {"param": name, "op": "==|!=|<|<=|>|>=", "value": number|bool}; '
     + '{"and": [rules]}, {"or": [rules]}, {"not": rule}.',
   ),
-  duration: z.number().min(0).max(1e6).optional().describe('Seconds the blend lasts (default 0.2).'),
+  duration: z.number().min(0).max(1e6).optional().describe(`Seconds the blend lasts (default ${DEFAULT_TRANSITION_DURATION}).`),
   blend: z.enum(['crossfade', 'inertial']).optional().describe('crossfade (default) or inertial (through an Inertialization node below).'),
   curve: z.enum(['linear', 'cubic']).optional().describe('The crossfade\'s curve (default linear).'),
   blendProfile: z.string().min(1).optional()
@@ -91,93 +50,68 @@ export const transitionSchema = z.object({
 
 export type TransitionJson = z.infer<typeof transitionSchema> & { rule: RuleJson };
 
-export const DEFAULT_TRANSITION_DURATION = 0.2;
-
-// ---------------------------------------------------------------------------------------------
-// Rules, compiled once per graph (StateMachineTable): objects of one class, tested by one function,
-// testRule, which reads doubles from typed arrays and the rule's own fields only (see
-// CONTRIBUTING.md, "Numbers in the frame loop"). One function rather than a test method per kind
-// of rule: the parameter comparisons every state checks each frame make it hot at once, so a
-// time-remaining or at-end rule, checked only while a one-shot state plays, runs optimised too
-// (a method of its own stayed cold for one character, and boxed the clip time it read).
-
-const RULE_CONSTANT = 0, RULE_COMPARE = 1, RULE_TIME_REMAINING = 2, RULE_AT_END = 3, RULE_AND = 4, RULE_OR = 5, RULE_NOT = 6;
-
-const OP_CODES: Record<Comparison, number> = { '==': 0, '!=': 1, '<': 2, '<=': 3, '>': 4, '>=': 5 };
-
-class Rule {
-  constructor(
-    /** RULE_CONSTANT... */
-    readonly kind: number,
-    /** A comparison's parameter slot. */
-    readonly slot: number,
-    /** A comparison's OP_CODES value. */
-    readonly op: number,
-    /** A comparison's value, a time-remaining rule's seconds, or a constant's (1 true, 0 false). */
-    readonly value: number,
-    /** The rules an and, or or not combines. */
-    readonly rules: readonly Rule[],
-  ) {}
+/** The states with a sub-graph (not conduits, nor malformed: the properties' schema reports those), for the loader. */
+function stateGraphs(properties: Readonly<Record<string, unknown>>): SubGraphSource[] {
+  const states = properties.states;
+  if (!isRecord(states)) return [];
+  const out: SubGraphSource[] = [];
+  for (const [name, state] of Object.entries(states)) {
+    const parsed = stateSchema.safeParse(state);
+    if (parsed.success && 'nodes' in parsed.data) out.push({ name, path: ['states', name], nodes: parsed.data.nodes, output: parsed.data.output });
+  }
+  return out;
 }
 
-const NO_RULES: readonly Rule[] = [];
-const ruleOf = (kind: number, value = 0, rules = NO_RULES, slot = -1, op = 0) => new Rule(kind, slot, op, value, rules);
-
-/** Whether `rule` passes for transition `t` out of state `from`. */
-function testRule(rule: Rule, sm: StateMachine, from: number, t: Transition): boolean {
-  switch (rule.kind) {
-    case RULE_CONSTANT:
-      return rule.value !== 0;
-    case RULE_COMPARE: {
-      const v = sm.parameterValues[rule.slot], c = rule.value;
-      switch (rule.op) {
-        case 0: return v === c;
-        case 1: return v !== c;
-        case 2: return v < c;
-        case 3: return v <= c;
-        case 4: return v > c;
-        default: return v >= c;
+/** Reports what the properties' schema cannot: states and the entry, transitions' state names, rules and blend profiles. */
+function checkMachine(ctx: NodeCheckContext): void {
+  const raw = ctx.rawProperties;
+  const rawStates = raw.states;
+  const states = new Map<string, boolean>(); // name -> conduit
+  if (rawStates === undefined) ctx.report(['states'], 'schema', 'a StateMachine needs its states');
+  else if (isRecord(rawStates)) {
+    if (Object.keys(rawStates).length === 0) ctx.report(['states'], 'schema', 'a StateMachine needs at least one state');
+    // A malformed state is reported by the properties' schema; its name still counts.
+    for (const [name, state] of Object.entries(rawStates)) states.set(name, isRecord(state) && state.conduit === true);
+    if (![...states.values()].some((conduit) => !conduit) && states.size > 0) {
+      ctx.report(['states'], 'schema', 'a StateMachine needs at least one state with a pose (not a conduit)');
+    }
+  }
+  const stateList = () => nameList(states.keys());
+  if (raw.entry === undefined) ctx.report(['entry'], 'schema', 'a StateMachine needs an entry state');
+  else if (typeof raw.entry === 'string' && isRecord(rawStates)) {
+    if (!states.has(raw.entry)) ctx.report(['entry'], 'unknown-state', `unknown state ${quoted(raw.entry)} (states: ${stateList()})`);
+    else if (states.get(raw.entry)) ctx.report(['entry'], 'unknown-state', `the entry state ${quoted(raw.entry)} is a conduit; enter a state with a pose`);
+  }
+  if (!Array.isArray(raw.transitions)) return;
+  raw.transitions.forEach((t: unknown, i) => {
+    if (!isRecord(t)) return;
+    const at = ['transitions', i];
+    if (isRecord(rawStates)) {
+      for (const end of ['from', 'to'] as const) {
+        const name = t[end];
+        if (typeof name !== 'string' || (end === 'from' && name === '*')) continue;
+        if (!states.has(name)) {
+          ctx.report([...at, end], 'unknown-state', `unknown state ${quoted(name)} (states: ${stateList()}${end === 'from' ? "; '*' is any state" : ''})`);
+        }
       }
     }
-    case RULE_TIME_REMAINING:
-      return sm.readClipRemaining(from) && sm.clipRemaining[0] <= rule.value;
-    case RULE_AT_END:
-      return sm.readClipRemaining(from) && sm.clipRemaining[0] <= t.duration;
-    case RULE_AND: {
-      const rules = rule.rules;
-      for (let i = 0; i < rules.length; i++) if (!testRule(rules[i], sm, from, t)) return false;
-      return true;
+    // A missing rule is reported by the properties' schema.
+    if (Object.hasOwn(t, 'rule')) {
+      // Measured first, without recursion: checkRule recurses per level.
+      if (ruleDepth(t.rule) > MAX_RULE_DEPTH) {
+        ctx.report([...at, 'rule'], 'too-deep', `this rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
+      } else checkRule(t.rule, [...at, 'rule'], ctx);
     }
-    case RULE_OR: {
-      const rules = rule.rules;
-      for (let i = 0; i < rules.length; i++) if (testRule(rules[i], sm, from, t)) return true;
-      return false;
-    }
-    default:
-      return !testRule(rule.rules[0], sm, from, t);
-  }
+    if (typeof t.blendProfile === 'string') ctx.checkBlendProfile([...at, 'blendProfile'], t.blendProfile, TRANSITION_PROFILE_MODES);
+  });
 }
 
-/** Builds a rule the loader has checked; anything it could not read is false (never fires). */
-function compileRule(json: unknown, slotOf: (name: string) => number): Rule {
-  const never = ruleOf(RULE_CONSTANT, 0);
-  if (typeof json === 'boolean') return ruleOf(RULE_CONSTANT, json ? 1 : 0);
-  if (json === 'atEnd') return ruleOf(RULE_AT_END);
-  if (typeof json !== 'object' || json === null) return never;
-  const r = json as Record<string, unknown>;
-  if (Array.isArray(r.and)) return ruleOf(RULE_AND, 0, r.and.map((x) => compileRule(x, slotOf)));
-  if (Array.isArray(r.or)) return ruleOf(RULE_OR, 0, r.or.map((x) => compileRule(x, slotOf)));
-  if (Object.hasOwn(r, 'not')) return ruleOf(RULE_NOT, 0, [compileRule(r.not, slotOf)]);
-  if (typeof r.timeRemaining === 'number') return ruleOf(RULE_TIME_REMAINING, r.timeRemaining);
-  if (typeof r.param === 'string') {
-    const slot = slotOf(r.param);
-    if (slot < 0) return never;
-    const op = typeof r.op === 'string' && Object.hasOwn(OP_CODES, r.op) ? OP_CODES[r.op as Comparison] : 0;
-    const value = r.value === undefined ? 1 : typeof r.value === 'boolean' ? (r.value ? 1 : 0) : Number(r.value);
-    return ruleOf(RULE_COMPARE, value, NO_RULES, slot, op);
-  }
-  return never;
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Transitions, compiled once per graph.
 
 /** A transition, with its settings read once per graph. */
 class Transition {
@@ -538,7 +472,14 @@ export const StateMachineType: NodeType = defineNodeType({
     transitions: { kind: 'object', schema: z.array(transitionSchema).describe('The transitions, checked in priority order.') },
   },
   inputs: [],
+  subGraphs: stateGraphs,
+  check: checkMachine,
   requestsInertialization: (p) => Array.isArray(p.transitions) && p.transitions.some((t: { blend?: string }) => t?.blend === 'inertial'),
+  // At the first inertial transition's blend.
+  inertializationPath: (p) => {
+    const i = Array.isArray(p.transitions) ? p.transitions.findIndex((t: { blend?: string }) => t?.blend === 'inertial') : -1;
+    return i >= 0 ? ['transitions', i, 'blend'] : ['transitions'];
+  },
   prepare: (ctx): StateMachineTable => {
     const p = ctx.properties as { entry?: string; states?: Record<string, object>; transitions?: TransitionJson[] };
     const states = Object.entries(p.states ?? {}).map(([name, s]) => ({ name, hasPose: !('conduit' in s) && ctx.subGraphs.includes(name) }));

@@ -9,7 +9,10 @@ import type { PropertySpec } from './node-type.ts';
  */
 
 /** The codes a node type reports problems with from `check` or `prepare` (a subset of the loader's ProblemCode). */
-export const NODE_PROBLEM_CODES = ['schema', 'unknown-bone', 'unknown-clip', 'file', 'stale-index', 'duplicate-sample', 'collinear-samples', 'value-range'] as const;
+export const NODE_PROBLEM_CODES = [
+  'schema', 'unknown-bone', 'unknown-clip', 'file', 'stale-index', 'duplicate-sample', 'collinear-samples', 'value-range',
+  'unknown-parameter', 'parameter-type', 'unknown-blend-profile', 'blend-profile-mode', 'unknown-state', 'too-deep',
+] as const;
 
 /** Codes of the problems a node type reports from `check` or `prepare` (NODE_PROBLEM_CODES). */
 export type NodeProblemCode = (typeof NODE_PROBLEM_CODES)[number];
@@ -104,7 +107,7 @@ const SPEC_FIELDS: Readonly<Record<PropertySpec['kind'], readonly string[]>> = {
 };
 const SPEC_KINDS = Object.keys(SPEC_FIELDS);
 const INPUT_FIELDS = ['name', 'kind', 'space', 'minCount', 'accepts'];
-const OPTIONAL_HOOKS = ['check', 'prepare', 'requestsInertialization', 'additiveOutput', 'additiveInputs'] as const;
+const OPTIONAL_HOOKS = ['check', 'prepare', 'requestsInertialization', 'inertializationPath', 'additiveOutput', 'additiveInputs', 'subGraphs'] as const;
 const OPTIONAL_FLAGS = ['providesInertialization', 'referencedOnly'] as const;
 
 /**

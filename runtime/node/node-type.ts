@@ -147,7 +147,30 @@ export interface NodeCheckContext {
   readonly skeleton: Skeleton | undefined;
   /** Names of the clips that loaded. */
   readonly clipNames: ReadonlySet<string>;
+  /**
+   * The type of the asset's parameter of that name (for parameters named inside an `object`
+   * property); undefined when none is declared, or its declaration is malformed (reported already).
+   */
+  parameterType(name: string): ParameterType | undefined;
+  /** The names of the parameters the asset declares, well formed or not. */
+  readonly parameterNames: ReadonlySet<string>;
+  /**
+   * Reports a blend profile name written at `path` as the loader does a `blendProfile` property's:
+   * one the asset does not declare, or one of a mode not in `modes`.
+   */
+  checkBlendProfile(path: readonly PropertyKey[], name: string, modes: readonly BlendProfileMode[]): void;
   report(path: readonly PropertyKey[], code: NodeProblemCode, message: string): void;
+}
+
+/** A sub-graph a node owns besides its inputs (a StateMachine's state), as the asset writes it. */
+export interface SubGraphSource {
+  /** Its name, unique in the node: its key in NodeBuild.subGraphs and NodePrepareContext.subGraphs. */
+  readonly name: string;
+  /** Where it is written: keys below the node's `properties` (['states', 'walk']). */
+  readonly path: readonly PropertyKey[];
+  /** Its nodes by id and the id of its output node, as a graph's top level writes them. */
+  readonly nodes: Readonly<Record<string, unknown>>;
+  readonly output: string;
 }
 
 /** What NodeType.prepare sees: the bound graph, once per (AnimGraph, node). */
@@ -208,6 +231,20 @@ export interface NodeType {
    * such a link as `not-linkable`.
    */
   referencedOnly?: boolean;
+  /**
+   * Where the loader reports a missing Inertialization below a node with these (validated)
+   * properties that requests one: keys below `properties`, by default ['blendMode'].
+   */
+  inertializationPath?(properties: Readonly<Record<string, unknown>>): readonly PropertyKey[];
+  /**
+   * The sub-graphs a node with these properties (as written, unvalidated) owns besides its inputs,
+   * such as a StateMachine's states; leave out what is malformed, which the properties' schema or
+   * `check` reports. The loader checks each like a graph's top level (its problems at paths inside
+   * it, its node references free to name nodes of the graphs around it), builds its nodes before
+   * this node, and hands this node their roots as `subGraphs`. A sub-graph that needs an
+   * Inertialization makes this node request one, reported at the sub-graph's path.
+   */
+  subGraphs?(properties: Readonly<Record<string, unknown>>): readonly SubGraphSource[];
   /**
    * Load-time checks the generic property rules cannot express (names inside an `object`
    * property, combinations of values). Called with the well-formed properties; report each
