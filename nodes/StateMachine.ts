@@ -481,9 +481,11 @@ export const StateMachineType: NodeType = defineNodeType({
     return i >= 0 ? ['transitions', i, 'blend'] : ['transitions'];
   },
   prepare: (ctx): StateMachineTable => {
-    const p = ctx.properties as { entry?: string; states?: Record<string, object>; transitions?: TransitionJson[] };
+    const p = ctx.properties;
     const states = Object.entries(p.states ?? {}).map(([name, s]) => ({ name, hasPose: !('conduit' in s) && ctx.subGraphs.includes(name) }));
-    return compileStateMachine(ctx.id, states, p.entry ?? '', p.transitions ?? [], (name) => ctx.parameterSlot(name), (name) => ctx.blendProfile(name));
+    // The loader checked each rule (checkMachine); the schema reads it as unknown.
+    const transitions = (p.transitions ?? []) as TransitionJson[];
+    return compileStateMachine(ctx.id, states, p.entry ?? '', transitions, (name) => ctx.parameterSlot(name), (name) => ctx.blendProfile(name));
   },
   create: ({ id, boneCount, subGraphs, shared }) => {
     const table = shared!;

@@ -176,7 +176,13 @@ export interface SubGraphSource {
 /** What NodeType.prepare sees: the bound graph, once per (AnimGraph, node). */
 export interface NodePrepareContext {
   readonly id: string;
+  /** The node's properties as validated (bound ones as `{ param }`). */
   readonly properties: Readonly<Record<string, unknown>>;
+  /**
+   * The node's properties resolved as `create` receives them in NodeBuild.properties (the same
+   * objects), except `node`, which throws: no node is built yet (its id is `literal(name)`).
+   */
+  readonly resolved: ResolvedProperties;
   readonly skeleton: Skeleton;
   /** The graph's binding of a clip, or undefined if the graph has no clip of that name. */
   clip(name: string): ClipBinding | undefined;
@@ -201,7 +207,6 @@ export interface NodePrepareContext {
   readonly subGraphs: readonly string[];
   report(path: readonly PropertyKey[], code: NodeProblemCode, message: string): void;
 }
-
 
 /** Everything the loader, the schema and the editor need to know about a node type. */
 export interface NodeType {
@@ -312,6 +317,27 @@ export type TypedInputs<I extends readonly InputSpec[]> = {
   readonly [S in I[number] as S['name']]: S extends { kind: 'poseList' } ? TypedLink<S>[] : TypedLink<S>;
 };
 
+/**
+ * What a property of spec `S` is in a typed `prepare`: what `create` receives (TypedProperty), but a
+ * `node` property is the id of the node it names, which is not built yet.
+ */
+export type PrepareProperty<S extends PropertySpec> =
+  S extends { kind: 'node' } ? string
+  : S extends { kind: 'list'; item: infer Item extends PropertySpecs } ? PrepareProperties<Item>[]
+  : TypedProperty<S>;
+
+/** A node's properties as a typed `prepare` reads them. */
+export type PrepareProperties<P extends PropertySpecs> = { readonly [K in keyof P]: PrepareProperty<P[K]> };
+
+/** What a typed node type's `prepare` receives: NodePrepareContext with its properties typed from the specs. */
+export interface TypedPrepareContext<P extends PropertySpecs> extends Omit<NodePrepareContext, 'properties'> {
+  /**
+   * Each property resolved when first read, as `create` gets it (the same objects): a prepare that
+   * reads only some properties fails on no other (a clip a graph built in code lacks).
+   */
+  readonly properties: PrepareProperties<P>;
+}
+
 /** What a typed node type's `create` receives: NodeBuild with typed properties, inputs and shared data. */
 export interface TypedNodeBuild<P extends PropertySpecs, I extends readonly InputSpec[], Shared> {
   id: string;
@@ -336,7 +362,7 @@ export interface TypedNodeType<P extends PropertySpecs, I extends readonly Input
   extends Omit<NodeType, 'properties' | 'inputs' | 'create' | 'prepare'> {
   properties: P;
   inputs: I;
-  prepare?(ctx: NodePrepareContext): Shared;
+  prepare?(ctx: TypedPrepareContext<P>): Shared;
   create(build: TypedNodeBuild<P, I, Shared>): PoseNode;
 }
 
@@ -351,8 +377,8 @@ export function defineNodeType<const P extends PropertySpecs, const I extends re
   definition: TypedNodeType<P, I, Shared>,
 ): NodeType {
   checkNodeType(definition);
-  const { create, ...rest } = definition;
-  return {
+  const { create, prepare, ...rest } = definition;
+  const type: NodeType = {
     ...rest,
     create: (build) => create({
       id: build.id,
@@ -366,16 +392,42 @@ export function defineNodeType<const P extends PropertySpecs, const I extends re
       numbers: build.numbers ?? (() => -1),
     }),
   };
+  if (prepare) {
+    type.prepare = function (this: unknown, ctx) {
+      return prepare.call(this, { ...ctx, properties: preparedProperties(definition.properties, ctx.resolved) as PrepareProperties<P> });
+    };
+  }
+  return type;
 }
 
 /** Reads every property `specs` declares from `resolved`, as TypedProperty describes. */
 export function typedProperties<P extends PropertySpecs>(specs: P, resolved: ResolvedProperties): TypedProperties<P> {
   const out: Record<string, unknown> = {};
-  for (const name of Object.keys(specs)) out[name] = typedProperty(specs[name], name, resolved);
+  for (const name of Object.keys(specs)) out[name] = typedProperty(specs[name], name, resolved, false);
   return out as TypedProperties<P>;
 }
 
-function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties): unknown {
+/** The properties `specs` declares as PrepareProperty describes, each read from `resolved` when first used. */
+function preparedProperties(specs: PropertySpecs, resolved: ResolvedProperties): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(specs)) {
+    let value: unknown, read = false;
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      get: () => {
+        if (!read) {
+          value = typedProperty(specs[name], name, resolved, true);
+          read = true;
+        }
+        return value;
+      },
+    });
+  }
+  return out;
+}
+
+/** A property as create (or, `prepared`, as prepare) reads it. */
+function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties, prepared: boolean): unknown {
   switch (spec.kind) {
     case 'float':
     case 'int':
@@ -402,9 +454,9 @@ function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties):
     case 'object':
       return p.literal(name);
     case 'list':
-      return p.list(name).map((item) => typedProperties(spec.item, item));
+      return p.list(name).map((item) => (prepared ? preparedProperties(spec.item, item) : typedProperties(spec.item, item)));
     case 'node':
-      return p.node(name);
+      return prepared ? p.literal(name) : p.node(name);
     case 'blendProfile':
       return p.blendProfile(name);
   }
