@@ -38,13 +38,12 @@ export const BlendByBoolMeta: BuiltInNodeMeta = {
     blendProfile: {
       title: 'Blend Profile',
       description:
-        'A timeFactor or weightFactor profile from the asset\'s blendProfiles: each bone blends at its own pace, as in '
-        + 'BlendList. Absent: every bone blends together.',
+        'A profile from the asset\'s blendProfiles: each bone blends at its own pace, as in BlendList. Absent: every '
+        + 'bone blends together.',
     },
   },
   reference: `
-**BlendByBool** (inputs \`True\`, \`False\`; \`active\` = true; \`trueBlendTime\`, \`falseBlendTime\` = 0.2 s).
-BlendList with two poses chosen by a bool; each direction has its own blend time.
+BlendList with two poses chosen by a bool; each direction has its own blend time, read every frame.
 It takes \`blendMode\` and \`blendProfile\` as BlendList does (see [BlendList](#blendlist)).
 
 \`\`\`json

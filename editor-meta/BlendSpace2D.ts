@@ -12,11 +12,11 @@ export const BlendSpace2DMeta: BuiltInNodeMeta = {
   properties: {
     samples: {
       title: 'Samples',
-      description: 'The clips and where they sit on the plane. At least three, not all on one line; no two at the same point.',
+      description: 'The clips and where they sit on the plane: not all on one line, no two at the same point.',
       item: {
         clip: { title: 'Animation', description: "A clip declared in the asset's clips block." },
-        x: { title: 'X', description: 'The sample\'s horizontal coordinate (a literal).' },
-        y: { title: 'Y', description: 'The sample\'s vertical coordinate (a literal).' },
+        x: { title: 'X', description: 'The sample\'s horizontal coordinate.' },
+        y: { title: 'Y', description: 'The sample\'s vertical coordinate.' },
       },
     },
     x: { title: 'X', description: 'The horizontal input coordinate (speed, say).' },
@@ -31,9 +31,7 @@ export const BlendSpace2DMeta: BuiltInNodeMeta = {
     },
   },
   reference: `
-**BlendSpace2D** (\`samples\`: \`[{ clip, x, y }]\`, \`x\`, \`y\` = 0 bindable, \`xSmoothingTime\`,
-\`ySmoothingTime\` = 0 s, \`playRate\` = 1, \`loop\` = true, \`syncGroup\`). At load the samples are
-scaled per axis to the unit square they span (so that axes in different units, cm/s and degrees,
+At load the samples are scaled per axis to the unit square they span (so that axes in different units, cm/s and degrees,
 weigh alike) and triangulated (Delaunay, Bowyer–Watson, points inserted in the order written:
 deterministic, co-circular points included). Two samples at one point are a load error
 (\`duplicate-sample\`, at \`samples[i]\`, the later one), and so are samples all on one line

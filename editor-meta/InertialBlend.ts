@@ -23,8 +23,7 @@ export const InertialBlendMeta: BuiltInNodeMeta = {
     },
   },
   reference: `
-**InertialBlend** (inputs \`A\`, \`B\`; \`useA\` = true; \`blendTime\` = 0.2 s). Switches between two poses
-without a crossfade (inertialization: Bollo, GDC 2018; Unreal 4.24+). Only the active input is
+Switches between two poses without a crossfade (inertialization: Bollo, GDC 2018; Unreal 4.24+). Only the active input is
 updated and evaluated. When \`useA\` changes, the node measures, per bone, the difference between
 the pose it output last frame and the new input's pose (translation and scale as a direction and a
 length, rotation as an axis and an angle the short way round) and that difference's velocity from

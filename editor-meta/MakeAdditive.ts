@@ -25,7 +25,6 @@ export const MakeAdditiveMeta: BuiltInNodeMeta = {
     },
   },
   reference: `
-**MakeAdditive** (input \`pose\`; \`reference\` = "skeleton" or \`{ "clip", "frame" }\`; \`space\` = local | mesh).
 Outputs, per bone, the input minus the reference: translation T − Tref, rotation R · Rref⁻¹, scale S / Sref (0 where
 the reference scale is 0). In mesh space the rotations are first composed down the hierarchy (component-space rotations,
 as Unreal's mesh-space additives; translations and scales stay local). The reference is built once when the graph

@@ -12,7 +12,7 @@ export const SaveCachedPoseMeta: BuiltInNodeMeta = {
   },
   properties: {},
   reference: `
-**SaveCachedPose** (input \`pose\`; no properties). The graph's only way to share a branch: an
+The graph's only way to share a branch: an
 ordinary node still feeds one input (\`shared-link\`), but any number of
 [UseCachedPose](#usecachedpose) nodes may name a SaveCachedPose by its node id in their \`cache\`
 property. Nothing links to the SaveCachedPose itself (\`not-linkable\`, as an input or as the

@@ -20,8 +20,7 @@ export const SlotMeta: BuiltInNodeMeta = {
     },
   },
   reference: `
-**Slot** (input \`source\`; \`name\`, default the node id; optional \`filterBone\` and \`filterDepth\` = 0).
-Unreal's slot node: code plays one-shot clips over the graph's pose with
+Unreal's slot node, named by \`name\` (default: the node id): code plays one-shot clips over the graph's pose with
 \`instance.playSlot(name, clip, { blendIn = 0.2, blendOut = 0.2, playRate = 1 })\`, where \`clip\` is any
 clip of the asset. The clip starts at 0 and plays once at \`playRate\` (above 0); its weight rises
 linearly over \`blendIn\` seconds and falls linearly over its last \`blendOut\` seconds of play (so a
