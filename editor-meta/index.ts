@@ -120,7 +120,7 @@ export interface PropertyDescription {
   modes?: readonly string[];
   /** For list: the fields of each item, described like properties. */
   item?: PropertyDescription[];
-  /** For list: the fewest items allowed. */
+  /** For list and clipList: the fewest items allowed. */
   minCount?: number;
 }
 
@@ -198,6 +198,7 @@ function describeProperty(name: string, spec: PropertySpec, doc: PropertyDoc): P
   if (spec.kind === 'floatList') out.perInput = spec.perInput;
   if (spec.kind === 'node') out.nodeType = spec.nodeType;
   if (spec.kind === 'blendProfile') out.modes = [...spec.modes];
+  if (spec.kind === 'clipList') out.minCount = spec.minCount ?? 1;
   if (spec.kind === 'list') {
     out.minCount = spec.minCount ?? 0;
     out.item = Object.entries(spec.item).map(([field, fieldSpec]) => describeProperty(field, fieldSpec, doc.item![field]));
