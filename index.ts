@@ -44,7 +44,10 @@ export {
 } from './runtime/node/node.ts';
 export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node/node.ts';
 export { defineNodeType, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node/node-type.ts';
-export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip, NodeTypeProblem, NodeProblemCode } from './runtime/node/node-type.ts';
+export type {
+  TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, TypedPrepareContext, PrepareProperties, NamedClip, NodeTypeProblem, NodeProblemCode,
+  NodeCheckContext, NodePrepareContext, SubGraphSource,
+} from './runtime/node/node-type.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/node/skeletal-control.ts';
 export { StrideWarpingJob, StrideWarpingState } from './runtime/jobs/stride-warping.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/import/sample-data.ts';

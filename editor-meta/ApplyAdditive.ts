@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const ApplyAdditiveMeta: NodeEditorMeta = {
-  type: 'ApplyAdditive',
+export const ApplyAdditiveMeta: BuiltInNodeMeta = {
   title: 'Apply Additive',
   category: 'Blends',
+  summary: 'base + alpha × additive (from MakeAdditive or a clip marked additive).',
   description:
     'Adds an additive pose (from Make Additive, or a player of a clip marked additive) onto a base pose, scaled by Alpha: '
     + 'a lean, a breathing layer, an aim offset on top of locomotion.',
@@ -14,7 +14,7 @@ export const ApplyAdditiveMeta: NodeEditorMeta = {
   properties: {
     alpha: {
       title: 'Alpha',
-      description: 'How much of the additive: 0 = the base exactly, 1 = all of it. A bound parameter is clamped to [0, 1] each frame (NaN counts as 0).',
+      description: 'How much of the additive: 0 = the base exactly, 1 = all of it. A bound value is clamped to the range each frame (NaN counts as 0).',
     },
     space: {
       title: 'Space',
@@ -22,8 +22,7 @@ export const ApplyAdditiveMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**ApplyAdditive** (inputs \`base\`, \`additive\`; \`alpha\` = 1 in [0, 1]; \`space\` = local | mesh). Per bone:
-T = Tbase + alpha × ΔT; R = slerp(identity, ΔR, alpha) · Rbase (the delta on the left, as Unreal's
+Per bone: T = Tbase + alpha × ΔT; R = slerp(identity, ΔR, alpha) · Rbase (the delta on the left, as Unreal's
 BlendFromIdentityAndAccumulate; slerp so alpha 0.5 is exactly half the angle); S = Sbase × (1 + alpha × (ΔS − 1)).
 In mesh space the base's rotations are composed to component space, each turned by its delta there, and brought back to
 local space. So base + (pose − base) = pose.

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BendRollHelperMeta: NodeEditorMeta = {
-  type: 'BendRollHelper',
+export const BendRollHelperMeta: BuiltInNodeMeta = {
   title: 'Bend Roll Helper',
   category: 'Skeletal controls',
+  summary: "helper bones that follow a joint's bend and roll with separate weights.",
   description:
     "Drives helper bones (armour, corrective bones) from a joint's rotation with separate weights for its bend and its roll. "
     + "Per helper, the source bone's local rotation is split about the joint axis into bend (the shortest rotation taking the "
@@ -21,39 +21,39 @@ export const BendRollHelperMeta: NodeEditorMeta = {
   properties: {
     helpers: {
       title: 'Helpers',
-      description: 'The helper bones to drive, at least one; each target bone may appear once per node.',
+      description: 'The helper bones to drive; each target bone may appear once per node.',
       item: {
         source: {
           title: 'Source Bone',
-          description: 'The joint whose local rotation is split into bend and roll. Required; not bindable.',
+          description: 'The joint whose local rotation is split into bend and roll.',
         },
         target: {
           title: 'Target Bone',
           description:
             'The helper bone whose local rotation is set (often a helper bone of the asset, parented like the source). '
-            + 'Its reference rotation is replaced, so give it the rotation the source has at rest. Required; not bindable.',
+            + 'Its reference rotation is replaced, so give it the rotation the source has at rest.',
         },
         axis: {
           title: 'Joint Axis',
           description:
             "The joint's axis in the source bone's local space: the direction along the limb, about which the roll "
-            + 'turns (for BVH skeletons, the direction of the child joint\'s offset). Any length but zero; default +X.',
+            + 'turns (for BVH skeletons, the direction of the child joint\'s offset). Any length but zero.',
         },
         bendWeight: {
           title: 'Bend Weight',
           description:
-            'How much of the bend the target follows: 1 all of it, 0 none, negative the mirror. In [-1, 1]; a bound value is clamped.',
+            'How much of the bend the target follows: 1 all of it, 0 none, negative the mirror. A bound value is clamped to the range.',
         },
         rollWeight: {
           title: 'Roll Weight',
           description:
             'How much of the roll (twist about the axis) the target follows: 1 all of it, 0 none, negative the opposite way. '
-            + 'In [-1, 1]; a bound value is clamped. The roll is taken the short way round, in [-180, 180] degrees.',
+            + 'A bound value is clamped to the range. The roll is taken the short way round, in [-180, 180] degrees.',
         },
         order: {
           title: 'Order',
           description:
-            "The order the weighted parts apply in. rollBend (bend × roll, the default): the roll first, then the bend, as the "
+            "The order the weighted parts apply in. rollBend (bend × roll): the roll first, then the bend, as the "
             + "source itself is split, so weights 1 and 1 reproduce the source and the target's axis follows the bent joint. "
             + "bendRoll (roll × bend): the bend first, then the roll about the parent's axis.",
         },
@@ -63,20 +63,18 @@ export const BendRollHelperMeta: NodeEditorMeta = {
       title: 'Alpha',
       description:
         'Strength of the control: 0 leaves the input untouched and skips the work, 1 applies the helpers fully; in between, '
-        + 'each target rotation is blended from its input toward the result. Clamped to [0, 1].',
+        + 'each target rotation is blended from its input toward the result. A bound value is clamped to the range.',
     },
   },
   reference: `
-**BendRollHelper** (local space: it reads and writes local rotations only, so it costs no
-conversion to component space; input \`pose\`; \`helpers\`: a list, each with \`source\`, \`target\`,
-\`axis\` = [1, 0, 0], \`bendWeight\` = 1, \`rollWeight\` = 0, \`order\` = \`rollBend\`; \`alpha\` = 1). Helper bones that
-follow a joint's bend and roll with separate weights (riggers' bend-and-roll helper bones; Unity's
+It reads and writes local rotations only, so it costs no conversion to component space. Helper
+bones that follow a joint's bend and roll with separate weights (riggers' bend-and-roll helper bones; Unity's
 twist correction): shoulder armour that bends with the arm but turns with a quarter of its twist,
 a forearm guard that takes half the wrist's twist and none of its bend. Per helper, the source
 bone's local rotation q is split about \`axis\`, the joint axis in the source's local space (any
 length but zero): bend = the shortest rotation taking \`axis\` to q·axis, roll = inverse(bend) × q,
-a twist about \`axis\` in [−180°, 180°]. Each part's angle is scaled by its weight (in [−1, 1],
-bindable; a bound value is clamped), the parts are composed (\`rollBend\`: bend × roll, as the
+a twist about \`axis\` in [−180°, 180°]. Each part's angle is scaled by its weight (a bound value
+clamped to the range), the parts are composed (\`rollBend\`: bend × roll, as the
 source itself is split, so weights 1 and 1 give the source back and the target's axis follows the
 bent joint; \`bendRoll\`: roll × bend, the roll turning about the parent's axis after the bend), and
 the product becomes the target's local rotation: its translation and scale are kept, its

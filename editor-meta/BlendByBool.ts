@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendByBoolMeta: NodeEditorMeta = {
-  type: 'BlendByBool',
+export const BlendByBoolMeta: BuiltInNodeMeta = {
   title: 'Blend Poses by bool',
   category: 'Blends',
+  summary: 'two poses chosen by a bool, crossfaded or inertialized.',
   description:
     'Chooses between two poses by a bool and crossfades when the choice changes: True while Active Value is true, '
     + 'False otherwise. The crossfade is linear from the weights the inputs had at the switch, so flipping the bool '
@@ -38,13 +38,12 @@ export const BlendByBoolMeta: NodeEditorMeta = {
     blendProfile: {
       title: 'Blend Profile',
       description:
-        'A timeFactor or weightFactor profile from the asset\'s blendProfiles: each bone blends at its own pace, as in '
-        + 'BlendList. Absent: every bone blends together.',
+        'A profile from the asset\'s blendProfiles: each bone blends at its own pace, as in BlendList. Absent: every '
+        + 'bone blends together.',
     },
   },
   reference: `
-**BlendByBool** (inputs \`True\`, \`False\`; \`active\` = true; \`trueBlendTime\`, \`falseBlendTime\` = 0.2 s).
-BlendList with two poses chosen by a bool; each direction has its own blend time.
+BlendList with two poses chosen by a bool; each direction has its own blend time, read every frame.
 It takes \`blendMode\` and \`blendProfile\` as BlendList does (see [BlendList](#blendlist)).
 
 \`\`\`json

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendListMeta: NodeEditorMeta = {
-  type: 'BlendList',
+export const BlendListMeta: BuiltInNodeMeta = {
   title: 'Blend Poses by int',
   category: 'Blends',
+  summary: 'one of several poses chosen by index, crossfaded or inertialized.',
   description:
     'Chooses one of several poses by index and crossfades to it when the index changes. Switching to pose i blends '
     + 'over Blend Times[i] seconds, linearly from the weights the inputs had at the switch, so a switch in the middle '
@@ -13,21 +13,20 @@ export const BlendListMeta: NodeEditorMeta = {
   pins: {
     poses: {
       title: 'Blend Poses',
-      description: 'The poses to choose from, in index order (the first is index 0). At least one.',
+      description: 'The poses to choose from, in index order (the first is index 0).',
     },
   },
   properties: {
     activeIndex: {
       title: 'Active Child Index',
       description:
-        'Index of the pose to blend to. A bound value past the end selects the last pose and a negative one the '
-        + 'first; fractions are truncated. Usually bound to an int parameter such as a gait or stance enum.',
+        'Index of the pose to blend to. A bound value past the end selects the last pose and a negative one (or NaN) '
+        + 'the first; fractions are truncated. Usually bound to an int parameter such as a gait or stance enum.',
     },
     blendTimes: {
       title: 'Blend Times',
       description:
-        'Crossfade duration when switching to each pose, one entry per linked pose in the same order, or a single '
-        + 'number used for every pose. 0 switches instantly.',
+        'Crossfade duration when switching to each pose. 0 switches instantly.',
       unit: 's',
     },
     blendMode: {
@@ -40,21 +39,20 @@ export const BlendListMeta: NodeEditorMeta = {
     blendProfile: {
       title: 'Blend Profile',
       description:
-        'A timeFactor or weightFactor profile from the asset\'s blendProfiles: each bone crossfades at its own pace '
+        'A profile from the asset\'s blendProfiles: each bone crossfades at its own pace '
         + '(timeFactor 0.5: the bone arrives at half the blend time). Absent: every bone blends together. A switch in the '
         + 'middle of a profiled blend continues every bone from where it was.',
     },
   },
   reference: `
-**BlendList** (input \`poses\`: a list; \`activeIndex\` = 0; \`blendTimes\`: one number per pose or one
-for all, default 0.2 s). Plays the chosen pose; when the choice changes, crossfades linearly over
+Plays the chosen pose; when the choice changes, crossfades linearly over
 the blend time of the pose switched to, starting from the weights the inputs had, so a switch in
 the middle of a blend does not pop. The first update starts on the chosen pose without a blend.
 Out-of-range indices are clamped to the nearest pose. As in BlendTwo, an input whose absolute
 weight is at or below 0.00001 is neither updated nor evaluated; the others' weights are
 renormalised for the blend.
 
-BlendList and BlendByBool take \`blendMode\`: \`crossfade\` (the default, above) or \`inertial\`: switch
+BlendList and BlendByBool take \`blendMode\`: \`crossfade\` (above) or \`inertial\`: switch
 at once and ask the nearest Inertialization node below for a transition of the blend time (see
 Inertialization). A graph with an inertial blend and no Inertialization node between it and the
 output does not load (\`no-inertialization\`, naming both).

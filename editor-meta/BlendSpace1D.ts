@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendSpace1DMeta: NodeEditorMeta = {
-  type: 'BlendSpace1D',
+export const BlendSpace1DMeta: BuiltInNodeMeta = {
   title: 'Blend Space 1D',
   category: 'Pose sources',
+  summary: 'clips along one axis (speed) blended by an input, playing in step (example: `graphs/examples/sample-blend-space.json`).',
   description:
     'Blends clips placed along one axis (idle at speed 0, walk at 150, run at 400) by an input value: the two samples '
     + 'around it by linear interpolation, the first or last alone outside them. The samples play in step: the cycle '
@@ -13,10 +13,10 @@ export const BlendSpace1DMeta: NodeEditorMeta = {
   properties: {
     samples: {
       title: 'Samples',
-      description: 'The clips and where they sit on the axis. At least one; no two at the same x.',
+      description: 'The clips and where they sit on the axis; no two at the same x.',
       item: {
         clip: { title: 'Animation', description: "A clip declared in the asset's clips block." },
-        x: { title: 'X', description: 'The sample\'s coordinate on the axis (a literal).' },
+        x: { title: 'X', description: 'The sample\'s coordinate on the axis.' },
       },
     },
     x: { title: 'X', description: 'The input coordinate, usually bound to a speed parameter.' },
@@ -33,8 +33,7 @@ export const BlendSpace1DMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**BlendSpace1D** (\`samples\`: \`[{ clip, x }]\`, \`x\` = 0 bindable, \`smoothingTime\` = 0 s, \`playRate\` = 1,
-\`loop\` = true, \`syncGroup\`). The samples are sorted by \`x\` at load; two at the same \`x\` are a load
+The samples are sorted by \`x\` at load; two at the same \`x\` are a load
 error (\`duplicate-sample\`, at \`samples[i].x\`), and so is an \`x\` beyond ±1e15 (\`value-range\`: weights divide
 differences of coordinates, which overflow near the largest double). Each frame the input, smoothed, weighs the two samples
 around it linearly (\`(x - x0) / (x1 - x0)\`); below the first sample the first plays alone, above the

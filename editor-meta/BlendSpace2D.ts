@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const BlendSpace2DMeta: NodeEditorMeta = {
-  type: 'BlendSpace2D',
+export const BlendSpace2DMeta: BuiltInNodeMeta = {
   title: 'Blend Space',
   category: 'Pose sources',
+  summary: 'clips on a plane (speed × direction), triangulated and blended by barycentric weights, playing in step.',
   description:
     'Blends clips placed on a plane (speed × direction) by two input values: the samples are triangulated at load, '
     + 'and the three samples of the triangle holding the input are weighed by barycentric coordinates; outside the '
@@ -12,11 +12,11 @@ export const BlendSpace2DMeta: NodeEditorMeta = {
   properties: {
     samples: {
       title: 'Samples',
-      description: 'The clips and where they sit on the plane. At least three, not all on one line; no two at the same point.',
+      description: 'The clips and where they sit on the plane: not all on one line, no two at the same point.',
       item: {
         clip: { title: 'Animation', description: "A clip declared in the asset's clips block." },
-        x: { title: 'X', description: 'The sample\'s horizontal coordinate (a literal).' },
-        y: { title: 'Y', description: 'The sample\'s vertical coordinate (a literal).' },
+        x: { title: 'X', description: 'The sample\'s horizontal coordinate.' },
+        y: { title: 'Y', description: 'The sample\'s vertical coordinate.' },
       },
     },
     x: { title: 'X', description: 'The horizontal input coordinate (speed, say).' },
@@ -31,9 +31,7 @@ export const BlendSpace2DMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**BlendSpace2D** (\`samples\`: \`[{ clip, x, y }]\`, \`x\`, \`y\` = 0 bindable, \`xSmoothingTime\`,
-\`ySmoothingTime\` = 0 s, \`playRate\` = 1, \`loop\` = true, \`syncGroup\`). At load the samples are
-scaled per axis to the unit square they span (so that axes in different units, cm/s and degrees,
+At load the samples are scaled per axis to the unit square they span (so that axes in different units, cm/s and degrees,
 weigh alike) and triangulated (Delaunay, Bowyer–Watson, points inserted in the order written:
 deterministic, co-circular points included). Two samples at one point are a load error
 (\`duplicate-sample\`, at \`samples[i]\`, the later one), and so are samples all on one line

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const InertialBlendMeta: NodeEditorMeta = {
-  type: 'InertialBlend',
+export const InertialBlendMeta: BuiltInNodeMeta = {
   title: 'Inertial Blend',
   category: 'Blends',
+  summary: 'switches between two poses by inertialization instead of a crossfade.',
   description:
     'Switches between two poses by a bool without crossfading: at a switch the output takes the new pose at once and '
     + 'the difference from the last output pose decays to zero over Blend Time along a quintic that starts with the '
@@ -23,8 +23,7 @@ export const InertialBlendMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**InertialBlend** (inputs \`A\`, \`B\`; \`useA\` = true; \`blendTime\` = 0.2 s). Switches between two poses
-without a crossfade (inertialization: Bollo, GDC 2018; Unreal 4.24+). Only the active input is
+Switches between two poses without a crossfade (inertialization: Bollo, GDC 2018; Unreal 4.24+). Only the active input is
 updated and evaluated. When \`useA\` changes, the node measures, per bone, the difference between
 the pose it output last frame and the new input's pose (translation and scale as a direction and a
 length, rotation as an axis and an angle the short way round) and that difference's velocity from

@@ -1,12 +1,13 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const InertializationMeta: NodeEditorMeta = {
-  type: 'Inertialization',
+export const InertializationMeta: BuiltInNodeMeta = {
   title: 'Inertialization',
   category: 'Blends',
+  summary: 'inertializes the switches that inertial blends above it request.',
   description:
-    'Inertializes the transitions requested above it: a Blend Poses by bool or by int in inertial blend mode switches '
-    + 'instantly and asks the nearest Inertialization node below it for a transition of its blend time. Requests in '
+    'Inertializes the transitions requested above it: a Blend Poses by bool or by int in inertial blend mode, or a state '
+    + 'machine\'s inertial transition, switches instantly and asks the nearest Inertialization node below it for a '
+    + 'transition of its blend time. Requests in '
     + 'one frame merge by the shortest duration; a request that interrupts a running transition has the time still '
     + 'owed (the deficit, shown in brackets in the debug line) subtracted from its duration.',
   pins: {
@@ -14,8 +15,8 @@ export const InertializationMeta: NodeEditorMeta = {
   },
   properties: {},
   reference: `
-**Inertialization** (input \`pose\`). Unreal's design: it takes transitions requested by the blends
-above it (BlendByBool/BlendList in \`inertial\` mode) and inertializes its own output the same way.
+Unreal's design: it takes transitions requested by the blends above it (BlendByBool/BlendList in
+\`inertial\` mode, StateMachine transitions with \`"blend": "inertial"\`) and inertializes its own output the same way.
 Requests in one frame merge by the shortest duration. A request that interrupts a running
 transition records the time still owed (the deficit, shown in brackets); while a deficit is
 outstanding it is subtracted from new requests, so thrashing requests cannot keep the pose

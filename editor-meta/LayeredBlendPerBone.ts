@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const LayeredBlendPerBoneMeta: NodeEditorMeta = {
-  type: 'LayeredBlendPerBone',
+export const LayeredBlendPerBoneMeta: BuiltInNodeMeta = {
   title: 'Layered blend per bone',
   category: 'Blends',
+  summary: 'layers over a base pose, each on the bones its branch filters or mask select (an upper body over locomotion), in local or mesh space.',
   description:
     'A base pose with layers over it, each driving only the bones its mask selects: an upper body aiming or waving over '
     + 'the legs\' locomotion. A mask is branch filters (a bone and a blend depth, as Unreal\'s) or explicit per-bone weights. '
@@ -23,7 +23,7 @@ export const LayeredBlendPerBoneMeta: NodeEditorMeta = {
   properties: {
     layers: {
       title: 'Layers',
-      description: 'The layers, at least one, each with a mask (filters, mask or blendProfile, exactly one) and a weight, in the order of the Blend Poses pins.',
+      description: 'The layers, each with a mask (filters, mask or blendProfile, exactly one) and a weight, in the order of the Blend Poses pins.',
       item: {
         filters: {
           title: 'Branch Filters',
@@ -46,7 +46,7 @@ export const LayeredBlendPerBoneMeta: NodeEditorMeta = {
         },
         weight: {
           title: 'Blend Weight',
-          description: 'The layer\'s weight, multiplied into every bone\'s mask weight; usually bound to a float parameter. A bound value is clamped to [0, 1].',
+          description: 'The layer\'s weight, multiplied into every bone\'s mask weight; usually bound to a float parameter. A bound value is clamped to its range.',
         },
       },
     },
@@ -54,13 +54,12 @@ export const LayeredBlendPerBoneMeta: NodeEditorMeta = {
       title: 'Mesh Space Rotation Blend',
       description:
         'Blend rotations in component space: a layered bone takes the layer\'s orientation relative to the character, not '
-        + 'relative to its parent in the base. Translations and scales always blend in local space. Default off (local).',
+        + 'relative to its parent in the base. Translations and scales always blend in local space.',
     },
   },
   reference: `
-**LayeredBlendPerBone** (inputs \`base\` and \`layers\`, a list with one pose per layer; \`layers\`: a list
-of \`{ filters | mask | blendProfile, weight = 1 }\`; \`meshSpaceRotationBlend\` = false). Unreal's Layered blend per
-bone. Each layer's per-bone weights come from its mask, built once when the graph is bound (never
+Unreal's Layered blend per bone: the \`layers\` input has one pose per item of the \`layers\`
+property. Each layer's per-bone weights come from its mask, built once when the graph is bound (never
 per frame):
 
 - \`filters\`: Unreal's branch filters, \`[{ "bone": "spine_01", "depth": 2 }]\`. A filter adds
@@ -82,7 +81,7 @@ the layer's component rotation is blended into the base's and made local again u
 parent; a bone the mask leaves out below a blended one keeps the base's component rotation.
 
 The base is updated with this node's weight; each layer with this node's weight times the layer's
-(clamped to [0, 1]); a layer at or below the relevance threshold is neither updated nor
+(clamped to its range); a layer at or below the relevance threshold is neither updated nor
 evaluated. Root motion is blended by each layer's weight on the skeleton's first bone, so a layer
 that leaves the root out adds none (Unreal's default, blending root motion by the root bone).
 

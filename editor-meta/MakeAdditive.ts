@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const MakeAdditiveMeta: NodeEditorMeta = {
-  type: 'MakeAdditive',
+export const MakeAdditiveMeta: BuiltInNodeMeta = {
   title: 'Make Additive',
   category: 'Blends',
+  summary: "a pose minus a reference pose (the skeleton's or a clip frame), local or mesh space.",
   description:
     'Turns a pose into an additive one: each bone\'s delta from a reference pose (the skeleton\'s, or a frame of a clip), '
     + 'in local or mesh space. Feed it to Apply Additive\'s Additive pin.',
@@ -25,7 +25,6 @@ export const MakeAdditiveMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**MakeAdditive** (input \`pose\`; \`reference\` = "skeleton" or \`{ "clip", "frame" }\`; \`space\` = local | mesh).
 Outputs, per bone, the input minus the reference: translation T − Tref, rotation R · Rref⁻¹, scale S / Sref (0 where
 the reference scale is 0). In mesh space the rotations are first composed down the hierarchy (component-space rotations,
 as Unreal's mesh-space additives; translations and scales stay local). The reference is built once when the graph

@@ -1,9 +1,10 @@
-import type { NodeEditorMeta } from './types.ts';
+import { DEFAULT_SAMPLE_RATE } from '../runtime/jobs/pose-search/index.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const PoseSearchBlendMeta: NodeEditorMeta = {
-  type: 'PoseSearchBlend',
+export const PoseSearchBlendMeta: BuiltInNodeMeta = {
   title: 'Pose Search Blend',
   category: 'Pose sources',
+  summary: 'plays one of several clips, starting each at the frame that best matches the pose (pose search).',
   description:
     'Plays one of a list of clips, chosen by Motion. When Motion changes, it starts the new clip at the frame whose pose '
     + 'best matches the pose it has been outputting (bone rotations, and positions and velocities relative to the root '
@@ -15,7 +16,7 @@ export const PoseSearchBlendMeta: NodeEditorMeta = {
   properties: {
     clips: {
       title: 'Clips',
-      description: 'The clips to choose from, by name, in Motion order (the first is motion 0). At least one.',
+      description: 'The clips to choose from, in Motion order (the first is motion 0).',
     },
     motion: {
       title: 'Motion',
@@ -46,20 +47,18 @@ export const PoseSearchBlendMeta: NodeEditorMeta = {
       description:
         'The feature schema: channels rotations (local rotations, all bones by default), positions and velocities (listed '
         + 'bones relative to the root bone and its heading), each with a weight; normalize (divide each channel by its '
-        + 'deviation over the clips, default true); sampleRate (database frames per second, default 30); rootBone; upAxis. '
+        + `deviation over the clips, default true); sampleRate (database frames per second, default ${DEFAULT_SAMPLE_RATE}); rootBone; upAxis. `
         + 'Default: rotations of every bone with weight 1.',
     },
     database: {
       title: 'Database File',
       description:
-        'Optional index file written by `animgraph index GRAPH --out FILE`, relative to the graph file, so a large library '
+        'An index file written by `animgraph index GRAPH --out FILE`, relative to the graph file, so a large library '
         + 'is indexed once. It must have been built from the same clips, skeleton and features: a stale file is a load error.',
     },
   },
   reference: `
-**PoseSearchBlend** (\`clips\`: clip names; \`motion\` = 0; \`blendTime\` = 0.2 s; \`blendMode\` =
-\`crossfade\` or \`inertial\`; \`loop\` = true; \`features\`; \`database\`). Plays \`clips[motion]\` (as a
-SequencePlayer at rate 1, root motion included). When \`motion\` changes, it starts the new clip at
+Plays \`clips[motion]\` (as a SequencePlayer at rate 1, root motion included). When \`motion\` changes, it starts the new clip at
 the frame whose pose best matches the pose the node has been outputting instead of at 0 (with
 Unreal PoseSearch's features and cost), then blends: \`crossfade\` keeps the old clip
 playing under a linear crossfade (a switch mid-blend adds a pose; up to four blend at once);
@@ -74,7 +73,7 @@ a different clip is switched to as usual.
   bones (every bone by default), q and −q being the same rotation; \`positions\`, component-space
   positions relative to the root bone and its heading (its twist about the up axis), so a match
   does not depend on where the character stands or faces; \`velocities\`, the change of those per
-  second (which way each limb is moving). Also \`normalize\` (true), \`sampleRate\` (30 frames per
+  second (which way each limb is moving). Also \`normalize\` (true), \`sampleRate\` (${DEFAULT_SAMPLE_RATE} frames per
   second of clip time), \`rootBone\` (the skeleton root), \`upAxis\` (\`y\`). Without \`features\`:
   rotations of every bone, weight 1 (the simplest pose match).
 - **Cost**: each channel is divided by the standard deviation of its feature vector over the

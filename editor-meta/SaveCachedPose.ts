@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const SaveCachedPoseMeta: NodeEditorMeta = {
-  type: 'SaveCachedPose',
+export const SaveCachedPoseMeta: BuiltInNodeMeta = {
   title: 'Save Cached Pose',
   category: 'Cached poses',
+  summary: "shares its branch's pose between several uses: updated once per frame at the largest weight a use asks for, evaluated once.",
   description:
     'Caches the pose of its input branch so that several UseCachedPose nodes share it: the branch is updated once per '
     + 'frame, at the largest weight any use asks for, and evaluated once. No input links to it; each use names its id.',
@@ -12,7 +12,7 @@ export const SaveCachedPoseMeta: NodeEditorMeta = {
   },
   properties: {},
   reference: `
-**SaveCachedPose** (input \`pose\`; no properties). The graph's only way to share a branch: an
+The graph's only way to share a branch: an
 ordinary node still feeds one input (\`shared-link\`), but any number of
 [UseCachedPose](#usecachedpose) nodes may name a SaveCachedPose by its node id in their \`cache\`
 property. Nothing links to the SaveCachedPose itself (\`not-linkable\`, as an input or as the

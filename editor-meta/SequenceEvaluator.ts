@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const SequenceEvaluatorMeta: NodeEditorMeta = {
-  type: 'SequenceEvaluator',
+export const SequenceEvaluatorMeta: BuiltInNodeMeta = {
   title: 'Sequence Evaluator',
   category: 'Pose sources',
+  summary: 'samples a clip at an explicit time (scrubbing, aim poses).',
   description:
     'Samples a clip at an explicit time instead of advancing it: the pose follows Explicit Time exactly, with no '
     + 'accumulated play time and no sequence events. Use it for scrubbing, aim and lean poses, or any pose driven by a '
@@ -12,7 +12,7 @@ export const SequenceEvaluatorMeta: NodeEditorMeta = {
   properties: {
     clip: {
       title: 'Sequence',
-      description: "The clip to sample: a name declared in the asset's clips block. Required; not bindable.",
+      description: "The clip to sample, declared in the asset's clips block.",
     },
     explicitTime: {
       title: 'Explicit Time',
@@ -27,9 +27,10 @@ export const SequenceEvaluatorMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**SequenceEvaluator** (\`clip\`, \`explicitTime\` = 0, \`loop\` = false). Samples the clip at an
-explicit time (bind it to a parameter to scrub or drive a pose from gameplay); clamps outside the
-clip, or wraps when \`loop\` is set.
+Samples the clip at an explicit time (bind it to a parameter to scrub or drive a pose from
+gameplay); clamps outside the clip, or wraps when \`loop\` is set. A clip with root motion reports
+the motion from the previous frame's time to this one's (moving the time back walks the character
+back); the first frame after the node becomes relevant reports none.
 
 \`\`\`json
 "aim": { "type": "SequenceEvaluator", "properties": { "clip": "aimSweep", "explicitTime": { "param": "aimTime" } } }

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const SequencePlayerMeta: NodeEditorMeta = {
-  type: 'SequencePlayer',
+export const SequencePlayerMeta: BuiltInNodeMeta = {
   title: 'Sequence Player',
   category: 'Pose sources',
+  summary: 'plays a clip at a rate, looping or holding at the end.',
   description:
     'Plays an animation clip: each update advances the play time by delta time × Play Rate and samples the clip '
     + 'there (linear translation and scale, slerp or nlerp rotation between keys, reference pose for bones without a track). '
@@ -14,7 +14,7 @@ export const SequencePlayerMeta: NodeEditorMeta = {
   properties: {
     clip: {
       title: 'Sequence',
-      description: "The clip to play: a name declared in the asset's clips block. Required; not bindable.",
+      description: "The clip to play, declared in the asset's clips block.",
     },
     playRate: {
       title: 'Play Rate',
@@ -33,8 +33,8 @@ export const SequencePlayerMeta: NodeEditorMeta = {
     startTime: {
       title: 'Start Time',
       description:
-        "Play time when the graph instance is initialised, clamped to the clip's duration. Read once at "
-        + 'initialisation, not when the node becomes relevant again.',
+        "Play time when the node is initialised (the instance's start, or a state machine state entered anew), clamped "
+        + "to the clip's duration; not when the node becomes relevant again.",
       unit: 's',
     },
     syncGroup: {
@@ -46,8 +46,7 @@ export const SequencePlayerMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**SequencePlayer** (\`clip\`, \`playRate\` = 1, \`loop\` = true, \`startTime\` = 0). Advances its play
-time by delta time × play rate (negative plays backwards) and samples the clip there: linear
+Advances its play time by delta time × play rate (negative plays backwards) and samples the clip there: linear
 translation and scale, slerp or nlerp rotation. Looping wraps (event \`sequenceLooped\`); otherwise
 the time holds at the end (event \`sequenceEnded\`, once per arrival). A looping advance too large
 for a double (a bound rate of 1e308 over a long frame) wraps by the delta time modulo one loop, so

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const SlotMeta: NodeEditorMeta = {
-  type: 'Slot',
+export const SlotMeta: BuiltInNodeMeta = {
   title: 'Slot',
   category: 'Blends',
+  summary: "plays one-shot clips over its source on demand from code (`instance.playSlot`), optionally on a bone's branch only.",
   description:
     'Passes its source pose through until code plays a clip in it (instance.playSlot(name, clip, { blendIn, blendOut, playRate })): '
     + 'the clip blends in over the source, plays once and blends out before its end, by itself. With a filter bone, only that '
@@ -20,8 +20,7 @@ export const SlotMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**Slot** (input \`source\`; \`name\`, default the node id; optional \`filterBone\` and \`filterDepth\` = 0).
-Unreal's slot node: code plays one-shot clips over the graph's pose with
+Unreal's slot node, named by \`name\` (default: the node id): code plays one-shot clips over the graph's pose with
 \`instance.playSlot(name, clip, { blendIn = 0.2, blendOut = 0.2, playRate = 1 })\`, where \`clip\` is any
 clip of the asset. The clip starts at 0 and plays once at \`playRate\` (above 0); its weight rises
 linearly over \`blendIn\` seconds and falls linearly over its last \`blendOut\` seconds of play (so a

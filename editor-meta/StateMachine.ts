@@ -1,9 +1,10 @@
-import type { NodeEditorMeta } from './types.ts';
+import { DEFAULT_TRANSITION_DURATION } from '../nodes/StateMachine.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const StateMachineMeta: NodeEditorMeta = {
-  type: 'StateMachine',
+export const StateMachineMeta: BuiltInNodeMeta = {
   title: 'State Machine',
   category: 'Blends',
+  summary: 'states as sub-graphs, transitions by rules on parameters and clip time, crossfaded or inertialized (example: `graphs/examples/sample-state-machine.json`).',
   description:
     'Named states, each a sub-graph of its own, and transitions between them with rules over parameters and clip '
     + 'times (Unreal\'s state machine). One state is active; a transition crossfades from the weights the states had, '
@@ -30,12 +31,11 @@ export const StateMachineMeta: NodeEditorMeta = {
     },
   },
   reference: `
-**StateMachine** (no inputs; \`entry\`, \`states\`, \`transitions\`). Each state is a sub-graph with its
-own \`nodes\` and \`output\`, written and checked like a graph's (problems are reported at paths such as
+Each state is a sub-graph with its own \`nodes\` and \`output\`, written and checked like a graph's (problems are reported at paths such as
 \`$.nodes.sm.properties.states.walk.nodes.clip.properties.clip\`; at run time its node ids are scoped,
 \`sm/walk/clip\`), or a conduit (\`{"conduit": true}\`).
 
-*Transitions* \`{"from", "to", "rule", "duration" = 0.2, "blend" = "crossfade", "curve" = "linear",
+*Transitions* \`{"from", "to", "rule", "duration" = ${DEFAULT_TRANSITION_DURATION}, "blend" = "crossfade", "curve" = "linear",
 "blendProfile", "priority" = 0, "allowReentry" = false}\`. Once per update, after the states with weight are updated
 (so rules see this frame's clip times), the active state's transitions are checked in order of
 \`priority\` (lowest first, ties in asset order), then the any-state ones (\`"from": "*"\`); the first

@@ -1,11 +1,11 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
 const bone = (what: string) => ({ title: what, description: `The ${what.toLowerCase()} bone.` });
 
-export const StrideWarpingMeta: NodeEditorMeta = {
-  type: 'StrideWarping',
+export const StrideWarpingMeta: BuiltInNodeMeta = {
   title: 'Stride Warping',
   category: 'Skeletal controls',
+  summary: 'lengthens or shortens each step to walk at any speed without foot sliding.',
   description:
     'Lengthens or shortens each step instead of changing the play rate, so a walk can match any speed without foot '
     + "sliding. Each FK foot's offset along the stride direction from its scale origin (the thigh's gravity line on the "
@@ -19,12 +19,12 @@ export const StrideWarpingMeta: NodeEditorMeta = {
     strideScale: { title: 'Stride Scale', description: 'Manual mode: how much longer the steps are (1 keeps them). Clamped to Min/Max Scale.' },
     strideDirection: { title: 'Stride Direction', description: 'Manual mode (and fromRootMotion below the minimum speed): the direction of travel in component space; made tangent to the floor.' },
     locomotionSpeed: { title: 'Locomotion Speed', description: 'fromRootMotion mode: the speed the character should move at, in skeleton units per second.', unit: 'units/s' },
-    minRootMotionSpeed: { title: 'Min Root Motion Speed', description: 'Below this root-motion speed the scale is 1 (standing still has no stride to warp). 0 (the default): 1% of the leg length (thigh to calf to foot in the reference pose) per second, so the threshold fits a skeleton in centimetres or in metres.', unit: 'units/s' },
+    minRootMotionSpeed: { title: 'Min Root Motion Speed', description: 'Below this root-motion speed the scale is 1 (standing still has no stride to warp). 0: 1% of the leg length (thigh to calf to foot in the reference pose) per second, so the threshold fits a skeleton in centimetres or in metres.', unit: 'units/s' },
     rootMotionWindow: { title: 'Root Motion Window', description: "fromRootMotion mode: the root-motion speed of each clip played below is its mean over this much clip time around its play time; 0 (or more than the clip) takes the whole clip. A scale that followed the root's speed within each step would slide the feet.", unit: 's' },
     rootMotionSmoothingTime: { title: 'Root Motion Smoothing', description: 'fromRootMotion mode, for root motion from nodes that report no root-motion velocity (custom nodes): half-life of the average of the measured root-motion velocity.', unit: 's' },
     minScale: { title: 'Min Scale', description: 'Smallest stride scale used.' },
     maxScale: { title: 'Max Scale', description: 'Largest stride scale used.' },
-    scaleSmoothingTime: { title: 'Scale Smoothing', description: 'Half-life with which the scale follows its target; 0 follows at once. The default, 0.1 s, spreads a change of speed over a few frames: taken at once, a change from 1x to 1.5x jumps a planted foot by 8 to 13 cm.', unit: 's' },
+    scaleSmoothingTime: { title: 'Scale Smoothing', description: 'Half-life with which the scale follows its target; 0 follows at once. Smoothing spreads a change of speed over a few frames: taken at once, a change from 1x to 1.5x jumps a planted foot by 8 to 13 cm.', unit: 's' },
     floorNormal: { title: 'Floor Normal', description: 'Up direction of the floor in component space.' },
     gravityDirection: { title: 'Gravity Direction', description: 'Down direction in component space; the thighs are projected to the floor along it.' },
     pelvisBone: bone('Pelvis'),
@@ -36,8 +36,8 @@ export const StrideWarpingMeta: NodeEditorMeta = {
     rightFoot: bone('Right Foot'),
     warpFeet: { title: 'Warp Feet', description: 'Scale each foot about its scale origin; off, the later steps see the FK feet (debugging).' },
     adjustPelvis: { title: 'Adjust Pelvis', description: 'Lower the pelvis so each leg keeps its FK length to its warped foot (averaged over the feet), and every planted foot can reach.' },
-    pelvisIterations: { title: 'Pelvis Iterations', description: 'Iterations of the pelvis adjustment (1 to 10).' },
-    pelvisSmoothingTime: { title: 'Pelvis Smoothing', description: "Half-life of the critically damped spring that smooths the pelvis adjustment (the first frame takes it at once); 0 applies it at once. The default, 0.14 s, is about Unreal's spring.", unit: 's' },
+    pelvisIterations: { title: 'Pelvis Iterations', description: 'Iterations of the pelvis adjustment.' },
+    pelvisSmoothingTime: { title: 'Pelvis Smoothing', description: "Half-life of the critically damped spring that smooths the pelvis adjustment (the first frame takes it at once); 0 applies it at once. The default is about Unreal's spring.", unit: 's' },
     pelvisMaxSpeed: { title: 'Pelvis Max Speed', description: 'Cap on how fast the pelvis adjustment may change, in leg lengths per second (0: no cap), so no frame drops the pelvis by more than this allows.', unit: 'legs/s' },
     pelvisAlpha: { title: 'Pelvis Alpha', description: 'How much of the (smoothed) pelvis adjustment is applied.' },
     correctThighs: { title: 'Correct Thighs', description: 'Turn each thigh by the rotation between its FK and warped leg directions.' },
@@ -46,17 +46,17 @@ export const StrideWarpingMeta: NodeEditorMeta = {
     alpha: { title: 'Alpha', description: 'Blend of the warped legs and pelvis over the input pose.' },
   },
   reference: `
-**StrideWarping** (component space; input \`pose\`). Walks at any speed without foot sliding by
+Walks at any speed without foot sliding by
 lengthening or shortening each step instead of changing the play rate (Unreal 5's
 AnimationWarping, warping from the FK foot rather than an IK bone). Per frame: the stride
 direction is made tangent to the floor; each FK foot's offset along it from its scale origin (the
 thigh's gravity line meeting the floor plane through the foot, projected on the plane normal to
 the stride direction) is multiplied by the scale, so heights are kept; the pelvis moves toward the
-warped feet to keep each leg's FK length (\`pelvisIterations\` 1 to 10, averaged, as Unreal), never
-raised; it is smoothed by a critically damped spring (\`pelvisSmoothingTime\`, a half-life: 0.14 s
-by default, about Unreal's spring; the first frame takes the adjustment at once; a half-life under
+warped feet to keep each leg's FK length (\`pelvisIterations\` times, averaged, as Unreal), never
+raised; it is smoothed by a critically damped spring (\`pelvisSmoothingTime\`, a half-life, by
+default about Unreal's spring; the first frame takes the adjustment at once; a half-life under
 1e-6 s is none) whose speed is
-capped (\`pelvisMaxSpeed\`, 0.5 leg lengths per second by default; 0: no cap), then lowered where a
+capped (\`pelvisMaxSpeed\`, in leg lengths per second; 0: no cap), then lowered where a
 *planted* foot would be out of reach, and blended in by \`pelvisAlpha\`. A foot is planted when its
 FK height is within 5% of a leg length of the lowest it has recently been; a foot in the air is
 left to the leg clamp, since lowering the pelvis for a swinging foot far ahead of a long stride
@@ -74,16 +74,16 @@ other number is read every frame, bound or not. Bones: \`pelvisBone\` and \`left
 \`Thigh\`/\`Calf\`/\`Foot\`; the legs' length in the reference pose gives the node its sense of scale.
 \`mode: "manual"\` takes \`strideScale\` (clamped to \`minScale\`..\`maxScale\`, smoothed by
 \`scaleSmoothingTime\`, a half-life, from the first frame's value) and \`strideDirection\`;
-\`scaleSmoothingTime\` is 0.1 s by default: taken at once, a change of speed from 1x to 1.5x moves a
+taken at once, a change of speed from 1x to 1.5x moves a
 planted foot by 7 to 15 cm in one frame on the CMU walks, smoothed by 0.1 s under 1.5 cm a frame
 at 60 fps, while most of a stance (0.3 to 0.6 s) still takes the new scale. \`mode:
 "fromRootMotion"\` takes \`locomotionSpeed\`: the scale is that speed over the root-motion speed of
-the branch below at full weight (1 below \`minRootMotionSpeed\`; 0, the default, means 1% of a leg
+the branch below at full weight (1 below \`minRootMotionSpeed\`; 0 means 1% of a leg
 length per second, so a skeleton in metres warps as one in centimetres), the direction is that
 root motion's, and the root motion the branch reports is scaled to match (a sibling's under a
 blend keeps its own), so the character moves at the locomotion speed. The speed is the branch's
 reported root-motion velocity (see Root motion): each root-motion clip's mean over
-\`rootMotionWindow\` seconds of clip time around its play time (0, the default: the whole clip),
+\`rootMotionWindow\` seconds of clip time around its play time (0: the whole clip),
 times the pace and share of weight it plays at, whether a SequencePlayer, a SequenceEvaluator or a
 PoseSearchBlend plays it: the root's speed rises and falls within each step (±40% on the CMU slow
 walk), a scale following it would slide the feet, and a running average of it still ripples by

@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const TwoBoneIKMeta: NodeEditorMeta = {
-  type: 'TwoBoneIK',
+export const TwoBoneIKMeta: BuiltInNodeMeta = {
   title: 'Two Bone IK',
   category: 'Skeletal controls',
+  summary: "Unreal's Two Bone IK: a foot or hand reaches for a target.",
   description:
     "Bends a three-bone chain (End Bone, its parent and its grandparent: foot, calf, thigh) so the end bone reaches a "
     + "target in component space, as Unreal's Two Bone IK. The upper bone stays where it is and bone lengths are kept; "
@@ -22,7 +22,7 @@ export const TwoBoneIKMeta: NodeEditorMeta = {
       title: 'End Bone',
       description:
         "The bone that reaches for the target (Unreal's IK Bone, e.g. a foot or hand). Its parent is the middle "
-        + 'joint and its grandparent the upper bone of the chain; the loader rejects a bone without both. Required.',
+        + 'joint and its grandparent the upper bone of the chain; the loader rejects a bone without both.',
     },
     targetMode: {
       title: 'Target Mode',
@@ -61,7 +61,7 @@ export const TwoBoneIKMeta: NodeEditorMeta = {
     keepEndRotation: {
       title: 'Keep End Rotation',
       description:
-        "On (the default, as Unreal): the end bone keeps its input component-space rotation, so a foot stays level "
+        "On (as Unreal): the end bone keeps its input component-space rotation, so a foot stays level "
         + 'however the leg bends. Off: it keeps its rotation relative to the middle bone and turns with it.',
     },
     allowStretch: {
@@ -81,21 +81,19 @@ export const TwoBoneIKMeta: NodeEditorMeta = {
       title: 'Max Stretch Scale',
       description:
         'The largest bone-length scale: the scale rises linearly from 1 at Start Stretch Ratio to this at a reach ratio '
-        + 'equal to it, and holds beyond. With the defaults, targets up to 20% beyond reach are reached exactly.',
+        + 'equal to it, and holds beyond: at a Start Stretch Ratio of 1, targets up to this × the chain length are reached exactly.',
       unit: '×',
     },
     alpha: {
       title: 'Alpha',
       description:
         'Strength of the control: 0 leaves the input untouched and skips the work, 1 applies the IK fully; in between, '
-        + 'each bone\'s component-space translation is lerped and rotation nlerped toward the solution. Clamped to [0, 1].',
+        + 'each bone\'s component-space translation is lerped and rotation nlerped toward the solution. A bound value is '
+        + 'clamped to the range each frame.',
     },
   },
   reference: `
-**TwoBoneIK** (component space; input \`pose\`; \`endBone\`; \`targetMode\` = \`vector\`, \`target\` =
-[0, 0, 0], \`targetBone\`; \`hintMode\` = \`none\`, \`hint\` = [0, 0, 0]; \`keepEndRotation\` = true;
-\`allowStretch\` = false, \`startStretchRatio\` = 1, \`maxStretchScale\` = 1.2; \`alpha\` = 1). Unreal's
-Two Bone IK: \`endBone\` (a foot), its parent (the calf) and grandparent (the thigh) reach for a
+Unreal's Two Bone IK: \`endBone\` (a foot), its parent (the calf) and grandparent (the thigh) reach for a
 component-space target, \`target\` itself in \`vector\` mode (bind it to a vec3 parameter), or in
 \`bone\` mode \`targetBone\`'s position offset by \`target\` in that bone's space. The thigh stays put
 and bone lengths are kept; the knee bends by the law of cosines in the plane the hint chooses:
@@ -106,7 +104,7 @@ side it came from). Each bone turns by the smallest rotation, so twist is kept; 
 its component-space rotation unless \`keepEndRotation\` is off (then it turns with the calf).
 Targets beyond reach straighten the chain toward them; with \`allowStretch\` the calf and foot move
 out (no bone is scaled) from \`startStretchRatio\` × the chain length up to \`maxStretchScale\`
-(both at most 1e6, bound values clamped to their ranges). A target or hint beyond ±1e9 on an axis
+(bound values clamped to their ranges). A target or hint beyond ±1e9 on an axis
 (a vec3 parameter may hold any finite numbers) is moved toward the origin along its direction to
 that bound, where it is out of reach all the same. Targets on the thigh, zero-length bones and straight chains without a hint are defined and never
 give NaN (each case is documented in \`runtime/jobs/two-bone-ik.ts\`, whose \`solveTwoBoneIK\` works

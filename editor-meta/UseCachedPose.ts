@@ -1,9 +1,9 @@
-import type { NodeEditorMeta } from './types.ts';
+import type { BuiltInNodeMeta } from './types.ts';
 
-export const UseCachedPoseMeta: NodeEditorMeta = {
-  type: 'UseCachedPose',
+export const UseCachedPoseMeta: BuiltInNodeMeta = {
   title: 'Use Cached Pose',
   category: 'Cached poses',
+  summary: 'the pose of the SaveCachedPose its `cache` names.',
   description:
     'The pose of a SaveCachedPose, shared with its other uses: its weight asks the cache to update its branch (once per '
     + 'frame, at the largest weight asked), and it reads the pose the cache evaluated once.',
@@ -11,12 +11,11 @@ export const UseCachedPoseMeta: NodeEditorMeta = {
   properties: {
     cache: {
       title: 'Cached Pose',
-      description: 'The id of the SaveCachedPose node whose pose this reads. Several uses may name one cache. Required; not bindable.',
+      description: 'The cache whose pose this reads. Several uses may name one cache.',
     },
   },
   reference: `
-**UseCachedPose** (\`cache\`: a SaveCachedPose's node id; no inputs). A pose source reading the
-pose cached by the [SaveCachedPose](#savecachedpose) it names: its update records its absolute
+A pose source reading the pose cached by the [SaveCachedPose](#savecachedpose) it names: its update records its absolute
 weight with the cache (which updates its branch once, after the graph update, at the largest such
 weight), and its evaluation copies the cache's pose (evaluated once per frame), or blends from it
 with no copy under a blend. A use under a blend at zero weight is not updated and asks nothing.

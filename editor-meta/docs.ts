@@ -8,7 +8,7 @@ const CATEGORIES: readonly NodeCategory[] = ['Pose sources', 'Blends', 'Cached p
 
 const HEADER = `# Nodes
 
-<!-- Generated from editor-meta/ and the runtime node types by \`animgraph docs --out docs/nodes.md\`:
+<!-- Generated from editor-meta/ and the runtime node types by \`npm run docs\` (\`animgraph docs\`):
 edit those, not this file (tests/editor-meta/docs.test.ts keeps it current). -->
 
 Every node's behaviour is in one file under \`nodes/\`, its editor description under
@@ -42,6 +42,29 @@ export function nodeReferenceMarkdown(
     for (const meta of inCategory) sections.push(nodeSection(types.find((t) => t.type === meta.type)!, meta));
   }
   return `${sections.join('\n\n')}\n`;
+}
+
+/** Where the README's node list starts and ends (README.md holds the list between them). */
+export const README_NODES_START = '<!-- The node list: generated from nodes/index.ts and editor-meta/ by `npm run docs`. -->';
+export const README_NODES_END = '<!-- End of the node list. -->';
+
+/**
+ * `readme` with its node list (between README_NODES_START and README_NODES_END) made anew: per
+ * category, each built-in node type (and the output) in palette order, linked to its section of
+ * docs/nodes.md, with its summary. Throws if the markers are missing.
+ */
+export function readmeWithNodeList(readme: string, metas: readonly NodeEditorMeta[] = editorMeta): string {
+  const start = readme.indexOf(README_NODES_START), end = readme.indexOf(README_NODES_END);
+  if (start < 0 || end < start) throw new Error('the README has no node list markers (README_NODES_START, README_NODES_END)');
+  const list = CATEGORIES
+    .map((category) => [category, metas.filter((m) => m.category === category)] as const)
+    .filter(([, inCategory]) => inCategory.length > 0)
+    .map(([category, inCategory]) => [
+      `- ${category}`,
+      ...inCategory.map((m) => `  - [${m.type}](docs/nodes.md#${m.type.toLowerCase()})${m.summary !== undefined ? `: ${m.summary}` : ''}`),
+    ].join('\n'))
+    .join('\n');
+  return `${readme.slice(0, start)}${README_NODES_START}\n${list}\n${readme.slice(end)}`;
 }
 
 function contents(metas: readonly NodeEditorMeta[]): string {
@@ -93,7 +116,7 @@ function propertyTable(properties: readonly PropertyDescription[], specs: Readon
 function kind(p: PropertyDescription): string {
   if (p.kind === 'floatList') return `float list (one per \`${p.perInput}\` link, or one for all)`;
   if (p.kind === 'list') return `list (at least ${p.minCount})`;
-  if (p.kind === 'clipList') return 'clip list';
+  if (p.kind === 'clipList') return `clip list (at least ${p.minCount})`;
   if (p.kind === 'node') return `id of a ${p.nodeType} node`;
   if (p.kind === 'blendProfile') return `blend profile name (${(p.modes ?? []).join(' or ')})`;
   return p.kind;
@@ -101,7 +124,8 @@ function kind(p: PropertyDescription): string {
 
 function defaultOf(p: PropertyDescription): string {
   if (p.default !== undefined) return code(value(p.default));
-  return p.required ? 'required' : '';
+  // Without a default, what the node does when it is left out is in its description.
+  return p.required ? 'required' : 'optional';
 }
 
 function range(p: PropertyDescription): string {

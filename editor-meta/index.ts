@@ -1,6 +1,7 @@
 import type { InputSpec, NodeType, PoseSpace, PropertySpec } from '../runtime/node/node.ts';
 import { PARAMETER_WIDTH, parameterFits, type ParameterType } from '../runtime/node/parameters.ts';
 import { propertyRequired } from '../graphs/schema.ts';
+import { builtInNodeTypeNames, type BuiltInNodeTypeName } from '../nodes/index.ts';
 import { ApplyAdditiveMeta } from './ApplyAdditive.ts';
 import { BendRollHelperMeta } from './BendRollHelper.ts';
 import { BlendByBoolMeta } from './BlendByBool.ts';
@@ -23,41 +24,42 @@ import { StateMachineMeta } from './StateMachine.ts';
 import { StrideWarpingMeta } from './StrideWarping.ts';
 import { TwoBoneIKMeta } from './TwoBoneIK.ts';
 import { UseCachedPoseMeta } from './UseCachedPose.ts';
-import type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
+import type { BuiltInNodeMeta, DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
 
-export type { DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
-export {
-  ApplyAdditiveMeta, BendRollHelperMeta, BlendByBoolMeta, BlendListMeta, BlendSpace1DMeta, BlendSpace2DMeta, BlendTwoMeta, CopyBoneMeta, InertialBlendMeta, InertializationMeta, LayeredBlendPerBoneMeta, MakeAdditiveMeta, OutputMeta, PoseSearchBlendMeta, SequenceEvaluatorMeta, SequencePlayerMeta, StrideWarpingMeta, TwoBoneIKMeta,
-  SaveCachedPoseMeta, UseCachedPoseMeta,
-  SlotMeta,
-  StateMachineMeta,
+export type { BuiltInNodeMeta, DocEntry, NodeCategory, NodeEditorMeta, PropertyDoc } from './types.ts';
+
+/**
+ * The editor description of every built-in node type (nodes/index.ts) and of the graph output, by
+ * type name: a built-in type without one, or one for a type that is not built in, fails to compile.
+ */
+export const builtInEditorMeta: { readonly [K in BuiltInNodeTypeName | 'Output']: BuiltInNodeMeta } = {
+  ApplyAdditive: ApplyAdditiveMeta,
+  BendRollHelper: BendRollHelperMeta,
+  BlendByBool: BlendByBoolMeta,
+  BlendList: BlendListMeta,
+  BlendSpace1D: BlendSpace1DMeta,
+  BlendSpace2D: BlendSpace2DMeta,
+  BlendTwo: BlendTwoMeta,
+  CopyBone: CopyBoneMeta,
+  InertialBlend: InertialBlendMeta,
+  Inertialization: InertializationMeta,
+  LayeredBlendPerBone: LayeredBlendPerBoneMeta,
+  MakeAdditive: MakeAdditiveMeta,
+  Output: OutputMeta,
+  PoseSearchBlend: PoseSearchBlendMeta,
+  SaveCachedPose: SaveCachedPoseMeta,
+  SequenceEvaluator: SequenceEvaluatorMeta,
+  SequencePlayer: SequencePlayerMeta,
+  Slot: SlotMeta,
+  StateMachine: StateMachineMeta,
+  StrideWarping: StrideWarpingMeta,
+  TwoBoneIK: TwoBoneIKMeta,
+  UseCachedPose: UseCachedPoseMeta,
 };
 
-/** Docs for every built-in node type, plus the graph output, in palette order. */
-export const editorMeta: readonly NodeEditorMeta[] = [
-  SequencePlayerMeta,
-  SequenceEvaluatorMeta,
-  BlendTwoMeta,
-  BlendByBoolMeta,
-  BlendListMeta,
-  BlendSpace1DMeta,
-  BlendSpace2DMeta,
-  CopyBoneMeta,
-  BendRollHelperMeta,
-  TwoBoneIKMeta,
-  InertialBlendMeta,
-  InertializationMeta,
-  PoseSearchBlendMeta,
-  StrideWarpingMeta,
-  MakeAdditiveMeta,
-  ApplyAdditiveMeta,
-  LayeredBlendPerBoneMeta,
-  SaveCachedPoseMeta,
-  UseCachedPoseMeta,
-  SlotMeta,
-  StateMachineMeta,
-  OutputMeta,
-];
+/** Docs for every built-in node type, plus the graph output, in palette order (nodes/index.ts). */
+export const editorMeta: readonly NodeEditorMeta[] = [...builtInNodeTypeNames, 'Output' as const]
+  .map((type): NodeEditorMeta => ({ type, ...builtInEditorMeta[type] }));
 
 export function editorMetaFor(type: string, metas: readonly NodeEditorMeta[] = editorMeta): NodeEditorMeta | undefined {
   return metas.find((m) => m.type === type);
@@ -118,7 +120,7 @@ export interface PropertyDescription {
   modes?: readonly string[];
   /** For list: the fields of each item, described like properties. */
   item?: PropertyDescription[];
-  /** For list: the fewest items allowed. */
+  /** For list and clipList: the fewest items allowed. */
   minCount?: number;
 }
 
@@ -196,6 +198,7 @@ function describeProperty(name: string, spec: PropertySpec, doc: PropertyDoc): P
   if (spec.kind === 'floatList') out.perInput = spec.perInput;
   if (spec.kind === 'node') out.nodeType = spec.nodeType;
   if (spec.kind === 'blendProfile') out.modes = [...spec.modes];
+  if (spec.kind === 'clipList') out.minCount = spec.minCount ?? 1;
   if (spec.kind === 'list') {
     out.minCount = spec.minCount ?? 0;
     out.item = Object.entries(spec.item).map(([field, fieldSpec]) => describeProperty(field, fieldSpec, doc.item![field]));

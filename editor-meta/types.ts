@@ -26,6 +26,8 @@ export interface NodeEditorMeta {
   /** Node title in the graph and the palette. */
   title: string;
   category: NodeCategory;
+  /** One line for lists of nodes (the README's, the reference's contents). */
+  summary?: string;
   description: string;
   /** One entry per declared input of the runtime spec, by input name. */
   pins: Readonly<Record<string, DocEntry>>;
@@ -38,3 +40,10 @@ export interface NodeEditorMeta {
    */
   reference?: string;
 }
+
+/**
+ * A built-in node type's editor description, keyed by its type name in editor-meta/index.ts
+ * (`builtInEditorMeta`) rather than naming it, and with its one-line summary, which the README's
+ * node list shows.
+ */
+export type BuiltInNodeMeta = Omit<NodeEditorMeta, 'type' | 'summary'> & { summary: string };

@@ -26,9 +26,9 @@ export interface BendRollHelperSpec {
 }
 
 /**
- * What every instance of one BendRollHelper node in a graph shares (the type's `prepare` gives a
- * holder, the first instance fills it): the helpers' axes, where their weights and alpha come from,
- * their orders, and their bones once resolved. A crowd's characters then read one copy of them.
+ * What every instance of one BendRollHelper node in a graph shares (the type's `prepare` builds it):
+ * the helpers' axes, where their weights and alpha come from, their orders, and their bones once
+ * the first instance resolved them. A crowd's characters then read one copy of them.
  */
 export class BendRollTable {
   /** Unit axes, three numbers per helper. */
@@ -56,9 +56,6 @@ export class BendRollTable {
     this.rollFirst = Uint8Array.from(helpers, (h) => (h.order === 'rollBend' ? 1 : 0));
   }
 }
-
-/** Holds a graph's BendRollTable for one node until its first instance makes it. */
-interface BendRollShared { table: BendRollTable | null }
 
 // Scratch quaternions: the weighted bend and the weighted roll.
 const scratch = new Float64Array(8);
@@ -226,6 +223,11 @@ function unitAxis(v: Float64Array): [number, number, number] {
   return [x / len, y / len, z / len];
 }
 
+/** The helpers as written, each axis scaled to unit length. */
+function helperSpecs(helpers: readonly (Omit<BendRollHelperSpec, 'axis'> & { axis: Float64Array })[]): BendRollHelperSpec[] {
+  return helpers.map((h): BendRollHelperSpec => ({ ...h, axis: unitAxis(h.axis) }));
+}
+
 /** Two helpers of one node may not drive the same bone. */
 function checkTargets(ctx: NodeCheckContext): void {
   const helpers = ctx.properties.helpers;
@@ -263,12 +265,9 @@ export const BendRollHelperType: NodeType = defineNodeType({
   },
   inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
   check: checkTargets,
-  prepare: (): BendRollShared => ({ table: null }),
+  prepare: ({ properties: p }) => new BendRollTable(helperSpecs(p.helpers), p.alpha),
   create: ({ id, properties: p, inputs, shared }) => {
-    const helpers = p.helpers.map((h): BendRollHelperSpec => ({ ...h, axis: unitAxis(h.axis) }));
-    // The same properties in every instance of the graph (one resolved object each): the first instance's table serves all.
-    const holder = shared ?? { table: null };
-    holder.table ??= new BendRollTable(helpers, p.alpha);
-    return new BendRollHelper(id, inputs.pose, p.alpha, helpers, holder.table);
+    const helpers = helperSpecs(p.helpers);
+    return new BendRollHelper(id, inputs.pose, p.alpha, helpers, shared ?? new BendRollTable(helpers, p.alpha));
   },
 });

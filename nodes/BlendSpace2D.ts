@@ -145,7 +145,7 @@ export const BlendSpace2DType: NodeType = defineNodeType({
   inputs: [],
   check: checkSamples,
   prepare: (ctx): BlendSpace2DLayout => {
-    const points = samplePoints(ctx.properties.samples) ?? [];
+    const points = ctx.properties.samples.flatMap((sample) => [sample.x, sample.y]);
     const scale = new Float64Array(4);
     for (let axis = 0; axis < 2; axis++) {
       let min = Infinity, max = -Infinity;

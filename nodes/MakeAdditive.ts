@@ -1,6 +1,6 @@
 import { AdditiveReferencePose, additiveReferenceSchema, clipFramePose, makeAdditive, referenceFrameIndex, type AdditiveReference } from '../runtime/core/additive.ts';
 import { ClipBinding } from '../runtime/core/clip.ts';
-import { LocalPoseNode, type DebugNode, type Link, type NodePrepareContext, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
+import { LocalPoseNode, type DebugNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
 import { Pose } from '../runtime/core/pose.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
@@ -73,8 +73,8 @@ export const MakeAdditiveType: NodeType = defineNodeType({
       ctx.report(['reference', 'clip'], 'unknown-clip', `unknown clip ${quoted(reference.clip)} (loaded: ${nameList(ctx.clipNames)})`);
     }
   },
-  prepare(ctx: NodePrepareContext): AdditiveReferencePose | undefined {
-    const reference = ctx.properties.reference as AdditiveReference | undefined;
+  prepare(ctx): AdditiveReferencePose | undefined {
+    const reference = ctx.properties.reference;
     const skeleton = ctx.skeleton;
     if (reference === undefined || reference === 'skeleton') return new AdditiveReferencePose(skeleton.referencePose, skeleton);
     const binding = ctx.clip(reference.clip);

@@ -4,15 +4,15 @@ import { Crossfade } from '../runtime/jobs/crossfade.ts';
 import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/jobs/inertial-transition.ts';
 import {
   LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar,
-  type DebugNode, type Link, type NodeCheckContext, type NodePrepareContext, type NodeType, type ScalarProperty, type UpdateContext,
+  type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext,
 } from '../runtime/node/node.ts';
 import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from '../runtime/core/pose.ts';
 import {
-  DEFAULT_FEATURE_SPEC, FEATURE_CHANNELS, PoseFeatureExtractor, PoseFeatureSchema, PoseIndexError, PoseSearchDatabase,
-  PoseSearchQuery, PoseSearchResult, deserializePoseSearchDatabase, featureSpecProblems, poseFeaturesSchema, type IndexedClip, type PoseFeatureSpec,
+  FEATURE_CHANNELS, PoseFeatureExtractor, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, checkFeatures, poseFeaturesSchema, preparePoseSearch,
 } from '../runtime/jobs/pose-search/index.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
-import { quoted } from '../runtime/core/names.ts';
+
+export type { PoseSearchShared } from '../runtime/jobs/pose-search/index.ts';
 
 /** Poses a crossfade can hold at once (a switch mid-blend adds one; beyond this the oldest is dropped). */
 const MAX_SLOTS = 4;
@@ -396,19 +396,7 @@ export class PoseSearchBlend extends LocalPoseNode {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The node type: asset properties, load-time checks, and the database built once per graph.
-
-/** What prepare() builds once per graph and node, shared by every instance. */
-export interface PoseSearchShared {
-  database: PoseSearchDatabase;
-  /** True when the database was read from the node's index file. */
-  fromIndexFile: boolean;
-}
-
-function uniqueClips(properties: Readonly<Record<string, unknown>>): string[] {
-  const names = Array.isArray(properties.clips) ? (properties.clips as unknown[]).filter((c): c is string => typeof c === 'string') : [];
-  return [...new Set(names)];
-}
+// The node type: asset properties, and the database built once per graph (runtime/jobs/pose-search/node-data.ts).
 
 export const PoseSearchBlendType: NodeType = defineNodeType({
   type: 'PoseSearchBlend',
@@ -423,78 +411,8 @@ export const PoseSearchBlendType: NodeType = defineNodeType({
     database: { kind: 'file' },
   },
   inputs: [],
-
-  check(ctx: NodeCheckContext): void {
-    const raw = ctx.rawProperties.features;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return;
-    // A malformed `features` (its schema problems already reported) is still checked part by part,
-    // so one load reports an unknown bone next to a negative weight.
-    const shape = poseFeaturesSchema.shape;
-    const spec: Record<string, unknown> = {};
-    const malformedChannels: string[] = [];
-    for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-      // Own keys only: `in` would take `constructor` or `__proto__` for a channel (its schema reports them).
-      if (!Object.hasOwn(shape, key)) continue;
-      if (shape[key as keyof typeof shape].safeParse(value).success) spec[key] = value;
-      else if ((FEATURE_CHANNELS as readonly string[]).includes(key)) malformedChannels.push(key);
-    }
-    for (const p of featureSpecProblems(spec as PoseFeatureSpec, ctx.skeleton)) {
-      // "No weighted channel" cannot be told while a channel is unreadable.
-      if (p.path.length === 0 && malformedChannels.length > 0) continue;
-      ctx.report(['features', ...p.path], p.code, p.message);
-    }
-    for (const channel of malformedChannels) {
-      const bones = ((raw as Record<string, unknown>)[channel] as { bones?: unknown } | null)?.bones;
-      if (!Array.isArray(bones) || !ctx.skeleton) continue;
-      bones.forEach((bone, i) => {
-        if (typeof bone === 'string' && ctx.skeleton!.indexOf(bone) < 0) ctx.report(['features', channel, 'bones', i], 'unknown-bone', `the skeleton has no bone ${quoted(bone)}`);
-      });
-    }
-  },
-
-  prepare(ctx: NodePrepareContext): PoseSearchShared | undefined {
-    const clips: IndexedClip[] = [];
-    for (const name of uniqueClips(ctx.properties)) {
-      const binding = ctx.clip(name);
-      if (binding) clips.push({ name, binding });
-      else ctx.report(['clips'], 'unknown-clip', `unknown clip ${quoted(name)}`);
-    }
-    if (clips.length === 0) {
-      ctx.report(['clips'], 'schema', 'needs at least one clip');
-      return undefined;
-    }
-    let schema: PoseFeatureSchema;
-    try {
-      schema = new PoseFeatureSchema((ctx.properties.features as PoseFeatureSpec | undefined) ?? DEFAULT_FEATURE_SPEC, ctx.skeleton);
-    } catch (e) {
-      ctx.report(['features'], 'schema', (e as Error).message);
-      return undefined;
-    }
-    const file = ctx.properties.database;
-    if (typeof file === 'string' && ctx.useIndexFiles) {
-      let bytes: Uint8Array;
-      try {
-        bytes = ctx.readFile(file);
-      } catch (e) {
-        const reason = (e as { code?: unknown }).code ?? (e as Error).message;
-        ctx.report(['database'], 'file', `cannot read index file '${file}' (resolved to ${ctx.resolvePath(file)}): ${reason}; write it with \`animgraph index GRAPH --out ${file}\``);
-        return undefined;
-      }
-      try {
-        return { database: deserializePoseSearchDatabase(bytes, schema, clips), fromIndexFile: true };
-      } catch (e) {
-        if (!(e instanceof PoseIndexError)) throw e;
-        // Advice to overwrite a file that is no index at all (the graph itself, a BVH) would destroy it.
-        const advice = e.foreign
-          ? `check that \`database\` names the file \`animgraph index GRAPH --out FILE\` wrote`
-          : `rebuild it with \`animgraph index GRAPH --out ${file}\``;
-        ctx.report(['database'], e.stale ? 'stale-index' : 'file', `${file}: ${e.message}; ${advice}`);
-        return undefined;
-      }
-    }
-    return { database: PoseSearchDatabase.build(schema, clips), fromIndexFile: false };
-  },
-
+  check: (ctx) => checkFeatures(ctx.rawProperties.features, ctx.skeleton, ctx.report),
+  prepare: (ctx) => preparePoseSearch(ctx, ctx.properties.clips, ctx.properties.features, ctx.properties.database),
   create: ({ id, properties: p, shared, boneCount, numbers }) => {
     if (!shared) throw new RangeError(`PoseSearchBlend '${id}': no database (the node type's prepare did not run)`);
     // Only an inertial blend applies offsets; a crossfading one keeps the (unused) inertializer's numbers to itself.

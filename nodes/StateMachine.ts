@@ -1,13 +1,19 @@
 import * as z from 'zod';
-import type { BlendProfile } from '../runtime/core/blend-profile.ts';
+import { TRANSITION_PROFILE_MODES } from '../runtime/core/blend-profile.ts';
+import { nameList, quoted } from '../runtime/core/names.ts';
 import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/jobs/crossfade.ts';
 import {
-  LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink, type UpdateContext,
+  LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeCheckContext, type NodeType, type PoseLink,
+  type SubGraphSource, type UpdateContext,
 } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { InertialRequest } from '../runtime/jobs/inertial-transition.ts';
+import { compileStateMachine, DEFAULT_TRANSITION_DURATION, type State, type StateMachineTable, type Transition } from '../runtime/jobs/state-machine-table.ts';
+import { checkRule, MAX_RULE_DEPTH, ruleDepth, testRule, type RuleJson } from '../runtime/jobs/transition-rules.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
+
+export { COMPARISONS, MAX_RULE_DEPTH, ruleDepth, type Comparison, type RuleJson } from '../runtime/jobs/transition-rules.ts';
+export { compileStateMachine, DEFAULT_TRANSITION_DURATION, type StateMachineTable } from '../runtime/jobs/state-machine-table.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The asset: states (sub-graphs or conduits), an entry state and transitions with rules.
@@ -25,54 +31,6 @@ export const stateSchema = z.union([
   }).strict(),
 ]);
 
-export const COMPARISONS = ['==', '!=', '<', '<=', '>', '>='] as const;
-export type Comparison = (typeof COMPARISONS)[number];
-
-/**
- * A rule as written (checked by the loader, graphs/loader/state-machines.ts, which reports each
- * problem at its path): `true`/`false`; "atEnd" (the state's most relevant clip has no more time
- * left than the transition's duration); `{ timeRemaining: s }`; `{ param, op, value }` (op
- * default "==", value default true for a bool parameter); `{ and: [...] }`, `{ or: [...] }`, `{ not: rule }`.
- */
-export type RuleJson =
-  | boolean
-  | 'atEnd'
-  | { timeRemaining: number }
-  | { param: string; op?: Comparison; value?: number | boolean }
-  | { and: RuleJson[] }
-  | { or: RuleJson[] }
-  | { not: RuleJson };
-
-/**
- * The most levels of `and`, `or` and `not` a rule may nest. Rules are checked, compiled and
- * tested recursively, the test inside update's own recursion through up to MAX_GRAPH_DEPTH nodes,
- * and a few thousand levels overflowed the stack; a hand-written rule needs a few. The loader
- * reports a deeper rule as `too-deep`; compileStateMachine refuses it with a RangeError.
- */
-export const MAX_RULE_DEPTH = 64;
-
-/**
- * How many levels of `and`, `or` and `not` `rule` nests (0 for a single test), measured without
- * recursion and no further than one level past MAX_RULE_DEPTH: a rule may nest without limit.
- */
-export function ruleDepth(rule: unknown): number {
-  let deepest = 0;
-  const stack: { rule: unknown; depth: number }[] = [{ rule, depth: 0 }];
-  while (stack.length > 0) {
-    const { rule: r, depth } = stack.pop()!;
-    if (depth > deepest) deepest = depth;
-    if (deepest > MAX_RULE_DEPTH) break;
-    if (typeof r !== 'object' || r === null || Array.isArray(r)) continue;
-    const o = r as Record<string, unknown>;
-    for (const key of ['and', 'or'] as const) {
-      const list = Object.hasOwn(o, key) ? o[key] : undefined;
-      if (Array.isArray(list)) for (const x of list) stack.push({ rule: x, depth: depth + 1 });
-    }
-    if (Object.hasOwn(o, 'not')) stack.push({ rule: o.not, depth: depth + 1 });
-  }
-  return deepest;
-}
-
 export const transitionSchema = z.object({
   from: z.string().min(1).describe("The state the transition leaves, or '*' for any state."),
   to: z.string().min(1).describe('The state (or conduit) the transition enters.'),
@@ -80,7 +38,7 @@ export const transitionSchema = z.object({
     'When the transition passes: true/false; "atEnd"; {"timeRemaining": seconds}; {"param": name, "op": "==|!=|<|<=|>|>=", "value": number|bool}; '
     + '{"and": [rules]}, {"or": [rules]}, {"not": rule}.',
   ),
-  duration: z.number().min(0).max(1e6).optional().describe('Seconds the blend lasts (default 0.2).'),
+  duration: z.number().min(0).max(1e6).optional().describe(`Seconds the blend lasts (default ${DEFAULT_TRANSITION_DURATION}).`),
   blend: z.enum(['crossfade', 'inertial']).optional().describe('crossfade (default) or inertial (through an Inertialization node below).'),
   curve: z.enum(['linear', 'cubic']).optional().describe('The crossfade\'s curve (default linear).'),
   blendProfile: z.string().min(1).optional()
@@ -91,186 +49,64 @@ export const transitionSchema = z.object({
 
 export type TransitionJson = z.infer<typeof transitionSchema> & { rule: RuleJson };
 
-export const DEFAULT_TRANSITION_DURATION = 0.2;
-
-// ---------------------------------------------------------------------------------------------
-// Rules, compiled once per graph (StateMachineTable): objects of one class, tested by one function,
-// testRule, which reads doubles from typed arrays and the rule's own fields only (see
-// CONTRIBUTING.md, "Numbers in the frame loop"). One function rather than a test method per kind
-// of rule: the parameter comparisons every state checks each frame make it hot at once, so a
-// time-remaining or at-end rule, checked only while a one-shot state plays, runs optimised too.
-
-const RULE_CONSTANT = 0, RULE_COMPARE = 1, RULE_TIME_REMAINING = 2, RULE_AT_END = 3, RULE_AND = 4, RULE_OR = 5, RULE_NOT = 6;
-
-const OP_CODES: Record<Comparison, number> = { '==': 0, '!=': 1, '<': 2, '<=': 3, '>': 4, '>=': 5 };
-
-class Rule {
-  constructor(
-    /** RULE_CONSTANT... */
-    readonly kind: number,
-    /** A comparison's parameter slot. */
-    readonly slot: number,
-    /** A comparison's OP_CODES value. */
-    readonly op: number,
-    /** A comparison's value, a time-remaining rule's seconds, or a constant's (1 true, 0 false). */
-    readonly value: number,
-    /** The rules an and, or or not combines. */
-    readonly rules: readonly Rule[],
-  ) {}
+/** The states with a sub-graph (not conduits, nor malformed: the properties' schema reports those), for the loader. */
+function stateGraphs(properties: Readonly<Record<string, unknown>>): SubGraphSource[] {
+  const states = properties.states;
+  if (!isRecord(states)) return [];
+  const out: SubGraphSource[] = [];
+  for (const [name, state] of Object.entries(states)) {
+    const parsed = stateSchema.safeParse(state);
+    if (parsed.success && 'nodes' in parsed.data) out.push({ name, path: ['states', name], nodes: parsed.data.nodes, output: parsed.data.output });
+  }
+  return out;
 }
 
-const NO_RULES: readonly Rule[] = [];
-const ruleOf = (kind: number, value = 0, rules = NO_RULES, slot = -1, op = 0) => new Rule(kind, slot, op, value, rules);
-
-/** Whether `rule` passes for transition `t` out of state `from`. */
-function testRule(rule: Rule, sm: StateMachine, from: number, t: Transition): boolean {
-  switch (rule.kind) {
-    case RULE_CONSTANT:
-      return rule.value !== 0;
-    case RULE_COMPARE: {
-      const v = sm.parameterValues[rule.slot], c = rule.value;
-      switch (rule.op) {
-        case 0: return v === c;
-        case 1: return v !== c;
-        case 2: return v < c;
-        case 3: return v <= c;
-        case 4: return v > c;
-        default: return v >= c;
+/** Reports what the properties' schema cannot: states and the entry, transitions' state names, rules and blend profiles. */
+function checkMachine(ctx: NodeCheckContext): void {
+  const raw = ctx.rawProperties;
+  const rawStates = raw.states;
+  const states = new Map<string, boolean>(); // name -> conduit
+  if (rawStates === undefined) ctx.report(['states'], 'schema', 'a StateMachine needs its states');
+  else if (isRecord(rawStates)) {
+    if (Object.keys(rawStates).length === 0) ctx.report(['states'], 'schema', 'a StateMachine needs at least one state');
+    // A malformed state is reported by the properties' schema; its name still counts.
+    for (const [name, state] of Object.entries(rawStates)) states.set(name, isRecord(state) && state.conduit === true);
+    if (![...states.values()].some((conduit) => !conduit) && states.size > 0) {
+      ctx.report(['states'], 'schema', 'a StateMachine needs at least one state with a pose (not a conduit)');
+    }
+  }
+  const stateList = () => nameList(states.keys());
+  if (raw.entry === undefined) ctx.report(['entry'], 'schema', 'a StateMachine needs an entry state');
+  else if (typeof raw.entry === 'string' && isRecord(rawStates)) {
+    if (!states.has(raw.entry)) ctx.report(['entry'], 'unknown-state', `unknown state ${quoted(raw.entry)} (states: ${stateList()})`);
+    else if (states.get(raw.entry)) ctx.report(['entry'], 'unknown-state', `the entry state ${quoted(raw.entry)} is a conduit; enter a state with a pose`);
+  }
+  if (!Array.isArray(raw.transitions)) return;
+  raw.transitions.forEach((t: unknown, i) => {
+    if (!isRecord(t)) return;
+    const at = ['transitions', i];
+    if (isRecord(rawStates)) {
+      for (const end of ['from', 'to'] as const) {
+        const name = t[end];
+        if (typeof name !== 'string' || (end === 'from' && name === '*')) continue;
+        if (!states.has(name)) {
+          ctx.report([...at, end], 'unknown-state', `unknown state ${quoted(name)} (states: ${stateList()}${end === 'from' ? "; '*' is any state" : ''})`);
+        }
       }
     }
-    case RULE_TIME_REMAINING:
-      return sm.readClipRemaining(from) && sm.clipRemaining[0] <= rule.value;
-    case RULE_AT_END:
-      return sm.readClipRemaining(from) && sm.clipRemaining[0] <= t.duration;
-    case RULE_AND: {
-      const rules = rule.rules;
-      for (let i = 0; i < rules.length; i++) if (!testRule(rules[i], sm, from, t)) return false;
-      return true;
+    // A missing rule is reported by the properties' schema.
+    if (Object.hasOwn(t, 'rule')) {
+      // Measured first, without recursion: checkRule recurses per level.
+      if (ruleDepth(t.rule) > MAX_RULE_DEPTH) {
+        ctx.report([...at, 'rule'], 'too-deep', `this rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
+      } else checkRule(t.rule, [...at, 'rule'], ctx);
     }
-    case RULE_OR: {
-      const rules = rule.rules;
-      for (let i = 0; i < rules.length; i++) if (testRule(rules[i], sm, from, t)) return true;
-      return false;
-    }
-    default:
-      return !testRule(rule.rules[0], sm, from, t);
-  }
+    if (typeof t.blendProfile === 'string') ctx.checkBlendProfile([...at, 'blendProfile'], t.blendProfile, TRANSITION_PROFILE_MODES);
+  });
 }
 
-/** Builds a rule the loader has checked; anything it could not read is false (never fires). */
-function compileRule(json: unknown, slotOf: (name: string) => number): Rule {
-  const never = ruleOf(RULE_CONSTANT, 0);
-  if (typeof json === 'boolean') return ruleOf(RULE_CONSTANT, json ? 1 : 0);
-  if (json === 'atEnd') return ruleOf(RULE_AT_END);
-  if (typeof json !== 'object' || json === null) return never;
-  const r = json as Record<string, unknown>;
-  if (Array.isArray(r.and)) return ruleOf(RULE_AND, 0, r.and.map((x) => compileRule(x, slotOf)));
-  if (Array.isArray(r.or)) return ruleOf(RULE_OR, 0, r.or.map((x) => compileRule(x, slotOf)));
-  if (Object.hasOwn(r, 'not')) return ruleOf(RULE_NOT, 0, [compileRule(r.not, slotOf)]);
-  if (typeof r.timeRemaining === 'number') return ruleOf(RULE_TIME_REMAINING, r.timeRemaining);
-  if (typeof r.param === 'string') {
-    const slot = slotOf(r.param);
-    if (slot < 0) return never;
-    const op = typeof r.op === 'string' && Object.hasOwn(OP_CODES, r.op) ? OP_CODES[r.op as Comparison] : 0;
-    const value = r.value === undefined ? 1 : typeof r.value === 'boolean' ? (r.value ? 1 : 0) : Number(r.value);
-    return ruleOf(RULE_COMPARE, value, NO_RULES, slot, op);
-  }
-  return never;
-}
-
-/** A transition, with its settings read once per graph. */
-class Transition {
-  constructor(
-    /** Index of the state entered (may be a conduit). */
-    readonly to: number,
-    readonly rule: Rule,
-    /** Seconds (number fields of one small class: see CONTRIBUTING.md). */
-    readonly duration: number,
-    readonly inertial: boolean,
-    readonly cubic: boolean,
-    readonly allowReentry: boolean,
-    /** The blend profile the transition follows, or null. */
-    readonly profile: BlendProfile | null,
-  ) {
-    this.request.duration = duration;
-    this.request.profile = profile;
-  }
-
-  /**
-   * What an inertial transition asks of the Inertialization node below, made once (never written
-   * after): an InertialRequest, the shape a BlendList's requests have too, so that the node reads
-   * every request's numbers through objects of one shape. It holds `duration` and `profile` again
-   * rather than getters on this request, so that no double crosses a call (see CONTRIBUTING.md,
-   * "Numbers in the frame loop").
-   */
-  readonly request = new InertialRequest();
-}
-
-interface State {
-  readonly name: string;
-  readonly conduit: boolean;
-  /** Index into the crossfade's weights; -1 for a conduit. */
-  readonly slot: number;
-  /** Transitions checked from this state, in order: its own by priority, then the any-state ones. */
-  readonly transitions: Transition[];
-}
-
-/**
- * A state machine's states, transitions and rules as its asset gives them: compiled once per graph
- * (the node type's `prepare`) and shared by every instance, whose frame then reads them from the
- * cache rather than from objects of its own (a crowd's characters all check the same transitions).
- */
-export interface StateMachineTable {
-  readonly states: readonly State[];
-  /** The state at each crossfade slot. */
-  readonly slotStates: readonly number[];
-  readonly entry: number;
-  /** Whether a transition follows a blend profile (the crossfade then keeps per-bone weights). */
-  readonly profiled: boolean;
-}
-
-/**
- * Compiles a state machine's table. `stateList` in the asset's order; a state without a pose
- * (`hasPose` false: a conduit, or a state given no sub-graph) takes no crossfade slot. Throws a
- * RangeError when the entry is not a state with a pose, or a rule nests deeper than MAX_RULE_DEPTH.
- */
-export function compileStateMachine(
-  id: string,
-  stateList: readonly { name: string; hasPose: boolean }[],
-  entry: string,
-  transitions: readonly TransitionJson[],
-  slotOf: (name: string) => number,
-  profileOf: (name: string) => BlendProfile | null = () => null,
-): StateMachineTable {
-  const states: State[] = [], slotStates: number[] = [];
-  for (const s of stateList) {
-    const slot = s.hasPose ? slotStates.length : -1;
-    if (slot >= 0) slotStates.push(states.length);
-    states.push({ name: s.name, conduit: slot < 0, slot, transitions: [] });
-  }
-  const index = new Map(states.map((s, i) => [s.name, i]));
-  const entryIndex = index.get(entry) ?? slotStates[0] ?? -1;
-  if (entryIndex < 0 || states[entryIndex].conduit) throw new RangeError(`StateMachine '${id}': entry '${entry}' is not a state with a pose`);
-  // Stable sort by priority; own transitions before any-state ones.
-  const ordered = transitions.map((t, i) => ({ t, i })).sort((a, b) => (a.t.priority ?? 0) - (b.t.priority ?? 0) || a.i - b.i);
-  for (const t of transitions) {
-    if (ruleDepth(t.rule) > MAX_RULE_DEPTH) throw new RangeError(`StateMachine '${id}': a transition rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
-  }
-  const compile = (t: TransitionJson) => new Transition(
-    index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,
-    t.blend === 'inertial', t.curve === 'cubic', t.allowReentry === true,
-    t.blendProfile !== undefined ? profileOf(t.blendProfile) : null,
-  );
-  for (const { t } of ordered) {
-    if (!index.has(t.to) || (t.from !== '*' && !index.has(t.from))) continue;
-    if (t.from !== '*') states[index.get(t.from)!].transitions.push(compile(t));
-  }
-  for (const { t } of ordered) {
-    if (t.from !== '*' || !index.has(t.to)) continue;
-    // A conduit is passed through by its own transitions only.
-    for (const s of states) if (!s.conduit) s.transitions.push(compile(t));
-  }
-  return { states, slotStates, entry: entryIndex, profiled: transitions.some((t) => t.blendProfile !== undefined) };
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,8 +189,8 @@ export class StateMachine extends LocalPoseNode {
   }
 
   /**
-   * Finds each state's players. A method of its own, so that onInitialize holds no closure (see
-   * CONTRIBUTING.md, "Numbers in the frame loop").
+   * Finds each state's players. A method of its own: a closure in onInitialize, even on a branch not
+   * taken, made V8 allocate a context for `this` at each call (35 B a nested machine's re-entry).
    */
   private collectPlayers(): void {
     this.playersCollected = true;
@@ -411,8 +247,10 @@ export class StateMachine extends LocalPoseNode {
     }
     const leg = this.checkTransitions();
     if (leg !== null) {
-      // The transition starts here, in code every frame runs, rather than in a function called only
-      // at a switch (see CONTRIBUTING.md, "Numbers in the frame loop").
+      // The transition starts here rather than in a function of its own: this update runs every
+      // frame and is optimised early, while a function called only at a switch stays cold where one
+      // character switches now and then, and V8 boxes each number cold code reads (see
+      // CONTRIBUTING.md, "Numbers in the frame loop").
       const events = this.graph.events, states = this.states, from = this.active, to = leg.to;
       if (events.has('transitionStarted')) events.emit('transitionStarted', this.id, states[from].name, states[to].name, leg.duration);
       if (events.has('stateExited')) events.emit('stateExited', this.id, states[from].name);
@@ -535,11 +373,20 @@ export const StateMachineType: NodeType = defineNodeType({
     transitions: { kind: 'object', schema: z.array(transitionSchema).describe('The transitions, checked in priority order.') },
   },
   inputs: [],
+  subGraphs: stateGraphs,
+  check: checkMachine,
   requestsInertialization: (p) => Array.isArray(p.transitions) && p.transitions.some((t: { blend?: string }) => t?.blend === 'inertial'),
+  // At the first inertial transition's blend.
+  inertializationPath: (p) => {
+    const i = Array.isArray(p.transitions) ? p.transitions.findIndex((t: { blend?: string }) => t?.blend === 'inertial') : -1;
+    return i >= 0 ? ['transitions', i, 'blend'] : ['transitions'];
+  },
   prepare: (ctx): StateMachineTable => {
-    const p = ctx.properties as { entry?: string; states?: Record<string, object>; transitions?: TransitionJson[] };
+    const p = ctx.properties;
     const states = Object.entries(p.states ?? {}).map(([name, s]) => ({ name, hasPose: !('conduit' in s) && ctx.subGraphs.includes(name) }));
-    return compileStateMachine(ctx.id, states, p.entry ?? '', p.transitions ?? [], (name) => ctx.parameterSlot(name), (name) => ctx.blendProfile(name));
+    // The loader checked each rule (checkMachine); the schema reads it as unknown.
+    const transitions = (p.transitions ?? []) as TransitionJson[];
+    return compileStateMachine(ctx.id, states, p.entry ?? '', transitions, (name) => ctx.parameterSlot(name), (name) => ctx.blendProfile(name));
   },
   create: ({ id, boneCount, subGraphs, shared }) => {
     const table = shared!;

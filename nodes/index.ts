@@ -23,27 +23,46 @@ import { UseCachedPoseType } from './UseCachedPose.ts';
 
 export { OutputNode, OutputType } from './Output.ts';
 
-/** The node types every graph can use, by the `type` written in assets. */
-export const builtInNodeTypes: readonly NodeType[] = [
-  SequencePlayerType,
-  SequenceEvaluatorType,
-  BlendTwoType,
-  BlendByBoolType,
-  BlendListType,
-  BlendSpace1DType,
-  BlendSpace2DType,
-  CopyBoneType,
-  BendRollHelperType,
-  TwoBoneIKType,
-  InertialBlendType,
-  InertializationType,
-  PoseSearchBlendType,
-  StrideWarpingType,
-  MakeAdditiveType,
-  ApplyAdditiveType,
-  LayeredBlendPerBoneType,
-  SaveCachedPoseType,
-  UseCachedPoseType,
-  SlotType,
-  StateMachineType,
-];
+/**
+ * The built-in node types by the `type` written in assets, in palette order: the one list of them.
+ * Everything else that lists node types reads it: the registry, editor-meta (whose descriptions are
+ * keyed by these names, so a type without one fails to compile), the generated docs and schema,
+ * and the README's node list.
+ */
+const BUILT_IN = {
+  SequencePlayer: SequencePlayerType,
+  SequenceEvaluator: SequenceEvaluatorType,
+  BlendTwo: BlendTwoType,
+  BlendByBool: BlendByBoolType,
+  BlendList: BlendListType,
+  BlendSpace1D: BlendSpace1DType,
+  BlendSpace2D: BlendSpace2DType,
+  CopyBone: CopyBoneType,
+  BendRollHelper: BendRollHelperType,
+  TwoBoneIK: TwoBoneIKType,
+  InertialBlend: InertialBlendType,
+  Inertialization: InertializationType,
+  PoseSearchBlend: PoseSearchBlendType,
+  StrideWarping: StrideWarpingType,
+  MakeAdditive: MakeAdditiveType,
+  ApplyAdditive: ApplyAdditiveType,
+  LayeredBlendPerBone: LayeredBlendPerBoneType,
+  SaveCachedPose: SaveCachedPoseType,
+  UseCachedPose: UseCachedPoseType,
+  Slot: SlotType,
+  StateMachine: StateMachineType,
+} as const satisfies Readonly<Record<string, NodeType>>;
+
+/** The `type` of a built-in node type, as assets write it. */
+export type BuiltInNodeTypeName = keyof typeof BUILT_IN;
+
+/** The names of the built-in node types, in palette order. */
+export const builtInNodeTypeNames = Object.keys(BUILT_IN) as readonly BuiltInNodeTypeName[];
+
+/** The node types every graph can use, in palette order. */
+export const builtInNodeTypes: readonly NodeType[] = builtInNodeTypeNames.map((name) => {
+  const type = BUILT_IN[name];
+  // A key is the type's name written a second time: a mismatch fails every import, so every test.
+  if (type.type !== name) throw new TypeError(`nodes/index.ts lists the node type '${type.type}' as '${name}'`);
+  return type;
+});

@@ -9,7 +9,7 @@ import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
 import { checkNodes } from './nodes.ts';
 import { checkAssetData, jsonPath, Problems, type GraphProblem } from './problems.ts';
-import { checkStateMachines, machineReferences, nodePathOf, placeInertializationProblems, withSubGraphs } from './state-machines.ts';
+import { checkSubGraphs, inertialSubGraphs, nodePathOf, subGraphReferences, withSubGraphs, type SubGraphPaths } from './sub-graphs.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, checkReferenceRange, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
@@ -70,19 +70,19 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   const additiveClips = new Map(Object.entries(asset.clips ?? {}).flatMap(([name, def]) => (def.additive ? [[name, def.additive.space ?? 'local'] as const] : [])));
   const refs = { parameters, declaredParameters, clips, declaredClips, skeleton, blendProfiles, declaredBlendProfiles, additiveClips };
   const nodes = checkNodes(rawNodes, registry, refs, problems);
-  const machines = checkStateMachines(nodes, registry, refs, problems, { nodes, rawNodes, prefix: '', depth: 0 });
-  // At the top level every reference out of a state names a node here.
-  const { external } = machineReferences(machines, 0);
+  const paths: SubGraphPaths = new Map();
+  const subGraphs = checkSubGraphs(nodes, registry, refs, problems, { nodes, rawNodes, prefix: '', depth: 0 }, paths);
+  // At the top level every reference out of a sub-graph names a node here.
+  const { external } = subGraphReferences(subGraphs, 0);
 
   const outputId = typeof raw.output === 'string' ? raw.output : undefined;
-  const order = checkLinks(nodes, rawNodes, outputId, problems, { additiveClips, external });
-  placeInertializationProblems(problems, machines);
+  const order = checkLinks(nodes, rawNodes, outputId, problems, { additiveClips, external, inertialSubGraphs: inertialSubGraphs(subGraphs) });
 
   if (problems.list.length > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
   const compiled: CompiledNode[] = withSubGraphs(order.map((id) => {
     const { envelope: node, type, properties } = nodes.get(id)!;
     return { id, nodeType: type, properties: properties as Record<string, PropertyValue>, inputs: node.inputs ?? {} };
-  }), machines);
+  }), subGraphs);
   compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
   // Each graph's own depth is checked with its links; states add their levels to their machine's.
   const { depth, chain } = graphDepth(compiled);
@@ -91,7 +91,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
     return {
       ok: false,
       problems: [{
-        path: jsonPath(nodePathOf(at)), code: 'too-deep',
+        path: jsonPath(nodePathOf(at, paths)), code: 'too-deep',
         message: `the graph is ${depth - 1} nodes deep from its output ${quoted(outputId)}, counting the levels inside state machines' states; at most ${MAX_GRAPH_DEPTH} are allowed, and this node's inputs are level ${MAX_GRAPH_DEPTH + 1}`,
       }],
     };
@@ -106,12 +106,12 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
     return { ok: true, graph };
   } catch (e) {
     // A node type's prepare or create that threw, or built no node, is reported at its node.
-    const failed = (f: NodeBuildError): GraphProblem => ({ path: jsonPath(nodePathOf(f.nodeId)), code: 'node-type-failed', message: f.message });
+    const failed = (f: NodeBuildError): GraphProblem => ({ path: jsonPath(nodePathOf(f.nodeId, paths)), code: 'node-type-failed', message: f.message });
     if (e instanceof NodePrepareError) {
       return {
         ok: false,
         problems: [
-          ...e.problems.map((p): GraphProblem => ({ path: jsonPath([...nodePathOf(p.nodeId), 'properties', ...p.path]), code: p.code, message: p.message })),
+          ...e.problems.map((p): GraphProblem => ({ path: jsonPath([...nodePathOf(p.nodeId, paths), 'properties', ...p.path]), code: p.code, message: p.message })),
           ...e.failures.map(failed),
         ],
       };

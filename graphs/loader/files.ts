@@ -4,9 +4,9 @@ import type { PropertySpec } from '../../runtime/node/node.ts';
 import { SkeletonError } from '../../runtime/core/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { dirnamePath, joinPath, normalizePath } from './paths.ts';
-import { StateMachineType } from '../../nodes/StateMachine.ts';
 import type { ProblemCode, Problems } from './problems.ts';
 import type { NodeRegistry } from './registry.ts';
+import { subGraphsOf } from './sub-graphs.ts';
 
 /** A file's contents as a resolver gives them: text, or bytes (text files are decoded as UTF-8). */
 export type ResolvedFile = string | ArrayBuffer | Uint8Array;
@@ -214,7 +214,7 @@ export function reportFileError(error: BvhError | Error, where: readonly Propert
 /**
  * Every file the asset names, as written: the skeleton's, the clips' sources, and the `file`
  * properties of known node types (index files, unless they are to be ignored), in the top-level
- * nodes and in state machines' states. Malformed parts name nothing here; their checks report them.
+ * nodes and in their sub-graphs (a state machine's states). Malformed parts name nothing here; their checks report them.
  */
 export function referencedFiles(
   asset: Partial<GraphEnvelope>, raw: Partial<Record<keyof GraphEnvelope, unknown>>, registry: NodeRegistry, useIndexFiles: boolean,
@@ -229,8 +229,8 @@ export function referencedFiles(
 
 /**
  * The values of the `file` properties (list items' too) of the nodes of `rawNodes` whose type
- * `registry` knows, and of the nodes of every StateMachine state below them, at any depth: a state
- * is a sub-graph like the top level, so an index file named there is fetched like any other.
+ * `registry` knows, and of the nodes of every sub-graph below them (NodeType.subGraphs: a state
+ * machine's states), at any depth, so an index file named there is fetched like any other.
  * Values are as written, not checked (a caller keeps the strings). Walks with a stack, not
  * recursion, as the loader's other walks do.
  */
@@ -254,8 +254,11 @@ export function nodeFileValues(rawNodes: unknown, registry: NodeRegistry): unkno
       const nodeType = typeof node.type === 'string' ? registry.get(node.type) : undefined;
       if (!nodeType) continue;
       fileValues(nodeType.properties, node.properties);
-      const states = isRecord(node.properties) && node.type === StateMachineType.type ? node.properties.states : undefined;
-      if (isRecord(states)) for (const state of Object.values(states)) if (isRecord(state)) graphs.push(state.nodes);
+      try {
+        for (const sub of subGraphsOf(nodeType, node.properties)) graphs.push(sub.nodes);
+      } catch {
+        // Its check reports the hook's failure.
+      }
     }
   }
   return out;

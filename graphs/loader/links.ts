@@ -6,8 +6,8 @@ import { jsonPath, type Problems } from './problems.ts';
 import { nameList, quoted } from '../../runtime/core/names.ts';
 
 /**
- * A graph whose nodes a node reference may name: the top level, or a state machine state's
- * sub-graph inside `parent`. A reference in a state names a node of its own state first, else of
+ * A graph whose nodes a node reference may name: the top level, or a sub-graph (a state machine's
+ * state) inside `parent`. A reference in a state names a node of its own state first, else of
  * the graphs around it, innermost first (Unreal's states use the cached poses of the graph around
  * their machine).
  */
@@ -22,9 +22,10 @@ export interface LinkScope {
 }
 
 /**
- * A node reference from inside a state machine's states to a node of a graph around the machine:
- * `at` is the JSON path keys from the node id of the scope it is listed for (a node of that scope,
- * or the machine holding the use), `target` the id named, `depth` the depth of the scope holding it.
+ * A node reference from inside a sub-graph (a state machine's state) to a node of a graph around
+ * its owner: `at` is the JSON path keys from the node id of the scope it is listed for (a node of
+ * that scope, or the owner holding the use), `target` the id named, `depth` the depth of the scope
+ * holding it.
  */
 export interface ForeignRef {
   at: PropertyKey[];
@@ -36,17 +37,22 @@ export interface LinkOptions {
   additiveClips?: ReadonlyMap<string, AdditiveSpace>;
   /** The prefix of this graph's compiled ids (LinkScope.prefix); default ''. */
   prefix?: string;
-  /** The graph around this one, when this one is a state's sub-graph. */
+  /** The graph around this one, when this one is a sub-graph. */
   outer?: LinkScope;
   /** Receives the references of this graph's nodes to nodes of `outer`. */
   foreign?: ForeignRef[];
   /**
-   * References from inside a machine's states (by machine id) to nodes of this graph: edges of
-   * the machine, for order, cycles, depth and inertialization, as if the machine named them itself.
+   * References from inside sub-graphs (by owner id) to nodes of this graph: edges of the owner,
+   * for order, cycles, depth and inertialization, as if the owner named them itself.
    */
   external?: ReadonlyMap<string, [PropertyKey[], string][]>;
   /** Receives, by node id and property, the compiled id each node reference resolves to. */
   resolved?: Map<string, Record<string, string>>;
+  /**
+   * Nodes whose sub-graphs need an Inertialization below the node (SubGraphBuild.inertialAt): they
+   * request one whatever their properties say, and a missing one is reported at that path.
+   */
+  inertialSubGraphs?: ReadonlyMap<string, readonly PropertyKey[]>;
 }
 
 /**
@@ -216,10 +222,12 @@ export function checkLinks(
     return provided;
   };
   for (const [id, { type, properties }] of nodes) {
-    if (!type.requestsInertialization?.(properties) || !consumerNode.has(id)) continue;
+    const forSubGraphs = options.inertialSubGraphs?.get(id);
+    if (!(forSubGraphs !== undefined || type.requestsInertialization?.(properties)) || !consumerNode.has(id)) continue;
     const provided = providedFrom(consumerNode.get(id));
     if (!provided) {
-      problems.add(['nodes', id, 'properties', 'blendMode'], 'no-inertialization',
+      const at = forSubGraphs ?? type.inertializationPath?.(properties) ?? ['blendMode'];
+      problems.add(['nodes', id, 'properties', ...at], 'no-inertialization',
         `${type.type} ${quoted(id)} requests inertialization, but no Inertialization node lies between it and the output ${quoted(String(outputId))}: add one below it, or use blendMode "crossfade"`);
     }
   }

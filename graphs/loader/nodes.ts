@@ -153,6 +153,9 @@ function checkPropertyReferences(
       inputs: node.inputs ?? {},
       skeleton,
       clipNames: new Set(clips.keys()),
+      parameterType: (name) => parameters.get(name)?.type,
+      parameterNames: declaredParameters,
+      checkBlendProfile: (path, name, modes) => checkBlendProfileName(name, modes, ['nodes', id, 'properties', ...path], refs, problems),
       report: (path, code, message) => {
         checkProblemCode(code, path);
         problems.add(['nodes', id, 'properties', ...path], code, message);

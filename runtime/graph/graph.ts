@@ -1148,6 +1148,7 @@ function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<st
       data = prepare.call(compiled.nodeType, {
         id: compiled.id,
         properties: compiled.properties,
+        resolved: resolveProperties(compiled, new Map(), parameters, graph),
         skeleton: graph.skeleton,
         clip: (name) => graph.clipBindings.get(name),
         resolvePath,

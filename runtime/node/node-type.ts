@@ -1,17 +1,23 @@
 import type { AdditiveSpace } from '../core/additive.ts';
-import { BLEND_PROFILE_MODES, type BlendProfile, type BlendProfileMode } from '../core/blend-profile.ts';
+import type { BlendProfile, BlendProfileMode } from '../core/blend-profile.ts';
 import type { ClipBinding } from '../core/clip.ts';
-import { jsonPath } from '../core/names.ts';
 import type { PoseNode, PoseSpace } from './anim-node.ts';
 import type { ComponentPoseLink, Link, PoseLink } from './link.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import type { ParameterType } from './parameters.ts';
+import { checkNodeType, type NodeProblemCode } from './node-type-check.ts';
+import type { ResolvedProperties, ScalarProperty, Vec3Property } from './properties.ts';
 import type { ZodType, output } from 'zod';
 
 /*
  * Node types: what a node declares once (its properties and pins), read by the asset schema, the
  * loader and the editor, and how an instance of it is built from a graph's resolved properties.
+ * What can be wrong with one is in node-type-check.ts, how its code reads the resolved properties
+ * in properties.ts; both are exported from here too.
  */
+
+export * from './node-type-check.ts';
+export * from './properties.ts';
 
 /**
  * A property that can be a literal or bound to a parameter of a compatible type. `bindable: false`
@@ -90,58 +96,6 @@ export interface InputSpec {
   accepts?: readonly PoseSpace[];
 }
 
-/** A bound property, resolved at build time: read `slot` of the parameter values, or `constant`. */
-export interface ScalarProperty {
-  readonly slot: number;
-  readonly constant: number;
-}
-
-export interface Vec3Property {
-  readonly slot: number;
-  readonly constant: Float64Array;
-}
-
-export function readScalar(values: Float64Array, p: ScalarProperty): number {
-  return p.slot >= 0 ? values[p.slot] : p.constant;
-}
-
-/**
- * readScalar(values, p) !== 0, for bool properties: a boolean crosses the call rather than a double
- * (see CONTRIBUTING.md, "Numbers in the frame loop").
- */
-export function readFlag(values: Float64Array, p: ScalarProperty): boolean {
-  return p.slot >= 0 ? values[p.slot] !== 0 : p.constant !== 0;
-}
-
-/** Reads a vec3 property into out[o..o+2]. */
-export function readVec3(out: Float64Array, o: number, values: Float64Array, p: Vec3Property): Float64Array {
-  if (p.slot >= 0) {
-    out[o] = values[p.slot]; out[o + 1] = values[p.slot + 1]; out[o + 2] = values[p.slot + 2];
-  } else {
-    out[o] = p.constant[0]; out[o + 1] = p.constant[1]; out[o + 2] = p.constant[2];
-  }
-  return out;
-}
-
-/** The properties of one node, resolved for one graph instance. */
-export interface ResolvedProperties {
-  scalar(name: string): ScalarProperty;
-  vec3(name: string): Vec3Property;
-  enumValue(name: string): string;
-  clip(name: string): ClipBinding;
-  bone(name: string): string;
-  floatList(name: string): number[];
-  /** The clips of a clipList property, in order. */
-  clipList(name: string): ClipBinding[];
-  /** The literal value of an `object` or `file` property as validated, or undefined when absent. */
-  literal(name: string): unknown;
-  /** The items of a list property, each resolved like a node's properties (by the item's field names). */
-  list(name: string): ResolvedProperties[];
-  /** The built node a `node` property names (built before this one). */
-  node(name: string): PoseNode;
-  /** The blend profile a `blendProfile` property names, bound to the skeleton; null when absent. */
-  blendProfile(name: string): BlendProfile | null;
-}
 
 export interface NodeBuild {
   id: string;
@@ -177,31 +131,6 @@ export interface NodeBuild {
  */
 export const MAX_NODE_NUMBERS = 1 << 20;
 
-/** The codes a node type reports problems with from `check` or `prepare` (a subset of the loader's ProblemCode). */
-export const NODE_PROBLEM_CODES = ['schema', 'unknown-bone', 'unknown-clip', 'file', 'stale-index', 'duplicate-sample', 'collinear-samples', 'value-range'] as const;
-
-/** Codes of the problems a node type reports from `check` or `prepare` (NODE_PROBLEM_CODES). */
-export type NodeProblemCode = (typeof NODE_PROBLEM_CODES)[number];
-
-/**
- * Throws a TypeError for a code a node type's `check` or `prepare` reported that is not one of
- * NODE_PROBLEM_CODES: the loader's callers sort problems by code, and an unknown one passed as valid.
- */
-export function checkProblemCode(code: unknown, path: readonly PropertyKey[]): void {
-  if (!(NODE_PROBLEM_CODES as readonly unknown[]).includes(code)) {
-    throw new TypeError(`report(${JSON.stringify(path.map(String))}, ${JSON.stringify(code) ?? String(code)}, …): not a problem code a node reports (${NODE_PROBLEM_CODES.join(', ')})`);
-  }
-}
-
-/** A problem found by a node type, at a path below the node's `properties` block. */
-export interface NodeProblem {
-  nodeId: string;
-  /** Keys below `properties`, e.g. ['features', 'positions', 'bones', 1]. */
-  path: readonly PropertyKey[];
-  code: NodeProblemCode;
-  message: string;
-}
-
 /** What NodeType.check sees at load time, after the generic property checks. */
 export interface NodeCheckContext {
   readonly id: string;
@@ -218,13 +147,42 @@ export interface NodeCheckContext {
   readonly skeleton: Skeleton | undefined;
   /** Names of the clips that loaded. */
   readonly clipNames: ReadonlySet<string>;
+  /**
+   * The type of the asset's parameter of that name (for parameters named inside an `object`
+   * property); undefined when none is declared, or its declaration is malformed (reported already).
+   */
+  parameterType(name: string): ParameterType | undefined;
+  /** The names of the parameters the asset declares, well formed or not. */
+  readonly parameterNames: ReadonlySet<string>;
+  /**
+   * Reports a blend profile name written at `path` as the loader does a `blendProfile` property's:
+   * one the asset does not declare, or one of a mode not in `modes`.
+   */
+  checkBlendProfile(path: readonly PropertyKey[], name: string, modes: readonly BlendProfileMode[]): void;
   report(path: readonly PropertyKey[], code: NodeProblemCode, message: string): void;
+}
+
+/** A sub-graph a node owns besides its inputs (a StateMachine's state), as the asset writes it. */
+export interface SubGraphSource {
+  /** Its name, unique in the node: its key in NodeBuild.subGraphs and NodePrepareContext.subGraphs. */
+  readonly name: string;
+  /** Where it is written: keys below the node's `properties` (['states', 'walk']). */
+  readonly path: readonly PropertyKey[];
+  /** Its nodes by id and the id of its output node, as a graph's top level writes them. */
+  readonly nodes: Readonly<Record<string, unknown>>;
+  readonly output: string;
 }
 
 /** What NodeType.prepare sees: the bound graph, once per (AnimGraph, node). */
 export interface NodePrepareContext {
   readonly id: string;
+  /** The node's properties as validated (bound ones as `{ param }`). */
   readonly properties: Readonly<Record<string, unknown>>;
+  /**
+   * The node's properties resolved as `create` receives them in NodeBuild.properties (the same
+   * objects), except `node`, which throws: no node is built yet (its id is `literal(name)`).
+   */
+  readonly resolved: ResolvedProperties;
   readonly skeleton: Skeleton;
   /** The graph's binding of a clip, or undefined if the graph has no clip of that name. */
   clip(name: string): ClipBinding | undefined;
@@ -248,59 +206,6 @@ export interface NodePrepareContext {
   /** The names of the node's sub-graphs (a StateMachine's states with a pose; see CompiledNode.subGraphs). */
   readonly subGraphs: readonly string[];
   report(path: readonly PropertyKey[], code: NodeProblemCode, message: string): void;
-}
-
-/**
- * One copy per graph of what each instance of a node resolves for itself in cacheBones (bone
- * indices, masks: every instance resolves, so each reports its own unknown bones): the first
- * instance's `own` becomes `holder[key]`, and an instance whose `own` is the same (`same`) gets that
- * copy back, any other its own. A crowd's characters then read one copy from the cache. `holder` is
- * what the node type's `prepare` returned.
- */
-export function sharedWhenSame<H, K extends keyof H>(
-  holder: H, key: K, own: NonNullable<H[K]>, same: (a: NonNullable<H[K]>, b: NonNullable<H[K]>) => boolean,
-): NonNullable<H[K]> {
-  const first = (holder[key] ??= own) as NonNullable<H[K]>;
-  return first === own || same(first, own) ? first : own;
-}
-
-/** Whether two arrays hold the same numbers, in order. */
-export function sameNumbers(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * Thrown when binding a graph whose nodes' `prepare` reported problems (`problems`) or threw
- * (`failures`, one per node); the loader maps them to JSON paths.
- */
-export class NodePrepareError extends Error {
-  constructor(readonly problems: readonly NodeProblem[], readonly failures: readonly NodeBuildError[] = []) {
-    super([
-      ...problems.map((p) => `node '${p.nodeId}' ${[...p.path].map(String).join('.')}: ${p.message}`),
-      ...failures.map((f) => f.message),
-    ].join('\n'));
-    this.name = 'NodePrepareError';
-  }
-}
-
-/**
- * A node type's own code failed on one node of a graph: its `prepare` or `create` threw (the error
- * thrown is `cause`), `create` returned something other than a node of the type's id and space, or
- * `numbers` was asked for what it cannot give. The loader reports it at the node's path
- * (`node-type-failed`); AnimGraph and createInstance throw it.
- */
-export class NodeBuildError extends RangeError {
-  constructor(readonly nodeId: string, readonly typeName: string, detail: string, cause?: unknown) {
-    super(`${typeName} '${nodeId}': ${detail}`, cause === undefined ? undefined : { cause });
-    this.name = 'NodeBuildError';
-  }
-}
-
-/** What a message says of a thrown value: `RangeError: bad config`. */
-export function thrownText(thrown: unknown): string {
-  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
 }
 
 /** Everything the loader, the schema and the editor need to know about a node type. */
@@ -331,6 +236,20 @@ export interface NodeType {
    * such a link as `not-linkable`.
    */
   referencedOnly?: boolean;
+  /**
+   * Where the loader reports a missing Inertialization below a node with these (validated)
+   * properties that requests one: keys below `properties`, by default ['blendMode'].
+   */
+  inertializationPath?(properties: Readonly<Record<string, unknown>>): readonly PropertyKey[];
+  /**
+   * The sub-graphs a node with these properties (as written, unvalidated) owns besides its inputs,
+   * such as a StateMachine's states; leave out what is malformed, which the properties' schema or
+   * `check` reports. The loader checks each like a graph's top level (its problems at paths inside
+   * it, its node references free to name nodes of the graphs around it), builds its nodes before
+   * this node, and hands this node their roots as `subGraphs`. A sub-graph that needs an
+   * Inertialization makes this node request one, reported at the sub-graph's path.
+   */
+  subGraphs?(properties: Readonly<Record<string, unknown>>): readonly SubGraphSource[];
   /**
    * Load-time checks the generic property rules cannot express (names inside an `object`
    * property, combinations of values). Called with the well-formed properties; report each
@@ -398,6 +317,27 @@ export type TypedInputs<I extends readonly InputSpec[]> = {
   readonly [S in I[number] as S['name']]: S extends { kind: 'poseList' } ? TypedLink<S>[] : TypedLink<S>;
 };
 
+/**
+ * What a property of spec `S` is in a typed `prepare`: what `create` receives (TypedProperty), but a
+ * `node` property is the id of the node it names, which is not built yet.
+ */
+export type PrepareProperty<S extends PropertySpec> =
+  S extends { kind: 'node' } ? string
+  : S extends { kind: 'list'; item: infer Item extends PropertySpecs } ? PrepareProperties<Item>[]
+  : TypedProperty<S>;
+
+/** A node's properties as a typed `prepare` reads them. */
+export type PrepareProperties<P extends PropertySpecs> = { readonly [K in keyof P]: PrepareProperty<P[K]> };
+
+/** What a typed node type's `prepare` receives: NodePrepareContext with its properties typed from the specs. */
+export interface TypedPrepareContext<P extends PropertySpecs> extends Omit<NodePrepareContext, 'properties'> {
+  /**
+   * Each property resolved when first read, as `create` gets it (the same objects): a prepare that
+   * reads only some properties fails on no other (a clip a graph built in code lacks).
+   */
+  readonly properties: PrepareProperties<P>;
+}
+
 /** What a typed node type's `create` receives: NodeBuild with typed properties, inputs and shared data. */
 export interface TypedNodeBuild<P extends PropertySpecs, I extends readonly InputSpec[], Shared> {
   id: string;
@@ -422,7 +362,7 @@ export interface TypedNodeType<P extends PropertySpecs, I extends readonly Input
   extends Omit<NodeType, 'properties' | 'inputs' | 'create' | 'prepare'> {
   properties: P;
   inputs: I;
-  prepare?(ctx: NodePrepareContext): Shared;
+  prepare?(ctx: TypedPrepareContext<P>): Shared;
   create(build: TypedNodeBuild<P, I, Shared>): PoseNode;
 }
 
@@ -437,8 +377,8 @@ export function defineNodeType<const P extends PropertySpecs, const I extends re
   definition: TypedNodeType<P, I, Shared>,
 ): NodeType {
   checkNodeType(definition);
-  const { create, ...rest } = definition;
-  return {
+  const { create, prepare, ...rest } = definition;
+  const type: NodeType = {
     ...rest,
     create: (build) => create({
       id: build.id,
@@ -452,16 +392,42 @@ export function defineNodeType<const P extends PropertySpecs, const I extends re
       numbers: build.numbers ?? (() => -1),
     }),
   };
+  if (prepare) {
+    type.prepare = function (this: unknown, ctx) {
+      return prepare.call(this, { ...ctx, properties: preparedProperties(definition.properties, ctx.resolved) as PrepareProperties<P> });
+    };
+  }
+  return type;
 }
 
 /** Reads every property `specs` declares from `resolved`, as TypedProperty describes. */
 export function typedProperties<P extends PropertySpecs>(specs: P, resolved: ResolvedProperties): TypedProperties<P> {
   const out: Record<string, unknown> = {};
-  for (const name of Object.keys(specs)) out[name] = typedProperty(specs[name], name, resolved);
+  for (const name of Object.keys(specs)) out[name] = typedProperty(specs[name], name, resolved, false);
   return out as TypedProperties<P>;
 }
 
-function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties): unknown {
+/** The properties `specs` declares as PrepareProperty describes, each read from `resolved` when first used. */
+function preparedProperties(specs: PropertySpecs, resolved: ResolvedProperties): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(specs)) {
+    let value: unknown, read = false;
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      get: () => {
+        if (!read) {
+          value = typedProperty(specs[name], name, resolved, true);
+          read = true;
+        }
+        return value;
+      },
+    });
+  }
+  return out;
+}
+
+/** A property as create (or, `prepared`, as prepare) reads it. */
+function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties, prepared: boolean): unknown {
   switch (spec.kind) {
     case 'float':
     case 'int':
@@ -488,9 +454,9 @@ function typedProperty(spec: PropertySpec, name: string, p: ResolvedProperties):
     case 'object':
       return p.literal(name);
     case 'list':
-      return p.list(name).map((item) => typedProperties(spec.item, item));
+      return p.list(name).map((item) => (prepared ? preparedProperties(spec.item, item) : typedProperties(spec.item, item)));
     case 'node':
-      return p.node(name);
+      return prepared ? p.literal(name) : p.node(name);
     case 'blendProfile':
       return p.blendProfile(name);
   }
@@ -520,262 +486,6 @@ export function nodeReferences(type: { properties: Readonly<Record<string, Prope
     if (spec.kind === 'node' && typeof value === 'string') out.push([name, value]);
   }
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Checking a node type: what the loader, the schema and the frame loop take for granted of a spec.
-
-/** One problem of a node type: the field (`properties.alpha.default`, `inputs[1].name`) and what is wrong. */
-export interface NodeTypeProblem {
-  readonly path: string;
-  readonly message: string;
-}
-
-/**
- * A node type that cannot be used (defineNodeType, NodeRegistry.register), with every problem found
- * in it. A TypeError, as the type is the caller's code.
- */
-export class NodeTypeError extends TypeError {
-  constructor(readonly typeName: string, readonly problems: readonly NodeTypeProblem[]) {
-    super(`node type '${typeName}': ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
-    this.name = 'NodeTypeError';
-  }
-}
-
-/** The fields each kind of property spec takes besides `kind`: any other is a misspelling. */
-const SPEC_FIELDS: Readonly<Record<PropertySpec['kind'], readonly string[]>> = {
-  float: ['default', 'min', 'max', 'bindable'],
-  int: ['default', 'min', 'max', 'bindable'],
-  bool: ['default', 'bindable'],
-  vec3: ['default', 'bindable'],
-  enum: ['options', 'default'],
-  clip: [],
-  bone: ['optional'],
-  floatList: ['default', 'min', 'max', 'perInput'],
-  clipList: ['minCount'],
-  file: [],
-  object: ['schema'],
-  direction: ['default'],
-  list: ['item', 'minCount'],
-  node: ['nodeType'],
-  blendProfile: ['modes'],
-};
-const SPEC_KINDS = Object.keys(SPEC_FIELDS);
-const INPUT_FIELDS = ['name', 'kind', 'space', 'minCount', 'accepts'];
-const OPTIONAL_HOOKS = ['check', 'prepare', 'requestsInertialization', 'additiveOutput', 'additiveInputs'] as const;
-const OPTIONAL_FLAGS = ['providesInertialization', 'referencedOnly'] as const;
-
-/**
- * Throws a NodeTypeError listing every problem of `type` (what defineNodeType and
- * NodeRegistry.register call): a spec the loader would misread, a default the frame loop would turn
- * into NaN or that its own range refuses, an input declared twice. Each rule's message says what is
- * expected and what was given.
- */
-export function checkNodeType(type: unknown): void {
-  const problems = nodeTypeProblems(type);
-  if (problems.length === 0) return;
-  const name = typeof type === 'object' && type !== null ? (type as { type?: unknown }).type : undefined;
-  throw new NodeTypeError(typeof name === 'string' ? name : String(name), problems);
-}
-
-/** Every problem of `type`, in field order (see checkNodeType). */
-export function nodeTypeProblems(type: unknown): NodeTypeProblem[] {
-  const problems: NodeTypeProblem[] = [];
-  const report = (path: readonly (string | number)[], message: string): void => {
-    problems.push({ path: fieldPath(path), message });
-  };
-  if (!isRecord(type)) {
-    report([], `expected a node type ({ type, space, properties, inputs, create }), got ${shown(type)}`);
-    return problems;
-  }
-  const t = type as Record<string, unknown>;
-  if (typeof t.type !== 'string' || t.type === '' || /[\s\p{Cc}]/u.test(t.type)) {
-    report(['type'], `expected a non-empty name without spaces or control characters, got ${shown(t.type)}`);
-  }
-  if (t.space !== 'local' && t.space !== 'component') report(['space'], `expected 'local' or 'component', got ${shown(t.space)}`);
-  const inputs = Array.isArray(t.inputs) ? t.inputs as unknown[] : null;
-  if (inputs === null) report(['inputs'], `expected a list of input specs ({ name, kind, space }), [] for none, got ${shown(t.inputs)}`);
-  else checkInputs(inputs, report);
-  const poseLists = new Set((inputs ?? []).filter((i) => isRecord(i) && i.kind === 'poseList').map((i) => (i as { name: unknown }).name));
-  if (!isRecord(t.properties)) report(['properties'], `expected an object of property specs by name, {} for none, got ${shown(t.properties)}`);
-  else checkSpecs(t.properties, ['properties'], poseLists, report);
-  if (typeof t.create !== 'function') report(['create'], `expected a function building the node, got ${shown(t.create)}`);
-  for (const hook of OPTIONAL_HOOKS) {
-    if (t[hook] !== undefined && typeof t[hook] !== 'function') report([hook], `expected a function or nothing, got ${shown(t[hook])}`);
-  }
-  for (const flag of OPTIONAL_FLAGS) {
-    if (t[flag] !== undefined && typeof t[flag] !== 'boolean') report([flag], `expected true, false or nothing, got ${shown(t[flag])}`);
-  }
-  return problems;
-}
-
-type Report = (path: readonly (string | number)[], message: string) => void;
-
-function checkInputs(inputs: readonly unknown[], report: Report): void {
-  const first = new Map<unknown, number>();
-  inputs.forEach((input, i) => {
-    const at = ['inputs', i];
-    if (!isRecord(input)) {
-      report(at, `expected an input spec ({ name, kind, space }), got ${shown(input)}`);
-      return;
-    }
-    for (const field of Object.keys(input)) {
-      if (!INPUT_FIELDS.includes(field)) report([...at, field], `unknown field (an input's are ${INPUT_FIELDS.join(', ')})`);
-    }
-    const name = input.name;
-    if (!isName(name)) report([...at, 'name'], `expected a non-empty name other than '__proto__', got ${shown(name)}`);
-    else if (first.has(name)) report([...at, 'name'], `'${name}' names inputs[${first.get(name)}] already`);
-    else first.set(name, i);
-    if (input.kind !== 'pose' && input.kind !== 'poseList') report([...at, 'kind'], `expected 'pose' or 'poseList', got ${shown(input.kind)}`);
-    if (input.space !== 'local' && input.space !== 'component') report([...at, 'space'], `expected 'local' or 'component', got ${shown(input.space)}`);
-    if (input.minCount !== undefined) {
-      if (input.kind !== 'poseList') report([...at, 'minCount'], 'only a poseList input takes minCount');
-      else checkCount(input.minCount, [...at, 'minCount'], report);
-    }
-    const accepts = input.accepts;
-    if (accepts !== undefined && !(Array.isArray(accepts) && accepts.length > 0 && accepts.every((s) => s === 'local' || s === 'component'))) {
-      report([...at, 'accepts'], `expected a non-empty list of 'local' and 'component', got ${shown(accepts)}`);
-    }
-  });
-}
-
-function checkSpecs(specs: Record<string, unknown>, at: readonly (string | number)[], poseLists: ReadonlySet<unknown>, report: Report): void {
-  for (const name of Object.keys(specs)) {
-    const where = [...at, name];
-    if (!isName(name)) {
-      report(where, `'${name}' cannot name a property: expected a non-empty name other than '__proto__' (JavaScript objects treat it specially)`);
-      continue;
-    }
-    checkSpec(specs[name], where, poseLists, report);
-  }
-}
-
-function checkSpec(spec: unknown, at: readonly (string | number)[], poseLists: ReadonlySet<unknown>, report: Report): void {
-  if (!isRecord(spec)) {
-    report(at, `expected a property spec (an object with a kind), got ${shown(spec)}`);
-    return;
-  }
-  const kind = spec.kind;
-  if (typeof kind !== 'string' || !Object.hasOwn(SPEC_FIELDS, kind)) {
-    report([...at, 'kind'], `expected one of ${SPEC_KINDS.join(', ')}, got ${shown(kind)}`);
-    return;
-  }
-  const fields = SPEC_FIELDS[kind as PropertySpec['kind']];
-  for (const field of Object.keys(spec)) {
-    if (field !== 'kind' && !fields.includes(field)) {
-      report([...at, field], `unknown field for a ${kind} property (its fields: ${fields.length > 0 ? fields.join(', ') : 'none besides kind'})`);
-    }
-  }
-  const given = (field: string): boolean => spec[field] !== undefined;
-  switch (kind) {
-    case 'float':
-    case 'int':
-    case 'floatList':
-      checkRange(spec, kind === 'int', at, report);
-      break;
-    case 'bool':
-      if (typeof spec.default !== 'boolean') report([...at, 'default'], `expected true or false, got ${shown(spec.default)}`);
-      break;
-    case 'vec3':
-    case 'direction': {
-      const d = spec.default;
-      if (!(Array.isArray(d) && d.length === 3 && d.every((x) => typeof x === 'number' && Number.isFinite(x)))) {
-        report([...at, 'default'], `expected 3 finite numbers, got ${shown(d)}`);
-      } else if (kind === 'direction' && d.every((x) => x === 0)) {
-        report([...at, 'default'], 'expected a direction, not [0, 0, 0]');
-      }
-      break;
-    }
-    case 'enum': {
-      const options: unknown = spec.options;
-      const valid = Array.isArray(options) && options.length > 0 && options.every((o) => typeof o === 'string') && new Set(options).size === options.length;
-      if (!valid) report([...at, 'options'], `expected a non-empty list of distinct strings, got ${shown(options)}`);
-      else if (!(options as unknown[]).includes(spec.default)) report([...at, 'default'], `expected one of the options (${(options as string[]).map((o) => `'${o}'`).join(', ')}), got ${shown(spec.default)}`);
-      break;
-    }
-    case 'bone':
-      if (given('optional') && typeof spec.optional !== 'boolean') report([...at, 'optional'], `expected true, false or nothing, got ${shown(spec.optional)}`);
-      break;
-    case 'object':
-      if (!isRecord(spec.schema) || typeof (spec.schema as { safeParse?: unknown }).safeParse !== 'function') {
-        report([...at, 'schema'], `expected a zod schema, got ${shown(spec.schema)}`);
-      }
-      break;
-    case 'list':
-      if (!isRecord(spec.item)) report([...at, 'item'], `expected an object of property specs by name (an item's fields), got ${shown(spec.item)}`);
-      else checkSpecs(spec.item, [...at, 'item'], poseLists, report);
-      break;
-    case 'node':
-      if (typeof spec.nodeType !== 'string' || spec.nodeType === '') report([...at, 'nodeType'], `expected the name of a node type, got ${shown(spec.nodeType)}`);
-      break;
-    case 'blendProfile': {
-      const modes = spec.modes;
-      if (!(Array.isArray(modes) && modes.length > 0 && modes.every((m) => (BLEND_PROFILE_MODES as readonly unknown[]).includes(m)))) {
-        report([...at, 'modes'], `expected a non-empty list of ${BLEND_PROFILE_MODES.join(', ')}, got ${shown(modes)}`);
-      }
-      break;
-    }
-  }
-  if ((kind === 'clipList' || kind === 'list') && given('minCount')) checkCount(spec.minCount, [...at, 'minCount'], report);
-  if ((kind === 'float' || kind === 'int' || kind === 'bool' || kind === 'vec3') && given('bindable') && typeof spec.bindable !== 'boolean') {
-    report([...at, 'bindable'], `expected false (literal only) or nothing, got ${shown(spec.bindable)}`);
-  }
-  if (kind === 'floatList' && !poseLists.has(spec.perInput)) {
-    report([...at, 'perInput'], `expected the name of one of this type's poseList inputs, got ${shown(spec.perInput)}`);
-  }
-}
-
-/** A number spec's default, min and max: finite, whole for an int, min <= max, the default between them. */
-function checkRange(spec: Record<string, unknown>, whole: boolean, at: readonly (string | number)[], report: Report): void {
-  const number = whole ? 'a whole number' : 'a finite number';
-  const valid = (x: unknown): x is number => typeof x === 'number' && (whole ? Number.isInteger(x) : Number.isFinite(x));
-  const bound = (field: 'min' | 'max'): number | undefined => {
-    const value = spec[field];
-    if (value === undefined) return undefined;
-    if (valid(value)) return value;
-    report([...at, field], `expected ${number} or nothing, got ${shown(value)}`);
-    return undefined;
-  };
-  const min = bound('min'), max = bound('max');
-  if (min !== undefined && max !== undefined && min > max) {
-    report(at, `min ${min} is above max ${max}: no value would be allowed`);
-    return;
-  }
-  const value = spec.default;
-  if (!valid(value)) report([...at, 'default'], `expected ${number}, got ${shown(value)}`);
-  else if (min !== undefined && value < min) report([...at, 'default'], `${value} is below min ${min}`);
-  else if (max !== undefined && value > max) report([...at, 'default'], `${value} is above max ${max}`);
-}
-
-function checkCount(value: unknown, at: readonly (string | number)[], report: Report): void {
-  if (!(typeof value === 'number' && Number.isInteger(value) && value >= 0)) report(at, `expected a whole number from 0, got ${shown(value)}`);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A name an asset can write and a JavaScript object can hold as an ordinary key. */
-function isName(value: unknown): value is string {
-  return typeof value === 'string' && value !== '' && value !== '__proto__';
-}
-
-/** A value as a message shows it: strings quoted, NaN and Infinity as themselves. */
-function shown(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'symbol') return value.toString();
-  try {
-    return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)) ?? String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-/** `properties.alpha.default`, `inputs[1].name`, `properties["two words"]`: a JSON path without its `$.`. */
-function fieldPath(keys: readonly (string | number)[]): string {
-  const path = jsonPath(keys);
-  return path === '$' ? '(the type)' : path.slice(path[1] === '.' ? 2 : 1);
 }
 
 export type { ParameterType };

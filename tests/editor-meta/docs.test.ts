@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
-import { nodeReferenceMarkdown } from '../../editor-meta/docs.ts';
+import { nodeReferenceMarkdown, README_NODES_END, README_NODES_START, readmeWithNodeList } from '../../editor-meta/docs.ts';
 import { editorMeta, editorMetaFor } from '../../editor-meta/index.ts';
 import { BlendTwoType } from '../../nodes/BlendTwo.ts';
 import { builtInNodeTypes, OutputType } from '../../nodes/index.ts';
@@ -90,6 +90,16 @@ describe('README.md and docs/ link to each other', () => {
     const readme = readFileSync(`${root}README.md`, 'utf8');
     for (const type of [...builtInNodeTypes, OutputType]) expect(readme).toContain(`[${type.type}](docs/nodes.md#${type.type.toLowerCase()})`);
     for (const file of files.slice(1)) expect(readme, `README does not link ${file}`).toContain(`](${file})`);
+  });
+
+  it('the README\'s node list is generated from the node types and their meta, and current (npm run docs)', () => {
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    expect(readmeWithNodeList(readme)).toBe(readme);
+    const list = readme.slice(readme.indexOf(README_NODES_START), readme.indexOf(README_NODES_END));
+    expect([...list.matchAll(/^ {2}- \[(\w+)\]/gm)].map((m) => m[1])).toEqual(editorMeta.map((m) => m.type).sort((a, b) =>
+      ['Pose sources', 'Blends', 'Cached poses', 'Skeletal controls', 'Output'].indexOf(editorMetaFor(a)!.category)
+      - ['Pose sources', 'Blends', 'Cached poses', 'Skeletal controls', 'Output'].indexOf(editorMetaFor(b)!.category)));
+    expect(() => readmeWithNodeList('# no list')).toThrow(/no node list markers/);
   });
 
   it('every relative link points at a file that exists, and at a heading it has', () => {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BendRollHelperMeta, describeNodeType, editorMetaProblems } from '../../editor-meta/index.ts';
+import { describeNodeType, editorMetaFor, editorMetaProblems } from '../../editor-meta/index.ts';
 import { graphJsonSchema } from '../../editor-meta/schema.ts';
 import { BendRollHelperType } from '../../nodes/BendRollHelper.ts';
 import { validate, type Schema } from './json-schema-subset.ts';
 
 type Json = Record<string, any>;
+const BendRollHelperMeta = editorMetaFor('BendRollHelper')!;
 
 describe('list properties (BendRollHelper helpers) in the editor metadata', () => {
   it('describes each item field like a property: kind, default, range, bindability, docs', () => {

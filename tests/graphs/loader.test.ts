@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { checkGraph, duplicateJsonKeys, duplicateKeyProblems, GraphLoadError, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, checkGraphFile, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
-import { LocalPoseNode, NO_LINKS, type NodeCheckContext, type NodeType } from '../../runtime/node/node.ts';
+import * as z from 'zod';
+import type { Pose } from '../../runtime/core/pose.ts';
+import {
+  defineNodeType, LocalPoseNode, NO_LINKS, type NodeCheckContext, type NodeType, type PoseLink, type UpdateContext,
+} from '../../runtime/node/node.ts';
 
 /** A valid asset on the built-in biped; each test breaks one rule of a fresh copy. */
 function asset(): any {
@@ -594,9 +598,72 @@ describe('custom node types at load: their own code failing is a problem of the 
     expect(checked(typeT(report('unknown-bone')))[0]).toEqual({ path: '$.nodes.n.properties.a', code: 'unknown-bone', message: 'bad a' });
     expect(checked(typeT(report('whatever')))[0]).toEqual(failed('$.nodes.n', [
       "T 'n': check threw TypeError: report([\"a\"], \"whatever\", …): not a problem code a node reports",
-      ' (schema, unknown-bone, unknown-clip, file, stale-index, duplicate-sample, collinear-samples, value-range)',
+      ' (schema, unknown-bone, unknown-clip, file, stale-index, duplicate-sample, collinear-samples, value-range,',
+      ' unknown-parameter, parameter-type, unknown-blend-profile, blend-profile-mode, unknown-state, too-deep)',
     ].join('')));
     const prepared = checked(typeT({ prepare: (ctx) => ctx.report([], 'cycle' as 'schema', 'bad') }));
     expect(prepared[0].message).toMatch(/^T 'n': prepare threw TypeError: report\(\[\], "cycle", …\): not a problem code a node reports/);
+  });
+});
+
+describe('sub-graphs of a custom node type (NodeType.subGraphs), checked and built as a StateMachine\'s states are', () => {
+  /** Plays one of its named sub-graphs, `use`. */
+  class Pick extends LocalPoseNode {
+    constructor(id: string, private readonly pose: PoseLink) {
+      super(id, 'Pick');
+    }
+    protected get links() { return [this.pose]; }
+    protected onUpdate(ctx: UpdateContext) { this.pose.update(ctx); }
+    protected onEvaluate(out: Pose) { this.pose.evaluate(out); }
+  }
+  const seen: string[][] = [];
+  const layer = z.object({ nodes: z.record(z.string(), z.unknown()), output: z.string() }).strict();
+  const PickType = defineNodeType({
+    type: 'Pick', space: 'local', inputs: [],
+    properties: { layers: { kind: 'object', schema: z.record(z.string(), layer) }, use: { kind: 'object', schema: z.string() } },
+    subGraphs: (p) => Object.entries((p.layers ?? {}) as Record<string, unknown>).flatMap(([name, l]) => {
+      const parsed = layer.safeParse(l);
+      return parsed.success ? [{ name, path: ['layers', name], ...parsed.data }] : [];
+    }),
+    prepare: (ctx) => { seen.push([...ctx.subGraphs]); },
+    create: ({ id, properties: p, subGraphs }) => new Pick(id, subGraphs[p.use!]),
+  });
+  const registry = (more: NodeType[] = []) => new NodeRegistry([...builtInNodeTypes, PickType, ...more]);
+  const asset = (layers: Record<string, unknown>, use = 'a', nodes: Record<string, unknown> = {}) => ({
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+    nodes: { pick: { type: 'Pick', properties: { layers, use } }, ...nodes }, output: 'pick',
+  });
+  const player = (clip: string) => ({ nodes: { p: { type: 'SequencePlayer', properties: { clip } } }, output: 'p' });
+
+  it('builds each sub-graph before the node, which gets their roots by name; the loader names no node type to do it', () => {
+    seen.length = 0;
+    const graph = loadGraphAsset(asset({ a: player('run'), b: player('walk') }), { nodeTypes: registry() });
+    expect(seen).toEqual([['a', 'b']]);
+    expect(graph.nodes.map((n) => n.id)).toEqual(['pick/a/p', 'pick/b/p', 'pick', 'output']);
+    const picked = graph.createInstance(), alone = loadGraphAsset({ ...asset({}), nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p' }).createInstance();
+    for (const g of [picked, alone]) g.update(0.3);
+    expect(picked.evaluate().translations).toEqual(alone.evaluate().translations);
+  });
+
+  it('reports problems inside a sub-graph at their paths, and a failure of a node built inside one at that node', () => {
+    const problems = (json: unknown, types = registry()) => { const r = checkGraphAsset(json, { nodeTypes: types }); return r.ok ? [] : r.problems.map((p) => [p.path, p.code]); };
+    expect(problems(asset({ a: player('sprint'), b: { nodes: { p: { type: 'InertialBlend', inputs: { A: 'x', B: 'x' } } }, output: 'p' } }))).toEqual([
+      ['$.nodes.pick.properties.layers.a.nodes.p.properties.clip', 'unknown-clip'],
+      ['$.nodes.pick.properties.layers.b.nodes.p.inputs.A', 'dangling-link'],
+      ['$.nodes.pick.properties.layers.b.nodes.p.inputs.B', 'dangling-link'],
+    ]);
+    // A sub-graph that asks for an Inertialization makes its owner ask, reported at the sub-graph.
+    const inertial = { nodes: { w: { type: 'SequencePlayer', properties: { clip: 'walk' } }, r: { type: 'SequencePlayer', properties: { clip: 'run' } }, p: { type: 'BlendList', inputs: { poses: ['w', 'r'] }, properties: { blendMode: 'inertial' } } }, output: 'p' };
+    expect(problems(asset({ a: player('run'), b: inertial }))).toEqual([['$.nodes.pick.properties.layers.b', 'no-inertialization']]);
+    expect(problems({ ...asset({ a: player('run'), b: inertial }), nodes: { ...asset({ a: player('run'), b: inertial }).nodes, i: { type: 'Inertialization', inputs: { pose: 'pick' } } }, output: 'i' })).toEqual([]);
+    const Broken = defineNodeType({ type: 'Broken', space: 'local', properties: {}, inputs: [], prepare: () => { throw new Error('no'); }, create: ({ id }) => new Pick(id, null!) });
+    expect(problems(asset({ a: { nodes: { t: { type: 'Broken' } }, output: 't' } }), registry([Broken]))).toEqual([['$.nodes.pick.properties.layers.a.nodes.t', 'node-type-failed']]);
+  });
+
+  it('reports a subGraphs hook that throws, or answers with no list of sub-graphs, at its node', () => {
+    for (const subGraphs of [() => { throw new Error('my bug'); }, () => [{ name: 'a' }] as never, () => [player('run'), player('run')].map((g) => ({ ...g, name: 'a', path: [] }))]) {
+      const result = checkGraphAsset(asset({ a: player('run') }), { nodeTypes: new NodeRegistry([...builtInNodeTypes, { ...PickType, subGraphs }]) });
+      expect(result.ok ? [] : result.problems.map((p) => [p.path, p.code, p.message.split(':')[0]])).toEqual([['$.nodes.pick', 'node-type-failed', "Pick 'pick'"]]);
+    }
   });
 });

@@ -7,6 +7,7 @@
  * - database.ts: PoseSearchDatabase (build, search, scan); query.ts: PoseSearchQuery and PoseSearchResult.
  * - kd-tree.ts: the tree, its lower bounds, and the cost model deciding which clips keep a subtree.
  * - hash.ts: what a database was built from, hashed; index-file.ts: reading and writing index files.
+ * - node-data.ts: a PoseSearchBlend node's load-time work: checking its features, building or reading its database.
  * Nothing here touches files or node:*: callers hand in bytes.
  */
 export {
@@ -21,3 +22,4 @@ export { poseSearchHash, type PoseSearchHash } from './hash.ts';
 export { INDEX_FORMAT, PoseIndexError, deserializePoseSearchDatabase, serializePoseSearchDatabase } from './index-file.ts';
 export { CLIP_TREE_FRACTION, PoseSearchQuery, PoseSearchResult, type SearchMode } from './query.ts';
 export { poseFeaturesSchema } from './schema.ts';
+export { checkFeatures, preparePoseSearch, type PoseSearchShared } from './node-data.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, NodeRegistry } from '../../../graphs/loader.ts';
+import { AnimGraph } from '../../../runtime/graph/graph.ts';
 import { BlendTwo } from '../../../nodes/BlendTwo.ts';
 import { CopyBone } from '../../../nodes/CopyBone.ts';
 import { builtInNodeTypes } from '../../../nodes/index.ts';
@@ -91,6 +92,34 @@ defineNodeType({
     void shared.table;
     const table: Float64Array | undefined = shared?.table;
     void table;
+    return new SequencePlayer(id, p.clip, { slot: -1, constant: 1 }, { slot: -1, constant: 1 }, { slot: -1, constant: 0 });
+  },
+});
+
+/** What TypedPrepare's prepare saw, and what its create got. */
+const prepared: { prepare?: Record<string, unknown>; create?: Record<string, unknown> } = {};
+
+export const TypedPrepareType: NodeType = defineNodeType({
+  type: 'TypedPrepare', space: 'local',
+  properties: {
+    alpha: { kind: 'float', default: 0.5 },
+    clip: { kind: 'clip' },
+    cache: { kind: 'node', nodeType: 'SaveCachedPose' },
+    items: { kind: 'list', item: { weight: { kind: 'float', default: 1 }, cache: { kind: 'node', nodeType: 'SaveCachedPose' } } },
+  },
+  inputs: [],
+  prepare: ({ properties: p }) => {
+    // Typed from the specs, as create's; a node property is the id it names (nothing is built yet).
+    const alpha: ScalarProperty = p.alpha;
+    const cache: string = p.cache;
+    const itemCache: string = p.items[0].cache;
+    // @ts-expect-error: a misspelt property
+    void p.alphaa;
+    prepared.prepare = { alpha, cache, itemCache, weight: p.items[0].weight };
+    return alpha.slot;
+  },
+  create: ({ id, properties: p, shared }) => {
+    prepared.create = { alpha: p.alpha, weight: p.items[0].weight, shared };
     return new SequencePlayer(id, p.clip, { slot: -1, constant: 1 }, { slot: -1, constant: 1 }, { slot: -1, constant: 0 });
   },
 });
@@ -274,6 +303,36 @@ describe('defineNodeType', () => {
     const x2 = loaded.nodes.find((n) => n.id === 'x')!;
     (x2 as { inputs: unknown }).inputs = { A: 'a', B: 'b', more: ['d'] };
     expect(() => loaded.createInstance()).toThrow(/TypedBlend 'x': input 'control' is not linked/);
+  });
+});
+
+describe('a typed prepare', () => {
+  const asset = (clip: string) => ({
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } }, parameters: { a: { type: 'float', default: 0 } },
+    nodes: {
+      w: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      cache: { type: 'SaveCachedPose', inputs: { pose: 'w' } },
+      x: { type: 'TypedPrepare', properties: { alpha: { param: 'a' }, clip, cache: 'cache', items: [{ cache: 'cache', weight: 0.5 }] } },
+    },
+    output: 'x',
+  });
+
+  it('reads each property as create does, the same objects, and a node property as its id', () => {
+    const graph = loadGraphAsset(asset('walk'), { nodeTypes: new NodeRegistry([...builtInNodeTypes, TypedPrepareType]) });
+    graph.createInstance();
+    const slot = graph.createInstance().parameters.slotOf('a');
+    expect(prepared.prepare).toEqual({ alpha: { slot, constant: 0.5 }, cache: 'cache', itemCache: 'cache', weight: { slot: -1, constant: 0.5 } });
+    expect(prepared.create!.alpha).toBe(prepared.prepare!.alpha);
+    expect(prepared.create!.weight).toBe(prepared.prepare!.weight);
+    expect(prepared.create!.shared).toBe(slot);
+  });
+
+  it('resolves a property when it is read: one it does not read fails where it did before, in create', () => {
+    const graph = loadGraphAsset(asset('walk'), { nodeTypes: new NodeRegistry([...builtInNodeTypes, TypedPrepareType]) });
+    const x = graph.nodes.find((n) => n.id === 'x')!;
+    (x as { properties: unknown }).properties = { ...x.properties, clip: 'nowhere' };
+    const again = new AnimGraph({ name: 'code', skeleton: graph.skeleton, parameters: graph.parameterDefinitions, clips: new Map([...graph.clipBindings].map(([n, b]) => [n, b.clip])), nodes: graph.nodes });
+    expect(() => again.createInstance()).toThrow(/TypedPrepare 'x': create threw RangeError: node 'x': no clip named "nowhere"/);
   });
 });
 

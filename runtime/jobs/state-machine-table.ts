@@ -1,0 +1,119 @@
+import type { BlendProfile } from '../core/blend-profile.ts';
+import { InertialRequest } from './inertial-transition.ts';
+import { compileRule, MAX_RULE_DEPTH, ruleDepth, type Rule, type RuleJson } from './transition-rules.ts';
+
+/*
+ * A state machine's states and transitions (nodes/StateMachine.ts), compiled once per graph from
+ * what its asset writes into the table every instance's frame reads.
+ */
+
+/** Seconds a transition blends when its asset gives no duration. */
+export const DEFAULT_TRANSITION_DURATION = 0.2;
+
+/** A transition as the asset writes it (checked by the node type's check). */
+export interface TransitionSpec {
+  readonly from: string;
+  readonly to: string;
+  readonly rule: RuleJson;
+  readonly duration?: number;
+  readonly blend?: 'crossfade' | 'inertial';
+  readonly curve?: 'linear' | 'cubic';
+  readonly blendProfile?: string;
+  readonly priority?: number;
+  readonly allowReentry?: boolean;
+}
+
+/** A transition, with its settings read once per graph. */
+export class Transition {
+  constructor(
+    /** Index of the state entered (may be a conduit). */
+    readonly to: number,
+    readonly rule: Rule,
+    /** Seconds (number fields of one small class: see CONTRIBUTING.md). */
+    readonly duration: number,
+    readonly inertial: boolean,
+    readonly cubic: boolean,
+    readonly allowReentry: boolean,
+    /** The blend profile the transition follows, or null. */
+    readonly profile: BlendProfile | null,
+  ) {
+    this.request.duration = duration;
+    this.request.profile = profile;
+  }
+
+  /**
+   * What an inertial transition asks of the Inertialization node below, made once (never written
+   * after): an InertialRequest, the shape a BlendList's requests have too, so that the node reads
+   * every request's numbers through objects of one shape (V8 boxes a number read from several).
+   * It holds `duration` and `profile` again: read through getters on this request instead, the
+   * state machine probe allocated 8.9 B a frame (a getter's double boxed where V8 did not inline it).
+   */
+  readonly request = new InertialRequest();
+}
+
+export interface State {
+  readonly name: string;
+  readonly conduit: boolean;
+  /** Index into the crossfade's weights; -1 for a conduit. */
+  readonly slot: number;
+  /** Transitions checked from this state, in order: its own by priority, then the any-state ones. */
+  readonly transitions: Transition[];
+}
+
+/**
+ * A state machine's states, transitions and rules as its asset gives them: compiled once per graph
+ * (the node type's `prepare`) and shared by every instance, whose frame then reads them from the
+ * cache rather than from objects of its own (a crowd's characters all check the same transitions).
+ */
+export interface StateMachineTable {
+  readonly states: readonly State[];
+  /** The state at each crossfade slot. */
+  readonly slotStates: readonly number[];
+  readonly entry: number;
+  /** Whether a transition follows a blend profile (the crossfade then keeps per-bone weights). */
+  readonly profiled: boolean;
+}
+
+/**
+ * Compiles a state machine's table. `stateList` in the asset's order; a state without a pose
+ * (`hasPose` false: a conduit, or a state given no sub-graph) takes no crossfade slot. Throws a
+ * RangeError when the entry is not a state with a pose, or a rule nests deeper than MAX_RULE_DEPTH.
+ */
+export function compileStateMachine(
+  id: string,
+  stateList: readonly { name: string; hasPose: boolean }[],
+  entry: string,
+  transitions: readonly TransitionSpec[],
+  slotOf: (name: string) => number,
+  profileOf: (name: string) => BlendProfile | null = () => null,
+): StateMachineTable {
+  const states: State[] = [], slotStates: number[] = [];
+  for (const s of stateList) {
+    const slot = s.hasPose ? slotStates.length : -1;
+    if (slot >= 0) slotStates.push(states.length);
+    states.push({ name: s.name, conduit: slot < 0, slot, transitions: [] });
+  }
+  const index = new Map(states.map((s, i) => [s.name, i]));
+  const entryIndex = index.get(entry) ?? slotStates[0] ?? -1;
+  if (entryIndex < 0 || states[entryIndex].conduit) throw new RangeError(`StateMachine '${id}': entry '${entry}' is not a state with a pose`);
+  // Stable sort by priority; own transitions before any-state ones.
+  const ordered = transitions.map((t, i) => ({ t, i })).sort((a, b) => (a.t.priority ?? 0) - (b.t.priority ?? 0) || a.i - b.i);
+  for (const t of transitions) {
+    if (ruleDepth(t.rule) > MAX_RULE_DEPTH) throw new RangeError(`StateMachine '${id}': a transition rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
+  }
+  const compile = (t: TransitionSpec) => new Transition(
+    index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,
+    t.blend === 'inertial', t.curve === 'cubic', t.allowReentry === true,
+    t.blendProfile !== undefined ? profileOf(t.blendProfile) : null,
+  );
+  for (const { t } of ordered) {
+    if (!index.has(t.to) || (t.from !== '*' && !index.has(t.from))) continue;
+    if (t.from !== '*') states[index.get(t.from)!].transitions.push(compile(t));
+  }
+  for (const { t } of ordered) {
+    if (t.from !== '*' || !index.has(t.to)) continue;
+    // A conduit is passed through by its own transitions only.
+    for (const s of states) if (!s.conduit) s.transitions.push(compile(t));
+  }
+  return { states, slotStates, entry: entryIndex, profiled: transitions.some((t) => t.blendProfile !== undefined) };
+}
