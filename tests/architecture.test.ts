@@ -19,7 +19,7 @@ const LAYERS: Record<string, readonly string[]> = {
   'runtime/graph': ['runtime/core', 'runtime/kernel', 'runtime/node', 'runtime/jobs'],
   nodes: ['runtime/core', 'runtime/node', 'runtime/jobs'],
   graphs: ['runtime/core', 'runtime/import', 'runtime/node', 'runtime/jobs', 'runtime/graph', 'nodes'],
-  'editor-meta': ['runtime/core', 'runtime/node', 'nodes', 'graphs'],
+  'editor-meta': ['runtime/core', 'runtime/kernel', 'runtime/import', 'runtime/node', 'runtime/jobs', 'runtime/graph', 'nodes', 'graphs'],
   three: ['runtime/core', 'runtime/graph'],
 };
 

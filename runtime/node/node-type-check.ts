@@ -1,6 +1,6 @@
 import { BLEND_PROFILE_MODES } from '../core/blend-profile.ts';
 import { jsonPath } from '../core/names.ts';
-import type { PropertySpec } from './node-type.ts';
+import type { PropertySpec } from './property-spec.ts';
 
 /*
  * What can be wrong with a node type: its spec (NodeTypeError, found by checkNodeType when the type
