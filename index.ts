@@ -45,7 +45,8 @@ export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedP
 export { defineNodeType, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node/node-type.ts';
 export type { TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, NamedClip, NodeTypeProblem, NodeProblemCode } from './runtime/node/node-type.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/node/skeletal-control.ts';
-export { StrideWarpingJob, StrideWarpingState } from './runtime/jobs/stride-warping.ts';
+export { StrideWarpingJob } from './runtime/jobs/stride-warping.ts';
+export { StrideWarpingState } from './runtime/jobs/stride-warping-state.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/import/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';
 export {

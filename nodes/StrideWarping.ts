@@ -5,9 +5,8 @@ import {
   type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeType, type ScalarProperty, type UpdateContext, type Vec3Property,
 } from '../runtime/node/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/node/skeletal-control.ts';
-import {
-  StrideWarpingJob, StrideWarpingState, clampToReach, normalize3, solveStrideLegIK, thighCorrection,
-} from '../runtime/jobs/stride-warping.ts';
+import { StrideWarpingJob, clampToReach, normalize3, solveStrideLegIK, thighCorrection } from '../runtime/jobs/stride-warping.ts';
+import { StrideWarpingState } from '../runtime/jobs/stride-warping-state.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
 
