@@ -1,31 +1,15 @@
 import { ComponentPose } from '../runtime/core/component-pose.ts';
-import { quatMultiply, quatRotateVec3 } from '../runtime/core/math.ts';
 import {
   ZERO_WEIGHT, readVec3,
   type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeType, type ScalarProperty, type UpdateContext, type Vec3Property,
 } from '../runtime/node/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/node/skeletal-control.ts';
-import { StrideWarpingJob, clampToReach, normalize3, solveStrideLegIK, thighCorrection } from '../runtime/jobs/stride-warping.ts';
+import { StrideWarpingJob, normalize3 } from '../runtime/jobs/stride-warping.ts';
+import { readStrideLegs, writeStrideLegs } from '../runtime/jobs/stride-warping-pose.ts';
 import { StrideWarpingState } from '../runtime/jobs/stride-warping-state.ts';
 import { StrideWarpingNumbers, settingBindings, type SettingBindings, type SettingName } from '../runtime/jobs/stride-warping-numbers.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
-
-/** A bone's component transform being edited: read with loadBone, write back with setComponent(bone, xf.t, xf.r, xf.s, 0). */
-const xf = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };
-
-function loadBone(pose: ComponentPose, bone: number): void {
-  pose.ensureComponent(bone);
-  for (let k = 0; k < 3; k++) {
-    xf.t[k] = pose.translations[bone * 3 + k];
-    xf.s[k] = pose.scales[bone * 3 + k];
-  }
-  for (let k = 0; k < 4; k++) xf.r[k] = pose.rotations[bone * 4 + k];
-}
-
-// Per-frame scratch for steps 4 and 5 (nodes never run concurrently).
-const hip = new Float64Array(3), footPosition = new Float64Array(3), footTarget = new Float64Array(3), kneePole = new Float64Array(3);
-const correction = new Float64Array(4);
 
 interface Leg {
   foot: string;
@@ -351,50 +335,12 @@ export class StrideWarping extends SkeletalControlNode {
     job.pelvisSmoothingTime = numbers.pelvisSmoothingTime;
     job.pelvisMaxSpeed = numbers.pelvisMaxSpeed;
     job.pelvisAlpha = numbers.pelvisAlpha;
-    const legs = p.legs.length, pelvis = this.pelvis, bones = this.legBones, chains = job.legPositions;
-    pose.ensureComponent(pelvis);
-    for (let k = 0; k < 3; k++) job.pelvis[k] = pose.translations[pelvis * 3 + k];
-    for (let i = 0; i < legs; i++) {
-      const foot = bones[i * 3 + 2];
-      for (let b = 0; b < 3; b++) {
-        const bone = bones[i * 3 + b];
-        pose.ensureComponent(bone);
-        for (let k = 0; k < 3; k++) chains[i * 9 + b * 3 + k] = pose.translations[bone * 3 + k];
-      }
-      for (let k = 0; k < 4; k++) {
-        this.fkFootRotations[i * 4 + k] = pose.rotations[foot * 4 + k];
-        job.thighRotations[i * 4 + k] = pose.rotations[bones[i * 3] * 4 + k];
-      }
-    }
+    readStrideLegs(job, pose, this.pelvis, this.legBones, this.fkFootRotations);
     // Steps 1 to 3. Never false with what is given here; a pose the job refuses (non-finite) is left as it is.
     if (!job.run()) return;
     numbers.keepResults(job.warpedPelvis, job.pelvisOffset, job.scaleOrigins);
-    loadBone(pose, pelvis);
-    for (let k = 0; k < 3; k++) xf.t[k] = job.warpedPelvis[k];
-    pose.setComponent(pelvis, xf.t, xf.r, xf.s, 0);
-    // 4 and 5, per leg, on the pose as the moved pelvis left it: thigh correction, then IK to the warped foot.
-    for (let i = 0; i < legs; i++) {
-      const thigh = bones[i * 3], calf = bones[i * 3 + 1], foot = bones[i * 3 + 2];
-      pose.ensureComponent(thigh);
-      pose.ensureComponent(foot);
-      for (let k = 0; k < 3; k++) {
-        hip[k] = pose.translations[thigh * 3 + k];
-        footTarget[k] = job.footTargets[i * 3 + k];
-        kneePole[k] = job.kneePoles[i * 3 + k];
-      }
-      if (p.correctThighs) {
-        for (let k = 0; k < 3; k++) footPosition[k] = pose.translations[foot * 3 + k];
-        if (thighCorrection(correction, hip, footPosition, footTarget, n)) {
-          loadBone(pose, thigh);
-          quatMultiply(xf.r, 0, correction, 0, xf.r, 0);
-          pose.setComponent(thigh, xf.t, xf.r, xf.s, 0);
-          // The knee's bend direction turns with the thigh.
-          quatRotateVec3(kneePole, 0, correction, 0, kneePole, 0);
-        }
-      }
-      if (p.clampLegLength) clampToReach(footTarget, hip, job.legReach, i);
-      if (p.solveIk) solveLeg(pose, thigh, calf, foot, this.fkFootRotations, i * 4);
-    }
+    // 4 and 5, per leg, on the pose as the moved pelvis left it.
+    writeStrideLegs(job, pose, this.pelvis, this.legBones, this.fkFootRotations, p);
   }
 
   protected override debugDescription(): string {
@@ -415,39 +361,6 @@ export class StrideWarping extends SkeletalControlNode {
     this.props.legs.forEach((leg, i) => { values[`scaleOrigin.${leg.foot}`] = this.numbers.scaleOrigin(i); });
     node.values = values;
   }
-}
-
-// The leg chain [thigh, calf, foot] for the two-bone solver.
-const chainPositions = new Float64Array(9);
-const chainRotations = new Float64Array(12);
-
-/** Solves a leg toward footTarget, the knee toward kneePole, and writes the three bones back (children follow). */
-function solveLeg(pose: ComponentPose, upper: number, middle: number, end: number, footRotation: Float64Array, fo: number): void {
-  pose.ensureComponent(upper);
-  pose.ensureComponent(middle);
-  pose.ensureComponent(end);
-  for (let k = 0; k < 3; k++) {
-    chainPositions[k] = pose.translations[upper * 3 + k];
-    chainPositions[3 + k] = pose.translations[middle * 3 + k];
-    chainPositions[6 + k] = pose.translations[end * 3 + k];
-  }
-  for (let k = 0; k < 4; k++) {
-    chainRotations[k] = pose.rotations[upper * 4 + k];
-    chainRotations[4 + k] = pose.rotations[middle * 4 + k];
-    // The foot's input rotation, not its current one: the thigh correction has turned it with the leg.
-    chainRotations[8 + k] = footRotation[fo + k];
-  }
-  solveStrideLegIK(chainPositions, chainRotations, footTarget, kneePole);
-  writeBone(pose, upper, 0);
-  writeBone(pose, middle, 1);
-  writeBone(pose, end, 2);
-}
-
-function writeBone(pose: ComponentPose, bone: number, index: number): void {
-  loadBone(pose, bone);
-  for (let k = 0; k < 3; k++) xf.t[k] = chainPositions[index * 3 + k];
-  for (let k = 0; k < 4; k++) xf.r[k] = chainRotations[index * 4 + k];
-  pose.setComponent(bone, xf.t, xf.r, xf.s, 0);
 }
 
 function fmt(v: readonly number[]): string {
