@@ -1,27 +1,31 @@
-import { resolveBlendProfile, type BlendProfile, type BlendProfileJson } from '../core/blend-profile.ts';
-import { ClipBinding, clipKeyProblem, clipTimingProblem, type Clip } from '../core/clip.ts';
+import { resolveBlendProfile, type BlendProfile } from '../core/blend-profile.ts';
+import { ClipBinding } from '../core/clip.ts';
 import { ComponentPose, ComponentPosePool } from '../core/component-pose.ts';
 import { AnimGraphEventEmitter } from '../node/events.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
 import {
-  CacheBonesContext, ComponentPoseLink, ComponentPoseNode as ComponentPoseNodeClass, InitializeContext, LocalPoseNode as LocalPoseNodeClass,
-  MAX_NODE_NUMBERS, NodeBuildError, NodePrepareError, PoseLink, UpdateContext, checkProblemCode, nodeReferences, thrownText,
-  type AnimNode, type DebugNode, type NodeProblem, type GraphRuntime, type Link, type LocalPoseNode, type NodeType, type PoseNode,
-  type PropertySpec, type ResolvedProperties, type ScalarProperty, type Vec3Property,
+  CacheBonesContext, InitializeContext, MAX_NODE_NUMBERS, NodeBuildError, UpdateContext,
+  type AnimNode, type DebugNode, type GraphRuntime, type LocalPoseNode, type PoseNode,
 } from '../node/node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from '../node/parameters.ts';
 import { checkStorage, Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from '../core/pose.ts';
-import { referenceRangeProblems, type Skeleton } from '../core/skeleton.ts';
+import type { Skeleton } from '../core/skeleton.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
+import { checkGraphData, checkGraphDepth, type AnimGraphDefinition, type CompiledNode } from './definition.ts';
+import { buildNode, prepareNodes } from './node-build.ts';
+import {
+  anyPlaying, checkSlotStop, refillableSlotOptions, resolveSlotPlay, slotPlayersOf, unknownClipError, unknownSlotError,
+  type SlotPlayer, type SlotPlayOptions,
+} from './slot-play.ts';
 
-/**
- * The most nodes a chain from a graph's output down to a leaf may have. initialize, update,
- * evaluate and the debug tree recurse a few calls per level, and a cold (interpreted) first
- * call overflows Node's default stack at 2,000 to 2,500 levels: 500 leaves the caller three
- * quarters of it, and is still ten times what a hand-made graph needs. The loader reports
- * deeper graphs as `too-deep`; AnimGraph refuses them with a RangeError.
- */
-export const MAX_GRAPH_DEPTH = 500;
+// The graph's definition and slot arguments, where the loader, nodes/Slot.ts and the crowd import
+// them from: each has a file of its own.
+export { graphDepth, MAX_GRAPH_DEPTH, type AnimGraphDefinition, type CompiledNode, type PropertyValue } from './definition.ts';
+export {
+  checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError,
+  type SlotPlayArgs, type SlotPlayer, type SlotPlayOptions,
+} from './slot-play.ts';
+
 
 /**
  * The longest delta time one update advances, in seconds (11.6 days): a longer one is held to it.
@@ -30,49 +34,6 @@ export const MAX_GRAPH_DEPTH = 500;
  */
 export const MAX_DELTA_TIME = 1e6;
 
-/** A property value as written in an asset: a literal, or a binding to a parameter. */
-export type PropertyValue =
-  | number | boolean | string | number[] | string[] | { param: string } | { readonly [key: string]: unknown }
-  /** A list property: one object of field values per item. */
-  | { readonly [key: string]: unknown }[];
-
-/** One node of a validated graph, ready to be instantiated. */
-export interface CompiledNode {
-  id: string;
-  nodeType: NodeType;
-  properties: Readonly<Record<string, PropertyValue | undefined>>;
-  /** Node ids by input name (an array for pose-list inputs). */
-  inputs: Readonly<Record<string, string | readonly string[]>>;
-  /**
-   * The root node ids of named sub-graphs the node owns besides its inputs (a StateMachine's
-   * states), built before it like inputs; the node receives them as NodeBuild.subGraphs.
-   */
-  subGraphs?: Readonly<Record<string, string>>;
-}
-
-export interface AnimGraphDefinition {
-  name: string;
-  skeleton: Skeleton;
-  parameters: Readonly<Record<string, ParameterDefinition>>;
-  clips: ReadonlyMap<string, Clip>;
-  /** Nodes in post-order: every node after the nodes it links to; the last one is the root. */
-  nodes: readonly CompiledNode[];
-  /**
-   * How a file path written in the asset is named (for NodePrepareContext.resolvePath); default the
-   * path as written. graphs/loader.ts joins it to the asset's folder.
-   */
-  resolvePath?: (path: string) => string;
-  /** False to ignore index files named in the asset and rebuild their data (default true). */
-  useIndexFiles?: boolean;
-  /** The asset's blend profiles by name (checked by the loader), bound to the skeleton once here. */
-  blendProfiles?: Readonly<Record<string, BlendProfileJson>>;
-  /**
-   * Reads a file named in the asset (the path as written there), for NodePrepareContext.readFile:
-   * file access comes from whoever loads the graph (graphs/loader.ts reads from disk). Without it,
-   * a node that needs a file reports that it cannot read it.
-   */
-  readFile?: (path: string) => Uint8Array;
-}
 
 /**
  * A validated graph asset bound to a skeleton and clips: immutable, shared by all its instances
@@ -191,116 +152,9 @@ export class AnimGraph {
   }
 }
 
-/** How AnimGraphInstance.playSlot plays a clip (every field optional). */
-export interface SlotPlayOptions {
-  /** Seconds the clip takes to blend in over the slot's source (default 0.2; 0 cuts in). */
-  blendIn?: number;
-  /** Seconds it takes to blend out before its end (default 0.2; 0 cuts out at the end). */
-  blendOut?: number;
-  /** Clip seconds per second (default 1); above 0 and finite. */
-  playRate?: number;
-}
-
-/**
- * How AnimGraphInstance.playSlot passes a clip's timing to a SlotPlayer: every field given, checked.
- * The numbers travel in an object rather than as arguments because a call the optimiser does not
- * inline boxes each double argument (16 bytes apiece), which made playSlot allocate in some
- * processes and not others.
- */
-export type SlotPlayArgs = Readonly<Required<SlotPlayOptions>>;
-
-/** What AnimGraphInstance.playSlot drives: a node playing clips over its input on demand (nodes/Slot.ts). */
-export interface SlotPlayer {
-  readonly id: string;
-  readonly slotName: string;
-  /**
-   * Starts `clip` with `args`' timing. `args` is the caller's, reused by its next call: read it on
-   * entry, before anything (an event) can run code that plays another clip. Allocates nothing.
-   */
-  playClip(clip: ClipBinding, args: SlotPlayArgs): void;
-  /** Blends out whatever plays over `blendOut` seconds from now. */
-  stopClips(blendOut: number): void;
-  /** Whether a clip plays (blending in, playing or blending out). */
-  readonly playing: boolean;
-}
-
-/** The RangeError for a slot name the graph has none of (AnimGraphInstance.playSlot and a Crowd's). */
-export function unknownSlotError(graphName: string, slot: string, slotNames: readonly string[]): RangeError {
-  return new RangeError(`graph '${graphName}' has no Slot node named '${slot}' (slots: ${slotNames.join(', ') || 'none'})`);
-}
-
-/** The RangeError for playSlot given a clip the graph has none of (AnimGraphInstance.playSlot and a Crowd's). */
-export function unknownClipError(graphName: string, slot: string, clip: string): RangeError {
-  return new RangeError(`playSlot('${slot}'): no clip '${clip}' in graph '${graphName}'`);
-}
-
-/**
- * Fills `into` with `options` and their defaults (blendIn and blendOut 0.2 s, playRate 1), and
- * throws playSlot's RangeError for values out of range: blend times not 0 or more and finite, a play
- * rate not above 0 and finite. The numbers go through `into` rather than a return value or
- * arguments, which V8 would box (see SlotPlayArgs).
- */
-export function resolveSlotPlay(slot: string, options: SlotPlayOptions | undefined, into: Required<SlotPlayOptions>): void {
-  // No options reads no object: a default of `{}` would be a new one per call, and a shared one
-  // would be a second shape at the reads below (V8 boxes a number it reads from objects of several shapes).
-  into.blendIn = 0.2;
-  into.blendOut = 0.2;
-  into.playRate = 1;
-  if (options !== undefined) {
-    if (typeof options !== 'object' || options === null) throw new TypeError(`playSlot('${slot}'): options are an object ({ blendIn, blendOut, playRate }); got ${options === null ? 'null' : typeof options}`);
-    // Each read once: a read V8 boxes (above) would box twice.
-    const givenIn = options.blendIn, givenOut = options.blendOut, givenRate = options.playRate;
-    // A string compared as a number ('0.2' >= 0) and was kept as one; null became 0.
-    if ((givenIn !== undefined && typeof givenIn !== 'number') || (givenOut !== undefined && typeof givenOut !== 'number')
-      || (givenRate !== undefined && typeof givenRate !== 'number')) {
-      throw slotOptionTypeError(slot, [givenIn, givenOut, givenRate]);
-    }
-    if (givenIn !== undefined) into.blendIn = givenIn;
-    if (givenOut !== undefined) into.blendOut = givenOut;
-    if (givenRate !== undefined) into.playRate = givenRate;
-    // Options naming none of the three (a misspelt { blendin: 0.5 }) would play with the defaults, silently.
-    else if (givenIn === undefined && givenOut === undefined) unknownSlotOptions(slot, options);
-  }
-  const blendIn = into.blendIn, blendOut = into.blendOut, playRate = into.playRate;
-  if (!(blendIn >= 0 && blendIn < Infinity) || !(blendOut >= 0 && blendOut < Infinity)) {
-    throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
-  }
-  if (!(playRate > 0 && playRate < Infinity)) throw new RangeError(`playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
-}
-
-/** playSlot's TypeError for option values that are not numbers (a function of its own: no closure in resolveSlotPlay). */
-function slotOptionTypeError(slot: string, given: readonly unknown[]): TypeError {
-  const shown = given.map((v) => (v === undefined ? 'undefined' : JSON.stringify(v) ?? String(v)));
-  return new TypeError(`playSlot('${slot}'): blendIn, blendOut and playRate are numbers (got ${shown.join(', ')})`);
-}
-
-/** Throws for options with keys but none of playSlot's (called only then, so the common path enumerates nothing). */
-function unknownSlotOptions(slot: string, options: object): void {
-  const keys = Object.keys(options);
-  if (keys.length > 0) throw new TypeError(`playSlot('${slot}'): unknown option${keys.length === 1 ? '' : 's'} ${keys.map((k) => `'${k}'`).join(', ')} (options: blendIn, blendOut, playRate)`);
-}
-
-/** Throws stopSlot's RangeError for a blend-out time that is not 0 or more and finite. */
-export function checkSlotStop(slot: string, blendOut: number): void {
-  if (!(blendOut >= 0 && blendOut < Infinity)) throw new RangeError(`stopSlot('${slot}'): blendOut is seconds, 0 or more (got ${blendOut})`);
-}
-
-/**
- * Slot options for code that refills one object per call rather than making one: made with
- * fractions, so that V8 lays its fields out as doubles from the start and writes them in place
- * (see CONTRIBUTING.md, "Numbers in the frame loop").
- */
-export function refillableSlotOptions(): Required<SlotPlayOptions> {
-  return { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
-}
 
 /** The one SlotPlayArgs playSlot fills: every instance on the thread shares it (see SlotPlayer.playClip). */
 const slotPlayArgs = refillableSlotOptions();
-
-function isSlotPlayer(node: PoseNode): node is PoseNode & SlotPlayer {
-  const candidate = node as Partial<SlotPlayer>;
-  return typeof candidate.slotName === 'string' && typeof candidate.playClip === 'function';
-}
 
 /** Where an instance writes its output pose and component pose (see AnimGraph.createInstance). */
 export interface InstanceOutput {
@@ -508,14 +362,7 @@ export class AnimGraphInstance implements GraphRuntime {
     // null when empty: one fewer object to read per frame for most graphs.
     this.afterUpdate = after.length > 0 ? after : null;
     this.hasCurves = this.curveValues.length > 0;
-    let slots: Map<string, (PoseNode & SlotPlayer)[]> | null = null;
-    for (const node of this.builtNodes) {
-      if (!isSlotPlayer(node)) continue;
-      slots ??= new Map();
-      const list = slots.get(node.slotName);
-      if (list) list.push(node);
-      else slots.set(node.slotName, [node]);
-    }
+    const slots = slotPlayersOf(this.builtNodes);
     this.slots = slots;
     this.slotLists = slots === null ? [] : [...slots.values()];
     const root = built.get(graph.nodes[graph.nodes.length - 1].id)!;
@@ -1018,266 +865,3 @@ function emptyReports(contexts: readonly UpdateContext[]): void {
   for (let i = 0; i < contexts.length; i++) contexts[i].resetReport();
 }
 
-function anyPlaying(players: readonly SlotPlayer[]): boolean {
-  for (let i = 0; i < players.length; i++) if (players[i].playing) return true;
-  return false;
-}
-
-/**
- * The longest chain of `nodes` (compiled, in post-order) from its last node down, counting the
- * levels inside state machines' states (a state's root sits one below its machine) and a cached
- * pose below each node that names it: `depth` nodes, `chain` their ids from the top down.
- */
-export function graphDepth(nodes: readonly CompiledNode[]): { depth: number; chain: string[] } {
-  const height = new Map<string, number>();
-  const below = new Map<string, string>();
-  let deepest = 0, top = '';
-  for (const node of nodes) {
-    let h = 0, next = '';
-    // A node named by a `node` property (a cached pose) is updated, evaluated and shown below the namer.
-    const targets = [...Object.values(node.inputs).flat(), ...Object.values(node.subGraphs ?? {}), ...nodeReferences(node.nodeType, node.properties).map(([, t]) => t)];
-    for (const target of targets) {
-      const t = height.get(target) ?? 0;
-      if (t > h) { h = t; next = target; }
-    }
-    height.set(node.id, h + 1);
-    if (next !== '') below.set(node.id, next);
-    if (h + 1 > deepest) { deepest = h + 1; top = node.id; }
-  }
-  const chain: string[] = [];
-  for (let id: string | undefined = top; id !== undefined && id !== ''; id = below.get(id)) chain.push(id);
-  return { depth: deepest, chain };
-}
-
-/** Throws a RangeError when a chain of `nodes` (in post-order) is longer than MAX_GRAPH_DEPTH (plus the output node). */
-function checkGraphDepth(nodes: readonly CompiledNode[]): void {
-  const { depth } = graphDepth(nodes);
-  // The loader's limit counts from the node the asset's `output` names, below the Output node.
-  if (depth > MAX_GRAPH_DEPTH + 1) throw new RangeError(`the graph is ${depth} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
-}
-
-/**
- * Throws a RangeError listing every clip key and reference value the frame loop could not sample,
- * blend or compose to a finite pose, and every clip whose frame time or duration is out of range
- * (see clipKeyProblem, clipTimingProblem, referenceRangeProblems): a graph built in
- * code, whose clips and skeleton no loader checked, fails here rather than giving NaN poses every
- * frame. (A loaded asset's are reported by the loader, with their JSON paths, and never reach this.)
- */
-function checkGraphData(definition: AnimGraphDefinition): void {
-  const messages = referenceRangeProblems(definition.skeleton);
-  for (const [name, clip] of definition.clips) {
-    const problem = clipKeyProblem(clip) ?? clipTimingProblem(1 / clip.frameRate, clip.frameCount);
-    if (problem !== null) messages.push(`clip '${name}': ${problem}`);
-  }
-  if (messages.length > 0) throw new RangeError(`graph '${definition.name}' cannot be sampled to finite poses:\n${messages.map((m) => `  ${m}`).join('\n')}`);
-}
-
-function buildNode(
-  compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph, numbers: (count: number) => number,
-): PoseNode {
-  const { nodeType } = compiled;
-  const inputs: Record<string, Link | Link[]> = {};
-  for (const spec of nodeType.inputs) {
-    const target = compiled.inputs[spec.name];
-    const makeLink = (id: string): Link => {
-      const node = built.get(id);
-      if (!node) throw new RangeError(`node '${compiled.id}' links '${spec.name}' to '${id}', which is not built before it`);
-      return spec.space === 'local' ? new PoseLink(node) : new ComponentPoseLink(node);
-    };
-    if (spec.kind === 'poseList') inputs[spec.name] = (Array.isArray(target) ? target : []).map(makeLink);
-    else if (typeof target === 'string') inputs[spec.name] = makeLink(target);
-  }
-  const subGraphs: Record<string, PoseLink> = {};
-  for (const [name, id] of Object.entries(compiled.subGraphs ?? {})) {
-    const node = built.get(id);
-    if (!node) throw new RangeError(`node '${compiled.id}' has sub-graph '${name}' rooted at '${id}', which is not built before it`);
-    subGraphs[name] = new PoseLink(node);
-  }
-  let node: unknown;
-  try {
-    node = nodeType.create({
-      id: compiled.id, boneCount: graph.skeleton.boneCount, properties: resolveProperties(compiled, built, parameters, graph), inputs,
-      shared: graph.shared.get(compiled.id), subGraphs, parameterSlot: (name) => parameters.slotOf(name),
-      blendProfile: (name) => graph.blendProfiles.get(name) ?? null, numbers,
-    });
-  } catch (e) {
-    // Named here, so that the loader reports it at the node (it said only 'graph failed to instantiate').
-    if (e instanceof NodeBuildError && e.nodeId === compiled.id) throw e;
-    throw new NodeBuildError(compiled.id, nodeType.type, `create threw ${thrownText(e)}`, e);
-  }
-  return checkBuiltNode(compiled, node);
-}
-
-/**
- * `node` as create returned it, if it is a node of the compiled node's id and of its type's space. A
- * wrong one failed later and elsewhere: undefined as the next node's link 'not built before it', a
- * plain object at initialize, another id (the same node returned twice) as 'not one of this
- * instance's nodes'.
- */
-function checkBuiltNode(compiled: CompiledNode, node: unknown): PoseNode {
-  const { id, nodeType } = compiled;
-  if (!(node instanceof LocalPoseNodeClass || node instanceof ComponentPoseNodeClass)) {
-    const given = typeof node === 'object' && node !== null ? `an object of class ${node.constructor?.name ?? 'Object'}` : String(node);
-    throw new NodeBuildError(id, nodeType.type, `create returned ${given}, not a node (a LocalPoseNode or ComponentPoseNode)`);
-  }
-  if (node.id !== id) throw new NodeBuildError(id, nodeType.type, `create returned a node of id '${node.id}': give the node the id create receives`);
-  if (node.space !== nodeType.space) {
-    throw new NodeBuildError(id, nodeType.type, `create returned a ${node.space}-space node; the type declares space '${nodeType.space}', which the loader checked links by`);
-  }
-  return node;
-}
-
-function resolveNodeReference(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, value: PropertyValue | undefined): PoseNode {
-  const node = typeof value === 'string' ? built.get(value) : undefined;
-  if (!node) throw new RangeError(`node '${compiled.id}' names ${JSON.stringify(value)}, which is not built before it`);
-  return node;
-}
-
-/** Runs every node type's `prepare` once for the graph; throws NodePrepareError listing all problems. */
-function prepareNodes(graph: AnimGraph, definition: AnimGraphDefinition): Map<string, unknown> {
-  const shared = new Map<string, unknown>();
-  const problems: NodeProblem[] = [];
-  const resolvePath = definition.resolvePath ?? ((path: string) => path);
-  // The slots every instance's parameters will have (Parameters lays them out by the definitions alone).
-  const parameters = new Parameters(graph.parameterDefinitions);
-  const failures: NodeBuildError[] = [];
-  for (const compiled of definition.nodes) {
-    const prepare = compiled.nodeType.prepare;
-    if (!prepare) continue;
-    const before = problems.length;
-    let data: unknown;
-    try {
-      data = prepare.call(compiled.nodeType, {
-        id: compiled.id,
-        properties: compiled.properties,
-        skeleton: graph.skeleton,
-        clip: (name) => graph.clipBindings.get(name),
-        resolvePath,
-        readFile: definition.readFile ?? noFileAccess,
-        useIndexFiles: definition.useIndexFiles ?? true,
-        parameterSlot: (name) => parameters.slotOf(name),
-        blendProfile: (name) => graph.blendProfiles.get(name) ?? null,
-        subGraphs: Object.keys(compiled.subGraphs ?? {}),
-        report: (path, code, message) => {
-          checkProblemCode(code, path);
-          problems.push({ nodeId: compiled.id, path, code, message });
-        },
-      });
-    } catch (e) {
-      // Each node's, listed with the others' problems: the loader reports them at their nodes.
-      failures.push(new NodeBuildError(compiled.id, compiled.nodeType.type, `prepare threw ${thrownText(e)}`, e));
-      continue;
-    }
-    if (problems.length === before) shared.set(compiled.id, data);
-  }
-  if (problems.length > 0 || failures.length > 0) throw new NodePrepareError(problems, failures);
-  return shared;
-}
-
-function noFileAccess(path: string): Uint8Array {
-  throw new Error(`no file access to read '${path}': the graph definition has no readFile (graphs/loader.ts gives one)`);
-}
-
-function resolveProperties(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: AnimGraph): ResolvedProperties {
-  return resolvePropertyValues(compiled, compiled.nodeType.properties, compiled.properties, parameters, graph, built);
-}
-
-/** Resolves `values` described by `specs`: a node's properties, or one item of a list property. */
-function resolvePropertyValues(
-  compiled: CompiledNode, specs: Readonly<Record<string, PropertySpec>>, values: Readonly<Record<string, PropertyValue | undefined>>,
-  parameters: Parameters, graph: AnimGraph, built: ReadonlyMap<string, PoseNode>,
-): ResolvedProperties {
-  const raw = (name: string): PropertyValue | undefined => {
-    if (!Object.hasOwn(specs, name)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
-    return Object.hasOwn(values, name) ? values[name] : undefined;
-  };
-  const binding = (value: PropertyValue | undefined): number =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value.param === 'string' ? parameters.slotOf(value.param) : -1;
-  // One object per graph, record and name (AnimGraph.resolvedProperties); a property's kind is fixed by its spec.
-  const shared = <T>(name: string, resolve: () => T): T => {
-    let byName = graph.resolvedProperties.get(values);
-    if (byName === undefined) {
-      byName = new Map();
-      graph.resolvedProperties.set(values, byName);
-    }
-    if (!byName.has(name)) byName.set(name, resolve());
-    return byName.get(name) as T;
-  };
-  return {
-    scalar(name): ScalarProperty {
-      return shared(name, (): ScalarProperty => {
-        const value = raw(name);
-        const spec = specs[name];
-        const fallback = 'default' in spec ? spec.default : 0;
-        const literal = typeof value === 'number' || typeof value === 'boolean' ? value : fallback;
-        return { slot: binding(value), constant: typeof literal === 'boolean' ? (literal ? 1 : 0) : Number(literal) };
-      });
-    },
-    vec3(name): Vec3Property {
-      return shared(name, () => {
-        const value = raw(name);
-        const spec = specs[name];
-        const literal = Array.isArray(value) ? value : 'default' in spec && Array.isArray(spec.default) ? spec.default : [0, 0, 0];
-        // `constant` first: an object literal of the scalar's shape, `{ slot, constant }`, would share
-        // its hidden class in V8, whose `constant` field, once it held an array, would stay tagged
-        // for scalar properties too, and readScalar would then box every parameter value it read
-        // that was not a whole number (16 bytes a read, per frame, in any process that had built a
-        // graph with a vec3 property: tests/support/bound-scalar-allocation-probe.ts). Not a class
-        // either: class fields start undefined, which leaves the field tagged just the same.
-        return { constant: Float64Array.from(literal as readonly unknown[], Number), slot: binding(value) };
-      });
-    },
-    enumValue(name): string {
-      const value = raw(name);
-      const spec = specs[name];
-      return typeof value === 'string' ? value : 'default' in spec ? String(spec.default) : '';
-    },
-    clip(name): ClipBinding {
-      const value = raw(name);
-      const clip = typeof value === 'string' ? graph.clipBindings.get(value) : undefined;
-      if (!clip) throw new RangeError(`node '${compiled.id}': no clip named ${JSON.stringify(value)}`);
-      return clip;
-    },
-    bone(name): string {
-      const value = raw(name);
-      return typeof value === 'string' ? value : '';
-    },
-    floatList(name): number[] {
-      const value = raw(name);
-      const spec = specs[name];
-      const count = compiled.inputs[spec.kind === 'floatList' ? spec.perInput : '']?.length ?? 0;
-      const fallback = spec.kind === 'floatList' ? spec.default : 0;
-      if (Array.isArray(value)) return Array.from({ length: count }, (_, i) => Number(value[i] ?? fallback));
-      return new Array<number>(count).fill(typeof value === 'number' ? value : fallback);
-    },
-    clipList(name): ClipBinding[] {
-      const value = raw(name);
-      const names: unknown[] = Array.isArray(value) ? value : [];
-      return names.map((clipName) => {
-        const clip = typeof clipName === 'string' ? graph.clipBindings.get(clipName) : undefined;
-        if (!clip) throw new RangeError(`node '${compiled.id}': no clip named ${JSON.stringify(clipName)}`);
-        return clip;
-      });
-    },
-    literal(name): unknown {
-      return raw(name);
-    },
-    list(name): ResolvedProperties[] {
-      const value = raw(name);
-      const spec = specs[name];
-      if (spec.kind !== 'list') throw new RangeError(`property '${name}' of ${compiled.nodeType.type} is not a list`);
-      const items: unknown[] = Array.isArray(value) ? value : [];
-      return items.map((item) => resolvePropertyValues(compiled, spec.item, item as Record<string, PropertyValue>, parameters, graph, built));
-    },
-    node(name): PoseNode {
-      return resolveNodeReference(compiled, built, raw(name));
-    },
-    blendProfile(name): BlendProfile | null {
-      const value = raw(name);
-      if (typeof value !== 'string') return null;
-      const profile = graph.blendProfiles.get(value);
-      if (!profile) throw new RangeError(`node '${compiled.id}': no blend profile named ${JSON.stringify(value)}`);
-      return profile;
-    },
-  };
-}
