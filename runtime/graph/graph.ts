@@ -4,15 +4,15 @@ import { ComponentPose, ComponentPosePool } from '../core/component-pose.ts';
 import { AnimGraphEventEmitter } from '../node/events.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
 import {
-  CacheBonesContext, InitializeContext, MAX_NODE_NUMBERS, NodeBuildError, UpdateContext,
-  type AnimNode, type DebugNode, type GraphRuntime, type LocalPoseNode, type PoseNode,
+  CacheBonesContext, InitializeContext, UpdateContext, type AnimNode, type DebugNode, type GraphRuntime, type LocalPoseNode, type PoseNode,
 } from '../node/node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from '../node/parameters.ts';
 import { checkStorage, Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from '../core/pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
 import { checkGraphData, checkGraphDepth, type AnimGraphDefinition, type CompiledNode } from './definition.ts';
-import { buildNode, prepareNodes } from './node-build.ts';
+import { DELTA_TIME, ELAPSED, FrameNumbering, GRAPH_DELTA, ROOT_MOTION, type FrameLayout } from './frame-layout.ts';
+import { buildNodes, prepareNodes } from './node-build.ts';
 import {
   anyPlaying, checkSlotStop, refillableSlotOptions, resolveSlotPlay, slotPlayersOf, unknownClipError, unknownSlotError,
   type SlotPlayer, type SlotPlayOptions,
@@ -81,16 +81,12 @@ export class AnimGraph {
    */
   readonly updateContextLoan: { readonly contexts: UpdateContext[]; lent: boolean } = { contexts: [], lent: false };
 
-  private frameNumberCountKnown = -1;
-  private slotNamesKnown: readonly string[] | null = null;
-
   /**
-   * Per node id, its place in the build order (an instance's nodes are built in the compiled order)
-   * and where it keeps its weight in an instance's frameNumbers: the same for every instance (each
-   * node reserves the same numbers), so kept once here rather than in a map per character. Filled
-   * by the first instance built.
+   * What every instance's nodes lay out alike, kept once here rather than per character: where
+   * each node keeps its numbers in an instance's frame numbers, and the slot names. Recorded by the
+   * graph's first instance, or learned by building the nodes once when asked for before any.
    */
-  readonly nodeWeightSlots = new Map<string, { readonly index: number; readonly slot: number }>();
+  private learned: { readonly frameLayout: FrameLayout; readonly slotNames: readonly string[] } | null = null;
 
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
@@ -112,26 +108,40 @@ export class AnimGraph {
   /**
    * How many per-frame numbers an instance keeps (AnimGraphInstance.frameNumbers: its own, then
    * what its nodes reserve), for storage given to createInstance (InstanceOutput.frameNumbers).
-   * The same for every instance of the graph; counted once, by building one.
+   * The same for every instance of the graph (see frameLayout).
    */
   get frameNumberCount(): number {
-    if (this.frameNumberCountKnown < 0) this.learnFromInstance();
-    return this.frameNumberCountKnown;
+    return this.frameLayout.count;
+  }
+
+  /** Where each node keeps its numbers in an instance's frame numbers: the same for every instance of the graph. */
+  get frameLayout(): FrameLayout {
+    return (this.learned ??= this.learnByBuilding()).frameLayout;
   }
 
   /**
    * The slot names AnimGraphInstance.playSlot takes (every instance's slotNames): which nodes play
-   * slots is known once they are built, so learned, with frameNumberCount, from one instance.
+   * slots is known once they are built, so learned, with the frame layout, from the first instance.
    */
   get slotNames(): readonly string[] {
-    if (this.slotNamesKnown === null) this.learnFromInstance();
-    return this.slotNamesKnown!;
+    return (this.learned ??= this.learnByBuilding()).slotNames;
   }
 
-  private learnFromInstance(): void {
-    const instance = new AnimGraphInstance(this);
-    this.frameNumberCountKnown = instance.frameNumbers.length;
-    this.slotNamesKnown = instance.slotNames;
+  /** The frame layout once an instance has been built (or frameLayout asked for), null before. */
+  get knownFrameLayout(): FrameLayout | null {
+    return this.learned?.frameLayout ?? null;
+  }
+
+  /** Records what the graph's first instance laid out, once its nodes are built; later calls change nothing. */
+  recordLayout(frameLayout: FrameLayout, slotNames: readonly string[]): void {
+    this.learned ??= { frameLayout, slotNames };
+  }
+
+  /** The frame layout and slot names, from the nodes built once (for nothing else: no instance is made). */
+  private learnByBuilding(): { frameLayout: FrameLayout; slotNames: readonly string[] } {
+    const numbering = new FrameNumbering(null, 0);
+    const nodes = buildNodes(this, new Parameters(this.parameterDefinitions), numbering);
+    return { frameLayout: numbering.finish(), slotNames: [...(slotPlayersOf(nodes)?.keys() ?? [])] };
   }
 
   /**
@@ -186,9 +196,6 @@ export interface InstanceOutput {
   readonly frameNumbersAt?: number;
 }
 
-/** AnimGraphInstance.frameNumbers' own entries; what nodes reserve (their weights included) starts at RESERVED. */
-const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2, ROOT_MOTION = 4, RESERVED = 8;
-
 /** The curve values of every instance of a graph without curves (most): one empty array, nothing to write in it. */
 const NO_CURVES = new Float64Array(0);
 
@@ -220,6 +227,19 @@ export class AnimGraphInstance implements GraphRuntime {
   readonly frameNumbers: Float64Array;
   /** Where the instance's own numbers start in frameNumbers (InstanceOutput.frameNumbersAt); node slots include it. */
   readonly frameNumbersAt: number;
+  // The instance's own numbers by name (frame-layout.ts lays them out).
+  /** This frame's delta time, clamped (update() puts the given one there first); deltaTimeAt is its index. */
+  private get deltaTime(): number { return this.frameNumbers[this.frameNumbersAt + DELTA_TIME]; }
+  private set deltaTime(value: number) { this.frameNumbers[this.frameNumbersAt + DELTA_TIME] = value; }
+  private get deltaTimeAt(): number { return this.frameNumbersAt + DELTA_TIME; }
+  /** Seconds of update time since the instance was built or reset (`time`). */
+  private get elapsed(): number { return this.frameNumbers[this.frameNumbersAt + ELAPSED]; }
+  private set elapsed(value: number) { this.frameNumbers[this.frameNumbersAt + ELAPSED] = value; }
+  /** What the graph's update advances by: the delta time, or below full rate the update-rate clock's graphDelta. */
+  private get graphDelta(): number { return this.frameNumbers[this.frameNumbersAt + GRAPH_DELTA]; }
+  private set graphDelta(value: number) { this.frameNumbers[this.frameNumbersAt + GRAPH_DELTA] = value; }
+  /** Where this frame's root motion (4 numbers) starts in frameNumbers. */
+  private get rootMotionAt(): number { return this.frameNumbersAt + ROOT_MOTION; }
   /**
    * Whether evaluate() shows the interpolation of `previous` and `target` (below full update rate,
    * and after going back to it until the display catches up with the graph) instead of the graph.
@@ -251,7 +271,7 @@ export class AnimGraphInstance implements GraphRuntime {
    * A view of frameNumbers, made when first asked for (a crowd reads its root motion from the batch).
    */
   get rootMotion(): Float64Array {
-    const at = this.frameNumbersAt + ROOT_MOTION;
+    const at = this.rootMotionAt;
     return this.rootMotionView ??= this.frameNumbers.subarray(at, at + 4);
   }
   private rootMotionView: Float64Array | null = null;
@@ -313,43 +333,20 @@ export class AnimGraphInstance implements GraphRuntime {
     // Checked now rather than when the component pose is first made: bad storage is the caller's error at creation.
     if (output.component !== undefined) checkStorage(output.component, graph.skeleton.boneCount, 'component pose');
     this.componentStorage = output.component;
-    const built = new Map<string, PoseNode>();
-    // Each node's numbers (its weight, then what its type reserves) after the instance's own.
-    let reserved = RESERVED;
-    const reserve = (count: number): number => {
-      const at = reserved;
-      reserved += count;
-      return at;
-    };
-    const weightSlots = graph.nodeWeightSlots;
     const storage = output.frameNumbers, at = output.frameNumbersAt ?? 0;
     if (!(Number.isInteger(at) && at >= 0 && (at === 0 || storage !== undefined))) {
       throw new RangeError(`frameNumbersAt: expected a whole number from 0, and frameNumbers storage with it; got ${at}`);
     }
     this.frameNumbersAt = at;
-    // Nodes are given offsets into the whole array; the graph's weight slots are the instance's own.
-    // The array is sized once every node is built: a count asked later would be given no room.
-    let laidOut = false;
-    const numbersOf = (compiled: CompiledNode) => (count: number): number => {
-      const name = compiled.nodeType.type;
-      if (laidOut) {
-        throw new NodeBuildError(compiled.id, name, `numbers(${count}) once the node is built; reserve in create, where the instance's numbers are laid out`);
-      }
-      // A fraction put the next node's numbers at a fractional index, a negative count overlapped them.
-      if (!(Number.isInteger(count) && count >= 0 && count <= MAX_NODE_NUMBERS)) {
-        throw new NodeBuildError(compiled.id, name, `numbers(${count}): expected a whole number of numbers from 0 to ${MAX_NODE_NUMBERS}`);
-      }
-      return at + reserve(count);
-    };
-    for (const compiled of graph.nodes) {
-      const node = buildNode(compiled, built, this.parameters, graph, numbersOf(compiled));
-      const slot = reserve(1), known = weightSlots.get(compiled.id);
-      if (known === undefined) weightSlots.set(compiled.id, { index: built.size, slot });
-      else if (known.slot !== slot) throw new Error(`internal: node '${compiled.id}' reserved its weight at ${slot}, not at ${known.slot} as in the graph's first instance`);
-      built.set(compiled.id, node);
-    }
-    this.builtNodes = [...built.values()];
-    laidOut = true;
+    // Nodes are given offsets into the whole array, laid out by the graph's first instance, which
+    // the graph keeps before any node is initialized: nodes ask for their weight slots then.
+    const numbering = new FrameNumbering(graph.knownFrameLayout, at);
+    this.builtNodes = buildNodes(graph, this.parameters, numbering);
+    const layout = numbering.finish(), reserved = layout.count;
+    const slots = slotPlayersOf(this.builtNodes);
+    this.slots = slots;
+    this.slotLists = slots === null ? [] : [...slots.values()];
+    graph.recordLayout(layout, this.slotNames);
     if (storage !== undefined) {
       // Exactly the count in storage of the instance's own; at least the count from `at` in a shared array.
       const room = storage.length - at, fits = output.frameNumbersAt === undefined ? room === reserved : room >= reserved;
@@ -362,10 +359,7 @@ export class AnimGraphInstance implements GraphRuntime {
     // null when empty: one fewer object to read per frame for most graphs.
     this.afterUpdate = after.length > 0 ? after : null;
     this.hasCurves = this.curveValues.length > 0;
-    const slots = slotPlayersOf(this.builtNodes);
-    this.slots = slots;
-    this.slotLists = slots === null ? [] : [...slots.values()];
-    const root = built.get(graph.nodes[graph.nodes.length - 1].id)!;
+    const root = this.builtNodes[this.builtNodes.length - 1];
     if (root.space !== 'local') throw new TypeError(`the root node '${root.id}' must produce a local-space pose`);
     this.root = root;
     this.root.initialize(new InitializeContext(this));
@@ -383,7 +377,7 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** Seconds of update time accumulated since the instance was built. */
   get time(): number {
-    return this.frameNumbers[this.frameNumbersAt + ELAPSED];
+    return this.elapsed;
   }
 
   /** The instance's nodes by id (the graph's node ids, state machines' states' nodes included). */
@@ -392,9 +386,9 @@ export class AnimGraphInstance implements GraphRuntime {
   }
 
   nodeSlot(node: AnimNode): number {
-    const known = this.graph.nodeWeightSlots.get(node.id);
-    if (known === undefined || this.builtNodes[known.index] !== node) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
-    return this.frameNumbersAt + known.slot;
+    const layout = this.graph.frameLayout, index = layout.indexOf(node.id);
+    if (index < 0 || this.builtNodes[index] !== node) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
+    return this.frameNumbersAt + layout.weightSlot(index);
   }
 
   updateContextAt(depth: number): UpdateContext {
@@ -495,9 +489,8 @@ export class AnimGraphInstance implements GraphRuntime {
    * full update rate (setUpdateRate), most frames only move the displayed time on.
    */
   update(deltaTime: number): void {
-    const at = this.frameNumbersAt + DELTA_TIME;
-    this.frameNumbers[at] = deltaTime;
-    this.updateFrom(this.frameNumbers, at);
+    this.deltaTime = deltaTime;
+    this.updateFrom(this.frameNumbers, this.deltaTimeAt);
   }
 
   /**
@@ -525,9 +518,8 @@ export class AnimGraphInstance implements GraphRuntime {
   private advance(deltaTime: Float64Array, index: number): void {
     const given = deltaTime[index];
     // MAX_DELTA_TIME written as a literal: see CONTRIBUTING.md, "Numbers in the frame loop"
-    const numbers = this.frameNumbers, at = this.frameNumbersAt;
-    numbers[at + DELTA_TIME] = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
-    numbers[at + ELAPSED] += numbers[at + DELTA_TIME];
+    this.deltaTime = given > 0 && given < Infinity ? (given < 1e6 ? given : 1e6) : 0;
+    this.elapsed += this.deltaTime;
     // The update-rate path in a function of its own: V8 optimises a function once it has run enough
     // of its bytecode, and with it inline this one, mostly taking the short path at full rate, ran
     // unoptimised for thousands of frames, boxing the numbers above (about 20 B a frame).
@@ -538,8 +530,7 @@ export class AnimGraphInstance implements GraphRuntime {
   /** advance below full update rate (or catching up after it): the graph on its schedule, the pose and curves interpolated. */
   private advanceInterpolating(): void {
     const clock = this.clock;
-    const numbers = this.frameNumbers, at = this.frameNumbersAt;
-    if (this.counter === 0 && (!(numbers[at + DELTA_TIME] > 0) || !clock.interpolate)) {
+    if (this.counter === 0 && (!(this.deltaTime > 0) || !clock.interpolate)) {
       // A graph never updated (new, or reset) has no pose to show or hold: its first update runs
       // on whatever frame it comes, a zero delta time or an unscheduled frame included, and the
       // interval starts from it. (Interpolating, a first frame with time to move evaluates anyway.)
@@ -552,7 +543,7 @@ export class AnimGraphInstance implements GraphRuntime {
     }
     const pending = this.pendingMotion!;
     this.frame++;
-    if (clock.tick(numbers, at + DELTA_TIME, this.frame) === 1) {
+    if (clock.tick(this.frameNumbers, this.deltaTimeAt, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
       // A graph never updated evaluates to blends of nothing: the reference pose, as evaluate() shows it.
       if (this.targetStale) {
@@ -565,7 +556,7 @@ export class AnimGraphInstance implements GraphRuntime {
       const curves = this.curvesPrevious!;
       this.curvesPrevious = this.curvesTarget;
       this.curvesTarget = curves;
-      numbers[at + GRAPH_DELTA] = clock.graphDelta;
+      this.graphDelta = clock.graphDelta;
       this.updateGraph();
       this.targetStale = true;
       curves.set(this.curveValues);
@@ -591,17 +582,16 @@ export class AnimGraphInstance implements GraphRuntime {
   /** Updates the graph by this frame's whole delta time; the frame's root motion is what it reported. */
   private updateNow(): void {
     this.frame++;
-    const numbers = this.frameNumbers, at = this.frameNumbersAt;
-    numbers[at + GRAPH_DELTA] = numbers[at + DELTA_TIME];
+    this.graphDelta = this.deltaTime;
     this.updateGraph();
     // Four copies rather than TypedArray.set, a builtin call per character per frame.
     // Into frameNumbers rather than through the rootMotion view: one object fewer per character.
-    const from = this.updateContextAt(0).rootMotion, to = at + ROOT_MOTION;
+    const numbers = this.frameNumbers, from = this.updateContextAt(0).rootMotion, to = this.rootMotionAt;
     numbers[to] = from[0]; numbers[to + 1] = from[1]; numbers[to + 2] = from[2]; numbers[to + 3] = from[3];
   }
 
   /**
-   * Updates the graph by frameNumbers[GRAPH_DELTA] seconds, in the graph's update contexts unless they are lent.
+   * Updates the graph by graphDelta seconds, in the graph's update contexts unless they are lent.
    * A node that throws leaves reports in the contexts that the next update in them would add to
    * its own (the graph's are the next instance's): they are emptied before the error goes on.
    */
@@ -634,7 +624,7 @@ export class AnimGraphInstance implements GraphRuntime {
   private updateGraphIn(): void {
     this.counter++;
     const ctx = this.updateContextAt(0);
-    ctx.deltaTime = this.frameNumbers[this.frameNumbersAt + GRAPH_DELTA];
+    ctx.deltaTime = this.graphDelta;
     ctx.weight = 1;
     ctx.inertializer = null;
     ctx.rootVelocityWindow = -1;
@@ -800,7 +790,7 @@ export class AnimGraphInstance implements GraphRuntime {
    * character, reading the instance's own numbers rather than the rootMotion view of them.
    */
   rootMotionInto(out: Float64Array, at: number): void {
-    const n = this.frameNumbers, from = this.frameNumbersAt + ROOT_MOTION;
+    const n = this.frameNumbers, from = this.rootMotionAt;
     out[at] = n[from]; out[at + 1] = n[from + 1]; out[at + 2] = n[from + 2]; out[at + 3] = n[from + 3];
   }
 
@@ -851,7 +841,7 @@ export class AnimGraphInstance implements GraphRuntime {
       return;
     }
     this.counter = 0;
-    this.frameNumbers[this.frameNumbersAt + ELAPSED] = 0;
+    this.elapsed = 0;
     this.evaluatedAt = -1;
     this.root.initialize(new InitializeContext(this));
     // The update rate stays; the interval restarts from the graph's new state.

@@ -13,6 +13,7 @@ import {
 } from '../node/node.ts';
 import { Parameters, type ParameterDefinition } from '../node/parameters.ts';
 import type { AnimGraphDefinition, CompiledNode, PropertyValue } from './definition.ts';
+import type { FrameNumbering } from './frame-layout.ts';
 
 /** What building a graph's nodes reads from the graph (a CompiledGraph). */
 export interface NodeBuildSource {
@@ -28,8 +29,24 @@ export interface NodeBuildSource {
   readonly resolvedProperties: WeakMap<object, Map<string, unknown>>;
 }
 
-/** Builds `compiled` for an instance with `parameters`, given the nodes built before it and its NodeBuild.numbers. */
-export function buildNode(
+/**
+ * Builds every node of `graph` in its compiled order for an instance whose parameters are
+ * `parameters`, each given its numbers by `numbering` (finished once every node is built): the
+ * nodes in build order, the root last.
+ */
+export function buildNodes(graph: NodeBuildSource, parameters: Parameters, numbering: FrameNumbering): PoseNode[] {
+  const built = new Map<string, PoseNode>();
+  const nodes = graph.nodes;
+  for (let i = 0; i < nodes.length; i++) {
+    const compiled = nodes[i];
+    const node = buildNode(compiled, built, parameters, graph, numbering.numbersFor(i, compiled));
+    numbering.placeWeight(i, compiled);
+    built.set(compiled.id, node);
+  }
+  return [...built.values()];
+}
+
+function buildNode(
   compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: NodeBuildSource, numbers: (count: number) => number,
 ): PoseNode {
   const { nodeType } = compiled;
