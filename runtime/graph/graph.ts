@@ -7,11 +7,12 @@ import {
   CacheBonesContext, InitializeContext, UpdateContext, type AnimNode, type DebugNode, type GraphRuntime, type LocalPoseNode, type PoseNode,
 } from '../node/node.ts';
 import { Parameters, type ParameterDefinition, type ParameterValue } from '../node/parameters.ts';
-import { checkStorage, Pose, PosePool, poseBlendTwo, poseCopy, type PoseStorage } from '../core/pose.ts';
+import { checkStorage, Pose, PosePool, poseCopy, type PoseStorage } from '../core/pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, UpdateRateClock, type UpdateRateOptions } from './update-rate.ts';
 import { checkGraphData, checkGraphDepth, type AnimGraphDefinition, type CompiledNode } from './definition.ts';
 import { DELTA_TIME, ELAPSED, FrameNumbering, GRAPH_DELTA, ROOT_MOTION, type FrameLayout } from './frame-layout.ts';
+import { Interpolation } from './interpolation.ts';
 import { buildNodes, prepareNodes } from './node-build.ts';
 import {
   anyPlaying, checkSlotStop, refillableSlotOptions, resolveSlotPlay, slotPlayersOf, unknownClipError, unknownSlotError,
@@ -241,8 +242,8 @@ export class AnimGraphInstance implements GraphRuntime {
   /** Where this frame's root motion (4 numbers) starts in frameNumbers. */
   private get rootMotionAt(): number { return this.frameNumbersAt + ROOT_MOTION; }
   /**
-   * Whether evaluate() shows the interpolation of `previous` and `target` (below full update rate,
-   * and after going back to it until the display catches up with the graph) instead of the graph.
+   * Whether evaluate() shows `interpolation` (below full update rate, and after going back to it
+   * until the display catches up with the graph) instead of the graph.
    */
   private interpolating = false;
   /** Graph updates (UpdateContext relevance counts them); frames skipped by the update rate are not. */
@@ -277,8 +278,6 @@ export class AnimGraphInstance implements GraphRuntime {
   private rootMotionView: Float64Array | null = null;
   /** Whether the batch composed the component pose (markComponentComposed) and its bookkeeping does not know yet. */
   private componentComposedUnmarked = false;
-  /** Whether the output holds `target` as it is (so a held frame has nothing to write). */
-  private showsTarget = false;
   readonly skeleton: Skeleton;
   readonly events = new AnimGraphEventEmitter();
   readonly parameters: Parameters;
@@ -307,15 +306,8 @@ export class AnimGraphInstance implements GraphRuntime {
   private readonly interpolationStorage: (() => readonly [PoseStorage, PoseStorage]) | undefined;
   /** Contexts of its own, for an update that finds the graph's lent (made when first needed). */
   private ownContexts: UpdateContext[] | null = null;
-  /** The graph's last two evaluations (allocated by the first setUpdateRate above 1). */
-  private previous: Pose | null = null;
-  private target: Pose | null = null;
-  /** Whether the graph has been updated since `target` was evaluated. */
-  private targetStale = true;
-  private curvesPrevious: Float64Array | null = null;
-  private curvesTarget: Float64Array | null = null;
-  /** Root motion the graph reported that no frame has reported yet (the look-ahead's share). */
-  private pendingMotion: Float64Array | null = null;
+  /** What the instance shows below full update rate (made by the first setUpdateRate above 1). */
+  private interpolation: Interpolation | null = null;
 
   constructor(graph: AnimGraph, output: InstanceOutput = {}) {
     this.graph = graph;
@@ -529,54 +521,36 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** advance below full update rate (or catching up after it): the graph on its schedule, the pose and curves interpolated. */
   private advanceInterpolating(): void {
-    const clock = this.clock;
+    const clock = this.clock, interpolation = this.interpolation!;
     if (this.counter === 0 && (!(this.deltaTime > 0) || !clock.interpolate)) {
       // A graph never updated (new, or reset) has no pose to show or hold: its first update runs
       // on whatever frame it comes, a zero delta time or an unscheduled frame included, and the
       // interval starts from it. (Interpolating, a first frame with time to move evaluates anyway.)
       this.updateNow();
-      this.curvesTarget!.set(this.curveValues);
-      this.targetStale = true;
-      this.pendingMotion!.fill(0);
+      interpolation.start(this.output, false, this.curveValues);
       clock.restart();
       return;
     }
-    const pending = this.pendingMotion!;
     this.frame++;
     if (clock.tick(this.frameNumbers, this.deltaTimeAt, this.frame) === 1) {
       // The target becomes the start of the next interval: evaluated first if nobody asked for it.
       // A graph never updated evaluates to blends of nothing: the reference pose, as evaluate() shows it.
-      if (this.targetStale) {
-        if (this.counter === 0) poseCopy(this.target!, this.skeleton.referencePose);
-        else this.evaluateGraph(this.target!);
+      if (interpolation.targetStale) {
+        if (this.counter === 0) poseCopy(interpolation.target, this.skeleton.referencePose);
+        else this.evaluateGraph(interpolation.target);
       }
-      const pose = this.previous!;
-      this.previous = this.target;
-      this.target = pose;
-      const curves = this.curvesPrevious!;
-      this.curvesPrevious = this.curvesTarget;
-      this.curvesTarget = curves;
+      interpolation.shift();
       this.graphDelta = clock.graphDelta;
       this.updateGraph();
-      this.targetStale = true;
-      curves.set(this.curveValues);
-      const motion = this.updateContextAt(0).rootMotion;
-      for (let i = 0; i < 4; i++) pending[i] += motion[i];
+      interpolation.keepUpdate(this.curveValues, this.updateContextAt(0).rootMotion);
       if (clock.rate === 1 && clock.ahead === 0) {
         // Back at full rate and caught up: the graph's pose, curves and motion are this frame's.
         this.interpolating = false;
-        this.rootMotion.set(pending);
-        pending.fill(0);
+        interpolation.flushMotion(this.rootMotion);
         return;
       }
     }
-    const share = clock.share, out = this.rootMotion;
-    for (let i = 0; i < 4; i++) {
-      out[i] = pending[i] * share;
-      pending[i] -= out[i];
-    }
-    const w = clock.weights, values = this.curveValues, from = this.curvesPrevious!, to = this.curvesTarget!;
-    for (let i = 0; i < values.length; i++) values[i] = from[i] * w[0] + to[i] * w[1];
+    interpolation.showFrame(clock, this.rootMotion, this.curveValues);
   }
 
   /** Updates the graph by this frame's whole delta time; the frame's root motion is what it reported. */
@@ -678,14 +652,7 @@ export class AnimGraphInstance implements GraphRuntime {
     clock.phase = normalizePhase(phase, rate);
     clock.interpolate = interpolate;
     if (rate === 1 || this.interpolating) return;
-    if (this.previous === null) {
-      const storage = this.interpolationStorage?.();
-      this.previous = new Pose(this.skeleton.boneCount, storage?.[0]);
-      this.target = new Pose(this.skeleton.boneCount, storage?.[1]);
-      this.pendingMotion = new Float64Array(4);
-      this.curvesPrevious = new Float64Array(this.curveValues.length);
-      this.curvesTarget = new Float64Array(this.curveValues.length);
-    }
+    this.interpolation ??= new Interpolation(this.skeleton.boneCount, this.curveValues.length, this.interpolationStorage?.());
     this.startInterpolating();
   }
 
@@ -711,17 +678,9 @@ export class AnimGraphInstance implements GraphRuntime {
 
   /** The graph's current pose becomes the target of the interval, shown as it is. */
   private startInterpolating(): void {
-    if (this.evaluatedAt === this.frame && this.evaluatedAt >= 0) {
-      poseCopy(this.target!, this.output);
-      this.targetStale = false;
-    } else {
-      this.targetStale = true;
-    }
-    this.curvesTarget!.set(this.curveValues);
-    this.pendingMotion!.fill(0);
+    this.interpolation!.start(this.output, this.evaluatedAt === this.frame && this.evaluatedAt >= 0, this.curveValues);
     this.clock.restart();
     this.interpolating = true;
-    this.showsTarget = false;
   }
 
   /**
@@ -744,23 +703,14 @@ export class AnimGraphInstance implements GraphRuntime {
       this.evaluateGraph(this.output);
       this.componentStale = true;
     } else {
-      const target = this.target!;
-      if (this.targetStale) {
-        this.evaluateGraph(target);
-        this.targetStale = false;
-        this.showsTarget = false;
+      const interpolation = this.interpolation!;
+      if (interpolation.targetStale) {
+        this.evaluateGraph(interpolation.target);
+        interpolation.targetStale = false;
+        interpolation.showsTarget = false;
       }
-      const w = this.clock.weights;
-      if (w[1] !== 1) {
-        poseBlendTwo(this.output, this.previous!, target, w);
-        this.showsTarget = false;
-        this.componentStale = true;
-      } else if (!this.showsTarget) {
-        // A held frame (interpolate: false) shows the same target again: no copy, no component pass.
-        poseCopy(this.output, target);
-        this.showsTarget = true;
-        this.componentStale = true;
-      }
+      // A held frame (interpolate: false) shows the same target again: no copy, no component pass.
+      if (interpolation.show(this.output, this.clock.weights)) this.componentStale = true;
     }
     this.evaluatedAt = this.frame;
     return this.output;

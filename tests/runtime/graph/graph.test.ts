@@ -298,9 +298,9 @@ describe('graph instance', () => {
     const fade = (i: unknown) => (i as { nodes: Map<string, { fade: { boneWeights: unknown; boneStart: unknown } }> }).nodes.get('locomotion')!.fade;
     expect(fade(a).boneWeights).toBe(fade(b).boneStart);
     expect((walkB as unknown as { playback: { notifySpan: unknown } }).playback.notifySpan).toBeNull();
-    const fresh = graph.createInstance() as unknown as { rootMotionView: unknown; pendingMotion: unknown; rootMotion: Float64Array; frameNumbers: Float64Array };
+    const fresh = graph.createInstance() as unknown as { rootMotionView: unknown; interpolation: unknown; rootMotion: Float64Array; frameNumbers: Float64Array };
     expect(fresh.rootMotionView).toBeNull();
-    expect(fresh.pendingMotion).toBeNull();
+    expect(fresh.interpolation).toBeNull();
     expect(fresh.rootMotion.buffer).toBe(fresh.frameNumbers.buffer);
     // ...while each instance's nodes are its own, and a node of another instance has no weight slot here.
     expect(b.nodes.get('walk')).toBe(walkB);

@@ -716,12 +716,12 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expectRowsLikeAlone(batch, alone);
     expect(blend).toHaveBeenCalled();
     // The interpolation poses are rows of the kernel's memory.
-    const target = (batch.instances[1] as unknown as { target: Pose }).target;
+    const target = (batch.instances[1] as unknown as { interpolation: { target: Pose } }).interpolation.target;
     expect(target.kernel).not.toBeNull();
     const without = graph.createInstances(6, { componentSpace: true, updateRates: false });
     expect(without.wasmMemoryBytes).toBeLessThan(batch.wasmMemoryBytes);
     without.instances[1].setUpdateRate(2);
-    expect((without.instances[1] as unknown as { target: Pose }).target.kernel).toBeNull();
+    expect((without.instances[1] as unknown as { interpolation: { target: Pose } }).interpolation.target.kernel).toBeNull();
   });
 
   it('shares a memory between threads only for the same graph (a Crowd), each thread with its own scratch', () => {
