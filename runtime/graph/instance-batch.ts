@@ -1,5 +1,6 @@
 import { describeValue } from '../node/parameters.ts';
-import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
+import type { CompiledGraph } from './compiled-graph.ts';
+import { AnimGraphInstance, type InstanceOutput } from './instance.ts';
 import { Pose, PosePool, type PoseStorage } from '../core/pose.ts';
 import { SamplingKernel } from '../kernel/sampling-kernel.ts';
 import { ComponentPose } from '../core/component-pose.ts';
@@ -92,7 +93,7 @@ export function kernelArrays(kernel: SamplingKernel, at: number): BatchPoseArray
  * what nodes keep there).
  */
 export function createCharacter(
-  graph: AnimGraph, arrays: BatchPoseArrays, character: number, componentSpace: boolean, kernel: SamplingKernel | null, posePool: PosePool,
+  graph: CompiledGraph, arrays: BatchPoseArrays, character: number, componentSpace: boolean, kernel: SamplingKernel | null, posePool: PosePool,
 ): AnimGraphInstance {
   const n = graph.skeleton.boneCount;
   const interpolationStorage = kernel === null || kernel.poseArrays[INTERPOLATION_ARRAYS].length === 0 ? undefined : (): readonly [PoseStorage, PoseStorage] => {
@@ -112,7 +113,7 @@ export function createCharacter(
     rows.rotations.set(reference.rotations);
     rows.scales.set(reference.scales);
   }
-  return graph.createInstance({ ...output, posePool, interpolationStorage, frameNumbers, frameNumbersAt });
+  return new AnimGraphInstance(graph, { ...output, posePool, interpolationStorage, frameNumbers, frameNumbersAt });
 }
 
 /** A skeleton's reference pose in component space, composed once per skeleton. */
@@ -251,7 +252,7 @@ export class InstanceBatch implements BatchPoseArrays {
   /** The frame's delta time, handed to each instance in an array (see CONTRIBUTING.md, "Numbers in the frame loop"). */
   private readonly deltaTime = new Float64Array(1);
 
-  constructor(graph: AnimGraph, count: number, options: InstanceBatchOptions = {}) {
+  constructor(graph: CompiledGraph, count: number, options: InstanceBatchOptions = {}) {
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`a batch needs a whole number of characters, at least 1; got ${describeValue(count)}`);
     const n = graph.skeleton.boneCount;
     const componentSpace = options.componentSpace ?? false;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import type { AnimNode } from '../../runtime/node/node.ts';
 import type { Inertialization } from '../../nodes/Inertialization.ts';
 import { Pose } from '../../runtime/core/pose.ts';

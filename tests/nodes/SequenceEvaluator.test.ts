@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding, sampleClip } from '../../runtime/core/clip.ts';
-import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraph } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { rootMotionDelta } from '../../runtime/jobs/root-motion.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';

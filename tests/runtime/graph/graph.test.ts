@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../../host/files.ts';
-import { AnimGraph, MAX_DELTA_TIME, type AnimGraphInstance } from '../../../runtime/graph/graph.ts';
+import { AnimGraph } from '../../../runtime/graph/graph.ts';
+import { MAX_DELTA_TIME, type AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import { GraphLoadError } from '../../../graphs/loader/problems.ts';
 import { Parameters, type ParameterDefinition } from '../../../runtime/node/parameters.ts';
 import { GraphRunner, MAX_KEPT_ROWS, runGraph, TimelineError, type ParameterChange } from '../../../host/runner.ts';
