@@ -16,8 +16,9 @@ export type {
 export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
 export { AnimGraph } from './runtime/graph/graph.ts';
 export type { CompiledGraph } from './runtime/graph/compiled-graph.ts';
-export { AnimGraphInstance, MAX_DELTA_TIME } from './runtime/graph/instance.ts';
-export type { InstanceOutput } from './runtime/graph/instance.ts';
+export { AnimGraphInstance } from './runtime/graph/instance.ts';
+export { MAX_DELTA_TIME } from './runtime/graph/instance-frame.ts';
+export type { InstanceOutput } from './runtime/graph/instance-build.ts';
 export { MAX_GRAPH_DEPTH } from './runtime/graph/definition.ts';
 export type { AnimGraphDefinition, CompiledNode, PropertyValue } from './runtime/graph/definition.ts';
 export type { SlotPlayArgs, SlotPlayOptions, SlotPlayer } from './runtime/graph/slot-play.ts';

@@ -1,5 +1,6 @@
 import { CompiledGraph } from './compiled-graph.ts';
-import { AnimGraphInstance, type InstanceOutput } from './instance.ts';
+import type { InstanceOutput } from './instance-build.ts';
+import { AnimGraphInstance } from './instance.ts';
 import { InstanceBatch, type InstanceBatchOptions } from './instance-batch.ts';
 
 // The graph's definition, slot arguments and instance, where the loader, nodes/Slot.ts and the crowd
@@ -9,7 +10,9 @@ export {
   checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError,
   type SlotPlayArgs, type SlotPlayer, type SlotPlayOptions,
 } from './slot-play.ts';
-export { AnimGraphInstance, MAX_DELTA_TIME, type InstanceOutput } from './instance.ts';
+export { AnimGraphInstance } from './instance.ts';
+export { MAX_DELTA_TIME } from './instance-frame.ts';
+export type { InstanceOutput } from './instance-build.ts';
 
 /**
  * A validated graph asset bound to a skeleton and clips: immutable, shared by all its instances

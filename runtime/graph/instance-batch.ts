@@ -1,6 +1,7 @@
 import { describeValue } from '../node/parameters.ts';
 import type { CompiledGraph } from './compiled-graph.ts';
-import { AnimGraphInstance, type InstanceOutput } from './instance.ts';
+import type { InstanceOutput } from './instance-build.ts';
+import { AnimGraphInstance } from './instance.ts';
 import { Pose, PosePool, type PoseStorage } from '../core/pose.ts';
 import { SamplingKernel } from '../kernel/sampling-kernel.ts';
 import { ComponentPose } from '../core/component-pose.ts';
