@@ -14,8 +14,14 @@ export type {
   GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, AsyncLoadOptions, CheckResult, FileResolver, SyncFileResolver, ResolvedFile,
 } from './graphs/loader.ts';
 export { GRAPH_FORMAT, graphEnvelopeSchema } from './graphs/schema.ts';
-export { AnimGraph, AnimGraphInstance, MAX_DELTA_TIME, MAX_GRAPH_DEPTH } from './runtime/graph/graph.ts';
-export type { AnimGraphDefinition, CompiledNode, InstanceOutput, PropertyValue, SlotPlayArgs, SlotPlayOptions, SlotPlayer } from './runtime/graph/graph.ts';
+export { AnimGraph } from './runtime/graph/graph.ts';
+export type { CompiledGraph } from './runtime/graph/compiled-graph.ts';
+export { AnimGraphInstance } from './runtime/graph/instance.ts';
+export { MAX_DELTA_TIME } from './runtime/graph/instance-frame.ts';
+export type { InstanceOutput } from './runtime/graph/instance-build.ts';
+export { MAX_GRAPH_DEPTH } from './runtime/graph/definition.ts';
+export type { AnimGraphDefinition, CompiledNode, PropertyValue } from './runtime/graph/definition.ts';
+export type { SlotPlayArgs, SlotPlayOptions, SlotPlayer } from './runtime/graph/slot-play.ts';
 export { InstanceBatch, characterOutput } from './runtime/graph/instance-batch.ts';
 export { samplingKernelAvailable } from './runtime/kernel/sampling-kernel.ts';
 export { MAX_UPDATE_RATE } from './runtime/graph/update-rate.ts';
@@ -49,7 +55,8 @@ export type {
   NodeCheckContext, NodePrepareContext, SubGraphSource,
 } from './runtime/node/node-type.ts';
 export { SkeletalControlNode, BoneTransforms } from './runtime/node/skeletal-control.ts';
-export { StrideWarpingJob, StrideWarpingState } from './runtime/jobs/stride-warping.ts';
+export { StrideWarpingJob } from './runtime/jobs/stride-warping.ts';
+export { StrideWarpingState } from './runtime/jobs/stride-warping-state.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/import/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';
 export {

@@ -15,7 +15,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { loadGraphAsset } from '../host/files.ts';
-import type { AnimGraph, AnimGraphInstance } from '../runtime/graph/graph.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../runtime/graph/instance.ts';
 import { buildCrowdGraph, createCrowd, crowdPhases } from './crowd-cases.ts';
 
 const args = process.argv.slice(2);

@@ -20,7 +20,7 @@
 import { performance } from 'node:perf_hooks';
 import * as THREE from 'three';
 import { loadGraphAsset } from '../host/files.ts';
-import type { AnimGraphInstance } from '../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../runtime/graph/instance.ts';
 import { bindThree, type ThreeBinding } from '../three/index.ts';
 import { makeThreeBones } from './three-crowd.ts';
 

@@ -1,4 +1,5 @@
-import type { AnimGraph, AnimGraphInstance } from '../runtime/graph/graph.ts';
+import type { AnimGraph } from '../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../runtime/graph/instance.ts';
 import type { DebugNode } from '../runtime/node/node.ts';
 import { describeValue, type ParameterValue } from '../runtime/node/parameters.ts';
 import type { Pose } from '../runtime/core/pose.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Clip, ClipBinding } from '../runtime/core/clip.ts';
 import { CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/jobs/clip-playback.ts';
-import type { SlotPlayArgs, SlotPlayer } from '../runtime/graph/graph.ts';
+import type { SlotPlayArgs, SlotPlayer } from '../runtime/node/slot-player.ts';
 import {
   LocalPoseNode, ZERO_WEIGHT, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink,
   type UpdateContext,

@@ -1,60 +1,20 @@
 import { ComponentPose } from '../runtime/core/component-pose.ts';
-import { quatMultiply, quatRotateVec3 } from '../runtime/core/math.ts';
 import {
   ZERO_WEIGHT, readVec3,
   type CacheBonesContext, type ComponentPoseLink, type DebugNode, type NodeType, type ScalarProperty, type UpdateContext, type Vec3Property,
 } from '../runtime/node/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/node/skeletal-control.ts';
-import {
-  StrideWarpingJob, StrideWarpingState, clampToReach, normalize3, solveStrideLegIK, thighCorrection,
-} from '../runtime/jobs/stride-warping.ts';
+import { StrideWarpingJob, normalize3 } from '../runtime/jobs/stride-warping.ts';
+import { readStrideLegs, writeStrideLegs } from '../runtime/jobs/stride-warping-pose.ts';
+import { StrideWarpingState } from '../runtime/jobs/stride-warping-state.ts';
+import { StrideWarpingNumbers, settingBindings, type SettingBindings, type SettingName } from '../runtime/jobs/stride-warping-numbers.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
-
-/** A bone's component transform being edited: read with loadBone, write back with setComponent(bone, xf.t, xf.r, xf.s, 0). */
-const xf = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };
-
-function loadBone(pose: ComponentPose, bone: number): void {
-  pose.ensureComponent(bone);
-  for (let k = 0; k < 3; k++) {
-    xf.t[k] = pose.translations[bone * 3 + k];
-    xf.s[k] = pose.scales[bone * 3 + k];
-  }
-  for (let k = 0; k < 4; k++) xf.r[k] = pose.rotations[bone * 4 + k];
-}
-
-// Per-frame scratch for steps 4 and 5 (nodes never run concurrently).
-const hip = new Float64Array(3), footPosition = new Float64Array(3), footTarget = new Float64Array(3), kneePole = new Float64Array(3);
-const correction = new Float64Array(4);
 
 interface Leg {
   foot: string;
   calf: string;
   thigh: string;
-}
-
-/** The properties read every frame (into StrideWarping's numbers, STRIDE_SCALE to PELVIS_ALPHA), each a literal or a bound parameter. */
-const SETTING_NAMES = [
-  'strideScale', 'locomotionSpeed', 'minRootMotionSpeed', 'rootMotionWindow', 'rootMotionSmoothingTime',
-  'minScale', 'maxScale', 'scaleSmoothingTime', 'pelvisSmoothingTime', 'pelvisMaxSpeed', 'pelvisAlpha',
-] as const;
-
-// Numbers kept across calls live in classes with number-initialised fields, not object literals:
-// see CONTRIBUTING.md, "Numbers in the frame loop".
-
-/**
- * Where a setting comes from: a parameter's slot, or -1 and the literal, copied out of its
- * ScalarProperty so that the literal sits in a number field of its own and merges with a
- * parameter's value unboxed.
- */
-class Binding {
-  // Initialised: a field declared bare starts as undefined (see above).
-  readonly slot: number = -1;
-  readonly literal: number = 0;
-  constructor(property: ScalarProperty) {
-    this.slot = property.slot;
-    this.literal = property.constant;
-  }
 }
 
 /**
@@ -64,7 +24,7 @@ class Binding {
  */
 interface StrideWarpingShared {
   props: ConstructorParameters<typeof StrideWarping>[3] | null;
-  bindings: Readonly<Record<(typeof SETTING_NAMES)[number], Binding>> | null;
+  bindings: SettingBindings | null;
   /**
    * The solver and its buffers: inputs filled from the pose, outputs read back, within one
    * warpPose (nodes never run concurrently, and warpPose runs no other node and fires no event),
@@ -77,23 +37,12 @@ interface StrideWarpingShared {
 /** Per leg, the FK foot's component-space rotation, which the IK keeps: warpPose's scratch (see ScratchNumbers). */
 const FK_FOOT_ROTATIONS = new ScratchNumbers();
 
-/**
- * A StrideWarping's numbers, per instance, by index: this frame's settings (in SETTING_NAMES'
- * order, read from parameters or literals at update; the pelvis's three are used at evaluate), then
- * what the debug tree shows of the last warp: the warped pelvis (3), its offset (3), and per leg
- * its scale origin (3), copied out of the shared job.
- */
-const STRIDE_SCALE = 0, LOCOMOTION_SPEED = 1, MIN_ROOT_MOTION_SPEED = 2, ROOT_MOTION_WINDOW = 3, ROOT_MOTION_SMOOTHING_TIME = 4,
-  MIN_SCALE = 5, MAX_SCALE = 6, SCALE_SMOOTHING_TIME = 7, PELVIS_SMOOTHING_TIME = 8, PELVIS_MAX_SPEED = 9, PELVIS_ALPHA = 10,
-  WARPED_PELVIS = 11, PELVIS_OFFSET = 14, SCALE_ORIGINS = 17;
-/** How many of those a StrideWarping of `legs` legs keeps; its StrideWarpingState's numbers follow them. */
-function ownNumberCount(legs: number): number {
-  return SCALE_ORIGINS + legs * 3;
-}
-/** How many numbers it reserves (NodeBuild.numbers): its own, then its state's. */
+/** How many numbers a StrideWarping of `legs` legs reserves (NodeBuild.numbers): its own, then its StrideWarpingState's. */
 function strideNumberCount(legs: number): number {
-  return ownNumberCount(legs) + StrideWarpingState.numberCount(legs);
+  return StrideWarpingNumbers.numberCount(legs) + StrideWarpingState.numberCount(legs);
 }
+
+// Numbers kept across calls live in classes with initialised fields (see SettingBinding).
 
 /** The stride scale in use, smoothed toward each frame's target once `smoothing` has started. */
 class StrideScale {
@@ -127,12 +76,12 @@ const DEFAULT_PELVIS_SMOOTHING = 0.14;
 const DEFAULT_PELVIS_MAX_SPEED = 0.5;
 
 /**
- * Stride warping (Unreal 5's AnimationWarping, warping from the FK foot): lengthens or shortens each
+ * Stride warping (Unreal 5's AnimationWarping, with the seed's fix): lengthens or shortens each
  * step instead of changing the play rate. The solver is runtime/jobs/stride-warping.ts's
  * StrideWarpingJob (steps 1 to 5 are described there); this node reads its settings, measures
  * and scales root motion, and runs the job on its component-space pose. Each step can be switched
- * off. Warping starts from the FK foot, not an IK bone (warping an IK bone that already follows
- * the foot makes the feet tread in place).
+ * off. Warping starts from the FK foot, not an IK bone (the seed shows why: warping an IK bone
+ * that already follows the foot makes the feet tread in place).
  *
  * In `fromRootMotion` mode the scale is the locomotion speed over the root-motion speed of the
  * branch below, and only the root motion that branch reports (UpdateContext.rootMotion) is scaled
@@ -156,20 +105,15 @@ export class StrideWarping extends SkeletalControlNode {
   /** Stride direction in use (component space). */
   private readonly direction = new Float64Array(3);
   private readonly rootMotion = new RootMotionSpeed();
-  private readonly bindings: Readonly<Record<(typeof SETTING_NAMES)[number], Binding>>;
+  private readonly bindings: SettingBindings;
   /** The solver, shared by the graph's instances of this node (StrideWarpingShared.job). */
   private readonly job: StrideWarpingJob;
   /** What the solver carries across frames for this character. */
   private readonly state: StrideWarpingState;
   /** FK_FOOT_ROTATIONS' array, long enough for the legs. */
   private readonly fkFootRotations: Float64Array;
-  /**
-   * Its numbers (STRIDE_SCALE to SCALE_ORIGINS): an array of its own, or from `at` on the instance's
-   * per-frame numbers once initialized, where they share cache lines with the character's others
-   * rather than needing lines of their own (see CONTRIBUTING.md, "Numbers in the frame loop").
-   */
-  private numbers: Float64Array;
-  private at = 0;
+  /** This frame's settings and the last warp's results, in the instance's per-frame numbers once initialized. */
+  private readonly numbers: StrideWarpingNumbers;
 
   constructor(
     id: string,
@@ -178,7 +122,7 @@ export class StrideWarping extends SkeletalControlNode {
     private readonly props: {
       fromRootMotion: boolean;
       /** Bound or literal per-frame settings, by name (SETTING_NAMES). */
-      settings: Readonly<Record<(typeof SETTING_NAMES)[number], ScalarProperty>>;
+      settings: Readonly<Record<SettingName, ScalarProperty>>;
       strideDirection: Vec3Property;
       floorNormal: Vec3Property;
       gravityDirection: Vec3Property;
@@ -197,13 +141,12 @@ export class StrideWarping extends SkeletalControlNode {
     private readonly numbersAt = -1,
   ) {
     super(id, 'StrideWarping', input, alpha);
-    this.bindings = shared.bindings ??= Object.fromEntries(SETTING_NAMES.map((name) => [name, new Binding(props.settings[name])])) as Record<(typeof SETTING_NAMES)[number], Binding>;
+    this.bindings = shared.bindings ??= settingBindings(props.settings);
     const legs = props.legs.length;
     this.legBones = new Int32Array(legs * 3).fill(-1);
     this.fkFootRotations = FK_FOOT_ROTATIONS.atLeast(legs * 4);
     this.state = new StrideWarpingState(legs);
-    this.numbers = new Float64Array(ownNumberCount(legs));
-    this.numbers[STRIDE_SCALE] = 1;
+    this.numbers = new StrideWarpingNumbers(legs);
     if (shared.job === null) {
       const job = shared.job = new StrideWarpingJob(legs, this.state);
       job.adjustPelvis = props.adjustPelvis;
@@ -214,13 +157,11 @@ export class StrideWarping extends SkeletalControlNode {
 
   protected override onInitialize(): void {
     super.onInitialize();
-    const numbers = this.graph.frameNumbers, at = this.numbersAt;
-    if (at >= 0 && (numbers !== this.numbers || at !== this.at)) {
-      const own = ownNumberCount(this.props.legs.length);
-      numbers.set(this.numbers.subarray(this.at, this.at + own), at);
-      this.numbers = numbers;
-      this.at = at;
-      this.state.useNumbers(numbers, at + own);
+    const at = this.numbersAt;
+    if (at >= 0) {
+      const frameNumbers = this.graph.frameNumbers;
+      this.numbers.useNumbers(frameNumbers, at);
+      this.state.useNumbers(frameNumbers, at + StrideWarpingNumbers.numberCount(this.props.legs.length));
     }
     this.scale.value = 1;
     this.deltaTime = 0;
@@ -281,44 +222,14 @@ export class StrideWarping extends SkeletalControlNode {
    * root-motion velocity) is this node's to read and scale before it joins the branch above.
    */
   protected override onUpdate(ctx: UpdateContext): void {
-    this.readSettings();
+    this.numbers.read(this.graph.parameterValues, this.bindings);
     const child = ctx.child();
-    if (this.props.fromRootMotion) child.rootVelocityWindow = this.numbers[this.at + ROOT_MOTION_WINDOW];
+    if (this.props.fromRootMotion) child.rootVelocityWindow = this.numbers.rootMotionWindow;
     super.onUpdate(child);
   }
 
-  /** This frame's settings, each bound value checked: a NaN or out-of-range parameter never reaches the warp. */
-  private readSettings(): void {
-    const values = this.graph.parameterValues, from = this.bindings, set = this.numbers, at = this.at;
-    let b = from.strideScale;
-    set[at + STRIDE_SCALE] = b.slot >= 0 ? values[b.slot] : b.literal;
-    set[at + LOCOMOTION_SPEED] = (b = from.locomotionSpeed).slot >= 0 ? values[b.slot] : b.literal;
-    // Lengths of time, speeds and scales: a negative or NaN value is taken as 0.
-    let x = (b = from.minRootMotionSpeed).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + MIN_ROOT_MOTION_SPEED] = x >= 0 ? x : 0;
-    x = (b = from.rootMotionWindow).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + ROOT_MOTION_WINDOW] = x >= 0 && x < Infinity ? x : 0;
-    x = (b = from.rootMotionSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + ROOT_MOTION_SMOOTHING_TIME] = x >= 0 ? x : 0;
-    // Scales held to the properties' range, [0, 1e6]: feet warped by 1e307 reached ±Infinity and
-    // made the pelvis and pose NaN (as TwoBoneIK holds its stretch).
-    x = (b = from.minScale).slot >= 0 ? values[b.slot] : b.literal;
-    const minScale = x >= 0 ? (x < 1e6 ? x : 1e6) : 0;
-    set[at + MIN_SCALE] = minScale;
-    x = (b = from.maxScale).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + MAX_SCALE] = x >= minScale ? (x < 1e6 ? x : 1e6) : minScale;
-    x = (b = from.scaleSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + SCALE_SMOOTHING_TIME] = x >= 0 ? x : 0;
-    x = (b = from.pelvisSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + PELVIS_SMOOTHING_TIME] = x >= 0 ? x : 0;
-    x = (b = from.pelvisMaxSpeed).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + PELVIS_MAX_SPEED] = x >= 0 ? x : 0;
-    x = (b = from.pelvisAlpha).slot >= 0 ? values[b.slot] : b.literal;
-    set[at + PELVIS_ALPHA] = x > 0 ? (x < 1 ? x : 1) : 0;
-  }
-
   protected override updateControl(ctx: UpdateContext): void {
-    const p = this.props, values = this.graph.parameterValues, scale = this.scale, set = this.numbers, at = this.at;
+    const p = this.props, values = this.graph.parameterValues, scale = this.scale, settings = this.numbers;
     this.deltaTime += ctx.deltaTime;
     let target = 1;
     if (p.fromRootMotion) {
@@ -326,20 +237,20 @@ export class StrideWarping extends SkeletalControlNode {
       const rm = this.rootMotion, vel = rm.velocity;
       const speed = rm.measured ? Math.sqrt(vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2]) : 0;
       rm.speed = speed;
-      const given = set[at + MIN_ROOT_MOTION_SPEED];
+      const given = settings.minRootMotionSpeed;
       const minSpeed = given > 0 ? given : AUTO_MIN_SPEED * this.legLength;
-      const wanted = set[at + LOCOMOTION_SPEED];
+      const wanted = settings.locomotionSpeed;
       if (speed >= minSpeed && speed > 0 && wanted === wanted) {
         target = wanted / speed;
         this.direction[0] = vel[0] / speed; this.direction[1] = vel[1] / speed; this.direction[2] = vel[2] / speed;
       } else readVec3(this.direction, 0, values, p.strideDirection);
     } else {
-      target = set[at + STRIDE_SCALE];
+      target = settings.strideScale;
       readVec3(this.direction, 0, values, p.strideDirection);
     }
     if (!(target === target)) target = 1;
-    target = Math.min(Math.max(target, set[at + MIN_SCALE]), set[at + MAX_SCALE]);
-    const half = set[at + SCALE_SMOOTHING_TIME];
+    target = Math.min(Math.max(target, settings.minScale), settings.maxScale);
+    const half = settings.scaleSmoothingTime;
     if (half > 0 && scale.smoothing) {
       // Exponential approach with the given half-life.
       const k = 1 - Math.pow(0.5, ctx.deltaTime / half);
@@ -376,7 +287,7 @@ export class StrideWarping extends SkeletalControlNode {
       return;
     }
     if (!(dt > 0)) return;
-    const delta = ctx.rootMotion, half = this.numbers[this.at + ROOT_MOTION_SMOOTHING_TIME];
+    const delta = ctx.rootMotion, half = this.numbers.rootMotionSmoothingTime;
     const x = delta[0] / (weight * dt), y = delta[1] / (weight * dt), z = delta[2] / (weight * dt), squared = x * x + y * y + z * z;
     if (squared - squared !== 0) return;
     const k = !rm.measured || !(half > 0) ? 1 : 1 - Math.pow(0.5, dt / half);
@@ -404,7 +315,7 @@ export class StrideWarping extends SkeletalControlNode {
 
   /** The job on `pose`, in place: steps 1 to 3 from the FK pose, then the pelvis moved, then steps 4 and 5 per leg. */
   private warpPose(pose: ComponentPose): void {
-    const p = this.props, values = this.graph.parameterValues, numbers = this.numbers, at = this.at, job = this.job;
+    const p = this.props, values = this.graph.parameterValues, numbers = this.numbers, job = this.job;
     const n = job.floorNormal, g = job.gravityDirection, d = this.direction;
     job.state = this.state;
     job.strideDirection = d;
@@ -421,68 +332,21 @@ export class StrideWarping extends SkeletalControlNode {
     // the next update, the node steps it by 0 and outputs the same pose.
     this.deltaTime = 0;
     job.legLength = this.legLength;
-    job.pelvisSmoothingTime = numbers[at + PELVIS_SMOOTHING_TIME];
-    job.pelvisMaxSpeed = numbers[at + PELVIS_MAX_SPEED];
-    job.pelvisAlpha = numbers[at + PELVIS_ALPHA];
-    const legs = p.legs.length, pelvis = this.pelvis, bones = this.legBones, chains = job.legPositions;
-    pose.ensureComponent(pelvis);
-    for (let k = 0; k < 3; k++) job.pelvis[k] = pose.translations[pelvis * 3 + k];
-    for (let i = 0; i < legs; i++) {
-      const foot = bones[i * 3 + 2];
-      for (let b = 0; b < 3; b++) {
-        const bone = bones[i * 3 + b];
-        pose.ensureComponent(bone);
-        for (let k = 0; k < 3; k++) chains[i * 9 + b * 3 + k] = pose.translations[bone * 3 + k];
-      }
-      for (let k = 0; k < 4; k++) {
-        this.fkFootRotations[i * 4 + k] = pose.rotations[foot * 4 + k];
-        job.thighRotations[i * 4 + k] = pose.rotations[bones[i * 3] * 4 + k];
-      }
-    }
+    job.pelvisSmoothingTime = numbers.pelvisSmoothingTime;
+    job.pelvisMaxSpeed = numbers.pelvisMaxSpeed;
+    job.pelvisAlpha = numbers.pelvisAlpha;
+    readStrideLegs(job, pose, this.pelvis, this.legBones, this.fkFootRotations);
     // Steps 1 to 3. Never false with what is given here; a pose the job refuses (non-finite) is left as it is.
     if (!job.run()) return;
-    for (let k = 0; k < 3; k++) {
-      numbers[at + WARPED_PELVIS + k] = job.warpedPelvis[k];
-      numbers[at + PELVIS_OFFSET + k] = job.pelvisOffset[k];
-    }
-    for (let k = 0; k < legs * 3; k++) numbers[at + SCALE_ORIGINS + k] = job.scaleOrigins[k];
-    loadBone(pose, pelvis);
-    for (let k = 0; k < 3; k++) xf.t[k] = job.warpedPelvis[k];
-    pose.setComponent(pelvis, xf.t, xf.r, xf.s, 0);
-    // 4 and 5, per leg, on the pose as the moved pelvis left it: thigh correction, then IK to the warped foot.
-    for (let i = 0; i < legs; i++) {
-      const thigh = bones[i * 3], calf = bones[i * 3 + 1], foot = bones[i * 3 + 2];
-      pose.ensureComponent(thigh);
-      pose.ensureComponent(foot);
-      for (let k = 0; k < 3; k++) {
-        hip[k] = pose.translations[thigh * 3 + k];
-        footTarget[k] = job.footTargets[i * 3 + k];
-        kneePole[k] = job.kneePoles[i * 3 + k];
-      }
-      if (p.correctThighs) {
-        for (let k = 0; k < 3; k++) footPosition[k] = pose.translations[foot * 3 + k];
-        if (thighCorrection(correction, hip, footPosition, footTarget, n)) {
-          loadBone(pose, thigh);
-          quatMultiply(xf.r, 0, correction, 0, xf.r, 0);
-          pose.setComponent(thigh, xf.t, xf.r, xf.s, 0);
-          // The knee's bend direction turns with the thigh.
-          quatRotateVec3(kneePole, 0, correction, 0, kneePole, 0);
-        }
-      }
-      if (p.clampLegLength) clampToReach(footTarget, hip, job.legReach, i);
-      if (p.solveIk) solveLeg(pose, thigh, calf, foot, this.fkFootRotations, i * 4);
-    }
-  }
-
-  /** Three of the last warp's results, from `offset` on (WARPED_PELVIS, PELVIS_OFFSET, SCALE_ORIGINS). */
-  private result(offset: number): number[] {
-    const at = this.at + offset;
-    return Array.from(this.numbers.subarray(at, at + 3));
+    numbers.keepResults(job.warpedPelvis, job.pelvisOffset, job.scaleOrigins);
+    // 4 and 5, per leg, on the pose as the moved pelvis left it.
+    writeStrideLegs(job, pose, this.pelvis, this.legBones, this.fkFootRotations, p);
   }
 
   protected override debugDescription(): string {
-    const origins = this.props.legs.map((leg, i) => `${leg.foot} origin (${fmt(this.result(SCALE_ORIGINS + i * 3))})`).join(' ');
-    return `Scale: ${this.scale.value.toFixed(3)} ${origins} Pelvis (${fmt(this.result(WARPED_PELVIS))}) offset (${fmt(this.result(PELVIS_OFFSET))})`;
+    const numbers = this.numbers;
+    const origins = this.props.legs.map((leg, i) => `${leg.foot} origin (${fmt(numbers.scaleOrigin(i))})`).join(' ');
+    return `Scale: ${this.scale.value.toFixed(3)} ${origins} Pelvis (${fmt(numbers.warpedPelvis())}) offset (${fmt(numbers.pelvisOffset())})`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
@@ -491,45 +355,12 @@ export class StrideWarping extends SkeletalControlNode {
       strideScale: this.scale.value,
       strideDirection: Array.from(this.direction),
       ...(this.props.fromRootMotion ? { rootMotionSpeed: this.rootMotion.speed } : {}),
-      pelvis: this.result(WARPED_PELVIS),
-      pelvisOffset: this.result(PELVIS_OFFSET),
+      pelvis: this.numbers.warpedPelvis(),
+      pelvisOffset: this.numbers.pelvisOffset(),
     };
-    this.props.legs.forEach((leg, i) => { values[`scaleOrigin.${leg.foot}`] = this.result(SCALE_ORIGINS + i * 3); });
+    this.props.legs.forEach((leg, i) => { values[`scaleOrigin.${leg.foot}`] = this.numbers.scaleOrigin(i); });
     node.values = values;
   }
-}
-
-// The leg chain [thigh, calf, foot] for the two-bone solver.
-const chainPositions = new Float64Array(9);
-const chainRotations = new Float64Array(12);
-
-/** Solves a leg toward footTarget, the knee toward kneePole, and writes the three bones back (children follow). */
-function solveLeg(pose: ComponentPose, upper: number, middle: number, end: number, footRotation: Float64Array, fo: number): void {
-  pose.ensureComponent(upper);
-  pose.ensureComponent(middle);
-  pose.ensureComponent(end);
-  for (let k = 0; k < 3; k++) {
-    chainPositions[k] = pose.translations[upper * 3 + k];
-    chainPositions[3 + k] = pose.translations[middle * 3 + k];
-    chainPositions[6 + k] = pose.translations[end * 3 + k];
-  }
-  for (let k = 0; k < 4; k++) {
-    chainRotations[k] = pose.rotations[upper * 4 + k];
-    chainRotations[4 + k] = pose.rotations[middle * 4 + k];
-    // The foot's input rotation, not its current one: the thigh correction has turned it with the leg.
-    chainRotations[8 + k] = footRotation[fo + k];
-  }
-  solveStrideLegIK(chainPositions, chainRotations, footTarget, kneePole);
-  writeBone(pose, upper, 0);
-  writeBone(pose, middle, 1);
-  writeBone(pose, end, 2);
-}
-
-function writeBone(pose: ComponentPose, bone: number, index: number): void {
-  loadBone(pose, bone);
-  for (let k = 0; k < 3; k++) xf.t[k] = chainPositions[index * 3 + k];
-  for (let k = 0; k < 4; k++) xf.r[k] = chainRotations[index * 4 + k];
-  pose.setComponent(bone, xf.t, xf.r, xf.s, 0);
 }
 
 function fmt(v: readonly number[]): string {
@@ -585,7 +416,7 @@ export const StrideWarpingType: NodeType = defineNodeType({
     const holder = shared ?? emptyShared();
     holder.props ??= {
       fromRootMotion: p.mode === 'fromRootMotion',
-      // The node reads the SETTING_NAMES among them.
+      // The node reads the settings (SETTING_NAMES) among them.
       settings: p,
       strideDirection: p.strideDirection,
       floorNormal: p.floorNormal,

@@ -4,7 +4,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { loadGraphFile } from '../../host/files.ts';
-import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraph } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import type { InstanceBatch } from '../../runtime/graph/instance-batch.ts';
 
 export function locomotionGraph(): AnimGraph {

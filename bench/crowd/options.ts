@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Crowd } from '../../host/crowd.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { CROWD_SEARCH_EVERY, CROWD_STATE_EVERY, CROWD_STRIDE_SCALE, crowdLodRate, type CrowdGraphKind } from '../crowd-cases.ts';
 import type { ThreeCrowdMode } from '../three-crowd.ts';
 

@@ -3,7 +3,7 @@
  * (GraphCrowd), and the same characters as one Crowd on worker threads (ThreadedCrowd).
  */
 import { Crowd } from '../../host/crowd.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { InstanceBatch } from '../../runtime/graph/instance-batch.ts';
 import { DT, type CaseDefinition } from './options.ts';
 

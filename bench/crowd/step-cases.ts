@@ -20,7 +20,8 @@ import { GAITS, LocomotionCrowd, SWITCH_EVERY, locomotionGraph } from './locomot
 import { PeerCrowd } from './peer.ts';
 import { ALL_CASES, DT } from './options.ts';
 import { GraphCrowd } from './runners.ts';
-import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraph } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { FRAME_NUMBERS_ARRAY, characterOutput, kernelArrays, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../../runtime/graph/instance-batch.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { SamplingKernel } from '../../runtime/kernel/sampling-kernel.ts';

@@ -1,5 +1,7 @@
 import { describeValue } from '../node/parameters.ts';
-import type { AnimGraph, AnimGraphInstance, InstanceOutput } from './graph.ts';
+import type { CompiledGraph } from './compiled-graph.ts';
+import type { InstanceOutput } from './instance-build.ts';
+import { AnimGraphInstance } from './instance.ts';
 import { Pose, PosePool, type BatchPoseArrays, type PoseStorage } from '../core/pose.ts';
 import { SamplingKernel } from '../kernel/sampling-kernel.ts';
 import { ComponentPose } from '../core/component-pose.ts';
@@ -80,7 +82,7 @@ export function kernelArrays(kernel: SamplingKernel, at: number): BatchPoseArray
  * what nodes keep there).
  */
 export function createCharacter(
-  graph: AnimGraph, arrays: BatchPoseArrays, character: number, componentSpace: boolean, kernel: SamplingKernel | null, posePool: PosePool,
+  graph: CompiledGraph, arrays: BatchPoseArrays, character: number, componentSpace: boolean, kernel: SamplingKernel | null, posePool: PosePool,
 ): AnimGraphInstance {
   const n = graph.skeleton.boneCount;
   const interpolationStorage = kernel === null || kernel.poseArrays[INTERPOLATION_ARRAYS].length === 0 ? undefined : (): readonly [PoseStorage, PoseStorage] => {
@@ -100,7 +102,7 @@ export function createCharacter(
     rows.rotations.set(reference.rotations);
     rows.scales.set(reference.scales);
   }
-  return graph.createInstance({ ...output, posePool, interpolationStorage, frameNumbers, frameNumbersAt });
+  return new AnimGraphInstance(graph, { ...output, posePool, interpolationStorage, frameNumbers, frameNumbersAt });
 }
 
 /** A skeleton's reference pose in component space, composed once per skeleton. */
@@ -239,7 +241,7 @@ export class InstanceBatch implements BatchPoseArrays {
   /** The frame's delta time, handed to each instance in an array (see CONTRIBUTING.md, "Numbers in the frame loop"). */
   private readonly deltaTime = new Float64Array(1);
 
-  constructor(graph: AnimGraph, count: number, options: InstanceBatchOptions = {}) {
+  constructor(graph: CompiledGraph, count: number, options: InstanceBatchOptions = {}) {
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`a batch needs a whole number of characters, at least 1; got ${describeValue(count)}`);
     const n = graph.skeleton.boneCount;
     const componentSpace = options.componentSpace ?? false;

@@ -1,4 +1,5 @@
 import { quatFromTo, quatMultiply, quatRotateVec3, type Floats } from '../core/math.ts';
+import { StrideWarpingState } from './stride-warping-state.ts';
 import { IK_HINT, solveTwoBoneIK, twoBoneIKOptions } from './two-bone-ik.ts';
 
 /**
@@ -40,107 +41,6 @@ export const LOWEST_HALF_LIFE = 2;
 export const KNEE_BENT = 0.1;
 /** How far from unit length (squared) floorNormal and gravityDirection may be. */
 const UNIT_TOLERANCE = 1e-6;
-
-/**
- * StrideWarpingState's numbers, by index from its base: the pelvis spring's offset (3), velocity (3)
- * and whether it has started (1 or 0), then per leg (LEG_NUMBERS from LEGS + leg × LEG_NUMBERS) the
- * lowest FK foot height recently seen, whether there is one, the learned knee axis (3) and whether
- * it is learned.
- */
-const SPRING_OFFSET = 0, SPRING_VELOCITY = 3, SPRING_STARTED = 6, LEGS = 7;
-const LOWEST_HEIGHT = 0, HAS_LOWEST = 1, KNEE_AXIS = 2, KNEE_LEARNED = 5, LEG_NUMBERS = 6;
-
-/** What one leg carries from frame to frame: a view of its StrideWarpingState's numbers. */
-export class StrideLegState {
-  /** The knee's bend direction in the thigh's local frame, learned from a bent FK knee, once `kneeLearned`. */
-  kneeAxis: Float64Array;
-
-  /** Made by StrideWarpingState: its `index`th leg. */
-  constructor(private readonly state: StrideWarpingState, private readonly index: number) {
-    this.kneeAxis = state.numbers.subarray(this.at + KNEE_AXIS, this.at + KNEE_AXIS + 3);
-  }
-
-  private get at(): number {
-    return this.state.base + LEGS + this.index * LEG_NUMBERS;
-  }
-
-  /** The lowest FK foot height (along the floor normal) recently seen, once `hasLowest`. */
-  get lowestHeight(): number { return this.state.numbers[this.at + LOWEST_HEIGHT]; }
-  set lowestHeight(value: number) { this.state.numbers[this.at + LOWEST_HEIGHT] = value; }
-  get hasLowest(): boolean { return this.state.numbers[this.at + HAS_LOWEST] !== 0; }
-  set hasLowest(value: boolean) { this.state.numbers[this.at + HAS_LOWEST] = value ? 1 : 0; }
-  get kneeLearned(): boolean { return this.state.numbers[this.at + KNEE_LEARNED] !== 0; }
-  set kneeLearned(value: boolean) { this.state.numbers[this.at + KNEE_LEARNED] = value ? 1 : 0; }
-}
-
-/** The pelvis adjustment spring: its offset from the FK pelvis and its velocity, once `started`. A view of its StrideWarpingState's numbers. */
-export class PelvisSpring {
-  offset: Float64Array;
-  velocity: Float64Array;
-
-  /** Made by StrideWarpingState. */
-  constructor(private readonly state: StrideWarpingState) {
-    this.offset = state.numbers.subarray(state.base + SPRING_OFFSET, state.base + SPRING_OFFSET + 3);
-    this.velocity = state.numbers.subarray(state.base + SPRING_VELOCITY, state.base + SPRING_VELOCITY + 3);
-  }
-
-  get started(): boolean { return this.state.numbers[this.state.base + SPRING_STARTED] !== 0; }
-  set started(value: boolean) { this.state.numbers[this.state.base + SPRING_STARTED] = value ? 1 : 0; }
-}
-
-/**
- * What a stride warp carries from frame to frame, for one character: the caller owns it. Its
- * numbers are one block (an array of its own, or, after useNumbers, part of another such as an
- * instance's per-frame numbers), which the job reads directly; `spring` and `legs` view it.
- */
-export class StrideWarpingState {
-  /** The block, and where in it the state starts: what the job reads (callers read spring and legs). */
-  numbers: Float64Array;
-  base = 0;
-  spring: PelvisSpring;
-  legs: readonly StrideLegState[];
-
-  constructor(legCount: number) {
-    this.numbers = new Float64Array(StrideWarpingState.numberCount(legCount));
-    this.spring = new PelvisSpring(this);
-    this.legs = Array.from({ length: legCount }, (_, i) => new StrideLegState(this, i));
-  }
-
-  /** How many numbers the state of `legCount` legs keeps (for useNumbers). */
-  static numberCount(legCount: number): number {
-    return LEGS + legCount * LEG_NUMBERS;
-  }
-
-  /**
-   * Keeps the state's numbers in `numbers` from `base` on (numberCount of them), carrying over
-   * their values; `spring` and `legs` are made again to view them there.
-   */
-  useNumbers(numbers: Float64Array, base: number): void {
-    if (numbers === this.numbers && base === this.base) return;
-    const count = StrideWarpingState.numberCount(this.legs.length);
-    numbers.set(this.numbers.subarray(this.base, this.base + count), base);
-    this.numbers = numbers;
-    this.base = base;
-    this.spring = new PelvisSpring(this);
-    this.legs = this.legs.map((_, i) => new StrideLegState(this, i));
-  }
-
-  /** Starts the pelvis spring and the planted-foot tracking afresh (after a pause); learned knees stay. */
-  restart(): void {
-    const n = this.numbers, base = this.base;
-    n.fill(0, base, base + LEGS);
-    for (let i = 0; i < this.legs.length; i++) {
-      const at = base + LEGS + i * LEG_NUMBERS;
-      n[at + LOWEST_HEIGHT] = 0;
-      n[at + HAS_LOWEST] = 0;
-    }
-  }
-
-  /** Forgets everything, learned knees too. */
-  reset(): void {
-    this.numbers.fill(0, this.base, this.base + StrideWarpingState.numberCount(this.legs.length));
-  }
-}
 
 export class StrideWarpingJob {
   // Inputs.
@@ -253,7 +153,7 @@ export class StrideWarpingJob {
    */
   run(): boolean {
     if (!this.validate()) return false;
-    const legs = this.legCount, state = this.state, kept = state.numbers;
+    const legs = this.legCount, state = this.state;
     const chains = this.legPositions, n = this.floorNormal, g = this.gravityDirection;
     const warped = this.footTargets, origins = this.scaleOrigins, reach = this.legReach, pelvisReach = this.pelvisReach;
     const scale = this.strideScale, dt = this.deltaTime, legLength = this.legLength;
@@ -277,13 +177,13 @@ export class StrideWarpingJob {
       pelvisReach[i] = Math.sqrt((foot[0] - p0[0]) * (foot[0] - p0[0]) + (foot[1] - p0[1]) * (foot[1] - p0[1]) + (foot[2] - p0[2]) * (foot[2] - p0[2]));
       this.kneePole(i);
       // Planted: the FK foot near the lowest it has recently been, along the floor normal.
-      const leg = state.base + LEGS + i * LEG_NUMBERS;
+      const leg = state.legs[i];
       const height = foot[0] * n[0] + foot[1] * n[1] + foot[2] * n[2];
-      if (kept[leg + HAS_LOWEST] === 0 || height < kept[leg + LOWEST_HEIGHT]) {
-        kept[leg + LOWEST_HEIGHT] = height;
-        kept[leg + HAS_LOWEST] = 1;
-      } else kept[leg + LOWEST_HEIGHT] += (height - kept[leg + LOWEST_HEIGHT]) * rise;
-      this.planted[i] = height - kept[leg + LOWEST_HEIGHT] <= PLANTED_HEIGHT * legLength ? 1 : 0;
+      if (!leg.hasLowest || height < leg.lowestHeight) {
+        leg.lowestHeight = height;
+        leg.hasLowest = true;
+      } else leg.lowestHeight += (height - leg.lowestHeight) * rise;
+      this.planted[i] = height - leg.lowestHeight <= PLANTED_HEIGHT * legLength ? 1 : 0;
       // Plane origin: the thigh's gravity line meeting the floor plane through the foot.
       const gn = g[0] * n[0] + g[1] * n[1] + g[2] * n[2];
       if (Math.abs(gn) > 1e-6) {
@@ -326,42 +226,41 @@ export class StrideWarpingJob {
       const up = -((p[0] - p0[0]) * g[0] + (p[1] - p0[1]) * g[1] + (p[2] - p0[2]) * g[2]);
       if (up > 0) for (let k = 0; k < 3; k++) p[k] += up * g[k];
       // Smooth the adjustment (critically damped spring with the given half-life; the first frame
-      // takes it as it is), cap its speed, then blend by alpha. The spring's offset is kept[o, o + 3),
-      // its velocity kept[v, v + 3).
-      const o = state.base + SPRING_OFFSET, v = state.base + SPRING_VELOCITY, half = this.pelvisSmoothingTime;
-      if (kept[state.base + SPRING_STARTED] === 0) {
-        for (let k = 0; k < 3; k++) { kept[o + k] = p[k] - p0[k]; kept[v + k] = 0; }
-        kept[state.base + SPRING_STARTED] = 1;
+      // takes it as it is), cap its speed, then blend by alpha.
+      const spring = state.spring, o = spring.offset, v = spring.velocity, half = this.pelvisSmoothingTime;
+      if (!spring.started) {
+        for (let k = 0; k < 3; k++) { o[k] = p[k] - p0[k]; v[k] = 0; }
+        spring.started = true;
       } else if (dt > 0) {
-        for (let k = 0; k < 3; k++) previous[k] = kept[o + k];
+        for (let k = 0; k < 3; k++) previous[k] = o[k];
         for (let k = 0; k < 3; k++) {
           const targetOffset = p[k] - p0[k];
           const y = (2 * Math.LN2) / half, e = Math.exp(-y * dt);
           // Below a microsecond, or settled within the frame (e = 0), the spring is skipped: its
           // y² (from a half-life of 1e-151 s) or j1 × dt would overflow and give 0 × Infinity.
           if (half >= 1e-6 && e > 0) {
-            const j0 = kept[o + k] - targetOffset, j1 = kept[v + k] + j0 * y;
-            kept[o + k] = e * (j0 + j1 * dt) + targetOffset;
-            kept[v + k] = e * (kept[v + k] - j1 * y * dt);
+            const j0 = o[k] - targetOffset, j1 = v[k] + j0 * y;
+            o[k] = e * (j0 + j1 * dt) + targetOffset;
+            v[k] = e * (v[k] - j1 * y * dt);
           } else {
-            kept[o + k] = targetOffset;
-            kept[v + k] = 0;
+            o[k] = targetOffset;
+            v[k] = 0;
           }
         }
         const cap = this.pelvisMaxSpeed * legLength * dt;
-        const mx = kept[o] - previous[0], my = kept[o + 1] - previous[1], mz = kept[o + 2] - previous[2];
+        const mx = o[0] - previous[0], my = o[1] - previous[1], mz = o[2] - previous[2];
         const moved = Math.sqrt(mx * mx + my * my + mz * mz);
         if (cap > 0 && moved > cap) {
           const k = cap / moved;
-          kept[o] = previous[0] + mx * k; kept[o + 1] = previous[1] + my * k; kept[o + 2] = previous[2] + mz * k;
+          o[0] = previous[0] + mx * k; o[1] = previous[1] + my * k; o[2] = previous[2] + mz * k;
           // The spring goes on from the capped motion, not from the speed it wanted.
-          kept[v] = (mx * k) / dt; kept[v + 1] = (my * k) / dt; kept[v + 2] = (mz * k) / dt;
+          v[0] = (mx * k) / dt; v[1] = (my * k) / dt; v[2] = (mz * k) / dt;
         }
       }
       // The spring lags a pelvis that must come down for a foot that has just landed ahead: what it
       // gives is lowered further where a planted foot could not reach (the spring itself goes on
       // undisturbed), so only the way back up, and the adjustment for feet in the air, are eased.
-      for (let k = 0; k < 3; k++) p[k] = p0[k] + kept[o + k];
+      for (let k = 0; k < 3; k++) p[k] = p0[k] + o[k];
       this.reachPlantedFeet();
       const alpha = this.pelvisAlpha;
       for (let k = 0; k < 3; k++) p[k] = p0[k] + (p[k] - p0[k]) * alpha;
@@ -436,8 +335,7 @@ export class StrideWarpingJob {
    */
   private kneePole(i: number): void {
     const poles = this.kneePoles, o = i * 3;
-    // This leg's numbers in the state: its knee axis at kept[axis, axis + 3).
-    const kept = this.state.numbers, leg = this.state.base + LEGS + i * LEG_NUMBERS, axis = leg + KNEE_AXIS;
+    const leg = this.state.legs[i], axis = leg.kneeAxis;
     const line = tmp, bend = tmp2, learnedPole = tmp3;
     for (let k = 0; k < 4; k++) thighRotation[k] = this.thighRotations[i * 4 + k];
     // Unit hip-foot line, and the knee's offset from it.
@@ -447,17 +345,17 @@ export class StrideWarpingJob {
     const kl = bend[0] * line[0] + bend[1] * line[1] + bend[2] * line[2];
     for (let k = 0; k < 3; k++) bend[k] -= kl * line[k];
     const bent = Math.sqrt(bend[0] * bend[0] + bend[1] * bend[1] + bend[2] * bend[2]);
-    const learned = kept[leg + KNEE_LEARNED] !== 0;
+    const learned = leg.kneeLearned;
     // The learned direction, in component space.
-    if (learned) quatRotateVec3(learnedPole, 0, thighRotation, 0, kept, axis);
+    if (learned) quatRotateVec3(learnedPole, 0, thighRotation, 0, axis, 0);
     else for (let k = 0; k < 3; k++) learnedPole[k] = direction[k];
     const agrees = bend[0] * learnedPole[0] + bend[1] * learnedPole[1] + bend[2] * learnedPole[2] >= 0;
     if (bent > KNEE_BENT * thighLength && (agrees || !learned)) {
       for (let k = 0; k < 3; k++) poles[o + k] = bend[k] / bent;
       // Learn it in the thigh's frame: inverse(thigh rotation) applied to the pole.
       thighRotation[0] = -thighRotation[0]; thighRotation[1] = -thighRotation[1]; thighRotation[2] = -thighRotation[2];
-      quatRotateVec3(kept, axis, thighRotation, 0, poles, o);
-      kept[leg + KNEE_LEARNED] = 1;
+      quatRotateVec3(axis, 0, thighRotation, 0, poles, o);
+      leg.kneeLearned = true;
       return;
     }
     if (!learned && bent > 1e-6 * thighLength && agrees) {

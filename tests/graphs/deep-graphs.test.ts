@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type GraphProblem } from '../../graphs/loader.ts';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
-import { AnimGraph, MAX_GRAPH_DEPTH } from '../../runtime/graph/graph.ts';
+import { AnimGraph } from '../../runtime/graph/graph.ts';
+import { MAX_GRAPH_DEPTH } from '../../runtime/graph/definition.ts';
 import { formatDebugTree } from '../../host/runner.ts';
 import { hasNaN } from '../support/graphs.ts';
 

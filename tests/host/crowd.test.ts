@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
 import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, type CrowdGraphSource } from '../../host/crowd.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { measureAllocation } from '../../host/allocation.ts';
 import { runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';

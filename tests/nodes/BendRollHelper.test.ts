@@ -5,7 +5,8 @@ import { BendRollHelperType } from '../../nodes/BendRollHelper.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { SequenceEvaluatorType } from '../../nodes/SequenceEvaluator.ts';
 import { Clip } from '../../runtime/core/clip.ts';
-import { AnimGraph, type CompiledNode, type PropertyValue } from '../../runtime/graph/graph.ts';
+import { AnimGraph } from '../../runtime/graph/graph.ts';
+import type { CompiledNode, PropertyValue } from '../../runtime/graph/definition.ts';
 import { quatFromAxisAngle, quatMultiply, quatScaleAngle, quatSwingTwist } from '../../runtime/core/math.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { hasNaN } from '../support/graphs.ts';
@@ -158,7 +159,7 @@ function rotationGraph(rotations: readonly number[][], alpha: PropertyValue = 1)
       pose,
     };
   };
-  return { instance, skeleton, run, bone };
+  return { graph, instance, skeleton, run, bone };
 }
 
 const IDENTITY: M3 = [1, 0, 0, 0, 1, 0, 0, 0, 1];
@@ -266,8 +267,8 @@ describe('BendRollHelper on 10,000 random rotations', () => {
   });
 
   it('shares its axes, weight sources and bones between the instances of a graph, each with its own weights', () => {
-    const { instance, run } = rotationGraph(rotations);
-    const graph = instance.graph, other = graph.createInstance();
+    const { graph, instance, run } = rotationGraph(rotations);
+    const other = graph.createInstance();
     type Inside = { table: unknown; bones: Int32Array; weights: Float64Array };
     const [a, b] = [instance, other].map((g) => g.nodes.get('helpers') as unknown as Inside);
     expect(a.table).toBe(b.table);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
 import type { BlendSpace1D } from '../../nodes/BlendSpace1D.ts';
-import { AnimGraph, type AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import { AnimGraph } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { bipedInstance, hasNaN } from '../support/graphs.ts';
 
 // Written out of order: the node sorts its samples by x.

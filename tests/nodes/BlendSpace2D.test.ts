@@ -3,7 +3,7 @@ import { checkGraphAsset } from '../../host/files.ts';
 import type { GraphProblem } from '../../graphs/loader.ts';
 import type { BlendSpace2D } from '../../nodes/BlendSpace2D.ts';
 import { triangulate } from '../../runtime/jobs/delaunay.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { bipedInstance } from '../support/graphs.ts';
 
 // A square of corners and its centre: 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1), 4 (0.5,0.5); on axes of

@@ -4,7 +4,7 @@ import { sampleClip } from '../../runtime/core/sampling.ts';
 import { ZERO_WEIGHT } from '../../runtime/node/node.ts';
 import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
 
 const sample = (clip: string, time: number) =>

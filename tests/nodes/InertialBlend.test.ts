@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding } from '../../runtime/core/clip.ts';
 import { sampleClip } from '../../runtime/core/sampling.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { ClipBinding } from '../../runtime/core/clip.ts';
 import { sampleClip } from '../../runtime/core/sampling.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import type { AnimNode } from '../../runtime/node/node.ts';
 import type { Inertialization } from '../../nodes/Inertialization.ts';
 import { Pose } from '../../runtime/core/pose.ts';

@@ -10,7 +10,9 @@ import { PoseSearchBlend, PoseSearchBlendType, type PoseSearchShared } from '../
 import { ClipBinding } from '../../runtime/core/clip.ts';
 import { sampleClip } from '../../runtime/core/sampling.ts';
 import { ComponentPose } from '../../runtime/core/component-pose.ts';
-import { AnimGraph, type AnimGraphDefinition, type AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import { AnimGraph } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
+import type { AnimGraphDefinition } from '../../runtime/graph/definition.ts';
 import { quatFromAxisAngle, quatMultiply } from '../../runtime/core/math.ts';
 import { NodePrepareError, type NodeType } from '../../runtime/node/node.ts';
 import { Pose } from '../../runtime/core/pose.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, NodeRegistry, type GraphProblem } from '../../graphs/loader.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
-import { MAX_GRAPH_DEPTH } from '../../runtime/graph/graph.ts';
+import { MAX_GRAPH_DEPTH } from '../../runtime/graph/definition.ts';
 import {
   LocalPoseNode, type DebugNode, type Link, type NodeType, type PoseLink, type UpdateContext,
 } from '../../runtime/node/node.ts';

@@ -7,7 +7,8 @@ import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import type { SequencePlayer } from '../../nodes/SequencePlayer.ts';
 import type { ComponentPose } from '../../runtime/core/component-pose.ts';
-import type { AnimGraph, AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraph } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { LocalPoseNode, NO_LINKS, readVec3, type Link, type NodeType, type UpdateContext, type Vec3Property } from '../../runtime/node/node.ts';
 import { poseCopy, type Pose } from '../../runtime/core/pose.ts';
 import { rootMotionDelta } from '../../runtime/jobs/root-motion.ts';

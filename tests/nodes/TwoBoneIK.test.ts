@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { ComponentPose } from '../../runtime/core/component-pose.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { quatNlerp, quatRotateVec3, vec3Lerp } from '../../runtime/core/math.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';

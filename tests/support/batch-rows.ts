@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import type { BatchPoseArrays } from '../../runtime/graph/instance-batch.ts';
 
 /**

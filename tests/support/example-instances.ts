@@ -1,7 +1,7 @@
 /** Example graphs (graphs/examples) as the allocation probes run them. */
 import { readFileSync } from 'node:fs';
 import { loadGraphFile } from '../../host/files.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import type { ParameterDefinition } from '../../runtime/node/parameters.ts';
 
 export const EXAMPLES_DIR = new URL('../../graphs/examples/', import.meta.url).pathname;

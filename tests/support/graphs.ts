@@ -1,5 +1,5 @@
 import { loadGraphAsset } from '../../host/files.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 
 /** An instance of a graph on the built-in biped with the built-in clips and the given nodes. */
 export function bipedInstance(nodes: Record<string, unknown>, output: string, parameters: Record<string, unknown> = {}): AnimGraphInstance {

@@ -9,7 +9,7 @@
  */
 import { buildCrowdGraph, createCrowd, crowdPhases } from '../../bench/crowd-cases.ts';
 import { loadGraphAsset } from '../../host/files.ts';
-import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { bytesPerFrame } from './allocation.ts';
 import { CMU } from './shared-data.ts';
 

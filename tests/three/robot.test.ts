@@ -10,7 +10,8 @@ import * as THREE from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { beforeAll, expect, it } from 'vitest';
 import { SequencePlayerType } from '../../nodes/SequencePlayer.ts';
-import { AnimGraph, type AnimGraphInstance } from '../../runtime/graph/graph.ts';
+import { AnimGraph } from '../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { describeWithData, SHARED_DATA } from '../support/shared-data.ts';
 

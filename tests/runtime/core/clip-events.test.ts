@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../../host/files.ts';
-import type { AnimGraphInstance } from '../../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import { ClipCurve } from '../../../runtime/core/clip-events.ts';
 import { MAX_NOTIFY_LOOPS } from '../../../runtime/jobs/clip-playback.ts';
 import { runProbe } from '../../support/allocation.ts';

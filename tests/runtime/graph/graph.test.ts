@@ -1,7 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../../host/files.ts';
-import { AnimGraph, MAX_DELTA_TIME, type AnimGraphInstance } from '../../../runtime/graph/graph.ts';
+import { AnimGraph } from '../../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
+import { MAX_DELTA_TIME } from '../../../runtime/graph/instance-frame.ts';
 import { GraphLoadError } from '../../../graphs/loader/problems.ts';
 import { Parameters, type ParameterDefinition } from '../../../runtime/node/parameters.ts';
 import { GraphRunner, MAX_KEPT_ROWS, runGraph, TimelineError, type ParameterChange } from '../../../host/runner.ts';
@@ -298,9 +300,9 @@ describe('graph instance', () => {
     const fade = (i: unknown) => (i as { nodes: Map<string, { fade: { boneWeights: unknown; boneStart: unknown } }> }).nodes.get('locomotion')!.fade;
     expect(fade(a).boneWeights).toBe(fade(b).boneStart);
     expect((walkB as unknown as { playback: { notifySpan: unknown } }).playback.notifySpan).toBeNull();
-    const fresh = graph.createInstance() as unknown as { rootMotionView: unknown; pendingMotion: unknown; rootMotion: Float64Array; frameNumbers: Float64Array };
+    const fresh = graph.createInstance() as unknown as { rootMotionView: unknown; interpolation: unknown; rootMotion: Float64Array; frameNumbers: Float64Array };
     expect(fresh.rootMotionView).toBeNull();
-    expect(fresh.pendingMotion).toBeNull();
+    expect(fresh.interpolation).toBeNull();
     expect(fresh.rootMotion.buffer).toBe(fresh.frameNumbers.buffer);
     // ...while each instance's nodes are its own, and a node of another instance has no weight slot here.
     expect(b.nodes.get('walk')).toBe(walkB);
@@ -833,8 +835,11 @@ describe('a node that throws', () => {
 });
 
 describe('per-frame numbers a node reserves (NodeBuild.numbers)', () => {
-  /** An instance of a graph whose custom node T reserves numbers(count) (`late`: also once built, when initialized). */
-  const reserving = (count: number, late = false) => {
+  /**
+   * A graph whose custom node n reserves numbers(count()) each time it is built (`late`: also once
+   * built, when initialized), n's numbers before those of its sibling player w.
+   */
+  const reservingGraph = (count: () => number, late = false) => {
     class Reserver extends LocalPoseNode {
       constructor(id: string, private readonly numbers: (count: number) => number) {
         super(id, 'Reserver');
@@ -854,19 +859,21 @@ describe('per-frame numbers a node reserves (NodeBuild.numbers)', () => {
     const types = new NodeRegistry([...builtInNodeTypes, defineNodeType({
       type: 'Reserver', space: 'local', properties: {}, inputs: [],
       create: ({ id, numbers }) => {
-        numbers(count);
+        numbers(count());
         return new Reserver(id, numbers);
       },
     })]);
-    return () => loadGraphAsset({
+    return loadGraphAsset({
       format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
       nodes: {
         n: { type: 'Reserver' }, w: { type: 'SequencePlayer', properties: { clip: 'walk' } },
         o: { type: 'BlendTwo', inputs: { A: 'n', B: 'w' }, properties: { alpha: 0.5 } },
       },
       output: 'o',
-    }, { nodeTypes: types }).createInstance();
+    }, { nodeTypes: types });
   };
+  /** An instance of a graph whose n reserves numbers(count). */
+  const reserving = (count: number, late = false) => () => reservingGraph(() => count, late).createInstance();
 
   it('refuses a count that is not a whole number from 0 to MAX_NODE_NUMBERS, naming the node', () => {
     // 0.5 put the player's clock at a fractional index (gatherDebug threw a TypeError), -3 overlapped
@@ -886,6 +893,35 @@ describe('per-frame numbers a node reserves (NodeBuild.numbers)', () => {
 
   it('refuses numbers() once the node is built: the instance\'s numbers are laid out by then', () => {
     expect(reserving(2, true)).toThrow("Reserver 'n': numbers(1) once the node is built; reserve in create, where the instance's numbers are laid out");
+  });
+
+  it('lays the numbers out once per graph, at its first instance: later ones get the same offsets, and a node reserving otherwise is refused', () => {
+    let count = 3;
+    const graph = reservingGraph(() => count);
+    // The loader's instance laid them out; frameLayout is the graph's from then on.
+    const layout = graph.frameLayout;
+    const a = graph.createInstance(), b = graph.createInstance();
+    expect(graph.frameLayout).toBe(layout);
+    expect(layout.reservations[0]).toEqual([8, 3]);
+    expect(a.frameNumbers.length).toBe(graph.frameNumberCount);
+    expect(b.nodeSlot(b.nodes.get('w')!)).toBe(a.nodeSlot(a.nodes.get('w')!));
+    count = 4;
+    expect(() => graph.createInstance()).toThrow(new NodeBuildError('n', 'Reserver',
+      "numbers(4) where the graph's first instance reserved numbers(3): a node reserves the same numbers in every instance of a graph"));
+  });
+
+  it('learns the layout by building the nodes once when asked for before any instance (a graph made in code)', () => {
+    let built = 0;
+    const made = reservingGraph(() => 2);
+    const graph = new AnimGraph({
+      name: 'reserving', skeleton: made.skeleton, parameters: {}, clips: new Map([...made.clipBindings].map(([name, b]) => [name, b.clip])),
+      nodes: made.nodes.map((n) => n.id === 'n' ? { ...n, nodeType: { ...n.nodeType, create: (build) => { built++; return n.nodeType.create(build); } } } : n),
+    });
+    expect(graph.frameNumberCount).toBe(made.frameNumberCount);
+    expect(graph.slotNames).toEqual([]);
+    expect(built).toBe(1);
+    graph.createInstances(3);
+    expect(built).toBe(4);
   });
 });
 

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { loadGraphAsset, loadGraphFile } from '../../../host/files.ts';
-import type { AnimGraph, AnimGraphInstance } from '../../../runtime/graph/graph.ts';
+import type { AnimGraph } from '../../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import type { InstanceBatch } from '../../../runtime/graph/instance-batch.ts';
 import { SamplingKernel } from '../../../runtime/kernel/sampling-kernel.ts';
 import { expectRowsLikeAlone } from '../../support/batch-rows.ts';

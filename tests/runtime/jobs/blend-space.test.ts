@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadGraphAsset } from '../../../host/files.ts';
-import type { AnimGraphInstance } from '../../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import { hasNaN } from '../../support/graphs.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ComponentPose } from '../../../runtime/core/component-pose.ts';
-import { StrideWarpingJob, StrideWarpingState } from '../../../runtime/jobs/stride-warping.ts';
+import { StrideWarpingJob } from '../../../runtime/jobs/stride-warping.ts';
+import { StrideWarpingState } from '../../../runtime/jobs/stride-warping-state.ts';
 import { bipedInstance, expectClose } from '../../support/graphs.ts';
 
 /**

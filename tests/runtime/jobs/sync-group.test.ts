@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset } from '../../../host/files.ts';
 import type { SequencePlayer } from '../../../nodes/SequencePlayer.ts';
-import type { AnimGraphInstance } from '../../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 
 // walk lasts 1.1 s, run 0.7 s.
 const markers = {

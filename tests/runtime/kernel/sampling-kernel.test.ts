@@ -9,7 +9,9 @@ import { SequencePlayerType } from '../../../nodes/SequencePlayer.ts';
 import { loadGraphFile } from '../../../host/files.ts';
 import { Clip, type RotationInterpolation } from '../../../runtime/core/clip.ts';
 import { ClipCursor, sampleClipBlendInto } from '../../../runtime/core/sampling.ts';
-import { AnimGraph, type AnimGraphInstance, type CompiledNode } from '../../../runtime/graph/graph.ts';
+import { AnimGraph } from '../../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
+import type { CompiledNode } from '../../../runtime/graph/definition.ts';
 import { quatFromAxisAngle, quatMultiply } from '../../../runtime/core/math.ts';
 import { ComponentPose } from '../../../runtime/core/component-pose.ts';
 import { CURVE_STRIDE, PoseInertializer } from '../../../runtime/jobs/inertialization.ts';
@@ -717,12 +719,12 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expectRowsLikeAlone(batch, alone);
     expect(blend).toHaveBeenCalled();
     // The interpolation poses are rows of the kernel's memory.
-    const target = (batch.instances[1] as unknown as { target: Pose }).target;
+    const target = (batch.instances[1] as unknown as { interpolation: { target: Pose } }).interpolation.target;
     expect(target.kernel).not.toBeNull();
     const without = graph.createInstances(6, { componentSpace: true, updateRates: false });
     expect(without.wasmMemoryBytes).toBeLessThan(batch.wasmMemoryBytes);
     without.instances[1].setUpdateRate(2);
-    expect((without.instances[1] as unknown as { target: Pose }).target.kernel).toBeNull();
+    expect((without.instances[1] as unknown as { interpolation: { target: Pose } }).interpolation.target.kernel).toBeNull();
   });
 
   it('shares a memory between threads only for the same graph (a Crowd), each thread with its own scratch', () => {

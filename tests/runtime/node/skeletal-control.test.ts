@@ -3,7 +3,7 @@ import { loadGraphAsset } from '../../../host/files.ts';
 import { NodeRegistry } from '../../../graphs/loader.ts';
 import { builtInNodeTypes } from '../../../nodes/index.ts';
 import type { ComponentPose } from '../../../runtime/core/component-pose.ts';
-import type { AnimGraphInstance } from '../../../runtime/graph/graph.ts';
+import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import { defineNodeType, type CacheBonesContext } from '../../../runtime/node/node.ts';
 import { BoneTransforms, SkeletalControlNode } from '../../../runtime/node/skeletal-control.ts';
 

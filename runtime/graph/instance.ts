@@ -1,0 +1,178 @@
+/**
+ * A character as code drives it between frames: its parameters and slots, its update rate, its
+ * curves, nodes and debug tree, over its frame (InstanceFrame, instance-frame.ts).
+ */
+import type { DebugNode, PoseNode } from '../node/node.ts';
+import type { ParameterValue } from '../node/parameters.ts';
+import type { CompiledGraph } from './compiled-graph.ts';
+import type { InstanceOutput } from './instance-build.ts';
+import { InstanceFrame } from './instance-frame.ts';
+import { Interpolation } from './interpolation.ts';
+import {
+  anyPlaying, checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type SlotPlayer, type SlotPlayOptions,
+} from './slot-play.ts';
+import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from './update-rate.ts';
+
+/** The one SlotPlayArgs playSlot fills: every instance on the thread shares it (see SlotPlayer.playClip). */
+const slotPlayArgs = refillableSlotOptions();
+
+/**
+ * Per-character state: node instances, parameters, pose buffers and events. User code sets
+ * parameters between frames, then calls update(dt) and evaluate().
+ */
+export class AnimGraphInstance extends InstanceFrame {
+  private nodeMap: ReadonlyMap<string, PoseNode> | null = null;
+
+  constructor(graph: CompiledGraph, output: InstanceOutput = {}) {
+    super(graph, output);
+  }
+
+  /** The instance's nodes by id (the graph's node ids, state machines' states' nodes included). */
+  get nodes(): ReadonlyMap<string, PoseNode> {
+    return this.nodeMap ??= new Map(this.builtNodes.map((node) => [node.id, node]));
+  }
+
+  /**
+   * The value of curve `name` this frame: the curves of the clips that played in the last update
+   * (sampled at their play times), blended by their players' absolute weights; a clip without the
+   * curve counts as 0. Throws a RangeError for a name no clip of the graph carries (see
+   * AnimGraph.curveNames), as a misspelt name is a bug to hear of at once, not a 0 to miss.
+   */
+  curve(name: string): number {
+    const slot = this.graph.curveSlots.get(name);
+    if (slot === undefined) {
+      const known = this.graph.curveNames;
+      throw new RangeError(`no clip of graph '${this.graph.name}' has a curve '${name}' (curves: ${known.length > 0 ? known.join(', ') : 'none'})`);
+    }
+    return this.curveValues[slot];
+  }
+
+  /**
+   * Plays clip `clipName` (a clip of the graph asset) over the pose of every Slot node named `slot`,
+   * blending in over blendIn seconds and out over the last blendOut seconds of the clip; it ends
+   * by itself (event `slotEnded`). A clip already playing there blends out over the new blendIn
+   * (it ends as `interrupted`). Throws a RangeError for an unknown slot or clip, or options out of
+   * range (negative or non-finite blend times, a play rate not above 0). Allocates nothing, given
+   * options of one shape (the same fields given) or none: V8 boxes a number it reads from objects
+   * of several shapes at one place, here 16 bytes for each number given.
+   */
+  playSlot(slot: string, clipName: string, options?: SlotPlayOptions): void {
+    const players = this.slotPlayers(slot);
+    const clip = this.graph.clipBindings.get(clipName);
+    if (clip === undefined) throw unknownClipError(this.graph.name, slot, clipName);
+    const args = slotPlayArgs;
+    resolveSlotPlay(slot, options, args);
+    const blendIn = args.blendIn, blendOut = args.blendOut, playRate = args.playRate;
+    // Written again before each player: a slotEnded listener of the one before may have played another clip.
+    // Indexed loops here: a for-of allocates an iterator while V8 has not optimised the code, which
+    // for a character playing a clip now and then is always.
+    for (let i = 0; i < players.length; i++) {
+      args.blendIn = blendIn;
+      args.blendOut = blendOut;
+      args.playRate = playRate;
+      players[i].playClip(clip, args);
+    }
+  }
+
+  /** Blends out whatever plays in slot `slot` over `blendOut` seconds (default 0.2). Throws for an unknown slot. */
+  stopSlot(slot: string, blendOut = 0.2): void {
+    const players = this.slotPlayers(slot);
+    checkSlotStop(slot, blendOut);
+    for (let i = 0; i < players.length; i++) players[i].stopClips(blendOut);
+  }
+
+  /** The names playSlot takes: the graph's Slot nodes' (each once, in the graph's order). */
+  get slotNames(): string[] {
+    return [...(this.slots?.keys() ?? [])];
+  }
+
+  /** Whether a clip plays in slot `slot` (blending in, playing or blending out). Throws for an unknown slot. */
+  isSlotPlaying(slot: string): boolean {
+    return anyPlaying(this.slotPlayers(slot));
+  }
+
+  /**
+   * isSlotPlaying for the slot at `index` in slotNames, false for an index out of range: for
+   * loops over every character's slots, which look up no name.
+   */
+  isSlotPlayingAt(index: number): boolean {
+    return index >= 0 && index < this.slotLists.length && anyPlaying(this.slotLists[index]);
+  }
+
+  private slotPlayers(slot: string): readonly SlotPlayer[] {
+    const players = this.slots?.get(slot);
+    if (players === undefined) {
+      throw unknownSlotError(this.graph.name, slot, this.slotNames);
+    }
+    return players;
+  }
+
+  setParameter(name: string, value: ParameterValue): void {
+    this.parameters.set(name, value);
+  }
+
+  getParameter(name: string): ParameterValue {
+    return this.parameters.get(name);
+  }
+
+  /**
+   * Updates and evaluates the graph on one frame in `rate` only (Unreal's update-rate
+   * optimisation, for a level of detail chosen in code, by distance for instance), and shows on
+   * every frame a pose interpolated between its last two evaluations: translations and scales
+   * lerped, rotations nlerped in one hemisphere; curves lerped likewise. 1 (the default) updates
+   * every frame. The graph runs ahead of the displayed time by up to rate - 1 frames, so that the
+   * interval the display crosses is already evaluated: its events fire when the graph crosses
+   * them (in order, once per crossing, none lost), up to rate - 1 frames before the pose shows
+   * them; `rootMotion` reports, each frame, its share (by time) of what the graph's updates
+   * reported, which adds up to the same total. Evaluation frames are those where
+   * (frame + phase) % rate is 0, frame counting updates: give a crowd's characters different
+   * phases to spread their evaluations over the frames.
+   *
+   * A change takes effect at the next update without a jump: going to a lower rate interpolates
+   * from the pose shown; going back to 1 interpolates until the display reaches the graph's time.
+   * Throws a RangeError for a rate that is not a whole number from 1 to MAX_UPDATE_RATE (255) or a
+   * phase that is not a whole number. The first rate above 1 allocates the instance's two
+   * interpolation poses; afterwards nothing is allocated.
+   *
+   * `{ interpolate: false }` (Unreal's bInterpolateSkippedFrames off, for the farthest
+   * characters): the graph is updated on the scheduled frames only, by all the time since its last
+   * update, so it evaluates at the displayed time, and skipped frames hold its pose and cost
+   * nothing (not even a copy, nor the component pose again). Events then fire on the update that
+   * crosses them, up to rate - 1 frames late, and root motion is reported whole on that frame.
+   */
+  setUpdateRate(rate: number, phase = 0, options: UpdateRateOptions = DEFAULT_UPDATE_RATE_OPTIONS): void {
+    checkUpdateRate(rate, phase);
+    const interpolate = interpolatesSkipped(options);
+    const clock = this.clock;
+    clock.rate = rate;
+    clock.phase = normalizePhase(phase, rate);
+    clock.interpolate = interpolate;
+    if (rate === 1 || this.interpolating) return;
+    this.interpolation ??= new Interpolation(this.skeleton.boneCount, this.curveValues.length, this.interpolationStorage?.());
+    this.startInterpolating();
+  }
+
+  /** The update rate: the graph is updated and evaluated on one frame in this many. */
+  get updateRate(): number {
+    return this.clock.rate;
+  }
+
+  /** The phase of the evaluation frames, in [0, updateRate). */
+  get updatePhase(): number {
+    return this.clock.phase;
+  }
+
+  /** Whether skipped frames interpolate (true, the default) or hold the last pose (see setUpdateRate). */
+  get interpolatesSkippedFrames(): boolean {
+    return this.clock.interpolate;
+  }
+
+  /** Seconds the graph runs ahead of the displayed time (see setUpdateRate): 0 at full rate. */
+  get lookAhead(): number {
+    return this.interpolating ? Math.max(0, this.clock.ahead) : 0;
+  }
+
+  gatherDebug(): DebugNode {
+    return this.root.gatherDebug();
+  }
+}

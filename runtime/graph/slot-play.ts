@@ -1,0 +1,107 @@
+/**
+ * AnimGraphInstance.playSlot and stopSlot's arguments, checked and passed on to the Slot nodes
+ * that play them (SlotPlayer), and their errors: shared with a Crowd, which checks them on the
+ * calling thread before handing them to the character's.
+ */
+import type { PoseNode } from '../node/node.ts';
+import type { SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
+
+export type { SlotPlayArgs, SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
+
+/** The RangeError for a slot name the graph has none of (AnimGraphInstance.playSlot and a Crowd's). */
+export function unknownSlotError(graphName: string, slot: string, slotNames: readonly string[]): RangeError {
+  return new RangeError(`graph '${graphName}' has no Slot node named '${slot}' (slots: ${slotNames.join(', ') || 'none'})`);
+}
+
+/** The RangeError for playSlot given a clip the graph has none of (AnimGraphInstance.playSlot and a Crowd's). */
+export function unknownClipError(graphName: string, slot: string, clip: string): RangeError {
+  return new RangeError(`playSlot('${slot}'): no clip '${clip}' in graph '${graphName}'`);
+}
+
+/**
+ * Fills `into` with `options` and their defaults (blendIn and blendOut 0.2 s, playRate 1), and
+ * throws playSlot's RangeError for values out of range: blend times not 0 or more and finite, a play
+ * rate not above 0 and finite. The numbers go through `into` rather than a return value or
+ * arguments, which V8 would box (see SlotPlayArgs).
+ */
+export function resolveSlotPlay(slot: string, options: SlotPlayOptions | undefined, into: Required<SlotPlayOptions>): void {
+  // No options reads no object: a default of `{}` would be a new one per call, and a shared one
+  // would be a second shape at the reads below (V8 boxes a number it reads from objects of several shapes).
+  into.blendIn = 0.2;
+  into.blendOut = 0.2;
+  into.playRate = 1;
+  if (options !== undefined) {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`playSlot('${slot}'): options are an object ({ blendIn, blendOut, playRate }); got ${options === null ? 'null' : typeof options}`);
+    // Each read once: a read V8 boxes (above) would box twice.
+    const givenIn = options.blendIn, givenOut = options.blendOut, givenRate = options.playRate;
+    // A string compared as a number ('0.2' >= 0) and was kept as one; null became 0.
+    if ((givenIn !== undefined && typeof givenIn !== 'number') || (givenOut !== undefined && typeof givenOut !== 'number')
+      || (givenRate !== undefined && typeof givenRate !== 'number')) {
+      throw slotOptionTypeError(slot, [givenIn, givenOut, givenRate]);
+    }
+    if (givenIn !== undefined) into.blendIn = givenIn;
+    if (givenOut !== undefined) into.blendOut = givenOut;
+    if (givenRate !== undefined) into.playRate = givenRate;
+    // Options naming none of the three (a misspelt { blendin: 0.5 }) would play with the defaults, silently.
+    else if (givenIn === undefined && givenOut === undefined) unknownSlotOptions(slot, options);
+  }
+  const blendIn = into.blendIn, blendOut = into.blendOut, playRate = into.playRate;
+  if (!(blendIn >= 0 && blendIn < Infinity) || !(blendOut >= 0 && blendOut < Infinity)) {
+    throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
+  }
+  if (!(playRate > 0 && playRate < Infinity)) throw new RangeError(`playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
+}
+
+/** playSlot's TypeError for option values that are not numbers (a function of its own: no closure in resolveSlotPlay). */
+function slotOptionTypeError(slot: string, given: readonly unknown[]): TypeError {
+  const shown = given.map((v) => (v === undefined ? 'undefined' : JSON.stringify(v) ?? String(v)));
+  return new TypeError(`playSlot('${slot}'): blendIn, blendOut and playRate are numbers (got ${shown.join(', ')})`);
+}
+
+/** Throws for options with keys but none of playSlot's (called only then, so the common path enumerates nothing). */
+function unknownSlotOptions(slot: string, options: object): void {
+  const keys = Object.keys(options);
+  if (keys.length > 0) throw new TypeError(`playSlot('${slot}'): unknown option${keys.length === 1 ? '' : 's'} ${keys.map((k) => `'${k}'`).join(', ')} (options: blendIn, blendOut, playRate)`);
+}
+
+/** Throws stopSlot's RangeError for a blend-out time that is not 0 or more and finite. */
+export function checkSlotStop(slot: string, blendOut: number): void {
+  if (!(blendOut >= 0 && blendOut < Infinity)) throw new RangeError(`stopSlot('${slot}'): blendOut is seconds, 0 or more (got ${blendOut})`);
+}
+
+/**
+ * Slot options for code that refills one object per call rather than making one: made with
+ * fractions, so that V8 lays its fields out as doubles from the start and writes them in place
+ * (see CONTRIBUTING.md, "Numbers in the frame loop").
+ */
+export function refillableSlotOptions(): Required<SlotPlayOptions> {
+  return { blendIn: 0.5, blendOut: 0.5, playRate: 0.5 };
+}
+
+/** Whether `node` plays slots (nodes/Slot.ts, or a custom node of the same shape). */
+export function isSlotPlayer(node: PoseNode): node is PoseNode & SlotPlayer {
+  const candidate = node as Partial<SlotPlayer>;
+  return typeof candidate.slotName === 'string' && typeof candidate.playClip === 'function';
+}
+
+/**
+ * The slot players among `nodes` by slot name, in the nodes' order (several nodes may share one
+ * name: playSlot plays on each); null when there are none (most graphs).
+ */
+export function slotPlayersOf(nodes: readonly PoseNode[]): Map<string, (PoseNode & SlotPlayer)[]> | null {
+  let slots: Map<string, (PoseNode & SlotPlayer)[]> | null = null;
+  for (const node of nodes) {
+    if (!isSlotPlayer(node)) continue;
+    slots ??= new Map();
+    const list = slots.get(node.slotName);
+    if (list) list.push(node);
+    else slots.set(node.slotName, [node]);
+  }
+  return slots;
+}
+
+/** Whether any of `players` plays a clip. */
+export function anyPlaying(players: readonly SlotPlayer[]): boolean {
+  for (let i = 0; i < players.length; i++) if (players[i].playing) return true;
+  return false;
+}
