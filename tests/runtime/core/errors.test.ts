@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { AnimGraphError, ANIM_GRAPH_ERROR_CODES, type AnimGraphErrorCode } from '../../../runtime/core/errors.ts';
 import { Clip } from '../../../runtime/core/clip.ts';
 import { Pose, checkStorage } from '../../../runtime/core/pose.ts';
@@ -17,10 +18,15 @@ describe('AnimGraphError', () => {
     expect(new AnimGraphError('internal', 'x').cause).toBeUndefined();
   });
 
-  it('lists each code once', () => {
+  it('lists each code once, each documented in errors.ts and in docs/api.md\'s table, in order', () => {
     expect(new Set(ANIM_GRAPH_ERROR_CODES).size).toBe(ANIM_GRAPH_ERROR_CODES.length);
     const code: AnimGraphErrorCode = ANIM_GRAPH_ERROR_CODES[0];
     expect(code).toBe('invalid-argument');
+    const source = readFileSync(new URL('../../../runtime/core/errors.ts', import.meta.url), 'utf8');
+    expect([...source.matchAll(/^ \* - `([a-z-]+)`: /gm)].map((m) => m[1])).toEqual([...ANIM_GRAPH_ERROR_CODES]);
+    const api = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
+    const table = api.slice(api.indexOf('\n## Errors\n'), api.indexOf('The classes that extend `AnimGraphError`'));
+    expect([...table.matchAll(/^\| `([a-z-]+)` \| /gm)].map((m) => m[1])).toEqual(['code', ...ANIM_GRAPH_ERROR_CODES]);
   });
 });
 
