@@ -8,6 +8,8 @@
  *   character.update(1 / 60);
  *   const pose = character.evaluate();
  */
+export { AnimGraphError, ANIM_GRAPH_ERROR_CODES } from './runtime/core/errors.ts';
+export type { AnimGraphErrorCode } from './runtime/core/errors.ts';
 export { loadGraph, checkGraph, loadGraphAsset, checkGraphAsset, GraphLoadError, NodeRegistry, jsonPath, duplicateKeyProblems } from './graphs/loader.ts';
 export type { RegisterOptions } from './graphs/loader/registry.ts';
 export type {

@@ -4,6 +4,7 @@
  * checks of output files. Below main.ts and every command's file, so that none imports main.ts.
  */
 import { realpathSync } from 'node:fs';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GraphProblem } from '../graphs/loader.ts';
@@ -12,20 +13,32 @@ import { TimelineError, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph/graph.ts';
 import { checkUpdateRate } from '../runtime/graph/update-rate.ts';
 
-export class UsageError extends Error {}
+/** A bad command line (code `invalid-argument`): exit 2. */
+export class UsageError extends AnimGraphError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('invalid-argument', message, options);
+    this.name = 'UsageError';
+  }
+}
 
-/** An output file (--poses, --debug-out, --out) could not be opened or written: exit 3. */
-export class OutputError extends Error {
-  constructor(readonly file: string, readonly reason: string) {
-    super(`cannot write ${file}: ${reason}`);
+/** An output file (--poses, --debug-out, --out) could not be opened or written (code `io`): exit 3. */
+export class OutputError extends AnimGraphError {
+  constructor(readonly file: string, readonly reason: string, options?: ErrorOptions) {
+    super('io', `cannot write ${file}: ${reason}`, options);
+    this.name = 'OutputError';
   }
 }
 
 /**
- * The graph produced NaN or Infinity (a bug in a node: the frame loop must not): exit 4, before the
- * number is written, since JSON would silently turn it into null.
+ * The graph produced NaN or Infinity (a bug in a node: the frame loop must not; code `internal`):
+ * exit 4, before the number is written, since JSON would silently turn it into null.
  */
-export class NonFiniteError extends Error {}
+export class NonFiniteError extends AnimGraphError {
+  constructor(message: string) {
+    super('internal', message);
+    this.name = 'NonFiniteError';
+  }
+}
 
 /** The most frames one run evaluates (a day at 115 fps); --fps lies within [MIN_FPS, MAX_FPS]. */
 const MAX_FRAMES = 10_000_000;
@@ -39,7 +52,7 @@ export function writing<T>(file: string, operation: () => T): T {
   } catch (e) {
     const error = e as NodeJS.ErrnoException;
     // "EACCES: permission denied, open '/x/y'" -> "EACCES: permission denied": the file is named once.
-    throw new OutputError(file, error.code ? error.message.replace(/, \w+( '.*')?$/, '') : error.message);
+    throw new OutputError(file, error.code ? error.message.replace(/, \w+( '.*')?$/, '') : error.message, { cause: e });
   }
 }
 
@@ -50,7 +63,7 @@ export function parseOptions(args: readonly string[], options: OptionSpec): { va
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true }) as never;
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError((e as Error).message, { cause: e });
   }
   // No option means anything when empty: `--poses ''` wrote nothing and said nothing, `--debug-out ''` wrote to stdout.
   for (const [name, value] of Object.entries(parsed.values)) {
@@ -131,7 +144,7 @@ export function withSetTexts<T>(sets: readonly string[], start: () => T): T {
   try {
     return start();
   } catch (e) {
-    if (e instanceof TimelineError) throw new UsageError(`--set '${sets[e.index]}': ${e.reason}`);
+    if (e instanceof TimelineError) throw new UsageError(`--set '${sets[e.index]}': ${e.reason}`, { cause: e });
     throw e;
   }
 }
@@ -147,7 +160,7 @@ export function updateRateOptions(values: Record<string, unknown>): { updateRate
   try {
     checkUpdateRate(rate, 0); // the instance's own rule
   } catch (e) {
-    throw new UsageError(`--update-rate: ${(e as Error).message} ('${text}')`);
+    throw new UsageError(`--update-rate: ${(e as Error).message} ('${text}')`, { cause: e });
   }
   return { updateRate: rate, holdSkippedFrames: values.hold === true };
 }

@@ -1,4 +1,5 @@
 // Where the commands write: standard output and error, or strings in a test.
+import { AnimGraphError } from '../runtime/core/errors.ts';
 
 export interface Io {
   /** Writes to standard output; throws OutputClosed once its reader has gone (see stdoutIo). */
@@ -18,7 +19,12 @@ export interface Io {
  * Standard output's reader went away (`animgraph run … | head`): the command stops where it is and
  * exits 0, as Unix tools do on a closed pipe, instead of dying on an unhandled EPIPE.
  */
-export class OutputClosed extends Error {}
+export class OutputClosed extends AnimGraphError {
+  constructor() {
+    super('io', 'standard output was closed by its reader');
+    this.name = 'OutputClosed';
+  }
+}
 
 const isEpipe = (e: unknown) => (e as NodeJS.ErrnoException | null | undefined)?.code === 'EPIPE';
 let stdoutClosed = false;

@@ -18,6 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, resolve } from 'node:path';
 import { NodeRegistry } from '../graphs/loader.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { parseGraphText } from '../graphs/loader/json-text.ts';
 import { dirnamePath, joinPath, normalizePath } from '../graphs/loader/paths.ts';
 import { nodeFileValues } from '../graphs/loader/files.ts';
@@ -39,10 +40,11 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-/** The port is taken by another process: `animgraph view` exits 2 with this message. */
-export class PortInUseError extends Error {
-  constructor(readonly port: number) {
-    super(`port ${port} on 127.0.0.1 is in use: choose another with --port N (--port 0 picks a free one)`);
+/** The port is taken by another process (code `io`): `animgraph view` exits 2 with this message. */
+export class PortInUseError extends AnimGraphError {
+  constructor(readonly port: number, options?: ErrorOptions) {
+    super('io', `port ${port} on 127.0.0.1 is in use: choose another with --port N (--port 0 picks a free one)`, options);
+    this.name = 'PortInUseError';
   }
 }
 
@@ -208,7 +210,7 @@ export async function startViewServer(graphFile: string, options: ViewServerOpti
   });
 
   await new Promise<void>((resolveListen, reject) => {
-    const failed = (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new PortInUseError(port) : e);
+    const failed = (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new PortInUseError(port, { cause: e }) : e);
     server.once('error', failed);
     server.listen(port, HOST, () => {
       server.off('error', failed);

@@ -1,4 +1,5 @@
 import v8 from 'node:v8';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 
 /**
  * Where a frame's garbage would be allocated: V8 puts new objects (a boxed double, a closure, an
@@ -53,7 +54,7 @@ export class AllocationWindow {
  * worker threads, see Crowd.measureAllocation.
  */
 export function measureAllocation(frames: number, frame: () => void): number {
-  if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number of 1 or more; got ${frames}`);
+  if (!Number.isInteger(frames) || frames < 1) throw new AnimGraphError(typeof frames === 'number' ? 'out-of-range' : 'invalid-argument', `frames must be a whole number of 1 or more; got ${frames}`);
   const window = new AllocationWindow();
   let bytes: number;
   try {

@@ -1,6 +1,7 @@
 import type { AnimGraph } from '../runtime/graph/graph.ts';
 import type { AnimGraphInstance } from '../runtime/graph/instance.ts';
 import type { DebugNode } from '../runtime/node/node.ts';
+import { AnimGraphError, type AnimGraphErrorCode } from '../runtime/core/errors.ts';
 import { describeValue, type ParameterValue } from '../runtime/node/parameters.ts';
 import type { Pose } from '../runtime/core/pose.ts';
 import { integrateRootMotion, type UpAxis } from '../runtime/jobs/root-motion.ts';
@@ -64,16 +65,21 @@ export interface RunResult {
 const TIME_TOLERANCE = 1e-9;
 
 /**
- * A parameter timeline entry a GraphRunner cannot apply, found before the run starts: its index in
- * the timeline as given, and why (not an entry, an unknown parameter, a value of the wrong type, a
- * time that is not seconds from 0, or after the run's last frame, where it would never apply).
+ * A parameter timeline entry a GraphRunner cannot apply, found before the run starts (code
+ * `invalid-argument`): its index in the timeline as given, and why (not an entry, an unknown
+ * parameter, a value of the wrong type, a time that is not seconds from 0, or after the run's last
+ * frame, where it would never apply). For an unknown parameter or a value of the wrong type, its
+ * `cause` is setParameter's error (code `unknown-name` or `invalid-argument`).
  */
-export class TimelineError extends TypeError {
-  constructor(readonly index: number, readonly reason: string) {
-    super(`timeline[${index}]: ${reason}`);
+export class TimelineError extends AnimGraphError {
+  constructor(readonly index: number, readonly reason: string, options?: ErrorOptions) {
+    super('invalid-argument', `timeline[${index}]: ${reason}`, options);
     this.name = 'TimelineError';
   }
 }
+
+/** A run option that is not a number is the wrong argument; a number is out of range. */
+const optionCode = (value: unknown): AnimGraphErrorCode => (typeof value === 'number' ? 'out-of-range' : 'invalid-argument');
 
 /**
  * Steps a graph instance at a fixed rate, applying a parameter timeline: frame 0 is the initial
@@ -93,13 +99,13 @@ export class GraphRunner {
 
   constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'updateRate' | 'holdSkippedFrames'> = {}) {
     const fps = options.fps ?? 30;
-    if (typeof fps !== 'number' || !(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a positive number, got ${describeValue(fps)}`);
+    if (typeof fps !== 'number' || !(fps > 0) || !Number.isFinite(fps)) throw new AnimGraphError(optionCode(fps), `fps must be a positive number, got ${describeValue(fps)}`);
     const seconds = options.seconds;
     if (seconds !== undefined && !(typeof seconds === 'number' && seconds >= 0 && seconds < Infinity)) {
-      throw new RangeError(`seconds must be a finite number from 0, got ${describeValue(seconds)}`);
+      throw new AnimGraphError(optionCode(seconds), `seconds must be a finite number from 0, got ${describeValue(seconds)}`);
     }
     const frames = seconds !== undefined ? Math.floor(seconds * fps + TIME_TOLERANCE) + 1 : options.frames ?? 30;
-    if (!Number.isInteger(frames) || frames < 1) throw new RangeError(`frames must be a whole number from 1, got ${describeValue(frames)}`);
+    if (!Number.isInteger(frames) || frames < 1) throw new AnimGraphError(optionCode(frames), `frames must be a whole number from 1, got ${describeValue(frames)}`);
     this.fps = fps;
     this.frameCount = frames;
     this.instance = graph.createInstance();
@@ -115,7 +121,7 @@ export class GraphRunner {
       try {
         this.instance.parameters.check(change.name, change.value);
       } catch (e) {
-        throw new TimelineError(i, (e as Error).message);
+        throw new TimelineError(i, (e as Error).message, { cause: e });
       }
       const time = change.time ?? 0;
       if (!(typeof time === 'number' && time >= 0 && time < Infinity)) throw new TimelineError(i, `'${change.name}' time must be seconds from 0, got ${describeValue(time)}`);
@@ -169,8 +175,8 @@ export const MAX_KEPT_ROWS = 5_000_000;
 
 /**
  * Runs a graph for a number of frames with a parameter timeline and returns every frame's poses
- * and debug tree: the API for users' own tests. Throws a RangeError for a run whose frames would
- * not fit in memory (MAX_KEPT_ROWS); a GraphRunner steps any number of frames.
+ * and debug tree: the API for users' own tests. Throws an AnimGraphError (`out-of-range`) for a run
+ * whose frames would not fit in memory (MAX_KEPT_ROWS); a GraphRunner steps any number of frames.
  */
 export function runGraph(graph: AnimGraph, options: RunOptions = {}): RunResult {
   const runner = new GraphRunner(graph, options);
@@ -178,7 +184,7 @@ export function runGraph(graph: AnimGraph, options: RunOptions = {}): RunResult 
   // Every frame is kept: refuse a run that cannot fit before it fills the heap and takes the process down.
   const perFrame = 1 + ((options.poses ?? true) ? 2 * skeleton.boneCount : 0) + ((options.debug ?? true) ? graph.nodes.length : 0);
   if (runner.frameCount * perFrame > MAX_KEPT_ROWS) {
-    throw new RangeError(`runGraph keeps every frame: ${runner.frameCount} frames of ${perFrame} rows (pose rows, debug nodes) is more than ${MAX_KEPT_ROWS.toLocaleString('en-US')}; `
+    throw new AnimGraphError('out-of-range', `runGraph keeps every frame: ${runner.frameCount} frames of ${perFrame} rows (pose rows, debug nodes) is more than ${MAX_KEPT_ROWS.toLocaleString('en-US')}; `
       + 'run fewer frames, leave out poses or debug, or step a GraphRunner and keep what you need');
   }
   const frames: FrameResult[] = [];

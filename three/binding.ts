@@ -24,6 +24,7 @@
  */
 import type { Matrix4, Object3D, Skeleton as ThreeSkeleton } from 'three';
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { targetParts, type ThreeBindTarget } from './target.ts';
 
@@ -95,7 +96,7 @@ interface BoundSkeleton {
  * non-uniform scale. The inverse bind matrices are read once: bind again after
  * skeleton.calculateInverses(). Binding bones or Skeletons another live binding drives releases that
  * binding first (a bone has one driver; the bones' flags are saved as three had them). Binding to
- * bones none of whose names the graph has throws a RangeError.
+ * bones none of whose names the graph has throws an AnimGraphError (`unknown-name`).
  */
 export class ThreeBinding {
   /** Every bone the binding drives or keeps: the bound ones first, in the graph's order, then the others, parents first. */
@@ -144,14 +145,15 @@ export class ThreeBinding {
       }
     }
     if (bound.length === 0) {
-      throw new RangeError(
+      throw new AnimGraphError(
+        'unknown-name',
         `bindThree: none of the ${threeBones.length} three.js bones (${threeBones.slice(0, 5).map((b) => `'${b.name}'`).join(', ')}${threeBones.length > 5 ? ', …' : ''}) ` +
         `has the name of a bone of the graph's skeleton ('${skeleton.boneNames.slice(0, 5).join("', '")}'${skeleton.boneCount > 5 ? ', …' : ''})`,
       );
     }
     this.writeMatrices = options.writeMatrices ?? true;
     this.writeLocal = options.writeLocal ?? false;
-    if (!this.writeMatrices && !this.writeLocal) throw new RangeError('bindThree: writeMatrices and writeLocal are both false: the binding would write nothing');
+    if (!this.writeMatrices && !this.writeLocal) throw new AnimGraphError('invalid-argument', 'bindThree: writeMatrices and writeLocal are both false: the binding would write nothing');
     bound.sort((a, b) => a.index - b.index);
     // Parents before children: an unbound bone's parent may be another unbound bone.
     unbound.sort((a, b) => depthOf(a) - depthOf(b));

@@ -2,6 +2,7 @@
 import type { AnimationClip, Interpolant, Object3D } from 'three';
 import { badKeyReason, Clip, firstBadKey, MAX_CLIP_FRAME_TRACKS, type TrackLayout } from '../runtime/core/clip.ts';
 import { firstBeyond, quatNormalize } from '../runtime/core/math.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { Pose } from '../runtime/core/pose.ts';
 import { Skeleton } from '../runtime/core/skeleton.ts';
 import { targetParts, type ThreeBindTarget } from './target.ts';
@@ -18,7 +19,7 @@ function rotationProblem(q: Float64Array, o: number): 'not-finite' | 'zero' | nu
  * (position, quaternion, scale) as its reference pose: for driving a model loaded with three
  * (GLTFLoader) by a graph. Bones are reordered parents before children where three lists them
  * otherwise; a bone whose parent is not among them is a root. Throws SkeletonError for an empty
- * or repeated name.
+ * or repeated name, and an AnimGraphError (`invalid-data`) for a quaternion that is no rotation.
  */
 export function skeletonFromThree(target: ThreeBindTarget): Skeleton {
   const listed = targetParts(target).bones;
@@ -40,7 +41,7 @@ export function skeletonFromThree(target: ThreeBindTarget): Skeleton {
     // Normalising would turn a NaN or zero quaternion into the identity, silently: a NaN is left for
     // the Skeleton's finite check to name; a zero one is no rotation at all.
     const problem = rotationProblem(pose.rotations, i * 4);
-    if (problem === 'zero') throw new RangeError(`skeletonFromThree: bone '${bone.name}' has quaternion (0, 0, 0, 0), which is no rotation`);
+    if (problem === 'zero') throw new AnimGraphError('invalid-data', `skeletonFromThree: bone '${bone.name}' has quaternion (0, 0, 0, 0), which is no rotation`);
     if (problem === null) quatNormalize(pose.rotations, i * 4);
     bone.scale.toArray(pose.scales, i * 3);
   });
@@ -52,13 +53,14 @@ export function skeletonFromThree(target: ThreeBindTarget): Skeleton {
  * with three's own interpolants into an animgraph Clip at `frameRate` keys per second (default
  * 30; give the clip's own key rate to keep its keys exactly), from time 0 to the clip's duration.
  * Tracks of bones the skeleton lacks and other properties (morph target influences) are left out.
- * Throws a RangeError for a frameRate outside (0, 1000], a duration that is not finite or too long
- * (MAX_CLIP_FRAME_TRACKS), and a track that samples to NaN or Infinity.
+ * Throws an AnimGraphError: `out-of-range` for a frameRate outside (0, 1000] or a duration too long
+ * (MAX_CLIP_FRAME_TRACKS), `invalid-data` for a duration that is not finite and a track that
+ * samples to NaN or Infinity (or beyond ±1e15, or a quaternion that is no rotation).
  */
 export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: { frameRate?: number } = {}): Clip {
   const frameRate = options.frameRate ?? 30;
-  if (!(frameRate > 0 && frameRate <= 1000)) throw new RangeError(`clipFromThree: frameRate must be above 0 and at most 1000 keys per second, got ${frameRate}`);
-  if (!(clip.duration >= 0 && clip.duration < Infinity)) throw new RangeError(`clipFromThree: clip '${clip.name}' has duration ${clip.duration}; resetDuration() sets it from its tracks`);
+  if (!(frameRate > 0 && frameRate <= 1000)) throw new AnimGraphError('out-of-range', `clipFromThree: frameRate must be above 0 and at most 1000 keys per second, got ${frameRate}`);
+  if (!(clip.duration >= 0 && clip.duration < Infinity)) throw new AnimGraphError('invalid-data', `clipFromThree: clip '${clip.name}' has duration ${clip.duration}; resetDuration() sets it from its tracks`);
   const frameCount = Math.max(1, Math.round(clip.duration * frameRate) + 1);
   const byBone = new Map<string, { translation?: Interpolant; rotation?: Interpolant; scale?: Interpolant }>();
   for (const track of clip.tracks) {
@@ -74,7 +76,7 @@ export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: 
   const n = tracks.length;
   // Refused before allocating: a duration of days at 30 keys per second is gigabytes of keys.
   if (frameCount * Math.max(1, n) > MAX_CLIP_FRAME_TRACKS) {
-    throw new RangeError(`clipFromThree: clip '${clip.name}' would need ${frameCount} frames of ${n} tracks, over the limit of ${MAX_CLIP_FRAME_TRACKS} (lower frameRate)`);
+    throw new AnimGraphError('out-of-range', `clipFromThree: clip '${clip.name}' would need ${frameCount} frames of ${n} tracks, over the limit of ${MAX_CLIP_FRAME_TRACKS} (lower frameRate)`);
   }
   const translations = new Float64Array(frameCount * n * 3), rotations = new Float64Array(frameCount * n * 4);
   const scales = new Float64Array(frameCount * n * 3).fill(1);
@@ -89,7 +91,7 @@ export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: 
         // Checked before normalising, which turns a NaN or zero quaternion into the identity.
         const problem = rotationProblem(rotations, o4);
         if (problem !== null) {
-          throw new RangeError(`clipFromThree: clip '${clip.name}': track '${tracks[t].bone}.quaternion' gives (${Array.from(rotations.subarray(o4, o4 + 4)).join(', ')}) at ${time} s, ${problem === 'zero' ? 'which is no rotation' : 'not finite'}`);
+          throw new AnimGraphError('invalid-data', `clipFromThree: clip '${clip.name}': track '${tracks[t].bone}.quaternion' gives (${Array.from(rotations.subarray(o4, o4 + 4)).join(', ')}) at ${time} s, ${problem === 'zero' ? 'which is no rotation' : 'not finite'}`);
         }
         quatNormalize(rotations, o4);
       } else rotations[o4 + 3] = 1;
@@ -102,7 +104,7 @@ export function clipFromThree(clip: AnimationClip, skeleton: Skeleton, options: 
   const bad = firstBadKey(result);
   if (bad !== null) {
     const property = bad.attribute === 'translation' ? 'position' : bad.attribute === 'rotation' ? 'quaternion' : 'scale';
-    throw new RangeError(`clipFromThree: clip '${clip.name}': track '${bad.bone}.${property}' gives ${bad.value} at ${Math.min(bad.frame / frameRate, clip.duration)} s, ${badKeyReason(bad.value)}`);
+    throw new AnimGraphError('invalid-data', `clipFromThree: clip '${clip.name}': track '${bad.bone}.${property}' gives ${bad.value} at ${Math.min(bad.frame / frameRate, clip.duration)} s, ${badKeyReason(bad.value)}`);
   }
   return result;
 }

@@ -1,5 +1,6 @@
 /** What bindThree and skeletonFromThree take: three.js bones, as a mesh, a Skeleton, a scene or a list. */
 import type { Object3D, Skeleton as ThreeSkeleton, SkinnedMesh } from 'three';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 
 /**
  * The bones to drive: a SkinnedMesh (its skeleton), a Skeleton, any other Object3D (every
@@ -18,7 +19,7 @@ export function targetParts(target: ThreeBindTarget): { skeletons: ThreeSkeleton
   } else {
     const t = target as Partial<SkinnedMesh> & Partial<ThreeSkeleton> & Partial<Object3D>;
     if (t.isSkinnedMesh === true) {
-      if (!t.skeleton) throw new RangeError(`bindThree: SkinnedMesh '${t.name}' has no skeleton (bind it first)`);
+      if (!t.skeleton) throw new AnimGraphError('invalid-argument', `bindThree: SkinnedMesh '${t.name}' has no skeleton (bind it first)`);
       skeletons = [t.skeleton];
     } else if (Array.isArray(t.bones) && Array.isArray(t.boneInverses)) {
       skeletons = [t as ThreeSkeleton];
@@ -28,10 +29,10 @@ export function targetParts(target: ThreeBindTarget): { skeletons: ThreeSkeleton
         const mesh = o as SkinnedMesh;
         if (mesh.isSkinnedMesh && mesh.skeleton) found.add(mesh.skeleton);
       });
-      if (found.size === 0) throw new RangeError(`bindThree: no SkinnedMesh with a skeleton under '${t.name}'`);
+      if (found.size === 0) throw new AnimGraphError('invalid-argument', `bindThree: no SkinnedMesh with a skeleton under '${t.name}'`);
       skeletons = [...found];
     } else {
-      throw new TypeError('bindThree: the target must be a SkinnedMesh, a Skeleton, an Object3D with skinned meshes or a list of bones');
+      throw new AnimGraphError('invalid-argument', 'bindThree: the target must be a SkinnedMesh, a Skeleton, an Object3D with skinned meshes or a list of bones');
     }
     listed = skeletons.flatMap((s) => s.bones as (Object3D | undefined)[]);
   }

@@ -198,8 +198,8 @@ export function reportGltfError(error: Error, file: readonly PropertyKey[], name
   const where = {
     malformed: [file, 'gltf'], unreadable: [file, 'file'], 'too-large': [named, 'gltf'], 'unknown-skin': [named, 'unknown-skin'],
     'skin-not-tree': [named, 'skeleton'], 'unknown-animation': [named, 'unknown-animation'], 'empty-animation': [named, 'empty-animation'],
-  } as const satisfies Record<GltfError['code'], readonly [unknown, ProblemCode]>;
-  const [keys, code] = where[error.code];
+  } as const satisfies Record<GltfError['gltfCode'], readonly [unknown, ProblemCode]>;
+  const [keys, code] = where[error.gltfCode];
   for (const p of error.problems) problems.add(keys as readonly PropertyKey[], code, `${error.source}: ${p}`);
 }
 

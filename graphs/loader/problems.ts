@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { jsonPath, nameList } from '../../runtime/core/names.ts';
+import { AnimGraphError } from '../../runtime/core/errors.ts';
 
 export { jsonPath };
 
@@ -23,10 +24,13 @@ export interface GraphProblem {
   message: string;
 }
 
-/** Every problem found in a graph asset, reported at once. */
-export class GraphLoadError extends Error {
+/**
+ * Every problem found in a graph asset, reported at once: code `load-failed`, and each of the
+ * `problems` with its own code and JSON path.
+ */
+export class GraphLoadError extends AnimGraphError {
   constructor(readonly source: string, readonly problems: readonly GraphProblem[]) {
-    super(`${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    super('load-failed', `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
     this.name = 'GraphLoadError';
   }
 }

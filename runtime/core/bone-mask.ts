@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Skeleton } from './skeleton.ts';
+import { AnimGraphError } from './errors.ts';
 
 /*
  * Per-bone weight masks: which bones a layer (or an additive, or a one-shot slot) drives, and how
@@ -67,7 +68,7 @@ export function boneMaskWeights(
   skeleton: Skeleton, spec: BoneMaskSpec, out = new Float64Array(skeleton.boneCount), onUnknownBone?: (bone: string) => void,
 ): Float64Array {
   const n = skeleton.boneCount;
-  if (out.length !== n) throw new RangeError(`mask of ${out.length} weights for a skeleton of ${n} bones`);
+  if (out.length !== n) throw new AnimGraphError('invalid-argument', `mask of ${out.length} weights for a skeleton of ${n} bones`);
   out.fill(0);
   if (spec.filters !== undefined) {
     for (const filter of spec.filters) {

@@ -1,4 +1,5 @@
 import type { ClipCurve, ClipNotifyTrack } from './clip-events.ts';
+import { AnimGraphError } from './errors.ts';
 import { firstBeyond, MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT, quatNormalize, type UpAxis } from './math.ts';
 import { quoted } from './names.ts';
 import type { Skeleton } from './skeleton.ts';
@@ -169,7 +170,7 @@ export class Clip {
     const expected = [init.frameCount * trackCount * 3, init.frameCount * trackCount * 4, init.frameCount * trackCount * 3];
     const actual = [this.translations.length, this.rotations.length, this.scales.length];
     if (!(init.frameRate > 0) || init.frameCount < 1 || expected.some((e, i) => e !== actual[i])) {
-      throw new RangeError(`clip '${init.name}': key arrays do not match ${init.frameCount} frames of ${trackCount} tracks at ${init.frameRate} fps`);
+      throw new AnimGraphError('invalid-data', `clip '${init.name}': key arrays do not match ${init.frameCount} frames of ${trackCount} tracks at ${init.frameRate} fps`);
     }
   }
 
@@ -238,7 +239,7 @@ export class Clip {
   sliceFrames(first: number, last = -1, name = this.name, interpolation = this.interpolation): Clip {
     const end = last < 0 ? this.frameCount + last : last;
     if (!Number.isInteger(first) || !Number.isInteger(end) || first < 0 || end >= this.frameCount || end < first) {
-      throw new RangeError(`clip '${this.name}' has frames 0..${this.frameCount - 1}; cannot take ${first}..${last}`);
+      throw new AnimGraphError('out-of-range', `clip '${this.name}' has frames 0..${this.frameCount - 1}; cannot take ${first}..${last}`);
     }
     const n = this.tracks.length;
     return new Clip({

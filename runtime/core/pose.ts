@@ -1,4 +1,5 @@
 import { quatNormalize } from './math.ts';
+import { AnimGraphError } from './errors.ts';
 import { FreeList } from './free-list.ts';
 
 /**
@@ -137,11 +138,11 @@ export interface BatchPoseArrays {
   readonly componentScales: Float64Array;
 }
 
-/** Throws a RangeError unless `storage` holds exactly `boneCount` bones per attribute. */
+/** Throws an AnimGraphError (`invalid-argument`) unless `storage` holds exactly `boneCount` bones per attribute. */
 export function checkStorage(storage: PoseStorage, boneCount: number, what: string): void {
   const wrong = (['translations', 'rotations', 'scales'] as const).filter((k, i) => storage[k].length !== boneCount * (i === 1 ? 4 : 3));
   if (wrong.length > 0) {
-    throw new RangeError(`${what} storage for ${boneCount} bones needs ${boneCount * 3}, ${boneCount * 4} and ${boneCount * 3} values; ${wrong.map((k) => `${k} has ${storage[k].length}`).join(', ')}`);
+    throw new AnimGraphError('invalid-argument', `${what} storage for ${boneCount} bones needs ${boneCount * 3}, ${boneCount * 4} and ${boneCount * 3} values; ${wrong.map((k) => `${k} has ${storage[k].length}`).join(', ')}`);
   }
 }
 

@@ -4,6 +4,7 @@
  * Digests are byte-identical to node:crypto's; strings are hashed as their UTF-8 bytes, as
  * node:crypto's update(string) does.
  */
+import { AnimGraphError } from './errors.ts';
 
 // Int32 rather than Uint32 arrays: V8 keeps int32 values unboxed, but a uint32 above 2^31 is a double.
 const K = Int32Array.of(
@@ -33,7 +34,7 @@ export class Sha256 {
   private finished = false;
 
   update(data: Uint8Array | string): this {
-    if (this.finished) throw new Error('Sha256: update() after digestHex()');
+    if (this.finished) throw new AnimGraphError('invalid-state', 'Sha256: update() after digestHex()');
     const bytes = typeof data === 'string' ? utf8.encode(data) : data;
     this.length += bytes.length;
     let at = 0;
@@ -57,7 +58,7 @@ export class Sha256 {
 
   /** The digest as 64 lowercase hex digits, what node:crypto's digest('hex') gives. */
   digestHex(): string {
-    if (this.finished) throw new Error('Sha256: digestHex() called twice');
+    if (this.finished) throw new AnimGraphError('invalid-state', 'Sha256: digestHex() called twice');
     this.finished = true;
     const bits = this.length * 8;
     const p = this.pending, view = this.pendingView;

@@ -1,5 +1,6 @@
 import { firstBeyond, MAX_KEY_MAGNITUDE, MAX_KEY_MAGNITUDE_TEXT, quatNormalize } from './math.ts';
 import { Pose } from './pose.ts';
+import { AnimGraphError } from './errors.ts';
 import { quoted } from './names.ts';
 
 /** One bone of a skeleton as authored: its parent by name and its reference (bind) local transform. */
@@ -285,9 +286,10 @@ function linkParents(bones: readonly BoneDefinition[], index: Map<string, number
   });
 }
 
-export class SkeletonError extends Error {
+/** A skeleton that cannot be built, with every problem found (code `invalid-data`). */
+export class SkeletonError extends AnimGraphError {
   constructor(readonly problems: SkeletonProblem[]) {
-    super(`invalid skeleton:\n${problems.map((p) => `  ${p.bone >= 0 ? `bone ${p.bone}: ` : ''}${p.message}`).join('\n')}`);
+    super('invalid-data', `invalid skeleton:\n${problems.map((p) => `  ${p.bone >= 0 ? `bone ${p.bone}: ` : ''}${p.message}`).join('\n')}`);
     this.name = 'SkeletonError';
   }
 }

@@ -1,5 +1,6 @@
 import { Clip, clipTimingProblem, type TrackLayout } from '../core/clip.ts';
 import { quatFromEulerDegrees } from '../core/math.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import { Pose } from '../core/pose.ts';
 import { Skeleton } from '../core/skeleton.ts';
 import { quoted } from '../core/names.ts';
@@ -10,9 +11,10 @@ export interface BvhProblem {
   message: string;
 }
 
-export class BvhError extends Error {
+/** A BVH file that cannot be read, with every problem found and its line (code `bad-file`). */
+export class BvhError extends AnimGraphError {
   constructor(readonly source: string, readonly problems: BvhProblem[]) {
-    super(`malformed BVH ${source}:\n${problems.map((p) => `  line ${p.line}: ${p.message}`).join('\n')}`);
+    super('bad-file', `malformed BVH ${source}:\n${problems.map((p) => `  line ${p.line}: ${p.message}`).join('\n')}`);
     this.name = 'BvhError';
   }
 }

@@ -1,4 +1,5 @@
 import { quatNormalize } from '../core/math.ts';
+import { AnimGraphError } from '../core/errors.ts';
 
 /*
  * The glTF 2.0 container: a .glb's chunks or a .gltf's text parsed, the JSON checked where the
@@ -13,13 +14,18 @@ import { quatNormalize } from '../core/math.ts';
  * GltfError naming the glTF element at fault (`accessors[12]`), never a TypeError or a NaN.
  */
 
+/** What is wrong with a glTF file, more finely than its AnimGraphError code: a GltfError's `gltfCode`. */
 export type GltfErrorCode =
   | 'malformed' | 'unreadable' | 'unknown-skin' | 'unknown-animation' | 'empty-animation' | 'skin-not-tree' | 'too-large';
 
-/** A glTF file that cannot be used, with every problem found, each naming the glTF element at fault. */
-export class GltfError extends Error {
-  constructor(readonly source: string, readonly code: GltfErrorCode, readonly problems: readonly string[]) {
-    super(`${source}: ${problems.join('; ')}`);
+/**
+ * A glTF file that cannot be used, with every problem found, each naming the glTF element at
+ * fault. Its `code` is `unknown-name` for a skin or animation the file does not have, `bad-file`
+ * for anything else; `gltfCode` says which.
+ */
+export class GltfError extends AnimGraphError {
+  constructor(readonly source: string, readonly gltfCode: GltfErrorCode, readonly problems: readonly string[]) {
+    super(gltfCode === 'unknown-skin' || gltfCode === 'unknown-animation' ? 'unknown-name' : 'bad-file', `${source}: ${problems.join('; ')}`);
     this.name = 'GltfError';
   }
 }

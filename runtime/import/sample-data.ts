@@ -1,4 +1,5 @@
 import { Clip, type TrackLayout } from '../core/clip.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import { quatFromAxisAngle, quatMultiply } from '../core/math.ts';
 import { Skeleton, type BoneDefinition } from '../core/skeleton.ts';
 
@@ -69,7 +70,7 @@ const DEG = Math.PI / 180;
 /** Generates one of the built-in clips ('idle', 'walk' or 'run') for sampleSkeleton(). */
 export function sampleClip(name: string): Clip {
   const gait = GAITS[name];
-  if (!gait) throw new RangeError(`no built-in clip '${name}' (have: ${SAMPLE_CLIP_NAMES.join(', ')})`);
+  if (!gait) throw new AnimGraphError('unknown-name', `no built-in clip '${name}' (have: ${SAMPLE_CLIP_NAMES.join(', ')})`);
   const skeleton = sampleSkeleton();
   const frameCount = Math.round(gait.period * FPS) + 1;
   const tracks: TrackLayout[] = skeleton.boneNames.map((bone) => ({ bone, translation: bone === 'pelvis', rotation: bone !== 'root', scale: false }));

@@ -1,5 +1,6 @@
 import type { Clip, RootMotionTrack } from '../core/clip.ts';
 import type { Skeleton } from '../core/skeleton.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import {
   quatConjugateMultiply, quatFromAxisAngle, quatFromTo, quatInverseRotateVec3, quatMultiply, quatNormalize, quatRotateVec3, type UpAxis,
 } from '../core/math.ts';
@@ -46,7 +47,7 @@ export interface RootMotionExtraction {
  */
 export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y', options: RootMotionExtraction = {}): RootMotionTrack {
   const track = clip.tracks.findIndex((t) => t.bone === rootBone);
-  if (track < 0) throw new RangeError(`clip '${clip.name}' has no track for root bone '${rootBone}'`);
+  if (track < 0) throw new AnimGraphError('unknown-name', `clip '${clip.name}' has no track for root bone '${rootBone}'`);
   const layout = clip.tracks[track];
   const n = clip.tracks.length;
   const u = up === 'y' ? 1 : 2; // index of the up component

@@ -1,4 +1,5 @@
 import type { AnimGraphEventEmitter } from './events.ts';
+import { AnimGraphError } from '../core/errors.ts';
 
 export type ParameterType = 'float' | 'int' | 'bool' | 'vec3';
 export type ParameterValue = number | boolean | readonly number[];
@@ -97,9 +98,9 @@ export class Parameters {
   }
 
   /**
-   * Sets a parameter between frames. Throws a TypeError for an unknown name or a value of the wrong
-   * type (this is user code's call, outside the frame loop). Emits parameterChanged when the value
-   * changes. Allocates nothing for a number or a bool when nobody listens to parameterChanged, so a
+   * Sets a parameter between frames. Throws an AnimGraphError for an unknown name (`unknown-name`)
+   * or a value of the wrong type (`invalid-argument`): this is user code's call, outside the frame
+   * loop. Emits parameterChanged when the value changes. Allocates nothing for a number or a bool when nobody listens to parameterChanged, so a
    * crowd can set its parameters every frame.
    */
   set(name: string, value: ParameterValue): void {
@@ -123,20 +124,20 @@ export class Parameters {
   }
 
   /**
-   * Throws set's TypeError for an unknown name or a value of the wrong type, without setting it: to
+   * Throws set's AnimGraphError for an unknown name or a value of the wrong type, without setting it: to
    * check values that will be set later (a run's parameter timeline) before anything runs.
    */
   check(name: string, value: ParameterValue): { slot: number; type: ParameterType } {
     const entry = this.require(name);
     if (!valueFits(entry.type, value)) {
-      throw new TypeError(`parameter '${name}' is ${entry.type}; cannot set it to ${describeValue(value)}`);
+      throw new AnimGraphError('invalid-argument', `parameter '${name}' is ${entry.type}; cannot set it to ${describeValue(value)}`);
     }
     return entry;
   }
 
   private require(name: string): { slot: number; type: ParameterType } {
     const entry = this.slots.get(name);
-    if (!entry) throw new TypeError(`unknown parameter '${name}' (known: ${[...this.slots.keys()].join(', ') || 'none'})`);
+    if (!entry) throw new AnimGraphError('unknown-name', `unknown parameter '${name}' (known: ${[...this.slots.keys()].join(', ') || 'none'})`);
     return entry;
   }
 }

@@ -1,5 +1,6 @@
 import type { ComponentPose } from '../core/component-pose.ts';
 import { quatNormalize } from '../core/math.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import {
   ComponentPoseNode, ZERO_WEIGHT,
   type ComponentPoseLink, type DebugNode, type InitializeContext, type Link, type ScalarProperty, type UpdateContext,
@@ -33,7 +34,7 @@ export class BoneTransforms {
 
   /**
    * Appends a slot for `bone` initialised to its current component transform; returns the slot.
-   * Throws a RangeError when all `limit` slots are taken (a bone added twice): a typed array drops
+   * Throws an AnimGraphError (`out-of-range`) when all `limit` slots are taken (a bone added twice): a typed array drops
    * writes past its end, which left the transform out silently.
    */
   add(bone: number, from: ComponentPose): number {
@@ -51,9 +52,9 @@ export class BoneTransforms {
   }
 }
 
-function slotsTakenError(limit: number): RangeError {
+function slotsTakenError(limit: number): AnimGraphError {
   const taken = limit === 1 ? 'its one slot is taken' : `all ${limit} slots are taken`;
-  return new RangeError(`BoneTransforms.add: ${taken} (a control has one per bone of its skeleton: add each bone at most once)`);
+  return new AnimGraphError('out-of-range', `BoneTransforms.add: ${taken} (a control has one per bone of its skeleton: add each bone at most once)`);
 }
 
 const blended = { t: new Float64Array(3), r: new Float64Array(4), s: new Float64Array(3) };

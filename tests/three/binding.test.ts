@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { bipedInstance } from '../support/graphs.ts';
+import { expectAnimGraphError } from '../support/errors.ts';
 import { buildCharacter, poseNaively, type CharacterOptions } from './scene.ts';
 
 const skeleton = sampleSkeleton();
@@ -287,7 +288,7 @@ describe('bindThree', () => {
     expect(() => bindThree(character(), [stranger])).toThrow(/none of the 1 three.js bones \('mixamorig:Hips'\).*'root', 'pelvis'/);
     const c = buildCharacter(skeleton, { mesh: false });
     expect(() => bindThree(character(), c.bones, { writeMatrices: false })).toThrow(/would write nothing/);
-    expect(() => bindThree(character(), {} as THREE.Skeleton)).toThrow(TypeError);
+    expectAnimGraphError(() => bindThree(character(), {} as THREE.Skeleton), 'invalid-argument', 'bindThree: the target must be a SkinnedMesh, a Skeleton, an Object3D with skinned meshes or a list of bones');
   });
 
   it('allocates nothing per apply() once warm', () => {

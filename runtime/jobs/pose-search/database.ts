@@ -15,6 +15,7 @@
  * every machine.
  */
 import { ClipCursor, sampleClipAt } from '../../core/sampling.ts';
+import { AnimGraphError } from '../../core/errors.ts';
 import { Pose } from '../../core/pose.ts';
 import { POS, PoseFeatureExtractor, ROT, VEL, type PoseFeatureSchema } from './features.ts';
 import { poseSearchHash, type IndexedClip, type PoseSearchHash } from './hash.ts';
@@ -92,10 +93,10 @@ export class PoseSearchDatabase implements TreeSearchDatabase {
     const perDim = (c: number): number => (o[c + 1] > o[c] ? schema.weights[c] / (o[c + 1] - o[c]) : 0);
     this.channelOrder = Int32Array.from([ROT, POS, VEL].sort((a, b) => perDim(b) - perDim(a) || a - b));
     if (data.features.length !== this.frameCount * this.dims) {
-      throw new RangeError(`pose search database: ${data.features.length} feature values for ${this.frameCount} frames of ${this.dims} dims`);
+      throw new AnimGraphError('invalid-data', `pose search database: ${data.features.length} feature values for ${this.frameCount} frames of ${this.dims} dims`);
     }
     if (data.tree.clipRoot.length !== this.clipCount) {
-      throw new RangeError(`pose search database: a tree of ${data.tree.clipRoot.length} clip subtrees for ${this.clipCount} clips`);
+      throw new AnimGraphError('invalid-data', `pose search database: a tree of ${data.tree.clipRoot.length} clip subtrees for ${this.clipCount} clips`);
     }
   }
 

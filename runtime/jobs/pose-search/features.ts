@@ -26,6 +26,7 @@
  * aside) and the search can use bounding boxes (see database.ts).
  */
 import { ComponentPose } from '../../core/component-pose.ts';
+import { AnimGraphError } from '../../core/errors.ts';
 import type { UpAxis } from '../../core/math.ts';
 import type { Pose } from '../../core/pose.ts';
 import type { Skeleton } from '../../core/skeleton.ts';
@@ -123,7 +124,7 @@ export class PoseFeatureSchema {
 
   constructor(spec: PoseFeatureSpec, skeleton: Skeleton) {
     const problems = featureSpecProblems(spec, skeleton);
-    if (problems.length > 0) throw new RangeError(`invalid feature schema: ${problems.map((p) => `${['features', ...p.path].join('.')}: ${p.message}`).join('; ')}`);
+    if (problems.length > 0) throw new AnimGraphError('invalid-data', `invalid feature schema: ${problems.map((p) => `${['features', ...p.path].join('.')}: ${p.message}`).join('; ')}`);
     this.skeleton = skeleton;
     this.weights = new Float64Array(3);
     this.offsets = new Int32Array(4);

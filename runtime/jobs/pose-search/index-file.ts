@@ -1,5 +1,6 @@
 /** Index files: a database written by `animgraph index` and read back instead of being rebuilt. */
 import { createSha256, type Sha256Hash } from '../../core/sha256.ts';
+import { AnimGraphError } from '../../core/errors.ts';
 import { PoseSearchDatabase, type IndexedClip, type PoseSearchDatabaseData } from './database.ts';
 import type { CanonicalFeatureSpec, PoseFeatureSchema } from './features.ts';
 import { poseSearchHash, type PoseSearchHash } from './hash.ts';
@@ -44,6 +45,7 @@ function sectionsOf(db: PoseSearchDatabase): Record<SectionName, Float64Array | 
 }
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const BIG_ENDIAN = 'pose index files are little-endian; this host is big-endian';
 const pad8 = (n: number) => (n + 7) & ~7;
 
 function indexChecksum(headerWithoutChecksum: object, data: Uint8Array): string {
@@ -56,7 +58,7 @@ function indexChecksum(headerWithoutChecksum: object, data: Uint8Array): string 
  * then each section's raw little-endian array (float64 or int32), each padded to a multiple of 8.
  */
 export function serializePoseSearchDatabase(db: PoseSearchDatabase): Uint8Array {
-  if (!littleEndian) throw new Error('pose index files are little-endian; this host is big-endian');
+  if (!littleEndian) throw new AnimGraphError('not-supported', BIG_ENDIAN);
   const sections = sectionsOf(db);
   const rest: Omit<IndexHeader, 'checksum'> = {
     format: INDEX_FORMAT,
@@ -92,15 +94,23 @@ export function serializePoseSearchDatabase(db: PoseSearchDatabase): Uint8Array 
   return out;
 }
 
-/** An index file that cannot be read, or does not match what it is loaded for. */
-export class PoseIndexError extends Error {
+/** PoseIndexError's code (`bad-file` unless given) and cause. */
+export interface PoseIndexErrorOptions extends ErrorOptions {
+  code?: 'bad-file' | 'not-supported';
+}
+
+/**
+ * An index file that cannot be read, or does not match what it is loaded for: code `bad-file`, or
+ * `not-supported` on a big-endian host.
+ */
+export class PoseIndexError extends AnimGraphError {
   /**
    * `stale`: a valid index of other data (features, skeleton or clips changed). `foreign`: not an
    * index file at all (no `animgraph index` header), so perhaps the wrong path rather than a file to
    * overwrite.
    */
-  constructor(message: string, readonly stale = false, readonly foreign = false) {
-    super(message);
+  constructor(message: string, readonly stale = false, readonly foreign = false, options: PoseIndexErrorOptions = {}) {
+    super(options.code ?? 'bad-file', message, 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'PoseIndexError';
   }
 }
@@ -112,13 +122,13 @@ export class PoseIndexError extends Error {
  * (not an index file, truncated, a malformed header, a checksum that does not match).
  */
 export function deserializePoseSearchDatabase(bytes: Uint8Array, schema: PoseFeatureSchema, clips: readonly IndexedClip[]): PoseSearchDatabase {
-  if (!littleEndian) throw new PoseIndexError('pose index files are little-endian; this host is big-endian');
+  if (!littleEndian) throw new PoseIndexError(BIG_ENDIAN, false, false, { code: 'not-supported' });
   try {
     return readIndexFile(bytes, schema, clips);
   } catch (e) {
     if (e instanceof PoseIndexError) throw e;
     // Whatever got past the checks below is still a bad file, not a crash of the loader.
-    throw new PoseIndexError(`the index file is malformed (${(e as Error).message})`);
+    throw new PoseIndexError(`the index file is malformed (${(e as Error).message})`, false, false, { cause: e });
   }
 }
 

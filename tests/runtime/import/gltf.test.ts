@@ -319,7 +319,7 @@ describe('glTF import: skeletons from unusual skins', () => {
     expect(Array.from(sk.parents)).toEqual([-1, 0, 0]);
     expect(Array.from(sk.skin!.inverseBindMatrices.subarray(0, 16))).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
     const e = gltfError(() => gltfRig(gltf, 'split'));
-    expect(e.code).toBe('skin-not-tree');
+    expect(e.gltfCode).toBe('skin-not-tree');
     expect(e.message).toMatch(/'left'.*'stray'.*not one tree/);
   });
 
@@ -362,7 +362,7 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     const b = gltfClip(readGltf(text, { readUri: (uri) => (uri === 'walk.bin' ? bin : undefined) }), 'Walk');
     expect(Array.from(b.translations)).toEqual(Array.from(a.translations));
     const e = gltfError(() => gltfClip(readGltf(text, { source: 'walk.gltf' }), 'Walk'));
-    expect(e.code).toBe('unreadable');
+    expect(e.gltfCode).toBe('unreadable');
     expect(e.message).toMatch(/walk\.gltf: buffers\[0\]: cannot read 'walk\.bin'/);
   });
 
@@ -374,8 +374,8 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     v1[4] = 1;
     expect(gltfError(() => readGltf(v1)).message).toMatch(/GLB version 1/);
     expect(gltfError(() => readGltf(new TextEncoder().encode('{"asset": {"version": "1.0"}}'))).message).toMatch(/asset.version must be "2.x"/);
-    expect(gltfError(() => readGltf(new TextEncoder().encode('[1, 2'))).code).toBe('malformed');
-    expect(gltfError(() => readGltf(new Uint8Array(0))).code).toBe('malformed');
+    expect(gltfError(() => readGltf(new TextEncoder().encode('[1, 2'))).gltfCode).toBe('malformed');
+    expect(gltfError(() => readGltf(new Uint8Array(0))).gltfCode).toBe('malformed');
   });
 
   it('node hierarchies that are not trees, and malformed node fields, all reported at once', () => {
@@ -396,7 +396,7 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
       return gltfError(() => gltfClip(readGltf(embedded(j, b)), 0));
     };
     let e = broken((j) => { j.accessors[sampler.output].count = 1000; });
-    expect(e.code).toBe('malformed');
+    expect(e.gltfCode).toBe('malformed');
     expect(e.message).toMatch(new RegExp(`accessors\\[${sampler.output}\\].*accessor out of range`));
     e = broken((j) => { j.bufferViews[0].byteLength = 1e6; });
     expect(e.message).toMatch(/bufferViews\[0\].*out of range/);
@@ -421,16 +421,16 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     });
     const doc = readGltf(glb, { source: 'rig.glb' });
     let e = gltfError(() => gltfClip(doc, 'Run'));
-    expect(e.code).toBe('unknown-animation');
+    expect(e.gltfCode).toBe('unknown-animation');
     expect(e.message).toBe('rig.glb: no animation "Run": the file has Walk, Pose (or an index 0..1)');
-    expect(gltfError(() => gltfClip(doc, 2)).code).toBe('unknown-animation');
+    expect(gltfError(() => gltfClip(doc, 2)).gltfCode).toBe('unknown-animation');
     e = gltfError(() => gltfClip(doc, 'Pose'));
-    expect(e.code).toBe('empty-animation');
+    expect(e.gltfCode).toBe('empty-animation');
     expect(e.message).toMatch(/'Pose' is zero-length/);
     e = gltfError(() => gltfRig(doc, 1));
-    expect(e.code).toBe('unknown-skin');
+    expect(e.gltfCode).toBe('unknown-skin');
     expect(e.message).toMatch(/no skin 1: the file has 1 \(0: rig\)/);
-    expect(gltfError(() => gltfRig(doc, 'body')).code).toBe('unknown-skin');
+    expect(gltfError(() => gltfRig(doc, 'body')).gltfCode).toBe('unknown-skin');
     const noSkins = readGltf(await io.writeBinary(new Document()));
     expect(gltfError(() => gltfRig(noSkins)).message).toMatch(/no skins/);
   });
@@ -442,18 +442,18 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     });
     const doc = readGltf(glb, { source: 'rig.glb' });
     let e = gltfError(() => gltfClip(doc, 'Blink'));
-    expect(e.code).toBe('empty-animation');
+    expect(e.gltfCode).toBe('empty-animation');
     expect(e.message).toBe(`rig.glb: animation 'Blink' lasts ${Math.fround(1e-7)} s, less than the shortest frame time (1e-6 s)`);
     // A key every 1000 s is a short clip in memory, but its play time has no precision left.
     e = gltfError(() => gltfClip(doc, 'Slow', { sampleRate: 1e-3 }));
-    expect(e.code).toBe('too-large');
+    expect(e.gltfCode).toBe('too-large');
     expect(e.message).toBe("rig.glb: animation 'Slow': 2001 frames 1000 s apart last 2000000 s; a clip lasts at most 1e6 s");
   });
 
   it('a clip too long for memory is refused before it is allocated', async () => {
     const glb = await handMade((doc, { child: c }, buffer) => addAnimation(doc, buffer, 'Long', c, 'translation', 'LINEAR', [0, 1e6], [0, 0, 0, 1, 0, 0]));
     const e = gltfError(() => gltfClip(readGltf(glb), 'Long', { sampleRate: 30 }));
-    expect(e.code).toBe('too-large');
+    expect(e.gltfCode).toBe('too-large');
   });
 });
 

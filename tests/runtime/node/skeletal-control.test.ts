@@ -6,6 +6,7 @@ import type { ComponentPose } from '../../../runtime/core/component-pose.ts';
 import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import { defineNodeType, type CacheBonesContext } from '../../../runtime/node/node.ts';
 import { BoneTransforms, SkeletalControlNode } from '../../../runtime/node/skeletal-control.ts';
+import { expectAnimGraphError } from '../../support/errors.ts';
 
 // The first tests build no built-in control before theirs: the transforms buffer every control on
 // the thread shares starts empty, as in a process whose graphs have no CopyBone, TwoBoneIK or StrideWarping.
@@ -84,7 +85,7 @@ describe('SkeletalControlNode', () => {
     try {
       const raised = walk(true);
       raised.update(0.3);
-      expect(() => raised.evaluate()).toThrow(new RangeError('BoneTransforms.add: all 22 slots are taken (a control has one per bone of its skeleton: add each bone at most once)'));
+      expectAnimGraphError(() => raised.evaluate(), 'out-of-range', 'BoneTransforms.add: all 22 slots are taken (a control has one per bone of its skeleton: add each bone at most once)');
       // Up to one per bone is allowed: each slot starts from the pose as it was, so the head rises by 50 once.
       Raise.times = 22;
       raised.reset();
