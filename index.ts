@@ -1,6 +1,7 @@
 /**
  * animgraph's public API, browser-safe: nothing here reads files or starts threads (that is
- * `animgraph/node`: loadGraphFile, fileResolver, Crowd). Typical use:
+ * `animgraph/node`: loadGraphFile, fileResolver, Crowd), and what a custom node is written with is
+ * `animgraph/nodes`. Typical use:
  *
  *   const graph = await loadGraph(asset, { resolve: (path) => fetch(new URL(path, base)).then((r) => r.arrayBuffer()) });
  *   const character = graph.createInstance();
@@ -46,19 +47,10 @@ export { Parameters } from './runtime/node/parameters.ts';
 export type { ParameterType, ParameterValue, ParameterDefinition } from './runtime/node/parameters.ts';
 export { AnimGraphEventEmitter } from './runtime/node/events.ts';
 export type { AnimGraphEvents } from './runtime/node/events.ts';
-export {
-  AnimNode, LocalPoseNode, ComponentPoseNode, PoseLink, ComponentPoseLink, UpdateContext, InitializeContext,
-  CacheBonesContext, ZERO_WEIGHT, NO_LINKS, readScalar, readVec3,
-} from './runtime/node/node.ts';
-export type { NodeType, PropertySpec, InputSpec, DebugNode, NodeBuild, ResolvedProperties, ScalarProperty, Vec3Property } from './runtime/node/node.ts';
-export { defineNodeType, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node/node-type.ts';
-export type {
-  TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, TypedPrepareContext, PrepareProperties, NamedClip, NodeTypeProblem, NodeProblemCode,
-  NodeCheckContext, NodePrepareContext, SubGraphSource,
-} from './runtime/node/node-type.ts';
-export { SkeletalControlNode, BoneTransforms } from './runtime/node/skeletal-control.ts';
-export { StrideWarpingJob } from './runtime/jobs/stride-warping.ts';
-export { StrideWarpingState } from './runtime/jobs/stride-warping-state.ts';
+// Writing a node of your own: defineNodeType, the node base classes, the pose operations and the
+// jobs the built-in nodes share are in `animgraph/nodes` (custom-nodes.ts). Its errors are here.
+export { NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES } from './runtime/node/node-type.ts';
+export type { NodeType, DebugNode } from './runtime/node/node.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/import/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';
 export {
@@ -66,7 +58,6 @@ export {
   serializePoseSearchDatabase, deserializePoseSearchDatabase, poseSearchHash, featureSpecProblems,
 } from './runtime/jobs/pose-search/index.ts';
 export type { PoseFeatureSpec, FeatureChannelSpec, IndexedClip, SearchMode } from './runtime/jobs/pose-search/index.ts';
-export { PoseSearchBlend, PoseSearchBlendType } from './nodes/PoseSearchBlend.ts';
 export { graphJsonSchema } from './editor-meta/schema.ts';
 export { editorMeta } from './editor-meta/index.ts';
 export type { NodeEditorMeta, NodeCategory, DocEntry, PropertyDoc } from './editor-meta/types.ts';

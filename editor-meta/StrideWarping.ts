@@ -116,7 +116,7 @@ numbers in a block of yours (a crowd's per-character rows; \`StrideWarpingState.
 of them). The node is this job plus its settings, root motion and pose reads and writes.
 
 \`\`\`ts
-import { StrideWarpingJob } from 'animgraph';
+import { StrideWarpingJob } from 'animgraph/nodes';
 
 const job = new StrideWarpingJob(2); // buffers for two legs, and a state of its own
 job.legPositions.set(chains); // per leg [thigh, calf, foot] xyz, component space

@@ -83,12 +83,17 @@ writeFileSync(join(consumer, 'smoke.mjs'), `
 import assert from 'node:assert/strict';
 import * as core from 'animgraph';
 import { loadGraphFile, runGraph, Crowd, measureAllocation } from 'animgraph/node';
+import * as nodes from 'animgraph/nodes';
 
 await assert.rejects(import('tsx'), { code: 'ERR_MODULE_NOT_FOUND' });
 // The main entry is browser-safe: what reads files or starts threads is in animgraph/node only.
 assert.equal(core.loadGraphFile, undefined);
 assert.equal(core.Crowd, undefined);
 assert.equal(core.runGraph, runGraph);
+// What a custom node is written with is its own entry, browser-safe too.
+assert.equal(typeof nodes.defineNodeType, 'function');
+assert.equal(typeof nodes.ClipPlayback, 'function');
+assert.equal(core.defineNodeType, undefined);
 const file = 'node_modules/animgraph/graphs/examples/sample-locomotion.json';
 const graph = loadGraphFile(file);
 const character = graph.createInstance();
@@ -160,6 +165,7 @@ writeFileSync(join(consumer, 'tsconfig.json'), `${JSON.stringify({
 writeFileSync(join(consumer, 'consumer.ts'), `
 import { loadGraphAsset, checkGraphAsset, GraphLoadError, NodeRegistry, builtInNodeTypes, Pose, type AnimGraph, type AnimGraphInstance, type GraphProblem } from 'animgraph';
 import { loadGraphFile, runGraph, Crowd, type RunResult, type CrowdOptions } from 'animgraph/node';
+import { defineNodeType, LocalPoseNode, type ScalarProperty } from 'animgraph/nodes';
 
 const file = 'node_modules/animgraph/graphs/examples/sample-locomotion.json';
 const graph: AnimGraph = loadGraphFile(file);
@@ -176,7 +182,8 @@ const result: RunResult = runGraph(graph, { frames: 3, timeline: [{ name: 'gait'
 const firstBone: string | undefined = result.bones[0];
 const options: CrowdOptions = { source: { file }, count: 2, workers: 0 };
 const crowd: Promise<Crowd> = Crowd.create(options);
-console.log(height, problems, registry, firstBone, crowd);
+const slotOf = (p: ScalarProperty): number => p.slot;
+console.log(height, problems, registry, firstBone, crowd, defineNodeType, LocalPoseNode, slotOf);
 ${hasThree ? "export * as three from 'animgraph/three';\n" : ''}`);
 if (hasThree) {
   const three = run('npm', ['install', '--no-audit', '--no-fund', `three@${installed('three')}`, `@types/three@${installed('@types/three')}`], consumer);

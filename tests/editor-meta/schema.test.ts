@@ -166,14 +166,15 @@ describe('validating graphs against the schema', () => {
 describe('a schema for custom node types (graphJsonSchema from animgraph)', () => {
   it('is exported from the main entry, and describes a custom type as the loader checks it', async () => {
     const main = await import('../../index.ts');
+    const nodes = await import('../../custom-nodes.ts');
     expect(main.graphJsonSchema).toBe(graphJsonSchema);
     expect(main.editorMeta).toBe(editorMeta);
-    class Still extends main.LocalPoseNode {
-      protected get links() { return main.NO_LINKS; }
+    class Still extends nodes.LocalPoseNode {
+      protected get links() { return nodes.NO_LINKS; }
       protected onUpdate() {}
       protected onEvaluate() {}
     }
-    const Raise = main.defineNodeType({
+    const Raise = nodes.defineNodeType({
       type: 'Raise', space: 'local', properties: { height: { kind: 'float', default: 1, min: 0, max: 5 } },
       inputs: [{ name: 'pose', kind: 'pose', space: 'local' }], create: ({ id }) => new Still(id, 'Raise'),
     });
