@@ -1,7 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { kernelPoseLengths } from '../runtime/graph/instance-batch.ts';
 import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
-import { buildCrowdGraph, crowdWorkerLoop, CrowdSlice, type CrowdWorkerData } from './crowd.ts';
+import { buildCrowdGraph, type CrowdWorkerData } from './crowd-shared.ts';
+import { CrowdSlice } from './crowd-slice.ts';
+import { crowdWorkerLoop } from './crowd-worker-loop.ts';
 
 const data = workerData as CrowdWorkerData;
 let slice: CrowdSlice;

@@ -1,28 +1,28 @@
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
-  AnimGraph, checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraphInstance, type SlotPlayOptions,
+  checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraph, type AnimGraphInstance, type SlotPlayOptions,
 } from '../runtime/graph/graph.ts';
-import { characterArrays, composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/graph/instance-batch.ts';
+import { characterArrays, kernelPoseLengths } from '../runtime/graph/instance-batch.ts';
 import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/node/parameters.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/graph/update-rate.ts';
 import {
-  checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
-  type CrowdEventBuffers, type CrowdEventName,
+  checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, type CrowdEventName,
 } from './crowd-events.ts';
-import { AllocationWindow, measureAllocation as measureThreadAllocation } from './allocation.ts';
+import { measureAllocation as measureThreadAllocation } from './allocation.ts';
+import {
+  buildCrowdGraph, CROWD_SLOT_CALLS, DONE, FAILED, MEASURE_END, MEASURE_OFF, MEASURE_ON, MEASURING, PLAY_SLOT, SEQUENCE, SLOT_CALL_NUMBERS, STOP,
+  STOP_SLOT, sharedFloat64, sharedInt32, type CrowdBuffers, type CrowdGraphSource, type CrowdShare, type CrowdWorkerData,
+} from './crowd-shared.ts';
+import { CrowdSlice } from './crowd-slice.ts';
 
-/**
- * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
- * graph's nodes and clips cannot cross threads. `file`: a JSON graph asset (loadGraphFile).
- * `module`: a module (path or URL) whose export `export` is called with `args` and returns an
- * AnimGraph, or a promise of one.
- */
-export type CrowdGraphSource =
-  | { file: string }
-  | { module: string; export: string; args?: readonly unknown[] };
+// Where these were before the crowd's code was split by job (crowd-shared.ts: what the threads
+// share; crowd-slice.ts: a thread's characters; crowd-worker-loop.ts: a worker's frames):
+// importable from here as ever.
+export { buildCrowdGraph, CROWD_SLOT_CALLS, type CrowdGraphSource, type CrowdShare, type CrowdWorkerData } from './crowd-shared.ts';
+export { CrowdSlice } from './crowd-slice.ts';
+export { crowdWorkerLoop } from './crowd-worker-loop.ts';
 
 export interface CrowdOptions {
   source: CrowdGraphSource;
@@ -46,283 +46,6 @@ export interface CrowdOptions {
    * default, at most 256); a frame with more loses the rest and Crowd.events emits `eventsDropped`.
    */
   eventsPerCharacter?: number;
-}
-
-/** The arrays a crowd's threads share, all over SharedArrayBuffers. */
-interface CrowdBuffers {
-  /**
-   * [frame sequence, worker threads done with the frame, stop, worker that failed (1-based) or 0,
-   * what Crowd.measureAllocation asks (MEASURE_*)].
-   */
-  control: Int32Array;
-  /** Per thread (the calling thread's at 0): bytes allocated per frame in the last measureAllocation. */
-  allocation: Float64Array;
-  /** The failed worker's error message, UTF-8, zero-padded. */
-  failure: Uint8Array;
-  /** [delta time of the frame]. */
-  frame: Float64Array;
-  /** Character i's parameter values at [i * width, (i + 1) * width), as Parameters.values. */
-  parameters: Float64Array;
-  /** Per character: 1 when its parameters changed since its last update. */
-  parametersChanged: Int32Array;
-  /** Per character: 1 to reset it before its next update. */
-  resetRequested: Int32Array;
-  /**
-   * Character i's update rate at [3i], phase (in [0, rate)) at [3i + 1], and 1 at [3i + 2] when
-   * its skipped frames interpolate, 0 when they hold (AnimGraphInstance.setUpdateRate).
-   */
-  updateRates: Int32Array;
-  /** Per character: 1 when updateRates changed since its thread last applied them. */
-  updateRateChanged: Int32Array;
-  /**
-   * Character i's slot calls waiting for its next update, CROWD_SLOT_CALLS of SLOT_CALL_NUMBERS from
-   * [i * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS]: [1 (playSlot) or 2 (stopSlot), the slot's index in
-   * CrowdWorkerData.slotNames, the clip's in clipNames, blendIn, blendOut, playRate].
-   */
-  slotCalls: Float64Array;
-  /** Per character: how many of its slotCalls wait. */
-  slotCallCount: Int32Array;
-  /**
-   * Character i's slots after its last update, at [i * slots, (i + 1) * slots) in
-   * CrowdShare.slotNames' order: 1 while a clip plays in the slot (AnimGraphInstance.isSlotPlaying).
-   */
-  slotPlaying: Uint8Array;
-  translations: Float64Array;
-  rotations: Float64Array;
-  scales: Float64Array;
-  componentTranslations: Float64Array;
-  componentRotations: Float64Array;
-  componentScales: Float64Array;
-  rootMotion: Float64Array;
-  /** The characters' forwarded events of the frame (CrowdOptions.events); empty without them. */
-  events: CrowdEventBuffers;
-}
-
-const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3, MEASURING = 4;
-/** control[MEASURING]: not measuring; measuring (each thread's window open); close the windows, run no frame. */
-const MEASURE_OFF = 0, MEASURE_ON = 1, MEASURE_END = 2;
-/** How many playSlot and stopSlot calls a character takes between two of its updates. */
-export const CROWD_SLOT_CALLS = 8;
-const SLOT_CALL_NUMBERS = 6, PLAY_SLOT = 1, STOP_SLOT = 2;
-/** setUpdateRate's options as the slices apply them (made once: see CONTRIBUTING.md, "Numbers in the frame loop"). */
-const INTERPOLATE: UpdateRateOptions = { interpolate: true }, HOLD: UpdateRateOptions = { interpolate: false };
-
-/** What a thread needs to know to evaluate its share of a crowd: characters [first, end). */
-export interface CrowdShare {
-  /** The thread: 0 the calling thread, else its worker's number (1-based, as error messages give it). */
-  worker: number;
-  first: number;
-  end: number;
-  componentSpace: boolean;
-  buffers: CrowdBuffers;
-  /** The calling thread's graph's slot and clip names, which slotCalls index (each thread plays them by name). */
-  slotNames: readonly string[];
-  clipNames: readonly string[];
-  /** The events the crowd forwards (CrowdOptions.events) and the room for them per character. */
-  events: readonly CrowdEventName[];
-  eventsPerCharacter: number;
-}
-
-/** What a worker thread is told at start (see crowd-worker.ts). */
-export interface CrowdWorkerData extends CrowdShare {
-  source: CrowdGraphSource;
-  /**
-   * The shared WebAssembly memory holding the crowd's poses and the calling thread's copy of the
-   * clips (SamplingKernel.createShared), which the worker attaches its own kernel to; null when
-   * the crowd samples in JavaScript.
-   */
-  kernelMemory: object | null;
-  /** Threads of the crowd (workers + 1): the kernels' scratch slots. */
-  threads: number;
-}
-
-/** The graph a source names, built on the calling thread. */
-export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGraph> {
-  if ('file' in source) {
-    const { loadGraphFile } = await import('./files.ts');
-    return loadGraphFile(source.file);
-  }
-  const url = /^[a-z][a-z0-9+.-]*:/i.test(source.module) ? source.module : pathToFileURL(source.module).href;
-  const exported = (await import(url))[source.export];
-  if (typeof exported !== 'function') throw new TypeError(`crowd source: ${source.module} has no function export '${source.export}'`);
-  const graph: unknown = await exported(...(source.args ?? []));
-  if (!(graph instanceof AnimGraph)) throw new TypeError(`crowd source: ${source.module}'s '${source.export}' did not return an AnimGraph`);
-  return graph;
-}
-
-/**
- * The characters [first, end) of a crowd that one thread evaluates: their instances, and the
- * copying between them and the shared arrays. Allocates nothing per frame.
- */
-export class CrowdSlice {
-  readonly instances: AnimGraphInstance[] = [];
-  readonly first: number;
-  readonly end: number;
-  private readonly componentSpace: boolean;
-  private readonly buffers: CrowdBuffers;
-  /** The names slotCalls index (CrowdShare). */
-  private readonly slotNames: readonly string[];
-  private readonly clipNames: readonly string[];
-  /** For each of slotNames, its index in this thread's graph's slotNames (isSlotPlayingAt). */
-  private readonly slotIndices: Int32Array;
-  /** Whether the characters' component poses are composed in the kernel, a group at a time (composeInGroups). */
-  private readonly composesInKernel: boolean;
-
-  /**
-   * @param kernel this thread's sampling kernel on the crowd's shared memory, whose poseArrays are
-   *   then the pose arrays of `share.buffers` (the views a worker received are replaced by its
-   *   kernel's: a Pose finds its kernel by the very buffer object it views), or null to sample in
-   *   JavaScript. The thread (share.worker) uses its own pool of temporaries in the kernel's memory.
-   */
-  constructor(readonly graph: AnimGraph, share: CrowdShare, private readonly kernel: SamplingKernel | null = null) {
-    const { first, end, componentSpace, buffers } = share;
-    this.first = first;
-    this.end = end;
-    this.componentSpace = componentSpace;
-    this.buffers = buffers;
-    this.slotNames = share.slotNames;
-    this.clipNames = share.clipNames;
-    // The calling thread's slot names as this thread's graph orders them (-1 for one it lacks: never playing).
-    const own = graph.slotNames;
-    this.slotIndices = Int32Array.from(share.slotNames, (name) => own.indexOf(name));
-    const n = graph.skeleton.boneCount;
-    if (kernel !== null) {
-      [buffers.translations, buffers.rotations, buffers.scales, buffers.componentTranslations, buffers.componentRotations, buffers.componentScales] = kernel.poseArrays.slice(0, 6);
-    }
-    // Each character evaluates straight into its rows of the shared arrays: nothing to publish. In
-    // the kernel, the thread's temporaries are its own pool's, in the memory too.
-    const posePool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, share.worker);
-    for (let i = first; i < end; i++) this.instances.push(createCharacter(graph, buffers, i, componentSpace, kernel, posePool));
-    this.composesInKernel = kernel !== null && componentSpace;
-    if (share.events.length > 0) {
-      const recorder = new CrowdEventRecorder(buffers.events, share.worker, first, end - first, share.eventsPerCharacter);
-      for (let k = 0; k < this.instances.length; k++) recorder.listen(this.instances[k], first + k, share.events);
-    }
-  }
-
-  /** Whether this slice samples in the kernel. */
-  get wasm(): boolean {
-    return this.kernel !== null;
-  }
-
-  /** A playSlot's options, made once and refilled per call. */
-  private readonly slotOptions = refillableSlotOptions();
-
-  /** Plays character i's waiting slot calls on its instance, in the order they were made. */
-  private runSlotCalls(instance: AnimGraphInstance, i: number): void {
-    const b = this.buffers, calls = b.slotCalls, count = b.slotCallCount[i], options = this.slotOptions;
-    for (let k = 0, at = i * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS; k < count; k++, at += SLOT_CALL_NUMBERS) {
-      const slot = this.slotNames[calls[at + 1]];
-      if (calls[at] === PLAY_SLOT) {
-        options.blendIn = calls[at + 3];
-        options.blendOut = calls[at + 4];
-        options.playRate = calls[at + 5];
-        instance.playSlot(slot, this.clipNames[calls[at + 2]], options);
-      } else {
-        instance.stopSlot(slot, calls[at + 4]);
-      }
-    }
-    b.slotCallCount[i] = 0;
-  }
-
-  /**
-   * Applies each character's pending parameters, reset, update rate and slot calls, then advances
-   * it by the frame's delta time and evaluates it, character after character (so that its events,
-   * those of its slot calls included, come in character order).
-   */
-  run(): void {
-    const b = this.buffers, instances = this.instances;
-    // In the kernel, with component space, the characters run in groups composed together (as
-    // InstanceBatch.update does), each after its pending changes (beforeFrame).
-    if (this.composesInKernel) {
-      composeInGroups(this.kernel!, instances, b.frame, b.rootMotion, b, this.first, this);
-      return;
-    }
-    for (let k = 0; k < instances.length; k++) {
-      this.beforeFrame(k);
-      runCharacterFrame(instances[k], b.frame, this.componentSpace, b.rootMotion, this.first + k);
-      this.afterFrame(k);
-    }
-  }
-
-  /** Publishes what the share's character k's update left in its slots (Crowd.isSlotPlaying). */
-  afterFrame(k: number): void {
-    const slots = this.slotNames.length;
-    if (slots === 0) return;
-    const instance = this.instances[k], playing = this.buffers.slotPlaying;
-    for (let s = 0, at = (this.first + k) * slots; s < slots; s++) playing[at + s] = instance.isSlotPlayingAt(this.slotIndices[s]) ? 1 : 0;
-  }
-
-  /** Applies the pending parameters, reset, update rate and slot calls of the share's character k. */
-  beforeFrame(k: number): void {
-    const b = this.buffers;
-    const i = this.first + k;
-    const instance = this.instances[k];
-    if (b.parametersChanged[i] === 1) {
-      // Parameters are read by nodes from this array every frame, so writing it is setting them
-      // (no parameterChanged events: their listeners would be on another thread).
-      const values = instance.parameterValues;
-      const width = values.length, from = i * width;
-      for (let s = 0; s < width; s++) values[s] = b.parameters[from + s];
-      b.parametersChanged[i] = 0;
-    }
-    if (b.resetRequested[i] === 1) {
-      instance.reset();
-      b.resetRequested[i] = 0;
-    }
-    if (b.updateRateChanged[i] === 1) {
-      // Checked when set; the first rate above 1 allocates the character's interpolation poses, once.
-      instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
-      b.updateRateChanged[i] = 0;
-    }
-    if (b.slotCallCount[i] > 0) this.runSlotCalls(instance, i);
-  }
-}
-
-/**
- * Runs a worker's slice each time the calling thread starts a frame, until told to stop. A frame
- * that throws (a node type's bug: the built-in nodes do not throw in the frame loop) is reported
- * through the shared failure slots, and the calling thread's update rethrows it.
- */
-export function crowdWorkerLoop(slice: CrowdSlice, buffers: CrowdBuffers, worker: number): void {
-  const control = buffers.control;
-  let seen = 0;
-  let window: AllocationWindow | null = null;
-  for (;;) {
-    Atomics.wait(control, SEQUENCE, seen);
-    seen = Atomics.load(control, SEQUENCE);
-    if (Atomics.load(control, STOP) === 1) return;
-    // Crowd.measureAllocation: the window opens before the first frame it measures, and closes
-    // when told, with no frame run then.
-    const measuring = Atomics.load(control, MEASURING);
-    if (measuring === MEASURE_END) {
-      if (window !== null) buffers.allocation[worker] = window.close();
-      window = null;
-      Atomics.add(control, DONE, 1);
-      Atomics.notify(control, DONE);
-      continue;
-    }
-    if (measuring === MEASURE_ON && window === null) window = new AllocationWindow();
-    if (window !== null) window.frames++;
-    try {
-      slice.run();
-    } catch (e) {
-      if (Atomics.compareExchange(control, FAILED, 0, worker) === 0) {
-        const text = new TextEncoder().encode(e instanceof Error ? (e.stack ?? e.message) : String(e));
-        buffers.failure.set(text.subarray(0, buffers.failure.length));
-      }
-    }
-    Atomics.add(control, DONE, 1);
-    Atomics.notify(control, DONE);
-  }
-}
-
-function sharedFloat64(length: number): Float64Array {
-  return new Float64Array(new SharedArrayBuffer(Math.max(length, 1) * 8)).subarray(0, length);
-}
-
-function sharedInt32(length: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(Math.max(length, 1) * 4)).subarray(0, length);
 }
 
 /**
