@@ -1,11 +1,13 @@
 /**
  * What a crowd's threads share (see crowd.ts for the Crowd itself): where each thread gets its
  * graph, the arrays over SharedArrayBuffers that carry characters' calls, poses and events between
- * them, and the control words through which the calling thread starts the workers' frames.
+ * them, and the control words through which the calling thread starts each worker's frame and
+ * learns how it went. The calling thread's side of those words is crowd-threads.ts, a worker's
+ * crowd-worker-loop.ts.
  */
 import { pathToFileURL } from 'node:url';
 import { AnimGraph } from '../runtime/graph/graph.ts';
-import type { CrowdEventBuffers, CrowdEventName } from './crowd-events.ts';
+import { crowdEventBuffers, type CrowdEventBuffers, type CrowdEventName } from './crowd-events.ts';
 
 /**
  * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
@@ -34,16 +36,22 @@ export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGra
 /** The arrays a crowd's threads share, all over SharedArrayBuffers. */
 export interface CrowdBuffers {
   /**
-   * [frame sequence, worker threads done with the frame, stop, worker that failed (1-based) or 0,
-   * what Crowd.measureAllocation asks (MEASURE_*)].
+   * The crowd-wide words STOP, MEASURING and WAKE, then WORKER_WORDS per thread (workerWord: the
+   * calling thread's, thread 0's, unused).
    */
   control: Int32Array;
   /** Per thread (the calling thread's at 0): bytes allocated per frame in the last measureAllocation. */
   allocation: Float64Array;
-  /** The failed worker's error message, UTF-8, zero-padded. */
+  /** Per thread, FAILURE_BYTES from thread * FAILURE_BYTES: the error a worker's frame threw, UTF-8, zero-padded. */
   failure: Uint8Array;
   /** [delta time of the frame]. */
   frame: Float64Array;
+  /**
+   * Per thread: the crowd's updates before its characters' first (0 but for a restarted worker,
+   * whose instances count their updates from their restart), which its characters' update-rate
+   * phases are shifted by so that they evaluate on the frames they did before.
+   */
+  phaseOffsets: Float64Array;
   /** Character i's parameter values at [i * width, (i + 1) * width), as Parameters.values. */
   parameters: Float64Array;
   /** Per character: 1 when its parameters changed since its last update. */
@@ -81,10 +89,31 @@ export interface CrowdBuffers {
   events: CrowdEventBuffers;
 }
 
-/** control's words: [frame sequence, worker threads done with the frame, stop, worker that failed (1-based) or 0, MEASURING]. */
-export const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3, MEASURING = 4;
+/**
+ * control's crowd-wide words: STOP (1 once the crowd closes), MEASURING (what
+ * Crowd.measureAllocation asks: MEASURE_*), WAKE (bumped and notified by a worker each time it
+ * finishes what it was woken for or exits: the calling thread waits on it).
+ */
+export const STOP = 0, MEASURING = 1, WAKE = 2;
+const CROWD_WORDS = 3;
 /** control[MEASURING]: not measuring; measuring (each thread's window open); close the windows, run no frame. */
 export const MEASURE_OFF = 0, MEASURE_ON = 1, MEASURE_END = 2;
+/**
+ * A worker's words (workerWord): GO, bumped and notified by the calling thread to wake it for a
+ * frame; DONE, GO's value once it has finished that frame; EXITED, 1 once its thread has exited
+ * (written by the thread as it exits, or by the calling thread's exit listener); EXIT_CODE, its exit
+ * code then; THREW, 1 once a frame threw (its text in `failure`).
+ */
+export const GO = 0, DONE = 1, EXITED = 2, EXIT_CODE = 3, THREW = 4;
+const WORKER_WORDS = 5;
+/** Bytes of a worker's error text in CrowdBuffers.failure. */
+export const FAILURE_BYTES = 4096;
+
+/** Where word `word` (GO, DONE...) of thread `thread` is in CrowdBuffers.control. */
+export function workerWord(thread: number, word: number): number {
+  return CROWD_WORDS + thread * WORKER_WORDS + word;
+}
+
 /** How many playSlot and stopSlot calls a character takes between two of its updates. */
 export const CROWD_SLOT_CALLS = 8;
 export const SLOT_CALL_NUMBERS = 6, PLAY_SLOT = 1, STOP_SLOT = 2;
@@ -124,4 +153,73 @@ export function sharedFloat64(length: number): Float64Array {
 
 export function sharedInt32(length: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer(Math.max(length, 1) * 4)).subarray(0, length);
+}
+
+function sharedBytes(length: number): Uint8Array {
+  return new Uint8Array(new SharedArrayBuffer(Math.max(length, 1))).subarray(0, length);
+}
+
+/** The pose arrays a crowd's buffers take when the kernel holds none: in a shared WebAssembly memory. */
+type PoseArrays = readonly Float64Array[] | undefined;
+
+/**
+ * A crowd's buffers for `count` characters of `bones` bones with `width` parameter numbers and
+ * `slots` slots, over `threads` threads; the pose arrays are `poses` (a kernel's, in order:
+ * translations, rotations, scales and the component ones) or arrays of their own. Every character
+ * starts at full update rate, its skipped frames interpolating.
+ */
+export function crowdBuffers(
+  count: number, bones: number, width: number, slots: number, threads: number, componentSpace: boolean,
+  events: { names: readonly CrowdEventName[]; perCharacter: number }, poses: PoseArrays,
+): CrowdBuffers {
+  const n = bones, cs = componentSpace ? count * n : 0;
+  const buffers: CrowdBuffers = {
+    control: sharedInt32(CROWD_WORDS + threads * WORKER_WORDS),
+    allocation: sharedFloat64(threads),
+    failure: sharedBytes(threads * FAILURE_BYTES),
+    frame: sharedFloat64(1),
+    phaseOffsets: sharedFloat64(threads),
+    parameters: sharedFloat64(count * width),
+    parametersChanged: sharedInt32(count),
+    resetRequested: sharedInt32(count),
+    updateRates: sharedInt32(count * 3),
+    updateRateChanged: sharedInt32(count),
+    slotCalls: sharedFloat64(count * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS),
+    slotCallCount: sharedInt32(count),
+    slotPlaying: sharedBytes(count * slots),
+    translations: poses?.[0] ?? sharedFloat64(count * n * 3),
+    rotations: poses?.[1] ?? sharedFloat64(count * n * 4),
+    scales: poses?.[2] ?? sharedFloat64(count * n * 3),
+    componentTranslations: poses?.[3] ?? sharedFloat64(cs * 3),
+    componentRotations: poses?.[4] ?? sharedFloat64(cs * 4),
+    componentScales: poses?.[5] ?? sharedFloat64(cs * 3),
+    rootMotion: sharedFloat64(count * 4),
+    events: crowdEventBuffers(count, events.perCharacter, threads, events.names.length > 0),
+  };
+  for (let i = 0; i < count; i++) {
+    buffers.updateRates[i * 3] = 1;
+    buffers.updateRates[i * 3 + 2] = 1;
+  }
+  return buffers;
+}
+
+/** The characters' per-frame numbers in a crowd's kernel memory (kernelPoseLengths), `perCharacter` a character. */
+export interface CrowdFrameNumbers {
+  array: Float64Array;
+  perCharacter: number;
+}
+
+/**
+ * Readies the shared state of characters [first, end) for a new instance each (a restarted
+ * worker's share): each applies its parameters and update rate at its first frame, and its slot
+ * calls made meanwhile; no reset is left pending (it starts afresh) and no slot plays until that
+ * frame; its per-frame numbers in the kernel's memory, if there, are zeroed, as a new instance
+ * takes them.
+ */
+export function restartShare(buffers: CrowdBuffers, first: number, end: number, slots: number, frameNumbers: CrowdFrameNumbers | null): void {
+  buffers.parametersChanged.fill(1, first, end);
+  buffers.updateRateChanged.fill(1, first, end);
+  buffers.resetRequested.fill(0, first, end);
+  buffers.slotPlaying.fill(0, first * slots, end * slots);
+  frameNumbers?.array.fill(0, first * frameNumbers.perCharacter, end * frameNumbers.perCharacter);
 }

@@ -16,6 +16,8 @@ export class CrowdSlice {
   readonly instances: AnimGraphInstance[] = [];
   readonly first: number;
   readonly end: number;
+  /** The thread (CrowdShare.worker): 0 the calling thread. */
+  private readonly thread: number;
   private readonly componentSpace: boolean;
   private readonly buffers: CrowdBuffers;
   /** The names slotCalls index (CrowdShare). */
@@ -36,6 +38,7 @@ export class CrowdSlice {
     const { first, end, componentSpace, buffers } = share;
     this.first = first;
     this.end = end;
+    this.thread = share.worker;
     this.componentSpace = componentSpace;
     this.buffers = buffers;
     this.slotNames = share.slotNames;
@@ -130,7 +133,9 @@ export class CrowdSlice {
     }
     if (b.updateRateChanged[i] === 1) {
       // Checked when set; the first rate above 1 allocates the character's interpolation poses, once.
-      instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
+      // A restarted share counts its updates from its restart: the offset keeps its evaluation frames.
+      const rate = b.updateRates[i * 3], phase = b.updateRates[i * 3 + 1] + ((b.phaseOffsets[this.thread] % rate) | 0);
+      instance.setUpdateRate(rate, phase, b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
       b.updateRateChanged[i] = 0;
     }
     if (b.slotCallCount[i] > 0) this.runSlotCalls(instance, i);
