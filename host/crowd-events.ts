@@ -33,14 +33,20 @@ const KINDS: readonly string[] = CROWD_EVENT_NAMES.map((name) => EVENT_ARGUMENTS
 
 type WithCharacter<F> = F extends (...args: infer A) => void ? (character: number, ...args: A) => void : never;
 
+/** Where a character's frame left a number that is not finite (CrowdEvents.nonFinitePose). */
+export type NonFiniteAttribute = 'translation' | 'rotation' | 'scale' | 'rootMotion';
+
 /**
  * What Crowd.events emits: each forwarded instance event with the character's index first, then
  * the instance event's own arguments; `eventsDropped` when a frame had more events than the
- * crowd keeps (CrowdOptions.eventsPerCharacter), with how many were lost; `workerFailed`
+ * crowd keeps (CrowdOptions.eventsPerCharacter), with how many were lost; `nonFinitePose`
+ * (CrowdOptions.checkFinite) for a character whose frame left a NaN or an infinity in its pose or
+ * root motion, with the first such bone (null for the root motion) and attribute; `workerFailed`
  * (CrowdOptions.restartWorkers) for a worker thread that failed and is being started again.
  */
 export type CrowdEvents = { [K in CrowdEventName]: WithCharacter<AnimGraphEvents[K]> } & {
   eventsDropped: (count: number) => void;
+  nonFinitePose: (character: number, bone: string | null, attribute: NonFiniteAttribute) => void;
   workerFailed: (error: CrowdWorkerError) => void;
 };
 

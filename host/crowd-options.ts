@@ -41,12 +41,18 @@ export interface CrowdOptions {
    * restartWorker does.
    */
   restartWorkers?: boolean;
+  /**
+   * Check every character's pose and root motion for NaN and infinities after its frame, on the
+   * thread that evaluates it (default false), and emit `nonFinitePose` on `events` for each
+   * character found, with the first bone and attribute that is not finite.
+   */
+  checkFinite?: boolean;
 }
 
 /** A Crowd's options checked (a RangeError or TypeError naming the first one wrong), with their defaults. */
 export function checkCrowdOptions(options: CrowdOptions): {
   count: number; workers: number; componentSpace: boolean; events: CrowdEventName[]; eventsPerCharacter: number;
-  timeout: number; restartWorkers: boolean;
+  timeout: number; restartWorkers: boolean; checkFinite: boolean;
 } {
   const count = options.count;
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`a crowd needs a whole number of characters, at least 1; got ${describeValue(count)}`);
@@ -70,8 +76,8 @@ export function checkCrowdOptions(options: CrowdOptions): {
   if (typeof timeout !== 'number' || !(timeout > 0)) {
     throw new RangeError(`workerTimeout must be milliseconds above 0 (Infinity to wait as long as a frame takes); got ${describeValue(options.workerTimeout)}`);
   }
-  const restartWorkers = checkFlag('restartWorkers', options.restartWorkers);
-  return { count, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers };
+  const restartWorkers = checkFlag('restartWorkers', options.restartWorkers), checkFinite = checkFlag('checkFinite', options.checkFinite);
+  return { count, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite };
 }
 
 /** A boolean option's value, false when not given; a TypeError for anything but a boolean. */

@@ -78,6 +78,13 @@ export interface CrowdBuffers {
    * CrowdShare.slotNames' order: 1 while a clip plays in the slot (AnimGraphInstance.isSlotPlaying).
    */
   slotPlaying: Uint8Array;
+  /**
+   * Per character, with CrowdOptions.checkFinite (else empty): what its last frame's check found,
+   * 0 for a finite pose and root motion, else 1 + its first non-finite number's place (nonFiniteReport).
+   */
+  finiteReports: Int32Array;
+  /** Per thread: how many of its characters' last frame was not finite (0 unless checking). */
+  nonFiniteCharacters: Int32Array;
   translations: Float64Array;
   rotations: Float64Array;
   scales: Float64Array;
@@ -132,6 +139,8 @@ export interface CrowdShare {
   /** The events the crowd forwards (CrowdOptions.events) and the room for them per character. */
   events: readonly CrowdEventName[];
   eventsPerCharacter: number;
+  /** Check each character's pose and root motion for numbers that are not finite, after its frame (CrowdOptions.checkFinite). */
+  checkFinite: boolean;
 }
 
 /** What a worker thread is told at start (see crowd-worker.ts). */
@@ -170,7 +179,7 @@ type PoseArrays = readonly Float64Array[] | undefined;
  */
 export function crowdBuffers(
   count: number, bones: number, width: number, slots: number, threads: number, componentSpace: boolean,
-  events: { names: readonly CrowdEventName[]; perCharacter: number }, poses: PoseArrays,
+  events: { names: readonly CrowdEventName[]; perCharacter: number }, checkFinite: boolean, poses: PoseArrays,
 ): CrowdBuffers {
   const n = bones, cs = componentSpace ? count * n : 0;
   const buffers: CrowdBuffers = {
@@ -187,6 +196,8 @@ export function crowdBuffers(
     slotCalls: sharedFloat64(count * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS),
     slotCallCount: sharedInt32(count),
     slotPlaying: sharedBytes(count * slots),
+    finiteReports: sharedInt32(checkFinite ? count : 0),
+    nonFiniteCharacters: sharedInt32(threads),
     translations: poses?.[0] ?? sharedFloat64(count * n * 3),
     rotations: poses?.[1] ?? sharedFloat64(count * n * 4),
     scales: poses?.[2] ?? sharedFloat64(count * n * 3),
@@ -212,14 +223,24 @@ export interface CrowdFrameNumbers {
 /**
  * Readies the shared state of characters [first, end) for a new instance each (a restarted
  * worker's share): each applies its parameters and update rate at its first frame, and its slot
- * calls made meanwhile; no reset is left pending (it starts afresh) and no slot plays until that
- * frame; its per-frame numbers in the kernel's memory, if there, are zeroed, as a new instance
- * takes them.
+ * calls made meanwhile; no reset is left pending (it starts afresh), no slot plays and nothing is
+ * found non-finite until that frame; its per-frame numbers in the kernel's memory, if there, are
+ * zeroed, as a new instance takes them.
  */
 export function restartShare(buffers: CrowdBuffers, first: number, end: number, slots: number, frameNumbers: CrowdFrameNumbers | null): void {
   buffers.parametersChanged.fill(1, first, end);
   buffers.updateRateChanged.fill(1, first, end);
   buffers.resetRequested.fill(0, first, end);
   buffers.slotPlaying.fill(0, first * slots, end * slots);
+  if (buffers.finiteReports.length > 0) buffers.finiteReports.fill(0, first, end);
   frameNumbers?.array.fill(0, first * frameNumbers.perCharacter, end * frameNumbers.perCharacter);
+}
+
+/**
+ * What a thread's check writes for a character whose frame left a number that is not finite:
+ * 1 + bone * 3 + (0 translation, 1 rotation, 2 scale) for a bone, 1 + boneCount * 3 for its root
+ * motion (see decodeNonFinite).
+ */
+export function nonFiniteReport(bone: number, attribute: number): number {
+  return 1 + bone * 3 + attribute;
 }

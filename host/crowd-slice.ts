@@ -3,7 +3,7 @@ import { composeInGroups, createCharacter, kernelPosePool, runCharacterFrame } f
 import type { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import type { UpdateRateOptions } from '../runtime/graph/update-rate.ts';
 import { CrowdEventRecorder } from './crowd-events.ts';
-import { CROWD_SLOT_CALLS, PLAY_SLOT, SLOT_CALL_NUMBERS, type CrowdBuffers, type CrowdShare } from './crowd-shared.ts';
+import { CROWD_SLOT_CALLS, nonFiniteReport, PLAY_SLOT, SLOT_CALL_NUMBERS, type CrowdBuffers, type CrowdShare } from './crowd-shared.ts';
 
 /** setUpdateRate's options as the slices apply them (made once: see CONTRIBUTING.md, "Numbers in the frame loop"). */
 const INTERPOLATE: UpdateRateOptions = { interpolate: true }, HOLD: UpdateRateOptions = { interpolate: false };
@@ -27,6 +27,9 @@ export class CrowdSlice {
   private readonly slotIndices: Int32Array;
   /** Whether the characters' component poses are composed in the kernel, a group at a time (composeInGroups). */
   private readonly composesInKernel: boolean;
+  /** Whether each character's frame is checked for numbers that are not finite (CrowdShare.checkFinite). */
+  private readonly checkFinite: boolean;
+  private readonly boneCount: number;
 
   /**
    * @param kernel this thread's sampling kernel on the crowd's shared memory, whose poseArrays are
@@ -43,10 +46,12 @@ export class CrowdSlice {
     this.buffers = buffers;
     this.slotNames = share.slotNames;
     this.clipNames = share.clipNames;
+    this.checkFinite = share.checkFinite;
     // The calling thread's slot names as this thread's graph orders them (-1 for one it lacks: never playing).
     const own = graph.slotNames;
     this.slotIndices = Int32Array.from(share.slotNames, (name) => own.indexOf(name));
     const n = graph.skeleton.boneCount;
+    this.boneCount = n;
     if (kernel !== null) {
       [buffers.translations, buffers.rotations, buffers.scales, buffers.componentTranslations, buffers.componentRotations, buffers.componentScales] = kernel.poseArrays.slice(0, 6);
     }
@@ -93,6 +98,7 @@ export class CrowdSlice {
    */
   run(): void {
     const b = this.buffers, instances = this.instances;
+    if (this.checkFinite) b.nonFiniteCharacters[this.thread] = 0;
     // In the kernel, with component space, the characters run in groups composed together (as
     // InstanceBatch.update does), each after its pending changes (beforeFrame).
     if (this.composesInKernel) {
@@ -106,12 +112,61 @@ export class CrowdSlice {
     }
   }
 
-  /** Publishes what the share's character k's update left in its slots (Crowd.isSlotPlaying). */
+  /**
+   * Publishes what the share's character k's update left in its slots (Crowd.isSlotPlaying) and,
+   * when checking, whether its pose and root motion are finite (its component pose is composed
+   * from them).
+   */
   afterFrame(k: number): void {
+    if (this.checkFinite) this.checkFiniteRow(this.first + k);
     const slots = this.slotNames.length;
     if (slots === 0) return;
     const instance = this.instances[k], playing = this.buffers.slotPlaying;
     for (let s = 0, at = (this.first + k) * slots; s < slots; s++) playing[at + s] = instance.isSlotPlayingAt(this.slotIndices[s]) ? 1 : 0;
+  }
+
+  /**
+   * Writes character i's finiteReports entry: 0, or where its first number that is not finite is
+   * (root motion first, then bone by bone: translation, rotation, scale; see firstNonFinite), and
+   * counts it in the thread's nonFiniteCharacters. `x * 0` is 0 for a finite number and NaN for
+   * the others, so sums of them over the character's rows tell whether to look further.
+   */
+  private checkFiniteRow(i: number): void {
+    const b = this.buffers, n = this.boneCount, t = b.translations, r = b.rotations, s = b.scales, m = b.rootMotion;
+    // Ten sums, each a chain of additions of its own: one sum would wait on each addition in turn.
+    let t0 = m[i * 4] * 0 + m[i * 4 + 1] * 0, t1 = m[i * 4 + 2] * 0 + m[i * 4 + 3] * 0, t2 = 0, s0 = 0, s1 = 0, s2 = 0, r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+    for (let bone = i * n, end = bone + n; bone < end; bone++) {
+      const at3 = bone * 3, at4 = bone * 4;
+      t0 += t[at3] * 0;
+      t1 += t[at3 + 1] * 0;
+      t2 += t[at3 + 2] * 0;
+      s0 += s[at3] * 0;
+      s1 += s[at3 + 1] * 0;
+      s2 += s[at3 + 2] * 0;
+      r0 += r[at4] * 0;
+      r1 += r[at4 + 1] * 0;
+      r2 += r[at4 + 2] * 0;
+      r3 += r[at4 + 3] * 0;
+    }
+    if (t0 + t1 + t2 + s0 + s1 + s2 + r0 + r1 + r2 + r3 === 0) {
+      b.finiteReports[i] = 0;
+      return;
+    }
+    b.finiteReports[i] = this.firstNonFinite(i);
+    b.nonFiniteCharacters[this.thread]++;
+  }
+
+  /** Where character i's first number that is not finite is, as a finiteReports entry. */
+  private firstNonFinite(i: number): number {
+    const b = this.buffers, n = this.boneCount, finite = Number.isFinite;
+    for (let c = i * 4; c < i * 4 + 4; c++) if (!finite(b.rootMotion[c])) return nonFiniteReport(n, 0);
+    for (let bone = 0; bone < n; bone++) {
+      const at3 = (i * n + bone) * 3, at4 = (i * n + bone) * 4;
+      for (let c = 0; c < 3; c++) if (!finite(b.translations[at3 + c])) return nonFiniteReport(bone, 0);
+      for (let c = 0; c < 4; c++) if (!finite(b.rotations[at4 + c])) return nonFiniteReport(bone, 1);
+      for (let c = 0; c < 3; c++) if (!finite(b.scales[at3 + c])) return nonFiniteReport(bone, 2);
+    }
+    return nonFiniteReport(n, 0); // not reached: the sum found one
   }
 
   /** Applies the pending parameters, reset, update rate and slot calls of the share's character k. */

@@ -3,7 +3,7 @@ import { characterArrays, FRAME_NUMBERS_ARRAY, kernelPoseLengths } from '../runt
 import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/node/parameters.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/graph/update-rate.ts';
-import { CrowdEventDispatcher, CrowdEventEmitter } from './crowd-events.ts';
+import { CrowdEventDispatcher, CrowdEventEmitter, type NonFiniteAttribute } from './crowd-events.ts';
 import { measureAllocation as measureThreadAllocation } from './allocation.ts';
 import type { CrowdWorkerError } from './crowd-errors.ts';
 import {
@@ -23,6 +23,9 @@ export { buildCrowdGraph, CROWD_SLOT_CALLS, type CrowdGraphSource, type CrowdSha
 export { CrowdSlice } from './crowd-slice.ts';
 export { crowdWorkerLoop } from './crowd-worker-loop.ts';
 export { CrowdWorkerError, type CrowdWorkerErrorCode } from './crowd-errors.ts';
+
+/** nonFinitePose's attribute by a finiteReports entry's remainder (see nonFiniteReport). */
+const ATTRIBUTES: readonly NonFiniteAttribute[] = ['translation', 'rotation', 'scale'];
 
 /**
  * Many characters of one graph asset, evaluated together: the calling thread and `workers` worker
@@ -62,7 +65,8 @@ export class Crowd {
    * The characters' forwarded instance events (CrowdOptions.events), each with the character's
    * index first, emitted by `update` once the frame is over, on the calling thread: characters in
    * order, each one's in the order they fired. `eventsDropped` tells how many a frame lost;
-   * `workerFailed` (CrowdOptions.restartWorkers) names each worker that failed.
+   * `nonFinitePose` (CrowdOptions.checkFinite) names each character whose frame was not finite, and
+   * `workerFailed` (CrowdOptions.restartWorkers) each worker that failed.
    */
   readonly events = new CrowdEventEmitter();
   private readonly buffers: CrowdBuffers;
@@ -74,12 +78,15 @@ export class Crowd {
   private measuring = false;
   private readonly slice: CrowdSlice;
   private readonly threads: CrowdThreads;
+  /** Per thread, the first character of its share, then `count`. */
+  private readonly shareBounds: Int32Array;
   /** Checks and converts values as an instance's setParameter does. */
   private readonly scratch: Parameters;
   /** playSlot's options resolved (made once, refilled per call). */
   private readonly slotOptions = refillableSlotOptions();
-  /** CrowdOptions.restartWorkers. */
+  /** CrowdOptions.restartWorkers and checkFinite. */
   private readonly restartsWorkers: boolean;
+  private readonly checksFinite: boolean;
   /** Updates run so far (a restarted worker's characters count theirs from their restart: CrowdThreads.join). */
   private updates = 0;
   /** Worker failures not yet reported (thrown, or emitted as workerFailed): null when none. */
@@ -92,7 +99,7 @@ export class Crowd {
     readonly slotNames: readonly string[],
     private readonly clipNames: readonly string[],
     shareBounds: Int32Array,
-    options: { perCharacter: number; forwards: boolean; restartWorkers: boolean },
+    options: { perCharacter: number; forwards: boolean; restartWorkers: boolean; checkFinite: boolean },
   ) {
     this.graph = graph;
     this.count = count;
@@ -110,7 +117,9 @@ export class Crowd {
     this.componentScales = buffers.componentScales;
     this.rootMotion = buffers.rootMotion;
     this.wasm = wasm;
+    this.shareBounds = shareBounds;
     this.restartsWorkers = options.restartWorkers;
+    this.checksFinite = options.checkFinite;
     const firstCharacters = Array.from(shareBounds.subarray(0, threads.count + 1));
     const dispatcher = options.forwards ? new CrowdEventDispatcher(buffers.events, firstCharacters, options.perCharacter, this.events, threads.running) : null;
     this.dispatcher = dispatcher;
@@ -119,7 +128,7 @@ export class Crowd {
 
   /** Builds the graph on every thread and one instance per character; rejects if any thread fails to. */
   static async create(options: CrowdOptions): Promise<Crowd> {
-    const { count, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers } = checkCrowdOptions(options);
+    const { count, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite } = checkCrowdOptions(options);
     const source = options.source;
     const graph = await buildCrowdGraph(options.source);
     const n = graph.skeleton.boneCount;
@@ -130,7 +139,7 @@ export class Crowd {
     // works on them; plain shared arrays where the engine cannot.
     const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, true, graph.frameNumberCount, threads), threads);
     const buffers = characterArrays('a crowd', count, n, componentSpace, () => crowdBuffers(
-      count, n, width, graph.slotNames.length, threads, componentSpace, { names: events, perCharacter: eventsPerCharacter }, kernel?.poseArrays,
+      count, n, width, graph.slotNames.length, threads, componentSpace, { names: events, perCharacter: eventsPerCharacter }, checkFinite, kernel?.poseArrays,
     ));
     for (let i = 0; i < count; i++) buffers.parameters.set(scratch.values, i * width);
     // Contiguous shares, the calling thread's first; sizes differ by at most one character.
@@ -138,14 +147,14 @@ export class Crowd {
     // What slotCalls index: the names on this thread's graph.
     const clipNames = [...graph.clipBindings.keys()], slotNames = graph.slotNames;
     const share = (t: number): CrowdShare => ({
-      worker: t, first: bounds[t], end: bounds[t + 1], componentSpace, buffers, slotNames, clipNames, events, eventsPerCharacter,
+      worker: t, first: bounds[t], end: bounds[t + 1], componentSpace, buffers, slotNames, clipNames, events, eventsPerCharacter, checkFinite,
     });
     const slice = new CrowdSlice(graph, share(0), kernel);
     const data = Array.from({ length: workers }, (_, w): CrowdWorkerData => ({ ...share(w + 1), source, kernelMemory: kernel?.memory ?? null, threads }));
     const frameNumbers = kernel === null ? null : { array: kernel.poseArrays[FRAME_NUMBERS_ARRAY], perCharacter: graph.frameNumberCount };
     const started = await CrowdThreads.start(data, timeout, buffers.control, buffers.phaseOffsets, frameNumbers, restartWorkers);
     return new Crowd(graph, count, buffers, slice, started.threads, scratch, slice.wasm && started.inJavaScript === 0, slotNames, clipNames, bounds, {
-      perCharacter: eventsPerCharacter, forwards: events.length > 0, restartWorkers,
+      perCharacter: eventsPerCharacter, forwards: events.length > 0, restartWorkers, checkFinite,
     });
   }
 
@@ -270,8 +279,9 @@ export class Crowd {
   /**
    * Advances every character by `deltaTime` seconds (negative, NaN or infinite count as 0) and
    * evaluates it; returns when all the poses are in the shared arrays, after emitting the frame's
-   * forwarded events on `events`. Throws if called from one of those listeners (the next frame
-   * would overwrite the events being delivered): call it after `update` returns.
+   * forwarded events and nonFinitePose reports on `events`. Throws if called from one of those
+   * listeners (the next frame would overwrite the events being delivered): call it after `update`
+   * returns.
    *
    * Waits for the worker threads at most CrowdOptions.workerTimeout once its own share is done. A
    * worker that exited, timed out or threw in the frame is a CrowdWorkerError, thrown once the
@@ -298,17 +308,33 @@ export class Crowd {
     this.updates++;
     if (failures !== null) this.failed(failures);
     if (error !== null) throw error;
-    if (this.dispatcher !== null) this.deliver();
+    if (this.dispatcher !== null || this.checksFinite) this.deliver();
     if (this.unreported !== null) this.reportFailures();
   }
 
-  /** Emits the frame's forwarded events. */
+  /** Emits the frame's forwarded events, then its nonFinitePose reports. */
   private deliver(): void {
     this.dispatching = true;
     try {
       this.dispatcher?.dispatch();
+      if (this.checksFinite) this.reportNonFinite();
     } finally {
       this.dispatching = false;
+    }
+  }
+
+  /** Emits nonFinitePose for each character of a running thread whose frame the check found not finite, in order. */
+  private reportNonFinite(): void {
+    const b = this.buffers, counts = b.nonFiniteCharacters, reports = b.finiteReports, running = this.threads.running, bounds = this.shareBounds;
+    for (let t = 0; t <= this.workerCount; t++) {
+      if (counts[t] === 0 || running[t] !== 1) continue;
+      for (let i = bounds[t]; i < bounds[t + 1]; i++) {
+        const report = reports[i] - 1;
+        if (report < 0) continue;
+        const bone = (report / 3) | 0;
+        if (bone === this.boneCount) this.events.emit('nonFinitePose', i, null, 'rootMotion');
+        else this.events.emit('nonFinitePose', i, this.graph.skeleton.boneNames[bone], ATTRIBUTES[report - bone * 3]);
+      }
     }
   }
 

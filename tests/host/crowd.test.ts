@@ -10,7 +10,7 @@ import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
 import { measureAllocation } from '../../host/allocation.ts';
 import { runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
-import { notifyWalkGraph, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
+import { notifyWalkGraph, SABOTAGED_BONE, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
 import type { CrowdEventName } from '../../host/crowd-events.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
@@ -216,11 +216,14 @@ describe('Crowd', () => {
     expect(crowd.getUpdateRate(1)).toBe(1);
   });
 
-  it('measures what each thread allocates per frame (measureAllocation): nothing once warm, events\' numbers boxed when forwarded (plain Node process)', () => {
+  it('measures what each thread allocates per frame (measureAllocation): nothing once warm, checkFinite on or off, events\' numbers boxed when forwarded (plain Node process)', () => {
     const quiet = runProbe<{ perFrame: number[] }>('crowd-allocation-probe.ts', [], ['quiet']);
     expect(quiet.perFrame).toHaveLength(2); // the calling thread and the worker
     // What a window itself costs (its heap statistics, about 2.5 KB over 4000 frames): 0.63 measured.
     for (const bytes of quiet.perFrame) expect(bytes).toBeLessThan(1);
+    // Checking every character's frame for numbers that are not finite allocates nothing either.
+    const finite = runProbe<{ perFrame: number[] }>('crowd-allocation-probe.ts', [], ['finite']);
+    for (const bytes of finite.perFrame) expect(bytes).toBeLessThan(1);
     const loud = runProbe<{ perFrame: number[]; eventsPerFrame: number }>('crowd-allocation-probe.ts');
     expect(loud.eventsPerFrame).toBeGreaterThan(0.5);
     // A number an event carries that is not a whole number (a loop's time, a notify's weight) is
@@ -368,7 +371,31 @@ describe('Crowd worker failures', () => {
     expect([afterFailure, restarted]).toEqual([[], []]);
   });
 
-  it('checks workerTimeout and restartWorkers', async () => {
+  it('reports a NaN a custom node writes on a worker as nonFinitePose, naming the character, bone and attribute, with checkFinite (and not without)', async () => {
+    const source = { module: SUPPORT, export: 'sabotagedWalkGraph', args: ['nan', 3] };
+    const checked = await Crowd.create({ source, count: 4, workers: 1, componentSpace: true, checkFinite: true });
+    const unchecked = await Crowd.create({ source, count: 4, workers: 1 });
+    crowds.push(checked, unchecked);
+    const reports: unknown[][] = [], unreported: unknown[][] = [];
+    let frame = 0;
+    checked.events.on('nonFinitePose', (...report) => reports.push([frame, ...report]));
+    unchecked.events.on('nonFinitePose', (...report) => unreported.push([frame, ...report]));
+    const n = checked.boneCount, y = (crowd: Crowd, character: number) => crowd.translations[(character * n + SABOTAGED_BONE) * 3 + 1];
+    const written: boolean[] = [];
+    for (frame = 1; frame <= 5; frame++) {
+      checked.update(1 / 30);
+      unchecked.update(1 / 30);
+      written.push(Number.isNaN(y(unchecked, 3)));
+      expect(Number.isNaN(y(checked, 3))).toBe(frame === 3);
+    }
+    const bone = checked.graph.skeleton.boneNames[SABOTAGED_BONE];
+    expect(reports).toEqual([[3, 2, bone, 'translation'], [3, 3, bone, 'translation']]);
+    // Without the check, the NaN was there all the same, and nothing said so.
+    expect(written).toEqual([false, false, true, false, false]);
+    expect(unreported).toEqual([]);
+  });
+
+  it('checks workerTimeout, restartWorkers and checkFinite', async () => {
     const source = { file: LOCOMOTION };
     for (const workerTimeout of [0, -1, NaN, '500' as never]) {
       await expect(Crowd.create({ source, count: 2, workerTimeout })).rejects.toThrow(
@@ -376,6 +403,7 @@ describe('Crowd worker failures', () => {
       );
     }
     await expect(Crowd.create({ source, count: 2, restartWorkers: 'yes' as never })).rejects.toThrow(new TypeError('restartWorkers is true or false; got "yes"'));
+    await expect(Crowd.create({ source, count: 2, checkFinite: 1 as never })).rejects.toThrow(new TypeError('checkFinite is true or false; got 1'));
     const crowd = await crowdOf(source, 2, 0);
     expect(DEFAULT_WORKER_TIMEOUT).toBe(5000);
     await crowd.close();

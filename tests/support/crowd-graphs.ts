@@ -38,12 +38,15 @@ export function failingGraph(): AnimGraph {
 }
 
 /** What a Sabotage node does on its `frame`th update, on a crowd's worker thread only. */
-export type Sabotage = 'exit' | 'spin';
+export type Sabotage = 'exit' | 'spin' | 'nan';
+
+/** The bone whose translation a 'nan' Sabotage node makes NaN. */
+export const SABOTAGED_BONE = 2;
 
 /**
  * A pass-through node that, on a worker thread, on its instance's `frame`th update since its
- * initialization, calls process.exit(7) ('exit') or never returns ('spin'): a custom node's bugs,
- * which a Crowd must survive.
+ * initialization, calls process.exit(7) ('exit'), never returns ('spin'), or writes NaN into bone
+ * SABOTAGED_BONE's translation that frame ('nan'): a custom node's bugs, which a Crowd must survive.
  */
 class SabotageNode extends LocalPoseNode {
   private readonly inputLinks: readonly Link[];
@@ -67,6 +70,7 @@ class SabotageNode extends LocalPoseNode {
   }
   protected onEvaluate(out: Pose): void {
     this.pose.evaluate(out);
+    if (this.what === 'nan' && this.updates === this.frame && !isMainThread) out.translations[SABOTAGED_BONE * 3 + 1] = NaN;
   }
 }
 
