@@ -11,10 +11,10 @@
 export { loadGraphFile, checkGraphFile, loadGraphAsset, checkGraphAsset, fileResolver } from './host/files.ts';
 export { GraphLoadError } from './graphs/loader.ts';
 export type { GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, CheckResult } from './graphs/loader.ts';
-export { Crowd, CROWD_SLOT_CALLS } from './host/crowd.ts';
-export type { CrowdOptions, CrowdGraphSource } from './host/crowd.ts';
+export { Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT } from './host/crowd.ts';
+export type { CrowdOptions, CrowdGraphSource, CrowdWorkerErrorCode } from './host/crowd.ts';
 export { CROWD_EVENT_NAMES, CrowdEventEmitter } from './host/crowd-events.ts';
-export type { CrowdEventName, CrowdEvents } from './host/crowd-events.ts';
+export type { CrowdEventName, CrowdEvents, NonFiniteAttribute } from './host/crowd-events.ts';
 export { runGraph, GraphRunner, formatDebugTree, MAX_KEPT_ROWS, TimelineError } from './host/runner.ts';
 export { measureAllocation } from './host/allocation.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';

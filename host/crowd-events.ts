@@ -1,6 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 import type { AnimGraphInstance } from '../runtime/graph/graph.ts';
 import type { AnimGraphEvents } from '../runtime/node/events.ts';
+import type { CrowdWorkerError } from './crowd-errors.ts';
 
 /**
  * The instance events a Crowd can deliver on the calling thread, with their arguments' kinds in
@@ -32,13 +33,21 @@ const KINDS: readonly string[] = CROWD_EVENT_NAMES.map((name) => EVENT_ARGUMENTS
 
 type WithCharacter<F> = F extends (...args: infer A) => void ? (character: number, ...args: A) => void : never;
 
+/** Where a character's frame left a number that is not finite (CrowdEvents.nonFinitePose). */
+export type NonFiniteAttribute = 'translation' | 'rotation' | 'scale' | 'rootMotion';
+
 /**
  * What Crowd.events emits: each forwarded instance event with the character's index first, then
- * the instance event's own arguments; and `eventsDropped` when a frame had more events than the
- * crowd keeps (CrowdOptions.eventsPerCharacter), with how many were lost.
+ * the instance event's own arguments; `eventsDropped` when a frame had more events than the
+ * crowd keeps (CrowdOptions.eventsPerCharacter), with how many were lost; `nonFinitePose`
+ * (CrowdOptions.checkFinite) for a character whose frame left a NaN or an infinity in its pose or
+ * root motion, with the first such bone (null for the root motion) and attribute; `workerFailed`
+ * (CrowdOptions.restartWorkers) for a worker thread that failed and is being started again.
  */
 export type CrowdEvents = { [K in CrowdEventName]: WithCharacter<AnimGraphEvents[K]> } & {
   eventsDropped: (count: number) => void;
+  nonFinitePose: (character: number, bone: string | null, attribute: NonFiniteAttribute) => void;
+  workerFailed: (error: CrowdWorkerError) => void;
 };
 
 export class CrowdEventEmitter extends EventEmitter<CrowdEvents> {}
@@ -186,10 +195,10 @@ const RECORDERS = CROWD_EVENT_NAMES.map((_, event) => function (this: RecordingC
 });
 
 /**
- * The calling thread's side: after a frame, emits every thread's recorded events on `emitter`,
- * threads in order (their shares are contiguous, so characters in order), each thread's in the
- * order they fired, then `eventsDropped` if any were lost. `clear` empties the records before the
- * next frame.
+ * The calling thread's side: after a frame, emits every running thread's recorded events on
+ * `emitter`, threads in order (their shares are contiguous, so characters in order), each thread's
+ * in the order they fired, then `eventsDropped` if any were lost. `clear` empties the records before
+ * the next frame; `forget` a thread's strings, before a new thread takes its place.
  */
 export class CrowdEventDispatcher {
   /** Per thread, the strings of its log decoded so far. */
@@ -203,6 +212,8 @@ export class CrowdEventDispatcher {
     private readonly firstCharacters: readonly number[],
     private readonly perCharacter: number,
     private readonly emitter: CrowdEventEmitter,
+    /** Per thread: 1 while it takes part in frames; a failed thread's records are left alone. */
+    private readonly running: Uint8Array,
   ) {
     this.strings = firstCharacters.map(() => []);
     this.decodedBytes = new Int32Array(firstCharacters.length);
@@ -217,10 +228,18 @@ export class CrowdEventDispatcher {
     }
   }
 
+  /** Forgets thread t's string log and counts: a new thread, starting its log afresh, takes its share. */
+  forget(t: number): void {
+    this.strings[t] = [];
+    this.decodedBytes[t] = 0;
+    this.buffers.counts.fill(0, t * 4, t * 4 + 4);
+  }
+
   dispatch(): void {
     const counts = this.buffers.counts, records = this.buffers.records, emitter = this.emitter;
     let dropped = 0;
     for (let t = 0; t < this.firstCharacters.length; t++) {
+      if (this.running[t] !== 1) continue;
       const strings = this.learnStrings(t);
       const written = counts[t * 4];
       dropped += counts[t * 4 + 1];

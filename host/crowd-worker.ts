@@ -1,9 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { kernelPoseLengths } from '../runtime/graph/instance-batch.ts';
 import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
-import { buildCrowdGraph, crowdWorkerLoop, CrowdSlice, type CrowdWorkerData } from './crowd.ts';
+import { buildCrowdGraph, type CrowdWorkerData } from './crowd-shared.ts';
+import { CrowdSlice } from './crowd-slice.ts';
+import { crowdWorkerLoop, reportExit } from './crowd-worker-loop.ts';
 
 const data = workerData as CrowdWorkerData;
+reportExit(data.buffers, data.worker);
 let slice: CrowdSlice;
 try {
   const graph = await buildCrowdGraph(data.source);

@@ -1,329 +1,31 @@
-import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import {
-  AnimGraph, checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraphInstance, type SlotPlayOptions,
-} from '../runtime/graph/graph.ts';
-import { characterArrays, composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/graph/instance-batch.ts';
+import { checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraph, type AnimGraphInstance, type SlotPlayOptions } from '../runtime/graph/graph.ts';
+import { characterArrays, FRAME_NUMBERS_ARRAY, kernelPoseLengths } from '../runtime/graph/instance-batch.ts';
 import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/node/parameters.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/graph/update-rate.ts';
+import { CrowdEventDispatcher, CrowdEventEmitter, type NonFiniteAttribute } from './crowd-events.ts';
+import { measureAllocation as measureThreadAllocation } from './allocation.ts';
+import type { CrowdWorkerError } from './crowd-errors.ts';
 import {
-  checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
-  type CrowdEventBuffers, type CrowdEventName,
-} from './crowd-events.ts';
-import { AllocationWindow, measureAllocation as measureThreadAllocation } from './allocation.ts';
+  buildCrowdGraph, CROWD_SLOT_CALLS, crowdBuffers, MEASURE_END, MEASURE_OFF, MEASURE_ON, MEASURING, PLAY_SLOT, SLOT_CALL_NUMBERS, STOP_SLOT,
+  type CrowdBuffers, type CrowdShare, type CrowdWorkerData,
+} from './crowd-shared.ts';
+import { CrowdSlice } from './crowd-slice.ts';
+import { CrowdThreads } from './crowd-threads.ts';
+import { checkCrowdOptions, type CrowdOptions } from './crowd-options.ts';
 
-/**
- * Where every thread of a crowd gets its graph: each builds its own from the same source, since a
- * graph's nodes and clips cannot cross threads. `file`: a JSON graph asset (loadGraphFile).
- * `module`: a module (path or URL) whose export `export` is called with `args` and returns an
- * AnimGraph, or a promise of one.
- */
-export type CrowdGraphSource =
-  | { file: string }
-  | { module: string; export: string; args?: readonly unknown[] };
+// Where these were before the crowd's code was split by job (crowd-options.ts: the options;
+// crowd-shared.ts: what the threads share; crowd-slice.ts: a thread's characters;
+// crowd-worker-loop.ts: a worker's frames; crowd-threads.ts: the calling thread's side of the
+// workers): importable from here as ever.
+export { DEFAULT_WORKER_TIMEOUT, type CrowdOptions } from './crowd-options.ts';
+export { buildCrowdGraph, CROWD_SLOT_CALLS, type CrowdGraphSource, type CrowdShare, type CrowdWorkerData } from './crowd-shared.ts';
+export { CrowdSlice } from './crowd-slice.ts';
+export { crowdWorkerLoop } from './crowd-worker-loop.ts';
+export { CrowdWorkerError, type CrowdWorkerErrorCode } from './crowd-errors.ts';
 
-export interface CrowdOptions {
-  source: CrowdGraphSource;
-  /** Number of characters, each an instance of the graph. */
-  count: number;
-  /**
-   * Worker threads besides the calling thread, which evaluates a share of the crowd too. Default:
-   * one fewer than the machine's cores (0 on one core: everything on the calling thread).
-   */
-  workers?: number;
-  /** Also publish every character's component-space pose each frame. Default false. */
-  componentSpace?: boolean;
-  /**
-   * Instance events to deliver on the calling thread through Crowd.events, whichever thread
-   * evaluates the character (say `notify` for footsteps, `slotEnded` for gameplay): each with the
-   * character's index first. Default none; every event but parameterChanged can be forwarded.
-   */
-  events?: readonly CrowdEventName[];
-  /**
-   * Room for forwarded events, per character per frame, pooled over each thread's share (4 by
-   * default, at most 256); a frame with more loses the rest and Crowd.events emits `eventsDropped`.
-   */
-  eventsPerCharacter?: number;
-}
-
-/** The arrays a crowd's threads share, all over SharedArrayBuffers. */
-interface CrowdBuffers {
-  /**
-   * [frame sequence, worker threads done with the frame, stop, worker that failed (1-based) or 0,
-   * what Crowd.measureAllocation asks (MEASURE_*)].
-   */
-  control: Int32Array;
-  /** Per thread (the calling thread's at 0): bytes allocated per frame in the last measureAllocation. */
-  allocation: Float64Array;
-  /** The failed worker's error message, UTF-8, zero-padded. */
-  failure: Uint8Array;
-  /** [delta time of the frame]. */
-  frame: Float64Array;
-  /** Character i's parameter values at [i * width, (i + 1) * width), as Parameters.values. */
-  parameters: Float64Array;
-  /** Per character: 1 when its parameters changed since its last update. */
-  parametersChanged: Int32Array;
-  /** Per character: 1 to reset it before its next update. */
-  resetRequested: Int32Array;
-  /**
-   * Character i's update rate at [3i], phase (in [0, rate)) at [3i + 1], and 1 at [3i + 2] when
-   * its skipped frames interpolate, 0 when they hold (AnimGraphInstance.setUpdateRate).
-   */
-  updateRates: Int32Array;
-  /** Per character: 1 when updateRates changed since its thread last applied them. */
-  updateRateChanged: Int32Array;
-  /**
-   * Character i's slot calls waiting for its next update, CROWD_SLOT_CALLS of SLOT_CALL_NUMBERS from
-   * [i * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS]: [1 (playSlot) or 2 (stopSlot), the slot's index in
-   * CrowdWorkerData.slotNames, the clip's in clipNames, blendIn, blendOut, playRate].
-   */
-  slotCalls: Float64Array;
-  /** Per character: how many of its slotCalls wait. */
-  slotCallCount: Int32Array;
-  /**
-   * Character i's slots after its last update, at [i * slots, (i + 1) * slots) in
-   * CrowdShare.slotNames' order: 1 while a clip plays in the slot (AnimGraphInstance.isSlotPlaying).
-   */
-  slotPlaying: Uint8Array;
-  translations: Float64Array;
-  rotations: Float64Array;
-  scales: Float64Array;
-  componentTranslations: Float64Array;
-  componentRotations: Float64Array;
-  componentScales: Float64Array;
-  rootMotion: Float64Array;
-  /** The characters' forwarded events of the frame (CrowdOptions.events); empty without them. */
-  events: CrowdEventBuffers;
-}
-
-const SEQUENCE = 0, DONE = 1, STOP = 2, FAILED = 3, MEASURING = 4;
-/** control[MEASURING]: not measuring; measuring (each thread's window open); close the windows, run no frame. */
-const MEASURE_OFF = 0, MEASURE_ON = 1, MEASURE_END = 2;
-/** How many playSlot and stopSlot calls a character takes between two of its updates. */
-export const CROWD_SLOT_CALLS = 8;
-const SLOT_CALL_NUMBERS = 6, PLAY_SLOT = 1, STOP_SLOT = 2;
-/** setUpdateRate's options as the slices apply them (made once: see CONTRIBUTING.md, "Numbers in the frame loop"). */
-const INTERPOLATE: UpdateRateOptions = { interpolate: true }, HOLD: UpdateRateOptions = { interpolate: false };
-
-/** What a thread needs to know to evaluate its share of a crowd: characters [first, end). */
-export interface CrowdShare {
-  /** The thread: 0 the calling thread, else its worker's number (1-based, as error messages give it). */
-  worker: number;
-  first: number;
-  end: number;
-  componentSpace: boolean;
-  buffers: CrowdBuffers;
-  /** The calling thread's graph's slot and clip names, which slotCalls index (each thread plays them by name). */
-  slotNames: readonly string[];
-  clipNames: readonly string[];
-  /** The events the crowd forwards (CrowdOptions.events) and the room for them per character. */
-  events: readonly CrowdEventName[];
-  eventsPerCharacter: number;
-}
-
-/** What a worker thread is told at start (see crowd-worker.ts). */
-export interface CrowdWorkerData extends CrowdShare {
-  source: CrowdGraphSource;
-  /**
-   * The shared WebAssembly memory holding the crowd's poses and the calling thread's copy of the
-   * clips (SamplingKernel.createShared), which the worker attaches its own kernel to; null when
-   * the crowd samples in JavaScript.
-   */
-  kernelMemory: object | null;
-  /** Threads of the crowd (workers + 1): the kernels' scratch slots. */
-  threads: number;
-}
-
-/** The graph a source names, built on the calling thread. */
-export async function buildCrowdGraph(source: CrowdGraphSource): Promise<AnimGraph> {
-  if ('file' in source) {
-    const { loadGraphFile } = await import('./files.ts');
-    return loadGraphFile(source.file);
-  }
-  const url = /^[a-z][a-z0-9+.-]*:/i.test(source.module) ? source.module : pathToFileURL(source.module).href;
-  const exported = (await import(url))[source.export];
-  if (typeof exported !== 'function') throw new TypeError(`crowd source: ${source.module} has no function export '${source.export}'`);
-  const graph: unknown = await exported(...(source.args ?? []));
-  if (!(graph instanceof AnimGraph)) throw new TypeError(`crowd source: ${source.module}'s '${source.export}' did not return an AnimGraph`);
-  return graph;
-}
-
-/**
- * The characters [first, end) of a crowd that one thread evaluates: their instances, and the
- * copying between them and the shared arrays. Allocates nothing per frame.
- */
-export class CrowdSlice {
-  readonly instances: AnimGraphInstance[] = [];
-  readonly first: number;
-  readonly end: number;
-  private readonly componentSpace: boolean;
-  private readonly buffers: CrowdBuffers;
-  /** The names slotCalls index (CrowdShare). */
-  private readonly slotNames: readonly string[];
-  private readonly clipNames: readonly string[];
-  /** For each of slotNames, its index in this thread's graph's slotNames (isSlotPlayingAt). */
-  private readonly slotIndices: Int32Array;
-  /** Whether the characters' component poses are composed in the kernel, a group at a time (composeInGroups). */
-  private readonly composesInKernel: boolean;
-
-  /**
-   * @param kernel this thread's sampling kernel on the crowd's shared memory, whose poseArrays are
-   *   then the pose arrays of `share.buffers` (the views a worker received are replaced by its
-   *   kernel's: a Pose finds its kernel by the very buffer object it views), or null to sample in
-   *   JavaScript. The thread (share.worker) uses its own pool of temporaries in the kernel's memory.
-   */
-  constructor(readonly graph: AnimGraph, share: CrowdShare, private readonly kernel: SamplingKernel | null = null) {
-    const { first, end, componentSpace, buffers } = share;
-    this.first = first;
-    this.end = end;
-    this.componentSpace = componentSpace;
-    this.buffers = buffers;
-    this.slotNames = share.slotNames;
-    this.clipNames = share.clipNames;
-    // The calling thread's slot names as this thread's graph orders them (-1 for one it lacks: never playing).
-    const own = graph.slotNames;
-    this.slotIndices = Int32Array.from(share.slotNames, (name) => own.indexOf(name));
-    const n = graph.skeleton.boneCount;
-    if (kernel !== null) {
-      [buffers.translations, buffers.rotations, buffers.scales, buffers.componentTranslations, buffers.componentRotations, buffers.componentScales] = kernel.poseArrays.slice(0, 6);
-    }
-    // Each character evaluates straight into its rows of the shared arrays: nothing to publish. In
-    // the kernel, the thread's temporaries are its own pool's, in the memory too.
-    const posePool = kernel === null ? graph.posePool : kernelPosePool(kernel, n, share.worker);
-    for (let i = first; i < end; i++) this.instances.push(createCharacter(graph, buffers, i, componentSpace, kernel, posePool));
-    this.composesInKernel = kernel !== null && componentSpace;
-    if (share.events.length > 0) {
-      const recorder = new CrowdEventRecorder(buffers.events, share.worker, first, end - first, share.eventsPerCharacter);
-      for (let k = 0; k < this.instances.length; k++) recorder.listen(this.instances[k], first + k, share.events);
-    }
-  }
-
-  /** Whether this slice samples in the kernel. */
-  get wasm(): boolean {
-    return this.kernel !== null;
-  }
-
-  /** A playSlot's options, made once and refilled per call. */
-  private readonly slotOptions = refillableSlotOptions();
-
-  /** Plays character i's waiting slot calls on its instance, in the order they were made. */
-  private runSlotCalls(instance: AnimGraphInstance, i: number): void {
-    const b = this.buffers, calls = b.slotCalls, count = b.slotCallCount[i], options = this.slotOptions;
-    for (let k = 0, at = i * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS; k < count; k++, at += SLOT_CALL_NUMBERS) {
-      const slot = this.slotNames[calls[at + 1]];
-      if (calls[at] === PLAY_SLOT) {
-        options.blendIn = calls[at + 3];
-        options.blendOut = calls[at + 4];
-        options.playRate = calls[at + 5];
-        instance.playSlot(slot, this.clipNames[calls[at + 2]], options);
-      } else {
-        instance.stopSlot(slot, calls[at + 4]);
-      }
-    }
-    b.slotCallCount[i] = 0;
-  }
-
-  /**
-   * Applies each character's pending parameters, reset, update rate and slot calls, then advances
-   * it by the frame's delta time and evaluates it, character after character (so that its events,
-   * those of its slot calls included, come in character order).
-   */
-  run(): void {
-    const b = this.buffers, instances = this.instances;
-    // In the kernel, with component space, the characters run in groups composed together (as
-    // InstanceBatch.update does), each after its pending changes (beforeFrame).
-    if (this.composesInKernel) {
-      composeInGroups(this.kernel!, instances, b.frame, b.rootMotion, b, this.first, this);
-      return;
-    }
-    for (let k = 0; k < instances.length; k++) {
-      this.beforeFrame(k);
-      runCharacterFrame(instances[k], b.frame, this.componentSpace, b.rootMotion, this.first + k);
-      this.afterFrame(k);
-    }
-  }
-
-  /** Publishes what the share's character k's update left in its slots (Crowd.isSlotPlaying). */
-  afterFrame(k: number): void {
-    const slots = this.slotNames.length;
-    if (slots === 0) return;
-    const instance = this.instances[k], playing = this.buffers.slotPlaying;
-    for (let s = 0, at = (this.first + k) * slots; s < slots; s++) playing[at + s] = instance.isSlotPlayingAt(this.slotIndices[s]) ? 1 : 0;
-  }
-
-  /** Applies the pending parameters, reset, update rate and slot calls of the share's character k. */
-  beforeFrame(k: number): void {
-    const b = this.buffers;
-    const i = this.first + k;
-    const instance = this.instances[k];
-    if (b.parametersChanged[i] === 1) {
-      // Parameters are read by nodes from this array every frame, so writing it is setting them
-      // (no parameterChanged events: their listeners would be on another thread).
-      const values = instance.parameterValues;
-      const width = values.length, from = i * width;
-      for (let s = 0; s < width; s++) values[s] = b.parameters[from + s];
-      b.parametersChanged[i] = 0;
-    }
-    if (b.resetRequested[i] === 1) {
-      instance.reset();
-      b.resetRequested[i] = 0;
-    }
-    if (b.updateRateChanged[i] === 1) {
-      // Checked when set; the first rate above 1 allocates the character's interpolation poses, once.
-      instance.setUpdateRate(b.updateRates[i * 3], b.updateRates[i * 3 + 1], b.updateRates[i * 3 + 2] === 1 ? INTERPOLATE : HOLD);
-      b.updateRateChanged[i] = 0;
-    }
-    if (b.slotCallCount[i] > 0) this.runSlotCalls(instance, i);
-  }
-}
-
-/**
- * Runs a worker's slice each time the calling thread starts a frame, until told to stop. A frame
- * that throws (a node type's bug: the built-in nodes do not throw in the frame loop) is reported
- * through the shared failure slots, and the calling thread's update rethrows it.
- */
-export function crowdWorkerLoop(slice: CrowdSlice, buffers: CrowdBuffers, worker: number): void {
-  const control = buffers.control;
-  let seen = 0;
-  let window: AllocationWindow | null = null;
-  for (;;) {
-    Atomics.wait(control, SEQUENCE, seen);
-    seen = Atomics.load(control, SEQUENCE);
-    if (Atomics.load(control, STOP) === 1) return;
-    // Crowd.measureAllocation: the window opens before the first frame it measures, and closes
-    // when told, with no frame run then.
-    const measuring = Atomics.load(control, MEASURING);
-    if (measuring === MEASURE_END) {
-      if (window !== null) buffers.allocation[worker] = window.close();
-      window = null;
-      Atomics.add(control, DONE, 1);
-      Atomics.notify(control, DONE);
-      continue;
-    }
-    if (measuring === MEASURE_ON && window === null) window = new AllocationWindow();
-    if (window !== null) window.frames++;
-    try {
-      slice.run();
-    } catch (e) {
-      if (Atomics.compareExchange(control, FAILED, 0, worker) === 0) {
-        const text = new TextEncoder().encode(e instanceof Error ? (e.stack ?? e.message) : String(e));
-        buffers.failure.set(text.subarray(0, buffers.failure.length));
-      }
-    }
-    Atomics.add(control, DONE, 1);
-    Atomics.notify(control, DONE);
-  }
-}
-
-function sharedFloat64(length: number): Float64Array {
-  return new Float64Array(new SharedArrayBuffer(Math.max(length, 1) * 8)).subarray(0, length);
-}
-
-function sharedInt32(length: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(Math.max(length, 1) * 4)).subarray(0, length);
-}
+/** nonFinitePose's attribute by a finiteReports entry's remainder (see nonFiniteReport). */
+const ATTRIBUTES: readonly NonFiniteAttribute[] = ['translation', 'rotation', 'scale'];
 
 /**
  * Many characters of one graph asset, evaluated together: the calling thread and `workers` worker
@@ -362,7 +64,9 @@ export class Crowd {
   /**
    * The characters' forwarded instance events (CrowdOptions.events), each with the character's
    * index first, emitted by `update` once the frame is over, on the calling thread: characters in
-   * order, each one's in the order they fired. `eventsDropped` tells how many a frame lost.
+   * order, each one's in the order they fired. `eventsDropped` tells how many a frame lost;
+   * `nonFinitePose` (CrowdOptions.checkFinite) names each character whose frame was not finite, and
+   * `workerFailed` (CrowdOptions.restartWorkers) each worker that failed.
    */
   readonly events = new CrowdEventEmitter();
   private readonly buffers: CrowdBuffers;
@@ -373,27 +77,37 @@ export class Crowd {
   /** measureAllocation is running (a nested call would end the workers' windows early). */
   private measuring = false;
   private readonly slice: CrowdSlice;
-  private readonly workers: Worker[];
+  private readonly threads: CrowdThreads;
+  /** Per thread, the first character of its share, then `count`. */
+  private readonly shareBounds: Int32Array;
   /** Checks and converts values as an instance's setParameter does. */
   private readonly scratch: Parameters;
   /** playSlot's options resolved (made once, refilled per call). */
   private readonly slotOptions = refillableSlotOptions();
+  /** CrowdOptions.restartWorkers and checkFinite. */
+  private readonly restartsWorkers: boolean;
+  private readonly checksFinite: boolean;
+  /** Updates run so far (a restarted worker's characters count theirs from their restart: CrowdThreads.join). */
+  private updates = 0;
+  /** Worker failures not yet reported (thrown, or emitted as workerFailed): null when none. */
+  private unreported: CrowdWorkerError[] | null = null;
   private closed = false;
 
   private constructor(
-    graph: AnimGraph, count: number, buffers: CrowdBuffers, slice: CrowdSlice, workers: Worker[], scratch: Parameters, wasm: boolean,
+    graph: AnimGraph, count: number, buffers: CrowdBuffers, slice: CrowdSlice, threads: CrowdThreads, scratch: Parameters, wasm: boolean,
     /** The graph's slot names, which playSlot and stopSlot take. */
     readonly slotNames: readonly string[],
     private readonly clipNames: readonly string[],
-    forwarding: { firstCharacters: readonly number[]; perCharacter: number } | null,
+    shareBounds: Int32Array,
+    options: { perCharacter: number; forwards: boolean; restartWorkers: boolean; checkFinite: boolean },
   ) {
     this.graph = graph;
     this.count = count;
     this.boneCount = graph.skeleton.boneCount;
     this.buffers = buffers;
     this.slice = slice;
-    this.workers = workers;
-    this.workerCount = workers.length;
+    this.threads = threads;
+    this.workerCount = threads.count;
     this.scratch = scratch;
     this.translations = buffers.translations;
     this.rotations = buffers.rotations;
@@ -403,103 +117,45 @@ export class Crowd {
     this.componentScales = buffers.componentScales;
     this.rootMotion = buffers.rootMotion;
     this.wasm = wasm;
-    this.dispatcher = forwarding === null ? null : new CrowdEventDispatcher(buffers.events, forwarding.firstCharacters, forwarding.perCharacter, this.events);
+    this.shareBounds = shareBounds;
+    this.restartsWorkers = options.restartWorkers;
+    this.checksFinite = options.checkFinite;
+    const firstCharacters = Array.from(shareBounds.subarray(0, threads.count + 1));
+    const dispatcher = options.forwards ? new CrowdEventDispatcher(buffers.events, firstCharacters, options.perCharacter, this.events, threads.running) : null;
+    this.dispatcher = dispatcher;
+    if (dispatcher !== null) threads.onRestart = (worker) => dispatcher.forget(worker);
   }
 
   /** Builds the graph on every thread and one instance per character; rejects if any thread fails to. */
   static async create(options: CrowdOptions): Promise<Crowd> {
-    const count = options.count;
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a crowd needs a whole number of characters, at least 1; got ${describeValue(count)}`);
-    // Checked before the cap at count - 1, which let 1.5 workers through for 2 characters.
-    const asked = options.workers ?? Math.max(availableParallelism() - 1, 0);
-    if (!Number.isInteger(asked) || asked < 0) throw new RangeError(`workers must be a whole number, at least 0; got ${describeValue(options.workers)}`);
-    const workers = Math.min(asked, count - 1);
+    const { count, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite } = checkCrowdOptions(options);
     const source = options.source;
-    if (workers > 0 && typeof source === 'object' && source !== null && 'args' in source) {
-      // Each worker receives the args by structured clone: a function in them failed as a bare
-      // "DataCloneError: ()=>1 could not be cloned", naming neither the option nor the crowd.
-      try {
-        structuredClone(source.args);
-      } catch (e) {
-        throw new TypeError(`crowd source.args must be data a worker thread can receive (numbers, strings, arrays, plain objects: structured clone), for each of the ${workers} workers: ${(e as Error).message}`);
-      }
-    }
-    const componentSpace = options.componentSpace ?? false;
-    const events = checkCrowdEvents(options.events), eventsPerCharacter = checkEventsPerCharacter(options.eventsPerCharacter);
     const graph = await buildCrowdGraph(options.source);
     const n = graph.skeleton.boneCount;
     const scratch = new Parameters(graph.parameterDefinitions);
     const width = scratch.values.length;
-    const cs = componentSpace ? count * n : 0;
     const threads = workers + 1;
     // The poses in a shared WebAssembly memory with the clips, where every thread's sampling kernel
     // works on them; plain shared arrays where the engine cannot.
     const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, true, graph.frameNumberCount, threads), threads);
-    const poses = kernel?.poseArrays;
-
-    const buffers: CrowdBuffers = characterArrays('a crowd', count, n, componentSpace, () => ({
-      control: sharedInt32(5),
-      allocation: sharedFloat64(threads),
-      failure: new Uint8Array(new SharedArrayBuffer(4096)),
-      frame: sharedFloat64(1),
-      parameters: sharedFloat64(count * width),
-      parametersChanged: sharedInt32(count),
-      resetRequested: sharedInt32(count),
-      updateRates: sharedInt32(count * 3),
-      updateRateChanged: sharedInt32(count),
-      slotCalls: sharedFloat64(count * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS),
-      slotCallCount: sharedInt32(count),
-      slotPlaying: new Uint8Array(new SharedArrayBuffer(Math.max(count * graph.slotNames.length, 1))),
-      translations: poses?.[0] ?? sharedFloat64(count * n * 3),
-      rotations: poses?.[1] ?? sharedFloat64(count * n * 4),
-      scales: poses?.[2] ?? sharedFloat64(count * n * 3),
-      componentTranslations: poses?.[3] ?? sharedFloat64(cs * 3),
-      componentRotations: poses?.[4] ?? sharedFloat64(cs * 4),
-      componentScales: poses?.[5] ?? sharedFloat64(cs * 3),
-      rootMotion: sharedFloat64(count * 4),
-      events: crowdEventBuffers(count, eventsPerCharacter, threads, events.length > 0),
-    }));
+    const buffers = characterArrays('a crowd', count, n, componentSpace, () => crowdBuffers(
+      count, n, width, graph.slotNames.length, threads, componentSpace, { names: events, perCharacter: eventsPerCharacter }, checkFinite, kernel?.poseArrays,
+    ));
     for (let i = 0; i < count; i++) buffers.parameters.set(scratch.values, i * width);
-    for (let i = 0; i < count; i++) {
-      buffers.updateRates[i * 3] = 1;
-      buffers.updateRates[i * 3 + 2] = 1;
-    }
     // Contiguous shares, the calling thread's first; sizes differ by at most one character.
-    const bound = (t: number) => Math.round((t * count) / threads);
+    const bounds = Int32Array.from({ length: threads + 1 }, (_, t) => Math.round((t * count) / threads));
     // What slotCalls index: the names on this thread's graph.
     const clipNames = [...graph.clipBindings.keys()], slotNames = graph.slotNames;
     const share = (t: number): CrowdShare => ({
-      worker: t, first: bound(t), end: bound(t + 1), componentSpace, buffers, slotNames, clipNames, events, eventsPerCharacter,
+      worker: t, first: bounds[t], end: bounds[t + 1], componentSpace, buffers, slotNames, clipNames, events, eventsPerCharacter, checkFinite,
     });
     const slice = new CrowdSlice(graph, share(0), kernel);
-    const started: Worker[] = [];
-    let workersInJavaScript = 0;
-    try {
-      await Promise.all(Array.from({ length: workers }, (_, w) => {
-        const data: CrowdWorkerData = { ...share(w + 1), source: options.source, kernelMemory: kernel?.memory ?? null, threads };
-        const worker = new Worker(new URL('./crowd-worker.mjs', import.meta.url), { workerData: data });
-        started.push(worker);
-        return new Promise<void>((resolve, reject) => {
-          worker.once('message', (m: { ready?: true; wasm?: boolean; error?: string }) => {
-            if (!m.ready) return reject(new Error(`crowd worker ${w + 1}: ${m.error}`));
-            if (m.wasm !== true) workersInJavaScript++;
-            resolve();
-          });
-          worker.once('error', reject);
-          worker.once('exit', (code) => reject(new Error(`crowd worker ${w + 1} exited (code ${code}) before it was ready`)));
-        });
-      }));
-    } catch (e) {
-      await Promise.all(started.map((w) => w.terminate()));
-      throw e;
-    }
-    for (const worker of started) {
-      worker.removeAllListeners();
-      // A crowd the program forgets to close must not keep the process alive.
-      worker.unref();
-    }
-    const forwarding = events.length === 0 ? null : { firstCharacters: Array.from({ length: threads }, (_, t) => bound(t)), perCharacter: eventsPerCharacter };
-    return new Crowd(graph, count, buffers, slice, started, scratch, slice.wasm && workersInJavaScript === 0, slotNames, clipNames, forwarding);
+    const data = Array.from({ length: workers }, (_, w): CrowdWorkerData => ({ ...share(w + 1), source, kernelMemory: kernel?.memory ?? null, threads }));
+    const frameNumbers = kernel === null ? null : { array: kernel.poseArrays[FRAME_NUMBERS_ARRAY], perCharacter: graph.frameNumberCount };
+    const started = await CrowdThreads.start(data, timeout, buffers.control, buffers.phaseOffsets, frameNumbers, restartWorkers);
+    return new Crowd(graph, count, buffers, slice, started.threads, scratch, slice.wasm && started.inJavaScript === 0, slotNames, clipNames, bounds, {
+      perCharacter: eventsPerCharacter, forwards: events.length > 0, restartWorkers, checkFinite,
+    });
   }
 
   /**
@@ -623,16 +279,23 @@ export class Crowd {
   /**
    * Advances every character by `deltaTime` seconds (negative, NaN or infinite count as 0) and
    * evaluates it; returns when all the poses are in the shared arrays, after emitting the frame's
-   * forwarded events on `events`. Throws if called from one of those listeners (the next frame
-   * would overwrite the events being delivered): call it after `update` returns.
+   * forwarded events and nonFinitePose reports on `events`. Throws if called from one of those
+   * listeners (the next frame would overwrite the events being delivered): call it after `update`
+   * returns.
+   *
+   * Waits for the worker threads at most CrowdOptions.workerTimeout once its own share is done. A
+   * worker that exited, timed out or threw in the frame is a CrowdWorkerError, thrown once the
+   * frame's events are delivered (or emitted as `workerFailed`, with restartWorkers): the other
+   * characters have run the frame, and later updates run without that worker until restartWorker.
    */
   update(deltaTime: number): void {
     this.checkOpen();
     if (this.dispatching) throw new Error('Crowd.update called from a listener of its events; call it after update returns');
-    const b = this.buffers, control = b.control;
+    const b = this.buffers, threads = this.threads;
+    threads.join(this.updates);
     this.dispatcher?.clear();
     b.frame[0] = deltaTime > 0 && Number.isFinite(deltaTime) ? deltaTime : 0;
-    this.startWorkers();
+    threads.wake();
     // The calling thread's own error waits for the workers too: the next frame must not start
     // while they are still in this one.
     let error: unknown = null;
@@ -641,31 +304,92 @@ export class Crowd {
     } catch (e) {
       error = e;
     }
-    this.awaitWorkers();
+    const failures = threads.wait();
+    this.updates++;
+    if (failures !== null) this.failed(failures);
     if (error !== null) throw error;
-    const failed = Atomics.load(control, FAILED);
-    if (failed !== 0) {
-      const text = new TextDecoder().decode(b.failure.slice()).replace(/\0+$/, '');
-      throw new Error(`crowd worker ${failed} failed in a frame; close the crowd. ${text}`);
+    if (this.dispatcher !== null || this.checksFinite) this.deliver();
+    if (this.unreported !== null) this.reportFailures();
+  }
+
+  /** Emits the frame's forwarded events, then its nonFinitePose reports. */
+  private deliver(): void {
+    this.dispatching = true;
+    try {
+      this.dispatcher?.dispatch();
+      if (this.checksFinite) this.reportNonFinite();
+    } finally {
+      this.dispatching = false;
     }
-    if (this.dispatcher !== null) {
-      this.dispatching = true;
-      try {
-        this.dispatcher.dispatch();
-      } finally {
-        this.dispatching = false;
+  }
+
+  /** Emits nonFinitePose for each character of a running thread whose frame the check found not finite, in order. */
+  private reportNonFinite(): void {
+    const b = this.buffers, counts = b.nonFiniteCharacters, reports = b.finiteReports, running = this.threads.running, bounds = this.shareBounds;
+    for (let t = 0; t <= this.workerCount; t++) {
+      if (counts[t] === 0 || running[t] !== 1) continue;
+      for (let i = bounds[t]; i < bounds[t + 1]; i++) {
+        const report = reports[i] - 1;
+        if (report < 0) continue;
+        const bone = (report / 3) | 0;
+        if (bone === this.boneCount) this.events.emit('nonFinitePose', i, null, 'rootMotion');
+        else this.events.emit('nonFinitePose', i, this.graph.skeleton.boneNames[bone], ATTRIBUTES[report - bone * 3]);
       }
     }
+  }
+
+  /** Keeps failures to report at the end of the update (or the next one, if a listener threw); restarts their workers with restartWorkers. */
+  private failed(failures: CrowdWorkerError[]): void {
+    this.unreported = this.unreported === null ? failures : [...this.unreported, ...failures];
+    if (!this.restartsWorkers) return;
+    for (const failure of failures) {
+      this.threads.restart(failure.worker).catch((e: CrowdWorkerError) => {
+        if (!this.closed) this.events.emit('workerFailed', e);
+      });
+    }
+  }
+
+  /** Throws the failures kept (the first, with the others in its `others`), or emits each as workerFailed. */
+  private reportFailures(): void {
+    const failures = this.unreported!;
+    this.unreported = null;
+    if (!this.restartsWorkers) {
+      failures[0].others = failures.slice(1);
+      throw failures[0];
+    }
+    this.dispatching = true;
+    try {
+      for (const failure of failures) this.events.emit('workerFailed', failure);
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  /**
+   * Stops worker `worker` (1-based, as CrowdWorkerError.worker gives it) whatever it is doing, and
+   * starts a new thread on its share of the characters; resolves once it is ready, and it takes
+   * part in frames from the next update. Its characters start again from their initial state, with
+   * the parameter values, update rates and slot calls the crowd holds for them (see docs/crowds.md);
+   * the others keep theirs. A failed worker needs it; a running one may be restarted too. Rejects
+   * with a `start-failed` CrowdWorkerError if the new thread cannot build its graph; a restart
+   * under way is returned again; one that close() interrupts resolves.
+   */
+  async restartWorker(worker: number): Promise<void> {
+    this.checkOpen();
+    if (!Number.isInteger(worker) || worker < 1 || worker > this.workerCount) {
+      throw new RangeError(`no worker ${describeValue(worker)}: the crowd has ${this.workerCount === 0 ? 'no worker threads' : `workers 1 to ${this.workerCount}`}`);
+    }
+    return this.threads.restart(worker);
   }
 
   /**
    * A diagnostic: calls `frame` `frames` times (each call runs one frame of yours: whatever you set,
    * then `update` once) and returns the bytes each thread allocated per frame meanwhile, the
    * calling thread's first (your `frame` included), then each worker's (V8's young generation and
-   * large objects, garbage collections counted). A warm crowd's frame allocates nothing, so the
-   * workers' figures should be 0 but for a fraction of a byte (the measurement's own); more shows
-   * garbage made in the frame loop. Measure once the crowd is warm: the first frames of a process
-   * run unoptimised code, which allocates.
+   * large objects, garbage collections counted; NaN for a worker not running at the end). A warm
+   * crowd's frame allocates nothing, so the workers' figures should be 0 but for a fraction of a
+   * byte (the measurement's own); more shows garbage made in the frame loop. Measure once the
+   * crowd is warm: the first frames of a process run unoptimised code, which allocates.
    */
   measureAllocation(frames: number, frame: () => void): number[] {
     this.checkOpen();
@@ -680,28 +404,14 @@ export class Crowd {
       this.measuring = false;
       // The workers close their windows without running a frame.
       Atomics.store(control, MEASURING, MEASURE_END);
-      this.startWorkers();
-      this.awaitWorkers();
+      this.threads.wake();
+      const failures = this.threads.wait();
       Atomics.store(control, MEASURING, MEASURE_OFF);
+      if (failures !== null) this.failed(failures); // reported by the next update
     }
-    return Array.from(b.allocation);
-  }
-
-  /** Wakes the worker threads for a frame (or for what control[MEASURING] asks). */
-  private startWorkers(): void {
-    if (this.workerCount === 0) return;
-    const control = this.buffers.control;
-    Atomics.store(control, DONE, 0);
-    Atomics.add(control, SEQUENCE, 1);
-    Atomics.notify(control, SEQUENCE);
-  }
-
-  /** Returns when every worker thread has finished what startWorkers woke it for. */
-  private awaitWorkers(): void {
-    const control = this.buffers.control, workers = this.workerCount;
-    for (let done = Atomics.load(control, DONE); done < workers; done = Atomics.load(control, DONE)) {
-      Atomics.wait(control, DONE, done);
-    }
+    const bytes = Array.from(b.allocation);
+    for (let t = 1; t < bytes.length; t++) if (this.threads.running[t] !== 1) bytes[t] = NaN;
+    return bytes;
   }
 
   /** The instance of a character the calling thread evaluates (for its debug tree or events), else undefined. */
@@ -709,20 +419,11 @@ export class Crowd {
     return character >= this.slice.first && character < this.slice.end ? this.slice.instances[character - this.slice.first] : undefined;
   }
 
-  /** Stops the worker threads. The shared arrays keep the last frame's poses. */
+  /** Stops the worker threads, restarts under way included. The shared arrays keep the last frame's poses. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const control = this.buffers.control;
-    Atomics.store(control, STOP, 1);
-    Atomics.add(control, SEQUENCE, 1);
-    Atomics.notify(control, SEQUENCE);
-    await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
-      w.once('exit', () => resolve());
-      w.ref(); // unref'd at create: the exit must keep the process waiting for it
-      // A worker stuck in a frame (it never is: the frame loop does not throw) is stopped anyway.
-      setTimeout(() => void w.terminate(), 1000).unref();
-    })));
+    await this.threads.close();
   }
 
   /** checkCharacter for a call that changes a character: after close() it would do nothing, silently. */
@@ -742,3 +443,4 @@ export class Crowd {
     }
   }
 }
+

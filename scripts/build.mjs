@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the package into dist/ (run by `npm run build` and by `prepare`, so `npm install`, `npm ci`,
 // `npm pack` and an install from git all build it): compiles with tsconfig.build.json, then
-//  - copies the crowd worker's launcher beside the compiled worker (crowd.ts starts
+//  - copies the crowd worker's launcher beside the compiled worker (crowd-threads.ts starts
 //    `./crowd-worker.mjs`; tsc copies no .mjs);
 //  - rewrites relative `.ts` specifiers in the declarations to `.js`. tsc rewrites them in the
 //    JavaScript only (microsoft/TypeScript#61037); TypeScript reads `.ts` in a .d.ts anyway, but

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
-import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, type CrowdGraphSource } from '../../host/crowd.ts';
+import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { measureAllocation } from '../../host/allocation.ts';
 import { runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
-import { notifyWalkGraph, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
+import { notifyWalkGraph, SABOTAGED_BONE, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
 import type { CrowdEventName } from '../../host/crowd-events.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
@@ -20,9 +20,10 @@ const SUPPORT = new URL('../support/crowd-graphs.ts', import.meta.url).href;
 const DT = [1 / 60, 1 / 30, 0, 1 / 60, 0.05];
 
 const crowds: Crowd[] = [];
+// Closing some twenty crowds' workers took more than vitest's 10 s for a hook on a loaded machine.
 afterAll(async () => {
   await Promise.all(crowds.map((c) => c.close()));
-});
+}, 60_000);
 async function crowdOf(source: CrowdGraphSource, count: number, workers: number, componentSpace = true): Promise<Crowd> {
   const crowd = await Crowd.create({ source, count, workers, componentSpace });
   crowds.push(crowd);
@@ -216,11 +217,14 @@ describe('Crowd', () => {
     expect(crowd.getUpdateRate(1)).toBe(1);
   });
 
-  it('measures what each thread allocates per frame (measureAllocation): nothing once warm, events\' numbers boxed when forwarded (plain Node process)', () => {
+  it('measures what each thread allocates per frame (measureAllocation): nothing once warm, checkFinite on or off, events\' numbers boxed when forwarded (plain Node process)', () => {
     const quiet = runProbe<{ perFrame: number[] }>('crowd-allocation-probe.ts', [], ['quiet']);
     expect(quiet.perFrame).toHaveLength(2); // the calling thread and the worker
     // What a window itself costs (its heap statistics, about 2.5 KB over 4000 frames): 0.63 measured.
     for (const bytes of quiet.perFrame) expect(bytes).toBeLessThan(1);
+    // Checking every character's frame for numbers that are not finite allocates nothing either.
+    const finite = runProbe<{ perFrame: number[] }>('crowd-allocation-probe.ts', [], ['finite']);
+    for (const bytes of finite.perFrame) expect(bytes).toBeLessThan(1);
     const loud = runProbe<{ perFrame: number[]; eventsPerFrame: number }>('crowd-allocation-probe.ts');
     expect(loud.eventsPerFrame).toBeGreaterThan(0.5);
     // A number an event carries that is not a whole number (a loop's time, a notify's weight) is
@@ -265,14 +269,146 @@ describe('Crowd', () => {
     expect(() => alone.measureAllocation(1, () => alone.update(1 / 60))).toThrow(/closed/);
   });
 
-  it('rethrows on the calling thread an error a node throws, in a worker or on that thread, once the frame is over', async () => {
+  it('reports an error a node throws in a worker as a CrowdWorkerError once the frame is over, runs on without the worker until restartWorker, and rethrows one thrown on the calling thread as it is', async () => {
     const crowd = await crowdOf({ module: SUPPORT, export: 'failingGraph' }, 4, 1);
     crowd.update(1 / 60);
     crowd.setParameter(3, 'fail', true); // character 3 is the worker's
-    expect(() => crowd.update(1 / 60)).toThrow(/crowd worker 1 failed in a frame; close the crowd\. Error: Failing node: told to fail/);
+    const error = thrown(() => crowd.update(1 / 60));
+    expect(error).toBeInstanceOf(CrowdWorkerError);
+    expect(error).toMatchObject({ name: 'CrowdWorkerError', code: 'worker-threw', worker: 1, characters: [2, 3], exitCode: null, others: [] });
+    expect((error as Error).message).toMatch(
+      /^crowd worker 1 \(characters 2 to 3\) threw in a frame; its characters keep their last poses until restartWorker\(1\) starts them again\. Error: Failing node: told to fail\n/,
+    );
+    crowd.update(1 / 60); // without the worker, which is not reported again
+    await expect(crowd.restartWorker(2)).rejects.toThrow(new RangeError('no worker 2: the crowd has workers 1 to 1'));
+    await expect(crowd.restartWorker(0)).rejects.toThrow(RangeError);
+    await expect(crowd.restartWorker(1.5)).rejects.toThrow(/^no worker 1.5/);
+    crowd.setParameter(3, 'fail', false);
+    await crowd.restartWorker(1);
+    crowd.update(1 / 60);
+    // The new worker runs its characters' frames (so one can fail again), with the values set.
+    crowd.setParameter(2, 'fail', true);
+    expect(thrown(() => crowd.update(1 / 60))).toMatchObject({ code: 'worker-threw', worker: 1 });
     const own = await crowdOf({ module: SUPPORT, export: 'failingGraph' }, 4, 1);
     own.setParameter(0, 'fail', true);
     expect(() => own.update(1 / 60)).toThrow(/^Failing node: told to fail$/);
+    const alone = await crowdOf({ file: LOCOMOTION }, 2, 0);
+    await expect(alone.restartWorker(1)).rejects.toThrow('no worker 1: the crowd has no worker threads');
+  });
+});
+
+/** What `call` threw (undefined if nothing). */
+function thrown(call: () => void): unknown {
+  try {
+    call();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+/** What tests/support/crowd-failure-probe.ts prints. */
+interface FailureProbe {
+  errors: { crowdWorkerError: boolean; name: string; code: string; worker: number; characters: number[]; exitCode: number | null; message: string; others: FailureProbe['errors'] }[];
+  afterFailure: number[];
+  restarted: number[];
+  relevantAfterRestart: number[];
+  evaluatedAfterRestart: Record<string, number[]>;
+}
+
+/**
+ * Runs crowd-failure-probe.ts `scenario` in a process of its own, which must finish within a
+ * deadline: not a measurement (far beyond the 500 ms and 10 s the probe's crowds wait), only what
+ * keeps a crowd that would wait forever for its worker from holding this test for good.
+ */
+function failureProbe(scenario: 'exit' | 'spin' | 'auto'): FailureProbe {
+  const probe = fileURLToPath(new URL('../support/crowd-failure-probe.ts', import.meta.url));
+  let out: string;
+  try {
+    out = execFileSync(process.execPath, ['--import', 'tsx', probe, scenario], { encoding: 'utf8', timeout: 100_000 });
+  } catch (e) {
+    throw new Error(`crowd-failure-probe.ts ${scenario} did not finish within 100 s (or failed): ${(e as Error).message}`);
+  }
+  return JSON.parse(out.trim().split('\n').at(-1)!) as FailureProbe;
+}
+
+describe('Crowd worker failures', () => {
+  it('reports workers that exit mid-frame (a node calling process.exit) as CrowdWorkerErrors naming each worker, its characters and exit code, at once; runs on without them; restartWorker starts their characters afresh, keeping their parameters and update rates, the others keeping their state', () => {
+    const { errors, afterFailure, restarted, relevantAfterRestart, evaluatedAfterRestart } = failureProbe('exit');
+    const exited = (worker: number, characters: number[]) => ({
+      crowdWorkerError: true, name: 'CrowdWorkerError', code: 'worker-exited', worker, characters, exitCode: 7,
+      message: `crowd worker ${worker} (characters ${characters[0]} to ${characters[1]}) exited (code 7); its characters keep their last poses until restartWorker(${worker}) starts them again`,
+    });
+    // Both workers exited in the 6th frame: one error, the other in its `others`, and no other error
+    // (the 10 s timeout was not what found them).
+    expect(errors).toEqual([{ ...exited(1, [2, 3]), others: [{ ...exited(2, [4, 5]), others: [] }] }]);
+    // The calling thread's characters ran that frame and the next as instances alone do; after the
+    // restart every character is as an instance alone is: the calling thread's kept their state, the
+    // workers' are new instances given the crowd's parameter values (one set while its worker was down).
+    expect(afterFailure).toEqual([]);
+    expect(restarted).toEqual([]);
+    // The new workers forward their characters' events (new instances: their nodes became relevant anew).
+    expect(relevantAfterRestart).toEqual([2, 3, 4, 5]);
+    // A restarted character updated on one frame in 3 keeps the frames it had: those of the calling
+    // thread's character of the same rate and phase (frames 1 to 7 before the restart: 9 and 12).
+    expect(evaluatedAfterRestart).toEqual({ 0: [9, 12], 2: [9, 12] });
+  });
+
+  it('stops a worker whose node never returns once workerTimeout (500 ms) has passed, reports it as a worker-timeout CrowdWorkerError, and restarts it', () => {
+    const { errors, afterFailure, restarted, relevantAfterRestart } = failureProbe('spin');
+    expect(errors).toEqual([{
+      crowdWorkerError: true, name: 'CrowdWorkerError', code: 'worker-timeout', worker: 1, characters: [2, 3], exitCode: null, others: [],
+      message: 'crowd worker 1 (characters 2 to 3) did not finish its frame within workerTimeout (500 ms) and was stopped; its characters keep their last poses until restartWorker(1) starts them again',
+    }]);
+    expect([afterFailure, restarted, relevantAfterRestart]).toEqual([[], [], [2, 3]]);
+  });
+
+  it('with restartWorkers, emits a worker\'s failure as workerFailed instead of throwing it, and restarts the worker itself', () => {
+    const { errors, afterFailure, restarted } = failureProbe('auto');
+    expect(errors).toEqual([{
+      crowdWorkerError: true, name: 'CrowdWorkerError', code: 'worker-exited', worker: 1, characters: [2, 3], exitCode: 7, others: [],
+      message: 'crowd worker 1 (characters 2 to 3) exited (code 7); it is being restarted (restartWorkers), its characters keeping their last poses until it has',
+    }]);
+    expect([afterFailure, restarted]).toEqual([[], []]);
+  });
+
+  it('reports a NaN a custom node writes on a worker as nonFinitePose, naming the character, bone and attribute, with checkFinite (and not without)', async () => {
+    const source = { module: SUPPORT, export: 'sabotagedWalkGraph', args: ['nan', 3] };
+    const checked = await Crowd.create({ source, count: 4, workers: 1, componentSpace: true, checkFinite: true });
+    const unchecked = await Crowd.create({ source, count: 4, workers: 1 });
+    crowds.push(checked, unchecked);
+    const reports: unknown[][] = [], unreported: unknown[][] = [];
+    let frame = 0;
+    checked.events.on('nonFinitePose', (...report) => reports.push([frame, ...report]));
+    unchecked.events.on('nonFinitePose', (...report) => unreported.push([frame, ...report]));
+    const n = checked.boneCount, y = (crowd: Crowd, character: number) => crowd.translations[(character * n + SABOTAGED_BONE) * 3 + 1];
+    const written: boolean[] = [];
+    for (frame = 1; frame <= 5; frame++) {
+      checked.update(1 / 30);
+      unchecked.update(1 / 30);
+      written.push(Number.isNaN(y(unchecked, 3)));
+      expect(Number.isNaN(y(checked, 3))).toBe(frame === 3);
+    }
+    const bone = checked.graph.skeleton.boneNames[SABOTAGED_BONE];
+    expect(reports).toEqual([[3, 2, bone, 'translation'], [3, 3, bone, 'translation']]);
+    // Without the check, the NaN was there all the same, and nothing said so.
+    expect(written).toEqual([false, false, true, false, false]);
+    expect(unreported).toEqual([]);
+  });
+
+  it('checks workerTimeout, restartWorkers and checkFinite', async () => {
+    const source = { file: LOCOMOTION };
+    for (const workerTimeout of [0, -1, NaN, '500' as never]) {
+      await expect(Crowd.create({ source, count: 2, workerTimeout })).rejects.toThrow(
+        new RangeError(`workerTimeout must be milliseconds above 0 (Infinity to wait as long as a frame takes); got ${typeof workerTimeout === 'string' ? '"500"' : workerTimeout}`),
+      );
+    }
+    await expect(Crowd.create({ source, count: 2, restartWorkers: 'yes' as never })).rejects.toThrow(new TypeError('restartWorkers is true or false; got "yes"'));
+    await expect(Crowd.create({ source, count: 2, checkFinite: 1 as never })).rejects.toThrow(new TypeError('checkFinite is true or false; got 1'));
+    const crowd = await crowdOf(source, 2, 0);
+    expect(DEFAULT_WORKER_TIMEOUT).toBe(5000);
+    await crowd.close();
+    await expect(crowd.restartWorker(1)).rejects.toThrow('the crowd is closed');
   });
 });
 

@@ -4,7 +4,7 @@ import { NodeRegistry } from '../../graphs/loader.ts';
 import { loadGraphAsset } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import type { AnimGraph } from '../../runtime/graph/graph.ts';
-import { LocalPoseNode, NO_LINKS, type Link, type NodeType } from '../../runtime/node/node.ts';
+import { LocalPoseNode, NO_LINKS, type Link, type NodeType, type PoseLink, type UpdateContext } from '../../runtime/node/node.ts';
 import type { Pose } from '../../runtime/core/pose.ts';
 
 /** A node that throws in its evaluate while the graph's bool parameter 'fail' (slot 0) is set (a buggy custom node). */
@@ -34,6 +34,66 @@ export function failingGraph(): AnimGraph {
       nodes: { f: { type: 'Failing' } }, output: 'f',
     },
     { nodeTypes: new NodeRegistry([...builtInNodeTypes, FailingType]) },
+  );
+}
+
+/** What a Sabotage node does on its `frame`th update, on a crowd's worker thread only. */
+export type Sabotage = 'exit' | 'spin' | 'nan';
+
+/** The bone whose translation a 'nan' Sabotage node makes NaN. */
+export const SABOTAGED_BONE = 2;
+
+/**
+ * A pass-through node that, on a worker thread, on its instance's `frame`th update since its
+ * initialization, calls process.exit(7) ('exit'), never returns ('spin'), or writes NaN into bone
+ * SABOTAGED_BONE's translation that frame ('nan'): a custom node's bugs, which a Crowd must survive.
+ */
+class SabotageNode extends LocalPoseNode {
+  private readonly inputLinks: readonly Link[];
+  private updates = 0;
+
+  constructor(id: string, private readonly pose: PoseLink, private readonly what: Sabotage, private readonly frame: number) {
+    super(id, 'Sabotage');
+    this.inputLinks = [pose];
+  }
+  protected get links(): readonly Link[] {
+    return this.inputLinks;
+  }
+  protected override onInitialize(): void {
+    this.updates = 0;
+  }
+  protected onUpdate(ctx: UpdateContext): void {
+    this.pose.update(ctx);
+    if (++this.updates !== this.frame || isMainThread) return;
+    if (this.what === 'exit') process.exit(7);
+    if (this.what === 'spin') for (;;);
+  }
+  protected onEvaluate(out: Pose): void {
+    this.pose.evaluate(out);
+    if (this.what === 'nan' && this.updates === this.frame && !isMainThread) out.translations[SABOTAGED_BONE * 3 + 1] = NaN;
+  }
+}
+
+/**
+ * The built-in walk, its play rate the float parameter 'rate', under a Sabotage node that does
+ * `what` on a worker thread on the `frame`th update of each of its characters.
+ */
+export function sabotagedWalkGraph(what: Sabotage, frame: number): AnimGraph {
+  const SabotageType: NodeType = {
+    type: 'Sabotage', space: 'local', properties: {}, inputs: [{ name: 'pose', kind: 'pose', space: 'local' }],
+    create: ({ id, inputs }) => new SabotageNode(id, inputs.pose as PoseLink, what, frame),
+  };
+  return loadGraphAsset(
+    {
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk', rootMotion: { bone: 'pelvis' } } },
+      parameters: { rate: { type: 'float', default: 1 } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: { param: 'rate' } } },
+        s: { type: 'Sabotage', inputs: { pose: 'walk' } },
+      },
+      output: 's',
+    },
+    { nodeTypes: new NodeRegistry([...builtInNodeTypes, SabotageType]) },
   );
 }
 
