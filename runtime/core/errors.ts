@@ -28,6 +28,8 @@
  * - `not-supported`: this host cannot do it: index files on a big-endian machine.
  * - `io`: reading or writing outside the library failed: an output file that cannot be written,
  *   standard output whose reader has gone, a port in use, a fetch that failed.
+ * - `worker-failed`: a Crowd's worker thread exited, timed out or threw (CrowdWorkerError: its
+ *   `failure` says which, its `characters` whose they were).
  * - `internal`: something that must never happen did: a bug in animgraph or in a custom node (a
  *   graph that produced a non-finite number).
  */
@@ -41,6 +43,7 @@ export const ANIM_GRAPH_ERROR_CODES = [
   'invalid-state',
   'not-supported',
   'io',
+  'worker-failed',
   'internal',
 ] as const;
 

@@ -275,7 +275,7 @@ describe('Crowd', () => {
     crowd.setParameter(3, 'fail', true); // character 3 is the worker's
     const error = thrown(() => crowd.update(1 / 60));
     expect(error).toBeInstanceOf(CrowdWorkerError);
-    expect(error).toMatchObject({ name: 'CrowdWorkerError', code: 'worker-threw', worker: 1, characters: [2, 3], exitCode: null, others: [] });
+    expect(error).toMatchObject({ name: 'CrowdWorkerError', failure: 'worker-threw', worker: 1, characters: [2, 3], exitCode: null, others: [] });
     expect((error as Error).message).toMatch(
       /^crowd worker 1 \(characters 2 to 3\) threw in a frame; its characters keep their last poses until restartWorker\(1\) starts them again\. Error: Failing node: told to fail\n/,
     );
@@ -288,7 +288,7 @@ describe('Crowd', () => {
     crowd.update(1 / 60);
     // The new worker runs its characters' frames (so one can fail again), with the values set.
     crowd.setParameter(2, 'fail', true);
-    expect(thrown(() => crowd.update(1 / 60))).toMatchObject({ code: 'worker-threw', worker: 1 });
+    expect(thrown(() => crowd.update(1 / 60))).toMatchObject({ failure: 'worker-threw', worker: 1 });
     const own = await crowdOf({ module: SUPPORT, export: 'failingGraph' }, 4, 1);
     own.setParameter(0, 'fail', true);
     expect(() => own.update(1 / 60)).toThrow(/^Failing node: told to fail$/);
@@ -309,7 +309,7 @@ function thrown(call: () => void): unknown {
 
 /** What tests/support/crowd-failure-probe.ts prints. */
 interface FailureProbe {
-  errors: { crowdWorkerError: boolean; name: string; code: string; worker: number; characters: number[]; exitCode: number | null; message: string; others: FailureProbe['errors'] }[];
+  errors: { crowdWorkerError: boolean; name: string; failure: string; worker: number; characters: number[]; exitCode: number | null; message: string; others: FailureProbe['errors'] }[];
   afterFailure: number[];
   restarted: number[];
   relevantAfterRestart: number[];
@@ -336,7 +336,7 @@ describe('Crowd worker failures', () => {
   it('reports workers that exit mid-frame (a node calling process.exit) as CrowdWorkerErrors naming each worker, its characters and exit code, at once; runs on without them; restartWorker starts their characters afresh, keeping their parameters and update rates, the others keeping their state', () => {
     const { errors, afterFailure, restarted, relevantAfterRestart, evaluatedAfterRestart } = failureProbe('exit');
     const exited = (worker: number, characters: number[]) => ({
-      crowdWorkerError: true, name: 'CrowdWorkerError', code: 'worker-exited', worker, characters, exitCode: 7,
+      crowdWorkerError: true, name: 'CrowdWorkerError', failure: 'worker-exited', worker, characters, exitCode: 7,
       message: `crowd worker ${worker} (characters ${characters[0]} to ${characters[1]}) exited (code 7); its characters keep their last poses until restartWorker(${worker}) starts them again`,
     });
     // Both workers exited in the 6th frame: one error, the other in its `others`, and no other error
@@ -357,7 +357,7 @@ describe('Crowd worker failures', () => {
   it('stops a worker whose node never returns once workerTimeout (500 ms) has passed, reports it as a worker-timeout CrowdWorkerError, and restarts it', () => {
     const { errors, afterFailure, restarted, relevantAfterRestart } = failureProbe('spin');
     expect(errors).toEqual([{
-      crowdWorkerError: true, name: 'CrowdWorkerError', code: 'worker-timeout', worker: 1, characters: [2, 3], exitCode: null, others: [],
+      crowdWorkerError: true, name: 'CrowdWorkerError', failure: 'worker-timeout', worker: 1, characters: [2, 3], exitCode: null, others: [],
       message: 'crowd worker 1 (characters 2 to 3) did not finish its frame within workerTimeout (500 ms) and was stopped; its characters keep their last poses until restartWorker(1) starts them again',
     }]);
     expect([afterFailure, restarted, relevantAfterRestart]).toEqual([[], [], [2, 3]]);
@@ -366,7 +366,7 @@ describe('Crowd worker failures', () => {
   it('with restartWorkers, emits a worker\'s failure as workerFailed instead of throwing it, and restarts the worker itself', () => {
     const { errors, afterFailure, restarted } = failureProbe('auto');
     expect(errors).toEqual([{
-      crowdWorkerError: true, name: 'CrowdWorkerError', code: 'worker-exited', worker: 1, characters: [2, 3], exitCode: 7, others: [],
+      crowdWorkerError: true, name: 'CrowdWorkerError', failure: 'worker-exited', worker: 1, characters: [2, 3], exitCode: 7, others: [],
       message: 'crowd worker 1 (characters 2 to 3) exited (code 7); it is being restarted (restartWorkers), its characters keeping their last poses until it has',
     }]);
     expect([afterFailure, restarted]).toEqual([[], []]);

@@ -49,7 +49,7 @@ let updates = 0;
 
 const errors: object[] = [];
 const describe = (e: unknown): object => e instanceof CrowdWorkerError
-  ? { crowdWorkerError: true, name: e.name, code: e.code, worker: e.worker, characters: e.characters, exitCode: e.exitCode, message: e.message, others: e.others.map(describe) }
+  ? { crowdWorkerError: true, name: e.name, failure: e.failure, worker: e.worker, characters: e.characters, exitCode: e.exitCode, message: e.message, others: e.others.map(describe) }
   : { crowdWorkerError: false, message: String(e) };
 crowd.events.on('workerFailed', (e) => errors.push(describe(e)));
 const relevant = new Set<number>();
