@@ -8,7 +8,7 @@ import { loadGraphFile } from '../../host/files.ts';
 import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
 import { measureAllocation } from '../../host/allocation.ts';
-import { runProbe } from '../support/allocation.ts';
+import { PROBE_HANG_MS, runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { notifyWalkGraph, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
 import type { CrowdEventName } from '../../host/crowd-events.ts';
@@ -411,7 +411,8 @@ describe('the crowd example of docs/crowds.md', () => {
     expect(code).toContain("from 'animgraph/node'");
     const file = join(mkdtempSync(join(tmpdir(), 'animgraph-readme-')), 'crowd.mts');
     writeFileSync(file, `${code.replace("from 'animgraph/node'", `from '${root}node.ts'`)}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
-    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8' });
+    // Bounded as a probe is (a crowd whose worker never answers would block this synchronous call forever).
+    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
     const [count, workers, x] = JSON.parse(out.trim().split('\n').at(-1)!);
     expect([count, workers]).toEqual([1000, 1]);
     expect(Number.isFinite(x) && x !== 0).toBe(true);

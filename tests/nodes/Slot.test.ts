@@ -5,7 +5,7 @@ import type { AnimGraphInstance } from '../../runtime/graph/graph.ts';
 import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
-import { runProbe } from '../support/allocation.ts';
+import { PROBES_TEST_TIMEOUT, runProbe } from '../support/allocation.ts';
 
 /** Issue 17, item 8: one-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
 const skeleton = sampleSkeleton();
@@ -328,7 +328,7 @@ describe('Slot', () => {
     expect(result.notifies).toBeGreaterThan(1000);
     expect(result.ended).toBeGreaterThan(1000);
     expect(result.lean).toBeGreaterThan(0);
-  }, 120_000);
+  }, PROBES_TEST_TIMEOUT);
 
   it('allocates next to nothing for a lone character playing a clip now and then, the playing code cold', () => {
     const { windows } = runProbe<{ windows: number[] }>('slot-allocation-probe.ts', ['--no-concurrent-recompilation'], ['slow']);
@@ -338,5 +338,5 @@ describe('Slot', () => {
     // and boxed the weight it read, and playSlot and the Slot's start iterated with for-of and a
     // destructuring, whose iterators unoptimised code allocates.
     expect([...windows].sort((a, b) => a - b)[1]).toBeLessThan(1.5);
-  }, 60_000);
+  });
 });

@@ -19,11 +19,37 @@ export function bytesPerFrame(frame: () => void, { warmup = 20000, windows = 5, 
 }
 
 /**
+ * How long a probe's process may run before it is taken to be hung and killed: not a time budget.
+ * A probe counts bytes over a number of frames, never against a clock, and takes seconds of CPU;
+ * this bound only ends a child that would otherwise block its test forever (a synchronous call
+ * that vitest's own test timeout cannot interrupt), on however busy a machine.
+ */
+export const PROBE_HANG_MS = 10 * 60_000;
+
+/**
+ * The vitest timeout of a test that runs several probes: none (0). Each probe's process is bounded
+ * by PROBE_HANG_MS instead, so that a busy machine slows such a test down but cannot fail it. A test
+ * running a single probe keeps the suite's testTimeout (vitest.config.ts), which is longer.
+ */
+export const PROBES_TEST_TIMEOUT = 0;
+
+/**
  * Runs the probe tests/support/`name` in a plain Node process (`--expose-gc`, then `flags`; `args`
- * after the script) and returns the JSON it printed on its last line.
+ * after the script) and returns the JSON it printed on its last line. A probe still running after
+ * PROBE_HANG_MS is killed and reported as hung.
  */
 export function runProbe<T = Record<string, any>>(name: string, flags: readonly string[] = [], args: readonly string[] = []): T {
-  const probe = new URL(`./${name}`, import.meta.url).pathname;
-  const out = execFileSync(process.execPath, ['--expose-gc', ...flags, '--import', 'tsx', probe, ...args], { encoding: 'utf8' });
-  return JSON.parse(out.trim().split('\n').at(-1)!) as T;
+  return JSON.parse(runNodeProbe(new URL(`./${name}`, import.meta.url).pathname, flags, args).trim().split('\n').at(-1)!) as T;
+}
+
+/** What the probe script at `path` printed, run as runProbe runs one (bounded by PROBE_HANG_MS). */
+export function runNodeProbe(path: string, flags: readonly string[] = [], args: readonly string[] = []): string {
+  try {
+    return execFileSync(process.execPath, ['--expose-gc', ...flags, '--import', 'tsx', path, ...args], { encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
+      throw new Error(`allocation probe ${[path, ...args].join(' ')} still ran after ${PROBE_HANG_MS / 60_000} minutes: killed as hung`);
+    }
+    throw e;
+  }
 }
