@@ -216,11 +216,11 @@ describe('Crowd', () => {
   });
 
   it('measures what each thread allocates per frame (measureAllocation): nothing once warm, events\' numbers boxed when forwarded (plain Node process)', () => {
-    const quiet = runProbe<{ perFrame: number[] }>('crowd-allocation-probe.ts', [], ['quiet']);
+    type Threads = { perFrame: number[]; eventsPerFrame: number };
+    const { quiet, loud } = runProbe<{ quiet: Threads; loud: Threads }>('crowd-allocation-probe.ts');
     expect(quiet.perFrame).toHaveLength(2); // the calling thread and the worker
     // What a window itself costs (its heap statistics, about 2.5 KB over 4000 frames): 0.63 measured.
     for (const bytes of quiet.perFrame) expect(bytes).toBeLessThan(1);
-    const loud = runProbe<{ perFrame: number[]; eventsPerFrame: number }>('crowd-allocation-probe.ts');
     expect(loud.eventsPerFrame).toBeGreaterThan(0.5);
     // A number an event carries that is not a whole number (a loop's time, a notify's weight) is
     // boxed, 16 bytes, where it is emitted: on the worker for its share of the characters, on the
