@@ -21,7 +21,7 @@ describe('the main entry (index.ts) in a browser', () => {
   let built: { code: string; metafile: Metafile };
   beforeAll(async () => {
     built = await bundle('index.ts', true);
-  }, 60_000);
+  });
 
   it('bundles for the browser platform with no node:* import (a Node built-in fails the build)', async () => {
     const imported = Object.values(built.metafile.outputs)[0].imports.map((i) => i.path);

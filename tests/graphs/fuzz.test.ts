@@ -9,6 +9,7 @@ import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import type { DebugNode } from '../../runtime/node/node.ts';
 import type { ParameterValue } from '../../runtime/node/parameters.ts';
 import { describeWithData } from '../support/shared-data.ts';
+import { stress } from '../support/stress.ts';
 
 /**
  * Property-based fuzzing of graph assets: mutations of the example graphs and of a
@@ -18,8 +19,11 @@ import { describeWithData } from '../support/shared-data.ts';
  * (fast-check prints the shrunk counterexample); the budget keeps the file within a few seconds.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20_130_013);
-/** Runs scale with FUZZ_SCALE (e.g. 20 for a long local search with random FUZZ_SEEDs). */
-const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
+/**
+ * Runs scale with FUZZ_SCALE (e.g. 20 for a long local search with random FUZZ_SEEDs); unset, 1 with
+ * ANIMGRAPH_STRESS=1 (CI) and a quarter in a plain `npm test`: the same seed's first runs.
+ */
+const SCALE = Number(process.env.FUZZ_SCALE ?? stress(0.25, 1));
 
 const examplesDir = new URL('../../graphs/examples/', import.meta.url).pathname;
 const examples = readdirSync(examplesDir).filter((f) => /^sample-.*\.json$/.test(f))

@@ -8,7 +8,7 @@ import { loadGraphFile } from '../../host/files.ts';
 import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { measureAllocation } from '../../host/allocation.ts';
-import { runProbe } from '../support/allocation.ts';
+import { PROBE_HANG_MS, runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
 import { notifyWalkGraph, SABOTAGED_BONE, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
@@ -218,14 +218,13 @@ describe('Crowd', () => {
   });
 
   it('measures what each thread allocates per frame (measureAllocation): nothing once warm, checkFinite on or off, events\' numbers boxed when forwarded (plain Node process)', () => {
-    const quiet = runProbe<{ perFrame: number[] }>('crowd-allocation-probe.ts', [], ['quiet']);
+    type Threads = { perFrame: number[]; eventsPerFrame: number };
+    const { quiet, loud, finite } = runProbe<{ quiet: Threads; loud: Threads; finite: Threads }>('crowd-allocation-probe.ts');
     expect(quiet.perFrame).toHaveLength(2); // the calling thread and the worker
     // What a window itself costs (its heap statistics, about 2.5 KB over 4000 frames): 0.63 measured.
     for (const bytes of quiet.perFrame) expect(bytes).toBeLessThan(1);
     // Checking every character's frame for numbers that are not finite allocates nothing either.
-    const finite = runProbe<{ perFrame: number[] }>('crowd-allocation-probe.ts', [], ['finite']);
     for (const bytes of finite.perFrame) expect(bytes).toBeLessThan(1);
-    const loud = runProbe<{ perFrame: number[]; eventsPerFrame: number }>('crowd-allocation-probe.ts');
     expect(loud.eventsPerFrame).toBeGreaterThan(0.5);
     // A number an event carries that is not a whole number (a loop's time, a notify's weight) is
     // boxed, 16 bytes, where it is emitted: on the worker for its share of the characters, on the
@@ -548,7 +547,8 @@ describe('the crowd example of docs/crowds.md', () => {
     expect(code).toContain("from 'animgraph/node'");
     const file = join(mkdtempSync(join(tmpdir(), 'animgraph-readme-')), 'crowd.mts');
     writeFileSync(file, `${code.replace("from 'animgraph/node'", `from '${root}node.ts'`)}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
-    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8' });
+    // Bounded as a probe is (a crowd whose worker never answers would block this synchronous call forever).
+    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
     const [count, workers, x] = JSON.parse(out.trim().split('\n').at(-1)!);
     expect([count, workers]).toEqual([1000, 1]);
     expect(Number.isFinite(x) && x !== 0).toBe(true);

@@ -6,7 +6,7 @@ import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
-import { runProbe } from '../support/allocation.ts';
+import { PROBES_TEST_TIMEOUT, runProbe } from '../support/allocation.ts';
 
 /** One-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
 const skeleton = sampleSkeleton();
@@ -329,7 +329,7 @@ describe('Slot', () => {
     expect(result.notifies).toBeGreaterThan(1000);
     expect(result.ended).toBeGreaterThan(1000);
     expect(result.lean).toBeGreaterThan(0);
-  }, 120_000);
+  }, PROBES_TEST_TIMEOUT);
 
   it('allocates next to nothing for a lone character playing a clip now and then, the playing code cold', () => {
     const { windows } = runProbe<{ windows: number[] }>('slot-allocation-probe.ts', ['--no-concurrent-recompilation'], ['slow']);
@@ -338,5 +338,5 @@ describe('Slot', () => {
     // blend in a function called only while a clip plays, and for-of and a destructuring in
     // playSlot and the Slot's start (see CONTRIBUTING.md, "Numbers in the frame loop").
     expect([...windows].sort((a, b) => a - b)[1]).toBeLessThan(1.5);
-  }, 60_000);
+  });
 });

@@ -34,7 +34,7 @@ const frame = () => {
   g.evaluate();
   g.componentPose();
 };
-const { perFrame, windows } = bytesPerFrame(frame);
+const { perFrame, windows } = bytesPerFrame(frame, { untilFloor: true });
 const walk = loadGraphAsset({
   format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
   nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'walk',

@@ -38,7 +38,7 @@ const frame = () => {
   g.evaluate();
   g.componentPose();
 };
-const { perFrame, windows } = bytesPerFrame(frame);
+const { perFrame, windows } = bytesPerFrame(frame, { untilFloor: true });
 const list = g.gatherDebug().children[0].children[0].children[0].children[0];
 
 // Second graph: an InertialBlend held in a transition under StrideWarping (IK, pelvis spring, alpha).
@@ -69,7 +69,7 @@ const frame2 = () => {
   h.evaluate();
   h.componentPose();
 };
-const warped = bytesPerFrame(frame2);
+const warped = bytesPerFrame(frame2, { untilFloor: true });
 // Third graph: players and an evaluator on root-motion clips, blended (root-motion deltas every frame).
 const r = loadGraphAsset({
   format: 'animgraph/1',
@@ -89,7 +89,7 @@ const rooted = bytesPerFrame(() => {
   r.parameterValues[clipTime] = (r.parameterValues[clipTime] + 1 / 60) % 10;
   r.update(1 / 60);
   r.evaluate();
-});
+}, { untilFloor: true });
 
 // Fourth graph: the same players under StrideWarping in fromRootMotion mode, which asks its branch
 // for root-motion velocities (every player reports one) and scales what the branch reports.
@@ -117,7 +117,7 @@ const rootedWarped = bytesPerFrame(() => {
   rw.parameterValues[warpTime] = (rw.parameterValues[warpTime] + 1 / 60) % 10;
   rw.update(1 / 60);
   rw.evaluate();
-});
+}, { untilFloor: true });
 
 // setParameter between frames, as a crowd sets its parameters every frame: ints and bools with
 // nobody listening allocate nothing (a double is boxed by the call itself, outside our control).
@@ -126,7 +126,7 @@ const setting = bytesPerFrame(() => {
   k++;
   g.setParameter('i', k & 1);
   h.setParameter('a', (k & 2) === 0);
-});
+}, { untilFloor: true });
 const inertialActive = h.gatherDebug().children[0].children[0].values?.active;
 
 // A crowd of 8 under StrideWarping at full alpha (warped in place), one worker thread: the calling
@@ -143,7 +143,7 @@ const crowdFrame = bytesPerFrame(() => {
   crowd.setParameter(0, 'gait', gait);
   crowd.setParameter(7, 'gait', gait);
   crowd.update(1 / 60);
-});
+}, { untilFloor: true });
 const crowdWarp = crowd.instanceOf(0)!.gatherDebug().children[0].values?.strideScale;
 await crowd.close();
 
@@ -161,9 +161,8 @@ noisy.events.on('notifyBegin', (_c, _name, _node, weight) => { delivered++; weig
 noisy.events.on('notifyEnd', (_c, _name, _node, weight) => { delivered++; weights[0] += weight; });
 noisy.events.on('sequenceLooped', (_c, _node, _clip, time) => { delivered++; weights[0] += time; });
 for (let i = 0; i < 8; i++) noisy.setParameter(i, 'rate', 0.8 + 0.1 * i);
-const noisyFrames = { warmup: 5000, windows: 5, frames: 5000 };
-const noisyFrame = bytesPerFrame(() => noisy.update(1 / 60), noisyFrames);
-const crowdEventsPerFrame = delivered / (noisyFrames.warmup + noisyFrames.windows * noisyFrames.frames);
+const noisyFrame = bytesPerFrame(() => noisy.update(1 / 60), { warmup: 5000, windows: 5, frames: 5000, untilFloor: true });
+const crowdEventsPerFrame = delivered / noisyFrame.frames;
 await noisy.close();
 
 // An InstanceBatch of the shipped locomotion graph (component space too), characters switching
@@ -175,7 +174,7 @@ const batchFrames = bytesPerFrame(() => {
   const who = batchFrame % batch.count;
   batch.instances[who].setParameter('gait', (batchFrame >> 2) % 3);
   batch.update(1 / 60);
-});
+}, { untilFloor: true });
 
 console.log(JSON.stringify({
   perFrame, windows, poolSize: g.posePool.size, listWeights: list.values?.weights,

@@ -41,7 +41,7 @@ const frame = () => {
   g.evaluate();
   g.componentPose();
 };
-const { perFrame, windows } = bytesPerFrame(frame);
+const { perFrame, windows } = bytesPerFrame(frame, { untilFloor: true });
 const pad = g.skeleton.indexOf('pad_l') * 4;
 const moved = Math.abs(g.evaluate().rotations[pad + 3]) < 0.99999;
 console.log(JSON.stringify({ perFrame, windows, moved }));

@@ -42,5 +42,5 @@ const g = loadGraphAsset({
 const { perFrame, windows } = bytesPerFrame(() => {
   g.update(1 / 60);
   g.evaluate();
-});
+}, { untilFloor: true });
 console.log(JSON.stringify({ perFrame, windows, alpha: g.gatherDebug().children[0].values?.alpha }));

@@ -33,6 +33,6 @@ const frame = () => {
   g.evaluate();
   g.componentPose();
 };
-const { perFrame, windows } = bytesPerFrame(frame);
+const { perFrame, windows } = bytesPerFrame(frame, { untilFloor: true });
 const loco = g.gatherDebug().children[0].children[0].children[0].children[0].children[0];
 console.log(JSON.stringify({ perFrame, windows, rootMotion: Array.from(g.rootMotion), cacheWeight: loco.weight, cacheType: loco.type }));

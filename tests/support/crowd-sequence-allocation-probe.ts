@@ -33,5 +33,5 @@ const run = () => {
 };
 // Each frame runs 300 characters: far fewer frames than the single-character probes need (what a
 // window itself costs, about 2.5 KB of heap statistics, then counts 2.5 B/frame).
-const { perFrame, windows } = bytesPerFrame(run, { warmup: 600, windows: 5, frames: 1000 });
+const { perFrame, windows } = bytesPerFrame(run, { warmup: 600, windows: 5, frames: 1000, untilFloor: true });
 console.log(JSON.stringify({ perFrame, windows }));

@@ -28,5 +28,5 @@ for (const file of readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).
 const frame = (): void => {
   for (let k = 0; k < runs.length; k++) runs[k].frame();
 };
-const { perFrame, windows } = bytesPerFrame(frame, { warmup: 10000, windows: 4, frames: 8000 });
+const { perFrame, windows } = bytesPerFrame(frame, { warmup: 10000, windows: 4, frames: 8000, untilFloor: true });
 console.log(JSON.stringify({ perFrame, windows, graphs: runs.map((r) => r.file), skipped }));

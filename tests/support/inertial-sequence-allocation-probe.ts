@@ -49,5 +49,5 @@ const run = () => {
     character.evaluate();
   }
 };
-const { perFrame, windows } = bytesPerFrame(run, { warmup: 600, windows: 5, frames: 1000 });
+const { perFrame, windows } = bytesPerFrame(run, { warmup: 600, windows: 5, frames: 1000, untilFloor: true });
 console.log(JSON.stringify({ perFrame, windows }));

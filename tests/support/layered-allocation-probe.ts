@@ -38,7 +38,7 @@ const frame = () => {
   g.evaluate();
   g.componentPose();
 };
-const { perFrame, windows } = bytesPerFrame(frame);
+const { perFrame, windows } = bytesPerFrame(frame, { untilFloor: true });
 const layered = g.gatherDebug().children[0];
 const blended = layered.children.every((c) => c.weight > 0) && layered.children[0].children.every((c) => c.weight > 0);
 console.log(JSON.stringify({ perFrame, windows, blended }));

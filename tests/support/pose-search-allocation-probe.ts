@@ -32,7 +32,7 @@ const frame = () => {
   g.update(1 / 60);
   g.evaluate();
 };
-const measure = (step: () => void) => bytesPerFrame(step).perFrame;
+const measure = (step: () => void) => bytesPerFrame(step, { untilFloor: true }).perFrame;
 
 const steady = measure(frame);
 g.setParameter('motion', 1); // a crossfade of a million seconds: both clips play for the rest of the probe

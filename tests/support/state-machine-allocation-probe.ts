@@ -116,7 +116,7 @@ const frame = () => {
     transitions++;
   }
 };
-const { perFrame, windows } = slow ? bytesPerFrame(frame, { warmup: 20000, windows: 3, frames: 6400 }) : bytesPerFrame(frame);
+const { perFrame, windows } = slow ? bytesPerFrame(frame, { warmup: 20000, windows: 3, frames: 6400 }) : bytesPerFrame(frame, { untilFloor: true });
 const debug = g.gatherDebug().children[0].children[0];
 for (const machine of debug.children) states.push(String(machine.values?.activeState));
 console.log(JSON.stringify({ perFrame, windows, transitions, frames: frameIndex, states }));

@@ -34,7 +34,7 @@ const { perFrame } = bytesPerFrame(() => {
     g.evaluate();
     g.componentPose();
   }
-});
+}, { untilFloor: true });
 
 const crowd = await Crowd.create({
   source: { module: new URL('./crowd-graphs.ts', import.meta.url).href, export: 'rateWalkGraph' }, count: 8, workers: 1, componentSpace: true,
@@ -43,10 +43,11 @@ for (let i = 0; i < crowd.count; i++) crowd.setUpdateRate(i, RATES[i % 4], i, { 
 crowd.update(1 / 60);
 let crowdFrames = 0;
 const crowdFrame = bytesPerFrame(() => {
-  // With no options, as the instances' switches above at 50 and 90 frames.
+  // With no options, as the instances' switches above at 50 and 90 frames. An even number of
+  // switches in any number of windows (20,000 frames each): character 1 ends at rate 2.
   if (++crowdFrames % 50 === 0) crowd.setUpdateRate(1, crowd.getUpdateRate(1) === 2 ? 4 : 2, 1);
   crowd.update(1 / 60);
-});
+}, { untilFloor: true });
 const rates = RATES.map((_, i) => crowd.getUpdateRate(i));
 await crowd.close();
 

@@ -38,7 +38,7 @@ function probe(all: boolean): { perFrame: number; moved: boolean } {
   const before = bones[foot];
   frame();
   const moved = bones[foot] !== before;
-  return { perFrame: bytesPerFrame(frame).perFrame, moved };
+  return { perFrame: bytesPerFrame(frame, { untilFloor: true }).perFrame, moved };
 }
 
 const direct = probe(false);

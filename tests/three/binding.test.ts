@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
+import { runNodeProbe } from '../support/allocation.ts';
 import { bipedInstance } from '../support/graphs.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
 import { buildCharacter, poseNaively, type CharacterOptions } from './scene.ts';
@@ -293,7 +293,7 @@ describe('bindThree', () => {
 
   it('allocates nothing per apply() once warm', () => {
     const probe = new URL('./allocation-probe.ts', import.meta.url).pathname;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', probe], { encoding: 'utf8' });
+    const out = runNodeProbe(probe);
     const result = JSON.parse(out.trim().split('\n').at(-1)!);
     // One boxed double per frame would be 16 bytes; a Matrix4 or Vector3 several dozen.
     expect(result.perApply).toBeLessThan(4);

@@ -9,7 +9,7 @@ import { Parameters, type ParameterDefinition } from '../../../runtime/node/para
 import { GraphRunner, MAX_KEPT_ROWS, runGraph, TimelineError, type ParameterChange } from '../../../host/runner.ts';
 import { describeWithData, CMU, hasSharedData } from '../../support/shared-data.ts';
 import { bipedInstance, hasNaN } from '../../support/graphs.ts';
-import { runProbe } from '../../support/allocation.ts';
+import { PROBES_TEST_TIMEOUT, runProbe } from '../../support/allocation.ts';
 import { warpedWalkGraph } from '../../support/crowd-graphs.ts';
 import { exampleInstance } from '../../support/example-instances.ts';
 import { expectAnimGraphError } from '../../support/errors.ts';
@@ -569,7 +569,7 @@ describe('graph instance', () => {
       for (const perFrame of result.windows!) expect(perFrame, file).toBeLessThan(2);
     }
     expect(measured).toBeGreaterThanOrEqual(5);
-  }, 120_000);
+  }, PROBES_TEST_TIMEOUT);
 
   it('allocates nothing at the switches of a lone character\'s blends, state machines and inertialization, code that stays cold', () => {
     // Parameters switched every 64 frames, from the 20,000th frame: 0.39 B a frame is the floor.
@@ -591,7 +591,7 @@ describe('graph instance', () => {
       expect(median, file).toBeLessThan(0.6);
     }
     expect(measured).toBeGreaterThanOrEqual(3);
-  }, 120_000);
+  }, PROBES_TEST_TIMEOUT);
 
   it('allocates nothing for a lone character switching every 10 seconds, code run only at or after a switch staying cold', () => {
     // Switched every 640 frames, from the 20,000th frame (about 30 switches in): 0.40 B a frame is
@@ -610,7 +610,7 @@ describe('graph instance', () => {
       expect([...result.windows!].sort((a, b) => a - b)[1], file).toBeLessThan(0.6);
     }
     expect(measured).toBeGreaterThanOrEqual(2);
-  }, 120_000);
+  }, PROBES_TEST_TIMEOUT);
 
   it('allocates nothing at blend switches with fractional blend times, while updating', () => {
     const result = runProbe('blend-switch-allocation-probe.ts');
@@ -656,7 +656,7 @@ describe('graph instance', () => {
     // machine's onInitialize and a test method per kind of rule (see CONTRIBUTING.md, "Numbers in
     // the frame loop").
     expect([...result.windows].sort((a, b) => a - b)[1]).toBeLessThan(0.6);
-  }, 60_000);
+  });
 
   it('allocates nothing when states are entered after other graphs ran in the process (the crowd bench\'s stride case, then its state machine)', () => {
     const result = runProbe('crowd-sequence-allocation-probe.ts');
