@@ -24,6 +24,11 @@
  *   file that is truncated, corrupt or stale.
  * - `load-failed`: a graph asset did not load (GraphLoadError): its `problems` list each problem
  *   with its own code and JSON path.
+ * - `node-type`: a node type cannot be used (NodeTypeError): its spec is malformed, or its name is
+ *   the output's or registered already.
+ * - `node-build`: a node type's own code failed on a node of a graph (NodeBuildError,
+ *   NodePrepareError): its `prepare` or `create` threw or reported problems, `create` returned no
+ *   node of the id and space it should, or `numbers` was asked for what it cannot give.
  * - `invalid-state`: the object cannot take this call now: a hash already digested.
  * - `not-supported`: this host cannot do it: index files on a big-endian machine.
  * - `io`: reading or writing outside the library failed: an output file that cannot be written,
@@ -38,6 +43,8 @@ export const ANIM_GRAPH_ERROR_CODES = [
   'invalid-data',
   'bad-file',
   'load-failed',
+  'node-type',
+  'node-build',
   'invalid-state',
   'not-supported',
   'io',

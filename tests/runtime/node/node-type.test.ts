@@ -6,6 +6,7 @@ import { CopyBone } from '../../../nodes/CopyBone.ts';
 import { builtInNodeTypes } from '../../../nodes/index.ts';
 import { SequencePlayer, SequencePlayerType } from '../../../nodes/SequencePlayer.ts';
 import type { ClipBinding } from '../../../runtime/core/clip.ts';
+import { AnimGraphError } from '../../../runtime/core/errors.ts';
 import type { ScalarProperty, Vec3Property } from '../../../runtime/node/node.ts';
 import {
   defineNodeType, nodeTypeProblems, NodeTypeError, typedProperties, type NodeType, type PropertySpec, type PropertySpecs, type ResolvedProperties,
@@ -359,8 +360,8 @@ describe('checking node types (defineNodeType, NodeRegistry.register)', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(NodeTypeError);
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as NodeTypeError).typeName).toBe('Bad');
+    expect(error).toBeInstanceOf(AnimGraphError);
+    expect(error).toMatchObject({ code: 'node-type', name: 'NodeTypeError', typeName: 'Bad' });
     expect((error as Error).message).toBe([
       "node type 'Bad': 5 problems",
       "  space: expected 'local' or 'component', got \"world\"",
