@@ -309,7 +309,7 @@ describe('graph instance', () => {
     // ...while each instance's nodes are its own, and a node of another instance has no weight slot here.
     expect(b.nodes.get('walk')).toBe(walkB);
     expect(b.nodes.get('walk')).not.toBe(walkA);
-    expect(() => b.nodeSlot(walkA as never)).toThrow(RangeError);
+    expectAnimGraphError(() => b.nodeSlot(walkA as never), 'invalid-argument', "node 'walk' is not one of this instance's nodes");
     expect(b.nodeSlot(walkB as never)).toBe(a.nodeSlot(walkA as never));
   });
 

@@ -333,7 +333,7 @@ describe('a typed prepare', () => {
     const x = graph.nodes.find((n) => n.id === 'x')!;
     (x as { properties: unknown }).properties = { ...x.properties, clip: 'nowhere' };
     const again = new AnimGraph({ name: 'code', skeleton: graph.skeleton, parameters: graph.parameterDefinitions, clips: new Map([...graph.clipBindings].map(([n, b]) => [n, b.clip])), nodes: graph.nodes });
-    expect(() => again.createInstance()).toThrow(/TypedPrepare 'x': create threw RangeError: node 'x': no clip named "nowhere"/);
+    expect(() => again.createInstance()).toThrow(/TypedPrepare 'x': create threw AnimGraphError: node 'x': no clip named "nowhere"/);
   });
 });
 
