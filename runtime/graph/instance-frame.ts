@@ -215,7 +215,7 @@ export abstract class InstanceFrame implements GraphRuntime {
   updateFrom(deltaTime: Float64Array, index: number): void {
     if (this.updating) {
       // The nodes are part way through this frame: a nested update would advance some of them twice.
-      throw new Error(`graph '${this.graph.name}': update called from a listener of this instance's events, during its update; call it after update returns`);
+      throw new AnimGraphError('invalid-state', `graph '${this.graph.name}': update called from a listener of this instance's events, during its update; call it after update returns`);
     }
     this.updating = true;
     try {

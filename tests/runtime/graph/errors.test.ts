@@ -58,4 +58,34 @@ describe('the graph throws AnimGraphErrors with a code', () => {
     expect(failure.cause).toBeInstanceOf(AnimGraphError);
     expect((failure.cause as AnimGraphError).code).toBe('not-supported');
   });
+
+  it('instance calls given what they cannot take: an unknown name, a value out of range or of the wrong type', () => {
+    const slot: CompiledNode = { id: 'slot', nodeType: typeOf('Slot'), properties: {}, inputs: { source: 'walk' } };
+    const g = graphOf([walk, slot]).createInstance();
+    expectAnimGraphError(() => g.playSlot('upper', 'walk'), 'unknown-name', "graph 'code' has no Slot node named 'upper' (slots: slot)");
+    expectAnimGraphError(() => g.playSlot('slot', 'jog'), 'unknown-name', "playSlot('slot'): no clip 'jog' in graph 'code'");
+    expectAnimGraphError(() => g.isSlotPlaying('upper'), 'unknown-name');
+    expectAnimGraphError(() => g.playSlot('slot', 'walk', { playRate: 0 }), 'out-of-range', "playSlot('slot'): playRate must be above 0 and finite (got 0)");
+    expectAnimGraphError(() => g.playSlot('slot', 'walk', { blendIn: '0.2' as never }), 'invalid-argument', `playSlot('slot'): blendIn, blendOut and playRate are numbers (got "0.2", undefined, undefined)`);
+    expectAnimGraphError(() => g.stopSlot('slot', -1), 'out-of-range', "stopSlot('slot'): blendOut is seconds, 0 or more (got -1)");
+    expectAnimGraphError(() => g.curve('lean'), 'unknown-name', "no clip of graph 'code' has a curve 'lean' (curves: none)");
+    expectAnimGraphError(() => g.setUpdateRate(0), 'out-of-range', 'an update rate is a whole number of frames from 1 (every frame) to 255; got 0');
+    expectAnimGraphError(() => g.setUpdateRate(2, 0.5), 'out-of-range', 'an update phase is a whole number of frames; got 0.5');
+    expectAnimGraphError(() => g.setUpdateRate(2, 0, { interpolate: 1 as never }), 'invalid-argument', 'update rate option interpolate is true or false; got 1');
+    expect(g.updateRate).toBe(1);
+  });
+
+  it('an update from a listener of the instance\'s own events, during its update: invalid-state', () => {
+    const g = graphOf([walk]).createInstance();
+    let nested: unknown;
+    g.events.on('nodeBecameRelevant', () => {
+      try {
+        g.update(1 / 60);
+      } catch (e) {
+        nested = e;
+      }
+    });
+    g.update(1 / 60);
+    expectAnimGraphError(() => { throw nested; }, 'invalid-state', "graph 'code': update called from a listener of this instance's events, during its update; call it after update returns");
+  });
 });
