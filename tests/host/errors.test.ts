@@ -5,6 +5,7 @@ import { loadGraphFile } from '../../host/files.ts';
 import { runGraph, TimelineError } from '../../host/runner.ts';
 import { GraphLoadError } from '../../graphs/loader.ts';
 import { AnimGraphError } from '../../runtime/core/errors.ts';
+import { checkCrowdEvents, checkEventsPerCharacter } from '../../host/crowd-events.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
 
 const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
@@ -37,3 +38,15 @@ describe('the host throws AnimGraphErrors with a code', () => {
     expect((error as GraphLoadError).problems).toMatchObject([{ path: '$', code: 'file' }]);
   });
 });
+
+describe('a crowd\'s event options throw AnimGraphErrors with a code (checked before any worker starts)', () => {
+  it('an event a crowd cannot forward, events that are no list, a count out of range', () => {
+    expectAnimGraphError(() => checkCrowdEvents(['footstep']), 'unknown-name', /^a crowd cannot forward event 'footstep' \(events: sequenceLooped, /);
+    expectAnimGraphError(() => checkCrowdEvents(['parameterChanged']), 'invalid-argument', "a crowd does not forward 'parameterChanged': its parameters are set on the calling thread, through the crowd");
+    expectAnimGraphError(() => checkCrowdEvents('notify' as never), 'invalid-argument', 'events must be an array of event names; got notify');
+    expectAnimGraphError(() => checkEventsPerCharacter(257), 'out-of-range', 'eventsPerCharacter must be a whole number from 1 to 256; got 257');
+    expectAnimGraphError(() => checkEventsPerCharacter('8' as never), 'invalid-argument', 'eventsPerCharacter must be a whole number from 1 to 256; got 8');
+    expect(checkEventsPerCharacter(undefined)).toBeGreaterThan(0);
+  });
+});
+
