@@ -10,6 +10,8 @@
 // `baseDir` (default the working directory), as they always did; the core's take a resolver.
 export { loadGraphFile, checkGraphFile, loadGraphAsset, checkGraphAsset, fileResolver } from './host/files.ts';
 export { GraphLoadError } from './graphs/loader.ts';
+export { AnimGraphError, ANIM_GRAPH_ERROR_CODES } from './runtime/core/errors.ts';
+export type { AnimGraphErrorCode } from './runtime/core/errors.ts';
 export type { GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, CheckResult } from './graphs/loader.ts';
 export { Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT } from './host/crowd.ts';
 export type { CrowdOptions, CrowdGraphSource, CrowdWorkerErrorCode } from './host/crowd.ts';

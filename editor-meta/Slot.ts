@@ -34,8 +34,8 @@ slot: chaining one-shots on \`interrupted\` false, or following a cut-short one.
 \`instance.stopSlot(name, blendOut)\` blends out what plays; \`instance.isSlotPlaying(name)\` says
 whether anything does. playSlot allocates nothing (each Slot has two preallocated players) when a
 program's calls give options of one shape (the same fields) or none; V8 boxes a number it reads
-from options of several shapes, about 16 bytes a number given. An unknown slot or clip, or a play
-rate not above 0, throws a RangeError.
+from options of several shapes, about 16 bytes a number given. An unknown slot or clip
+(\`unknown-name\`), or a play rate not above 0 (\`out-of-range\`), throws an \`AnimGraphError\`.
 
 Weights: with the top clip at w1 and the one below at w0, the pose is the source blended toward the
 lower clip by w0, then toward the top one by w1; the players' absolute weights (their notifies,

@@ -1,5 +1,6 @@
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
 import type { NodeType, PropertySpec } from '../runtime/node/node.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { describeNodeType, editorMeta, isBindable, type PinDescription, type PropertyDescription } from './index.ts';
 import type { NodeCategory, NodeEditorMeta } from './types.ts';
 
@@ -51,11 +52,12 @@ export const README_NODES_END = '<!-- End of the node list. -->';
 /**
  * `readme` with its node list (between README_NODES_START and README_NODES_END) made anew: per
  * category, each built-in node type (and the output) in palette order, linked to its section of
- * docs/nodes.md, with its summary. Throws if the markers are missing.
+ * docs/nodes.md, with its summary. Throws an AnimGraphError (`invalid-argument`) if the markers are
+ * missing.
  */
 export function readmeWithNodeList(readme: string, metas: readonly NodeEditorMeta[] = editorMeta): string {
   const start = readme.indexOf(README_NODES_START), end = readme.indexOf(README_NODES_END);
-  if (start < 0 || end < start) throw new Error('the README has no node list markers (README_NODES_START, README_NODES_END)');
+  if (start < 0 || end < start) throw new AnimGraphError('invalid-argument', 'the README has no node list markers (README_NODES_START, README_NODES_END)');
   const list = CATEGORIES
     .map((category) => [category, metas.filter((m) => m.category === category)] as const)
     .filter(([, inCategory]) => inCategory.length > 0)

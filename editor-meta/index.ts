@@ -1,3 +1,4 @@
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { InputSpec, NodeType, PoseSpace, PropertySpec } from '../runtime/node/node.ts';
 import { PARAMETER_WIDTH, parameterFits, type ParameterType } from '../runtime/node/parameters.ts';
 import { propertyRequired } from '../graphs/schema.ts';
@@ -149,12 +150,13 @@ export interface NodeDescription {
 }
 
 /**
- * The runtime spec of a node type merged with its docs, in the spec's order. Throws if the two
- * disagree, so an editor never shows a field it cannot explain or docs for a field that is gone.
+ * The runtime spec of a node type merged with its docs, in the spec's order. Throws an
+ * AnimGraphError (`invalid-data`) if the two disagree, so an editor never shows a field it cannot
+ * explain or docs for a field that is gone.
  */
 export function describeNodeType(type: NodeType, meta: NodeEditorMeta): NodeDescription {
   const problems = editorMetaProblems(type, meta);
-  if (problems.length > 0) throw new Error(`editor meta for ${type.type} does not match the runtime:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0) throw new AnimGraphError('invalid-data', `editor meta for ${type.type} does not match the runtime:\n  ${problems.join('\n  ')}`);
   return {
     type: type.type,
     title: meta.title,

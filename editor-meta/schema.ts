@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { graphEnvelopeSchema, listSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertiesObjectSchema, propertyRequired } from '../graphs/schema.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { InputSpec, NodeType, PropertySpec } from '../runtime/node/node.ts';
 import { editorMeta, editorMetaFor } from './index.ts';
 import type { DocEntry, NodeEditorMeta, PropertyDoc } from './types.ts';
@@ -72,13 +73,14 @@ function propertyMeta(spec: PropertySpec, doc: PropertyDoc | undefined): Record<
 /**
  * The zod schema of a whole graph asset with nodes typed per node type. Everything a JSON Schema
  * can say is here; what it cannot (links resolve and form no cycle, clip/bone/parameter names
- * exist, floatList lengths match their poseList) stays with the loader.
+ * exist, floatList lengths match their poseList) stays with the loader. Throws an AnimGraphError
+ * (`node-type`, as NodeRegistry.register would) for a type named as the output or listed twice.
  */
 export function graphZodSchema(nodeTypes: readonly NodeType[] = builtInNodeTypes, metas: readonly NodeEditorMeta[] = editorMeta) {
   const seen = new Set<string>();
   for (const t of nodeTypes) {
-    if (t.type === OutputType.type) throw new RangeError(`'${t.type}' is reserved for the graph output`);
-    if (seen.has(t.type)) throw new RangeError(`node type '${t.type}' is listed twice`);
+    if (t.type === OutputType.type) throw new AnimGraphError('node-type', `'${t.type}' is reserved for the graph output`);
+    if (seen.has(t.type)) throw new AnimGraphError('node-type', `node type '${t.type}' is listed twice`);
     seen.add(t.type);
   }
   const variants = nodeTypes.map((t) => nodeZodSchema(t, editorMetaFor(t.type, metas)));

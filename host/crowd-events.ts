@@ -1,4 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { AnimGraphInstance } from '../runtime/graph/graph.ts';
 import type { AnimGraphEvents } from '../runtime/node/events.ts';
 import type { CrowdWorkerError } from './crowd-errors.ts';
@@ -84,29 +85,31 @@ export function crowdEventBuffers(characters: number, perCharacter: number, thre
 }
 
 /**
- * Checks a crowd's `events` option; returns the names, each once. Throws a RangeError naming what
- * a crowd cannot forward.
+ * Checks a crowd's `events` option; returns the names, each once. Throws an AnimGraphError naming
+ * what a crowd cannot forward: `unknown-name` for a name that is no event it forwards,
+ * `invalid-argument` for parameterChanged or events that are not an array.
  */
 export function checkCrowdEvents(events: readonly string[] | undefined): CrowdEventName[] {
   if (events === undefined) return [];
-  if (!Array.isArray(events)) throw new TypeError(`events must be an array of event names; got ${String(events)}`);
+  if (!Array.isArray(events)) throw new AnimGraphError('invalid-argument', `events must be an array of event names; got ${String(events)}`);
   const names = new Set<CrowdEventName>();
   for (const name of events) {
     if (name === 'parameterChanged') {
-      throw new RangeError("a crowd does not forward 'parameterChanged': its parameters are set on the calling thread, through the crowd");
+      throw new AnimGraphError('invalid-argument', "a crowd does not forward 'parameterChanged': its parameters are set on the calling thread, through the crowd");
     }
     if (!(CROWD_EVENT_NAMES as readonly string[]).includes(name)) {
-      throw new RangeError(`a crowd cannot forward event '${name}' (events: ${CROWD_EVENT_NAMES.join(', ')})`);
+      throw new AnimGraphError('unknown-name', `a crowd cannot forward event '${name}' (events: ${CROWD_EVENT_NAMES.join(', ')})`);
     }
     names.add(name as CrowdEventName);
   }
   return [...names];
 }
 
+/** A crowd's `eventsPerCharacter` option (default DEFAULT_EVENTS_PER_CHARACTER); an AnimGraphError unless a whole number from 1 to 256. */
 export function checkEventsPerCharacter(perCharacter: number | undefined): number {
   const n = perCharacter ?? DEFAULT_EVENTS_PER_CHARACTER;
   // 48 bytes an event: 256 a character is 12 KB a character, more than its pose.
-  if (!Number.isInteger(n) || n < 1 || n > 256) throw new RangeError(`eventsPerCharacter must be a whole number from 1 to 256; got ${perCharacter}`);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new AnimGraphError(typeof n === 'number' ? 'out-of-range' : 'invalid-argument', `eventsPerCharacter must be a whole number from 1 to 256; got ${perCharacter}`);
   return n;
 }
 

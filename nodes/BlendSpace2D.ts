@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { BlendSpaceNode, reportSampleRange } from '../runtime/jobs/blend-space.ts';
 import type { ClipBinding } from '../runtime/core/clip.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { toUnitSquare, triangulate, triangulationProblems } from '../runtime/jobs/delaunay.ts';
 import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
@@ -160,7 +161,7 @@ export const BlendSpace2DType: NodeType = defineNodeType({
     return { points: unit, triangles: triangulate(Array.from(unit)), scale };
   },
   create: ({ id, properties: p, shared, numbers }) => {
-    if (!shared || shared.triangles.length === 0) throw new RangeError(`BlendSpace2D '${id}': its samples have no triangle (the loader reports why)`);
+    if (!shared || shared.triangles.length === 0) throw new AnimGraphError('invalid-data', `BlendSpace2D '${id}': its samples have no triangle (the loader reports why)`);
     return new BlendSpace2D(
       id, p.samples.map((s) => s.clip), shared, p.x, p.y, [p.xSmoothingTime, p.ySmoothingTime], p.playRate, p.loop, p.syncGroup ?? '',
       numbers(p.samples.length * CLOCK_NUMBERS),

@@ -1,5 +1,6 @@
 import { boneMaskProblems, boneMaskWeights, boneWeightsSchema, branchFiltersSchema, maskedBones, type BoneMaskSpec } from '../runtime/core/bone-mask.ts';
 import { MASK_PROFILE_MODES, type BlendProfile } from '../runtime/core/blend-profile.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { quatConjugateMultiply, quatMultiply, quatNormalize } from '../runtime/core/math.ts';
 import {
   LocalPoseNode,
@@ -83,7 +84,7 @@ export class LayeredBlendPerBone extends LocalPoseNode {
   ) {
     super(id, 'LayeredBlendPerBone');
     if (layers.length !== specs.length) {
-      throw new RangeError(`LayeredBlendPerBone '${id}': ${layers.length} layer poses for ${specs.length} layers`);
+      throw new AnimGraphError('invalid-data', `LayeredBlendPerBone '${id}': ${layers.length} layer poses for ${specs.length} layers`);
     }
     this.inputLinks = [base, ...layers];
     this.count = layers.length;

@@ -1,5 +1,6 @@
 import { AdditiveReferencePose, additiveReferenceSchema, clipFramePose, makeAdditive, referenceFrameIndex, type AdditiveReference } from '../runtime/core/additive.ts';
 import { ClipBinding } from '../runtime/core/clip.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { LocalPoseNode, type DebugNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
 import { Pose } from '../runtime/core/pose.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
@@ -94,7 +95,7 @@ export const MakeAdditiveType: NodeType = defineNodeType({
   },
   create: ({ id, boneCount, properties: p, inputs, shared }) => {
     // prepare() reports a reference it cannot build, and then the graph does not load.
-    if (!shared) throw new RangeError(`MakeAdditive '${id}': no reference pose`);
+    if (!shared) throw new AnimGraphError('invalid-data', `MakeAdditive '${id}': no reference pose`);
     return new MakeAdditive(id, inputs.pose, shared, p.space === 'mesh', describeReference(p.reference), boneCount);
   },
 });

@@ -1,4 +1,5 @@
 import type { ClipBinding } from '../runtime/core/clip.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/jobs/clip-playback.ts';
 import { Crossfade } from '../runtime/jobs/crossfade.ts';
 import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/jobs/inertial-transition.ts';
@@ -84,7 +85,7 @@ export class PoseSearchBlend extends LocalPoseNode {
   ) {
     super(id, 'PoseSearchBlend');
     this.dbClip = Int32Array.from(clipNames, (name) => database.clipNames.indexOf(name));
-    if (this.dbClip.includes(-1) || clipNames.length !== bindings.length) throw new RangeError(`PoseSearchBlend '${id}': the database does not index every clip of the node`);
+    if (this.dbClip.includes(-1) || clipNames.length !== bindings.length) throw new AnimGraphError('invalid-data', `PoseSearchBlend '${id}': the database does not index every clip of the node`);
     this.inertial = blendMode === 'inertial';
     this.slots = Array.from({ length: MAX_SLOTS }, () => new ClipPlayback(bindings[0]));
     for (const slot of this.slots) slot.owner = id;
@@ -414,7 +415,7 @@ export const PoseSearchBlendType: NodeType = defineNodeType({
   check: (ctx) => checkFeatures(ctx.rawProperties.features, ctx.skeleton, ctx.report),
   prepare: (ctx) => preparePoseSearch(ctx, ctx.properties.clips, ctx.properties.features, ctx.properties.database),
   create: ({ id, properties: p, shared, boneCount, numbers }) => {
-    if (!shared) throw new RangeError(`PoseSearchBlend '${id}': no database (the node type's prepare did not run)`);
+    if (!shared) throw new AnimGraphError('invalid-data', `PoseSearchBlend '${id}': no database (the node type's prepare did not run)`);
     // Only an inertial blend applies offsets; a crossfading one keeps the (unused) inertializer's numbers to itself.
     const transitionNumbers = p.blendMode === 'inertial' ? numbers(InertialTransition.numberCount(boneCount)) : -1;
     return new PoseSearchBlend(

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { TRANSITION_PROFILE_MODES } from '../runtime/core/blend-profile.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { nameList, quoted } from '../runtime/core/names.ts';
 import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/jobs/crossfade.ts';
 import {
@@ -147,7 +148,7 @@ export class StateMachine extends LocalPoseNode {
   /** `poses`: the sub-graph of each of the table's pose states, by crossfade slot. */
   constructor(id: string, table: StateMachineTable, poses: readonly PoseLink[], boneCount = 0) {
     super(id, 'StateMachine');
-    if (poses.length !== table.slotStates.length) throw new RangeError(`StateMachine '${id}': ${poses.length} sub-graphs for ${table.slotStates.length} states with a pose`);
+    if (poses.length !== table.slotStates.length) throw new AnimGraphError('invalid-data', `StateMachine '${id}': ${poses.length} sub-graphs for ${table.slotStates.length} states with a pose`);
     this.states = table.states;
     this.slotStates = table.slotStates;
     this.entry = table.entry;

@@ -2,6 +2,7 @@ import {
   LocalPoseNode, NO_LINKS, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType,
   type UpdateContext,
 } from '../runtime/node/node.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { poseBlendTwo, poseCopy, type Pose } from '../runtime/core/pose.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { SaveCachedPose } from './SaveCachedPose.ts';
@@ -77,7 +78,7 @@ export const UseCachedPoseType: NodeType = defineNodeType({
   create: ({ id, properties: p }) => {
     const cache = p.cache;
     // The loader checks the type; a definition built in code without it fails here, once.
-    if (!(cache instanceof SaveCachedPose)) throw new TypeError(`UseCachedPose '${id}': '${cache.id}' is a ${cache.type}, not a SaveCachedPose`);
+    if (!(cache instanceof SaveCachedPose)) throw new AnimGraphError('invalid-data', `UseCachedPose '${id}': '${cache.id}' is a ${cache.type}, not a SaveCachedPose`);
     return new UseCachedPose(id, cache);
   },
 });

@@ -1,3 +1,4 @@
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { NodeType } from '../runtime/node/node.ts';
 import { ApplyAdditiveType } from './ApplyAdditive.ts';
 import { BendRollHelperType } from './BendRollHelper.ts';
@@ -63,6 +64,6 @@ export const builtInNodeTypeNames = Object.keys(BUILT_IN) as readonly BuiltInNod
 export const builtInNodeTypes: readonly NodeType[] = builtInNodeTypeNames.map((name) => {
   const type = BUILT_IN[name];
   // A key is the type's name written a second time: a mismatch fails every import, so every test.
-  if (type.type !== name) throw new TypeError(`nodes/index.ts lists the node type '${type.type}' as '${name}'`);
+  if (type.type !== name) throw new AnimGraphError('internal', `nodes/index.ts lists the node type '${type.type}' as '${name}'`);
   return type;
 });

@@ -7,6 +7,7 @@
  */
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { AnimGraph } from '../runtime/graph/graph.ts';
 import type { ParameterValue } from '../runtime/node/parameters.ts';
 import { formatDebugTree } from '../host/runner.ts';
@@ -95,7 +96,7 @@ function showProblems(source: string, problems: readonly Problem[]): void {
 
 function fetchFile(path: string): Promise<Uint8Array> {
   return fetch(`file?path=${encodeURIComponent(path)}`).then(async (res) => {
-    if (!res.ok) throw new Error(`cannot fetch ${path}: ${res.status} ${(await res.text()).trim()}`);
+    if (!res.ok) throw new AnimGraphError('io', `cannot fetch ${path}: ${res.status} ${(await res.text()).trim()}`);
     return new Uint8Array(await res.arrayBuffer());
   });
 }

@@ -1,3 +1,4 @@
+import { AnimGraphError } from '../../runtime/core/errors.ts';
 import { BvhError, loadBvh } from '../../runtime/import/bvh.ts';
 import { GltfError, readGltf, type GltfDocument, type GltfRig } from '../../runtime/import/gltf.ts';
 import type { PropertySpec } from '../../runtime/node/node.ts';
@@ -22,8 +23,13 @@ export type SyncFileResolver = (path: string) => ResolvedFile;
 
 export const isGltfPath = (path: string): boolean => /\.gl(b|tf)$/i.test(path);
 
-/** What a file is when the load was given no resolver: reported as a `file` problem. */
-export class NoResolverError extends Error {}
+/** What a file is when the load was given no resolver: reported as a `file` problem. Code `not-supported`. */
+export class NoResolverError extends AnimGraphError {
+  constructor(message: string) {
+    super('not-supported', message);
+    this.name = 'NoResolverError';
+  }
+}
 
 const NO_RESOLVER = 'no file resolver was given (pass `resolve` to loadGraph or `resolveSync` to loadGraphAsset; in Node, '
   + "use loadGraphFile, or resolveSync: fileResolver(folder) from 'animgraph/node')";
@@ -89,13 +95,17 @@ export class FileCache {
           value = e instanceof Error ? e : new Error(String(e));
         }
         got = checkContents(path, value);
-      } else got = new Error(`'${path}' was not fetched before the load (only files the asset names in its skeleton, clips and file properties are)`);
+      } else got = new AnimGraphError('not-supported', `'${path}' was not fetched before the load (only files the asset names in its skeleton, clips and file properties are)`);
       this.contents.set(key, got);
     }
     return got;
   }
 
-  /** A file's bytes; throws the resolver's error (with its `code`, e.g. ENOENT, when it has one). */
+  /**
+   * A file's bytes; throws the resolver's error (with its `code`, e.g. ENOENT, when it has one), or
+   * an AnimGraphError: a NoResolverError, a file not fetched before the load, a resolver's answer
+   * that is no file's contents.
+   */
   readFile(path: string): Uint8Array {
     const got = this.get(path);
     if (got instanceof Error) throw got;
@@ -117,7 +127,7 @@ export class FileCache {
       try {
         cached = loadBvh(this.readText(path), path, this.name(path));
       } catch (e) {
-        cached = e instanceof BvhError ? e : new (e instanceof NoResolverError ? NoResolverError : Error)(`cannot read '${path}': ${(e as Error).message}`);
+        cached = e instanceof BvhError ? e : cannotRead(path, e);
       }
       this.bvh.set(key, cached);
     }
@@ -133,7 +143,7 @@ export class FileCache {
       try {
         bytes = this.readFile(path);
       } catch (e) {
-        cached = new Error(`cannot read '${path}': ${(e as Error).message}`);
+        cached = cannotRead(path, e);
       }
       if (bytes) cached = guardGltf(path, () => readGltf(bytes, { source: path, readUri: (uri) => this.readFile(bufferPath(path, uri)) }));
       this.gltf.set(key, cached!);
@@ -173,11 +183,22 @@ function bufferPath(gltfPath: string, uri: string): string {
   return joinPath(dirnamePath(gltfPath), decoded);
 }
 
+/**
+ * Why `path` could not be read, what reading it threw being `e`: a NoResolverError still (the loader
+ * reports it as `file`, not `clip-file`), else an AnimGraphError of the same code as `e` or, for a
+ * resolver's own error, `io`.
+ */
+function cannotRead(path: string, e: unknown): AnimGraphError {
+  const message = `cannot read '${path}': ${(e as Error).message}`;
+  if (e instanceof NoResolverError) return new NoResolverError(message);
+  return new AnimGraphError(e instanceof AnimGraphError ? e.code : 'io', message, { cause: e });
+}
+
 function checkContents(path: string, value: unknown): ResolvedFile | Error {
   if (value instanceof Error) return value;
   if (typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer) return value;
   const what = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'an object') : typeof value;
-  return new Error(`the resolver gave ${what} for '${path}', not text, an ArrayBuffer or a Uint8Array`);
+  return new AnimGraphError('invalid-argument', `the resolver gave ${what} for '${path}', not text, an ArrayBuffer or a Uint8Array`);
 }
 
 /** Runs an import; an error other than GltfError (a bug, not the file) is still reported, never thrown. */

@@ -4,6 +4,7 @@
 // `$.nodes.sm.properties.states.walk.nodes.p.properties.clip`. Its nodes are compiled with ids
 // scoped by node and sub-graph (`sm/walk/p`: '/' is not allowed in an asset's ids, so they cannot
 // collide) and placed before their owner, which receives their roots as CompiledNode.subGraphs.
+import { AnimGraphError } from '../../runtime/core/errors.ts';
 import type { CompiledNode, PropertyValue } from '../../runtime/graph/graph.ts';
 import { thrownText, type NodeType, type SubGraphSource } from '../../runtime/node/node.ts';
 import { checkLinks, type ForeignRef, type LinkScope } from './links.ts';
@@ -29,14 +30,17 @@ export interface SubGraphBuild {
  */
 export type SubGraphPaths = Map<string, readonly PropertyKey[]>;
 
-/** The sub-graphs a node type names for these properties; throws what the type's hook throws, or a TypeError for a malformed answer. */
+/**
+ * The sub-graphs a node type names for these properties; throws what the type's hook throws, or an
+ * AnimGraphError (`node-build`: the type's code failed) for a malformed answer.
+ */
 export function subGraphsOf(type: NodeType, properties: unknown): readonly SubGraphSource[] {
   if (!type.subGraphs || !isRecord(properties)) return [];
   const sources: unknown = type.subGraphs(properties);
   const names = new Set<string>();
   const valid = Array.isArray(sources) && sources.every((s) => isRecord(s) && typeof s.name === 'string' && !names.has(s.name) && names.add(s.name)
     && Array.isArray(s.path) && isRecord(s.nodes) && typeof s.output === 'string');
-  if (!valid) throw new TypeError('subGraphs returned something other than a list of { name, path, nodes, output }, each of its own name');
+  if (!valid) throw new AnimGraphError('node-build', 'subGraphs returned something other than a list of { name, path, nodes, output }, each of its own name');
   return sources as SubGraphSource[];
 }
 

@@ -5,6 +5,8 @@
  * and reports the curves' values, weighted, to the graph instance.
  */
 
+import { AnimGraphError } from './errors.ts';
+
 /** A notify as written in an asset: a point at `time`, or a range from `start` to `end` (seconds of clip time). */
 export type ClipNotifyDefinition = { name: string; time: number } | { name: string; start: number; end: number };
 
@@ -50,9 +52,9 @@ export class ClipNotifyTrack {
  */
 export class ClipCurve {
   constructor(readonly name: string, readonly times: Float64Array, readonly values: Float64Array) {
-    if (times.length === 0 || times.length !== values.length) throw new RangeError(`curve '${name}': needs as many values as times, at least one`);
+    if (times.length === 0 || times.length !== values.length) throw new AnimGraphError('invalid-data', `curve '${name}': needs as many values as times, at least one`);
     for (let i = 1; i < times.length; i++) {
-      if (!(times[i] > times[i - 1])) throw new RangeError(`curve '${name}': key times must increase (key ${i})`);
+      if (!(times[i] > times[i - 1])) throw new AnimGraphError('invalid-data', `curve '${name}': key times must increase (key ${i})`);
     }
   }
 

@@ -12,20 +12,30 @@
  *
  * - `invalid-argument`: a call was given a value of the wrong type or shape: a parameter value of
  *   the wrong type, options that are not an object or that it does not take, an array or buffer of
- *   the wrong size, a three.js object that is not a skinned mesh, a bad command-line argument.
+ *   the wrong size, a three.js object that is not a skinned mesh, a bad command-line argument, a
+ *   resolver's answer that is no file's contents.
  * - `out-of-range`: a number outside what the call takes (an fps of 0, a frame range outside the
- *   clip), or a request over one of the library's limits (frames a run keeps, a clip's keys).
- * - `unknown-name`: a name or index that is not there: a parameter, a built-in clip, a bone or
- *   root track, a glTF skin or animation; the message lists the ones there are.
+ *   clip, a play rate of 0), or a request over one of the library's limits (frames a run keeps, a
+ *   clip's keys, a graph's depth, characters the engine can allocate).
+ * - `unknown-name`: a name or index that is not there: a parameter, a slot, a clip, a curve, a
+ *   bone or root track, a glTF skin or animation; the message lists the ones there are.
  * - `invalid-data`: the data an object is built from is inconsistent or not finite: a skeleton
  *   whose parent comes after its child, clip keys that do not match the clip's frames, a pose-search
- *   feature schema or database, a three.js bone or track that is no rotation.
+ *   feature schema or database, a three.js bone or track that is no rotation, a graph built in code
+ *   with no nodes or a link to a node not built before it.
  * - `bad-file`: a file's contents cannot be used: a malformed BVH or glTF file, a pose-search index
  *   file that is truncated, corrupt or stale.
  * - `load-failed`: a graph asset did not load (GraphLoadError): its `problems` list each problem
  *   with its own code and JSON path.
- * - `invalid-state`: the object cannot take this call now: a hash already digested.
- * - `not-supported`: this host cannot do it: index files on a big-endian machine.
+ * - `node-type`: a node type cannot be used (NodeTypeError): its spec is malformed, or its name is
+ *   the output's or registered already.
+ * - `node-build`: a node type's own code failed on a node of a graph (NodeBuildError,
+ *   NodePrepareError): its `prepare` or `create` threw or reported problems, `create` returned no
+ *   node of the id and space it should, or `numbers` was asked for what it cannot give.
+ * - `invalid-state`: the object cannot take this call now: a hash already digested, an instance
+ *   updated from a listener of its own update.
+ * - `not-supported`: this host cannot do it: index files on a big-endian machine, a file read by a
+ *   load or graph that was given no way to read it.
  * - `io`: reading or writing outside the library failed: an output file that cannot be written,
  *   standard output whose reader has gone, a port in use, a fetch that failed.
  * - `worker-failed`: a Crowd's worker thread exited, timed out or threw (CrowdWorkerError: its
@@ -40,6 +50,8 @@ export const ANIM_GRAPH_ERROR_CODES = [
   'invalid-data',
   'bad-file',
   'load-failed',
+  'node-type',
+  'node-build',
   'invalid-state',
   'not-supported',
   'io',

@@ -7,6 +7,7 @@
 import { resolveBlendProfile, type BlendProfile } from '../core/blend-profile.ts';
 import { ClipBinding } from '../core/clip.ts';
 import { ComponentPosePool } from '../core/component-pose.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import { PosePool } from '../core/pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import type { UpdateContext } from '../node/node.ts';
@@ -71,7 +72,7 @@ export class CompiledGraph {
   private learned: { readonly frameLayout: FrameLayout; readonly slotNames: readonly string[] } | null = null;
 
   constructor(definition: AnimGraphDefinition) {
-    if (definition.nodes.length === 0) throw new RangeError('a graph needs at least one node');
+    if (definition.nodes.length === 0) throw new AnimGraphError('invalid-data', 'a graph needs at least one node');
     checkGraphDepth(definition.nodes);
     checkGraphData(definition);
     this.name = definition.name;

@@ -5,6 +5,7 @@
  */
 import type { BlendProfileJson } from '../core/blend-profile.ts';
 import { clipKeyProblem, clipTimingProblem, type Clip } from '../core/clip.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import { referenceRangeProblems, type Skeleton } from '../core/skeleton.ts';
 import { nodeReferences, type NodeType } from '../node/node.ts';
 import type { ParameterDefinition } from '../node/parameters.ts';
@@ -14,7 +15,7 @@ import type { ParameterDefinition } from '../node/parameters.ts';
  * evaluate and the debug tree recurse a few calls per level, and a cold (interpreted) first
  * call overflows Node's default stack at 2,000 to 2,500 levels: 500 leaves the caller three
  * quarters of it, and is still ten times what a hand-made graph needs. The loader reports
- * deeper graphs as `too-deep`; AnimGraph refuses them with a RangeError.
+ * deeper graphs as `too-deep`; AnimGraph refuses them with an AnimGraphError (`out-of-range`).
  */
 export const MAX_GRAPH_DEPTH = 500;
 
@@ -88,19 +89,20 @@ export function graphDepth(nodes: readonly CompiledNode[]): { depth: number; cha
   return { depth: deepest, chain };
 }
 
-/** Throws a RangeError when a chain of `nodes` (in post-order) is longer than MAX_GRAPH_DEPTH (plus the output node). */
+/** Throws an AnimGraphError (`out-of-range`) when a chain of `nodes` (in post-order) is longer than MAX_GRAPH_DEPTH (plus the output node). */
 export function checkGraphDepth(nodes: readonly CompiledNode[]): void {
   const { depth } = graphDepth(nodes);
   // The loader's limit counts from the node the asset's `output` names, below the Output node.
-  if (depth > MAX_GRAPH_DEPTH + 1) throw new RangeError(`the graph is ${depth} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
+  if (depth > MAX_GRAPH_DEPTH + 1) throw new AnimGraphError('out-of-range', `the graph is ${depth} nodes deep; at most ${MAX_GRAPH_DEPTH} (plus the output node) are allowed`);
 }
 
 /**
- * Throws a RangeError listing every clip key and reference value the frame loop could not sample,
- * blend or compose to a finite pose, and every clip whose frame time or duration is out of range
- * (see clipKeyProblem, clipTimingProblem, referenceRangeProblems): a graph built in
- * code, whose clips and skeleton no loader checked, fails here rather than giving NaN poses every
- * frame. (A loaded asset's are reported by the loader, with their JSON paths, and never reach this.)
+ * Throws an AnimGraphError (`invalid-data`) listing every clip key and reference value the frame
+ * loop could not sample, blend or compose to a finite pose, and every clip whose frame time or
+ * duration is out of range (see clipKeyProblem, clipTimingProblem, referenceRangeProblems): a graph
+ * built in code, whose clips and skeleton no loader checked, fails here rather than giving NaN poses
+ * every frame. (A loaded asset's are reported by the loader, with their JSON paths, and never reach
+ * this.)
  */
 export function checkGraphData(definition: AnimGraphDefinition): void {
   const messages = referenceRangeProblems(definition.skeleton);
@@ -108,5 +110,5 @@ export function checkGraphData(definition: AnimGraphDefinition): void {
     const problem = clipKeyProblem(clip) ?? clipTimingProblem(1 / clip.frameRate, clip.frameCount);
     if (problem !== null) messages.push(`clip '${name}': ${problem}`);
   }
-  if (messages.length > 0) throw new RangeError(`graph '${definition.name}' cannot be sampled to finite poses:\n${messages.map((m) => `  ${m}`).join('\n')}`);
+  if (messages.length > 0) throw new AnimGraphError('invalid-data', `graph '${definition.name}' cannot be sampled to finite poses:\n${messages.map((m) => `  ${m}`).join('\n')}`);
 }

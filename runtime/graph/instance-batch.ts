@@ -1,4 +1,5 @@
 import { describeValue } from '../node/parameters.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import type { CompiledGraph } from './compiled-graph.ts';
 import type { InstanceOutput } from './instance-build.ts';
 import { AnimGraphInstance } from './instance.ts';
@@ -165,9 +166,10 @@ export function composeInGroups(
 
 /** Arrays of their own for `bones` bones of characters, the component ones empty without `componentSpace`. */
 /**
- * `allocate`'s arrays for `count` characters of `bones` bones, or a RangeError saying what they
- * needed where the engine refuses them (its own says only "Invalid typed array length" or "Array
- * buffer allocation failed"). `what` names the caller: 'a batch', 'a crowd'.
+ * `allocate`'s arrays for `count` characters of `bones` bones, or an AnimGraphError
+ * (`out-of-range`, the engine's error its `cause`) saying what they needed where the engine refuses
+ * them (its own says only "Invalid typed array length" or "Array buffer allocation failed"). `what`
+ * names the caller: 'a batch', 'a crowd'.
  */
 export function characterArrays<T>(what: string, count: number, bones: number, componentSpace: boolean, allocate: () => T): T {
   try {
@@ -175,7 +177,7 @@ export function characterArrays<T>(what: string, count: number, bones: number, c
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     const bytes = count * bones * (componentSpace ? 160 : 80);
-    throw new RangeError(`${what} of ${count} characters of ${bones} bones needs ${(bytes / 2 ** 30).toFixed(1)} GiB for its poses, which this engine could not allocate (${e.message})`);
+    throw new AnimGraphError('out-of-range', `${what} of ${count} characters of ${bones} bones needs ${(bytes / 2 ** 30).toFixed(1)} GiB for its poses, which this engine could not allocate (${e.message})`, { cause: e });
   }
 }
 
@@ -242,7 +244,7 @@ export class InstanceBatch implements BatchPoseArrays {
   private readonly deltaTime = new Float64Array(1);
 
   constructor(graph: CompiledGraph, count: number, options: InstanceBatchOptions = {}) {
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a batch needs a whole number of characters, at least 1; got ${describeValue(count)}`);
+    if (!Number.isInteger(count) || count < 1) throw new AnimGraphError(typeof count === 'number' ? 'out-of-range' : 'invalid-argument', `a batch needs a whole number of characters, at least 1; got ${describeValue(count)}`);
     const n = graph.skeleton.boneCount;
     const componentSpace = options.componentSpace ?? false;
     this.count = count;

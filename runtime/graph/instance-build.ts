@@ -3,6 +3,7 @@
  * its nodes, built with their per-frame numbers laid out as the graph's first instance laid them.
  */
 import type { PosePool, PoseStorage } from '../core/pose.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import type { PoseNode } from '../node/node.ts';
 import type { Parameters } from '../node/parameters.ts';
 import type { CompiledGraph } from './compiled-graph.ts';
@@ -55,13 +56,15 @@ export interface BuiltNodes {
  * Builds `graph`'s nodes for an instance with `parameters`, each node given its numbers in the
  * frame numbers `output` gives (or an array made to the graph's count). The graph's first instance
  * lays the numbers out, and the graph keeps that layout (CompiledGraph.recordLayout) before any node
- * is initialized: nodes ask for their weight slots then. Throws a RangeError for frame-number
+ * is initialized: nodes ask for their weight slots then. Throws an AnimGraphError for frame-number
  * storage that does not fit the layout or is not all 0.
  */
 export function buildInstanceNodes(graph: CompiledGraph, parameters: Parameters, output: InstanceOutput): BuiltNodes {
   const storage = output.frameNumbers, at = output.frameNumbersAt ?? 0;
   if (!(Number.isInteger(at) && at >= 0 && (at === 0 || storage !== undefined))) {
-    throw new RangeError(`frameNumbersAt: expected a whole number from 0, and frameNumbers storage with it; got ${at}`);
+    // A number out of range, or anything else (a string, `at` without storage to index).
+    const code = typeof at === 'number' && storage !== undefined ? 'out-of-range' : 'invalid-argument';
+    throw new AnimGraphError(code, `frameNumbersAt: expected a whole number from 0, and frameNumbers storage with it; got ${at}`);
   }
   // Nodes are given offsets into the whole array.
   const numbering = new FrameNumbering(graph.knownFrameLayout, at);
@@ -73,7 +76,7 @@ export function buildInstanceNodes(graph: CompiledGraph, parameters: Parameters,
     // Exactly the count in storage of the instance's own; at least the count from `at` in a shared array.
     const room = storage.length - at, fits = output.frameNumbersAt === undefined ? room === reserved : room >= reserved;
     if (!fits || storage.subarray(at, at + reserved).some((x) => x !== 0)) {
-      throw new RangeError(`frameNumbers storage: expected ${reserved} numbers${at > 0 ? ` from ${at}` : ''}, all 0 (AnimGraph.frameNumberCount); got ${room}${fits ? ', not all 0' : ''}`);
+      throw new AnimGraphError('invalid-argument', `frameNumbers storage: expected ${reserved} numbers${at > 0 ? ` from ${at}` : ''}, all 0 (AnimGraph.frameNumberCount); got ${room}${fits ? ', not all 0' : ''}`);
     }
   }
   return { nodes, slots, frameNumbers: storage ?? new Float64Array(reserved), frameNumbersAt: at };

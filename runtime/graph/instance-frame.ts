@@ -6,6 +6,7 @@
  */
 import { ComponentPose, type ComponentPosePool } from '../core/component-pose.ts';
 import { checkStorage, Pose, poseCopy, type PosePool, type PoseStorage } from '../core/pose.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import { AnimGraphEventEmitter } from '../node/events.ts';
 import {
@@ -162,14 +163,14 @@ export abstract class InstanceFrame implements GraphRuntime {
     this.afterUpdate = after.length > 0 ? after : null;
     this.hasCurves = this.curveValues.length > 0;
     const root = this.builtNodes[this.builtNodes.length - 1];
-    if (root.space !== 'local') throw new TypeError(`the root node '${root.id}' must produce a local-space pose`);
+    if (root.space !== 'local') throw new AnimGraphError('invalid-data', `the root node '${root.id}' must produce a local-space pose`);
     this.root = root;
     this.root.initialize(new InitializeContext(this));
     this.frameRoot = root.passThroughInput() ?? root;
     const cache = new CacheBonesContext(graph.skeleton);
     this.root.cacheBones(cache);
     if (cache.unknownBones.length > 0) {
-      throw new RangeError(`unknown bones: ${cache.unknownBones.map((u) => `${u.nodeId}: '${u.bone}'`).join(', ')}`);
+      throw new AnimGraphError('unknown-name', `unknown bones: ${cache.unknownBones.map((u) => `${u.nodeId}: '${u.bone}'`).join(', ')}`);
     }
   }
 
@@ -184,7 +185,7 @@ export abstract class InstanceFrame implements GraphRuntime {
 
   nodeSlot(node: AnimNode): number {
     const layout = this.graph.frameLayout, index = layout.indexOf(node.id);
-    if (index < 0 || this.builtNodes[index] !== node) throw new RangeError(`node '${node.id}' is not one of this instance's nodes`);
+    if (index < 0 || this.builtNodes[index] !== node) throw new AnimGraphError('invalid-argument', `node '${node.id}' is not one of this instance's nodes`);
     return this.frameNumbersAt + layout.weightSlot(index);
   }
 
@@ -214,7 +215,7 @@ export abstract class InstanceFrame implements GraphRuntime {
   updateFrom(deltaTime: Float64Array, index: number): void {
     if (this.updating) {
       // The nodes are part way through this frame: a nested update would advance some of them twice.
-      throw new Error(`graph '${this.graph.name}': update called from a listener of this instance's events, during its update; call it after update returns`);
+      throw new AnimGraphError('invalid-state', `graph '${this.graph.name}': update called from a listener of this instance's events, during its update; call it after update returns`);
     }
     this.updating = true;
     try {

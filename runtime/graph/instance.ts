@@ -2,6 +2,7 @@
  * A character as code drives it between frames: its parameters and slots, its update rate, its
  * curves, nodes and debug tree, over its frame (InstanceFrame, instance-frame.ts).
  */
+import { AnimGraphError } from '../core/errors.ts';
 import type { DebugNode, PoseNode } from '../node/node.ts';
 import type { ParameterValue } from '../node/parameters.ts';
 import type { CompiledGraph } from './compiled-graph.ts';
@@ -35,14 +36,15 @@ export class AnimGraphInstance extends InstanceFrame {
   /**
    * The value of curve `name` this frame: the curves of the clips that played in the last update
    * (sampled at their play times), blended by their players' absolute weights; a clip without the
-   * curve counts as 0. Throws a RangeError for a name no clip of the graph carries (see
-   * AnimGraph.curveNames), as a misspelt name is a bug to hear of at once, not a 0 to miss.
+   * curve counts as 0. Throws an AnimGraphError (`unknown-name`) for a name no clip of the graph
+   * carries (see AnimGraph.curveNames), as a misspelt name is a bug to hear of at once, not a 0 to
+   * miss.
    */
   curve(name: string): number {
     const slot = this.graph.curveSlots.get(name);
     if (slot === undefined) {
       const known = this.graph.curveNames;
-      throw new RangeError(`no clip of graph '${this.graph.name}' has a curve '${name}' (curves: ${known.length > 0 ? known.join(', ') : 'none'})`);
+      throw new AnimGraphError('unknown-name', `no clip of graph '${this.graph.name}' has a curve '${name}' (curves: ${known.length > 0 ? known.join(', ') : 'none'})`);
     }
     return this.curveValues[slot];
   }
@@ -51,8 +53,9 @@ export class AnimGraphInstance extends InstanceFrame {
    * Plays clip `clipName` (a clip of the graph asset) over the pose of every Slot node named `slot`,
    * blending in over blendIn seconds and out over the last blendOut seconds of the clip; it ends
    * by itself (event `slotEnded`). A clip already playing there blends out over the new blendIn
-   * (it ends as `interrupted`). Throws a RangeError for an unknown slot or clip, or options out of
-   * range (negative or non-finite blend times, a play rate not above 0). Allocates nothing, given
+   * (it ends as `interrupted`). Throws an AnimGraphError for an unknown slot or clip
+   * (`unknown-name`), options out of range (`out-of-range`: negative or non-finite blend times, a
+   * play rate not above 0) or of the wrong type (`invalid-argument`). Allocates nothing, given
    * options of one shape (the same fields given) or none: V8 boxes a number it reads from objects
    * of several shapes at one place, here 16 bytes for each number given.
    */
@@ -130,9 +133,11 @@ export class AnimGraphInstance extends InstanceFrame {
    *
    * A change takes effect at the next update without a jump: going to a lower rate interpolates
    * from the pose shown; going back to 1 interpolates until the display reaches the graph's time.
-   * Throws a RangeError for a rate that is not a whole number from 1 to MAX_UPDATE_RATE (255) or a
-   * phase that is not a whole number. The first rate above 1 allocates the instance's two
-   * interpolation poses; afterwards nothing is allocated.
+   * Throws an AnimGraphError for a rate that is not a whole number from 1 to MAX_UPDATE_RATE (255)
+   * or a phase that is not a whole number (`out-of-range`, or `invalid-argument` for one that is no
+   * number), or options that are not `{ interpolate }` with a boolean (`invalid-argument`). The
+   * first rate above 1 allocates the instance's two interpolation poses; afterwards nothing is
+   * allocated.
    *
    * `{ interpolate: false }` (Unreal's bInterpolateSkippedFrames off, for the farthest
    * characters): the graph is updated on the scheduled frames only, by all the time since its last

@@ -5,6 +5,7 @@
  */
 import type { BlendProfile } from '../core/blend-profile.ts';
 import type { ClipBinding } from '../core/clip.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import {
   ComponentPoseLink, ComponentPoseNode as ComponentPoseNodeClass, LocalPoseNode as LocalPoseNodeClass, NodeBuildError, NodePrepareError,
@@ -55,7 +56,7 @@ function buildNode(
     const target = compiled.inputs[spec.name];
     const makeLink = (id: string): Link => {
       const node = built.get(id);
-      if (!node) throw new RangeError(`node '${compiled.id}' links '${spec.name}' to '${id}', which is not built before it`);
+      if (!node) throw new AnimGraphError('invalid-data', `node '${compiled.id}' links '${spec.name}' to '${id}', which is not built before it`);
       return spec.space === 'local' ? new PoseLink(node) : new ComponentPoseLink(node);
     };
     if (spec.kind === 'poseList') inputs[spec.name] = (Array.isArray(target) ? target : []).map(makeLink);
@@ -64,7 +65,7 @@ function buildNode(
   const subGraphs: Record<string, PoseLink> = {};
   for (const [name, id] of Object.entries(compiled.subGraphs ?? {})) {
     const node = built.get(id);
-    if (!node) throw new RangeError(`node '${compiled.id}' has sub-graph '${name}' rooted at '${id}', which is not built before it`);
+    if (!node) throw new AnimGraphError('invalid-data', `node '${compiled.id}' has sub-graph '${name}' rooted at '${id}', which is not built before it`);
     subGraphs[name] = new PoseLink(node);
   }
   let node: unknown;
@@ -103,7 +104,7 @@ function checkBuiltNode(compiled: CompiledNode, node: unknown): PoseNode {
 
 function resolveNodeReference(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, value: PropertyValue | undefined): PoseNode {
   const node = typeof value === 'string' ? built.get(value) : undefined;
-  if (!node) throw new RangeError(`node '${compiled.id}' names ${JSON.stringify(value)}, which is not built before it`);
+  if (!node) throw new AnimGraphError('invalid-data', `node '${compiled.id}' names ${JSON.stringify(value)}, which is not built before it`);
   return node;
 }
 
@@ -152,7 +153,7 @@ export function prepareNodes(
 }
 
 function noFileAccess(path: string): Uint8Array {
-  throw new Error(`no file access to read '${path}': the graph definition has no readFile (graphs/loader.ts gives one)`);
+  throw new AnimGraphError('not-supported', `no file access to read '${path}': the graph definition has no readFile (graphs/loader.ts gives one)`);
 }
 
 /** What property resolution reads of the graph. */
@@ -168,7 +169,7 @@ function resolvePropertyValues(
   parameters: Parameters, graph: PropertySource, built: ReadonlyMap<string, PoseNode>,
 ): ResolvedProperties {
   const raw = (name: string): PropertyValue | undefined => {
-    if (!Object.hasOwn(specs, name)) throw new RangeError(`node type ${compiled.nodeType.type} has no property '${name}'`);
+    if (!Object.hasOwn(specs, name)) throw new AnimGraphError('unknown-name', `node type ${compiled.nodeType.type} has no property '${name}'`);
     return Object.hasOwn(values, name) ? values[name] : undefined;
   };
   const binding = (value: PropertyValue | undefined): number =>
@@ -215,7 +216,7 @@ function resolvePropertyValues(
     clip(name): ClipBinding {
       const value = raw(name);
       const clip = typeof value === 'string' ? graph.clipBindings.get(value) : undefined;
-      if (!clip) throw new RangeError(`node '${compiled.id}': no clip named ${JSON.stringify(value)}`);
+      if (!clip) throw new AnimGraphError('unknown-name', `node '${compiled.id}': no clip named ${JSON.stringify(value)}`);
       return clip;
     },
     bone(name): string {
@@ -235,7 +236,7 @@ function resolvePropertyValues(
       const names: unknown[] = Array.isArray(value) ? value : [];
       return names.map((clipName) => {
         const clip = typeof clipName === 'string' ? graph.clipBindings.get(clipName) : undefined;
-        if (!clip) throw new RangeError(`node '${compiled.id}': no clip named ${JSON.stringify(clipName)}`);
+        if (!clip) throw new AnimGraphError('unknown-name', `node '${compiled.id}': no clip named ${JSON.stringify(clipName)}`);
         return clip;
       });
     },
@@ -245,7 +246,7 @@ function resolvePropertyValues(
     list(name): ResolvedProperties[] {
       const value = raw(name);
       const spec = specs[name];
-      if (spec.kind !== 'list') throw new RangeError(`property '${name}' of ${compiled.nodeType.type} is not a list`);
+      if (spec.kind !== 'list') throw new AnimGraphError('invalid-argument', `property '${name}' of ${compiled.nodeType.type} is not a list`);
       const items: unknown[] = Array.isArray(value) ? value : [];
       return items.map((item) => resolvePropertyValues(compiled, spec.item, item as Record<string, PropertyValue>, parameters, graph, built));
     },
@@ -256,7 +257,7 @@ function resolvePropertyValues(
       const value = raw(name);
       if (typeof value !== 'string') return null;
       const profile = graph.blendProfiles.get(value);
-      if (!profile) throw new RangeError(`node '${compiled.id}': no blend profile named ${JSON.stringify(value)}`);
+      if (!profile) throw new AnimGraphError('unknown-name', `node '${compiled.id}': no blend profile named ${JSON.stringify(value)}`);
       return profile;
     },
   };

@@ -3,25 +3,27 @@
  * that play them (SlotPlayer), and their errors: shared with a Crowd, which checks them on the
  * calling thread before handing them to the character's.
  */
+import { AnimGraphError } from '../core/errors.ts';
 import type { PoseNode } from '../node/node.ts';
 import type { SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
 
 export type { SlotPlayArgs, SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
 
-/** The RangeError for a slot name the graph has none of (AnimGraphInstance.playSlot and a Crowd's). */
-export function unknownSlotError(graphName: string, slot: string, slotNames: readonly string[]): RangeError {
-  return new RangeError(`graph '${graphName}' has no Slot node named '${slot}' (slots: ${slotNames.join(', ') || 'none'})`);
+/** The AnimGraphError (`unknown-name`) for a slot name the graph has none of (playSlot, an instance's and a Crowd's). */
+export function unknownSlotError(graphName: string, slot: string, slotNames: readonly string[]): AnimGraphError {
+  return new AnimGraphError('unknown-name', `graph '${graphName}' has no Slot node named '${slot}' (slots: ${slotNames.join(', ') || 'none'})`);
 }
 
-/** The RangeError for playSlot given a clip the graph has none of (AnimGraphInstance.playSlot and a Crowd's). */
-export function unknownClipError(graphName: string, slot: string, clip: string): RangeError {
-  return new RangeError(`playSlot('${slot}'): no clip '${clip}' in graph '${graphName}'`);
+/** The AnimGraphError (`unknown-name`) for playSlot given a clip the graph has none of (an instance's and a Crowd's). */
+export function unknownClipError(graphName: string, slot: string, clip: string): AnimGraphError {
+  return new AnimGraphError('unknown-name', `playSlot('${slot}'): no clip '${clip}' in graph '${graphName}'`);
 }
 
 /**
  * Fills `into` with `options` and their defaults (blendIn and blendOut 0.2 s, playRate 1), and
- * throws playSlot's RangeError for values out of range: blend times not 0 or more and finite, a play
- * rate not above 0 and finite. The numbers go through `into` rather than a return value or
+ * throws playSlot's AnimGraphError: `invalid-argument` for options that are not an object, values
+ * that are not numbers or keys none of playSlot's, `out-of-range` for blend times not 0 or more and
+ * finite, a play rate not above 0 and finite. The numbers go through `into` rather than a return value or
  * arguments, which V8 would box (see SlotPlayArgs).
  */
 export function resolveSlotPlay(slot: string, options: SlotPlayOptions | undefined, into: Required<SlotPlayOptions>): void {
@@ -31,7 +33,7 @@ export function resolveSlotPlay(slot: string, options: SlotPlayOptions | undefin
   into.blendOut = 0.2;
   into.playRate = 1;
   if (options !== undefined) {
-    if (typeof options !== 'object' || options === null) throw new TypeError(`playSlot('${slot}'): options are an object ({ blendIn, blendOut, playRate }); got ${options === null ? 'null' : typeof options}`);
+    if (typeof options !== 'object' || options === null) throw new AnimGraphError('invalid-argument', `playSlot('${slot}'): options are an object ({ blendIn, blendOut, playRate }); got ${options === null ? 'null' : typeof options}`);
     // Each read once: a read V8 boxes (above) would box twice.
     const givenIn = options.blendIn, givenOut = options.blendOut, givenRate = options.playRate;
     // A string compared as a number ('0.2' >= 0) and was kept as one; null became 0.
@@ -47,26 +49,26 @@ export function resolveSlotPlay(slot: string, options: SlotPlayOptions | undefin
   }
   const blendIn = into.blendIn, blendOut = into.blendOut, playRate = into.playRate;
   if (!(blendIn >= 0 && blendIn < Infinity) || !(blendOut >= 0 && blendOut < Infinity)) {
-    throw new RangeError(`playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
+    throw new AnimGraphError('out-of-range', `playSlot('${slot}'): blendIn and blendOut are seconds, 0 or more (got ${blendIn}, ${blendOut})`);
   }
-  if (!(playRate > 0 && playRate < Infinity)) throw new RangeError(`playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
+  if (!(playRate > 0 && playRate < Infinity)) throw new AnimGraphError('out-of-range', `playSlot('${slot}'): playRate must be above 0 and finite (got ${playRate})`);
 }
 
-/** playSlot's TypeError for option values that are not numbers (a function of its own: no closure in resolveSlotPlay). */
-function slotOptionTypeError(slot: string, given: readonly unknown[]): TypeError {
+/** playSlot's AnimGraphError for option values that are not numbers (a function of its own: no closure in resolveSlotPlay). */
+function slotOptionTypeError(slot: string, given: readonly unknown[]): AnimGraphError {
   const shown = given.map((v) => (v === undefined ? 'undefined' : JSON.stringify(v) ?? String(v)));
-  return new TypeError(`playSlot('${slot}'): blendIn, blendOut and playRate are numbers (got ${shown.join(', ')})`);
+  return new AnimGraphError('invalid-argument', `playSlot('${slot}'): blendIn, blendOut and playRate are numbers (got ${shown.join(', ')})`);
 }
 
 /** Throws for options with keys but none of playSlot's (called only then, so the common path enumerates nothing). */
 function unknownSlotOptions(slot: string, options: object): void {
   const keys = Object.keys(options);
-  if (keys.length > 0) throw new TypeError(`playSlot('${slot}'): unknown option${keys.length === 1 ? '' : 's'} ${keys.map((k) => `'${k}'`).join(', ')} (options: blendIn, blendOut, playRate)`);
+  if (keys.length > 0) throw new AnimGraphError('invalid-argument', `playSlot('${slot}'): unknown option${keys.length === 1 ? '' : 's'} ${keys.map((k) => `'${k}'`).join(', ')} (options: blendIn, blendOut, playRate)`);
 }
 
-/** Throws stopSlot's RangeError for a blend-out time that is not 0 or more and finite. */
+/** Throws stopSlot's AnimGraphError (`out-of-range`) for a blend-out time that is not 0 or more and finite. */
 export function checkSlotStop(slot: string, blendOut: number): void {
-  if (!(blendOut >= 0 && blendOut < Infinity)) throw new RangeError(`stopSlot('${slot}'): blendOut is seconds, 0 or more (got ${blendOut})`);
+  if (!(blendOut >= 0 && blendOut < Infinity)) throw new AnimGraphError('out-of-range', `stopSlot('${slot}'): blendOut is seconds, 0 or more (got ${blendOut})`);
 }
 
 /**

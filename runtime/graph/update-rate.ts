@@ -21,6 +21,8 @@
  * - Delta times of 0 (and negative or NaN, which count as 0) move nothing and evaluate nothing.
  */
 
+import { AnimGraphError } from '../core/errors.ts';
+
 /** How AnimGraphInstance.setUpdateRate treats the frames it skips. */
 export interface UpdateRateOptions {
   /** Interpolate toward a look-ahead evaluation (true, the default) or hold the last pose (false). */
@@ -37,23 +39,26 @@ export const DEFAULT_UPDATE_RATE_OPTIONS: UpdateRateOptions = Object.freeze({});
 /** The largest update rate (Unreal keeps its URO frame counter in a byte). */
 export const MAX_UPDATE_RATE = 255;
 
-/** Throws a RangeError unless `rate` is a whole number from 1 to MAX_UPDATE_RATE and `phase` a whole number. */
+/**
+ * Throws an AnimGraphError unless `rate` is a whole number from 1 to MAX_UPDATE_RATE and `phase` a
+ * whole number: `out-of-range` for a number, `invalid-argument` for anything else.
+ */
 export function checkUpdateRate(rate: number, phase: number): void {
   if (!Number.isInteger(rate) || rate < 1 || rate > MAX_UPDATE_RATE) {
-    throw new RangeError(`an update rate is a whole number of frames from 1 (every frame) to ${MAX_UPDATE_RATE}; got ${rate}`);
+    throw new AnimGraphError(typeof rate === 'number' ? 'out-of-range' : 'invalid-argument', `an update rate is a whole number of frames from 1 (every frame) to ${MAX_UPDATE_RATE}; got ${rate}`);
   }
-  if (!Number.isSafeInteger(phase)) throw new RangeError(`an update phase is a whole number of frames; got ${phase}`);
+  if (!Number.isSafeInteger(phase)) throw new AnimGraphError(typeof phase === 'number' ? 'out-of-range' : 'invalid-argument', `an update phase is a whole number of frames; got ${phase}`);
 }
 
 /**
- * Whether `options` interpolates skipped frames (its `interpolate`, default true); a TypeError for
- * options that are not an object or an `interpolate` that is not a boolean ('no' read as true, and
- * null options threw a bare "Cannot read properties of null").
+ * Whether `options` interpolates skipped frames (its `interpolate`, default true); an AnimGraphError
+ * (`invalid-argument`) for options that are not an object or an `interpolate` that is not a boolean
+ * ('no' read as true, and null options threw a bare "Cannot read properties of null").
  */
 export function interpolatesSkipped(options: UpdateRateOptions): boolean {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`update rate options are an object ({ interpolate }); got ${options === null ? 'null' : typeof options}`);
+  if (typeof options !== 'object' || options === null) throw new AnimGraphError('invalid-argument', `update rate options are an object ({ interpolate }); got ${options === null ? 'null' : typeof options}`);
   const interpolate = options.interpolate;
-  if (interpolate !== undefined && typeof interpolate !== 'boolean') throw new TypeError(`update rate option interpolate is true or false; got ${JSON.stringify(interpolate) ?? String(interpolate)}`);
+  if (interpolate !== undefined && typeof interpolate !== 'boolean') throw new AnimGraphError('invalid-argument', `update rate option interpolate is true or false; got ${JSON.stringify(interpolate) ?? String(interpolate)}`);
   return interpolate ?? true;
 }
 

@@ -1,4 +1,5 @@
 import type { BlendProfile } from '../core/blend-profile.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import { InertialRequest } from './inertial-transition.ts';
 import { compileRule, MAX_RULE_DEPTH, ruleDepth, type Rule, type RuleJson } from './transition-rules.ts';
 
@@ -76,8 +77,9 @@ export interface StateMachineTable {
 
 /**
  * Compiles a state machine's table. `stateList` in the asset's order; a state without a pose
- * (`hasPose` false: a conduit, or a state given no sub-graph) takes no crossfade slot. Throws a
- * RangeError when the entry is not a state with a pose, or a rule nests deeper than MAX_RULE_DEPTH.
+ * (`hasPose` false: a conduit, or a state given no sub-graph) takes no crossfade slot. Throws an
+ * AnimGraphError when the entry is not a state with a pose (`invalid-data`), or a rule nests deeper
+ * than MAX_RULE_DEPTH (`out-of-range`).
  */
 export function compileStateMachine(
   id: string,
@@ -95,11 +97,11 @@ export function compileStateMachine(
   }
   const index = new Map(states.map((s, i) => [s.name, i]));
   const entryIndex = index.get(entry) ?? slotStates[0] ?? -1;
-  if (entryIndex < 0 || states[entryIndex].conduit) throw new RangeError(`StateMachine '${id}': entry '${entry}' is not a state with a pose`);
+  if (entryIndex < 0 || states[entryIndex].conduit) throw new AnimGraphError('invalid-data', `StateMachine '${id}': entry '${entry}' is not a state with a pose`);
   // Stable sort by priority; own transitions before any-state ones.
   const ordered = transitions.map((t, i) => ({ t, i })).sort((a, b) => (a.t.priority ?? 0) - (b.t.priority ?? 0) || a.i - b.i);
   for (const t of transitions) {
-    if (ruleDepth(t.rule) > MAX_RULE_DEPTH) throw new RangeError(`StateMachine '${id}': a transition rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
+    if (ruleDepth(t.rule) > MAX_RULE_DEPTH) throw new AnimGraphError('out-of-range', `StateMachine '${id}': a transition rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
   }
   const compile = (t: TransitionSpec) => new Transition(
     index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,

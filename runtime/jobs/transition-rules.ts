@@ -28,7 +28,7 @@ export type RuleJson =
  * The most levels of `and`, `or` and `not` a rule may nest. Rules are checked, compiled and
  * tested recursively, the test inside update's own recursion through up to MAX_GRAPH_DEPTH nodes,
  * and a few thousand levels overflowed the stack; a hand-written rule needs a few. The loader
- * reports a deeper rule as `too-deep`; compileStateMachine refuses it with a RangeError.
+ * reports a deeper rule as `too-deep`; compileStateMachine refuses it (an AnimGraphError, `out-of-range`).
  */
 export const MAX_RULE_DEPTH = 64;
 

@@ -1,4 +1,5 @@
 import { BLEND_PROFILE_MODES } from '../core/blend-profile.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import { jsonPath } from '../core/names.ts';
 import type { PropertySpec } from './property-spec.ts';
 
@@ -18,12 +19,13 @@ export const NODE_PROBLEM_CODES = [
 export type NodeProblemCode = (typeof NODE_PROBLEM_CODES)[number];
 
 /**
- * Throws a TypeError for a code a node type's `check` or `prepare` reported that is not one of
- * NODE_PROBLEM_CODES: the loader's callers sort problems by code, and an unknown one passed as valid.
+ * Throws an AnimGraphError (`invalid-argument`) for a code a node type's `check` or `prepare`
+ * reported that is not one of NODE_PROBLEM_CODES: the loader's callers sort problems by code, and an
+ * unknown one passed as valid.
  */
 export function checkProblemCode(code: unknown, path: readonly PropertyKey[]): void {
   if (!(NODE_PROBLEM_CODES as readonly unknown[]).includes(code)) {
-    throw new TypeError(`report(${JSON.stringify(path.map(String))}, ${JSON.stringify(code) ?? String(code)}, …): not a problem code a node reports (${NODE_PROBLEM_CODES.join(', ')})`);
+    throw new AnimGraphError('invalid-argument', `report(${JSON.stringify(path.map(String))}, ${JSON.stringify(code) ?? String(code)}, …): not a problem code a node reports (${NODE_PROBLEM_CODES.join(', ')})`);
   }
 }
 
@@ -38,11 +40,11 @@ export interface NodeProblem {
 
 /**
  * Thrown when binding a graph whose nodes' `prepare` reported problems (`problems`) or threw
- * (`failures`, one per node); the loader maps them to JSON paths.
+ * (`failures`, one per node); the loader maps them to JSON paths. Code `node-build`.
  */
-export class NodePrepareError extends Error {
+export class NodePrepareError extends AnimGraphError {
   constructor(readonly problems: readonly NodeProblem[], readonly failures: readonly NodeBuildError[] = []) {
-    super([
+    super('node-build', [
       ...problems.map((p) => `node '${p.nodeId}' ${[...p.path].map(String).join('.')}: ${p.message}`),
       ...failures.map((f) => f.message),
     ].join('\n'));
@@ -54,11 +56,11 @@ export class NodePrepareError extends Error {
  * A node type's own code failed on one node of a graph: its `prepare` or `create` threw (the error
  * thrown is `cause`), `create` returned something other than a node of the type's id and space, or
  * `numbers` was asked for what it cannot give. The loader reports it at the node's path
- * (`node-type-failed`); AnimGraph and createInstance throw it.
+ * (`node-type-failed`); AnimGraph and createInstance throw it. Code `node-build`.
  */
-export class NodeBuildError extends RangeError {
+export class NodeBuildError extends AnimGraphError {
   constructor(readonly nodeId: string, readonly typeName: string, detail: string, cause?: unknown) {
-    super(`${typeName} '${nodeId}': ${detail}`, cause === undefined ? undefined : { cause });
+    super('node-build', `${typeName} '${nodeId}': ${detail}`, cause === undefined ? undefined : { cause });
     this.name = 'NodeBuildError';
   }
 }
@@ -78,11 +80,11 @@ export interface NodeTypeProblem {
 
 /**
  * A node type that cannot be used (defineNodeType, NodeRegistry.register), with every problem found
- * in it. A TypeError, as the type is the caller's code.
+ * in it. Code `node-type`.
  */
-export class NodeTypeError extends TypeError {
+export class NodeTypeError extends AnimGraphError {
   constructor(readonly typeName: string, readonly problems: readonly NodeTypeProblem[]) {
-    super(`node type '${typeName}': ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    super('node-type', `node type '${typeName}': ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
     this.name = 'NodeTypeError';
   }
 }

@@ -1,6 +1,7 @@
 import type { AdditiveSpace } from '../core/additive.ts';
 import type { BlendProfile, BlendProfileMode } from '../core/blend-profile.ts';
 import type { ClipBinding } from '../core/clip.ts';
+import { AnimGraphError } from '../core/errors.ts';
 import type { PoseNode, PoseSpace } from './anim-node.ts';
 import type { ComponentPoseLink, Link, PoseLink } from './link.ts';
 import type { Skeleton } from '../core/skeleton.ts';
@@ -408,7 +409,7 @@ function typedInputs<I extends readonly InputSpec[]>(definition: { type: string;
     const link = build.inputs[spec.name];
     // The loader reports unlinked inputs; a definition built in code without it fails here, once.
     if (spec.kind === 'poseList' ? !Array.isArray(link) : link === undefined || Array.isArray(link)) {
-      throw new RangeError(`${definition.type} '${build.id}': input '${spec.name}' is not linked`);
+      throw new AnimGraphError('invalid-data', `${definition.type} '${build.id}': input '${spec.name}' is not linked`);
     }
   }
   // AnimGraph makes each link by its spec's kind and space, which is what TypedInputs says.

@@ -5,6 +5,7 @@ import { AnimGraph } from '../../runtime/graph/graph.ts';
 import { MAX_GRAPH_DEPTH } from '../../runtime/graph/definition.ts';
 import { formatDebugTree } from '../../host/runner.ts';
 import { hasNaN } from '../support/graphs.ts';
+import { expectAnimGraphError } from '../support/errors.ts';
 
 /**
  * Graphs deeper than MAX_GRAPH_DEPTH are a typed load error (`too-deep`),
@@ -108,8 +109,10 @@ describe('deep graphs', () => {
     // One more CopyBone on top of the deepest node makes 501 levels below the Output node.
     const copy = graph.nodes.find((n) => n.id === 'n1')!;
     const top = { ...copy, id: 'top', inputs: { pose: nodes.at(-1)!.id } };
-    expect(() => new AnimGraph({ name: 'deep', skeleton: graph.skeleton, parameters: {}, clips: new Map(), nodes: [...nodes, top, { ...output, inputs: { pose: 'top' } }] }))
-      .toThrow(new RangeError('the graph is 502 nodes deep; at most 500 (plus the output node) are allowed'));
+    expectAnimGraphError(
+      () => new AnimGraph({ name: 'deep', skeleton: graph.skeleton, parameters: {}, clips: new Map(), nodes: [...nodes, top, { ...output, inputs: { pose: 'top' } }] }),
+      'out-of-range', 'the graph is 502 nodes deep; at most 500 (plus the output node) are allowed',
+    );
   });
 
   it('counts the levels inside state machine states: too deep only through a state is reported inside it', () => {

@@ -5,6 +5,9 @@ import { loadGraphFile } from '../../host/files.ts';
 import { runGraph, TimelineError } from '../../host/runner.ts';
 import { GraphLoadError } from '../../graphs/loader.ts';
 import { AnimGraphError } from '../../runtime/core/errors.ts';
+import { checkCrowdEvents, checkEventsPerCharacter } from '../../host/crowd-events.ts';
+import * as mainEntry from '../../index.ts';
+import * as nodeEntry from '../../node.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
 
 const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
@@ -37,3 +40,24 @@ describe('the host throws AnimGraphErrors with a code', () => {
     expect((error as GraphLoadError).problems).toMatchObject([{ path: '$', code: 'file' }]);
   });
 });
+
+describe('a crowd\'s event options throw AnimGraphErrors with a code (checked before any worker starts)', () => {
+  it('an event a crowd cannot forward, events that are no list, a count out of range', () => {
+    expectAnimGraphError(() => checkCrowdEvents(['footstep']), 'unknown-name', /^a crowd cannot forward event 'footstep' \(events: sequenceLooped, /);
+    expectAnimGraphError(() => checkCrowdEvents(['parameterChanged']), 'invalid-argument', "a crowd does not forward 'parameterChanged': its parameters are set on the calling thread, through the crowd");
+    expectAnimGraphError(() => checkCrowdEvents('notify' as never), 'invalid-argument', 'events must be an array of event names; got notify');
+    expectAnimGraphError(() => checkEventsPerCharacter(257), 'out-of-range', 'eventsPerCharacter must be a whole number from 1 to 256; got 257');
+    expectAnimGraphError(() => checkEventsPerCharacter('8' as never), 'invalid-argument', 'eventsPerCharacter must be a whole number from 1 to 256; got 8');
+    expect(checkEventsPerCharacter(undefined)).toBeGreaterThan(0);
+  });
+});
+
+describe('the entries', () => {
+  it('animgraph/node, which exports GraphLoadError and TimelineError, exports their base and its codes too, the same as animgraph\'s', () => {
+    expect(nodeEntry.AnimGraphError).toBe(AnimGraphError);
+    expect(mainEntry.AnimGraphError).toBe(AnimGraphError);
+    expect(nodeEntry.ANIM_GRAPH_ERROR_CODES).toBe(mainEntry.ANIM_GRAPH_ERROR_CODES);
+    expect(new nodeEntry.GraphLoadError('g.json', [])).toBeInstanceOf(nodeEntry.AnimGraphError);
+  });
+});
+

@@ -4,6 +4,7 @@ import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
 import type { DebugNode } from '../../runtime/node/node.ts';
 import { compileStateMachine } from '../../nodes/StateMachine.ts';
+import { expectAnimGraphError } from '../support/errors.ts';
 
 const player = (clip: string, extra: Record<string, unknown> = {}) => ({ nodes: { p: { type: 'SequencePlayer', properties: { clip, ...extra } } }, output: 'p' });
 const asset = (properties: Record<string, unknown>, wrap = false, parameters: Record<string, unknown> = {}) => ({
@@ -270,8 +271,11 @@ describe('StateMachine', () => {
     g.update(0.1);
     expect(active(g)).toBe('walk');
     // A machine compiled from code refuses the deep rule too, rather than overflowing the stack.
-    expect(() => compileStateMachine('sm', [{ name: 'a', hasPose: true }], 'a', [{ from: 'a', to: 'a', rule: nested('{"not":', '}', 4000, 'true') }], () => 0))
-      .toThrow(new RangeError("StateMachine 'sm': a transition rule nests and, or and not more than 64 levels deep (the limit, MAX_RULE_DEPTH)"));
+    expectAnimGraphError(
+      () => compileStateMachine('sm', [{ name: 'a', hasPose: true }], 'a', [{ from: 'a', to: 'a', rule: nested('{"not":', '}', 4000, 'true') }], () => 0),
+      'out-of-range', "StateMachine 'sm': a transition rule nests and, or and not more than 64 levels deep (the limit, MAX_RULE_DEPTH)",
+    );
+    expectAnimGraphError(() => compileStateMachine('sm', [{ name: 'a', hasPose: false }], 'a', [], () => 0), 'invalid-data', "StateMachine 'sm': entry 'a' is not a state with a pose");
   });
 
   it('a state may apply an additive clip (its player feeds ApplyAdditive as at the top level), and a plain clip there is still not-additive', () => {

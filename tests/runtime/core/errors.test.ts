@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { AnimGraphError, ANIM_GRAPH_ERROR_CODES, type AnimGraphErrorCode } from '../../../runtime/core/errors.ts';
 import { Clip } from '../../../runtime/core/clip.ts';
+import { ClipCurve } from '../../../runtime/core/clip-events.ts';
 import { Pose, checkStorage } from '../../../runtime/core/pose.ts';
 import { boneMaskWeights } from '../../../runtime/core/bone-mask.ts';
 import { Sha256 } from '../../../runtime/core/sha256.ts';
@@ -49,6 +50,8 @@ describe('the core throws AnimGraphErrors with a code', () => {
       () => new Clip({ name: 'c', frameRate: 10, frameCount: 2, tracks: [{ bone: 'root', translation: true, rotation: false, scale: false }], translations: new Float64Array(5) }),
       'invalid-data', "clip 'c': key arrays do not match 2 frames of 1 tracks at 10 fps",
     );
+    expectAnimGraphError(() => new ClipCurve('lean', Float64Array.of(0, 1), Float64Array.of(0)), 'invalid-data', "curve 'lean': needs as many values as times, at least one");
+    expectAnimGraphError(() => new ClipCurve('lean', Float64Array.of(0, 0), Float64Array.of(0, 1)), 'invalid-data', "curve 'lean': key times must increase (key 1)");
   });
 
   it('a call the object cannot take now', () => {

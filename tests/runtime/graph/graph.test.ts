@@ -13,6 +13,7 @@ import { PROBES_TEST_TIMEOUT, runProbe } from '../../support/allocation.ts';
 import { warpedWalkGraph } from '../../support/crowd-graphs.ts';
 import { exampleInstance } from '../../support/example-instances.ts';
 import { expectAnimGraphError } from '../../support/errors.ts';
+import { AnimGraphError } from '../../../runtime/core/errors.ts';
 import { Clip } from '../../../runtime/core/clip.ts';
 import { Skeleton } from '../../../runtime/core/skeleton.ts';
 import { ClipCurve } from '../../../runtime/core/clip-events.ts';
@@ -308,7 +309,7 @@ describe('graph instance', () => {
     // ...while each instance's nodes are its own, and a node of another instance has no weight slot here.
     expect(b.nodes.get('walk')).toBe(walkB);
     expect(b.nodes.get('walk')).not.toBe(walkA);
-    expect(() => b.nodeSlot(walkA as never)).toThrow(RangeError);
+    expectAnimGraphError(() => b.nodeSlot(walkA as never), 'invalid-argument', "node 'walk' is not one of this instance's nodes");
     expect(b.nodeSlot(walkB as never)).toBe(a.nodeSlot(walkA as never));
   });
 
@@ -950,8 +951,8 @@ describe('building a custom node', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(NodeBuildError);
-    expect(error).toBeInstanceOf(RangeError);
-    expect(error).toMatchObject({ nodeId: 'f', typeName: 'Flaky', message: "Flaky 'f': create threw TypeError: no more" });
+    expect(error).toBeInstanceOf(AnimGraphError);
+    expect(error).toMatchObject({ code: 'node-build', nodeId: 'f', typeName: 'Flaky', message: "Flaky 'f': create threw TypeError: no more" });
     expect((error as Error).cause).toBe(thrown);
   });
 });

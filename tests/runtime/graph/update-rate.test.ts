@@ -14,6 +14,7 @@ import { Skeleton } from '../../../runtime/core/skeleton.ts';
 import { rateWalkGraph } from '../../support/crowd-graphs.ts';
 import { CMU, describeWithData } from '../../support/shared-data.ts';
 import { runProbe } from '../../support/allocation.ts';
+import { expectAnimGraphError } from '../../support/errors.ts';
 
 const DT = 1 / 60;
 
@@ -66,14 +67,15 @@ function localDifference(a: Pose, b: Pose): { degrees: number; distance: number 
 describe('update rate (URO)', () => {
   it('rejects rates and phases that are not whole numbers in range, at the call', () => {
     const g = linearGraph().createInstance();
-    for (const bad of [0, -1, 1.5, 256, Number.NaN, Infinity]) expect(() => g.setUpdateRate(bad), String(bad)).toThrow(RangeError);
+    for (const bad of [0, -1, 1.5, 256, Number.NaN, Infinity]) expectAnimGraphError(() => g.setUpdateRate(bad), 'out-of-range', `an update rate is a whole number of frames from 1 (every frame) to 255; got ${bad}`);
+    expectAnimGraphError(() => g.setUpdateRate('2' as never), 'invalid-argument', 'an update rate is a whole number of frames from 1 (every frame) to 255; got 2');
     expect(() => g.setUpdateRate(2, 0.5)).toThrow(/phase/);
     expect(g.updateRate).toBe(1);
     g.setUpdateRate(4, -1);
     expect([g.updateRate, g.updatePhase]).toEqual([4, 3]);
     // Options: null threw "Cannot read properties of null"; { interpolate: 'no' } was kept, and read as true.
-    expect(() => g.setUpdateRate(2, 0, null as never)).toThrow(new TypeError('update rate options are an object ({ interpolate }); got null'));
-    expect(() => g.setUpdateRate(2, 0, { interpolate: 'no' as never })).toThrow(new TypeError('update rate option interpolate is true or false; got "no"'));
+    expectAnimGraphError(() => g.setUpdateRate(2, 0, null as never), 'invalid-argument', 'update rate options are an object ({ interpolate }); got null');
+    expectAnimGraphError(() => g.setUpdateRate(2, 0, { interpolate: 'no' as never }), 'invalid-argument', 'update rate option interpolate is true or false; got "no"');
     expect([g.updateRate, g.interpolatesSkippedFrames]).toEqual([4, true]);
   });
 
@@ -321,7 +323,7 @@ describe('update rate (URO)', () => {
         crowd.setUpdateRate(i, rate, i, options);
         return g;
       });
-      expect(() => crowd.setUpdateRate(0, 0)).toThrow(RangeError);
+      expectAnimGraphError(() => crowd.setUpdateRate(0, 0), 'out-of-range', /^an update rate is a whole number/);
       expect(() => crowd.setUpdateRate(6, 2)).toThrow(/no character 6/);
       expect(crowd.getUpdateRate(2)).toBe(4);
       const n = crowd.boneCount;

@@ -6,6 +6,7 @@ import { CopyBone } from '../../../nodes/CopyBone.ts';
 import { builtInNodeTypes } from '../../../nodes/index.ts';
 import { SequencePlayer, SequencePlayerType } from '../../../nodes/SequencePlayer.ts';
 import type { ClipBinding } from '../../../runtime/core/clip.ts';
+import { AnimGraphError } from '../../../runtime/core/errors.ts';
 import type { ScalarProperty, Vec3Property } from '../../../runtime/node/node.ts';
 import {
   defineNodeType, nodeTypeProblems, NodeTypeError, typedProperties, type NodeType, type PropertySpec, type PropertySpecs, type ResolvedProperties,
@@ -332,7 +333,7 @@ describe('a typed prepare', () => {
     const x = graph.nodes.find((n) => n.id === 'x')!;
     (x as { properties: unknown }).properties = { ...x.properties, clip: 'nowhere' };
     const again = new AnimGraph({ name: 'code', skeleton: graph.skeleton, parameters: graph.parameterDefinitions, clips: new Map([...graph.clipBindings].map(([n, b]) => [n, b.clip])), nodes: graph.nodes });
-    expect(() => again.createInstance()).toThrow(/TypedPrepare 'x': create threw RangeError: node 'x': no clip named "nowhere"/);
+    expect(() => again.createInstance()).toThrow(/TypedPrepare 'x': create threw AnimGraphError: node 'x': no clip named "nowhere"/);
   });
 });
 
@@ -359,8 +360,8 @@ describe('checking node types (defineNodeType, NodeRegistry.register)', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(NodeTypeError);
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as NodeTypeError).typeName).toBe('Bad');
+    expect(error).toBeInstanceOf(AnimGraphError);
+    expect(error).toMatchObject({ code: 'node-type', name: 'NodeTypeError', typeName: 'Bad' });
     expect((error as Error).message).toBe([
       "node type 'Bad': 5 problems",
       "  space: expected 'local' or 'component', got \"world\"",
