@@ -10,10 +10,10 @@ import { checkGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
 import { describeWithData } from '../support/shared-data.ts';
 
-// Counts file reads, to check that a glTF named by several clips is read once per load.
+// Counts file opens, to check that a glTF named by several clips is read once per load.
 vi.mock('node:fs', async (importOriginal) => {
   const original = await importOriginal<typeof import('node:fs')>();
-  return { ...original, readFileSync: vi.fn(original.readFileSync) };
+  return { ...original, openSync: vi.fn(original.openSync) };
 });
 
 const io = new WebIO();
@@ -99,7 +99,7 @@ describe('loader: glTF skeletons and clips', () => {
   });
 
   it('reads each glTF file once per load, however many clips name it', () => {
-    const read = vi.mocked(fs.readFileSync);
+    const read = vi.mocked(fs.openSync);
     read.mockClear();
     const result = checkGraphAsset(graph({ gltf: 'rig.glb' }, {
       a: { source: 'rig.glb', animation: 'Walk' }, b: { source: 'rig.glb', animation: 'Walk' }, c: { source: './rig.glb', animation: 0 },

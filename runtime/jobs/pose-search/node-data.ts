@@ -1,3 +1,4 @@
+import { AnimGraphError } from '../../core/errors.ts';
 import type { Skeleton } from '../../core/skeleton.ts';
 import { quoted } from '../../core/names.ts';
 import type { NamedClip, NodeCheckContext, NodePrepareContext } from '../../node/node-type.ts';
@@ -75,8 +76,12 @@ export function preparePoseSearch(
     try {
       bytes = ctx.readFile(file);
     } catch (e) {
-      const reason = (e as { code?: unknown }).code ?? (e as Error).message;
-      ctx.report(['database'], 'file', `cannot read index file '${file}' (resolved to ${ctx.resolvePath(file)}): ${reason}; write it with \`animgraph index GRAPH --out ${file}\``);
+      // A file refused as it stands (not a regular file, too large) is not one to write an index into.
+      if (e instanceof AnimGraphError) ctx.report(['database'], 'file', `cannot read index file '${file}': ${e.message}`);
+      else {
+        const reason = (e as { code?: unknown }).code ?? (e as Error).message;
+        ctx.report(['database'], 'file', `cannot read index file '${file}' (resolved to ${ctx.resolvePath(file)}): ${reason}; write it with \`animgraph index GRAPH --out ${file}\``);
+      }
       return undefined;
     }
     try {
