@@ -38,6 +38,44 @@ export interface GltfReadOptions {
    * Return undefined or throw when it cannot be had; only buffers the import uses are asked for.
    */
   readUri?: (uri: string) => Uint8Array | undefined;
+  /**
+   * True to let `readUri` be asked for a URI outside the .gltf's own folder (an absolute path, a
+   * URL with a scheme such as `file:`, or `..` climbing above the folder; see
+   * gltfUriOutsideFolder). By default such a buffer is not read: a GltfError (`unreadable`) says why.
+   */
+  allowUrisOutsideFolder?: boolean;
+}
+
+/**
+ * A .gltf's URI as the path it names: percent-decoded (a malformed escape is left as written, and
+ * the file is then not found).
+ */
+export function decodeGltfUri(uri: string): string {
+  try {
+    return decodeURIComponent(uri);
+  } catch {
+    return uri;
+  }
+}
+
+/**
+ * Why a .gltf's external URI (not a data: URI) does not name a file in the .gltf's own folder or
+ * below, or undefined when it does: it has a scheme (`file:`, `https:`; a drive letter `C:` too), it
+ * is an absolute path, or its `..` segments climb above the folder. Decoded first, as it is read,
+ * so `%2e%2e/` counts as `../`; `\` separates as `/` does.
+ */
+export function gltfUriOutsideFolder(uri: string): string | undefined {
+  const path = decodeGltfUri(uri);
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(path);
+  if (scheme) return `it has a scheme ('${scheme[1]}:')`;
+  if (/^[/\\]/.test(path)) return 'it is an absolute path';
+  let depth = 0;
+  for (const segment of path.split(/[/\\]/)) {
+    if (segment === '..') depth--;
+    else if (segment !== '' && segment !== '.') depth++;
+    if (depth < 0) return "its '..' leads above the folder";
+  }
+  return undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -66,14 +104,16 @@ export class GltfDocument {
   private readonly nodes: readonly Json[];
   private readonly bin: Uint8Array | null;
   private readonly readUri: GltfReadOptions['readUri'];
+  private readonly allowUrisOutsideFolder: boolean;
   private readonly buffers = new Map<number, Uint8Array>();
 
   /** Use readGltf. */
-  constructor(source: string, json: Json, bin: Uint8Array | null, readUri: GltfReadOptions['readUri']) {
+  constructor(source: string, json: Json, bin: Uint8Array | null, readUri: GltfReadOptions['readUri'], allowUrisOutsideFolder = false) {
     this.source = source;
     this.json = json;
     this.bin = bin;
     this.readUri = readUri;
+    this.allowUrisOutsideFolder = allowUrisOutsideFolder;
     const problems: string[] = [];
     const list = (key: string): Json[] => {
       const v = json[key];
@@ -254,6 +294,10 @@ export class GltfDocument {
       bytes = decodeDataUri(b.uri);
       if (bytes === undefined) this.fail('malformed', `${at}: its data: URI is not valid base64`);
     } else {
+      const outside = this.allowUrisOutsideFolder ? undefined : gltfUriOutsideFolder(b.uri);
+      if (outside !== undefined) {
+        this.fail('unreadable', `${at}: '${b.uri}' is not in the glTF's folder (${outside}): a .gltf's buffers are read from its own folder and below, unless the loader is given allowGltfUrisOutsideFolder`);
+      }
       let error = 'no way to read files was given';
       try {
         if (this.readUri) {
@@ -385,7 +429,7 @@ export function readGltf(bytes: Uint8Array | ArrayBuffer, options: GltfReadOptio
     fail(`not glTF: neither a GLB nor JSON (${(e as Error).message.replace(/\s+/g, ' ')})`);
   }
   if (!isObject(json)) fail('not glTF: the JSON is not an object');
-  return new GltfDocument(source, json as Json, bin, options.readUri);
+  return new GltfDocument(source, json as Json, bin, options.readUri, options.allowUrisOutsideFolder === true);
 }
 
 function decodeText(bytes: Uint8Array): string {

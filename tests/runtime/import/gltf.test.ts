@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ClipBinding } from '../../../runtime/core/clip.ts';
 import { sampleClip } from '../../../runtime/core/sampling.ts';
 import { ComponentPose } from '../../../runtime/core/component-pose.ts';
-import { GltfError, gltfClip, gltfRig, readGltf, type GltfDocument } from '../../../runtime/import/gltf.ts';
+import { GltfError, gltfClip, gltfRig, gltfUriOutsideFolder, readGltf, type GltfDocument } from '../../../runtime/import/gltf.ts';
 import { quatNormalize, quatSlerp } from '../../../runtime/core/math.ts';
 import { Pose } from '../../../runtime/core/pose.ts';
 import { describeWithData, SHARED_DATA } from '../../support/shared-data.ts';
@@ -364,6 +364,47 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     const e = gltfError(() => gltfClip(readGltf(text, { source: 'walk.gltf' }), 'Walk'));
     expect(e.gltfCode).toBe('unreadable');
     expect(e.message).toMatch(/walk\.gltf: buffers\[0\]: cannot read 'walk\.bin'/);
+  });
+
+  it("reads a .gltf's external buffers from its own folder and below only, unless allowed", async () => {
+    const { json, bin } = await gltfJson();
+    const asked: string[] = [];
+    const readUri = (uri: string) => {
+      asked.push(uri);
+      return bin;
+    };
+    const withUri = (uri: string) => {
+      const copy = structuredClone(json);
+      copy.buffers[0].uri = uri;
+      return new TextEncoder().encode(JSON.stringify(copy));
+    };
+    const outside = {
+      '../../../../etc/passwd': "its '..' leads above the folder",
+      'a/../../walk.bin': "its '..' leads above the folder",
+      '%2e%2e/walk.bin': "its '..' leads above the folder",
+      '..%5Cwalk.bin': "its '..' leads above the folder",
+      '/etc/shadow': 'it is an absolute path',
+      '%2Fetc%2Fshadow': 'it is an absolute path',
+      '\\\\server\\share\\walk.bin': 'it is an absolute path',
+      'file:///etc/passwd': "it has a scheme ('file:')",
+      'C:\\walk.bin': "it has a scheme ('C:')",
+      'https://example.com/walk.bin': "it has a scheme ('https:')",
+    };
+    for (const [uri, why] of Object.entries(outside)) {
+      expect(gltfUriOutsideFolder(uri), uri).toBe(why);
+      const e = gltfError(() => gltfClip(readGltf(withUri(uri), { source: 'm.gltf', readUri }), 'Walk'));
+      expect(e.gltfCode, uri).toBe('unreadable');
+      expect(e.message, uri).toBe(`m.gltf: buffers[0]: '${uri}' is not in the glTF's folder (${why}): a .gltf's buffers are read from its own folder and below, unless the loader is given allowGltfUrisOutsideFolder`);
+    }
+    expect(asked).toEqual([]);
+    // Allowed, the caller is asked for each as written.
+    for (const uri of Object.keys(outside)) gltfClip(readGltf(withUri(uri), { readUri, allowUrisOutsideFolder: true }), 'Walk');
+    expect(asked).toEqual(Object.keys(outside));
+    // Inside the folder, however written.
+    for (const uri of ['walk.bin', './walk.bin', 'sub/../walk.bin', 'sub/deeper/../../walk.bin', 'a%20b.bin', 'sub\\walk.bin']) {
+      expect(gltfUriOutsideFolder(uri), uri).toBeUndefined();
+      gltfClip(readGltf(withUri(uri), { readUri }), 'Walk');
+    }
   });
 
   it('corrupt containers and JSON', async () => {
