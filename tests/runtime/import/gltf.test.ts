@@ -366,6 +366,35 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     expect(e.message).toMatch(/walk\.gltf: buffers\[0\]: cannot read 'walk\.bin'/);
   });
 
+  it('decodes percent-encoded data: URIs as RFC 2397 bytes, not as UTF-8 text', async () => {
+    const { json, bin } = await gltfJson();
+    const base64 = gltfClip(readGltf(embedded(json, bin)), 'Walk');
+    const withUri = (uri: string) => {
+      const copy = structuredClone(json);
+      copy.buffers[0].uri = uri;
+      return new TextEncoder().encode(JSON.stringify(copy));
+    };
+    // Every byte escaped but letters and digits, which stand for themselves.
+    const escaped = Array.from(bin, (b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`)).join('');
+    expect(bin.some((b) => b >= 0x80)).toBe(true); // bytes that were re-encoded as two, or threw
+    const percent = gltfClip(readGltf(withUri(`data:application/octet-stream,${escaped}`)), 'Walk');
+    expect(Array.from(percent.translations)).toEqual(Array.from(base64.translations));
+    // Lower-case hex, and a base64 payload that is itself percent-encoded.
+    const lower = gltfClip(readGltf(withUri(`data:application/octet-stream,${escaped.toLowerCase().replace(/%([0-9a-f]{2})/g, '%$1')}`)), 'Walk');
+    expect(Array.from(lower.translations)).toEqual(Array.from(base64.translations));
+    const b64 = btoa(String.fromCharCode(...bin)).replace(/=/g, '%3D').replace(/\+/g, '%2B');
+    expect(Array.from(gltfClip(readGltf(withUri(`data:application/octet-stream;base64,${b64}`)), 'Walk').translations)).toEqual(Array.from(base64.translations));
+
+    // What is wrong with a data: URI is said as it is.
+    const bytes = (uri: string) => gltfError(() => gltfClip(readGltf(withUri(uri), { source: 'd.gltf' }), 'Walk'));
+    expect(bytes('data:application/octet-stream,%80%FF').message).toBe(`d.gltf: buffers[0] declares ${json.buffers[0].byteLength} bytes but has 2`);
+    expect(bytes('data:application/octet-stream,%8').message).toBe("d.gltf: buffers[0]: its data: URI has a malformed percent escape '%8' (a '%' needs two hex digits)");
+    expect(bytes('data:,ab%G1').message).toBe("d.gltf: buffers[0]: its data: URI has a malformed percent escape '%G1' (a '%' needs two hex digits)");
+    expect(bytes('data:application/octet-stream;base64,@@@').message).toBe('d.gltf: buffers[0]: its data: URI is not valid base64');
+    expect(bytes('data:application/octet-stream;base64').message).toBe('d.gltf: buffers[0]: its data: URI has no comma before its data');
+    expect(bytes('data:application/octet-stream,%80%FF').gltfCode).toBe('malformed');
+  });
+
   it("reads a .gltf's external buffers from its own folder and below only, unless allowed", async () => {
     const { json, bin } = await gltfJson();
     const asked: string[] = [];
