@@ -16,10 +16,10 @@
  * and nothing else (404). The graph runs in the page; the server loads it only to know its files.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { parseGraphText } from '../graphs/loader/json-text.ts';
 import { dirnamePath, joinPath, normalizePath } from '../graphs/loader/paths.ts';
@@ -68,7 +68,7 @@ const TYPES: Record<string, string> = {
 export async function loadPageAssets(): Promise<PageAssets> {
   const folder = new URL('../viewer/', import.meta.url);
   const files = ['index.html', 'style.css', 'viewer.js'];
-  const built = await Promise.all(files.map((f) => readFile(new URL(f, folder)).catch(() => null)));
+  const built = await Promise.all(files.map((f) => readRegularFile(fileURLToPath(new URL(f, folder)), DEFAULT_MAX_FILE_BYTES).catch(() => null)));
   if (built.every((b) => b !== null)) {
     return new Map(files.map((f, i) => [f, { body: built[i]!, type: TYPES[f.slice(f.lastIndexOf('.'))] }]));
   }
