@@ -86,7 +86,7 @@ describe('files that are not regular files', () => {
     const index = await cli(['validate', indexed]);
     expect(index.killed).toBe(false);
     expect(index.code).toBe(1);
-    expect(index.err).toContain(`  $.nodes.ps.properties.database: cannot read index file 'pipe.bvh': ${join(dir, 'pipe.bvh')} is a named pipe (FIFO), not a regular file [file]\n`);
+    expect(index.err).toContain(`  $.nodes.ps.properties.database: cannot read index file 'pipe.bvh' (resolved to ${join(dir, 'pipe.bvh')}): ${join(dir, 'pipe.bvh')} is a named pipe (FIFO), not a regular file; `);
     const zero = await cli(['run', '/dev/zero']);
     expect(zero).toMatchObject({ killed: false, code: 1, err: '/dev/zero: 1 problem\n  $: cannot read graph file: /dev/zero is a character device, not a regular file [file]\n' });
     const pipe = await cli(['validate', join(dir, 'pipe.bvh')]);

@@ -1,5 +1,5 @@
-import { AnimGraphError } from '../../core/errors.ts';
 import type { Skeleton } from '../../core/skeleton.ts';
+import { AnimGraphError } from '../../core/errors.ts';
 import { quoted } from '../../core/names.ts';
 import type { NamedClip, NodeCheckContext, NodePrepareContext } from '../../node/node-type.ts';
 import { PoseSearchDatabase, type IndexedClip } from './database.ts';
@@ -76,12 +76,10 @@ export function preparePoseSearch(
     try {
       bytes = ctx.readFile(file);
     } catch (e) {
-      // A file refused as it stands (not a regular file, too large) is not one to write an index into.
-      if (e instanceof AnimGraphError) ctx.report(['database'], 'file', `cannot read index file '${file}': ${e.message}`);
-      else {
-        const reason = (e as { code?: unknown }).code ?? (e as Error).message;
-        ctx.report(['database'], 'file', `cannot read index file '${file}' (resolved to ${ctx.resolvePath(file)}): ${reason}; write it with \`animgraph index GRAPH --out ${file}\``);
-      }
+      // A resolver's own error by its code (Node's ENOENT says it all); animgraph's by its message, as
+      // its code names only the kind of problem (not-supported: no readFile).
+      const reason = e instanceof AnimGraphError ? e.message : (e as { code?: unknown }).code ?? (e as Error).message;
+      ctx.report(['database'], 'file', `cannot read index file '${file}' (resolved to ${ctx.resolvePath(file)}): ${reason}; write it with \`animgraph index GRAPH --out ${file}\``);
       return undefined;
     }
     try {
