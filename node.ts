@@ -8,7 +8,10 @@
  */
 // loadGraphAsset and checkGraphAsset here read the files an asset names from disk, relative to
 // `baseDir` (default the working directory), as they always did; the core's take a resolver.
-export { loadGraphFile, checkGraphFile, loadGraphAsset, checkGraphAsset, fileResolver } from './host/files.ts';
+export {
+  loadGraphFile, checkGraphFile, loadGraphAsset, checkGraphAsset, fileResolver, FileReadError, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_GRAPH_BYTES,
+} from './host/files.ts';
+export type { FileRead, FileReadOptions, FileResolverOptions, GraphFileCheck, GraphFileOptions } from './host/files.ts';
 export { GraphLoadError } from './graphs/loader.ts';
 export { AnimGraphError, ANIM_GRAPH_ERROR_CODES } from './runtime/core/errors.ts';
 export type { AnimGraphErrorCode } from './runtime/core/errors.ts';

@@ -3,11 +3,12 @@
  * option parsing and the checks of --frames, --seconds, --fps, --set and --update-rate, and the
  * checks of output files. Below main.ts and every command's file, so that none imports main.ts.
  */
-import { realpathSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { GraphProblem } from '../graphs/loader.ts';
+import { GraphLoadError, type GraphProblem } from '../graphs/loader.ts';
+import { checkGraphFile, type FileRead, type GraphFileOptions } from '../host/files.ts';
 import { parseParameterValue } from '../runtime/node/parameters.ts';
 import { TimelineError, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph/graph.ts';
@@ -73,29 +74,65 @@ export function parseOptions(args: readonly string[], options: OptionSpec): { va
 }
 
 /**
- * Refuses output files that would destroy what the command reads or writes: an output that is one
- * of the inputs (`index g.json --out g.json` overwrote the graph), or two outputs that are one file
- * (`--poses f --debug-out f` interleaved both through two handles, keeping neither whole).
+ * Refuses output files that would destroy what the command reads or writes: an output that is the
+ * graph file (`index g.json --out g.json` overwrote the graph), or two outputs that are one file
+ * (`--poses f --debug-out f` interleaved both through two handles, keeping neither whole). Files
+ * are compared by device and inode, through symbolic links, so a hard link is caught too; see
+ * loadGraphForOutputs for the other files a graph reads.
  */
-export function checkOutputFiles(outputs: Readonly<Record<string, string | undefined>>, inputs: readonly string[]): void {
-  const seen = new Map<string, string>();
-  for (const input of inputs) seen.set(sameFileKey(input), 'input');
+export function checkOutputFiles(outputs: Readonly<Record<string, string | undefined>>, graph?: string): void {
+  const seen: { key: string; option: string }[] = [];
+  if (graph !== undefined) checkNotInput(outputs, [{ path: graph, file: graph }], graph);
   for (const [option, file] of Object.entries(outputs)) {
     if (file === undefined) continue;
-    const key = sameFileKey(file), earlier = seen.get(key);
-    if (earlier === 'input') throw new UsageError(`${option} ${file} is the graph file it reads; writing it would overwrite the graph`);
-    if (earlier !== undefined) throw new UsageError(`${option} ${file} is the same file as ${earlier}; give each output its own file`);
-    seen.set(key, option);
+    const key = sameFileKey(file), earlier = seen.find((s) => s.key === key);
+    if (earlier !== undefined) throw new UsageError(`${option} ${file} is the same file as ${earlier.option}; give each output its own file`);
+    seen.push({ key, option });
   }
 }
 
-/** A path's file, for comparing two paths: through symbolic links when the file exists. */
-function sameFileKey(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
+/**
+ * Loads the graph as loadGraphFile does (throwing its GraphLoadError), then refuses an output that
+ * is any file the load read: the graph, its skeleton, clips, glTF files and their buffers, index
+ * files (a usage error naming both). `index` loads without index files, so the index a graph
+ * names may be rebuilt in place.
+ */
+export function loadGraphForOutputs(graph: string, outputs: Readonly<Record<string, string | undefined>>, options: GraphFileOptions = {}): AnimGraph {
+  const result = checkGraphFile(graph, options);
+  if (!result.ok) throw new GraphLoadError(graph, result.problems);
+  checkNotInput(outputs, result.files, graph);
+  return result.graph;
+}
+
+function checkNotInput(outputs: Readonly<Record<string, string | undefined>>, inputs: readonly FileRead[], graph: string): void {
+  const identities = new Map<string, FileRead>();
+  for (const input of inputs) {
+    const id = fileIdentity(input.file);
+    if (id !== undefined && !identities.has(id)) identities.set(id, input);
   }
+  for (const [option, file] of Object.entries(outputs)) {
+    if (file === undefined) continue;
+    const id = fileIdentity(file);
+    const input = id === undefined ? undefined : identities.get(id);
+    if (input === undefined) continue;
+    if (input.path === graph) throw new UsageError(`${option} ${file} is the graph file ${graph}; writing it would overwrite the graph`);
+    throw new UsageError(`${option} ${file} is ${input.file}, which the graph reads as '${input.path}'; writing it would overwrite it`);
+  }
+}
+
+/** A file's device and inode (through symbolic links), or undefined when there is no such file. */
+function fileIdentity(path: string): string | undefined {
+  try {
+    const stats = statSync(path, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path's file, for comparing two outputs: its device and inode when it exists, else its absolute path. */
+function sameFileKey(path: string): string {
+  return fileIdentity(path) ?? resolve(path);
 }
 
 function frameCount(text: string | undefined): number | undefined {

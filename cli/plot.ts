@@ -1,10 +1,9 @@
-import { writeFileSync } from 'node:fs';
-import { loadGraphFile } from '../host/files.ts';
 import type { AnimGraph } from '../runtime/graph/graph.ts';
 import type { DebugNode } from '../runtime/node/node.ts';
 import type { ParameterValue } from '../runtime/node/parameters.ts';
 import { GraphRunner, type ParameterChange, type RunOptions } from '../host/runner.ts';
-import { checkOutputFiles, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts, writing } from './common.ts';
+import { checkOutputFiles, loadGraphForOutputs, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts } from './common.ts';
+import { writeOutputFile } from './output-file.ts';
 import type { Io } from './io.ts';
 import { fixed, renderPlotSvg, type PlotDocument, type PlotPanel, type PlotPoints, type PlotSeries } from './plot-svg.ts';
 
@@ -214,11 +213,11 @@ export async function plotCommand(args: readonly string[], io: Io): Promise<numb
   if (positionals.length !== 1) throw new UsageError('needs exactly one GRAPH file');
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError('needs --out FILE.svg');
-  checkOutputFiles({ '--out': out }, [positionals[0]]);
+  checkOutputFiles({ '--out': out }, positionals[0]);
   const space = values.space as string | undefined;
   if (space !== undefined && space !== 'component' && space !== 'local') throw new UsageError(`--space takes 'component' or 'local', got '${space}'`);
   const length = runLength(values);
-  const graph = loadGraphFile(positionals[0]);
+  const graph = loadGraphForOutputs(positionals[0], { '--out': out });
   const sets = (values.set as string[] | undefined) ?? [];
   const timeline: ParameterChange[] = sets.map((s) => parseSet(s, graph));
   const doc = withSetTexts(sets, () => recordPlot(graph, {
@@ -230,7 +229,7 @@ export async function plotCommand(args: readonly string[], io: Io): Promise<numb
     title: graph.name || positionals[0],
   }));
   const svg = renderPlotSvg(doc);
-  writing(out, () => writeFileSync(out, svg));
+  writeOutputFile(out, svg);
   const series = doc.panels.reduce((sum, p) => sum + p.series.length + (p.points?.length ?? 0), 0);
   io.out(`wrote ${out}: ${doc.panels.length} panels, ${series} series, ${doc.times.length} frames\n`);
   return 0;

@@ -1,62 +1,10 @@
 /** `animgraph run`: evaluates a graph at a fixed step, writing debug trees and poses. */
-import { closeSync, openSync, writeFileSync } from 'node:fs';
-import { loadGraphFile } from '../host/files.ts';
 import { formatDebugTree, GraphRunner } from '../host/runner.ts';
 import {
-  checkOutputFiles, NonFiniteError, OutputError, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts, writing,
+  checkOutputFiles, loadGraphForOutputs, NonFiniteError, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts,
 } from './common.ts';
+import { commitAll, OutputFile } from './output-file.ts';
 import type { Io } from './io.ts';
-
-/**
- * An output file written synchronously through a buffer: opened before the run starts, so an
- * unwritable path fails at once; every failure is an OutputError (exit 3), never an unhandled
- * stream error or a success message for a file that was not written.
- */
-class FileOutput {
-  private readonly fd: number;
-  private chunks: string[] = [];
-  private size = 0;
-  private closed = false;
-
-  constructor(readonly path: string) {
-    this.fd = writing(path, () => openSync(path, 'w'));
-  }
-
-  write(text: string): void {
-    this.chunks.push(text);
-    this.size += text.length;
-    if (this.size >= 1 << 16) this.flush();
-  }
-
-  private flush(): void {
-    if (this.chunks.length === 0) return;
-    const data = this.chunks.join('');
-    this.chunks = [];
-    this.size = 0;
-    writing(this.path, () => writeFileSync(this.fd, data));
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    try {
-      this.flush();
-    } finally {
-      writing(this.path, () => closeSync(this.fd));
-    }
-  }
-
-  /** Closes after a failure elsewhere, keeping that failure the one reported. */
-  abandon(): void {
-    if (this.closed) return;
-    this.closed = true;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // The first failure is the one reported.
-    }
-  }
-}
 
 export async function runCommand(args: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions(args, {
@@ -76,19 +24,20 @@ export async function runCommand(args: readonly string[], io: Io): Promise<numbe
   if (debug !== undefined && debug !== 'text' && debug !== 'jsonl') throw new UsageError(`--debug takes 'text' or 'jsonl', got '${debug}'`);
   if (values['debug-out'] !== undefined && debug === undefined) throw new UsageError('--debug-out needs --debug text or --debug jsonl');
   const { frames, fps, seconds } = runLength(values);
-  const graph = loadGraphFile(positionals[0]);
+  const debugOut = values['debug-out'] as string | undefined;
+  const posesPath = values.poses as string | undefined;
+  const outputs = { '--debug-out': debug ? debugOut : undefined, '--poses': posesPath };
+  checkOutputFiles(outputs, positionals[0]);
+  const graph = loadGraphForOutputs(positionals[0], outputs);
   const sets = (values.set as string[] | undefined) ?? [];
   const timeline = sets.map((s) => parseSet(s, graph));
   const runner = withSetTexts(sets, () => new GraphRunner(graph, { frames, seconds, fps, timeline, ...updateRateOptions(values) }));
 
-  const debugOut = values['debug-out'] as string | undefined;
-  const posesPath = values.poses as string | undefined;
-  checkOutputFiles({ '--debug-out': debug ? debugOut : undefined, '--poses': posesPath }, [positionals[0]]);
-  const files: FileOutput[] = [];
+  const files: OutputFile[] = [];
   try {
-    const debugFile = debug && debugOut ? new FileOutput(debugOut) : undefined;
+    const debugFile = debug && debugOut ? new OutputFile(debugOut) : undefined;
     if (debugFile) files.push(debugFile);
-    const posesFile = posesPath ? new FileOutput(posesPath) : undefined;
+    const posesFile = posesPath ? new OutputFile(posesPath) : undefined;
     if (posesFile) files.push(posesFile);
     const writeDebug = (text: string) => (debugFile ? debugFile.write(text) : io.out(text));
     const skeleton = graph.skeleton;
@@ -103,6 +52,8 @@ export async function runCommand(args: readonly string[], io: Io): Promise<numbe
         writeDebug(`${JSON.stringify({ frame: f, time, tree: runner.instance.gatherDebug() })}\n`);
       }
       if (debug && !debugFile && io.drained) await io.drained();
+      // A turn of the event loop now and then, so that Ctrl-C removes the temporary outputs.
+      else if (files.length > 0 && f % 1024 === 1023) await new Promise((resolveTurn) => setImmediate(resolveTurn));
       if (posesFile) {
         const root = Array.from(runner.world), local = runner.localRows(), component = runner.componentRows();
         requireFinite(f, skeleton.boneNames, root, local, component);
@@ -115,19 +66,10 @@ export async function runCommand(args: readonly string[], io: Io): Promise<numbe
       }
     }
     if (progress) io.err('\n');
-    for (const file of files) file.close();
+    commitAll(files);
   } catch (e) {
-    // The frames before a failure stay readable; a file that failed itself is only released.
-    for (const file of files) {
-      if (e instanceof OutputError) file.abandon();
-      else {
-        try {
-          file.close();
-        } catch {
-          file.abandon();
-        }
-      }
-    }
+    // A run that fails writes no file: each output stays as it was.
+    for (const file of files) file.abandon();
     throw e;
   }
   const skeleton = graph.skeleton;
@@ -141,9 +83,9 @@ export async function runCommand(args: readonly string[], io: Io): Promise<numbe
 
 /** Throws NonFiniteError naming the first bone of frame `frame` with a non-finite number. */
 function requireFinite(frame: number, bones: readonly string[], root: readonly number[], local: readonly number[][], component: readonly number[][]): void {
-  if (!root.every(Number.isFinite)) throw new NonFiniteError(`frame ${frame}: the root transform is not finite (${root.join(', ')}); nothing more was written`);
+  if (!root.every(Number.isFinite)) throw new NonFiniteError(`frame ${frame}: the root transform is not finite (${root.join(', ')}); the run stops before writing it`);
   for (const [space, rows] of [['local', local], ['component', component]] as const) {
     const bone = rows.findIndex((row) => !row.every(Number.isFinite));
-    if (bone >= 0) throw new NonFiniteError(`frame ${frame}: bone '${bones[bone]}' has a non-finite ${space} transform (${rows[bone].join(', ')}); nothing more was written`);
+    if (bone >= 0) throw new NonFiniteError(`frame ${frame}: bone '${bones[bone]}' has a non-finite ${space} transform (${rows[bone].join(', ')}); the run stops before writing it`);
   }
 }

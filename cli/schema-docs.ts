@@ -1,6 +1,6 @@
 /** `animgraph schema` and `animgraph docs`: the asset format's JSON Schema and the node reference. */
-import { writeFileSync } from 'node:fs';
-import { parseOptions, UsageError, writing } from './common.ts';
+import { parseOptions, UsageError } from './common.ts';
+import { writeOutputFile } from './output-file.ts';
 import type { Io } from './io.ts';
 
 export async function schemaCommand(args: readonly string[], io: Io): Promise<number> {
@@ -10,7 +10,7 @@ export async function schemaCommand(args: readonly string[], io: Io): Promise<nu
   const text = `${JSON.stringify(graphJsonSchema(), null, 2)}\n`;
   if (values.out) {
     const out = values.out as string;
-    writing(out, () => writeFileSync(out, text));
+    writeOutputFile(out, text);
     io.out(`wrote ${values.out}\n`);
   } else io.out(text);
   return 0;
@@ -23,7 +23,7 @@ export async function docsCommand(args: readonly string[], io: Io): Promise<numb
   const text = nodeReferenceMarkdown();
   if (values.out) {
     const out = values.out as string;
-    writing(out, () => writeFileSync(out, text));
+    writeOutputFile(out, text);
     io.out(`wrote ${values.out}\n`);
   } else io.out(text);
   return 0;

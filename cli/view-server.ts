@@ -3,25 +3,29 @@
  *   GET /                 the viewer page (bundled at build time into dist/viewer/, or by esbuild
  *                         when running from the TypeScript sources: never from a CDN)
  *   GET /viewer.js, /style.css   its script and style
- *   GET /api/graph        the graph file: { source, asset } or { source, problems } when it cannot
- *                         be read or is not JSON (problems the loader finds are the page's to show)
- *   GET /file?path=P      a file the graph references, P as written in the asset (relative to the
- *                         graph's folder): only the files the asset names (skeleton, clip sources,
- *                         pose-search index files, the buffers and images of a .gltf it names);
- *                         anything else is refused with 403, whatever `..` it holds
+ *   GET /api/graph        the graph file, loaded here first as loadGraphFile loads it:
+ *                         { source, asset } when it loads, else { source, problems } (a file that
+ *                         cannot be read, is not JSON or does not load: the page shows them)
+ *   GET /file?path=P      a file the graph's last load read, P as written in the asset (relative to
+ *                         the graph's folder): its skeleton, clip sources, pose-search index files
+ *                         and .gltf buffers as the loader read them (regular files within the
+ *                         loader's size limit), and the images of a .gltf it read, inside the
+ *                         .gltf's folder; anything else, and everything while the graph does not
+ *                         load, is refused with 403, whatever `..` it holds
  *   GET /api/events       Server-Sent Events: `change` when the graph file changes
- * and nothing else (404). The graph runs in the page; the server never evaluates it.
+ * and nothing else (404). The graph runs in the page; the server loads it only to know its files.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, resolve } from 'node:path';
-import { NodeRegistry } from '../graphs/loader.ts';
+import { fileURLToPath } from 'node:url';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { parseGraphText } from '../graphs/loader/json-text.ts';
 import { dirnamePath, joinPath, normalizePath } from '../graphs/loader/paths.ts';
-import { nodeFileValues } from '../graphs/loader/files.ts';
+import { decodeGltfUri, gltfUriOutsideFolder } from '../runtime/import/gltf.ts';
+import { checkGraphAsset, fileResolver, type FileRead } from '../host/files.ts';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_GRAPH_BYTES, FileReadError, readRegularFile } from '../host/read-file.ts';
 
 /** The page's files by URL path (without the leading slash). */
 export type PageAssets = ReadonlyMap<string, { body: Uint8Array; type: string }>;
@@ -64,7 +68,7 @@ const TYPES: Record<string, string> = {
 export async function loadPageAssets(): Promise<PageAssets> {
   const folder = new URL('../viewer/', import.meta.url);
   const files = ['index.html', 'style.css', 'viewer.js'];
-  const built = await Promise.all(files.map((f) => readFile(new URL(f, folder)).catch(() => null)));
+  const built = await Promise.all(files.map((f) => readRegularFile(fileURLToPath(new URL(f, folder)), DEFAULT_MAX_FILE_BYTES).catch(() => null)));
   if (built.every((b) => b !== null)) {
     return new Map(files.map((f, i) => [f, { body: built[i]!, type: TYPES[f.slice(f.lastIndexOf('.'))] }]));
   }
@@ -74,50 +78,19 @@ export async function loadPageAssets(): Promise<PageAssets> {
   return new Map([...bundled].map(([f, body]) => [f, { body, type: TYPES[f.slice(f.lastIndexOf('.'))] ?? 'application/octet-stream' }]));
 }
 
-const BUILT_IN_TYPES = new NodeRegistry();
-
 /**
- * The files an asset references, as written (normalised as the loader normalises them): the
- * skeleton file, every clip source but the built-in ones, and every `file` property of a built-in
- * node type (pose-search index files), state machines' states included (the loader's own walk,
- * nodeFileValues). Reads nothing; see gltfResources for what a .gltf names.
+ * The images a .gltf file's JSON names by a path inside its own folder (gltfUriOutsideFolder), as
+ * paths joined to the .gltf's own (as written): the page's GLTFLoader fetches them, the graph's
+ * loader does not. data: and other URLs, and paths leading out of the folder, are left out.
  */
-export function referencedFiles(asset: unknown): Set<string> {
-  const paths = new Set<string>();
-  const add = (p: unknown) => {
-    if (typeof p === 'string' && p !== '' && !p.startsWith('builtin:')) paths.add(normalizePath(p));
-  };
-  if (typeof asset !== 'object' || asset === null) return paths;
-  const a = asset as Record<string, unknown>;
-  const skeleton = a.skeleton;
-  if (typeof skeleton === 'object' && skeleton !== null) {
-    for (const key of ['bvh', 'gltf', 'file']) if (Object.hasOwn(skeleton, key)) add((skeleton as Record<string, unknown>)[key]);
-  }
-  for (const clip of objectValues(a.clips)) if (typeof clip === 'object' && clip !== null && Object.hasOwn(clip, 'source')) add((clip as { source: unknown }).source);
-  for (const value of nodeFileValues(a.nodes, BUILT_IN_TYPES)) add(value);
-  return paths;
-}
-
-function objectValues(value: unknown): unknown[] {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.values(value) : [];
-}
-
-/** The external buffers and images a .gltf file's JSON names, as paths joined to the .gltf's own (as written). */
-export function gltfResources(gltfPath: string, json: unknown): string[] {
+export function gltfImages(gltfPath: string, json: unknown): string[] {
   const out: string[] = [];
-  if (typeof json !== 'object' || json === null) return out;
-  for (const key of ['buffers', 'images']) {
-    const list = (json as Record<string, unknown>)[key];
-    if (!Array.isArray(list)) continue;
-    for (const item of list) {
-      const uri = typeof item === 'object' && item !== null ? (item as { uri?: unknown }).uri : undefined;
-      if (typeof uri !== 'string' || /^[a-z][a-z0-9+.-]*:/i.test(uri)) continue;
-      let decoded = uri;
-      try {
-        decoded = decodeURIComponent(uri);
-      } catch { /* left as written, as the loader does */ }
-      out.push(joinPath(dirnamePath(gltfPath), decoded));
-    }
+  const list = typeof json === 'object' && json !== null ? (json as Record<string, unknown>).images : undefined;
+  if (!Array.isArray(list)) return out;
+  for (const item of list) {
+    const uri = typeof item === 'object' && item !== null ? (item as { uri?: unknown }).uri : undefined;
+    if (typeof uri !== 'string' || gltfUriOutsideFolder(uri) !== undefined) continue;
+    out.push(joinPath(dirnamePath(gltfPath), decodeGltfUri(uri)));
   }
   return out;
 }
@@ -132,31 +105,58 @@ export async function startViewServer(graphFile: string, options: ViewServerOpti
   const streams = new Set<ServerResponse>();
   let port = options.port ?? 0;
 
-  async function readGraph(): Promise<GraphRead> {
+  /** The graph as last loaded, and the files the page may fetch: by normalised asset path, the file on disk. */
+  let loaded: { read: GraphRead; files: Map<string, string> } | undefined;
+  let loads = 0;
+
+  const problem = (code: string, message: string): GraphRead => ({ source, problems: [{ path: '$', code, message }] });
+
+  /**
+   * Loads the graph as loadGraphFile does (the same reads, the same limits), recording what it
+   * read. A graph that does not load gives its problems and no files.
+   */
+  async function loadGraph(): Promise<{ read: GraphRead; files: Map<string, string> }> {
+    const files = new Map<string, string>();
     let text: string;
     try {
-      text = await readFile(graphPath, 'utf8');
+      text = (await readRegularFile(graphPath, DEFAULT_MAX_GRAPH_BYTES, 'maxGraphBytes')).toString('utf8');
     } catch (e) {
-      return { source, problems: [{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }] };
+      return { read: problem('file', `cannot read graph file: ${(e as Error).message}`), files };
     }
     // The loader's parse (a byte-order mark skipped); the page loads the parsed object, whose
-    // repeated keys are gone, so they are reported here, before it does.
+    // repeated keys are gone, so they are reported here.
     const parsed = parseGraphText(text);
-    if ('problems' in parsed) return { source, problems: parsed.problems };
-    return parsed.repeated.length > 0 ? { source, problems: parsed.repeated } : { source, asset: parsed.json };
+    if ('problems' in parsed) return { read: { source, problems: parsed.problems }, files };
+    if (parsed.repeated.length > 0) return { read: { source, problems: parsed.repeated }, files };
+    const reads: FileRead[] = [];
+    const gltfTexts = new Map<string, Uint8Array>();
+    const disk = fileResolver(graphDir, { onRead: (read) => reads.push(read) });
+    const resolveSync = (path: string) => {
+      const bytes = disk(path);
+      if (/\.gltf$/i.test(path)) gltfTexts.set(path, bytes);
+      return bytes;
+    };
+    const result = checkGraphAsset(parsed.json, { baseDir: graphDir, source, resolveSync });
+    if (!result.ok) return { read: { source, problems: [...result.problems] }, files };
+    for (const { path, file } of reads) files.set(normalizePath(path), file);
+    for (const [path, bytes] of gltfTexts) {
+      let json: unknown;
+      try {
+        json = JSON.parse(new TextDecoder().decode(bytes));
+      } catch {
+        continue; // a binary glTF named .gltf: its images are inside it
+      }
+      for (const image of gltfImages(path, json)) files.set(normalizePath(image), resolve(graphDir, image));
+    }
+    return { read: { source, asset: parsed.json }, files };
   }
 
-  /** Every file the graph may have the page fetch, by normalised path as written: read afresh per request, so an edit adding a clip takes effect. */
-  async function allowedFiles(): Promise<Set<string>> {
-    const read = await readGraph();
-    const allowed = 'asset' in read ? referencedFiles(read.asset) : new Set<string>();
-    for (const p of [...allowed]) {
-      if (!p.toLowerCase().endsWith('.gltf')) continue;
-      try {
-        for (const r of gltfResources(p, JSON.parse(await readFile(resolve(graphDir, p), 'utf8')))) allowed.add(r);
-      } catch { /* the loader reports an unreadable .gltf */ }
-    }
-    return allowed;
+  /** Loads the graph afresh, keeping the result unless a later load has finished first. */
+  async function reload(): Promise<{ read: GraphRead; files: Map<string, string> }> {
+    const load = ++loads;
+    const result = await loadGraph();
+    if (load === loads) loaded = result;
+    return result;
   }
 
   const send = (res: ServerResponse, status: number, body: string | Uint8Array, type = 'text/plain; charset=utf-8') => {
@@ -176,7 +176,7 @@ export async function startViewServer(graphFile: string, options: ViewServerOpti
       const page = assets.get('index.html')!;
       return send(res, 200, page.body, page.type);
     }
-    if (path === '/api/graph') return send(res, 200, JSON.stringify(await readGraph()), 'application/json; charset=utf-8');
+    if (path === '/api/graph') return send(res, 200, JSON.stringify((await reload()).read), 'application/json; charset=utf-8');
     if (path === '/api/events') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
       res.write('retry: 1000\n\n');
@@ -187,14 +187,12 @@ export async function startViewServer(graphFile: string, options: ViewServerOpti
     if (path === '/file') {
       const wanted = url.searchParams.get('path');
       if (wanted === null || wanted === '') return send(res, 400, 'needs ?path=\n');
-      const normalised = normalizePath(wanted);
-      if (!(await allowedFiles()).has(normalised)) return send(res, 403, `not a file the graph references: ${wanted}\n`);
-      const file = resolve(graphDir, normalised);
+      const file = (loaded ?? await reload()).files.get(normalizePath(wanted));
+      if (file === undefined) return send(res, 403, `not a file the graph read (or the graph did not load): ${wanted}\n`);
       try {
-        if (!(await stat(file)).isFile()) return send(res, 404, `not a file: ${wanted}\n`);
-        return send(res, 200, await readFile(file), 'application/octet-stream');
+        return send(res, 200, await readRegularFile(file, DEFAULT_MAX_FILE_BYTES), 'application/octet-stream');
       } catch (e) {
-        return send(res, 404, `cannot read ${wanted}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+        return send(res, 404, `cannot read ${wanted}: ${e instanceof FileReadError ? e.message : (e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
       }
     }
     const asset = assets.get(path.slice(1));
@@ -226,6 +224,7 @@ export async function startViewServer(graphFile: string, options: ViewServerOpti
   try {
     watcher = watch(graphDir, (_event, name) => {
       if (name !== null && name !== source) return;
+      loaded = undefined; // the next request for a file loads the graph again
       clearTimeout(pending);
       pending = setTimeout(() => {
         for (const res of streams) res.write(`event: change\ndata: ${JSON.stringify({ source })}\n\n`);

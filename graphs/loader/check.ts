@@ -31,6 +31,13 @@ export interface LoadOptions {
    * data from the clips, as `animgraph index` does. Default true.
    */
   useIndexFiles?: boolean;
+  /**
+   * True to read a .gltf's external buffers wherever its URIs point. By default they are read
+   * from the .gltf's own folder and below only: a URI that is an absolute path, has a scheme
+   * (`file:`) or climbs above the folder with `..` is not asked of the resolver, and the glTF is
+   * reported as unreadable at the path naming it. (data: URIs are always read.)
+   */
+  allowGltfUrisOutsideFolder?: boolean;
 }
 
 export type CheckResult = { ok: true; graph: AnimGraph } | { ok: false; problems: readonly GraphProblem[] };
@@ -53,6 +60,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
 
   const named = referencedFiles(asset, raw, registry, options.useIndexFiles ?? true);
   yield named;
+  files.allowGltfUrisOutsideFolder = options.allowGltfUrisOutsideFolder === true;
   yield files.gltfBuffers(named);
 
   const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;

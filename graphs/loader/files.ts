@@ -1,6 +1,6 @@
 import { AnimGraphError } from '../../runtime/core/errors.ts';
 import { BvhError, loadBvh } from '../../runtime/import/bvh.ts';
-import { GltfError, readGltf, type GltfDocument, type GltfRig } from '../../runtime/import/gltf.ts';
+import { decodeGltfUri, GltfError, gltfUriOutsideFolder, readGltf, type GltfDocument, type GltfRig } from '../../runtime/import/gltf.ts';
 import type { PropertySpec } from '../../runtime/node/node.ts';
 import { SkeletonError } from '../../runtime/core/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
@@ -45,6 +45,8 @@ export class FileCache {
   private readonly gltf = new Map<string, GltfDocument | Error>();
   /** The skeleton's glTF skin, so that clips from the same file target its bones by node. */
   skeletonRig: { file: string; rig: GltfRig } | null = null;
+  /** Whether a .gltf's buffer URIs may lead out of its folder (LoadOptions.allowGltfUrisOutsideFolder). */
+  allowGltfUrisOutsideFolder = false;
 
   /**
    * @param baseDir names files in messages (a path relative to it), when given
@@ -145,7 +147,9 @@ export class FileCache {
       } catch (e) {
         cached = cannotRead(path, e);
       }
-      if (bytes) cached = guardGltf(path, () => readGltf(bytes, { source: path, readUri: (uri) => this.readFile(bufferPath(path, uri)) }));
+      if (bytes) cached = guardGltf(path, () => readGltf(bytes, {
+        source: path, readUri: (uri) => this.readFile(bufferPath(path, uri)), allowUrisOutsideFolder: this.allowGltfUrisOutsideFolder,
+      }));
       this.gltf.set(key, cached!);
     }
     return cached!;
@@ -165,7 +169,8 @@ export class FileCache {
       if (!Array.isArray(buffers)) continue;
       for (const b of buffers) {
         const uri = (b as { uri?: unknown } | null)?.uri;
-        if (typeof uri === 'string' && !uri.startsWith('data:')) out.push(bufferPath(path, uri));
+        // A URI leading out of the folder is not fetched; the import reports it.
+        if (typeof uri === 'string' && !/^data:/i.test(uri) && (this.allowGltfUrisOutsideFolder || gltfUriOutsideFolder(uri) === undefined)) out.push(bufferPath(path, uri));
       }
     }
     return out;
@@ -174,13 +179,7 @@ export class FileCache {
 
 /** The asset path of a buffer a glTF file names by (percent-encoded) URI relative to itself. */
 function bufferPath(gltfPath: string, uri: string): string {
-  let decoded = uri;
-  try {
-    decoded = decodeURIComponent(uri);
-  } catch {
-    // A malformed escape is left as written; the resolver reports the file it cannot find.
-  }
-  return joinPath(dirnamePath(gltfPath), decoded);
+  return joinPath(dirnamePath(gltfPath), decodeGltfUri(uri));
 }
 
 /**

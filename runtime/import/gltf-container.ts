@@ -38,6 +38,44 @@ export interface GltfReadOptions {
    * Return undefined or throw when it cannot be had; only buffers the import uses are asked for.
    */
   readUri?: (uri: string) => Uint8Array | undefined;
+  /**
+   * True to let `readUri` be asked for a URI outside the .gltf's own folder (an absolute path, a
+   * URL with a scheme such as `file:`, or `..` climbing above the folder; see
+   * gltfUriOutsideFolder). By default such a buffer is not read: a GltfError (`unreadable`) says why.
+   */
+  allowUrisOutsideFolder?: boolean;
+}
+
+/**
+ * A .gltf's URI as the path it names: percent-decoded (a malformed escape is left as written, and
+ * the file is then not found).
+ */
+export function decodeGltfUri(uri: string): string {
+  try {
+    return decodeURIComponent(uri);
+  } catch {
+    return uri;
+  }
+}
+
+/**
+ * Why a .gltf's external URI (not a data: URI) does not name a file in the .gltf's own folder or
+ * below, or undefined when it does: it has a scheme (`file:`, `https:`; a drive letter `C:` too), it
+ * is an absolute path, or its `..` segments climb above the folder. Decoded first, as it is read,
+ * so `%2e%2e/` counts as `../`; `\` separates as `/` does.
+ */
+export function gltfUriOutsideFolder(uri: string): string | undefined {
+  const path = decodeGltfUri(uri);
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(path);
+  if (scheme) return `it has a scheme ('${scheme[1]}:')`;
+  if (/^[/\\]/.test(path)) return 'it is an absolute path';
+  let depth = 0;
+  for (const segment of path.split(/[/\\]/)) {
+    if (segment === '..') depth--;
+    else if (segment !== '' && segment !== '.') depth++;
+    if (depth < 0) return "its '..' leads above the folder";
+  }
+  return undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -66,14 +104,16 @@ export class GltfDocument {
   private readonly nodes: readonly Json[];
   private readonly bin: Uint8Array | null;
   private readonly readUri: GltfReadOptions['readUri'];
+  private readonly allowUrisOutsideFolder: boolean;
   private readonly buffers = new Map<number, Uint8Array>();
 
   /** Use readGltf. */
-  constructor(source: string, json: Json, bin: Uint8Array | null, readUri: GltfReadOptions['readUri']) {
+  constructor(source: string, json: Json, bin: Uint8Array | null, readUri: GltfReadOptions['readUri'], allowUrisOutsideFolder = false) {
     this.source = source;
     this.json = json;
     this.bin = bin;
     this.readUri = readUri;
+    this.allowUrisOutsideFolder = allowUrisOutsideFolder;
     const problems: string[] = [];
     const list = (key: string): Json[] => {
       const v = json[key];
@@ -250,10 +290,15 @@ export class GltfDocument {
       bytes = this.bin;
     } else if (typeof b.uri !== 'string') {
       this.fail('malformed', `${at}.uri is not a string`);
-    } else if (b.uri.startsWith('data:')) {
-      bytes = decodeDataUri(b.uri);
-      if (bytes === undefined) this.fail('malformed', `${at}: its data: URI is not valid base64`);
+    } else if (/^data:/i.test(b.uri)) {
+      const data = decodeDataUri(b.uri);
+      if (typeof data === 'string') this.fail('malformed', `${at}: its data: URI ${data}`);
+      bytes = data;
     } else {
+      const outside = this.allowUrisOutsideFolder ? undefined : gltfUriOutsideFolder(b.uri);
+      if (outside !== undefined) {
+        this.fail('unreadable', `${at}: '${b.uri}' is not in the glTF's folder (${outside}): a .gltf's buffers are read from its own folder and below, unless the loader is given allowGltfUrisOutsideFolder`);
+      }
       let error = 'no way to read files was given';
       try {
         if (this.readUri) {
@@ -327,22 +372,57 @@ function readComponent(data: DataView, offset: number, componentType: number, no
   }
 }
 
-/** The bytes of a `data:` URI (base64 or percent-encoded), or undefined when it does not decode. */
-function decodeDataUri(uri: string): Uint8Array | undefined {
+/**
+ * The bytes of a `data:` URI (RFC 2397), or why it has none. The data after the comma is
+ * percent-decoded to bytes (`%80%FF` is the bytes 0x80 0xFF; other characters stand for their
+ * UTF-8 bytes), then, when the media type ends in `;base64`, decoded as base64 (whitespace ignored).
+ */
+function decodeDataUri(uri: string): Uint8Array | string {
   const comma = uri.indexOf(',');
-  if (comma < 0) return undefined;
-  const data = uri.slice(comma + 1);
+  if (comma < 0) return 'has no comma before its data';
+  const bytes = percentDecode(uri.slice(comma + 1));
+  if (typeof bytes === 'string' || !/;base64$/i.test(uri.slice(0, comma))) return bytes;
+  let text: string;
   try {
-    if (uri.slice(0, comma).endsWith(';base64')) {
-      const text = atob(data);
-      const bytes = new Uint8Array(text.length);
-      for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-      return bytes;
-    }
-    return new TextEncoder().encode(decodeURIComponent(data));
+    text = atob(latin1(bytes));
   } catch {
-    return undefined;
+    return 'is not valid base64';
   }
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+
+/** Percent-escapes as their bytes, other characters as their UTF-8 bytes; or why not. */
+function percentDecode(data: string): Uint8Array | string {
+  const encoder = new TextEncoder();
+  if (!data.includes('%')) return encoder.encode(data);
+  const out = new Uint8Array(data.length * 3); // the most UTF-8 bytes a UTF-16 unit takes
+  let n = 0, from = 0;
+  for (let at = data.indexOf('%'); at >= 0; at = data.indexOf('%', from)) {
+    n += encoder.encodeInto(data.slice(from, at), out.subarray(n)).written;
+    const high = hexDigit(data.charCodeAt(at + 1)), low = hexDigit(data.charCodeAt(at + 2));
+    if (high < 0 || low < 0) return `has a malformed percent escape '${data.slice(at, at + 3)}' (a '%' needs two hex digits)`;
+    out[n++] = high * 16 + low;
+    from = at + 3;
+  }
+  n += encoder.encodeInto(data.slice(from), out.subarray(n)).written;
+  return out.slice(0, n);
+}
+
+/** A hex digit's value, or -1 (NaN, past the end, included). */
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  return -1;
+}
+
+/** Bytes as a string of the characters U+0000..U+00FF, for atob. */
+function latin1(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return text;
 }
 
 /**
@@ -385,7 +465,7 @@ export function readGltf(bytes: Uint8Array | ArrayBuffer, options: GltfReadOptio
     fail(`not glTF: neither a GLB nor JSON (${(e as Error).message.replace(/\s+/g, ' ')})`);
   }
   if (!isObject(json)) fail('not glTF: the JSON is not an object');
-  return new GltfDocument(source, json as Json, bin, options.readUri);
+  return new GltfDocument(source, json as Json, bin, options.readUri, options.allowUrisOutsideFolder === true);
 }
 
 function decodeText(bytes: Uint8Array): string {

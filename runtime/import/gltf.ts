@@ -6,7 +6,7 @@ import { nameList } from '../core/names.ts';
 import { isIndex, isObject, type GltfDocument } from './gltf-container.ts';
 
 // The reader's names, re-exported: the loader and the package entry import glTF from this one module.
-export { GltfDocument, GltfError, readGltf, type GltfErrorCode, type GltfReadOptions } from './gltf-container.ts';
+export { decodeGltfUri, GltfDocument, GltfError, gltfUriOutsideFolder, readGltf, type GltfErrorCode, type GltfReadOptions } from './gltf-container.ts';
 
 /*
  * glTF 2.0 import: a skin's joints as a Skeleton, animations as Clips, read from a GltfDocument

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -56,7 +56,7 @@ describe('output files that cannot be written', () => {
     expect(await cli('index', graph, '--out', index)).toEqual({ code: 3, out: '', err: `animgraph: cannot write ${index}: ENOENT: no such file or directory\n` });
     // Refused before anything is written (exit 2): the graph itself as the index overwrote it.
     expect(await cli('index', graph, '--out', join(dir, '.', 'ps.json'))).toEqual({
-      code: 2, out: '', err: `animgraph index: --out ${join(dir, '.', 'ps.json')} is the graph file it reads; writing it would overwrite the graph\n`,
+      code: 2, out: '', err: `animgraph index: --out ${join(dir, '.', 'ps.json')} is the graph file ${graph}; writing it would overwrite the graph\n`,
     });
     expect(JSON.parse(readFileSync(graph, 'utf8')).output).toBe('ps');
   });
@@ -69,7 +69,7 @@ describe('output files that cannot be written', () => {
       code: 2, out: '', err: `animgraph run: --poses ${same} is the same file as --debug-out; give each output its own file\n`,
     });
     expect(existsSync(same)).toBe(false);
-    expect((await cli('plot', sample, '--out', sample)).err).toBe(`animgraph plot: --out ${sample} is the graph file it reads; writing it would overwrite the graph\n`);
+    expect((await cli('plot', sample, '--out', sample)).err).toBe(`animgraph plot: --out ${sample} is the graph file ${sample}; writing it would overwrite the graph\n`);
     // An empty name wrote nothing and said nothing (--poses), or wrote to stdout (--debug-out).
     expect(await cli('run', sample, '--poses', '')).toEqual({ code: 2, out: '', err: 'animgraph run: --poses needs a value, got an empty string\n' });
     expect((await cli('run', sample, '--debug', 'text', '--debug-out', '')).code).toBe(2);
@@ -123,9 +123,13 @@ describe('non-finite poses', () => {
     const poses = join(dir, 'p.jsonl');
     const r = await cli('run', sample, '--frames', '5', '--poses', poses);
     expect(r.code).toBe(4);
-    expect(r.err).toMatch(/^animgraph run: frame 2: bone 'head' has a non-finite component transform \([^)]*NaN[^)]*\); nothing more was written\n$/);
-    const lines = readFileSync(poses, 'utf8').trim().split('\n');
-    expect(lines).toHaveLength(3); // the header and frames 0 and 1
-    expect(lines.join('\n')).not.toContain('null');
+    expect(r.err).toMatch(/^animgraph run: frame 2: bone 'head' has a non-finite component transform \([^)]*NaN[^)]*\); the run stops before writing it\n$/);
+    // A failed run writes no file, and leaves no temporary behind.
+    expect(readdirSync(dir)).toEqual([]);
+    // Nor does it touch one that was there.
+    writeFileSync(poses, 'the last good run\n');
+    expect((await cli('run', sample, '--frames', '5', '--poses', poses)).code).toBe(4);
+    expect(readFileSync(poses, 'utf8')).toBe('the last good run\n');
+    expect(readdirSync(dir)).toEqual(['p.jsonl']);
   });
 });

@@ -1,19 +1,19 @@
 import { Document, WebIO, type Node as GltfNode } from '@gltf-transform/core';
 import * as fs from 'node:fs';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
 import { type GraphProblem } from '../../graphs/loader.ts';
-import { checkGraphAsset, loadGraphFile } from '../../host/files.ts';
+import { checkGraphAsset, checkGraphFile, loadGraphFile } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
 import { describeWithData } from '../support/shared-data.ts';
 
-// Counts file reads, to check that a glTF named by several clips is read once per load.
+// Counts file opens, to check that a glTF named by several clips is read once per load.
 vi.mock('node:fs', async (importOriginal) => {
   const original = await importOriginal<typeof import('node:fs')>();
-  return { ...original, readFileSync: vi.fn(original.readFileSync) };
+  return { ...original, openSync: vi.fn(original.openSync) };
 });
 
 const io = new WebIO();
@@ -99,7 +99,7 @@ describe('loader: glTF skeletons and clips', () => {
   });
 
   it('reads each glTF file once per load, however many clips name it', () => {
-    const read = vi.mocked(fs.readFileSync);
+    const read = vi.mocked(fs.openSync);
     read.mockClear();
     const result = checkGraphAsset(graph({ gltf: 'rig.glb' }, {
       a: { source: 'rig.glb', animation: 'Walk' }, b: { source: 'rig.glb', animation: 'Walk' }, c: { source: './rig.glb', animation: 0 },
@@ -150,6 +150,58 @@ describe('loader: glTF skeletons and clips', () => {
     expect(text).toMatch(/\$\.skeleton\.gltf: corrupt\.glb: .*\[gltf\]/);
     expect(text).toMatch(/\$\.clips\.w\.source: overrun\.gltf: .*accessor out of range.*\[gltf\]/);
     expect(text).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("loader: a .gltf's buffers come from its own folder", () => {
+  /** project/models/m.gltf naming `uri` for its buffer; project/rig.bin is the real buffer, outside models/. */
+  async function project(uri: string): Promise<{ root: string; graph: string }> {
+    const root = mkdtempSync(join(tmpdir(), 'animgraph-gltf-uri-'));
+    mkdirSync(join(root, 'models', 'sub'), { recursive: true });
+    const { json, resources } = await io.binaryToJSON(await rigFile());
+    const bin = Object.values(resources)[0];
+    json.buffers![0].uri = uri;
+    writeFileSync(join(root, 'models', 'm.gltf'), JSON.stringify(json));
+    writeFileSync(join(root, 'rig.bin'), bin);
+    writeFileSync(join(root, 'models', 'rig.bin'), bin);
+    writeFileSync(join(root, 'models', 'sub', 'rig.bin'), bin);
+    const graphFile = join(root, 'models', 'g.json');
+    writeFileSync(graphFile, JSON.stringify(graph({ gltf: 'm.gltf' }, { walk: { source: 'm.gltf', animation: 'Walk' } })));
+    return { root, graph: graphFile };
+  }
+
+  it('never asks the resolver for ../ above the folder, an absolute path or a file: URL: the glTF is unreadable at its paths', async () => {
+    for (const [uri, why] of [
+      ['../../../../etc/passwd', "its '..' leads above the folder"],
+      ['/etc/shadow', 'it is an absolute path'],
+      ['file:///etc/passwd', "it has a scheme ('file:')"],
+      ['../rig.bin', "its '..' leads above the folder"],
+    ]) {
+      const asked: string[] = [];
+      const { root } = await project(uri);
+      const result = checkGraphAsset(graph({ gltf: 'models/m.gltf' }, { walk: { source: 'models/m.gltf', animation: 'Walk' } }), {
+        baseDir: root, resolveSync: (path) => { asked.push(path); return fs.readFileSync(join(root, path)); },
+      });
+      expect(asked, uri).toEqual(['models/m.gltf']);
+      // The skin needs no buffer; the animation does.
+      expect(result.ok ? [] : result.problems, uri).toEqual([
+        { path: '$.clips.walk.source', code: 'file', message: `models/m.gltf: buffers[0]: '${uri}' is not in the glTF's folder (${why}): a .gltf's buffers are read from its own folder and below, unless the loader is given allowGltfUrisOutsideFolder` },
+      ]);
+    }
+  });
+
+  it('loadGraphFile reads ../rig.bin only when allowGltfUrisOutsideFolder is given; in the folder, however written, always', async () => {
+    const { root, graph: file } = await project('../rig.bin');
+    const refused = checkGraphFile(file);
+    expect(refused.ok).toBe(false);
+    expect(refused.files.map((f) => f.file)).toEqual([file, join(root, 'models', 'm.gltf')]);
+    const allowed = checkGraphFile(file, { allowGltfUrisOutsideFolder: true });
+    expect(allowed.ok).toBe(true);
+    expect(allowed.files.map((f) => f.file)).toEqual([file, join(root, 'models', 'm.gltf'), join(root, 'rig.bin')]);
+    for (const uri of ['rig.bin', 'sub/../rig.bin', './sub/rig.bin', 'sub%2Frig.bin']) {
+      const inside = await project(uri);
+      expect(checkGraphFile(inside.graph).ok, uri).toBe(true);
+    }
   });
 });
 

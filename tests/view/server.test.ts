@@ -3,7 +3,8 @@
  * graph does not reference, `../` or not), load problems it can see, the change stream, and the
  * command's exit codes.
  */
-import { spawn } from 'node:child_process';
+import { Document, WebIO } from '@gltf-transform/core';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
-import { gltfResources, loadPageAssets, referencedFiles, startViewServer, type PageAssets, type ViewServer } from '../../cli/view-server.ts';
+import { gltfImages, loadPageAssets, startViewServer, type PageAssets, type ViewServer } from '../../cli/view-server.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -42,19 +43,21 @@ const assets: PageAssets = new Map([
   ['style.css', { body: Buffer.from('body{}'), type: 'text/css; charset=utf-8' }],
 ]);
 
+/** A BVH of one bone (the built-in clips' pelvis) and two frames: a skeleton and a clip. */
+const BVH = 'HIERARCHY\nROOT pelvis\n{\n  OFFSET 0 0 0\n  CHANNELS 3 Xposition Yposition Zposition\n  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n0 0 0\n1 1 1\n';
+
 /**
  * project/
  *   graphs/walk.json     skeleton ../data/walk.bvh, clips ../data/walk.bvh and builtin:idle
  *   graphs/other.json    not referenced
  *   data/walk.bvh        referenced
  *   data/secret.txt      not referenced, beside a referenced file
- *   data/model.gltf      referenced by graphs/model.json, naming model.bin
  */
 function project(): { dir: string; graph: string } {
   const dir = mkdtempSync(join(tmpdir(), 'animgraph-view-'));
   mkdirSync(join(dir, 'graphs'));
   mkdirSync(join(dir, 'data'));
-  writeFileSync(join(dir, 'data', 'walk.bvh'), 'HIERARCHY\n');
+  writeFileSync(join(dir, 'data', 'walk.bvh'), BVH);
   writeFileSync(join(dir, 'data', 'secret.txt'), 'secret\n');
   writeFileSync(join(dir, 'graphs', 'other.json'), '{}');
   const graph = join(dir, 'graphs', 'walk.json');
@@ -66,42 +69,55 @@ function project(): { dir: string; graph: string } {
   return { dir, graph };
 }
 
-describe('referencedFiles', () => {
-  it('collects the skeleton, clip sources and pose-search index files, as written and normalised, without built-ins', () => {
-    const files = referencedFiles({
-      skeleton: { gltf: './a/../robot.glb' },
-      clips: { a: { source: 'builtin:walk' }, b: { source: '../m/run.bvh' }, c: { source: 7 } },
-      nodes: {
-        n: { type: 'PoseSearchBlend', properties: { database: 'db.json' } },
-        // A property that is not a file of a node type the loader knows names nothing.
-        m: { type: 'SequencePlayer', properties: { clip: 'x.bvh' } }, u: { type: 'Custom', properties: { database: 'secret.txt' } },
-      },
-    });
-    expect([...files].sort()).toEqual(['../m/run.bvh', 'db.json', 'robot.glb']);
-    expect(referencedFiles({ skeleton: 'builtin:biped' }).size).toBe(0);
-    expect(referencedFiles(null).size).toBe(0);
-    expect([...referencedFiles({ skeleton: { file: 'skel.json' } })]).toEqual(['skel.json']);
-    expect([...referencedFiles({ skeleton: { bvh: 'a\\..\\b\\walk.bvh' } })]).toEqual(['b/walk.bvh']); // as the loader reads it
-  });
+/** A .gltf of one joint and a one-second animation, as JSON and its binary buffer. */
+async function gltfModel(): Promise<{ json: Record<string, any>; bin: Uint8Array }> {
+  const doc = new Document();
+  const buffer = doc.createBuffer();
+  const hips = doc.createNode('hips');
+  doc.createScene().addChild(hips);
+  doc.createSkin('rig').addJoint(hips);
+  const sampler = doc.createAnimationSampler()
+    .setInput(doc.createAccessor().setType('SCALAR').setArray(new Float32Array([0, 1])).setBuffer(buffer))
+    .setOutput(doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 0, 1, 0])).setBuffer(buffer));
+  doc.createAnimation('Walk').addSampler(sampler)
+    .addChannel(doc.createAnimationChannel().setTargetNode(hips).setTargetPath('translation').setSampler(sampler));
+  const { json, resources } = await new WebIO().binaryToJSON(await new WebIO().writeBinary(doc));
+  return { json: json as Record<string, any>, bin: Object.values(resources)[0] };
+}
 
-  it('collects the index files of nodes inside state machine states, nested at any depth (the page fetches them)', () => {
-    const ps = (database: string) => ({ type: 'PoseSearchBlend', properties: { database } });
-    const inner = { type: 'StateMachine', properties: { states: { b: { nodes: { deep: ps('deep.psindex') }, output: 'deep' }, c: { conduit: true } } } };
-    const files = referencedFiles({
-      skeleton: 'builtin:biped',
-      nodes: {
-        top: ps('top.psindex'),
-        sm: { type: 'StateMachine', properties: { states: { a: { nodes: { ps: ps('./db/a.psindex'), inner }, output: 'inner' }, bad: 7 } } },
-      },
-    });
-    expect([...files].sort()).toEqual(['db/a.psindex', 'deep.psindex', 'top.psindex']);
-  });
+function gltfGraph(dir: string, gltf: string): string {
+  const graph = join(dir, 'graphs', 'model.json');
+  writeFileSync(graph, JSON.stringify({
+    format: 'animgraph/1', skeleton: { gltf }, clips: { walk: { source: gltf, animation: 'Walk' } },
+    nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'walk',
+  }));
+  return graph;
+}
 
-  it("lists a .gltf's external buffers and images next to it, not data: or absolute URIs", () => {
-    expect(gltfResources('../d/m.gltf', {
-      buffers: [{ uri: 'm%20data.bin' }, { uri: 'data:application/octet-stream;base64,AA==' }, { byteLength: 4 }],
-      images: [{ uri: 'tex/skin.png' }, { uri: 'https://example.com/x.png' }],
-    })).toEqual(['../d/m data.bin', '../d/tex/skin.png']);
+/** `animgraph ARGS` from the sources in a child process; resolves once it prints its URL. */
+async function spawnView(args: string[]): Promise<{ url: string; child: ReturnType<typeof spawn>; exited: Promise<number | null>; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/support/cli-source.ts'), 'view', ...args, '--port', '0'],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '', err = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { err += d; });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const deadline = Date.now() + 60000;
+  while (!/http:\/\/127\.0\.0\.1:\d+\//.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no URL printed; stdout: ${out} stderr: ${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url: out.match(/http:\/\/127\.0\.0\.1:\d+\//)![0], child, exited, output: () => out + err };
+}
+
+describe('gltfImages', () => {
+  it("lists a .gltf's images next to it, not data:, absolute or escaping URIs", () => {
+    expect(gltfImages('../d/m.gltf', {
+      buffers: [{ uri: 'm%20data.bin' }],
+      images: [{ uri: 'tex/skin%20a.png' }, { uri: 'https://example.com/x.png' }, { uri: 'data:image/png;base64,AA==' }, { uri: '/etc/passwd' },
+        { uri: '../../../etc/passwd' }, { uri: 'file:///etc/passwd' }, { uri: 'tex/../face.png' }, { bufferView: 0 }],
+    })).toEqual(['../d/tex/skin a.png', '../d/face.png']);
+    expect(gltfImages('m.gltf', null)).toEqual([]);
   });
 });
 
@@ -130,7 +146,7 @@ describe('animgraph view server', () => {
   it('serves a file the graph references, by its path as written', async () => {
     const res = await fetch(`${server.url}file?path=${encodeURIComponent('../data/walk.bvh')}`);
     expect(res.status).toBe(200);
-    expect(await res.text()).toBe('HIERARCHY\n');
+    expect(await res.text()).toBe(BVH);
     // The same file written another way normalises to the same path.
     expect((await fetch(`${server.url}file?path=${encodeURIComponent('../graphs/../data/./walk.bvh')}`)).status).toBe(200);
   });
@@ -201,6 +217,94 @@ describe('animgraph view server', () => {
     await nextChange();
     expect((await (await fetch(`${server.url}api/graph`)).json()).asset).toEqual(JSON.parse(good));
     controller.abort();
+  });
+});
+
+describe('the view server serves what the loader read, for a graph that loaded', () => {
+  it("serves a .gltf's buffer and images in its folder; nothing a URI outside the folder names, nor anything while the graph does not load", async () => {
+    const { dir } = project();
+    mkdirSync(join(dir, 'data', 'tex'));
+    const { json, bin } = await gltfModel();
+    writeFileSync(join(dir, 'data', 'model.bin'), bin);
+    writeFileSync(join(dir, 'data', 'tex', 'skin.png'), 'png');
+    json.buffers[0].uri = 'model.bin';
+    json.images = [{ uri: 'tex/skin.png' }, { uri: '../data/secret.txt' }, { uri: '/etc/passwd' }];
+    writeFileSync(join(dir, 'data', 'model.gltf'), JSON.stringify(json));
+    // A second .gltf, as hostile as it gets: buffers leading to /etc, an image to a secret.
+    writeFileSync(join(dir, 'data', 'hostile.gltf'), JSON.stringify({
+      ...json, buffers: [{ uri: '../../../../../../../../etc/passwd', byteLength: 4 }, { uri: '/etc/shadow', byteLength: 4 }], images: [{ uri: '../data/secret.txt' }],
+    }));
+    const good = gltfGraph(dir, '../data/model.gltf');
+    const server = await startViewServer(good, { port: 0, assets });
+    const file = (path: string) => fetch(`${server.url}file?path=${encodeURIComponent(path)}`);
+    try {
+      expect((await (await fetch(`${server.url}api/graph`)).json()).asset.skeleton).toEqual({ gltf: '../data/model.gltf' });
+      expect(await (await file('../data/model.gltf')).text()).toBe(JSON.stringify(json));
+      expect(new Uint8Array(await (await file('../data/model.bin')).arrayBuffer())).toEqual(bin);
+      expect(await (await file('../data/tex/skin.png')).text()).toBe('png');
+      for (const path of ['../data/secret.txt', '/etc/passwd', '../data/../data/secret.txt', '../data/hostile.gltf']) expect((await file(path)).status, path).toBe(403);
+
+      // The graph now names the hostile .gltf: it does not load, so nothing is served, not even
+      // what the last good load read.
+      writeFileSync(good, JSON.stringify({ ...JSON.parse(JSON.stringify({
+        format: 'animgraph/1', skeleton: { gltf: '../data/hostile.gltf' }, clips: { walk: { source: '../data/hostile.gltf', animation: 'Walk' } },
+        nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'walk',
+      })) }));
+      const info = await (await fetch(`${server.url}api/graph`)).json();
+      expect(info.asset).toBeUndefined();
+      expect(info.problems).toContainEqual({ path: '$.clips.walk.source', code: 'file', message: expect.stringContaining("buffers[0]: '../../../../../../../../etc/passwd' is not in the glTF's folder") });
+      for (const path of ['../data/../../../../../../../../etc/passwd', '/etc/passwd', '/etc/shadow', '../data/secret.txt', '../data/hostile.gltf', '../data/model.gltf', '../data/model.bin']) {
+        const res = await file(path);
+        expect(res.status, path).toBe(403);
+        expect(await res.text(), path).not.toMatch(/root:|^secret$/m);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("serves a state machine state's index file only once the loader has read it", async () => {
+    const { dir, graph } = project();
+    writeFileSync(join(dir, 'data', 'db.psindex'), 'not an index');
+    const ps = { type: 'PoseSearchBlend', properties: { clips: ['walk'], database: '../data/db.psindex' } };
+    writeFileSync(graph, JSON.stringify({
+      format: 'animgraph/1', skeleton: { bvh: '../data/walk.bvh' }, clips: { walk: { source: '../data/walk.bvh' } },
+      nodes: { sm: { type: 'StateMachine', properties: { states: { a: { nodes: { ps }, output: 'ps' } }, entry: 'a' } } }, output: 'sm',
+    }));
+    const server = await startViewServer(graph, { port: 0, assets });
+    try {
+      // The index file is read, and is no index: the graph does not load, and nothing is served.
+      const info = await (await fetch(`${server.url}api/graph`)).json();
+      expect(info.problems?.map((p: { path: string }) => p.path)).toContain('$.nodes.sm.properties.states.a.nodes.ps.properties.database');
+      expect((await fetch(`${server.url}file?path=${encodeURIComponent('../data/db.psindex')}`)).status).toBe(403);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.skipIf(process.platform === 'win32')('a FIFO named as a clip fails the load at once with a clear problem; the server keeps answering and exits on the first SIGTERM', async () => {
+    const { dir } = project();
+    execFileSync('mkfifo', [join(dir, 'data', 'pipe.gltf')]);
+    const graph = gltfGraph(dir, '../data/pipe.gltf');
+    const view = await spawnView([graph]);
+    const get = (path: string) => fetch(`${view.url}${path}`, { signal: AbortSignal.timeout(30000) });
+    let stopped: number | null | 'hung';
+    try {
+      // More requests for it than the thread pool has threads (4): none blocks one.
+      const files = await Promise.all(Array.from({ length: 8 }, () => get(`file?path=${encodeURIComponent('../data/pipe.gltf')}`)));
+      expect(files.map((r) => r.status)).toEqual(Array(8).fill(403));
+      const info = await (await get('api/graph')).json();
+      expect(info.problems).toContainEqual({
+        path: '$.clips.walk.source', code: 'file', message: `cannot read '../data/pipe.gltf': ${join(dir, 'data', 'pipe.gltf')} is a named pipe (FIFO), not a regular file`,
+      });
+      expect((await get('')).status).toBe(200);
+    } finally {
+      view.child.kill('SIGTERM');
+      // The first SIGTERM stops it, promptly: a bound that only a hang would pass.
+      stopped = await Promise.race([view.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10000))]);
+      if (stopped === 'hung') view.child.kill('SIGKILL');
+    }
+    expect(stopped, view.output()).toBe(0);
   });
 });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ClipBinding } from '../../../runtime/core/clip.ts';
 import { sampleClip } from '../../../runtime/core/sampling.ts';
 import { ComponentPose } from '../../../runtime/core/component-pose.ts';
-import { GltfError, gltfClip, gltfRig, readGltf, type GltfDocument } from '../../../runtime/import/gltf.ts';
+import { GltfError, gltfClip, gltfRig, gltfUriOutsideFolder, readGltf, type GltfDocument } from '../../../runtime/import/gltf.ts';
 import { quatNormalize, quatSlerp } from '../../../runtime/core/math.ts';
 import { Pose } from '../../../runtime/core/pose.ts';
 import { describeWithData, SHARED_DATA } from '../../support/shared-data.ts';
@@ -365,6 +365,76 @@ describe('glTF import: bad input gives GltfError, never a TypeError', () => {
     const e = gltfError(() => gltfClip(readGltf(text, { source: 'walk.gltf' }), 'Walk'));
     expect(e.gltfCode).toBe('unreadable');
     expect(e.message).toMatch(/walk\.gltf: buffers\[0\]: cannot read 'walk\.bin'/);
+  });
+
+  it('decodes percent-encoded data: URIs as RFC 2397 bytes, not as UTF-8 text', async () => {
+    const { json, bin } = await gltfJson();
+    const base64 = gltfClip(readGltf(embedded(json, bin)), 'Walk');
+    const withUri = (uri: string) => {
+      const copy = structuredClone(json);
+      copy.buffers[0].uri = uri;
+      return new TextEncoder().encode(JSON.stringify(copy));
+    };
+    // Every byte escaped but letters and digits, which stand for themselves.
+    const escaped = Array.from(bin, (b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`)).join('');
+    expect(bin.some((b) => b >= 0x80)).toBe(true); // bytes that were re-encoded as two, or threw
+    const percent = gltfClip(readGltf(withUri(`data:application/octet-stream,${escaped}`)), 'Walk');
+    expect(Array.from(percent.translations)).toEqual(Array.from(base64.translations));
+    // Lower-case hex, and a base64 payload that is itself percent-encoded.
+    const lower = gltfClip(readGltf(withUri(`data:application/octet-stream,${escaped.toLowerCase().replace(/%([0-9a-f]{2})/g, '%$1')}`)), 'Walk');
+    expect(Array.from(lower.translations)).toEqual(Array.from(base64.translations));
+    const b64 = btoa(String.fromCharCode(...bin)).replace(/=/g, '%3D').replace(/\+/g, '%2B');
+    expect(Array.from(gltfClip(readGltf(withUri(`data:application/octet-stream;base64,${b64}`)), 'Walk').translations)).toEqual(Array.from(base64.translations));
+
+    // What is wrong with a data: URI is said as it is.
+    const bytes = (uri: string) => gltfError(() => gltfClip(readGltf(withUri(uri), { source: 'd.gltf' }), 'Walk'));
+    expect(bytes('data:application/octet-stream,%80%FF').message).toBe(`d.gltf: buffers[0] declares ${json.buffers[0].byteLength} bytes but has 2`);
+    expect(bytes('data:application/octet-stream,%8').message).toBe("d.gltf: buffers[0]: its data: URI has a malformed percent escape '%8' (a '%' needs two hex digits)");
+    expect(bytes('data:,ab%G1').message).toBe("d.gltf: buffers[0]: its data: URI has a malformed percent escape '%G1' (a '%' needs two hex digits)");
+    expect(bytes('data:application/octet-stream;base64,@@@').message).toBe('d.gltf: buffers[0]: its data: URI is not valid base64');
+    expect(bytes('data:application/octet-stream;base64').message).toBe('d.gltf: buffers[0]: its data: URI has no comma before its data');
+    expect(bytes('data:application/octet-stream,%80%FF').gltfCode).toBe('malformed');
+  });
+
+  it("reads a .gltf's external buffers from its own folder and below only, unless allowed", async () => {
+    const { json, bin } = await gltfJson();
+    const asked: string[] = [];
+    const readUri = (uri: string) => {
+      asked.push(uri);
+      return bin;
+    };
+    const withUri = (uri: string) => {
+      const copy = structuredClone(json);
+      copy.buffers[0].uri = uri;
+      return new TextEncoder().encode(JSON.stringify(copy));
+    };
+    const outside = {
+      '../../../../etc/passwd': "its '..' leads above the folder",
+      'a/../../walk.bin': "its '..' leads above the folder",
+      '%2e%2e/walk.bin': "its '..' leads above the folder",
+      '..%5Cwalk.bin': "its '..' leads above the folder",
+      '/etc/shadow': 'it is an absolute path',
+      '%2Fetc%2Fshadow': 'it is an absolute path',
+      '\\\\server\\share\\walk.bin': 'it is an absolute path',
+      'file:///etc/passwd': "it has a scheme ('file:')",
+      'C:\\walk.bin': "it has a scheme ('C:')",
+      'https://example.com/walk.bin': "it has a scheme ('https:')",
+    };
+    for (const [uri, why] of Object.entries(outside)) {
+      expect(gltfUriOutsideFolder(uri), uri).toBe(why);
+      const e = gltfError(() => gltfClip(readGltf(withUri(uri), { source: 'm.gltf', readUri }), 'Walk'));
+      expect(e.gltfCode, uri).toBe('unreadable');
+      expect(e.message, uri).toBe(`m.gltf: buffers[0]: '${uri}' is not in the glTF's folder (${why}): a .gltf's buffers are read from its own folder and below, unless the loader is given allowGltfUrisOutsideFolder`);
+    }
+    expect(asked).toEqual([]);
+    // Allowed, the caller is asked for each as written.
+    for (const uri of Object.keys(outside)) gltfClip(readGltf(withUri(uri), { readUri, allowUrisOutsideFolder: true }), 'Walk');
+    expect(asked).toEqual(Object.keys(outside));
+    // Inside the folder, however written.
+    for (const uri of ['walk.bin', './walk.bin', 'sub/../walk.bin', 'sub/deeper/../../walk.bin', 'a%20b.bin', 'sub\\walk.bin']) {
+      expect(gltfUriOutsideFolder(uri), uri).toBeUndefined();
+      gltfClip(readGltf(withUri(uri), { readUri }), 'Walk');
+    }
   });
 
   it('corrupt containers and JSON', async () => {
