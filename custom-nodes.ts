@@ -18,6 +18,10 @@ export { SkeletalControlNode } from './runtime/node/skeletal-control.ts';
 export { BoneTransforms } from './runtime/node/skeletal-control.ts';
 export type { SlotPlayArgs, SlotPlayer } from './runtime/node/slot-player.ts';
 
+// Errors a node throws at build time.
+export { AnimGraphError, ANIM_GRAPH_ERROR_CODES } from './runtime/core/errors.ts';
+export type { AnimGraphErrorCode } from './runtime/core/errors.ts';
+
 // Poses and clips: data and the operations on them (each runs in the WebAssembly kernel where the poses live there).
 export { Pose, poseAccumulate, poseBlendTwo, poseCopy, poseNormalizeRotations, poseScaleInto } from './runtime/core/pose.ts';
 export { poseLayerBones, poseLerpBones } from './runtime/core/pose-bones.ts';
