@@ -15,7 +15,8 @@ export type ProblemCode =
   | 'unknown-state'
   | 'unknown-blend-profile' | 'blend-profile-mode'
   | 'value-range' | 'duplicate-key'
-  | 'node-type-failed';
+  | 'node-type-failed'
+  | 'too-large';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {

@@ -19,6 +19,15 @@ export interface BoneDefinition {
  */
 export type LengthUnit = 'cm' | 'm';
 
+/**
+ * The most bones a skeleton may have, helper bones included: some ten times the largest rigs in
+ * use (a film face rig has a few thousand). Every pose holds 80 bytes a bone, every instance
+ * several poses, and a profiled state machine's crossfade 24 bytes a bone per state. Each skeleton
+ * source checks it before building the bones (a glTF skin's joints, a BVH's joints, a skeleton
+ * file's list), and a Skeleton refuses more.
+ */
+export const MAX_BONES = 10_000;
+
 /** Metres per unit of each length unit. */
 const METRES: Record<LengthUnit, number> = { cm: 0.01, m: 1 };
 
@@ -157,6 +166,7 @@ export class Skeleton {
    */
   static validate(boneNames: readonly string[], parents: ArrayLike<number>): SkeletonProblem[] {
     const problems: SkeletonProblem[] = [];
+    if (boneNames.length > MAX_BONES) return [{ bone: -1, message: tooManyBones(boneNames.length) }];
     if (boneNames.length === 0) problems.push({ bone: -1, message: 'a skeleton needs at least one bone' });
     if (parents.length !== boneNames.length) {
       problems.push({ bone: -1, message: `${boneNames.length} bone names but ${parents.length} parent indices` });
@@ -273,6 +283,11 @@ function preOrder(parents: Int32Array): { order: Int32Array; start: Int32Array; 
   return { order, start, end, depths };
 }
 
+/** The message for a skeleton of `count` bones, over MAX_BONES. */
+export function tooManyBones(count: number): string {
+  return `${count.toLocaleString('en-US')} bones, more than the ${MAX_BONES.toLocaleString('en-US')} a skeleton may have (MAX_BONES)`;
+}
+
 /** See Skeleton.legLength. */
 function legLengthEstimate(skeleton: Skeleton): number {
   const n = skeleton.boneCount, parents = skeleton.parents, t = skeleton.referencePose.translations, s = skeleton.referencePose.scales;
@@ -304,13 +319,23 @@ function legLengthEstimate(skeleton: Skeleton): number {
  * after its child.
  */
 function linkParents(bones: readonly BoneDefinition[], index: Map<string, number>, first: number, problems: SkeletonProblem[]): number[] {
+  // Where each name is first listed, made at the first unknown parent: a search of the list per
+  // bone took time quadratic in the bones when every parent was missing.
+  let listed: Map<string, number> | undefined;
+  const listedAt = (name: string): number => {
+    if (!listed) {
+      listed = new Map();
+      for (let k = bones.length - 1; k >= 0; k--) listed.set(bones[k].name, k);
+    }
+    return listed.get(name) ?? -1;
+  };
   return bones.map((bone, i) => {
     const parent = bone.parent ?? null;
     let p = -1;
     if (parent !== null) {
       const found = index.get(parent);
       if (found === undefined) {
-        const later = bones.findIndex((b) => b.name === parent);
+        const later = listedAt(parent);
         problems.push({
           bone: i, field: 'parent',
           message: later < 0
