@@ -129,6 +129,8 @@ export class StateMachine extends LocalPoseNode {
   /** The state at each crossfade slot. */
   private readonly slotStates: readonly number[];
   private readonly entry: number;
+  /** The any-state transitions, checked from every state after its own (StateMachineTable.anyState). */
+  private readonly anyState: readonly Transition[];
   /** Clip players in each state's sub-graph (by state), for time-remaining rules (found at initialize). */
   private readonly players: SequencePlayer[][];
   private readonly fade: Crossfade;
@@ -151,6 +153,7 @@ export class StateMachine extends LocalPoseNode {
     this.states = table.states;
     this.slotStates = table.slotStates;
     this.entry = table.entry;
+    this.anyState = table.anyState;
     this.poses = poses;
     this.players = table.states.map(() => []);
     // Per-bone weights only for a machine whose transitions have profiles.
@@ -285,9 +288,10 @@ export class StateMachine extends LocalPoseNode {
   /** The transition to start from the active state (its `to` past any conduits), or null. */
   private checkTransitions(): Transition | null {
     const from = this.active, states = this.states;
-    const list = states[from].transitions;
-    for (let i = 0; i < list.length; i++) {
-      const first = list[i];
+    // The state's own, then the any-state ones (one list for the machine): the i-th of both.
+    const own = states[from].transitions, any = this.anyState, count = own.length + any.length;
+    for (let i = 0; i < count; i++) {
+      const first = i < own.length ? own[i] : any[i - own.length];
       if (!testRule(first.rule, this, from, first)) continue;
       let leg = first;
       let to = first.to;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
 import { MAX_BONES } from '../../runtime/core/skeleton.ts';
+import { compileStateMachine } from '../../nodes/StateMachine.ts';
 import { GltfError, gltfRig, readGltf } from '../../runtime/import/gltf.ts';
 import { MAX_GLTF_NODES } from '../../runtime/import/gltf-container.ts';
 import { chainShape, fanShape, gltfGraph, gltfText, type GltfShape } from '../support/gltf-json.ts';
@@ -142,5 +143,32 @@ describe('other skeleton sources', () => {
     ]]);
     // One fewer fits.
     expect(loadGraphAsset({ ...asset, helperBones: helperBones.slice(1) }).skeleton.boneCount).toBe(MAX_BONES);
+  });
+});
+
+/** A machine of `stateCount` states (each a player), entry s0, with these transitions. */
+function machineAsset(stateCount: number, transitions: unknown[], extraStates: Record<string, unknown> = {}): Record<string, unknown> {
+  const states: Record<string, unknown> = {};
+  for (let i = 0; i < stateCount; i++) states[`s${i}`] = { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' };
+  return {
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } }, parameters: { g: { type: 'int' } },
+    nodes: { sm: { type: 'StateMachine', properties: { entry: 's0', states: { ...states, ...extraStates }, transitions } } }, output: 'sm',
+  };
+}
+
+describe('state machines', () => {
+  it('compiles each any-state transition once, not once per state (1,000 states x 2,000: 2 million)', () => {
+    const transitions = Array.from({ length: 2000 }, (_, i) => ({ from: '*', to: `s${i % 1000}`, rule: { param: 'g', op: '==', value: i + 1 } }));
+    transitions.push({ from: 's0', to: 's1', rule: { param: 'g', op: '==', value: -1 } });
+    const table = compileStateMachine('sm', Array.from({ length: 1000 }, (_, i) => ({ name: `s${i}`, hasPose: true })), 's0', transitions as never, () => 0);
+    expect(table.anyState).toHaveLength(2000);
+    expect(table.states.reduce((sum, s) => sum + s.transitions.length, 0)).toBe(1);
+    // Through the loader (16.7 s before), and the machine takes them: g = 1500 enters s499.
+    const graph = within(5000, () => loadGraphAsset(machineAsset(1000, transitions)));
+    const instance = graph.createInstance();
+    instance.update(1 / 30);
+    instance.setParameter('g', 1500);
+    instance.update(1 / 30);
+    expect((instance.gatherDebug().children[0].values as { activeState: string }).activeState).toBe('s499');
   });
 });
