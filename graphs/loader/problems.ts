@@ -88,6 +88,14 @@ function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {
 }
 
 /**
+ * The most nodes a graph may have, counting the nodes of every state machine's states (every
+ * instance builds them all): ten times the largest graphs in use. The count is taken before any
+ * node is checked, and an asset over it is refused at `$.nodes` (`too-large`) with nothing else
+ * checked. Checking and building are linear in the nodes: 50,000 take a few seconds.
+ */
+export const MAX_GRAPH_NODES = 50_000;
+
+/**
  * The most values an asset may hold, counting an object once per place it appears, as its JSON
  * text would (about 10 MB of JSON). An asset given as a JavaScript object may share one object
  * between places, which JSON text cannot: the checks after this walk read the asset as a tree, so

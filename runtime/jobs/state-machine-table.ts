@@ -7,6 +7,25 @@ import { compileRule, MAX_RULE_DEPTH, ruleDepth, type Rule, type RuleJson } from
  * what its asset writes into the table every instance's frame reads.
  */
 
+/**
+ * The most states a machine may have. Each state with a pose takes a crossfade slot in every
+ * instance (and, in a machine whose transitions follow blend profiles, 24 bytes per bone); machines
+ * in use have tens. The loader reports more as `too-large`, and checks none of their sub-graphs.
+ */
+export const MAX_STATES = 1000;
+
+/**
+ * The most transitions a machine may have (its states' own and the any-state ones together):
+ * each frame checks the active state's own and every any-state one in turn.
+ */
+export const MAX_TRANSITIONS = 10_000;
+
+/** The message for a machine over MAX_STATES or MAX_TRANSITIONS. */
+export function machineSizeProblem(what: 'states' | 'transitions', count: number): string {
+  const max = what === 'states' ? MAX_STATES : MAX_TRANSITIONS;
+  return `${count.toLocaleString('en-US')} ${what}, more than the ${max.toLocaleString('en-US')} a machine may have (${what === 'states' ? 'MAX_STATES' : 'MAX_TRANSITIONS'})`;
+}
+
 /** Seconds a transition blends when its asset gives no duration. */
 export const DEFAULT_TRANSITION_DURATION = 0.2;
 
@@ -83,7 +102,8 @@ export interface StateMachineTable {
 /**
  * Compiles a state machine's table. `stateList` in the asset's order; a state without a pose
  * (`hasPose` false: a conduit, or a state given no sub-graph) takes no crossfade slot. Throws a
- * RangeError when the entry is not a state with a pose, or a rule nests deeper than MAX_RULE_DEPTH.
+ * RangeError when the entry is not a state with a pose, a rule nests deeper than MAX_RULE_DEPTH, or
+ * the machine has more than MAX_STATES states or MAX_TRANSITIONS transitions.
  */
 export function compileStateMachine(
   id: string,
@@ -93,6 +113,8 @@ export function compileStateMachine(
   slotOf: (name: string) => number,
   profileOf: (name: string) => BlendProfile | null = () => null,
 ): StateMachineTable {
+  if (stateList.length > MAX_STATES) throw new RangeError(`StateMachine '${id}': ${machineSizeProblem('states', stateList.length)}`);
+  if (transitions.length > MAX_TRANSITIONS) throw new RangeError(`StateMachine '${id}': ${machineSizeProblem('transitions', transitions.length)}`);
   const states: State[] = [], slotStates: number[] = [];
   for (const s of stateList) {
     const slot = s.hasPose ? slotStates.length : -1;

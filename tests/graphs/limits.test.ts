@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
 import { MAX_BONES } from '../../runtime/core/skeleton.ts';
-import { compileStateMachine } from '../../nodes/StateMachine.ts';
+import { compileStateMachine, MAX_STATES, MAX_TRANSITIONS } from '../../nodes/StateMachine.ts';
+import { MAX_GRAPH_NODES } from '../../graphs/loader/problems.ts';
 import { GltfError, gltfRig, readGltf } from '../../runtime/import/gltf.ts';
 import { MAX_GLTF_NODES } from '../../runtime/import/gltf-container.ts';
 import { chainShape, fanShape, gltfGraph, gltfText, type GltfShape } from '../support/gltf-json.ts';
@@ -170,5 +171,50 @@ describe('state machines', () => {
     instance.setParameter('g', 1500);
     instance.update(1 / 30);
     expect((instance.gatherDebug().children[0].values as { activeState: string }).activeState).toBe('s499');
+  });
+
+  it('more states than MAX_STATES: too-large at the states, their sub-graphs left unchecked', () => {
+    expect(MAX_STATES).toBe(1000);
+    // A malformed node in every state: not reported, as the machine is refused as a whole.
+    const broken = Object.fromEntries(Array.from({ length: MAX_STATES + 1 }, (_, i) => [`x${i}`, { nodes: { p: { type: 'Nope' } }, output: 'p' }]));
+    expect(within(2000, () => problems(machineAsset(0, [], { s0: broken.x0, ...broken })))).toEqual([[
+      '$.nodes.sm.properties.states', 'too-large', 'the machine has 1,002 states, more than the 1,000 a machine may have (MAX_STATES)',
+    ]]);
+    // At the limit it loads.
+    expect(loadGraphAsset(machineAsset(MAX_STATES, [])).nodes.length).toBe(MAX_STATES + 2);
+  });
+
+  it('more transitions than MAX_TRANSITIONS: too-large at the transitions', () => {
+    expect(MAX_TRANSITIONS).toBe(10_000);
+    const transitions = Array.from({ length: MAX_TRANSITIONS + 1 }, (_, i) => ({ from: 's0', to: 's1', rule: { param: 'g', op: '==' as const, value: i } }));
+    expect(within(2000, () => problems(machineAsset(2, transitions)))).toEqual([[
+      '$.nodes.sm.properties.transitions', 'too-large', 'the machine has 10,001 transitions, more than the 10,000 a machine may have (MAX_TRANSITIONS)',
+    ]]);
+    expect(() => compileStateMachine('sm', [{ name: 'a', hasPose: true }], 'a', transitions.map((t) => ({ ...t, from: 'a', to: 'a' })), () => 0))
+      .toThrow(new RangeError("StateMachine 'sm': 10,001 transitions, more than the 10,000 a machine may have (MAX_TRANSITIONS)"));
+    expect(loadGraphAsset(machineAsset(2, transitions.slice(1))).nodes.length).toBe(4);
+  });
+
+  it('refuses a state named "*", which transitions read as any state', () => {
+    const star = { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p' };
+    const p = problems(machineAsset(2, [{ from: '*', to: 's1', rule: true }, { from: 's1', to: '*', rule: true }], { '*': star }));
+    expect(p).toEqual([
+      ['$.nodes.sm.properties.states["*"]', 'schema', "a state cannot be named '*': a transition's from '*' means any state, so it could never leave this one by name"],
+    ]);
+  });
+});
+
+describe('graph size', () => {
+  it('more nodes than MAX_GRAPH_NODES, counting every state\'s: too-large at $.nodes, before they are checked', () => {
+    expect(MAX_GRAPH_NODES).toBe(50_000);
+    const player = { type: 'SequencePlayer', properties: { clip: 'nope' } };
+    // 30,001 at the top and 20,000 in a state: 50,001 in all, none of them checked (each names an unknown clip).
+    const top: Record<string, unknown> = Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`t${i}`, player]));
+    const state = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`s${i}`, player]));
+    top.sm = { type: 'StateMachine', properties: { entry: 'a', states: { a: { nodes: state, output: 's0' } }, transitions: [] } };
+    const asset = { format: 'animgraph/1', skeleton: 'builtin:biped', clips: {}, nodes: top, output: 'sm' };
+    expect(within(2000, () => problems(asset))).toEqual([[
+      '$.nodes', 'too-large', 'the graph has 50,001 nodes, counting those in state machines\' states; at most 50,000 are allowed (MAX_GRAPH_NODES)',
+    ]]);
   });
 });
