@@ -7,7 +7,7 @@ import { realpathSync } from 'node:fs';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { GraphProblem } from '../graphs/loader.ts';
+import { shortJsonPath, type GraphProblem } from '../graphs/loader.ts';
 import { parseParameterValue } from '../runtime/node/parameters.ts';
 import { TimelineError, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph/graph.ts';
@@ -185,5 +185,5 @@ function nonNegative(text: string, flag: string): number {
 
 /** Why a graph did not load, as every command prints it (exit 1): a count, then each problem with its JSON path and code. */
 export function loadProblems(source: string, problems: readonly GraphProblem[]): string {
-  return `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message} [${p.code}]\n`).join('')}`;
+  return `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${shortJsonPath(p.path)}: ${p.message} [${p.code}]\n`).join('')}`;
 }
