@@ -7,6 +7,7 @@ import {
 import { characterArrays, composeInGroups, createCharacter, kernelPoseLengths, kernelPosePool, runCharacterFrame } from '../runtime/graph/instance-batch.ts';
 import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/node/parameters.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/graph/update-rate.ts';
 import {
   checkCrowdEvents, checkEventsPerCharacter, crowdEventBuffers, CrowdEventDispatcher, CrowdEventEmitter, CrowdEventRecorder,
@@ -737,8 +738,19 @@ export class Crowd {
   }
 
   private checkCharacter(character: number): void {
+    if (typeof character !== 'number') {
+      // A string "0" was reported as a character that does not exist.
+      throw new AnimGraphError('invalid-argument', `a character is given by its index, a number from 0 to ${this.count - 1}, not ${describeIndex(character)}`);
+    }
     if (!Number.isInteger(character) || character < 0 || character >= this.count) {
       throw new RangeError(`no character ${character}: the crowd has characters 0 to ${this.count - 1}`);
     }
   }
+}
+
+/** What was given as a character index that is not a number, for the error. */
+function describeIndex(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'string') return `a string (${describeValue(value)})`;
+  return `${typeof value === 'object' ? 'an object' : `a ${typeof value}`} (${describeValue(value)})`;
 }
