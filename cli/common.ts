@@ -7,9 +7,9 @@ import { statSync } from 'node:fs';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { GraphLoadError, type GraphProblem } from '../graphs/loader.ts';
+import { GraphLoadError, shortJsonPath, type GraphProblem } from '../graphs/loader.ts';
 import { checkGraphFile, type FileRead, type GraphFileOptions } from '../host/files.ts';
-import { parseParameterValue } from '../runtime/node/parameters.ts';
+import { parseDecimal, parseParameterValue } from '../runtime/node/parameters.ts';
 import { TimelineError, type ParameterChange } from '../host/runner.ts';
 import type { AnimGraph } from '../runtime/graph/graph.ts';
 import { checkUpdateRate } from '../runtime/graph/update-rate.ts';
@@ -66,11 +66,30 @@ export function parseOptions(args: readonly string[], options: OptionSpec): { va
   } catch (e) {
     throw new UsageError((e as Error).message, { cause: e });
   }
+  const repeated = repeatedOption(args, options);
+  if (repeated !== undefined) throw new UsageError(repeated);
   // No option means anything when empty: `--poses ''` wrote nothing and said nothing, `--debug-out ''` wrote to stdout.
   for (const [name, value] of Object.entries(parsed.values)) {
     if (value === '' || (Array.isArray(value) && value.includes(''))) throw new UsageError(`--${name} needs a value, got an empty string`);
   }
   return parsed;
+}
+
+/**
+ * Why an option not documented as repeatable (`multiple`) is given more than once, or undefined.
+ * parseArgs keeps the last silently, so `--frames 3 --frames 5` ran 5 frames without a word.
+ */
+export function repeatedOption(args: readonly string[], options: OptionSpec): string | undefined {
+  const { tokens } = parseArgs({ args: [...args], options, allowPositionals: true, strict: false, tokens: true });
+  const counts = new Map<string, number>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || options[token.name]?.multiple === true) continue;
+    counts.set(token.name, (counts.get(token.name) ?? 0) + 1);
+  }
+  for (const [name, count] of counts) {
+    if (count > 1) return `--${name} is given ${count} times; give it once (only --set may be given more than once)`;
+  }
+  return undefined;
 }
 
 /**
@@ -137,8 +156,8 @@ function sameFileKey(path: string): string {
 
 function frameCount(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isInteger(n) || n < 1 || n > MAX_FRAMES) {
+  const n = parseDecimal(text);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_FRAMES) {
     throw new UsageError(`--frames needs a whole number from 1 to ${MAX_FRAMES.toLocaleString('en-US')}, got '${text}'`);
   }
   return n;
@@ -146,8 +165,8 @@ function frameCount(text: string | undefined): number | undefined {
 
 function frameRate(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === '' || !(n >= MIN_FPS && n <= MAX_FPS)) {
+  const n = parseDecimal(text);
+  if (!(n >= MIN_FPS && n <= MAX_FPS)) {
     throw new UsageError(`--fps needs a number from ${MIN_FPS} to ${MAX_FPS.toLocaleString('en-US')}, got '${text}'`);
   }
   return n;
@@ -166,8 +185,8 @@ export function parseSet(text: string, graph: AnimGraph): ParameterChange {
   if (value === undefined) throw new UsageError(`--set '${text}': '${valueText}' is not a valid ${def.type}${def.type === 'vec3' ? ' (x,y,z)' : ''}`);
   let time = 0;
   if (timeText !== undefined) {
-    time = Number(timeText);
-    if (timeText.trim() === '' || !Number.isFinite(time) || time < 0) throw new UsageError(`--set '${text}': time '${timeText}' must be seconds >= 0`);
+    time = parseDecimal(timeText);
+    if (!Number.isFinite(time) || time < 0) throw new UsageError(`--set '${text}': time '${timeText}' must be seconds >= 0`);
   }
   return { name, value, time };
 }
@@ -193,7 +212,7 @@ export function updateRateOptions(values: Record<string, unknown>): { updateRate
     if (values.hold) throw new UsageError('--hold needs --update-rate N');
     return {};
   }
-  const rate = text.trim() === '' ? Number.NaN : Number(text);
+  const rate = parseDecimal(text);
   try {
     checkUpdateRate(rate, 0); // the instance's own rule
   } catch (e) {
@@ -215,12 +234,12 @@ export function runLength(values: Record<string, unknown>): { frames?: number; f
 }
 
 function nonNegative(text: string, flag: string): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${flag} needs a number >= 0, got '${text}'`);
+  const n = parseDecimal(text);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag} needs a number >= 0, got '${text}'`);
   return n;
 }
 
 /** Why a graph did not load, as every command prints it (exit 1): a count, then each problem with its JSON path and code. */
 export function loadProblems(source: string, problems: readonly GraphProblem[]): string {
-  return `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message} [${p.code}]\n`).join('')}`;
+  return `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${shortJsonPath(p.path)}: ${p.message} [${p.code}]\n`).join('')}`;
 }

@@ -1,7 +1,9 @@
 /** `animgraph view GRAPH [--port N]`: serves the viewer page for GRAPH on 127.0.0.1 until stopped. */
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { repeatedOption } from './common.ts';
 import type { Io } from './io.ts';
+import { parseDecimal } from '../runtime/node/parameters.ts';
 import { PortInUseError, startViewServer } from './view-server.ts';
 
 export const DEFAULT_VIEW_PORT = 7860;
@@ -20,12 +22,17 @@ export async function viewCommand(args: readonly string[], io: Io, stop?: AbortS
     io.err(`animgraph view: ${(e as Error).message}\n`);
     return 2;
   }
+  const repeated = repeatedOption(args, { port: { type: 'string' } });
+  if (repeated !== undefined) {
+    io.err(`animgraph view: ${repeated}\n`);
+    return 2;
+  }
   if (positionals.length !== 1) {
     io.err('animgraph view: needs exactly one GRAPH file\n');
     return 2;
   }
-  const port = values.port === undefined ? DEFAULT_VIEW_PORT : Number(values.port);
-  if (values.port !== undefined && (values.port.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)) {
+  const port = values.port === undefined ? DEFAULT_VIEW_PORT : parseDecimal(values.port);
+  if (values.port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
     io.err(`animgraph view: --port needs a whole number from 0 to 65535 (0: any free port), got '${values.port}'\n`);
     return 2;
   }

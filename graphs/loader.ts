@@ -7,7 +7,7 @@ import { GraphLoadError } from './loader/problems.ts';
 
 export type { CheckResult, LoadOptions } from './loader/check.ts';
 export type { FileResolver, ResolvedFile, SyncFileResolver } from './loader/files.ts';
-export { GraphLoadError, jsonPath, type GraphProblem, type ProblemCode } from './loader/problems.ts';
+export { GraphLoadError, jsonPath, shortJsonPath, type GraphProblem, type ProblemCode } from './loader/problems.ts';
 export { NodeRegistry } from './loader/registry.ts';
 export { duplicateJsonKeys, duplicateKeyProblems, type DuplicateJsonKey } from './loader/json-text.ts';
 import { parseGraphText } from './loader/json-text.ts';

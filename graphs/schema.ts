@@ -25,7 +25,7 @@ export const nodeIdSchema = named(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/,
 
 export const parameterSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional() }).strict(),
-  z.object({ type: z.literal('int'), default: z.number().int().optional(), description: z.string().optional() }).strict(),
+  z.object({ type: z.literal('int'), default: z.int32({ error: 'an int parameter is a whole number from -2147483648 to 2147483647' }).optional(), description: z.string().optional() }).strict(),
   z.object({ type: z.literal('bool'), default: z.boolean().optional(), description: z.string().optional() }).strict(),
   z.object({ type: z.literal('vec3'), default: vec3.optional(), description: z.string().optional() }).strict(),
 ]);

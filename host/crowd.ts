@@ -2,6 +2,7 @@ import { checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError
 import { characterArrays, FRAME_NUMBERS_ARRAY, kernelPoseLengths } from '../runtime/graph/instance-batch.ts';
 import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/node/parameters.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/graph/update-rate.ts';
 import { CrowdEventDispatcher, CrowdEventEmitter, type NonFiniteAttribute } from './crowd-events.ts';
 import { measureAllocation as measureThreadAllocation } from './allocation.ts';
@@ -257,7 +258,7 @@ export class Crowd {
     const index = this.slotNames.indexOf(slot);
     if (index < 0) throw unknownSlotError(this.graph.name, slot, this.slotNames);
     if (this.buffers.slotCallCount[character] >= CROWD_SLOT_CALLS) {
-      throw new RangeError(`character ${character} has ${CROWD_SLOT_CALLS} slot calls waiting for its next update, the most a crowd keeps`);
+      throw new AnimGraphError('out-of-range', `character ${character} has ${CROWD_SLOT_CALLS} slot calls waiting for its next update, the most a crowd keeps`);
     }
     return index;
   }
@@ -290,7 +291,7 @@ export class Crowd {
    */
   update(deltaTime: number): void {
     this.checkOpen();
-    if (this.dispatching) throw new Error('Crowd.update called from a listener of its events; call it after update returns');
+    if (this.dispatching) throw new AnimGraphError('invalid-state', 'Crowd.update called from a listener of its events; call it after update returns');
     const b = this.buffers, threads = this.threads;
     threads.join(this.updates);
     this.dispatcher?.clear();
@@ -377,7 +378,7 @@ export class Crowd {
   async restartWorker(worker: number): Promise<void> {
     this.checkOpen();
     if (!Number.isInteger(worker) || worker < 1 || worker > this.workerCount) {
-      throw new RangeError(`no worker ${describeValue(worker)}: the crowd has ${this.workerCount === 0 ? 'no worker threads' : `workers 1 to ${this.workerCount}`}`);
+      throw new AnimGraphError('out-of-range', `no worker ${describeValue(worker)}: the crowd has ${this.workerCount === 0 ? 'no worker threads' : `workers 1 to ${this.workerCount}`}`);
     }
     return this.threads.restart(worker);
   }
@@ -393,7 +394,7 @@ export class Crowd {
    */
   measureAllocation(frames: number, frame: () => void): number[] {
     this.checkOpen();
-    if (this.measuring) throw new Error('Crowd.measureAllocation called from its own frame');
+    if (this.measuring) throw new AnimGraphError('invalid-state', 'Crowd.measureAllocation called from its own frame');
     const b = this.buffers, control = b.control;
     b.allocation.fill(0);
     Atomics.store(control, MEASURING, MEASURE_ON);
@@ -434,13 +435,23 @@ export class Crowd {
 
   /** Throws for a call that needs the workers (or would be lost without them) once close() has run. */
   private checkOpen(): void {
-    if (this.closed) throw new Error('the crowd is closed');
+    if (this.closed) throw new AnimGraphError('invalid-state', 'the crowd is closed');
   }
 
   private checkCharacter(character: number): void {
+    if (typeof character !== 'number') {
+      // A string "0" was reported as a character that does not exist.
+      throw new AnimGraphError('invalid-argument', `a character is given by its index, a number from 0 to ${this.count - 1}, not ${describeIndex(character)}`);
+    }
     if (!Number.isInteger(character) || character < 0 || character >= this.count) {
-      throw new RangeError(`no character ${character}: the crowd has characters 0 to ${this.count - 1}`);
+      throw new AnimGraphError('out-of-range', `no character ${character}: the crowd has characters 0 to ${this.count - 1}`);
     }
   }
 }
 
+/** What was given as a character index that is not a number, for the error. */
+function describeIndex(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'string') return `a string (${describeValue(value)})`;
+  return `${typeof value === 'object' ? 'an object' : `a ${typeof value}`} (${describeValue(value)})`;
+}

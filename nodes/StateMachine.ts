@@ -8,13 +8,15 @@ import {
   type SubGraphSource, type UpdateContext,
 } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { compileStateMachine, DEFAULT_TRANSITION_DURATION, type State, type StateMachineTable, type Transition } from '../runtime/jobs/state-machine-table.ts';
+import {
+  compileStateMachine, DEFAULT_TRANSITION_DURATION, machineSizeProblem, MAX_STATES, MAX_TRANSITIONS, type State, type StateMachineTable, type Transition,
+} from '../runtime/jobs/state-machine-table.ts';
 import { checkRule, MAX_RULE_DEPTH, ruleDepth, testRule, type RuleJson } from '../runtime/jobs/transition-rules.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
 
 export { COMPARISONS, MAX_RULE_DEPTH, ruleDepth, type Comparison, type RuleJson } from '../runtime/jobs/transition-rules.ts';
-export { compileStateMachine, DEFAULT_TRANSITION_DURATION, type StateMachineTable } from '../runtime/jobs/state-machine-table.ts';
+export { compileStateMachine, DEFAULT_TRANSITION_DURATION, MAX_STATES, MAX_TRANSITIONS, type StateMachineTable } from '../runtime/jobs/state-machine-table.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The asset: states (sub-graphs or conduits), an entry state and transitions with rules.
@@ -53,7 +55,8 @@ export type TransitionJson = z.infer<typeof transitionSchema> & { rule: RuleJson
 /** The states with a sub-graph (not conduits, nor malformed: the properties' schema reports those), for the loader. */
 function stateGraphs(properties: Readonly<Record<string, unknown>>): SubGraphSource[] {
   const states = properties.states;
-  if (!isRecord(states)) return [];
+  // A machine over the limit is refused as a whole (checkMachine): its states are not checked.
+  if (!isRecord(states) || Object.keys(states).length > MAX_STATES) return [];
   const out: SubGraphSource[] = [];
   for (const [name, state] of Object.entries(states)) {
     const parsed = stateSchema.safeParse(state);
@@ -69,7 +72,15 @@ function checkMachine(ctx: NodeCheckContext): void {
   const states = new Map<string, boolean>(); // name -> conduit
   if (rawStates === undefined) ctx.report(['states'], 'schema', 'a StateMachine needs its states');
   else if (isRecord(rawStates)) {
-    if (Object.keys(rawStates).length === 0) ctx.report(['states'], 'schema', 'a StateMachine needs at least one state');
+    const count = Object.keys(rawStates).length;
+    if (count > MAX_STATES) {
+      ctx.report(['states'], 'too-large', `the machine has ${machineSizeProblem('states', count)}`);
+      return;
+    }
+    if (count === 0) ctx.report(['states'], 'schema', 'a StateMachine needs at least one state');
+    if (Object.hasOwn(rawStates, '*')) {
+      ctx.report(['states', '*'], 'schema', "a state cannot be named '*': a transition's from '*' means any state, so it could never leave this one by name");
+    }
     // A malformed state is reported by the properties' schema; its name still counts.
     for (const [name, state] of Object.entries(rawStates)) states.set(name, isRecord(state) && state.conduit === true);
     if (![...states.values()].some((conduit) => !conduit) && states.size > 0) {
@@ -83,6 +94,10 @@ function checkMachine(ctx: NodeCheckContext): void {
     else if (states.get(raw.entry)) ctx.report(['entry'], 'unknown-state', `the entry state ${quoted(raw.entry)} is a conduit; enter a state with a pose`);
   }
   if (!Array.isArray(raw.transitions)) return;
+  if (raw.transitions.length > MAX_TRANSITIONS) {
+    ctx.report(['transitions'], 'too-large', `the machine has ${machineSizeProblem('transitions', raw.transitions.length)}`);
+    return;
+  }
   raw.transitions.forEach((t: unknown, i) => {
     if (!isRecord(t)) return;
     const at = ['transitions', i];
@@ -130,6 +145,8 @@ export class StateMachine extends LocalPoseNode {
   /** The state at each crossfade slot. */
   private readonly slotStates: readonly number[];
   private readonly entry: number;
+  /** The any-state transitions, checked from every state after its own (StateMachineTable.anyState). */
+  private readonly anyState: readonly Transition[];
   /** Clip players in each state's sub-graph (by state), for time-remaining rules (found at initialize). */
   private readonly players: SequencePlayer[][];
   private readonly fade: Crossfade;
@@ -152,6 +169,7 @@ export class StateMachine extends LocalPoseNode {
     this.states = table.states;
     this.slotStates = table.slotStates;
     this.entry = table.entry;
+    this.anyState = table.anyState;
     this.poses = poses;
     this.players = table.states.map(() => []);
     // Per-bone weights only for a machine whose transitions have profiles.
@@ -286,9 +304,10 @@ export class StateMachine extends LocalPoseNode {
   /** The transition to start from the active state (its `to` past any conduits), or null. */
   private checkTransitions(): Transition | null {
     const from = this.active, states = this.states;
-    const list = states[from].transitions;
-    for (let i = 0; i < list.length; i++) {
-      const first = list[i];
+    // The state's own, then the any-state ones (one list for the machine): the i-th of both.
+    const own = states[from].transitions, any = this.anyState, count = own.length + any.length;
+    for (let i = 0; i < count; i++) {
+      const first = i < own.length ? own[i] : any[i - own.length];
       if (!testRule(first.rule, this, from, first)) continue;
       let leg = first;
       let to = first.to;

@@ -5,12 +5,15 @@ import type { ParameterDefinition, ParameterValue } from '../runtime/node/parame
 /**
  * One control per parameter: a slider and a number field for float, a number field for int, a
  * toggle for bool, three number fields for vec3. `onChange` gets every valid edit as it happens.
+ * The form is never submitted: with one number field alone in it (a graph whose one parameter is
+ * an int or a float), the browser took Enter there as a submit and reloaded the page.
  */
 export function buildParameterPanel(
   form: HTMLElement, definitions: Readonly<Record<string, ParameterDefinition>>, descriptions: Readonly<Record<string, string>>,
   values: ReadonlyMap<string, ParameterValue>, onChange: (name: string, value: ParameterValue) => void,
 ): void {
   form.replaceChildren();
+  if (form instanceof HTMLFormElement) form.onsubmit = (event) => event.preventDefault();
   const names = Object.keys(definitions);
   if (names.length === 0) {
     form.textContent = 'This graph has no parameters.';
@@ -52,13 +55,11 @@ export function buildParameterPanel(
       }
       case 'float': {
         const v0 = typeof value === 'number' ? value : 0;
-        // Parameters carry no range: the slider spans twice the default either side of zero (at
-        // least 0..1); the number field takes any value and widens the slider to it.
-        const span = Math.max(1, 2 * Math.abs(v0));
+        // Parameters carry no range: the slider's is derived from the value (sliderSpan), either
+        // side of zero, since nothing says the parameter is never negative; the number field takes
+        // any value and widens the slider to it.
         const slider = input('range', name);
-        slider.min = String(v0 < 0 ? -span : 0);
-        slider.max = String(span);
-        slider.step = String(span / 200);
+        setSliderSpan(slider, sliderSpan(v0));
         slider.value = String(v0);
         const field = input('number', `${name}-value`);
         field.step = 'any';
@@ -70,8 +71,7 @@ export function buildParameterPanel(
         field.addEventListener('input', () => {
           const v = Number(field.value);
           if (field.value.trim() === '' || !Number.isFinite(v)) return;
-          if (v > Number(slider.max)) slider.max = String(v);
-          if (v < Number(slider.min)) slider.min = String(v);
+          if (Math.abs(v) > Number(slider.max)) setSliderSpan(slider, sliderSpan(v));
           slider.value = String(v);
           onChange(name, v);
         });
@@ -98,6 +98,24 @@ export function buildParameterPanel(
       }
     }
   }
+}
+
+/**
+ * The half-width of a float slider for a value: the next of 1, 2 or 5 times a power of ten at or
+ * above twice its size, at least 1 (0 → ±1, 0.7 → ±2, 250 → ±500, 1e-6 → ±1).
+ */
+export function sliderSpan(value: number): number {
+  const size = Math.max(1, 2 * Math.abs(value));
+  if (!Number.isFinite(size)) return Number.MAX_VALUE;
+  const power = 10 ** Math.floor(Math.log10(size));
+  for (const step of [1, 2, 5, 10]) if (step * power >= size * (1 - 1e-12)) return step * power;
+  return 10 * power;
+}
+
+function setSliderSpan(slider: HTMLInputElement, span: number): void {
+  slider.min = String(-span);
+  slider.max = String(span);
+  slider.step = String(span / 200);
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): HTMLElementTagNameMap[K] {

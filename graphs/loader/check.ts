@@ -8,8 +8,8 @@ import { loadClips } from './clips.ts';
 import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
 import { checkNodes } from './nodes.ts';
-import { checkAssetData, jsonPath, Problems, type GraphProblem } from './problems.ts';
-import { checkSubGraphs, inertialSubGraphs, nodePathOf, subGraphReferences, withSubGraphs, type SubGraphPaths } from './sub-graphs.ts';
+import { checkAssetData, jsonPath, MAX_GRAPH_NODES, Problems, type GraphProblem } from './problems.ts';
+import { checkSubGraphs, countGraphNodes, inertialSubGraphs, nodePathOf, subGraphReferences, withSubGraphs, type SubGraphPaths } from './sub-graphs.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
 import { addHelperBones, checkReferenceRange, loadSkeleton } from './skeleton.ts';
 import type { z } from 'zod';
@@ -56,6 +56,11 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   if (!envelope.success) problems.addZod([], envelope.error, json);
   // Keep checking whatever parts are readable, so one run reports everything.
   const raw = (typeof json === 'object' && json !== null ? json : {}) as Partial<Record<keyof GraphEnvelope, unknown>>;
+  const nodeCount = countGraphNodes(raw.nodes, registry, MAX_GRAPH_NODES);
+  if (nodeCount > MAX_GRAPH_NODES) {
+    problems.add(['nodes'], 'too-large', `the graph has ${nodeCount.toLocaleString('en-US')} nodes, counting those in state machines' states; at most ${MAX_GRAPH_NODES.toLocaleString('en-US')} are allowed (MAX_GRAPH_NODES)`);
+    return { ok: false, problems: problems.list };
+  }
   const asset: Partial<GraphEnvelope> = envelope.success ? envelope.data : salvage(raw);
 
   const named = referencedFiles(asset, raw, registry, options.useIndexFiles ?? true);

@@ -125,8 +125,13 @@ function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip
 
 function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
   const doc = files.loadGltf(def.source);
+  // What is wrong with the file as a whole (too many nodes) is reported at the file, not the animation.
+  if (doc instanceof Error) {
+    reportGltfError(doc, ['clips', name, 'source'], ['clips', name, 'source'], problems);
+    return undefined;
+  }
   const sameFile = files.skeletonRig?.file === files.key(def.source) ? files.skeletonRig.rig : undefined;
-  const clip = doc instanceof Error ? doc : guardGltf(def.source, () => gltfClip(doc, def.animation ?? 0, { name, rig: sameFile, sampleRate: def.sampleRate }));
+  const clip = guardGltf(def.source, () => gltfClip(doc, def.animation ?? 0, { name, rig: sameFile, sampleRate: def.sampleRate }));
   if (clip instanceof Error) {
     reportGltfError(clip, ['clips', name, 'source'], ['clips', name, 'animation'], problems);
     return undefined;

@@ -216,7 +216,7 @@ export function reportGltfError(error: Error, file: readonly PropertyKey[], name
     return;
   }
   const where = {
-    malformed: [file, 'gltf'], unreadable: [file, 'file'], 'too-large': [named, 'gltf'], 'unknown-skin': [named, 'unknown-skin'],
+    malformed: [file, 'gltf'], unreadable: [file, 'file'], 'too-large': [named, 'too-large'], 'unknown-skin': [named, 'unknown-skin'],
     'skin-not-tree': [named, 'skeleton'], 'unknown-animation': [named, 'unknown-animation'], 'empty-animation': [named, 'empty-animation'],
   } as const satisfies Record<GltfError['gltfCode'], readonly [unknown, ProblemCode]>;
   const [keys, code] = where[error.gltfCode];
@@ -225,7 +225,7 @@ export function reportGltfError(error: Error, file: readonly PropertyKey[], name
 
 export function reportFileError(error: BvhError | Error, where: readonly PropertyKey[], problems: Problems): void {
   if (error instanceof BvhError) {
-    for (const p of error.problems) problems.add(where, 'bvh', `malformed BVH ${error.source} line ${p.line}: ${p.message}`);
+    for (const p of error.problems) problems.add(where, p.tooLarge ? 'too-large' : 'bvh', `${p.tooLarge ? 'BVH' : 'malformed BVH'} ${error.source} line ${p.line}: ${p.message}`);
   } else if (error instanceof SkeletonError) {
     for (const p of error.problems) problems.add(where, 'skeleton', p.message);
   } else problems.add(where, error instanceof NoResolverError ? 'file' : 'clip-file', error.message);

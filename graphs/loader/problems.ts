@@ -15,7 +15,8 @@ export type ProblemCode =
   | 'unknown-state'
   | 'unknown-blend-profile' | 'blend-profile-mode'
   | 'value-range' | 'duplicate-key'
-  | 'node-type-failed';
+  | 'node-type-failed'
+  | 'too-large';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -30,11 +31,36 @@ export interface GraphProblem {
  */
 export class GraphLoadError extends AnimGraphError {
   constructor(readonly source: string, readonly problems: readonly GraphProblem[]) {
-    super('load-failed', `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    super('load-failed', `${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${shortJsonPath(p.path)}: ${p.message}`).join('\n')}`);
     this.name = 'GraphLoadError';
   }
 }
 
+
+/** The longest JSON path shortJsonPath shows whole. */
+const SHOWN_PATH_LENGTH = 160;
+
+/**
+ * A JSON path as shown in a message: whole when it is short, else its start and its end around a
+ * count of the characters cut, at key boundaries (`$.nodes.sm.properties.states.s.nodes.sm…(4,870
+ * characters cut)….states.s.nodes`): a value too deep is 1,000 keys down, and its full path, some
+ * 5,000 characters, is kept in the problem's `path` for tools, not printed in every message.
+ */
+export function shortJsonPath(path: string): string {
+  if (path.length <= SHOWN_PATH_LENGTH) return path;
+  const boundary = /[.[]/g;
+  let head = 0, tail = path.length;
+  for (let m = boundary.exec(path); m !== null; m = boundary.exec(path)) {
+    if (m.index <= 90) head = m.index;
+    else if (m.index >= path.length - 60) {
+      tail = m.index;
+      break;
+    }
+  }
+  if (head === 0) head = 90;
+  if (tail === path.length) tail = path.length - 60;
+  return `${path.slice(0, head)}…(${(tail - head).toLocaleString('en-US')} characters cut)…${path.slice(tail)}`;
+}
 
 export class Problems {
   readonly list: GraphProblem[] = [];
@@ -87,6 +113,24 @@ function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {
 }
 
 /**
+ * The most nodes a graph may have, counting the nodes of every state machine's states (every
+ * instance builds them all): ten times the largest graphs in use. The count is taken before any
+ * node is checked, and an asset over it is refused at `$.nodes` (`too-large`) with nothing else
+ * checked. Checking and building are linear in the nodes: 50,000 take a few seconds.
+ */
+export const MAX_GRAPH_NODES = 50_000;
+
+/**
+ * The most levels of objects and arrays inside each other an asset may have: a value may lie at
+ * most this many keys below the asset (`$.a.b` is 2). Checked first, by a walk without recursion,
+ * since the schema and the checks after it recurse per level (state machines nested 1,150 deep
+ * overflowed the stack in zod). Graphs need far fewer: a machine nested in a state of another
+ * takes 5 levels, so 199 machines fit, and checking a machine costs time in proportion to how
+ * deeply it is nested.
+ */
+export const MAX_ASSET_DEPTH = 1000;
+
+/**
  * The most values an asset may hold, counting an object once per place it appears, as its JSON
  * text would (about 10 MB of JSON). An asset given as a JavaScript object may share one object
  * between places, which JSON text cannot: the checks after this walk read the asset as a tree, so
@@ -100,6 +144,9 @@ export const MAX_ASSET_VALUES = 1_000_000;
  * (zod's records, spreads, `obj[name] = …`) drop it or change their prototype instead, so a clip,
  * parameter or node of that name would vanish silently; it is refused by name instead.
  *
+ * A value more than MAX_ASSET_DEPTH keys deep is reported (`too-deep`) at the first one in the
+ * asset's order, and nothing more is checked.
+ *
  * An asset given as a JavaScript object may hold an object inside itself, reported where it is met
  * again, or share objects between places. The walk is iterative (an asset may nest arbitrarily
  * deep) and goes through each object once, so that sharing costs nothing here. Returns false when
@@ -108,7 +155,7 @@ export const MAX_ASSET_VALUES = 1_000_000;
  */
 export function checkAssetData(json: unknown, problems: Problems): boolean {
   // Each entry keeps its parent's entry and its key; a path is built only for a key reported.
-  type Entry = { value: unknown; key: PropertyKey; parent: Entry | null };
+  type Entry = { value: unknown; key: PropertyKey; parent: Entry | null; depth: number };
   const keysOf = (entry: Entry): PropertyKey[] => {
     const keys: PropertyKey[] = [];
     for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
@@ -120,7 +167,7 @@ export function checkAssetData(json: unknown, problems: Problems): boolean {
   const counted = new Map<object, number>();
   const closing: object[] = [];
   const CLOSE = Symbol('close');
-  const stack: (Entry | typeof CLOSE)[] = [{ value: json, key: '', parent: null }];
+  const stack: (Entry | typeof CLOSE)[] = [{ value: json, key: '', parent: null, depth: 0 }];
   let cyclic = false;
   // Counts of the objects on the path, added to as their contents are closed; [0] is the asset's.
   const counts: number[] = [0];
@@ -133,6 +180,10 @@ export function checkAssetData(json: unknown, problems: Problems): boolean {
       counted.set(value, n);
       counts[counts.length - 1] = Math.min(counts[counts.length - 1] + n, MAX_ASSET_VALUES + 1);
       continue;
+    }
+    if (entry.depth > MAX_ASSET_DEPTH) {
+      problems.add(keysOf(entry), 'too-deep', `nests objects and arrays more than ${MAX_ASSET_DEPTH.toLocaleString('en-US')} levels deep (MAX_ASSET_DEPTH); this value is level ${entry.depth.toLocaleString('en-US')}, and nothing more is checked`);
+      return false;
     }
     const value = entry.value;
     if (typeof value !== 'object' || value === null) {
@@ -154,7 +205,7 @@ export function checkAssetData(json: unknown, problems: Problems): boolean {
     counts.push(1);
     stack.push(CLOSE);
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: entry });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: entry, depth: entry.depth + 1 });
       continue;
     }
     // Pushed last to first, so that what is reported within comes in the asset's order.
@@ -163,7 +214,7 @@ export function checkAssetData(json: unknown, problems: Problems): boolean {
       if (key === '__proto__') problems.add([...keysOf(entry), key], 'schema', `'__proto__' cannot be a name or key in an asset (JavaScript objects treat it specially): rename it`);
     }
     for (let i = keys.length - 1; i >= 0; i--) {
-      if (keys[i] !== '__proto__') stack.push({ value: (value as Record<string, unknown>)[keys[i]], key: keys[i], parent: entry });
+      if (keys[i] !== '__proto__') stack.push({ value: (value as Record<string, unknown>)[keys[i]], key: keys[i], parent: entry, depth: entry.depth + 1 });
     }
   }
   if (cyclic) return false;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { gltfRig } from '../../runtime/import/gltf.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
-import { referenceRangeProblems, Skeleton, SkeletonError, type BoneDefinition } from '../../runtime/core/skeleton.ts';
+import { MAX_BONES, referenceRangeProblems, Skeleton, SkeletonError, tooManyBones, type BoneDefinition } from '../../runtime/core/skeleton.ts';
 import { helperBoneSchema, unitQuaternionSchema, type GraphEnvelope } from '../schema.ts';
 import { guardGltf, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import { duplicateKeyProblems } from './json-text.ts';
@@ -9,7 +9,12 @@ import { jsonPath, type Problems } from './problems.ts';
 
 function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, files: FileCache, problems: Problems): Skeleton | undefined {
   const doc = files.loadGltf(source.gltf);
-  const rig = doc instanceof Error ? doc : guardGltf(source.gltf, () => gltfRig(doc, source.skin ?? 0));
+  // What is wrong with the file as a whole (too many nodes) is reported at the file, not the skin.
+  if (doc instanceof Error) {
+    reportGltfError(doc, ['skeleton', 'gltf'], ['skeleton', 'gltf'], problems);
+    return undefined;
+  }
+  const rig = guardGltf(source.gltf, () => gltfRig(doc, source.skin ?? 0));
   if (rig instanceof Error) {
     reportGltfError(rig, ['skeleton', 'gltf'], ['skeleton', 'skin'], problems);
     return undefined;
@@ -52,6 +57,11 @@ export function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache
   // A bone's key given twice ({"name": "a", ..., "name": "b"}) kept the last silently, as in a graph file.
   const repeated = duplicateKeyProblems(text);
   for (const p of repeated) problems.add(where, 'duplicate-key', `${p.path} in ${source.file}: ${p.message}`);
+  const bones = typeof json === 'object' && json !== null ? (json as { bones?: unknown }).bones : undefined;
+  if (Array.isArray(bones) && bones.length > MAX_BONES) {
+    problems.add(where, 'too-large', `${source.file}: ${tooManyBones(bones.length)}`);
+    return undefined;
+  }
   // Checked on, so the file's other problems come with its repeats; a file with repeats gives no skeleton.
   const parsed = jsonSkeletonSchema.safeParse(json);
   if (!parsed.success) {
@@ -76,6 +86,10 @@ export function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache
  */
 export function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Problems): Skeleton {
   if (!Array.isArray(raw) || raw.length === 0) return skeleton;
+  if (skeleton.boneCount + raw.length > MAX_BONES) {
+    problems.add(['helperBones'], 'too-large', `the skeleton's ${skeleton.boneCount.toLocaleString('en-US')} bones and ${raw.length.toLocaleString('en-US')} helper bones make ${tooManyBones(skeleton.boneCount + raw.length)}`);
+    return skeleton;
+  }
   const indices: number[] = [];
   const bones: BoneDefinition[] = [];
   raw.forEach((item, i) => {

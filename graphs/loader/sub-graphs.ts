@@ -45,6 +45,32 @@ export function subGraphsOf(type: NodeType, properties: unknown): readonly SubGr
 }
 
 /**
+ * How many nodes `rawNodes` (an asset's `nodes`) holds with those of the sub-graphs below them, at
+ * any depth (a state machine's states), counted before anything is checked; the count stops once
+ * past `max`. A sub-graph hook that throws counts nothing (its node's check reports it).
+ */
+export function countGraphNodes(rawNodes: unknown, registry: NodeRegistry, max: number): number {
+  let count = 0;
+  const graphs: unknown[] = [rawNodes];
+  while (graphs.length > 0 && count <= max) {
+    const nodes = graphs.pop();
+    if (!isRecord(nodes)) continue;
+    for (const node of Object.values(nodes)) {
+      count++;
+      if (!isRecord(node) || typeof node.type !== 'string') continue;
+      const type = registry.get(node.type);
+      if (!type?.subGraphs) continue;
+      try {
+        for (const sub of subGraphsOf(type, node.properties)) graphs.push(sub.nodes);
+      } catch {
+        // Reported by the node's check.
+      }
+    }
+  }
+  return count;
+}
+
+/**
  * Checks the sub-graphs of every node among `nodes` whose type has them, and returns what each such
  * node compiles to, by node id. A hook that throws is a problem of its node (`node-type-failed`).
  */

@@ -133,7 +133,7 @@ export function resolveBlendProfile(name: string, profile: BlendProfileJson, ske
     set(start, branch.scale);
     if (branch.includeDescendants === false) continue;
     const d = skeleton.descendants;
-    for (let k = skeleton.descendantStart[start]; k < skeleton.descendantStart[start + 1]; k++) set(d[k], branch.scale);
+    for (let k = skeleton.descendantStart[start], end = skeleton.descendantEnd[start]; k < end; k++) set(d[k], branch.scale);
   }
   for (const [bone, value] of Object.entries(profile.bones ?? {})) {
     const index = skeleton.indexOf(bone);

@@ -84,12 +84,12 @@ export function boneMaskWeights(
         out[bone] = w < 0 ? 0 : w > 1 ? 1 : w;
       };
       addAt(start, 0);
-      const d = skeleton.descendants;
-      for (let k = skeleton.descendantStart[start]; k < skeleton.descendantStart[start + 1]; k++) {
+      const d = skeleton.descendants, depths = skeleton.depths;
+      // A bone's level below the filter bone from the depths: walking up to it per bone took
+      // time quadratic in a chain's length.
+      for (let k = skeleton.descendantStart[start], end = skeleton.descendantEnd[start]; k < end; k++) {
         const bone = d[k];
-        let level = 0;
-        for (let a = bone; a !== start; a = skeleton.parents[a]) level++;
-        addAt(bone, level);
+        addAt(bone, depths[bone] - depths[start]);
       }
     }
     return out;

@@ -167,7 +167,7 @@ export class ComponentPose {
    */
   setComponent(bone: number, t: Float64Array, r: Float64Array, s: Float64Array, from: number): void {
     const descendants = this.skeleton.descendants;
-    const first = this.skeleton.descendantStart[bone], end = this.skeleton.descendantStart[bone + 1];
+    const first = this.skeleton.descendantStart[bone], end = this.skeleton.descendantEnd[bone];
     // Pin descendants' locals (parents first) while their old parents' component transforms are
     // still correct.
     const localValid = this.localValid;

@@ -19,6 +19,15 @@ export interface BoneDefinition {
  */
 export type LengthUnit = 'cm' | 'm';
 
+/**
+ * The most bones a skeleton may have, helper bones included: some ten times the largest rigs in
+ * use (a film face rig has a few thousand). Every pose holds 80 bytes a bone, every instance
+ * several poses, and a profiled state machine's crossfade 24 bytes a bone per state. Each skeleton
+ * source checks it before building the bones (a glTF skin's joints, a BVH's joints, a skeleton
+ * file's list), and a Skeleton refuses more.
+ */
+export const MAX_BONES = 10_000;
+
 /** Metres per unit of each length unit. */
 const METRES: Record<LengthUnit, number> = { cm: 0.01, m: 1 };
 
@@ -60,12 +69,18 @@ export class Skeleton {
   readonly parents: Int32Array;
   readonly referencePose: Pose;
   /**
-   * Every bone's descendants, parents before children, as one flat list: bone i's are
-   * descendants[descendantStart[i] .. descendantStart[i + 1]). Component-space writes walk these
-   * instead of every later bone.
+   * Every bone in depth-first pre-order (each bone, then its children's subtrees in bone order), so
+   * that a bone's descendants are the contiguous run descendants[descendantStart[i] ..
+   * descendantEnd[i]), parents before children. One entry per bone, however deep the hierarchy: a
+   * list per bone of its descendants held n²/2 entries for a chain of n bones (a 10,000-bone chain
+   * took 50 million). Component-space writes, masks and blend profiles walk these instead of
+   * every later bone.
    */
   readonly descendants: Int32Array;
   readonly descendantStart: Int32Array;
+  readonly descendantEnd: Int32Array;
+  /** Each bone's depth in the hierarchy: 0 for a root, its parent's plus one for the others. */
+  readonly depths: Int32Array;
   /**
    * The unit of the skeleton's lengths, as the graph asset declares it (`units`, default 'cm':
    * BVH files carry no unit, and the captures at hand are in centimetres). Nothing converts
@@ -99,16 +114,11 @@ export class Skeleton {
     this.indexByName = new Map(boneNames.map((n, i) => [n, i]));
     this.units = options.units ?? 'cm';
     this.legLengthCache = options.legLength ?? NaN;
-    const n = boneNames.length;
-    const lists: number[][] = Array.from({ length: n }, () => []);
-    // Walking bones in order and appending each to all its ancestors' lists keeps every list in
-    // skeleton order, hence parents before children.
-    for (let bone = 0; bone < n; bone++) {
-      for (let a = this.parents[bone]; a >= 0; a = this.parents[a]) lists[a].push(bone);
-    }
-    this.descendantStart = new Int32Array(n + 1);
-    for (let bone = 0; bone < n; bone++) this.descendantStart[bone + 1] = this.descendantStart[bone] + lists[bone].length;
-    this.descendants = Int32Array.from(lists.flat());
+    const order = preOrder(this.parents);
+    this.descendants = order.order;
+    this.descendantStart = order.start;
+    this.descendantEnd = order.end;
+    this.depths = order.depths;
   }
 
   get boneCount(): number {
@@ -156,6 +166,7 @@ export class Skeleton {
    */
   static validate(boneNames: readonly string[], parents: ArrayLike<number>): SkeletonProblem[] {
     const problems: SkeletonProblem[] = [];
+    if (boneNames.length > MAX_BONES) return [{ bone: -1, message: tooManyBones(boneNames.length) }];
     if (boneNames.length === 0) problems.push({ bone: -1, message: 'a skeleton needs at least one bone' });
     if (parents.length !== boneNames.length) {
       problems.push({ bone: -1, message: `${boneNames.length} bone names but ${parents.length} parent indices` });
@@ -235,6 +246,48 @@ export class Skeleton {
   }
 }
 
+/**
+ * The bones of a hierarchy (parents before children) in depth-first pre-order, children in bone
+ * order, with each bone's run of descendants in it and its depth: linear in the bone count, with
+ * no recursion (a chain may be as deep as the skeleton is long).
+ */
+function preOrder(parents: Int32Array): { order: Int32Array; start: Int32Array; end: Int32Array; depths: Int32Array } {
+  const n = parents.length;
+  // Each bone's subtree size, children before parents (reverse bone order).
+  const size = new Int32Array(n).fill(1);
+  for (let bone = n - 1; bone >= 0; bone--) if (parents[bone] >= 0) size[parents[bone]] += size[bone];
+  // A bone's place in pre-order: a root after the previous roots' subtrees; a child after its
+  // parent and its earlier siblings' subtrees (the next free place below the parent).
+  const place = new Int32Array(n);
+  const next = new Int32Array(n);
+  const depths = new Int32Array(n);
+  let free = 0;
+  for (let bone = 0; bone < n; bone++) {
+    const p = parents[bone];
+    if (p < 0) {
+      place[bone] = free;
+      free += size[bone];
+    } else {
+      place[bone] = next[p];
+      depths[bone] = depths[p] + 1;
+    }
+    next[bone] = place[bone] + 1;
+    if (p >= 0) next[p] += size[bone];
+  }
+  const order = new Int32Array(n), start = new Int32Array(n), end = new Int32Array(n);
+  for (let bone = 0; bone < n; bone++) {
+    order[place[bone]] = bone;
+    start[bone] = place[bone] + 1;
+    end[bone] = place[bone] + size[bone];
+  }
+  return { order, start, end, depths };
+}
+
+/** The message for a skeleton of `count` bones, over MAX_BONES. */
+export function tooManyBones(count: number): string {
+  return `${count.toLocaleString('en-US')} bones, more than the ${MAX_BONES.toLocaleString('en-US')} a skeleton may have (MAX_BONES)`;
+}
+
 /** See Skeleton.legLength. */
 function legLengthEstimate(skeleton: Skeleton): number {
   const n = skeleton.boneCount, parents = skeleton.parents, t = skeleton.referencePose.translations, s = skeleton.referencePose.scales;
@@ -266,13 +319,23 @@ function legLengthEstimate(skeleton: Skeleton): number {
  * after its child.
  */
 function linkParents(bones: readonly BoneDefinition[], index: Map<string, number>, first: number, problems: SkeletonProblem[]): number[] {
+  // Where each name is first listed, made at the first unknown parent: a search of the list per
+  // bone took time quadratic in the bones when every parent was missing.
+  let listed: Map<string, number> | undefined;
+  const listedAt = (name: string): number => {
+    if (!listed) {
+      listed = new Map();
+      for (let k = bones.length - 1; k >= 0; k--) listed.set(bones[k].name, k);
+    }
+    return listed.get(name) ?? -1;
+  };
   return bones.map((bone, i) => {
     const parent = bone.parent ?? null;
     let p = -1;
     if (parent !== null) {
       const found = index.get(parent);
       if (found === undefined) {
-        const later = bones.findIndex((b) => b.name === parent);
+        const later = listedAt(parent);
         problems.push({
           bone: i, field: 'parent',
           message: later < 0

@@ -2,13 +2,15 @@ import { Clip, clipTimingProblem, type TrackLayout } from '../core/clip.ts';
 import { quatFromEulerDegrees } from '../core/math.ts';
 import { AnimGraphError } from '../core/errors.ts';
 import { Pose } from '../core/pose.ts';
-import { Skeleton } from '../core/skeleton.ts';
+import { MAX_BONES, Skeleton } from '../core/skeleton.ts';
 import { quoted } from '../core/names.ts';
 
 /** One problem in a BVH file, with the 1-based line it was found on. */
 export interface BvhProblem {
   line: number;
   message: string;
+  /** Set for a file over one of the library's limits (more joints than MAX_BONES), not a malformed one. */
+  tooLarge?: true;
 }
 
 /** A BVH file that cannot be read, with every problem found and its line (code `bad-file`). */
@@ -77,6 +79,8 @@ export function parseBvh(text: string, source = '<bvh>'): BvhData {
       break;
     }
     if (head === 'ROOT' || head === 'JOINT') {
+      // Stopped at once: the motion rows of so many joints would be read for nothing.
+      if (joints.length === MAX_BONES) throw new BvhError(source, [{ line: lineNo, message: `more than ${MAX_BONES.toLocaleString('en-US')} joints, the most bones a skeleton may have (MAX_BONES)`, tooLarge: true }]);
       if (head === 'JOINT' && stack.length === 0) problems.push({ line: lineNo, message: 'JOINT outside any ROOT' });
       if (tokens.length < 2) problems.push({ line: lineNo, message: `${head} needs a name` });
       const name = tokens.slice(1).join(' ') || `joint${joints.length}`;

@@ -83,6 +83,12 @@ type Json = Record<string, unknown>;
 const GLB_MAGIC = 0x46546c67;
 const CHUNK_JSON = 0x4e4f534a;
 const CHUNK_BIN = 0x004e4942;
+/**
+ * The most nodes a glTF file may have. Reading them is linear (a million take about a second),
+ * so this only bounds what a file can make an import allocate and walk: GltfError 'too-large'
+ * before any node is checked.
+ */
+export const MAX_GLTF_NODES = 1_000_000;
 /** Values one accessor may hold: a bound on what a file can make us allocate (with MAX_CLIP_FRAME_TRACKS). */
 const MAX_ACCESSOR_VALUES = 1 << 24;
 
@@ -130,6 +136,10 @@ export class GltfDocument {
     const asset = json.asset;
     if (!isObject(asset) || typeof asset.version !== 'string' || !asset.version.startsWith('2.')) {
       problems.push(`asset.version must be "2.x" (glTF 2.0), found ${isObject(asset) ? JSON.stringify(asset.version) : 'no asset'}`);
+    }
+    const nodeCount = Array.isArray(json.nodes) ? json.nodes.length : 0;
+    if (nodeCount > MAX_GLTF_NODES) {
+      throw new GltfError(source, 'too-large', [`the file has ${nodeCount.toLocaleString('en-US')} nodes, more than the ${MAX_GLTF_NODES.toLocaleString('en-US')} an import reads (MAX_GLTF_NODES)`]);
     }
     for (const key of ['skins', 'animations', 'accessors', 'bufferViews', 'buffers']) list(key);
     this.nodes = list('nodes');

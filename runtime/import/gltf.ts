@@ -1,7 +1,7 @@
 import { Clip, clipTimingProblem, MAX_CLIP_FRAME_TRACKS, MIN_FRAME_TIME, type TrackLayout } from '../core/clip.ts';
 import { quatNormalize, quatSlerp, transformCompose } from '../core/math.ts';
 import { Pose } from '../core/pose.ts';
-import { Skeleton } from '../core/skeleton.ts';
+import { MAX_BONES, Skeleton } from '../core/skeleton.ts';
 import { nameList } from '../core/names.ts';
 import { isIndex, isObject, type GltfDocument } from './gltf-container.ts';
 
@@ -81,42 +81,35 @@ export function gltfRig(doc: GltfDocument, skinRef: number | string = 0): GltfRi
   if (problems.length > 0) doc.fail('malformed', ...problems);
   const jointNodes = joints as number[];
   const parents = doc.nodeParents;
+  if (jointNodes.length > MAX_BONES) {
+    doc.fail('too-large', `${at} has ${jointNodes.length.toLocaleString('en-US')} joints, more than the ${MAX_BONES.toLocaleString('en-US')} bones a skeleton may have (MAX_BONES)`);
+  }
 
-  // Bones: the joints and the non-joint nodes between a joint and its nearest joint ancestor.
+  // Bones: the joints and the non-joint nodes between a joint and its nearest joint ancestor. The
+  // walks stop at nodes already added (their ancestors up to that joint are in too), so that many
+  // joints hanging off a long chain of nodes cost time linear in the nodes, not joints × depth.
+  const jointAbove = nearestJointAbove(parents, jointSet);
   const boneSet = new Set<number>(jointNodes);
   const tops: number[] = [];
   for (const j of jointNodes) {
-    const chain: number[] = [];
-    let p = parents[j];
-    while (p >= 0 && !jointSet.has(p)) {
-      chain.push(p);
-      p = parents[p];
-    }
-    if (p >= 0) for (const n of chain) boneSet.add(n);
+    const above = jointAbove[j];
+    if (above >= 0) for (let p = parents[j]; p !== above && !boneSet.has(p); p = parents[p]) boneSet.add(p);
     else tops.push(j);
   }
   let root = tops[0];
   if (tops.length > 1) {
     // Several top joints: their closest common ancestor node is the root, with the nodes between.
-    const ancestorsOf = (n: number): number[] => {
-      const out: number[] = [];
-      for (let p = parents[n]; p >= 0; p = parents[p]) out.push(p);
-      return out;
-    };
-    const candidates = ancestorsOf(tops[0]);
-    const others = tops.slice(1).map((t) => new Set(ancestorsOf(t)));
-    const common = candidates.find((c) => others.every((s) => s.has(c)));
-    if (common === undefined) {
-      const sceneRoot = (n: number) => {
-        while (parents[n] >= 0) n = parents[n];
-        return n;
-      };
-      const lone = tops.find((t) => sceneRoot(t) !== sceneRoot(tops[0])) ?? tops[1];
+    const { common, lone } = commonAncestor(parents, tops);
+    if (common < 0) {
       doc.fail('skin-not-tree', `${at}: joints '${doc.nodeName(tops[0])}' (node ${tops[0]}) and '${doc.nodeName(lone)}' (node ${lone}) have no common ancestor node, so the skin's joints are not one tree`);
     }
     root = common;
     boneSet.add(root);
-    for (const t of tops) for (let p = parents[t]; p !== root; p = parents[p]) boneSet.add(p);
+    // Up from each top to the root, stopping at a node an earlier walk added (its ancestors are in).
+    for (const t of tops) for (let p = parents[t]; p !== root && !boneSet.has(p); p = parents[p]) boneSet.add(p);
+  }
+  if (boneSet.size > MAX_BONES) {
+    doc.fail('too-large', `${at}: its joints and the nodes between them make ${boneSet.size.toLocaleString('en-US')} bones, more than the ${MAX_BONES.toLocaleString('en-US')} a skeleton may have (MAX_BONES)`);
   }
 
   // Parents before children, keeping the skin's joint order where it already is so.
@@ -171,6 +164,63 @@ export function gltfRig(doc: GltfDocument, skinRef: number | string = 0): GltfRi
   const skeleton = new Skeleton(names, boneParents, pose, { units: 'm', skin: { inverseBindMatrices: ibm, jointBones } });
   const nodesOfBones = Int32Array.from(order);
   return { skeleton, nodes: nodesOfBones, rootParent, boneOfNode: (node) => boneOf.get(node) ?? -1 };
+}
+
+/**
+ * Each node's nearest joint among its strict ancestors, or -1. Each node's answer is found once
+ * (a walk up stops at a node already answered, then answers the nodes it passed), so the work is
+ * linear in the nodes however deep the hierarchy.
+ */
+function nearestJointAbove(parents: Int32Array, joints: ReadonlySet<number>): Int32Array {
+  const UNKNOWN = -2;
+  const above = new Int32Array(parents.length).fill(UNKNOWN);
+  const path: number[] = [];
+  for (let start = 0; start < parents.length; start++) {
+    let n = start;
+    while (above[n] === UNKNOWN) {
+      const p = parents[n];
+      if (p < 0 || joints.has(p)) {
+        above[n] = p;
+        break;
+      }
+      path.push(n);
+      n = p;
+    }
+    // Every node passed has a parent that is no joint, so it shares the answer of its parent, and
+    // so of the node the walk stopped at.
+    for (const m of path) above[m] = above[n];
+    path.length = 0;
+  }
+  return above;
+}
+
+/**
+ * The closest common ancestor node of `tops` (joints none of which is an ancestor of another), or
+ * -1 with a top that shares no ancestor with the first. Linear in the nodes: each walk up stops at
+ * a node an earlier walk passed, whose meeting point with the first top's ancestors it shares.
+ */
+function commonAncestor(parents: Int32Array, tops: readonly number[]): { common: number; lone: number } {
+  // For each node passed: how far above tops[0] the walk through it met tops[0]'s ancestors.
+  const meet = new Int32Array(parents.length).fill(-1);
+  const line: number[] = [];
+  for (let p = parents[tops[0]]; p >= 0; p = parents[p]) {
+    meet[p] = line.length;
+    line.push(p);
+  }
+  let highest = -1;
+  const path: number[] = [];
+  for (let i = 1; i < tops.length; i++) {
+    let p = parents[tops[i]];
+    while (p >= 0 && meet[p] < 0) {
+      path.push(p);
+      p = parents[p];
+    }
+    if (p < 0) return { common: -1, lone: tops[i] };
+    for (const q of path) meet[q] = meet[p];
+    path.length = 0;
+    if (meet[p] > highest) highest = meet[p];
+  }
+  return { common: line[highest], lone: -1 };
 }
 
 /** The skeleton of a skin (index or name, default 0). */

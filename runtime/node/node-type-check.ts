@@ -12,7 +12,7 @@ import type { PropertySpec } from './property-spec.ts';
 /** The codes a node type reports problems with from `check` or `prepare` (a subset of the loader's ProblemCode). */
 export const NODE_PROBLEM_CODES = [
   'schema', 'unknown-bone', 'unknown-clip', 'file', 'stale-index', 'duplicate-sample', 'collinear-samples', 'value-range',
-  'unknown-parameter', 'parameter-type', 'unknown-blend-profile', 'blend-profile-mode', 'unknown-state', 'too-deep',
+  'unknown-parameter', 'parameter-type', 'unknown-blend-profile', 'blend-profile-mode', 'unknown-state', 'too-deep', 'too-large',
 ] as const;
 
 /** Codes of the problems a node type reports from `check` or `prepare` (NODE_PROBLEM_CODES). */

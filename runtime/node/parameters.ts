@@ -130,7 +130,8 @@ export class Parameters {
   check(name: string, value: ParameterValue): { slot: number; type: ParameterType } {
     const entry = this.require(name);
     if (!valueFits(entry.type, value)) {
-      throw new AnimGraphError('invalid-argument', `parameter '${name}' is ${entry.type}; cannot set it to ${describeValue(value)}`);
+      const range = entry.type === 'int' && typeof value === 'number' && Number.isInteger(value) ? ` (an int is a whole number from ${INT_PARAMETER_MIN} to ${INT_PARAMETER_MAX})` : '';
+      throw new AnimGraphError('invalid-argument', `parameter '${name}' is ${entry.type}; cannot set it to ${describeValue(value)}${range}`);
     }
     return entry;
   }
@@ -142,35 +143,59 @@ export class Parameters {
   }
 }
 
-/** Whether `value` is one of type `type`: a finite number, an integer, a boolean, three finite numbers. */
+/**
+ * The range of an int parameter: a 32-bit signed integer, as Unreal's int parameters are. Nodes
+ * read ints as indices and counts (`| 0`, which wraps anything wider), and 1e308 is an integer to
+ * JavaScript.
+ */
+export const INT_PARAMETER_MIN = -(2 ** 31);
+export const INT_PARAMETER_MAX = 2 ** 31 - 1;
+
+/**
+ * Whether `value` is one of type `type`: a finite number, an integer from INT_PARAMETER_MIN to
+ * INT_PARAMETER_MAX, a boolean, three finite numbers.
+ */
 function valueFits(type: ParameterType, value: ParameterValue): boolean {
   switch (type) {
     case 'float': return typeof value === 'number' && Number.isFinite(value);
-    case 'int': return typeof value === 'number' && Number.isInteger(value);
+    case 'int': return typeof value === 'number' && Number.isInteger(value) && value >= INT_PARAMETER_MIN && value <= INT_PARAMETER_MAX;
     case 'bool': return typeof value === 'boolean';
     case 'vec3': return Array.isArray(value) && value.length === 3 && value.every((x) => typeof x === 'number' && Number.isFinite(x));
   }
 }
 
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A number written in decimal (`5`, `-2.5`, `.5`, `1e3`), or NaN for any other text: JavaScript's
+ * Number also reads `0x10` as 16, `0b11` as 3, ` 5 ` as 5 and '' as 0, none of which a person
+ * typing a frame count or a parameter value means. A decimal beyond the float range reads as
+ * ±Infinity, for the caller's range check to refuse.
+ */
+export function parseDecimal(text: string): number {
+  return DECIMAL.test(text) ? Number(text) : Number.NaN;
+}
+
 /**
  * Parses a command-line value for a parameter of the given type: "1.5", "3", "true"/"false",
- * "x,y,z". Returns undefined when the text does not fit the type.
+ * "x,y,z", numbers in decimal (parseDecimal). Returns undefined when the text does not fit the type
+ * (an int out of INT_PARAMETER_MIN..INT_PARAMETER_MAX included).
  */
 export function parseParameterValue(type: ParameterType, text: string): ParameterValue | undefined {
   switch (type) {
     case 'float': {
-      const n = Number(text);
-      return text.trim() !== '' && Number.isFinite(n) ? n : undefined;
+      const n = parseDecimal(text);
+      return Number.isFinite(n) ? n : undefined;
     }
     case 'int': {
-      const n = Number(text);
-      return text.trim() !== '' && Number.isInteger(n) ? n : undefined;
+      const n = parseDecimal(text);
+      return valueFits('int', n) ? n : undefined;
     }
     case 'bool':
       return text === 'true' || text === '1' ? true : text === 'false' || text === '0' ? false : undefined;
     case 'vec3': {
-      const parts = text.split(',').map((p) => Number(p));
-      return parts.length === 3 && parts.every((p) => Number.isFinite(p)) && !text.split(',').some((p) => p.trim() === '') ? parts : undefined;
+      const parts = text.split(',').map(parseDecimal);
+      return parts.length === 3 && parts.every((p) => Number.isFinite(p)) ? parts : undefined;
     }
   }
 }

@@ -1,5 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type GraphProblem } from '../../graphs/loader.ts';
+import { main, type Io } from '../../cli/main.ts';
+import { GraphLoadError, shortJsonPath, type GraphProblem } from '../../graphs/loader.ts';
+import { MAX_ASSET_DEPTH } from '../../graphs/loader/problems.ts';
 import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import { AnimGraph } from '../../runtime/graph/graph.ts';
 import { MAX_GRAPH_DEPTH } from '../../runtime/graph/definition.ts';
@@ -32,6 +37,19 @@ function chain(levels: number): any {
     nodes, output: `n${levels - 1}`,
   };
 }
+
+/** `levels` state machines, each the output of the one state of the machine above; a player inside. */
+function nested(levels: number): any {
+  let nodes: Record<string, unknown> = { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } };
+  let output = 'p';
+  for (let i = 0; i < levels; i++) {
+    nodes = { sm: { type: 'StateMachine', properties: { entry: 's', states: { s: { nodes, output } }, transitions: [] } } };
+    output = 'sm';
+  }
+  return { format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } }, nodes, output };
+}
+
+const TOO_DEEP = 'nests objects and arrays more than 1,000 levels deep (MAX_ASSET_DEPTH); this value is level 1,001, and nothing more is checked';
 
 function problems(json: unknown): GraphProblem[] {
   const result = checkGraphAsset(json);
@@ -92,14 +110,67 @@ describe('deep graphs', () => {
     expect(p[0].message).toMatch(/^links form a cycle: c0 -> c9999 -> c9998 -> .* -> c1 -> c0$/);
   });
 
-  it('reports a property value nested 100,000 deep as a schema problem at its path, not a stack overflow', () => {
+  it('reports a property value nested 100,000 deep as too-deep at its first level over the limit, not a stack overflow', () => {
     // JSON.parse reads it fine; the check for a non-finite number inside a malformed value recursed.
     const a = chain(2);
     a.nodes.n1.properties.alpha = JSON.parse(`${'['.repeat(100_000)}1e400${']'.repeat(100_000)}`);
     a.nodes.n1.properties.sourceBone = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
     const p = problems(a);
-    // The Infinity deep inside is not named by a path of 100,000 keys.
-    expect(p.map((x) => [x.path, x.code]).sort()).toEqual([['$.nodes.n1.properties.alpha', 'schema'], ['$.nodes.n1.properties.sourceBone', 'schema']]);
+    // The first value in the asset's order (the properties' keys in insertion order: sourceBone is
+    // written before alpha) 1,001 keys deep; nothing else is checked.
+    expect(p).toEqual([{ path: `$.nodes.n1.properties.sourceBone${'.a'.repeat(MAX_ASSET_DEPTH - 3)}`, code: 'too-deep', message: TOO_DEEP }]);
+  });
+
+  it('has a documented limit of 1,000 levels of JSON nesting', () => {
+    expect(MAX_ASSET_DEPTH).toBe(1000);
+  });
+
+  it('reports state machines nested 1,200 deep as too-deep before any schema parsing, with a short message', () => {
+    // They threw "RangeError: Maximum call stack size exceeded" from zod, through checkGraphAsset.
+    const a = nested(1200);
+    const start = performance.now();
+    const p = problems(a);
+    expect(performance.now() - start).toBeLessThan(2000);
+    expect(p).toHaveLength(1);
+    expect(p[0].code).toBe('too-deep');
+    expect(p[0].message).toBe(TOO_DEEP);
+    // The path: 1,001 keys, down the machines (5 keys a level) to the first value past the limit.
+    expect(p[0].path).toBe(`$${'.nodes.sm.properties.states.s'.repeat(200)}.nodes`);
+    // A GraphLoadError's message, as the CLI prints it, cuts a path that long.
+    const error = new GraphLoadError('deep.json', p);
+    expect(error.message.length).toBeLessThan(400);
+    expect(error.message).toMatch(/^deep\.json: 1 problem\n {2}\$\.nodes\.sm\.properties\.states\.s\.nodes\.sm.* characters cut\).*\.states\.s\.nodes: nests/);
+    expect(shortJsonPath(p[0].path)).toHaveLength(error.message.split('\n')[1].indexOf(': nests') - 2);
+  });
+
+  it('animgraph validate prints the problem, its path cut, with no stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-deep-'));
+    const file = join(dir, 'deep.json');
+    // Written out by hand: JSON.stringify recurses, and overflows at this depth itself.
+    const open = '{"sm":{"type":"StateMachine","properties":{"entry":"s","states":{"s":{"nodes":';
+    const close = (output: string) => `,"output":"${output}"}},"transitions":[]}}}`;
+    const player = '{"p":{"type":"SequencePlayer","properties":{"clip":"walk"}}}';
+    const text = `{"format":"animgraph/1","skeleton":"builtin:biped","clips":{"walk":{"source":"builtin:walk"}},"nodes":${open.repeat(1200)}${player}`
+      + `${close('p')}${close('sm').repeat(1199)},"output":"sm"}`;
+    writeFileSync(file, text);
+    let out = '', err = '';
+    const io: Io = { out: (t) => { out += t; }, err: (t) => { err += t; }, errIsTty: false };
+    expect(await main(['validate', file], io)).toBe(1);
+    expect(out).toBe('');
+    const lines = err.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(`${file}: 1 problem`);
+    expect(lines[1]).toMatch(/^ {2}\$\.nodes\.sm\..*characters cut\).*: nests objects and arrays more than 1,000 levels deep .* \[too-deep\]$/);
+    expect(lines[1].length).toBeLessThan(400);
+  });
+
+  it('checks state machines nested as deep as the limit allows (199), quickly', () => {
+    // 199 machines, each in a state of the one above: the deepest value, the player's clip, is at 999 keys.
+    const start = performance.now();
+    const instance = loadGraphAsset(nested(199)).createInstance();
+    instance.update(1 / 30);
+    expect(hasNaN(instance.evaluate().rotations)).toBe(false);
+    expect(performance.now() - start).toBeLessThan(5000);
   });
 
   it('AnimGraph built without the loader refuses a chain deeper than the limit', () => {

@@ -11,6 +11,7 @@ import { measureAllocation } from '../../host/allocation.ts';
 import { PROBE_HANG_MS, runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
+import { AnimGraphError } from '../../runtime/core/errors.ts';
 import { notifyWalkGraph, SABOTAGED_BONE, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
 import type { CrowdEventName } from '../../host/crowd-events.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
@@ -279,7 +280,7 @@ describe('Crowd', () => {
       /^crowd worker 1 \(characters 2 to 3\) threw in a frame; its characters keep their last poses until restartWorker\(1\) starts them again\. Error: Failing node: told to fail\n/,
     );
     crowd.update(1 / 60); // without the worker, which is not reported again
-    await expect(crowd.restartWorker(2)).rejects.toThrow(new RangeError('no worker 2: the crowd has workers 1 to 1'));
+    await expect(crowd.restartWorker(2)).rejects.toThrow(new AnimGraphError('out-of-range', 'no worker 2: the crowd has workers 1 to 1'));
     await expect(crowd.restartWorker(0)).rejects.toThrow(RangeError);
     await expect(crowd.restartWorker(1.5)).rejects.toThrow(/^no worker 1.5/);
     crowd.setParameter(3, 'fail', false);

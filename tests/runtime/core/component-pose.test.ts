@@ -18,8 +18,23 @@ describe('ComponentPose', () => {
     const s = Skeleton.fromDefinitions([
       { name: 'root' }, { name: 'a', parent: 'root' }, { name: 'c', parent: 'root' }, { name: 'd', parent: 'a' }, { name: 'e', parent: 'd' },
     ]);
-    const of = (bone: number) => Array.from(s.descendants.subarray(s.descendantStart[bone], s.descendantStart[bone + 1]));
-    expect([of(0), of(1), of(2), of(3), of(4)]).toEqual([[1, 2, 3, 4], [3, 4], [], [4], []]);
+    const of = (bone: number) => Array.from(s.descendants.subarray(s.descendantStart[bone], s.descendantEnd[bone]));
+    // Depth-first pre-order: a's subtree (a, d, e) before c.
+    expect([of(0), of(1), of(2), of(3), of(4)]).toEqual([[1, 3, 4, 2], [3, 4], [], [4], []]);
+    expect(Array.from(s.depths)).toEqual([0, 1, 1, 2, 3]);
+  });
+
+  it('keeps one entry per bone for a chain, not one per ancestor (a 10,000-bone chain held 50 million)', () => {
+    const n = 10_000;
+    const s = new Skeleton(Array.from({ length: n }, (_, i) => `b${i}`), Int32Array.from({ length: n }, (_, i) => i - 1));
+    expect(s.descendants.length).toBe(n);
+    expect([s.descendantStart[0], s.descendantEnd[0]]).toEqual([1, n]);
+    expect(s.descendants[n - 1]).toBe(n - 1);
+    expect(s.depths[n - 1]).toBe(n - 1);
+    // Several roots, each with its own run.
+    const forest = new Skeleton(['r0', 'r1', 'a', 'b'], [-1, -1, 1, 0]);
+    expect(Array.from(forest.descendants)).toEqual([0, 3, 1, 2]);
+    expect([forest.descendantStart[1], forest.descendantEnd[1]]).toEqual([3, 4]);
   });
 
   it('computes component transforms lazily up the chain', () => {
