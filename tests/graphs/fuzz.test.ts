@@ -10,6 +10,7 @@ import type { DebugNode } from '../../runtime/node/node.ts';
 import type { ParameterValue } from '../../runtime/node/parameters.ts';
 import { describeWithData } from '../support/shared-data.ts';
 import { stress } from '../support/stress.ts';
+import { INT_PARAMETER_MAX, INT_PARAMETER_MIN } from '../../runtime/node/parameters.ts';
 
 /**
  * Property-based fuzzing of graph assets: mutations of the example graphs and of a
@@ -240,7 +241,8 @@ const frames: fc.Arbitrary<Frame[]> = fc.array(fc.record({
 function parameterValue(type: string, [x, y, z]: [number, number, number]): ParameterValue {
   switch (type) {
     case 'bool': return x > 0;
-    case 'int': return Math.trunc(x);
+    // An int takes -2^31 to 2^31 - 1 (a value outside is refused: tests/host/parameter-arguments.test.ts).
+    case 'int': return Math.min(Math.max(Math.trunc(x), INT_PARAMETER_MIN), INT_PARAMETER_MAX);
     case 'vec3': return [x, y, z];
     default: return x;
   }

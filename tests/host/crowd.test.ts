@@ -93,7 +93,7 @@ describe('Crowd', () => {
     expectAnimGraphError(() => crowd.setParameter(0, 'gait', 1.5), 'invalid-argument', "parameter 'gait' is int; cannot set it to 1.5");
     expectAnimGraphError(() => crowd.setParameter(0, 'lookAtHand', 1), 'invalid-argument', "parameter 'lookAtHand' is bool; cannot set it to 1");
     expect(() => crowd.setParameter(3, 'gait', 1)).toThrow(/no character 3: the crowd has characters 0 to 2/);
-    expect(() => crowd.reset(-1)).toThrow(RangeError);
+    expect(() => crowd.reset(-1)).toThrow(AnimGraphError);
     expect(() => crowd.getParameter(0, 'nope')).toThrow(/unknown parameter/);
     expect(crowd.getParameter(1, 'gait')).toBe(1); // the default, untouched by the failed sets
     expect(crowd.componentTranslations.length).toBe(0);
@@ -281,7 +281,7 @@ describe('Crowd', () => {
     );
     crowd.update(1 / 60); // without the worker, which is not reported again
     await expect(crowd.restartWorker(2)).rejects.toThrow(new AnimGraphError('out-of-range', 'no worker 2: the crowd has workers 1 to 1'));
-    await expect(crowd.restartWorker(0)).rejects.toThrow(RangeError);
+    await expect(crowd.restartWorker(0)).rejects.toThrow(AnimGraphError);
     await expect(crowd.restartWorker(1.5)).rejects.toThrow(/^no worker 1.5/);
     crowd.setParameter(3, 'fail', false);
     await crowd.restartWorker(1);
