@@ -76,12 +76,12 @@ const DEFAULT_PELVIS_SMOOTHING = 0.14;
 const DEFAULT_PELVIS_MAX_SPEED = 0.5;
 
 /**
- * Stride warping (Unreal 5's AnimationWarping, with the seed's fix): lengthens or shortens each
+ * Stride warping (Unreal 5's AnimationWarping, warping from the FK foot): lengthens or shortens each
  * step instead of changing the play rate. The solver is runtime/jobs/stride-warping.ts's
  * StrideWarpingJob (steps 1 to 5 are described there); this node reads its settings, measures
  * and scales root motion, and runs the job on its component-space pose. Each step can be switched
- * off. Warping starts from the FK foot, not an IK bone (the seed shows why: warping an IK bone
- * that already follows the foot makes the feet tread in place).
+ * off. Warping starts from the FK foot, not an IK bone: warping an IK bone that already follows
+ * the foot makes the feet tread in place.
  *
  * In `fromRootMotion` mode the scale is the locomotion speed over the root-motion speed of the
  * branch below, and only the root motion that branch reports (UpdateContext.rootMotion) is scaled
