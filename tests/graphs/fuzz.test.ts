@@ -236,13 +236,14 @@ const frames: fc.Arbitrary<Frame[]> = fc.array(fc.record({
 function parameterValue(type: string, [x, y, z]: [number, number, number]): ParameterValue {
   switch (type) {
     case 'bool': return x > 0;
-    case 'int': return Math.trunc(x);
+    // setParameter takes ints from -2^31 to 2^31 - 1 (INT_PARAMETER_MIN..MAX).
+    case 'int': return Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, Math.trunc(x)));
     case 'vec3': return [x, y, z];
     default: return x;
   }
 }
 
-/** The first non-finite number of the instance's output (pose, component pose, root motion, debug values), or null. */
+/** The first non-finite number of the instance's output (pose, component pose, root motion, debug values) or rotation of other than unit length, or null. */
 function nonFinite(instance: AnimGraphInstance): string | null {
   const pose = instance.evaluate();
   const cs = instance.componentPose();
@@ -254,6 +255,13 @@ function nonFinite(instance: AnimGraphInstance): string | null {
   for (const [name, values] of Object.entries(arrays)) {
     const i = values.findIndex((v) => !Number.isFinite(v));
     if (i >= 0) return `${name}[${i}] = ${values[i]}`;
+  }
+  // Rotations are unit quaternions, local and component.
+  for (const [name, values] of [['local rotations', pose.rotations], ['component rotations', cs.rotations]] as const) {
+    for (let q = 0; q < values.length; q += 4) {
+      const length = Math.hypot(values[q], values[q + 1], values[q + 2], values[q + 3]);
+      if (!(Math.abs(length - 1) <= 1e-6)) return `${name} of bone ${q / 4}: length ${length}`;
+    }
   }
   const stack: DebugNode[] = [instance.gatherDebug()];
   while (stack.length > 0) {
