@@ -11,7 +11,7 @@ export { GraphLoadError, jsonPath, shortJsonPath, type GraphProblem, type Proble
 export { NodeRegistry } from './loader/registry.ts';
 export { duplicateJsonKeys, duplicateKeyProblems, type DuplicateJsonKey } from './loader/json-text.ts';
 import { parseGraphText } from './loader/json-text.ts';
-import type { GraphProblem } from './loader/problems.ts';
+import { MAX_PROBLEMS, moreProblems, type GraphProblem } from './loader/problems.ts';
 
 /** Options of loadGraphAsset and checkGraphAsset: a resolver that answers at once (memory, the file system). */
 export interface SyncLoadOptions extends LoadOptions {
@@ -125,7 +125,10 @@ function checkGraphText(text: string, check: (json: unknown) => CheckResult): Ch
 }
 
 function withRepeats(repeated: readonly GraphProblem[], result: CheckResult): CheckResult {
-  return repeated.length === 0 ? result : { ok: false, problems: [...repeated, ...(result.ok ? [] : result.problems)] };
+  if (repeated.length === 0) return result;
+  const problems = [...repeated, ...(result.ok ? [] : result.problems)];
+  // At most MAX_PROBLEMS and a last one saying there are more, as each list is.
+  return { ok: false, problems: problems.length <= MAX_PROBLEMS + 1 ? problems : [...problems.slice(0, MAX_PROBLEMS), moreProblems(0)] };
 }
 
 function resolveNow(resolver: SyncFileResolver, path: string): unknown {

@@ -253,8 +253,9 @@ describe('StateMachine', () => {
     const message = 'this rule nests and, or and not more than 64 levels deep (the limit, MAX_RULE_DEPTH)';
     const bad = checkGraphAsset(asset({
       entry: 'idle', states: three, transitions: [
-        { from: 'idle', to: 'walk', rule: nested('{"and":[', ']}', 2000, 'true') },
-        { from: 'walk', to: 'run', rule: nested('{"not":', '}', 4000, 'true') },
+        // As deep as an asset may nest (MAX_ASSET_DEPTH, 1,000 levels: an and takes two, a list and an object).
+        { from: 'idle', to: 'walk', rule: nested('{"and":[', ']}', 490, 'true') },
+        { from: 'walk', to: 'run', rule: nested('{"not":', '}', 990, 'true') },
         // The limit counts the deepest branch, here 65 levels down the second term of an or.
         { from: 'run', to: 'idle', rule: { or: [true, nested('{"not":', '}', 64, '{"param":"nope"}')] } },
       ],
@@ -264,6 +265,9 @@ describe('StateMachine', () => {
       { path: '$.nodes.sm.properties.transitions[1].rule', code: 'too-deep', message },
       { path: '$.nodes.sm.properties.transitions[2].rule', code: 'too-deep', message },
     ]);
+    // Deeper, the asset is refused before its rules are read.
+    const deeper = checkGraphAsset(asset({ entry: 'idle', states: three, transitions: [{ from: 'idle', to: 'walk', rule: nested('{"not":', '}', 4000, 'true') }] }));
+    expect(deeper.ok ? [] : deeper.problems.map((p) => p.code)).toEqual(['too-deep']);
     // 64 levels load, and are tested: an even number of nots over true passes.
     const g = machine(three, [{ from: 'idle', to: 'walk', rule: nested('{"not":', '}', 64, 'true'), duration: 0 }]);
     g.update(0.1);
