@@ -41,7 +41,7 @@ export { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from './runt
 export { toUnitSquare, triangulate, triangulationProblems } from './runtime/jobs/delaunay.ts';
 export { InertialRequest, InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from './runtime/jobs/inertial-transition.ts';
 export { FEATURE_CHANNELS, PoseFeatureExtractor, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, checkFeatures, poseFeaturesSchema, preparePoseSearch } from './runtime/jobs/pose-search/index.ts';
-export { DEFAULT_TRANSITION_DURATION, compileStateMachine } from './runtime/jobs/state-machine-table.ts';
+export { DEFAULT_TRANSITION_DURATION, compileStateMachine, machineSizeProblem, MAX_STATES, MAX_TRANSITIONS } from './runtime/jobs/state-machine-table.ts';
 export type { State, StateMachineTable, Transition } from './runtime/jobs/state-machine-table.ts';
 export { StrideWarpingNumbers, settingBindings } from './runtime/jobs/stride-warping-numbers.ts';
 export type { SettingBindings, SettingName } from './runtime/jobs/stride-warping-numbers.ts';

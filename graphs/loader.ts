@@ -48,8 +48,13 @@ export interface AsyncLoadOptions extends SyncLoadOptions {
  *   each link's spaces are compatible (local and component space are
  *   converted automatically, except where an input accepts only one space);
  * - no chain from the output down is longer than MAX_GRAPH_DEPTH nodes (`too-deep`);
- * - the asset is JSON data: no object inside itself, and within MAX_ASSET_VALUES values counting
- *   a shared object once per place (else nothing more is checked);
+ * - the asset is JSON data: no object inside itself, within MAX_ASSET_VALUES values counting a
+ *   shared object once per place (`schema`), and no value more than MAX_ASSET_DEPTH keys deep
+ *   (`too-deep`), all measured before any schema (else nothing more is checked);
+ * - at most MAX_GRAPH_NODES nodes, counting every state's (`too-large`, else nothing more is
+ *   checked); a skeleton of at most MAX_BONES bones, a glTF file of at most MAX_GLTF_NODES nodes, a
+ *   state machine of at most MAX_STATES states and MAX_TRANSITIONS transitions (`too-large`);
+ * - at most MAX_PROBLEMS problems are reported, then one (`too-large`, at `$`) counting the rest;
  * - no key anywhere is `__proto__`; every name is looked up as an own name (a node may be
  *   called `toString`, and a link to an undefined `constructor` dangles).
  */
