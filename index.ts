@@ -13,6 +13,11 @@ export { AnimGraphError, ANIM_GRAPH_ERROR_CODES } from './runtime/core/errors.ts
 export type { AnimGraphErrorCode } from './runtime/core/errors.ts';
 export { loadGraph, checkGraph, loadGraphAsset, checkGraphAsset, GraphLoadError, NodeRegistry, jsonPath, duplicateKeyProblems } from './graphs/loader.ts';
 export type { RegisterOptions } from './graphs/loader/registry.ts';
+// The loader's limits (docs/reliability.md, "Assets and limits").
+export { MAX_ASSET_DEPTH, MAX_ASSET_VALUES, MAX_GRAPH_NODES, MAX_PROBLEMS, shortJsonPath } from './graphs/loader/problems.ts';
+export { MAX_GLTF_NODES } from './runtime/import/gltf-container.ts';
+export { MAX_STATES, MAX_TRANSITIONS } from './runtime/jobs/state-machine-table.ts';
+export { INT_PARAMETER_MAX, INT_PARAMETER_MIN } from './runtime/node/parameters.ts';
 export type {
   GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, AsyncLoadOptions, CheckResult, FileResolver, SyncFileResolver, ResolvedFile,
 } from './graphs/loader.ts';
@@ -32,7 +37,7 @@ export type { UpdateRateOptions } from './runtime/graph/update-rate.ts';
 export type { BatchPoseArrays, InstanceBatchOptions } from './runtime/graph/instance-batch.ts';
 export { runGraph, GraphRunner, formatDebugTree, MAX_KEPT_ROWS, TimelineError } from './host/runner.ts';
 export type { RunOptions, RunResult, FrameResult, BoneRow, ParameterChange } from './host/runner.ts';
-export { Skeleton, SkeletonError } from './runtime/core/skeleton.ts';
+export { Skeleton, SkeletonError, MAX_BONES } from './runtime/core/skeleton.ts';
 export type { BoneDefinition, SkeletonSkin } from './runtime/core/skeleton.ts';
 export { Pose, PosePool, poseCopy, poseBlend, poseBlendTwo, poseScaleInto, poseAccumulate, poseNormalizeRotations } from './runtime/core/pose.ts';
 export { ComponentPose } from './runtime/core/component-pose.ts';

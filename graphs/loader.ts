@@ -11,7 +11,7 @@ export { GraphLoadError, jsonPath, shortJsonPath, type GraphProblem, type Proble
 export { NodeRegistry } from './loader/registry.ts';
 export { duplicateJsonKeys, duplicateKeyProblems, type DuplicateJsonKey } from './loader/json-text.ts';
 import { parseGraphText } from './loader/json-text.ts';
-import type { GraphProblem } from './loader/problems.ts';
+import { MAX_PROBLEMS, moreProblems, type GraphProblem } from './loader/problems.ts';
 
 /** Options of loadGraphAsset and checkGraphAsset: a resolver that answers at once (memory, the file system). */
 export interface SyncLoadOptions extends LoadOptions {
@@ -48,8 +48,13 @@ export interface AsyncLoadOptions extends SyncLoadOptions {
  *   each link's spaces are compatible (local and component space are
  *   converted automatically, except where an input accepts only one space);
  * - no chain from the output down is longer than MAX_GRAPH_DEPTH nodes (`too-deep`);
- * - the asset is JSON data: no object inside itself, and within MAX_ASSET_VALUES values counting
- *   a shared object once per place (else nothing more is checked);
+ * - the asset is JSON data: no object inside itself, within MAX_ASSET_VALUES values counting a
+ *   shared object once per place (`schema`), and no value more than MAX_ASSET_DEPTH keys deep
+ *   (`too-deep`), all measured before any schema (else nothing more is checked);
+ * - at most MAX_GRAPH_NODES nodes, counting every state's (`too-large`, else nothing more is
+ *   checked); a skeleton of at most MAX_BONES bones, a glTF file of at most MAX_GLTF_NODES nodes, a
+ *   state machine of at most MAX_STATES states and MAX_TRANSITIONS transitions (`too-large`);
+ * - at most MAX_PROBLEMS problems are reported, then one (`too-large`, at `$`) counting the rest;
  * - no key anywhere is `__proto__`; every name is looked up as an own name (a node may be
  *   called `toString`, and a link to an undefined `constructor` dangles).
  */
@@ -125,7 +130,10 @@ function checkGraphText(text: string, check: (json: unknown) => CheckResult): Ch
 }
 
 function withRepeats(repeated: readonly GraphProblem[], result: CheckResult): CheckResult {
-  return repeated.length === 0 ? result : { ok: false, problems: [...repeated, ...(result.ok ? [] : result.problems)] };
+  if (repeated.length === 0) return result;
+  const problems = [...repeated, ...(result.ok ? [] : result.problems)];
+  // At most MAX_PROBLEMS and a last one saying there are more, as each list is.
+  return { ok: false, problems: problems.length <= MAX_PROBLEMS + 1 ? problems : [...problems.slice(0, MAX_PROBLEMS), moreProblems(0)] };
 }
 
 function resolveNow(resolver: SyncFileResolver, path: string): unknown {

@@ -91,7 +91,7 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   const outputId = typeof raw.output === 'string' ? raw.output : undefined;
   const order = checkLinks(nodes, rawNodes, outputId, problems, { additiveClips, external, inertialSubGraphs: inertialSubGraphs(subGraphs) });
 
-  if (problems.list.length > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
+  if (problems.count > 0 || !skeleton || outputId === undefined || !order) return { ok: false, problems: problems.list };
   const compiled: CompiledNode[] = withSubGraphs(order.map((id) => {
     const { envelope: node, type, properties } = nodes.get(id)!;
     return { id, nodeType: type, properties: properties as Record<string, PropertyValue>, inputs: node.inputs ?? {} };

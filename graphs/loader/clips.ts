@@ -95,7 +95,7 @@ function makeAdditiveClips(
  * at its path. True when all is well.
  */
 function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip: Clip | undefined, problems: Problems): boolean {
-  const before = problems.list.length;
+  const before = problems.count;
   const duration = clip?.duration;
   const inside = (time: number) => duration === undefined || (time >= 0 && time <= duration);
   const span = duration === undefined ? '' : `[0, ${duration}]`;
@@ -120,7 +120,7 @@ function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip
       }
     }
   }
-  return problems.list.length === before;
+  return problems.count === before;
 }
 
 function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {

@@ -1,5 +1,5 @@
 import { quoted } from '../../runtime/core/names.ts';
-import { jsonPath, type GraphProblem } from './problems.ts';
+import { jsonPath, MAX_PROBLEMS, moreProblems, type GraphProblem } from './problems.ts';
 
 /** A key an object of a JSON text repeats: where (the keys down to the object) and which key. */
 export interface DuplicateJsonKey {
@@ -12,9 +12,10 @@ export interface DuplicateJsonKey {
  * Each key that an object in `text` repeats, in text order (the second and later of each). JSON.parse
  * keeps the last of them silently, so a graph whose `nodes` names one id twice, or whose clip is
  * declared twice, loaded whichever came last without a word. `text` must be valid JSON (parse it
- * first); the scan is a loop over the characters, so nesting of any depth is safe.
+ * first); the scan is a loop over the characters, so nesting of any depth is safe. It stops at the
+ * `limit`th repeat found.
  */
-export function duplicateJsonKeys(text: string): DuplicateJsonKey[] {
+export function duplicateJsonKeys(text: string, limit = Infinity): DuplicateJsonKey[] {
   const found: DuplicateJsonKey[] = [];
   // One frame per open object or array: its keys so far (null for an array) and, for the value
   // being read, its key or index.
@@ -32,8 +33,10 @@ export function duplicateJsonKeys(text: string): DuplicateJsonKey[] {
       // Keys compare as JSON.parse reads them: "a" and "\u0061" are one key.
       const key = JSON.parse(text.slice(start, i + 1)) as string;
       const seen = keys[keys.length - 1]!;
-      if (seen.has(key)) found.push({ path: at.slice(0, -1), key });
-      else seen.add(key);
+      if (seen.has(key)) {
+        found.push({ path: at.slice(0, -1), key });
+        if (found.length >= limit) return found;
+      } else seen.add(key);
       at[at.length - 1] = key;
       expectKey = false;
     } else if (c === 0x7b /* { */) {
@@ -56,12 +59,18 @@ export function duplicateJsonKeys(text: string): DuplicateJsonKey[] {
   return found;
 }
 
-/** A `duplicate-key` problem for each key an object of `text` (valid JSON) repeats, at the repeat's path. */
+/**
+ * A `duplicate-key` problem for each key an object of `text` (valid JSON) repeats, at the repeat's
+ * path: the first MAX_PROBLEMS, then one saying there are more.
+ */
 export function duplicateKeyProblems(text: string): GraphProblem[] {
-  return duplicateJsonKeys(text).map(({ path, key }) => ({
+  const found = duplicateJsonKeys(text, MAX_PROBLEMS + 1);
+  const problems: GraphProblem[] = found.slice(0, MAX_PROBLEMS).map(({ path, key }) => ({
     path: jsonPath([...path, key]), code: 'duplicate-key',
     message: `${quoted(key)} appears more than once in this object; JSON keeps only the last, so the others would be ignored`,
   }));
+  if (found.length > MAX_PROBLEMS) problems.push(moreProblems(0));
+  return problems;
 }
 
 /**

@@ -171,7 +171,7 @@ function checkSubGraph(
       needsInertialization = true;
       continue;
     }
-    problems.list.push({ ...p, path: prefix + p.path.slice(1) });
+    problems.push({ ...p, path: prefix + p.path.slice(1) });
   }
   if (!order || !nodes.has(source.output)) return { nodes: [], needsInertialization, foreign };
   const local: CompiledNode[] = order.map((id) => {

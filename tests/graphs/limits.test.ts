@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
 import { MAX_BONES } from '../../runtime/core/skeleton.ts';
 import { compileStateMachine, MAX_STATES, MAX_TRANSITIONS } from '../../nodes/StateMachine.ts';
-import { MAX_GRAPH_NODES } from '../../graphs/loader/problems.ts';
+import { MAX_GRAPH_NODES, MAX_PROBLEMS } from '../../graphs/loader/problems.ts';
 import { GltfError, gltfRig, readGltf } from '../../runtime/import/gltf.ts';
 import { MAX_GLTF_NODES } from '../../runtime/import/gltf-container.ts';
 import { chainShape, fanShape, gltfGraph, gltfText, type GltfShape } from '../support/gltf-json.ts';
@@ -217,5 +217,30 @@ describe('graph size', () => {
     expect(within(2000, () => problems(asset))).toEqual([[
       '$.nodes', 'too-large', 'the graph has 50,001 nodes, counting those in state machines\' states; at most 50,000 are allowed (MAX_GRAPH_NODES)',
     ]]);
+  });
+});
+
+describe('problem count', () => {
+  it('reports at most MAX_PROBLEMS problems, then one counting the rest, however deep they lie', () => {
+    expect(MAX_PROBLEMS).toBe(1000);
+    // 100,000 objects with a __proto__ key, 900 levels deep: 100,000 paths of 4,500 characters.
+    const deep = `${'{"a":'.repeat(900)}[${'{"__proto__":1},'.repeat(99_999)}{"__proto__":1}]${'}'.repeat(900)}`;
+    const text = `{"format":"animgraph/1","skeleton":"builtin:biped","nodes":{},"output":"x","description":${deep}}`;
+    const result = within(5000, () => checkGraphAsset(text));
+    if (result.ok) throw new Error('expected problems');
+    expect(result.problems).toHaveLength(MAX_PROBLEMS + 1);
+    expect(result.problems[0].path).toBe(`$.description${'.a'.repeat(900)}[0].__proto__`);
+    expect(result.problems.at(-1)).toEqual({ path: '$', code: 'too-large', message: '99,002 more problems not listed: a check reports at most 1,000 (MAX_PROBLEMS)' });
+    // (99,000 more __proto__ keys, then the description that is no string and the output naming no node.)
+  });
+
+  it('reports at most MAX_PROBLEMS repeated keys of a JSON text (10,000 at 900 levels took 7 s and 700 MB)', () => {
+    const deep = `${'{"a":'.repeat(900)}{${'"b":1,'.repeat(400_000)}"b":1}${'}'.repeat(900)}`;
+    const text = `{"format":"animgraph/1","skeleton":"builtin:biped","nodes":{},"output":"x","description":${deep}}`;
+    const result = within(5000, () => checkGraphAsset(text));
+    if (result.ok) throw new Error('expected problems');
+    expect(result.problems).toHaveLength(MAX_PROBLEMS + 1);
+    expect(result.problems[0]).toMatchObject({ path: `$.description${'.a'.repeat(900)}.b`, code: 'duplicate-key' });
+    expect(result.problems.at(-1)).toEqual({ path: '$', code: 'too-large', message: 'more problems not listed: a check reports at most 1,000 (MAX_PROBLEMS)' });
   });
 });
