@@ -182,13 +182,31 @@ export class Clip {
 
   /**
    * Whether every rotation key is a unit quaternion to rounding (|q|² within 1e-14 of 1; known once
-   * rotationSpans has run). Then a slerp between two keys is unit to rounding too (to 7.2e-13 where
+   * prepareKeys has run). Then a slerp between two keys is unit to rounding too (to 7.2e-13 where
    * its sines come from their series: see SLERP_SERIES_MAX_ANGLE in sampling.ts), and sampling skips renormalising
    * it, as three.js's slerpFlat does: a square root and a division per bone.
-   * Keys stored in single precision (glTF) are further off, and their samples are renormalised.
+   * Keys within NEAR_UNIT_KEY of unit length (single precision, a glTF file's normalised
+   * integers) are normalised in place by prepareKeys, so they count as unit.
    */
   get unitRotationKeys(): boolean {
     return this.unitKeys;
+  }
+
+  private keysPrepared = false;
+
+  /**
+   * Readies the rotation keys for sampling, once (a ClipBinding does it when it is made, so every
+   * sample sees the same keys): keys stored in single precision or as normalised integers (glTF)
+   * are unit only to their storage's rounding, and are normalised here, in double precision, so
+   * that sampling them costs what sampling unit keys does. Keys further off keep their length and
+   * every sample of them is renormalised. Load-time edits of the keys come before it.
+   */
+  prepareKeys(): void {
+    if (this.keysPrepared) return;
+    this.keysPrepared = true;
+    const r = this.rotations;
+    if (!unitKeys(r) && nearUnitKeys(r)) normalizeKeys(r);
+    this.unitKeys = unitKeys(r);
   }
 
   /**
@@ -202,6 +220,7 @@ export class Clip {
    */
   rotationSpans(): Float64Array {
     if (this.spans !== null) return this.spans;
+    this.prepareKeys();
     const n = this.tracks.length, r = this.rotations;
     const spans = new Float64Array(Math.max(0, this.frameCount - 1) * n * 2);
     for (let f = 0; f + 1 < this.frameCount; f++) {
@@ -222,12 +241,6 @@ export class Clip {
         }
       }
     }
-    let unit = true;
-    for (let i = 0; i < r.length && unit; i += 4) {
-      const len2 = r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2] + r[i + 3] * r[i + 3];
-      unit = Math.abs(len2 - 1) <= 1e-14;
-    }
-    this.unitKeys = unit;
     this.spans = spans;
     return spans;
   }
@@ -252,6 +265,36 @@ export class Clip {
       rotations: this.rotations.slice(first * n * 4, (end + 1) * n * 4),
       scales: this.scales.slice(first * n * 3, (end + 1) * n * 3),
     });
+  }
+}
+
+/**
+ * How far |q|² of a rotation key may be from 1 for the key to count as a unit quaternion stored with
+ * rounding (a float's is 1e-7, a normalised 8-bit integer's 1e-2 at worst; 16-bit 1e-4), and be
+ * normalised once before it is first sampled.
+ */
+export const NEAR_UNIT_KEY = 0.05;
+
+function unitKeys(r: Float64Array): boolean {
+  for (let i = 0; i < r.length; i += 4) {
+    const len2 = r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2] + r[i + 3] * r[i + 3];
+    if (!(Math.abs(len2 - 1) <= 1e-14)) return false;
+  }
+  return true;
+}
+
+function nearUnitKeys(r: Float64Array): boolean {
+  for (let i = 0; i < r.length; i += 4) {
+    const len2 = r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2] + r[i + 3] * r[i + 3];
+    if (!(Math.abs(len2 - 1) <= NEAR_UNIT_KEY)) return false;
+  }
+  return true;
+}
+
+function normalizeKeys(r: Float64Array): void {
+  for (let i = 0; i < r.length; i += 4) {
+    const inv = 1 / Math.sqrt(r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2] + r[i + 3] * r[i + 3]);
+    r[i] *= inv; r[i + 1] *= inv; r[i + 2] *= inv; r[i + 3] *= inv;
   }
 }
 
@@ -290,6 +333,7 @@ export class ClipBinding {
     const n = skeleton.boneCount;
     this.clip = clip;
     this.skeleton = skeleton;
+    clip.prepareKeys();
     this.translationTrack = new Int32Array(n).fill(-1);
     this.rotationTrack = new Int32Array(n).fill(-1);
     this.scaleTrack = new Int32Array(n).fill(-1);

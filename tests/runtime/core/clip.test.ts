@@ -65,14 +65,30 @@ describe('unit keys and blending while sampling', () => {
     const pose = sampleClip(new Pose(2), new ClipBinding(unit, skeleton), 0.125, false);
     const r = pose.rotations;
     expect(Math.abs(r[0] ** 2 + r[1] ** 2 + r[2] ** 2 + r[3] ** 2 - 1)).toBeLessThan(1e-15);
-    // Keys rounded to single precision (as a glTF file stores them) are further off: renormalised.
+    // Keys rounded to single precision (as a glTF file stores them) are normalised once, in double
+    // precision, before the first sample: then they sample as unit keys do, without renormalising.
     const rounded = clip();
     rounded.rotations.set(Float32Array.from(rounded.rotations));
     rounded.rotations[7] *= 1 + 1e-6;
+    const stored = Float64Array.from(rounded.rotations);
     rounded.rotationSpans();
-    expect(rounded.unitRotationKeys).toBe(false);
+    expect(rounded.unitRotationKeys).toBe(true);
+    for (let i = 0; i < stored.length; i += 4) {
+      const len = Math.hypot(stored[i], stored[i + 1], stored[i + 2], stored[i + 3]);
+      for (let k = 0; k < 4; k++) expect(rounded.rotations[i + k]).toBeCloseTo(stored[i + k] / len, 15);
+    }
+    expect(rounded.rotations[7]).not.toBe(stored[7]);
     const q = sampleClip(new Pose(2), new ClipBinding(rounded, skeleton), 0.125, false).rotations;
     expect(Math.abs(q[0] ** 2 + q[1] ** 2 + q[2] ** 2 + q[3] ** 2 - 1)).toBeLessThan(1e-15);
+    // A key of another length (here 2) is no rounding: it is kept, and every sample renormalised.
+    const long = clip();
+    long.rotations[4] *= 2; long.rotations[5] *= 2; long.rotations[6] *= 2; long.rotations[7] *= 2;
+    const longKey = Array.from(long.rotations.subarray(4, 8));
+    long.rotationSpans();
+    expect(long.unitRotationKeys).toBe(false);
+    expect(Array.from(long.rotations.subarray(4, 8))).toEqual(longKey);
+    const l = sampleClip(new Pose(2), new ClipBinding(long, skeleton), 0.125, false).rotations;
+    expect(Math.abs(l[0] ** 2 + l[1] ** 2 + l[2] ** 2 + l[3] ** 2 - 1)).toBeLessThan(1e-15);
   });
 
   it('blends a sample into a pose with exactly the numbers of sampling it alone and calling poseBlendTwo', () => {

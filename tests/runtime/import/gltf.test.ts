@@ -124,6 +124,8 @@ describeWithData('glTF import of the shared files', () => {
     // At a key's time the pose is the key (rotation normalised).
     sampleClip(pose, binding, Math.round(tk * 24) / 24, false);
     expect(Array.from(pose.rotations.subarray(arm * 4, arm * 4 + 4))).toEqual(normalized(rotation.getElement(k, [])));
+    // Its single-precision keys were normalised once, before that first sample: it samples as unit keys do.
+    expect(clip.unitRotationKeys).toBe(true);
     const bodyKey = translation.getInput()!.getScalar(k) === tk ? translation.getOutput()!.getElement(k, []) : null;
     expect(bodyKey).not.toBeNull();
     expect(Array.from(pose.translations.subarray(body * 3, body * 3 + 3))).toEqual(bodyKey);
