@@ -8,11 +8,12 @@ import { GltfError, gltfRig, readGltf } from '../../runtime/import/gltf.ts';
 import { MAX_GLTF_NODES } from '../../runtime/import/gltf-container.ts';
 import { chainShape, fanShape, gltfGraph, gltfText, type GltfShape } from '../support/gltf-json.ts';
 import { hasNaN } from '../support/graphs.ts';
+import { withinCpu } from '../support/cpu-time.ts';
 
 /**
  * The loader's limits (docs/reliability.md, "Assets and limits"): assets over them are refused with
  * a typed problem at their JSON path, at once; big assets under them load in time linear in their
- * size. Work is counted where it can be; times are generous bounds against a hang only.
+ * size. Work is counted where it can be; CPU times are generous bounds against a hang only.
  */
 
 function problems(json: unknown, files: Record<string, string> = {}): [string, string, string][] {
@@ -21,13 +22,8 @@ function problems(json: unknown, files: Record<string, string> = {}): [string, s
   return result.problems.map((p: GraphProblem) => [p.path, p.code, p.message]);
 }
 
-/** Runs `run`, failing if it takes longer than `ms` (a guard against hangs, not a benchmark). */
-function within<T>(ms: number, run: () => T): T {
-  const start = performance.now();
-  const value = run();
-  expect(performance.now() - start).toBeLessThan(ms);
-  return value;
-}
+/** Runs `run`, failing if it uses more than `ms` of CPU (a guard against hangs, not a benchmark). */
+const within = withinCpu;
 
 /** How many times the skin import reads a node's parent, for a file of this shape. */
 function parentReads(shape: GltfShape): number {

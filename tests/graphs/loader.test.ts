@@ -8,6 +8,7 @@ import { checkGraphAsset, checkGraphFile, loadGraphAsset, loadGraphFile } from '
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import * as z from 'zod';
 import type { Pose } from '../../runtime/core/pose.ts';
+import { cpuMs } from '../support/cpu-time.ts';
 import {
   defineNodeType, LocalPoseNode, NO_LINKS, type NodeCheckContext, type NodeType, type PoseLink, type UpdateContext,
 } from '../../runtime/node/node.ts';
@@ -513,9 +514,9 @@ describe('assets given as JavaScript objects', () => {
     const nested = asset();
     nested.nodes.sm = shared(30, { type: 'SequencePlayer', properties: { clip: 'walk' } }, (m) => machine({ a: { nodes: { m }, output: 'm' }, b: { nodes: { m }, output: 'm' } }));
     for (const a of [editor, rule, nested]) {
-      const started = performance.now();
+      const started = cpuMs();
       expect(problems(a)).toEqual([{ path: '$', code: 'schema', message: limit }]);
-      expect(performance.now() - started).toBeLessThan(2000);
+      expect(cpuMs() - started).toBeLessThan(2000);
     }
   });
 
