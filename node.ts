@@ -16,7 +16,7 @@ export { GraphLoadError } from './graphs/loader.ts';
 export { AnimGraphError, ANIM_GRAPH_ERROR_CODES } from './runtime/core/errors.ts';
 export type { AnimGraphErrorCode } from './runtime/core/errors.ts';
 export type { GraphProblem, ProblemCode, LoadOptions, SyncLoadOptions, CheckResult } from './graphs/loader.ts';
-export { Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT } from './host/crowd.ts';
+export { Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT, MIN_CHARACTERS_PER_THREAD, MIN_CORES_FOR_WORKERS, defaultWorkers } from './host/crowd.ts';
 export type { CrowdOptions, CrowdGraphSource, CrowdWorkerErrorCode } from './host/crowd.ts';
 export { CROWD_EVENT_NAMES, CrowdEventEmitter } from './host/crowd-events.ts';
 export type { CrowdEventName, CrowdEvents, NonFiniteAttribute } from './host/crowd-events.ts';

@@ -3,6 +3,30 @@ import { describeValue } from '../runtime/node/parameters.ts';
 import { checkCrowdEvents, checkEventsPerCharacter, type CrowdEventName } from './crowd-events.ts';
 import type { CrowdGraphSource } from './crowd-shared.ts';
 
+/**
+ * The fewest characters per thread for which a default Crowd starts workers: below it a frame's
+ * share is shorter than handing it to a worker and waiting for it.
+ */
+export const MIN_CHARACTERS_PER_THREAD = 64;
+
+/**
+ * The cores below which a default Crowd runs on the calling thread alone. With two cores, the
+ * calling thread and one worker share them with the renderer, the event loop and everything else
+ * the process does: measured on a 2-core machine, one worker ran 0.89-0.99x the calling thread
+ * alone.
+ */
+export const MIN_CORES_FOR_WORKERS = 3;
+
+/**
+ * The workers a Crowd starts when `workers` is not given: one fewer than the cores, none below
+ * MIN_CORES_FOR_WORKERS cores, and no more than leaves each thread MIN_CHARACTERS_PER_THREAD
+ * characters.
+ */
+export function defaultWorkers(cores: number, count: number): number {
+  if (cores < MIN_CORES_FOR_WORKERS) return 0;
+  return Math.max(0, Math.min(cores - 1, Math.floor(count / MIN_CHARACTERS_PER_THREAD) - 1));
+}
+
 /** How long Crowd.update waits for its workers by default (CrowdOptions.workerTimeout), in milliseconds. */
 export const DEFAULT_WORKER_TIMEOUT = 5000;
 
@@ -12,7 +36,9 @@ export interface CrowdOptions {
   count: number;
   /**
    * Worker threads besides the calling thread, which evaluates a share of the crowd too. Default:
-   * one fewer than the machine's cores (0 on one core: everything on the calling thread).
+   * defaultWorkers(cores, count): one fewer than the machine's cores, but none on fewer than three
+   * cores (MIN_CORES_FOR_WORKERS) and none that would leave a thread fewer than 64 characters
+   * (MIN_CHARACTERS_PER_THREAD); Crowd.cores says how many cores it found.
    */
   workers?: number;
   /** Also publish every character's component-space pose each frame. Default false. */
@@ -51,13 +77,14 @@ export interface CrowdOptions {
 
 /** A Crowd's options checked (a RangeError or TypeError naming the first one wrong), with their defaults. */
 export function checkCrowdOptions(options: CrowdOptions): {
-  count: number; workers: number; componentSpace: boolean; events: CrowdEventName[]; eventsPerCharacter: number;
+  count: number; cores: number; workers: number; componentSpace: boolean; events: CrowdEventName[]; eventsPerCharacter: number;
   timeout: number; restartWorkers: boolean; checkFinite: boolean;
 } {
   const count = options.count;
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`a crowd needs a whole number of characters, at least 1; got ${describeValue(count)}`);
   // Checked before the cap at count - 1, which let 1.5 workers through for 2 characters.
-  const asked = options.workers ?? Math.max(availableParallelism() - 1, 0);
+  const cores = availableParallelism();
+  const asked = options.workers ?? defaultWorkers(cores, count);
   if (!Number.isInteger(asked) || asked < 0) throw new RangeError(`workers must be a whole number, at least 0; got ${describeValue(options.workers)}`);
   const workers = Math.min(asked, count - 1);
   const source = options.source;
@@ -77,7 +104,7 @@ export function checkCrowdOptions(options: CrowdOptions): {
     throw new RangeError(`workerTimeout must be milliseconds above 0 (Infinity to wait as long as a frame takes); got ${describeValue(options.workerTimeout)}`);
   }
   const restartWorkers = checkFlag('restartWorkers', options.restartWorkers), checkFinite = checkFlag('checkFinite', options.checkFinite);
-  return { count, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite };
+  return { count, cores, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite };
 }
 
 /** A boolean option's value, false when not given; a TypeError for anything but a boolean. */

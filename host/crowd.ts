@@ -19,7 +19,7 @@ import { checkCrowdOptions, type CrowdOptions } from './crowd-options.ts';
 // crowd-shared.ts: what the threads share; crowd-slice.ts: a thread's characters;
 // crowd-worker-loop.ts: a worker's frames; crowd-threads.ts: the calling thread's side of the
 // workers): importable from here as ever.
-export { DEFAULT_WORKER_TIMEOUT, type CrowdOptions } from './crowd-options.ts';
+export { DEFAULT_WORKER_TIMEOUT, MIN_CHARACTERS_PER_THREAD, MIN_CORES_FOR_WORKERS, defaultWorkers, type CrowdOptions } from './crowd-options.ts';
 export { buildCrowdGraph, CROWD_SLOT_CALLS, type CrowdGraphSource, type CrowdShare, type CrowdWorkerData } from './crowd-shared.ts';
 export { CrowdSlice } from './crowd-slice.ts';
 export { crowdWorkerLoop } from './crowd-worker-loop.ts';
@@ -45,6 +45,11 @@ export class Crowd {
   /** The calling thread's copy of the graph. */
   readonly graph: AnimGraph;
   readonly workerCount: number;
+  /**
+   * The cores the machine offers this process (Node's availableParallelism) when the crowd was
+   * made: what the default number of workers was chosen from (see CrowdOptions.workers).
+   */
+  readonly cores: number;
   /** Local-space poses: character i, bone b at (i * boneCount + b) * 3 (rotations: * 4). */
   readonly translations: Float64Array;
   readonly rotations: Float64Array;
@@ -100,7 +105,7 @@ export class Crowd {
     readonly slotNames: readonly string[],
     private readonly clipNames: readonly string[],
     shareBounds: Int32Array,
-    options: { perCharacter: number; forwards: boolean; restartWorkers: boolean; checkFinite: boolean },
+    options: { perCharacter: number; forwards: boolean; restartWorkers: boolean; checkFinite: boolean; cores: number },
   ) {
     this.graph = graph;
     this.count = count;
@@ -109,6 +114,7 @@ export class Crowd {
     this.slice = slice;
     this.threads = threads;
     this.workerCount = threads.count;
+    this.cores = options.cores;
     this.scratch = scratch;
     this.translations = buffers.translations;
     this.rotations = buffers.rotations;
@@ -129,7 +135,7 @@ export class Crowd {
 
   /** Builds the graph on every thread and one instance per character; rejects if any thread fails to. */
   static async create(options: CrowdOptions): Promise<Crowd> {
-    const { count, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite } = checkCrowdOptions(options);
+    const { count, cores, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite } = checkCrowdOptions(options);
     const source = options.source;
     const graph = await buildCrowdGraph(options.source);
     const n = graph.skeleton.boneCount;
@@ -155,7 +161,7 @@ export class Crowd {
     const frameNumbers = kernel === null ? null : { array: kernel.poseArrays[FRAME_NUMBERS_ARRAY], perCharacter: graph.frameNumberCount };
     const started = await CrowdThreads.start(data, timeout, buffers.control, buffers.phaseOffsets, frameNumbers, restartWorkers);
     return new Crowd(graph, count, buffers, slice, started.threads, scratch, slice.wasm && started.inJavaScript === 0, slotNames, clipNames, bounds, {
-      perCharacter: eventsPerCharacter, forwards: events.length > 0, restartWorkers, checkFinite,
+      perCharacter: eventsPerCharacter, forwards: events.length > 0, restartWorkers, checkFinite, cores,
     });
   }
 

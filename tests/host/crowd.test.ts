@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
-import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT, type CrowdGraphSource } from '../../host/crowd.ts';
+import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT, defaultWorkers, MIN_CHARACTERS_PER_THREAD, MIN_CORES_FOR_WORKERS, type CrowdGraphSource } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { measureAllocation } from '../../host/allocation.ts';
 import { PROBE_HANG_MS, runProbe } from '../support/allocation.ts';
@@ -199,6 +199,22 @@ describe('Crowd', () => {
         expect(crowd.translations.subarray(i * n * 3, (i + 1) * n * 3)).toEqual(local);
         expect(crowd.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3)).toEqual(component);
       }
+    } finally {
+      await crowd.close();
+    }
+  });
+
+  it('starts workers by default only where they can pay: three cores or more, 64 characters a thread', async () => {
+    // The policy, on machines of every size.
+    expect([1, 2].map((cores) => defaultWorkers(cores, 10_000))).toEqual([0, 0]);
+    expect([3, 4, 8].map((cores) => defaultWorkers(cores, 10_000))).toEqual([2, 3, 7]);
+    expect([63, 127, 128, 191, 192, 1000].map((count) => defaultWorkers(8, count))).toEqual([0, 0, 1, 1, 2, 7]);
+    expect([MIN_CORES_FOR_WORKERS, MIN_CHARACTERS_PER_THREAD]).toEqual([3, 64]);
+    // On this machine: the crowd reports the cores it found and starts what the policy says.
+    const crowd = await Crowd.create({ source: { file: LOCOMOTION }, count: 200 });
+    try {
+      expect(crowd.cores).toBe(availableParallelism());
+      expect(crowd.workerCount).toBe(defaultWorkers(availableParallelism(), 200));
     } finally {
       await crowd.close();
     }
