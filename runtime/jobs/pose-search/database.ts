@@ -73,6 +73,14 @@ export class PoseSearchDatabase implements TreeSearchDatabase {
    * rotations instead of after all of them).
    */
   readonly channelOrder: Int32Array;
+  /**
+   * The lowest and highest frame index among each tree node's frames, so that a search skips, box
+   * and all, a node whose frames all lie in the query's excluded range (excludeFirst..excludeLast:
+   * a runner-up's neighbourhood, a query's own take). Derived from the tree when the database is
+   * made; index files do not store them.
+   */
+  readonly nodeFrameMin: Int32Array;
+  readonly nodeFrameMax: Int32Array;
 
   constructor(schema: PoseFeatureSchema, data: PoseSearchDatabaseData) {
     this.schema = schema;
@@ -89,6 +97,7 @@ export class PoseSearchDatabase implements TreeSearchDatabase {
     this.scales = data.scales;
     this.tree = data.tree;
     this.hash = data.hash;
+    [this.nodeFrameMin, this.nodeFrameMax] = nodeFrameRanges(data.tree);
     const o = schema.offsets;
     const perDim = (c: number): number => (o[c + 1] > o[c] ? schema.weights[c] / (o[c + 1] - o[c]) : 0);
     this.channelOrder = Int32Array.from([ROT, POS, VEL].sort((a, b) => perDim(b) - perDim(a) || a - b));
@@ -194,6 +203,13 @@ export class PoseSearchDatabase implements TreeSearchDatabase {
     best[2] = 0; // frames scored
     best[4] = 0; // boxes measured
     const only = query.onlyClip, brute = mode === 'brute';
+    const ex0 = query.excludeFirst, ex1 = query.excludeLast;
+    if (!brute && ex1 >= ex0) {
+      // The frames either side of an excluded range first: its frames are the query's nearest (its
+      // own neighbourhood, its own take), and until an allowed frame has a cost nothing is pruned.
+      if (ex0 > 0) scanFrames(this, query, null, ex0 - 1, ex0, best);
+      if (ex1 + 1 < this.frameCount) scanFrames(this, query, null, ex1 + 1, ex1 + 2, best);
+    }
     if (only >= 0) {
       const first = this.clipStart[only], end = Math.min(query.limit[only] + 1, this.clipStart[only + 1]);
       const root = this.tree.clipRoot[only];
@@ -423,7 +439,9 @@ function scanFrames(db: PoseSearchDatabase, query: PoseSearchQuery, order: Int32
  */
 function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number, clipFilter: boolean, best: Float64Array): void {
   const tree = db.tree, stack = query.stack, bounds = query.stackBound, prefix = query.allowedPrefix;
+  const frameMin = db.nodeFrameMin, frameMax = db.nodeFrameMax, ex0 = query.excludeFirst, ex1 = query.excludeLast;
   if (root < 0 || (clipFilter && prefix[db.clipCount] === 0)) return;
+  if (frameMin[root] >= ex0 && frameMax[root] <= ex1) return;
   let top = 0, boxes = 0;
   stack[0] = root;
   bounds[0] = 0;
@@ -440,17 +458,42 @@ function searchTree(db: PoseSearchDatabase, query: PoseSearchQuery, root: number
       continue;
     }
     const right = tree.nodeRight[node];
-    boxes += 2;
-    nodeLowerBound(db, query, left, best);
-    const bl = best[3];
-    nodeLowerBound(db, query, right, best);
-    const br = best[3];
+    // A child whose frames are all excluded is left out without measuring its box.
+    const keepLeft = !(frameMin[left] >= ex0 && frameMax[left] <= ex1), keepRight = !(frameMin[right] >= ex0 && frameMax[right] <= ex1);
+    let bl = Infinity, br = Infinity;
+    if (keepLeft) { boxes++; nodeLowerBound(db, query, left, best); bl = best[3]; }
+    if (keepRight) { boxes++; nodeLowerBound(db, query, right, best); br = best[3]; }
     // Push the farther child first, so the nearer one is searched first and tightens the bound.
-    const nearLeft = bl <= br;
+    const nearLeft = keepLeft && (!keepRight || bl <= br);
     const far = nearLeft ? right : left, near = nearLeft ? left : right;
     const farBound = nearLeft ? br : bl, nearBound = nearLeft ? bl : br;
-    if (farBound <= best[0]) { stack[top] = far; bounds[top] = farBound; top++; }
-    if (nearBound <= best[0]) { stack[top] = near; bounds[top] = nearBound; top++; }
+    const keepFar = nearLeft ? keepRight : keepLeft, keepNear = nearLeft ? keepLeft : keepRight;
+    if (keepFar && farBound <= best[0]) { stack[top] = far; bounds[top] = farBound; top++; }
+    if (keepNear && nearBound <= best[0]) { stack[top] = near; bounds[top] = nearBound; top++; }
   }
   best[4] += boxes;
+}
+
+/** Each tree node's lowest and highest frame (a leaf's from its frames, a parent's from its children's). */
+function nodeFrameRanges(tree: KdTree): [Int32Array, Int32Array] {
+  const nodes = tree.nodeStart.length, order = tree.order;
+  const min = new Int32Array(nodes), max = new Int32Array(nodes);
+  // Children are made after their parent (buildKdTree), so a backward pass meets them first.
+  for (let node = nodes - 1; node >= 0; node--) {
+    const left = tree.nodeLeft[node], right = tree.nodeRight[node];
+    if (left > node && right > node && left < nodes && right < nodes) {
+      min[node] = min[left] < min[right] ? min[left] : min[right];
+      max[node] = max[left] > max[right] ? max[left] : max[right];
+      continue;
+    }
+    let lo = 0x7fffffff, hi = -1;
+    for (let i = tree.nodeStart[node]; i < tree.nodeEnd[node]; i++) {
+      const f = order[i];
+      if (f < lo) lo = f;
+      if (f > hi) hi = f;
+    }
+    min[node] = lo;
+    max[node] = hi;
+  }
+  return [min, max];
 }
