@@ -9,7 +9,7 @@
 // The node contract: a node, its links and contexts, its type and properties.
 export { AnimNode, LocalPoseNode, ComponentPoseNode, PoseLink, ComponentPoseLink, UpdateContext, InitializeContext, CacheBonesContext, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar, readVec3 } from './runtime/node/node.ts';
 export type { DebugNode, InertializationRequests, Link, NodeCheckContext, NodeType, PropertySpec, InputSpec, NodeBuild, ResolvedProperties, ScalarProperty, SubGraphSource, Vec3Property } from './runtime/node/node.ts';
-export { defineNodeType, sameNumbers, sharedWhenSame, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node/node-type.ts';
+export { defineNodeType, sameNumbers, sharedWhenSame, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NodePrepareError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node/node-type.ts';
 export type {
   TypedNodeType, TypedNodeBuild, TypedProperties, TypedInputs, TypedPrepareContext, PrepareProperties, NamedClip, NodeTypeProblem, NodeProblemCode,
   NodePrepareContext,

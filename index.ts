@@ -54,7 +54,7 @@ export { AnimGraphEventEmitter } from './runtime/node/events.ts';
 export type { AnimGraphEvents } from './runtime/node/events.ts';
 // Writing a node of your own: defineNodeType, the node base classes, the pose operations and the
 // jobs the built-in nodes share are in `animgraph/nodes` (custom-nodes.ts). Its errors are here.
-export { NodeTypeError, NodeBuildError, NODE_PROBLEM_CODES } from './runtime/node/node-type.ts';
+export { NodeTypeError, NodeBuildError, NodePrepareError, NODE_PROBLEM_CODES } from './runtime/node/node-type.ts';
 export type { NodeType, DebugNode } from './runtime/node/node.ts';
 export { sampleSkeleton, sampleClip as sampleDataClip } from './runtime/import/sample-data.ts';
 export { builtInNodeTypes } from './nodes/index.ts';

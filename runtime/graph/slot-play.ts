@@ -4,6 +4,7 @@
  * calling thread before handing them to the character's.
  */
 import { AnimGraphError } from '../core/errors.ts';
+import { describeValue } from '../node/parameters.ts';
 import type { PoseNode } from '../node/node.ts';
 import type { SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
 
@@ -66,8 +67,13 @@ function unknownSlotOptions(slot: string, options: object): void {
   if (keys.length > 0) throw new AnimGraphError('invalid-argument', `playSlot('${slot}'): unknown option${keys.length === 1 ? '' : 's'} ${keys.map((k) => `'${k}'`).join(', ')} (options: blendIn, blendOut, playRate)`);
 }
 
-/** Throws stopSlot's AnimGraphError (`out-of-range`) for a blend-out time that is not 0 or more and finite. */
+/**
+ * Throws stopSlot's AnimGraphError: `invalid-argument` for a blend-out time that is no number (a
+ * string such as '0.5' would otherwise compare as one), `out-of-range` for one that is not 0 or more
+ * and finite.
+ */
 export function checkSlotStop(slot: string, blendOut: number): void {
+  if (typeof blendOut !== 'number') throw new AnimGraphError('invalid-argument', `stopSlot('${slot}'): blendOut is a number of seconds (got ${describeValue(blendOut)})`);
   if (!(blendOut >= 0 && blendOut < Infinity)) throw new AnimGraphError('out-of-range', `stopSlot('${slot}'): blendOut is seconds, 0 or more (got ${blendOut})`);
 }
 

@@ -68,6 +68,7 @@ describe('the graph throws AnimGraphErrors with a code', () => {
     expectAnimGraphError(() => g.playSlot('slot', 'walk', { playRate: 0 }), 'out-of-range', "playSlot('slot'): playRate must be above 0 and finite (got 0)");
     expectAnimGraphError(() => g.playSlot('slot', 'walk', { blendIn: '0.2' as never }), 'invalid-argument', `playSlot('slot'): blendIn, blendOut and playRate are numbers (got "0.2", undefined, undefined)`);
     expectAnimGraphError(() => g.stopSlot('slot', -1), 'out-of-range', "stopSlot('slot'): blendOut is seconds, 0 or more (got -1)");
+    expectAnimGraphError(() => g.stopSlot('slot', '0.5' as unknown as number), 'invalid-argument', "stopSlot('slot'): blendOut is a number of seconds (got \"0.5\")");
     expectAnimGraphError(() => g.curve('lean'), 'unknown-name', "no clip of graph 'code' has a curve 'lean' (curves: none)");
     expectAnimGraphError(() => g.setUpdateRate(0), 'out-of-range', 'an update rate is a whole number of frames from 1 (every frame) to 255; got 0');
     expectAnimGraphError(() => g.setUpdateRate(2, 0.5), 'out-of-range', 'an update phase is a whole number of frames; got 0.5');
