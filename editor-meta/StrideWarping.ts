@@ -109,7 +109,9 @@ walk), a scale following it would slide the feet, and a running average of it st
 own speed (over a PoseSearchBlend too, where the average swung it between 1.03 and 1.39). Root
 motion from nodes that report no velocity is measured from the branch's own report, averaged with
 half-life \`rootMotionSmoothingTime\`. On the CMU walks, stance-phase foot travel scales by s to
-within 1% with heights kept to under 0.5 cm (\`tests/nodes/StrideWarping.test.ts\` prints the ratios).
+within 1%, with heights kept to under 0.5 cm where the pelvis takes its adjustment at once
+(\`pelvisStiffness: 0\`; with the spring, up to 2.2 cm at heel-off, as above;
+\`tests/nodes/StrideWarping.test.ts\` prints the ratios).
 Debug shows the scale, each foot's scale origin and the adjusted pelvis and the offset the node
 moves it by (\`pelvisOffset\`, which \`animgraph plot\` draws in a panel of its own):
 
