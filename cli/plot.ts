@@ -83,8 +83,9 @@ class SeriesBuilder {
  * debug tree; and what the nodes report in their debug `values`: an inertializing node's time
  * left in its transition (duration − elapsed, 0 when idle), an Inertialization's deficit and the
  * largest offset it adds (translation and rotation, over the bones); a
- * StrideWarping node's strideScale; a PoseSearchBlend's match cost (and runner-up's) at each
- * frame whose motion changed. Throws UsageError for an unknown bone.
+ * StrideWarping node's strideScale and the offset it moves the pelvis by (pelvisOffset, x y z); a
+ * PoseSearchBlend's match cost (and runner-up's) at each frame whose motion changed. Throws
+ * UsageError for an unknown bone.
  */
 export function recordPlot(graph: AnimGraph, options: PlotRunOptions = {}): PlotDocument {
   const skeleton = graph.skeleton;
@@ -99,7 +100,7 @@ export function recordPlot(graph: AnimGraph, options: PlotRunOptions = {}): Plot
   const n = runner.frameCount;
   const times: number[] = [];
   const channels = new SeriesBuilder(n), weights = new SeriesBuilder(n), inertial = new SeriesBuilder(n), stride = new SeriesBuilder(n);
-  const offsets = new SeriesBuilder(n);
+  const offsets = new SeriesBuilder(n), pelvis = new SeriesBuilder(n);
   const costs = new Map<string, { match: PlotPoints['points'][number][]; runnerUp: PlotPoints['points'][number][] }>();
   const lastMotion = new Map<string, unknown>();
   const seenMotions = new Map<string, number[]>();
@@ -142,6 +143,10 @@ export function recordPlot(graph: AnimGraph, options: PlotRunOptions = {}): Plot
         if (typeof v.offsetRotation === 'number') offsets.set(`offset.${node.id}.rotation`, `${node.id}: rotation offset (degrees)`, f, v.offsetRotation);
       }
       if (typeof v.strideScale === 'number') stride.set(`stride.${node.id}.scale`, `${node.id}: stride scale`, f, v.strideScale);
+      if (typeof v.strideScale === 'number' && Array.isArray(v.pelvisOffset) && v.pelvisOffset.length === 3) {
+        const offset = v.pelvisOffset;
+        for (let k = 0; k < 3; k++) pelvis.set(`pelvisOffset.${node.id}.${'xyz'[k]}`, `${node.id}: pelvis offset ${'xyz'[k]}`, f, offset[k]);
+      }
       if (typeof v.matchCost === 'number' || 'requestedMotion' in v) {
         let c = costs.get(node.id);
         if (!c) costs.set(node.id, c = { match: [], runnerUp: [] });
@@ -181,6 +186,10 @@ export function recordPlot(graph: AnimGraph, options: PlotRunOptions = {}): Plot
   }
   const strideSeries = stride.list('stride.');
   if (strideSeries.length > 0) panels.push({ key: 'stride', title: 'Stride warping: stride scale', unit: 'scale', series: strideSeries });
+  const pelvisSeries = pelvis.list('pelvisOffset.');
+  if (pelvisSeries.length > 0) {
+    panels.push({ key: 'pelvisOffset', title: `Stride warping: pelvis offset (component space, ${units})`, unit: units, series: pelvisSeries });
+  }
   if (costs.size > 0) {
     const points: PlotPoints[] = [];
     for (const [id, c] of costs) {

@@ -37,7 +37,9 @@ export const StrideWarpingMeta: BuiltInNodeMeta = {
     warpFeet: { title: 'Warp Feet', description: 'Scale each foot about its scale origin; off, the later steps see the FK feet (debugging).' },
     adjustPelvis: { title: 'Adjust Pelvis', description: 'Lower the pelvis so each leg keeps its FK length to its warped foot (averaged over the feet), and every planted foot can reach.' },
     pelvisIterations: { title: 'Pelvis Iterations', description: 'Iterations of the pelvis adjustment.' },
-    pelvisSmoothingTime: { title: 'Pelvis Smoothing', description: "Half-life of the critically damped spring that smooths the pelvis adjustment (the first frame takes it at once); 0 applies it at once. The default is about Unreal's spring.", unit: 's' },
+    pelvisStiffness: { title: 'Pelvis Stiffness', description: 'Stiffness of the spring the pelvis adjustment moves through (ω = √(stiffness / mass)); 0 applies the adjustment at once. The default, 100, is ω = 10 rad/s: half way to a new target in 0.17 s.', unit: '1/s²' },
+    pelvisDamping: { title: 'Pelvis Damping', description: "The spring's damping ratio (Unreal's critical damping factor): 1, Unreal's default, is critically damped (no overshoot); below 1 it overshoots, above it is slower." },
+    pelvisMass: { title: 'Pelvis Mass', description: "The mass on the spring (Unreal's default, 1): heavier is slower, as a lower stiffness." },
     pelvisMaxSpeed: { title: 'Pelvis Max Speed', description: 'Cap on how fast the pelvis adjustment may change, in leg lengths per second (0: no cap), so no frame drops the pelvis by more than this allows.', unit: 'legs/s' },
     pelvisAlpha: { title: 'Pelvis Alpha', description: 'How much of the (smoothed) pelvis adjustment is applied.' },
     correctThighs: { title: 'Correct Thighs', description: 'Turn each thigh by the rotation between its FK and warped leg directions.' },
@@ -52,22 +54,38 @@ AnimationWarping, warping from the FK foot rather than an IK bone). Per frame: t
 direction is made tangent to the floor; each FK foot's offset along it from its scale origin (the
 thigh's gravity line meeting the floor plane through the foot, projected on the plane normal to
 the stride direction) is multiplied by the scale, so heights are kept; the pelvis moves toward the
-warped feet to keep each leg's FK length (\`pelvisIterations\` times, averaged, as Unreal), never
-raised; it is smoothed by a critically damped spring (\`pelvisSmoothingTime\`, a half-life, by
-default about Unreal's spring; the first frame takes the adjustment at once; a half-life under
-1e-6 s is none) whose speed is
-capped (\`pelvisMaxSpeed\`, in leg lengths per second; 0: no cap), then lowered where a
-*planted* foot would be out of reach, and blended in by \`pelvisAlpha\`. A foot is planted when its
-FK height is within 5% of a leg length of the lowest it has recently been; a foot in the air is
-left to the leg clamp, since lowering the pelvis for a swinging foot far ahead of a long stride
-dipped the whole body (up to 17 cm in a frame on the CMU run at 1.5x, now under 1.5 cm). Each
+warped feet to keep each leg's FK length (\`pelvisIterations\` times, averaged, as Unreal), then
+down until every *planted* foot is within reach, never raised. A foot is planted when its FK height
+is within 5% of a leg length of the lowest it has recently been; a foot in the air is left to the
+leg clamp, since lowering the pelvis for a swinging foot far ahead of a long stride
+dips the whole body (up to 17 cm in a frame on the CMU run at 1.5x). The adjustment moves through
+a spring, as Unreal's (\`PelvisAdjustmentInterp\`), so the pelvis eases down and up: a mass
+(\`pelvisMass\`) on a spring (\`pelvisStiffness\`) with damping ratio \`pelvisDamping\`, solved
+exactly over each frame's delta time (so the result does not depend on how time is cut into frames,
+and is the same in every run); the first frame after the node starts or becomes relevant takes the
+adjustment at once, so nothing pops. Damping 1 (critically damped) and mass 1 are Unreal's
+defaults: the spring interpolator its stride warping uses is critically damped at a dampening ratio
+of 1, and \`UKismetMathLibrary::VectorSpringInterp\` takes a critical damping factor and a mass of 1.
+The stiffness, 100 (ω = 10 rad/s: half way to a new target in 0.17 s, within 1% of it in 0.66 s), is
+this node's own. On the CMU walks sped up 1.25x and 1.5x, at 30 and 60 fps, the pelvis height's
+largest second difference is 0.96x to 1.24x the input's, for drops of up to 14 cm (with
+\`pelvisStiffness: 0\`, each frame's adjustment taken at once, up to 3x); the cost is at heel-off,
+where a trailing foot that would need the pelvis lower rises up to 2.2 cm early. The
+spring's speed is capped (\`pelvisMaxSpeed\`, in leg lengths per second; 0: no cap), and the
+adjustment blended in by \`pelvisAlpha\` (Unreal's defaults to 0.5, keeping half of the input's
+pelvis; 1 here, since planted feet need all of the drop to reach). Each
 thigh turns by the rotation from its FK to its warped leg direction; the foot target is clamped
 to the FK leg length and a built-in two-bone IK places the foot, keeping its FK orientation (so
 BVH and glTF skeletons without IK bones work). The knee bends in the FK leg's plane, toward the
 FK knee's side: a bent FK knee gives the direction, and the node learns it in the thigh's frame;
-a straight or hyperextended FK knee, whose plane is a few millimetres of noise, takes the learned
-direction (before any is learned, the stride direction), so the bend never inverts or swings
-sideways when a slower stride bends a straight leg. \`warpFeet\`, \`adjustPelvis\`, \`correctThighs\`,
+a straight one (bent less than about 6 degrees) or a hyperextended one, whose plane is a few
+millimetres of noise, holds the learned direction (before any is learned, the stride direction),
+so the bend never inverts or swings sideways when the warp bends a straight leg: on the CMU walks
+started where a knee is straight, a warped knee bent by 15 to 24 degrees the way its input's
+offset points would point up to 88 degrees off the way it bends; it stays within 22 degrees of
+it. At scale 1 such a knee's few
+millimetres of bend turn to that side (under 0.2 cm on the built-in walk); every other bone is the
+input's. \`warpFeet\`, \`adjustPelvis\`, \`correctThighs\`,
 \`clampLegLength\` and \`solveIk\` switch steps off; they and \`pelvisIterations\` are the node's
 set-up, read once, and cannot be bound to a parameter (the loader reports \`not-bindable\`): every
 other number is read every frame, bound or not. Bones: \`pelvisBone\` and \`left\`/\`right\`
@@ -91,8 +109,11 @@ walk), a scale following it would slide the feet, and a running average of it st
 own speed (over a PoseSearchBlend too, where the average swung it between 1.03 and 1.39). Root
 motion from nodes that report no velocity is measured from the branch's own report, averaged with
 half-life \`rootMotionSmoothingTime\`. On the CMU walks, stance-phase foot travel scales by s to
-within 1% with heights kept to under 0.5 cm (\`tests/nodes/StrideWarping.test.ts\` prints the ratios).
-Debug shows the scale, each foot's scale origin and the adjusted pelvis and its offset:
+within 1%, with heights kept to under 0.5 cm where the pelvis takes its adjustment at once
+(\`pelvisStiffness: 0\`; with the spring, up to 2.2 cm at heel-off, as above;
+\`tests/nodes/StrideWarping.test.ts\` prints the ratios).
+Debug shows the scale, each foot's scale origin and the adjusted pelvis and the offset the node
+moves it by (\`pelvisOffset\`, which \`animgraph plot\` draws in a panel of its own):
 
 \`\`\`sh
 npx animgraph run graphs/examples/cmu-stride-warping.json --seconds 3 --set speed=160@1 --debug text
@@ -101,7 +122,7 @@ npx animgraph run graphs/examples/cmu-stride-warping.json --seconds 3 --set spee
 \`\`\`
 frame 75 time 2.500
 Output[output]<W:100.0%>
-  StrideWarping[warp]<W:100.0%> (Alpha: 100.0% Scale: 1.485 CC_Base_L_Foot origin (1.3, -94.6, -0.3) CC_Base_R_Foot origin (-10.7, -91.8, -0.5) Pelvis (-0.4, -4.1, -1.3) offset (-0.4, -5.5, -1.3))
+  StrideWarping[warp]<W:100.0%> (Alpha: 100.0% Scale: 1.485 CC_Base_L_Foot origin (1.3, -94.6, -0.3) CC_Base_R_Foot origin (-10.7, -91.8, -0.5) Pelvis (-0.3, -1.0, -1.3) offset (-0.3, -2.4, -1.3))
     SequencePlayer[walk]<W:100.0%> ('walk' Play Time: 2.500)
 \`\`\`
 

@@ -3,7 +3,7 @@ import type { ScalarProperty } from '../node/node.ts';
 /** The StrideWarping properties read every frame (into StrideWarpingNumbers), each a literal or a bound parameter. */
 export const SETTING_NAMES = [
   'strideScale', 'locomotionSpeed', 'minRootMotionSpeed', 'rootMotionWindow', 'rootMotionSmoothingTime',
-  'minScale', 'maxScale', 'scaleSmoothingTime', 'pelvisSmoothingTime', 'pelvisMaxSpeed', 'pelvisAlpha',
+  'minScale', 'maxScale', 'scaleSmoothingTime', 'pelvisStiffness', 'pelvisDamping', 'pelvisMass', 'pelvisMaxSpeed', 'pelvisAlpha',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -40,15 +40,15 @@ export function settingBindings(properties: Readonly<Record<SettingName, ScalarP
  * and per leg its scale origin (3).
  */
 const STRIDE_SCALE = 0, LOCOMOTION_SPEED = 1, MIN_ROOT_MOTION_SPEED = 2, ROOT_MOTION_WINDOW = 3, ROOT_MOTION_SMOOTHING_TIME = 4,
-  MIN_SCALE = 5, MAX_SCALE = 6, SCALE_SMOOTHING_TIME = 7, PELVIS_SMOOTHING_TIME = 8, PELVIS_MAX_SPEED = 9, PELVIS_ALPHA = 10,
-  WARPED_PELVIS = 11, PELVIS_OFFSET = 14, SCALE_ORIGINS = 17;
+  MIN_SCALE = 5, MAX_SCALE = 6, SCALE_SMOOTHING_TIME = 7, PELVIS_STIFFNESS = 8, PELVIS_DAMPING = 9, PELVIS_MASS = 10,
+  PELVIS_MAX_SPEED = 11, PELVIS_ALPHA = 12, WARPED_PELVIS = 13, PELVIS_OFFSET = 16, SCALE_ORIGINS = 19;
 
 /**
  * A StrideWarping node's per-frame numbers, by name: this frame's settings, read from parameters
  * or literals at update (the pelvis's three are used at evaluate), and the last warp's results,
  * copied out of the solver that every instance shares. An array of its own, or, after useNumbers,
  * part of the instance's per-frame numbers, where they share cache lines with the character's
- * others (eleven settings as fields were eleven heap numbers).
+ * others (thirteen settings as fields were thirteen heap numbers).
  */
 export class StrideWarpingNumbers {
   private numbers: Float64Array;
@@ -84,7 +84,9 @@ export class StrideWarpingNumbers {
   get minScale(): number { return this.numbers[this.base + MIN_SCALE]; }
   get maxScale(): number { return this.numbers[this.base + MAX_SCALE]; }
   get scaleSmoothingTime(): number { return this.numbers[this.base + SCALE_SMOOTHING_TIME]; }
-  get pelvisSmoothingTime(): number { return this.numbers[this.base + PELVIS_SMOOTHING_TIME]; }
+  get pelvisStiffness(): number { return this.numbers[this.base + PELVIS_STIFFNESS]; }
+  get pelvisDamping(): number { return this.numbers[this.base + PELVIS_DAMPING]; }
+  get pelvisMass(): number { return this.numbers[this.base + PELVIS_MASS]; }
   get pelvisMaxSpeed(): number { return this.numbers[this.base + PELVIS_MAX_SPEED]; }
   get pelvisAlpha(): number { return this.numbers[this.base + PELVIS_ALPHA]; }
   private set strideScale(value: number) { this.numbers[this.base + STRIDE_SCALE] = value; }
@@ -95,7 +97,9 @@ export class StrideWarpingNumbers {
   private set minScale(value: number) { this.numbers[this.base + MIN_SCALE] = value; }
   private set maxScale(value: number) { this.numbers[this.base + MAX_SCALE] = value; }
   private set scaleSmoothingTime(value: number) { this.numbers[this.base + SCALE_SMOOTHING_TIME] = value; }
-  private set pelvisSmoothingTime(value: number) { this.numbers[this.base + PELVIS_SMOOTHING_TIME] = value; }
+  private set pelvisStiffness(value: number) { this.numbers[this.base + PELVIS_STIFFNESS] = value; }
+  private set pelvisDamping(value: number) { this.numbers[this.base + PELVIS_DAMPING] = value; }
+  private set pelvisMass(value: number) { this.numbers[this.base + PELVIS_MASS] = value; }
   private set pelvisMaxSpeed(value: number) { this.numbers[this.base + PELVIS_MAX_SPEED] = value; }
   private set pelvisAlpha(value: number) { this.numbers[this.base + PELVIS_ALPHA] = value; }
 
@@ -120,8 +124,14 @@ export class StrideWarpingNumbers {
     this.maxScale = x >= minScale ? (x < 1e6 ? x : 1e6) : minScale;
     x = (b = from.scaleSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
     this.scaleSmoothingTime = x >= 0 ? x : 0;
-    x = (b = from.pelvisSmoothingTime).slot >= 0 ? values[b.slot] : b.literal;
-    this.pelvisSmoothingTime = x >= 0 ? x : 0;
+    // The spring's constants: a negative or NaN stiffness or damping is taken as 0, damping and mass
+    // are held to their properties' ranges (a NaN mass to the least), so the spring's frequency is never NaN.
+    x = (b = from.pelvisStiffness).slot >= 0 ? values[b.slot] : b.literal;
+    this.pelvisStiffness = x >= 0 ? x : 0;
+    x = (b = from.pelvisDamping).slot >= 0 ? values[b.slot] : b.literal;
+    this.pelvisDamping = x >= 0 ? (x < 1e6 ? x : 1e6) : 0;
+    x = (b = from.pelvisMass).slot >= 0 ? values[b.slot] : b.literal;
+    this.pelvisMass = x >= 1e-6 ? (x < 1e6 ? x : 1e6) : 1e-6;
     x = (b = from.pelvisMaxSpeed).slot >= 0 ? values[b.slot] : b.literal;
     this.pelvisMaxSpeed = x >= 0 ? x : 0;
     x = (b = from.pelvisAlpha).slot >= 0 ? values[b.slot] : b.literal;

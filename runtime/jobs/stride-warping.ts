@@ -39,6 +39,13 @@ export const LOWEST_HALF_LIFE = 2;
  * about 11 degrees) shows the knee's bend direction clearly enough to learn it from.
  */
 export const KNEE_BENT = 0.1;
+/**
+ * An FK knee whose offset from its hip-foot line is under this fraction of the thigh (a bend of
+ * about 6 degrees) counts as straight: its offset (millimetres, from the capture's noise) says
+ * nothing of the way it bends, and a warp that bends the leg would bend it that way, sideways or
+ * backward. Such a knee takes the learned direction, or before any, the stride direction.
+ */
+export const KNEE_STRAIGHT = 0.05;
 /** How far from unit length (squared) floorNormal and gravityDirection may be. */
 const UNIT_TOLERANCE = 1e-6;
 
@@ -68,8 +75,12 @@ export class StrideWarpingJob {
   adjustPelvis = true;
   /** Pelvis iterations: a whole number from 1 to 10. */
   pelvisIterations = 3;
-  /** Half-life (s) of the pelvis spring, ≥ 0 (0: no smoothing). */
-  pelvisSmoothingTime = 0;
+  /** The pelvis spring's stiffness (per s² at mass 1), ≥ 0, infinite allowed (0 or infinite: no smoothing). */
+  pelvisStiffness = 0;
+  /** The pelvis spring's damping ratio (critical damping factor: 1 is critically damped), finite, ≥ 0. */
+  pelvisDamping = 1;
+  /** The pelvis spring's mass, finite, > 0: the frequency is √(stiffness / mass). */
+  pelvisMass = 1;
   /** Cap on the pelvis adjustment's speed, leg lengths per second, ≥ 0 (0: no cap). */
   pelvisMaxSpeed = 0;
   /** How much of the pelvis adjustment is applied, 0 to 1. */
@@ -122,8 +133,8 @@ export class StrideWarpingJob {
    * - floorNormal and gravityDirection are unit length (within 1e-6 in the square);
    * - strideScale, deltaTime and legLength are finite and ≥ 0;
    * - pelvisIterations is a whole number from 1 to 10;
-   * - pelvisSmoothingTime and pelvisMaxSpeed are ≥ 0 (infinite allowed: a spring that never
-   *   moves, no cap), pelvisAlpha is from 0 to 1.
+   * - pelvisStiffness and pelvisMaxSpeed are ≥ 0 (infinite allowed: no smoothing, no cap),
+   *   pelvisDamping is finite and ≥ 0, pelvisMass is finite and > 0, pelvisAlpha is from 0 to 1.
    * A zero stride direction, or one along the floor normal, is valid: nothing is warped. So is a
    * collapsed leg (its bones on one point): its foot stays, with no knee pole.
    */
@@ -143,7 +154,8 @@ export class StrideWarpingJob {
     if (!(this.legLength >= 0 && this.legLength < Infinity)) return false;
     const it = this.pelvisIterations;
     if (!(Number.isInteger(it) && it >= 1 && it <= 10)) return false;
-    if (!(this.pelvisSmoothingTime >= 0) || !(this.pelvisMaxSpeed >= 0)) return false;
+    if (!(this.pelvisStiffness >= 0) || !(this.pelvisMaxSpeed >= 0)) return false;
+    if (!(this.pelvisDamping >= 0 && this.pelvisDamping < Infinity) || !(this.pelvisMass > 0 && this.pelvisMass < Infinity)) return false;
     return this.pelvisAlpha >= 0 && this.pelvisAlpha <= 1;
   }
 
@@ -225,28 +237,16 @@ export class StrideWarpingJob {
       // pelvis would leave the averaged-out foot unable to reach the floor.
       const up = -((p[0] - p0[0]) * g[0] + (p[1] - p0[1]) * g[1] + (p[2] - p0[2]) * g[2]);
       if (up > 0) for (let k = 0; k < 3; k++) p[k] += up * g[k];
-      // Smooth the adjustment (critically damped spring with the given half-life; the first frame
-      // takes it as it is), cap its speed, then blend by alpha.
-      const spring = state.spring, o = spring.offset, v = spring.velocity, half = this.pelvisSmoothingTime;
+      // Smooth the adjustment by the spring (the first frame takes it as it is), cap its speed,
+      // then blend by alpha.
+      const spring = state.spring, o = spring.offset, v = spring.velocity;
+      for (let k = 0; k < 3; k++) springTarget[k] = p[k] - p0[k];
       if (!spring.started) {
-        for (let k = 0; k < 3; k++) { o[k] = p[k] - p0[k]; v[k] = 0; }
+        for (let k = 0; k < 3; k++) { o[k] = springTarget[k]; v[k] = 0; }
         spring.started = true;
       } else if (dt > 0) {
         for (let k = 0; k < 3; k++) previous[k] = o[k];
-        for (let k = 0; k < 3; k++) {
-          const targetOffset = p[k] - p0[k];
-          const y = (2 * Math.LN2) / half, e = Math.exp(-y * dt);
-          // Below a microsecond, or settled within the frame (e = 0), the spring is skipped: its
-          // y² (from a half-life of 1e-151 s) or j1 × dt would overflow and give 0 × Infinity.
-          if (half >= 1e-6 && e > 0) {
-            const j0 = o[k] - targetOffset, j1 = v[k] + j0 * y;
-            o[k] = e * (j0 + j1 * dt) + targetOffset;
-            v[k] = e * (v[k] - j1 * y * dt);
-          } else {
-            o[k] = targetOffset;
-            v[k] = 0;
-          }
-        }
+        this.stepSpring(o, v);
         const cap = this.pelvisMaxSpeed * legLength * dt;
         const mx = o[0] - previous[0], my = o[1] - previous[1], mz = o[2] - previous[2];
         const moved = Math.sqrt(mx * mx + my * my + mz * mz);
@@ -257,16 +257,57 @@ export class StrideWarpingJob {
           v[0] = (mx * k) / dt; v[1] = (my * k) / dt; v[2] = (mz * k) / dt;
         }
       }
-      // The spring lags a pelvis that must come down for a foot that has just landed ahead: what it
-      // gives is lowered further where a planted foot could not reach (the spring itself goes on
-      // undisturbed), so only the way back up, and the adjustment for feet in the air, are eased.
       for (let k = 0; k < 3; k++) p[k] = p0[k] + o[k];
-      this.reachPlantedFeet();
       const alpha = this.pelvisAlpha;
       for (let k = 0; k < 3; k++) p[k] = p0[k] + (p[k] - p0[k]) * alpha;
     }
     for (let k = 0; k < 3; k++) this.pelvisOffset[k] = p[k] - p0[k];
     return true;
+  }
+
+  /**
+   * Moves the pelvis spring (offset `o`, velocity `v`) toward `springTarget` over deltaTime: a mass on
+   * a spring, acceleration (stiffness × (target − o) − c × v) / mass with c = damping × 2 √(stiffness × mass),
+   * solved exactly for a target held over the frame, so the result does not depend on how the time
+   * is cut into frames. A stiffness of 0, or a spring that settles within the frame (its slowest decay
+   * underflowing to 0), puts the offset on the target.
+   */
+  private stepSpring(o: Float64Array, v: Float64Array): void {
+    // Read here, not passed: see CONTRIBUTING.md, "Numbers in the frame loop".
+    const dt = this.deltaTime;
+    const omega = Math.sqrt(this.pelvisStiffness / this.pelvisMass), zeta = this.pelvisDamping;
+    // Where ζ is within 1e-4 of 1 the two-root and oscillating forms lose precision (their roots
+    // meet): the critically damped form stands in, which they tend to.
+    let decay = 0;
+    if (omega > 0 && omega < Infinity) {
+      if (zeta > 1 + 1e-4) decay = Math.exp((-omega / (zeta + Math.sqrt(zeta * zeta - 1))) * dt);
+      else decay = Math.exp(-(zeta < 1 - 1e-4 ? zeta : 1) * omega * dt);
+    }
+    if (!(decay > 0)) {
+      for (let k = 0; k < 3; k++) { o[k] = springTarget[k]; v[k] = 0; }
+      return;
+    }
+    for (let k = 0; k < 3; k++) {
+      const x0 = o[k] - springTarget[k], v0 = v[k];
+      if (zeta > 1 + 1e-4) {
+        // Overdamped: two real roots, r1 (slow) and r2 (fast).
+        const root = Math.sqrt(zeta * zeta - 1), r1 = -omega / (zeta + root), r2 = -omega * (zeta + root);
+        const c2 = (v0 - r1 * x0) / (r2 - r1), c1 = x0 - c2, e1 = decay, e2 = Math.exp(r2 * dt);
+        o[k] = springTarget[k] + c1 * e1 + c2 * e2;
+        v[k] = r1 * c1 * e1 + (e2 > 0 ? r2 * c2 * e2 : 0);
+      } else if (zeta < 1 - 1e-4) {
+        // Underdamped: decaying oscillation at ωd.
+        const a = zeta * omega, wd = omega * Math.sqrt(1 - zeta * zeta), c = Math.cos(wd * dt), s = Math.sin(wd * dt);
+        const b = (v0 + a * x0) / wd;
+        o[k] = springTarget[k] + decay * (x0 * c + b * s);
+        v[k] = decay * (v0 * c - (a * b + x0 * wd) * s);
+      } else {
+        // Critically damped.
+        const j1 = v0 + x0 * omega;
+        o[k] = springTarget[k] + decay * (x0 + j1 * dt);
+        v[k] = decay * (v0 - j1 * omega * dt);
+      }
+    }
   }
 
   /**
@@ -331,7 +372,8 @@ export class StrideWarpingJob {
    * sideways once the warp makes the leg bend: it takes the learned direction, turned with the
    * thigh, as does a knee bent the other way (hyperextended), so the bend never inverts. Before any
    * bent knee has been seen, the stride direction (tangent to the floor) stands in for it (knees
-   * point the way a character walks).
+   * point the way a character walks), and a knee bent a little (KNEE_STRAIGHT to KNEE_BENT) keeps
+   * its own side where that agrees with it.
    */
   private kneePole(i: number): void {
     const poles = this.kneePoles, o = i * 3;
@@ -358,7 +400,7 @@ export class StrideWarpingJob {
       leg.kneeLearned = true;
       return;
     }
-    if (!learned && bent > 1e-6 * thighLength && agrees) {
+    if (!learned && bent > KNEE_STRAIGHT * thighLength && agrees) {
       // Slightly bent, nothing learned: the FK side, which agrees with the direction of travel.
       for (let k = 0; k < 3; k++) poles[o + k] = bend[k] / bent;
       return;
@@ -413,7 +455,7 @@ const direction = new Float64Array(3); // the stride direction made tangent to t
 const hip = new Float64Array(3), knee = new Float64Array(3), foot = new Float64Array(3); // a leg's chain
 const thighRotation = new Float64Array(4);
 const planeOrigin = new Float64Array(3);
-const sum = new Float64Array(3), previous = new Float64Array(3);
+const sum = new Float64Array(3), previous = new Float64Array(3), springTarget = new Float64Array(3); // step 3
 const tmp = new Float64Array(3), tmp2 = new Float64Array(3), tmp3 = new Float64Array(3);
 const target = new Float64Array(3), pole = new Float64Array(3), offset = new Float64Array(3);
 const footRotation = new Float64Array(4), correction = new Float64Array(4);

@@ -315,6 +315,26 @@ describeWithData('animgraph plot on CMU data', () => {
     const scale = doc.panels.find((p) => p.key === 'stride')!.series.find((s) => s.key === 'stride.warp.scale')!;
     expect(scale.values[9]).toBe(findNode(result.frames[9].debug!, 'warp')!.values!.strideScale);
   });
+
+  it('plots the offset a StrideWarping node moves the pelvis by, as its debug tree reports it', async () => {
+    const file = `${root}graphs/examples/cmu-stride-warping.json`;
+    const timeline = [{ name: 'speed', value: 160, time: 0.5 }];
+    const { tree } = await plot(file, '--seconds', '1.5', '--set', 'speed=160@0.5');
+    const result = runGraph(loadGraphFile(file), { seconds: 1.5, timeline });
+    const doc = recordPlot(loadGraphFile(file), { seconds: 1.5, timeline });
+    const panel = doc.panels.find((p) => p.key === 'pelvisOffset')!;
+    expect(panel.title).toBe('Stride warping: pelvis offset (component space, cm)');
+    let lowest = 0;
+    for (const f of [0, 20, 40]) {
+      const offset = findNode(result.frames[f].debug!, 'warp')!.values!.pelvisOffset as number[];
+      panel.series.forEach((s, k) => expect(s.values[f], s.key).toBe(offset[k]));
+      lowest = Math.min(lowest, offset[1]);
+      const drawn = plotted(tree, 'pelvisOffset.warp.y', f);
+      expect(Math.abs(drawn.value - offset[1])).toBeLessThan(drawn.resolution);
+    }
+    expect(panel.series.map((s) => s.key)).toEqual(['pelvisOffset.warp.x', 'pelvisOffset.warp.y', 'pelvisOffset.warp.z']);
+    expect(lowest).toBeLessThan(-1); // lowered once the speed goes up
+  });
 });
 
 function weightOf(debug: DebugNode, motion: number): number {

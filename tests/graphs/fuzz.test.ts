@@ -73,7 +73,7 @@ const ALL_NODES = {
     warp: {
       type: 'StrideWarping', inputs: { pose: 'bend' },
       properties: {
-        strideScale: { param: 'scale' }, strideDirection: { param: 'dir' }, pelvisSmoothingTime: 0.1, scaleSmoothingTime: 0.2,
+        strideScale: { param: 'scale' }, strideDirection: { param: 'dir' }, pelvisStiffness: 200, scaleSmoothingTime: 0.2,
         pelvisBone: 'pelvis', leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l', rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r',
       },
     },

@@ -55,7 +55,7 @@ const h = loadGraphAsset({
       type: 'StrideWarping', inputs: { pose: 'ib' },
       properties: {
         strideScale: 1.3, pelvisBone: 'pelvis', leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l',
-        rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r', alpha: 0.7, pelvisSmoothingTime: 0.1,
+        rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r', alpha: 0.7, pelvisStiffness: 200,
       },
     },
   },

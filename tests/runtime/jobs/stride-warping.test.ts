@@ -97,7 +97,7 @@ describe('StrideWarpingJob on hand-made legs', () => {
 
   it('lowers the pelvis to the warped foot\'s FK distance, never raising it', () => {
     const job = oneLeg();
-    job.pelvisSmoothingTime = 0;
+    job.pelvisStiffness = 0;
     job.run();
     const p = job.warpedPelvis, f = job.footTargets;
     const distance = Math.hypot(p[0] - f[0], p[1] - f[1], p[2] - f[2]);
@@ -195,8 +195,13 @@ describe('StrideWarpingJob rules', () => {
     ['no pelvis iterations', (j) => { j.pelvisIterations = 0; }],
     ['11 pelvis iterations', (j) => { j.pelvisIterations = 11; }],
     ['fractional pelvis iterations', (j) => { j.pelvisIterations = 2.5; }],
-    ['a negative pelvis smoothing time', (j) => { j.pelvisSmoothingTime = -0.1; }],
-    ['a NaN pelvis smoothing time', (j) => { j.pelvisSmoothingTime = NaN; }],
+    ['a negative pelvis stiffness', (j) => { j.pelvisStiffness = -0.1; }],
+    ['a NaN pelvis stiffness', (j) => { j.pelvisStiffness = NaN; }],
+    ['a negative pelvis damping', (j) => { j.pelvisDamping = -0.1; }],
+    ['an infinite pelvis damping', (j) => { j.pelvisDamping = Infinity; }],
+    ['a NaN pelvis damping', (j) => { j.pelvisDamping = NaN; }],
+    ['a zero pelvis mass', (j) => { j.pelvisMass = 0; }],
+    ['an infinite pelvis mass', (j) => { j.pelvisMass = Infinity; }],
     ['a negative pelvis speed cap', (j) => { j.pelvisMaxSpeed = -1; }],
     ['a pelvisAlpha below 0', (j) => { j.pelvisAlpha = -0.01; }],
     ['a pelvisAlpha above 1', (j) => { j.pelvisAlpha = 1.01; }],
@@ -205,7 +210,7 @@ describe('StrideWarpingJob rules', () => {
   it('the hand-made job is valid, with the edge values the rules allow', () => {
     const job = oneLeg();
     expect(job.validate()).toBe(true);
-    Object.assign(job, { strideScale: 0, deltaTime: 0, legLength: 0, pelvisIterations: 10, pelvisSmoothingTime: Infinity, pelvisMaxSpeed: Infinity, pelvisAlpha: 0 });
+    Object.assign(job, { strideScale: 0, deltaTime: 0, legLength: 0, pelvisIterations: 10, pelvisStiffness: Infinity, pelvisDamping: 0, pelvisMass: 1e-300, pelvisMaxSpeed: Infinity, pelvisAlpha: 0 });
     expect(job.validate()).toBe(true);
     expect(new StrideWarpingJob(0).run()).toBe(true);
   });
@@ -248,7 +253,7 @@ describe('StrideWarpingJob without a node gives the node\'s numbers', () => {
 
     // Defaults of the node (pelvis settings), and the state the job carries.
     const job = new StrideWarpingJob(2);
-    Object.assign(job, { strideScale: 1.3, legLength, pelvisSmoothingTime: 0.14, pelvisMaxSpeed: 0.5, pelvisAlpha: 1, pelvisIterations: 3 });
+    Object.assign(job, { strideScale: 1.3, legLength, pelvisStiffness: 100, pelvisDamping: 1, pelvisMass: 1, pelvisMaxSpeed: 0.5, pelvisAlpha: 1, pelvisIterations: 3 });
     job.strideDirection.set([0, 0, 1]);
     const dt = 1 / 30;
     let worst = 0;
