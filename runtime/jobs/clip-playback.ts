@@ -36,7 +36,7 @@ const cursor = new ClipCursor();
  * [time before, time after, wrapped, direction, weight], the delta it computes, and [time, pace,
  * window, weight] for addRootVelocity. Three typed arrays fewer per playback, for a crowd's memory.
  */
-const motionSpan = new Float64Array(5);
+const motionSpan = new Float64Array(6);
 const motionDelta = new Float64Array(4);
 const velocityArgs = new Float64Array(4);
 
@@ -292,15 +292,34 @@ export class ClipPlayback {
     const span = motionSpan;
     span[0] = this.previousTime;
     span[1] = this.time;
-    span[2] = this.wrapped ? 1 : 0;
+    span[2] = this.wrapped ? 2 : 0;
     span[3] = this.direction;
     span[4] = ctx.weight * this.weight;
+    span[5] = this.wrapped ? this.wholeLoops(clip.duration) : 0;
     addRootMotion(ctx.rootMotion, motionDelta, clip, motion, span);
     if (ctx.rootVelocityWindow >= 0 && this.paceKnown) {
       const v = velocityArgs;
       v[0] = this.time; v[1] = this.pace; v[2] = ctx.rootVelocityWindow; v[3] = span[4];
       addRootVelocity(ctx.rootVelocity, clip, motion, v);
     }
+  }
+
+  /**
+   * How often the last move wrapped: the clip seconds it covered, whole loops included, less what
+   * the play time shows of them (rounded: the two differ by a multiple of the duration, to rounding).
+   */
+  private wraps(duration: number): number {
+    const turns = duration > 0 ? Math.round((this.previousTime + this.timeStep - this.time) / duration) : 0;
+    return this.direction > 0 ? turns : -turns;
+  }
+
+  /**
+   * The whole loops a wrapping move played between the loop it started in and the one it ended in
+   * (0 for a move that overflowed to an infinite step, whose loops cannot be counted).
+   */
+  private wholeLoops(duration: number): number {
+    const whole = this.wraps(duration) - 1;
+    return whole > 0 && whole < 2147483648 ? whole : 0;
   }
 
   private reportNotifiesAndCurves(ctx: UpdateContext): void {
@@ -340,10 +359,7 @@ export class ClipPlayback {
     const events = ctx.graph.events;
     if (!events.has('notify') && !events.has('notifyBegin') && !events.has('notifyEnd')) return;
     const before = this.previousTime, after = this.time, duration = clip.duration, forward = this.direction > 0;
-    // How often the move wrapped: the clip seconds it covered, whole loops included, less what the
-    // play time shows of them (round: the two differ by a multiple of the duration, to rounding).
-    const turns = duration > 0 ? Math.round((before + this.timeStep - after) / duration) : 0;
-    const wraps = forward ? turns : -turns;
+    const wraps = this.wraps(duration);
     // Flags of fireNotifies: 1 includes the lowest time, 2 the highest, 4 goes forwards.
     const startFlag = this.fromStart ? 1 : 0;
     if (!(wraps > 0)) {

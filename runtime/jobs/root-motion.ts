@@ -216,30 +216,63 @@ function addSegment(out: Float64Array, clip: Clip, motion: RootMotionTrack, ends
 }
 
 /**
- * The root-motion delta of playing from clip time span[0] to span[1] (a loop wrap is taken when
- * `span[2]` is 1 and the times cross the clip's end or start), written to out as
- * [dx, dy, dz, dHeading]: the displacement in the character's frame at the start and the heading
- * change in radians.
+ * The root-motion delta of playing from clip time span[0] to span[1] in direction span[3] (its
+ * sign), written to out as [dx, dy, dz, dHeading]: the displacement in the character's frame at the
+ * start and the heading change in radians. `span[2]`: 0, no wrap; 1, a loop wrap where the times
+ * cross the clip's end or start; 2, the move wrapped (to the clip's end, or start, then on from the
+ * other end), whatever the two times, with span[5] whole loops between the two ends when the span
+ * has a sixth number (a move of exactly one loop ends where it started).
  */
 export function rootMotionDelta(out: Float64Array, clip: Clip, motion: RootMotionTrack, span: Float64Array): Float64Array {
   out[0] = 0; out[1] = 0; out[2] = 0; out[3] = 0;
-  const a = span[0], b = span[1], looping = span[2] !== 0, duration = clip.duration;
+  const a = span[0], b = span[1], wrap = span[2], duration = clip.duration;
   if (!(duration > 0)) return out;
   const forward = span[3] >= 0;
   const ends = segmentEnds;
   ends[0] = a;
-  if (!looping || (forward ? b >= a : b <= a)) {
+  if (wrap === 0 || (wrap === 1 && (forward ? b >= a : b <= a))) {
     ends[1] = b;
     addSegment(out, clip, motion, ends);
     return out;
   }
-  // Wrapped once: to the end (or start), then on from the other end.
+  // Wrapped: to the end (or start), the whole loops between, then on from the other end.
   ends[1] = forward ? duration : 0;
   addSegment(out, clip, motion, ends);
+  const loops = span.length > 5 ? span[5] : 0;
+  if (loops > 0) addWholeLoops(out, clip, motion, loops, forward);
   ends[0] = forward ? 0 : duration;
   ends[1] = b;
   addSegment(out, clip, motion, ends);
   return out;
+}
+
+const loopDelta = new Float64Array(4);
+
+/**
+ * Adds `loops` whole loops of the clip (forwards or backwards) to `out`, as that many segments over
+ * the whole clip would, in constant time: a loop moves the character by the same displacement d in
+ * its frame and turns it by θ, so k loops move it by Σ R(h + iθ) d (i < k) for the heading h it
+ * starts them at, which is R(h + (k - 1)θ / 2) d · sin(kθ / 2) / sin(θ / 2), and up by k times d's
+ * height.
+ */
+function addWholeLoops(out: Float64Array, clip: Clip, motion: RootMotionTrack, loops: number, forward: boolean): void {
+  const d = loopDelta;
+  d[0] = 0; d[1] = 0; d[2] = 0; d[3] = 0;
+  const ends = segmentEnds;
+  ends[0] = forward ? 0 : clip.duration;
+  ends[1] = forward ? clip.duration : 0;
+  addSegment(d, clip, motion, ends);
+  const theta = d[3], half = Math.sin(theta * 0.5);
+  // Turning less than rounding can tell apart from not turning: k steps straight on.
+  const factor = Math.abs(half) > 1e-12 ? Math.sin(loops * theta * 0.5) / half : loops;
+  const angle = out[3] + (Math.abs(half) > 1e-12 ? (loops - 1) * theta * 0.5 : 0);
+  const c = Math.cos(angle) * factor, s = Math.sin(angle) * factor;
+  if (motion.up === 'y') {
+    out[0] += c * d[0] + s * d[2]; out[1] += loops * d[1]; out[2] += -s * d[0] + c * d[2];
+  } else {
+    out[0] += c * d[0] - s * d[1]; out[1] += s * d[0] + c * d[1]; out[2] += loops * d[2];
+  }
+  out[3] += loops * theta;
 }
 
 /**

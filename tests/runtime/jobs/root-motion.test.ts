@@ -49,6 +49,32 @@ describe('root motion', () => {
     expect(out[2]).toBeCloseTo(10 * Math.cos(a) + 10 * Math.cos(b), 12);
   });
 
+  it('counts every whole loop a long step crosses, forwards and backwards, in closed form', () => {
+    const c = turningClip();
+    const motion = extractRootMotion(c, 'root');
+    // Loops of the turning clip one at a time, as small steps compose them...
+    const stepwise = (from: number, loops: number, to: number, forward: boolean) => {
+      const world = Float64Array.of(0, 0, 0, 0, 0, 0, 1), d = new Float64Array(4), dir = forward ? 1 : -1;
+      integrateRootMotion(world, rootMotionDelta(d, c, motion, Float64Array.of(from, forward ? 1 : 0, 0, dir)));
+      for (let k = 0; k < loops; k++) integrateRootMotion(world, rootMotionDelta(d, c, motion, Float64Array.of(forward ? 0 : 1, forward ? 1 : 0, 0, dir)));
+      integrateRootMotion(world, rootMotionDelta(d, c, motion, Float64Array.of(forward ? 0 : 1, to, 0, dir)));
+      return world;
+    };
+    // ...and as one wrapping span with the whole loops counted.
+    for (const [from, loops, to, forward] of [[0.75, 3, 0.25, true], [0.5, 1, 0.5, true], [0.25, 6, 0.75, false], [0.1, 41, 0.9, true]] as const) {
+      const d = rootMotionDelta(new Float64Array(4), c, motion, Float64Array.of(from, to, 2, forward ? 1 : -1, 1, loops));
+      const world = Float64Array.of(0, 0, 0, 0, 0, 0, 1);
+      integrateRootMotion(world, d);
+      expectClose(world, stepwise(from, loops, to, forward), 1e-9);
+    }
+    // A clip that does not turn: k loops are k times one loop's travel.
+    const straight = new Clip({ name: 'straight', frameRate: 4, frameCount: 5, tracks: [{ bone: 'root', translation: true, rotation: false, scale: false }] });
+    for (let f = 0; f < 5; f++) straight.translations.set([0, 90, 10 * f], f * 3);
+    const m = extractRootMotion(straight, 'root');
+    const d = rootMotionDelta(new Float64Array(4), straight, m, Float64Array.of(0.5, 0.5, 2, 1, 1, 1000));
+    expectClose(d, [0, 0, 40 * 1001, 0], 1e-6);
+  });
+
   it('integrates deltas into a world transform that follows the original root path', () => {
     const c = turningClip();
     const motion = extractRootMotion(c, 'root');
@@ -216,6 +242,30 @@ describeWithData('root motion on the CMU walk', () => {
       expect(Math.abs(mean - travel)).toBeLessThan((5 * Math.PI) / 180);
       for (const h of headings) expect(Math.abs(h - travel)).toBeLessThan((15 * Math.PI) / 180);
     }
+  });
+
+  it('gives one long update the root motion of many short ones, whole loops included (CMU walk)', () => {
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: { bvh: `${CMU}002_01.bvh` },
+      clips: { walk: { source: `${CMU}002_01.bvh`, frames: [1, -1], rootMotion: true } },
+      nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: 10 } } }, output: 'p',
+    });
+    const duration = graph.clipBindings.get('walk')!.clip.duration;
+    // 0.95 s at play rate 10 is 9.5 s of clip: three whole loops of the 2.8 s walk inside one update.
+    const once = graph.createInstance(), many = graph.createInstance();
+    const worldOnce = Float64Array.of(0, 0, 0, 0, 0, 0, 1), worldMany = Float64Array.of(0, 0, 0, 0, 0, 0, 1);
+    once.update(0);
+    many.update(0);
+    once.update(0.95);
+    integrateRootMotion(worldOnce, once.rootMotion);
+    for (let k = 0; k < 95; k++) {
+      many.update(0.01);
+      integrateRootMotion(worldMany, many.rootMotion);
+    }
+    expect(Math.floor(9.5 / duration)).toBe(3);
+    expectClose(worldOnce, worldMany, 1e-6);
+    // The walk travels several metres in that time: the loops were not lost.
+    expect(Math.hypot(worldOnce[0], worldOnce[2])).toBeGreaterThan(3 * 200);
   });
 
   it('blends root motion by weight', () => {
