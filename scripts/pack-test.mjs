@@ -27,7 +27,9 @@ let failures = 0;
 
 function check(name, ok, detail = '') {
   const shown = detail.length > 6000 ? `${detail.slice(0, 6000)}\n... (${detail.length - 6000} more characters)` : detail;
-  console.log(`pack test: ${ok ? 'ok  ' : 'FAIL'} ${name}${ok || !shown ? '' : `\n${shown}`}`);
+  // The seconds since the start, so a slow step shows in CI's log.
+  const at = `[${((Date.now() - started) / 1000).toFixed(0)} s]`;
+  console.log(`pack test: ${ok ? 'ok  ' : 'FAIL'} ${at} ${name}${ok || !shown ? '' : `\n${shown}`}`);
   if (!ok) failures++;
   return ok;
 }

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isScript, markdownBlocks, type Block } from '../../scripts/markdown-blocks.mjs';
+import { readmeWalk } from '../../scripts/readme-test.mjs';
 import { examplesCommand } from '../../cli/examples.ts';
 import { collectErrors, describeWithBrowser, launchBrowser, type Browser } from '../support/browser.ts';
 import { hasSharedData, SHARED_DATA } from '../support/shared-data.ts';
@@ -136,6 +137,15 @@ describe('code blocks in README.md and docs/*.md', () => {
     expect(found[1]!.marker!.prelude).toBe('declare const a: () => void;');
     expect(found[2]!.marker!.reason).toBe('the middle of a loop');
     expect(() => markdownBlocks('x.md', '<!-- docs-test: nod -->\n```ts\n```\n')).toThrow(/x.md:1: docs-test marker with an unknown mode 'nod'/);
+  });
+
+  it('the README walk finds its blocks: a git URL and a tarball route, and a quick start that copies the examples first', () => {
+    // What scripts/readme-test.mjs (run by the pack test, in CI) will run, checked here without packing.
+    const { install, quickStart, walkCount } = readmeWalk(readFileSync(join(root, 'README.md'), 'utf8'));
+    expect(walkCount).toBe(2);
+    expect(install).toEqual(['npm install git+file:///path/to/clone', `npm install ./animgraph-${(packageJson as unknown as { version: string }).version}.tgz`]);
+    expect(quickStart![0]).toBe('npx animgraph examples');
+    expect(quickStart!.slice(1).every((line) => line.startsWith('npx animgraph ') && line.includes(' examples/sample-'))).toBe(true);
   });
 
   it('a fragment (not compiled) says why', () => {
