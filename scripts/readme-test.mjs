@@ -1,8 +1,8 @@
 // The README walked as a new user walks it, on the packed package: each install route of the
 // README's install block (the shell block marked `docs-test: walk` under "Install"), run as written
 // in its own empty folder, then the Quick start's shell block line by line in that folder, then
-// the README's TypeScript blocks marked `node` (types stripped, as a user's tsx or tsc would) run by
-// plain Node against the installed package. The commands are read from README.md, not copied
+// (on the tarball route) the README's TypeScript blocks marked `node` (types stripped, as a user's
+// tsx or tsc would) run by plain Node against the installed package. The commands are read from README.md, not copied
 // here; the only edits are the placeholders a reader fills in: `/path/to/clone` becomes this
 // repository (the git route installs its HEAD commit) and `./animgraph-X.tgz` is the tarball
 // `npm pack` wrote, copied into the folder under the name the README gives (which must be the
@@ -68,6 +68,9 @@ export async function walkReadme({ tarball, tarballName, work, check, run }) {
       check(`README quick start, route ${route}: ${step}`, r.ok && r.err.trim() === '' && missing.length === 0,
         `${r.text}${missing.length > 0 ? `\nmissing or empty: ${missing.join(', ')}` : ''}`);
     }
+    // The code runs once, on the tarball route: the git route's dist/ comes from the same build
+    // (npm runs `prepare` when it packs the clone), and CI's time is better spent elsewhere.
+    if (!named) continue;
     for (const block of nodeBlocks) {
       // A user runs the block with tsx or after tsc; here its types are stripped, and plain Node
       // runs it against the installed package (no TypeScript loader, no repository sources).
