@@ -5,6 +5,7 @@ import { OutputClosed, stdoutIo, type Io } from './io.ts';
 import { indexCommand } from './index-cmd.ts';
 import { runCommand } from './run.ts';
 import { docsCommand, schemaCommand } from './schema-docs.ts';
+import { commandHelp } from './help.ts';
 import { validateCommand } from './validate.ts';
 
 // Exported from here before the commands had files of their own; kept for callers of main.ts.
@@ -25,7 +26,8 @@ Usage:
                        [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
                        [--update-rate N [--hold]]
   animgraph view GRAPH [--port N]
-  animgraph help
+  animgraph examples [DIR] [--force]
+  animgraph help [COMMAND]        (or COMMAND --help)
 
 run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set changes a
           parameter at a time in seconds (default 0; repeatable). --debug text prints a
@@ -49,6 +51,9 @@ view      serves a page on http://127.0.0.1:N/ (default port 7860; --port 0 pick
           that plays GRAPH in the browser with three.js: parameter controls, the debug tree,
           a frame scrubber; it reloads the graph when the file changes. Runs until Ctrl-C;
           a port in use exits 2.
+examples  copies the example graphs the package ships (sample-*.json, on the built-in
+          sample biped) into DIR (default: examples), for the commands above; a file there
+          with other contents is kept unless --force.
 
 --frames is a whole number from 1 to 10,000,000 (--seconds likewise in frames), --fps a
 number from 0.001 to 10,000.
@@ -59,6 +64,15 @@ written; 4 the graph produced a non-finite number (nothing non-finite is ever wr
 /** Runs the CLI with the given arguments; resolves to the process exit code. */
 export async function main(argv: readonly string[], io: Io = stdoutIo()): Promise<number> {
   const [command, ...rest] = argv;
+  // `COMMAND --help` (or -h) anywhere among its arguments, and `help COMMAND`: that command's part of the usage.
+  const helpFor = command === 'help' ? rest[0] : rest.includes('--help') || rest.includes('-h') ? command : undefined;
+  if (helpFor !== undefined) {
+    const help = commandHelp(USAGE, helpFor);
+    if (help !== undefined) {
+      io.out(help);
+      return 0;
+    }
+  }
   try {
     switch (command) {
       case 'run': return await runCommand(rest, io);
@@ -68,6 +82,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       case 'index': return await indexCommand(rest, io);
       case 'plot': return await (await import('./plot.ts')).plotCommand(rest, io);
       case 'view': return await (await import('./view.ts')).viewCommand(rest, io);
+      case 'examples': return (await import('./examples.ts')).examplesCommand(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.out(USAGE);
         return command === undefined ? 2 : 0;

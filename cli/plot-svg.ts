@@ -142,6 +142,48 @@ const px = (v: number) => fixed(v, 2);
 /** Label widths for stacking marker labels: an estimate at 11 px sans-serif. */
 const textWidth = (text: string) => text.length * 6.2;
 
+/** A number as printed in a folded panel: at most 6 decimals, trailing zeros dropped (0, 95, 0.25). */
+export function shortNumber(value: number): string {
+  const text = fixed(value, 6);
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
+/**
+ * Each series' value when every series of the panel is constant over the run (its finite values
+ * all equal its first, to 1e-9 of its size) and the panel has no points; otherwise undefined.
+ * Such a panel is folded into a line of text: a flat line in a full panel says no more and takes
+ * the room of one that does.
+ */
+export function constantSeries(panel: PlotPanel): number[] | undefined {
+  if (panel.series.length === 0 || (panel.points ?? []).some((p) => p.points.length > 0)) return undefined;
+  const values: number[] = [];
+  for (const s of panel.series) {
+    const finite = s.values.filter((v): v is number => v !== null && Number.isFinite(v));
+    if (finite.length === 0) return undefined;
+    const first = finite[0];
+    if (finite.some((v) => Math.abs(v - first) > 1e-9 * Math.max(1, Math.abs(first)))) return undefined;
+    values.push(first);
+  }
+  return values;
+}
+
+/**
+ * For each series of a panel, the earlier series it equals on every frame (its index), or -1. A
+ * series drawn exactly over another would hide it: it is drawn dashed over the first instead, so
+ * both colours show, and its legend says which it equals.
+ */
+export function sameAsEarlier(series: readonly PlotSeries[]): number[] {
+  const same = series.map(() => -1);
+  series.forEach((s, i) => {
+    for (let j = 0; j < i && same[i] < 0; j++) {
+      if (same[j] < 0 && s.values.length === series[j].values.length && s.values.every((v, f) => v === series[j].values[f]) && s.values.some((v) => v !== null)) same[i] = j;
+    }
+  });
+  return same;
+}
+
+const FOLDED_ROW = 16;
+
 export function renderPlotSvg(doc: PlotDocument): string {
   const times = doc.times;
   const t0 = times.length > 0 ? times[0] : 0;
@@ -171,8 +213,25 @@ export function renderPlotSvg(doc: PlotDocument): string {
   const markerLabelBase = y;
   const body: string[] = [];
 
+  const constants = doc.panels.map(constantSeries);
+  // The time axis title goes under the last panel drawn as a plot (folded ones have no time axis).
+  const lastPlotted = constants.reduce((last, c, i) => (c === undefined ? i : last), -1);
   doc.panels.forEach((panel, panelIndex) => {
-    const legendRows = panel.series.length + (panel.points?.length ?? 0);
+    const constant = constants[panelIndex];
+    if (constant !== undefined) {
+      const g: string[] = [`<g data-panel="${escapeXml(panel.key)}" data-constant="true">`];
+      panel.series.forEach((s, i) => {
+        const text = panel.series.length === 1 ? `${panel.title}: constant ${shortNumber(constant[i])} ${panel.unit}`
+          : `${panel.title}, ${s.label}: constant ${shortNumber(constant[i])} ${panel.unit}`;
+        g.push(`<text data-series="${escapeXml(s.key)}" data-value="${fixed(constant[i], 6)}" x="${PLOT_LEFT}" y="${px(y + 12 + i * FOLDED_ROW)}" fill="#555">${escapeXml(text)}</text>`);
+      });
+      g.push('</g>');
+      body.push(...g);
+      y += panel.series.length * FOLDED_ROW + 8;
+      return;
+    }
+    const same = sameAsEarlier(panel.series);
+    const legendRows = panel.series.length + same.filter((j) => j >= 0).length + (panel.points?.length ?? 0);
     const height = Math.max(panel.height ?? MIN_PANEL_HEIGHT, legendRows * LEGEND_ROW + 10);
     const top = y + PANEL_TITLE, bottom = top + height;
     let lo = Infinity, hi = -Infinity;
@@ -201,18 +260,26 @@ export function renderPlotSvg(doc: PlotDocument): string {
       g.push(`<line x1="${xx}" y1="${px(bottom)}" x2="${xx}" y2="${px(bottom + 4)}" stroke="#666"/>`);
       g.push(`<text x="${xx}" y="${px(bottom + 15)}" text-anchor="middle">${fixed(t, timeAxis.decimals)}</text>`);
     }
-    if (panelIndex === doc.panels.length - 1) {
+    if (panelIndex === lastPlotted) {
       g.push(`<text x="${px((PLOT_LEFT + PLOT_RIGHT) / 2)}" y="${px(bottom + 30)}" text-anchor="middle">time (s)</text>`);
     }
     for (const m of placed) {
       g.push(`<line data-marker="${escapeXml(m.label)}" data-time="${fixed(m.time, 6)}" x1="${px(m.x)}" y1="${px(top)}" x2="${px(m.x)}" y2="${px(bottom)}" `
         + 'stroke="#444" stroke-dasharray="4 3"/>');
     }
-    // Series, split at gaps; each run of finite values is one polyline (a lone value a dot).
+    // Series, split at gaps; each run of finite values is one polyline (a lone value a dot). A
+    // series equal to an earlier one on every frame is dashed over it: with n equal series, the
+    // k-th later one draws the k-th of every n dashes, and the first shows in the gaps.
+    const dashOf = (i: number): { dash: string; offset: number } => {
+      if (same[i] < 0) return { dash: panel.series[i].color ? '' : DASHES[Math.floor(i / PALETTE.length) % DASHES.length], offset: 0 };
+      const group = same.filter((j) => j === same[i]).length + 1;
+      const k = same.slice(0, i + 1).filter((j) => j === same[i]).length;
+      return { dash: `6 ${6 * (group - 1)}`, offset: -6 * k };
+    };
     panel.series.forEach((s, i) => {
       const color = s.color ?? PALETTE[i % PALETTE.length];
-      const dash = s.color ? '' : DASHES[Math.floor(i / PALETTE.length) % DASHES.length];
-      const dashAttr = dash ? ` stroke-dasharray="${dash}"` : '';
+      const { dash, offset } = dashOf(i);
+      const dashAttr = dash ? ` stroke-dasharray="${dash}"${offset !== 0 ? ` stroke-dashoffset="${offset}"` : ''}` : '';
       let run: string[] = [];
       const flush = () => {
         if (run.length === 1) {
@@ -246,10 +313,14 @@ export function renderPlotSvg(doc: PlotDocument): string {
     let row = 0;
     panel.series.forEach((s, i) => {
       const color = s.color ?? PALETTE[i % PALETTE.length];
-      const dash = s.color ? '' : DASHES[Math.floor(i / PALETTE.length) % DASHES.length];
+      const { dash } = dashOf(i);
       const ly = px(top + 10 + row++ * LEGEND_ROW);
       g.push(`<line x1="${LEGEND_X}" y1="${ly}" x2="${LEGEND_X + 18}" y2="${ly}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`);
       g.push(`<text x="${LEGEND_X + 24}" y="${ly}" dominant-baseline="middle">${escapeXml(s.label)}</text>`);
+      // A series drawn dashed over an equal one says so on a row of its own (the legend is narrow).
+      if (same[i] >= 0) {
+        g.push(`<text x="${LEGEND_X + 24}" y="${px(top + 10 + row++ * LEGEND_ROW)}" dominant-baseline="middle" fill="#555">${escapeXml(`(same as ${panel.series[same[i]].label})`)}</text>`);
+      }
     });
     (panel.points ?? []).forEach((p, i) => {
       const color = p.color ?? PALETTE[(panel.series.length + i) % PALETTE.length];

@@ -27,7 +27,8 @@ export function defaultPlotBone(boneNames: readonly string[]): number {
 
 /**
  * A quaternion as Euler angles in degrees, [x, y, z], for q = qz·qy·qx (rotate about X, then Y,
- * then Z, all about the parent's fixed axes: roll, pitch, yaw). Pitch is clamped at ±90°.
+ * then Z, all about the parent's fixed axes). The Y angle is clamped at ±90°. The angles are named by
+ * axis only: which of them is a roll, a pitch or a yaw depends on the skeleton's up and forward axes.
  */
 export function quatToEulerDegrees(x: number, y: number, z: number, w: number, out: number[] = [0, 0, 0]): number[] {
   const toDeg = 180 / Math.PI;
@@ -119,9 +120,9 @@ export function recordPlot(graph: AnimGraph, options: PlotRunOptions = {}): Plot
       if (f > 0) euler[k] = unwrapDegrees(euler[k], previousEuler[k]);
       previousEuler[k] = euler[k];
     }
-    channels.set('bone.rx', `${boneName} rotation x (roll)`, f, euler[0]);
-    channels.set('bone.ry', `${boneName} rotation y (pitch)`, f, euler[1]);
-    channels.set('bone.rz', `${boneName} rotation z (yaw)`, f, euler[2]);
+    channels.set('bone.rx', `${boneName} rotation x`, f, euler[0]);
+    channels.set('bone.ry', `${boneName} rotation y`, f, euler[1]);
+    channels.set('bone.rz', `${boneName} rotation z`, f, euler[2]);
 
     for (const node of collectNodes(runner.instance.gatherDebug(), new Map()).values()) {
       if (node.type !== 'Output') weights.set(`weight.${node.id}`, `${node.id} (${node.type})`, f, node.weight);

@@ -57,6 +57,10 @@ plays; \`values\` has \`slot\`, \`playing\`, \`clip\`, \`time\`, \`weight\`, \`b
 "upperBody": { "type": "Slot", "inputs": { "source": "locomotion" }, "properties": { "filterBone": "spine_01", "filterDepth": 2 } }
 \`\`\`
 
+<!-- docs-test: typecheck
+import type { AnimGraphInstance } from 'animgraph';
+declare const character: AnimGraphInstance;
+-->
 \`\`\`ts
 character.playSlot('upperBody', 'wave', { blendIn: 0.15, blendOut: 0.3 });
 character.events.on('slotEnded', (slot, node, clip) => console.log(slot, clip, 'done'));

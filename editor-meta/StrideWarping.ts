@@ -136,6 +136,10 @@ node's instances in a graph share one job so); \`state.useNumbers(block, base)\`
 numbers in a block of yours (a crowd's per-character rows; \`StrideWarpingState.numberCount(legs)\`
 of them). The node is this job plus its settings, root motion and pose reads and writes.
 
+<!-- docs-test: typecheck
+declare const chains: Float64Array, thighRotations: Float64Array, pelvis: Float64Array;
+declare const leftChainPositions: Float64Array, leftChainRotations: Float64Array;
+-->
 \`\`\`ts
 import { StrideWarpingJob } from 'animgraph/nodes';
 

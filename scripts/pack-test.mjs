@@ -6,14 +6,17 @@
 //      both allocation diagnostics;
 //  (b) `npx animgraph validate` and `npx animgraph run` (the bin, plain node);
 //  (c) `tsc --noEmit` on a TypeScript consumer (module NodeNext, strict, noUncheckedIndexedAccess,
-//      skipLibCheck false) that uses the package's types.
+//      skipLibCheck false) that uses the package's types;
+//  (d) require() says the package is ES modules only, and the shipped markdown links no missing file;
+//  (e) the README walked as written: each install route in an empty folder, then the quick start
+//      (scripts/readme-test.mjs).
 // Also checks what the tarball holds. Prints one line per check; exits 1 if any failed. The temporary
 // folder is removed unless a check failed or PACK_TEST_KEEP is set.
 // Needs the npm registry (the package's dependencies and the consumer's TypeScript install from it).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -24,7 +27,9 @@ let failures = 0;
 
 function check(name, ok, detail = '') {
   const shown = detail.length > 6000 ? `${detail.slice(0, 6000)}\n... (${detail.length - 6000} more characters)` : detail;
-  console.log(`pack test: ${ok ? 'ok  ' : 'FAIL'} ${name}${ok || !shown ? '' : `\n${shown}`}`);
+  // The seconds since the start, so a slow step shows in CI's log.
+  const at = `[${((Date.now() - started) / 1000).toFixed(0)} s]`;
+  console.log(`pack test: ${ok ? 'ok  ' : 'FAIL'} ${at} ${name}${ok || !shown ? '' : `\n${shown}`}`);
   if (!ok) failures++;
   return ok;
 }
@@ -60,7 +65,7 @@ const files = info.files.map((f) => f.path);
 const required = ['package.json', 'README.md', 'animgraph.schema.json', 'cli/animgraph.mjs', 'dist/index.js', 'dist/index.d.ts',
   'dist/index.js.map', 'dist/node.js', 'dist/node.d.ts', 'dist/cli/main.js', 'dist/host/crowd-worker.js',
   'dist/host/crowd-worker.mjs', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/style.css',
-  'graphs/examples/sample-locomotion.json', 'docs/nodes.md'];
+  'graphs/examples/sample-locomotion.json', 'docs/nodes.md', 'require.cjs'];
 const missing = required.filter((f) => !files.includes(f));
 check(`tarball holds the entries, bin, schema and example (${files.length} files, ${(info.size / 1024).toFixed(0)} KiB)`, missing.length === 0, `missing: ${missing.join(', ')}`);
 const stray = files.filter((f) => /^(tests|bench|\.ci|scripts|node_modules)\//.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) || /^graphs\/examples\/cmu-/.test(f));
@@ -210,5 +215,26 @@ export function step(json: unknown): Float64Array {
 `);
 const core = run(process.execPath, [tscBin, '-p', join(consumer, 'tsconfig.core.json')], consumer);
 check('(c) tsc --noEmit on a browser-typed consumer of animgraph (no @types/node)', core.ok, core.text);
+
+// --- (d) what a newcomer meets first ------------------------------------------------------------------
+// require() of an ES-module-only package: an error that says so, not Node's "No exports main".
+for (const entry of ['animgraph', 'animgraph/node']) {
+  const required = run(process.execPath, ['-e', `require(${JSON.stringify(entry)})`], consumer);
+  check(`(d) require('${entry}') throws an error naming import()`, !required.ok && /ES module package[\s\S]*await import\('animgraph'\)/.test(required.err), required.text);
+}
+// Every relative link of the shipped markdown (README, CONTRIBUTING, docs/) names a shipped file.
+const dangling = [];
+for (const doc of files.filter((f) => f.endsWith('.md'))) {
+  const text = readFileSync(join(consumer, 'node_modules', 'animgraph', doc), 'utf8');
+  for (const [, target] of text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+    if (/^[a-z]+:/i.test(target)) continue;
+    const path = posix.normalize(posix.join(posix.dirname(doc), target));
+    if (!files.includes(path)) dangling.push(`${doc}: ${target}`);
+  }
+}
+check('(d) the shipped README and docs link only files the tarball holds', dangling.length === 0, dangling.join('\n'));
+// The README's install routes and quick start, as written there (scripts/readme-test.mjs).
+const { walkReadme } = await import('./readme-test.mjs');
+await walkReadme({ tarball, tarballName: info.filename, work, check: (name, ok, detail) => check(`(e) ${name}`, ok, detail), run });
 
 finish();

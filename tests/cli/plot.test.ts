@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
 import { defaultPlotBone, quatToEulerDegrees, recordPlot, unwrapDegrees } from '../../cli/plot.ts';
-import { escapeXml, renderPlotSvg, type PlotDocument } from '../../cli/plot-svg.ts';
+import { constantSeries, escapeXml, renderPlotSvg, sameAsEarlier, shortNumber, type PlotDocument } from '../../cli/plot-svg.ts';
 import { loadGraphFile } from '../../host/files.ts';
 import type { DebugNode } from '../../runtime/node/node.ts';
 import { runGraph } from '../../host/runner.ts';
@@ -342,3 +342,65 @@ function weightOf(debug: DebugNode, motion: number): number {
   const clips = v.clips as number[], weights = v.weights as number[];
   return clips.reduce((sum, m, i) => sum + (m === motion ? weights[i] : 0), 0) * debug.weight;
 }
+
+describe('animgraph plot: room for what moves', () => {
+  const panelOf = (tree: XmlElement, key: string) => allElements(tree).find((e) => e.attributes['data-panel'] === key)!;
+
+  it('folds a panel whose series are constant into a line saying so; those that move stay plots', async () => {
+    const { tree } = await plot(sample, '--seconds', '1', '--set', 'gait=2@0.5');
+    // The sample's pelvis moves only up and down and turns only about Y: four of its six channels are 0 throughout.
+    const folded = allElements(tree).filter((e) => e.attributes['data-constant'] === 'true').map((e) => e.attributes['data-panel']);
+    expect(folded).toEqual(['bone.tx', 'bone.tz', 'bone.rx', 'bone.rz']);
+    const tx = panelOf(tree, 'bone.tx');
+    expect(tx.children.map((c) => c.name)).toEqual(['text']);
+    expect(tx.children[0]!.text).toBe('pelvis: translation x (component space): constant 0 cm');
+    expect(tx.children[0]!.attributes['data-value']).toBe('0.000000');
+    for (const key of ['bone.ty', 'bone.ry', 'weights']) expect(panelOf(tree, key).attributes['data-plot-box']).toBeDefined();
+    // The time axis title is under the last plotted panel (weights), and the page is as tall as what it holds.
+    const weightsBox = panelOf(tree, 'weights').attributes['data-plot-box']!.split(' ').map(Number);
+    expect(Number(tree.attributes.height)).toBe(Math.ceil(weightsBox[1]! + weightsBox[3]! + 36 + 4));
+    expect(Number(tree.attributes.height)).toBeLessThan(700); // six bone panels unfolded took over 1000
+  });
+
+  it('folds only what is constant to 1e-9 of its size, and says each value', () => {
+    const doc = (values: (number | null)[][], unit = 'cm'): PlotDocument => ({
+      title: 't', times: [0, 1, 2, 3],
+      panels: [{ key: 'p', title: 'P', unit, series: values.map((v, i) => ({ key: `s${i}`, label: `S${i}`, values: v })) }],
+    });
+    const folded = (d: PlotDocument) => allElements(parseXml(renderPlotSvg(d))).filter((e) => e.attributes['data-constant'] === 'true').length === 1;
+    expect(folded(doc([[95, 95, null, 95 + 9e-8]]))).toBe(true);
+    expect(folded(doc([[95, 95, 95, 95 + 2e-7]]))).toBe(false);
+    expect(folded(doc([[0, 0, 0, 1e-6]]))).toBe(false);
+    expect(folded(doc([[null, null, null, null]]))).toBe(false);
+    const two = allElements(parseXml(renderPlotSvg(doc([[1, 1, 1, 1], [0.25, 0.25, 0.25, 0.25]], 'weight')))).filter((e) => e.attributes['data-series']);
+    expect(two.map((e) => e.text)).toEqual(['P, S0: constant 1 weight', 'P, S1: constant 0.25 weight']);
+    expect(shortNumber(100)).toBe('100');
+    expect(shortNumber(-0.5)).toBe('-0.5');
+    expect(constantSeries({ key: 'k', title: 't', unit: 'u', series: [], points: [{ key: 'c', label: 'c', points: [{ time: 0, value: 1 }] }] })).toBeUndefined();
+  });
+
+  it('names rotation channels by axis only (which is roll, pitch or yaw depends on the skeleton)', () => {
+    const doc = recordPlot(loadGraphFile(sample), { frames: 2 });
+    const labels = doc.panels.filter((p) => p.key.startsWith('bone.r')).map((p) => p.series[0]!.label);
+    expect(labels).toEqual(['pelvis rotation x', 'pelvis rotation y', 'pelvis rotation z']);
+  });
+
+  it('draws a weight line equal to another on every frame dashed over it, and says so in the legend', async () => {
+    const { tree } = await plot(sample, '--seconds', '1', '--set', 'gait=2@0.5');
+    // CopyBone headFollowsHand and BlendList locomotion both stay at weight 1.
+    const line = (key: string) => allElements(tree).find((e) => e.name === 'polyline' && e.attributes['data-series'] === key)!;
+    expect(line('weight.headFollowsHand').attributes['stroke-dasharray']).toBeUndefined();
+    expect(line('weight.locomotion').attributes['stroke-dasharray']).toBe('6 6');
+    expect(line('weight.locomotion').attributes['stroke-dashoffset']).toBe('-6');
+    expect(line('weight.locomotion').attributes.points).toBe(line('weight.headFollowsHand').attributes.points);
+    expect(line('weight.idle').attributes['stroke-dasharray']).toBeUndefined(); // equal to others on some frames only
+    expect(allElements(tree).some((e) => e.text === '(same as headFollowsHand (CopyBone))')).toBe(true);
+    // Three equal lines: the second and third each take one dash in three, the first shows in the rest.
+    const three = (v: number[]) => ({ key: `k${v.length}`, label: 'x', values: v });
+    expect(sameAsEarlier([three([1, 2]), three([0, 0]), three([1, 2]), three([1, 2])])).toEqual([-1, -1, 0, 0]);
+    const svg = parseXml(renderPlotSvg({ title: 't', times: [0, 1], panels: [{ key: 'p', title: 'P', unit: 'u', series: [
+      { key: 'a', label: 'A', values: [0, 1] }, { key: 'b', label: 'B', values: [0, 1] }, { key: 'c', label: 'C', values: [0, 1] }] }] }));
+    const dashes = ['a', 'b', 'c'].map((k) => allElements(svg).find((e) => e.attributes['data-series'] === k)!.attributes);
+    expect(dashes.map((d) => [d['stroke-dasharray'], d['stroke-dashoffset']])).toEqual([[undefined, undefined], ['6 12', '-6'], ['6 12', '-12']]);
+  });
+});
