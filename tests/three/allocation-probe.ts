@@ -1,9 +1,11 @@
 /**
  * Bytes allocated per frame by a ThreeBinding's apply(), in a plain Node process
  * (`node --expose-gc --import tsx`; see tests/support/allocation-probe.ts for why not in vitest).
- * apply() then skeleton.update() (the renderer's call, which the binding replaces), per frame.
- * Prints one JSON line: { perApply, perApplyAll, moved }.
+ * apply() then skeleton.update() (the renderer's call, which the binding replaces), per frame; with
+ * a prop hung under a bone and a bone named in boneWorldMatrices, the scene's updateMatrixWorld too
+ * (the walk the binding replaces under the bones). Prints one JSON line: { perApply, perApplyAll, perApplyHung, moved }.
  */
+import { Object3D } from 'three';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bindThree } from '../../three/index.ts';
 import { bytesPerFrame } from '../support/allocation.ts';
@@ -16,7 +18,8 @@ const options = {
   omit: ['ball_l'], extra: [{ name: 'socket', parent: 'hand_r', position: [0, -8, 3] }],
 } as const;
 
-function probe(all: boolean): { perFrame: number; moved: boolean } {
+function probe(mode: 'direct' | 'all' | 'hung'): { perFrame: number; moved: boolean } {
+  const all = mode === 'all';
   const g = bipedInstance({
     walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
     run: { type: 'SequencePlayer', properties: { clip: 'run' } },
@@ -26,12 +29,20 @@ function probe(all: boolean): { perFrame: number; moved: boolean } {
     ...options, position: [...options.position], rotation: [...options.rotation], armatureRotation: [...options.armatureRotation],
     extra: options.extra.map((e) => ({ ...e, position: [...e.position] as [number, number, number] })),
   });
-  const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: all });
+  const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: mode === 'hung' ? ['foot_l'] : all });
+  const hung = mode === 'hung';
+  if (hung) {
+    const sword = new Object3D();
+    sword.position.set(0, -12, 0);
+    sword.add(new Object3D());
+    c.byName.get('hand_l')!.add(sword);
+  }
   const bones = c.skeleton.boneMatrices!;
   const foot = skeleton.indexOf('foot_l') * 16 + 13;
   const frame = (): void => {
     g.update(1 / 60);
     binding.apply();
+    if (hung) c.scene.updateMatrixWorld();
     c.skeleton.update();
   };
   frame();
@@ -41,6 +52,7 @@ function probe(all: boolean): { perFrame: number; moved: boolean } {
   return { perFrame: bytesPerFrame(frame, { untilFloor: true }).perFrame, moved };
 }
 
-const direct = probe(false);
-const all = probe(true);
-console.log(JSON.stringify({ perApply: direct.perFrame, perApplyAll: all.perFrame, moved: direct.moved && all.moved }));
+const direct = probe('direct');
+const all = probe('all');
+const hung = probe('hung');
+console.log(JSON.stringify({ perApply: direct.perFrame, perApplyAll: all.perFrame, perApplyHung: hung.perFrame, moved: direct.moved && all.moved && hung.moved }));
