@@ -290,7 +290,9 @@ export class ThreeBinding {
       inverses.set(e, i * 16);
       if (e[3] !== 0 || e[7] !== 0 || e[11] !== 0 || e[15] !== 1) affine = false;
     }
-    const bound: BoundSkeleton = { skeleton, boneOf, graphBoneOf, mixed, inverses, affine, pending: new Float32Array(n * 16), deferred: false };
+    const bound: BoundSkeleton = {
+      skeleton, boneOf, graphBoneOf: shared(graphBoneOf), mixed, inverses: shared(inverses), affine, pending: new Float32Array(n * 16), deferred: false,
+    };
     // The renderers call update() once per frame before drawing: a WebGPU renderer drawing motion
     // vectors first keeps the matrices in place as last frame's, which is why apply() writes into
     // `pending` while previousBoneMatrices exists. An own property, so release() can delete it.
@@ -614,6 +616,40 @@ function depthOf(object: Object3D): number {
   let depth = 0;
   for (let o = object.parent; o !== null; o = o.parent) depth++;
   return depth;
+}
+
+/**
+ * One array for every binding whose array holds the same values: a crowd of one model (its
+ * Skeletons cloned, or bound at the same place) reads one set of inverse bind matrices, which stays
+ * in the cache, rather than a copy per character, which does not. Kept while a binding holds it.
+ */
+const sharedArrays = new Map<number, WeakRef<Float64Array | Int32Array>[]>();
+const sharedGone = new FinalizationRegistry<number>((hash) => {
+  const list = sharedArrays.get(hash);
+  if (list === undefined) return;
+  const live = list.filter((ref) => ref.deref() !== undefined);
+  if (live.length > 0) sharedArrays.set(hash, live);
+  else sharedArrays.delete(hash);
+});
+
+function shared<T extends Float64Array | Int32Array>(array: T): T {
+  const words = new Uint32Array(array.buffer, array.byteOffset, array.byteLength >> 2);
+  let hash = 0x811c9dc5 ^ array.length;
+  for (let i = 0; i < words.length; i++) hash = Math.imul(hash ^ words[i], 0x01000193);
+  hash = (hash * 2 + (array instanceof Float64Array ? 1 : 0)) | 0;
+  const list = sharedArrays.get(hash) ?? [];
+  for (const ref of list) {
+    const other = ref.deref();
+    if (other === undefined || other.constructor !== array.constructor || other.length !== array.length) continue;
+    const otherWords = new Uint32Array(other.buffer, other.byteOffset, other.byteLength >> 2);
+    let same = true;
+    for (let i = 0; i < words.length && same; i++) same = words[i] === otherWords[i];
+    if (same) return other as T;
+  }
+  list.push(new WeakRef(array));
+  sharedArrays.set(hash, list);
+  sharedGone.register(array, hash);
+  return array;
 }
 
 /** The live binding driving each bound bone and Skeleton (with writeMatrices), so a new binding of them can release it. */

@@ -361,6 +361,25 @@ describe('bindThree', () => {
     }
   });
 
+  it('shares one copy of equal inverse bind matrices between bindings (a crowd of one model), and skins each character where it is', () => {
+    const inverses = (b: ReturnType<typeof bindThree>): Float64Array => (b as unknown as { bound: { inverses: Float64Array }[] }).bound[0].inverses;
+    const g = character(), h = character();
+    const one = buildCharacter(skeleton, AWKWARD), two = buildCharacter(skeleton, AWKWARD), elsewhere = buildCharacter(skeleton, { ...AWKWARD, position: [0, 0, 0] });
+    const a = bindThree(g, one.mesh!), b = bindThree(h, two.mesh!), c = bindThree(h, elsewhere.mesh!);
+    expect(inverses(a)).toBe(inverses(b));
+    expect(inverses(c)).not.toBe(inverses(a)); // bound at another place: other values
+    two.character.position.x += 300; // moved after binding: the same inverses, another skinning
+    advance(g, 5);
+    advance(h, 5);
+    a.apply();
+    b.apply();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    naive.character.position.x += 300;
+    poseNaively(naive, skeleton, h.evaluate());
+    expect(relativeError(two.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    expect(relativeError(one.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeGreaterThan(1); // 300 units apart
+  });
+
   it('follows the character when it moves between frames, without a scene update (updateRoot)', () => {
     const g = character();
     const naive = buildCharacter(skeleton, AWKWARD);
