@@ -127,8 +127,6 @@ export class ThreeBinding {
   private readonly unboundParents: Int32Array;
   /** World matrix of each of `bones`, 16 per bone, column-major: written for the bones whose matrixWorld is written or read. */
   private readonly worlds: Float64Array;
-  /** root.matrixWorld as the last apply() read it (the identity for the world origin). */
-  private readonly rootWorld = new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
   /** The component pose the last apply() drew, for updateBoneWorlds. */
   private lastPose: ComponentPose | null = null;
   private readonly bound: readonly BoundSkeleton[];
@@ -152,6 +150,8 @@ export class ThreeBinding {
   private readonly topOf: Int32Array;
   /** The bound bones whose parent is not a bound bone: their updateMatrixWorld is the binding's. */
   private readonly tops: readonly Object3D[];
+  /** Per top bone: its updateMatrixWorld while something hangs under the bound bones. */
+  private walks: (() => void)[] = [];
   /** Each of `bones` by object, to its index. */
   private readonly position: ReadonlyMap<Object3D, number>;
   /** Whether apply() has written every bone's matrixWorld once (so that three's first bounding sphere sees the pose). */
@@ -244,11 +244,8 @@ export class ThreeBinding {
         bone.addEventListener('childadded', this.childAdded);
         bone.addEventListener('childremoved', this.childRemoved);
       }
-      // Own properties, deleted by release(). three's walk calls a child's updateMatrixWorld
-      // whatever its flags: this stops it at the bound bones, walking only what hangs under them.
-      tops.forEach((top, t) => {
-        (top as { updateMatrixWorld(force?: boolean): void }).updateMatrixWorld = () => this.updateAttachments(t);
-      });
+      this.walks = tops.map((_, t) => () => this.updateAttachments(t));
+      this.installWalks();
     }
   }
 
@@ -320,13 +317,8 @@ export class ThreeBinding {
     if (!this.writeMatrices) return;
     this.lastPose = pose;
     const root = this.root;
-    if (root !== null) {
-      if (this.updateRoot) root.updateWorldMatrix(true, false);
-      // Copied by hand: TypedArray.prototype.set from a plain array takes a slow generic path.
-      const e = root.matrixWorld.elements, r = this.rootWorld;
-      r[0] = e[0]; r[1] = e[1]; r[2] = e[2]; r[3] = e[3]; r[4] = e[4]; r[5] = e[5]; r[6] = e[6]; r[7] = e[7];
-      r[8] = e[8]; r[9] = e[9]; r[10] = e[10]; r[11] = e[11]; r[12] = e[12]; r[13] = e[13]; r[14] = e[14]; r[15] = e[15];
-    }
+    if (root !== null && this.updateRoot) root.updateWorldMatrix(true, false);
+    const rootWorld = root === null ? IDENTITY : root.matrixWorld.elements;
     const all = this.writeAllWorlds || !this.firstWritten;
     this.firstWritten = true;
     // One Skeleton with affine inverse bind matrices (three's own) is skinned straight from the
@@ -335,7 +327,7 @@ export class ThreeBinding {
     const fused = bound.length === 1 && bound[0].affine;
     // Most characters carry nothing and have no bone named: no world matrix to compute or write.
     if (all || !fused || this.worldBones > 0) {
-      this.computeBoundWorlds(pose, all || !fused);
+      this.computeBoundWorlds(pose, rootWorld, all || !fused);
       this.computeUnboundWorlds();
       this.writeBoneWorlds(all);
     }
@@ -345,22 +337,22 @@ export class ThreeBinding {
       const out = previous === null || previous === undefined ? b.skeleton.boneMatrices! : b.pending;
       b.deferred = out === b.pending;
       if (fused) {
-        this.skinAffine(b, pose, out);
+        this.skinAffine(b, pose, rootWorld, out);
         if (b.mixed) this.skinFromWorlds(b, out, false);
       } else this.skinFromWorlds(b, out, true);
     }
   }
 
   /**
-   * Writes every bone's matrixWorld (bound or not) for the pose the last apply() drew, with the
-   * root where it was then: for code that reads bones now and then (SkinnedMesh.getVertexPosition
+   * Writes every bone's matrixWorld (bound or not) for the pose the last apply() drew, under the
+   * root's matrixWorld as it stands: for code that reads bones now and then (SkinnedMesh.getVertexPosition
    * and computeBoundingSphere, a raycast against the skinned mesh). Does nothing before the first
    * apply() or once released.
    */
   updateBoneWorlds(): void {
     const pose = this.lastPose;
     if (pose === null || this.released) return;
-    this.computeBoundWorlds(pose, true);
+    this.computeBoundWorlds(pose, this.root === null ? IDENTITY : this.root.matrixWorld.elements, true);
     this.computeUnboundWorlds();
     this.writeBoneWorlds(true);
   }
@@ -387,9 +379,19 @@ export class ThreeBinding {
     for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) if (drivers.get(part) === this) drivers.delete(part);
   }
 
+  /**
+   * The top bones' updateMatrixWorld, own properties that release() deletes. three's walk calls a
+   * child's updateMatrixWorld whatever its flags: this stops it at the bound bones, walking only
+   * what hangs under them, and while nothing does, a function shared by every binding (which reads
+   * nothing of a character's, a cache miss fewer per character in a crowd).
+   */
+  private installWalks(): void {
+    const tops = this.tops, nothing = this.foreignTotal === 0;
+    for (let t = 0; t < tops.length; t++) (tops[t] as { updateMatrixWorld(force?: boolean): void }).updateMatrixWorld = nothing ? walkNothing : this.walks[t];
+  }
+
   /** three's walk reaching top bone `t`: what hangs under its bound bones, from their matrixWorld (written by apply()). */
   private updateAttachments(t: number): void {
-    if (this.foreignTotal === 0) return;
     const foreign = this.foreign, topOf = this.topOf, bones = this.bones, position = this.position, boundCount = this.boundCount;
     for (let k = 0; k < boundCount; k++) {
       if (foreign[k] === 0 || topOf[k] !== t) continue;
@@ -420,16 +422,16 @@ export class ThreeBinding {
     this.foreignTotal += by;
     const after = this.pinned[k] !== 0 || this.foreign[k] > 0;
     if (before !== after) this.worldBones += after ? 1 : -1;
+    if (this.foreignTotal === (by > 0 ? 1 : 0) && !this.released) this.installWalks();
   }
 
   /**
-   * World matrix of bound bones = rootWorld × compose(component T, R, S), written out: of every
+   * World matrix of bound bones = root world matrix (m) × compose(component T, R, S), written out: of every
    * one with `all`, else of those whose matrixWorld is written or whose world a bone the graph lacks reads.
    */
-  private computeBoundWorlds(pose: ComponentPose, all: boolean): void {
+  private computeBoundWorlds(pose: ComponentPose, m: number[], all: boolean): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
     // The root's world matrix is affine (an Object3D's always is): its last row is 0 0 0 1.
-    const m = this.rootWorld;
     const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
     const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
     const indices = this.boneIndices, e = this.worlds, pinned = this.pinned, foreign = this.foreign;
@@ -491,14 +493,13 @@ export class ThreeBinding {
   }
 
   /**
-   * out[slot] = rootWorld × compose(component T, R, S) × inverse bind matrix, for every slot of a
+   * out[slot] = root world matrix (m) × compose(component T, R, S) × inverse bind matrix, for every slot of a
    * bound bone, straight from the pose: what Skeleton.update computes from bone.matrixWorld (both
    * products in double, rounded once to single precision), for inverse bind matrices whose last row
    * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out.
    */
-  private skinAffine(s: BoundSkeleton, pose: ComponentPose, out: Float32Array): void {
+  private skinAffine(s: BoundSkeleton, pose: ComponentPose, m: number[], out: Float32Array): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
-    const m = this.rootWorld;
     const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
     const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
     const slots = s.graphBoneOf, inv = s.inverses;
@@ -586,6 +587,12 @@ export class ThreeBinding {
     }
   }
 }
+
+/** A top bone's updateMatrixWorld while nothing hangs under the bound bones: they are not walked. */
+function walkNothing(): void {}
+
+/** The world matrix of `root: null`, as a Matrix4's elements (the same kind of array the frame loop reads). */
+const IDENTITY: number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 
 /** out[o..o+16) = a[ao..] × b (a null: the identity), both affine, column-major. */
 function multiplyAffine(out: Float64Array, o: number, a: ArrayLike<number> | null, ao: number, b: ArrayLike<number>): void {

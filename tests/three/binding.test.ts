@@ -233,6 +233,29 @@ describe('bindThree', () => {
     binding.release();
     count(direct);
     expect(direct.bones.filter((b) => walked.has(b)).length).toBe(22);
+
+    // Nothing hung under the bones: nothing walked, until something is.
+    const bare = buildCharacter(skeleton, { ...AWKWARD, extra: [] }), naive = buildCharacter(skeleton, { ...AWKWARD, extra: [] });
+    const bareBinding = bindThree(g, bare.mesh!);
+    bareBinding.apply();
+    count(bare);
+    expect(bare.bones.filter((b) => walked.has(b))).toEqual([]);
+    const sword = new THREE.Object3D(), naiveSword = new THREE.Object3D();
+    sword.position.set(0, -12, 0);
+    naiveSword.position.set(0, -12, 0);
+    bare.byName.get('hand_l')!.add(sword);
+    naive.byName.get('hand_l')!.add(naiveSword);
+    advance(g, 3);
+    bareBinding.apply();
+    count(bare);
+    expect(walked.has(sword)).toBe(true);
+    poseNaively(naive, skeleton, g.evaluate());
+    expect(relativeError(sword.matrixWorld.elements, naiveSword.matrixWorld.elements)).toBeLessThan(1e-12);
+    bare.byName.get('hand_l')!.remove(sword);
+    count(bare);
+    expect(walked.size).toBeGreaterThan(0);
+    expect(bare.bones.filter((b) => walked.has(b))).toEqual([]);
+    expect(walked.has(sword)).toBe(false);
   });
 
   it("keeps objects hung under bones where three's own path puts them, without boneWorldMatrices: hung before binding or after, taken off again", () => {
