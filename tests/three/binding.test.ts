@@ -430,6 +430,23 @@ describe('bindThree', () => {
     expect(root.x - new THREE.Vector3().setFromMatrixPosition(naive.byName.get('root')!.matrixWorld).x).toBeCloseTo(-37, 9);
   });
 
+  it('skins a character whose bones are kept out of the scene (root: the Object3D they would hang under)', () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, { ...AWKWARD, extra: [] });
+    const direct = buildCharacter(skeleton, { ...AWKWARD, extra: [] });
+    direct.armature.remove(direct.byName.get('root')!); // the renderer then never visits the bones
+    const binding = bindThree(g, direct.mesh!, { root: direct.armature });
+    for (const frames of [2, 9]) {
+      for (const c of [naive, direct]) c.character.position.y += 12;
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      binding.apply();
+      direct.scene.updateMatrixWorld();
+      direct.skeleton.update();
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+  });
+
   it('takes an explicit root, or the world origin (root: null)', () => {
     const g = character();
     const plain = buildCharacter(skeleton, { mesh: false });
