@@ -551,6 +551,7 @@ describe('bindThree', () => {
     expect(result.perApply).toBeLessThan(4);
     expect(result.perApplyAll).toBeLessThan(4); // boneWorldMatrices and writeLocal too
     expect(result.perApplyHung).toBeLessThan(4); // a prop hung under a bone, a bone named, and the scene's walk
+    expect(result.perApplyCrowd).toBeLessThan(4); // a crowd's character, its component pose composed by the kernel
     expect(result.moved).toBe(true);
   });
 });
