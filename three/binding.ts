@@ -325,8 +325,9 @@ export class ThreeBinding {
     // pose; several over the same bones (a glTF's meshes) share each bone's world matrix instead.
     const bound = this.bound;
     const fused = bound.length === 1 && bound[0].affine;
-    // Most characters carry nothing and have no bone named: no world matrix to compute or write.
-    if (all || !fused || this.worldBones > 0) {
+    // Most characters carry nothing, have no bone named and none the graph lacks: no world matrix
+    // to compute or write.
+    if (all || !fused || this.worldBones > 0 || this.unboundParents.length > 0) {
       this.computeBoundWorlds(pose, rootWorld, all || !fused);
       this.computeUnboundWorlds();
       this.writeBoneWorlds(all);

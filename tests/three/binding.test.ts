@@ -447,6 +447,32 @@ describe('bindThree', () => {
     }
   });
 
+  it('skins a bone the graph lacks that hangs outside the bound bones (under the armature) from its own matrixWorld chain', () => {
+    const g = character();
+    const make = (c: ReturnType<typeof buildCharacter>): THREE.Skeleton => {
+      const loose = new THREE.Bone();
+      loose.name = 'loose';
+      loose.position.set(20, 30, 0);
+      c.armature.add(loose);
+      c.scene.updateMatrixWorld(true);
+      return new THREE.Skeleton([...c.bones, loose]);
+    };
+    const naive = buildCharacter(skeleton, { ...AWKWARD, extra: [] }), direct = buildCharacter(skeleton, { ...AWKWARD, extra: [] });
+    const theirs = make(naive), mine = make(direct);
+    const binding = bindThree(g, mine);
+    expect(binding.unboundThreeBones).toEqual(['loose']);
+    for (const frames of [2, 5]) {
+      for (const c of [naive, direct]) c.character.position.z -= 40; // the loose bone moves with the character
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      theirs.update();
+      binding.apply();
+      direct.scene.updateMatrixWorld();
+      mine.update();
+      expect(relativeError(mine.boneMatrices!, theirs.boneMatrices!)).toBeLessThan(3e-7);
+    }
+  });
+
   it('takes an explicit root, or the world origin (root: null)', () => {
     const g = character();
     const plain = buildCharacter(skeleton, { mesh: false });
