@@ -1,23 +1,27 @@
 /**
- * Writing graph poses into three.js, two ways, at 1000 characters on the built-in 22-bone biped
- * (walk and run blended): each character is a Group in one Scene with the biped's bones under it.
+ * What handing graph poses to three.js costs, at 1000 characters on the built-in 22-bone biped
+ * (walk and run blended), each a Group in one Scene with the biped's bones under it and a Skeleton
+ * over them, as a ratio to the graph's own frame in the same process:
  *
  * - naive: the graph's local pose copied into every Bone's position, quaternion and scale
- *   (bindThree with writeMatrices: false, writeLocal: true), then scene.updateMatrixWorld(), which
- *   recomposes every bone's local and world matrix;
- * - direct: bindThree's apply(): each bone's world matrix written from the component pose
- *   (converting the pose to component space is counted here), then the same
- *   scene.updateMatrixWorld(), which the renderer runs every frame anyway and which now skips the
- *   bound bones' matrices but still walks them.
+ *   (bindThree with writeMatrices: false, writeLocal: true), then the renderer's part;
+ * - apply(): bindThree's apply() alone, the component-space conversion included (characters made
+ *   one by one with graph.createInstance(): their component pass runs in JavaScript, in apply());
+ * - apply(), then the renderer's part: what three's renderers do before drawing,
+ *   scene.updateMatrixWorld() and every skeleton.update(), which the binding replaces for its bones;
+ * - crowd: the same with the characters of an InstanceBatch (graph.createInstances(count,
+ *   { componentSpace: true })), the WebAssembly kernel on where the engine has it: their component
+ *   pass runs in the kernel within crowd.update(), the yardstick, so apply() does the binding's own work.
  *
- * The graph's own update + evaluate is timed separately, as the yardstick. skeleton.update()
- * (bone matrices × inverse bind matrices, done by the renderer) costs the same in both and is
- * left out. Windows alternate so machine noise hits both paths; prints ms per frame (medians)
- * and the ratio. No gate.
+ * Each character's Skeleton is made at the origin, then the character placed: its inverse bind
+ * matrices are those of every clone of one model. The graph's update + evaluate (crowd.update) is
+ * timed in every window, and each figure is the median over windows of its ratio to it, so machine
+ * noise hits both sides alike. Times are the process's CPU time (process.cpuUsage), which the
+ * other tenants of a shared machine inflate less than the clock. No gate.
  *
  *   node --import tsx bench/three-binding.ts [--count N] [--quick]
  */
-import { performance } from 'node:perf_hooks';
+import { cpus, loadavg } from 'node:os';
 import * as THREE from 'three';
 import { loadGraphAsset } from '../host/files.ts';
 import type { AnimGraphInstance } from '../runtime/graph/instance.ts';
@@ -48,30 +52,36 @@ interface Characters { scene: THREE.Scene; characters: THREE.Group[]; skeletons:
 function makeScene(): Characters {
   const scene = new THREE.Scene();
   const characters: THREE.Group[] = [];
-  const bones: THREE.Bone[][] = [];
+  const skeletons: THREE.Skeleton[] = [];
   for (let c = 0; c < count; c++) {
     const character = new THREE.Group();
+    const bones = makeThreeBones(graph.skeleton);
+    character.add(bones[0]);
+    character.updateMatrixWorld(true);
+    // Inverse bind matrices from the reference pose at the origin, as every clone of one skinned model has them.
+    skeletons.push(new THREE.Skeleton(bones));
     character.position.set((c % 40) * 150, 0, Math.floor(c / 40) * 150);
     character.rotation.y = c * 0.37;
-    bones.push(makeThreeBones(graph.skeleton));
-    character.add(bones[c][0]);
     scene.add(character);
     characters.push(character);
   }
   scene.updateMatrixWorld(true);
-  // Inverse bind matrices from the reference pose, as a skinned mesh bound at it would have.
-  return { scene, characters, skeletons: bones.map((b) => new THREE.Skeleton(b)) };
+  return { scene, characters, skeletons };
+}
+
+function spread(instances: readonly AnimGraphInstance[]): void {
+  instances.forEach((instance, c) => instance.update((c * 0.013) % 1.1)); // the phases
 }
 
 const instances: AnimGraphInstance[] = [];
-for (let c = 0; c < count; c++) {
-  const instance = graph.createInstance();
-  instance.update((c * 0.013) % 1.1); // spread the phases
-  instances.push(instance);
-}
-const naive = makeScene(), direct = makeScene();
+for (let c = 0; c < count; c++) instances.push(graph.createInstance());
+spread(instances);
+const crowd = graph.createInstances(count, { componentSpace: true });
+spread(crowd.instances);
+const naive = makeScene(), direct = makeScene(), crowdScene = makeScene();
 const naiveBindings: ThreeBinding[] = naive.skeletons.map((s, c) => bindThree(instances[c], s, { writeMatrices: false, writeLocal: true }));
 const directBindings: ThreeBinding[] = direct.skeletons.map((s, c) => bindThree(instances[c], s));
+const crowdBindings: ThreeBinding[] = crowdScene.skeletons.map((s, c) => bindThree(crowd.instances[c], s));
 
 function graphFrame(): void {
   for (let c = 0; c < count; c++) {
@@ -79,63 +89,69 @@ function graphFrame(): void {
     instances[c].evaluate();
   }
 }
+const crowdFrame = (): void => crowd.update(dt);
 
-/** The binding's writes, then what the renderer does before drawing: the scene's matrices, each skeleton's update(). */
-function writeFrame(bindings: ThreeBinding[], { scene, skeletons }: Characters): void {
-  for (let c = 0; c < count; c++) bindings[c].apply();
+/** What the renderer does before drawing: the scene's matrices, each skeleton's update(). */
+function rendererPart({ scene, skeletons }: Characters): void {
   scene.updateMatrixWorld();
   for (let c = 0; c < count; c++) skeletons[c].update();
 }
+const applyAll = (bindings: ThreeBinding[]): void => { for (let c = 0; c < count; c++) bindings[c].apply(); };
 
-/** ms per frame of `work`, run framesPerWindow times after the graph has advanced each frame. */
-function window(work: (() => void) | null): number {
-  let spent = 0;
+interface Case { name: string; graph: () => void; work: () => void; ratios: number[]; ms: number[] }
+const cases: Case[] = [
+  { name: 'naive: copy local TRS, then the renderer\'s part', graph: graphFrame, work: () => { applyAll(naiveBindings); rendererPart(naive); }, ratios: [], ms: [] },
+  { name: 'apply() alone (component conversion included)', graph: graphFrame, work: () => applyAll(directBindings), ratios: [], ms: [] },
+  { name: 'apply(), then the renderer\'s part', graph: graphFrame, work: () => { applyAll(directBindings); rendererPart(direct); }, ratios: [], ms: [] },
+  { name: 'crowd: apply() alone', graph: crowdFrame, work: () => applyAll(crowdBindings), ratios: [], ms: [] },
+  { name: 'crowd: apply(), then the renderer\'s part', graph: crowdFrame, work: () => { applyAll(crowdBindings); rendererPart(crowdScene); }, ratios: [], ms: [] },
+];
+const graphMs: number[] = [], crowdMs: number[] = [];
+
+/** The process's CPU time so far, in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** One window of `c`: its graph frame and its work, framesPerWindow times; the ratio of their times. */
+function window(c: Case): void {
+  let graphSpent = 0, spent = 0;
   for (let f = 0; f < framesPerWindow; f++) {
-    const t0 = performance.now();
-    graphFrame();
-    const t1 = performance.now();
-    if (work === null) spent += t1 - t0;
-    else {
-      work();
-      spent += performance.now() - t1;
-    }
+    const t0 = cpuMs();
+    c.graph();
+    const t1 = cpuMs();
+    c.work();
+    spent += cpuMs() - t1;
+    graphSpent += t1 - t0;
   }
-  return spent / framesPerWindow;
+  c.ratios.push(spent / graphSpent);
+  c.ms.push(spent / framesPerWindow);
+  (c.graph === crowdFrame ? crowdMs : graphMs).push(graphSpent / framesPerWindow);
 }
 
-const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+for (let w = 0; w < 3; w++) for (const c of cases) window(c); // warm-up
+for (const c of cases) c.ratios.length = c.ms.length = 0;
+graphMs.length = crowdMs.length = 0;
+for (let w = 0; w < windows; w++) for (const c of w % 2 === 0 ? cases : [...cases].reverse()) window(c);
 
-const naiveWork = (): void => writeFrame(naiveBindings, naive);
-const directWork = (): void => writeFrame(directBindings, direct);
-const applyOnly = (): void => { for (let c = 0; c < count; c++) directBindings[c].apply(); };
-for (let w = 0; w < 3; w++) { window(naiveWork); window(directWork); window(applyOnly); window(null); } // warm-up
-
-const times = { graph: [] as number[], naive: [] as number[], direct: [] as number[], apply: [] as number[] };
-for (let w = 0; w < windows; w++) {
-  if (w % 2 === 0) {
-    times.naive.push(window(naiveWork));
-    times.direct.push(window(directWork));
-  } else {
-    times.direct.push(window(directWork));
-    times.naive.push(window(naiveWork));
-  }
-  times.apply.push(window(applyOnly));
-  times.graph.push(window(null));
-}
-
-// The two scenes skin with the same matrices: a sanity check that the bench compares like with like.
-naiveWork();
-directWork();
+// The scenes skin with the same matrices: a sanity check that the bench compares like with like.
+graphFrame();
+applyAll(naiveBindings);
+rendererPart(naive);
+applyAll(directBindings);
+rendererPart(direct);
 const a32 = naive.skeletons[count - 1].boneMatrices!, b32 = direct.skeletons[count - 1].boneMatrices!;
 let gap = 0;
 for (let i = 0; i < a32.length; i++) gap = Math.max(gap, Math.abs(a32[i] - b32[i]) / Math.max(1, Math.abs(a32[i])));
 if (!(gap < 1e-5)) throw new Error(`the naive and direct scenes' bone matrices differ by ${gap}`);
 
-const ms = (x: number): string => `${x.toFixed(2)} ms`;
-const g = median(times.graph), n = median(times.naive), d = median(times.direct), a = median(times.apply);
-console.log(`three.js binding, ${count} characters x ${graph.skeleton.boneCount} bones (${windows} windows of ${framesPerWindow} frames, medians)`);
-console.log(`  graph update + evaluate                          ${ms(g)}`);
-console.log(`  naive: copy local TRS, then the renderer's part  ${ms(n)}  (${(n / g).toFixed(2)}x the graph)`);
-console.log(`  direct: apply(), then the renderer's part        ${ms(d)}  (${(d / g).toFixed(2)}x the graph; apply() alone ${ms(a)})`);
-console.log(`  (the renderer's part: scene.updateMatrixWorld() and every skeleton.update())`);
-console.log(`  naive / direct: ${(n / d).toFixed(1)}x`);
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+const ms = (x: number): string => `${x.toFixed(2)} ms`.padStart(9);
+console.log(`three.js binding, ${count} characters x ${graph.skeleton.boneCount} bones (${windows} windows of ${framesPerWindow} frames, medians; ratios to the graph in the same window)`);
+console.log(`  machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, node ${process.version}`);
+console.log(`  ${'graph update + evaluate (graph.createInstance each)'.padEnd(52)}${ms(median(graphMs))}  1`);
+for (const c of cases.slice(0, 3)) console.log(`  ${c.name.padEnd(52)}${ms(median(c.ms))}  ${median(c.ratios).toFixed(2)}x`);
+console.log(`  ${'crowd.update (createInstances, componentSpace)'.padEnd(52)}${ms(median(crowdMs))}  1`);
+for (const c of cases.slice(3)) console.log(`  ${c.name.padEnd(52)}${ms(median(c.ms))}  ${median(c.ratios).toFixed(2)}x`);
+console.log('  (the renderer\'s part: scene.updateMatrixWorld() and every skeleton.update())');

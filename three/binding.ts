@@ -7,22 +7,23 @@
  *   binding.apply();
  *   renderer.render(scene, camera);
  *
- * apply() computes each bone's world matrix straight from the instance's component pose
- * (root.matrixWorld × the bone's component transform), in arrays of its own, and the skinning
- * matrices (world × inverse bind matrix) from them into a Float32Array per Skeleton, instead of
- * copying local transforms into every Bone and recomposing the hierarchy with updateMatrixWorld
- * (a Euler update per quaternion write, a compose and a product per bone, across objects spread
- * over the heap). The bound Skeletons' update() (which three's renderers call once per frame
- * before drawing, after keeping last frame's matrices for motion vectors) is replaced by a copy of
- * those matrices into skeleton.boneMatrices; release() restores it.
+ * apply() writes each bound Skeleton's skinning matrices (root.matrixWorld × the bone's component
+ * transform × its inverse bind matrix, rounded once to single precision) straight into
+ * skeleton.boneMatrices, in one pass over the component pose, instead of copying local transforms
+ * into every Bone and recomposing the hierarchy (a Euler update per quaternion write, a compose and
+ * a product per bone, across objects spread over the heap). The bound Skeletons' update(), which
+ * three's renderers call once per frame before drawing, then only marks the bone texture for upload
+ * (or, when three keeps last frame's matrices for motion vectors, installs this frame's first).
  *
- * Bones' own matrixWorld is written only with `boneWorldMatrices: true` (for objects attached to
- * bones, SkinnedMesh.applyBoneTransform, raycasts); either way bound bones get matrixAutoUpdate
- * and matrixWorldAutoUpdate set to false, so the scene's updateMatrixWorld spends nothing on them.
+ * The bound bones are kept out of three's per-frame world-matrix walk: each topmost bound bone's
+ * updateMatrixWorld is replaced by one that walks only what hangs under the bones (attachments,
+ * bones the graph lacks), whose parents' matrixWorld apply() writes. Other bones' matrixWorld is
+ * written on request (updateBoneWorlds), every frame for the bones named in boneWorldMatrices, or
+ * for all of them with boneWorldMatrices: true.
  *
  * Only `three`'s types are imported: this module does not load three itself.
  */
-import type { Matrix4, Object3D, Skeleton as ThreeSkeleton } from 'three';
+import type { Object3D, Skeleton as ThreeSkeleton } from 'three';
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
@@ -50,11 +51,12 @@ export interface ThreeBindingOptions {
    */
   updateRoot?: boolean;
   /**
-   * Also write every bone's matrixWorld (default false; always on for a list of bones): for
-   * objects attached to bones, SkinnedMesh.applyBoneTransform and raycasts. Without it the
-   * bones' matrixWorld keeps whatever it last held.
+   * Which bones' matrixWorld apply() writes besides those that carry objects (default none):
+   * true for every bone (always so for a list of bones), or the names of some (a bone's name in
+   * three or in the graph), for code that reads them every frame. Other bones' matrixWorld is
+   * written by updateBoneWorlds(), on request.
    */
-  boneWorldMatrices?: boolean;
+  boneWorldMatrices?: boolean | readonly string[];
   /**
    * Compute bone matrices from the component pose (default true). False leaves the bones'
    * matrices to three (the naive path: writeLocal, then updateMatrixWorld or the renderer), and
@@ -69,15 +71,23 @@ export interface ThreeBindingOptions {
   writeLocal?: boolean;
 }
 
-/** One bound Skeleton: where each of its slots takes its world matrix, and its inverse bind matrices. */
+/** One bound Skeleton: where each of its slots takes its matrix, and its inverse bind matrices. */
 interface BoundSkeleton {
   readonly skeleton: ThreeSkeleton;
   /** Per slot of skeleton.bones: the binding's bone index, or -1 for an empty slot (three skins it with the identity). */
   readonly boneOf: Int32Array;
+  /** Per slot: the graph bone of a bound bone (skinned from the pose), else -1 (skinned from `worlds`). */
+  readonly graphBoneOf: Int32Array;
+  /** Whether some slot is not a bound bone (an empty slot, or a bone the graph lacks). */
+  readonly mixed: boolean;
   /** skeleton.boneInverses as read at binding, 16 per slot (column-major, as three stores them). */
   readonly inverses: Float64Array;
-  /** This frame's skinning matrices, copied into skeleton.boneMatrices by skeleton.update(). */
+  /** Whether every inverse bind matrix's last row is 0 0 0 1 (as three computes them). */
+  readonly affine: boolean;
+  /** This frame's skinning matrices while three keeps last frame's for motion vectors (previousBoneMatrices). */
   readonly pending: Float32Array;
+  /** Whether `pending` holds matrices that update() is still to install. */
+  deferred: boolean;
 }
 
 /**
@@ -115,13 +125,37 @@ export class ThreeBinding {
   private readonly source: ThreePoseSource;
   /** Per unbound bone (bones[boundCount + u]): its parent's index in `bones`, or -1 for a parent outside them. */
   private readonly unboundParents: Int32Array;
-  /** World matrix of each of `bones`, 16 per bone, column-major. */
+  /** World matrix of each of `bones`, 16 per bone, column-major: written for the bones whose matrixWorld is written or read. */
   private readonly worlds: Float64Array;
+  /** The component pose the last apply() drew, for updateBoneWorlds. */
+  private lastPose: ComponentPose | null = null;
   private readonly bound: readonly BoundSkeleton[];
   private readonly updateRoot: boolean;
   private readonly writeMatrices: boolean;
-  private readonly writeWorlds: boolean;
+  /** boneWorldMatrices: true (or a list of bones): every bone's matrixWorld each apply(). */
+  private readonly writeAllWorlds: boolean;
   private readonly writeLocal: boolean;
+  /**
+   * Per bone of `bones`: 1 when apply() writes its matrixWorld whatever hangs under it (named in
+   * boneWorldMatrices), 2 when it only computes its world (the parent of a bone the graph lacks), 3 both.
+   */
+  private readonly pinned: Uint8Array;
+  /** Per bound bone: how many of its children are not bound bones (attachments, bones the graph lacks); kept by childadded/childremoved. */
+  private readonly foreign: Uint16Array;
+  /** How many bound bones have pinned or foreign set: whose world apply() computes. */
+  private worldBones = 0;
+  /** The sum of `foreign`: whether anything hangs under the bound bones. */
+  private foreignTotal = 0;
+  /** Per bound bone: the index (in `tops`) of the topmost bound bone above it through bound parents. */
+  private readonly topOf: Int32Array;
+  /** The bound bones whose parent is not a bound bone: their updateMatrixWorld is the binding's. */
+  private readonly tops: readonly Object3D[];
+  /** Per top bone: its updateMatrixWorld while something hangs under the bound bones. */
+  private walks: (() => void)[] = [];
+  /** Each of `bones` by object, to its index. */
+  private readonly position: ReadonlyMap<Object3D, number>;
+  /** Whether apply() has written every bone's matrixWorld once (so that three's first bounding sphere sees the pose). */
+  private firstWritten = false;
   /** The bound bones' matrixAutoUpdate and matrixWorldAutoUpdate before binding, for release(). */
   private readonly savedFlags: Uint8Array;
   private released = false;
@@ -162,14 +196,36 @@ export class ThreeBinding {
     this.boundCount = bound.length;
     this.boneIndices = Int32Array.from(bound, (b) => b.index);
     const position = new Map(this.bones.map((b, k) => [b, k]));
+    this.position = position;
     this.unboundParents = Int32Array.from(unbound, (b) => (b.parent === null ? -1 : position.get(b.parent) ?? -1));
     this.root = options.root !== undefined ? options.root : bound[0].bone.parent;
     this.unboundThreeBones = unbound.map((b) => b.name);
     this.unusedGraphBones = skeleton.boneNames.filter((_, i) => used[i] === 0);
     this.updateRoot = options.updateRoot ?? true;
     this.skeletons = this.writeMatrices ? skeletons : [];
-    this.writeWorlds = this.writeMatrices && (options.boneWorldMatrices === true || skeletons.length === 0);
+    this.writeAllWorlds = this.writeMatrices && (options.boneWorldMatrices === true || skeletons.length === 0);
     this.worlds = new Float64Array(this.bones.length * 16);
+    this.pinned = this.pinBones(options.boneWorldMatrices, skeleton);
+    this.foreign = new Uint16Array(this.boundCount);
+    this.topOf = new Int32Array(this.boundCount);
+    const tops: Object3D[] = [];
+    for (let k = 0; k < this.boundCount; k++) {
+      const bone = this.bones[k];
+      for (const child of bone.children) if ((position.get(child) ?? this.boundCount) >= this.boundCount) this.foreign[k]++;
+      let top = bone;
+      while (top.parent !== null && (position.get(top.parent) ?? this.boundCount) < this.boundCount) top = top.parent;
+      if (top === bone) tops.push(bone);
+    }
+    for (let k = 0; k < this.boundCount; k++) {
+      let top = this.bones[k];
+      while (top.parent !== null && (position.get(top.parent) ?? this.boundCount) < this.boundCount) top = top.parent;
+      this.topOf[k] = tops.indexOf(top);
+    }
+    this.tops = tops;
+    for (let k = 0; k < this.boundCount; k++) {
+      this.foreignTotal += this.foreign[k];
+      if (this.pinned[k] !== 0 || this.foreign[k] > 0) this.worldBones++;
+    }
     // Another binding of these bones or Skeletons would go on writing them, and its release() would
     // undo this one's flags and update(): it lets go first, so the flags saved below are three's.
     if (this.writeMatrices) {
@@ -185,55 +241,127 @@ export class ThreeBinding {
         this.savedFlags[k * 2 + 1] = bone.matrixWorldAutoUpdate ? 1 : 0;
         bone.matrixAutoUpdate = false;
         bone.matrixWorldAutoUpdate = false;
+        bone.addEventListener('childadded', this.childAdded);
+        bone.addEventListener('childremoved', this.childRemoved);
+      }
+      this.walks = tops.map((_, t) => () => this.updateAttachments(t));
+      this.installWalks();
+    }
+  }
+
+  /** `pinned` from boneWorldMatrices' names and the parents of unbound bones (see the field). */
+  private pinBones(names: boolean | readonly string[] | undefined, skeleton: Skeleton): Uint8Array {
+    const pinned = new Uint8Array(this.bones.length);
+    for (let u = 0; u < this.unboundParents.length; u++) {
+      const p = this.unboundParents[u];
+      if (p >= 0) pinned[p] |= 2;
+    }
+    if (Array.isArray(names)) {
+      for (const name of names as readonly string[]) {
+        const graphBone = skeleton.indexOf(name);
+        let found = false;
+        this.bones.forEach((bone, k) => {
+          if (bone.name === name || bone.userData.name === name || (k < this.boundCount && this.boneIndices[k] === graphBone)) {
+            pinned[k] |= 1;
+            found = true;
+          }
+        });
+        if (!found) throw new AnimGraphError('unknown-name', `bindThree: boneWorldMatrices names '${name}', which is no bone of the target`);
       }
     }
+    return pinned;
   }
 
   private bindSkeleton(skeleton: ThreeSkeleton, position: ReadonlyMap<Object3D, number>): BoundSkeleton {
     const n = skeleton.bones.length;
     const boneOf = new Int32Array(n).fill(-1);
+    const graphBoneOf = new Int32Array(n).fill(-1);
     const inverses = new Float64Array(n * 16);
+    let mixed = false, affine = true;
     for (let i = 0; i < n; i++) {
       const bone = skeleton.bones[i] as Object3D | undefined;
       if (bone) boneOf[i] = position.get(bone)!;
-      inverses.set(skeleton.boneInverses[i].elements, i * 16);
+      if (boneOf[i] >= 0 && boneOf[i] < this.boundCount) graphBoneOf[i] = this.boneIndices[boneOf[i]];
+      else mixed = true;
+      const e = skeleton.boneInverses[i].elements;
+      inverses.set(e, i * 16);
+      if (e[3] !== 0 || e[7] !== 0 || e[11] !== 0 || e[15] !== 1) affine = false;
     }
-    const pending = new Float32Array(n * 16);
-    const bound: BoundSkeleton = { skeleton, boneOf, inverses, pending };
-    // The renderer keeps last frame's matrices (motion vectors), then calls update(): installing
-    // this frame's there keeps that order. An own property, so release() can delete it.
+    const bound: BoundSkeleton = {
+      skeleton, boneOf, graphBoneOf: shared(graphBoneOf), mixed, inverses: shared(inverses), affine, pending: new Float32Array(n * 16), deferred: false,
+    };
+    // The renderers call update() once per frame before drawing: a WebGPU renderer drawing motion
+    // vectors first keeps the matrices in place as last frame's, which is why apply() writes into
+    // `pending` while previousBoneMatrices exists. An own property, so release() can delete it.
     skeleton.update = function updateFromGraph(this: ThreeSkeleton): void {
-      this.boneMatrices!.set(pending);
+      if (bound.deferred) {
+        this.boneMatrices!.set(bound.pending);
+        bound.deferred = false;
+      }
       if (this.boneTexture !== null) this.boneTexture.needsUpdate = true;
     };
     return bound;
   }
 
   /**
-   * Computes the instance's current pose into the bound skeletons' skinning matrices (installed by
-   * skeleton.update(), which the renderer calls) and, as the options say, into the bones'
-   * matrixWorld and local transforms; evaluates the instance first if it has not been evaluated
-   * since its last update. Call after instance.update(dt) and after moving the root, before
-   * rendering. Allocates nothing.
+   * Writes the instance's current pose into the bound skeletons' skinning matrices and the
+   * matrixWorld of the bones that carry objects (or are named in boneWorldMatrices) and, with
+   * writeLocal, into the bones' local transforms; evaluates the instance first if it has not been
+   * evaluated since its last update. Call after instance.update(dt) and after moving the root,
+   * before rendering. Allocates nothing.
    */
   apply(): void {
     if (this.released) return;
     const pose = this.source.componentPose();
     if (this.writeLocal) this.applyLocal(pose);
     if (!this.writeMatrices) return;
+    this.lastPose = pose;
     const root = this.root;
     if (root !== null && this.updateRoot) root.updateWorldMatrix(true, false);
-    this.computeBoundWorlds(pose, root === null ? null : root.matrixWorld);
-    this.computeUnboundWorlds();
-    if (this.writeWorlds) this.writeBoneWorlds();
+    const rootWorld = root === null ? IDENTITY : root.matrixWorld.elements;
+    const all = this.writeAllWorlds || !this.firstWritten;
+    this.firstWritten = true;
+    // One Skeleton with affine inverse bind matrices (three's own) is skinned straight from the
+    // pose; several over the same bones (a glTF's meshes) share each bone's world matrix instead.
     const bound = this.bound;
-    for (let s = 0; s < bound.length; s++) this.computeSkinning(bound[s]);
+    const fused = bound.length === 1 && bound[0].affine;
+    // Most characters carry nothing, have no bone named and none the graph lacks: no world matrix
+    // to compute or write.
+    if (all || !fused || this.worldBones > 0 || this.unboundParents.length > 0) {
+      this.computeBoundWorlds(pose, rootWorld, all || !fused);
+      this.computeUnboundWorlds();
+      this.writeBoneWorlds(all);
+    }
+    for (let s = 0; s < bound.length; s++) {
+      const b = bound[s], previous = b.skeleton.previousBoneMatrices;
+      // In place, unless three keeps these as last frame's until update() (motion vectors).
+      const out = previous === null || previous === undefined ? b.skeleton.boneMatrices! : b.pending;
+      b.deferred = out === b.pending;
+      if (fused) {
+        this.skinAffine(b, pose, rootWorld, out);
+        if (b.mixed) this.skinFromWorlds(b, out, false);
+      } else this.skinFromWorlds(b, out, true);
+    }
   }
 
   /**
-   * Gives the bones back to three: restores their matrixAutoUpdate and matrixWorldAutoUpdate and
-   * the Skeletons' own update(). Their matrices are recomputed from position, quaternion and scale
-   * (which hold the last local pose only with writeLocal). apply() then does nothing.
+   * Writes every bone's matrixWorld (bound or not) for the pose the last apply() drew, under the
+   * root's matrixWorld as it stands: for code that reads bones now and then (SkinnedMesh.getVertexPosition
+   * and computeBoundingSphere, a raycast against the skinned mesh). Does nothing before the first
+   * apply() or once released.
+   */
+  updateBoneWorlds(): void {
+    const pose = this.lastPose;
+    if (pose === null || this.released) return;
+    this.computeBoundWorlds(pose, this.root === null ? IDENTITY : this.root.matrixWorld.elements, true);
+    this.computeUnboundWorlds();
+    this.writeBoneWorlds(true);
+  }
+
+  /**
+   * Gives the bones back to three: restores their matrixAutoUpdate and matrixWorldAutoUpdate, their
+   * updateMatrixWorld and the Skeletons' own update(). Their matrices are recomputed from position,
+   * quaternion and scale (which hold the last local pose only with writeLocal). apply() then does nothing.
    */
   release(): void {
     if (this.released) return;
@@ -244,23 +372,72 @@ export class ThreeBinding {
       bone.matrixAutoUpdate = this.savedFlags[k * 2] === 1;
       bone.matrixWorldAutoUpdate = this.savedFlags[k * 2 + 1] === 1;
       bone.matrixWorldNeedsUpdate = true;
+      bone.removeEventListener('childadded', this.childAdded);
+      bone.removeEventListener('childremoved', this.childRemoved);
     }
+    for (const top of this.tops) delete (top as { updateMatrixWorld?: unknown }).updateMatrixWorld;
     for (const { skeleton } of this.bound) delete (skeleton as { update?: unknown }).update;
     for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) if (drivers.get(part) === this) drivers.delete(part);
   }
 
-  /** World matrix of each bound bone = rootWorld × compose(component T, R, S), written out. */
-  private computeBoundWorlds(pose: ComponentPose, rootWorld: Matrix4 | null): void {
+  /**
+   * The top bones' updateMatrixWorld, own properties that release() deletes. three's walk calls a
+   * child's updateMatrixWorld whatever its flags: this stops it at the bound bones, walking only
+   * what hangs under them, and while nothing does, a function shared by every binding (which reads
+   * nothing of a character's, a cache miss fewer per character in a crowd).
+   */
+  private installWalks(): void {
+    const tops = this.tops, nothing = this.foreignTotal === 0;
+    for (let t = 0; t < tops.length; t++) (tops[t] as { updateMatrixWorld(force?: boolean): void }).updateMatrixWorld = nothing ? walkNothing : this.walks[t];
+  }
+
+  /** three's walk reaching top bone `t`: what hangs under its bound bones, from their matrixWorld (written by apply()). */
+  private updateAttachments(t: number): void {
+    const foreign = this.foreign, topOf = this.topOf, bones = this.bones, position = this.position, boundCount = this.boundCount;
+    for (let k = 0; k < boundCount; k++) {
+      if (foreign[k] === 0 || topOf[k] !== t) continue;
+      const children = bones[k].children;
+      for (let c = 0; c < children.length; c++) {
+        const child = children[c];
+        const at = position.get(child);
+        if (at === undefined || at >= boundCount) child.updateMatrixWorld(true);
+      }
+    }
+  }
+
+  private readonly childAdded = (event: { target: unknown; child: unknown }): void => {
+    this.countForeign(event.target as Object3D, event.child as Object3D, 1);
+  };
+
+  private readonly childRemoved = (event: { target: unknown; child: unknown }): void => {
+    this.countForeign(event.target as Object3D, event.child as Object3D, -1);
+  };
+
+  /** A child added to (by 1) or removed from (-1) a bound bone: counted when it is not a bound bone. */
+  private countForeign(bone: Object3D, child: Object3D, by: 1 | -1): void {
+    const k = this.position.get(bone);
+    if (k === undefined || k >= this.boundCount || (this.position.get(child) ?? this.boundCount) < this.boundCount) return;
+    if (by < 0 && this.foreign[k] === 0) return;
+    const before = this.pinned[k] !== 0 || this.foreign[k] > 0;
+    this.foreign[k] += by;
+    this.foreignTotal += by;
+    const after = this.pinned[k] !== 0 || this.foreign[k] > 0;
+    if (before !== after) this.worldBones += after ? 1 : -1;
+    if (this.foreignTotal === (by > 0 ? 1 : 0) && !this.released) this.installWalks();
+  }
+
+  /**
+   * World matrix of bound bones = root world matrix (m) × compose(component T, R, S), written out: of every
+   * one with `all`, else of those whose matrixWorld is written or whose world a bone the graph lacks reads.
+   */
+  private computeBoundWorlds(pose: ComponentPose, m: number[], all: boolean): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
     // The root's world matrix is affine (an Object3D's always is): its last row is 0 0 0 1.
-    let m0 = 1, m1 = 0, m2 = 0, m4 = 0, m5 = 1, m6 = 0, m8 = 0, m9 = 0, m10 = 1, m12 = 0, m13 = 0, m14 = 0;
-    if (rootWorld !== null) {
-      const m = rootWorld.elements;
-      m0 = m[0]; m1 = m[1]; m2 = m[2]; m4 = m[4]; m5 = m[5]; m6 = m[6];
-      m8 = m[8]; m9 = m[9]; m10 = m[10]; m12 = m[12]; m13 = m[13]; m14 = m[14];
-    }
-    const indices = this.boneIndices, e = this.worlds;
+    const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
+    const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
+    const indices = this.boneIndices, e = this.worlds, pinned = this.pinned, foreign = this.foreign;
     for (let k = 0; k < indices.length; k++) {
+      if (!all && pinned[k] === 0 && foreign[k] === 0) continue;
       const b = indices[k], b3 = b * 3, b4 = b * 4, o = k * 16;
       // The component transform as a matrix, as Matrix4.compose builds one.
       const x = cr[b4], y = cr[b4 + 1], z = cr[b4 + 2], w = cr[b4 + 3];
@@ -303,22 +480,82 @@ export class ThreeBinding {
     }
   }
 
-  private writeBoneWorlds(): void {
-    const bones = this.bones, worlds = this.worlds;
+  /** matrixWorld of every bone with `all`, else of the bones named and the bound ones carrying objects. */
+  private writeBoneWorlds(all: boolean): void {
+    const bones = this.bones, worlds = this.worlds, pinned = this.pinned, foreign = this.foreign, boundCount = this.boundCount;
     for (let k = 0; k < bones.length; k++) {
+      if (!all && (pinned[k] & 1) === 0 && (k >= boundCount || foreign[k] === 0)) continue;
       const bone = bones[k];
       // An unbound bone that three is not to move (matrixWorldAutoUpdate off) keeps its matrix.
-      if (k >= this.boundCount && !bone.matrixWorldAutoUpdate) continue;
+      if (k >= boundCount && !bone.matrixWorldAutoUpdate) continue;
       const e = bone.matrixWorld.elements, o = k * 16;
       for (let i = 0; i < 16; i++) e[i] = worlds[o + i];
     }
   }
 
-  /** pending[slot] = world(bone in slot) × inverse bind matrix(slot), as Skeleton.update computes it. */
-  private computeSkinning(s: BoundSkeleton): void {
-    const boneOf = s.boneOf, inv = s.inverses, out = s.pending, worlds = this.worlds;
+  /**
+   * out[slot] = root world matrix (m) × compose(component T, R, S) × inverse bind matrix, for every slot of a
+   * bound bone, straight from the pose: what Skeleton.update computes from bone.matrixWorld (both
+   * products in double, rounded once to single precision), for inverse bind matrices whose last row
+   * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out.
+   */
+  private skinAffine(s: BoundSkeleton, pose: ComponentPose, m: number[], out: Float32Array): void {
+    const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
+    const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
+    const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
+    const slots = s.graphBoneOf, inv = s.inverses;
+    for (let i = 0; i < slots.length; i++) {
+      const b = slots[i];
+      if (b < 0) continue;
+      const b3 = b * 3, b4 = b * 4, o = i * 16;
+      const x = cr[b4], y = cr[b4 + 1], z = cr[b4 + 2], w = cr[b4 + 3];
+      const x2 = x + x, y2 = y + y, z2 = z + z;
+      const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
+      const wx = w * x2, wy = w * y2, wz = w * z2;
+      const sx = cs[b3], sy = cs[b3 + 1], sz = cs[b3 + 2];
+      const c0 = (1 - (yy + zz)) * sx, c1 = (xy + wz) * sx, c2 = (xz - wy) * sx;
+      const c4 = (xy - wz) * sy, c5 = (1 - (xx + zz)) * sy, c6 = (yz + wx) * sy;
+      const c8 = (xz + wy) * sz, c9 = (yz - wx) * sz, c10 = (1 - (xx + yy)) * sz;
+      const c12 = ct[b3], c13 = ct[b3 + 1], c14 = ct[b3 + 2];
+      // The bone's world matrix, as computeBoundWorlds writes it.
+      const a0 = m0 * c0 + m4 * c1 + m8 * c2, a1 = m1 * c0 + m5 * c1 + m9 * c2, a2 = m2 * c0 + m6 * c1 + m10 * c2;
+      const a4 = m0 * c4 + m4 * c5 + m8 * c6, a5 = m1 * c4 + m5 * c5 + m9 * c6, a6 = m2 * c4 + m6 * c5 + m10 * c6;
+      const a8 = m0 * c8 + m4 * c9 + m8 * c10, a9 = m1 * c8 + m5 * c9 + m9 * c10, a10 = m2 * c8 + m6 * c9 + m10 * c10;
+      const a12 = m0 * c12 + m4 * c13 + m8 * c14 + m12, a13 = m1 * c12 + m5 * c13 + m9 * c14 + m13, a14 = m2 * c12 + m6 * c13 + m10 * c14 + m14;
+      // × the inverse bind matrix, column by column (Matrix4.multiplyMatrices' sums, in its order).
+      let q0 = inv[o], q1 = inv[o + 1], q2 = inv[o + 2];
+      out[o] = a0 * q0 + a4 * q1 + a8 * q2;
+      out[o + 1] = a1 * q0 + a5 * q1 + a9 * q2;
+      out[o + 2] = a2 * q0 + a6 * q1 + a10 * q2;
+      out[o + 3] = 0;
+      q0 = inv[o + 4]; q1 = inv[o + 5]; q2 = inv[o + 6];
+      out[o + 4] = a0 * q0 + a4 * q1 + a8 * q2;
+      out[o + 5] = a1 * q0 + a5 * q1 + a9 * q2;
+      out[o + 6] = a2 * q0 + a6 * q1 + a10 * q2;
+      out[o + 7] = 0;
+      q0 = inv[o + 8]; q1 = inv[o + 9]; q2 = inv[o + 10];
+      out[o + 8] = a0 * q0 + a4 * q1 + a8 * q2;
+      out[o + 9] = a1 * q0 + a5 * q1 + a9 * q2;
+      out[o + 10] = a2 * q0 + a6 * q1 + a10 * q2;
+      out[o + 11] = 0;
+      q0 = inv[o + 12]; q1 = inv[o + 13]; q2 = inv[o + 14];
+      out[o + 12] = a0 * q0 + a4 * q1 + a8 * q2 + a12;
+      out[o + 13] = a1 * q0 + a5 * q1 + a9 * q2 + a13;
+      out[o + 14] = a2 * q0 + a6 * q1 + a10 * q2 + a14;
+      out[o + 15] = 1;
+    }
+  }
+
+  /**
+   * out[slot] = world(bone in slot) × inverse bind matrix(slot), as Skeleton.update computes it
+   * (an empty slot: the inverse bind matrix, as three's identity × it), from `worlds`: for every
+   * slot with `every`, else for the slots of bones the graph lacks and empty ones.
+   */
+  private skinFromWorlds(s: BoundSkeleton, out: Float32Array, every: boolean): void {
+    const boneOf = s.boneOf, inv = s.inverses, worlds = this.worlds, boundCount = this.boundCount;
     for (let i = 0; i < boneOf.length; i++) {
       const k = boneOf[i], o = i * 16;
+      if (!every && k >= 0 && k < boundCount) continue;
       if (k < 0) {
         for (let j = 0; j < 16; j++) out[o + j] = inv[o + j];
         continue;
@@ -352,6 +589,12 @@ export class ThreeBinding {
   }
 }
 
+/** A top bone's updateMatrixWorld while nothing hangs under the bound bones: they are not walked. */
+function walkNothing(): void {}
+
+/** The world matrix of `root: null`, as a Matrix4's elements (the same kind of array the frame loop reads). */
+const IDENTITY: number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+
 /** out[o..o+16) = a[ao..] × b (a null: the identity), both affine, column-major. */
 function multiplyAffine(out: Float64Array, o: number, a: ArrayLike<number> | null, ao: number, b: ArrayLike<number>): void {
   if (a === null) {
@@ -381,6 +624,40 @@ function depthOf(object: Object3D): number {
   let depth = 0;
   for (let o = object.parent; o !== null; o = o.parent) depth++;
   return depth;
+}
+
+/**
+ * One array for every binding whose array holds the same values: a crowd of one model (its
+ * Skeletons cloned, or bound at the same place) reads one set of inverse bind matrices, which stays
+ * in the cache, rather than a copy per character, which does not. Kept while a binding holds it.
+ */
+const sharedArrays = new Map<number, WeakRef<Float64Array | Int32Array>[]>();
+const sharedGone = new FinalizationRegistry<number>((hash) => {
+  const list = sharedArrays.get(hash);
+  if (list === undefined) return;
+  const live = list.filter((ref) => ref.deref() !== undefined);
+  if (live.length > 0) sharedArrays.set(hash, live);
+  else sharedArrays.delete(hash);
+});
+
+function shared<T extends Float64Array | Int32Array>(array: T): T {
+  const words = new Uint32Array(array.buffer, array.byteOffset, array.byteLength >> 2);
+  let hash = 0x811c9dc5 ^ array.length;
+  for (let i = 0; i < words.length; i++) hash = Math.imul(hash ^ words[i], 0x01000193);
+  hash = (hash * 2 + (array instanceof Float64Array ? 1 : 0)) | 0;
+  const list = sharedArrays.get(hash) ?? [];
+  for (const ref of list) {
+    const other = ref.deref();
+    if (other === undefined || other.constructor !== array.constructor || other.length !== array.length) continue;
+    const otherWords = new Uint32Array(other.buffer, other.byteOffset, other.byteLength >> 2);
+    let same = true;
+    for (let i = 0; i < words.length && same; i++) same = words[i] === otherWords[i];
+    if (same) return other as T;
+  }
+  list.push(new WeakRef(array));
+  sharedArrays.set(hash, list);
+  sharedGone.register(array, hash);
+  return array;
 }
 
 /** The live binding driving each bound bone and Skeleton (with writeMatrices), so a new binding of them can release it. */

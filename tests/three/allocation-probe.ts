@@ -1,9 +1,14 @@
 /**
  * Bytes allocated per frame by a ThreeBinding's apply(), in a plain Node process
  * (`node --expose-gc --import tsx`; see tests/support/allocation-probe.ts for why not in vitest).
- * apply() then skeleton.update() (the renderer's call, which the binding replaces), per frame.
- * Prints one JSON line: { perApply, perApplyAll, moved }.
+ * apply() then skeleton.update() (the renderer's call, which the binding replaces), per frame; with
+ * a prop hung under a bone and a bone named in boneWorldMatrices, the scene's updateMatrixWorld too
+ * (the walk the binding replaces under the bones); and for a character of a crowd (an InstanceBatch
+whose kernel composes its component pose), crowd.update then apply(). Prints one JSON line:
+{ perApply, perApplyAll, perApplyHung, perApplyCrowd, moved }.
  */
+import { Object3D } from 'three';
+import { loadGraphAsset } from '../../graphs/loader.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bindThree } from '../../three/index.ts';
 import { bytesPerFrame } from '../support/allocation.ts';
@@ -16,22 +21,36 @@ const options = {
   omit: ['ball_l'], extra: [{ name: 'socket', parent: 'hand_r', position: [0, -8, 3] }],
 } as const;
 
-function probe(all: boolean): { perFrame: number; moved: boolean } {
-  const g = bipedInstance({
-    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
-    run: { type: 'SequencePlayer', properties: { clip: 'run' } },
-    blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
-  }, 'blend');
+const NODES = {
+  walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+  run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+  blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+};
+
+function probe(mode: 'direct' | 'all' | 'hung' | 'crowd'): { perFrame: number; moved: boolean } {
+  const all = mode === 'all';
+  const crowd = mode === 'crowd' ? loadGraphAsset({ format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } }, nodes: NODES, output: 'blend' })
+    .createInstances(4, { componentSpace: true }) : null;
+  const g = crowd === null ? bipedInstance(NODES, 'blend') : crowd.instances[2];
   const c = buildCharacter(skeleton, {
     ...options, position: [...options.position], rotation: [...options.rotation], armatureRotation: [...options.armatureRotation],
     extra: options.extra.map((e) => ({ ...e, position: [...e.position] as [number, number, number] })),
   });
-  const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: all });
+  const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: mode === 'hung' ? ['foot_l'] : all });
+  const hung = mode === 'hung';
+  if (hung) {
+    const sword = new Object3D();
+    sword.position.set(0, -12, 0);
+    sword.add(new Object3D());
+    c.byName.get('hand_l')!.add(sword);
+  }
   const bones = c.skeleton.boneMatrices!;
   const foot = skeleton.indexOf('foot_l') * 16 + 13;
   const frame = (): void => {
-    g.update(1 / 60);
+    if (crowd !== null) crowd.update(1 / 60);
+    else g.update(1 / 60);
     binding.apply();
+    if (hung) c.scene.updateMatrixWorld();
     c.skeleton.update();
   };
   frame();
@@ -41,6 +60,11 @@ function probe(all: boolean): { perFrame: number; moved: boolean } {
   return { perFrame: bytesPerFrame(frame, { untilFloor: true }).perFrame, moved };
 }
 
-const direct = probe(false);
-const all = probe(true);
-console.log(JSON.stringify({ perApply: direct.perFrame, perApplyAll: all.perFrame, moved: direct.moved && all.moved }));
+const direct = probe('direct');
+const all = probe('all');
+const hung = probe('hung');
+const crowd = probe('crowd');
+console.log(JSON.stringify({
+  perApply: direct.perFrame, perApplyAll: all.perFrame, perApplyHung: hung.perFrame, perApplyCrowd: crowd.perFrame,
+  moved: direct.moved && all.moved && hung.moved && crowd.moved,
+}));

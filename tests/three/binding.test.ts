@@ -89,32 +89,68 @@ describe('bindThree', () => {
     expect(binding.unboundThreeBones).toEqual(['prop_socket_r']);
   });
 
-  it("fills the skeleton's bone matrices as three's own path does on the same pose, at skeleton.update() (the renderer's call)", () => {
+  it("writes the skeleton's bone matrices as three's own path does on the same pose, and marks the bone texture at skeleton.update() (the renderer's call)", () => {
     const g = character();
     const naive = buildCharacter(skeleton, AWKWARD);
     const direct = buildCharacter(skeleton, AWKWARD);
     const binding = bindThree(g, direct.mesh!);
-    const restHand = direct.byName.get('hand_r')!.matrixWorld.clone();
-    for (const frames of [0, 7, 23]) {
+    let firstCalf: THREE.Matrix4 | null = null;
+    for (const frames of [1, 7, 23]) {
       advance(g, frames);
       poseNaively(naive, skeleton, g.evaluate());
-      const before = Float32Array.from(direct.skeleton.boneMatrices!);
       binding.apply();
-      // Until update(), three's renderers may still read last frame's matrices (motion vectors).
-      expect(Array.from(direct.skeleton.boneMatrices!)).toEqual(Array.from(before));
+      // Written by apply() itself, in place: no copy left for update().
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+      // The first apply() writes every bone's matrixWorld (three's first bounding sphere reads them); later ones
+      // only those of bones that carry something (hand_r, which carries prop_socket_r, a bone the graph lacks).
+      const calf = direct.byName.get('calf_l')!.matrixWorld;
+      if (firstCalf === null) {
+        firstCalf = calf.clone();
+        expect(relativeError(calf.elements, naive.byName.get('calf_l')!.matrixWorld.elements)).toBeLessThan(1e-12);
+      } else expect(calf.equals(firstCalf)).toBe(true);
+      expect(relativeError(direct.byName.get('hand_r')!.matrixWorld.elements, naive.byName.get('hand_r')!.matrixWorld.elements)).toBeLessThan(1e-12);
       direct.scene.updateMatrixWorld(); // what the renderer does first: no effect on bound bones
       direct.skeleton.update();
       expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
     }
-    // The bones' own world matrices are not written without boneWorldMatrices.
-    expect(direct.byName.get('hand_r')!.matrixWorld.equals(restHand)).toBe(true);
-    // A bone texture (what WebGLRenderer skins from) is marked for upload.
+    // A bone texture (what WebGLRenderer skins from) is marked for upload by update(), and apply() writes into its data.
     direct.skeleton.computeBoneTexture();
     const version = direct.skeleton.boneTexture!.version;
+    advance(g, 3);
+    poseNaively(naive, skeleton, g.evaluate());
     binding.apply();
+    expect(direct.skeleton.boneTexture!.version).toBe(version);
     direct.skeleton.update();
     expect(direct.skeleton.boneTexture!.version).toBe(version + 1);
+    expect(direct.skeleton.boneTexture!.image.data).toBe(direct.skeleton.boneMatrices);
     expect(relativeError(direct.skeleton.boneMatrices!.subarray(0, 22 * 16), naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+  });
+
+  it("leaves last frame's matrices in place until update() while three keeps them for motion vectors (previousBoneMatrices)", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, direct.mesh!);
+    // What three's WebGPU renderer makes when a pass needs last frame's skinning (its Skinning node).
+    direct.skeleton.previousBoneMatrices = new Float32Array(direct.skeleton.boneMatrices!);
+    for (const frames of [1, 7]) {
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      const before = Float32Array.from(direct.skeleton.boneMatrices!);
+      binding.apply();
+      expect(Array.from(direct.skeleton.boneMatrices!)).toEqual(Array.from(before));
+      // The renderer's order: last frame's kept, then update().
+      direct.skeleton.previousBoneMatrices.set(direct.skeleton.boneMatrices!);
+      direct.skeleton.update();
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+      expect(Array.from(direct.skeleton.previousBoneMatrices)).toEqual(Array.from(before));
+    }
+    // Once three drops them, apply() writes in place again.
+    direct.skeleton.previousBoneMatrices = null;
+    advance(g, 5);
+    poseNaively(naive, skeleton, g.evaluate());
+    binding.apply();
+    expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
   });
 
   it("skins like three's own path on the same pose: bone matrices and vertices, with a world transform and a bone the graph lacks (boneWorldMatrices)", () => {
@@ -168,6 +204,205 @@ describe('bindThree', () => {
     expect(relativeError(sword.matrixWorld.elements, expected.elements)).toBe(0);
   });
 
+  it("keeps the bound bones out of three's world-matrix walk: the scene's updateMatrixWorld reaches only what hangs under them", () => {
+    const g = character();
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const walked = new Set<THREE.Object3D>();
+    const own = THREE.Object3D.prototype.updateMatrixWorld;
+    const count = (c: ReturnType<typeof buildCharacter>): void => {
+      walked.clear();
+      THREE.Object3D.prototype.updateMatrixWorld = function (this: THREE.Object3D, force?: boolean) {
+        walked.add(this);
+        own.call(this, force);
+      };
+      try {
+        c.scene.updateMatrixWorld();
+      } finally {
+        THREE.Object3D.prototype.updateMatrixWorld = own;
+      }
+    };
+    count(direct);
+    expect(direct.bones.filter((b) => walked.has(b)).length).toBe(22); // three's own walk: every bone (21 bound and the socket)
+    const binding = bindThree(g, direct.mesh!);
+    advance(g, 4);
+    binding.apply();
+    count(direct);
+    // Of the bones, only prop_socket_r (the graph lacks it), under hand_r; the character, armature and mesh as before.
+    expect(direct.bones.filter((b) => walked.has(b)).map((b) => b.name)).toEqual(['prop_socket_r']);
+    expect([direct.character, direct.armature, direct.mesh].every((o) => walked.has(o!))).toBe(true);
+    binding.release();
+    count(direct);
+    expect(direct.bones.filter((b) => walked.has(b)).length).toBe(22);
+
+    // Nothing hung under the bones: nothing walked, until something is.
+    const bare = buildCharacter(skeleton, { ...AWKWARD, extra: [] }), naive = buildCharacter(skeleton, { ...AWKWARD, extra: [] });
+    const bareBinding = bindThree(g, bare.mesh!);
+    bareBinding.apply();
+    count(bare);
+    expect(bare.bones.filter((b) => walked.has(b))).toEqual([]);
+    const sword = new THREE.Object3D(), naiveSword = new THREE.Object3D();
+    sword.position.set(0, -12, 0);
+    naiveSword.position.set(0, -12, 0);
+    bare.byName.get('hand_l')!.add(sword);
+    naive.byName.get('hand_l')!.add(naiveSword);
+    advance(g, 3);
+    bareBinding.apply();
+    count(bare);
+    expect(walked.has(sword)).toBe(true);
+    poseNaively(naive, skeleton, g.evaluate());
+    expect(relativeError(sword.matrixWorld.elements, naiveSword.matrixWorld.elements)).toBeLessThan(1e-12);
+    bare.byName.get('hand_l')!.remove(sword);
+    count(bare);
+    expect(walked.size).toBeGreaterThan(0);
+    expect(bare.bones.filter((b) => walked.has(b))).toEqual([]);
+    expect(walked.has(sword)).toBe(false);
+  });
+
+  it("keeps objects hung under bones where three's own path puts them, without boneWorldMatrices: hung before binding or after, taken off again", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const hang = (c: ReturnType<typeof buildCharacter>, bone: string, at: [number, number, number]): THREE.Object3D => {
+      const prop = new THREE.Object3D();
+      prop.position.fromArray(at);
+      prop.rotation.set(0.3, -0.2, 0.9);
+      const tip = new THREE.Object3D(); // a hierarchy under the bone: a weapon with a tip
+      tip.position.set(0, 20, 0);
+      prop.add(tip);
+      c.byName.get(bone)!.add(prop);
+      return prop;
+    };
+    const naiveSword = hang(naive, 'hand_l', [0, -12, 0]), sword = hang(direct, 'hand_l', [0, -12, 0]);
+    const binding = bindThree(g, direct.mesh!);
+    const naiveHat = hang(naive, 'head', [0, 9, 1]), hat = hang(direct, 'head', [0, 9, 1]);
+    const check = (mine: THREE.Object3D, theirs: THREE.Object3D): void => {
+      expect(relativeError(mine.matrixWorld.elements, theirs.matrixWorld.elements)).toBeLessThan(1e-12);
+      expect(relativeError(mine.children[0].matrixWorld.elements, theirs.children[0].matrixWorld.elements)).toBeLessThan(1e-12);
+    };
+    for (const frames of [1, 6, 13]) {
+      for (const c of [naive, direct]) {
+        c.character.position.z += 21;
+        c.character.rotateY(-0.3);
+      }
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      binding.apply();
+      direct.scene.updateMatrixWorld(); // the renderer's walk, as WebGLRenderer.render does it
+      check(sword, naiveSword);
+      check(hat, naiveHat);
+      // The weapon really moved with the hand (world units, after the character's scale).
+      expect(new THREE.Vector3().setFromMatrixPosition(sword.children[0].matrixWorld).distanceTo(new THREE.Vector3().setFromMatrixPosition(direct.byName.get('hand_l')!.matrixWorld))).toBeGreaterThan(9);
+    }
+    // Taken off, the head is no longer written (nothing hangs under it); the hand still is.
+    direct.byName.get('head')!.remove(hat);
+    const head = direct.byName.get('head')!.matrixWorld.clone();
+    advance(g, 9);
+    poseNaively(naive, skeleton, g.evaluate());
+    binding.apply();
+    direct.scene.updateMatrixWorld();
+    expect(direct.byName.get('head')!.matrixWorld.equals(head)).toBe(true);
+    expect(head.equals(naive.byName.get('head')!.matrixWorld)).toBe(false);
+    check(sword, naiveSword);
+    // After release() three walks the bones again, and the binding no longer counts what is hung on them.
+    binding.release();
+    direct.byName.get('head')!.add(hat);
+    expect(Object.hasOwn(direct.byName.get('root')!, 'updateMatrixWorld')).toBe(false);
+  });
+
+  it('writes the matrixWorld of the bones boneWorldMatrices names each frame, and of every bone on request (updateBoneWorlds)', () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    // A graph name and a three name (the bone the graph lacks).
+    const binding = bindThree(g, direct.mesh!, { boneWorldMatrices: ['foot_l', 'prop_socket_r'] });
+    advance(g, 2);
+    binding.apply();
+    const calf = direct.byName.get('calf_l')!.matrixWorld.clone();
+    for (const frames of [5, 11]) {
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      binding.apply();
+      for (const name of ['foot_l', 'prop_socket_r', 'hand_r']) {
+        expect(relativeError(direct.byName.get(name)!.matrixWorld.elements, naive.byName.get(name)!.matrixWorld.elements)).toBeLessThan(1e-12);
+      }
+      expect(direct.byName.get('calf_l')!.matrixWorld.equals(calf)).toBe(true);
+    }
+    // On request: every bone, for the pose apply() drew, and so three's CPU skinning (getVertexPosition) and bounding sphere.
+    binding.updateBoneWorlds();
+    for (const bone of direct.bones) {
+      expect(relativeError(bone.matrixWorld.elements, naive.byName.get(bone.name)!.matrixWorld.elements)).toBeLessThan(1e-12);
+    }
+    expect(relativeError(skinnedVertices(direct.mesh!), skinnedVertices(naive.mesh!))).toBeLessThan(1e-9);
+    direct.mesh!.computeBoundingSphere();
+    naive.mesh!.computeBoundingSphere();
+    expect(direct.mesh!.boundingSphere!.radius).toBeCloseTo(naive.mesh!.boundingSphere!.radius, 9);
+    expect(direct.mesh!.boundingSphere!.center.distanceTo(naive.mesh!.boundingSphere!.center)).toBeLessThan(1e-9);
+    expectAnimGraphError(() => bindThree(g, direct.mesh!, { boneWorldMatrices: ['hand_r', 'sword'] }), 'unknown-name', "bindThree: boneWorldMatrices names 'sword', which is no bone of the target");
+  });
+
+  it("frustum-culls from the first pose drawn: the first apply() writes every bone, as three's lazily computed bounding sphere reads them", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const binding = bindThree(g, direct.mesh!);
+    for (const c of [naive, direct]) c.character.position.x -= 500; // moved after binding, before the first frame
+    advance(g, 17);
+    poseNaively(naive, skeleton, g.evaluate());
+    binding.apply();
+    direct.scene.updateMatrixWorld();
+    // What WebGLRenderer's frustum test does with a mesh whose boundingSphere is null.
+    const sphere = (mesh: THREE.SkinnedMesh): THREE.Sphere => {
+      mesh.computeBoundingSphere();
+      return mesh.boundingSphere!.clone().applyMatrix4(mesh.matrixWorld);
+    };
+    const mine = sphere(direct.mesh!), theirs = sphere(naive.mesh!);
+    expect(mine.center.distanceTo(theirs.center)).toBeLessThan(1e-9);
+    expect(mine.radius).toBeCloseTo(theirs.radius, 9);
+    expect(theirs.center.x).toBeLessThan(-300);
+  });
+
+  it("skins empty slots and inverse bind matrices with a projective last row as three's Skeleton.update does", () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    const direct = buildCharacter(skeleton, AWKWARD);
+    const slots = (c: ReturnType<typeof buildCharacter>): THREE.Skeleton => {
+      const inverses = c.skeleton.boneInverses.map((m) => m.clone());
+      inverses[3].elements[3] = 0.002; // not affine: the general product
+      const bones: (THREE.Bone | undefined)[] = [...c.skeleton.bones];
+      bones[5] = undefined; // an empty slot: three skins it with the identity
+      return new THREE.Skeleton(bones as THREE.Bone[], inverses);
+    };
+    const theirs = slots(naive), mine = slots(direct);
+    const binding = bindThree(g, mine);
+    for (const frames of [3, 8]) {
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      theirs.update();
+      binding.apply();
+      mine.update();
+      expect(relativeError(mine.boneMatrices!, theirs.boneMatrices!)).toBeLessThan(3e-7);
+    }
+  });
+
+  it('shares one copy of equal inverse bind matrices between bindings (a crowd of one model), and skins each character where it is', () => {
+    const inverses = (b: ReturnType<typeof bindThree>): Float64Array => (b as unknown as { bound: { inverses: Float64Array }[] }).bound[0].inverses;
+    const g = character(), h = character();
+    const one = buildCharacter(skeleton, AWKWARD), two = buildCharacter(skeleton, AWKWARD), elsewhere = buildCharacter(skeleton, { ...AWKWARD, position: [0, 0, 0] });
+    const a = bindThree(g, one.mesh!), b = bindThree(h, two.mesh!), c = bindThree(h, elsewhere.mesh!);
+    expect(inverses(a)).toBe(inverses(b));
+    expect(inverses(c)).not.toBe(inverses(a)); // bound at another place: other values
+    two.character.position.x += 300; // moved after binding: the same inverses, another skinning
+    advance(g, 5);
+    advance(h, 5);
+    a.apply();
+    b.apply();
+    const naive = buildCharacter(skeleton, AWKWARD);
+    naive.character.position.x += 300;
+    poseNaively(naive, skeleton, h.evaluate());
+    expect(relativeError(two.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    expect(relativeError(one.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeGreaterThan(1); // 300 units apart
+  });
+
   it('follows the character when it moves between frames, without a scene update (updateRoot)', () => {
     const g = character();
     const naive = buildCharacter(skeleton, AWKWARD);
@@ -193,6 +428,49 @@ describe('bindThree', () => {
     poseNaively(naive, skeleton, g.evaluate());
     const root = new THREE.Vector3().setFromMatrixPosition(direct.byName.get('root')!.matrixWorld);
     expect(root.x - new THREE.Vector3().setFromMatrixPosition(naive.byName.get('root')!.matrixWorld).x).toBeCloseTo(-37, 9);
+  });
+
+  it('skins a character whose bones are kept out of the scene (root: the Object3D they would hang under)', () => {
+    const g = character();
+    const naive = buildCharacter(skeleton, { ...AWKWARD, extra: [] });
+    const direct = buildCharacter(skeleton, { ...AWKWARD, extra: [] });
+    direct.armature.remove(direct.byName.get('root')!); // the renderer then never visits the bones
+    const binding = bindThree(g, direct.mesh!, { root: direct.armature });
+    for (const frames of [2, 9]) {
+      for (const c of [naive, direct]) c.character.position.y += 12;
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      binding.apply();
+      direct.scene.updateMatrixWorld();
+      direct.skeleton.update();
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+  });
+
+  it('skins a bone the graph lacks that hangs outside the bound bones (under the armature) from its own matrixWorld chain', () => {
+    const g = character();
+    const make = (c: ReturnType<typeof buildCharacter>): THREE.Skeleton => {
+      const loose = new THREE.Bone();
+      loose.name = 'loose';
+      loose.position.set(20, 30, 0);
+      c.armature.add(loose);
+      c.scene.updateMatrixWorld(true);
+      return new THREE.Skeleton([...c.bones, loose]);
+    };
+    const naive = buildCharacter(skeleton, { ...AWKWARD, extra: [] }), direct = buildCharacter(skeleton, { ...AWKWARD, extra: [] });
+    const theirs = make(naive), mine = make(direct);
+    const binding = bindThree(g, mine);
+    expect(binding.unboundThreeBones).toEqual(['loose']);
+    for (const frames of [2, 5]) {
+      for (const c of [naive, direct]) c.character.position.z -= 40; // the loose bone moves with the character
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      theirs.update();
+      binding.apply();
+      direct.scene.updateMatrixWorld();
+      mine.update();
+      expect(relativeError(mine.boneMatrices!, theirs.boneMatrices!)).toBeLessThan(3e-7);
+    }
   });
 
   it('takes an explicit root, or the world origin (root: null)', () => {
@@ -298,6 +576,8 @@ describe('bindThree', () => {
     // One boxed double per frame would be 16 bytes; a Matrix4 or Vector3 several dozen.
     expect(result.perApply).toBeLessThan(4);
     expect(result.perApplyAll).toBeLessThan(4); // boneWorldMatrices and writeLocal too
+    expect(result.perApplyHung).toBeLessThan(4); // a prop hung under a bone, a bone named, and the scene's walk
+    expect(result.perApplyCrowd).toBeLessThan(4); // a crowd's character, its component pose composed by the kernel
     expect(result.moved).toBe(true);
   });
 });

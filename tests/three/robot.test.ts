@@ -142,6 +142,33 @@ describeWithData('bindThree on RobotExpressive.glb (three.js GLTFLoader)', () =>
     binding.release();
   });
 
+  it("does so without boneWorldMatrices, bones out of three's walk: the meshes hung under bones follow it, the vertices after updateBoneWorlds()", () => {
+    for (const gltf of [naive, direct]) {
+      gltf.scene.position.set(-40, 3, 120);
+      gltf.scene.rotation.set(0.1, -0.7, 0);
+      gltf.scene.scale.set(1.5, 0.8, 1.2); // unevenly scaled
+    }
+    const meshes = skinnedMeshes(direct.scene), naiveMeshes = skinnedMeshes(naive.scene);
+    const binding = bindThree(instance, direct.scene);
+    const rigid = rigidMeshes(direct.scene), naiveRigid = rigidMeshes(naive.scene);
+    for (const step of [0.07, 0.33]) {
+      instance.update(step);
+      poseNaively(naive, instance);
+      binding.apply();
+      direct.scene.updateMatrixWorld(); // as the renderer does before drawing
+      meshes.forEach((mesh, m) => {
+        mesh.skeleton.update();
+        naiveMeshes[m].skeleton.update();
+        expect(relativeError(mesh.skeleton.boneMatrices!, naiveMeshes[m].skeleton.boneMatrices!)).toBeLessThan(1e-5);
+      });
+      rigid.forEach((mesh, m) => expect(relativeError(mesh.matrixWorld.elements, naiveRigid[m].matrixWorld.elements)).toBeLessThan(1e-9));
+    }
+    binding.updateBoneWorlds();
+    meshes.forEach((mesh, m) => expect(relativeError(skinnedVertices(mesh), skinnedVertices(naiveMeshes[m]))).toBeLessThan(1e-9));
+    binding.release();
+    for (const gltf of [naive, direct]) gltf.scene.scale.set(1, 1, 1);
+  });
+
   it("moves the robot as three's AnimationMixer playing the same clip does", () => {
     const mixer = new THREE.AnimationMixer(mixed.scene);
     mixer.clipAction(mixed.animations.find((a) => a.name === 'Walking')!).play();
