@@ -121,7 +121,7 @@ export class BlendList extends LocalPoseNode {
   }
 
   protected onEvaluate(out: Pose): void {
-    if (this.fade.perBone) evaluatePerBoneInputs(out, this.poses, this.evaluateWeights, this.fade, this.graph.posePool);
+    if (this.fade.perBone) evaluatePerBoneInputs(out, this.poses, this.evaluateWeights, this.fade.evaluateBoneWeights, this.fade.boneCount, this.graph.posePool);
     else evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
   }
 

@@ -265,6 +265,16 @@ export abstract class AnimNode {
     return this.relevant ? this.graph.frameNumbers[this.weightSlot] : 0;
   }
 
+  /**
+   * Absolute weight of the node's latest update, this frame's or the previous one's; 0 if it was
+   * updated in neither, or initialized since (Unreal's cached blend weight): what a state machine's
+   * rules read at the start of its update, before the states below it update.
+   */
+  get latestWeight(): number {
+    const counter = this.graph.updateCounter, last = this.lastUpdate;
+    return last === counter || last === counter - 1 ? this.graph.frameNumbers[this.weightSlot] : 0;
+  }
+
   gatherDebug(): DebugNode {
     const node: DebugNode = {
       id: this.id,
