@@ -467,6 +467,43 @@ describeWithData('StateMachine on CMU subject 2 (walk, walk, run)', () => {
     expect(ia.players[1][0]).not.toBe(ib.players[1][0]);
   });
 
+  it('follows any of Unreal\'s blend curves, or a clip\'s curve, and reports a bad one at its path', () => {
+    const eased = (curve: unknown, clipCurves?: Record<string, [number, number][]>) => {
+      const g = loadGraphAsset({
+        ...cmu,
+        clips: { ...cmu.clips, walk: { ...cmu.clips.walk, ...(clipCurves ? { curves: clipCurves } : {}) } },
+        nodes: { sm: { type: 'StateMachine', properties: { entry: 'walk', states: { walk: player('walk'), run: player('run') }, transitions: [
+          { from: 'walk', to: 'run', rule: { param: 'gait', op: '==', value: 1 }, duration: 0.4, curve },
+        ] } } },
+        output: 'sm',
+      }).createInstance();
+      g.update(1 / 60);
+      g.setParameter('gait', 1);
+      g.update(0.1); // p = 0.25
+      return (debug(g).values!.weights as number[])[1];
+    };
+    expect(eased('sinusoidal')).toBeCloseTo((1 - Math.SQRT1_2) / 2, 12);
+    expect(eased('expInOut')).toBeCloseTo(2 ** -5 / 2, 12);
+    expect(eased('quarticInOut')).toBeCloseTo(0.5 ** 4 / 2, 12);
+    expect(eased({ keys: [[0, 0], [1, 0.9], [4, 1]] })).toBeCloseTo(0.9, 12); // time 1 of [0, 4]
+    expect(eased({ clip: 'walk', curve: 'ease' }, { ease: [[0, 0], [0.5, 0.3], [2, 1]] })).toBeCloseTo(0.3, 12); // time 0.5 of [0, 2]
+    const bad = checkGraphAsset(asset({ entry: 'idle', states: three, transitions: [
+      { from: 'idle', to: 'walk', rule: true, curve: 'smoothstep' },
+      { from: 'walk', to: 'run', rule: true, curve: { keys: [[0, 0], [0.5, 1], [0.5, 1]] } },
+      { from: 'run', to: 'idle', rule: true, curve: { clip: 'jog', curve: 'x' } },
+    ] }));
+    expect(bad.ok ? [] : bad.problems.map((p) => [p.path, p.code])).toEqual([
+      ['$.nodes.sm.properties.transitions[0].curve', 'schema'],
+      ['$.nodes.sm.properties.transitions[1].curve.keys[2][0]', 'schema'],
+      ['$.nodes.sm.properties.transitions[2].curve.clip', 'unknown-clip'],
+    ]);
+    // A curve the clip does not have is found when the graph is bound.
+    const noCurve = checkGraphAsset(asset({ entry: 'idle', states: three, transitions: [{ from: 'run', to: 'walk', rule: true, curve: { clip: 'walk', curve: 'x' } }] }));
+    expect(noCurve.ok ? [] : noCurve.problems.map((p) => [p.path, p.code, p.message])).toEqual([
+      ['$.nodes.sm.properties.transitions[0].curve.curve', 'schema', "clip 'walk' has no curve 'x' (it has none)"],
+    ]);
+  });
+
   it('re-entering a state that still has weight takes the share of the duration it has left to gain', () => {
     const g = gaits();
     g.update(1 / 60);
