@@ -342,6 +342,19 @@ describe('StateMachine', () => {
     expect(activeAt(2.9)).toBe('run');
     // Starting to walk follows the legsFirst profile (speed set at 0.2 s, the blend under way at 0.3 s).
     expect(result.frames[6].debug!.children[0].description).toMatch(/^State: walk Transition: idle -> walk 0\.\d+ \/ 0\.250 Profile: legsFirst$/);
+    // From idle straight to 300: idle -> walk -> run in the update the speed changes, the run along its sinusoid.
+    const fast = runGraph(graph, { seconds: 0.5, fps: 20, debug: true, timeline: [{ name: 'speed', value: 300, time: 0.2 }] });
+    const at = (f: number) => fast.frames[f].debug!.children[0].values!;
+    expect([at(3).activeState, at(4).activeState]).toEqual(['idle', 'run']);
+    expect(at(4).activeTransitions).toBe(2);
+    // run over walk over idle: p = 0.05 / 0.2, sinusoidal r = (sin(πp − π/2) + 1) / 2; beneath it idle -> walk at
+    // 0.05 / 0.25 for the upper body, twice that for the legs (legsFirst). A state weighs its largest bone's weight,
+    // normalised: idle 0.8 (1 − r), walk 0.4 (1 − r), run r.
+    const r = (Math.sin(0.25 * Math.PI - Math.PI / 2) + 1) / 2, total = 1.2 * (1 - r) + r;
+    const w = at(4).weights as number[];
+    expect(w[0]).toBeCloseTo((0.8 * (1 - r)) / total, 12);
+    expect(w[1]).toBeCloseTo((0.4 * (1 - r)) / total, 12);
+    expect(w[2]).toBeCloseTo(r / total, 12);
   });
 
   it('a transition with a blend profile moves each bone at its own pace, and says so in its debug line', () => {
