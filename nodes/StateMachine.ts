@@ -174,8 +174,8 @@ export class StateMachine extends LocalPoseNode {
   private active = -1;
   private initializeContext: InitializeContext | null = null;
   private playersCollected = false;
-  /** Written by readClipRemaining: the seconds left in a state's most relevant clip. */
-  readonly clipRemaining = new Float64Array(1);
+  /** Written by readClipRemaining: [the seconds left in a state's most relevant clip, scratch]. */
+  readonly clipRemaining = new Float64Array(2);
 
   /** `poses`: the sub-graph of each of the table's pose states, by crossfade slot. */
   constructor(id: string, table: StateMachineTable, poses: readonly PoseLink[], boneCount = 0) {
@@ -247,8 +247,11 @@ export class StateMachine extends LocalPoseNode {
     const players = this.players[state];
     let best = -1;
     let bestWeight = 0;
+    const latest = this.clipRemaining;
     for (let i = 0; i < players.length; i++) {
-      const w = players[i].latestWeight;
+      // Through clipRemaining[1] (see AnimNode.writeLatestWeight).
+      players[i].writeLatestWeight(latest, 1);
+      const w = latest[1];
       if (w > bestWeight) {
         bestWeight = w;
         best = i;
