@@ -30,6 +30,9 @@ export const MAX_ACTIVE_TRANSITIONS = 8;
 // An entry's numbers in `numbers`, after the weights: see TransitionStack.numbers.
 const ELAPSED = 0, DURATION = 1, EXISTING = 2, ALPHA = 3, SHARE = 4, STRIDE = 5;
 
+/** What a stack without per-bone weights holds for them: one shared empty array. */
+const NO_BONES = new Float64Array(0);
+
 export class TransitionStack {
   /**
    * The per-frame numbers, one array (see CONTRIBUTING.md, "Objects per character"):
@@ -40,12 +43,10 @@ export class TransitionStack {
   readonly numbers: Float64Array;
   /** Normalised weight of each state slot this frame (a view of numbers). */
   readonly weights: Float64Array;
-  private readonly base: Float64Array;
-  /** Per entry: the slot entered and the slot left (for the debug line). */
-  readonly next: Int32Array;
-  readonly from: Int32Array;
-  private readonly curves: BlendCurve[];
-  private readonly profiles: (BlendProfile | null)[];
+  /** Per entry k: at 2k the slot entered, at 2k + 1 the slot left (for the debug line). */
+  private readonly ends: Int32Array;
+  /** Per entry k: at 2k its curve, at 2k + 1 its profile (one array: fewer objects per character). */
+  private readonly shapes: (BlendCurve | BlendProfile | null)[];
   /** Entries on the stack. */
   count = 0;
   readonly slots: number;
@@ -67,17 +68,44 @@ export class TransitionStack {
     this.slots = slots;
     this.numbers = new Float64Array(slots * 2 + MAX_ACTIVE_TRANSITIONS * STRIDE);
     this.weights = this.numbers.subarray(0, slots);
-    this.base = this.numbers.subarray(slots, slots * 2);
-    this.next = new Int32Array(MAX_ACTIVE_TRANSITIONS);
-    this.from = new Int32Array(MAX_ACTIVE_TRANSITIONS);
-    this.curves = new Array<BlendCurve>(MAX_ACTIVE_TRANSITIONS).fill(initialCurve);
-    this.profiles = new Array<BlendProfile | null>(MAX_ACTIVE_TRANSITIONS).fill(null);
+    this.ends = new Int32Array(MAX_ACTIVE_TRANSITIONS * 2);
+    this.shapes = new Array<BlendCurve | BlendProfile | null>(MAX_ACTIVE_TRANSITIONS * 2);
+    for (let k = 0; k < MAX_ACTIVE_TRANSITIONS; k++) {
+      this.shapes[k * 2] = initialCurve;
+      this.shapes[k * 2 + 1] = null;
+    }
     this.boneCount = boneCount;
+    // Without per-bone weights the four are one shared empty array: nothing is written to them.
     const perBone = slots * boneCount;
-    this.boneWeights = new Float64Array(perBone);
-    this.evaluateBoneWeights = new Float64Array(perBone);
-    this.boneBase = new Float64Array(perBone);
-    this.boneAlpha = new Float64Array(boneCount);
+    this.boneWeights = perBone > 0 ? new Float64Array(perBone) : NO_BONES;
+    this.evaluateBoneWeights = perBone > 0 ? new Float64Array(perBone) : NO_BONES;
+    this.boneBase = perBone > 0 ? new Float64Array(perBone) : NO_BONES;
+    this.boneAlpha = perBone > 0 ? new Float64Array(boneCount) : NO_BONES;
+  }
+
+  /** Entry k's state entered, and state left. */
+  private next(k: number): number {
+    return this.ends[k * 2];
+  }
+
+  private from(k: number): number {
+    return this.ends[k * 2 + 1];
+  }
+
+  private curve(k: number): BlendCurve {
+    return this.shapes[k * 2] as BlendCurve;
+  }
+
+  private profile(k: number): BlendProfile | null {
+    return this.shapes[k * 2 + 1] as BlendProfile | null;
+  }
+
+  /** Moves entries from..count-1 down to 0 (the older ones dropped). */
+  private shiftDown(from: number): void {
+    const count = this.count;
+    this.numbers.copyWithin(this.entryAt(0), this.entryAt(from), this.entryAt(count));
+    this.ends.copyWithin(0, from * 2, count * 2);
+    for (let i = from * 2, j = 0; i < count * 2; i++, j++) this.shapes[j] = this.shapes[i];
   }
 
   /** Where entry k's numbers start in `numbers`. */
@@ -90,9 +118,8 @@ export class TransitionStack {
     this.count = 0;
     this.perBone = false;
     this.basePerBone = false;
-    this.base.fill(0);
-    this.base[slot] = 1;
-    this.weights.fill(0);
+    this.numbers.fill(0, 0, this.slots * 2);
+    this.numbers[this.slots + slot] = 1;
     this.weights[slot] = 1;
   }
 
@@ -109,16 +136,16 @@ export class TransitionStack {
     numbers.set(duration, at + DURATION);
     // The weight the state has now, copied: the entry's duration share is worked out where every frame goes.
     numbers.copyWithin(at + EXISTING, to, to + 1);
-    this.next[k] = to;
-    this.from[k] = from;
-    this.curves[k] = curve;
-    this.profiles[k] = this.boneCount > 0 ? profile : null;
+    this.ends[k * 2] = to;
+    this.ends[k * 2 + 1] = from;
+    this.shapes[k * 2] = curve;
+    this.shapes[k * 2 + 1] = this.boneCount > 0 ? profile : null;
   }
 
   /** The base takes the oldest entry at its current α; the others move down one. */
   private foldOldest(): void {
-    const n = this.slots, bones = this.boneCount, base = this.base, numbers = this.numbers;
-    const at = this.entryAt(0), next = this.next[0];
+    const n = this.slots, bones = this.boneCount, numbers = this.numbers;
+    const at = this.entryAt(0), next = this.next(0);
     if (this.perBone) {
       // boneBase becomes the per-bone fold of the base and the oldest entry.
       this.alphaPerBone(0);
@@ -128,32 +155,26 @@ export class TransitionStack {
       this.basePerBone = true;
     }
     const alpha = numbers[at + ALPHA];
-    for (let s = 0; s < n; s++) base[s] = base[s] * (1 - alpha) + (s === next ? alpha : 0);
-    numbers.copyWithin(at, at + STRIDE, this.entryAt(this.count));
-    this.next.copyWithin(0, 1, this.count);
-    this.from.copyWithin(0, 1, this.count);
-    for (let k = 1; k < this.count; k++) {
-      this.curves[k - 1] = this.curves[k];
-      this.profiles[k - 1] = this.profiles[k];
-    }
+    for (let s = 0; s < n; s++) numbers[n + s] = numbers[n + s] * (1 - alpha) + (s === next ? alpha : 0);
+    this.shiftDown(1);
     this.count--;
   }
 
   /** boneBase holds the base per bone (spread from base unless it already differs per bone). */
   private startBoneBase(): void {
     if (this.basePerBone) return;
-    const b = this.boneBase, base = this.base, bones = this.boneCount;
-    for (let s = 0, k = 0; s < this.slots; s++) for (let i = 0; i < bones; i++, k++) b[k] = base[s];
+    const b = this.boneBase, numbers = this.numbers, n = this.slots, bones = this.boneCount;
+    for (let s = 0, k = 0; s < n; s++) for (let i = 0; i < bones; i++, k++) b[k] = numbers[n + s];
   }
 
   /** The newest entry's slot left (-1 when none runs). */
   get newestFrom(): number {
-    return this.count > 0 ? this.from[this.count - 1] : -1;
+    return this.count > 0 ? this.from(this.count - 1) : -1;
   }
 
   /** The newest entry's profile (null when none runs or it has none). */
   get newestProfile(): BlendProfile | null {
-    return this.count > 0 ? this.profiles[this.count - 1] : null;
+    return this.count > 0 ? this.profile(this.count - 1) : null;
   }
 
   /**
@@ -169,11 +190,11 @@ export class TransitionStack {
       numbers[at + ELAPSED] += dt;
       // The duration shortened by the share its state had left to gain (CalculateInverseAlpha).
       numbers[at + SHARE] = numbers[at + EXISTING];
-      reentryShareAt(this.curves[k], numbers, at + SHARE);
+      reentryShareAt(this.curve(k), numbers, at + SHARE);
       const duration = numbers[at + DURATION] * numbers[at + SHARE];
       const linear = duration > 0 ? numbers[at + ELAPSED] / duration : 1;
       numbers[at + ALPHA] = linear;
-      easeAt(this.curves[k], numbers, at + ALPHA);
+      easeAt(this.curve(k), numbers, at + ALPHA);
       if (!(linear < 1)) done = k;
     }
     if (done >= 0) this.drop(done);
@@ -182,31 +203,24 @@ export class TransitionStack {
 
   /** Drops entries 0..k (k completed): the base becomes entry k's state. */
   private drop(k: number): void {
-    const next = this.next[k], remaining = this.count - k - 1;
-    this.base.fill(0);
-    this.base[next] = 1;
+    const next = this.next(k), remaining = this.count - k - 1, n = this.slots;
+    this.numbers.fill(0, n, n * 2);
+    this.numbers[n + next] = 1;
     this.basePerBone = false;
-    if (remaining > 0) {
-      this.numbers.copyWithin(this.entryAt(0), this.entryAt(k + 1), this.entryAt(this.count));
-      this.next.copyWithin(0, k + 1, this.count);
-      this.from.copyWithin(0, k + 1, this.count);
-      for (let i = 0; i < remaining; i++) {
-        this.curves[i] = this.curves[k + 1 + i];
-        this.profiles[i] = this.profiles[k + 1 + i];
-      }
-    }
+    if (remaining > 0) this.shiftDown(k + 1);
     this.count = remaining;
   }
 
   /** Writes the weights (and boneWeights) folded from the base and the entries. */
   private fold(): void {
     const n = this.slots, weights = this.weights, numbers = this.numbers;
-    weights.set(this.base);
+    // The base, at [n, 2n) of numbers: copied without reading a number.
+    numbers.copyWithin(0, n, n * 2);
     let profiled = this.basePerBone;
     for (let k = 0; k < this.count; k++) {
-      const alpha = numbers[this.entryAt(k) + ALPHA], next = this.next[k];
+      const alpha = numbers[this.entryAt(k) + ALPHA], next = this.next(k);
       for (let s = 0; s < n; s++) weights[s] = weights[s] * (1 - alpha) + (s === next ? alpha : 0);
-      if (this.profiles[k] !== null) profiled = true;
+      if (this.profile(k) !== null) profiled = true;
     }
     let sum = 0;
     for (let s = 0; s < n; s++) sum += weights[s];
@@ -222,7 +236,7 @@ export class TransitionStack {
     out.set(this.boneBase);
     for (let k = 0; k < this.count; k++) {
       this.alphaPerBone(k);
-      const next = this.next[k];
+      const next = this.next(k);
       for (let s = 0, j = 0; s < n; s++) for (let b = 0; b < bones; b++, j++) out[j] = out[j] * (1 - alpha[b]) + (s === next ? alpha[b] : 0);
     }
     for (let b = 0; b < bones; b++) {
@@ -246,14 +260,14 @@ export class TransitionStack {
    */
   private alphaPerBone(k: number): void {
     const bones = this.boneCount, alpha = this.boneAlpha, numbers = this.numbers, at = this.entryAt(k);
-    const profile = this.profiles[k], eased = numbers[at + ALPHA];
+    const profile = this.profile(k), eased = numbers[at + ALPHA];
     if (profile === null) {
       for (let b = 0; b < bones; b++) alpha[b] = eased;
       return;
     }
     const duration = numbers[at + DURATION] * numbers[at + SHARE];
     const linear = duration > 0 ? Math.min(numbers[at + ELAPSED] / duration, 1) : 1;
-    const scales = profile.scales, curve = this.curves[k];
+    const scales = profile.scales, curve = this.curve(k);
     if (profile.mode === 'timeFactor') {
       for (let b = 0; b < bones; b++) {
         const s = scales[b];
