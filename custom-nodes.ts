@@ -30,6 +30,8 @@ export type { Skeleton } from './runtime/core/skeleton.ts';
 export { Clip, ClipBinding } from './runtime/core/clip.ts';
 export { AdditiveReferencePose, additiveReferenceSchema, applyAdditive, clipFramePose, makeAdditive, referenceFrameIndex } from './runtime/core/additive.ts';
 export type { AdditiveReference } from './runtime/core/additive.ts';
+export { BLEND_CURVES, BlendCurve, LINEAR_BLEND, blendCurveSchema, compileBlendCurve, easeAt, namedBlendCurve, reentryShareAt } from './runtime/core/blend-curve.ts';
+export type { BlendCurveJson, BlendCurveName } from './runtime/core/blend-curve.ts';
 export { MASK_PROFILE_MODES, TRANSITION_PROFILE_MODES } from './runtime/core/blend-profile.ts';
 export type { BlendProfile } from './runtime/core/blend-profile.ts';
 export { boneMaskProblems, boneMaskWeights, boneWeightsSchema, branchFiltersSchema, maskedBones } from './runtime/core/bone-mask.ts';
@@ -40,12 +42,16 @@ export { ScratchNumbers } from './runtime/core/scratch.ts';
 
 // Jobs the built-in nodes share: playback, crossfades, inertialization, sync groups, blend spaces, IK, stride warping, state machines, pose search.
 export { BlendSpaceNode, reportSampleRange } from './runtime/jobs/blend-space.ts';
+export { checkBlendCurve, prepareBlendCurve } from './runtime/jobs/blend-curve-property.ts';
 export { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from './runtime/jobs/clip-playback.ts';
-export { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from './runtime/jobs/crossfade.ts';
+export { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs, restrictBoneWeights } from './runtime/jobs/crossfade.ts';
 export { toUnitSquare, triangulate, triangulationProblems } from './runtime/jobs/delaunay.ts';
 export { InertialRequest, InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from './runtime/jobs/inertial-transition.ts';
 export { FEATURE_CHANNELS, PoseFeatureExtractor, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, checkFeatures, poseFeaturesSchema, preparePoseSearch } from './runtime/jobs/pose-search/index.ts';
-export { DEFAULT_TRANSITION_DURATION, MAX_STATES, MAX_TRANSITIONS, compileStateMachine, machineSizeProblem } from './runtime/jobs/state-machine-table.ts';
+export {
+  DEFAULT_MAX_TRANSITIONS_PER_FRAME, DEFAULT_TRANSITION_DURATION, MAX_STATES, MAX_TRANSITIONS, compileStateMachine, machineSizeProblem,
+} from './runtime/jobs/state-machine-table.ts';
+export { MAX_ACTIVE_TRANSITIONS, TransitionStack } from './runtime/jobs/state-machine-transitions.ts';
 export type { State, StateMachineTable, Transition } from './runtime/jobs/state-machine-table.ts';
 export { StrideWarpingNumbers, settingBindings } from './runtime/jobs/stride-warping-numbers.ts';
 export type { SettingBindings, SettingName } from './runtime/jobs/stride-warping-numbers.ts';

@@ -41,10 +41,14 @@ export const BlendByBoolMeta: BuiltInNodeMeta = {
         'A profile from the asset\'s blendProfiles: each bone blends at its own pace, as in BlendList. Absent: every '
         + 'bone blends together.',
     },
+    blendCurve: {
+      title: 'Blend Curve',
+      description: 'The curve a crossfade follows, as in BlendList (linear when absent).',
+    },
   },
   reference: `
 BlendList with two poses chosen by a bool; each direction has its own blend time, read every frame.
-It takes \`blendMode\` and \`blendProfile\` as BlendList does (see [BlendList](#blendlist)).
+It takes \`blendMode\`, \`blendProfile\` and \`blendCurve\` as BlendList does (see [BlendList](#blendlist)).
 
 \`\`\`json
 "gait": { "type": "BlendByBool", "inputs": { "True": "run", "False": "walk" },

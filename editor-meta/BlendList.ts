@@ -6,7 +6,7 @@ export const BlendListMeta: BuiltInNodeMeta = {
   summary: 'one of several poses chosen by index, crossfaded or inertialized.',
   description:
     'Chooses one of several poses by index and crossfades to it when the index changes. Switching to pose i blends '
-    + 'over Blend Times[i] seconds, linearly from the weights the inputs had at the switch, so a switch in the middle '
+    + 'over Blend Times[i] seconds along the Blend Curve from the weights the inputs had at the switch, so a switch in the middle '
     + 'of a blend does not pop. Out-of-range indices are clamped to the first or last pose rather than failing. Each '
     + 'input is updated with its share of the weight; inputs at zero weight are skipped. The first update starts on the '
     + 'chosen pose without blending.',
@@ -43,10 +43,17 @@ export const BlendListMeta: BuiltInNodeMeta = {
         + '(timeFactor 0.5: the bone arrives at half the blend time). Absent: every bone blends together. A switch in the '
         + 'middle of a profiled blend continues every bone from where it was.',
     },
+    blendCurve: {
+      title: 'Blend Curve',
+      description:
+        'The curve a crossfade follows over the blend time: one of Unreal\'s blend options (linear when absent, cubic, '
+        + 'hermiteCubic, sinusoidal, quadratic/cubic/quartic/quinticInOut, circular and exp In/Out/InOut) or a custom '
+        + 'curve, {"keys": [[t, v], ...]} or {"clip", "curve"} naming a clip\'s float curve (see StateMachine).',
+    },
   },
   reference: `
-Plays the chosen pose; when the choice changes, crossfades linearly over
-the blend time of the pose switched to, starting from the weights the inputs had, so a switch in
+Plays the chosen pose; when the choice changes, crossfades along \`blendCurve\` (linear unless set;
+the curves are StateMachine's) over the blend time of the pose switched to, starting from the weights the inputs had, so a switch in
 the middle of a blend does not pop. The first update starts on the chosen pose without a blend.
 Out-of-range indices are clamped to the nearest pose. As in BlendTwo, an input whose absolute
 weight is at or below 0.00001 is neither updated nor evaluated; the others' weights are

@@ -32,6 +32,10 @@ export const PoseSearchBlendMeta: BuiltInNodeMeta = {
         + 'considered as start frames. 0 switches at once.',
       unit: 's',
     },
+    blendCurve: {
+      title: 'Blend Curve',
+      description: 'The curve a crossfaded switch follows over the blend time, as in BlendList (linear when absent).',
+    },
     blendMode: {
       title: 'Blend Mode',
       description:

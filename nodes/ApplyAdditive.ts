@@ -10,7 +10,8 @@ const MESH_ROTATIONS = new ScratchNumbers(), NO_SCRATCH = new Float64Array(0);
 
 /**
  * Adds an additive pose onto a base pose, scaled by alpha (Unreal's Apply Additive): translations
- * plus alpha × delta, rotations turned by the delta slerped from the identity by alpha, scales
+ * plus alpha × delta, rotations turned by the delta nlerped from the identity by alpha (as Unreal's
+ * BlendFromIdentityAndAccumulate; slerped with `rotationBlend: "slerp"`), scales
  * times 1 + alpha × (ratio − 1); in mesh space the rotations are applied in component space (see
  * runtime/core/additive.ts). The base is updated at the node's weight; the additive branch at the
  * node's weight × alpha, and not at all (nor evaluated) when that is at or below the relevance
@@ -31,6 +32,8 @@ export class ApplyAdditive extends LocalPoseNode {
     private readonly alphaProperty: ScalarProperty,
     private readonly mesh: boolean,
     boneCount: number,
+    /** Scale the rotation delta by slerp rather than Unreal's nlerp. */
+    private readonly slerp = false,
   ) {
     super(id, 'ApplyAdditive');
     this.inputLinks = [base, additive];
@@ -67,7 +70,7 @@ export class ApplyAdditive extends LocalPoseNode {
     const pool = this.graph.posePool;
     const delta = pool.acquire();
     this.additive.evaluate(delta);
-    applyAdditive(out, delta, this.alpha, 0, this.mesh, this.graph.skeleton.parents, this.scratch);
+    applyAdditive(out, delta, this.alpha, 0, this.mesh, this.graph.skeleton.parents, this.scratch, this.slerp);
     pool.release(delta);
   }
 
@@ -86,11 +89,13 @@ export const ApplyAdditiveType: NodeType = defineNodeType({
   properties: {
     alpha: { kind: 'float', default: 1, min: 0, max: 1 },
     space: { kind: 'enum', options: ['local', 'mesh'], default: 'local' },
+    rotationBlend: { kind: 'enum', options: ['nlerp', 'slerp'], default: 'nlerp' },
   },
   inputs: [
     { name: 'base', kind: 'pose', space: 'local' },
     { name: 'additive', kind: 'pose', space: 'local' },
   ],
   additiveInputs: (p) => ({ additive: (p.space as 'local' | 'mesh' | undefined) ?? 'local' }),
-  create: ({ id, boneCount, properties: p, inputs }) => new ApplyAdditive(id, inputs.base, inputs.additive, p.alpha, p.space === 'mesh', boneCount),
+  create: ({ id, boneCount, properties: p, inputs }) =>
+    new ApplyAdditive(id, inputs.base, inputs.additive, p.alpha, p.space === 'mesh', boneCount, p.rotationBlend === 'slerp'),
 });

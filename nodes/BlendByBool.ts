@@ -1,5 +1,7 @@
 import { readFlag, type NodeType, type PoseLink, type ScalarProperty } from '../runtime/node/node.ts';
+import { blendCurveSchema, LINEAR_BLEND, type BlendCurve } from '../runtime/core/blend-curve.ts';
 import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/core/blend-profile.ts';
+import { checkBlendCurve, prepareBlendCurve } from '../runtime/jobs/blend-curve-property.ts';
 import { BlendList } from './BlendList.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 
@@ -17,8 +19,9 @@ export class BlendByBool extends BlendList {
     blendMode: string,
     blendProfile: BlendProfile | null = null,
     boneCount = 0,
+    blendCurve: BlendCurve = LINEAR_BLEND,
   ) {
-    super(id, 'BlendByBool', [whenTrue, whenFalse], [0, 0], blendMode, blendProfile, boneCount);
+    super(id, 'BlendByBool', [whenTrue, whenFalse], [0, 0], blendMode, blendProfile, boneCount, blendCurve);
   }
 
   protected override chooseIndex(): number {
@@ -43,15 +46,18 @@ export const BlendByBoolType: NodeType = defineNodeType({
     falseBlendTime: { kind: 'float', default: 0.2, min: 0, max: 1e6 },
     blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
     blendProfile: { kind: 'blendProfile', modes: TRANSITION_PROFILE_MODES },
+    blendCurve: { kind: 'object', schema: blendCurveSchema },
   },
   requestsInertialization: (p) => p.blendMode === 'inertial',
+  check: (ctx) => checkBlendCurve(ctx.rawProperties.blendCurve, ['blendCurve'], ctx),
+  prepare: (ctx) => prepareBlendCurve(ctx.properties.blendCurve, ['blendCurve'], ctx),
   inputs: [
     { name: 'True', kind: 'pose', space: 'local' },
     { name: 'False', kind: 'pose', space: 'local' },
   ],
-  create: ({ id, boneCount, properties: p, inputs }) =>
+  create: ({ id, boneCount, properties: p, inputs, shared }) =>
     new BlendByBool(
       id, inputs.True, inputs.False,
-      p.active, p.trueBlendTime, p.falseBlendTime, p.blendMode, p.blendProfile, boneCount,
+      p.active, p.trueBlendTime, p.falseBlendTime, p.blendMode, p.blendProfile, boneCount, shared,
     ),
 });

@@ -1,4 +1,6 @@
+import { blendCurveSchema, LINEAR_BLEND, type BlendCurve } from '../runtime/core/blend-curve.ts';
 import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/core/blend-profile.ts';
+import { checkBlendCurve, prepareBlendCurve } from '../runtime/jobs/blend-curve-property.ts';
 import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/jobs/crossfade.ts';
 import { InertialRequest } from '../runtime/jobs/inertial-transition.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
@@ -7,8 +9,9 @@ import { defineNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Chooses one of several poses and crossfades to it when the choice changes (Unreal's Blend Poses
- * by int). Switching to pose i blends over blendTimes[i] seconds, linearly from the weights the
- * inputs had at the switch, so a switch in the middle of a blend does not pop. Each input is
+ * by int). Switching to pose i blends over blendTimes[i] seconds along `blendCurve` (linear unless
+ * set: runtime/core/blend-curve.ts) from the weights the inputs had at the switch, so a switch in
+ * the middle of a blend does not pop. Each input is
  * updated with its share of the weight; an input whose absolute weight (this node's weight times
  * its share) is at or below the relevance threshold is neither updated nor evaluated. The first update
  * starts on the chosen pose without a blend. BlendByBool is this node with two inputs.
@@ -49,12 +52,15 @@ export class BlendList extends LocalPoseNode {
     /** The blend profile switches follow (null: every bone alike). */
     readonly blendProfile: BlendProfile | null = null,
     boneCount = 0,
+    /** The curve a crossfade follows. */
+    blendCurve: BlendCurve = LINEAR_BLEND,
   ) {
     super(id, type);
     this.blendTimes = Float64Array.from(blendTimes);
     this.inertial = blendMode === 'inertial';
     this.fade = new Crossfade(poses.length, blendProfile !== null ? boneCount : 0);
     this.fade.profile = blendProfile;
+    this.fade.curve = blendCurve;
     this.weights = this.fade.weights;
     this.evaluateWeights = new Float64Array(poses.length);
   }
@@ -121,7 +127,7 @@ export class BlendList extends LocalPoseNode {
   }
 
   protected onEvaluate(out: Pose): void {
-    if (this.fade.perBone) evaluatePerBoneInputs(out, this.poses, this.evaluateWeights, this.fade, this.graph.posePool);
+    if (this.fade.perBone) evaluatePerBoneInputs(out, this.poses, this.evaluateWeights, this.fade.evaluateBoneWeights, this.fade.boneCount, this.graph.posePool);
     else evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
   }
 
@@ -147,9 +153,9 @@ export class BlendList extends LocalPoseNode {
 export class BlendListByInt extends BlendList {
   constructor(
     id: string, poses: readonly PoseLink[], blendTimes: readonly number[], private readonly index: ScalarProperty, blendMode: string,
-    blendProfile: BlendProfile | null = null, boneCount = 0,
+    blendProfile: BlendProfile | null = null, boneCount = 0, blendCurve: BlendCurve = LINEAR_BLEND,
   ) {
-    super(id, 'BlendList', poses, blendTimes, blendMode, blendProfile, boneCount);
+    super(id, 'BlendList', poses, blendTimes, blendMode, blendProfile, boneCount, blendCurve);
   }
 
   protected override chooseIndex(): number {
@@ -165,9 +171,12 @@ export const BlendListType: NodeType = defineNodeType({
     blendTimes: { kind: 'floatList', default: 0.2, min: 0, max: 1e6, perInput: 'poses' },
     blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
     blendProfile: { kind: 'blendProfile', modes: TRANSITION_PROFILE_MODES },
+    blendCurve: { kind: 'object', schema: blendCurveSchema },
   },
   inputs: [{ name: 'poses', kind: 'poseList', space: 'local', minCount: 1 }],
   requestsInertialization: (p) => p.blendMode === 'inertial',
-  create: ({ id, boneCount, properties: p, inputs }) =>
-    new BlendListByInt(id, inputs.poses, p.blendTimes, p.activeIndex, p.blendMode, p.blendProfile, boneCount),
+  check: (ctx) => checkBlendCurve(ctx.rawProperties.blendCurve, ['blendCurve'], ctx),
+  prepare: (ctx) => prepareBlendCurve(ctx.properties.blendCurve, ['blendCurve'], ctx),
+  create: ({ id, boneCount, properties: p, inputs, shared }) =>
+    new BlendListByInt(id, inputs.poses, p.blendTimes, p.activeIndex, p.blendMode, p.blendProfile, boneCount, shared),
 });

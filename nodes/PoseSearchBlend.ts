@@ -2,6 +2,8 @@ import type { ClipBinding } from '../runtime/core/clip.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/jobs/clip-playback.ts';
 import { Crossfade } from '../runtime/jobs/crossfade.ts';
+import { blendCurveSchema, LINEAR_BLEND, type BlendCurve } from '../runtime/core/blend-curve.ts';
+import { checkBlendCurve, prepareBlendCurve } from '../runtime/jobs/blend-curve-property.ts';
 import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/jobs/inertial-transition.ts';
 import {
   LocalPoseNode, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar,
@@ -82,8 +84,11 @@ export class PoseSearchBlend extends LocalPoseNode {
     transitionNumbers = -1,
     /** Where the slots' clip clocks go in the instance's per-frame numbers (MAX_SLOTS of them), -1: their own. */
     private readonly clockNumbers = -1,
+    /** The curve a crossfaded switch follows. */
+    blendCurve: BlendCurve = LINEAR_BLEND,
   ) {
     super(id, 'PoseSearchBlend');
+    this.fade.curve = blendCurve;
     this.dbClip = Int32Array.from(clipNames, (name) => database.clipNames.indexOf(name));
     if (this.dbClip.includes(-1) || clipNames.length !== bindings.length) throw new AnimGraphError('invalid-data', `PoseSearchBlend '${id}': the database does not index every clip of the node`);
     this.inertial = blendMode === 'inertial';
@@ -407,20 +412,27 @@ export const PoseSearchBlendType: NodeType = defineNodeType({
     motion: { kind: 'int', default: 0, min: 0 },
     blendTime: { kind: 'float', default: 0.2, min: 0 },
     blendMode: { kind: 'enum', options: ['crossfade', 'inertial'], default: 'crossfade' },
+    blendCurve: { kind: 'object', schema: blendCurveSchema },
     loop: { kind: 'bool', default: true },
     features: { kind: 'object', schema: poseFeaturesSchema },
     database: { kind: 'file' },
   },
   inputs: [],
-  check: (ctx) => checkFeatures(ctx.rawProperties.features, ctx.skeleton, ctx.report),
-  prepare: (ctx) => preparePoseSearch(ctx, ctx.properties.clips, ctx.properties.features, ctx.properties.database),
+  check: (ctx) => {
+    checkFeatures(ctx.rawProperties.features, ctx.skeleton, ctx.report);
+    checkBlendCurve(ctx.rawProperties.blendCurve, ['blendCurve'], ctx);
+  },
+  prepare: (ctx) => {
+    const search = preparePoseSearch(ctx, ctx.properties.clips, ctx.properties.features, ctx.properties.database);
+    return search && { ...search, blendCurve: prepareBlendCurve(ctx.properties.blendCurve, ['blendCurve'], ctx) };
+  },
   create: ({ id, properties: p, shared, boneCount, numbers }) => {
     if (!shared) throw new AnimGraphError('invalid-data', `PoseSearchBlend '${id}': no database (the node type's prepare did not run)`);
     // Only an inertial blend applies offsets; a crossfading one keeps the (unused) inertializer's numbers to itself.
     const transitionNumbers = p.blendMode === 'inertial' ? numbers(InertialTransition.numberCount(boneCount)) : -1;
     return new PoseSearchBlend(
       id, p.clips.map((c) => c.name), p.clips.map((c) => c.binding), shared.database, p.motion, p.blendTime, p.loop, p.blendMode, boneCount,
-      transitionNumbers, numbers(MAX_SLOTS * CLOCK_NUMBERS),
+      transitionNumbers, numbers(MAX_SLOTS * CLOCK_NUMBERS), shared.blendCurve,
     );
   },
 });

@@ -2,21 +2,28 @@ import * as z from 'zod';
 import { TRANSITION_PROFILE_MODES } from '../runtime/core/blend-profile.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { nameList, quoted } from '../runtime/core/names.ts';
-import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/jobs/crossfade.ts';
+import { blendCurveSchema, LINEAR_BLEND } from '../runtime/core/blend-curve.ts';
+import { checkBlendCurve, prepareBlendCurve } from '../runtime/jobs/blend-curve-property.ts';
+import { evaluatePerBoneInputs, evaluateWeightedInputs } from '../runtime/jobs/crossfade.ts';
+import { TransitionStack } from '../runtime/jobs/state-machine-transitions.ts';
 import {
   LocalPoseNode, type AnimNode, type DebugNode, type InitializeContext, type Link, type NodeCheckContext, type NodeType, type PoseLink,
   type SubGraphSource, type UpdateContext,
 } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
 import {
-  compileStateMachine, DEFAULT_TRANSITION_DURATION, machineSizeProblem, MAX_STATES, MAX_TRANSITIONS, type State, type StateMachineTable, type Transition,
+  compileStateMachine, DEFAULT_MAX_TRANSITIONS_PER_FRAME, DEFAULT_TRANSITION_DURATION, machineSizeProblem, MAX_STATES, MAX_TRANSITIONS,
+  type State, type StateMachineTable, type Transition,
 } from '../runtime/jobs/state-machine-table.ts';
 import { checkRule, MAX_RULE_DEPTH, ruleDepth, testRule, type RuleJson } from '../runtime/jobs/transition-rules.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
 
 export { COMPARISONS, MAX_RULE_DEPTH, ruleDepth, type Comparison, type RuleJson } from '../runtime/jobs/transition-rules.ts';
-export { compileStateMachine, DEFAULT_TRANSITION_DURATION, MAX_STATES, MAX_TRANSITIONS, type StateMachineTable } from '../runtime/jobs/state-machine-table.ts';
+export {
+  compileStateMachine, DEFAULT_MAX_TRANSITIONS_PER_FRAME, DEFAULT_TRANSITION_DURATION, MAX_STATES, MAX_TRANSITIONS, type StateMachineTable,
+} from '../runtime/jobs/state-machine-table.ts';
+export { MAX_ACTIVE_TRANSITIONS } from '../runtime/jobs/state-machine-transitions.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The asset: states (sub-graphs or conduits), an entry state and transitions with rules.
@@ -43,7 +50,7 @@ export const transitionSchema = z.object({
   ),
   duration: z.number().min(0).max(1e6).optional().describe(`Seconds the blend lasts (default ${DEFAULT_TRANSITION_DURATION}).`),
   blend: z.enum(['crossfade', 'inertial']).optional().describe('crossfade (default) or inertial (through an Inertialization node below).'),
-  curve: z.enum(['linear', 'cubic']).optional().describe('The crossfade\'s curve (default linear).'),
+  curve: blendCurveSchema.optional().describe('The crossfade\'s curve (default linear): a named curve, {"keys": [[t, v], ...]} or a clip\'s curve {"clip", "curve"}.'),
   blendProfile: z.string().min(1).optional()
     .describe('A timeFactor or weightFactor profile of the asset\'s blendProfiles: each bone blends at its own pace (crossfade), or over its own time (inertial).'),
   priority: z.number().int().optional().describe('Lower numbers are checked first (default 0; ties in asset order).'),
@@ -118,6 +125,7 @@ function checkMachine(ctx: NodeCheckContext): void {
       } else checkRule(t.rule, [...at, 'rule'], ctx);
     }
     if (typeof t.blendProfile === 'string') ctx.checkBlendProfile([...at, 'blendProfile'], t.blendProfile, TRANSITION_PROFILE_MODES);
+    checkBlendCurve(t.curve, [...at, 'curve'], ctx);
   });
 }
 
@@ -129,14 +137,21 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * A state machine (Unreal's): named states, each a sub-graph of its own, and transitions between
- * them with rules over parameters and clip times. One state is active; a transition crossfades
- * from the weights the states had (so a transition interrupted by another does not pop) or, in
- * inertial mode, switches at once and asks the Inertialization node below for a transition.
- * Only states with weight are updated and evaluated; a state entered with no weight left starts
- * over (its sub-graph is re-initialized: players restart). Transitions are checked once per
- * update, after the states are updated (so rules see this frame's clip times), in order: the
- * active state's own by priority, then any-state ones; the first that passes starts. A transition
- * into a conduit passes only if one of the conduit's own transitions passes in the same update.
+ * them with rules over parameters and clip times. One state is active. Each update first checks the
+ * rules (against the previous update's clip times, as Unreal does), in order: the active state's own
+ * by priority, then any-state ones; the first that passes starts, and the new active state's rules
+ * are checked in turn, up to maxTransitionsPerFrame transitions in one update. Then every transition
+ * under way advances by the update's time (one started in this update included, so its state has
+ * weight at once), and the states with weight are updated. A transition into a conduit passes only
+ * if one of the conduit's own transitions passes in the same update.
+ *
+ * Crossfades stack (runtime/jobs/state-machine-transitions.ts): a transition started during another
+ * blends from the pose that one gives while the older one keeps advancing beneath it; one into a
+ * state that still has weight w is shortened to its duration × (1 − w). Each follows its curve
+ * (runtime/core/blend-curve.ts) and, if it has one, its blend profile. An inertial transition
+ * switches at once and asks the Inertialization node below for the blend. A state entered with no
+ * weight left starts over (its sub-graph is re-initialized: players restart); one still blending out
+ * continues.
  */
 export class StateMachine extends LocalPoseNode {
   private readonly states: readonly State[];
@@ -147,20 +162,20 @@ export class StateMachine extends LocalPoseNode {
   private readonly entry: number;
   /** The any-state transitions, checked from every state after its own (StateMachineTable.anyState). */
   private readonly anyState: readonly Transition[];
+  private readonly maxTransitionsPerFrame: number;
   /** Clip players in each state's sub-graph (by state), for time-remaining rules (found at initialize). */
   private readonly players: SequencePlayer[][];
-  private readonly fade: Crossfade;
+  private readonly stack: TransitionStack;
   /** Normalised weight of each pose state (by slot) this frame. */
   readonly weights: Float64Array;
   /** `weights` restricted to the states updated this frame, renormalised (as BlendList does). */
   private readonly evaluateWeights: Float64Array;
-  /** The active state (-1 before the first update) and the one the last transition left. */
+  /** The active state (-1 before the first update). */
   private active = -1;
-  private previous = -1;
   private initializeContext: InitializeContext | null = null;
   private playersCollected = false;
-  /** Written by readClipRemaining: the seconds left in a state's most relevant clip. */
-  readonly clipRemaining = new Float64Array(1);
+  /** Written by readClipRemaining: [the seconds left in a state's most relevant clip, scratch]. */
+  readonly clipRemaining = new Float64Array(2);
 
   /** `poses`: the sub-graph of each of the table's pose states, by crossfade slot. */
   constructor(id: string, table: StateMachineTable, poses: readonly PoseLink[], boneCount = 0) {
@@ -170,11 +185,12 @@ export class StateMachine extends LocalPoseNode {
     this.slotStates = table.slotStates;
     this.entry = table.entry;
     this.anyState = table.anyState;
+    this.maxTransitionsPerFrame = table.maxTransitionsPerFrame;
     this.poses = poses;
     this.players = table.states.map(() => []);
     // Per-bone weights only for a machine whose transitions have profiles.
-    this.fade = new Crossfade(poses.length, table.profiled ? boneCount : 0);
-    this.weights = this.fade.weights;
+    this.stack = new TransitionStack(poses.length, table.profiled ? boneCount : 0, LINEAR_BLEND);
+    this.weights = this.stack.weights;
     this.evaluateWeights = new Float64Array(poses.length);
   }
 
@@ -193,15 +209,20 @@ export class StateMachine extends LocalPoseNode {
 
   /** True while a crossfade between states is under way. */
   get transitioning(): boolean {
-    return this.fade.fading;
+    return this.stack.count > 0;
+  }
+
+  /** How many crossfades are under way (the newest over the older ones). */
+  get activeTransitions(): number {
+    return this.stack.count;
   }
 
   protected override onInitialize(ctx: InitializeContext): void {
     this.initializeContext = ctx;
-    this.fade.reset();
+    this.stack.jumpTo(0);
+    this.weights.fill(0);
     this.evaluateWeights.fill(0);
     this.active = -1;
-    this.previous = -1;
     // The players are the sub-graphs' structure, found once: a state machine nested in a state is
     // re-initialized each time that state is entered, in the frame loop, where nothing may allocate.
     if (!this.playersCollected) this.collectPlayers();
@@ -218,15 +239,19 @@ export class StateMachine extends LocalPoseNode {
 
   /**
    * Writes into clipRemaining[0] the seconds left in the clip of the state's player with the most
-   * weight this frame (to the clip's end: a clip played backward counts toward its end too); false when the
-   * state has no relevant player.
+   * weight at its latest update (to the clip's end: a clip played backward counts toward its end
+   * too); false when the state has no player updated in this frame or the previous one (a state just
+   * entered has none yet).
    */
   readClipRemaining(state: number): boolean {
     const players = this.players[state];
     let best = -1;
     let bestWeight = 0;
+    const latest = this.clipRemaining;
     for (let i = 0; i < players.length; i++) {
-      const w = players[i].weight;
+      // Through clipRemaining[1] (see AnimNode.writeLatestWeight).
+      players[i].writeLatestWeight(latest, 1);
+      const w = latest[1];
       if (w > bestWeight) {
         bestWeight = w;
         best = i;
@@ -239,14 +264,37 @@ export class StateMachine extends LocalPoseNode {
   }
 
   protected onUpdate(ctx: UpdateContext): void {
-    const fade = this.fade;
+    const stack = this.stack;
     if (this.active < 0) {
       this.active = this.entry;
-      fade.jumpTo(this.states[this.entry].slot);
+      stack.jumpTo(this.states[this.entry].slot);
       const events = this.graph.events;
       if (events.has('stateEntered')) events.emit('stateEntered', this.id, this.states[this.entry].name);
     }
-    fade.advance(ctx);
+    for (let taken = 0; taken < this.maxTransitionsPerFrame; taken++) {
+      const leg = this.checkTransitions();
+      if (leg === null) break;
+      // The transition starts here rather than in a function of its own: this update runs every
+      // frame and is optimised early, while a function called only at a switch stays cold where one
+      // character switches now and then, and V8 boxes each number cold code reads (see
+      // CONTRIBUTING.md, "Numbers in the frame loop").
+      const events = this.graph.events, states = this.states, from = this.active, to = leg.to;
+      if (events.has('transitionStarted')) events.emit('transitionStarted', this.id, states[from].name, states[to].name, leg.duration);
+      if (events.has('stateExited')) events.emit('stateExited', this.id, states[from].name);
+      if (events.has('stateEntered')) events.emit('stateEntered', this.id, states[to].name);
+      const slot = states[to].slot;
+      const reentry = to === from;
+      // A state still blending out continues where it is; one with no weight left starts over.
+      if (reentry || !(this.weights[slot] > 0)) this.poses[slot].initialize(this.initializeContext!);
+      this.active = to;
+      if (leg.inertial || reentry) {
+        // A crossfade cannot fade a state into itself, so a re-entry switches at once (smoothly only when inertial).
+        stack.jumpTo(slot);
+        // The transition's own request (its duration and profile), read by the inertializer at evaluate.
+        if (leg.inertial) ctx.inertializer?.requestInertialization(leg.request, this);
+      } else stack.push(states[from].slot, slot, leg.durationNumbers, leg.curve, leg.profile);
+    }
+    stack.advance(ctx);
     const n = this.poses.length;
     let updatedSum = 0;
     let dropped = false;
@@ -264,41 +312,7 @@ export class StateMachine extends LocalPoseNode {
         for (let i = 0; i < n; i++) this.evaluateWeights[i] /= updatedSum;
       } else this.evaluateWeights[this.states[this.active].slot] = 1;
     }
-    const leg = this.checkTransitions();
-    if (leg !== null) {
-      // The transition starts here rather than in a function of its own: this update runs every
-      // frame and is optimised early, while a function called only at a switch stays cold where one
-      // character switches now and then, and V8 boxes each number cold code reads (see
-      // CONTRIBUTING.md, "Numbers in the frame loop").
-      const events = this.graph.events, states = this.states, from = this.active, to = leg.to;
-      if (events.has('transitionStarted')) events.emit('transitionStarted', this.id, states[from].name, states[to].name, leg.duration);
-      if (events.has('stateExited')) events.emit('stateExited', this.id, states[from].name);
-      if (events.has('stateEntered')) events.emit('stateEntered', this.id, states[to].name);
-      const slot = states[to].slot;
-      const reentry = to === from;
-      // A state still blending out continues where it is; one with no weight left starts over.
-      if (reentry || !(this.evaluateWeights[slot] > 0)) this.poses[slot].initialize(this.initializeContext!);
-      this.previous = from;
-      this.active = to;
-      if (leg.inertial || reentry) {
-        // A crossfade cannot fade a state into itself, so a re-entry switches at once (smoothly only when inertial).
-        fade.jumpTo(slot);
-        // The transition's own request (its duration and profile), read by the inertializer at evaluate.
-        if (leg.inertial) ctx.inertializer?.requestInertialization(leg.request, this);
-        // The entered state joins this frame's update with no time step, so it has a pose to evaluate.
-        const child = ctx.child();
-        child.deltaTime = 0;
-        this.poses[slot].update(child);
-        this.evaluateWeights.fill(0);
-        this.evaluateWeights[slot] = 1;
-      } else {
-        fade.duration = leg.duration;
-        fade.cubic = leg.cubic;
-        fade.profile = leg.profile;
-        fade.fadeTo(slot);
-      }
-    }
-    if (fade.perBone) fade.restrictBones(this.evaluateWeights);
+    if (stack.perBone) stack.restrictBones(this.evaluateWeights);
   }
 
   /** The transition to start from the active state (its `to` past any conduits), or null. */
@@ -333,30 +347,43 @@ export class StateMachine extends LocalPoseNode {
   }
 
   protected onEvaluate(out: Pose): void {
-    if (this.fade.perBone) evaluatePerBoneInputs(out, this.poses, this.evaluateWeights, this.fade, this.graph.posePool);
+    const stack = this.stack;
+    if (stack.perBone) evaluatePerBoneInputs(out, this.poses, this.evaluateWeights, stack.evaluateBoneWeights, stack.boneCount, this.graph.posePool);
     else evaluateWeightedInputs(out, this.poses, this.evaluateWeights, this.graph.posePool);
   }
 
+  /** The newest transition's state left, elapsed and duration, and profile, for the debug views. */
+  private newestTransition(): { from: string; elapsed: number; duration: number; profile: string | null } | null {
+    const stack = this.stack;
+    if (stack.count === 0) return null;
+    const times = new Float64Array(2);
+    stack.newestTimes(times);
+    const profile = stack.newestProfile;
+    return { from: this.states[this.slotStates[stack.newestFrom]].name, elapsed: times[0], duration: times[1], profile: profile !== null ? profile.name : null };
+  }
+
   protected override debugDescription(): string {
-    const f = this.fade;
-    const transition = this.transitioning && this.previous >= 0
-      ? ` Transition: ${this.states[this.previous].name} -> ${this.activeState} ${Math.min(f.elapsed, f.duration).toFixed(3)} / ${f.duration.toFixed(3)}`
-        + (f.runningProfile !== null ? ` Profile: ${f.runningProfile.name}` : '')
+    const t = this.newestTransition();
+    const transition = t !== null
+      ? ` Transition: ${t.from} -> ${this.activeState} ${t.elapsed.toFixed(3)} / ${t.duration.toFixed(3)}`
+        + (this.stack.count > 1 ? ` (over ${this.stack.count - 1} more)` : '')
+        + (t.profile !== null ? ` Profile: ${t.profile}` : '')
       : '';
     return `State: ${this.activeState || '(none)'}${transition}`;
   }
 
   protected override onGatherDebug(node: DebugNode): void {
-    const f = this.fade;
+    const t = this.newestTransition();
     node.values = {
       activeState: this.activeState,
-      transitioning: this.transitioning,
-      transitionFrom: this.transitioning && this.previous >= 0 ? this.states[this.previous].name : '',
-      transitionElapsed: Math.min(f.elapsed, f.duration),
-      transitionDuration: f.duration,
+      transitioning: t !== null,
+      transitionFrom: t !== null ? t.from : '',
+      transitionElapsed: t !== null ? t.elapsed : 0,
+      transitionDuration: t !== null ? t.duration : 0,
+      activeTransitions: this.stack.count,
       weights: Array.from(this.weights),
     };
-    if (f.runningProfile !== null) node.values.transitionProfile = f.runningProfile.name;
+    if (t !== null && t.profile !== null) node.values.transitionProfile = t.profile;
     // One line per state with weight this frame, over its sub-graph's tree.
     const children: DebugNode[] = [];
     for (let i = 0; i < this.poses.length; i++) {
@@ -389,6 +416,7 @@ export const StateMachineType: NodeType = defineNodeType({
   space: 'local',
   properties: {
     entry: { kind: 'object', schema: z.string().min(1).describe('The state entered on the first update (not a conduit).') },
+    maxTransitionsPerFrame: { kind: 'int', default: DEFAULT_MAX_TRANSITIONS_PER_FRAME, min: 1, max: 64, bindable: false },
     states: { kind: 'object', schema: z.record(z.string(), stateSchema).describe('The states by name.') },
     transitions: { kind: 'object', schema: z.array(transitionSchema).describe('The transitions, checked in priority order.') },
   },
@@ -406,7 +434,11 @@ export const StateMachineType: NodeType = defineNodeType({
     const states = Object.entries(p.states ?? {}).map(([name, s]) => ({ name, hasPose: !('conduit' in s) && ctx.subGraphs.includes(name) }));
     // The loader checked each rule (checkMachine); the schema reads it as unknown.
     const transitions = (p.transitions ?? []) as TransitionJson[];
-    return compileStateMachine(ctx.id, states, p.entry ?? '', transitions, (name) => ctx.parameterSlot(name), (name) => ctx.blendProfile(name));
+    const curves = transitions.map((t, i) => prepareBlendCurve(t.curve, ['transitions', i, 'curve'], ctx));
+    return compileStateMachine(
+      ctx.id, states, p.entry ?? '', transitions, (name) => ctx.parameterSlot(name), (name) => ctx.blendProfile(name), (i) => curves[i],
+      p.maxTransitionsPerFrame,
+    );
   },
   create: ({ id, boneCount, subGraphs, shared }) => {
     const table = shared!;

@@ -112,15 +112,21 @@ export function makeAdditive(pose: Pose, reference: AdditiveReferencePose, mesh:
   return pose;
 }
 
+/** Above this alpha the whole delta is applied, unscaled (Unreal's 1 − ZERO_ANIMWEIGHT_THRESH). */
+const FULL_ALPHA = 1 - 0.00001;
+
 /**
  * base += additive × weights[index], in place on `base`: translations plus the scaled delta, scales
- * times 1 + alpha × (ratio − 1), rotations turned by the delta slerped from the identity by alpha
- * (on the left; in component space for 'mesh'). The weight is read from an array (see
- * CONTRIBUTING.md, "Numbers in the frame loop"); 1 applies the whole delta with no slerp, as
- * Unreal does. `scratch` holds 8 values per bone (mesh space only). Allocates nothing.
+ * times 1 + alpha × (ratio − 1), rotations turned by the delta scaled from the identity by alpha
+ * (on the left; in component space for 'mesh'). The delta is scaled as Unreal's
+ * FTransform::BlendFromIdentityAndAccumulate scales it, by nlerp (normalize((1 − alpha) · identity
+ * + alpha · delta), the delta in the identity's hemisphere), or, with `slerp`, by slerp (alpha × its
+ * angle about its axis). The weight is read from an array (see CONTRIBUTING.md, "Numbers in the
+ * frame loop"); above 1 − 0.00001 the whole delta applies, as in Unreal. `scratch` holds 8 values
+ * per bone (mesh space only). Allocates nothing.
  */
 export function applyAdditive(
-  base: Pose, additive: Pose, weights: Float64Array, index: number, mesh: boolean, parents: Int32Array, scratch: Float64Array,
+  base: Pose, additive: Pose, weights: Float64Array, index: number, mesh: boolean, parents: Int32Array, scratch: Float64Array, slerp = false,
 ): Pose {
   const alpha = weights[index];
   const t = base.translations, at = additive.translations, s = base.scales, as = additive.scales;
@@ -133,17 +139,24 @@ export function applyAdditive(
   const baseMesh = scratch, outMesh = scratch, m = n * 4;
   for (let bone = 0; bone < n; bone++) {
     const o = bone * 4;
-    // The delta, in the hemisphere of the identity so that the slerp takes the short way.
+    // The delta, in the hemisphere of the identity so that the blend takes the short way.
     let dx = ar[o], dy = ar[o + 1], dz = ar[o + 2], dw = ar[o + 3];
     if (dw < 0) { dx = -dx; dy = -dy; dz = -dz; dw = -dw; }
-    if (alpha !== 1) {
-      // slerp(identity, delta, alpha): the half angle scaled by alpha about the delta's axis.
-      const sinHalf = Math.sqrt(dx * dx + dy * dy + dz * dz);
-      if (sinHalf > 1e-9) {
-        const half = Math.atan2(sinHalf, dw), k = Math.sin(half * alpha) / sinHalf;
-        dx *= k; dy *= k; dz *= k; dw = Math.cos(half * alpha);
+    if (alpha < FULL_ALPHA) {
+      if (!slerp) {
+        // nlerp(identity, delta, alpha), as Unreal.
+        dx *= alpha; dy *= alpha; dz *= alpha; dw = 1 - alpha + dw * alpha;
+        const len = Math.sqrt(dx * dx + dy * dy + dz * dz + dw * dw);
+        dx /= len; dy /= len; dz /= len; dw /= len;
       } else {
-        dx *= alpha; dy *= alpha; dz *= alpha; dw = 1;
+        // slerp(identity, delta, alpha): the half angle scaled by alpha about the delta's axis.
+        const sinHalf = Math.sqrt(dx * dx + dy * dy + dz * dz);
+        if (sinHalf > 1e-9) {
+          const half = Math.atan2(sinHalf, dw), k = Math.sin(half * alpha) / sinHalf;
+          dx *= k; dy *= k; dz *= k; dw = Math.cos(half * alpha);
+        } else {
+          dx *= alpha; dy *= alpha; dz *= alpha; dw = 1;
+        }
       }
     }
     let bx = r[o], by = r[o + 1], bz = r[o + 2], bw = r[o + 3];

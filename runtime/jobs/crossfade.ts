@@ -1,3 +1,4 @@
+import { easeAt, LINEAR_BLEND, type BlendCurve } from '../core/blend-curve.ts';
 import type { BlendProfile } from '../core/blend-profile.ts';
 import type { PoseLink } from '../node/link.ts';
 import type { UpdateContext } from '../node/node.ts';
@@ -7,6 +8,9 @@ import { poseAccumulateBones, poseScaleBones } from '../core/pose-bones.ts';
 /** What a crossfade without per-bone weights holds for them: one shared empty array. */
 const NO_BONE_WEIGHTS = new Float64Array(0);
 
+/** Progress eased within one call (see easeAt): every crossfade's, on the one thread. */
+const EASE = new Float64Array(1);
+
 /**
  * The weights of N inputs crossfading to one of them (Cocos Creator's reusable crossfade state),
  * shared by BlendList, BlendByBool and PoseSearchBlend's crossfaded switches; a state machine or a
@@ -14,8 +18,9 @@ const NO_BONE_WEIGHTS = new Float64Array(0);
  * and `duration` (set before fadeTo). Output: `weights`, normalised to a sum of 1 over the first
  * `count` inputs (those beyond are left as they were).
  *
- * A fade is linear in time from the weights the inputs had when it started, so a fade that
- * interrupts another does not pop: the current weights become the new fade's start.
+ * A fade moves from the weights the inputs had when it started along its `curve` (linear unless
+ * set), so a fade that interrupts another does not pop: the current weights become the new fade's
+ * start.
  *
  * Built with a bone count, a fade may follow a blend profile (runtime/core/blend-profile.ts; set
  * `profile` with duration before fadeTo): each bone then moves at its own pace and `boneWeights`
@@ -38,10 +43,10 @@ export class Crossfade {
   /** Seconds the fade lasts; 0 for an instant switch. */
   duration = 0;
   /**
-   * Ease the fade in and out (smoothstep, 3p² − 2p³, of the linear progress p) instead of moving
-   * linearly; read by advance, so set it with duration before fadeTo.
+   * The curve the fade follows over its time (runtime/core/blend-curve.ts); read by advance, so set
+   * it with duration before fadeTo.
    */
-  cubic = false;
+  curve: BlendCurve = LINEAR_BLEND;
   /**
    * The blend profile the next fade follows (a timeFactor or weightFactor one), or null for every
    * bone together; read by fadeTo and advance, so set it with duration before fadeTo. Needs a
@@ -141,7 +146,10 @@ export class Crossfade {
     if (this.perBone) return this.advanceBones();
     const n = this.count, index = this.target, weights = this.weights, start = this.startWeights;
     const linear = this.duration > 0 ? Math.min(this.elapsed / this.duration, 1) : 1;
-    const progress = this.cubic ? linear * linear * (3 - 2 * linear) : linear;
+    EASE[0] = linear;
+    easeAt(this.curve, EASE, 0);
+    // Complete by time, whatever a custom curve ends at.
+    const progress = linear >= 1 ? 1 : EASE[0];
     let sum = 0;
     for (let i = 0; i < n; i++) {
       const target = i === index ? 1 : 0;
@@ -166,8 +174,10 @@ export class Crossfade {
       weights[index] = 1;
       return true;
     }
-    const cubic = this.cubic;
-    const eased = cubic ? linear * linear * (3 - 2 * linear) : linear;
+    const curve = this.curve;
+    EASE[0] = linear;
+    easeAt(curve, EASE, 0);
+    const eased = EASE[0];
     const scales = profile !== null ? profile.scales : null;
     const timeFactor = profile !== null && profile.mode === 'timeFactor';
     for (let b = 0; b < bones; b++) {
@@ -176,8 +186,9 @@ export class Crossfade {
       if (scales !== null) {
         const s = scales[b];
         if (timeFactor) {
-          const p = !(s > 0) || linear >= s ? 1 : linear / s;
-          q = cubic ? p * p * (3 - 2 * p) : p;
+          EASE[0] = !(s > 0) || linear >= s ? 1 : linear / s;
+          easeAt(curve, EASE, 0);
+          q = EASE[0];
         } else {
           const lead = eased * s, sum = lead + 1 - eased;
           q = sum > 0 ? lead / sum : 1;
@@ -209,19 +220,27 @@ export class Crossfade {
    * frame), renormalised per bone; a bone only excluded inputs used goes to the first included one.
    */
   restrictBones(include: Float64Array): void {
-    const n = this.count, bones = this.boneCount, from = this.boneWeights, out = this.evaluateBoneWeights;
-    let first = -1;
-    for (let i = 0; i < n; i++) if (include[i] > 0) { first = i; break; }
-    for (let b = 0; b < bones; b++) {
-      let sum = 0;
-      for (let i = 0, k = b; i < n; i++, k += bones) {
-        const w = include[i] > 0 ? from[k] : 0;
-        out[k] = w;
-        sum += w;
-      }
-      if (sum > 0) for (let i = 0, k = b; i < n; i++, k += bones) out[k] /= sum;
-      else if (first >= 0) out[first * bones + b] = 1;
+    restrictBoneWeights(include, this.boneWeights, this.evaluateBoneWeights, this.count, this.boneCount);
+  }
+}
+
+/**
+ * Writes into `out` the per-bone weights `from` (per input i, per bone b, at i × bones + b) of the
+ * first `n` inputs `include` gives weight, renormalised per bone; a bone only excluded inputs used
+ * goes to the first included one. For Crossfade and a state machine's TransitionStack.
+ */
+export function restrictBoneWeights(include: Float64Array, from: Float64Array, out: Float64Array, n: number, bones: number): void {
+  let first = -1;
+  for (let i = 0; i < n; i++) if (include[i] > 0) { first = i; break; }
+  for (let b = 0; b < bones; b++) {
+    let sum = 0;
+    for (let i = 0, k = b; i < n; i++, k += bones) {
+      const w = include[i] > 0 ? from[k] : 0;
+      out[k] = w;
+      sum += w;
     }
+    if (sum > 0) for (let i = 0, k = b; i < n; i++, k += bones) out[k] /= sum;
+    else if (first >= 0) out[first * bones + b] = 1;
   }
 }
 
@@ -254,12 +273,11 @@ export function evaluateWeightedInputs(out: Pose, inputs: readonly PoseLink[], w
 
 /**
  * Writes the per-bone weighted sum of `inputs` into `out`: input i's bone b weighs
- * fade.evaluateBoneWeights[i × boneCount + b] (see Crossfade.restrictBones); inputs `include`
- * gives no weight are not evaluated. Rotations are renormalised. The pose of a crossfade following
- * a blend profile, for BlendList and StateMachine.
+ * weights[i × bones + b] (a Crossfade's or TransitionStack's evaluateBoneWeights, see
+ * restrictBoneWeights); inputs `include` gives no weight are not evaluated. Rotations are
+ * renormalised. The pose of a crossfade following a blend profile, for BlendList and StateMachine.
  */
-export function evaluatePerBoneInputs(out: Pose, inputs: readonly PoseLink[], include: Float64Array, fade: Crossfade, pool: PosePool): void {
-  const bones = fade.boneCount, weights = fade.evaluateBoneWeights;
+export function evaluatePerBoneInputs(out: Pose, inputs: readonly PoseLink[], include: Float64Array, weights: Float64Array, bones: number, pool: PosePool): void {
   let first = true;
   let scratch: Pose | null = null;
   for (let i = 0; i < inputs.length; i++) {

@@ -1,3 +1,4 @@
+import { LINEAR_BLEND, type BlendCurve, type BlendCurveJson } from '../core/blend-curve.ts';
 import type { BlendProfile } from '../core/blend-profile.ts';
 import { AnimGraphError } from '../core/errors.ts';
 import { InertialRequest } from './inertial-transition.ts';
@@ -30,6 +31,9 @@ export function machineSizeProblem(what: 'states' | 'transitions', count: number
 /** Seconds a transition blends when its asset gives no duration. */
 export const DEFAULT_TRANSITION_DURATION = 0.2;
 
+/** How many transitions a machine follows in one update when its asset does not say (Unreal's MaxTransitionsPerFrame). */
+export const DEFAULT_MAX_TRANSITIONS_PER_FRAME = 3;
+
 /** A transition as the asset writes it (checked by the node type's check). */
 export interface TransitionSpec {
   readonly from: string;
@@ -37,7 +41,7 @@ export interface TransitionSpec {
   readonly rule: RuleJson;
   readonly duration?: number;
   readonly blend?: 'crossfade' | 'inertial';
-  readonly curve?: 'linear' | 'cubic';
+  readonly curve?: BlendCurveJson;
   readonly blendProfile?: string;
   readonly priority?: number;
   readonly allowReentry?: boolean;
@@ -52,14 +56,19 @@ export class Transition {
     /** Seconds (number fields of one small class: see CONTRIBUTING.md). */
     readonly duration: number,
     readonly inertial: boolean,
-    readonly cubic: boolean,
+    /** The crossfade's curve (runtime/core/blend-curve.ts). */
+    readonly curve: BlendCurve,
     readonly allowReentry: boolean,
     /** The blend profile the transition follows, or null. */
     readonly profile: BlendProfile | null,
   ) {
     this.request.duration = duration;
     this.request.profile = profile;
+    this.durationNumbers[0] = duration;
   }
+
+  /** [duration], copied into the machine's TransitionStack when the transition starts (never read there: see its push). */
+  readonly durationNumbers = new Float64Array(1);
 
   /**
    * What an inertial transition asks of the Inertialization node below, made once (never written
@@ -98,6 +107,8 @@ export interface StateMachineTable {
   readonly anyState: readonly Transition[];
   /** Whether a transition follows a blend profile (the crossfade then keeps per-bone weights). */
   readonly profiled: boolean;
+  /** The most transitions followed in one update (at least 1). */
+  readonly maxTransitionsPerFrame: number;
 }
 
 /**
@@ -114,6 +125,8 @@ export function compileStateMachine(
   transitions: readonly TransitionSpec[],
   slotOf: (name: string) => number,
   profileOf: (name: string) => BlendProfile | null = () => null,
+  curveOf: (transition: number) => BlendCurve = () => LINEAR_BLEND,
+  maxTransitionsPerFrame = DEFAULT_MAX_TRANSITIONS_PER_FRAME,
 ): StateMachineTable {
   if (stateList.length > MAX_STATES) throw new AnimGraphError('out-of-range', `StateMachine '${id}': ${machineSizeProblem('states', stateList.length)}`);
   if (transitions.length > MAX_TRANSITIONS) throw new AnimGraphError('out-of-range', `StateMachine '${id}': ${machineSizeProblem('transitions', transitions.length)}`);
@@ -126,22 +139,25 @@ export function compileStateMachine(
   const index = new Map(states.map((s, i) => [s.name, i]));
   const entryIndex = index.get(entry) ?? slotStates[0] ?? -1;
   if (entryIndex < 0 || states[entryIndex].conduit) throw new AnimGraphError('invalid-data', `StateMachine '${id}': entry '${entry}' is not a state with a pose`);
+  if (!(Number.isInteger(maxTransitionsPerFrame) && maxTransitionsPerFrame >= 1)) {
+    throw new AnimGraphError('out-of-range', `StateMachine '${id}': maxTransitionsPerFrame is a whole number, at least 1 (got ${maxTransitionsPerFrame})`);
+  }
   // Stable sort by priority; own transitions before any-state ones.
   const ordered = transitions.map((t, i) => ({ t, i })).sort((a, b) => (a.t.priority ?? 0) - (b.t.priority ?? 0) || a.i - b.i);
   for (const t of transitions) {
     if (ruleDepth(t.rule) > MAX_RULE_DEPTH) throw new AnimGraphError('out-of-range', `StateMachine '${id}': a transition rule nests and, or and not more than ${MAX_RULE_DEPTH} levels deep (the limit, MAX_RULE_DEPTH)`);
   }
-  const compile = (t: TransitionSpec) => new Transition(
+  const compile = (t: TransitionSpec, i: number) => new Transition(
     index.get(t.to)!, compileRule(t.rule, slotOf), t.duration ?? DEFAULT_TRANSITION_DURATION,
-    t.blend === 'inertial', t.curve === 'cubic', t.allowReentry === true,
+    t.blend === 'inertial', curveOf(i), t.allowReentry === true,
     t.blendProfile !== undefined ? profileOf(t.blendProfile) : null,
   );
-  for (const { t } of ordered) {
+  for (const { t, i } of ordered) {
     if (!index.has(t.to) || (t.from !== '*' && !index.has(t.from))) continue;
-    if (t.from !== '*') states[index.get(t.from)!].transitions.push(compile(t));
+    if (t.from !== '*') states[index.get(t.from)!].transitions.push(compile(t, i));
   }
   // A conduit is passed through by its own transitions only.
   const anyState: Transition[] = [];
-  for (const { t } of ordered) if (t.from === '*' && index.has(t.to)) anyState.push(compile(t));
-  return { states, slotStates, entry: entryIndex, anyState, profiled: transitions.some((t) => t.blendProfile !== undefined) };
+  for (const { t, i } of ordered) if (t.from === '*' && index.has(t.to)) anyState.push(compile(t, i));
+  return { states, slotStates, entry: entryIndex, anyState, profiled: transitions.some((t) => t.blendProfile !== undefined), maxTransitionsPerFrame };
 }

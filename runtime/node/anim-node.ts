@@ -265,6 +265,19 @@ export abstract class AnimNode {
     return this.relevant ? this.graph.frameNumbers[this.weightSlot] : 0;
   }
 
+  /**
+   * Writes into out[index] the absolute weight of the node's latest update, this frame's or the
+   * previous one's; 0 if it was updated in neither, or initialized since (Unreal's cached blend
+   * weight): what a state machine's rules read at the start of its update, before the states below
+   * it update. Written, not returned: a double returned from a call V8 does not inline is boxed
+   * (see CONTRIBUTING.md, "Numbers in the frame loop").
+   */
+  writeLatestWeight(out: Float64Array, index: number): void {
+    const counter = this.graph.updateCounter, last = this.lastUpdate;
+    if (last === counter || last === counter - 1) out[index] = this.graph.frameNumbers[this.weightSlot];
+    else out[index] = 0;
+  }
+
   gatherDebug(): DebugNode {
     const node: DebugNode = {
       id: this.id,

@@ -44,9 +44,10 @@ describeWithData('graphs/examples/cmu-locomotion.json: a state machine on motion
     const step = angle(rotation(12, thigh), rotation(11, thigh));
     expect(jump).toBeGreaterThan(0.1);
     expect(step).toBeLessThan(jump / 4);
-    // 0.3 s after the switch (frame 21) the transition is over: the legs are the run clip.
+    // 0.3 s after the switch (frame 21) the transition is over: the legs are the run clip, which has
+    // played since frame 12's update (the state is entered at its start, and plays that update).
     const after = 22;
-    const expected = clipRotation('run', (after - 12) / fps, thigh);
+    const expected = clipRotation('run', (after - 11) / fps, thigh);
     rotation(after, thigh).forEach((v, i) => expect(v).toBeCloseTo(expected[i], 12));
   });
 

@@ -6,11 +6,12 @@ import { AdditiveReferencePose, applyAdditive, makeAdditive } from '../../runtim
 import { ClipBinding } from '../../runtime/core/clip.ts';
 import { sampleClip } from '../../runtime/core/sampling.ts';
 import { quatFromAxisAngle, quatMultiply } from '../../runtime/core/math.ts';
-import { Pose } from '../../runtime/core/pose.ts';
+import { Pose, poseCopy } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { Skeleton } from '../../runtime/core/skeleton.ts';
 import { GraphLoadError } from '../../graphs/loader.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
+import { CMU, describeWithData } from '../support/shared-data.ts';
 import { runProbe } from '../support/allocation.ts';
 
 const DEG = Math.PI / 180;
@@ -99,6 +100,36 @@ describe('ApplyAdditive', () => {
       expectClose(halfAxis, axis, 1e-9);
     }
     expect(g.gatherDebug().children[0].description).toBe('Alpha: 50.0% (local)');
+  });
+
+  it('scales the rotation delta from the identity by nlerp, as Unreal\'s BlendFromIdentityAndAccumulate; by slerp when asked', () => {
+    const at = (alpha: number, rotationBlend?: string) => {
+      const g = biped({
+        base: { type: 'SequenceEvaluator', properties: { clip: 'walk', explicitTime: 7 / 30 } },
+        run: { type: 'SequenceEvaluator', properties: { clip: 'run', explicitTime: 0.4 } },
+        delta: { type: 'MakeAdditive', inputs: { pose: 'run' }, properties: { reference: { clip: 'walk', frame: 7 } } },
+        apply: { type: 'ApplyAdditive', inputs: { base: 'base', additive: 'delta' }, properties: { alpha, ...(rotationBlend ? { rotationBlend } : {}) } },
+      }, 'apply').createInstance();
+      g.update(1 / 30);
+      return Float64Array.from(g.evaluate().rotations);
+    };
+    const walk = sample('walk', 7 / 30), run = sample('run', 0.4), nlerp = at(0.25), slerp = at(0.25, 'slerp');
+    let apart = 0;
+    for (const name of ['spine_01', 'thigh_l', 'calf_r', 'lowerarm_r', 'upperarm_l']) {
+      const o = bone(name) * 4;
+      // The delta run · walk⁻¹ in the identity's hemisphere; nlerp: normalize(0.75 · identity + 0.25 · delta), on the left of the walk.
+      const d = relative(run.rotations, walk.rotations, o), sign = d[3] < 0 ? -1 : 1;
+      const q = [0.25 * sign * d[0], 0.25 * sign * d[1], 0.25 * sign * d[2], 0.75 + 0.25 * sign * d[3]];
+      const len = Math.hypot(...q);
+      const expected = quatMultiply(new Float64Array(4), 0, Float64Array.from(q, (x) => x / len), 0, walk.rotations, o);
+      const flip = expected[0] * nlerp[o] + expected[1] * nlerp[o + 1] + expected[2] * nlerp[o + 2] + expected[3] * nlerp[o + 3] < 0 ? -1 : 1;
+      for (let c = 0; c < 4; c++) expect(flip * nlerp[o + c]).toBeCloseTo(expected[c], 14);
+      // slerp: a quarter of the delta's angle.
+      const [full] = angleAxis(d), [quarter] = angleAxis(relative(slerp, walk.rotations, o));
+      expect(quarter).toBeCloseTo(full / 4, 12);
+      apart = Math.max(apart, angleAxis(relative(nlerp, slerp, o))[0]);
+    }
+    expect(apart).toBeGreaterThan(1e-5);
   });
 
   it('scales multiplicatively: base × (1 + alpha × (S / Sref − 1))', () => {
@@ -250,9 +281,10 @@ describe('graphs/examples/sample-additive-lean.json (through runGraph)', () => {
     const spine = bone('spine_01'), pelvis = bone('pelvis');
     for (let f = 0; f < frames; f++) {
       const a = plain.frames[f].local![spine], b = leaning.frames[f].local![spine];
-      // Both about X: the run's spine_01 is lean/2 = 6° at its first frame, the walk's 2°.
+      // Both about X: the run's spine_01 is lean/2 = 6° at its first frame, the walk's 2°. The 4° delta
+      // is nlerped from the identity by 0.75 (as Unreal's): 2 atan2(0.75 sin 2°, 0.25 + 0.75 cos 2°).
       const angle = (row: number[]) => 2 * Math.atan2(row[3], row[6]);
-      expect(angle(b) - angle(a)).toBeCloseTo(0.75 * 4 * DEG, 12);
+      expect(angle(b) - angle(a)).toBeCloseTo(2 * Math.atan2(0.75 * Math.sin(2 * DEG), 0.25 + 0.75 * Math.cos(2 * DEG)), 12);
       expect(leaning.frames[f].local![pelvis][1] - plain.frames[f].local![pelvis][1]).toBeCloseTo(-0.75, 10);
     }
     expect(leaning.frames[5].debug!.children[0].description).toBe('Alpha: 75.0% (local)');
@@ -262,3 +294,71 @@ describe('graphs/examples/sample-additive-lean.json (through runGraph)', () => {
     expect(run(0.5).frames.map((f) => f.local)).toEqual(run(0.5).frames.map((f) => f.local));
   });
 });
+
+describeWithData('ApplyAdditive: nlerp against slerp on CMU subject 2 (run over walk)', () => {
+  // The run's delta from the walk's first frame, over the walk at the same time, 40 frames at alpha 0.1 to 0.9.
+  const graph = (alpha: number, space: string, rotationBlend: string) => loadGraphAsset({
+    format: 'animgraph/1', skeleton: { bvh: `${CMU}002_01.bvh` },
+    clips: { walk: { source: `${CMU}002_01.bvh`, frames: [1, -1] }, run: { source: `${CMU}002_03.bvh`, frames: [1, -1] } },
+    parameters: { t: { type: 'float', default: 0 } },
+    nodes: {
+      base: { type: 'SequenceEvaluator', properties: { clip: 'walk', explicitTime: { param: 't' } } },
+      run: { type: 'SequenceEvaluator', properties: { clip: 'run', explicitTime: { param: 't' } } },
+      delta: { type: 'MakeAdditive', inputs: { pose: 'run' }, properties: { reference: { clip: 'walk', frame: 0 }, space } },
+      apply: { type: 'ApplyAdditive', inputs: { base: 'base', additive: 'delta' }, properties: { alpha, space, rotationBlend } },
+    },
+    output: 'apply',
+  }).createInstance();
+  /** The largest local rotation angle and component-space position (cm) between the two blends. */
+  const apart = (space: string) => {
+    let angle = 0, position = 0;
+    for (let a = 1; a <= 9; a++) {
+      const [n, s] = [graph(a / 10, space, 'nlerp'), graph(a / 10, space, 'slerp')];
+      for (let f = 0; f < 40; f++) {
+        for (const g of [n, s]) {
+          g.setParameter('t', f / 30);
+          g.update(1 / 30);
+        }
+        const pn = poseCopy(new Pose(n.skeleton.boneCount), n.evaluate()), ps = s.evaluate();
+        for (let o = 0; o < pn.rotations.length; o += 4) angle = Math.max(angle, angleAxis(relative(pn.rotations, ps.rotations, o))[0]);
+        const [cn, cs] = [positions(pn, n.skeleton.parents), positions(ps, s.skeleton.parents)];
+        for (let k = 0; k < cn.length; k += 3) position = Math.max(position, Math.hypot(cn[k] - cs[k], cn[k + 1] - cs[k + 1], cn[k + 2] - cs[k + 2]));
+      }
+    }
+    return [angle, position];
+  };
+
+  it('differ at partial weights by up to 0.020 rad / 0.94 cm in local space, 0.050 rad / 2.56 cm in mesh space', () => {
+    const [localAngle, localPosition] = apart('local');
+    expect(localAngle).toBeCloseTo(0.0201, 4);
+    expect(localPosition).toBeCloseTo(0.945, 3);
+    const [meshAngle, meshPosition] = apart('mesh');
+    expect(meshAngle).toBeCloseTo(0.0503, 4);
+    expect(meshPosition).toBeCloseTo(2.560, 3);
+  });
+});
+
+/** Component-space bone positions (3 per bone) of a local pose, parents first. */
+function positions(pose: Pose, parents: Int32Array): Float64Array {
+  const n = parents.length, out = new Float64Array(n * 3), rot = new Float64Array(n * 4), scale = new Float64Array(n * 3);
+  const t = pose.translations, r = pose.rotations, s = pose.scales;
+  for (let b = 0; b < n; b++) {
+    const p = parents[b];
+    if (p < 0) {
+      out.set(t.subarray(b * 3, b * 3 + 3), b * 3);
+      rot.set(r.subarray(b * 4, b * 4 + 4), b * 4);
+      scale.set(s.subarray(b * 3, b * 3 + 3), b * 3);
+      continue;
+    }
+    // The parent's rotation applied to the parent-scaled offset: q v q*.
+    const v = Float64Array.of(t[b * 3] * scale[p * 3], t[b * 3 + 1] * scale[p * 3 + 1], t[b * 3 + 2] * scale[p * 3 + 2], 0);
+    const q = rot.subarray(p * 4, p * 4 + 4), conj = Float64Array.of(-q[0], -q[1], -q[2], q[3]);
+    const turned = quatMultiply(new Float64Array(4), 0, quatMultiply(new Float64Array(4), 0, q, 0, v, 0), 0, conj, 0);
+    for (let c = 0; c < 3; c++) {
+      out[b * 3 + c] = out[p * 3 + c] + turned[c];
+      scale[b * 3 + c] = scale[p * 3 + c] * s[b * 3 + c];
+    }
+    quatMultiply(rot, b * 4, rot, p * 4, r, b * 4);
+  }
+  return out;
+}

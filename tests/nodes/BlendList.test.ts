@@ -253,4 +253,31 @@ describeWithData('BlendList with a blend profile on CMU subject 2', () => {
     for (let f = 0; f < 15; f++) plain.update(1 / 60);
     expect(distance(plain.evaluate(), thigh)).toBeGreaterThan(1e-6);
   });
+
+  it('a switch follows the blendCurve (BlendList and BlendByBool alike), the pose the weighted walk and run', () => {
+    const graph = (node: Record<string, unknown>) => loadGraphAsset({
+      format: 'animgraph/1',
+      skeleton: { bvh: `${CMU}002_01.bvh` },
+      clips: { walk: { source: `${CMU}002_01.bvh`, frames: [1, -1] }, run: { source: `${CMU}002_03.bvh`, frames: [1, -1] } },
+      parameters: { run: { type: 'int', default: 0 }, fast: { type: 'bool', default: false } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: 0, startTime: 0.5 } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 0, startTime: 0.5 } },
+        gait: node,
+      },
+      output: 'gait',
+    }).createInstance();
+    const list = graph({ type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { activeIndex: { param: 'run' }, blendTimes: [0.4, 0.4], blendCurve: 'circularOut' } });
+    const bool = graph({ type: 'BlendByBool', inputs: { True: 'run', False: 'walk' }, properties: { active: { param: 'fast' }, trueBlendTime: 0.4, blendCurve: 'circularOut' } });
+    for (const g of [list, bool]) g.update(1 / 60);
+    list.setParameter('run', 1);
+    bool.setParameter('fast', true);
+    for (const g of [list, bool]) g.update(0.1); // p = 0.25: circularOut √(1 − 0.75²)
+    const expected = Math.sqrt(1 - 0.75 * 0.75);
+    expect((list.gatherDebug().children[0].values!.weights as number[])[1]).toBeCloseTo(expected, 12);
+    expect((bool.gatherDebug().children[0].values!.weights as number[])[0]).toBeCloseTo(expected, 12);
+    const a = list.evaluate().rotations, b = bool.evaluate().rotations;
+    // The same rotations (each blend keeps its first input's hemisphere: run first in BlendByBool).
+    for (let k = 0; k < a.length; k += 4) expect(Math.abs(a[k] * b[k] + a[k + 1] * b[k + 1] + a[k + 2] * b[k + 2] + a[k + 3] * b[k + 3])).toBeCloseTo(1, 12);
+  });
 });

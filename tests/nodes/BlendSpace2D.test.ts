@@ -1,10 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset } from '../../host/files.ts';
+import { checkGraphAsset, loadGraphFile } from '../../host/files.ts';
 import type { GraphProblem } from '../../graphs/loader.ts';
 import type { BlendSpace2D } from '../../nodes/BlendSpace2D.ts';
 import { triangulate } from '../../runtime/jobs/delaunay.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { bipedInstance } from '../support/graphs.ts';
+import { describeWithData } from '../support/shared-data.ts';
 
 // A square of corners and its centre: 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1), 4 (0.5,0.5); on axes of
 // different units (x 0..400, y -90..90), which the node scales to the unit square.
@@ -100,5 +102,26 @@ describe('BlendSpace2D', () => {
       { path: '$.nodes.bs.properties.samples[2].y', code: 'value-range', message: 'sample 2 is at y = 1e+308, beyond ±1e15' },
     ]);
     expect(check([{ clip: 'idle', x: -1e15, y: 0 }, { clip: 'walk', x: 1e15, y: 0 }, { clip: 'walk', x: 0, y: 1e15 }])).toEqual([]);
+  });
+});
+
+describeWithData('graphs/examples/robot-blend-space-2d.json (RobotExpressive)', () => {
+  const graph = loadGraphFile(fileURLToPath(new URL('../../graphs/examples/robot-blend-space-2d.json', import.meta.url)));
+  const at = (speed: number, wave: number) => {
+    const g = graph.createInstance();
+    g.setParameter('speed', speed);
+    g.setParameter('wave', wave);
+    g.update(0); // the first update takes the input as it is (no smoothing yet)
+    return { g, weights: Array.from((g.nodes.get('space') as BlendSpace2D).weights) };
+  };
+
+  it('weighs the corners of the triangle holding the input by barycentric coordinates: idle, walk, run, wave', () => {
+    // (0.25, 0.25) in idle (0,0), walk (1,0), wave (0,1): 1 − 0.25 − 0.25, 0.25, 0.25.
+    close(at(0.25, 0.25).weights, [0.5, 0.25, 0, 0.25]);
+    // (1.2, 0.3) in walk (1,0), run (2,0), wave (0,1): wave 0.3, then walk + 2 run = 1.2 with walk + run = 0.7.
+    close(at(1.2, 0.3).weights, [0, 0.2, 0.5, 0.3]);
+    const { g } = at(1.2, 0.3);
+    for (let f = 0; f < 30; f++) g.update(1 / 30);
+    expect(Array.from(g.evaluate().rotations).every(Number.isFinite)).toBe(true);
   });
 });

@@ -142,6 +142,14 @@ describe('PoseSearchBlend on the built-in biped', () => {
     expectClose(g.evaluate().rotations, sampled(graph, 'run', runTime + 10 * DT).rotations, 1e-12);
   });
 
+  it('a crossfaded switch follows its blendCurve', () => {
+    const g = loadGraphAsset(bipedAsset({ blendCurve: 'quadraticInOut' })).createInstance();
+    play(g, 21, DT, (f) => { if (f === 20) g.setParameter('motion', 1); });
+    // p = (1/30) / 0.3 below 1/2: (2p)² / 2.
+    const p = DT / 0.3, q = (2 * p) ** 2 / 2;
+    expect(line(g).values!.weights).toEqual([1 - q, q].map((w) => expect.closeTo(w, 12)));
+  });
+
   it('builds the database once per graph and shares it between instances', () => {
     let prepared = 0;
     const counting: NodeType = { ...PoseSearchBlendType, prepare: (ctx) => { prepared++; return PoseSearchBlendType.prepare!(ctx); } };

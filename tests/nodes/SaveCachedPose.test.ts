@@ -352,27 +352,27 @@ describe('cached poses and state machine states', () => {
     const nodes = { ...cachedWalk, sm: machine({ a: { nodes: { u: { type: 'UseCachedPose', properties: { cache: 'loco' } } }, output: 'u' }, b: running }, 0.4) };
     const character = instance(nodes, 'sm', go);
     const direct = instance({ sm: machine({ a: { nodes: { w: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'w' }, b: running }, 0.4) }, 'sm', go);
-    // Go at frame 3: the transition starts after that update's states are updated, and a fades out
-    // over 0.4 s from the next (weights 1, 1, 1, 1, then 0.75, 0.5).
+    // Go at frame 3: the transition starts at the start of that update and a fades out over 0.4 s
+    // from it (weights 1, 1, 1, then 0.75, 0.5, 0.25).
     const poses = run(character, 6, 3);
     expect(poses).toEqual(run(direct, 6, 3));
     const spy = character.nodes.get('spy') as Spy;
     expect(spy.updates).toBe(6);
-    expect(spy.weights.map((w) => +w.toFixed(6))).toEqual([1, 1, 1, 1, 0.75, 0.5]);
+    expect(spy.weights.map((w) => +w.toFixed(6))).toEqual([1, 1, 1, 0.75, 0.5, 0.25]);
     expect(character.nodes.get('sm/a/u')!.gatherDebug().description).toBe('Cache: loco');
   });
 
   it('does not restart a cache of the graph around the machine when its state is re-entered, and restarts one of its own', () => {
     const outer = instance({ ...cachedWalk, sm: machine({ a: { nodes: { u: { type: 'UseCachedPose', properties: { cache: 'loco' } } }, output: 'u' }, b: running }, 0) }, 'sm', go);
     const own = instance({ sm: machine({ a: { nodes: { ...cachedWalk, u: { type: 'UseCachedPose', properties: { cache: 'loco' } } }, output: 'u' }, b: running }, 0) }, 'sm', go);
-    // a updated in frames 0-3 (the walk plays 0.4 s; the switch to b starts after frame 3's update),
-    // b alone in 4-5 (the cache is not updated), a again in 6.
+    // a updated in frames 0-2 (the walk plays 0.3 s; the switch to b happens at the start of frame
+    // 3's update), b alone in 3-4 (the cache is not updated), a again in 5-6.
     run(outer, 7, 3, 5);
     run(own, 7, 3, 5);
     // The outer cache's walk goes on from 0.4 s.
     expect((outer.nodes.get('walk') as unknown as { time: number }).time).toBeCloseTo(0.5, 12);
-    // The state's own cache restarted at the re-entry: 0.1 s since.
-    expect((own.nodes.get('sm/a/walk') as unknown as { time: number }).time).toBeCloseTo(0.1, 12);
+    // The state's own cache restarted at the re-entry: two updates of 0.1 s since.
+    expect((own.nodes.get('sm/a/walk') as unknown as { time: number }).time).toBeCloseTo(0.2, 12);
   });
 
   it('resolves a use in a nested state to the nearest graph holding the name; a state may shadow an outer cache', () => {

@@ -5,6 +5,7 @@ import { runGraph } from '../../host/runner.ts';
 import type { DebugNode } from '../../runtime/node/node.ts';
 import { compileStateMachine } from '../../nodes/StateMachine.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
+import { CMU, describeWithData } from '../support/shared-data.ts';
 
 const player = (clip: string, extra: Record<string, unknown> = {}) => ({ nodes: { p: { type: 'SequencePlayer', properties: { clip, ...extra } } }, output: 'p' });
 const asset = (properties: Record<string, unknown>, wrap = false, parameters: Record<string, unknown> = {}) => ({
@@ -27,42 +28,24 @@ const active = (g: ReturnType<typeof machine>) => smDebug(g).values!.activeState
 const three = { idle: player('idle'), walk: player('walk'), run: player('run') };
 
 describe('StateMachine', () => {
-  it('crossfades linearly from the state left over the transition duration', () => {
+  it('crossfades linearly from the state left over the transition duration, starting in the update its rule passes', () => {
     const g = machine(three, [{ from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4 }]);
     g.update(0.1);
     expect(weights(g)).toEqual([1, 0, 0]);
     g.setParameter('speed', 20);
-    g.update(0.1); // the transition starts: the entered state takes weight from the next update
+    g.update(0.1); // the rule passes at the start of this update: the transition advances by its dt at once
     expect(active(g)).toBe('walk');
-    expect(weights(g)).toEqual([1, 0, 0]);
-    g.update(0.1);
     expect(weights(g)[0]).toBeCloseTo(0.75, 12);
     expect(weights(g)[1]).toBeCloseTo(0.25, 12);
-    g.update(0.3);
+    g.update(0.1);
+    expect(weights(g)[1]).toBeCloseTo(0.5, 12);
+    g.update(0.2);
     expect(weights(g)).toEqual([0, 1, 0]);
-  });
-
-  it('shares its compiled states and transitions between instances, each with its own active state and players', () => {
-    const graph = loadGraphAsset(asset({ entry: 'idle', states: three, transitions: [
-      { from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.2 },
-      { from: 'walk', to: 'idle', rule: 'atEnd', duration: 0.2 },
-    ] }));
-    const [a, b] = [graph.createInstance(), graph.createInstance()];
-    type Inside = { states: unknown; players: { clip: { clip: { name: string } } }[][] };
-    const [ia, ib] = [a, b].map((g) => g.nodes.get('sm') as unknown as Inside);
-    expect(ia.states).toBe(ib.states); // one table per graph
-    a.setParameter('speed', 20);
-    for (let f = 0; f < 3; f++) for (const g of [a, b]) g.update(0.1);
-    expect([active(a), active(b)]).toEqual(['walk', 'idle']);
-    // Each instance's time-remaining rules read its own players.
-    expect(ia.players.map((ps) => ps.map((p) => p.clip.clip.name))).toEqual([['idle'], ['walk'], ['run']]);
-    expect(ia.players[1][0]).not.toBe(ib.players[1][0]);
   });
 
   it('eases a cubic crossfade: smoothstep of the linear progress', () => {
     const g = machine(three, [{ from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4, curve: 'cubic' }]);
     g.setParameter('speed', 20);
-    g.update(0.1);
     g.update(0.1); // p = 0.25: 3p² - 2p³ = 0.15625
     expect(weights(g)[1]).toBeCloseTo(0.15625, 12);
     g.update(0.1); // p = 0.5
@@ -70,13 +53,52 @@ describe('StateMachine', () => {
   });
 
   it('checks the active state\'s transitions by priority, lowest first, then any-state ones', () => {
-    const g = machine(three, [
+    const transitions = [
       { from: 'idle', to: 'walk', rule: true, priority: 1 },
       { from: '*', to: 'walk', rule: true, priority: -9 },
       { from: 'idle', to: 'run', rule: { param: 'speed', op: '>=', value: 0 }, priority: 0 },
-    ]);
+    ];
+    const one = loadGraphAsset(asset({ entry: 'idle', states: three, transitions, maxTransitionsPerFrame: 1 })).createInstance();
+    one.update(0.1);
+    expect(active(one)).toBe('run');
+    // With the default of 3, run's any-state transition follows in the same update.
+    const g = machine(three, transitions);
+    const seen: string[] = [];
+    g.events.on('transitionStarted', (_id, from, to) => seen.push(`${from}->${to}`));
+    g.update(0.1);
+    expect(seen).toEqual(['idle->run', 'run->walk']);
+    expect(active(g)).toBe('walk');
+  });
+
+  it('follows up to maxTransitionsPerFrame transitions in one update (default 3), each blending from the last', () => {
+    // idle -> walk -> run with both rules true: Unreal takes both in one tick.
+    const chain = [
+      { from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.4 },
+      { from: 'walk', to: 'run', rule: { param: 'speed', op: '>', value: 100 }, duration: 0.2 },
+    ];
+    const g = machine(three, chain);
+    g.update(0.1);
+    g.setParameter('speed', 200);
     g.update(0.1);
     expect(active(g)).toBe('run');
+    // walk entered at α = 0.1 / 0.4 and run over it at 0.1 / 0.2: W = ((0.75, 0.25, 0) × 0.5) + 0.5 run.
+    expect(weights(g)[0]).toBeCloseTo(0.375, 12);
+    expect(weights(g)[1]).toBeCloseTo(0.125, 12);
+    expect(weights(g)[2]).toBeCloseTo(0.5, 12);
+    expect(smDebug(g).values!.activeTransitions).toBe(2);
+    g.update(0.1); // run's transition completes, and with it the older one beneath it
+    expect(weights(g)).toEqual([0, 0, 1]);
+    expect(smDebug(g).values!.activeTransitions).toBe(0);
+    // With 1, the second waits for the next update.
+    const one = loadGraphAsset(asset({ entry: 'idle', states: three, transitions: chain, maxTransitionsPerFrame: 1 })).createInstance();
+    one.update(0.1);
+    one.setParameter('speed', 200);
+    one.update(0.1);
+    expect(active(one)).toBe('walk');
+    one.update(0.1);
+    expect(active(one)).toBe('run');
+    const bad = checkGraphAsset(asset({ entry: 'idle', states: three, transitions: chain, maxTransitionsPerFrame: 0 }));
+    expect(bad.ok ? [] : bad.problems.map((p) => p.path)).toEqual(['$.nodes.sm.properties.maxTransitionsPerFrame']);
   });
 
   it('any-state transitions do not re-enter the active state unless allowReentry', () => {
@@ -90,8 +112,8 @@ describe('StateMachine', () => {
     const r = machine(three, trans(true));
     r.setParameter('jump', true);
     for (let i = 0; i < 5; i++) r.update(0.1);
-    // Re-entered every update: the run state restarts at once, so its player never gets past one frame.
-    expect(smDebug(r).children[0].children[0].values!.time).toBe(0);
+    // Re-entered at the start of every update: the run state restarts, so its player never gets past one update.
+    expect(smDebug(r).children[0].children[0].values!.time).toBeCloseTo(0.1, 12);
     expect(weights(r)).toEqual([0, 0, 1]);
   });
 
@@ -127,8 +149,9 @@ describe('StateMachine', () => {
       }
       return -1;
     };
+    // The rules are checked at the start of an update, against the clip time of the update before (as Unreal's).
     const expected = (left: number) => {
-      for (let frame = 1; ; frame++) if (duration - Math.min(frame * dt, duration) <= left) return frame;
+      for (let frame = 1; ; frame++) if (duration - Math.min(frame * dt, duration) <= left) return frame + 1;
     };
     expect(firstFrame({ timeRemaining: 0.25 }, 0.1)).toBe(expected(0.25));
     expect(firstFrame('atEnd', 0.3)).toBe(expected(0.3));
@@ -189,7 +212,6 @@ describe('StateMachine', () => {
     g.update(0.1);
     g.setParameter('speed', 20);
     g.update(0.1);
-    g.update(0.1);
     const d = smDebug(g);
     expect(d.description).toBe('State: walk Transition: idle -> walk 0.100 / 0.400');
     expect(d.values).toMatchObject({ activeState: 'walk', transitioning: true, transitionFrom: 'idle', transitionElapsed: 0.1, transitionDuration: 0.4 });
@@ -213,8 +235,7 @@ describe('StateMachine', () => {
     g.update(0.1);
     expect(time('idle')).toBeCloseTo(0.5, 12);
     for (let i = 0; i < 10; i++) g.update(0.1);
-    g.setParameter('speed', 20); // walk has had no weight for a while: it starts over
-    g.update(0.1);
+    g.setParameter('speed', 20); // walk has had no weight for a while: it starts over, and plays this update
     g.update(0.1);
     expect(time('walk')).toBeCloseTo(0.1, 12);
   });
@@ -321,6 +342,19 @@ describe('StateMachine', () => {
     expect(activeAt(2.9)).toBe('run');
     // Starting to walk follows the legsFirst profile (speed set at 0.2 s, the blend under way at 0.3 s).
     expect(result.frames[6].debug!.children[0].description).toMatch(/^State: walk Transition: idle -> walk 0\.\d+ \/ 0\.250 Profile: legsFirst$/);
+    // From idle straight to 300: idle -> walk -> run in the update the speed changes, the run along its sinusoid.
+    const fast = runGraph(graph, { seconds: 0.5, fps: 20, debug: true, timeline: [{ name: 'speed', value: 300, time: 0.2 }] });
+    const at = (f: number) => fast.frames[f].debug!.children[0].values!;
+    expect([at(3).activeState, at(4).activeState]).toEqual(['idle', 'run']);
+    expect(at(4).activeTransitions).toBe(2);
+    // run over walk over idle: p = 0.05 / 0.2, sinusoidal r = (sin(πp − π/2) + 1) / 2; beneath it idle -> walk at
+    // 0.05 / 0.25 for the upper body, twice that for the legs (legsFirst). A state weighs its largest bone's weight,
+    // normalised: idle 0.8 (1 − r), walk 0.4 (1 − r), run r.
+    const r = (Math.sin(0.25 * Math.PI - Math.PI / 2) + 1) / 2, total = 1.2 * (1 - r) + r;
+    const w = at(4).weights as number[];
+    expect(w[0]).toBeCloseTo((0.8 * (1 - r)) / total, 12);
+    expect(w[1]).toBeCloseTo((0.4 * (1 - r)) / total, 12);
+    expect(w[2]).toBeCloseTo(r / total, 12);
   });
 
   it('a transition with a blend profile moves each bone at its own pace, and says so in its debug line', () => {
@@ -341,7 +375,7 @@ describe('StateMachine', () => {
     const idle = Float64Array.from(alone('idle').rotations), walk = Float64Array.from(alone('walk').rotations);
     g.update(0.1);
     g.setParameter('speed', 20);
-    g.update(0.1); // starts: the pose is still idle's
+    g.update(0); // starts, at no time elapsed: the pose is still idle's
     g.evaluate().rotations.forEach((x, k) => expect(x).toBeCloseTo(idle[k], 14));
     g.update(0.2);
     const out = g.evaluate();
@@ -358,7 +392,7 @@ describe('StateMachine', () => {
     g.update(0);
     const after = g.evaluate();
     for (let k = 0; k < before.length; k++) expect(after.rotations[k]).toBeCloseTo(before[k], 12);
-    expect(smDebug(g).description).toBe('State: run Transition: walk -> run 0.000 / 0.200');
+    expect(smDebug(g).description).toBe('State: run Transition: walk -> run 0.000 / 0.200 (over 1 more)');
     g.update(0.2);
     expect(Array.from(g.evaluate().rotations)).toEqual(Array.from(alone('run').rotations));
   });
@@ -375,5 +409,165 @@ describe('StateMachine', () => {
       ['$.nodes.sm.properties.transitions[0].blendProfile', 'unknown-blend-profile'],
       ['$.nodes.sm.properties.transitions[1].blendProfile', 'blend-profile-mode'],
     ]);
+  });
+});
+
+describeWithData('StateMachine on CMU subject 2 (walk, walk, run)', () => {
+  const cmu = {
+    format: 'animgraph/1', skeleton: { bvh: `${CMU}002_01.bvh` },
+    clips: { walk: { source: `${CMU}002_01.bvh`, frames: [1, -1] }, walk2: { source: `${CMU}002_02.bvh`, frames: [1, -1] }, run: { source: `${CMU}002_03.bvh`, frames: [1, -1] } },
+    parameters: { gait: { type: 'int', default: 0 } },
+  };
+  const gaitTransitions = [
+    { from: 'walk', to: 'run', rule: { param: 'gait', op: '==', value: 1 }, duration: 0.25 },
+    { from: 'run', to: 'walk', rule: { param: 'gait', op: '==', value: 0 }, duration: 0.25 },
+    { from: 'walk', to: 'walk2', rule: { param: 'gait', op: '==', value: 2 }, duration: 0.4 },
+    { from: 'walk2', to: 'run', rule: { param: 'gait', op: '==', value: 1 }, duration: 0.4 },
+  ];
+  const gaits = (transitions: unknown[] = gaitTransitions) => loadGraphAsset({
+    ...cmu,
+    nodes: { sm: { type: 'StateMachine', properties: { entry: 'walk', states: { walk: player('walk'), walk2: player('walk2'), run: player('run') }, transitions } } },
+    output: 'sm',
+  }).createInstance();
+  const debug = (g: ReturnType<typeof gaits>) => g.gatherDebug().children[0];
+
+  it('starts a transition in the same update as a BlendList switching on the same parameter, frame for frame on the CMU walk and run', () => {
+    const sm = loadGraphAsset({
+      ...cmu,
+      nodes: { sm: { type: 'StateMachine', properties: { entry: 'walk', states: { walk: player('walk'), run: player('run') }, transitions: gaitTransitions.slice(0, 2) } } },
+      output: 'sm',
+    }).createInstance();
+    const list = loadGraphAsset({
+      ...cmu,
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, run: { type: 'SequencePlayer', properties: { clip: 'run' } },
+        list: { type: 'BlendList', inputs: { poses: ['walk', 'run'] }, properties: { activeIndex: { param: 'gait' }, blendTimes: [0.25, 0.25] } },
+      },
+      output: 'list',
+    }).createInstance();
+    let biggest = 0;
+    for (let frame = 0; frame < 60; frame++) {
+      if (frame === 10 || frame === 30) {
+        for (const g of [sm, list]) g.setParameter('gait', frame === 10 ? 1 : 0);
+      }
+      sm.update(1 / 30);
+      list.update(1 / 30);
+      const ws = weights(sm), wl = list.gatherDebug().children[0].values!.weights as number[];
+      expect(ws[0], `frame ${frame}`).toBeCloseTo(wl[0], 12);
+      // Until the switch back: the machine then restarts walk (it has no weight left), the list does not.
+      if (frame >= 30) continue;
+      const a = sm.evaluate().rotations, b = list.evaluate().rotations;
+      for (let k = 0; k < a.length; k++) biggest = Math.max(biggest, Math.abs(a[k] - b[k]));
+      if (frame === 10) expect(ws[1]).toBeCloseTo((1 / 30) / 0.25, 12);
+    }
+    expect(biggest).toBeLessThan(1e-12);
+  });
+
+  it('shares its compiled states and transitions between instances, each with its own active state and players', () => {
+    const graph = loadGraphAsset(asset({ entry: 'idle', states: three, transitions: [
+      { from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.2 },
+      { from: 'walk', to: 'idle', rule: 'atEnd', duration: 0.2 },
+    ] }));
+    const [a, b] = [graph.createInstance(), graph.createInstance()];
+    type Inside = { states: unknown; players: { clip: { clip: { name: string } } }[][] };
+    const [ia, ib] = [a, b].map((g) => g.nodes.get('sm') as unknown as Inside);
+    expect(ia.states).toBe(ib.states); // one table per graph
+    a.setParameter('speed', 20);
+    for (let f = 0; f < 3; f++) for (const g of [a, b]) g.update(0.1);
+    expect([active(a), active(b)]).toEqual(['walk', 'idle']);
+    // Each instance's time-remaining rules read its own players.
+    expect(ia.players.map((ps) => ps.map((p) => p.clip.clip.name))).toEqual([['idle'], ['walk'], ['run']]);
+    expect(ia.players[1][0]).not.toBe(ib.players[1][0]);
+  });
+
+  it('follows any of Unreal\'s blend curves, or a clip\'s curve, and reports a bad one at its path', () => {
+    const eased = (curve: unknown, clipCurves?: Record<string, [number, number][]>) => {
+      const g = loadGraphAsset({
+        ...cmu,
+        clips: { ...cmu.clips, walk: { ...cmu.clips.walk, ...(clipCurves ? { curves: clipCurves } : {}) } },
+        nodes: { sm: { type: 'StateMachine', properties: { entry: 'walk', states: { walk: player('walk'), run: player('run') }, transitions: [
+          { from: 'walk', to: 'run', rule: { param: 'gait', op: '==', value: 1 }, duration: 0.4, curve },
+        ] } } },
+        output: 'sm',
+      }).createInstance();
+      g.update(1 / 60);
+      g.setParameter('gait', 1);
+      g.update(0.1); // p = 0.25
+      return (debug(g).values!.weights as number[])[1];
+    };
+    expect(eased('sinusoidal')).toBeCloseTo((1 - Math.SQRT1_2) / 2, 12);
+    expect(eased('expInOut')).toBeCloseTo(2 ** -5 / 2, 12);
+    expect(eased('quarticInOut')).toBeCloseTo(0.5 ** 4 / 2, 12);
+    expect(eased({ keys: [[0, 0], [1, 0.9], [4, 1]] })).toBeCloseTo(0.9, 12); // time 1 of [0, 4]
+    expect(eased({ clip: 'walk', curve: 'ease' }, { ease: [[0, 0], [0.5, 0.3], [2, 1]] })).toBeCloseTo(0.3, 12); // time 0.5 of [0, 2]
+    const bad = checkGraphAsset(asset({ entry: 'idle', states: three, transitions: [
+      { from: 'idle', to: 'walk', rule: true, curve: 'smoothstep' },
+      { from: 'walk', to: 'run', rule: true, curve: { keys: [[0, 0], [0.5, 1], [0.5, 1]] } },
+      { from: 'run', to: 'idle', rule: true, curve: { clip: 'jog', curve: 'x' } },
+    ] }));
+    expect(bad.ok ? [] : bad.problems.map((p) => [p.path, p.code])).toEqual([
+      ['$.nodes.sm.properties.transitions[0].curve', 'schema'],
+      ['$.nodes.sm.properties.transitions[1].curve.keys[2][0]', 'schema'],
+      ['$.nodes.sm.properties.transitions[2].curve.clip', 'unknown-clip'],
+    ]);
+    // A curve the clip does not have is found when the graph is bound.
+    const noCurve = checkGraphAsset(asset({ entry: 'idle', states: three, transitions: [{ from: 'run', to: 'walk', rule: true, curve: { clip: 'walk', curve: 'x' } }] }));
+    expect(noCurve.ok ? [] : noCurve.problems.map((p) => [p.path, p.code, p.message])).toEqual([
+      ['$.nodes.sm.properties.transitions[0].curve.curve', 'schema', "clip 'walk' has no curve 'x' (it has none)"],
+    ]);
+  });
+
+  it('re-entering a state that still has weight takes the share of the duration it has left to gain', () => {
+    const g = gaits();
+    g.update(1 / 60);
+    g.setParameter('gait', 1);
+    g.update(0.065); // walk -> run: run at 0.065 / 0.25 = 0.26, walk at 0.74
+    expect((debug(g).values!.weights as number[])[0]).toBeCloseTo(0.74, 12);
+    g.setParameter('gait', 0);
+    g.update(0.01); // back to walk, at 0.74 of its weight: 0.25 × (1 - 0.74) = 0.065 s
+    const d = debug(g).values!;
+    expect(d.transitionDuration).toBeCloseTo(0.065, 12);
+    // The older transition went on to 0.075 / 0.25 (walk 0.7) beneath the new one's 0.01 / 0.065.
+    const alpha = 0.01 / 0.065;
+    expect((d.weights as number[])[0]).toBeCloseTo(0.7 * (1 - alpha) + alpha, 12);
+    g.update(0.055);
+    expect(debug(g).values!.weights).toEqual([1, 0, 0]);
+    expect(debug(g).values!.transitioning).toBe(false);
+  });
+
+  it('an interrupted crossfade keeps advancing under the new one, and the pose is the weighted blend of the three states', () => {
+    const g = gaits();
+    g.update(1 / 60);
+    g.setParameter('gait', 2);
+    g.update(0.2); // walk -> walk2 half way (0.2 / 0.4)
+    g.setParameter('gait', 1);
+    g.update(0.1); // walk2 -> run starts: 0.1 / 0.4 = 0.25; walk -> walk2 goes on to 0.3 / 0.4 = 0.75 beneath it
+    const w = debug(g).values!.weights as number[];
+    expect(w[0]).toBeCloseTo(0.25 * 0.75, 12);
+    expect(w[1]).toBeCloseTo(0.75 * 0.75, 12);
+    expect(w[2]).toBeCloseTo(0.25, 12);
+    expect(debug(g).description).toBe('State: run Transition: walk2 -> run 0.100 / 0.400 (over 1 more)');
+    // The pose: each state's own pose (players at their own times) weighted so, rotations renormalised.
+    const alone = (clip: string, time: number) => {
+      const m = loadGraphAsset({ ...cmu, nodes: { p: { type: 'SequencePlayer', properties: { clip, playRate: 0, startTime: time } } }, output: 'p' }).createInstance();
+      m.update(0);
+      return Float64Array.from(m.evaluate().rotations);
+    };
+    const poses = [alone('walk', 1 / 60 + 0.3), alone('walk2', 0.3), alone('run', 0.1)];
+    const out = g.evaluate().rotations;
+    let biggest = 0;
+    for (let b = 0; b < out.length; b += 4) {
+      const q = [0, 0, 0, 0];
+      for (let s = 0; s < 3; s++) {
+        // Each pose's rotation in the first's hemisphere, as the blend accumulates them.
+        const p = poses[s], sign = p[b] * poses[0][b] + p[b + 1] * poses[0][b + 1] + p[b + 2] * poses[0][b + 2] + p[b + 3] * poses[0][b + 3] < 0 ? -1 : 1;
+        for (let c = 0; c < 4; c++) q[c] += w[s] * sign * p[b + c];
+      }
+      const len = Math.hypot(...q);
+      for (let c = 0; c < 4; c++) biggest = Math.max(biggest, Math.abs(q[c] / len - out[b + c]));
+    }
+    expect(biggest).toBeLessThan(1e-9);
+    g.update(0.3); // run's transition completes: both are dropped
+    expect(debug(g).values!.weights).toEqual([0, 0, 1]);
   });
 });

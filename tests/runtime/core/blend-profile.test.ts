@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blendProfileProblems, resolveBlendProfile, type BlendProfileJson } from '../../../runtime/core/blend-profile.ts';
+import { LINEAR_BLEND, namedBlendCurve } from '../../../runtime/core/blend-curve.ts';
 import { Crossfade } from '../../../runtime/jobs/crossfade.ts';
 import type { UpdateContext } from '../../../runtime/node/node.ts';
 import { Skeleton } from '../../../runtime/core/skeleton.ts';
@@ -18,7 +19,7 @@ function fadeWith(json: BlendProfileJson | null, cubic = false): Crossfade {
   f.jumpTo(0);
   f.advance(frame(0));
   f.duration = 1;
-  f.cubic = cubic;
+  f.curve = cubic ? namedBlendCurve('cubic') : LINEAR_BLEND;
   f.profile = json && profile(json);
   f.fadeTo(1);
   return f;
