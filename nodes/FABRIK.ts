@@ -43,8 +43,10 @@ const CHAIN_WORK = new ScratchNumbers();
 const OLD_TIP = CHAIN_IK_OPTIONS; // the tip's input rotation, 4
 const OLD_PARENT = OLD_TIP + 4; // its parent's, 4
 const TIP = OLD_PARENT + 4; // the tip's rotation written, 4
-const EULER = TIP + 4; // targetRotation read, 3
-const NUMBERS = EULER + 3;
+const NUMBERS = TIP + 4;
+
+/** targetRotation as read, within one evaluation (quatFromEulerDegrees reads its angles from index 0). */
+const EULER = new Float64Array(3);
 
 /** The farthest a target reaches along any axis (TwoBoneIK's bound): beyond, it is moved toward the origin along its direction. */
 const MAX_REACH = 1e9;
@@ -133,8 +135,8 @@ export abstract class ChainIKNode extends SkeletalControlNode {
     } else if (this.targetBoneIndex >= 0) {
       for (let i = 0; i < 4; i++) n[TIP + i] = pose.rotations[this.targetBoneIndex * 4 + i];
     } else {
-      readVec3(n, EULER, this.graph.parameterValues, this.settings.targetRotation);
-      quatFromEulerDegrees(n, TIP, 'XYZ', n.subarray(EULER, EULER + 3));
+      readVec3(EULER, 0, this.graph.parameterValues, this.settings.targetRotation);
+      quatFromEulerDegrees(n, TIP, 'XYZ', EULER);
     }
   }
 
