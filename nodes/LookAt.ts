@@ -160,8 +160,9 @@ function checkLookAt(ctx: NodeCheckContext): void {
   if (p.targetMode === 'bone' && p.targetBone === undefined) {
     ctx.report(['targetBone'], 'schema', "targetMode 'bone' needs a targetBone");
   }
-  const look = p.lookAxis, up = p.upAxis;
-  if (p.useUpAxis !== false && Array.isArray(look) && Array.isArray(up)) {
+  // Axes left out are the defaults; a useUpAxis left out is false, a bound one may be true.
+  const look = p.lookAxis ?? [0, 0, 1], up = p.upAxis ?? [0, 1, 0];
+  if (p.useUpAxis !== undefined && p.useUpAxis !== false && Array.isArray(look) && Array.isArray(up)) {
     const [a, b] = [look as number[], up as number[]];
     const cross = Math.hypot(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]);
     if (cross <= 1e-6 * Math.hypot(...a) * Math.hypot(...b)) {
