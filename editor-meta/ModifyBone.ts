@@ -51,6 +51,8 @@ relative to the bone's own component transform in the input pose, so \`additive\
 agree there for a channel applied alone, and a rotation in bone space turns the bone about its own
 axes. Unreal's world space has no counterpart (the runtime knows no world). The rotation is Euler
 angles in degrees, \`[x, y, z]\`, the quaternion Rx·Ry·Rz (three.js's default \`XYZ\` order).
+A translation beyond ±1e9 or a scale beyond ±1e6 on an axis (a vec3 parameter may hold any finite
+numbers) is held to that bound, so that the bone's children stay finite.
 Debug: \`Alpha: 100.0% head\`.
 
 \`\`\`json

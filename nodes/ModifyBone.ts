@@ -70,6 +70,12 @@ export class ModifyBone extends SkeletalControlNode {
     if (scale.mode !== IGNORE) {
       this.enter(pose, scale.space);
       readVec3(value, 0, values, scale.value);
+      // Held to ±1e6 per axis: a vec3 parameter may hold any finite numbers, and a scale of 1e308
+      // overflows the children's positions. (Literals: see CONTRIBUTING.md, "Numbers in the frame loop".)
+      for (let i = 0; i < 3; i++) {
+        if (value[i] > 1e6) value[i] = 1e6;
+        else if (value[i] < -1e6) value[i] = -1e6;
+      }
       if (scale.mode === ADDITIVE) for (let i = 0; i < 3; i++) s[i] *= value[i];
       else for (let i = 0; i < 3; i++) s[i] = value[i];
       this.leave(scale.space);
@@ -87,6 +93,11 @@ export class ModifyBone extends SkeletalControlNode {
     if (translation.mode !== IGNORE) {
       this.enter(pose, translation.space);
       readVec3(value, 0, values, translation.value);
+      // Held to ±1e9 per axis (TwoBoneIK's bound on targets), so that moving into and out of a space does not overflow.
+      for (let i = 0; i < 3; i++) {
+        if (value[i] > 1e9) value[i] = 1e9;
+        else if (value[i] < -1e9) value[i] = -1e9;
+      }
       if (translation.mode === ADDITIVE) for (let i = 0; i < 3; i++) t[i] += value[i];
       else for (let i = 0; i < 3; i++) t[i] = value[i];
       this.leave(translation.space);
