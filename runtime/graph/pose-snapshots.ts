@@ -31,6 +31,11 @@ export function bindPoseSnapshots(nodes: readonly PoseNode[], skeleton: Skeleton
   return snapshots;
 }
 
+/** The snapshot names the readers among `nodes` read, each once, in the nodes' order. */
+export function poseSnapshotNamesOf(nodes: readonly PoseNode[]): string[] {
+  return [...new Set(nodes.filter(isPoseSnapshotReader).map((node) => node.snapshotName))];
+}
+
 /** Copies `shown` into the snapshot `name` (made if new, in `snapshots`, made if null); returns the map. */
 export function savePoseSnapshot(snapshots: PoseSnapshots | null, name: string, shown: Pose): PoseSnapshots {
   if (typeof name !== 'string' || name === '') {
