@@ -29,8 +29,15 @@ export interface ModifyBoneNodeSettings {
   scale: ModifyBoneChannel;
 }
 
-// Transforms in the node's arrays, by slot: the one being edited, and the space it is expressed in.
+// Transforms in the work arrays, by slot: the one being edited, and the space it is expressed in.
 const EDIT = 0, SPACE = 1;
+
+/**
+ * Work arrays every ModifyBone on the thread shares, used within one evaluation (see CONTRIBUTING.md,
+ * "Objects per character"): the transforms by slot, a channel's value as read, and the rotation it makes.
+ */
+const t = new Float64Array(6), r = new Float64Array(8), s = new Float64Array(6);
+const value = new Float64Array(3), ROTATION = new Float64Array(4);
 
 /**
  * Unreal's Transform (Modify) Bone: sets or adds to one bone's scale, rotation and translation (in
@@ -40,12 +47,6 @@ const EDIT = 0, SPACE = 1;
 export class ModifyBone extends SkeletalControlNode {
   private bone = -1;
   private parent = -1;
-  private readonly t = new Float64Array(6);
-  private readonly r = new Float64Array(8);
-  private readonly s = new Float64Array(6);
-  /** The channel's value read this frame, then the rotation it makes. */
-  private readonly value = new Float64Array(3);
-  private readonly rotation = new Float64Array(4);
 
   constructor(id: string, input: ComponentPoseLink, alpha: ScalarProperty, private readonly settings: ModifyBoneNodeSettings) {
     super(id, 'ModifyBone', input, alpha);
@@ -62,7 +63,7 @@ export class ModifyBone extends SkeletalControlNode {
   }
 
   protected evaluateBoneTransforms(pose: ComponentPose, out: BoneTransforms): void {
-    const { t, r, s, value, settings, bone } = this;
+    const { settings, bone } = this;
     const values = this.graph.parameterValues;
     pose.ensureComponent(bone);
     copyFrom(t, r, s, EDIT, pose, bone);
@@ -84,9 +85,9 @@ export class ModifyBone extends SkeletalControlNode {
     if (rotation.mode !== IGNORE) {
       this.enter(pose, rotation.space);
       readVec3(value, 0, values, rotation.value);
-      quatFromEulerDegrees(this.rotation, 0, 'XYZ', value);
-      if (rotation.mode === ADDITIVE) quatMultiply(r, 0, this.rotation, 0, r, 0);
-      else for (let i = 0; i < 4; i++) r[i] = this.rotation[i];
+      quatFromEulerDegrees(ROTATION, 0, 'XYZ', value);
+      if (rotation.mode === ADDITIVE) quatMultiply(r, 0, ROTATION, 0, r, 0);
+      else for (let i = 0; i < 4; i++) r[i] = ROTATION[i];
       this.leave(rotation.space);
     }
     const translation = settings.translation;
@@ -116,7 +117,6 @@ export class ModifyBone extends SkeletalControlNode {
    * space is component space.
    */
   private enter(pose: ComponentPose, space: number): void {
-    const { t, r, s } = this;
     if (space === COMPONENT) return;
     const from = space === PARENT ? this.parent : this.bone;
     if (from < 0) return;
@@ -127,7 +127,6 @@ export class ModifyBone extends SkeletalControlNode {
 
   /** Back to component space from `space` (the transform enter used is still in the SPACE slot). */
   private leave(space: number): void {
-    const { t, r, s } = this;
     if (space === COMPONENT || (space === PARENT && this.parent < 0)) return;
     transformCompose(t, r, s, EDIT, t, r, s, SPACE, t, r, s, EDIT);
   }
