@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { poseBlendTwo, poseCopy, type Pose } from '../runtime/core/pose.ts';
 import { LocalPoseNode, NO_LINKS, type DebugNode, type Link, type NodeType, type UpdateContext } from '../runtime/node/node.ts';
 import type { PoseSnapshotReader } from '../runtime/node/pose-snapshot.ts';
