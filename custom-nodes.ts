@@ -7,7 +7,7 @@
  * shows a node written against this entry.
  */
 // The node contract: a node, its links and contexts, its type and properties.
-export { AnimNode, LocalPoseNode, ComponentPoseNode, PoseLink, ComponentPoseLink, UpdateContext, InitializeContext, CacheBonesContext, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar, readVec3 } from './runtime/node/node.ts';
+export { AnimNode, LocalPoseNode, ComponentPoseNode, PoseLink, ComponentPoseLink, UpdateContext, InitializeContext, CacheBonesContext, NO_LINKS, ZERO_WEIGHT, readFlag, readScalar, readScalarInto, readVec3 } from './runtime/node/node.ts';
 export type { DebugNode, InertializationRequests, Link, NodeCheckContext, NodeType, PropertySpec, InputSpec, NodeBuild, ResolvedProperties, ScalarProperty, SubGraphSource, Vec3Property } from './runtime/node/node.ts';
 export { defineNodeType, sameNumbers, sharedWhenSame, checkNodeType, nodeTypeProblems, NodeTypeError, NodeBuildError, NodePrepareError, NODE_PROBLEM_CODES, MAX_NODE_NUMBERS } from './runtime/node/node-type.ts';
 export type {
@@ -17,6 +17,7 @@ export type {
 export { SkeletalControlNode } from './runtime/node/skeletal-control.ts';
 export { BoneTransforms } from './runtime/node/skeletal-control.ts';
 export type { SlotPlayArgs, SlotPlayer } from './runtime/node/slot-player.ts';
+export type { PoseSnapshotReader } from './runtime/node/pose-snapshot.ts';
 
 // Errors a node throws at build time.
 export { AnimGraphError, ANIM_GRAPH_ERROR_CODES } from './runtime/core/errors.ts';
@@ -36,7 +37,9 @@ export { MASK_PROFILE_MODES, TRANSITION_PROFILE_MODES } from './runtime/core/ble
 export type { BlendProfile } from './runtime/core/blend-profile.ts';
 export { boneMaskProblems, boneMaskWeights, boneWeightsSchema, branchFiltersSchema, maskedBones } from './runtime/core/bone-mask.ts';
 export type { BoneMaskSpec } from './runtime/core/bone-mask.ts';
-export { clamp, quatConjugateMultiply, quatMultiply, quatNormalize, quatRotateVec3, quatScaleAngle, quatSwingTwist } from './runtime/core/math.ts';
+export {
+  clamp, quatConjugateMultiply, quatFromEulerDegrees, quatMultiply, quatNormalize, quatRotateVec3, quatScaleAngle, quatSwingTwist, transformCompose, transformRelative,
+} from './runtime/core/math.ts';
 export { nameList, quoted } from './runtime/core/names.ts';
 export { ScratchNumbers } from './runtime/core/scratch.ts';
 
@@ -63,6 +66,14 @@ export type { SyncGroup, SyncGroupMember, SyncPosition } from './runtime/jobs/sy
 export { MAX_RULE_DEPTH, checkRule, ruleDepth, testRule } from './runtime/jobs/transition-rules.ts';
 export type { RuleJson } from './runtime/jobs/transition-rules.ts';
 export { IK_ALLOW_STRETCH, IK_HINT, IK_KEEP_END_ROTATION, IK_MAX_STRETCH_SCALE, IK_START_STRETCH_RATIO, TWO_BONE_IK_OPTIONS, solveTwoBoneIK } from './runtime/jobs/two-bone-ik.ts';
+export {
+  CHAIN_IK_OPTIONS, CHAIN_ITERATIONS, CHAIN_LIMIT_ROTATION, CHAIN_MAX_ITERATIONS, CHAIN_PRECISION, CHAIN_REACH_ERROR, CHAIN_START_FROM_TAIL, CHAIN_TARGET,
+  chainIKLayout, chainIKWorkLength, solveCCDIK, solveFabrik,
+} from './runtime/jobs/chain-ik.ts';
+export {
+  LOOK_ANGLE, LOOK_AT_INTERPOLATIONS, LOOK_AT_OPTIONS, LOOK_AXIS, LOOK_CLAMP, LOOK_ORIGIN, LOOK_TARGET, LOOK_UP, LOOK_USE_UP, easeInPlace, solveLookAt,
+} from './runtime/jobs/look-at.ts';
+export type { LookAtInterpolation } from './runtime/jobs/look-at.ts';
 
 // The built-in nodes, to extend or to read as examples.
 export { builtInNodeTypes } from './nodes/index.ts';

@@ -17,6 +17,8 @@
  *               flips 'motion' every CROWD_STATE_EVERY frames per character (a transition each time)
  * - 'layered':  Output <- LayeredBlendPerBone(base SequencePlayer(clipA), layer SequencePlayer(clipB) on
  *               the branch from spine_01 up: clipB's upper body over clipA's legs)
+ * - 'controls': Output <- FABRIK(clavicle_l .. hand_l reaching a point in front of the chest) <- LookAt(head
+ *               at a point ahead and to the left, clamped to 60 degrees) <- SequencePlayer(clipA)
  *
  * Every SequencePlayer's start time is bound to a float parameter (phaseA / phaseB), so one shared
  * AnimGraph serves a crowd whose characters each start at their own phase (see createCrowd).
@@ -35,7 +37,7 @@ import type { NodeType } from '../runtime/node/node.ts';
 import type { ParameterDefinition } from '../runtime/node/parameters.ts';
 import { Skeleton, type BoneDefinition } from '../runtime/core/skeleton.ts';
 
-export type CrowdGraphKind = 'player' | 'blend' | 'inertial' | 'stride' | 'posesearch' | 'bendroll' | 'statemachine' | 'layered';
+export type CrowdGraphKind = 'player' | 'blend' | 'inertial' | 'stride' | 'posesearch' | 'bendroll' | 'statemachine' | 'layered' | 'controls';
 
 export const CROWD_BONE_COUNT = 65;
 export const CROWD_FRAME_RATE = 30;
@@ -263,6 +265,22 @@ export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
         inputs: { pose: 'playerA' },
       },
       { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'helpers' } },
+    );
+  } else if (kind === 'controls') {
+    nodes.push(
+      {
+        id: 'look',
+        nodeType: registeredNodeType('LookAt'),
+        properties: { bone: 'head', target: [40, 170, 100], clampAngle: 60 },
+        inputs: { pose: 'playerA' },
+      },
+      {
+        id: 'reach',
+        nodeType: registeredNodeType('FABRIK'),
+        properties: { rootBone: 'clavicle_l', tipBone: 'hand_l', target: [25, 135, 35], precision: 0.1, maxIterations: 10 },
+        inputs: { pose: 'look' },
+      },
+      { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'reach' } },
     );
   } else if (kind === 'statemachine' || kind === 'layered') {
     nodes.push({

@@ -10,13 +10,18 @@ import { BlendListMeta } from './BlendList.ts';
 import { BlendSpace1DMeta } from './BlendSpace1D.ts';
 import { BlendSpace2DMeta } from './BlendSpace2D.ts';
 import { BlendTwoMeta } from './BlendTwo.ts';
+import { CCDIKMeta } from './CCDIK.ts';
 import { CopyBoneMeta } from './CopyBone.ts';
+import { FABRIKMeta } from './FABRIK.ts';
 import { InertialBlendMeta } from './InertialBlend.ts';
 import { InertializationMeta } from './Inertialization.ts';
 import { MakeAdditiveMeta } from './MakeAdditive.ts';
 import { LayeredBlendPerBoneMeta } from './LayeredBlendPerBone.ts';
+import { LookAtMeta } from './LookAt.ts';
+import { ModifyBoneMeta } from './ModifyBone.ts';
 import { OutputMeta } from './Output.ts';
 import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
+import { PoseSnapshotMeta } from './PoseSnapshot.ts';
 import { SaveCachedPoseMeta } from './SaveCachedPose.ts';
 import { SequenceEvaluatorMeta } from './SequenceEvaluator.ts';
 import { SequencePlayerMeta } from './SequencePlayer.ts';
@@ -41,13 +46,18 @@ export const builtInEditorMeta: { readonly [K in BuiltInNodeTypeName | 'Output']
   BlendSpace1D: BlendSpace1DMeta,
   BlendSpace2D: BlendSpace2DMeta,
   BlendTwo: BlendTwoMeta,
+  CCDIK: CCDIKMeta,
   CopyBone: CopyBoneMeta,
+  FABRIK: FABRIKMeta,
   InertialBlend: InertialBlendMeta,
   Inertialization: InertializationMeta,
   LayeredBlendPerBone: LayeredBlendPerBoneMeta,
+  LookAt: LookAtMeta,
   MakeAdditive: MakeAdditiveMeta,
+  ModifyBone: ModifyBoneMeta,
   Output: OutputMeta,
   PoseSearchBlend: PoseSearchBlendMeta,
+  PoseSnapshot: PoseSnapshotMeta,
   SaveCachedPose: SaveCachedPoseMeta,
   SequenceEvaluator: SequenceEvaluatorMeta,
   SequencePlayer: SequencePlayerMeta,

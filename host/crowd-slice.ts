@@ -3,7 +3,7 @@ import { composeInGroups, createCharacter, kernelPosePool, runCharacterFrame } f
 import type { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import type { UpdateRateOptions } from '../runtime/graph/update-rate.ts';
 import { CrowdEventRecorder } from './crowd-events.ts';
-import { CROWD_SLOT_CALLS, nonFiniteReport, PLAY_SLOT, SLOT_CALL_NUMBERS, type CrowdBuffers, type CrowdShare } from './crowd-shared.ts';
+import { CROWD_SLOT_CALLS, nonFiniteReport, PLAY_SLOT, SAVE_POSE_SNAPSHOT, SLOT_CALL_NUMBERS, type CrowdBuffers, type CrowdShare } from './crowd-shared.ts';
 
 /** setUpdateRate's options as the slices apply them (made once: see CONTRIBUTING.md, "Numbers in the frame loop"). */
 const INTERPOLATE: UpdateRateOptions = { interpolate: true }, HOLD: UpdateRateOptions = { interpolate: false };
@@ -23,6 +23,7 @@ export class CrowdSlice {
   /** The names slotCalls index (CrowdShare). */
   private readonly slotNames: readonly string[];
   private readonly clipNames: readonly string[];
+  private readonly poseSnapshotNames: readonly string[];
   /** For each of slotNames, its index in this thread's graph's slotNames (isSlotPlayingAt). */
   private readonly slotIndices: Int32Array;
   /** Whether the characters' component poses are composed in the kernel, a group at a time (composeInGroups). */
@@ -46,6 +47,7 @@ export class CrowdSlice {
     this.buffers = buffers;
     this.slotNames = share.slotNames;
     this.clipNames = share.clipNames;
+    this.poseSnapshotNames = share.poseSnapshotNames;
     this.checkFinite = share.checkFinite;
     // The calling thread's slot names as this thread's graph orders them (-1 for one it lacks: never playing).
     const own = graph.slotNames;
@@ -74,10 +76,14 @@ export class CrowdSlice {
   /** A playSlot's options, made once and refilled per call. */
   private readonly slotOptions = refillableSlotOptions();
 
-  /** Plays character i's waiting slot calls on its instance, in the order they were made. */
+  /** Plays character i's waiting slot calls (and pose snapshot saves) on its instance, in the order they were made. */
   private runSlotCalls(instance: AnimGraphInstance, i: number): void {
     const b = this.buffers, calls = b.slotCalls, count = b.slotCallCount[i], options = this.slotOptions;
     for (let k = 0, at = i * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS; k < count; k++, at += SLOT_CALL_NUMBERS) {
+      if (calls[at] === SAVE_POSE_SNAPSHOT) {
+        instance.savePoseSnapshot(this.poseSnapshotNames[calls[at + 1]]);
+        continue;
+      }
       const slot = this.slotNames[calls[at + 1]];
       if (calls[at] === PLAY_SLOT) {
         options.blendIn = calls[at + 3];

@@ -8,7 +8,7 @@ import { CrowdEventDispatcher, CrowdEventEmitter, type NonFiniteAttribute } from
 import { measureAllocation as measureThreadAllocation } from './allocation.ts';
 import type { CrowdWorkerError } from './crowd-errors.ts';
 import {
-  buildCrowdGraph, CROWD_SLOT_CALLS, crowdBuffers, MEASURE_END, MEASURE_OFF, MEASURE_ON, MEASURING, PLAY_SLOT, SLOT_CALL_NUMBERS, STOP_SLOT,
+  buildCrowdGraph, CROWD_SLOT_CALLS, crowdBuffers, MEASURE_END, MEASURE_OFF, MEASURE_ON, MEASURING, PLAY_SLOT, SAVE_POSE_SNAPSHOT, SLOT_CALL_NUMBERS, STOP_SLOT,
   type CrowdBuffers, type CrowdShare, type CrowdWorkerData,
 } from './crowd-shared.ts';
 import { CrowdSlice } from './crowd-slice.ts';
@@ -152,9 +152,9 @@ export class Crowd {
     // Contiguous shares, the calling thread's first; sizes differ by at most one character.
     const bounds = Int32Array.from({ length: threads + 1 }, (_, t) => Math.round((t * count) / threads));
     // What slotCalls index: the names on this thread's graph.
-    const clipNames = [...graph.clipBindings.keys()], slotNames = graph.slotNames;
+    const clipNames = [...graph.clipBindings.keys()], slotNames = graph.slotNames, poseSnapshotNames = graph.poseSnapshotNames;
     const share = (t: number): CrowdShare => ({
-      worker: t, first: bounds[t], end: bounds[t + 1], componentSpace, buffers, slotNames, clipNames, events, eventsPerCharacter, checkFinite,
+      worker: t, first: bounds[t], end: bounds[t + 1], componentSpace, buffers, slotNames, clipNames, poseSnapshotNames, events, eventsPerCharacter, checkFinite,
     });
     const slice = new CrowdSlice(graph, share(0), kernel);
     const data = Array.from({ length: workers }, (_, w): CrowdWorkerData => ({ ...share(w + 1), source, kernelMemory: kernel?.memory ?? null, threads }));
@@ -247,6 +247,23 @@ export class Crowd {
   }
 
   /**
+   * Saves the pose one character showed last (AnimGraphInstance.savePoseSnapshot) under `name`,
+   * before its next update, in turn with its playSlot and stopSlot calls (and counted with them
+   * against CROWD_SLOT_CALLS), by the thread that evaluates it. Only the names the graph's
+   * PoseSnapshot nodes read (graph.poseSnapshotNames), whose storage each character has from its
+   * start: another is an AnimGraphError (`unknown-name`), as a full queue is (`out-of-range`), before
+   * anything changes. Allocates nothing.
+   */
+  savePoseSnapshot(character: number, name: string): void {
+    const index = this.queueRoom(character, this.graph.poseSnapshotNames.indexOf(name));
+    if (index < 0) {
+      const known = this.graph.poseSnapshotNames;
+      throw new AnimGraphError('unknown-name', `graph '${this.graph.name}' has no PoseSnapshot node reading '${String(name)}' (snapshots: ${known.length > 0 ? known.join(', ') : 'none'})`);
+    }
+    this.queueSlotCall(character, SAVE_POSE_SNAPSHOT, index);
+  }
+
+  /**
    * Whether a clip played in slot `slot` of one character (AnimGraphInstance.isSlotPlaying) at the
    * end of its last update, whichever thread evaluates it: calls made since are not counted until
    * its next update. Throws for an unknown slot or character.
@@ -260,10 +277,15 @@ export class Crowd {
 
   /** The index of `slot` in slotNames, once the character, the slot and room for another call are checked. */
   private slotIndex(character: number, slot: string): number {
-    this.checkWritable(character);
-    const index = this.slotNames.indexOf(slot);
+    const index = this.queueRoom(character, this.slotNames.indexOf(slot));
     if (index < 0) throw unknownSlotError(this.graph.name, slot, this.slotNames);
-    if (this.buffers.slotCallCount[character] >= CROWD_SLOT_CALLS) {
+    return index;
+  }
+
+  /** `index`, once the character and (for an index from 0) room for another queued call are checked. */
+  private queueRoom(character: number, index: number): number {
+    this.checkWritable(character);
+    if (index >= 0 && this.buffers.slotCallCount[character] >= CROWD_SLOT_CALLS) {
       throw new AnimGraphError('out-of-range', `character ${character} has ${CROWD_SLOT_CALLS} slot calls waiting for its next update, the most a crowd keeps`);
     }
     return index;

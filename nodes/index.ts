@@ -7,12 +7,17 @@ import { BlendListType } from './BlendList.ts';
 import { BlendSpace1DType } from './BlendSpace1D.ts';
 import { BlendSpace2DType } from './BlendSpace2D.ts';
 import { BlendTwoType } from './BlendTwo.ts';
+import { CCDIKType } from './CCDIK.ts';
 import { CopyBoneType } from './CopyBone.ts';
+import { FABRIKType } from './FABRIK.ts';
 import { InertialBlendType } from './InertialBlend.ts';
 import { InertializationType } from './Inertialization.ts';
 import { MakeAdditiveType } from './MakeAdditive.ts';
 import { LayeredBlendPerBoneType } from './LayeredBlendPerBone.ts';
+import { LookAtType } from './LookAt.ts';
+import { ModifyBoneType } from './ModifyBone.ts';
 import { PoseSearchBlendType } from './PoseSearchBlend.ts';
+import { PoseSnapshotType } from './PoseSnapshot.ts';
 import { SaveCachedPoseType } from './SaveCachedPose.ts';
 import { SequenceEvaluatorType } from './SequenceEvaluator.ts';
 import { SequencePlayerType } from './SequencePlayer.ts';
@@ -33,6 +38,7 @@ export { OutputNode, OutputType } from './Output.ts';
 const BUILT_IN = {
   SequencePlayer: SequencePlayerType,
   SequenceEvaluator: SequenceEvaluatorType,
+  PoseSnapshot: PoseSnapshotType,
   BlendTwo: BlendTwoType,
   BlendByBool: BlendByBoolType,
   BlendList: BlendListType,
@@ -41,6 +47,10 @@ const BUILT_IN = {
   CopyBone: CopyBoneType,
   BendRollHelper: BendRollHelperType,
   TwoBoneIK: TwoBoneIKType,
+  FABRIK: FABRIKType,
+  CCDIK: CCDIKType,
+  LookAt: LookAtType,
+  ModifyBone: ModifyBoneType,
   InertialBlend: InertialBlendType,
   Inertialization: InertializationType,
   PoseSearchBlend: PoseSearchBlendType,

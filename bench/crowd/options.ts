@@ -135,6 +135,16 @@ export const ALL_CASES: readonly CaseDefinition[] = [
     name: 'bendroll+cs', kind: 'bendroll', component: true, peer: false, node: 'BendRollHelper',
     three: { mode: 'player', component: true, same: false, note: 'nearest: player + updateMatrixWorld (no helper bones in three.js)' },
   },
+  {
+    name: 'controls+cs', kind: 'controls', component: true, peer: false, node: 'FABRIK',
+    three: { mode: 'player', component: true, same: false, note: 'nearest: player + updateMatrixWorld (no look-at or FABRIK in three.js)' },
+    check: (instance) => {
+      const reach = instance.gatherDebug().children[0];
+      if (!(Number(reach?.values?.iterations) >= 0) || !(Number(reach?.children[0]?.values?.angle) > 0)) {
+        throw new Error('controls+cs: FABRIK or LookAt did not run');
+      }
+    },
+  },
 ];
 
 /** A TODO line for a case whose graph cannot be built (its node has not landed, or has changed). */

@@ -15,6 +15,7 @@ import { Parameters, type ParameterDefinition } from '../node/parameters.ts';
 import { checkGraphData, checkGraphDepth, type AnimGraphDefinition, type CompiledNode } from './definition.ts';
 import { FrameNumbering, type FrameLayout } from './frame-layout.ts';
 import { buildNodes, prepareNodes } from './node-build.ts';
+import { poseSnapshotNamesOf } from './pose-snapshots.ts';
 import { slotPlayersOf } from './slot-play.ts';
 
 /**
@@ -66,10 +67,11 @@ export class CompiledGraph {
 
   /**
    * What every instance's nodes lay out alike, kept once here rather than per character: where
-   * each node keeps its numbers in an instance's frame numbers, and the slot names. Recorded by the
-   * graph's first instance, or learned by building the nodes once when asked for before any.
+   * each node keeps its numbers in an instance's frame numbers, the slot names and the pose snapshot
+   * names. Recorded by the graph's first instance, or learned by building the nodes once when asked
+   * for before any.
    */
-  private learned: { readonly frameLayout: FrameLayout; readonly slotNames: readonly string[] } | null = null;
+  private learned: LearnedLayout | null = null;
 
   constructor(definition: AnimGraphDefinition) {
     if (definition.nodes.length === 0) throw new AnimGraphError('invalid-data', 'a graph needs at least one node');
@@ -110,20 +112,35 @@ export class CompiledGraph {
     return (this.learned ??= this.learnByBuilding()).slotNames;
   }
 
+  /**
+   * The names the graph's PoseSnapshot nodes read (each once, in the graph's order): the snapshots
+   * AnimGraphInstance.savePoseSnapshot saves without allocating, and those a Crowd saves.
+   */
+  get poseSnapshotNames(): readonly string[] {
+    return (this.learned ??= this.learnByBuilding()).poseSnapshotNames;
+  }
+
   /** The frame layout once an instance has been built (or frameLayout asked for), null before. */
   get knownFrameLayout(): FrameLayout | null {
     return this.learned?.frameLayout ?? null;
   }
 
   /** Records what the graph's first instance laid out, once its nodes are built; later calls change nothing. */
-  recordLayout(frameLayout: FrameLayout, slotNames: readonly string[]): void {
-    this.learned ??= { frameLayout, slotNames };
+  recordLayout(frameLayout: FrameLayout, slotNames: readonly string[], poseSnapshotNames: readonly string[]): void {
+    this.learned ??= { frameLayout, slotNames, poseSnapshotNames };
   }
 
-  /** The frame layout and slot names, from the nodes built once (for nothing else: no instance is made). */
-  private learnByBuilding(): { frameLayout: FrameLayout; slotNames: readonly string[] } {
+  /** The frame layout and names, from the nodes built once (for nothing else: no instance is made). */
+  private learnByBuilding(): LearnedLayout {
     const numbering = new FrameNumbering(null, 0);
     const nodes = buildNodes(this, new Parameters(this.parameterDefinitions), numbering);
-    return { frameLayout: numbering.finish(), slotNames: [...(slotPlayersOf(nodes)?.keys() ?? [])] };
+    return { frameLayout: numbering.finish(), slotNames: [...(slotPlayersOf(nodes)?.keys() ?? [])], poseSnapshotNames: poseSnapshotNamesOf(nodes) };
   }
+}
+
+/** What CompiledGraph learns from its first instance's nodes. */
+interface LearnedLayout {
+  readonly frameLayout: FrameLayout;
+  readonly slotNames: readonly string[];
+  readonly poseSnapshotNames: readonly string[];
 }

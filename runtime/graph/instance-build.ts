@@ -9,6 +9,7 @@ import type { Parameters } from '../node/parameters.ts';
 import type { CompiledGraph } from './compiled-graph.ts';
 import { FrameNumbering } from './frame-layout.ts';
 import { buildNodes } from './node-build.ts';
+import { poseSnapshotNamesOf } from './pose-snapshots.ts';
 import { slotPlayersOf, type SlotPlayer } from './slot-play.ts';
 
 /** Where an instance writes its output pose and component pose (see AnimGraph.createInstance). */
@@ -71,7 +72,7 @@ export function buildInstanceNodes(graph: CompiledGraph, parameters: Parameters,
   const nodes = buildNodes(graph, parameters, numbering);
   const layout = numbering.finish(), reserved = layout.count;
   const slots = slotPlayersOf(nodes);
-  graph.recordLayout(layout, [...(slots?.keys() ?? [])]);
+  graph.recordLayout(layout, [...(slots?.keys() ?? [])], poseSnapshotNamesOf(nodes));
   if (storage !== undefined) {
     // Exactly the count in storage of the instance's own; at least the count from `at` in a shared array.
     const room = storage.length - at, fits = output.frameNumbersAt === undefined ? room === reserved : room >= reserved;

@@ -86,7 +86,8 @@ export abstract class InstanceFrame implements GraphRuntime {
   private readonly hasCurves: boolean;
   /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
   private readonly afterUpdate: PoseNode[] | null;
-  private readonly output: Pose;
+  /** The pose evaluate() returns: the last one shown (the reference pose before the first update). */
+  protected readonly output: Pose;
   /** The update-rate schedule's frame (`frame`) of the last evaluate and componentPose (-1: none since a reset). */
   private evaluatedAt = -1;
   /** Whether the output changed since the component pose was last computed from it. */

@@ -9,6 +9,7 @@ import type { CompiledGraph } from './compiled-graph.ts';
 import type { InstanceOutput } from './instance-build.ts';
 import { InstanceFrame } from './instance-frame.ts';
 import { Interpolation } from './interpolation.ts';
+import { bindPoseSnapshots, savePoseSnapshot, type PoseSnapshots } from './pose-snapshots.ts';
 import {
   anyPlaying, checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type SlotPlayer, type SlotPlayOptions,
 } from './slot-play.ts';
@@ -23,9 +24,25 @@ const slotPlayArgs = refillableSlotOptions();
  */
 export class AnimGraphInstance extends InstanceFrame {
   private nodeMap: ReadonlyMap<string, PoseNode> | null = null;
+  /** The pose snapshots by name (savePoseSnapshot); null until a graph without PoseSnapshot nodes saves one. */
+  private snapshots: PoseSnapshots | null;
 
   constructor(graph: CompiledGraph, output: InstanceOutput = {}) {
     super(graph, output);
+    this.snapshots = bindPoseSnapshots(this.builtNodes, this.skeleton);
+  }
+
+  /**
+   * Saves the pose last shown (what the last evaluate returned; the reference pose before the
+   * first update) under `name`, for the graph's PoseSnapshot nodes of that name to output from
+   * their next evaluation on (Unreal's SavePoseSnapshot: snapshot a ragdoll's pose, then blend
+   * from it to a getup clip). A name saved again is overwritten; snapshots outlast reset(). The
+   * storage for the names the graph's PoseSnapshot nodes read is made with the instance, so saving
+   * them allocates nothing; any other name is stored too (its pose made at its first save). Throws
+   * an AnimGraphError (`invalid-argument`) for a name that is not a non-empty string.
+   */
+  savePoseSnapshot(name: string): void {
+    this.snapshots = savePoseSnapshot(this.snapshots, name, this.output);
   }
 
   /** The instance's nodes by id (the graph's node ids, state machines' states' nodes included). */

@@ -32,6 +32,15 @@ export function readFlag(values: Float64Array, p: ScalarProperty): boolean {
   return p.slot >= 0 ? values[p.slot] !== 0 : p.constant !== 0;
 }
 
+/**
+ * Writes a scalar property into out[o], by two separate statements: read into a local, a bound
+ * value joined with the literal would be boxed (see CONTRIBUTING.md, "Numbers in the frame loop").
+ */
+export function readScalarInto(out: Float64Array, o: number, values: Float64Array, p: ScalarProperty): void {
+  if (p.slot >= 0) out[o] = values[p.slot];
+  else out[o] = p.constant;
+}
+
 /** Reads a vec3 property into out[o..o+2]. */
 export function readVec3(out: Float64Array, o: number, values: Float64Array, p: Vec3Property): Float64Array {
   if (p.slot >= 0) {

@@ -70,8 +70,23 @@ const ALL_NODES = {
     },
     handIk: { type: 'TwoBoneIK', inputs: { pose: 'ik' }, properties: { endBone: 'hand_r', targetMode: 'bone', targetBone: 'head', target: { param: 'target' } } },
     bend: { type: 'BendRollHelper', inputs: { pose: 'handIk' }, properties: { helpers: [{ source: 'upperarm_l', target: 'pad_l', axis: [0, -1, 0], rollWeight: { param: 'roll' } }] } },
+    look: {
+      type: 'LookAt', inputs: { pose: 'bend' },
+      properties: { bone: 'head', target: { param: 'target' }, clampAngle: { param: 'scale' }, interpolationTime: { param: 'bt' }, interpolationTriggerThreshold: { param: 'roll' } },
+    },
+    fab: { type: 'FABRIK', inputs: { pose: 'look' }, properties: { rootBone: 'spine_01', tipBone: 'hand_l', target: { param: 'target' }, precision: { param: 'roll' }, maxIterations: { param: 'gait' } } },
+    ccd: {
+      type: 'CCDIK', inputs: { pose: 'fab' },
+      properties: { rootBone: 'clavicle_r', tipBone: 'hand_r', targetMode: 'bone', targetBone: 'head', target: { param: 'dir' }, enableRotationLimits: { param: 'running' }, jointLimits: [{ bone: 'upperarm_r', limit: 20 }] },
+    },
+    mod: {
+      type: 'ModifyBone', inputs: { pose: 'ccd' },
+      properties: { bone: 'calf_r', rotation: { param: 'target' }, rotationMode: 'additive', rotationSpace: 'bone', scale: { param: 'dir' }, scaleMode: 'replace', scaleSpace: 'parent', alpha: { param: 'alpha' } },
+    },
+    snap: { type: 'PoseSnapshot', properties: { snapshotName: 'held' } },
+    held: { type: 'BlendTwo', inputs: { A: 'mod', B: 'snap' }, properties: { alpha: { param: 'roll' } } },
     warp: {
-      type: 'StrideWarping', inputs: { pose: 'bend' },
+      type: 'StrideWarping', inputs: { pose: 'held' },
       properties: {
         strideScale: { param: 'scale' }, strideDirection: { param: 'dir' }, pelvisStiffness: 200, scaleSmoothingTime: 0.2,
         pelvisBone: 'pelvis', leftThigh: 'thigh_l', leftCalf: 'calf_l', leftFoot: 'foot_l', rightThigh: 'thigh_r', rightCalf: 'calf_r', rightFoot: 'foot_r',

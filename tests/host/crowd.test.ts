@@ -12,7 +12,7 @@ import { PROBE_HANG_MS, runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
 import { AnimGraphError } from '../../runtime/core/errors.ts';
-import { notifyWalkGraph, SABOTAGED_BONE, slotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
+import { notifyWalkGraph, SABOTAGED_BONE, slotWalkGraph, snapshotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
 import type { CrowdEventName } from '../../host/crowd-events.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
@@ -138,6 +138,39 @@ describe('Crowd', () => {
     expect(playing[0]).toEqual([true, false, false, true]);
     expect(playing[1]).toEqual([true, false, true, true]);
     expect(playing[4]).toEqual([true, false, true, false]);
+  });
+
+  it('saves pose snapshots per character, on every thread, in turn with slot calls, as instances alone do', async () => {
+    const count = 4;
+    const crowd = await crowdOf({ module: SUPPORT, export: 'snapshotWalkGraph' }, count, 1);
+    const graph = snapshotWalkGraph();
+    expect(graph.poseSnapshotNames).toEqual(['held']);
+    const alone = Array.from({ length: count }, () => graph.createInstance());
+    const n = crowd.boneCount;
+    const row = (i: number) => Array.from(crowd.rotations.subarray(i * n * 4, (i + 1) * n * 4));
+    let saved: number[][] = [];
+    DT.forEach((dt, f) => {
+      if (f === 2) {
+        // Characters 0 (the calling thread's) and 3 (the worker's) save the pose they showed; then every one turns to its snapshot.
+        for (const i of [0, 3]) { crowd.savePoseSnapshot(i, 'held'); alone[i].savePoseSnapshot('held'); }
+        saved = [0, 1, 2, 3].map(row);
+        for (let i = 0; i < count; i++) { crowd.setParameter(i, 'a', 1); alone[i].setParameter('a', 1); }
+      }
+      crowd.update(dt);
+      for (const instance of alone) instance.update(dt);
+      expectRowsLikeAlone(crowd, alone);
+      if (f >= 2) {
+        // The saved characters hold their pose; the others show the reference pose (nothing saved).
+        expect(row(0)).toEqual(saved[0]);
+        expect(row(3)).toEqual(saved[3]);
+        expect(row(1)).toEqual(Array.from(graph.skeleton.referencePose.rotations));
+        expect(saved[3]).not.toEqual(Array.from(graph.skeleton.referencePose.rotations));
+      }
+    });
+    expectAnimGraphError(() => crowd.savePoseSnapshot(0, 'nope'), 'unknown-name', "graph 'snapshot walk' has no PoseSnapshot node reading 'nope' (snapshots: held)");
+    expect(() => crowd.savePoseSnapshot(4, 'held')).toThrow(/no character 4/);
+    for (let k = 0; k < 8; k++) crowd.savePoseSnapshot(1, 'held');
+    expectAnimGraphError(() => crowd.savePoseSnapshot(1, 'held'), 'out-of-range', 'character 1 has 8 slot calls waiting for its next update, the most a crowd keeps');
   });
 
   it('checks slot calls as an instance does, and keeps 8 per character between updates, before anything changes', async () => {

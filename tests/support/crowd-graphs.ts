@@ -205,3 +205,20 @@ export function notifyWalkGraph(): AnimGraph {
     output: 'fullBody',
   });
 }
+
+/** The walk blended, by the float parameter 'a', toward the pose snapshot 'held' (the Crowd's savePoseSnapshot tests). */
+export function snapshotWalkGraph(): AnimGraph {
+  return loadGraphAsset({
+    format: 'animgraph/1',
+    name: 'snapshot walk',
+    skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk' } },
+    parameters: { a: { type: 'float', default: 0 } },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      held: { type: 'PoseSnapshot', properties: { snapshotName: 'held' } },
+      blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'held' }, properties: { alpha: { param: 'a' } } },
+    },
+    output: 'blend',
+  });
+}
