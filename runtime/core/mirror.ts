@@ -3,7 +3,9 @@ import { Clip, ClipBinding } from './clip.ts';
 import { meshRotations, clipFramePose } from './additive.ts';
 import { AnimGraphError } from './errors.ts';
 import { Pose } from './pose.ts';
-import type { Skeleton } from './skeleton.ts';
+import type { MirrorSettings, Skeleton } from './skeleton.ts';
+
+export type { MirrorSettings } from './skeleton.ts';
 
 /*
  * Mirroring a pose across a plane of component space through the origin (x = 0 by default: a
@@ -28,12 +30,6 @@ import type { Skeleton } from './skeleton.ts';
 /** The plane's normal axis in component space: 0 = x, 1 = y, 2 = z. */
 export type MirrorAxis = 0 | 1 | 2;
 export type MirrorPlane = 'x' | 'y' | 'z';
-
-/** How an asset writes a mirror table (its `mirror` block): the plane and pairs given by hand, both optional. */
-export interface MirrorSettings {
-  readonly plane?: MirrorPlane;
-  readonly pairs?: readonly (readonly [string, string])[];
-}
 
 /**
  * What mirroring a skeleton's poses needs, built once (mirrorTable) and shared: each bone's
@@ -114,7 +110,7 @@ function conjugateMultiply(out: Float64Array, a: Float64Array, b: Float64Array, 
  * the plane `settings.plane`, or else the axis along which the paired bones of the reference pose
  * lie furthest apart (x when no bone has a partner).
  */
-export function mirrorTable(skeleton: Skeleton, settings: MirrorSettings = {}): MirrorTable {
+export function mirrorTable(skeleton: Skeleton, settings: MirrorSettings = skeleton.mirror ?? {}): MirrorTable {
   const partner = mirrorPartners(skeleton, settings.pairs ?? []);
   let axis: MirrorAxis = 0;
   if (settings.plane !== undefined) axis = settings.plane === 'x' ? 0 : settings.plane === 'y' ? 1 : 2;
@@ -127,6 +123,18 @@ export function mirrorTable(skeleton: Skeleton, settings: MirrorSettings = {}): 
     axis = (spread[1] > spread[0] && spread[1] >= spread[2] ? 1 : spread[2] > spread[0] && spread[2] > spread[1] ? 2 : 0);
   }
   return new MirrorTable(skeleton, partner, axis);
+}
+
+const tables = new WeakMap<Skeleton, MirrorTable>();
+
+/** The skeleton's mirror table by its own settings (Skeleton.mirror), built once and shared. */
+export function skeletonMirrorTable(skeleton: Skeleton): MirrorTable {
+  let table = tables.get(skeleton);
+  if (table === undefined) {
+    table = mirrorTable(skeleton);
+    tables.set(skeleton, table);
+  }
+  return table;
 }
 
 /** Component-space positions of the reference pose (3 per bone). */

@@ -324,5 +324,6 @@ export function retargetClip(clip: Clip, source: Skeleton, target: Skeleton, opt
     out.translations.set(pose.translations, f * n * 3);
     out.rotations.set(pose.rotations, f * n * 4);
   }
+  out.retarget = { sourceBones: source.boneNames, map: plan.info.map, root: plan.info.root, scale: plan.info.scale };
   return { clip: out, info: plan.info };
 }
