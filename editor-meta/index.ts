@@ -14,6 +14,7 @@ import { CopyBoneMeta } from './CopyBone.ts';
 import { InertialBlendMeta } from './InertialBlend.ts';
 import { InertializationMeta } from './Inertialization.ts';
 import { MakeAdditiveMeta } from './MakeAdditive.ts';
+import { MirrorMeta } from './Mirror.ts';
 import { LayeredBlendPerBoneMeta } from './LayeredBlendPerBone.ts';
 import { OutputMeta } from './Output.ts';
 import { PoseSearchBlendMeta } from './PoseSearchBlend.ts';
@@ -46,6 +47,7 @@ export const builtInEditorMeta: { readonly [K in BuiltInNodeTypeName | 'Output']
   Inertialization: InertializationMeta,
   LayeredBlendPerBone: LayeredBlendPerBoneMeta,
   MakeAdditive: MakeAdditiveMeta,
+  Mirror: MirrorMeta,
   Output: OutputMeta,
   PoseSearchBlend: PoseSearchBlendMeta,
   SaveCachedPose: SaveCachedPoseMeta,

@@ -11,6 +11,7 @@ import { CopyBoneType } from './CopyBone.ts';
 import { InertialBlendType } from './InertialBlend.ts';
 import { InertializationType } from './Inertialization.ts';
 import { MakeAdditiveType } from './MakeAdditive.ts';
+import { MirrorType } from './Mirror.ts';
 import { LayeredBlendPerBoneType } from './LayeredBlendPerBone.ts';
 import { PoseSearchBlendType } from './PoseSearchBlend.ts';
 import { SaveCachedPoseType } from './SaveCachedPose.ts';
@@ -48,6 +49,7 @@ const BUILT_IN = {
   MakeAdditive: MakeAdditiveType,
   ApplyAdditive: ApplyAdditiveType,
   LayeredBlendPerBone: LayeredBlendPerBoneType,
+  Mirror: MirrorType,
   SaveCachedPose: SaveCachedPoseType,
   UseCachedPose: UseCachedPoseType,
   Slot: SlotType,
