@@ -107,7 +107,8 @@ export function boneRole(name: string): { role: string; rank: number; twist: boo
   return { role: `${role}${suffix}`, rank: rank + (twist ? 10 : 0), twist, number };
 }
 
-const SIDE_SWAP = /(?<![a-z])(Left|LEFT|left|Right|RIGHT|right)|(?<![A-Za-z])([LlRr])(?![a-z])/g;
+// A lone L or R (not RL), or a lowercase l or r before a capital (lShldr).
+const SIDE_SWAP = /(?<![a-z])(Left|LEFT|left|Right|RIGHT|right)|(?<![A-Za-z])([LR])(?![A-Za-z])|(?<![A-Za-z])([lr])(?![a-z])/g;
 const SWAPPED: Record<string, string> = { Left: 'Right', LEFT: 'RIGHT', left: 'right', Right: 'Left', RIGHT: 'LEFT', right: 'left', L: 'R', R: 'L', l: 'r', r: 'l' };
 
 /** The name with every side word swapped (Foot.L → Foot.R, LeftArm → RightArm, thigh_l → thigh_r, lShldr → rShldr). */

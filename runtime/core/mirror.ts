@@ -74,8 +74,9 @@ export class MirrorTable {
   }
 
   private setCorrection(bone: number, k: Float64Array): void {
-    // Within 1e-6 of the identity (either sign) is none: the reflection alone then.
-    if (Math.abs(k[3]) >= 1 - 1e-6) return;
+    // Within 2.8e-5 rad (|w| within 1e-10 of 1) of the identity is none: the reflection alone then,
+    // so that a glTF rig's single-precision rest rotations do not cost a rig exactness.
+    if (Math.abs(k[3]) >= 1 - 1e-10) return;
     this.corrections.set(k, bone * 4);
     this.corrected[bone] = 1;
   }
