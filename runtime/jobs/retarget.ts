@@ -55,6 +55,12 @@ export interface RetargetInfo {
   readonly targetUp: readonly [number, number];
   /** The rotation A (x, y, z, w) from the source's body axes to the target's. */
   readonly alignment: Float64Array;
+  /**
+   * Per target bone, the bone it follows rigidly (its nearest mapped ancestor in the source's
+   * hierarchy, where that is not an ancestor in the target's), or -1 for a bone placed by its
+   * reference offset from its parent.
+   */
+  readonly anchors: Int32Array;
 }
 
 /** The plan for one (source, target, map): built once, used for every frame. */
@@ -105,8 +111,9 @@ export class RetargetPlan {
     for (let b = root; b >= 0; b = parents[b]) if (map[b] >= 0) this.placement[b] = 1;
     this.anchor = new Int32Array(n).fill(-1);
     this.offsets = new Float64Array(n * 3);
-    const sourceBoneOf = new Map<number, number>();
-    for (let b = 0; b < n; b++) if (map[b] >= 0 && !sourceBoneOf.has(map[b])) sourceBoneOf.set(map[b], b);
+    // The target bones of each mapped source bone.
+    const targetsOf = new Map<number, number[]>();
+    for (let b = 0; b < n; b++) if (map[b] >= 0) targetsOf.set(map[b], [...(targetsOf.get(map[b]) ?? []), b]);
     const isAncestor = (a: number, b: number) => {
       for (let x = parents[b]; x >= 0; x = parents[x]) if (x === a) return true;
       return false;
@@ -115,9 +122,12 @@ export class RetargetPlan {
     for (let b = 0; b < n; b++) {
       if (map[b] < 0 || this.placement[b] === 1) continue;
       // The nearest source ancestor of the bone's source that a target bone maps to.
-      let a = -1;
-      for (let s = source.parents[map[b]]; s >= 0 && a < 0; s = source.parents[s]) a = sourceBoneOf.get(s) ?? -1;
-      if (a < 0 || a === b || isAncestor(a, b) || isAncestor(b, a)) continue;
+      let candidates: number[] | undefined;
+      for (let s = source.parents[map[b]]; s >= 0 && candidates === undefined; s = source.parents[s]) candidates = targetsOf.get(s);
+      // Where one of them is the bone's ancestor in the target too, the hierarchy places the bone (the
+      // robot's index finger under Palm1, which maps to the hand as Palm2 does).
+      if (candidates === undefined || candidates.some((c) => c === b || isAncestor(c, b) || isAncestor(b, c))) continue;
+      const a = candidates[0];
       this.placement[b] = 2;
       this.anchor[b] = a;
       const v = new Float64Array(3);
@@ -162,7 +172,7 @@ export class RetargetPlan {
     };
     const ht = height(this.targetRef, root, tUp, n), hs = height(this.sourceRef, map[root], sUp, source.boneCount);
     const scale = hs > 0 && ht > 0 ? ht / hs : 1;
-    this.info = { map, root, scale, sourceUp: sUp, targetUp: tUp, alignment };
+    this.info = { map, root, scale, sourceUp: sUp, targetUp: tUp, alignment, anchors: this.anchor };
   }
 
   /**
