@@ -20,9 +20,10 @@ export interface RootMotionExtraction {
    */
   reference?: ArrayLike<number> | null;
   /**
-   * The component-space transform [tx, ty, tz, qx, qy, qz, qw] of the bone's parent, constant over
-   * the clip (when the root-motion bone sits below static bones, such as hips under a root at the
-   * origin). Motion is extracted in component space, where the floor is. Default: the identity.
+   * The component-space transform [tx, ty, tz, qx, qy, qz, qw] of the bone's parent, and optionally
+   * its scale [sx, sy, sz] after them, constant over the clip (when the root-motion bone sits below
+   * static bones, such as hips under a root at the origin, or under a glTF armature scaled by 100).
+   * Motion is extracted in component space, where the floor is. Default: the identity.
    */
   parent?: ArrayLike<number> | null;
 }
@@ -60,6 +61,9 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
   const parent = options.parent;
   s.set(parent ? [parent[3], parent[4], parent[5], parent[6], parent[0], parent[1], parent[2]] : [0, 0, 0, 1, 0, 0, 0], 0);
   quatNormalize(s, 0);
+  // The parent's scale: a key is scaled by it before the parent's rotation turns it.
+  const scale = Float64Array.of(1, 1, 1);
+  if (parent && parent.length >= 10) for (let k = 0; k < 3; k++) scale[k] = parent[7 + k];
   const upAxis = Float64Array.of(0, 0, 0);
   upAxis[u] = 1;
   if (layout.rotation) {
@@ -82,8 +86,9 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
   for (let f = 0; f < clip.frameCount; f++) {
     const t = (f * n + track) * 3, r = (f * n + track) * 4;
     if (layout.translation) {
-      // Component-space position: parent translation + parent rotation applied to the key.
-      quatRotateVec3(v, 0, s, 0, clip.translations, t);
+      // Component-space position: parent translation + parent rotation applied to the scaled key.
+      for (let k = 0; k < 3; k++) v[k] = clip.translations[t + k] * scale[k];
+      quatRotateVec3(v, 0, s, 0, v, 0);
       for (let k = 0; k < 3; k++) {
         const c = v[k] + s[4 + k];
         translations[f * 3 + k] = k === u ? 0 : c;
@@ -91,6 +96,7 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
       }
       // Back into the parent's frame with the floor position taken out.
       quatInverseRotateVec3(clip.translations, t, s, 0, v, 3);
+      for (let k = 0; k < 3; k++) clip.translations[t + k] = Math.abs(scale[k]) > 1e-12 ? clip.translations[t + k] / scale[k] : 0;
     }
     if (layout.rotation) {
       quatMultiply(s, 7, s, 0, clip.rotations, r);
@@ -146,7 +152,7 @@ export function boneMoves(clip: Clip, bone: string): boolean {
  * of the skeleton, in hierarchy order, that the clip moves. A skeleton's first bone is often a
  * static root at the origin with the hips below it carrying the motion; extracting from the still
  * root would give none. Returns the source, with the bone's static parent chain (from the clip's
- * first key where it has one, else the reference pose; scale ignored) and its reference rotation
+ * first key where it has one, else the reference pose) and its reference rotation
  * when the skeleton has one other than the identity (a BVH skeleton has none: the extraction then
  * estimates it), or a message saying why there is no root motion to extract.
  */
@@ -163,16 +169,22 @@ export function rootMotionSource(clip: Clip, skeleton: Skeleton, bone?: string):
   const chain: number[] = [];
   for (let a = skeleton.parents[index]; a >= 0; a = skeleton.parents[a]) chain.unshift(a);
   const ref = skeleton.referencePose;
-  // [tx, ty, tz, qx, qy, qz, qw] of the parent in component space, built from the top of the chain.
-  const parent = new Float64Array([0, 0, 0, 0, 0, 0, 1]);
-  const local = new Float64Array(7);
+  // [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] of the parent in component space, built from the top of
+  // the chain as a ComponentPose composes it (a glTF armature's scale of 100 included).
+  const parent = new Float64Array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+  const local = new Float64Array(10);
   for (const a of chain) {
     const track = clip.tracks.findIndex((t) => t.bone === skeleton.boneNames[a]);
     const layout = track >= 0 ? clip.tracks[track] : null;
     local.set(layout?.translation ? clip.translations.subarray(track * 3, track * 3 + 3) : ref.translations.subarray(a * 3, a * 3 + 3), 0);
     local.set(layout?.rotation ? clip.rotations.subarray(track * 4, track * 4 + 4) : ref.rotations.subarray(a * 4, a * 4 + 4), 3);
+    local.set(layout?.scale ? clip.scales.subarray(track * 3, track * 3 + 3) : ref.scales.subarray(a * 3, a * 3 + 3), 7);
+    for (let k = 0; k < 3; k++) local[k] *= parent[7 + k];
     quatRotateVec3(local, 0, parent, 3, local, 0);
-    for (let k = 0; k < 3; k++) parent[k] += local[k];
+    for (let k = 0; k < 3; k++) {
+      parent[k] += local[k];
+      parent[7 + k] *= local[7 + k];
+    }
     quatMultiply(parent, 3, parent, 3, local, 3);
   }
   const r = ref.rotations.subarray(index * 4, index * 4 + 4);

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
+import { clipFramePose } from '../../runtime/core/additive.ts';
+import { ClipBinding } from '../../runtime/core/clip.ts';
+import { ComponentPose } from '../../runtime/core/component-pose.ts';
+import { mirrorPose, skeletonMirrorTable } from '../../runtime/core/mirror.ts';
+import { Pose } from '../../runtime/core/pose.ts';
+import { loadBvh } from '../../runtime/import/bvh.ts';
+import { describeWithData, readShared } from '../support/shared-data.ts';
+import { hasNaN } from '../support/graphs.ts';
+
+const examples = new URL('../../graphs/examples/', import.meta.url).pathname;
+
+function biped(clips: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return {
+    format: 'animgraph/1', skeleton: 'builtin:biped', clips, ...extra,
+    nodes: { play: { type: 'SequencePlayer', properties: { clip: Object.keys(clips)[0] } } }, output: 'play',
+  };
+}
+
+describe('retarget and mirror in the asset', () => {
+  it("a clip retargeted onto its own skeleton is the clip (the built-in walk on the built-in biped, to 1e-12)", () => {
+    const graph = loadGraphAsset(biped({ walk: { source: 'builtin:walk', retarget: {} }, plain: { source: 'builtin:walk' } }));
+    const skeleton = graph.skeleton;
+    const a = graph.clipBindings.get('walk')!, b = graph.clipBindings.get('plain')!;
+    expect(a.clip.retarget).not.toBeNull();
+    expect(a.clip.retarget!.scale).toBe(1);
+    const pa = new Pose(skeleton.boneCount), pb = new Pose(skeleton.boneCount);
+    let worst = 0;
+    for (let f = 0; f < a.clip.frameCount; f++) {
+      clipFramePose(pa, a, f);
+      clipFramePose(pb, b, f);
+      for (let i = 0; i < pa.translations.length; i++) worst = Math.max(worst, Math.abs(pa.translations[i] - pb.translations[i]));
+      // q and −q are one rotation.
+      for (let i = 0; i < pa.rotations.length; i += 4) {
+        let dot = 0;
+        for (let k = 0; k < 4; k++) dot += pa.rotations[i + k] * pb.rotations[i + k];
+        worst = Math.max(worst, 1 - Math.abs(dot));
+      }
+    }
+    expect(worst).toBeLessThan(1e-12);
+  });
+
+  it('reports each problem of a retarget or mirror block at its path', () => {
+    const result = checkGraphAsset(biped({
+      walk: { source: 'builtin:walk', retarget: { boneMap: { nope: 'pelvis', thigh_l: 'missing' }, reference: { frame: 999 } } },
+      none: { source: 'builtin:walk', retarget: { autoMap: false } },
+    }, { mirror: { pairs: [['hand_l', 'hand_x'], ['foot_l', 'foot_r'], ['foot_l', 'ball_r']] } }));
+    expect(result.ok).toBe(false);
+    const problems = result.ok ? [] : result.problems.map((p) => `${p.path} ${p.code}: ${p.message}`);
+    expect(problems).toEqual([
+      "$.mirror.pairs[0][1] unknown-bone: the skeleton has no bone 'hand_x'",
+      "$.mirror.pairs[2][0] schema: bone 'foot_l' is in two mirror pairs",
+      "$.clips.walk.retarget.boneMap.nope unknown-bone: the graph's skeleton has no bone 'nope'",
+      "$.clips.walk.retarget.boneMap.thigh_l unknown-bone: the source skeleton has no bone 'missing'",
+      "$.clips.walk.retarget.reference.frame clip-frames: frame 999 is outside the source file's frames 0..33 (or -1..-34 from the end)",
+      "$.clips.none.retarget skeleton: clip 'none': the bone map matches no bone of the target to the source: nothing to retarget (give a boneMap)",
+    ]);
+  });
+
+  it('a clip marked mirror swaps left and right: the mirrored walk\'s left thigh is the walk\'s right reflected', () => {
+    const graph = loadGraphAsset(biped({ walk: { source: 'builtin:walk' }, mirrored: { source: 'builtin:walk', mirror: true } }, { mirror: { plane: 'x' } }));
+    const sk = graph.skeleton;
+    expect(sk.mirror).toEqual({ plane: 'x', pairs: [] });
+    const plain = clipFramePose(new Pose(sk.boneCount), graph.clipBindings.get('walk')!, 5);
+    const mirrored = clipFramePose(new Pose(sk.boneCount), graph.clipBindings.get('mirrored')!, 5);
+    const l = sk.indexOf('thigh_l') * 4, r = sk.indexOf('thigh_r') * 4;
+    expect(mirrored.rotations[l]).toBe(plain.rotations[r]);
+    expect(mirrored.rotations[l + 1]).toBe(-plain.rotations[r + 1]);
+    expect(mirrored.rotations[l + 2]).toBe(-plain.rotations[r + 2]);
+    expect(mirrored.rotations[l + 3]).toBe(plain.rotations[r + 3]);
+    // Twice mirrored by the pose operation: the clip's own keys (as numbers: the root, which neither clip keys, is the
+    // reference's 0, 0, 0, 1 mirrored once, whose zeros change sign).
+    mirrorPose(mirrored, skeletonMirrorTable(sk));
+    for (let i = 0; i < plain.rotations.length; i++) expect(mirrored.rotations[i] === plain.rotations[i]).toBe(true);
+  });
+});
+
+describeWithData('graphs/examples/cmu-robot-retarget.json (the CMU slow walk on RobotExpressive)', () => {
+  const graph = loadGraphFile(`${examples}cmu-robot-retarget.json`);
+  const walk = graph.clipBindings.get('cmuWalk')!.clip, mirrored = graph.clipBindings.get('cmuWalkMirrored')!.clip;
+
+  it('loads and plays: root motion from the pelvis, at the capture\'s pace times the hip-height scale', () => {
+    expect(walk.retarget).not.toBeNull();
+    expect(walk.tracks[walk.rootMotion!.track].bone).toBe('Body');
+    const { skeleton: source, clip: take } = loadBvh(readShared('bvh/cmu/007_04.bvh'), 'walk');
+    // The capture's distance over the kept frames (the root's horizontal path, frame 1 to the last).
+    const root = source.indexOf('CC_Base_Pelvis');
+    const at = (f: number) => {
+      const cs = new ComponentPose(source);
+      cs.setFromLocal(clipFramePose(new Pose(source.boneCount), new ClipBinding(take, source), f));
+      cs.ensureComponent(root);
+      return [cs.translations[root * 3], cs.translations[root * 3 + 2]];
+    };
+    const [x0, z0] = at(1), [x1, z1] = at(take.frameCount - 1);
+    const captured = Math.hypot(x1 - x0, z1 - z0) * walk.retarget!.scale;
+    const t = walk.rootMotion!.translations, n = walk.frameCount - 1;
+    const retargeted = Math.hypot(t[n * 3] - t[0], t[n * 3 + 2] - t[2]);
+    expect(retargeted / captured).toBeCloseTo(1, 9);
+    expect(captured).toBeGreaterThan(2); // some 2.6 robot units (metres of the file)
+    const character = graph.createInstance();
+    let travelled = 0;
+    for (let f = 0; f < 120; f++) {
+      character.update(1 / 60);
+      const pose = character.evaluate();
+      expect(hasNaN(pose.rotations)).toBe(false);
+      travelled += Math.hypot(character.rootMotion[0], character.rootMotion[2]);
+    }
+    expect(travelled).toBeGreaterThan(0.5);
+  });
+
+  it('the mirrored clip mirrors the root motion: sideways drift and turns change sign, forward motion stays', () => {
+    const a = walk.rootMotion!, b = mirrored.rootMotion!;
+    let worst = 0;
+    for (let f = 0; f < walk.frameCount; f++) {
+      worst = Math.max(worst, Math.abs(a.translations[f * 3] + b.translations[f * 3]), Math.abs(a.translations[f * 3 + 2] - b.translations[f * 3 + 2]),
+        Math.abs(a.headings[f] + b.headings[f]));
+    }
+    expect(worst).toBeLessThan(1e-9);
+    expect(Math.max(...Array.from(a.translations, Math.abs))).toBeGreaterThan(1);
+    expect(mirrored.tracks[b.track].bone).toBe('Body');
+  });
+});
+
+describeWithData('graphs/examples/cmu-cesium-retarget.json (the CMU slow walk on CesiumMan, bones mapped by hand)', () => {
+  const graph = loadGraphFile(`${examples}cmu-cesium-retarget.json`);
+  const skeleton = graph.skeleton;
+
+  it('maps by hand, faces CesiumMan\'s way (+x), and mirrors across z = 0 with the pairs given', () => {
+    const clip = graph.clipBindings.get('cmuWalk')!.clip;
+    expect(clip.retarget!.map.filter((s) => s >= 0).length).toBe(19);
+    expect(skeleton.boneNames[clip.retarget!.root]).toBe('node2');
+    const table = skeletonMirrorTable(skeleton);
+    expect(table.axis).toBe(2);
+    expect(skeleton.boneNames[table.partner[skeleton.indexOf('node9')]]).toBe('node5');
+    // Walking: forward is +x, so the root motion runs along x.
+    const t = clip.rootMotion!.translations, n = clip.frameCount - 1;
+    expect(t[n * 3] - t[0]).toBeGreaterThan(3 * Math.abs(t[n * 3 + 2] - t[2]));
+    expect(t[n * 3] - t[0]).toBeGreaterThan(1);
+  });
+
+  it('the Mirror node mirrors the pose when its parameter says so, and passes it through when not', () => {
+    const plain = graph.createInstance(), mirrored = graph.createInstance();
+    mirrored.setParameter('mirror', true);
+    const table = skeletonMirrorTable(skeleton);
+    for (let f = 0; f < 30; f++) {
+      plain.update(1 / 30);
+      mirrored.update(1 / 30);
+      const expected = new Pose(skeleton.boneCount);
+      const p = plain.evaluate();
+      expected.translations.set(p.translations); expected.rotations.set(p.rotations); expected.scales.set(p.scales);
+      mirrorPose(expected, table);
+      const m = mirrored.evaluate();
+      for (let i = 0; i < m.rotations.length; i++) expect(m.rotations[i]).toBe(expected.rotations[i]);
+      expect(mirrored.rootMotion[2]).toBeCloseTo(-plain.rootMotion[2], 12);
+      expect(mirrored.rootMotion[0]).toBeCloseTo(plain.rootMotion[0], 12);
+    }
+  });
+});
