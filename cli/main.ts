@@ -25,6 +25,7 @@ Usage:
                        [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
                        [--update-rate N [--hold]]
   animgraph view GRAPH [--port N]
+  animgraph retarget GRAPH CLIP --out FILE.gltf
   animgraph help
 
 run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set changes a
@@ -50,6 +51,10 @@ view      serves a page on http://127.0.0.1:N/ (default port 7860; --port 0 pick
           a frame scrubber; it reloads the graph when the file changes. Runs until Ctrl-C;
           a port in use exits 2.
 
+retarget  writes clip CLIP of GRAPH, retargeted and mirrored as the asset says, as a .gltf
+          file of GRAPH's skeleton (its bones as nodes, the clip as an animation), and lists
+          the bone map and the hip-height scale.
+
 --frames is a whole number from 1 to 10,000,000 (--seconds likewise in frames), --fps a
 number from 0.001 to 10,000.
 Exit codes: 0 success; 1 the graph did not load; 2 bad usage; 3 an output file could not be
@@ -68,6 +73,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       case 'index': return await indexCommand(rest, io);
       case 'plot': return await (await import('./plot.ts')).plotCommand(rest, io);
       case 'view': return await (await import('./view.ts')).viewCommand(rest, io);
+      case 'retarget': return await (await import('./retarget.ts')).retargetCommand(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.out(USAGE);
         return command === undefined ? 2 : 0;
