@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { clipFramePose } from '../../runtime/core/additive.ts';
@@ -154,6 +155,59 @@ describeWithData('graphs/examples/cmu-cesium-retarget.json (the CMU slow walk on
       for (let i = 0; i < m.rotations.length; i++) expect(m.rotations[i]).toBe(expected.rotations[i]);
       expect(mirrored.rootMotion[2]).toBeCloseTo(-plain.rootMotion[2], 12);
       expect(mirrored.rootMotion[0]).toBeCloseTo(plain.rootMotion[0], 12);
+    }
+  });
+});
+
+/**
+ * Planted-foot slide of a retargeted clip next to its capture's: the mean horizontal travel per
+ * frame of each foot over the frames where the capture's ankle is within 3 cm of its lowest (and
+ * the frame before), the target's in capture-centimetres (divided by the hip-height scale). The
+ * example's clip is loaded without its root motion, so that the feet move through space as captured.
+ */
+function plantedSlide(file: string, clipName: string, feet: Record<string, string>): { lines: string[]; slides: [number, number][] } {
+  const asset = JSON.parse(readFileSync(`${examples}${file}`, 'utf8'));
+  delete asset.clips[clipName].rootMotion;
+  const graph = loadGraphAsset(asset, { baseDir: examples });
+  const clip = graph.clipBindings.get(clipName)!;
+  const { skeleton: source, clip: take } = loadBvh(readShared('bvh/cmu/007_04.bvh'), 'walk');
+  const sourceBinding = new ClipBinding(take.sliceFrames(1), source);
+  const pose = (sk: typeof source, binding: ClipBinding, f: number) => {
+    const cs = new ComponentPose(sk);
+    cs.setFromLocal(clipFramePose(new Pose(sk.boneCount), binding, f));
+    cs.ensureAllComponent();
+    return cs;
+  };
+  const sourcePoses = Array.from({ length: clip.clip.frameCount }, (_, f) => pose(source, sourceBinding, f));
+  const targetPoses = Array.from({ length: clip.clip.frameCount }, (_, f) => pose(graph.skeleton, clip, f));
+  const scale = clip.clip.retarget!.scale;
+  const lines: string[] = [], slides: [number, number][] = [];
+  for (const [from, to] of Object.entries(feet)) {
+    const s = source.indexOf(from), t = graph.skeleton.indexOf(to);
+    const heights = sourcePoses.map((p) => p.translations[s * 3 + 1]);
+    const lowest = Math.min(...heights);
+    let src = 0, tgt = 0, frames = 0;
+    for (let f = 1; f < heights.length; f++) {
+      if (heights[f] - lowest > 3 || heights[f - 1] - lowest > 3) continue;
+      frames++;
+      const travel = (p: ComponentPose[], b: number) => Math.hypot(p[f].translations[b * 3] - p[f - 1].translations[b * 3], p[f].translations[b * 3 + 2] - p[f - 1].translations[b * 3 + 2]);
+      src += travel(sourcePoses, s);
+      tgt += travel(targetPoses, t) / scale;
+    }
+    slides.push([src / frames, tgt / frames]);
+    lines.push(`${file} ${from} -> ${to}: capture ${(src / frames).toFixed(2)} cm, target ${(tgt / frames).toFixed(2)} capture-cm per planted frame (${frames} frames; hip-height scale ${scale.toPrecision(5)})`);
+  }
+  return { lines, slides };
+}
+
+describeWithData('planted-foot slide of the CMU slow walk retargeted, next to the capture\'s', () => {
+  it('RobotExpressive and CesiumMan: the targets\' planted feet slide at most twice the capture\'s, plus half a centimetre', () => {
+    const robot = plantedSlide('cmu-robot-retarget.json', 'cmuWalk', { CC_Base_L_Foot: 'Foot.L', CC_Base_R_Foot: 'Foot.R' });
+    const cesium = plantedSlide('cmu-cesium-retarget.json', 'cmuWalk', { CC_Base_L_Foot: 'node9', CC_Base_R_Foot: 'node5' });
+    console.log([...robot.lines, ...cesium.lines].join('\n'));
+    for (const [src, tgt] of [...robot.slides, ...cesium.slides]) {
+      expect(src).toBeLessThan(1);
+      expect(tgt).toBeLessThan(2 * src + 0.5);
     }
   });
 });
