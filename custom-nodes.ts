@@ -35,6 +35,7 @@ export type { BlendProfile } from './runtime/core/blend-profile.ts';
 export { boneMaskProblems, boneMaskWeights, boneWeightsSchema, branchFiltersSchema, maskedBones } from './runtime/core/bone-mask.ts';
 export type { BoneMaskSpec } from './runtime/core/bone-mask.ts';
 export { clamp, quatConjugateMultiply, quatMultiply, quatNormalize, quatRotateVec3, quatScaleAngle, quatSwingTwist } from './runtime/core/math.ts';
+export { mirrorPose, mirrorTable, skeletonMirrorTable, MirrorTable } from './runtime/core/mirror.ts';
 export { nameList, quoted } from './runtime/core/names.ts';
 export { ScratchNumbers } from './runtime/core/scratch.ts';
 
