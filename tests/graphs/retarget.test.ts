@@ -99,6 +99,22 @@ describeWithData('graphs/examples/cmu-robot-retarget.json (the CMU slow walk on 
     const retargeted = Math.hypot(t[n * 3] - t[0], t[n * 3 + 2] - t[2]);
     expect(retargeted / captured).toBeCloseTo(1, 9);
     expect(captured).toBeGreaterThan(2); // some 2.6 robot units (metres of the file)
+    // The robot's feet hang from its root beside the pelvis: root motion is taken out of them too, so that
+    // they stay under the body (a stride is under 1.2 robot units) instead of walking off with the capture.
+    expect(walk.rootMotion).not.toBeNull();
+    let farthest = 0;
+    const skeleton = graph.skeleton, body = skeleton.indexOf('Body');
+    for (let f = 0; f < walk.frameCount; f += 3) {
+      const cs = new ComponentPose(skeleton);
+      cs.setFromLocal(clipFramePose(new Pose(skeleton.boneCount), graph.clipBindings.get('cmuWalk')!, f));
+      cs.ensureAllComponent();
+      for (const foot of ['Foot.L', 'Foot.R']) {
+        const b = skeleton.indexOf(foot);
+        farthest = Math.max(farthest, Math.hypot(cs.translations[b * 3] - cs.translations[body * 3], cs.translations[b * 3 + 2] - cs.translations[body * 3 + 2]));
+      }
+    }
+    expect(farthest).toBeLessThan(1.2);
+    expect(farthest).toBeGreaterThan(0.3);
     const character = graph.createInstance();
     let travelled = 0;
     for (let f = 0; f < 120; f++) {
