@@ -227,3 +227,29 @@ describeWithData('planted-foot slide of the CMU slow walk retargeted, next to th
     }
   });
 });
+
+describeWithData("a glTF clip on another rig: the robot's Walking on the built-in biped, its source skeleton the file's own skin", () => {
+  it('maps by name across conventions (UpperLeg.L → thigh_l) and swings the biped\'s legs as the robot\'s swing', () => {
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { walk: { source: '../../../shared/data/gltf/RobotExpressive.glb', animation: 'Walking', retarget: {} } },
+      nodes: { p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'p',
+    }, { baseDir: examples });
+    const binding = graph.clipBindings.get('walk')!, retarget = binding.clip.retarget!, sk = graph.skeleton;
+    expect(retarget.sourceBones).toHaveLength(43);
+    const from = (bone: string) => retarget.sourceBones[retarget.map[sk.indexOf(bone)]];
+    expect([from('thigh_l'), from('calf_r'), from('upperarm_l'), from('pelvis'), from('head')]).toEqual(['UpperLeg.L', 'LowerLeg.R', 'UpperArm.L', 'Body', 'Head']);
+    const thigh = sk.indexOf('thigh_l'), calf = sk.indexOf('calf_l');
+    const directions: number[][] = [];
+    for (let f = 0; f < binding.clip.frameCount; f++) {
+      const cs = new ComponentPose(sk);
+      cs.setFromLocal(clipFramePose(new Pose(sk.boneCount), binding, f));
+      cs.ensureAllComponent();
+      const d = [0, 1, 2].map((k) => cs.translations[calf * 3 + k] - cs.translations[thigh * 3 + k]);
+      directions.push(d.map((x) => x / Math.hypot(d[0], d[1], d[2])));
+    }
+    // Forward (+z) and back: the thigh's swing over the cycle spans more than 30°.
+    const pitch = directions.map((d) => Math.atan2(d[2], -d[1]));
+    expect((Math.max(...pitch) - Math.min(...pitch)) * 180 / Math.PI).toBeGreaterThan(30);
+  });
+});
