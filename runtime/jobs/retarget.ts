@@ -7,6 +7,7 @@ import { quatConjugateMultiply, quatInverseRotateVec3, quatMultiply, quatNormali
 import { Pose } from '../core/pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import { quoted } from '../core/names.ts';
+import { solveTwoBoneIK, twoBoneIKOptions } from './two-bone-ik.ts';
 
 /*
  * Retargeting: a clip authored on one skeleton (the source) made into a clip of another (the
@@ -40,6 +41,11 @@ export interface RetargetOptions {
   sourceReference?: Pose;
   /** The retargeted clip's name (default the clip's). */
   name?: string;
+  /**
+   * True to reach each foot, by two-bone IK on its thigh and calf, to where the scaled source puts
+   * the source's foot (the legs then bend as they must; the feet slide as the scaled source's do).
+   */
+  feet?: boolean;
 }
 
 /** What retargeting found, for messages and the command's report. */
@@ -61,6 +67,8 @@ export interface RetargetInfo {
    * reference offset from its parent.
    */
   readonly anchors: Int32Array;
+  /** The legs the foot pass reached with (RetargetOptions.feet), as [thigh, calf, foot] target bones. */
+  readonly legs: readonly (readonly [number, number, number])[];
 }
 
 /** The plan for one (source, target, map): built once, used for every frame. */
@@ -79,8 +87,10 @@ export class RetargetPlan {
   private readonly offsets: Float64Array;
   /** The target bones in the order they are placed: each after its parent and its anchor. */
   private readonly order: Int32Array;
+  /** The legs the foot pass reaches with (none unless asked for): thigh, calf and foot bones. */
+  private readonly legs: { thigh: number; calf: number; foot: number }[] = [];
 
-  constructor(source: Skeleton, target: Skeleton, options: { map?: Int32Array; sourceReference?: Pose } = {}) {
+  constructor(source: Skeleton, target: Skeleton, options: { map?: Int32Array; sourceReference?: Pose; feet?: boolean } = {}) {
     this.source = source;
     this.target = target;
     const map = options.map ?? autoBoneMap(source, target);
@@ -164,6 +174,15 @@ export class RetargetPlan {
       quatMultiply(alignment, 0, tFrame.rotation, 0, conjugate(sFrame.rotation), 0);
       quatNormalize(alignment, 0);
     }
+    if (options.feet === true) {
+      // A leg whose calf hangs from its thigh, and whose foot from its calf or follows it, all mapped.
+      for (const side of ['L', 'R']) {
+        const [thigh, calf, foot] = ['thigh', 'calf', 'foot'].map((role) => mapRole(`${role}.${side}`, targetRoles, true));
+        if (thigh < 0 || calf < 0 || foot < 0 || map[thigh] < 0 || map[calf] < 0 || map[foot] < 0) continue;
+        if (parents[calf] !== thigh || (parents[foot] !== calf && this.anchor[foot] !== calf)) continue;
+        this.legs.push({ thigh, calf, foot });
+      }
+    }
     const tUp = tFrame?.up ?? [1, 1] as [number, number], sUp = sFrame?.up ?? [1, 1] as [number, number];
     const height = (ref: ComponentPose, bone: number, up: readonly [number, number], count: number) => {
       let lowest = Infinity;
@@ -172,7 +191,7 @@ export class RetargetPlan {
     };
     const ht = height(this.targetRef, root, tUp, n), hs = height(this.sourceRef, map[root], sUp, source.boneCount);
     const scale = hs > 0 && ht > 0 ? ht / hs : 1;
-    this.info = { map, root, scale, sourceUp: sUp, targetUp: tUp, alignment, anchors: this.anchor };
+    this.info = { map, root, scale, sourceUp: sUp, targetUp: tUp, alignment, anchors: this.anchor, legs: this.legs.map((l) => [l.thigh, l.calf, l.foot] as const) };
   }
 
   /**
@@ -180,15 +199,48 @@ export class RetargetPlan {
    * Load time: allocating is fine, but it allocates nothing per call but what ComponentPose does.
    */
   retargetPose(out: Pose, sourceCs: ComponentPose, scratch: { t: Float64Array; r: Float64Array }): Pose {
+    const target = this.target, n = target.boneCount, parents = target.parents;
+    const ref = target.referencePose, tr = this.targetRef, ct = scratch.t, cr = scratch.r, cs = tr.scales;
+    this.place(sourceCs, ct, cr, null);
+    if (this.legs.length > 0) this.reachFeet(sourceCs, ct, cr);
+    const v = new Float64Array(6);
+    for (let b = 0; b < n; b++) {
+      const p = parents[b], b3 = b * 3, b4 = b * 4;
+      // Back to local space: a bone placed by its reference translation keeps it exactly.
+      out.scales.set(ref.scales.subarray(b3, b3 + 3), b3);
+      if (p < 0) {
+        out.rotations.set(cr.subarray(b4, b4 + 4), b4);
+        out.translations.set(ct.subarray(b3, b3 + 3), b3);
+        continue;
+      }
+      quatConjugateMultiply(out.rotations, b4, cr, p * 4, cr, b4);
+      quatNormalize(out.rotations, b4);
+      if (this.placement[b] === 0) out.translations.set(ref.translations.subarray(b3, b3 + 3), b3);
+      else {
+        for (let k = 0; k < 3; k++) v[k] = ct[b3 + k] - ct[p * 3 + k];
+        quatInverseRotateVec3(v, 3, cr, p * 4, v, 0);
+        for (let k = 0; k < 3; k++) out.translations[b3 + k] = Math.abs(cs[p * 3 + k]) > 1e-12 ? v[3 + k] / cs[p * 3 + k] : 0;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The target's component transforms (ct, cr) for one source pose. Bones flagged in `fixed` keep
+   * the rotation cr holds (the IK pass's thighs and calves).
+   */
+  private place(sourceCs: ComponentPose, ct: Float64Array, cr: Float64Array, fixed: Uint8Array | null): void {
     const target = this.target, n = target.boneCount, parents = target.parents, map = this.map;
     const ref = target.referencePose, tr = this.targetRef, sr = this.sourceRef, A = this.info.alignment, scale = this.info.scale;
-    const ct = scratch.t, cr = scratch.r, cs = tr.scales;
+    const cs = tr.scales;
     const q = new Float64Array(8), v = new Float64Array(6);
     const order = this.order;
     for (let i = 0; i < n; i++) {
       const b = order[i], p = parents[b], s = map[b], b3 = b * 3, b4 = b * 4;
       // Rotation in component space.
-      if (s >= 0) {
+      if (fixed !== null && fixed[b] === 1) {
+        // Kept.
+      } else if (s >= 0) {
         sourceCs.ensureComponent(s);
         // Δ = C_s · C_s,ref⁻¹, then A · Δ · A⁻¹ · C_t,ref.
         quatMultiply(q, 0, sourceCs.rotations, s * 4, conjugate(sr.rotations.subarray(s * 4, s * 4 + 4)), 0);
@@ -218,23 +270,38 @@ export class RetargetPlan {
         quatRotateVec3(v, 0, cr, p * 4, v, 0);
         for (let k = 0; k < 3; k++) ct[b3 + k] = ct[p * 3 + k] + v[k];
       }
-      // Back to local space: a bone placed by its reference translation keeps it exactly.
-      out.scales.set(ref.scales.subarray(b3, b3 + 3), b3);
-      if (p < 0) {
-        out.rotations.set(cr.subarray(b4, b4 + 4), b4);
-        out.translations.set(ct.subarray(b3, b3 + 3), b3);
-        continue;
-      }
-      quatConjugateMultiply(out.rotations, b4, cr, p * 4, cr, b4);
-      quatNormalize(out.rotations, b4);
-      if (placement === 0) out.translations.set(ref.translations.subarray(b3, b3 + 3), b3);
-      else {
-        for (let k = 0; k < 3; k++) v[k] = ct[b3 + k] - ct[p * 3 + k];
-        quatInverseRotateVec3(v, 3, cr, p * 4, v, 0);
-        for (let k = 0; k < 3; k++) out.translations[b3 + k] = Math.abs(cs[p * 3 + k]) > 1e-12 ? v[3 + k] / cs[p * 3 + k] : 0;
-      }
     }
-    return out;
+  }
+
+  /**
+   * The foot pass: each leg's thigh and calf turned by two-bone IK (runtime/jobs/two-bone-ik.ts,
+   * the input's bend kept, no stretch) so that its foot reaches where the scaled source puts the
+   * source's foot: its reference position plus the source foot's displacement from the source
+   * reference, turned by A and scaled as the pelvis's is. Then every bone is placed again.
+   */
+  private reachFeet(sourceCs: ComponentPose, ct: Float64Array, cr: Float64Array): void {
+    const tr = this.targetRef, sr = this.sourceRef, A = this.info.alignment, scale = this.info.scale;
+    const fixed = new Uint8Array(this.target.boneCount);
+    const positions = new Float64Array(9), rotations = new Float64Array(12), goal = new Float64Array(3);
+    const options = twoBoneIKOptions({ keepEndRotation: true });
+    for (const leg of this.legs) {
+      const s = this.map[leg.foot];
+      sourceCs.ensureComponent(s);
+      for (let k = 0; k < 3; k++) goal[k] = (sourceCs.translations[s * 3 + k] - sr.translations[s * 3 + k]) * scale;
+      quatRotateVec3(goal, 0, A, 0, goal, 0);
+      for (let k = 0; k < 3; k++) goal[k] += tr.translations[leg.foot * 3 + k];
+      const bones = [leg.thigh, leg.calf, leg.foot];
+      bones.forEach((b, i) => {
+        positions.set(ct.subarray(b * 3, b * 3 + 3), i * 3);
+        rotations.set(cr.subarray(b * 4, b * 4 + 4), i * 4);
+      });
+      solveTwoBoneIK(positions, rotations, positions, rotations, goal, 0, options);
+      cr.set(rotations.subarray(0, 4), leg.thigh * 4);
+      cr.set(rotations.subarray(4, 8), leg.calf * 4);
+      fixed[leg.thigh] = 1;
+      fixed[leg.calf] = 1;
+    }
+    this.place(sourceCs, ct, cr, fixed);
   }
 }
 

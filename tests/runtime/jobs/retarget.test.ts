@@ -294,4 +294,36 @@ describeWithData('retargeting the CMU slow walk (007_04, T-pose frame 0) onto Ro
     }
     console.log(report.join('\n'));
   });
+
+  it('with the foot pass, each foot reaches where the scaled capture puts it, and slides only as the capture does', () => {
+    const { clip: ik, info: ikInfo } = retargetClip(clip, source, robot, { sourceReference: reference, feet: true });
+    expect(ikInfo.legs.map((leg) => leg.map((b) => robot.boneNames[b]).join('>'))).toEqual(['UpperLeg.L>LowerLeg.L>Foot.L', 'UpperLeg.R>LowerLeg.R>Foot.R']);
+    const binding = new ClipBinding(ik, robot);
+    const poses = Array.from({ length: ik.frameCount }, (_, f) => composed(robot, clipFramePose(new Pose(robot.boneCount), binding, f)));
+    const report: string[] = [];
+    let worstReach = 0, reached = 0;
+    for (const s of ['L', 'R']) {
+      const sf = source.indexOf(`CC_Base_${s}_Foot`), tf = bone(`Foot.${s}`);
+      const goal = (f: number): V3 => {
+        const d = rotate(info.alignment, sub(sourcePoses[f].translations, sf, sourceRef.translations, sf).map((x) => x * info.scale) as V3);
+        return [targetRef.translations[tf * 3] + d[0], targetRef.translations[tf * 3 + 1] + d[1], targetRef.translations[tf * 3 + 2] + d[2]];
+      };
+      for (let f = 0; f < ik.frameCount; f++) {
+        const miss = norm(sub(poses[f].translations, tf, Float64Array.from(goal(f)), 0));
+        if (miss < 1e-9) reached++;
+        worstReach = Math.max(worstReach, miss);
+      }
+      const heights = sourcePoses.map((p) => p.translations[sf * 3 + 1]);
+      const lowest = Math.min(...heights);
+      const planted = heights.map((h) => h - lowest <= 3);
+      const at = (p: ComponentPose, b: number): V3 => [p.translations[b * 3], p.translations[b * 3 + 1], p.translations[b * 3 + 2]];
+      const src = footSlide(planted, sourcePoses.map((p) => at(p, sf)), 1, 1);
+      const tgt = footSlide(planted, poses.map((p) => at(p, tf)), 1, 1 / info.scale);
+      report.push(`foot ${s} with the foot pass: capture ${src.slide.toFixed(2)} cm, robot ${tgt.slide.toFixed(2)} capture-cm per planted frame`);
+      // Where every planted frame's foot was reached, the robot's slide is the capture's, scaled.
+      expect(tgt.slide).toBeCloseTo(src.slide, 6);
+    }
+    console.log(report.join('\n'), `\nfeet reached on ${reached} of ${2 * ik.frameCount} frames; farthest miss ${worstReach.toFixed(4)} robot units`);
+    expect(reached).toBeGreaterThan(1.9 * ik.frameCount);
+  });
 });
