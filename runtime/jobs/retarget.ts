@@ -28,6 +28,8 @@ import { solveTwoBoneIK, twoBoneIKOptions } from './two-bone-ik.ts';
  *   the root, the capture's from the calves) follows its nearest mapped ancestor in the source's
  *   hierarchy rigidly, as its reference pose places it relative to that bone.
  * - Bones nothing maps keep the target's reference local transforms: they follow their parents.
+ * - With the foot pass (RetargetOptions.feet), each leg's thigh and calf are then turned by
+ *   two-bone IK so that its foot reaches where the scaled source puts the source's foot.
  */
 
 /** What retargetClip is told beyond the clip and the two skeletons. */
