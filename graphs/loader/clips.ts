@@ -33,8 +33,9 @@ export function loadClips(
   let mirror: MirrorTable | undefined;
   for (const [name, def] of Object.entries(asset.clips ?? {})) {
     const source = def.retarget ? retargetSource(name, def, files, problems) : undefined;
-    const loaded = def.retarget && !source ? undefined : loadClip(name, def, files, problems, source?.rig);
-    let clip = loaded?.clip;
+    // Loaded even when its source skeleton is not, so that the file's own problems are reported.
+    const loaded = loadClip(name, def, files, problems, source?.rig);
+    let clip = def.retarget && !source ? undefined : loaded?.clip;
     if (clip && loaded && source && skeleton) clip = retargetLoaded(name, def, clip, loaded.whole, source.skeleton, skeleton, problems);
     if (clip && def.mirror && skeleton) clip = mirrorClip(clip, skeleton, mirror ??= mirrorTable(skeleton));
     const eventsOk = checkClipEvents(name, def, clip, problems);

@@ -59,6 +59,13 @@ describe('retarget and mirror in the asset', () => {
     ]);
   });
 
+  it('a retargeted clip whose file is missing is reported at its source, once', () => {
+    const result = checkGraphAsset(biped({ walk: { source: 'no-such-take.bvh', retarget: {} } }), { baseDir: examples });
+    expect(result.ok).toBe(false);
+    const problems = result.ok ? [] : result.problems.map((p) => `${p.path} ${p.code}`);
+    expect(problems).toEqual(['$.clips.walk.source clip-file']);
+  });
+
   it('a clip marked mirror swaps left and right: the mirrored walk\'s left thigh is the walk\'s right reflected', () => {
     const graph = loadGraphAsset(biped({ walk: { source: 'builtin:walk' }, mirrored: { source: 'builtin:walk', mirror: true } }, { mirror: { plane: 'x' } }));
     const sk = graph.skeleton;
