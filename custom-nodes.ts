@@ -40,6 +40,7 @@ export type { BoneMaskSpec } from './runtime/core/bone-mask.ts';
 export {
   clamp, quatConjugateMultiply, quatFromEulerDegrees, quatMultiply, quatNormalize, quatRotateVec3, quatScaleAngle, quatSwingTwist, transformCompose, transformRelative,
 } from './runtime/core/math.ts';
+export { mirrorPose, mirrorTable, skeletonMirrorTable, MirrorTable } from './runtime/core/mirror.ts';
 export { nameList, quoted } from './runtime/core/names.ts';
 export { ScratchNumbers } from './runtime/core/scratch.ts';
 

@@ -27,6 +27,7 @@ Usage:
                        [--update-rate N [--hold]]
   animgraph view GRAPH [--port N]
   animgraph examples [DIR] [--force]
+  animgraph retarget GRAPH CLIP --out FILE.gltf
   animgraph help [COMMAND]        (or COMMAND --help)
 
 run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set changes a
@@ -54,6 +55,10 @@ view      serves a page on http://127.0.0.1:N/ (default port 7860; --port 0 pick
 examples  copies the example graphs the package ships (sample-*.json, on the built-in
           sample biped) into DIR (default: examples), for the commands above; a file there
           with other contents is kept unless --force.
+
+retarget  writes clip CLIP of GRAPH, retargeted and mirrored as the asset says, as a .gltf
+          file of GRAPH's skeleton (its bones as nodes, the clip as an animation), and lists
+          the bone map and the hip-height scale.
 
 --frames is a whole number from 1 to 10,000,000 (--seconds likewise in frames), --fps a
 number from 0.001 to 10,000.
@@ -83,6 +88,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       case 'plot': return await (await import('./plot.ts')).plotCommand(rest, io);
       case 'view': return await (await import('./view.ts')).viewCommand(rest, io);
       case 'examples': return (await import('./examples.ts')).examplesCommand(rest, io);
+      case 'retarget': return await (await import('./retarget.ts')).retargetCommand(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.out(USAGE);
         return command === undefined ? 2 : 0;

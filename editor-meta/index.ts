@@ -16,6 +16,7 @@ import { FABRIKMeta } from './FABRIK.ts';
 import { InertialBlendMeta } from './InertialBlend.ts';
 import { InertializationMeta } from './Inertialization.ts';
 import { MakeAdditiveMeta } from './MakeAdditive.ts';
+import { MirrorMeta } from './Mirror.ts';
 import { LayeredBlendPerBoneMeta } from './LayeredBlendPerBone.ts';
 import { LookAtMeta } from './LookAt.ts';
 import { ModifyBoneMeta } from './ModifyBone.ts';
@@ -54,6 +55,7 @@ export const builtInEditorMeta: { readonly [K in BuiltInNodeTypeName | 'Output']
   LayeredBlendPerBone: LayeredBlendPerBoneMeta,
   LookAt: LookAtMeta,
   MakeAdditive: MakeAdditiveMeta,
+  Mirror: MirrorMeta,
   ModifyBone: ModifyBoneMeta,
   Output: OutputMeta,
   PoseSearchBlend: PoseSearchBlendMeta,

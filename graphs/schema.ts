@@ -43,6 +43,28 @@ export const skeletonSourceSchema = z.union([
   }).strict(),
 ]);
 
+/** A clip's `retarget` block: where its bones come from and how they match the graph's skeleton's. */
+export const retargetSchema = z.object({
+  skeleton: skeletonSourceSchema.optional()
+    .describe("The skeleton the clip is authored on (default: the clip's own file: a BVH's hierarchy, a glTF's first skin; the built-in biped for 'builtin:' clips)."),
+  reference: z.union([
+    z.literal('skeleton').describe("The source skeleton's reference pose."),
+    z.object({ frame: z.number().int().describe("A frame of the clip's source file, counted before `frames` (negative counts from the end).") }).strict(),
+  ]).optional().describe("The source pose that rotations are changes from (default 'skeleton'); a capture's T-pose frame, such as CMU's frame 0."),
+  boneMap: z.record(z.string().min(1), z.string().min(1).nullable()).optional()
+    .describe('Target bone → source bone (null: not mapped), over the bones matched by name.'),
+  autoMap: z.boolean().optional().describe('Match bones by their names across naming conventions first (default true); false: only `boneMap`.'),
+  feet: z.boolean().optional().describe("Reach each foot, by two-bone IK on its thigh and calf, to where the scaled source puts the source's foot (default false)."),
+}).strict();
+
+/** The asset's `mirror` block: how clips marked `mirror` and Mirror nodes swap left and right. */
+export const mirrorSettingsSchema = z.object({
+  plane: z.enum(['x', 'y', 'z']).optional()
+    .describe("The mirror plane's normal axis in component space (default: the axis along which paired bones lie furthest apart in the reference pose)."),
+  pairs: z.array(z.tuple([z.string().min(1), z.string().min(1)])).optional()
+    .describe('Bones that swap, by name, over the pairs found from the names (Foot.L/Foot.R, LeftArm/RightArm, thigh_l/thigh_r).'),
+}).strict();
+
 export const clipSchema = z.object({
   source: z.string().describe("A BVH or glTF (.glb, .gltf) file relative to the graph file, or 'builtin:idle', 'builtin:walk', 'builtin:run'."),
   animation: indexOrName().optional()
@@ -80,6 +102,10 @@ export const clipSchema = z.object({
   ])).optional().describe('Named events at clip times (`time`) or over ranges (`start`, `end`), fired through the instance\'s events when a relevant player crosses them.'),
   curves: z.record(z.string().min(1), z.array(z.tuple([z.number(), z.number()])).min(1)).optional()
     .describe('Float curves by name: keys [time, value] with increasing times, linear between keys and held outside them; blended by weight through the graph and read with instance.curve(name).'),
+  retarget: retargetSchema.optional()
+    .describe("The clip is authored on another skeleton: retargeted onto the graph's skeleton once, at load (docs/retargeting.md)."),
+  mirror: z.boolean().optional()
+    .describe("Mirror the clip once, at load, by the asset's mirror table (`mirror`), root motion included."),
 }).strict();
 
 export const bindingSchema = z.object({ param: named(z.string().describe('Name of the parameter that drives this property.'), 'name') }).strict();
@@ -121,6 +147,7 @@ export const graphEnvelopeSchema = z.object({
     .describe("The length unit of the skeleton and clips (numbers are not converted): what lets nodes set thresholds in metres or relative to the character's size. Default: the skeleton source's, centimetres for a BVH, a JSON skeleton and the built-in biped."),
   helperBones: z.array(helperBoneSchema).optional(),
   blendProfiles: blendProfilesSchema.optional(),
+  mirror: mirrorSettingsSchema.optional(),
   clips: z.record(z.string(), clipSchema).default({}),
   parameters: z.record(z.string(), parameterSchema).default({}),
   // Ids are checked by the loader, which names the offending id better than a record-key issue.

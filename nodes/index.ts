@@ -13,6 +13,7 @@ import { FABRIKType } from './FABRIK.ts';
 import { InertialBlendType } from './InertialBlend.ts';
 import { InertializationType } from './Inertialization.ts';
 import { MakeAdditiveType } from './MakeAdditive.ts';
+import { MirrorType } from './Mirror.ts';
 import { LayeredBlendPerBoneType } from './LayeredBlendPerBone.ts';
 import { LookAtType } from './LookAt.ts';
 import { ModifyBoneType } from './ModifyBone.ts';
@@ -58,6 +59,7 @@ const BUILT_IN = {
   MakeAdditive: MakeAdditiveType,
   ApplyAdditive: ApplyAdditiveType,
   LayeredBlendPerBone: LayeredBlendPerBoneType,
+  Mirror: MirrorType,
   SaveCachedPose: SaveCachedPoseType,
   UseCachedPose: UseCachedPoseType,
   Slot: SlotType,

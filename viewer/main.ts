@@ -117,6 +117,11 @@ async function loadGltfScene(path: string, resolve: Resolve): Promise<THREE.Obje
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const gltf = await new GLTFLoader(manager).parseAsync(buffer, '');
   // bindThree matches GLTFLoader's sanitised node names ('FootL') by the name as written (userData.name).
+  // An unnamed node is 'node<index>' to the graph's importer (CesiumMan's joints): named so here too.
+  gltf.scene.traverse((object) => {
+    const node = gltf.parser.associations.get(object)?.nodes;
+    if (node !== undefined && !(typeof object.userData.name === 'string' && object.userData.name.length > 0)) object.userData.name = `node${node}`;
+  });
   return gltf.scene;
 }
 

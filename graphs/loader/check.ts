@@ -11,7 +11,7 @@ import { checkNodes } from './nodes.ts';
 import { checkAssetData, jsonPath, MAX_GRAPH_NODES, Problems, type GraphProblem } from './problems.ts';
 import { checkSubGraphs, countGraphNodes, inertialSubGraphs, nodePathOf, subGraphReferences, withSubGraphs, type SubGraphPaths } from './sub-graphs.ts';
 import { DEFAULT_REGISTRY, type NodeRegistry } from './registry.ts';
-import { addHelperBones, checkReferenceRange, loadSkeleton } from './skeleton.ts';
+import { addHelperBones, checkReferenceRange, loadSkeleton, withMirrorSettings } from './skeleton.ts';
 import type { z } from 'zod';
 import { blendProfileProblems, type BlendProfileMode } from '../../runtime/core/blend-profile.ts';
 import type { Skeleton } from '../../runtime/core/skeleton.ts';
@@ -69,7 +69,8 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   yield files.gltfBuffers(named);
 
   const loaded = asset.skeleton !== undefined ? loadSkeleton(asset.skeleton, files, problems) : undefined;
-  const skeleton = loaded && addHelperBones(asset.units ? loaded.withUnits(asset.units) : loaded, raw.helperBones, problems);
+  const withHelpers = loaded && addHelperBones(asset.units ? loaded.withUnits(asset.units) : loaded, raw.helperBones, problems);
+  const skeleton = withHelpers && asset.mirror ? withMirrorSettings(withHelpers, asset.mirror, problems) : withHelpers;
   if (skeleton) checkReferenceRange(skeleton, problems);
   const { clips, declaredClips } = loadClips(asset, raw, skeleton, files, problems);
   // Looked up by name in a Map: a binding to 'toString' must not find Object.prototype's.
@@ -175,6 +176,7 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
     clips: entries(shape.clips.unwrap().valueType, raw.clips),
     parameters: entries(shape.parameters.unwrap().valueType, raw.parameters),
     blendProfiles: entries(shape.blendProfiles.unwrap().valueType, raw.blendProfiles),
+    mirror: part(shape.mirror, raw.mirror),
     name: typeof raw.name === 'string' ? raw.name : undefined,
   };
 }

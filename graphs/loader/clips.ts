@@ -9,7 +9,14 @@ import { sampleClip, SAMPLE_CLIP_NAMES } from '../../runtime/import/sample-data.
 import type { Skeleton } from '../../runtime/core/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { guardGltf, isGltfPath, reportFileError, reportGltfError, type FileCache } from './files.ts';
-import type { Problems } from './problems.ts';
+import { Problems } from './problems.ts';
+import { loadSkeletonSource } from './skeleton.ts';
+import { autoBoneMap } from '../../runtime/core/bone-names.ts';
+import { AnimGraphError } from '../../runtime/core/errors.ts';
+import { mirrorClip, mirrorTable, type MirrorTable } from '../../runtime/core/mirror.ts';
+import { retargetClip } from '../../runtime/jobs/retarget.ts';
+import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
+import type { GltfRig } from '../../runtime/import/gltf.ts';
 import { nameList, quoted } from '../../runtime/core/names.ts';
 
 /**
@@ -23,8 +30,14 @@ export function loadClips(
   // Every clip name the asset declares, loaded or not: a node naming a declared clip whose file
   // failed is not also told the clip is unknown (the file's problem is the one to fix).
   const declaredClips = new Set(typeof raw.clips === 'object' && raw.clips !== null && !Array.isArray(raw.clips) ? Object.keys(raw.clips) : []);
+  let mirror: MirrorTable | undefined;
   for (const [name, def] of Object.entries(asset.clips ?? {})) {
-    const clip = loadClip(name, def, files, problems);
+    const source = def.retarget ? retargetSource(name, def, files, problems) : undefined;
+    // Loaded even when its source skeleton is not, so that the file's own problems are reported.
+    const loaded = loadClip(name, def, files, problems, source?.rig);
+    let clip = def.retarget && !source ? undefined : loaded?.clip;
+    if (clip && loaded && source && skeleton) clip = retargetLoaded(name, def, clip, loaded.whole, source.skeleton, skeleton, problems);
+    if (clip && def.mirror && skeleton) clip = mirrorClip(clip, skeleton, mirror ??= mirrorTable(skeleton));
     const eventsOk = checkClipEvents(name, def, clip, problems);
     if (!clip) continue;
     const badKey = clipKeyProblem(clip);
@@ -40,7 +53,9 @@ export function loadClips(
       problems.add(['clips', name, 'source'], 'clip-file', `clip ${quoted(name)} animates none of the skeleton's bones`);
     }
     if (def.rootMotion && skeleton) {
-      const options = def.rootMotion === true ? {} : def.rootMotion;
+      const options = def.rootMotion === true ? {} : { ...def.rootMotion };
+      // A retargeted clip's motion is its pelvis's (the robot's feet, which hang from its root, move too).
+      if (options.bone === undefined && clip.retarget) options.bone = skeleton.boneNames[clip.retarget.root];
       const source = rootMotionSource(clip, skeleton, options.bone);
       if (typeof source === 'string') {
         const code = options.bone !== undefined && skeleton.indexOf(options.bone) < 0 ? 'unknown-bone' : 'no-root-motion';
@@ -123,14 +138,79 @@ function checkClipEvents(name: string, def: GraphEnvelope['clips'][string], clip
   return problems.count === before;
 }
 
-function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
+type ClipDef = GraphEnvelope['clips'][string];
+
+/**
+ * The skeleton a retargeted clip is authored on: `retarget.skeleton`, or the clip's own file's
+ * (a BVH's hierarchy, a glTF's first skin, the built-in biped for built-in clips). Undefined, with
+ * the problem reported, when it cannot be had.
+ */
+function retargetSource(name: string, def: ClipDef, files: FileCache, problems: Problems): { skeleton: Skeleton; rig?: GltfRig } | undefined {
+  const at = ['clips', name, 'retarget'];
+  const given = def.retarget?.skeleton;
+  if (given !== undefined) return loadSkeletonSource(given, files, problems, [...at, 'skeleton']);
+  if (def.source.startsWith('builtin:')) return { skeleton: sampleSkeleton() };
+  const own: GraphEnvelope['skeleton'] = isGltfPath(def.source) ? { gltf: def.source } : { bvh: def.source };
+  // The file's own problems are the clip's (reported where it is loaded); a file with no skin is this block's.
+  const quiet = new Problems();
+  const loaded = loadSkeletonSource(own, files, quiet, at);
+  if (!loaded) {
+    const why = quiet.list[0]?.message ?? 'it cannot be read';
+    if (files.loadGltf(def.source) instanceof Error || (!isGltfPath(def.source) && files.loadBvh(def.source) instanceof Error)) return undefined;
+    problems.add(at, 'skeleton', `clip ${quoted(name)}: no source skeleton in ${quoted(def.source)} (${why}); name one in retarget.skeleton`);
+  }
+  return loaded;
+}
+
+/**
+ * The clip retargeted onto the graph's skeleton (runtime/jobs/retarget.ts): its bone map found by
+ * name and overridden by `boneMap`, its reference the source skeleton's or a frame of the source
+ * file (`whole`, before `frames`). Undefined, with the problem reported, when it cannot be.
+ */
+function retargetLoaded(name: string, def: ClipDef, clip: Clip, whole: Clip, source: Skeleton, target: Skeleton, problems: Problems): Clip | undefined {
+  const options = def.retarget!;
+  const at = ['clips', name, 'retarget'];
+  const before = problems.count;
+  const map = options.autoMap === false ? new Int32Array(target.boneCount).fill(-1) : autoBoneMap(source, target);
+  for (const [bone, from] of Object.entries(options.boneMap ?? {})) {
+    const t = target.indexOf(bone);
+    if (t < 0) {
+      problems.add([...at, 'boneMap', bone], 'unknown-bone', `the graph's skeleton has no bone ${quoted(bone)}`);
+      continue;
+    }
+    if (from === null) {
+      map[t] = -1;
+      continue;
+    }
+    const s = source.indexOf(from);
+    if (s < 0) problems.add([...at, 'boneMap', bone], 'unknown-bone', `the source skeleton has no bone ${quoted(from)}`);
+    else map[t] = s;
+  }
+  let reference = source.referencePose;
+  const ref = options.reference ?? 'skeleton';
+  if (ref !== 'skeleton') {
+    const frame = referenceFrameIndex(ref.frame, whole.frameCount);
+    if (frame < 0) problems.add([...at, 'reference', 'frame'], 'clip-frames', `frame ${ref.frame} is outside the source file's frames 0..${whole.frameCount - 1} (or -1..-${whole.frameCount} from the end)`);
+    else reference = clipFramePose(new Pose(source.boneCount), new ClipBinding(whole, source), frame);
+  }
+  if (problems.count > before) return undefined;
+  try {
+    return retargetClip(clip, source, target, { map, sourceReference: reference, name, feet: options.feet === true }).clip;
+  } catch (e) {
+    if (!(e instanceof AnimGraphError)) throw e;
+    problems.add(at, 'skeleton', `clip ${quoted(name)}: ${e.message}`);
+    return undefined;
+  }
+}
+
+function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems, rig?: GltfRig): Clip | undefined {
   const doc = files.loadGltf(def.source);
   // What is wrong with the file as a whole (too many nodes) is reported at the file, not the animation.
   if (doc instanceof Error) {
     reportGltfError(doc, ['clips', name, 'source'], ['clips', name, 'source'], problems);
     return undefined;
   }
-  const sameFile = files.skeletonRig?.file === files.key(def.source) ? files.skeletonRig.rig : undefined;
+  const sameFile = rig ?? (files.skeletonRig?.file === files.key(def.source) ? files.skeletonRig.rig : undefined);
   const clip = guardGltf(def.source, () => gltfClip(doc, def.animation ?? 0, { name, rig: sameFile, sampleRate: def.sampleRate }));
   if (clip instanceof Error) {
     reportGltfError(clip, ['clips', name, 'source'], ['clips', name, 'animation'], problems);
@@ -139,7 +219,8 @@ function loadGltfClip(name: string, def: GraphEnvelope['clips'][string], files: 
   return clip;
 }
 
-function loadClip(name: string, def: GraphEnvelope['clips'][string], files: FileCache, problems: Problems): Clip | undefined {
+/** The clip as its source holds it (`whole`) and its kept frames (`clip`); `rig`: a glTF skin its tracks bind to by node. */
+function loadClip(name: string, def: ClipDef, files: FileCache, problems: Problems, rig?: GltfRig): { clip: Clip; whole: Clip } | undefined {
   let clip: Clip;
   if (!isGltfPath(def.source)) {
     for (const key of ['animation', 'sampleRate'] as const) {
@@ -154,7 +235,7 @@ function loadClip(name: string, def: GraphEnvelope['clips'][string], files: File
     }
     clip = sampleClip(builtin);
   } else if (isGltfPath(def.source)) {
-    const loaded = loadGltfClip(name, def, files, problems);
+    const loaded = loadGltfClip(name, def, files, problems, rig);
     if (!loaded) return undefined;
     clip = loaded;
   } else {
@@ -171,7 +252,7 @@ function loadClip(name: string, def: GraphEnvelope['clips'][string], files: File
     problems.add(['clips', name, 'frames'], 'clip-frames', `frames [${first}, ${last}] are outside the clip's 0..${clip.frameCount - 1}`);
     return undefined;
   }
-  return clip.sliceFrames(first, last, name, def.interpolation ?? 'slerp');
+  return { clip: clip.sliceFrames(first, last, name, def.interpolation ?? 'slerp'), whole: clip };
 }
 
 

@@ -240,9 +240,14 @@ export function referencedFiles(
   asset: Partial<GraphEnvelope>, raw: Partial<Record<keyof GraphEnvelope, unknown>>, registry: NodeRegistry, useIndexFiles: boolean,
 ): string[] {
   const out: string[] = [];
-  const skeleton = asset.skeleton;
-  if (typeof skeleton === 'object') out.push('gltf' in skeleton ? skeleton.gltf : 'bvh' in skeleton ? skeleton.bvh : skeleton.file);
-  for (const def of Object.values(asset.clips ?? {})) if (!def.source.startsWith('builtin:')) out.push(def.source);
+  const skeletonFile = (skeleton: GraphEnvelope['skeleton'] | undefined) => {
+    if (typeof skeleton === 'object') out.push('gltf' in skeleton ? skeleton.gltf : 'bvh' in skeleton ? skeleton.bvh : skeleton.file);
+  };
+  skeletonFile(asset.skeleton);
+  for (const def of Object.values(asset.clips ?? {})) {
+    if (!def.source.startsWith('builtin:')) out.push(def.source);
+    skeletonFile(def.retarget?.skeleton);
+  }
   if (useIndexFiles) for (const value of nodeFileValues(raw.nodes, registry)) if (typeof value === 'string') out.push(value);
   return out;
 }

@@ -1,26 +1,26 @@
 import * as z from 'zod';
-import { gltfRig } from '../../runtime/import/gltf.ts';
+import { gltfRig, type GltfRig } from '../../runtime/import/gltf.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
-import { MAX_BONES, referenceRangeProblems, Skeleton, SkeletonError, tooManyBones, type BoneDefinition } from '../../runtime/core/skeleton.ts';
+import { MAX_BONES, referenceRangeProblems, Skeleton, SkeletonError, tooManyBones, type BoneDefinition, type MirrorSettings } from '../../runtime/core/skeleton.ts';
+import { quoted } from '../../runtime/core/names.ts';
 import { helperBoneSchema, unitQuaternionSchema, type GraphEnvelope } from '../schema.ts';
 import { guardGltf, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import { duplicateKeyProblems } from './json-text.ts';
 import { jsonPath, type Problems } from './problems.ts';
 
-function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, files: FileCache, problems: Problems): Skeleton | undefined {
+function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, files: FileCache, problems: Problems, at: readonly PropertyKey[]): GltfRig | undefined {
   const doc = files.loadGltf(source.gltf);
   // What is wrong with the file as a whole (too many nodes) is reported at the file, not the skin.
   if (doc instanceof Error) {
-    reportGltfError(doc, ['skeleton', 'gltf'], ['skeleton', 'gltf'], problems);
+    reportGltfError(doc, [...at, 'gltf'], [...at, 'gltf'], problems);
     return undefined;
   }
   const rig = guardGltf(source.gltf, () => gltfRig(doc, source.skin ?? 0));
   if (rig instanceof Error) {
-    reportGltfError(rig, ['skeleton', 'gltf'], ['skeleton', 'skin'], problems);
+    reportGltfError(rig, [...at, 'gltf'], [...at, 'skin'], problems);
     return undefined;
   }
-  files.skeletonRig = { file: files.key(source.gltf), rig };
-  return rig.skeleton;
+  return rig;
 }
 
 const jsonSkeletonSchema = z.object({
@@ -34,18 +34,38 @@ const jsonSkeletonSchema = z.object({
   }).strict()).min(1),
 }).strict();
 
+/**
+ * The skeleton a source names (the graph's, or a retargeted clip's source skeleton), its problems
+ * reported below `at`. For a glTF skin, also its rig (what clips from the same file bind by).
+ */
+export function loadSkeletonSource(
+  source: GraphEnvelope['skeleton'], files: FileCache, problems: Problems, at: readonly PropertyKey[],
+): { skeleton: Skeleton; rig?: GltfRig } | undefined {
+  if (typeof source === 'object' && 'gltf' in source) {
+    const rig = loadGltfSkeleton(source, files, problems, at);
+    return rig && { skeleton: rig.skeleton, rig };
+  }
+  const skeleton = loadOtherSkeleton(source, files, problems, at);
+  return skeleton && { skeleton };
+}
+
 export function loadSkeleton(source: GraphEnvelope['skeleton'], files: FileCache, problems: Problems): Skeleton | undefined {
+  const loaded = loadSkeletonSource(source, files, problems, ['skeleton']);
+  if (loaded?.rig && typeof source === 'object' && 'gltf' in source) files.skeletonRig = { file: files.key(source.gltf), rig: loaded.rig };
+  return loaded?.skeleton;
+}
+
+function loadOtherSkeleton(source: Exclude<GraphEnvelope['skeleton'], { gltf: string }>, files: FileCache, problems: Problems, at: readonly PropertyKey[]): Skeleton | undefined {
   if (source === 'builtin:biped') return sampleSkeleton();
-  if ('gltf' in source) return loadGltfSkeleton(source, files, problems);
   if ('bvh' in source) {
     const loaded = files.loadBvh(source.bvh);
     if (loaded instanceof Error) {
-      reportFileError(loaded, ['skeleton', 'bvh'], problems);
+      reportFileError(loaded, [...at, 'bvh'], problems);
       return undefined;
     }
     return loaded.skeleton;
   }
-  const where = ['skeleton', 'file'];
+  const where = [...at, 'file'];
   let json: unknown, text: string;
   try {
     text = files.readText(source.file);
@@ -124,4 +144,27 @@ export function addHelperBones(skeleton: Skeleton, raw: unknown, problems: Probl
  */
 export function checkReferenceRange(skeleton: Skeleton, problems: Problems): void {
   for (const message of referenceRangeProblems(skeleton)) problems.add(['skeleton'], 'value-range', message);
+}
+
+/**
+ * The skeleton with the asset's `mirror` block (Skeleton.mirror). Each pair must name two bones of
+ * the skeleton, neither in another pair (reported at `$.mirror.pairs[i]`); the good pairs are kept.
+ */
+export function withMirrorSettings(skeleton: Skeleton, mirror: MirrorSettings, problems: Problems): Skeleton {
+  const taken = new Set<string>();
+  const pairs = (mirror.pairs ?? []).filter((pair, i) => {
+    let ok = true;
+    pair.forEach((bone, k) => {
+      if (skeleton.indexOf(bone) < 0) {
+        problems.add(['mirror', 'pairs', i, k], 'unknown-bone', `the skeleton has no bone ${quoted(bone)}`);
+        ok = false;
+      } else if (taken.has(bone)) {
+        problems.add(['mirror', 'pairs', i, k], 'schema', `bone ${quoted(bone)} is in two mirror pairs`);
+        ok = false;
+      }
+    });
+    if (ok) for (const bone of pair) taken.add(bone);
+    return ok;
+  });
+  return skeleton.withMirror({ ...mirror, pairs });
 }

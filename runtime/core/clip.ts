@@ -140,6 +140,12 @@ export class Clip {
    * and the clip as authored, before its keys became deltas. Null for an ordinary clip.
    */
   additive: { readonly space: AdditiveSpace; readonly source: Clip } | null = null;
+  /**
+   * For a clip retargeted from another skeleton (see runtime/jobs/retarget.ts): the source's bone
+   * names, each target bone's source bone index (-1: none), the retarget root and the scale of its
+   * translation. Null for a clip authored on its skeleton.
+   */
+  retarget: { readonly sourceBones: readonly string[]; readonly map: Int32Array; readonly root: number; readonly scale: number } | null = null;
   /** Named sync markers (footL, footR...) by increasing time, for sync groups (see runtime/jobs/sync-group.ts). */
   syncMarkers: readonly SyncMarker[] = [];
   /** Notifies authored on the clip (set once when loaded), or null when it has none. */

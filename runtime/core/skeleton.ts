@@ -50,6 +50,15 @@ export interface SkeletonSkin {
   readonly jointBones: Int32Array;
 }
 
+/**
+ * How a skeleton's poses mirror (an asset's `mirror` block; see runtime/core/mirror.ts): the
+ * plane's normal axis in component space and pairs of bones given by hand, both optional.
+ */
+export interface MirrorSettings {
+  readonly plane?: 'x' | 'y' | 'z';
+  readonly pairs?: readonly (readonly [string, string])[];
+}
+
 export interface SkeletonProblem {
   /** Index of the bone in the list given to the skeleton. */
   bone: number;
@@ -89,10 +98,12 @@ export class Skeleton {
   readonly units: LengthUnit;
   /** The skin this skeleton was imported with (glTF), or null. */
   readonly skin: SkeletonSkin | null;
+  /** How its poses mirror, as the asset declares it; null: found from the bone names (see mirror.ts). */
+  readonly mirror: MirrorSettings | null;
   private readonly indexByName: Map<string, number>;
   private legLengthCache: number;
 
-  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose, options: { units?: LengthUnit; legLength?: number; skin?: SkeletonSkin } = {}) {
+  constructor(boneNames: readonly string[], parents: ArrayLike<number>, referencePose?: Pose, options: { units?: LengthUnit; legLength?: number; skin?: SkeletonSkin; mirror?: MirrorSettings } = {}) {
     const problems = Skeleton.validate(boneNames, parents);
     if (problems.length > 0) {
       throw new SkeletonError(problems);
@@ -111,6 +122,7 @@ export class Skeleton {
       throw new SkeletonError([{ bone: -1, message: `${skin.inverseBindMatrices.length / 16} inverse bind matrices for ${boneNames.length} bones` }]);
     }
     this.skin = skin ?? null;
+    this.mirror = options.mirror ?? null;
     this.indexByName = new Map(boneNames.map((n, i) => [n, i]));
     this.units = options.units ?? 'cm';
     this.legLengthCache = options.legLength ?? NaN;
@@ -149,7 +161,12 @@ export class Skeleton {
   /** This skeleton with its lengths declared in `units` (the numbers are unchanged). */
   withUnits(units: LengthUnit): Skeleton {
     if (units === this.units) return this;
-    return new Skeleton(this.boneNames, this.parents, this.referencePose, { units, skin: this.skin ?? undefined });
+    return new Skeleton(this.boneNames, this.parents, this.referencePose, { units, skin: this.skin ?? undefined, mirror: this.mirror ?? undefined });
+  }
+
+  /** This skeleton with its poses mirrored as `mirror` says (the bones are unchanged). */
+  withMirror(mirror: MirrorSettings): Skeleton {
+    return new Skeleton(this.boneNames, this.parents, this.referencePose, { units: this.units, legLength: this.legLength, skin: this.skin ?? undefined, mirror });
   }
 
   /** The bone's index, or -1 if the skeleton has no such bone. Call in cacheBones, never per frame. */
@@ -228,7 +245,7 @@ export class Skeleton {
       for (let b = n; b < n + bones.length; b++) ibm[b * 16] = ibm[b * 16 + 5] = ibm[b * 16 + 10] = ibm[b * 16 + 15] = 1;
       skin = { inverseBindMatrices: ibm, jointBones: this.skin.jointBones };
     }
-    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose, { units: this.units, legLength: this.legLength, skin });
+    return new Skeleton([...this.boneNames, ...bones.map((b) => b.name)], [...this.parents, ...parents], pose, { units: this.units, legLength: this.legLength, skin, mirror: this.mirror ?? undefined });
   }
 
   /** Builds a skeleton from bones listed by parent name (the JSON skeleton asset's form). */

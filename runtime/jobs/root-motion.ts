@@ -20,9 +20,16 @@ export interface RootMotionExtraction {
    */
   reference?: ArrayLike<number> | null;
   /**
-   * The component-space transform [tx, ty, tz, qx, qy, qz, qw] of the bone's parent, constant over
-   * the clip (when the root-motion bone sits below static bones, such as hips under a root at the
-   * origin). Motion is extracted in component space, where the floor is. Default: the identity.
+   * Bones hung beside the root-motion bone from the same static parent that move with the
+   * character (a rig's IK feet and pole targets under its root, next to the pelvis): the root
+   * motion is taken out of their keys too, so they stay with the pelvis. Default: none.
+   */
+  companions?: readonly string[];
+  /**
+   * The component-space transform [tx, ty, tz, qx, qy, qz, qw] of the bone's parent, and optionally
+   * its scale [sx, sy, sz] after them, constant over the clip (when the root-motion bone sits below
+   * static bones, such as hips under a root at the origin, or under a glTF armature scaled by 100).
+   * Motion is extracted in component space, where the floor is. Default: the identity.
    */
   parent?: ArrayLike<number> | null;
 }
@@ -60,6 +67,10 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
   const parent = options.parent;
   s.set(parent ? [parent[3], parent[4], parent[5], parent[6], parent[0], parent[1], parent[2]] : [0, 0, 0, 1, 0, 0, 0], 0);
   quatNormalize(s, 0);
+  const companions = (options.companions ?? []).map((bone) => clip.tracks.findIndex((t) => t.bone === bone)).filter((t) => t >= 0 && t !== track);
+  // The parent's scale: a key is scaled by it before the parent's rotation turns it.
+  const scale = Float64Array.of(1, 1, 1);
+  if (parent && parent.length >= 10) for (let k = 0; k < 3; k++) scale[k] = parent[7 + k];
   const upAxis = Float64Array.of(0, 0, 0);
   upAxis[u] = 1;
   if (layout.rotation) {
@@ -82,8 +93,9 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
   for (let f = 0; f < clip.frameCount; f++) {
     const t = (f * n + track) * 3, r = (f * n + track) * 4;
     if (layout.translation) {
-      // Component-space position: parent translation + parent rotation applied to the key.
-      quatRotateVec3(v, 0, s, 0, clip.translations, t);
+      // Component-space position: parent translation + parent rotation applied to the scaled key.
+      for (let k = 0; k < 3; k++) v[k] = clip.translations[t + k] * scale[k];
+      quatRotateVec3(v, 0, s, 0, v, 0);
       for (let k = 0; k < 3; k++) {
         const c = v[k] + s[4 + k];
         translations[f * 3 + k] = k === u ? 0 : c;
@@ -91,6 +103,7 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
       }
       // Back into the parent's frame with the floor position taken out.
       quatInverseRotateVec3(clip.translations, t, s, 0, v, 3);
+      for (let k = 0; k < 3; k++) clip.translations[t + k] = Math.abs(scale[k]) > 1e-12 ? clip.translations[t + k] / scale[k] : 0;
     }
     if (layout.rotation) {
       quatMultiply(s, 7, s, 0, clip.rotations, r);
@@ -113,8 +126,38 @@ export function extractRootMotion(clip: Clip, rootBone: string, up: UpAxis = 'y'
       quatMultiply(s, 7, v, 0, s, 7);
       quatConjugateMultiply(clip.rotations, r, s, 0, s, 7);
     }
+    for (const other of companions) moveWithRoot(clip, other, f, s, scale, translations, headings[f], upAxis);
   }
   return { up, track, translations, headings };
+}
+
+const companionScratch = new Float64Array(12);
+
+/**
+ * Takes frame f's root motion (the floor position `floor[f]`, the heading) out of a companion
+ * track's key as it is taken out of the root's: its component transform C becomes M⁻¹ · C, M the
+ * heading about up at the floor position. `s` holds the shared parent's rotation [0..3] and
+ * translation [4..6]; `scale` its scale.
+ */
+function moveWithRoot(clip: Clip, track: number, f: number, s: Float64Array, scale: Float64Array, floor: Float64Array, heading: number, upAxis: Float64Array): void {
+  const n = clip.tracks.length, layout = clip.tracks[track], v = companionScratch;
+  const t = (f * n + track) * 3, r = (f * n + track) * 4;
+  quatFromAxisAngle(v, 8, upAxis[0], upAxis[1], upAxis[2], -heading);
+  if (layout.translation) {
+    for (let k = 0; k < 3; k++) v[k] = clip.translations[t + k] * scale[k];
+    quatRotateVec3(v, 0, s, 0, v, 0);
+    for (let k = 0; k < 3; k++) v[k] += s[4 + k] - floor[f * 3 + k];
+    quatRotateVec3(v, 0, v, 8, v, 0);
+    for (let k = 0; k < 3; k++) v[3 + k] = v[k] - s[4 + k];
+    quatInverseRotateVec3(clip.translations, t, s, 0, v, 3);
+    for (let k = 0; k < 3; k++) clip.translations[t + k] = Math.abs(scale[k]) > 1e-12 ? clip.translations[t + k] / scale[k] : 0;
+  }
+  if (layout.rotation) {
+    // Key = parent⁻¹ · H⁻¹ · parent · key.
+    quatMultiply(v, 4, s, 0, clip.rotations, r);
+    quatMultiply(v, 4, v, 8, v, 4);
+    quatConjugateMultiply(clip.rotations, r, s, 0, v, 4);
+  }
 }
 
 /** Where a clip's root motion is taken from: the bone and what extractRootMotion needs to know about it. */
@@ -146,7 +189,7 @@ export function boneMoves(clip: Clip, bone: string): boolean {
  * of the skeleton, in hierarchy order, that the clip moves. A skeleton's first bone is often a
  * static root at the origin with the hips below it carrying the motion; extracting from the still
  * root would give none. Returns the source, with the bone's static parent chain (from the clip's
- * first key where it has one, else the reference pose; scale ignored) and its reference rotation
+ * first key where it has one, else the reference pose) and its reference rotation
  * when the skeleton has one other than the identity (a BVH skeleton has none: the extraction then
  * estimates it), or a message saying why there is no root motion to extract.
  */
@@ -163,21 +206,30 @@ export function rootMotionSource(clip: Clip, skeleton: Skeleton, bone?: string):
   const chain: number[] = [];
   for (let a = skeleton.parents[index]; a >= 0; a = skeleton.parents[a]) chain.unshift(a);
   const ref = skeleton.referencePose;
-  // [tx, ty, tz, qx, qy, qz, qw] of the parent in component space, built from the top of the chain.
-  const parent = new Float64Array([0, 0, 0, 0, 0, 0, 1]);
-  const local = new Float64Array(7);
+  // [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] of the parent in component space, built from the top of
+  // the chain as a ComponentPose composes it (a glTF armature's scale of 100 included).
+  const parent = new Float64Array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+  const local = new Float64Array(10);
   for (const a of chain) {
     const track = clip.tracks.findIndex((t) => t.bone === skeleton.boneNames[a]);
     const layout = track >= 0 ? clip.tracks[track] : null;
     local.set(layout?.translation ? clip.translations.subarray(track * 3, track * 3 + 3) : ref.translations.subarray(a * 3, a * 3 + 3), 0);
     local.set(layout?.rotation ? clip.rotations.subarray(track * 4, track * 4 + 4) : ref.rotations.subarray(a * 4, a * 4 + 4), 3);
+    local.set(layout?.scale ? clip.scales.subarray(track * 3, track * 3 + 3) : ref.scales.subarray(a * 3, a * 3 + 3), 7);
+    for (let k = 0; k < 3; k++) local[k] *= parent[7 + k];
     quatRotateVec3(local, 0, parent, 3, local, 0);
-    for (let k = 0; k < 3; k++) parent[k] += local[k];
+    for (let k = 0; k < 3; k++) {
+      parent[k] += local[k];
+      parent[7 + k] *= local[7 + k];
+    }
     quatMultiply(parent, 3, parent, 3, local, 3);
   }
   const r = ref.rotations.subarray(index * 4, index * 4 + 4);
   const identity = Math.abs(r[3]) >= 1 - 1e-12;
-  return { bone: skeleton.boneNames[index], parent: chain.length > 0 ? parent : null, reference: identity ? null : Float64Array.from(r) };
+  // Moving bones beside it under the same parent travel with the character.
+  const parentBone = skeleton.parents[index];
+  const companions = parentBone < 0 ? [] : skeleton.boneNames.filter((name, b) => b !== index && skeleton.parents[b] === parentBone && boneMoves(clip, name));
+  return { bone: skeleton.boneNames[index], parent: chain.length > 0 ? parent : null, reference: identity ? null : Float64Array.from(r), companions };
 }
 
 const segment = new Float64Array(4);
