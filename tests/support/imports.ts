@@ -8,7 +8,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { createScanner, SyntaxKind } from 'typescript/unstable/ast';
 
 /** Source folders whose files make up the graph (tests and benches import them but are not layered). */
-export const SOURCE_ROOTS = ['runtime', 'nodes', 'graphs', 'editor-meta', 'host', 'cli', 'viewer', 'three', 'index.ts', 'node.ts', 'custom-nodes.ts'];
+export const SOURCE_ROOTS = ['runtime', 'nodes', 'graphs', 'editor-meta', 'editor', 'host', 'cli', 'viewer', 'three', 'index.ts', 'node.ts', 'custom-nodes.ts'];
 
 function sourceFiles(root: string, entry: string): string[] {
   const full = join(root, entry);
