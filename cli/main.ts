@@ -25,6 +25,7 @@ Usage:
                        [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
                        [--update-rate N [--hold]]
   animgraph view GRAPH [--port N]
+  animgraph edit GRAPH [--port N] [--nodes MODULE]
   animgraph help
 
 run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set changes a
@@ -49,6 +50,11 @@ view      serves a page on http://127.0.0.1:N/ (default port 7860; --port 0 pick
           that plays GRAPH in the browser with three.js: parameter controls, the debug tree,
           a frame scrubber; it reloads the graph when the file changes. Runs until Ctrl-C;
           a port in use exits 2.
+edit      serves the graph editor on http://127.0.0.1:N/ (default port 7861): GRAPH drawn as
+          nodes and wires, edited (checked by the loader as you edit), played with blend
+          weights on the wires, and saved back to GRAPH (to no other file). --nodes MODULE
+          adds the custom node types MODULE exports (nodeTypes, and editorMeta). Runs until
+          Ctrl-C; a port in use or a MODULE that cannot be used exits 2.
 
 --frames is a whole number from 1 to 10,000,000 (--seconds likewise in frames), --fps a
 number from 0.001 to 10,000.
@@ -68,6 +74,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       case 'index': return await indexCommand(rest, io);
       case 'plot': return await (await import('./plot.ts')).plotCommand(rest, io);
       case 'view': return await (await import('./view.ts')).viewCommand(rest, io);
+      case 'edit': return await (await import('./edit.ts')).editCommand(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.out(USAGE);
         return command === undefined ? 2 : 0;
