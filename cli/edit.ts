@@ -45,8 +45,7 @@ function hookAnimgraphImports(): void {
   };
   const hooks = `const urls = ${JSON.stringify(urls)};
 export async function resolve(specifier, context, next) {
-  if (Object.hasOwn(urls, specifier)) return { url: urls[specifier], shortCircuit: true };
-  return next(specifier, context);
+  return next(Object.hasOwn(urls, specifier) ? urls[specifier] : specifier, context);
 }`;
   register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 }
