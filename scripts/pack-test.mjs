@@ -61,7 +61,9 @@ const required = ['package.json', 'README.md', 'animgraph.schema.json', 'cli/ani
   'dist/index.js.map', 'dist/node.js', 'dist/node.d.ts', 'dist/cli/main.js', 'dist/host/crowd-worker.js',
   'dist/host/crowd-worker.mjs', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/style.css',
   'dist/editor/index.html', 'dist/editor/editor.js', 'dist/editor/style.css', 'dist/editor/nodes.js', 'dist/editor/animgraph.js',
-  'graphs/examples/sample-locomotion.json', 'docs/nodes.md'];
+  'graphs/examples/sample-locomotion.json', 'docs/nodes.md',
+  // The README's images, so that its links work where the package is installed.
+  'docs/viewer.png', 'docs/editor-locomotion.png', 'docs/editor-state-machine.png'];
 const missing = required.filter((f) => !files.includes(f));
 check(`tarball holds the entries, bin, schema and example (${files.length} files, ${(info.size / 1024).toFixed(0)} KiB)`, missing.length === 0, `missing: ${missing.join(', ')}`);
 const stray = files.filter((f) => /^(tests|bench|\.ci|scripts|node_modules)\//.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) || /^graphs\/examples\/cmu-/.test(f));
