@@ -219,15 +219,15 @@ function Editor({ opened }: { opened: Opened }) {
   }, [opened.source, setNotice]);
 
   // --- the canvas --------------------------------------------------------------------------------------
-  let model: Canvas;
-  let shownPath = path;
-  try {
-    model = canvasOf(asset, path, types);
-  } catch {
-    shownPath = [];
-    model = canvasOf(asset, [], types);
-  }
-  useEffect(() => { if (shownPath !== path) setPath(shownPath); }, [shownPath, path]);
+  // A canvas gone (its machine or state removed, or undone) shows the top level.
+  const model: Canvas = useMemo(() => {
+    try {
+      return canvasOf(asset, path, types);
+    } catch {
+      return canvasOf(asset, [], types);
+    }
+  }, [asset, path, types]);
+  useEffect(() => { if (model.path.length !== path.length) setPath([]); }, [model.path, path]);
 
   const located = useMemo(() => problems.map((p) => {
     try {
@@ -434,7 +434,8 @@ function Editor({ opened }: { opened: Opened }) {
       if (w !== undefined) weights[e.id] = w;
     }
     editorState.weights = weights;
-  }, [live, model.edges]);
+    editorState.weightsFrame = frame?.frame ?? -1;
+  }, [live, model.edges, frame]);
 
   // --- details -----------------------------------------------------------------------------------------
   const choices: Choices = useMemo(() => ({ ...assetChoices(asset), bones: graph ? [...graph.skeleton.boneNames] : [] }), [asset, graph]);
@@ -504,10 +505,14 @@ function Editor({ opened }: { opened: Opened }) {
         <button type="button" id="save" onClick={() => void save()} title="Ctrl+S">{dirty ? 'Save*' : 'Save'}</button>
         <span id="notice" role="status">{notice}</span>
       </header>
-      <aside id="palette"><Palette groups={model.kind === 'machine' ? [] : groups} onAdd={(t) => add(t)} /></aside>
+      <aside id="palette">
+        {model.kind === 'machine'
+          ? <p className="muted">A state machine: Add state (above) adds a state; drag from one state to another to add a transition; a state opens its graph.</p>
+          : <Palette groups={groups} onAdd={(t) => add(t)} />}
+      </aside>
       <main id="flow" onDragOver={(e) => { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; }} onDrop={onDrop}>
         <LiveContext.Provider value={live}>
-          <ReactFlow nodes={nodes} edges={edges} nodeTypes={nodeTypes} edgeTypes={edgeTypes}
+          <ReactFlow key={model.path.join('\u0000')} nodes={nodes} edges={edges} nodeTypes={nodeTypes} edgeTypes={edgeTypes}
             onNodesChange={onNodesChange} onEdgesChange={onEdgesChange} onConnect={onConnect}
             onReconnectStart={onReconnectStart} onReconnect={onReconnect} onReconnectEnd={onReconnectEnd}
             onNodeDragStop={onNodeDragStop} deleteKeyCode={null} fitView minZoom={0.1} colorMode="dark" proOptions={{ hideAttribution: true }}>

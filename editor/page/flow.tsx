@@ -70,7 +70,7 @@ export const AnimNode = memo(function AnimNode({ data, selected }: NodeProps<Flo
             <div key={pin.handle} className={`pin${pin.listAdd ? ' list-add' : ''}${pinBad ? ' pin-problem' : ''}`} data-handle={pin.handle}
               title={pinBad ? problemTitle(pinBad) : pin.description}>
               <Handle type="target" position={Position.Left} id={pin.handle} />
-              <span>{pin.listAdd ? `+ ${pin.title}` : pin.title}</span>
+              <span>{pin.title}</span>
             </div>
           );
         })}

@@ -27,6 +27,8 @@ export const editorState = {
   dirty: false,
   /** Edge id -> the weight it is drawn with (the weight of the pose flowing through it), while playing. */
   weights: {} as Record<string, number>,
+  /** The preview frame `weights` were read from. */
+  weightsFrame: -1,
   /**
    * The last edit that reached the preview: the frame on screen when it was made, the first frame
    * simulated with the edited graph, and that frame's debug tree as `animgraph run --debug text` prints it.
