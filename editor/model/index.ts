@@ -17,4 +17,5 @@
  */
 export * from './types.ts';
 export { canvas, ruleText } from './canvas.ts';
+export { formatAsset } from './format.ts';
 export * from './stubs.ts';

@@ -135,14 +135,3 @@ export function palette(types?: Types): { category: string; types: { type: strin
   throw new Error('not implemented');
 }
 
-/**
- * The file as the user would have written it: two-space indentation, keys in the order the file had
- * them (a new key in the schema's order), unknown keys kept, '\n' at the end. Given the original
- * text, every value equal to the original's at the same path keeps its original text exactly, so
- * an unchanged asset saves byte for byte and an edit changes only the lines it touches; new values
- * put short objects/arrays of scalars on one line as the examples do.
- */
-export function formatAsset(asset: JsonObject, originalText?: string): string {
-  void asset; void originalText;
-  throw new Error('not implemented');
-}
