@@ -23,7 +23,15 @@ const MARKER_SIZE = 64;
 export function canvas(asset: JsonObject, path: CanvasPath, types?: Types): Canvas {
   const scope = resolveCanvas(asset, path);
   const drawn = scope.kind === 'graph' ? graphCanvas(scope, knownTypes(types)) : machineCanvas(scope);
-  place(drawn.nodes, drawn.edges, savedPositions(asset, path));
+  // A node's (or state's) own `editor.position` counts where the editor key has none.
+  const saved = savedPositions(asset, path);
+  const own = scope.kind === 'graph' ? scope.nodes : scope.states;
+  for (const n of drawn.nodes) {
+    const block = Object.hasOwn(own, n.id) && isObject(own[n.id]) ? (own[n.id] as JsonObject).editor : undefined;
+    const p = isObject(block) ? pair(block.position) : undefined;
+    if (p && !saved.has(n.id)) saved.set(n.id, p);
+  }
+  place(drawn.nodes, drawn.edges, saved);
   return { path: [...path], kind: scope.kind, title: canvasTitle(path), ...drawn };
 }
 
@@ -40,11 +48,15 @@ export function savedPositions(asset: JsonObject, path: CanvasPath): Map<string,
   const canvas = positions && Object.hasOwn(positions, key) ? positions[key] : undefined;
   if (!isObject(canvas)) return out;
   for (const [id, p] of Object.entries(canvas)) {
-    if (Array.isArray(p) && p.length === 2 && typeof p[0] === 'number' && typeof p[1] === 'number' && Number.isFinite(p[0]) && Number.isFinite(p[1])) {
-      out.set(id, { x: p[0], y: p[1] });
-    }
+    const at = pair(p);
+    if (at) out.set(id, at);
   }
   return out;
+}
+
+function pair(p: Json | undefined): { x: number; y: number } | undefined {
+  return Array.isArray(p) && p.length === 2 && typeof p[0] === 'number' && typeof p[1] === 'number' && Number.isFinite(p[0]) && Number.isFinite(p[1])
+    ? { x: p[0], y: p[1] } : undefined;
 }
 
 function graphCanvas(scope: GraphScope, known: KnownTypes): { nodes: EditorNode[]; edges: EditorEdge[] } {

@@ -17,4 +17,10 @@
  */
 export * from './types.ts';
 export { canvas, ruleText } from './canvas.ts';
+export { formatAsset } from './format.ts';
+export {
+  addNode, addState, addTransition, connect, copyNodes, disconnect, moveNodes, nodesOfType, pasteNodes, removeNodes, removeState, renameState,
+  setClip, setParameter, setProperty, setTransition,
+} from './edits.ts';
+export { History } from './history.ts';
 export * from './stubs.ts';

@@ -74,7 +74,10 @@ export interface EditorNode {
    * type gets a pin per input it writes. Empty on machine canvases.
    */
   inputs: EditorPin[];
-  /** Top-left corner: the saved position, else the layered layout's (inputs to the left, output right; entry left). */
+  /**
+   * Top-left corner: the saved position (the editor key's, else the node's or state's own
+   * `editor.position`), else the layered layout's (inputs to the left, output right; entry left).
+   */
   x: number;
   y: number;
   /** Size the layout assumed. */
