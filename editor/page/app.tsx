@@ -100,7 +100,8 @@ function Editor({ opened }: { opened: Opened }) {
     try {
       p.install(g, skeletonKey(a), scene);
     } catch (e) {
-      setProblems([{ path: '$.skeleton', code: 'not-bindable', message: (e as Error).message }]);
+      // The graph loads but its first frame (or binding the figure) failed: a node's own code, a mesh that does not fit.
+      setProblems([{ path: '$', code: 'preview', message: `the preview cannot play this graph: ${(e as Error).message}` }]);
       return;
     }
     editorState.installs++;
