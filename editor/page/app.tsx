@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import {
-  Background, Controls, MiniMap, ReactFlow, ReactFlowProvider, applyEdgeChanges, applyNodeChanges, useNodesInitialized, useReactFlow,
+  Background, Controls, MarkerType, MiniMap, ReactFlow, ReactFlowProvider, applyEdgeChanges, applyNodeChanges, useNodesInitialized, useReactFlow,
   type Connection, type EdgeChange, type NodeChange,
 } from '@xyflow/react';
 import type { NodeRegistry } from '../../graphs/loader.ts';
@@ -263,6 +263,7 @@ function Editor({ opened }: { opened: Opened }) {
     id: e.id, source: e.source, target: e.target, sourceHandle: model.kind === 'machine' ? 'out' : 'pose',
     targetHandle: e.targetHandle ?? (model.kind === 'machine' ? 'in' : undefined), type: 'weighted', data: { edge: e },
     reconnectable: e.kind === 'link' ? 'target' : false,
+    markerEnd: e.kind === 'transition' || e.kind === 'entry' ? { type: MarkerType.ArrowClosed, color: '#c4a7e7', width: 16, height: 16 } : undefined,
   })), [model]);
 
   const [nodes, setNodes] = useState<FlowNode[]>(derivedNodes);

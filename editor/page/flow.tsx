@@ -4,7 +4,7 @@
  * opacity are the weight of the pose flowing through it.
  */
 import { createContext, memo, useContext } from 'react';
-import { BaseEdge, EdgeLabelRenderer, getBezierPath, Handle, Position, type Edge, type EdgeProps, type Node, type NodeProps } from '@xyflow/react';
+import { BaseEdge, EdgeLabelRenderer, getBezierPath, Handle, Position, useInternalNode, type Edge, type EdgeProps, type Node, type NodeProps } from '@xyflow/react';
 import type { EditorEdge, EditorNode } from '../model/index.ts';
 import type { EditorProblem } from './state.ts';
 
@@ -106,7 +106,10 @@ export const WeightedEdge = memo(function WeightedEdge(props: EdgeProps<FlowEdge
   const { id, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data, selected, markerEnd } = props;
   const live = useContext(LiveContext);
   const edge = data!.edge;
-  const [path, labelX, labelY] = getBezierPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition });
+  const from = useInternalNode(edge.source), to = useInternalNode(edge.target);
+  const [path, labelX, labelY] = edge.kind === 'transition' || edge.kind === 'entry'
+    ? arc(from, to) ?? getBezierPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition })
+    : getBezierPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition });
   // A wire carries its source's pose, at the source's weight; a transition is live while both its
   // states have weight (the crossfade).
   let weight: number | undefined;
@@ -130,6 +133,33 @@ export const WeightedEdge = memo(function WeightedEdge(props: EdgeProps<FlowEdge
     </>
   );
 });
+
+type Placed = ReturnType<typeof useInternalNode>;
+
+/**
+ * A transition as a state machine draws one: from box to box, centre to centre, bent to the left of
+ * its direction, so that the two transitions between a pair of states (there and back) are two arcs
+ * rather than one line, and each ends at its box's border. Undefined until both boxes are measured.
+ */
+function arc(from: Placed, to: Placed): [string, number, number] | undefined {
+  const a = from?.measured, b = to?.measured;
+  if (!from || !to || !a?.width || !a.height || !b?.width || !b.height) return undefined;
+  const ax = from.internals.positionAbsolute.x + a.width / 2, ay = from.internals.positionAbsolute.y + a.height / 2;
+  const bx = to.internals.positionAbsolute.x + b.width / 2, by = to.internals.positionAbsolute.y + b.height / 2;
+  const dx = bx - ax, dy = by - ay, length = Math.hypot(dx, dy) || 1;
+  const nx = dy / length, ny = -dx / length; // the left of the direction
+  const bend = Math.min(60, 18 + length * 0.12);
+  const cx = (ax + bx) / 2 + nx * bend, cy = (ay + by) / 2 + ny * bend;
+  // Where the curve leaves a box: along the line to the control point, at the box's border.
+  const border = (x: number, y: number, w: number, h: number, tx: number, ty: number): [number, number] => {
+    const ux = tx - x, uy = ty - y;
+    const t = Math.min(Math.abs(ux) > 1e-9 ? (w / 2) / Math.abs(ux) : Infinity, Math.abs(uy) > 1e-9 ? (h / 2) / Math.abs(uy) : Infinity, 1);
+    return [x + ux * t, y + uy * t];
+  };
+  const [sx, sy] = border(ax, ay, a.width, a.height, cx, cy);
+  const [tx, ty] = border(bx, by, b.width, b.height, cx, cy);
+  return [`M ${sx} ${sy} Q ${cx} ${cy} ${tx} ${ty}`, 0.25 * sx + 0.5 * cx + 0.25 * tx, 0.25 * sy + 0.5 * cy + 0.25 * ty];
+}
 
 export const nodeTypes = { anim: AnimNode, state: StateNode };
 export const edgeTypes = { weighted: WeightedEdge };
