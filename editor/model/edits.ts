@@ -186,21 +186,48 @@ function pinKeys(scope: GraphScope, target: string, handle: string): { keys: Key
   return { keys: ['nodes', target, 'inputs', m[1], Number(m[2])], append: false };
 }
 
+/**
+ * Per-input lists (a BlendList's `blendTimes`) written as arrays follow their input's links: an
+ * entry appended repeats the last value, a link removed takes its entry along.
+ */
+function followList(asset: JsonObject, scope: GraphScope, target: string, input: string, change: 'append' | number, types: Types | undefined): JsonObject {
+  const node = scope.nodes[target];
+  const spec = isObject(node) && typeof node.type === 'string' ? knownTypes(types).registry.get(node.type) : undefined;
+  let next = asset;
+  for (const [name, p] of Object.entries(spec?.properties ?? {})) {
+    if (p.kind !== 'floatList' || p.perInput !== input) continue;
+    const keys = [...scope.keys, 'nodes', target, 'properties', name];
+    const values = getIn(next, keys);
+    if (!Array.isArray(values) || values.length === 0) continue;
+    next = setIn(next, keys, change === 'append' ? [...values, values[values.length - 1]] : values.filter((_, i) => i !== change)) as JsonObject;
+  }
+  return next;
+}
+
 /** The loader's problems with an asset (no files read: problems with them are there before and after alike). */
 function problemsOf(asset: JsonObject, types: Types | undefined): readonly GraphProblem[] {
   const result = checkGraphAsset(asset, { nodeTypes: knownTypes(types).registry });
   return result.ok ? [] : result.problems;
 }
 
-/** The first problem `after` has that `before` had not (same path, code and message): the loader's reason to refuse. */
+/**
+ * The problems that make a link invalid. Others a new link may bring (a per-input list one entry
+ * short, say) are left for the user to fix, as any problem is.
+ */
+const LINK_PROBLEMS: ReadonlySet<string> = new Set([
+  'cycle', 'space-mismatch', 'shared-link', 'not-linkable', 'unknown-input', 'dangling-link', 'wrong-node-type', 'not-additive', 'no-inertialization', 'too-deep',
+]);
+
+/** The first link problem `after` has that `before` had not (same path, code and message): the loader's reason to refuse. */
 function newProblem(before: readonly GraphProblem[], after: readonly GraphProblem[]): GraphProblem | undefined {
   const had = new Set(before.map((p) => `${p.path}\n${p.code}\n${p.message}`));
-  return after.find((p) => !had.has(`${p.path}\n${p.code}\n${p.message}`));
+  return after.find((p) => LINK_PROBLEMS.has(p.code) && !had.has(`${p.path}\n${p.code}\n${p.message}`));
 }
 
 /**
  * Links `source`'s pose to pin `handle` of `target` (an EditorPin.handle: a list's `name:+` pin
- * appends, `name:i` replaces entry i; OUTPUT_ID's pin is 'pose'), replacing what the pin had. On a
+ * appends, and per-input lists such as blendTimes repeat their last entry; `name:i` replaces
+ * entry i; OUTPUT_ID's pin is 'pose'), replacing what the pin had. On a
  * machine canvas it adds a transition from state `source` (ANY_STATE_ID for any state) to
  * `target`, or from ENTRY_ID makes `target` the entry; `handle` is ignored there.
  *
@@ -225,6 +252,7 @@ export function connect(asset: JsonObject, path: CanvasPath, source: string, tar
       if (pin.append) {
         const list = getIn(asset, [...scope.keys, ...pin.keys]);
         next = setIn(asset, [...scope.keys, ...pin.keys], [...(Array.isArray(list) ? list : []), source]);
+        next = followList(next as JsonObject, scope, target, String(pin.keys[3]), 'append', types);
       } else next = setIn(asset, [...scope.keys, ...pin.keys], source);
       candidate = ok(next);
     }
@@ -235,10 +263,11 @@ export function connect(asset: JsonObject, path: CanvasPath, source: string, tar
 }
 
 /**
- * Removes an edge (EditorEdge.id): a link (a list entry leaves its list; the output becomes ''), a
+ * Removes an edge (EditorEdge.id): a link (a list entry leaves its list, with its entry of per-input
+ * lists such as blendTimes; the output becomes ''), a
  * transition, the entry (''), or a cached pose's use (its `cache` property is removed).
  */
-export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string): EditResult {
+export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string, types?: Types): EditResult {
   return attempt(() => {
     const scope = resolveCanvas(asset, path);
     if (scope.kind === 'machine') {
@@ -255,7 +284,8 @@ export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string):
     if (typeof pin === 'string') return refuse(pin);
     if (pin.keys[0] === 'output') return ok(setIn(asset, [...scope.keys, 'output'], ''));
     if (getIn(asset, [...scope.keys, ...pin.keys]) === undefined) return refuse(`no edge ${JSON.stringify(edgeId)} on this canvas`);
-    return ok(setIn(asset, [...scope.keys, ...pin.keys], undefined));
+    const next = setIn(asset, [...scope.keys, ...pin.keys], undefined) as JsonObject;
+    return ok(typeof pin.keys[4] === 'number' ? followList(next, scope, link[1], String(pin.keys[3]), pin.keys[4], types) : next);
   });
 }
 
