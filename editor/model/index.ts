@@ -23,4 +23,4 @@ export {
   setClip, setParameter, setProperty, setTransition,
 } from './edits.ts';
 export { History } from './history.ts';
-export * from './stubs.ts';
+export { assetChoices, locateProblem, palette, propertyFields } from './panel.ts';
