@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
-import { checkGraphAsset as checkGraphFileAsset } from '../../host/files.ts';
+import { checkGraphAsset as checkGraphFileAsset, loadGraphAsset } from '../../host/files.ts';
+import { runGraph } from '../../host/runner.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import type { NodeType } from '../../runtime/node/node.ts';
 import {
@@ -283,8 +284,14 @@ describe('edits', () => {
       while (history.canUndo) history.undo();
       expect(history.current).toBe(asset);
       expect(formatAsset(history.current, original)).toBe(original);
-      // The edited file, with its problem (the unknown property, the unlinked blend), still checks and lists them.
+      // The edited file, with its problem (the unknown property, the unlinked blend), still checks and lists them;
+      // after the move alone it loads, to the poses of the original.
       if (hasSharedData || !/^(cmu|robot)-/.test(file)) {
+        history.redo();
+        const moved = formatAsset(history.current, original);
+        expect(moved).toContain('"positions"');
+        const load = (t: string) => JSON.stringify(runGraph(loadGraphAsset(t, { baseDir: examplesDir }), { seconds: 0.5, fps: 30, debug: false }).frames);
+        expect(load(moved)).toBe(load(original));
         while (history.canRedo) history.redo();
         const result = checkGraphFileAsset(edited, { baseDir: examplesDir });
         expect(result.ok).toBe(false);
