@@ -2,7 +2,7 @@
 import { checkGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
 import { propertyRequired } from '../../graphs/schema.ts';
 import { canvas } from './canvas.ts';
-import { deepEqual, getIn, isObject, renameKey, setIn, withKey, type Key } from './json.ts';
+import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, type Key } from './json.ts';
 import { graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
 import {
   ANY_STATE_ID, canvasKey, EDITOR_KEY, ENTRY_ID, OUTPUT_ID,
@@ -52,15 +52,15 @@ function positionsOf(asset: JsonObject): JsonObject {
 
 function writePositions(asset: JsonObject, path: CanvasPath, positions: Readonly<Record<string, Point>>): JsonObject {
   const record: JsonObject = {};
-  for (const [id, p] of Object.entries(positions)) record[id] = [Math.round(p.x), Math.round(p.y)];
+  for (const [id, p] of Object.entries(positions)) put(record, id, [Math.round(p.x), Math.round(p.y)]);
   return setIn(asset, [EDITOR_KEY, 'positions', canvasKey(path)], record) as JsonObject;
 }
 
 /** The canvas's positions as drawn (saved or laid out), with `changes` applied. */
 function currentPositions(asset: JsonObject, path: CanvasPath, types: Types | undefined, changes: Readonly<Record<string, Point>> = {}): Record<string, Point> {
   const out: Record<string, Point> = {};
-  for (const n of canvas(asset, path, types).nodes) out[n.id] = { x: n.x, y: n.y };
-  for (const [id, p] of Object.entries(changes)) if (Object.hasOwn(out, id)) out[id] = p;
+  for (const n of canvas(asset, path, types).nodes) put(out, n.id, { x: n.x, y: n.y });
+  for (const [id, p] of Object.entries(changes)) if (Object.hasOwn(out, id)) put(out, id, p);
   return out;
 }
 
@@ -154,7 +154,7 @@ export function removeNodes(asset: JsonObject, path: CanvasPath, ids: readonly s
     const nodes: JsonObject = {};
     for (const [id, raw] of Object.entries(scope.nodes)) {
       if (gone.has(id)) continue;
-      Object.defineProperty(nodes, id, { value: unlinked(raw, gone), enumerable: true, writable: true, configurable: true });
+      put(nodes, id, unlinked(raw, gone));
     }
     let next = setIn(asset, [...scope.keys, 'nodes'], nodes) as JsonObject;
     if (typeof scope.output === 'string' && gone.has(scope.output)) next = setIn(next, [...scope.keys, 'output'], '') as JsonObject;
@@ -439,8 +439,8 @@ export function copyNodes(asset: JsonObject, path: CanvasPath, ids: readonly str
   const at: JsonObject = {};
   for (const id of ids) {
     if (!Object.hasOwn(scope.nodes, id)) continue;
-    nodes[id] = scope.nodes[id];
-    at[id] = [positions[id].x, positions[id].y];
+    put(nodes, id, scope.nodes[id]);
+    put(at, id, [positions[id].x, positions[id].y]);
   }
   return JSON.stringify({ format: CLIPBOARD_FORMAT, nodes, positions: at });
 }
@@ -487,7 +487,7 @@ export function pasteNodes(asset: JsonObject, path: CanvasPath, clipboard: strin
       const p = clip.positions?.[id];
       const px = Array.isArray(p) && typeof p[0] === 'number' ? p[0] : left;
       const py = Array.isArray(p) && typeof p[1] === 'number' ? p[1] : top;
-      moved[rename.get(id)!] = { x: at.x + px - left, y: at.y + py - top };
+      put(moved, rename.get(id)!, { x: at.x + px - left, y: at.y + py - top });
     }
     next = writePositions(next, path, { ...currentPositions(asset, path, types), ...moved });
     return ok(next, [...rename.values()]);
@@ -502,9 +502,9 @@ function relinked(raw: Json, rename: ReadonlyMap<string, string>, specs: Readonl
     const inputs: JsonObject = {};
     for (const [name, v] of Object.entries(raw.inputs)) {
       if (typeof v === 'string') {
-        if (rename.has(v)) inputs[name] = rename.get(v)!;
-      } else if (Array.isArray(v)) inputs[name] = v.flatMap((s) => (typeof s === 'string' && rename.has(s) ? [rename.get(s)!] : []));
-      else inputs[name] = v;
+        if (rename.has(v)) put(inputs, name, rename.get(v)!);
+      } else if (Array.isArray(v)) put(inputs, name, v.flatMap((s) => (typeof s === 'string' && rename.has(s) ? [rename.get(s)!] : [])));
+      else put(inputs, name, v);
     }
     node = withKey(node, 'inputs', inputs);
   }

@@ -304,6 +304,28 @@ describe('edits', () => {
   }
 });
 
+describe('hostile names', () => {
+  it('a node called __proto__ or toString is an ordinary node to every edit; a node called @output is not drawn', () => {
+    const text = '{"format":"animgraph/1","skeleton":"builtin:biped","clips":{"walk":{"source":"builtin:walk"}},'
+      + '"nodes":{"__proto__":{"type":"SequencePlayer","properties":{"clip":"walk"}},"toString":{"type":"BlendTwo"},"@output":{"type":"BlendTwo"}},"output":"toString"}';
+    let asset = frozen(JSON.parse(text) as JsonObject);
+    expect(canvas(asset, []).nodes.map((n) => n.id)).toEqual(['__proto__', 'toString', OUTPUT_ID]);
+    asset = applied(connect(asset, [], '__proto__', 'toString', 'A'));
+    asset = applied(moveNodes(asset, [], JSON.parse('{"__proto__": { "x": 7, "y": 8 }}')));
+    const positions = (asset.editor as any).positions[''];
+    expect(Object.hasOwn(positions, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(positions)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(positions, '__proto__')!.value).toEqual([7, 8]);
+    const copied = applied(pasteNodes(asset, [], copyNodes(asset, [], ['__proto__', 'toString']), { x: 0, y: 0 }));
+    expect(Object.keys(copied.nodes as JsonObject)).toEqual(['__proto__', 'toString', '@output', '__proto__2', 'toString2']);
+    expect((copied.nodes as any).toString2.inputs).toEqual({ A: '__proto__2' });
+    const removed = applied(removeNodes(asset, [], ['__proto__']));
+    expect(Object.keys(removed.nodes as JsonObject)).toEqual(['toString', '@output']);
+    expect((removed.nodes as any).toString.inputs).toEqual({});
+    expect(JSON.parse(formatAsset(asset, text)).nodes.toString.inputs).toEqual({ A: '__proto__' });
+  });
+});
+
 describe('History', () => {
   it('undoes and redoes, drops redo steps on a new edit, and takes the current asset again as no step', () => {
     const a = frozen({ n: 1 } as JsonObject), b = { n: 2 } as JsonObject, c = { n: 3 } as JsonObject, d = { n: 4 } as JsonObject;
