@@ -1,6 +1,6 @@
 // Edits of the asset: each pure, returning a new asset that shares what it did not change.
 import { checkGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
-import { propertyRequired } from '../../graphs/schema.ts';
+import { nodeIdSchema, propertyRequired } from '../../graphs/schema.ts';
 import { canvas } from './canvas.ts';
 import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, type Key } from './json.ts';
 import { graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
@@ -517,4 +517,114 @@ function relinked(raw: Json, rename: ReadonlyMap<string, string>, specs: Readonl
     if (props !== raw.properties) node = withKey(node, 'properties', props);
   }
   return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Renaming
+
+/**
+ * Renames a node of a graph canvas in place: its key, the links and `node` properties naming it
+ * (in its graph, and in states inside it that have no node of that name themselves), the output,
+ * and its saved positions (a StateMachine's canvases too). An id the loader would not take is
+ * refused with the loader's message for it; so is an id in use in reach.
+ */
+export function renameNode(asset: JsonObject, path: CanvasPath, from: string, to: string, types?: Types): EditResult {
+  return attempt(() => {
+    const scope = graphCanvas(asset, path);
+    if (!Object.hasOwn(scope.nodes, from)) return refuse(`no node ${JSON.stringify(from)} on this canvas`);
+    if (from === to) return ok(asset);
+    const valid = nodeIdSchema.safeParse(to);
+    if (!valid.success) return refuse(valid.error.issues[0]?.message ?? `${JSON.stringify(to)} is not a node id`);
+    if (idTaken(scope)(to)) return refuse(`a node ${JSON.stringify(to)} exists already`);
+    const registry = knownTypes(types).registry;
+    const holder = getIn(asset, scope.keys);
+    let next = setIn(asset, scope.keys, renamedIn(isObject(holder) ? holder : {}, from, to, registry, true)) as JsonObject;
+    // Positions: the node on this canvas, and the canvases inside a renamed machine.
+    const positions = positionsOf(next);
+    const here = canvasKey(path);
+    const prefix = canvasKey([...path, from]);
+    const renamed = canvasKey([...path, to]);
+    let moved: JsonObject = {};
+    let changed = false;
+    for (const [k, v] of Object.entries(positions)) {
+      let key = k;
+      let value = v;
+      if (k === here && isObject(v) && Object.hasOwn(v, from)) value = renameKey(v, from, to);
+      if (k === prefix || k.startsWith(`${prefix}/`)) key = renamed + k.slice(prefix.length);
+      changed ||= key !== k || value !== v;
+      moved = withKey(moved, key, value);
+    }
+    if (changed) next = setIn(next, [EDITOR_KEY, 'positions'], moved) as JsonObject;
+    return ok(next, [to]);
+  });
+}
+
+/** A graph holder (`nodes`, `output`) with node `from` called `to`; `own` when `from` is its own node rather than one around it. */
+function renamedIn(holder: JsonObject, from: string, to: string, registry: ReturnType<typeof knownTypes>['registry'], own: boolean): JsonObject {
+  const nodes = isObject(holder.nodes) ? holder.nodes : {};
+  if (!own && Object.hasOwn(nodes, from)) return holder; // its own node of that name hides the outer one
+  let out = holder;
+  const renamedNodes: JsonObject = {};
+  for (const [id, raw] of Object.entries(nodes)) {
+    let node = raw;
+    if (isObject(node)) {
+      if (own && isObject(node.inputs)) {
+        let inputs = node.inputs;
+        for (const [name, v] of Object.entries(node.inputs)) {
+          if (v === from) inputs = withKey(inputs, name, to);
+          else if (Array.isArray(v) && v.includes(from)) inputs = withKey(inputs, name, v.map((s) => (s === from ? to : s)));
+        }
+        if (inputs !== node.inputs) node = withKey(node, 'inputs', inputs);
+      }
+      const spec = typeof node.type === 'string' ? registry.get(node.type) : undefined;
+      if (spec && isObject(node.properties)) {
+        let props = node.properties;
+        for (const [name, p] of Object.entries(spec.properties)) if (p.kind === 'node' && props[name] === from) props = withKey(props, name, to);
+        if (node.type === STATE_MACHINE && isObject(props.states)) {
+          let states = props.states;
+          for (const [name, state] of Object.entries(props.states)) {
+            if (isObject(state) && state.conduit !== true) {
+              const inner = renamedIn(state, from, to, registry, false);
+              if (inner !== state) states = withKey(states, name, inner);
+            }
+          }
+          if (states !== props.states) props = withKey(props, 'states', states);
+        }
+        if (props !== node.properties) node = withKey(node, 'properties', props);
+      }
+    }
+    put(renamedNodes, own && id === from ? to : id, node);
+  }
+  if (!own && deepEqual(renamedNodes, nodes)) return holder;
+  out = withKey(out, 'nodes', renamedNodes);
+  if (own && out.output === from) out = withKey(out, 'output', to);
+  return out;
+}
+
+/**
+ * Renames a parameter: its declaration in place, and every `{ "param": name }` naming it in the
+ * nodes (bound properties, transition rules), states included.
+ */
+export function renameParameter(asset: JsonObject, from: string, to: string): EditResult {
+  const parameters = isObject(asset.parameters) ? asset.parameters : {};
+  if (!Object.hasOwn(parameters, from)) return refuse(`no parameter ${JSON.stringify(from)}`);
+  if (from === to) return ok(asset);
+  if (to === '') return refuse('a parameter needs a name');
+  if (Object.hasOwn(parameters, to)) return refuse(`a parameter ${JSON.stringify(to)} exists already`);
+  const rebind = (value: Json): Json => {
+    if (Array.isArray(value)) {
+      const items = value.map(rebind);
+      return items.some((v, i) => v !== value[i]) ? items : value;
+    }
+    if (!isObject(value)) return value;
+    let out = value;
+    for (const [k, v] of Object.entries(value)) {
+      const next = k === 'param' && v === from ? to : rebind(v);
+      if (next !== v) out = withKey(out, k, next);
+    }
+    return out;
+  };
+  let next = setIn(asset, ['parameters'], renameKey(parameters, from, to)) as JsonObject;
+  if (isObject(next.nodes)) next = setIn(next, ['nodes'], rebind(next.nodes)) as JsonObject;
+  return ok(next);
 }

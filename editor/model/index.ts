@@ -25,7 +25,7 @@ export * from './types.ts';
 export { canvas, ruleText } from './canvas.ts';
 export { formatAsset } from './format.ts';
 export {
-  addNode, addState, addTransition, connect, copyNodes, disconnect, moveNodes, pasteNodes, removeNodes, removeState, renameState,
+  addNode, addState, addTransition, connect, copyNodes, disconnect, moveNodes, pasteNodes, removeNodes, removeState, renameNode, renameParameter, renameState,
   setClip, setParameter, setProperty, setTransition,
 } from './edits.ts';
 export { History } from './history.ts';

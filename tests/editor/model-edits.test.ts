@@ -7,7 +7,7 @@ import { builtInNodeTypes } from '../../nodes/index.ts';
 import type { NodeType } from '../../runtime/node/node.ts';
 import {
   addNode, addState, addTransition, ANY_STATE_ID, canvas, connect, copyNodes, disconnect, ENTRY_ID, formatAsset, History, moveNodes, OUTPUT_ID,
-  pasteNodes, removeNodes, removeState, renameState, setClip, setParameter, setProperty, setTransition, type EditResult, type Json, type JsonObject,
+  pasteNodes, removeNodes, removeState, renameNode, renameParameter, renameState, setClip, setParameter, setProperty, setTransition, type EditResult, type Json, type JsonObject,
 } from '../../editor/model/index.ts';
 import { hasSharedData } from '../support/shared-data.ts';
 
@@ -302,6 +302,50 @@ describe('edits', () => {
       }
     });
   }
+});
+
+describe('renaming', () => {
+  it('renameNode: the key in place, links, the output, node properties in reach, positions; a bad or taken id refused', () => {
+    let asset = read('sample-locomotion.json');
+    asset = applied(moveNodes(asset, [], {}));
+    asset = applied(renameNode(asset, [], 'walk', 'stroll'));
+    expect(Object.keys(asset.nodes as JsonObject)).toEqual(['idle', 'stroll', 'run', 'locomotion', 'headFollowsHand']);
+    expect((asset.nodes as any).locomotion.inputs.poses).toEqual(['idle', 'stroll', 'run']);
+    expect(Object.keys((asset.editor as any).positions[''])).toEqual(['idle', 'stroll', 'run', 'locomotion', 'headFollowsHand', OUTPUT_ID]);
+    asset = applied(renameNode(asset, [], 'headFollowsHand', 'head'));
+    expect(asset.output).toBe('head');
+    expect(problems(asset)).toEqual([]);
+    const bad = refused(renameNode(asset, [], 'head', '1head'));
+    const loaderSays = problems({ ...asset, nodes: { ...(asset.nodes as JsonObject), '1head': { type: 'BlendTwo' } } }).map((p) => p.message);
+    expect(loaderSays).toContain(bad.reason);
+    expect(refused(renameNode(asset, [], 'head', 'idle')).reason).toBe('a node "idle" exists already');
+  });
+
+  it('renameNode: a state\'s use of an outer cache follows; a state with its own node of that name keeps its own', () => {
+    const asset = read('sample-state-machine.json') as any;
+    const edited = JSON.parse(JSON.stringify(asset));
+    edited.nodes.save = { type: 'SaveCachedPose', inputs: { pose: 'locomotion' } };
+    edited.nodes.locomotion.properties.states.walk.nodes.use = { type: 'UseCachedPose', properties: { cache: 'save' } };
+    edited.nodes.locomotion.properties.states.run.nodes.save = { type: 'SaveCachedPose', inputs: { pose: 'clip' } };
+    edited.nodes.locomotion.properties.states.run.nodes.use = { type: 'UseCachedPose', properties: { cache: 'save' } };
+    const renamed = applied(renameNode(frozen(edited), [], 'save', 'shared')) as any;
+    expect(renamed.nodes.locomotion.properties.states.walk.nodes.use.properties.cache).toBe('shared');
+    expect(renamed.nodes.locomotion.properties.states.run.nodes.use.properties.cache).toBe('save');
+    expect(renamed.nodes.locomotion.properties.states.run).toBe(edited.nodes.locomotion.properties.states.run);
+  });
+
+  it('renameParameter: the declaration in place, bindings and transition rules', () => {
+    let asset = read('sample-state-machine.json');
+    asset = applied(renameParameter(asset, 'speed', 'velocity'));
+    expect(Object.keys(asset.parameters as JsonObject)).toEqual(['velocity', 'jump']);
+    const transitions = (asset.nodes as any).locomotion.properties.transitions;
+    expect(transitions[0].rule).toEqual({ param: 'velocity', op: '>', value: 10 });
+    expect(transitions[8].rule.and.map((r: any) => r.param)).toEqual(['velocity', 'velocity']);
+    expect(transitions[5].rule).toEqual({ param: 'jump' });
+    expect(problems(asset)).toEqual([]);
+    expect(refused(renameParameter(asset, 'velocity', 'jump')).reason).toBe('a parameter "jump" exists already');
+    expect(refused(renameParameter(asset, 'nope', 'x')).reason).toBe('no parameter "nope"');
+  });
 });
 
 describe('hostile names', () => {
