@@ -65,6 +65,8 @@ function graphCanvas(scope: GraphScope, known: KnownTypes): { nodes: EditorNode[
   const ids = new Set(Object.keys(scope.nodes));
   const at = (...keys: Key[]) => jsonPath([...scope.keys, ...keys]);
   for (const [id, raw] of Object.entries(scope.nodes)) {
+    // Not a valid node id (the loader says so); drawn, it would be taken for the output node.
+    if (id === OUTPUT_ID) continue;
     const node = isObject(raw) ? raw : {};
     const { spec, meta } = typeOf(known, node.type);
     const inputs = isObject(node.inputs) ? node.inputs : {};
@@ -135,6 +137,7 @@ function machineCanvas(scope: MachineScope): { nodes: EditorNode[]; edges: Edito
   const edges: EditorEdge[] = [];
   const names = new Set(Object.keys(scope.states));
   for (const [name, state] of Object.entries(scope.states)) {
+    if (name === ENTRY_ID || name === ANY_STATE_ID) continue; // would be taken for the markers
     const conduit = isObject(state) && state.conduit === true;
     const node: EditorNode = {
       id: name, kind: conduit ? 'conduit' : 'state', title: name, color: conduit ? CONDUIT_COLOR : STATE_COLOR,
@@ -168,11 +171,15 @@ function place(nodes: EditorNode[], edges: readonly EditorEdge[], saved: Readonl
   const g = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: 'LR', nodesep: 30, ranksep: 80, marginx: 20, marginy: 20 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const n of nodes) g.setNode(n.id, { width: n.width, height: n.height });
-  for (const e of edges) if (e.source !== e.target) g.setEdge(e.source, e.target, {}, e.id);
+  // dagre keeps nodes in plain objects by name: '__proto__' or 'toString' as a name breaks it, so it sees indices.
+  const key = new Map(nodes.map((n, i) => [n.id, `n${i}`]));
+  for (const n of nodes) g.setNode(key.get(n.id)!, { width: n.width, height: n.height });
+  edges.forEach((e, i) => {
+    if (e.source !== e.target) g.setEdge(key.get(e.source)!, key.get(e.target)!, {}, `e${i}`);
+  });
   dagre.layout(g);
   for (const n of nodes) {
-    const laid = g.node(n.id);
+    const laid = g.node(key.get(n.id)!);
     n.x = Math.round(laid.x - n.width / 2);
     n.y = Math.round(laid.y - n.height / 2);
   }

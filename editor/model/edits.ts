@@ -1,8 +1,8 @@
 // Edits of the asset: each pure, returning a new asset that shares what it did not change.
 import { checkGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
-import { propertyRequired } from '../../graphs/schema.ts';
+import { nodeIdSchema, propertyRequired } from '../../graphs/schema.ts';
 import { canvas } from './canvas.ts';
-import { deepEqual, getIn, isObject, renameKey, setIn, withKey, type Key } from './json.ts';
+import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, type Key } from './json.ts';
 import { graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
 import {
   ANY_STATE_ID, canvasKey, EDITOR_KEY, ENTRY_ID, OUTPUT_ID,
@@ -52,15 +52,15 @@ function positionsOf(asset: JsonObject): JsonObject {
 
 function writePositions(asset: JsonObject, path: CanvasPath, positions: Readonly<Record<string, Point>>): JsonObject {
   const record: JsonObject = {};
-  for (const [id, p] of Object.entries(positions)) record[id] = [Math.round(p.x), Math.round(p.y)];
+  for (const [id, p] of Object.entries(positions)) put(record, id, [Math.round(p.x), Math.round(p.y)]);
   return setIn(asset, [EDITOR_KEY, 'positions', canvasKey(path)], record) as JsonObject;
 }
 
 /** The canvas's positions as drawn (saved or laid out), with `changes` applied. */
 function currentPositions(asset: JsonObject, path: CanvasPath, types: Types | undefined, changes: Readonly<Record<string, Point>> = {}): Record<string, Point> {
   const out: Record<string, Point> = {};
-  for (const n of canvas(asset, path, types).nodes) out[n.id] = { x: n.x, y: n.y };
-  for (const [id, p] of Object.entries(changes)) if (Object.hasOwn(out, id)) out[id] = p;
+  for (const n of canvas(asset, path, types).nodes) put(out, n.id, { x: n.x, y: n.y });
+  for (const [id, p] of Object.entries(changes)) if (Object.hasOwn(out, id)) put(out, id, p);
   return out;
 }
 
@@ -154,7 +154,7 @@ export function removeNodes(asset: JsonObject, path: CanvasPath, ids: readonly s
     const nodes: JsonObject = {};
     for (const [id, raw] of Object.entries(scope.nodes)) {
       if (gone.has(id)) continue;
-      Object.defineProperty(nodes, id, { value: unlinked(raw, gone), enumerable: true, writable: true, configurable: true });
+      put(nodes, id, unlinked(raw, gone));
     }
     let next = setIn(asset, [...scope.keys, 'nodes'], nodes) as JsonObject;
     if (typeof scope.output === 'string' && gone.has(scope.output)) next = setIn(next, [...scope.keys, 'output'], '') as JsonObject;
@@ -186,21 +186,62 @@ function pinKeys(scope: GraphScope, target: string, handle: string): { keys: Key
   return { keys: ['nodes', target, 'inputs', m[1], Number(m[2])], append: false };
 }
 
-/** The loader's problems with an asset (no files read: problems with them are there before and after alike). */
-function problemsOf(asset: JsonObject, types: Types | undefined): readonly GraphProblem[] {
-  const result = checkGraphAsset(asset, { nodeTypes: knownTypes(types).registry });
-  return result.ok ? [] : result.problems;
+/**
+ * Per-input lists (a BlendList's `blendTimes`) written as arrays follow their input's links: an
+ * entry appended repeats the last value, a link removed takes its entry along.
+ */
+function followList(asset: JsonObject, scope: GraphScope, target: string, input: string, change: 'append' | number, types: Types | undefined): JsonObject {
+  const node = scope.nodes[target];
+  const spec = isObject(node) && typeof node.type === 'string' ? knownTypes(types).registry.get(node.type) : undefined;
+  let next = asset;
+  for (const [name, p] of Object.entries(spec?.properties ?? {})) {
+    if (p.kind !== 'floatList' || p.perInput !== input) continue;
+    const keys = [...scope.keys, 'nodes', target, 'properties', name];
+    const values = getIn(next, keys);
+    if (!Array.isArray(values) || values.length === 0) continue;
+    next = setIn(next, keys, change === 'append' ? [...values, values[values.length - 1]] : values.filter((_, i) => i !== change)) as JsonObject;
+  }
+  return next;
 }
 
-/** The first problem `after` has that `before` had not (same path, code and message): the loader's reason to refuse. */
+/** The problems of assets checked already (the asset before a link, usually), by registry. */
+const checked = new WeakMap<JsonObject, WeakMap<object, readonly GraphProblem[]>>();
+
+/**
+ * The loader's problems with an asset, for its link checks: read without its files and with a
+ * skeleton it cannot find, so it neither loads motion nor builds the graph (a third of the time).
+ * The link rules read only the nodes, the output and the clips' declarations; what the stand-in
+ * skeleton breaks is broken before and after the link alike, and is no link problem.
+ */
+function problemsOf(asset: JsonObject, types: Types | undefined): readonly GraphProblem[] {
+  const registry = knownTypes(types).registry;
+  const cached = checked.get(asset)?.get(registry);
+  if (cached) return cached;
+  const result = checkGraphAsset({ ...asset, skeleton: { file: 'editor link check: no skeleton is read' } }, { nodeTypes: registry });
+  const problems = result.ok ? [] : result.problems;
+  if (!checked.has(asset)) checked.set(asset, new WeakMap());
+  checked.get(asset)!.set(registry, problems);
+  return problems;
+}
+
+/**
+ * The problems that make a link invalid. Others a new link may bring (a per-input list one entry
+ * short, say) are left for the user to fix, as any problem is.
+ */
+const LINK_PROBLEMS: ReadonlySet<string> = new Set([
+  'cycle', 'space-mismatch', 'shared-link', 'not-linkable', 'unknown-input', 'dangling-link', 'wrong-node-type', 'not-additive', 'no-inertialization', 'too-deep',
+]);
+
+/** The first link problem `after` has that `before` had not (same path, code and message): the loader's reason to refuse. */
 function newProblem(before: readonly GraphProblem[], after: readonly GraphProblem[]): GraphProblem | undefined {
   const had = new Set(before.map((p) => `${p.path}\n${p.code}\n${p.message}`));
-  return after.find((p) => !had.has(`${p.path}\n${p.code}\n${p.message}`));
+  return after.find((p) => LINK_PROBLEMS.has(p.code) && !had.has(`${p.path}\n${p.code}\n${p.message}`));
 }
 
 /**
  * Links `source`'s pose to pin `handle` of `target` (an EditorPin.handle: a list's `name:+` pin
- * appends, `name:i` replaces entry i; OUTPUT_ID's pin is 'pose'), replacing what the pin had. On a
+ * appends, and per-input lists such as blendTimes repeat their last entry; `name:i` replaces
+ * entry i; OUTPUT_ID's pin is 'pose'), replacing what the pin had. On a
  * machine canvas it adds a transition from state `source` (ANY_STATE_ID for any state) to
  * `target`, or from ENTRY_ID makes `target` the entry; `handle` is ignored there.
  *
@@ -225,6 +266,7 @@ export function connect(asset: JsonObject, path: CanvasPath, source: string, tar
       if (pin.append) {
         const list = getIn(asset, [...scope.keys, ...pin.keys]);
         next = setIn(asset, [...scope.keys, ...pin.keys], [...(Array.isArray(list) ? list : []), source]);
+        next = followList(next as JsonObject, scope, target, String(pin.keys[3]), 'append', types);
       } else next = setIn(asset, [...scope.keys, ...pin.keys], source);
       candidate = ok(next);
     }
@@ -235,10 +277,11 @@ export function connect(asset: JsonObject, path: CanvasPath, source: string, tar
 }
 
 /**
- * Removes an edge (EditorEdge.id): a link (a list entry leaves its list; the output becomes ''), a
+ * Removes an edge (EditorEdge.id): a link (a list entry leaves its list, with its entry of per-input
+ * lists such as blendTimes; the output becomes ''), a
  * transition, the entry (''), or a cached pose's use (its `cache` property is removed).
  */
-export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string): EditResult {
+export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string, types?: Types): EditResult {
   return attempt(() => {
     const scope = resolveCanvas(asset, path);
     if (scope.kind === 'machine') {
@@ -255,7 +298,8 @@ export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string):
     if (typeof pin === 'string') return refuse(pin);
     if (pin.keys[0] === 'output') return ok(setIn(asset, [...scope.keys, 'output'], ''));
     if (getIn(asset, [...scope.keys, ...pin.keys]) === undefined) return refuse(`no edge ${JSON.stringify(edgeId)} on this canvas`);
-    return ok(setIn(asset, [...scope.keys, ...pin.keys], undefined));
+    const next = setIn(asset, [...scope.keys, ...pin.keys], undefined) as JsonObject;
+    return ok(typeof pin.keys[4] === 'number' ? followList(next, scope, link[1], String(pin.keys[3]), pin.keys[4], types) : next);
   });
 }
 
@@ -395,8 +439,8 @@ export function copyNodes(asset: JsonObject, path: CanvasPath, ids: readonly str
   const at: JsonObject = {};
   for (const id of ids) {
     if (!Object.hasOwn(scope.nodes, id)) continue;
-    nodes[id] = scope.nodes[id];
-    at[id] = [positions[id].x, positions[id].y];
+    put(nodes, id, scope.nodes[id]);
+    put(at, id, [positions[id].x, positions[id].y]);
   }
   return JSON.stringify({ format: CLIPBOARD_FORMAT, nodes, positions: at });
 }
@@ -443,7 +487,7 @@ export function pasteNodes(asset: JsonObject, path: CanvasPath, clipboard: strin
       const p = clip.positions?.[id];
       const px = Array.isArray(p) && typeof p[0] === 'number' ? p[0] : left;
       const py = Array.isArray(p) && typeof p[1] === 'number' ? p[1] : top;
-      moved[rename.get(id)!] = { x: at.x + px - left, y: at.y + py - top };
+      put(moved, rename.get(id)!, { x: at.x + px - left, y: at.y + py - top });
     }
     next = writePositions(next, path, { ...currentPositions(asset, path, types), ...moved });
     return ok(next, [...rename.values()]);
@@ -458,9 +502,9 @@ function relinked(raw: Json, rename: ReadonlyMap<string, string>, specs: Readonl
     const inputs: JsonObject = {};
     for (const [name, v] of Object.entries(raw.inputs)) {
       if (typeof v === 'string') {
-        if (rename.has(v)) inputs[name] = rename.get(v)!;
-      } else if (Array.isArray(v)) inputs[name] = v.flatMap((s) => (typeof s === 'string' && rename.has(s) ? [rename.get(s)!] : []));
-      else inputs[name] = v;
+        if (rename.has(v)) put(inputs, name, rename.get(v)!);
+      } else if (Array.isArray(v)) put(inputs, name, v.flatMap((s) => (typeof s === 'string' && rename.has(s) ? [rename.get(s)!] : [])));
+      else put(inputs, name, v);
     }
     node = withKey(node, 'inputs', inputs);
   }
@@ -473,4 +517,114 @@ function relinked(raw: Json, rename: ReadonlyMap<string, string>, specs: Readonl
     if (props !== raw.properties) node = withKey(node, 'properties', props);
   }
   return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Renaming
+
+/**
+ * Renames a node of a graph canvas in place: its key, the links and `node` properties naming it
+ * (in its graph, and in states inside it that have no node of that name themselves), the output,
+ * and its saved positions (a StateMachine's canvases too). An id the loader would not take is
+ * refused with the loader's message for it; so is an id in use in reach.
+ */
+export function renameNode(asset: JsonObject, path: CanvasPath, from: string, to: string, types?: Types): EditResult {
+  return attempt(() => {
+    const scope = graphCanvas(asset, path);
+    if (!Object.hasOwn(scope.nodes, from)) return refuse(`no node ${JSON.stringify(from)} on this canvas`);
+    if (from === to) return ok(asset);
+    const valid = nodeIdSchema.safeParse(to);
+    if (!valid.success) return refuse(valid.error.issues[0]?.message ?? `${JSON.stringify(to)} is not a node id`);
+    if (idTaken(scope)(to)) return refuse(`a node ${JSON.stringify(to)} exists already`);
+    const registry = knownTypes(types).registry;
+    const holder = getIn(asset, scope.keys);
+    let next = setIn(asset, scope.keys, renamedIn(isObject(holder) ? holder : {}, from, to, registry, true)) as JsonObject;
+    // Positions: the node on this canvas, and the canvases inside a renamed machine.
+    const positions = positionsOf(next);
+    const here = canvasKey(path);
+    const prefix = canvasKey([...path, from]);
+    const renamed = canvasKey([...path, to]);
+    let moved: JsonObject = {};
+    let changed = false;
+    for (const [k, v] of Object.entries(positions)) {
+      let key = k;
+      let value = v;
+      if (k === here && isObject(v) && Object.hasOwn(v, from)) value = renameKey(v, from, to);
+      if (k === prefix || k.startsWith(`${prefix}/`)) key = renamed + k.slice(prefix.length);
+      changed ||= key !== k || value !== v;
+      moved = withKey(moved, key, value);
+    }
+    if (changed) next = setIn(next, [EDITOR_KEY, 'positions'], moved) as JsonObject;
+    return ok(next, [to]);
+  });
+}
+
+/** A graph holder (`nodes`, `output`) with node `from` called `to`; `own` when `from` is its own node rather than one around it. */
+function renamedIn(holder: JsonObject, from: string, to: string, registry: ReturnType<typeof knownTypes>['registry'], own: boolean): JsonObject {
+  const nodes = isObject(holder.nodes) ? holder.nodes : {};
+  if (!own && Object.hasOwn(nodes, from)) return holder; // its own node of that name hides the outer one
+  let out = holder;
+  const renamedNodes: JsonObject = {};
+  for (const [id, raw] of Object.entries(nodes)) {
+    let node = raw;
+    if (isObject(node)) {
+      if (own && isObject(node.inputs)) {
+        let inputs = node.inputs;
+        for (const [name, v] of Object.entries(node.inputs)) {
+          if (v === from) inputs = withKey(inputs, name, to);
+          else if (Array.isArray(v) && v.includes(from)) inputs = withKey(inputs, name, v.map((s) => (s === from ? to : s)));
+        }
+        if (inputs !== node.inputs) node = withKey(node, 'inputs', inputs);
+      }
+      const spec = typeof node.type === 'string' ? registry.get(node.type) : undefined;
+      if (spec && isObject(node.properties)) {
+        let props = node.properties;
+        for (const [name, p] of Object.entries(spec.properties)) if (p.kind === 'node' && props[name] === from) props = withKey(props, name, to);
+        if (node.type === STATE_MACHINE && isObject(props.states)) {
+          let states = props.states;
+          for (const [name, state] of Object.entries(props.states)) {
+            if (isObject(state) && state.conduit !== true) {
+              const inner = renamedIn(state, from, to, registry, false);
+              if (inner !== state) states = withKey(states, name, inner);
+            }
+          }
+          if (states !== props.states) props = withKey(props, 'states', states);
+        }
+        if (props !== node.properties) node = withKey(node, 'properties', props);
+      }
+    }
+    put(renamedNodes, own && id === from ? to : id, node);
+  }
+  if (!own && deepEqual(renamedNodes, nodes)) return holder;
+  out = withKey(out, 'nodes', renamedNodes);
+  if (own && out.output === from) out = withKey(out, 'output', to);
+  return out;
+}
+
+/**
+ * Renames a parameter: its declaration in place, and every `{ "param": name }` naming it in the
+ * nodes (bound properties, transition rules), states included.
+ */
+export function renameParameter(asset: JsonObject, from: string, to: string): EditResult {
+  const parameters = isObject(asset.parameters) ? asset.parameters : {};
+  if (!Object.hasOwn(parameters, from)) return refuse(`no parameter ${JSON.stringify(from)}`);
+  if (from === to) return ok(asset);
+  if (to === '') return refuse('a parameter needs a name');
+  if (Object.hasOwn(parameters, to)) return refuse(`a parameter ${JSON.stringify(to)} exists already`);
+  const rebind = (value: Json): Json => {
+    if (Array.isArray(value)) {
+      const items = value.map(rebind);
+      return items.some((v, i) => v !== value[i]) ? items : value;
+    }
+    if (!isObject(value)) return value;
+    let out = value;
+    for (const [k, v] of Object.entries(value)) {
+      const next = k === 'param' && v === from ? to : rebind(v);
+      if (next !== v) out = withKey(out, k, next);
+    }
+    return out;
+  };
+  let next = setIn(asset, ['parameters'], renameKey(parameters, from, to)) as JsonObject;
+  if (isObject(next.nodes)) next = setIn(next, ['nodes'], rebind(next.nodes)) as JsonObject;
+  return ok(next);
 }

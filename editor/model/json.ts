@@ -36,7 +36,7 @@ export function setIn(root: Json | undefined, keys: readonly Key[], value: Json 
   if (rest.length === 0 && value === undefined) {
     if (!Object.hasOwn(object, name)) return object;
     const copy: JsonObject = {};
-    for (const k of Object.keys(object)) if (k !== name) copy[k] = object[k];
+    for (const k of Object.keys(object)) if (k !== name) put(copy, k, object[k]);
     return copy;
   }
   const child = Object.hasOwn(object, name) ? object[name] : undefined;
@@ -45,18 +45,23 @@ export function setIn(root: Json | undefined, keys: readonly Key[], value: Json 
   return withKey(object, name, next);
 }
 
+/** Sets an own key, even one called '__proto__' (which an assignment would take for the prototype). */
+export function put<T>(object: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** A copy of `object` with `key` set, keeping key order (a plain assignment to '__proto__' would not make a key). */
 export function withKey(object: JsonObject, key: string, value: Json): JsonObject {
   const copy: JsonObject = {};
-  for (const k of Object.keys(object)) Object.defineProperty(copy, k, { value: k === key ? value : object[k], enumerable: true, writable: true, configurable: true });
-  if (!Object.hasOwn(object, key)) Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(object)) put(copy, k, k === key ? value : object[k]);
+  if (!Object.hasOwn(object, key)) put(copy, key, value);
   return copy;
 }
 
 /** A copy of `object` with key `from` renamed `to` in its place. */
 export function renameKey(object: JsonObject, from: string, to: string): JsonObject {
   const copy: JsonObject = {};
-  for (const k of Object.keys(object)) Object.defineProperty(copy, k === from ? to : k, { value: object[k], enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(object)) put(copy, k === from ? to : k, object[k]);
   return copy;
 }
 

@@ -86,7 +86,8 @@ export interface KnownTypes {
 
 export function knownTypes(types?: Types): KnownTypes {
   if (types instanceof NodeRegistry) return { registry: types, metas: editorMeta };
-  return { registry: types?.registry ?? DEFAULT_REGISTRY, metas: types?.metas ?? editorMeta };
+  // Custom metas come first: one for a built-in type's name documents the type that replaced it.
+  return { registry: types?.registry ?? DEFAULT_REGISTRY, metas: types?.metas ? [...types.metas, ...editorMeta] : editorMeta };
 }
 
 export function typeOf(known: KnownTypes, type: unknown): { spec?: NodeType; meta?: NodeEditorMeta } {

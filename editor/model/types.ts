@@ -29,7 +29,7 @@ export type CanvasPath = readonly string[];
 export interface EditorTypes {
   /** Default: the built-in types. */
   registry?: NodeRegistry;
-  /** Default: the built-in types' editor-meta. Custom types add their own NodeEditorMeta here. */
+  /** The editor-meta of custom types, used before the built-in types' own. */
   metas?: readonly NodeEditorMeta[];
 }
 /** Either a registry (with the built-in metas) or both; default the built-in types. */
