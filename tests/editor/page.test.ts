@@ -159,7 +159,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     const { page, errors, close } = await open(graph);
     try {
       await waitFor(page, 's.loads && s.installs >= 1 && s.frame >= 3');
-      await page.locator('#palette-search').fill('blend two');
+      await page.locator('#palette-search').fill('blendtwo');
       await page.locator('.palette-item[data-type=BlendTwo]').click();
       await waitFor(page, 's.nodes === 4');
       const id = await page.evaluate(() => [...document.querySelectorAll('.react-flow__node')].map((n) => n.getAttribute('data-id')!).find((i) => !['walk', 'run', '@output'].includes(i))!);
