@@ -14,7 +14,7 @@ import { formatDebugTree } from '../../host/runner.ts';
 import { buildParameterPanel } from '../../viewer/panels.ts';
 import {
   ANY_STATE_ID, ENTRY_ID, History, OUTPUT_ID, addNode, addState, addTransition, assetChoices, canvas as canvasOf, connect, copyNodes,
-  disconnect, formatAsset, locateProblem, moveNodes, palette, pasteNodes, propertyFields, removeNodes, removeState, renameState, ruleText,
+  disconnect, formatAsset, locateProblem, moveNodes, palette, pasteNodes, propertyFields, removeNodes, removeState, renameNode, renameParameter, renameState, ruleText,
   setClip, setParameter, setProperty, setTransition,
   type Canvas, type CanvasPath, type EditResult, type EditorTypes, type Json, type JsonObject,
 } from '../model/index.ts';
@@ -135,8 +135,12 @@ function Editor({ opened }: { opened: Opened }) {
     else checker.check(a).then(done).catch((e: Error) => setProblems([{ path: '$', code: 'load', message: e.message }]));
   }, [checker, install, opened]);
 
-  // The preview, once: its frames drive the live weights (throttled) and the edit-to-frame record.
+  // The preview, once the canvas is on screen (the graph is drawn first; the preview and the
+  // loader's first run, which reads the clips, follow): its frames drive the live weights
+  // (throttled) and the edit-to-frame record.
+  const [painted, setPainted] = useState(false);
   useEffect(() => {
+    if (!painted) return;
     const p = new Preview(previewCanvas.current!);
     preview.current = p;
     p.onFrame = (f, simulated) => {
@@ -151,10 +155,10 @@ function Editor({ opened }: { opened: Opened }) {
       lastPanel.current = now;
       setFrame(f);
     };
-    recheck(opened.asset, false);
+    recheck(history.current.current, false);
     return () => p.dispose();
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [painted]);
 
   // The parameter controls of the graph playing (the viewer's panel).
   useEffect(() => {
@@ -458,7 +462,8 @@ function Editor({ opened }: { opened: Opened }) {
     for (const l of located) if (samePath(l.target.canvas, model.path) && l.target.nodeId === selected.id && l.target.property) (fieldProblems[l.target.property] ??= []).push(l.problem);
     details = (
       <PropertiesPanel title={selected.id} type={selected.type} fields={fields} choices={choices} problems={fieldProblems} onError={onError}
-        onSet={(name, value) => apply(setProperty(history.current.current, model.path, selected.id, name, value), `${model.path.join('/')}|${selected.id}|${name}`)} />
+        onSet={(name, value) => apply(setProperty(history.current.current, model.path, selected.id, name, value), `${model.path.join('/')}|${selected.id}|${name}`)}
+        onRename={(to) => { if (apply(renameNode(history.current.current, model.path, selected.id, to, types))) setSelectedNodes([to]); }} />
     );
   } else if (selected && (selected.kind === 'state' || selected.kind === 'conduit')) {
     details = (
@@ -472,6 +477,7 @@ function Editor({ opened }: { opened: Opened }) {
     details = (
       <AssetPanel asset={asset} onError={onError}
         onParameter={(name, spec) => apply(setParameter(history.current.current, name, spec))}
+        onRenameParameter={(from, to) => apply(renameParameter(history.current.current, from, to))}
         onClip={(name, spec) => apply(setClip(history.current.current, name, spec))} />
     );
   }
@@ -521,7 +527,7 @@ function Editor({ opened }: { opened: Opened }) {
             <Background />
             <Controls />
             <MiniMap pannable zoomable />
-            <FirstPaint />
+            <FirstPaint onPainted={() => setPainted(true)} />
           </ReactFlow>
         </LiveContext.Provider>
       </main>
@@ -554,16 +560,18 @@ function transitionAt(asset: JsonObject, jsonPath: string | undefined): Json | u
   return value;
 }
 
-/** Records when the canvas was first drawn with every node measured. */
-function FirstPaint() {
+/** Records when the canvas was first drawn with every node measured (a canvas of no nodes is drawn at once). */
+function FirstPaint({ onPainted }: { onPainted: () => void }) {
   const ready = useNodesInitialized();
+  const empty = useReactFlow().getNodes().length === 0;
   useEffect(() => {
-    if (!ready || editorState.firstPaint > 0) return;
+    if (!(ready || empty) || editorState.status === 'ready') return;
     requestAnimationFrame(() => {
-      editorState.firstPaint = performance.now();
+      if (editorState.firstPaint === 0) editorState.firstPaint = performance.now();
       editorState.status = 'ready';
       document.body.dataset.status = 'ready';
+      onPainted();
     });
-  }, [ready]);
+  }, [ready, empty, onPainted]);
   return null;
 }

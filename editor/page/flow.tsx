@@ -60,7 +60,7 @@ export const AnimNode = memo(function AnimNode({ data, selected }: NodeProps<Flo
       onDoubleClick={node.opens ? () => data.onOpen?.(node) : undefined}>
       <div className="head" style={{ background: node.color }}>
         <span className="title">{node.title}</span>
-        {node.type && node.type !== node.title ? <span className="type">{node.type}</span> : null}
+        {node.kind === 'node' ? <span className="id" title={node.type}>{node.id}</span> : null}
         {node.cachedPose ? <span className="cache" title={`cached pose '${node.cachedPose.name}'`}>{node.cachedPose.role === 'save' ? '⇥' : '↦'} {node.cachedPose.name}</span> : null}
       </div>
       <div className="pins">

@@ -34,12 +34,14 @@ function fail(source: string, problems: readonly EditorProblem[]): void {
 }
 
 async function start(): Promise<void> {
+  editorState.timings.script = performance.now();
   let info: GraphInfo;
   try {
     info = await (await fetch('api/graph')).json() as GraphInfo;
   } catch (e) {
     return fail('the graph', [{ path: '$', code: 'file', message: `the server did not answer: ${(e as Error).message}` }]);
   }
+  editorState.timings.graph = performance.now();
   editorState.source = info.source;
   document.title = `${info.source} · animgraph edit`;
   const asset = info.asset;

@@ -154,13 +154,17 @@ function FieldControl({ field, choices, onSet, onError }: { field: PropertyField
   }
 }
 
-export function PropertiesPanel({ title, type, fields, choices, problems, onSet, onError, children }: {
+export function PropertiesPanel({ title, type, fields, choices, problems, onSet, onRename, onError, children }: {
   title: string; type?: string; fields: PropertyField[]; choices: Choices; problems: Record<string, EditorProblem[]>;
-  onSet: (name: string, value: Json | undefined) => void; onError: (message: string) => void; children?: ReactNode;
+  onSet: (name: string, value: Json | undefined) => void; onRename: (to: string) => void; onError: (message: string) => void; children?: ReactNode;
 }) {
   return (
     <div id="details" data-details="node">
       <h2>{title}{type ? <span className="muted"> · {type}</span> : null}</h2>
+      <div className="field" data-property="@id">
+        <label title="The node's id: links, the output and the debug tree name it; renaming it renames those too">id</label>
+        <div className="control"><CommitText name="@id" value={title} onCommit={(to) => { if (to.trim() !== '') onRename(to.trim()); }} /></div>
+      </div>
       {children}
       {fields.length === 0 ? <p className="muted">No properties.</p> : null}
       {fields.map((f) => (
@@ -199,8 +203,9 @@ export function StatePanel({ name, onRename, onRemove, children }: { name: strin
 }
 
 /** The asset's parameters and clips: each spec as JSON, a row to add one. */
-export function AssetPanel({ asset, onParameter, onClip, onError }: {
-  asset: JsonObject; onParameter: (name: string, spec: Json | undefined) => void; onClip: (name: string, spec: Json | undefined) => void; onError: (m: string) => void;
+export function AssetPanel({ asset, onParameter, onRenameParameter, onClip, onError }: {
+  asset: JsonObject; onParameter: (name: string, spec: Json | undefined) => void; onRenameParameter: (from: string, to: string) => void;
+  onClip: (name: string, spec: Json | undefined) => void; onError: (m: string) => void;
 }) {
   const section = (what: 'parameters' | 'clips', set: (name: string, spec: Json | undefined) => void, example: string) => {
     const entries = Object.entries((asset[what] ?? {}) as JsonObject);
@@ -210,7 +215,9 @@ export function AssetPanel({ asset, onParameter, onClip, onError }: {
         {entries.length === 0 ? <p className="muted">None.</p> : null}
         {entries.map(([name, spec]) => (
           <div key={name} className="field" data-name={name}>
-            <label>{name}</label>
+            {what === 'parameters'
+              ? <CommitText name={`${what}.${name}.name`} value={name} onCommit={(to) => { if (to.trim() !== '') onRenameParameter(name, to.trim()); }} />
+              : <label>{name}</label>}
             <div className="control">
               <CommitText name={`${what}.${name}`} value={jsonText(spec)} onCommit={(text) => { const r = parseTyped(text); if (r.ok) set(name, r.value); else onError(`${name}: ${r.message}`); }} />
               <button type="button" title="delete" onClick={() => set(name, undefined)}>×</button>

@@ -20,6 +20,8 @@ export const editorState = {
   frame: 0,
   /** Milliseconds from the start of navigation to the first paint of the canvas with every node measured. */
   firstPaint: 0,
+  /** Milliseconds from the start of navigation to: the page's script running, the graph read from the server. */
+  timings: { script: 0, graph: 0 },
   /** The last notice shown (a refused edit's reason, a save's outcome). */
   notice: '',
   /** Saves answered by the server with ok. */
