@@ -162,6 +162,7 @@ export async function startEditServer(graphFile: string, options: EditServerOpti
     port: options.port,
     assets,
     nodeTypes: nodes?.registry,
+    describeText: true,
     describe: (load) => ({
       source: load.source,
       text: load.text,

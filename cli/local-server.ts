@@ -107,23 +107,35 @@ export interface GraphLoad {
   files: Map<string, string>;
 }
 
-/** Loads the graph file as loadGraphFile does (the same reads, the same limits), recording what it read. */
-export async function loadGraphFiles(graphPath: string, nodeTypes?: NodeRegistry): Promise<GraphLoad> {
-  const graphDir = dirname(graphPath);
+/**
+ * Reads and parses the graph file, as the loader parses it (a byte-order mark skipped): a load
+ * that has read nothing else yet (`loaded` false, no files), with the problems of the text.
+ */
+export async function readGraphText(graphPath: string): Promise<GraphLoad> {
   const source = basename(graphPath);
-  const files = new Map<string, string>();
-  const failed = (problems: Problem[], extra: Partial<GraphLoad> = {}): GraphLoad => ({ source, textProblems: problems, problems, loaded: false, files, ...extra });
+  const failed = (problems: Problem[], extra: Partial<GraphLoad> = {}): GraphLoad => ({ source, textProblems: problems, problems, loaded: false, files: new Map(), ...extra });
   let text: string;
   try {
     text = (await readRegularFile(graphPath, DEFAULT_MAX_GRAPH_BYTES, 'maxGraphBytes')).toString('utf8');
   } catch (e) {
     return failed([{ path: '$', code: 'file', message: `cannot read graph file: ${(e as Error).message}` }]);
   }
-  // The loader's parse (a byte-order mark skipped); the page loads the parsed object, whose
-  // repeated keys are gone, so they are reported here.
+  // The page loads the parsed object, whose repeated keys are gone, so they are reported here.
   const parsed = parseGraphText(text);
   if ('problems' in parsed) return failed(parsed.problems, { text });
   if (parsed.repeated.length > 0) return failed(parsed.repeated, { text, json: parsed.json });
+  return { source, text, json: parsed.json, textProblems: [], problems: [], loaded: false, files: new Map() };
+}
+
+/** Loads the graph file as loadGraphFile does (the same reads, the same limits), recording what it read. */
+export async function loadGraphFiles(graphPath: string, nodeTypes?: NodeRegistry): Promise<GraphLoad> {
+  const graphDir = dirname(graphPath);
+  const source = basename(graphPath);
+  const read = await readGraphText(graphPath);
+  if (read.text === undefined || read.textProblems.length > 0) return read;
+  const { text, json } = read;
+  const files = read.files;
+  const parsed = { json };
   const reads: FileRead[] = [];
   const gltfTexts = new Map<string, Uint8Array>();
   const disk = fileResolver(graphDir, { onRead: (read) => reads.push(read) });
@@ -160,6 +172,11 @@ export interface LocalServerOptions {
   nodeTypes?: NodeRegistry;
   /** What GET /api/graph answers for a load (as JSON). */
   describe: (load: GraphLoad) => unknown;
+  /**
+   * Answer GET /api/graph from the text alone (readGraphText), loading the graph meanwhile for
+   * /file: for a page that runs the loader itself and wants the graph before its files are read.
+   */
+  describeText?: boolean;
   /** Routes of the caller's own, asked before the 404: true when it answered. */
   route?: (req: IncomingMessage, res: ServerResponse, url: URL, server: LocalServer) => Promise<boolean> | boolean;
 }
@@ -185,14 +202,22 @@ export async function startLocalServer(graphFile: string, options: LocalServerOp
 
   /** The graph as last loaded, with the files the page may fetch: by normalised asset path, the file on disk. */
   let loaded: GraphLoad | undefined;
+  /** The load under way, which /file waits for. */
+  let loading: Promise<GraphLoad> | undefined;
   let loads = 0;
 
-  /** Loads the graph afresh, keeping the result unless a later load has finished first. */
-  async function reload(): Promise<GraphLoad> {
+  /** Loads the graph afresh, keeping the result unless a later load has started since. */
+  function reload(): Promise<GraphLoad> {
     const load = ++loads;
-    const result = await loadGraphFiles(graphPath, options.nodeTypes);
-    if (load === loads) loaded = result;
-    return result;
+    const pending = loadGraphFiles(graphPath, options.nodeTypes).then((result) => {
+      if (load === loads) {
+        loaded = result;
+        loading = undefined;
+      }
+      return result;
+    });
+    loading = pending;
+    return pending;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -205,7 +230,14 @@ export async function startLocalServer(graphFile: string, options: LocalServerOp
       const page = assets.get('index.html')!;
       return send(res, 200, page.body, page.type);
     }
-    if (get && path === '/api/graph') return send(res, 200, JSON.stringify(options.describe(await reload())), 'application/json; charset=utf-8');
+    if (get && path === '/api/graph') {
+      let load: GraphLoad;
+      if (options.describeText) {
+        void reload().catch(() => {});
+        load = await readGraphText(graphPath);
+      } else load = await reload();
+      return send(res, 200, JSON.stringify(options.describe(load)), 'application/json; charset=utf-8');
+    }
     if (get && path === '/api/events') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
       res.write('retry: 1000\n\n');
@@ -216,7 +248,7 @@ export async function startLocalServer(graphFile: string, options: LocalServerOp
     if (get && path === '/file') {
       const wanted = url.searchParams.get('path');
       if (wanted === null || wanted === '') return send(res, 400, 'needs ?path=\n');
-      const file = (loaded ?? await reload()).files.get(normalizePath(wanted));
+      const file = (loaded ?? await (loading ?? reload())).files.get(normalizePath(wanted));
       if (file === undefined) return send(res, 403, `not a file the graph read (or the graph did not load): ${wanted}\n`);
       try {
         return send(res, 200, await readRegularFile(file, DEFAULT_MAX_FILE_BYTES), 'application/octet-stream');
@@ -255,7 +287,10 @@ export async function startLocalServer(graphFile: string, options: LocalServerOp
   try {
     watcher = watch(graphDir, (_event, name) => {
       if (name !== null && name !== source) return;
-      loaded = undefined; // the next request for a file loads the graph again
+      // The next request for a file loads the graph again; a load under way read the file before.
+      loaded = undefined;
+      loading = undefined;
+      loads++;
       clearTimeout(pending);
       pending = setTimeout(() => {
         for (const res of streams) res.write(`event: change\ndata: ${JSON.stringify({ source })}\n\n`);

@@ -21,7 +21,8 @@ import {
 import type { Checker } from './checker.ts';
 import { edgeTypes, LiveContext, nodeTypes, type FlowEdge, type FlowNode, type Live } from './flow.tsx';
 import { AssetPanel, Palette, ProblemsList, PropertiesPanel, StatePanel, TransitionPanel, type Choices } from './panels.tsx';
-import { loadGltfScene, Preview, type PreviewFrame } from './preview.ts';
+// The preview (three.js, the viewer's scene) is a chunk of its own, fetched once the canvas is drawn.
+import type { Preview, PreviewFrame } from './preview.ts';
 import { editorState, type EditorProblem } from './state.ts';
 
 export interface Opened {
@@ -126,7 +127,7 @@ function Editor({ opened }: { opened: Opened }) {
       const p = preview.current;
       if (gltf === null || (p?.character && p.character.skeletonKey === skeletonKey(a))) return install(result.graph, a, null, edit);
       let scene = gltfScenes.current.get(gltf);
-      if (!scene) gltfScenes.current.set(gltf, scene = checker.fetchFile(gltf).then((bytes) => loadGltfScene(gltf, bytes)));
+      if (!scene) gltfScenes.current.set(gltf, scene = Promise.all([checker.fetchFile(gltf), import('./preview.ts')]).then(([bytes, m]) => m.loadGltfScene(gltf, bytes)));
       scene.then((s) => { if (generation === checkGeneration.current) install(result.graph, a, s.clone(true), edit); })
         .catch((e: Error) => setProblems([{ path: '$.skeleton', code: 'file', message: e.message }]));
     };
@@ -141,7 +142,16 @@ function Editor({ opened }: { opened: Opened }) {
   const [painted, setPainted] = useState(false);
   useEffect(() => {
     if (!painted) return;
-    const p = new Preview(previewCanvas.current!);
+    let p: Preview | undefined;
+    let gone = false;
+    void import('./preview.ts').then(({ Preview }) => {
+      if (gone) return;
+      p = startPreview(new Preview(previewCanvas.current!));
+    });
+    return () => { gone = true; p?.dispose(); };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [painted]);
+  const startPreview = (p: Preview): Preview => {
     preview.current = p;
     p.onFrame = (f, simulated) => {
       editorState.frame = f.frame;
@@ -156,9 +166,8 @@ function Editor({ opened }: { opened: Opened }) {
       setFrame(f);
     };
     recheck(history.current.current, false);
-    return () => p.dispose();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [painted]);
+    return p;
+  };
 
   // The parameter controls of the graph playing (the viewer's panel).
   useEffect(() => {
