@@ -192,9 +192,18 @@ function place(nodes: EditorNode[], edges: readonly EditorEdge[], saved: Readonl
     entry.x = Math.min(...nodes.filter((n) => n !== entry).map((n) => n.x)) - entry.width - 60;
     if (state) entry.y = Math.round(state.y + (state.height - entry.height) / 2);
   }
+  // The laid-out nodes move by the mean offset of the saved ones from their laid-out places, so a
+  // new node lands near its neighbours rather than in the layout's own frame.
+  const savedHere = nodes.filter((n) => saved.has(n.id));
+  const dx = savedHere.length ? Math.round(savedHere.reduce((sum, n) => sum + saved.get(n.id)!.x - n.x, 0) / savedHere.length) : 0;
+  const dy = savedHere.length ? Math.round(savedHere.reduce((sum, n) => sum + saved.get(n.id)!.y - n.y, 0) / savedHere.length) : 0;
   for (const n of nodes) {
     const p = saved.get(n.id);
     if (p) Object.assign(n, p);
+    else {
+      n.x += dx;
+      n.y += dy;
+    }
   }
 }
 

@@ -94,6 +94,16 @@ describe('canvas: the graph drawn', () => {
     for (const n of c.nodes) if (n !== output) expect(n.x).toBeLessThan(output.x);
   });
 
+  it('moves laid-out nodes by the saved ones\' mean offset, so they land beside them', () => {
+    const asset: JsonObject = {
+      format: 'animgraph/1', nodes: { a: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'a',
+    };
+    const auto = canvas(asset, []).nodes.map((n) => [n.id, n.x, n.y]);
+    expect(auto).toEqual([['a', 20, 20], [OUTPUT_ID, 300, 20]]);
+    const saved = canvas({ ...asset, editor: { positions: { '': { a: [1000, 500] } } } }, []).nodes.map((n) => [n.id, n.x, n.y]);
+    expect(saved).toEqual([['a', 1000, 500], [OUTPUT_ID, 1280, 500]]);
+  });
+
   it('draws list inputs as one pin per entry and one to add, and pose pins from the meta', () => {
     const asset: JsonObject = {
       format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
