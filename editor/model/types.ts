@@ -144,6 +144,7 @@ export interface PropertyField {
    * The control: number (float), int, bool, enum (`options`; also a `node` property, its options the
    * nodes of the named type it may name), clip, bone, blend-profile, string (a file), vec3 (also a
    * direction), list (a list of objects), json (anything else: float lists, clip lists, objects).
+   * 'parameter' is not produced: a bindable field takes `{ "param": name }` (see `bindable`).
    */
   kind: 'number' | 'int' | 'bool' | 'enum' | 'clip' | 'bone' | 'parameter' | 'blend-profile' | 'string' | 'vec3' | 'list' | 'json';
   min?: number;
