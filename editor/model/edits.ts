@@ -183,6 +183,9 @@ function pinKeys(scope: GraphScope, target: string, handle: string): { keys: Key
   const m = /^(.*):(\d+|\+)$/.exec(handle);
   if (!m) return { keys: ['nodes', target, 'inputs', handle], append: false };
   if (m[2] === '+') return { keys: ['nodes', target, 'inputs', m[1]], append: true };
+  // An entry pin exists for each entry of the list; the one after the last is the `+` pin.
+  const list = getIn(scope.nodes, [target, 'inputs', m[1]]);
+  if (!Array.isArray(list) || Number(m[2]) >= list.length) return `${JSON.stringify(target)} has no pin ${JSON.stringify(handle)}`;
   return { keys: ['nodes', target, 'inputs', m[1], Number(m[2])], append: false };
 }
 

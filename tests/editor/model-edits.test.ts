@@ -157,7 +157,8 @@ describe('edits', () => {
     expect(list(a)).toEqual(['run', 'idle']);
     a = applied(disconnect(a, [], `link:${OUTPUT_ID}:pose`));
     expect(a.output).toBe('');
-    expect(refused(disconnect(a, [], 'link:locomotion:poses:7')).reason).toBe('no edge "link:locomotion:poses:7" on this canvas');
+    expect(refused(disconnect(a, [], 'link:locomotion:poses:7')).reason).toBe('"locomotion" has no pin "poses:7"');
+    expect(refused(connect(a, [], 'walk', 'locomotion', 'poses:2')).reason).toBe('"locomotion" has no pin "poses:2"');
   });
 
   it('removeNodes drops the links to them and their saved positions; a machine takes its canvases\' positions along', () => {
