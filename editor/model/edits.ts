@@ -3,7 +3,7 @@ import { checkGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
 import { nodeIdSchema, propertyRequired } from '../../graphs/schema.ts';
 import { canvas } from './canvas.ts';
 import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, type Key } from './json.ts';
-import { graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
+import { cacheRole, graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
 import {
   ANY_STATE_ID, canvasKey, EDITOR_KEY, ENTRY_ID, OUTPUT_ID,
   type CanvasPath, type EditResult, type Json, type JsonObject, type Types,
@@ -282,7 +282,7 @@ export function connect(asset: JsonObject, path: CanvasPath, source: string, tar
 /**
  * Removes an edge (EditorEdge.id): a link (a list entry leaves its list, with its entry of per-input
  * lists such as blendTimes; the output becomes ''), a
- * transition, the entry (''), or a cached pose's use (its `cache` property is removed).
+ * transition, the entry (''), or a cached pose's use (the property naming the cache is removed).
  */
 export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string, types?: Types): EditResult {
   return attempt(() => {
@@ -294,7 +294,11 @@ export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string, 
       return refuse(`no edge ${JSON.stringify(edgeId)} on this canvas`);
     }
     const cache = /^cache:(.+)$/.exec(edgeId);
-    if (cache) return setProperty(asset, path, cache[1], 'cache', undefined);
+    if (cache) {
+      const role = cacheRole(knownTypes(types), getIn(scope.nodes, [cache[1], 'type']));
+      if (role?.role !== 'use') return refuse(`no edge ${JSON.stringify(edgeId)} on this canvas`);
+      return setProperty(asset, path, cache[1], role.property, undefined);
+    }
     const link = /^link:([^:]+):(.+)$/.exec(edgeId);
     if (!link) return refuse(`no edge ${JSON.stringify(edgeId)} on this canvas`);
     const pin = pinKeys(scope, link[1], link[2]);

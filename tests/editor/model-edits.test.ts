@@ -267,6 +267,10 @@ describe('edits', () => {
     expect((asset.nodes as any).useCachedPose.properties.cache).toBe('saveCachedPose');
     const pasted = applied(pasteNodes(asset, [], copyNodes(asset, [], ['saveCachedPose', 'useCachedPose']), { x: 0, y: 300 }));
     expect((pasted.nodes as any).useCachedPose2.properties.cache).toBe('saveCachedPose2');
+    expect(canvas(pasted, []).edges.filter((e) => e.kind === 'cached-pose').map((e) => e.id)).toEqual(['cache:useCachedPose', 'cache:useCachedPose2']);
+    const cut = applied(disconnect(pasted, [], 'cache:useCachedPose2'));
+    expect((cut.nodes as any).useCachedPose2).toEqual({ type: 'UseCachedPose' });
+    expect(refused(disconnect(pasted, [], 'cache:walk')).reason).toBe('no edge "cache:walk" on this canvas');
   });
 
   for (const file of examples) {
