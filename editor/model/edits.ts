@@ -261,8 +261,7 @@ export function connect(asset: JsonObject, path: CanvasPath, source: string, tar
       if (source === ENTRY_ID) candidate = ok(setIn(asset, [...scope.keys, 'properties', 'entry'], target));
       else candidate = addTransition(asset, path, source, target);
     } else {
-      if (source === target) return refuse(`${JSON.stringify(source)} cannot feed itself`);
-      if (!Object.hasOwn(scope.nodes, source)) return refuse(`no node ${JSON.stringify(source)} on this canvas`);
+      // A source that is no node here, or the target itself, is the loader's to refuse (dangling link, cycle).
       const pin = pinKeys(scope, target, handle);
       if (typeof pin === 'string') return refuse(pin);
       let next: Json;

@@ -111,10 +111,16 @@ describe('edits', () => {
     const notLinkable = refused(connect(cached, [], 'saveCachedPose', 'blendTwo', 'B'));
     expect(problems({ ...cached, nodes: { ...(cached.nodes as JsonObject), blendTwo: { type: 'BlendTwo', inputs: { B: 'saveCachedPose' } } } })
       .filter((p) => p.code === 'not-linkable').map((p) => [p.message, p.path])).toEqual([[notLinkable.reason, notLinkable.path]]);
-    // Unknown pins and nodes are refused before the loader runs.
-    expect(refused(connect(asset, [], 'nope', 'locomotion', 'poses:+')).reason).toBe('no node "nope" on this canvas');
+    // A source that is no node, or the target itself: the loader's words too.
+    expect(refused(connect(asset, [], 'nope', 'locomotion', 'poses:+'))).toEqual({
+      ok: false, reason: "links to 'nope', which is not a node of this graph", path: '$.nodes.locomotion.inputs.poses[3]',
+    });
+    const loose = applied(disconnect(read('sample-inertial.json'), [], `link:${OUTPUT_ID}:pose`));
+    const self = refused(connect(loose, [], 'gait', 'gait', 'A'));
+    expect([self.reason, self.path]).toEqual(['links form a cycle: gait -> gait', '$.nodes.gait.inputs']);
+    // A pin or target that does not exist is refused before the loader runs: there is nowhere to write the link.
     expect(refused(connect(asset, [], 'walk', OUTPUT_ID, 'x')).reason).toBe('the output has no pin "x"');
-    expect(refused(connect(asset, [], 'walk', 'walk', 'x')).reason).toBe('"walk" cannot feed itself');
+    expect(refused(connect(asset, [], 'walk', 'nope', 'A')).reason).toBe('no node "nope" on this canvas');
   });
 
   it('connect refuses a link from a node of a space the pin does not accept', () => {
