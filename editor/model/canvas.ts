@@ -4,7 +4,7 @@ import { jsonPath } from '../../runtime/core/names.ts';
 import { DEFAULT_TRANSITION_DURATION } from '../../runtime/jobs/state-machine-table.ts';
 import { isObject, type Key } from './json.ts';
 import {
-  CATEGORY_COLORS, CONDUIT_COLOR, knownTypes, resolveCanvas, STATE_COLOR, STATE_MACHINE, typeOf, UNKNOWN_COLOR,
+  cacheRole, CATEGORY_COLORS, CONDUIT_COLOR, knownTypes, resolveCanvas, STATE_COLOR, STATE_MACHINE, typeOf, UNKNOWN_COLOR,
   type GraphScope, type KnownTypes, type MachineScope,
 } from './scope.ts';
 import {
@@ -106,13 +106,14 @@ function graphCanvas(scope: GraphScope, known: KnownTypes): { nodes: EditorNode[
     if (category) drawn.category = category;
     if (meta?.summary) drawn.summary = meta.summary;
     if (node.type === STATE_MACHINE) drawn.opens = [...scope.path, id];
-    if (node.type === 'SaveCachedPose') drawn.cachedPose = { name: id, role: 'save' };
-    if (node.type === 'UseCachedPose') {
-      const cache = isObject(node.properties) ? node.properties.cache : undefined;
+    const cached = cacheRole(known, node.type);
+    if (cached?.role === 'save') drawn.cachedPose = { name: id, role: 'save' };
+    if (cached?.role === 'use') {
+      const cache = isObject(node.properties) ? node.properties[cached.property] : undefined;
       drawn.cachedPose = { name: typeof cache === 'string' ? cache : '', role: 'use' };
       // The pair is drawn when the cache is on this canvas (a state may use one of a graph around it).
       if (typeof cache === 'string' && ids.has(cache)) {
-        edges.push({ id: `cache:${id}`, kind: 'cached-pose', source: cache, target: id, jsonPath: at('nodes', id, 'properties', 'cache'), label: cache });
+        edges.push({ id: `cache:${id}`, kind: 'cached-pose', source: cache, target: id, jsonPath: at('nodes', id, 'properties', cached.property), label: cache });
       }
     }
     nodes.push(drawn);
@@ -192,9 +193,18 @@ function place(nodes: EditorNode[], edges: readonly EditorEdge[], saved: Readonl
     entry.x = Math.min(...nodes.filter((n) => n !== entry).map((n) => n.x)) - entry.width - 60;
     if (state) entry.y = Math.round(state.y + (state.height - entry.height) / 2);
   }
+  // The laid-out nodes move by the mean offset of the saved ones from their laid-out places, so a
+  // new node lands near its neighbours rather than in the layout's own frame.
+  const savedHere = nodes.filter((n) => saved.has(n.id));
+  const dx = savedHere.length ? Math.round(savedHere.reduce((sum, n) => sum + saved.get(n.id)!.x - n.x, 0) / savedHere.length) : 0;
+  const dy = savedHere.length ? Math.round(savedHere.reduce((sum, n) => sum + saved.get(n.id)!.y - n.y, 0) / savedHere.length) : 0;
   for (const n of nodes) {
     const p = saved.get(n.id);
     if (p) Object.assign(n, p);
+    else {
+      n.x += dx;
+      n.y += dy;
+    }
   }
 }
 

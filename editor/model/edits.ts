@@ -3,7 +3,7 @@ import { checkGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
 import { nodeIdSchema, propertyRequired } from '../../graphs/schema.ts';
 import { canvas } from './canvas.ts';
 import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, type Key } from './json.ts';
-import { graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
+import { cacheRole, graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
 import {
   ANY_STATE_ID, canvasKey, EDITOR_KEY, ENTRY_ID, OUTPUT_ID,
   type CanvasPath, type EditResult, type Json, type JsonObject, type Types,
@@ -183,6 +183,9 @@ function pinKeys(scope: GraphScope, target: string, handle: string): { keys: Key
   const m = /^(.*):(\d+|\+)$/.exec(handle);
   if (!m) return { keys: ['nodes', target, 'inputs', handle], append: false };
   if (m[2] === '+') return { keys: ['nodes', target, 'inputs', m[1]], append: true };
+  // An entry pin exists for each entry of the list; the one after the last is the `+` pin.
+  const list = getIn(scope.nodes, [target, 'inputs', m[1]]);
+  if (!Array.isArray(list) || Number(m[2]) >= list.length) return `${JSON.stringify(target)} has no pin ${JSON.stringify(handle)}`;
   return { keys: ['nodes', target, 'inputs', m[1], Number(m[2])], append: false };
 }
 
@@ -258,8 +261,7 @@ export function connect(asset: JsonObject, path: CanvasPath, source: string, tar
       if (source === ENTRY_ID) candidate = ok(setIn(asset, [...scope.keys, 'properties', 'entry'], target));
       else candidate = addTransition(asset, path, source, target);
     } else {
-      if (source === target) return refuse(`${JSON.stringify(source)} cannot feed itself`);
-      if (!Object.hasOwn(scope.nodes, source)) return refuse(`no node ${JSON.stringify(source)} on this canvas`);
+      // A source that is no node here, or the target itself, is the loader's to refuse (dangling link, cycle).
       const pin = pinKeys(scope, target, handle);
       if (typeof pin === 'string') return refuse(pin);
       let next: Json;
@@ -279,7 +281,7 @@ export function connect(asset: JsonObject, path: CanvasPath, source: string, tar
 /**
  * Removes an edge (EditorEdge.id): a link (a list entry leaves its list, with its entry of per-input
  * lists such as blendTimes; the output becomes ''), a
- * transition, the entry (''), or a cached pose's use (its `cache` property is removed).
+ * transition, the entry (''), or a cached pose's use (the property naming the cache is removed).
  */
 export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string, types?: Types): EditResult {
   return attempt(() => {
@@ -291,7 +293,11 @@ export function disconnect(asset: JsonObject, path: CanvasPath, edgeId: string, 
       return refuse(`no edge ${JSON.stringify(edgeId)} on this canvas`);
     }
     const cache = /^cache:(.+)$/.exec(edgeId);
-    if (cache) return setProperty(asset, path, cache[1], 'cache', undefined);
+    if (cache) {
+      const role = cacheRole(knownTypes(types), getIn(scope.nodes, [cache[1], 'type']));
+      if (role?.role !== 'use') return refuse(`no edge ${JSON.stringify(edgeId)} on this canvas`);
+      return setProperty(asset, path, cache[1], role.property, undefined);
+    }
     const link = /^link:([^:]+):(.+)$/.exec(edgeId);
     if (!link) return refuse(`no edge ${JSON.stringify(edgeId)} on this canvas`);
     const pin = pinKeys(scope, link[1], link[2]);

@@ -6,7 +6,7 @@ import type { PropertySpec } from '../../runtime/node/node.ts';
 import { jsonPath as pathText } from '../../runtime/core/names.ts';
 import { nodesOfType } from './edits.ts';
 import { getIn, isObject, parseJsonPath, type Key } from './json.ts';
-import { graphCanvas, knownTypes, STATE_MACHINE, type GraphScope } from './scope.ts';
+import { cacheRole, graphCanvas, knownTypes, STATE_MACHINE, type GraphScope } from './scope.ts';
 import {
   ENTRY_ID, OUTPUT_ID,
   type AssetChoices, type CanvasPath, type Json, type JsonObject, type PaletteGroup, type ProblemTarget, type PropertyField, type Types,
@@ -109,13 +109,14 @@ export function palette(types?: Types): PaletteGroup[] {
 }
 
 /** The names the asset declares, for the panel's pickers (bones come from the loaded skeleton, in the page). */
-export function assetChoices(asset: JsonObject): AssetChoices {
+export function assetChoices(asset: JsonObject, types?: Types): AssetChoices {
+  const known = knownTypes(types);
   const parameters = isObject(asset.parameters) ? asset.parameters : {};
   const cachedPoses: string[] = [];
   const visit = (scope: GraphScope) => {
     for (const [id, node] of Object.entries(scope.nodes)) {
       if (!isObject(node)) continue;
-      if (node.type === 'SaveCachedPose' && !cachedPoses.includes(id)) cachedPoses.push(id);
+      if (cacheRole(known, node.type)?.role === 'save' && !cachedPoses.includes(id)) cachedPoses.push(id);
       if (node.type === STATE_MACHINE && isObject(node.properties) && isObject(node.properties.states)) {
         for (const [name, state] of Object.entries(node.properties.states)) {
           if (isObject(state) && state.conduit !== true) visit(graphCanvas(asset, [...scope.path, id, name]));

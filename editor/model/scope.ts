@@ -95,6 +95,20 @@ export function typeOf(known: KnownTypes, type: unknown): { spec?: NodeType; met
   return { spec: known.registry.get(type), meta: editorMetaFor(type, known.metas) };
 }
 
+/**
+ * A cached pose's role, from the type rather than its name: a type nothing may link to (a
+ * SaveCachedPose, `referencedOnly`) saves; a type with a `node` property naming one uses it.
+ */
+export function cacheRole(known: KnownTypes, type: unknown): { role: 'save' } | { role: 'use'; property: string } | undefined {
+  const spec = typeof type === 'string' ? known.registry.get(type) : undefined;
+  if (!spec) return undefined;
+  if (spec.referencedOnly) return { role: 'save' };
+  for (const [name, p] of Object.entries(spec.properties)) {
+    if (p.kind === 'node' && known.registry.get(p.nodeType)?.referencedOnly) return { role: 'use', property: name };
+  }
+  return undefined;
+}
+
 /** Category colours (a type without meta is 'Custom'). */
 export const CATEGORY_COLORS: Readonly<Record<string, string>> = {
   'Pose sources': '#3f9b5a',

@@ -87,7 +87,7 @@ export interface EditorNode {
   jsonPath: string;
   /** The canvas this node opens: a StateMachine node's machine, or a state's sub-graph. */
   opens?: CanvasPath;
-  /** SaveCachedPose ('save', named by its id) and UseCachedPose ('use', naming its `cache`) nodes. */
+  /** Cached poses: a SaveCachedPose ('save', named by its id), a UseCachedPose ('use', with the name its `cache` gives). */
   cachedPose?: { name: string; role: 'save' | 'use' };
 }
 
@@ -144,6 +144,7 @@ export interface PropertyField {
    * The control: number (float), int, bool, enum (`options`; also a `node` property, its options the
    * nodes of the named type it may name), clip, bone, blend-profile, string (a file), vec3 (also a
    * direction), list (a list of objects), json (anything else: float lists, clip lists, objects).
+   * 'parameter' is not produced: a bindable field takes `{ "param": name }` (see `bindable`).
    */
   kind: 'number' | 'int' | 'bool' | 'enum' | 'clip' | 'bone' | 'parameter' | 'blend-profile' | 'string' | 'vec3' | 'list' | 'json';
   min?: number;
@@ -165,7 +166,7 @@ export interface AssetChoices {
   clips: string[];
   parameters: { name: string; type: string }[];
   blendProfiles: string[];
-  /** Ids of the SaveCachedPose nodes, at the top level and in states. */
+  /** Ids of the nodes that save a cached pose (SaveCachedPose), at the top level and in states. */
   cachedPoses: string[];
 }
 

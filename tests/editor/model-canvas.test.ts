@@ -94,6 +94,16 @@ describe('canvas: the graph drawn', () => {
     for (const n of c.nodes) if (n !== output) expect(n.x).toBeLessThan(output.x);
   });
 
+  it('moves laid-out nodes by the saved ones\' mean offset, so they land beside them', () => {
+    const asset: JsonObject = {
+      format: 'animgraph/1', nodes: { a: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'a',
+    };
+    const auto = canvas(asset, []).nodes.map((n) => [n.id, n.x, n.y]);
+    expect(auto).toEqual([['a', 20, 20], [OUTPUT_ID, 300, 20]]);
+    const saved = canvas({ ...asset, editor: { positions: { '': { a: [1000, 500] } } } }, []).nodes.map((n) => [n.id, n.x, n.y]);
+    expect(saved).toEqual([['a', 1000, 500], [OUTPUT_ID, 1280, 500]]);
+  });
+
   it('draws list inputs as one pin per entry and one to add, and pose pins from the meta', () => {
     const asset: JsonObject = {
       format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
@@ -148,6 +158,8 @@ describe('canvas: the graph drawn', () => {
   it('uses saved positions where the asset has them, and lays out only the others', () => {
     const asset = read('sample-locomotion.json');
     const auto = canvas(asset, []);
+    // The nodes' own editor.position blocks count as saved.
+    expect(auto.nodes.slice(0, 5).map((n) => [n.id, n.x, n.y])).toEqual([['idle', 0, 0], ['walk', 0, 120], ['run', 0, 240], ['locomotion', 300, 120], ['headFollowsHand', 600, 120]]);
     const first = auto.nodes[0];
     const saved = { ...asset, editor: { positions: { '': { [first.id]: [-500, 77], [OUTPUT_ID]: [1000, 5] } } } };
     const c = canvas(saved, []);
@@ -176,6 +188,28 @@ describe('canvas: the graph drawn', () => {
     const documented = canvas(asset, [], { registry, metas });
     expect(documented.nodes[1].title).toBe('Fancy Blend');
     expect(documented.nodes[1].inputs[0].title).toBe('Source');
+  });
+
+  it('draws malformed assets as far as they go, without throwing (a graph with problems still edits)', () => {
+    const broken: any = {
+      nodes: {
+        a: 5, b: null, c: [], d: { type: 7 }, e: { type: 'BlendTwo', inputs: 5 }, f: { type: 'BlendList', inputs: { poses: 'a' } }, g: { type: 'BlendTwo', properties: [] },
+        sm: { type: 'StateMachine', properties: { entry: 5, states: { s: 5, t: { nodes: 5 }, u: { conduit: true } }, transitions: [5, { from: 5 }, { from: 't', to: 'zz' }, { from: 't', to: 'u', rule: { and: 5 } }] } },
+      },
+      output: 5,
+      editor: { positions: { '': { a: [1], b: [1, 2] } } },
+    };
+    const top = canvas(broken, []);
+    expect(top.nodes.map((n) => n.id)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'sm', OUTPUT_ID]);
+    expect(top.edges).toEqual([]);
+    expect(top.nodes.find((n) => n.id === 'b')).toMatchObject({ x: 1, y: 2 });
+    const machine = canvas(broken, ['sm']);
+    expect(machine.nodes.map((n) => [n.id, n.kind, n.opens])).toEqual([
+      [ENTRY_ID, 'entry', undefined], [ANY_STATE_ID, 'any-state', undefined], ['s', 'state', undefined], ['t', 'state', ['sm', 't']], ['u', 'conduit', undefined],
+    ]);
+    expect(machine.edges.map((e) => [e.id, e.label])).toEqual([['transition:3', '{"and":5} · 0.2 s']]);
+    expect(canvas(broken, ['sm', 't']).nodes.map((n) => n.id)).toEqual([OUTPUT_ID]);
+    expect(canvas({}, []).nodes.map((n) => n.id)).toEqual([OUTPUT_ID]);
   });
 
   it('refuses a path that names no canvas', () => {

@@ -111,10 +111,16 @@ describe('edits', () => {
     const notLinkable = refused(connect(cached, [], 'saveCachedPose', 'blendTwo', 'B'));
     expect(problems({ ...cached, nodes: { ...(cached.nodes as JsonObject), blendTwo: { type: 'BlendTwo', inputs: { B: 'saveCachedPose' } } } })
       .filter((p) => p.code === 'not-linkable').map((p) => [p.message, p.path])).toEqual([[notLinkable.reason, notLinkable.path]]);
-    // Unknown pins and nodes are refused before the loader runs.
-    expect(refused(connect(asset, [], 'nope', 'locomotion', 'poses:+')).reason).toBe('no node "nope" on this canvas');
+    // A source that is no node, or the target itself: the loader's words too.
+    expect(refused(connect(asset, [], 'nope', 'locomotion', 'poses:+'))).toEqual({
+      ok: false, reason: "links to 'nope', which is not a node of this graph", path: '$.nodes.locomotion.inputs.poses[3]',
+    });
+    const loose = applied(disconnect(read('sample-inertial.json'), [], `link:${OUTPUT_ID}:pose`));
+    const self = refused(connect(loose, [], 'gait', 'gait', 'A'));
+    expect([self.reason, self.path]).toEqual(['links form a cycle: gait -> gait', '$.nodes.gait.inputs']);
+    // A pin or target that does not exist is refused before the loader runs: there is nowhere to write the link.
     expect(refused(connect(asset, [], 'walk', OUTPUT_ID, 'x')).reason).toBe('the output has no pin "x"');
-    expect(refused(connect(asset, [], 'walk', 'walk', 'x')).reason).toBe('"walk" cannot feed itself');
+    expect(refused(connect(asset, [], 'walk', 'nope', 'A')).reason).toBe('no node "nope" on this canvas');
   });
 
   it('connect refuses a link from a node of a space the pin does not accept', () => {
@@ -157,7 +163,8 @@ describe('edits', () => {
     expect(list(a)).toEqual(['run', 'idle']);
     a = applied(disconnect(a, [], `link:${OUTPUT_ID}:pose`));
     expect(a.output).toBe('');
-    expect(refused(disconnect(a, [], 'link:locomotion:poses:7')).reason).toBe('no edge "link:locomotion:poses:7" on this canvas');
+    expect(refused(disconnect(a, [], 'link:locomotion:poses:7')).reason).toBe('"locomotion" has no pin "poses:7"');
+    expect(refused(connect(a, [], 'walk', 'locomotion', 'poses:2')).reason).toBe('"locomotion" has no pin "poses:2"');
   });
 
   it('removeNodes drops the links to them and their saved positions; a machine takes its canvases\' positions along', () => {
@@ -266,6 +273,10 @@ describe('edits', () => {
     expect((asset.nodes as any).useCachedPose.properties.cache).toBe('saveCachedPose');
     const pasted = applied(pasteNodes(asset, [], copyNodes(asset, [], ['saveCachedPose', 'useCachedPose']), { x: 0, y: 300 }));
     expect((pasted.nodes as any).useCachedPose2.properties.cache).toBe('saveCachedPose2');
+    expect(canvas(pasted, []).edges.filter((e) => e.kind === 'cached-pose').map((e) => e.id)).toEqual(['cache:useCachedPose', 'cache:useCachedPose2']);
+    const cut = applied(disconnect(pasted, [], 'cache:useCachedPose2'));
+    expect((cut.nodes as any).useCachedPose2).toEqual({ type: 'UseCachedPose' });
+    expect(refused(disconnect(pasted, [], 'cache:walk')).reason).toBe('no edge "cache:walk" on this canvas');
   });
 
   for (const file of examples) {
