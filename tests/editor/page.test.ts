@@ -236,6 +236,42 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     }
   });
 
+  it('copies and pastes nodes, adds a transition by dragging from state to state, and undoes both', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
+    const graph = join(dir, 'machine.json');
+    writeFileSync(graph, readFileSync(join(EXAMPLES, 'sample-state-machine.json')));
+    const { page, errors, close } = await open(graph);
+    try {
+      const asset = JSON.parse(readFileSync(graph, 'utf8'));
+      await page.locator('.react-flow__node[data-id="locomotion"] button.open').click();
+      await waitFor(page, 's.canvas.length === 1');
+      const transitions = asset.nodes.locomotion.properties.transitions.length;
+      await drag(page, 'jump', 'run', 'in');
+      await waitFor(page, 's.edges === arg', transitions + 2);
+      expect(await page.locator(`.edge-label[data-edge-id="transition:${transitions}"]`).textContent()).toMatch(/ · 0\.2 s$/);
+      // Into the walk state's graph: its player copied and pasted, under a new id, its properties kept.
+      await page.locator('.react-flow__node[data-id="walk"] button.open').click();
+      await waitFor(page, 's.canvas.length === 2 && s.nodes === 2');
+      await page.locator('.react-flow__node[data-id="clip"] .head').click();
+      await page.keyboard.press('Control+c');
+      await page.keyboard.press('Control+v');
+      await waitFor(page, 's.nodes === 3');
+      const ids = await page.evaluate(() => [...document.querySelectorAll('.react-flow__node')].map((n) => n.getAttribute('data-id')));
+      const pasted = ids.find((i) => i !== 'clip' && i !== '@output')!;
+      expect(pasted).toMatch(/^clip\d*$/);
+      expect(await page.locator(`.react-flow__node[data-id="${pasted}"] .head .title`).textContent()).toBe('Sequence Player');
+      await page.locator('#undo').click();
+      await waitFor(page, 's.nodes === 2');
+      await page.locator('#undo').click();
+      await page.locator('button.crumb[data-canvas="locomotion"]').click();
+      await waitFor(page, 's.canvas.length === 1 && s.edges === arg', transitions + 1);
+      expect((await editorState(page)).dirty).toBe(false);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('plays: the wires of a crossfade thin out and thicken frame by frame as their weights change', async () => {
     const { page, errors, close } = await open(join(EXAMPLES, 'sample-locomotion.json'));
     try {
