@@ -28,6 +28,7 @@ Usage:
   animgraph view GRAPH [--port N]
   animgraph examples [DIR] [--force]
   animgraph retarget GRAPH CLIP --out FILE.gltf
+  animgraph edit GRAPH [--port N] [--nodes MODULE]
   animgraph help [COMMAND]        (or COMMAND --help)
 
 run       evaluates GRAPH at a fixed step (default 30 frames at 30 fps). --set changes a
@@ -60,6 +61,12 @@ retarget  writes clip CLIP of GRAPH, retargeted and mirrored as the asset says, 
           file of GRAPH's skeleton (its bones as nodes, the clip as an animation), and lists
           the bone map and the hip-height scale.
 
+edit      serves the graph editor on http://127.0.0.1:N/ (default port 7861): GRAPH drawn as
+          nodes and wires, edited (checked by the loader as you edit), played with blend
+          weights on the wires, and saved back to GRAPH (to no other file). --nodes MODULE
+          adds the custom node types MODULE exports (nodeTypes, and editorMeta). Runs until
+          Ctrl-C; a port in use or a MODULE that cannot be used exits 2.
+
 --frames is a whole number from 1 to 10,000,000 (--seconds likewise in frames), --fps a
 number from 0.001 to 10,000.
 Exit codes: 0 success; 1 the graph did not load; 2 bad usage; 3 an output file could not be
@@ -89,6 +96,7 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
       case 'view': return await (await import('./view.ts')).viewCommand(rest, io);
       case 'examples': return (await import('./examples.ts')).examplesCommand(rest, io);
       case 'retarget': return await (await import('./retarget.ts')).retargetCommand(rest, io);
+      case 'edit': return await (await import('./edit.ts')).editCommand(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.out(USAGE);
         return command === undefined ? 2 : 0;

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { repeatedOption } from './common.ts';
 import type { Io } from './io.ts';
 import { parseDecimal } from '../runtime/node/parameters.ts';
+import { untilStopped } from './local-server.ts';
 import { PortInUseError, startViewServer } from './view-server.ts';
 
 export const DEFAULT_VIEW_PORT = 7860;
@@ -57,20 +58,7 @@ export async function viewCommand(args: readonly string[], io: Io, stop?: AbortS
     throw e;
   }
   io.out(`animgraph view: ${graph} at ${server.url} (Ctrl-C to stop)\n`);
-  await new Promise<void>((resolveStop) => {
-    if (stop) {
-      if (stop.aborted) return resolveStop();
-      stop.addEventListener('abort', () => resolveStop(), { once: true });
-      return;
-    }
-    const onSignal = () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolveStop();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  await untilStopped(stop);
   await server.close();
   return 0;
 }

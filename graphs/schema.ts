@@ -153,6 +153,8 @@ export const graphEnvelopeSchema = z.object({
   // Ids are checked by the loader, which names the offending id better than a record-key issue.
   nodes: z.record(z.string(), z.unknown()),
   output: nodeIdSchema,
+  editor: z.record(z.string(), z.unknown()).optional()
+    .describe('Editor-only data, such as the node positions `animgraph edit` saves: any object, ignored by the loader and the runtime.'),
 }).strict();
 
 export type GraphEnvelope = z.infer<typeof graphEnvelopeSchema>;

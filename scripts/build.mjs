@@ -8,7 +8,8 @@
 //    other tools reading the declarations (older compilers, API extractors, editors) look for a
 //    file that is not in the package. `.ts` and `.js` are as long, so the source maps stay exact.
 //  - bundles the `animgraph view` page (viewer/, three.js and the core) into dist/viewer/ with
-//    esbuild, so the installed command serves it without esbuild and without a CDN.
+//    esbuild, so the installed command serves it without esbuild and without a CDN; and the
+//    `animgraph edit` page (editor/page/, React, React Flow, three.js and the core) into dist/editor/.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -43,4 +44,7 @@ for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true }))
 }
 const { bundleViewer } = await import('./bundle-viewer.mjs');
 const page = await bundleViewer({ outdir: join(dist, 'viewer') });
-console.log(`build: dist/ written (${declarations} declaration files; the viewer page, ${(page.get('viewer.js').length / 1024).toFixed(0)} KiB of script)`);
+const { bundleEditor } = await import('./bundle-editor.mjs');
+const editor = await bundleEditor({ outdir: join(dist, 'editor') });
+const editorScript = [...editor].filter(([name]) => name.endsWith('.js')).reduce((sum, [, body]) => sum + body.length, 0);
+console.log(`build: dist/ written (${declarations} declaration files; the viewer page, ${(page.get('viewer.js').length / 1024).toFixed(0)} KiB of script; the editor page, ${(editorScript / 1024).toFixed(0)} KiB)`);

@@ -65,7 +65,10 @@ const files = info.files.map((f) => f.path);
 const required = ['package.json', 'README.md', 'animgraph.schema.json', 'cli/animgraph.mjs', 'dist/index.js', 'dist/index.d.ts',
   'dist/index.js.map', 'dist/node.js', 'dist/node.d.ts', 'dist/cli/main.js', 'dist/host/crowd-worker.js',
   'dist/host/crowd-worker.mjs', 'dist/viewer/index.html', 'dist/viewer/viewer.js', 'dist/viewer/style.css',
-  'graphs/examples/sample-locomotion.json', 'docs/nodes.md', 'require.cjs'];
+  'dist/editor/index.html', 'dist/editor/editor.js', 'dist/editor/style.css', 'dist/editor/nodes.js', 'dist/editor/animgraph.js',
+  'graphs/examples/sample-locomotion.json', 'docs/nodes.md',
+  // The README's images, so that its links work where the package is installed.
+  'docs/viewer.png', 'docs/editor-locomotion.png', 'docs/editor-state-machine.png', 'require.cjs'];
 const missing = required.filter((f) => !files.includes(f));
 check(`tarball holds the entries, bin, schema and example (${files.length} files, ${(info.size / 1024).toFixed(0)} KiB)`, missing.length === 0, `missing: ${missing.join(', ')}`);
 const stray = files.filter((f) => /^(tests|bench|\.ci|scripts|node_modules)\//.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) || /^graphs\/examples\/cmu-/.test(f));
@@ -137,26 +140,29 @@ const validate = run('npx', ['--no-install', 'animgraph', 'validate', example], 
 check('(b) npx animgraph validate', validate.ok && /valid \(22 bones/.test(validate.out), validate.text);
 const frames = run('npx', ['--no-install', 'animgraph', 'run', example, '--frames', '5', '--debug', 'text'], consumer);
 check('(b) npx animgraph run --frames 5', frames.ok && frames.out.includes('frame 4 time 0.133') && !frames.out.includes('frame 5'), frames.text);
-// The viewer's page comes prebuilt in dist/viewer/: the installed command serves it without esbuild.
-writeFileSync(join(consumer, 'view.mjs'), `
+// The viewer's and the editor's pages come prebuilt in dist/: the installed command serves them without esbuild.
+writeFileSync(join(consumer, 'serve.mjs'), `
 import { spawn } from 'node:child_process';
-const child = spawn(process.execPath, ['node_modules/animgraph/cli/animgraph.mjs', 'view', '${example}', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const [command, scriptName] = process.argv.slice(2);
+const child = spawn(process.execPath, ['node_modules/animgraph/cli/animgraph.mjs', command, '${example}', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
 child.stdout.on('data', (d) => { out += d; });
 const deadline = Date.now() + 20000;
 while (!/http:[^ ]+\\//.test(out) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
 const url = out.match(/http:[^ ]+\\//)?.[0];
 const page = url ? await fetch(url) : null;
-const script = url ? await fetch(url + 'viewer.js') : null;
+const script = url ? await fetch(url + scriptName) : null;
 const size = script ? (await script.arrayBuffer()).byteLength : 0;
 child.kill('SIGINT');
 const code = await new Promise((r) => child.on('exit', r));
 console.log(JSON.stringify({ url, page: page?.status, script: script?.status, size, code }));
 `);
-const view = run(process.execPath, ['view.mjs'], consumer);
-let viewed = {};
-try { viewed = JSON.parse(view.out.trim().split('\n').pop()); } catch { /* shown below */ }
-check('(b) animgraph view serves the prebuilt page and stops on SIGINT', viewed.page === 200 && viewed.script === 200 && viewed.size > 100000 && viewed.code === 0, view.text);
+for (const [command, scriptName] of [['view', 'viewer.js'], ['edit', 'editor.js']]) {
+  const served = run(process.execPath, ['serve.mjs', command, scriptName], consumer);
+  let answers = {};
+  try { answers = JSON.parse(served.out.trim().split('\n').pop()); } catch { /* shown below */ }
+  check(`(b) animgraph ${command} serves the prebuilt page and stops on SIGINT`, answers.page === 200 && answers.script === 200 && answers.size > 100000 && answers.code === 0, served.text);
+}
 
 // --- (c) a strict TypeScript consumer -----------------------------------------------------------------
 const hasThree = files.includes('dist/three/index.d.ts');

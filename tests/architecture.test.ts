@@ -20,13 +20,14 @@ const LAYERS: Record<string, readonly string[]> = {
   nodes: ['runtime/core', 'runtime/node', 'runtime/jobs'],
   graphs: ['runtime/core', 'runtime/import', 'runtime/node', 'runtime/jobs', 'runtime/graph', 'nodes'],
   'editor-meta': ['runtime/core', 'runtime/kernel', 'runtime/import', 'runtime/node', 'runtime/jobs', 'runtime/graph', 'nodes', 'graphs'],
+  'editor/model': ['runtime/core', 'runtime/kernel', 'runtime/import', 'runtime/node', 'runtime/jobs', 'runtime/graph', 'nodes', 'graphs', 'editor-meta'],
   three: ['runtime/core', 'runtime/graph'],
 };
 
-/** The layer of a project file: its runtime folder, or its top-level folder. */
+/** The layer of a project file: its runtime or editor folder, or its top-level folder. */
 function layerOf(file: string): string {
   const parts = file.split('/');
-  return parts[0] === 'runtime' ? `${parts[0]}/${parts[1]}` : parts[0];
+  return parts[0] === 'runtime' || (parts[0] === 'editor' && parts.length > 2) ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
 describe('architecture', () => {
@@ -63,9 +64,17 @@ describe('architecture', () => {
   it('keeps the runtime and the nodes free of node:* modules, so that they run in a browser', () => {
     // importGraph keeps relative imports only, so this reads the specifiers again.
     const nodeBuiltins = [...graph.keys()]
-      .filter((f) => /^(runtime|nodes|graphs\/loader|editor-meta)\//.test(f) || f === 'index.ts')
+      .filter((f) => /^(runtime|nodes|graphs\/loader|editor-meta|editor\/model)\//.test(f) || f === 'index.ts')
       .flatMap((f) => nodeImportsOf(f).map((s) => `${f} imports ${s}`));
     expect(nodeBuiltins).toEqual([]);
+  });
+
+  it('lets only cli/, editor/page/ and the tests import editor/, so the runtime entries never pull in the editor', () => {
+    expect([...graph.keys()]).toContain('editor/model/index.ts');
+    const wrong = [...graph].flatMap(([file, targets]) => /^(cli|editor|tests)\//.test(file) && !file.startsWith('editor/model/')
+      ? []
+      : targets.filter((t) => t.startsWith('editor/') && layerOf(t) !== layerOf(file)).map((t) => `${file} imports ${t}`));
+    expect(wrong).toEqual([]);
   });
 });
 

@@ -5,17 +5,17 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
-import { createScanner, SyntaxKind } from 'typescript/unstable/ast';
+import { createScanner, LanguageVariant, SyntaxKind } from 'typescript/unstable/ast';
 
 /** Source folders whose files make up the graph (tests and benches import them but are not layered). */
-export const SOURCE_ROOTS = ['runtime', 'nodes', 'graphs', 'editor-meta', 'host', 'cli', 'viewer', 'three', 'index.ts', 'node.ts', 'custom-nodes.ts'];
+export const SOURCE_ROOTS = ['runtime', 'nodes', 'graphs', 'editor-meta', 'editor', 'host', 'cli', 'viewer', 'three', 'index.ts', 'node.ts', 'custom-nodes.ts'];
 
 function sourceFiles(root: string, entry: string): string[] {
   const full = join(root, entry);
   if (entry.endsWith('.ts')) return [entry];
   const out: string[] = [];
   for (const item of readdirSync(full, { recursive: true, withFileTypes: true })) {
-    if (!item.isFile() || !/\.(ts|mts)$/.test(item.name) || item.name.endsWith('.d.ts')) continue;
+    if (!item.isFile() || !/\.(ts|tsx|mts)$/.test(item.name) || item.name.endsWith('.d.ts')) continue;
     out.push(relative(root, join(item.parentPath, item.name)).split('\\').join('/'));
   }
   return out;
@@ -36,8 +36,10 @@ const EXPRESSION_ENDS = new Set([
  * expressions whole, so only a string at an import site counts: after `from`, after `import`, or
  * as the argument of `import(` or `require(`.
  */
-export function importSpecifiers(source: string): string[] {
-  const scanner = createScanner(true, undefined, source);
+export function importSpecifiers(source: string, jsx = false): string[] {
+  // In a .tsx file an apostrophe in JSX text reads as a string to the end of its line (the
+  // scanner alone cannot tell JSX text from code), which an import never shares.
+  const scanner = createScanner(true, jsx ? LanguageVariant.JSX : LanguageVariant.Standard, source);
   const found: string[] = [];
   const templates: number[] = []; // brace depth at each open `${`
   let depth = 0;
@@ -67,7 +69,7 @@ export function importGraph(root: string): Map<string, string[]> {
   for (const entry of SOURCE_ROOTS) {
     for (const file of sourceFiles(root, entry)) {
       const targets = new Set<string>();
-      for (const specifier of importSpecifiers(readFileSync(join(root, file), 'utf8'))) {
+      for (const specifier of importSpecifiers(readFileSync(join(root, file), 'utf8'), file.endsWith('.tsx'))) {
         if (specifier.startsWith('.')) targets.add(normalize(join(dirname(file), specifier)).split('\\').join('/'));
       }
       graph.set(file, [...targets]);

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
+import { builtInNodeTypeNames, builtInNodeTypes } from '../../nodes/index.ts';
+import type { NodeType } from '../../runtime/node/node.ts';
+import {
+  assetChoices, canvas, ENTRY_ID, locateProblem, OUTPUT_ID, palette, propertyFields, type JsonObject, type ProblemTarget,
+} from '../../editor/model/index.ts';
+
+const examplesDir = new URL('../../graphs/examples/', import.meta.url).pathname;
+const read = (file: string): any => JSON.parse(readFileSync(examplesDir + file, 'utf8'));
+
+/** The loader's problems with an asset, each with where the editor puts it. */
+function located(asset: JsonObject): [string, string, ProblemTarget][] {
+  const result = checkGraphAsset(asset);
+  if (result.ok) throw new Error('expected problems');
+  return result.problems.map((p) => [p.code, p.path, locateProblem(asset, p.path)]);
+}
+
+/** The target exists where it says: the canvas, its node, the node's pin or property. */
+function expectDrawn(asset: JsonObject, target: ProblemTarget): void {
+  const c = canvas(asset, target.canvas);
+  if (target.nodeId === undefined) return;
+  const node = c.nodes.find((n) => n.id === target.nodeId);
+  expect(node, `${target.nodeId} on ${JSON.stringify(target.canvas)}`).toBeDefined();
+  if (target.handle !== undefined) expect(node!.inputs.map((p) => p.handle)).toContain(target.handle);
+  if (target.property !== undefined) expect(propertyFields(asset, target.canvas, target.nodeId).map((f) => f.name)).toContain(target.property);
+}
+
+describe('locateProblem: the loader\'s problems on the canvas', () => {
+  it('an unknown clip on a player inside a state lands on that state\'s canvas, node and property', () => {
+    const asset = read('sample-state-machine.json');
+    asset.nodes.locomotion.properties.states.jump.nodes.clip.properties.clip = 'leap';
+    const problems = located(asset);
+    expect(problems).toEqual([[
+      'unknown-clip', '$.nodes.locomotion.properties.states.jump.nodes.clip.properties.clip',
+      { canvas: ['locomotion', 'jump'], nodeId: 'clip', property: 'clip' },
+    ]]);
+    expectDrawn(asset, problems[0][2]);
+  });
+
+  it('missing and dangling links land on their pins, a bad output on the output node', () => {
+    const asset = read('sample-locomotion.json');
+    asset.nodes.locomotion.inputs.poses[1] = 'nowhere';
+    delete asset.nodes.headFollowsHand.inputs;
+    asset.output = 'gone';
+    const problems = located(asset);
+    const targets = Object.fromEntries(problems.map(([code, path, t]) => [`${code} ${path}`, t]));
+    expect(targets).toEqual({
+      'dangling-link $.nodes.locomotion.inputs.poses[1]': { canvas: [], nodeId: 'locomotion', handle: 'poses:1' },
+      'missing-link $.nodes.headFollowsHand.inputs.pose': { canvas: [], nodeId: 'headFollowsHand', handle: 'pose' },
+      'dangling-link $.output': { canvas: [], nodeId: OUTPUT_ID, handle: 'pose' },
+    });
+    for (const [, , t] of problems) expectDrawn(asset, t);
+  });
+
+  it('a machine\'s entry, transitions and states land on its canvas; clips and parameters on the top one', () => {
+    const asset = read('sample-state-machine.json');
+    asset.nodes.locomotion.properties.entry = 'sleep';
+    asset.nodes.locomotion.properties.transitions[2].to = 'sprint';
+    asset.clips.walk.frames = [5, 2];
+    const problems = located(asset);
+    const byCode = (code: string) => problems.filter(([c]) => c === code).map(([, path, t]) => [path, t]);
+    expect(byCode('unknown-state')).toEqual([
+      ['$.nodes.locomotion.properties.entry', { canvas: ['locomotion'], nodeId: ENTRY_ID }],
+      ['$.nodes.locomotion.properties.transitions[2].to', { canvas: ['locomotion'], transition: 2 }],
+    ]);
+    for (const [, , t] of problems) expectDrawn(asset, t);
+    expect(locateProblem(asset, '$.clips.walk.frames')).toEqual({ canvas: [] });
+    expect(locateProblem(asset, '$.nodes.locomotion.properties.states.land.conduit')).toEqual({ canvas: ['locomotion'], nodeId: 'land' });
+    expect(locateProblem(asset, '$.nodes.locomotion.properties.states.walk.output')).toEqual({ canvas: ['locomotion', 'walk'], nodeId: OUTPUT_ID, handle: 'pose' });
+    expect(locateProblem(asset, '$.nodes["odd id"].properties.x')).toEqual({ canvas: [], nodeId: 'odd id', property: 'x' });
+    expect(locateProblem(asset, 'not a path')).toEqual({ canvas: [] });
+  });
+});
+
+describe('propertyFields: the details panel from the runtime spec and editor-meta', () => {
+  it('BlendTwo and SequencePlayer: kinds, ranges, defaults, bindings and values as written', () => {
+    const asset = read('sample-state-machine.json');
+    asset.nodes.blend = { type: 'BlendTwo', properties: { alpha: { param: 'speed' } } };
+    expect(propertyFields(asset, [], 'blend')).toEqual([{
+      name: 'alpha', title: 'Alpha', description: expect.stringContaining('Weight of B'), kind: 'number', min: 0, max: 1, default: 0.5,
+      bindable: true, bindableFrom: ['float', 'int'], required: false, value: { param: 'speed' }, jsonPath: '$.nodes.blend.properties.alpha',
+    }]);
+    const player = propertyFields(asset, ['locomotion', 'jump'], 'clip');
+    expect(player.map((f) => [f.name, f.kind, f.required, f.value, f.default])).toEqual([
+      ['clip', 'clip', true, 'run', undefined], ['playRate', 'number', false, 2, 1], ['loop', 'bool', false, false, true],
+      ['startTime', 'number', false, undefined, 0], ['syncGroup', 'json', false, undefined, undefined],
+    ]);
+    expect(player[0].jsonPath).toBe('$.nodes.locomotion.properties.states.jump.nodes.clip.properties.clip');
+    expect(player[2].bindableFrom).toEqual(['bool']);
+  });
+
+  it('a cached pose use picks among the saves in reach; a machine\'s entry among its states', () => {
+    const asset = read('sample-state-machine.json');
+    asset.nodes.top = { type: 'SaveCachedPose', inputs: { pose: 'x' } };
+    asset.nodes.locomotion.properties.states.walk.nodes.inner = { type: 'SaveCachedPose' };
+    asset.nodes.locomotion.properties.states.walk.nodes.use = { type: 'UseCachedPose', properties: { cache: 'top' } };
+    const use = propertyFields(asset, ['locomotion', 'walk'], 'use');
+    expect(use.map((f) => [f.name, f.kind, f.options, f.value])).toEqual([['cache', 'enum', ['inner', 'top'], 'top']]);
+    const machine = propertyFields(asset, [], 'locomotion');
+    expect(machine.find((f) => f.name === 'entry')).toMatchObject({ kind: 'enum', options: ['idle', 'walk', 'run', 'jump', 'land'], value: 'idle' });
+    expect(assetChoices(asset)).toEqual({
+      clips: ['idle', 'walk', 'run'], parameters: [{ name: 'speed', type: 'float' }, { name: 'jump', type: 'bool' }],
+      blendProfiles: ['legsFirst'], cachedPoses: ['inner', 'top'],
+    });
+  });
+
+  it('a custom type without meta gets its property names as titles; an unknown type has no fields', () => {
+    const Custom: NodeType = { ...builtInNodeTypes.find((t) => t.type === 'BlendTwo')!, type: 'Custom' };
+    const registry = new NodeRegistry([...builtInNodeTypes, Custom]);
+    const asset = { format: 'animgraph/1', nodes: { c: { type: 'Custom' }, u: { type: 'Unknown' } }, output: 'c' };
+    expect(propertyFields(asset, [], 'c', registry).map((f) => [f.name, f.title, f.description, f.kind])).toEqual([['alpha', 'alpha', '', 'number']]);
+    expect(propertyFields(asset, [], 'u', registry)).toEqual([]);
+    expect(propertyFields(asset, [], 'nope')).toEqual([]);
+  });
+});
+
+describe('palette', () => {
+  it('lists every built-in type once, grouped by category in the node list\'s order', () => {
+    const groups = palette();
+    expect(groups.map((g) => g.category)).toEqual(['Pose sources', 'Blends', 'Skeletal controls', 'Cached poses']);
+    expect(groups.flatMap((g) => g.types.map((t) => t.type)).sort()).toEqual([...builtInNodeTypeNames].sort());
+    expect(groups[0].types[0]).toEqual({ type: 'SequencePlayer', title: 'Sequence Player', summary: expect.any(String) });
+    for (const g of groups) for (const t of g.types) expect(t.summary.length).toBeGreaterThan(0);
+  });
+
+  it('adds custom types: with their meta\'s category, or under Custom', () => {
+    const A: NodeType = { ...builtInNodeTypes[0], type: 'MyPlayer' };
+    const B: NodeType = { ...builtInNodeTypes[0], type: 'Mystery' };
+    const registry = new NodeRegistry([...builtInNodeTypes, A, B]);
+    const metas = [{ type: 'MyPlayer', title: 'My player', category: 'Pose sources' as const, summary: 'mine', description: '', pins: {}, properties: {} }];
+    const groups = palette({ registry, metas });
+    expect(groups.find((g) => g.category === 'Pose sources')!.types.map((t) => t.type)).toEqual(['SequencePlayer', 'SequenceEvaluator', 'BlendSpace1D', 'BlendSpace2D', 'PoseSearchBlend', 'MyPlayer']);
+    expect(groups.at(-1)).toEqual({ category: 'Custom', types: [{ type: 'Mystery', title: 'Mystery', summary: '' }] });
+  });
+});
