@@ -33,8 +33,10 @@ export class BlendSpace2D extends BlendSpaceNode {
     x: ScalarProperty, y: ScalarProperty, smoothingTimes: readonly number[],
     playRate: ScalarProperty, loop: ScalarProperty, syncGroup: string,
     clockNumbers = -1,
+    /** The node type's name: 'BlendSpace2D', or a node type built on it (AimOffset). */
+    type = 'BlendSpace2D',
   ) {
-    super(id, 'BlendSpace2D', samples, [x, y], smoothingTimes, playRate, loop, syncGroup, clockNumbers);
+    super(id, type, samples, [x, y], smoothingTimes, playRate, loop, syncGroup, clockNumbers);
   }
 
   protected sampleWeights(): void {

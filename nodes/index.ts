@@ -1,5 +1,7 @@
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { NodeType } from '../runtime/node/node.ts';
+import { AimOffsetType } from './AimOffset.ts';
+import { AimOffset1DType } from './AimOffset1D.ts';
 import { ApplyAdditiveType } from './ApplyAdditive.ts';
 import { BendRollHelperType } from './BendRollHelper.ts';
 import { BlendByBoolType } from './BlendByBool.ts';
@@ -47,6 +49,8 @@ const BUILT_IN = {
   StrideWarping: StrideWarpingType,
   MakeAdditive: MakeAdditiveType,
   ApplyAdditive: ApplyAdditiveType,
+  AimOffset1D: AimOffset1DType,
+  AimOffset: AimOffsetType,
   LayeredBlendPerBone: LayeredBlendPerBoneType,
   SaveCachedPose: SaveCachedPoseType,
   UseCachedPose: UseCachedPoseType,
