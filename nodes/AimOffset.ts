@@ -21,8 +21,9 @@ export class AimOffset extends BlendSpace2D {
     samples: readonly ClipBinding[], layout: BlendSpace2DLayout,
     x: ScalarProperty, y: ScalarProperty, smoothingTimes: readonly number[], playRate: ScalarProperty, loop: ScalarProperty,
     clockNumbers = -1,
+    type = 'AimOffset',
   ) {
-    super(id, samples, layout, x, y, smoothingTimes, playRate, loop, '', clockNumbers, 'AimOffset');
+    super(id, samples, layout, x, y, smoothingTimes, playRate, loop, '', clockNumbers, type);
     this.aim = new AimOffsetApplication(base, alpha, boneCount);
   }
 
@@ -45,11 +46,15 @@ export class AimOffset extends BlendSpace2D {
   protected override onEvaluate(out: Pose): void {
     this.aim.base.evaluate(out);
     if (!this.aim.updated) return;
+    this.aimAt(out);
     const pool = this.graph.posePool, delta = pool.acquire();
     super.onEvaluate(delta);
     this.aim.apply(out, delta, this.graph.skeleton.parents);
     pool.release(delta);
   }
+
+  /** Called with the base pose before the samples are evaluated: AimOffsetLookAt weighs them there. */
+  protected aimAt(_base: Pose): void {}
 
   protected override debugDescription(): string {
     return `${super.debugDescription()} Alpha: ${(this.aim.alpha[0] * 100).toFixed(1)}%`;

@@ -8,6 +8,7 @@ import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { AimOffset } from '../../nodes/AimOffset.ts';
 import { AimOffset1D } from '../../nodes/AimOffset1D.ts';
+import { AimOffsetLookAt } from '../../nodes/AimOffsetLookAt.ts';
 import { runProbe } from '../support/allocation.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
@@ -218,6 +219,110 @@ describeWithData('AimOffset on CMU 002_01 (mesh-space additives of walk frames)'
   });
 });
 
+/** q · v for the quaternion at `q[o]`. */
+function rotate(q: ArrayLike<number>, o: number, v: readonly number[]): number[] {
+  const [x, y, z, w] = [q[o], q[o + 1], q[o + 2], q[o + 3]];
+  const m = [
+    [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+  ];
+  return m.map((row) => row[0] * v[0] + row[1] * v[1] + row[2] * v[2]);
+}
+
+/**
+ * The yaw and pitch (degrees; Y up) from a bone's socket to `target`, measured on a graph's
+ * component pose by rotation matrices, independently of the node's own composition.
+ */
+function lookAtAngles(g: AnimGraphInstance, bone: number, offset: readonly number[], axis: readonly number[], target: readonly number[]): [number, number] {
+  const c = g.componentPose();
+  const shift = rotate(c.rotations, bone * 4, offset.map((v, i) => v * c.scales[bone * 3 + i]));
+  const socket = [0, 1, 2].map((i) => c.translations[bone * 3 + i] + shift[i]);
+  const f = rotate(c.rotations, bone * 4, axis), d = target.map((v, i) => v - socket[i]);
+  let yaw = Math.atan2(d[0], d[2]) - Math.atan2(f[0], f[2]);
+  if (yaw > Math.PI) yaw -= 2 * Math.PI;
+  if (yaw < -Math.PI) yaw += 2 * Math.PI;
+  const pitch = Math.atan2(d[1], Math.hypot(d[0], d[2])) - Math.atan2(f[1], Math.hypot(f[0], f[2]));
+  return [yaw / DEG, pitch / DEG];
+}
+
+describe('AimOffsetLookAt', () => {
+  const straight = { type: 'SequenceEvaluator', properties: { clip: 'aimPoses', explicitTime: 0 } };
+  const params = { target: { type: 'vec3', default: [0, 0, 1000] } };
+  const lookAt = (base: unknown, extra: Record<string, unknown> = {}) => biped({
+    base, aim: { type: 'AimOffsetLookAt', inputs: { base: 'base' }, properties: { samples: aimSamples, target: { param: 'target' }, sourceBone: 'head', socketOffset: [0, 5, 8], ...extra } },
+  }, 'aim', params);
+
+  it('a target 30 degrees left and 10 up of a straight head weighs the samples at (30, 10), as AimOffset there (1e-12)', () => {
+    const g = lookAt(straight);
+    const head = biped({ base: straight }, 'base', params);
+    run(head, 1);
+    const c = head.componentPose(), at = [0, 1, 2].map((i) => c.translations[5 * 3 + i] + [0, 5, 8][i]);
+    const direction = [Math.sin(30 * DEG) * Math.cos(10 * DEG), Math.sin(10 * DEG), Math.cos(30 * DEG) * Math.cos(10 * DEG)];
+    g.setParameter('target', direction.map((v, i) => at[i] + 400 * v));
+    const out = run(g, 3), node = g.nodes.get('aim') as AimOffsetLookAt;
+    expectClose(node.coordinates, [30, 10], 1e-12);
+    const aim = biped({ base: straight, aim: { type: 'AimOffset', inputs: { base: 'base' }, properties: { samples: aimSamples, x: 30, y: 10 } } }, 'aim');
+    expectSamePose(out, run(aim, 3), 1e-12);
+    // Behind the character to its right: yaw wraps to the far side, pitch below.
+    g.setParameter('target', [at[0] - 100, at[1] - 100, at[2] - 100]);
+    run(g, 1);
+    expectClose(node.coordinates, [-135, -Math.atan(100 / Math.hypot(100, 100)) / DEG], 1e-12);
+  });
+
+  it('measures the look on the base pose the walk gives (its socket composed to component space)', () => {
+    const g = lookAt(walkBase, { sourceAxis: [0.2, 0.1, 1] }), base = biped({ base: walkBase }, 'base', params);
+    const node = g.nodes.get('aim') as AimOffsetLookAt;
+    const axis = [0.2, 0.1, 1].map((v) => v / Math.hypot(0.2, 0.1, 1));
+    for (const [frames, target] of [[5, [120, 180, 300]], [17, [-40, 60, 500]], [30, [0, 300, -50]]] as [number, number[]][]) {
+      g.setParameter('target', target);
+      run(g, frames);
+      run(base, frames);
+      expectClose(node.coordinates, lookAtAngles(base, 5, [0, 5, 8], axis, target), 1e-9);
+    }
+  });
+
+  it('keeps its last weights for a target at the socket, and stays finite', () => {
+    const g = lookAt(straight);
+    g.setParameter('target', [200, 150, 300]);
+    run(g, 2);
+    const node = g.nodes.get('aim') as AimOffsetLookAt, before = Array.from(node.weights);
+    const head = biped({ base: straight }, 'base', params);
+    run(head, 1);
+    const c = head.componentPose();
+    g.setParameter('target', [0, 1, 2].map((i) => c.translations[15 + i] + [0, 5, 8][i]));
+    const out = run(g, 2);
+    expect(Array.from(node.weights)).toEqual(before);
+    expect(hasNaN(out.rotations)).toBe(false);
+  });
+});
+
+describeWithData('AimOffsetLookAt on CMU 002_01', () => {
+  it('measures yaw and pitch from the head of the walking capture, as its component pose gives them', () => {
+    const clips = {
+      walk: { source: `${CMU}002_01.bvh`, frames: [1, -1] },
+      ...Object.fromEntries([30, 70, 110].map((f) => [`f${f}`, { source: `${CMU}002_01.bvh`, frames: [f, f], additive: { reference: { clip: 'walk', frame: 0 }, space: 'mesh' } }])),
+    };
+    const parameters = { target: { type: 'vec3', default: [0, 0, 0] } };
+    const load = (nodes: Record<string, unknown>, output: string) =>
+      loadGraphAsset({ format: 'animgraph/1', skeleton: { bvh: `${CMU}002_01.bvh` }, clips, parameters, nodes, output }).createInstance();
+    const samples = [{ clip: 'f30', x: 0, y: 0 }, { clip: 'f70', x: 60, y: 0 }, { clip: 'f110', x: 0, y: 40 }];
+    const g = load({ walk: walkBase, aim: { type: 'AimOffsetLookAt', inputs: { base: 'walk' }, properties: { samples, target: { param: 'target' }, sourceBone: 'CC_Base_Head', socketOffset: [0, 8, 9] } } }, 'aim');
+    const base = load({ walk: walkBase }, 'walk');
+    const bone = base.skeleton.indexOf('CC_Base_Head');
+    const node = g.nodes.get('aim') as AimOffsetLookAt;
+    let moved = 0;
+    for (const [frames, target] of [[10, [100, 150, 400]], [40, [-200, 100, 300]], [25, [50, 250, 200]]] as [number, number[]][]) {
+      g.setParameter('target', target);
+      const out = run(g, frames), walk = run(base, frames);
+      expectClose(node.coordinates, lookAtAngles(base, bone, [0, 8, 9], [0, 0, 1], target), 1e-9);
+      expect(hasNaN(out.rotations)).toBe(false);
+      moved = Math.max(moved, ...out.rotations.map((v, i) => Math.abs(v - walk.rotations[i])));
+    }
+    expect(moved).toBeGreaterThan(0.01);
+  });
+});
+
 describe('graphs/examples/sample-aim-offset.json', () => {
   it('loads, and runs finite through every state with the aim swept over and beyond its samples', () => {
     const g = loadGraphFile(`${EXAMPLES}sample-aim-offset.json`).createInstance();
@@ -237,5 +342,27 @@ describe('graphs/examples/sample-aim-offset.json', () => {
     // The yaw went beyond the samples' ±60: the weights stay on the outline.
     expect(turned).toBeGreaterThan(60);
     expect(node.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+  });
+});
+
+describe('graphs/examples/sample-aim-look-at.json', () => {
+  it('loads, turns the head toward a target moving round the character, and runs finite in every state', () => {
+    const g = loadGraphFile(`${EXAMPLES}sample-aim-look-at.json`).createInstance();
+    const node = g.nodes.get('aim') as AimOffsetLookAt;
+    const yaws: number[] = [];
+    let frame = 0;
+    for (const speed of [0, 150, 400, 0]) {
+      g.setParameter('speed', speed);
+      for (let i = 0; i < 90; i++, frame++) {
+        g.setParameter('target', [300 * Math.sin(frame * 0.04), 150 + 100 * Math.sin(frame * 0.07), 300 * Math.cos(frame * 0.04)]);
+        g.update(1 / 60);
+        const pose = g.evaluate();
+        expect(hasNaN(pose.rotations) || hasNaN(pose.translations) || hasNaN(pose.scales)).toBe(false);
+        yaws.push(node.coordinates[0]);
+      }
+    }
+    // The target went all the way round: the measured yaw covered both sides.
+    expect(Math.min(...yaws)).toBeLessThan(-150);
+    expect(Math.max(...yaws)).toBeGreaterThan(150);
   });
 });
