@@ -43,6 +43,8 @@ target at the socket, or one that is not finite, keeps the last yaw and pitch me
 
 Load errors: as AimOffset's, and an unknown source bone (\`unknown-bone\`).
 
+The update, which leads the samples' playback and fires their notifies, weighs them at the previous evaluate's look.
+
 Debug: as AimOffset's; \`coordinates\` are the yaw and pitch measured at the last evaluate.
 `,
 };

@@ -106,9 +106,17 @@ export class AimOffsetLookAt extends AimOffset {
       socket[6] = yaw * DEGREES;
       socket[7] = pitch * DEGREES;
     }
-    this.coordinates[0] = socket[6];
-    this.coordinates[1] = socket[7];
     this.sampleWeights();
+  }
+
+  /**
+   * Weighs the samples at the last look measured: in evaluate, once measured; in update (which
+   * leads playback and fires the samples' notifies), the previous evaluate's.
+   */
+  protected override sampleWeights(): void {
+    this.coordinates[0] = this.socket[6];
+    this.coordinates[1] = this.socket[7];
+    super.sampleWeights();
   }
 }
 

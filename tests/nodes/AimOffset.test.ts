@@ -262,6 +262,9 @@ describe('AimOffsetLookAt', () => {
     g.setParameter('target', direction.map((v, i) => at[i] + 400 * v));
     const out = run(g, 3), node = g.nodes.get('aim') as AimOffsetLookAt;
     expectClose(node.coordinates, [30, 10], 1e-12);
+    // The next update weighs the samples at the look last measured, not at the blend space's (0, 0).
+    g.update(1 / 60);
+    expectClose(node.coordinates, [30, 10], 1e-12);
     const aim = biped({ base: straight, aim: { type: 'AimOffset', inputs: { base: 'base' }, properties: { samples: aimSamples, x: 30, y: 10 } } }, 'aim');
     expectSamePose(out, run(aim, 3), 1e-12);
     // Behind the character to its right: yaw wraps to the far side, pitch below.
