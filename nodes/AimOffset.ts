@@ -4,7 +4,7 @@ import type { Pose } from '../runtime/core/pose.ts';
 import { AimOffsetApplication, checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { defineNodeType, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
-import { BlendSpace2D, BlendSpace2DType, type BlendSpace2DLayout } from './BlendSpace2D.ts';
+import { BlendSpace2D, BlendSpace2DType, checkPlaneSamples, type BlendSpace2DLayout } from './BlendSpace2D.ts';
 
 /**
  * Unreal's Aim Offset: a BlendSpace2D whose samples are mesh-space additive clips (a character
@@ -91,7 +91,7 @@ export const AimOffsetType: NodeType = defineNodeType({
   inputs: [{ name: 'base', kind: 'pose', space: 'local' }],
   check(ctx) {
     // The samples' places as a BlendSpace2D's: in range, distinct, not all on one line.
-    BlendSpace2DType.check?.(ctx);
+    checkPlaneSamples(ctx, 'AimOffset', 'AimOffset1D');
     checkAimOffsetSamples(ctx, 'AimOffset');
   },
   prepare: (ctx) => BlendSpace2DType.prepare?.(ctx) as BlendSpace2DLayout,

@@ -6,7 +6,7 @@ import { checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { defineNodeType, readVec3, type CacheBonesContext, type NodeType, type PoseLink, type ScalarProperty, type Vec3Property } from '../runtime/node/node.ts';
 import { AimOffset } from './AimOffset.ts';
-import { BlendSpace2DType, type BlendSpace2DLayout } from './BlendSpace2D.ts';
+import { BlendSpace2DType, checkPlaneSamples, type BlendSpace2DLayout } from './BlendSpace2D.ts';
 
 /** The target, read within one call: every instance's (see ScratchNumbers). */
 const TARGET = new ScratchNumbers();
@@ -145,7 +145,7 @@ export const AimOffsetLookAtType: NodeType = defineNodeType({
   inputs: [{ name: 'base', kind: 'pose', space: 'local' }],
   check(ctx) {
     // The samples' places as a BlendSpace2D's: in range, distinct, not all on one line.
-    BlendSpace2DType.check?.(ctx);
+    checkPlaneSamples(ctx, 'AimOffsetLookAt', 'AimOffset1D');
     checkAimOffsetSamples(ctx, 'AimOffsetLookAt');
   },
   prepare: (ctx) => BlendSpace2DType.prepare?.(ctx) as BlendSpace2DLayout,

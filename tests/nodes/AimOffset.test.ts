@@ -156,6 +156,16 @@ describe('AimOffset', () => {
       ['$.nodes.aim.properties.samples[1].clip', 'not-additive'],
       ['$.nodes.aim.properties.samples[2].clip', 'space-mismatch'],
     ]);
+ 
+    // Samples on one line, as a BlendSpace2D's, with a message naming the aim offsets.
+    const line = checkGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: aimClips(),
+      nodes: { walk: walkBase, aim: { type: 'AimOffset', inputs: { base: 'walk' }, properties: { samples: [{ clip: 'aimLeft', x: 60, y: 0 }, { clip: 'aimCenter', x: 0, y: 0 }, { clip: 'aimRight', x: -60, y: 0 }] } } },
+      output: 'aim',
+    }, { baseDir: EXAMPLES });
+    expect(line.ok ? [] : line.problems.map((p) => [p.path, p.code, p.message])).toEqual([
+      ['$.nodes.aim.properties.samples', 'collinear-samples', 'the samples lie on one line: a 2D blend space needs three samples not on one line (use AimOffset1D for one axis)'],
+    ]);
   });
 
   it('allocates nothing per frame once warm, in a plain Node process', () => {
