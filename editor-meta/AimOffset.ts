@@ -33,6 +33,10 @@ export const AimOffsetMeta: BuiltInNodeMeta = {
     loop: { title: 'Loop', description: 'Whether the samples loop (on) or hold at their ends (off).' },
   },
   reference: `
+A sample is usually one frame of an aim pose made additive against the straight-ahead pose in the asset's clips:
+\`"aimLeft": { "source": "aim.bvh", "frames": [1, 1], "additive": { "reference": { "clip": "aimPoses", "frame": 0 }, "space": "mesh" } }\`
+(\`graphs/examples/sample-aim-offset.json\` places nine such poses at yaw ±60 and pitch ±40 degrees).
+
 The samples are weighed as BlendSpace2D weighs its samples (triangulated at load in coordinates scaled to the unit
 square; barycentric weights inside a triangle, the nearest point of the outline outside), and play in step as
 BlendSpace2D's do. Their blend, an additive pose, is applied onto the base as ApplyAdditive applies a mesh-space
@@ -47,13 +51,13 @@ Load errors: a sample clip that is not marked additive (\`not-additive\`, at \`s
 space (\`space-mismatch\`, same path); otherwise as BlendSpace2D's (\`duplicate-sample\`, \`collinear-samples\`,
 \`value-range\`).
 
-Debug: \`X: 30.000 Y: -10.000 Leader: 'aimRight' Play Time: 0.000 Alpha: 100.0%\`; values as BlendSpace2D's and
+Debug: \`X: -30.000 Y: -10.000 Leader: 'aimRight' Play Time: 0.000 Alpha: 100.0%\`; values as BlendSpace2D's and
 \`alpha\`.
 
 \`\`\`json
 "aim": { "type": "AimOffset", "inputs": { "base": "locomotion" }, "properties": {
   "x": { "param": "yaw" }, "y": { "param": "pitch" },
-  "samples": [ { "clip": "aimCenter", "x": 0, "y": 0 }, { "clip": "aimLeft", "x": -60, "y": 0 }, { "clip": "aimUp", "x": 0, "y": 40 } ] } }
+  "samples": [ { "clip": "aimCenter", "x": 0, "y": 0 }, { "clip": "aimLeft", "x": 60, "y": 0 }, { "clip": "aimUp", "x": 0, "y": 40 } ] } }
 \`\`\`
 `,
 };

@@ -36,6 +36,6 @@ updated at the node's weight × alpha, and not at all at or below 0.00001).
 Load errors: a sample clip that is not marked additive (\`not-additive\`, at \`samples[i].clip\`), or one made in local
 space (\`space-mismatch\`, same path); otherwise as BlendSpace1D's (\`duplicate-sample\`, \`value-range\`).
 
-Debug: \`X: 30.000 Leader: 'aimRight' Play Time: 0.000 Alpha: 100.0%\`; values as BlendSpace1D's and \`alpha\`.
+Debug: \`X: -30.000 Leader: 'aimRight' Play Time: 0.000 Alpha: 100.0%\`; values as BlendSpace1D's and \`alpha\`.
 `,
 };
