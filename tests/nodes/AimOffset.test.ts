@@ -10,6 +10,7 @@ import { AimOffset } from '../../nodes/AimOffset.ts';
 import { AimOffset1D } from '../../nodes/AimOffset1D.ts';
 import { AimOffsetLookAt } from '../../nodes/AimOffsetLookAt.ts';
 import { runProbe } from '../support/allocation.ts';
+import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
@@ -377,5 +378,30 @@ describe('graphs/examples/sample-aim-look-at.json', () => {
     // The target went all the way round: the measured yaw covered both sides.
     expect(Math.min(...yaws)).toBeLessThan(-150);
     expect(Math.max(...yaws)).toBeGreaterThan(150);
+  });
+});
+
+describe('aim offsets in an InstanceBatch', () => {
+  it('give each character the poses an instance of its own gives (both examples, aims and speeds differing)', () => {
+    for (const file of ['sample-aim-offset.json', 'sample-aim-look-at.json']) {
+      const graph = loadGraphFile(`${EXAMPLES}${file}`);
+      const batch = graph.createInstances(3, { componentSpace: true });
+      const alone = [0, 1, 2].map(() => graph.createInstance());
+      [1 / 60, 1 / 30, 0, 1 / 60, 0.05].forEach((dt, frame) => {
+        for (const [i, g] of [...batch.instances.map((g, i) => [i, g] as const), ...alone.map((g, i) => [i, g] as const)]) {
+          g.setParameter('speed', [0, 150, 400][i]);
+          if (file === 'sample-aim-offset.json') {
+            g.setParameter('yaw', 20 * i - 25 + frame);
+            g.setParameter('pitch', 15 - 10 * i);
+          } else g.setParameter('target', [100 * i - 100, 120 + 10 * frame, 200]);
+        }
+        batch.update(dt);
+        for (const g of alone) {
+          g.update(dt);
+          g.evaluate();
+        }
+      });
+      expectRowsLikeAlone(batch, alone);
+    }
   });
 });
