@@ -45,6 +45,7 @@ export { nameList, quoted } from './runtime/core/names.ts';
 export { ScratchNumbers } from './runtime/core/scratch.ts';
 
 // Jobs the built-in nodes share: playback, crossfades, inertialization, sync groups, blend spaces, IK, stride warping, state machines, pose search.
+export { AimOffsetApplication, checkAimOffsetSamples } from './runtime/jobs/aim-offset.ts';
 export { BlendSpaceNode, reportSampleRange } from './runtime/jobs/blend-space.ts';
 export { checkBlendCurve, prepareBlendCurve } from './runtime/jobs/blend-curve-property.ts';
 export { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from './runtime/jobs/clip-playback.ts';

@@ -7,6 +7,9 @@ import { ApplyAdditiveMeta } from './ApplyAdditive.ts';
 import { BendRollHelperMeta } from './BendRollHelper.ts';
 import { BlendByBoolMeta } from './BlendByBool.ts';
 import { BlendListMeta } from './BlendList.ts';
+import { AimOffsetMeta } from './AimOffset.ts';
+import { AimOffset1DMeta } from './AimOffset1D.ts';
+import { AimOffsetLookAtMeta } from './AimOffsetLookAt.ts';
 import { BlendSpace1DMeta } from './BlendSpace1D.ts';
 import { BlendSpace2DMeta } from './BlendSpace2D.ts';
 import { BlendTwoMeta } from './BlendTwo.ts';
@@ -44,6 +47,9 @@ export const builtInEditorMeta: { readonly [K in BuiltInNodeTypeName | 'Output']
   BendRollHelper: BendRollHelperMeta,
   BlendByBool: BlendByBoolMeta,
   BlendList: BlendListMeta,
+  AimOffset: AimOffsetMeta,
+  AimOffset1D: AimOffset1DMeta,
+  AimOffsetLookAt: AimOffsetLookAtMeta,
   BlendSpace1D: BlendSpace1DMeta,
   BlendSpace2D: BlendSpace2DMeta,
   BlendTwo: BlendTwoMeta,

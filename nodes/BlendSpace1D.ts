@@ -18,8 +18,10 @@ export class BlendSpace1D extends BlendSpaceNode {
     private readonly xs: Float64Array,
     x: ScalarProperty, smoothingTime: number, playRate: ScalarProperty, loop: ScalarProperty, syncGroup: string,
     clockNumbers = -1,
+    /** The node type's name: 'BlendSpace1D', or a node type built on it (AimOffset1D). */
+    type = 'BlendSpace1D',
   ) {
-    super(id, 'BlendSpace1D', samples, [x], [smoothingTime], playRate, loop, syncGroup, clockNumbers);
+    super(id, type, samples, [x], [smoothingTime], playRate, loop, syncGroup, clockNumbers);
   }
 
   protected sampleWeights(): void {

@@ -33,8 +33,10 @@ export class BlendSpace2D extends BlendSpaceNode {
     x: ScalarProperty, y: ScalarProperty, smoothingTimes: readonly number[],
     playRate: ScalarProperty, loop: ScalarProperty, syncGroup: string,
     clockNumbers = -1,
+    /** The node type's name: 'BlendSpace2D', or a node type built on it (AimOffset). */
+    type = 'BlendSpace2D',
   ) {
-    super(id, 'BlendSpace2D', samples, [x, y], smoothingTimes, playRate, loop, syncGroup, clockNumbers);
+    super(id, type, samples, [x, y], smoothingTimes, playRate, loop, syncGroup, clockNumbers);
   }
 
   protected sampleWeights(): void {
@@ -93,9 +95,10 @@ function samplePoints(samples: unknown): number[] | undefined {
 /**
  * Coordinates out of range and duplicate samples at their paths; samples all on one line (no
  * triangle to blend in) at `samples`, once the coordinates are in range (beyond it the
- * triangulation's products overflow, and the samples only looked collinear).
+ * triangulation's products overflow, and the samples only looked collinear). `type` names the node
+ * type in messages, and `oneAxis` the type to use instead for samples on one axis.
  */
-function checkSamples(ctx: NodeCheckContext): void {
+export function checkPlaneSamples(ctx: NodeCheckContext, type = 'BlendSpace2D', oneAxis = 'BlendSpace1D'): void {
   // The range first, whatever else is wrong with the samples (as BlendSpace1D does): a malformed
   // sample hid another's coordinate beyond the range until a second load.
   const samples = ctx.properties.samples;
@@ -106,7 +109,7 @@ function checkSamples(ctx: NodeCheckContext): void {
     samples.forEach((s, i) => {
       for (const axis of ['x', 'y'] as const) {
         const value = typeof s === 'object' && s !== null ? (s as Record<string, unknown>)[axis] : undefined;
-        if (typeof value !== 'number') ctx.report(['samples', i, axis], 'schema', `a BlendSpace2D sample needs a number ${axis}: its place on the ${axis} axis`);
+        if (typeof value !== 'number') ctx.report(['samples', i, axis], 'schema', `a ${type} sample needs a number ${axis}: its place on the ${axis} axis`);
       }
     });
   }
@@ -117,7 +120,7 @@ function checkSamples(ctx: NodeCheckContext): void {
       ctx.report(['samples', problem.index], 'duplicate-sample',
         `sample ${problem.index} is at (${points[2 * problem.index]}, ${points[2 * problem.index + 1]}), as sample ${problem.duplicateOf} is: samples must be at distinct coordinates`);
     } else {
-      ctx.report(['samples'], 'collinear-samples', 'the samples lie on one line: a 2D blend space needs three samples not on one line (use BlendSpace1D for one axis)');
+      ctx.report(['samples'], 'collinear-samples', `the samples lie on one line: a 2D blend space needs three samples not on one line (use ${oneAxis} for one axis)`);
     }
   }
 }
@@ -144,7 +147,7 @@ export const BlendSpace2DType: NodeType = defineNodeType({
     syncGroup: { kind: 'object', schema: z.string().min(1) },
   },
   inputs: [],
-  check: checkSamples,
+  check: (ctx) => checkPlaneSamples(ctx),
   prepare: (ctx): BlendSpace2DLayout => {
     const points = ctx.properties.samples.flatMap((sample) => [sample.x, sample.y]);
     const scale = new Float64Array(4);

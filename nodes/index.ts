@@ -1,5 +1,8 @@
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { NodeType } from '../runtime/node/node.ts';
+import { AimOffsetType } from './AimOffset.ts';
+import { AimOffset1DType } from './AimOffset1D.ts';
+import { AimOffsetLookAtType } from './AimOffsetLookAt.ts';
 import { ApplyAdditiveType } from './ApplyAdditive.ts';
 import { BendRollHelperType } from './BendRollHelper.ts';
 import { BlendByBoolType } from './BlendByBool.ts';
@@ -58,6 +61,9 @@ const BUILT_IN = {
   StrideWarping: StrideWarpingType,
   MakeAdditive: MakeAdditiveType,
   ApplyAdditive: ApplyAdditiveType,
+  AimOffset1D: AimOffset1DType,
+  AimOffset: AimOffsetType,
+  AimOffsetLookAt: AimOffsetLookAtType,
   LayeredBlendPerBone: LayeredBlendPerBoneType,
   Mirror: MirrorType,
   SaveCachedPose: SaveCachedPoseType,

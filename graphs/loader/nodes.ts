@@ -153,6 +153,7 @@ function checkPropertyReferences(
       inputs: node.inputs ?? {},
       skeleton,
       clipNames: new Set(clips.keys()),
+      additiveClips: refs.additiveClips,
       parameterType: (name) => parameters.get(name)?.type,
       parameterNames: declaredParameters,
       checkBlendProfile: (path, name, modes) => checkBlendProfileName(name, modes, ['nodes', id, 'properties', ...path], refs, problems),

@@ -13,6 +13,7 @@ import type { PropertySpec } from './property-spec.ts';
 export const NODE_PROBLEM_CODES = [
   'schema', 'unknown-bone', 'unknown-clip', 'file', 'stale-index', 'duplicate-sample', 'collinear-samples', 'value-range',
   'unknown-parameter', 'parameter-type', 'unknown-blend-profile', 'blend-profile-mode', 'unknown-state', 'too-deep', 'too-large',
+  'not-additive', 'space-mismatch',
 ] as const;
 
 /** Codes of the problems a node type reports from `check` or `prepare` (NODE_PROBLEM_CODES). */

@@ -89,6 +89,8 @@ export interface NodeCheckContext {
   readonly skeleton: Skeleton | undefined;
   /** Names of the clips that loaded. */
   readonly clipNames: ReadonlySet<string>;
+  /** The clips marked additive in the asset's clips, with their spaces (AimOffset's samples must be mesh-space ones). */
+  readonly additiveClips: ReadonlyMap<string, AdditiveSpace>;
   /**
    * The type of the asset's parameter of that name (for parameters named inside an `object`
    * property); undefined when none is declared, or its declaration is malformed (reported already).

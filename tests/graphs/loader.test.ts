@@ -600,7 +600,8 @@ describe('custom node types at load: their own code failing is a problem of the 
     expect(checked(typeT(report('whatever')))[0]).toEqual(failed('$.nodes.n', [
       "T 'n': check threw AnimGraphError: report([\"a\"], \"whatever\", …): not a problem code a node reports",
       ' (schema, unknown-bone, unknown-clip, file, stale-index, duplicate-sample, collinear-samples, value-range,',
-      ' unknown-parameter, parameter-type, unknown-blend-profile, blend-profile-mode, unknown-state, too-deep, too-large)',
+      ' unknown-parameter, parameter-type, unknown-blend-profile, blend-profile-mode, unknown-state, too-deep, too-large,',
+      ' not-additive, space-mismatch)',
     ].join('')));
     const prepared = checked(typeT({ prepare: (ctx) => ctx.report([], 'cycle' as 'schema', 'bad') }));
     expect(prepared[0].message).toMatch(/^T 'n': prepare threw AnimGraphError: report\(\[\], "cycle", …\): not a problem code a node reports/);

@@ -129,7 +129,11 @@ export const TypedPrepareType: NodeType = defineNodeType({
 const ASSET = {
   format: 'animgraph/1',
   skeleton: 'builtin:biped',
-  clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+  clips: {
+    idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' },
+    lean: { source: 'builtin:run', frames: [3, 3], additive: { reference: { clip: 'walk', frame: 0 }, space: 'mesh' } },
+    bend: { source: 'builtin:walk', frames: [9, 9], additive: { reference: { clip: 'walk', frame: 0 }, space: 'mesh' } },
+  },
   parameters: {
     rate: { type: 'float', default: 1.5 },
     t: { type: 'float', default: 0.2 },
@@ -213,8 +217,18 @@ const ASSET = {
     cache: { type: 'SaveCachedPose', inputs: { pose: 'snapmix' } },
     use: { type: 'UseCachedPose', properties: { cache: 'cache' } },
     slot: { type: 'Slot', inputs: { source: 'use' }, properties: { name: 'upperBody', filterBone: 'spine_01', filterDepth: 2 } },
+    aim1: { type: 'AimOffset1D', inputs: { base: 'slot' }, properties: { samples: [{ clip: 'lean', x: 0 }, { clip: 'bend', x: 1 }], x: { param: 'alpha' }, smoothingTime: 0.1 } },
+    aim2: {
+      type: 'AimOffset', inputs: { base: 'aim1' },
+      properties: { samples: [{ clip: 'lean', x: 0, y: 0 }, { clip: 'bend', x: 1, y: 0 }, { clip: 'lean', x: 0, y: 1 }], y: { param: 't' }, alpha: 0.5, loop: false },
+    },
+    lookAim: {
+      type: 'AimOffsetLookAt', inputs: { base: 'aim2' },
+      properties: { samples: [{ clip: 'lean', x: 0, y: 0 }, { clip: 'bend', x: 1, y: 0 }, { clip: 'lean', x: 0, y: 1 }], target: { param: 'dir' }, sourceBone: 'head', socketOffset: [0, 5, 8], sourceAxis: [0, 0, 2], up: 'z' },
+    },
+    mirror: { type: 'Mirror', inputs: { pose: 'lookAim' }, properties: { mirror: { param: 'flag' } } },
   },
-  output: 'slot',
+  output: 'mirror',
 };
 
 /** What create() read before defineNodeType, by spec kind: the ResolvedProperties call for it. */
@@ -222,7 +236,7 @@ function readByName(spec: PropertySpec, name: string, p: ResolvedProperties): un
   switch (spec.kind) {
     case 'float': case 'int': case 'bool':
       return spec.bindable === false ? (spec.kind === 'bool' ? p.scalar(name).constant !== 0 : p.scalar(name).constant) : p.scalar(name);
-    case 'vec3': return p.vec3(name);
+    case 'vec3': return spec.bindable === false ? p.vec3(name).constant : p.vec3(name);
     case 'direction': return p.vec3(name).constant;
     case 'enum': return p.enumValue(name);
     case 'clip': return p.clip(name);

@@ -1,0 +1,94 @@
+import type { ClipBinding } from '../runtime/core/clip.ts';
+import type { Pose } from '../runtime/core/pose.ts';
+import { AimOffsetApplication, checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
+import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
+import { defineNodeType, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
+import { BlendSpace1D, BlendSpace1DType } from './BlendSpace1D.ts';
+
+/**
+ * Unreal's Aim Offset 1D: a BlendSpace1D whose samples are mesh-space additive clips (aiming left
+ * to right, each minus the same straight-ahead pose), blended along `x` as a BlendSpace1D blends and
+ * applied onto the `base` pose in mesh space at `alpha` (see AimOffsetApplication).
+ */
+export class AimOffset1D extends BlendSpace1D {
+  readonly aim: AimOffsetApplication;
+
+  constructor(
+    id: string, base: PoseLink, alpha: ScalarProperty, boneCount: number,
+    samples: readonly ClipBinding[], order: Int32Array, xs: Float64Array,
+    x: ScalarProperty, smoothingTime: number, playRate: ScalarProperty, loop: ScalarProperty,
+    clockNumbers = -1,
+  ) {
+    super(id, samples, order, xs, x, smoothingTime, playRate, loop, '', clockNumbers, 'AimOffset1D');
+    this.aim = new AimOffsetApplication(base, alpha, boneCount);
+  }
+
+  protected override get links(): readonly Link[] {
+    return this.aim.links;
+  }
+
+  protected override onInitialize(): void {
+    super.onInitialize();
+    this.aim.reset();
+  }
+
+  protected override onUpdate(ctx: UpdateContext): void {
+    const child = this.aim.updateBase(ctx, this.graph.parameterValues);
+    if (child === null) return;
+    super.onUpdate(child);
+    this.aim.samplesUpdated(child);
+  }
+
+  protected override onEvaluate(out: Pose): void {
+    this.aim.base.evaluate(out);
+    if (!this.aim.updated) return;
+    const pool = this.graph.posePool, delta = pool.acquire();
+    super.onEvaluate(delta);
+    this.aim.apply(out, delta, this.graph.skeleton.parents);
+    pool.release(delta);
+  }
+
+  protected override debugDescription(): string {
+    return `${super.debugDescription()} Alpha: ${(this.aim.alpha[0] * 100).toFixed(1)}%`;
+  }
+
+  protected override onGatherDebug(node: DebugNode): void {
+    super.onGatherDebug(node);
+    node.poseSource = false;
+    node.values = { ...node.values, alpha: this.aim.alpha[0] };
+  }
+}
+
+export const AimOffset1DType: NodeType = defineNodeType({
+  type: 'AimOffset1D',
+  space: 'local',
+  properties: {
+    samples: {
+      kind: 'list',
+      minCount: 1,
+      item: {
+        clip: { kind: 'clip' },
+        x: { kind: 'float', default: 0, bindable: false },
+      },
+    },
+    x: { kind: 'float', default: 0 },
+    smoothingTime: { kind: 'float', default: 0, min: 0, max: 1e6, bindable: false },
+    alpha: { kind: 'float', default: 1, min: 0, max: 1 },
+    playRate: { kind: 'float', default: 1 },
+    loop: { kind: 'bool', default: true },
+  },
+  inputs: [{ name: 'base', kind: 'pose', space: 'local' }],
+  check(ctx) {
+    // The samples' places as a BlendSpace1D's: in range, distinct.
+    BlendSpace1DType.check?.(ctx);
+    checkAimOffsetSamples(ctx, 'AimOffset1D');
+  },
+  create: ({ id, boneCount, properties: p, inputs, numbers }) => {
+    const order = Int32Array.from(p.samples.map((_, i) => i).sort((a, b) => p.samples[a].x - p.samples[b].x || a - b));
+    const xs = Float64Array.from(order, (i) => p.samples[i].x);
+    return new AimOffset1D(
+      id, inputs.base, p.alpha, boneCount, p.samples.map((s) => s.clip), order, xs, p.x, p.smoothingTime, p.playRate, p.loop,
+      numbers(p.samples.length * CLOCK_NUMBERS),
+    );
+  },
+});

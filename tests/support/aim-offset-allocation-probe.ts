@@ -1,0 +1,74 @@
+/**
+ * Measures bytes allocated per frame by AimOffset, AimOffset1D and AimOffsetLookAt (a bound yaw and
+ * pitch or target moving every frame, a bound alpha, smoothing, over a locomotion state machine
+ * switching states) in a
+ * plain Node process, as allocation-probe.ts does for the other nodes (see there why not inside
+ * vitest). Prints one JSON line: { perFrame, windows, moved }.
+ */
+import { fileURLToPath } from 'node:url';
+import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
+import { bytesPerFrame } from './allocation.ts';
+
+const examples = fileURLToPath(new URL('../../graphs/examples/', import.meta.url));
+const g = loadGraphFile(`${examples}sample-aim-offset.json`).createInstance();
+const lookAt = loadGraphFile(`${examples}sample-aim-look-at.json`).createInstance();
+// The target is written into the parameter values in place: setParameter of a vec3 checks its
+// array with a callback, which allocates in the probe, not in the graph.
+const targetSlot = lookAt.parameters.slotOf('target'), values = lookAt.parameters.values;
+const line = loadGraphAsset({
+  format: 'animgraph/1',
+  skeleton: 'builtin:biped',
+  clips: {
+    walk: { source: 'builtin:walk' },
+    aimPoses: { source: 'sample-aim-poses.bvh' },
+    left: { source: 'sample-aim-poses.bvh', frames: [1, 1], additive: { reference: { clip: 'aimPoses', frame: 0 }, space: 'mesh' } },
+    right: { source: 'sample-aim-poses.bvh', frames: [2, 2], additive: { reference: { clip: 'aimPoses', frame: 0 }, space: 'mesh' } },
+  },
+  parameters: { yaw: { type: 'float', default: 0 }, a: { type: 'float', default: 0.8 } },
+  nodes: {
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    aim: {
+      type: 'AimOffset1D', inputs: { base: 'walk' },
+      properties: { samples: [{ clip: 'left', x: 60 }, { clip: 'right', x: -60 }], x: { param: 'yaw' }, alpha: { param: 'a' }, smoothingTime: 0.1 },
+    },
+  },
+  output: 'aim',
+}, { baseDir: examples }).createInstance();
+
+let frame = 0;
+const step = () => {
+  const t = frame++;
+  // Yaw and pitch sweep over and beyond the samples every frame (whole numbers: a double handed to
+  // setParameter is boxed by the probe, not the graph); alpha steps between 0 and 1; the speed
+  // crosses the walk and run thresholds every 120 frames.
+  g.setParameter('yaw', (t % 160) - 80);
+  g.setParameter('pitch', (t % 110) - 55);
+  g.setParameter('aim', ((t / 200) | 0) % 3 === 0 ? 0 : 1);
+  g.setParameter('speed', ((t / 120) | 0) % 3 === 0 ? 0 : ((t / 120) | 0) % 3 === 1 ? 150 : 400);
+  line.setParameter('yaw', (t % 150) - 75);
+  // Round the character, and once in a while at the socket itself (no direction).
+  values[targetSlot] = (t % 400) - 200;
+  values[targetSlot + 1] = (t % 90) + 100;
+  values[targetSlot + 2] = 200 - (t % 333);
+  lookAt.setParameter('speed', ((t / 150) | 0) % 3 === 0 ? 0 : ((t / 150) | 0) % 3 === 1 ? 150 : 400);
+  g.update(1 / 60);
+  g.evaluate();
+  g.componentPose();
+  line.update(1 / 60);
+  line.evaluate();
+  lookAt.update(1 / 60);
+  lookAt.evaluate();
+};
+for (let i = 0; i < 600; i++) step();
+const { perFrame, windows } = bytesPerFrame(step, { untilFloor: true });
+g.setParameter('yaw', 0);
+g.setParameter('pitch', 0);
+g.setParameter('aim', 1);
+g.update(1);
+const still = Float64Array.from(g.evaluate().rotations);
+g.setParameter('yaw', 60);
+g.update(1);
+const head = 5 * 4;
+const lookedAt = lookAt.nodes.get('aim') as unknown as { coordinates: Float64Array };
+const moved = Math.abs(g.evaluate().rotations[head + 1] - still[head + 1]) > 0.05 && Math.abs(lookedAt.coordinates[0]) > 1;
+console.log(JSON.stringify({ perFrame, windows, moved }));
