@@ -596,7 +596,10 @@ describe('the crowd example of docs/crowds.md', () => {
     const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
     expect(code).toContain("from 'animgraph/node'");
     const file = join(mkdtempSync(join(tmpdir(), 'animgraph-readme-')), 'crowd.mts');
-    writeFileSync(file, `${code.replace("from 'animgraph/node'", `from '${root}node.ts'`)}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
+    // The docs run it where `animgraph examples` has copied the examples into examples/; here they are in graphs/examples/.
+    expect(code).toContain("'examples/sample-locomotion.json'");
+    const source = code.replace("from 'animgraph/node'", `from '${root}node.ts'`).replace("'examples/sample-locomotion.json'", `'${root}graphs/examples/sample-locomotion.json'`);
+    writeFileSync(file, `${source}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
     // Bounded as a probe is (a crowd whose worker never answers would block this synchronous call forever).
     const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
     const [count, workers, x] = JSON.parse(out.trim().split('\n').at(-1)!);
