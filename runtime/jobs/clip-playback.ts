@@ -295,31 +295,22 @@ export class ClipPlayback {
     span[2] = this.wrapped ? 2 : 0;
     span[3] = this.direction;
     span[4] = ctx.weight * this.weight;
-    span[5] = this.wrapped ? this.wholeLoops(clip.duration) : 0;
+    // The whole loops between the loop the move started in and the one it ended in, counted as the
+    // notifies count wraps (none for a move that overflowed to an infinite step). Written out here,
+    // not returned by a method: a double returned from a call V8 does not inline is boxed.
+    span[5] = 0;
+    if (this.wrapped) {
+      const duration = clip.duration;
+      const turns = duration > 0 ? Math.round((this.previousTime + this.timeStep - this.time) / duration) : 0;
+      const whole = (this.direction > 0 ? turns : -turns) - 1;
+      if (whole > 0 && whole < 2147483648) span[5] = whole;
+    }
     addRootMotion(ctx.rootMotion, motionDelta, clip, motion, span);
     if (ctx.rootVelocityWindow >= 0 && this.paceKnown) {
       const v = velocityArgs;
       v[0] = this.time; v[1] = this.pace; v[2] = ctx.rootVelocityWindow; v[3] = span[4];
       addRootVelocity(ctx.rootVelocity, clip, motion, v);
     }
-  }
-
-  /**
-   * How often the last move wrapped: the clip seconds it covered, whole loops included, less what
-   * the play time shows of them (rounded: the two differ by a multiple of the duration, to rounding).
-   */
-  private wraps(duration: number): number {
-    const turns = duration > 0 ? Math.round((this.previousTime + this.timeStep - this.time) / duration) : 0;
-    return this.direction > 0 ? turns : -turns;
-  }
-
-  /**
-   * The whole loops a wrapping move played between the loop it started in and the one it ended in
-   * (0 for a move that overflowed to an infinite step, whose loops cannot be counted).
-   */
-  private wholeLoops(duration: number): number {
-    const whole = this.wraps(duration) - 1;
-    return whole > 0 && whole < 2147483648 ? whole : 0;
   }
 
   private reportNotifiesAndCurves(ctx: UpdateContext): void {
@@ -359,7 +350,10 @@ export class ClipPlayback {
     const events = ctx.graph.events;
     if (!events.has('notify') && !events.has('notifyBegin') && !events.has('notifyEnd')) return;
     const before = this.previousTime, after = this.time, duration = clip.duration, forward = this.direction > 0;
-    const wraps = this.wraps(duration);
+    // How often the move wrapped: the clip seconds it covered, whole loops included, less what the
+    // play time shows of them (round: the two differ by a multiple of the duration, to rounding).
+    const turns = duration > 0 ? Math.round((before + this.timeStep - after) / duration) : 0;
+    const wraps = forward ? turns : -turns;
     // Flags of fireNotifies: 1 includes the lowest time, 2 the highest, 4 goes forwards.
     const startFlag = this.fromStart ? 1 : 0;
     if (!(wraps > 0)) {
