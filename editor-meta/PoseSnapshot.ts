@@ -33,6 +33,10 @@ the snapshot to the getup clip.
 "blend":   { "type": "BlendTwo", "inputs": { "A": "ragdoll", "B": "getup" }, "properties": { "alpha": { "param": "getupBlend" } } }
 \`\`\`
 
+<!-- docs-test: typecheck
+import type { AnimGraphInstance } from 'animgraph';
+declare const instance: AnimGraphInstance;
+-->
 \`\`\`ts
 instance.savePoseSnapshot('ragdoll'); // when the ragdoll comes to rest
 \`\`\`

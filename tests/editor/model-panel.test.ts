@@ -131,7 +131,7 @@ describe('palette', () => {
     const registry = new NodeRegistry([...builtInNodeTypes, A, B]);
     const metas = [{ type: 'MyPlayer', title: 'My player', category: 'Pose sources' as const, summary: 'mine', description: '', pins: {}, properties: {} }];
     const groups = palette({ registry, metas });
-    expect(groups.find((g) => g.category === 'Pose sources')!.types.map((t) => t.type)).toEqual(['SequencePlayer', 'SequenceEvaluator', 'BlendSpace1D', 'BlendSpace2D', 'PoseSearchBlend', 'MyPlayer']);
+    expect(groups.find((g) => g.category === 'Pose sources')!.types.map((t) => t.type)).toEqual(['SequencePlayer', 'SequenceEvaluator', 'PoseSnapshot', 'BlendSpace1D', 'BlendSpace2D', 'PoseSearchBlend', 'MyPlayer']);
     expect(groups.at(-1)).toEqual({ category: 'Custom', types: [{ type: 'Mystery', title: 'Mystery', summary: '' }] });
   });
 });
