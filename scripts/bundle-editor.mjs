@@ -38,8 +38,14 @@ export async function bundleEditor({ outdir } = {}) {
     outdir: 'out',
     logLevel: 'silent',
   });
+  // The chunks editor.js imports, named in the page so the browser fetches them beside editor.js
+  // rather than after parsing it (the first paint waits for all of them).
+  const editorOut = result.outputFiles.find((f) => f.path.endsWith('/editor.js'));
+  const imported = [...new Set([...editorOut.text.matchAll(/from\s*"\.\/(chunk-[A-Z0-9]+\.js)"/g)].map((m) => m[1]))];
+  const html = readFileSync(join(source, 'index.html'), 'utf8')
+    .replace('<!-- modulepreload -->', imported.map((chunk) => `<link rel="modulepreload" href="${chunk}">`).join('\n'));
   const files = new Map([
-    ['index.html', readFileSync(join(source, 'index.html'))],
+    ['index.html', Buffer.from(html)],
     ['style.css', Buffer.concat([readFileSync(createRequire(import.meta.url).resolve('@xyflow/react/dist/style.css')), readFileSync(join(source, 'style.css'))])],
   ]);
   for (const file of result.outputFiles) files.set(file.path.slice(file.path.lastIndexOf('/') + 1), file.contents);
