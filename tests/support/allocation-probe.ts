@@ -122,10 +122,14 @@ const rootedWarped = bytesPerFrame(() => {
 // setParameter between frames, as a crowd sets its parameters every frame: ints and bools with
 // nobody listening allocate nothing (a double is boxed by the call itself, outside our control).
 let k = 0;
+// A vec3 set from an array the caller reuses, as a game loop moving a target would.
+const target = [12, 25, 20];
 const setting = bytesPerFrame(() => {
   k++;
   g.setParameter('i', k & 1);
   h.setParameter('a', (k & 2) === 0);
+  target[0] = 12 + (k & 3);
+  g.setParameter('t', target);
 }, { untilFloor: true });
 const inertialActive = h.gatherDebug().children[0].children[0].values?.active;
 
