@@ -1,6 +1,6 @@
 /**
  * `animgraph examples [DIR]`: copies the example graphs the package ships (graphs/examples/sample-*.json,
- * on the built-in sample biped) and the files they name (sample-*.bvh, the aim offset's poses) into
+ * on the built-in sample biped, so they name no other file) into
  * DIR (default `examples`), so an installed package's user can run the README's commands on them. A
  * file already there with other contents is left alone unless --force.
  */
@@ -11,8 +11,8 @@ import { parseOptions, UsageError, writing } from './common.ts';
 import { writeOutputFile } from './output-file.ts';
 import type { Io } from './io.ts';
 
-/** The examples the package ships, and the files beside them that they name. */
-const SHIPPED = /^sample-.*\.(json|bvh)$/;
+/** The examples that need no file besides themselves (what the package ships). */
+const SHIPPED = /^sample-.*\.json$/;
 
 /**
  * The package's graphs/examples folder: two levels up from the compiled dist/cli/examples.js,
@@ -46,8 +46,7 @@ export function examplesCommand(args: readonly string[], io: Io): number {
   if (clashes.length > 0) throw new UsageError(`${clashes.join(', ')} exist${clashes.length === 1 ? 's' : ''} with other contents; give another DIR, or --force to overwrite`);
   writing(dir, () => mkdirSync(dir, { recursive: true }));
   names.forEach((name, i) => writeOutputFile(join(dir, name), texts[i]));
-  const graphs = names.filter((name) => name.endsWith('.json')).length;
-  io.out(`wrote ${graphs} example graphs and ${names.length - graphs} files they read to ${dir}/: ${names.join(', ')}\n`
-    + `They run on the built-in sample biped. Try:\n  npx animgraph run ${join(dir, 'sample-locomotion.json')} --frames 5 --debug text\n`);
+  io.out(`wrote ${names.length} example graphs to ${dir}/: ${names.join(', ')}\n`
+    + `They run on the built-in sample biped (no other files). Try:\n  npx animgraph run ${join(dir, 'sample-locomotion.json')} --frames 5 --debug text\n`);
   return 0;
 }

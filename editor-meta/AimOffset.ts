@@ -34,8 +34,8 @@ export const AimOffsetMeta: BuiltInNodeMeta = {
   },
   reference: `
 A sample is usually one frame of an aim pose made additive against the straight-ahead pose in the asset's clips:
-\`"aimLeft": { "source": "aim.bvh", "frames": [1, 1], "additive": { "reference": { "clip": "aimPoses", "frame": 0 }, "space": "mesh" } }\`
-(\`graphs/examples/sample-aim-offset.json\` places nine such poses at yaw ±60 and pitch ±40 degrees).
+\`"aimLeft": { "source": "builtin:aim", "frames": [1, 1], "additive": { "reference": { "clip": "aimPoses", "frame": 0 }, "space": "mesh" } }\`
+(\`graphs/examples/sample-aim-offset.json\` places the nine poses of the built-in \`aim\` clip, on the sample biped, at yaw ±60 and pitch ±40 degrees).
 
 The samples are weighed as BlendSpace2D weighs its samples (triangulated at load in coordinates scaled to the unit
 square; barycentric weights inside a triangle, the nearest point of the outline outside), and play in step as

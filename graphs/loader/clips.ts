@@ -5,7 +5,7 @@ import { Pose } from '../../runtime/core/pose.ts';
 import { ClipNotifyTrack, clipCurves } from '../../runtime/core/clip-events.ts';
 import { gltfClip } from '../../runtime/import/gltf.ts';
 import { extractRootMotion, rootMotionSource } from '../../runtime/jobs/root-motion.ts';
-import { sampleClip, SAMPLE_CLIP_NAMES } from '../../runtime/import/sample-data.ts';
+import { BUILTIN_CLIP_NAMES, sampleClip } from '../../runtime/import/sample-data.ts';
 import type { Skeleton } from '../../runtime/core/skeleton.ts';
 import type { GraphEnvelope } from '../schema.ts';
 import { guardGltf, isGltfPath, reportFileError, reportGltfError, type FileCache } from './files.ts';
@@ -229,8 +229,8 @@ function loadClip(name: string, def: ClipDef, files: FileCache, problems: Proble
   }
   if (def.source.startsWith('builtin:')) {
     const builtin = def.source.slice('builtin:'.length);
-    if (!SAMPLE_CLIP_NAMES.includes(builtin)) {
-      problems.add(['clips', name, 'source'], 'clip-file', `no built-in clip ${quoted(builtin)} (have: ${SAMPLE_CLIP_NAMES.join(', ')})`);
+    if (!BUILTIN_CLIP_NAMES.includes(builtin)) {
+      problems.add(['clips', name, 'source'], 'clip-file', `no built-in clip ${quoted(builtin)} (have: ${BUILTIN_CLIP_NAMES.join(', ')})`);
       return undefined;
     }
     clip = sampleClip(builtin);

@@ -63,14 +63,47 @@ const GAITS: Record<string, Gait> = {
   run: { period: 0.7, legSwing: 45, kneeBend: 95, armSwing: 35, elbow: 80, bob: 5, lean: 12, drop: -6 },
 };
 
+/** The built-in gaits: looping clips of the whole body. */
 export const SAMPLE_CLIP_NAMES = Object.keys(GAITS);
+/** Every built-in clip: the gaits, and `aim`, the poses of an aim offset (aimPoses). */
+export const BUILTIN_CLIP_NAMES = [...SAMPLE_CLIP_NAMES, 'aim'];
 const FPS = 30;
 const DEG = Math.PI / 180;
 
-/** Generates one of the built-in clips ('idle', 'walk' or 'run') for sampleSkeleton(). */
+/**
+ * The yaw and pitch of each frame of the built-in `aim` clip, in degrees: straight ahead, left,
+ * right, up, down, then the four corners (positive yaw turns to the biped's left, positive pitch
+ * down). Each is spread over the spine and neck as AIM_SHARES says.
+ */
+export const AIM_POSES: readonly (readonly [yaw: number, pitch: number])[] = [
+  [0, 0], [60, 0], [-60, 0], [0, -40], [0, 40], [60, -40], [-60, -40], [60, 40], [-60, 40],
+];
+const AIM_SHARES: readonly (readonly [bone: string, share: number])[] = [['spine_01', 0.3], ['spine_02', 0.3], ['neck', 0.2], ['head', 0.2]];
+
+/**
+ * The built-in `aim` clip: one held pose a frame (AIM_POSES), each bone of AIM_SHARES turned by its
+ * share of the yaw (about Y) after its share of the pitch (about X), for making the mesh-space
+ * additive samples of an aim offset (`frames: [k, k]` against frame 0).
+ */
+function aimPoses(): Clip {
+  const tracks: TrackLayout[] = AIM_SHARES.map(([bone]) => ({ bone, translation: false, rotation: true, scale: false }));
+  const clip = new Clip({ name: 'aim', frameRate: FPS, frameCount: AIM_POSES.length, tracks });
+  const q = new Float64Array(8);
+  AIM_POSES.forEach(([yaw, pitch], f) => {
+    AIM_SHARES.forEach(([, share], t) => {
+      quatFromAxisAngle(q, 0, 0, 1, 0, yaw * share * DEG);
+      quatFromAxisAngle(q, 4, 1, 0, 0, pitch * share * DEG);
+      quatMultiply(clip.rotations, (f * tracks.length + t) * 4, q, 0, q, 4);
+    });
+  });
+  return clip;
+}
+
+/** Generates one of the built-in clips (BUILTIN_CLIP_NAMES) for sampleSkeleton(). */
 export function sampleClip(name: string): Clip {
+  if (name === 'aim') return aimPoses();
   const gait = GAITS[name];
-  if (!gait) throw new AnimGraphError('unknown-name', `no built-in clip '${name}' (have: ${SAMPLE_CLIP_NAMES.join(', ')})`);
+  if (!gait) throw new AnimGraphError('unknown-name', `no built-in clip '${name}' (have: ${BUILTIN_CLIP_NAMES.join(', ')})`);
   const skeleton = sampleSkeleton();
   const frameCount = Math.round(gait.period * FPS) + 1;
   const tracks: TrackLayout[] = skeleton.boneNames.map((bone) => ({ bone, translation: bone === 'pelvis', rotation: bone !== 'root', scale: false }));

@@ -26,10 +26,10 @@ const AIM_SAMPLES: [string, number, number][] = [
 function aimClips(space: 'mesh' | 'local' = 'mesh'): Record<string, unknown> {
   const clips: Record<string, unknown> = {
     idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' },
-    aimPoses: { source: 'sample-aim-poses.bvh' },
+    aimPoses: { source: 'builtin:aim' },
   };
   AIM_SAMPLES.forEach(([name], frame) => {
-    clips[name] = { source: 'sample-aim-poses.bvh', frames: [frame, frame], additive: { reference: { clip: 'aimPoses', frame: 0 }, space } };
+    clips[name] = { source: 'builtin:aim', frames: [frame, frame], additive: { reference: { clip: 'aimPoses', frame: 0 }, space } };
   });
   return clips;
 }
@@ -152,7 +152,7 @@ describe('AimOffset', () => {
       return result.ok ? [] : result.problems.map((p) => [p.path, p.code]);
     };
     expect(problems(aimClips())).toEqual([['$.nodes.aim.properties.samples[1].clip', 'not-additive']]);
-    const local = { ...aimClips(), aimUp: { source: 'sample-aim-poses.bvh', frames: [3, 3], additive: { reference: { clip: 'aimPoses', frame: 0 } } } };
+    const local = { ...aimClips(), aimUp: { source: 'builtin:aim', frames: [3, 3], additive: { reference: { clip: 'aimPoses', frame: 0 } } } };
     expect(problems(local)).toEqual([
       ['$.nodes.aim.properties.samples[1].clip', 'not-additive'],
       ['$.nodes.aim.properties.samples[2].clip', 'space-mismatch'],

@@ -17,9 +17,9 @@ const line = loadGraphAsset({
   skeleton: 'builtin:biped',
   clips: {
     walk: { source: 'builtin:walk' },
-    aimPoses: { source: 'sample-aim-poses.bvh' },
-    left: { source: 'sample-aim-poses.bvh', frames: [1, 1], additive: { reference: { clip: 'aimPoses', frame: 0 }, space: 'mesh' } },
-    right: { source: 'sample-aim-poses.bvh', frames: [2, 2], additive: { reference: { clip: 'aimPoses', frame: 0 }, space: 'mesh' } },
+    aimPoses: { source: 'builtin:aim' },
+    left: { source: 'builtin:aim', frames: [1, 1], additive: { reference: { clip: 'aimPoses', frame: 0 }, space: 'mesh' } },
+    right: { source: 'builtin:aim', frames: [2, 2], additive: { reference: { clip: 'aimPoses', frame: 0 }, space: 'mesh' } },
   },
   parameters: { yaw: { type: 'float', default: 0 }, a: { type: 'float', default: 0.8 } },
   nodes: {
