@@ -2,18 +2,15 @@
  * `animgraph edit GRAPH [--port N] [--nodes MODULE]`: serves the graph editor for GRAPH on
  * 127.0.0.1 until stopped; the page saves back to GRAPH, and to no other file.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { NodeRegistry } from '../graphs/loader.ts';
 import { editorMetaProblems, type NodeEditorMeta } from '../editor-meta/index.ts';
 import type { NodeType } from '../runtime/node/node.ts';
-import { parseDecimal } from '../runtime/node/parameters.ts';
-import { repeatedOption } from './common.ts';
 import type { Io } from './io.ts';
-import { PortInUseError, untilStopped } from './local-server.ts';
+import { pageCommandArgs, PortInUseError, untilStopped } from './local-server.ts';
 import { startEditServer } from './edit-server.ts';
 
 export const DEFAULT_EDIT_PORT = 7861;
@@ -105,39 +102,9 @@ export async function loadNodesModule(file: string): Promise<{ registry: NodeReg
  * graph with problems opens too: the page marks them, and edits and saves it.
  */
 export async function editCommand(args: readonly string[], io: Io, stop?: AbortSignal): Promise<number> {
-  const spec = { port: { type: 'string' }, nodes: { type: 'string' } } as const;
-  let values: { port?: string; nodes?: string };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({ args: [...args], options: spec, allowPositionals: true, strict: true }));
-  } catch (e) {
-    io.err(`animgraph edit: ${(e as Error).message}\n`);
-    return 2;
-  }
-  const repeated = repeatedOption(args, spec);
-  if (repeated !== undefined) {
-    io.err(`animgraph edit: ${repeated}\n`);
-    return 2;
-  }
-  if (positionals.length !== 1) {
-    io.err('animgraph edit: needs exactly one GRAPH file\n');
-    return 2;
-  }
-  const port = values.port === undefined ? DEFAULT_EDIT_PORT : parseDecimal(values.port);
-  if (values.port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-    io.err(`animgraph edit: --port needs a whole number from 0 to 65535 (0: any free port), got '${values.port}'\n`);
-    return 2;
-  }
-  const graph = positionals[0];
-  let kind = 'no such file';
-  try {
-    const stat = statSync(graph);
-    kind = stat.isFile() ? '' : stat.isDirectory() ? 'it is a directory' : 'not a regular file';
-  } catch { /* no such file */ }
-  if (kind !== '') {
-    io.err(`animgraph edit: cannot read graph file ${graph}: ${kind}\n`);
-    return 1;
-  }
+  const parsed = pageCommandArgs('edit', args, io, DEFAULT_EDIT_PORT, ['nodes']);
+  if (typeof parsed === 'number') return parsed;
+  const { graph, port, values } = parsed;
   let nodes;
   if (values.nodes !== undefined) {
     try {

@@ -13,11 +13,12 @@
  *  - Everything else is the caller's `route`, then 404; a method other than GET or HEAD that no
  *    route takes is 405.
  */
-import { readdirSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { parseGraphText } from '../graphs/loader/json-text.ts';
 import { dirnamePath, joinPath, normalizePath } from '../graphs/loader/paths.ts';
@@ -25,6 +26,9 @@ import type { NodeRegistry } from '../graphs/loader.ts';
 import { decodeGltfUri, gltfUriOutsideFolder } from '../runtime/import/gltf.ts';
 import { checkGraphAsset, fileResolver, type FileRead } from '../host/files.ts';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_GRAPH_BYTES, FileReadError, readRegularFile } from '../host/read-file.ts';
+import { parseDecimal } from '../runtime/node/parameters.ts';
+import { repeatedOption } from './common.ts';
+import type { Io } from './io.ts';
 
 export const HOST = '127.0.0.1';
 
@@ -338,4 +342,50 @@ export function untilStopped(stop?: AbortSignal): Promise<void> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+}
+
+/**
+ * The arguments of a page command (`view`, `edit`): GRAPH, a regular file, and `--port N` (default
+ * `defaultPort`), with the command's other string options in `values`; or the exit code after
+ * saying what is wrong on io.err: 2 for bad usage, 1 when GRAPH is not a file.
+ */
+export function pageCommandArgs<K extends string>(
+  command: string, args: readonly string[], io: Io, defaultPort: number, extra: readonly K[] = [],
+): { graph: string; port: number; values: Partial<Record<K, string>> } | number {
+  const spec: Record<string, { type: 'string' }> = { port: { type: 'string' } };
+  for (const name of extra) spec[name] = { type: 'string' };
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: [...args], options: spec, allowPositionals: true, strict: true }));
+  } catch (e) {
+    io.err(`animgraph ${command}: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const repeated = repeatedOption(args, spec);
+  if (repeated !== undefined) {
+    io.err(`animgraph ${command}: ${repeated}\n`);
+    return 2;
+  }
+  if (positionals.length !== 1) {
+    io.err(`animgraph ${command}: needs exactly one GRAPH file\n`);
+    return 2;
+  }
+  const given = values.port as string | undefined;
+  const port = given === undefined ? defaultPort : parseDecimal(given);
+  if (given !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    io.err(`animgraph ${command}: --port needs a whole number from 0 to 65535 (0: any free port), got '${given}'\n`);
+    return 2;
+  }
+  const graph = positionals[0];
+  let kind = 'no such file';
+  try {
+    const stat = statSync(graph);
+    kind = stat.isFile() ? '' : stat.isDirectory() ? 'it is a directory' : 'not a regular file';
+  } catch { /* no such file */ }
+  if (kind !== '') {
+    io.err(`animgraph ${command}: cannot read graph file ${graph}: ${kind}\n`);
+    return 1;
+  }
+  return { graph, port, values: values as Partial<Record<K, string>> };
 }
