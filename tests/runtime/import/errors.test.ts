@@ -21,6 +21,6 @@ describe('the importers throw AnimGraphErrors with a code', () => {
     const animation = expectAnimGraphError(() => gltfClip(doc, 'Run'), 'unknown-name', /^rig\.gltf: no animation "Run"/);
     expect(animation).toMatchObject({ gltfCode: 'unknown-animation' });
     expect(expectAnimGraphError(() => gltfRig(doc, 'legs'), 'unknown-name')).toMatchObject({ gltfCode: 'unknown-skin' });
-    expectAnimGraphError(() => sampleClip('jog'), 'unknown-name', "no built-in clip 'jog' (have: idle, walk, run)");
+    expectAnimGraphError(() => sampleClip('jog'), 'unknown-name', "no built-in clip 'jog' (have: idle, walk, run, aim)");
   });
 });
