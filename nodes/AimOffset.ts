@@ -4,7 +4,7 @@ import type { Pose } from '../runtime/core/pose.ts';
 import { AimOffsetApplication, checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { defineNodeType, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
-import { BlendSpace2D, BlendSpace2DType, checkPlaneSamples, type BlendSpace2DLayout } from './BlendSpace2D.ts';
+import { BlendSpace2D, checkPlaneSamples, PLANE_SAMPLES, planeLayout, type BlendSpace2DLayout } from './BlendSpace2D.ts';
 
 /**
  * Unreal's Aim Offset: a BlendSpace2D whose samples are mesh-space additive clips (a character
@@ -44,26 +44,23 @@ export class AimOffset extends BlendSpace2D {
   }
 
   protected override onEvaluate(out: Pose): void {
-    this.aim.base.evaluate(out);
-    if (!this.aim.updated) return;
+    const pool = this.graph.posePool, delta = this.aim.evaluateBase(out, pool);
+    if (delta === null) return;
     this.aimAt(out);
-    const pool = this.graph.posePool, delta = pool.acquire();
     super.onEvaluate(delta);
-    this.aim.apply(out, delta, this.graph.skeleton.parents);
-    pool.release(delta);
+    this.aim.apply(out, delta, this.graph.skeleton.parents, pool);
   }
 
   /** Called with the base pose before the samples are evaluated: AimOffsetLookAt weighs them there. */
   protected aimAt(_base: Pose): void {}
 
   protected override debugDescription(): string {
-    return `${super.debugDescription()} Alpha: ${(this.aim.alpha[0] * 100).toFixed(1)}%`;
+    return this.aim.describe(super.debugDescription());
   }
 
   protected override onGatherDebug(node: DebugNode): void {
     super.onGatherDebug(node);
-    node.poseSource = false;
-    node.values = { ...node.values, alpha: this.aim.alpha[0] };
+    this.aim.gatherDebug(node);
   }
 }
 
@@ -71,15 +68,7 @@ export const AimOffsetType: NodeType = defineNodeType({
   type: 'AimOffset',
   space: 'local',
   properties: {
-    samples: {
-      kind: 'list',
-      minCount: 3,
-      item: {
-        clip: { kind: 'clip' },
-        x: { kind: 'float', default: 0, bindable: false },
-        y: { kind: 'float', default: 0, bindable: false },
-      },
-    },
+    samples: PLANE_SAMPLES,
     x: { kind: 'float', default: 0 },
     y: { kind: 'float', default: 0 },
     xSmoothingTime: { kind: 'float', default: 0, min: 0, max: 1e6, bindable: false },
@@ -94,7 +83,7 @@ export const AimOffsetType: NodeType = defineNodeType({
     checkPlaneSamples(ctx, 'AimOffset', 'AimOffset1D');
     checkAimOffsetSamples(ctx, 'AimOffset');
   },
-  prepare: (ctx) => BlendSpace2DType.prepare?.(ctx) as BlendSpace2DLayout,
+  prepare: (ctx) => planeLayout(ctx.properties.samples),
   create: ({ id, boneCount, properties: p, inputs, shared, numbers }) => {
     if (!shared || shared.triangles.length === 0) throw new AnimGraphError('invalid-data', `AimOffset '${id}': its samples have no triangle (the loader reports why)`);
     return new AimOffset(

@@ -3,7 +3,7 @@ import type { Pose } from '../runtime/core/pose.ts';
 import { AimOffsetApplication, checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { defineNodeType, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
-import { BlendSpace1D, BlendSpace1DType } from './BlendSpace1D.ts';
+import { BlendSpace1D, BlendSpace1DType, LINE_SAMPLES, lineOrder } from './BlendSpace1D.ts';
 
 /**
  * Unreal's Aim Offset 1D: a BlendSpace1D whose samples are mesh-space additive clips (aiming left
@@ -40,22 +40,19 @@ export class AimOffset1D extends BlendSpace1D {
   }
 
   protected override onEvaluate(out: Pose): void {
-    this.aim.base.evaluate(out);
-    if (!this.aim.updated) return;
-    const pool = this.graph.posePool, delta = pool.acquire();
+    const pool = this.graph.posePool, delta = this.aim.evaluateBase(out, pool);
+    if (delta === null) return;
     super.onEvaluate(delta);
-    this.aim.apply(out, delta, this.graph.skeleton.parents);
-    pool.release(delta);
+    this.aim.apply(out, delta, this.graph.skeleton.parents, pool);
   }
 
   protected override debugDescription(): string {
-    return `${super.debugDescription()} Alpha: ${(this.aim.alpha[0] * 100).toFixed(1)}%`;
+    return this.aim.describe(super.debugDescription());
   }
 
   protected override onGatherDebug(node: DebugNode): void {
     super.onGatherDebug(node);
-    node.poseSource = false;
-    node.values = { ...node.values, alpha: this.aim.alpha[0] };
+    this.aim.gatherDebug(node);
   }
 }
 
@@ -63,14 +60,7 @@ export const AimOffset1DType: NodeType = defineNodeType({
   type: 'AimOffset1D',
   space: 'local',
   properties: {
-    samples: {
-      kind: 'list',
-      minCount: 1,
-      item: {
-        clip: { kind: 'clip' },
-        x: { kind: 'float', default: 0, bindable: false },
-      },
-    },
+    samples: LINE_SAMPLES,
     x: { kind: 'float', default: 0 },
     smoothingTime: { kind: 'float', default: 0, min: 0, max: 1e6, bindable: false },
     alpha: { kind: 'float', default: 1, min: 0, max: 1 },
@@ -84,8 +74,7 @@ export const AimOffset1DType: NodeType = defineNodeType({
     checkAimOffsetSamples(ctx, 'AimOffset1D');
   },
   create: ({ id, boneCount, properties: p, inputs, numbers }) => {
-    const order = Int32Array.from(p.samples.map((_, i) => i).sort((a, b) => p.samples[a].x - p.samples[b].x || a - b));
-    const xs = Float64Array.from(order, (i) => p.samples[i].x);
+    const { order, xs } = lineOrder(p.samples);
     return new AimOffset1D(
       id, inputs.base, p.alpha, boneCount, p.samples.map((s) => s.clip), order, xs, p.x, p.smoothingTime, p.playRate, p.loop,
       numbers(p.samples.length * CLOCK_NUMBERS),

@@ -6,7 +6,7 @@ import { checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { defineNodeType, readVec3, type CacheBonesContext, type NodeType, type PoseLink, type ScalarProperty, type Vec3Property } from '../runtime/node/node.ts';
 import { AimOffset } from './AimOffset.ts';
-import { BlendSpace2DType, checkPlaneSamples, type BlendSpace2DLayout } from './BlendSpace2D.ts';
+import { checkPlaneSamples, PLANE_SAMPLES, planeLayout, type BlendSpace2DLayout } from './BlendSpace2D.ts';
 
 /** The target, read within one call: every instance's (see ScratchNumbers). */
 const TARGET = new ScratchNumbers();
@@ -124,15 +124,7 @@ export const AimOffsetLookAtType: NodeType = defineNodeType({
   type: 'AimOffsetLookAt',
   space: 'local',
   properties: {
-    samples: {
-      kind: 'list',
-      minCount: 3,
-      item: {
-        clip: { kind: 'clip' },
-        x: { kind: 'float', default: 0, bindable: false },
-        y: { kind: 'float', default: 0, bindable: false },
-      },
-    },
+    samples: PLANE_SAMPLES,
     target: { kind: 'vec3', default: [0, 0, 1000] },
     sourceBone: { kind: 'bone' },
     socketOffset: { kind: 'vec3', default: [0, 0, 0], bindable: false },
@@ -148,7 +140,7 @@ export const AimOffsetLookAtType: NodeType = defineNodeType({
     checkPlaneSamples(ctx, 'AimOffsetLookAt', 'AimOffset1D');
     checkAimOffsetSamples(ctx, 'AimOffsetLookAt');
   },
-  prepare: (ctx) => BlendSpace2DType.prepare?.(ctx) as BlendSpace2DLayout,
+  prepare: (ctx) => planeLayout(ctx.properties.samples),
   create: ({ id, boneCount, properties: p, inputs, shared, numbers }) => {
     if (!shared || shared.triangles.length === 0) throw new AnimGraphError('invalid-data', `AimOffsetLookAt '${id}': its samples have no triangle (the loader reports why)`);
     return new AimOffsetLookAt(

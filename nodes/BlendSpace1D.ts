@@ -64,18 +64,30 @@ function checkSamples(ctx: NodeCheckContext): void {
   });
 }
 
+/**
+ * A 1D blend space's samples as the node types built on it declare them (BlendSpace1D,
+ * AimOffset1D): one or more clips, each at its x.
+ */
+export const LINE_SAMPLES = {
+  kind: 'list',
+  minCount: 1,
+  item: {
+    clip: { kind: 'clip' },
+    x: { kind: 'float', default: 0, bindable: false },
+  },
+} as const;
+
+/** The samples' indices in increasing x (ties in the asset's order), and their xs in that order. */
+export function lineOrder(samples: readonly { readonly x: number }[]): { order: Int32Array; xs: Float64Array } {
+  const order = Int32Array.from(samples.map((_, i) => i).sort((a, b) => samples[a].x - samples[b].x || a - b));
+  return { order, xs: Float64Array.from(order, (i) => samples[i].x) };
+}
+
 export const BlendSpace1DType: NodeType = defineNodeType({
   type: 'BlendSpace1D',
   space: 'local',
   properties: {
-    samples: {
-      kind: 'list',
-      minCount: 1,
-      item: {
-        clip: { kind: 'clip' },
-        x: { kind: 'float', default: 0, bindable: false },
-      },
-    },
+    samples: LINE_SAMPLES,
     x: { kind: 'float', default: 0 },
     smoothingTime: { kind: 'float', default: 0, min: 0, max: 1e6, bindable: false },
     playRate: { kind: 'float', default: 1 },
@@ -85,8 +97,7 @@ export const BlendSpace1DType: NodeType = defineNodeType({
   inputs: [],
   check: checkSamples,
   create: ({ id, properties: p, numbers }) => {
-    const order = Int32Array.from(p.samples.map((_, i) => i).sort((a, b) => p.samples[a].x - p.samples[b].x || a - b));
-    const xs = Float64Array.from(order, (i) => p.samples[i].x);
+    const { order, xs } = lineOrder(p.samples);
     return new BlendSpace1D(
       id, p.samples.map((s) => s.clip), order, xs, p.x, p.smoothingTime, p.playRate, p.loop, p.syncGroup ?? '', numbers(p.samples.length * CLOCK_NUMBERS),
     );

@@ -125,19 +125,42 @@ export function checkPlaneSamples(ctx: NodeCheckContext, type = 'BlendSpace2D', 
   }
 }
 
+/**
+ * A 2D blend space's samples as the node types built on it declare them (BlendSpace2D, AimOffset,
+ * AimOffsetLookAt): three or more clips, each at its (x, y).
+ */
+export const PLANE_SAMPLES = {
+  kind: 'list',
+  minCount: 3,
+  item: {
+    clip: { kind: 'clip' },
+    x: { kind: 'float', default: 0, bindable: false },
+    y: { kind: 'float', default: 0, bindable: false },
+  },
+} as const;
+
+/** The layout the samples' places give a 2D blend space (its node type's `prepare`, shared by every instance). */
+export function planeLayout(samples: readonly { readonly x: number; readonly y: number }[]): BlendSpace2DLayout {
+  const points = samples.flatMap((sample) => [sample.x, sample.y]);
+  const scale = new Float64Array(4);
+  for (let axis = 0; axis < 2; axis++) {
+    let min = Infinity, max = -Infinity;
+    for (let i = axis; i < points.length; i += 2) {
+      min = Math.min(min, points[i]);
+      max = Math.max(max, points[i]);
+    }
+    scale[2 * axis] = min;
+    scale[2 * axis + 1] = max > min ? 1 / (max - min) : 0;
+  }
+  const unit = toUnitSquare(points);
+  return { points: unit, triangles: triangulate(Array.from(unit)), scale };
+}
+
 export const BlendSpace2DType: NodeType = defineNodeType({
   type: 'BlendSpace2D',
   space: 'local',
   properties: {
-    samples: {
-      kind: 'list',
-      minCount: 3,
-      item: {
-        clip: { kind: 'clip' },
-        x: { kind: 'float', default: 0, bindable: false },
-        y: { kind: 'float', default: 0, bindable: false },
-      },
-    },
+    samples: PLANE_SAMPLES,
     x: { kind: 'float', default: 0 },
     y: { kind: 'float', default: 0 },
     xSmoothingTime: { kind: 'float', default: 0, min: 0, max: 1e6, bindable: false },
@@ -148,21 +171,7 @@ export const BlendSpace2DType: NodeType = defineNodeType({
   },
   inputs: [],
   check: (ctx) => checkPlaneSamples(ctx),
-  prepare: (ctx): BlendSpace2DLayout => {
-    const points = ctx.properties.samples.flatMap((sample) => [sample.x, sample.y]);
-    const scale = new Float64Array(4);
-    for (let axis = 0; axis < 2; axis++) {
-      let min = Infinity, max = -Infinity;
-      for (let i = axis; i < points.length; i += 2) {
-        min = Math.min(min, points[i]);
-        max = Math.max(max, points[i]);
-      }
-      scale[2 * axis] = min;
-      scale[2 * axis + 1] = max > min ? 1 / (max - min) : 0;
-    }
-    const unit = toUnitSquare(points);
-    return { points: unit, triangles: triangulate(Array.from(unit)), scale };
-  },
+  prepare: (ctx) => planeLayout(ctx.properties.samples),
   create: ({ id, properties: p, shared, numbers }) => {
     if (!shared || shared.triangles.length === 0) throw new AnimGraphError('invalid-data', `BlendSpace2D '${id}': its samples have no triangle (the loader reports why)`);
     return new BlendSpace2D(

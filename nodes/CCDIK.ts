@@ -2,7 +2,7 @@ import type { CacheBonesContext, ComponentPoseLink, NodeCheckContext, NodeType, 
 import { readFlag } from '../runtime/node/node.ts';
 import { CHAIN_LIMIT_ROTATION, CHAIN_START_FROM_TAIL, solveCCDIK } from '../runtime/jobs/chain-ik.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
-import { ChainIKNode, TIP_ROTATIONS, chainBetween, chainIKProperties, checkChainIK, type ChainIKNodeSettings } from './FABRIK.ts';
+import { ChainIKNode, chainBetween, chainIKSettings, chainIKProperties, checkChainIK, type ChainIKNodeSettings } from './FABRIK.ts';
 
 /** A CCDIK node's resolved properties beyond the chain's. */
 export interface CCDIKNodeSettings extends ChainIKNodeSettings {
@@ -89,14 +89,7 @@ export const CCDIKType: NodeType = defineNodeType({
   inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
   check: checkCCDIK,
   create: ({ id, properties: p, inputs }) => new CCDIK(id, inputs.pose, p.alpha, {
-    rootBone: p.rootBone,
-    tipBone: p.tipBone,
-    targetBone: p.targetMode === 'bone' ? p.targetBone : '',
-    target: p.target,
-    targetRotation: p.targetRotation,
-    tipRotation: TIP_ROTATIONS.indexOf(p.tipRotation),
-    precision: p.precision,
-    maxIterations: p.maxIterations,
+    ...chainIKSettings(p),
     startFromTail: p.startFromTail,
     enableRotationLimits: p.enableRotationLimits,
     rotationLimit: p.rotationLimit,

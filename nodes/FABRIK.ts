@@ -210,6 +210,23 @@ export function chainIKProperties<D extends (typeof TIP_ROTATIONS)[number]>(tipD
   };
 }
 
+/** The settings chainIKProperties' properties give, as the nodes take them. */
+export function chainIKSettings(p: {
+  rootBone: string; tipBone: string; targetMode: string; targetBone: string; target: Vec3Property;
+  targetRotation: Vec3Property; tipRotation: (typeof TIP_ROTATIONS)[number]; precision: ScalarProperty; maxIterations: ScalarProperty;
+}): ChainIKNodeSettings {
+  return {
+    rootBone: p.rootBone,
+    tipBone: p.tipBone,
+    targetBone: p.targetMode === 'bone' ? p.targetBone : '',
+    target: p.target,
+    targetRotation: p.targetRotation,
+    tipRotation: TIP_ROTATIONS.indexOf(p.tipRotation),
+    precision: p.precision,
+    maxIterations: p.maxIterations,
+  };
+}
+
 /** Unreal's FABRIK node: the chain reaches by forward and backward reaching (solveFabrik). */
 export class FABRIK extends ChainIKNode {
   constructor(id: string, input: ComponentPoseLink, alpha: ScalarProperty, settings: ChainIKNodeSettings) {
@@ -230,14 +247,5 @@ export const FABRIKType: NodeType = defineNodeType({
   },
   inputs: [{ name: 'pose', kind: 'pose', space: 'component' }],
   check: checkChainIK,
-  create: ({ id, properties: p, inputs }) => new FABRIK(id, inputs.pose, p.alpha, {
-    rootBone: p.rootBone,
-    tipBone: p.tipBone,
-    targetBone: p.targetMode === 'bone' ? p.targetBone : '',
-    target: p.target,
-    targetRotation: p.targetRotation,
-    tipRotation: TIP_ROTATIONS.indexOf(p.tipRotation),
-    precision: p.precision,
-    maxIterations: p.maxIterations,
-  }),
+  create: ({ id, properties: p, inputs }) => new FABRIK(id, inputs.pose, p.alpha, chainIKSettings(p)),
 });

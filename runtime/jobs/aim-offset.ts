@@ -1,9 +1,9 @@
 import { applyAdditive } from '../core/additive.ts';
 import { clamp } from '../core/math.ts';
 import { nameList, quoted } from '../core/names.ts';
-import type { Pose } from '../core/pose.ts';
+import type { Pose, PosePool } from '../core/pose.ts';
 import { ScratchNumbers } from '../core/scratch.ts';
-import { readScalar, ZERO_WEIGHT, type Link, type NodeCheckContext, type PoseLink, type ScalarProperty, type UpdateContext } from '../node/node.ts';
+import { readScalar, ZERO_WEIGHT, type DebugNode, type Link, type NodeCheckContext, type PoseLink, type ScalarProperty, type UpdateContext } from '../node/node.ts';
 
 /** The base's and the result's component-space rotations, used within one call: every instance's (see ScratchNumbers). */
 const MESH_ROTATIONS = new ScratchNumbers();
@@ -62,9 +62,33 @@ export class AimOffsetApplication {
     child.rootVelocity.fill(0);
   }
 
-  /** Applies the blended mesh-space additive `delta` onto `out` (the base) at this frame's alpha. */
-  apply(out: Pose, delta: Pose, parents: Int32Array): void {
+  /**
+   * Evaluates the base into `out`; returns a pose of `pool` for the node to blend its samples into,
+   * or null when they were not updated this frame (alpha 0: `out` is the result).
+   */
+  evaluateBase(out: Pose, pool: PosePool): Pose | null {
+    this.base.evaluate(out);
+    return this.updated ? pool.acquire() : null;
+  }
+
+  /**
+   * Applies the blended mesh-space additive `delta` (evaluateBase's pose) onto `out` (the base) at
+   * this frame's alpha, and gives `delta` back to `pool`.
+   */
+  apply(out: Pose, delta: Pose, parents: Int32Array, pool: PosePool): void {
     applyAdditive(out, delta, this.alpha, 0, true, parents, this.scratch);
+    pool.release(delta);
+  }
+
+  /** The node's debug line: its blend space's, and alpha. */
+  describe(blendSpace: string): string {
+    return `${blendSpace} Alpha: ${(this.alpha[0] * 100).toFixed(1)}%`;
+  }
+
+  /** The node's debug values: its blend space's, and alpha; not a pose source (it modifies its base). */
+  gatherDebug(node: DebugNode): void {
+    node.poseSource = false;
+    node.values = { ...node.values, alpha: this.alpha[0] };
   }
 }
 

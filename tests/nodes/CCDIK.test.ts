@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset } from '../../host/files.ts';
 import type { ComponentPose } from '../../runtime/core/component-pose.ts';
 import {
   CHAIN_IK_OPTIONS, CHAIN_LIMIT_ROTATION, CHAIN_MAX_ITERATIONS, CHAIN_PRECISION, CHAIN_REACH_ERROR, CHAIN_START_FROM_TAIL, CHAIN_TARGET,
@@ -8,6 +7,7 @@ import {
 import { runProbe } from '../support/allocation.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
 import { random, solveChain, turned } from '../support/chains.ts';
+import { controlProblems } from '../support/walk-controls.ts';
 
 type V = [number, number, number];
 const sub = (a: V, b: V): V => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -150,14 +150,7 @@ describe('CCDIK on the built-in biped (spine_01 .. hand_l)', () => {
 });
 
 describe('CCDIK load checks', () => {
-  const problems = (ik: Record<string, unknown>) => {
-    const r = checkGraphAsset({
-      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
-      nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, ik: { type: 'CCDIK', inputs: { pose: 'walk' }, properties: ik } },
-      output: 'ik',
-    });
-    return r.ok ? [] : r.problems.map((p) => `${p.path} [${p.code}] ${p.message}`);
-  };
+  const problems = (ik: Record<string, unknown>) => controlProblems('CCDIK', 'ik', ik);
 
   it('takes joint limits on bones of the chain other than the tip, each once', () => {
     const base = { rootBone: 'clavicle_l', tipBone: 'hand_l' };

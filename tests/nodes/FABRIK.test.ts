@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import type { ComponentPose } from '../../runtime/core/component-pose.ts';
 import { quatRotateVec3 } from '../../runtime/core/math.ts';
 import { solveFabrik } from '../../runtime/jobs/chain-ik.ts';
 import { runProbe } from '../support/allocation.ts';
 import { random, solveChain, turned } from '../support/chains.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
-import { CMU, describeWithData } from '../support/shared-data.ts';
+import { describeWithData } from '../support/shared-data.ts';
+import { cmuWalkInstance, controlProblems } from '../support/walk-controls.ts';
 
 type V = [number, number, number];
 const sub = (a: V, b: V): V => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -169,14 +169,7 @@ describe('FABRIK on the built-in biped (clavicle_l .. hand_l)', () => {
 });
 
 describe('FABRIK load checks', () => {
-  const problems = (ik: Record<string, unknown>) => {
-    const r = checkGraphAsset({
-      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
-      nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, ik: { type: 'FABRIK', inputs: { pose: 'walk' }, properties: ik } },
-      output: 'ik',
-    });
-    return r.ok ? [] : r.problems.map((p) => `${p.path} [${p.code}] ${p.message}`);
-  };
+  const problems = (ik: Record<string, unknown>) => controlProblems('FABRIK', 'ik', ik);
 
   it('needs the tip below the root, and a target bone in bone mode', () => {
     expect(problems({ rootBone: 'clavicle_l', tipBone: 'hand_l' })).toEqual([]);
@@ -192,15 +185,7 @@ describe('FABRIK load checks', () => {
 });
 
 describeWithData('FABRIK and CCDIK on the CMU walk (CC_Base_Waist .. CC_Base_L_Hand)', () => {
-  const file = `${CMU}002_01.bvh`;
-  const graph = (nodes: Record<string, unknown>, output: string) => loadGraphAsset({
-    format: 'animgraph/1',
-    skeleton: { bvh: file },
-    clips: { walk: { source: file, frames: [1, -1] } },
-    parameters: { t: { type: 'vec3', default: [0, 0, 0] } },
-    nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, ...nodes },
-    output,
-  }).createInstance();
+  const graph = cmuWalkInstance;
 
   for (const type of ['FABRIK', 'CCDIK']) {
     it(`${type}: the hand reaches a point 30% of the way to the waist every frame, within the precision, lengths kept to 1e-9 relative`, () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
 import type { ComponentPose } from '../../runtime/core/component-pose.ts';
 import { quatFromTo, quatMultiply, quatRotateVec3 } from '../../runtime/core/math.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { runProbe } from '../support/allocation.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
-import { CMU, describeWithData } from '../support/shared-data.ts';
+import { describeWithData } from '../support/shared-data.ts';
+import { cmuWalkInstance, controlProblems } from '../support/walk-controls.ts';
 
 type V = [number, number, number];
 const sub = (a: V, b: V): V => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -156,14 +156,7 @@ describe('LookAt on the built-in biped (head, look axis +Z)', () => {
 });
 
 describe('LookAt load checks', () => {
-  const problems = (look: Record<string, unknown>) => {
-    const r = checkGraphAsset({
-      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
-      nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, look: { type: 'LookAt', inputs: { pose: 'walk' }, properties: look } },
-      output: 'look',
-    });
-    return r.ok ? [] : r.problems.map((p) => `${p.path} [${p.code}] ${p.message}`);
-  };
+  const problems = (look: Record<string, unknown>) => controlProblems('LookAt', 'look', look);
 
   it('needs a target bone in bone mode, an up axis not parallel to the look axis, axes that are not zero', () => {
     expect(problems({ bone: 'head' })).toEqual([]);
@@ -180,15 +173,7 @@ describe('LookAt load checks', () => {
 
 describeWithData('LookAt on the CMU walk (CC_Base_Head)', () => {
   it('every frame the head’s look axis is within the clamp of the walk’s, and on the target when the target is within it', () => {
-    const file = `${CMU}002_01.bvh`;
-    const graph = (nodes: Record<string, unknown>, output: string) => loadGraphAsset({
-      format: 'animgraph/1',
-      skeleton: { bvh: file },
-      clips: { walk: { source: file, frames: [1, -1] } },
-      parameters: { t: { type: 'vec3', default: [0, 0, 0] } },
-      nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, ...nodes },
-      output,
-    }).createInstance();
+    const graph = cmuWalkInstance;
     const fk = graph({}, 'walk');
     const look = graph({ look: { type: 'LookAt', inputs: { pose: 'walk' }, properties: { bone: 'CC_Base_Head', target: { param: 't' }, clampAngle: 45 } } }, 'look');
     const HEAD = fk.skeleton.indexOf('CC_Base_Head');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset } from '../../host/files.ts';
 import type { ComponentPose } from '../../runtime/core/component-pose.ts';
 import { quatConjugate, quatMultiply, quatRotateVec3 } from '../../runtime/core/math.ts';
 import { runProbe } from '../support/allocation.ts';
 import { bipedInstance, expectClose } from '../support/graphs.ts';
+import { controlProblems } from '../support/walk-controls.ts';
 
 type V = [number, number, number];
 type Q = [number, number, number, number];
@@ -129,14 +129,7 @@ describe('ModifyBone: each mode in each space against transforms computed by han
   });
 
   it('load checks: modes and spaces are enums, the bone must exist', () => {
-    const problems = (m: Record<string, unknown>) => {
-      const r = checkGraphAsset({
-        format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
-        nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, m: { type: 'ModifyBone', inputs: { pose: 'walk' }, properties: m } },
-        output: 'm',
-      });
-      return r.ok ? [] : r.problems.map((p) => `${p.path} [${p.code}]`);
-    };
+    const problems = (m: Record<string, unknown>) => controlProblems('ModifyBone', 'm', m, false);
     expect(problems({ bone: 'head', rotationMode: 'additive' })).toEqual([]);
     expect(problems({ bone: 'head', rotationSpace: 'world' })).toEqual(['$.nodes.m.properties.rotationSpace [schema]']);
     expect(problems({ bone: 'head', scaleMode: 'multiply' })).toEqual(['$.nodes.m.properties.scaleMode [schema]']);

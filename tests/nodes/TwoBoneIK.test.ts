@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkGraphAsset, loadGraphAsset } from '../../host/files.ts';
+import { checkGraphAsset } from '../../host/files.ts';
 import { ComponentPose } from '../../runtime/core/component-pose.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { quatNlerp, quatRotateVec3, vec3Lerp } from '../../runtime/core/math.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bipedInstance, expectClose, hasNaN } from '../support/graphs.ts';
-import { CMU, describeWithData } from '../support/shared-data.ts';
+import { describeWithData } from '../support/shared-data.ts';
+import { cmuWalkInstance } from '../support/walk-controls.ts';
 
 const skeleton = sampleSkeleton();
 const bone = (name: string) => skeleton.indexOf(name);
@@ -260,15 +261,7 @@ describe('TwoBoneIK load checks', () => {
 });
 
 describeWithData('TwoBoneIK on the CMU walk (CC_Base_L_Thigh > CC_Base_L_Calf > CC_Base_L_Foot)', () => {
-  const file = `${CMU}002_01.bvh`;
-  const graph = (nodes: Record<string, unknown>, output: string) => loadGraphAsset({
-    format: 'animgraph/1',
-    skeleton: { bvh: file },
-    clips: { walk: { source: file, frames: [1, -1] } },
-    parameters: { t: { type: 'vec3', default: [0, 0, 0] } },
-    nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } }, ...nodes },
-    output,
-  }).createInstance();
+  const graph = cmuWalkInstance;
 
   it('pulls the foot 15% of the way toward the thigh every frame: reached, lengths kept, knee in its FK bend plane', () => {
     const fk = graph({}, 'walk');
