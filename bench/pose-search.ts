@@ -5,7 +5,8 @@
  * Queries are poses of the original clips at random times and speeds the database does not hold,
  * with velocities from the pose 1/60 s before. Every mode answers every query; the answers must be
  * identical. Prints the database build time, the index file size and read time, and the median
- * query time of each mode with the ratio: over the whole database, and restricted to one clip as
+ * query time of each mode with the ratio: over the whole database, over the whole database but the
+ * query's own take (an excluded range of frames, which the tree must prune, not scan), and restricted to one clip as
  * PoseSearchBlend searches, for a query from that clip's own take and for one from another take or
  * mirror (what a switch searches with): the clip's own subtree against a scan of the clip, and the
  * database as built, which keeps a subtree only where its cost model says it beats the scan. The
@@ -190,7 +191,7 @@ const longClips: IndexedClip[] = variants.map((v, i) => ({
   binding: new ClipBinding(concatenated(clips.filter((_, c) => c % variants.length === i).map((c) => c.binding), v.name), skeleton),
 }));
 
-type Restriction = 'all' | 'same' | 'other';
+type Restriction = 'all' | 'same' | 'other' | 'exclude';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const meanFrames = (set: IndexedClip[]) => Math.round(clips.reduce((sum, c) => sum + Math.floor(c.binding.clip.duration * 30 + 1e-9) + 1, 0) / set.length);
 console.log(`${clips.length} clips (3 CMU takes and their mirrors at ${repetitions} speeds from 0.80x to 1.25x), ${queryCount} queries`);
@@ -244,8 +245,14 @@ for (const [label, spec] of schemas) {
       boxes[key] = 0;
       for (let i = 0; i < queries.length; i++) {
         const q = queries[i];
-        if (restrict !== 'all') q.allowOnly(restrictTo(i, restrict));
-        else q.allowAll();
+        if (restrict === 'all' || restrict === 'exclude') q.allowAll();
+        else q.allowOnly(restrictTo(i, restrict));
+        if (restrict === 'exclude') {
+          // The query's own take left out, as a search that must not answer with the clip playing.
+          const own = clipOf(i, source[i]);
+          q.excludeFirst = base.clipStart[own];
+          q.excludeLast = base.clipStart[own + 1] - 1;
+        }
         const start = performance.now();
         base.search(q, result, mode);
         perQuery.push((performance.now() - start) * 1000);
@@ -260,10 +267,10 @@ for (const [label, spec] of schemas) {
     console.log(`  ${db.clipCount} clips of ${meanFrames(set)} frames on average: ${db.frameCount} frames, built in ${(buildMs / 1000).toFixed(2)} s; index file `
       + `${(bytes.length / 1e6).toFixed(1)} MB, read and checked in ${readMs.toFixed(0)} ms (hashing the clips' keys); ${measured.tree.nodeStart.length} tree nodes; `
       + `${subtrees(measured)} of ${db.clipCount} clips keep a subtree by the cost model (${subtrees(db)} long enough for one)`);
-    for (const restrict of ['all', 'same', 'other'] as Restriction[]) {
+    for (const restrict of ['all', 'exclude', 'same', 'other'] as Restriction[]) {
       // A query is scaled by db; measured has the same features and scales, so the queries serve both.
       const cases: [string, PoseSearchDatabase, SearchMode][] = [['tree', db, 'tree'], ['brute', db, 'brute']];
-      if (restrict !== 'all' && subtrees(db) > 0) cases.push(['auto', measured, 'auto']);
+      if (restrict !== 'all' && restrict !== 'exclude' && subtrees(db) > 0) cases.push(['auto', measured, 'auto']);
       for (const [key, base, mode] of cases) time(base, mode, restrict, key); // warm-up
       const times: Record<string, number[]> = {};
       for (let w = 0; w < (quick ? 2 : 4); w++) {
@@ -276,9 +283,12 @@ for (const [label, spec] of schemas) {
       }
       const t = median(times.tree), b = median(times.brute);
       const frames = (key: string) => (scored[key] / queries.length).toFixed(0);
-      const what = restrict === 'all' ? 'whole database: KD-tree'.padEnd(41) : `one clip, query from ${restrict === 'same' ? 'the clip: ' : 'another:  '} subtree`;
+      const what = restrict === 'all' ? 'whole database: KD-tree'.padEnd(41)
+        : restrict === 'exclude' ? 'whole database but the own take: KD-tree'.padEnd(41)
+          : `one clip, query from ${restrict === 'same' ? 'the clip: ' : 'another:  '} subtree`;
+      const whole = restrict === 'all' || restrict === 'exclude';
       let line = `    ${what} ${us(t)} (${frames('tree').padStart(5)} frames, ${(boxes.tree / queries.length).toFixed(0).padStart(4)} boxes), `
-        + `${restrict === 'all' ? 'brute force     ' : 'scan of the clip'} ${us(b)} (${frames('brute').padStart(6)} frames): ${(b / t).toFixed(2)}x`;
+        + `${whole ? 'brute force     ' : 'scan of the clip'} ${us(b)} (${frames('brute').padStart(6)} frames): ${(b / t).toFixed(2)}x`;
       if (times.auto) line += `; as built (cost model) ${us(median(times.auto))}, ${(b / median(times.auto)).toFixed(2)}x the scan`;
       console.log(`${line}; same answers`);
     }
