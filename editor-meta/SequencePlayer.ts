@@ -7,7 +7,7 @@ export const SequencePlayerMeta: BuiltInNodeMeta = {
   description:
     'Plays an animation clip: each update advances the play time by delta time × Play Rate and samples the clip '
     + 'there (linear translation and scale, slerp or nlerp rotation between keys, reference pose for bones without a track). '
-    + 'With Loop on, the time wraps and a sequenceLooped event fires on every wrap; with Loop off, the time holds on the '
+    + 'With Loop on, the time wraps and a sequenceLooped event fires on each update that wraps (once, however many loops that update crosses; notifies fire in every loop crossed); with Loop off, the time holds on the '
     + 'last frame (the first when playing backwards) and sequenceEnded fires once per arrival. While its branch has zero '
     + 'weight the player is not updated, so it resumes from the same time when blended back in.',
   pins: {},

@@ -62,6 +62,15 @@ describe('SequencePlayer', () => {
     expect(loops[0][2]).toBeCloseTo(0.2, 12);
   });
 
+  it('emits sequenceLooped once for an update that crosses several loops, with the wrapped time', () => {
+    const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, 'p');
+    const times: number[] = [];
+    g.events.on('sequenceLooped', (_id, _clip, time) => times.push(time));
+    g.update(3.5); // three wraps of the 1.1 s loop, in one update
+    expect(times).toHaveLength(1);
+    expect(times[0]).toBeCloseTo(3.5 - 3 * 1.1, 12);
+  });
+
   it('plays backwards with a negative rate, wrapping below zero', () => {
     const g = bipedInstance({ p: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: -1, startTime: 0.1 } } }, 'p');
     g.update(0.3);
