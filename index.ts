@@ -31,7 +31,7 @@ export { MAX_GRAPH_DEPTH } from './runtime/graph/definition.ts';
 export type { AnimGraphDefinition, CompiledNode, PropertyValue } from './runtime/graph/definition.ts';
 export type { SlotPlayArgs, SlotPlayOptions, SlotPlayer } from './runtime/graph/slot-play.ts';
 export { InstanceBatch, characterOutput } from './runtime/graph/instance-batch.ts';
-export { samplingKernelAvailable } from './runtime/kernel/sampling-kernel.ts';
+export { samplingKernelAvailable, type KernelPrecision } from './runtime/kernel/sampling-kernel.ts';
 export { MAX_UPDATE_RATE } from './runtime/graph/update-rate.ts';
 export type { UpdateRateOptions } from './runtime/graph/update-rate.ts';
 export type { BatchPoseArrays, InstanceBatchOptions } from './runtime/graph/instance-batch.ts';

@@ -33,6 +33,7 @@ import { AnimGraph } from '../runtime/graph/graph.ts';
 import type { AnimGraphInstance } from '../runtime/graph/instance.ts';
 import type { CompiledNode } from '../runtime/graph/definition.ts';
 import type { InstanceBatch } from '../runtime/graph/instance-batch.ts';
+import type { KernelPrecision } from '../runtime/kernel/sampling-kernel.ts';
 import type { NodeType } from '../runtime/node/node.ts';
 import type { ParameterDefinition } from '../runtime/node/parameters.ts';
 import { Skeleton, type BoneDefinition } from '../runtime/core/skeleton.ts';
@@ -353,11 +354,11 @@ export function crowdPhases(count: number, duration: number, seed = CROWD_SEED +
  * `count` characters of one shared graph as an InstanceBatch (graph.createInstances: their poses in
  * one array per attribute, in the sampling kernel's memory where the engine has WebAssembly SIMD),
  * character i starting its players at phases[2i] (A) and phases[2i + 1] (B), via the phase
- * parameters and a reset (which re-reads the start times). `batch.update(dt)` runs a crowd's frame
- * as it is meant to be run.
+ * parameters and a reset (which re-reads the start times), sampling in `precision`
+ * (InstanceBatchOptions.precision). `batch.update(dt)` runs a crowd's frame as it is meant to be run.
  */
-export function createCrowdBatch(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false): InstanceBatch {
-  const batch = graph.createInstances(count, { componentSpace });
+export function createCrowdBatch(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false, precision: KernelPrecision = 'double'): InstanceBatch {
+  const batch = graph.createInstances(count, { componentSpace, precision });
   for (let i = 0; i < count; i++) startAtPhases(batch.instances[i], phases, i);
   return batch;
 }
@@ -370,6 +371,6 @@ export function startAtPhases(instance: AnimGraphInstance, phases: Float64Array,
 }
 
 /** createCrowdBatch's characters, as instances (each run by update, evaluate and componentPose). */
-export function createCrowd(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false): AnimGraphInstance[] {
-  return [...createCrowdBatch(graph, count, phases, componentSpace).instances];
+export function createCrowd(graph: AnimGraph, count: number, phases: Float64Array, componentSpace = false, precision: KernelPrecision = 'double'): AnimGraphInstance[] {
+  return [...createCrowdBatch(graph, count, phases, componentSpace, precision).instances];
 }

@@ -17,6 +17,9 @@
  *   blend       BlendTwo of two SequencePlayers at alpha 0.5
  *   player+cs   player, then instance.componentPose() (forward pass composing parent transforms)
  *   blend+cs    blend, then instance.componentPose()
+ *   player/f32, blend/f32, blend+cs/f32
+ *               the same three with the kernel sampling in single precision (the batch's and the
+ *               Crowd's `precision: 'single'`); ag/peer against the same hand-written peer
  *   inertial    InertialBlend of the two players during a transition (switched once, blend time
  *               1e6 s, so it never ends): one clip sampled plus the decaying per-bone offsets
  *   stride+cs   StrideWarping (manual, scale 1.3, pelvis adjustment, thigh correction, two-bone IK

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { KernelPrecision } from '../runtime/kernel/sampling-kernel.ts';
 import { describeValue } from '../runtime/node/parameters.ts';
 import { checkCrowdEvents, checkEventsPerCharacter, type CrowdEventName } from './crowd-events.ts';
 import type { CrowdGraphSource } from './crowd-shared.ts';
@@ -44,6 +45,12 @@ export interface CrowdOptions {
   /** Also publish every character's component-space pose each frame. Default false. */
   componentSpace?: boolean;
   /**
+   * What the sampling kernel samples in (see InstanceBatchOptions.precision): 'double' (the
+   * default, bit-identical to an instance alone) or 'single' (float32, four bones to a vector, in
+   * less time; docs/performance.md, "Single precision"). Crowd.precision says what runs.
+   */
+  precision?: KernelPrecision;
+  /**
    * Instance events to deliver on the calling thread through Crowd.events, whichever thread
    * evaluates the character (say `notify` for footsteps, `slotEnded` for gameplay): each with the
    * character's index first. Default none; every event but parameterChanged can be forwarded.
@@ -77,7 +84,7 @@ export interface CrowdOptions {
 
 /** A Crowd's options checked (a RangeError or TypeError naming the first one wrong), with their defaults. */
 export function checkCrowdOptions(options: CrowdOptions): {
-  count: number; cores: number; workers: number; componentSpace: boolean; events: CrowdEventName[]; eventsPerCharacter: number;
+  count: number; cores: number; workers: number; componentSpace: boolean; precision: KernelPrecision; events: CrowdEventName[]; eventsPerCharacter: number;
   timeout: number; restartWorkers: boolean; checkFinite: boolean;
 } {
   const count = options.count;
@@ -98,13 +105,15 @@ export function checkCrowdOptions(options: CrowdOptions): {
     }
   }
   const componentSpace = options.componentSpace ?? false;
+  const precision = options.precision ?? 'double';
+  if (precision !== 'double' && precision !== 'single') throw new RangeError(`precision must be 'double' or 'single'; got ${describeValue(options.precision)}`);
   const events = checkCrowdEvents(options.events), eventsPerCharacter = checkEventsPerCharacter(options.eventsPerCharacter);
   const timeout = options.workerTimeout ?? DEFAULT_WORKER_TIMEOUT;
   if (typeof timeout !== 'number' || !(timeout > 0)) {
     throw new RangeError(`workerTimeout must be milliseconds above 0 (Infinity to wait as long as a frame takes); got ${describeValue(options.workerTimeout)}`);
   }
   const restartWorkers = checkFlag('restartWorkers', options.restartWorkers), checkFinite = checkFlag('checkFinite', options.checkFinite);
-  return { count, cores, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite };
+  return { count, cores, workers, componentSpace, precision, events, eventsPerCharacter, timeout, restartWorkers, checkFinite };
 }
 
 /** A boolean option's value, false when not given; a TypeError for anything but a boolean. */

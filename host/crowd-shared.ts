@@ -7,6 +7,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { AnimGraph } from '../runtime/graph/graph.ts';
+import type { KernelPrecision } from '../runtime/kernel/sampling-kernel.ts';
 import { crowdEventBuffers, type CrowdEventBuffers, type CrowdEventName } from './crowd-events.ts';
 
 /**
@@ -157,6 +158,8 @@ export interface CrowdWorkerData extends CrowdShare {
   kernelMemory: object | null;
   /** Threads of the crowd (workers + 1): the kernels' scratch slots. */
   threads: number;
+  /** The kernels' precision (CrowdOptions.precision). */
+  precision: KernelPrecision;
 }
 
 export function sharedFloat64(length: number): Float64Array {

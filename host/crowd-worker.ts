@@ -14,7 +14,7 @@ try {
   // This thread's kernel on the crowd's shared memory; null (JavaScript) if its graph differs.
   const lengths = kernelPoseLengths(graph.skeleton.boneCount, b.rootMotion.length / 4, data.componentSpace, true, graph.frameNumberCount, data.threads);
   const kernel = data.kernelMemory === null ? null
-    : SamplingKernel.attachShared(data.kernelMemory, graph.skeleton, [...graph.clipBindings.values()], lengths, data.threads, data.worker);
+    : SamplingKernel.attachShared(data.kernelMemory, graph.skeleton, [...graph.clipBindings.values()], lengths, data.threads, data.worker, data.precision);
   slice = new CrowdSlice(graph, data, kernel);
 } catch (e) {
   parentPort!.postMessage({ error: e instanceof Error ? e.message : String(e) });

@@ -1,6 +1,6 @@
 import { checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraph, type AnimGraphInstance, type SlotPlayOptions } from '../runtime/graph/graph.ts';
 import { characterArrays, FRAME_NUMBERS_ARRAY, kernelPoseLengths } from '../runtime/graph/instance-batch.ts';
-import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
+import { SamplingKernel, type KernelPrecision } from '../runtime/kernel/sampling-kernel.ts';
 import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/node/parameters.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from '../runtime/graph/update-rate.ts';
@@ -68,6 +68,11 @@ export class Crowd {
    */
   readonly wasm: boolean;
   /**
+   * What the crowd samples in: 'single' when CrowdOptions.precision asked for it and every thread
+   * samples in the kernel (`wasm`), else 'double'.
+   */
+  readonly precision: KernelPrecision;
+  /**
    * The characters' forwarded instance events (CrowdOptions.events), each with the character's
    * index first, emitted by `update` once the frame is over, on the calling thread: characters in
    * order, each one's in the order they fired. `eventsDropped` tells how many a frame lost;
@@ -105,7 +110,7 @@ export class Crowd {
     readonly slotNames: readonly string[],
     private readonly clipNames: readonly string[],
     shareBounds: Int32Array,
-    options: { perCharacter: number; forwards: boolean; restartWorkers: boolean; checkFinite: boolean; cores: number },
+    options: { perCharacter: number; forwards: boolean; restartWorkers: boolean; checkFinite: boolean; cores: number; precision: KernelPrecision },
   ) {
     this.graph = graph;
     this.count = count;
@@ -124,6 +129,7 @@ export class Crowd {
     this.componentScales = buffers.componentScales;
     this.rootMotion = buffers.rootMotion;
     this.wasm = wasm;
+    this.precision = wasm ? options.precision : 'double';
     this.shareBounds = shareBounds;
     this.restartsWorkers = options.restartWorkers;
     this.checksFinite = options.checkFinite;
@@ -135,7 +141,7 @@ export class Crowd {
 
   /** Builds the graph on every thread and one instance per character; rejects if any thread fails to. */
   static async create(options: CrowdOptions): Promise<Crowd> {
-    const { count, cores, workers, componentSpace, events, eventsPerCharacter, timeout, restartWorkers, checkFinite } = checkCrowdOptions(options);
+    const { count, cores, workers, componentSpace, precision, events, eventsPerCharacter, timeout, restartWorkers, checkFinite } = checkCrowdOptions(options);
     const source = options.source;
     const graph = await buildCrowdGraph(options.source);
     const n = graph.skeleton.boneCount;
@@ -144,7 +150,7 @@ export class Crowd {
     const threads = workers + 1;
     // The poses in a shared WebAssembly memory with the clips, where every thread's sampling kernel
     // works on them; plain shared arrays where the engine cannot.
-    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, true, graph.frameNumberCount, threads), threads);
+    const kernel = SamplingKernel.createShared(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, true, graph.frameNumberCount, threads), threads, 1 << 30, precision);
     const buffers = characterArrays('a crowd', count, n, componentSpace, () => crowdBuffers(
       count, n, width, graph.slotNames.length, threads, componentSpace, { names: events, perCharacter: eventsPerCharacter }, checkFinite, kernel?.poseArrays,
     ));
@@ -157,11 +163,11 @@ export class Crowd {
       worker: t, first: bounds[t], end: bounds[t + 1], componentSpace, buffers, slotNames, clipNames, poseSnapshotNames, events, eventsPerCharacter, checkFinite,
     });
     const slice = new CrowdSlice(graph, share(0), kernel);
-    const data = Array.from({ length: workers }, (_, w): CrowdWorkerData => ({ ...share(w + 1), source, kernelMemory: kernel?.memory ?? null, threads }));
+    const data = Array.from({ length: workers }, (_, w): CrowdWorkerData => ({ ...share(w + 1), source, kernelMemory: kernel?.memory ?? null, threads, precision }));
     const frameNumbers = kernel === null ? null : { array: kernel.poseArrays[FRAME_NUMBERS_ARRAY], perCharacter: graph.frameNumberCount };
     const started = await CrowdThreads.start(data, timeout, buffers.control, buffers.phaseOffsets, frameNumbers, restartWorkers);
     return new Crowd(graph, count, buffers, slice, started.threads, scratch, slice.wasm && started.inJavaScript === 0, slotNames, clipNames, bounds, {
-      perCharacter: eventsPerCharacter, forwards: events.length > 0, restartWorkers, checkFinite, cores,
+      perCharacter: eventsPerCharacter, forwards: events.length > 0, restartWorkers, checkFinite, cores, precision,
     });
   }
 

@@ -39,12 +39,25 @@ function specialiseSample(text) {
     + as('sampleBetween', 0, true) + as('sampleBlendBetween', 1, true) + text.slice(end + 1);
 }
 
+/**
+ * `sampleSingle` twice, as `sampleSingle` with its `$blend` argument taken as 0 and as
+ * `sampleSingleBlend` with it taken as 1 (see specialiseSample).
+ */
+function specialiseSampleSingle(text) {
+  const head = '  (func (export "sampleSingle")';
+  const start = text.indexOf(head), end = text.indexOf('\n  (func ', start + head.length);
+  const body = text.slice(start, end + 1);
+  if (start < 0 || end < 0 || !body.includes('(local.get $blend)')) throw new Error('sampling.wat: no sampleSingle function reading $blend, to specialise');
+  const as = (name, blend) => body.replace(head, `  (func (export "${name}")`).replaceAll('(local.get $blend)', `(i32.const ${blend})`);
+  return text.slice(0, start) + as('sampleSingle', 0) + as('sampleSingleBlend', 1) + text.slice(end + 1);
+}
+
 export async function assembleSampling(shared = false) {
   const wabt = await wabtInit();
-  let text = specialiseSample(readFileSync(wat, 'utf8'));
+  let text = specialiseSampleSingle(specialiseSample(readFileSync(wat, 'utf8')));
   if (!text.includes(MEMORY_IMPORT)) throw new Error(`sampling.wat: no ${MEMORY_IMPORT} to build the shared variant from`);
   if (shared) text = text.replace(MEMORY_IMPORT, '(import "m" "memory" (memory 1 65536 shared))');
-  const features = { simd: true, threads: true };
+  const features = { simd: true, threads: true, bulk_memory: true };
   const module = wabt.parseWat('sampling.wat', text, features);
   try {
     module.validate(features);

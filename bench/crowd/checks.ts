@@ -77,7 +77,7 @@ export function instancesDifference(a: GraphCrowd, b: GraphCrowd, component: boo
  */
 export function threeDifference(def: CaseDefinition, graph: AnimGraph, clips: readonly [THREE.AnimationClip, THREE.AnimationClip], count = 16, frames = 150): number {
   const phases = crowdPhases(count, graph.clipBindings.get('clipA')!.clip.duration, 99);
-  const instances = createCrowd(graph, count, phases, def.component);
+  const instances = createCrowd(graph, count, phases, def.component, def.precision);
   def.start?.(instances);
   const three = new ThreeCrowd(graph.skeleton, clips[0], clips[1], count, phases, DT, { mode: def.three.mode, component: def.three.component });
   const crowd = new GraphCrowd(instances, def.component);

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Crowd } from '../../host/crowd.ts';
+import type { KernelPrecision } from '../../runtime/kernel/sampling-kernel.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { CROWD_SEARCH_EVERY, CROWD_STATE_EVERY, CROWD_STRIDE_SCALE, crowdLodRate, type CrowdGraphKind } from '../crowd-cases.ts';
 import type { ThreeCrowdMode } from '../three-crowd.ts';
@@ -46,6 +47,8 @@ export interface CaseDefinition {
   switchEvery?: number;
   /** The node type the case is about, when it is one that may not have landed yet. */
   node?: string;
+  /** InstanceBatchOptions.precision (and CrowdOptions.precision) of animgraph's side; default 'double'. */
+  precision?: KernelPrecision;
 }
 
 export const ALL_CASES: readonly CaseDefinition[] = [
@@ -53,6 +56,10 @@ export const ALL_CASES: readonly CaseDefinition[] = [
   { name: 'blend', kind: 'blend', component: false, peer: true, three: { mode: 'blend', component: false, same: true, note: 'crossFadeTo held at 0.5' } },
   { name: 'player+cs', kind: 'player', component: true, peer: true, three: { mode: 'player', component: true, same: true, note: 'one action + updateMatrixWorld' } },
   { name: 'blend+cs', kind: 'blend', component: true, peer: true, three: { mode: 'blend', component: true, same: true, note: 'crossfade + updateMatrixWorld' } },
+  // The same three with the kernel sampling in single precision (InstanceBatchOptions.precision).
+  { name: 'player/f32', kind: 'player', component: false, peer: true, precision: 'single', three: { mode: 'player', component: false, same: true, note: 'one action' } },
+  { name: 'blend/f32', kind: 'blend', component: false, peer: true, precision: 'single', three: { mode: 'blend', component: false, same: true, note: 'crossFadeTo held at 0.5' } },
+  { name: 'blend+cs/f32', kind: 'blend', component: true, peer: true, precision: 'single', three: { mode: 'blend', component: true, same: true, note: 'crossfade + updateMatrixWorld' } },
   {
     name: 'inertial', kind: 'inertial', component: false, peer: false,
     three: { mode: 'blend', component: false, same: false, note: 'nearest: crossfade (no inertialization in three.js)' },

@@ -7,7 +7,7 @@ import type { Options } from './options.ts';
 import type { Budget, CaseResult } from './run-case.ts';
 
 const COLUMNS = [
-  ['case', 10], ['chars', 5], ['ms/frame', 9], ['Mbones/s', 8], ['B/frame', 7],
+  ['case', 12], ['chars', 5], ['ms/frame', 9], ['Mbones/s', 8], ['B/frame', 7],
   ['ms/frame', 9], ['B/frame', 7], ['ag/peer', 7], ['max diff', 8],
   ['ms/frame', 9], ['B/frame', 8], ['ag/three', 8], ['x faster', 8], ['max diff', 8], ['4MB ns', 7],
 ] as const;
@@ -71,13 +71,13 @@ export function printThreaded(results: readonly CaseResult[]): void {
     const w = threadedRows[0].threaded!.workers;
     console.log('');
     console.log(`The same crowds as one Crowd (host/crowd.ts) on ${w + 1} threads: the calling thread and ${w} worker thread${w === 1 ? '' : 's'} (${availableParallelism()} cores):`);
-    const head = `${'case'.padEnd(11)} ${'chars'.padStart(5)}  ${'ms/frame'.padStart(8)}  ${'vs 1 thread'.padStart(11)}  ${'x faster than three.js'.padStart(22)}  ${'B/frame'.padStart(7)}  ${'workers B/frame'.padStart(15)}  ${'max diff'.padStart(8)}`;
+    const head = `${'case'.padEnd(12)} ${'chars'.padStart(5)}  ${'ms/frame'.padStart(8)}  ${'vs 1 thread'.padStart(11)}  ${'x faster than three.js'.padStart(22)}  ${'B/frame'.padStart(7)}  ${'workers B/frame'.padStart(15)}  ${'max diff'.padStart(8)}`;
     console.log(head);
     console.log('-'.repeat(head.length));
     for (const r of threadedRows) {
       const t = r.threaded!;
       const faster = t.threeRatio === null ? '-' : `${(1 / t.threeRatio).toFixed(1)}${r.three?.sameWork === false ? '*' : ''}`;
-      console.log(`${r.case.padEnd(11)} ${String(r.characters).padStart(5)}  ${t.msPerFrame.toFixed(3).padStart(8)}  ${`${(1 / t.ratio).toFixed(2)}x`.padStart(11)}  ${faster.padStart(22)}  ${formatBytes(t.bytesPerFrame).padStart(7)}  ${formatBytes(t.workersBytesPerFrame).padStart(15)}  ${t.maxDifference.toExponential(0).padStart(8)}`);
+      console.log(`${r.case.padEnd(12)} ${String(r.characters).padStart(5)}  ${t.msPerFrame.toFixed(3).padStart(8)}  ${`${(1 / t.ratio).toFixed(2)}x`.padStart(11)}  ${faster.padStart(22)}  ${formatBytes(t.bytesPerFrame).padStart(7)}  ${formatBytes(t.workersBytesPerFrame).padStart(15)}  ${t.maxDifference.toExponential(0).padStart(8)}`);
     }
     console.log('vs 1 thread: median of per-window ratios against the instances above (interleaved); x faster than three.js:');
     console.log("  likewise against three.js's windows in the three.js phase; B/frame: the calling thread's; workers B/frame:");
@@ -124,7 +124,7 @@ export function printAllocating(results: readonly CaseResult[], allocProfile: bo
     console.log('animgraph allocates in steady state; bytes/frame by phase of the frame, each measured alone:');
     for (const r of allocating) {
       const parts = Object.entries(r.animgraphBreakdown!).map(([phase, bytes]) => `${phase} ${formatBytes(bytes)}`).join(', ');
-      console.log(`  ${r.case.padEnd(10)} ${String(r.characters).padStart(5)} chars: ${parts}  (${formatBytes(r.animgraphBytesPerFrame / r.characters)} B per character per frame)`);
+      console.log(`  ${r.case.padEnd(12)} ${String(r.characters).padStart(5)} chars: ${parts}  (${formatBytes(r.animgraphBytesPerFrame / r.characters)} B per character per frame)`);
     }
     if (!allocProfile) console.log('  (run with --alloc-profile for V8 sampling-heap-profiler allocation sites)');
   }

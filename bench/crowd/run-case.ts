@@ -88,7 +88,7 @@ export async function runCase(
   const clipA = graph.clipBindings.get('clipA')!.clip;
   const clipB = graph.clipBindings.get('clipB')!.clip;
   const phases = crowdPhases(count, clipA.duration);
-  const crowd = new GraphCrowd(createCrowdBatch(graph, count, phases, def.component), def.component, def.switchEvery);
+  const crowd = new GraphCrowd(createCrowdBatch(graph, count, phases, def.component, def.precision), def.component, def.switchEvery);
   def.start?.(crowd.instances);
   const handPeer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, count, phases, def.kind === 'blend', def.component) : null;
   // A fullRate case's reference: the same characters, every one updated every frame.
@@ -263,7 +263,7 @@ export function warmUpCases(
   for (const def of cases) {
     const graph = graphs.get(def.kind)!;
     const phases = crowdPhases(50, 2, 7);
-    const warm = new GraphCrowd(createCrowdBatch(graph, 50, phases, def.component), def.component, def.switchEvery);
+    const warm = new GraphCrowd(createCrowdBatch(graph, 50, phases, def.component, def.precision), def.component, def.switchEvery);
     def.start?.(warm.instances);
     const clipA = graph.clipBindings.get('clipA')!.clip, clipB = graph.clipBindings.get('clipB')!.clip;
     const peer = def.peer ? new PeerCrowd(graph.skeleton, clipA, clipB, 50, phases, def.kind === 'blend', def.component) : null;

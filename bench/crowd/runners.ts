@@ -128,7 +128,7 @@ export class ThreadedCrowd implements Runner {
 
   static async create(def: CaseDefinition, count: number, phases: Float64Array, workers: number): Promise<ThreadedCrowd> {
     const source = { module: new URL('../crowd-cases.ts', import.meta.url).href, export: 'buildCrowdGraph', args: [def.kind] };
-    const crowd = await Crowd.create({ source, count, workers, componentSpace: def.component });
+    const crowd = await Crowd.create({ source, count, workers, componentSpace: def.component, precision: def.precision ?? 'double' });
     for (let i = 0; i < count; i++) {
       crowd.setParameter(i, 'phaseA', phases[i * 2]);
       crowd.setParameter(i, 'phaseB', phases[i * 2 + 1]);

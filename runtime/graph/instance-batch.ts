@@ -4,7 +4,7 @@ import type { CompiledGraph } from './compiled-graph.ts';
 import type { InstanceOutput } from './instance-build.ts';
 import { AnimGraphInstance } from './instance.ts';
 import { Pose, PosePool, type BatchPoseArrays, type PoseStorage } from '../core/pose.ts';
-import { SamplingKernel } from '../kernel/sampling-kernel.ts';
+import { SamplingKernel, type KernelPrecision } from '../kernel/sampling-kernel.ts';
 import { ComponentPose } from '../core/component-pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 
@@ -206,6 +206,15 @@ export interface InstanceBatchOptions {
    * memory's pages are committed when first written), but they triple the memory's size.
    */
   updateRates?: boolean;
+  /**
+   * What the kernel samples clips in (default 'double'): 'double' gives poses bit-identical to an
+   * instance alone; 'single' samples in float32, four bones to a SIMD vector, from float32 copies
+   * of the keys, in less time, each sample then off by a float32's rounding (docs/performance.md,
+   * "Single precision"); blends of N poses, layers, inertialization, the component pass and the
+   * nodes in JavaScript stay in double precision. Ignored (double) without the kernel: see
+   * InstanceBatch.precision.
+   */
+  precision?: KernelPrecision;
 }
 
 /**
@@ -239,6 +248,8 @@ export class InstanceBatch implements BatchPoseArrays {
    * the clips' copy), or 0 without it. V8's heap figures do not count it.
    */
   readonly wasmMemoryBytes: number;
+  /** What the batch samples in: the `precision` option with the kernel, 'double' without it. */
+  readonly precision: KernelPrecision;
   private readonly kernel: SamplingKernel | null;
   /** The frame's delta time, handed to each instance in an array (see CONTRIBUTING.md, "Numbers in the frame loop"). */
   private readonly deltaTime = new Float64Array(1);
@@ -247,11 +258,13 @@ export class InstanceBatch implements BatchPoseArrays {
     if (!Number.isInteger(count) || count < 1) throw new AnimGraphError(typeof count === 'number' ? 'out-of-range' : 'invalid-argument', `a batch needs a whole number of characters, at least 1; got ${describeValue(count)}`);
     const n = graph.skeleton.boneCount;
     const componentSpace = options.componentSpace ?? false;
+    const precision = options.precision ?? 'double';
+    if (precision !== 'double' && precision !== 'single') throw new AnimGraphError('invalid-argument', `a batch's precision is 'double' or 'single'; got ${describeValue(options.precision)}`);
     this.count = count;
     this.boneCount = n;
     this.componentSpace = componentSpace;
     const kernel = options.wasm ?? true
-      ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, options.updateRates ?? true, graph.frameNumberCount, 1))
+      ? SamplingKernel.create(graph.skeleton, [...graph.clipBindings.values()], kernelPoseLengths(n, count, componentSpace, options.updateRates ?? true, graph.frameNumberCount, 1), 1 << 30, undefined, precision)
       : null;
     // The characters evaluate one at a time, so they share one pool of temporaries, as instances
     // share their graph's; this one's first poses are in the kernel's memory.
@@ -259,6 +272,7 @@ export class InstanceBatch implements BatchPoseArrays {
     const arrays = kernel === null ? characterArrays('a batch', count, n, componentSpace, () => ownPoseArrays(n * count, componentSpace)) : kernelArrays(kernel, 0);
     this.wasm = kernel !== null;
     this.wasmMemoryBytes = kernel?.byteLength ?? 0;
+    this.precision = kernel?.precision ?? 'double';
     this.kernel = kernel;
     ({
       translations: this.translations, rotations: this.rotations, scales: this.scales,

@@ -20,6 +20,12 @@ import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-byt
  *
  * The memory is sized once, when the kernel is made, and never grows: growing would detach every
  * typed array viewing it.
+ *
+ * With precision 'single' (KernelPrecision), the kernel samples in single precision instead: the
+ * clips' keys copied as float32, four bones to a vector (sampleSingle in sampling.wat), each sample
+ * rounded to float32 and written to the poses' Float64Arrays as it is (docs/performance.md,
+ * "Single precision"). The rest (blends of N poses, layers, inertialization, the component pass,
+ * every node in JavaScript) stays in double precision.
  */
 export class SamplingKernel implements PoseKernel {
   /** The memory's bytes (what the poses' arrays view). */
@@ -30,6 +36,18 @@ export class SamplingKernel implements PoseKernel {
   readonly byteLength: number;
   /** The skeleton it was made for: its reference pose and parents are in the memory. */
   readonly skeleton: Skeleton;
+  /** Whether it samples in double precision (bit-identical to JavaScript) or single (see KernelPrecision). */
+  readonly precision: KernelPrecision;
+  private readonly single: boolean;
+  private readonly sampleSingleFn: SampleSingleFunction;
+  private readonly sampleSingleBlendFn: SampleSingleFunction;
+  /** Per binding (by ClipBinding.index): the address of its float32 keys (single precision), of its spans, and its track count. */
+  private readonly singleKeys: Int32Array;
+  private readonly singleSpans: Int32Array;
+  private readonly trackCounts: Int32Array;
+  /** Bytes of one key, and of one key's spans, in the float32 copies: a group of four bones is 160 and 32. */
+  private readonly singleKeyBytes: number;
+  private readonly singleSpanBytes: number;
   private readonly sampleFn: SampleFunction;
   /**
    * `sample` built with its blend argument as 1, and each for alpha not 0 (scripts/build-wasm.mjs):
@@ -74,20 +92,38 @@ export class SamplingKernel implements PoseKernel {
       const ref = skeleton.referencePose;
       f64(layout.refT, ref.translations); f64(layout.refR, ref.rotations); f64(layout.refS, ref.scales);
       i32(layout.parents, skeleton.parents);
-      for (const { binding, spans, descriptor, addresses } of layout.slots) {
+      for (const { binding, spans, descriptor, addresses, single } of layout.slots) {
         const [tt, rt, st, ct, cr, cs, sp] = addresses;
         i32(descriptor, addresses);
         i32(tt, binding.translationTrack); i32(rt, binding.rotationTrack); i32(st, binding.scaleTrack);
         f64(ct, binding.clip.translations); f64(cr, binding.clip.rotations); f64(cs, binding.clip.scales); f64(sp, spans);
+        if (single !== null) {
+          const copies = singleCopies(binding, skeleton);
+          new Float32Array(buffer, single.keys, copies.keys.length).set(copies.keys);
+          new Float32Array(buffer, single.spans, copies.spans.length).set(copies.spans);
+        }
       }
     }
     const size = bindings.reduce((max, b) => Math.max(max, b.index + 1), 0);
     this.bindings = new Array<ClipBinding | null>(size).fill(null);
     this.descriptors = new Int32Array(size);
-    for (const { binding, descriptor } of layout.slots) {
+    this.singleKeys = new Int32Array(size);
+    this.singleSpans = new Int32Array(size);
+    this.trackCounts = new Int32Array(size);
+    for (const { binding, descriptor, single } of layout.slots) {
       this.bindings[binding.index] = binding;
       this.descriptors[binding.index] = descriptor;
+      this.trackCounts[binding.index] = binding.clip.tracks.length;
+      if (single !== null) {
+        this.singleKeys[binding.index] = single.keys;
+        this.singleSpans[binding.index] = single.spans;
+      }
     }
+    this.precision = layout.precision;
+    this.single = layout.precision === 'single';
+    const groups = (skeleton.boneCount + 3) >> 2;
+    this.singleKeyBytes = groups * SINGLE_GROUP_KEY_BYTES;
+    this.singleSpanBytes = groups * SINGLE_GROUP_SPAN_BYTES;
     const scratch = scratchSlot * SCRATCH_BYTES;
     const instance = new (webAssembly()!).Instance(module, { m: { sin: Math.sin, cos: Math.cos, memory } });
     const boneWeights = layout.boneWeights + scratchSlot * skeleton.boneCount * 8;
@@ -109,6 +145,8 @@ export class SamplingKernel implements PoseKernel {
     this.scaleBonesFn = instance.exports.scaleBones as ScaleBonesFunction;
     this.accumulateBonesFn = instance.exports.accumulateBones as WeightedFunction;
     this.lerpBonesFn = instance.exports.lerpBones as WeightedFunction;
+    this.sampleSingleFn = instance.exports.sampleSingle as SampleSingleFunction;
+    this.sampleSingleBlendFn = instance.exports.sampleSingleBlend as SampleSingleFunction;
     this.numbers = new Float64Array(buffer, scratch + 32, 3);
     this.skeleton = skeleton;
     this.memory = memory;
@@ -125,11 +163,13 @@ export class SamplingKernel implements PoseKernel {
    * not doubled per batch; the clips left out sample in JavaScript) and one Float64Array of each
    * length in `poseArrays` in its memory (poseArrays), or null where WebAssembly SIMD is not
    * available, the memory would exceed `maxBytes` (default 1 GiB) or the engine cannot reserve it.
+   * `precision` 'single' samples in single precision (see KernelPrecision).
    */
   static create(
     skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes = 1 << 30, maxClipBytes = MAX_CLIP_BYTES,
+    precision: KernelPrecision = 'double',
   ): SamplingKernel | null {
-    return SamplingKernel.make(false, 1, skeleton, bindings, poseArrays, maxBytes, maxClipBytes);
+    return SamplingKernel.make(false, 1, skeleton, bindings, poseArrays, maxBytes, maxClipBytes, precision);
   }
 
   /**
@@ -138,18 +178,21 @@ export class SamplingKernel implements PoseKernel {
    * the clips' copies and the poses are shared. Null where shared WebAssembly memory or SIMD is not
    * available (a page that is not cross-origin isolated), or past `maxBytes`.
    */
-  static createShared(skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, maxBytes = 1 << 30): SamplingKernel | null {
+  static createShared(
+    skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, maxBytes = 1 << 30, precision: KernelPrecision = 'double',
+  ): SamplingKernel | null {
     if (typeof SharedArrayBuffer === 'undefined') return null;
-    return SamplingKernel.make(true, threads, skeleton, bindings, poseArrays, maxBytes, MAX_CLIP_BYTES);
+    return SamplingKernel.make(true, threads, skeleton, bindings, poseArrays, maxBytes, MAX_CLIP_BYTES, precision);
   }
 
   private static make(
     shared: boolean, threads: number, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes: number, maxClipBytes: number,
+    precision: KernelPrecision,
   ): SamplingKernel | null {
     const module = samplingModule(shared);
     if (module === null) return null;
-    const own = withinBudget(bindings, maxClipBytes);
-    const layout = layOut(skeleton, own, poseArrays, threads);
+    const own = withinBudget(bindings, maxClipBytes, precision, skeleton.boneCount);
+    const layout = layOut(skeleton, own, poseArrays, threads, precision);
     if (layout.pages * 65536 > maxBytes) return null;
     let memory: WasmMemory;
     try {
@@ -163,14 +206,17 @@ export class SamplingKernel implements PoseKernel {
   /**
    * Thread `thread`'s kernel on a memory made by createShared on another thread (its `memory`,
    * passed in a message), for its own copy of the same graph: the same skeleton, bindings and
-   * pose arrays, or null (sample in JavaScript) when they do not match what the memory holds.
+   * pose arrays and precision, or null (sample in JavaScript) when they do not match what the memory holds.
    */
-  static attachShared(memory: object, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, thread: number): SamplingKernel | null {
+  static attachShared(
+    memory: object, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], threads: number, thread: number,
+    precision: KernelPrecision = 'double',
+  ): SamplingKernel | null {
     const module = samplingModule(true);
     if (module === null) return null;
     const shared = memory as WasmMemory;
-    const own = withinBudget(bindings, MAX_CLIP_BYTES);
-    const layout = layOut(skeleton, own, poseArrays, threads);
+    const own = withinBudget(bindings, MAX_CLIP_BYTES, precision, skeleton.boneCount);
+    const layout = layOut(skeleton, own, poseArrays, threads, precision);
     if (!(thread > 0 && thread < threads) || shared.buffer.byteLength !== layout.pages * 65536 || !holds(shared.buffer, layout, skeleton)) return null;
     return new SamplingKernel(module, shared, layout, skeleton, own, false, thread);
   }
@@ -185,8 +231,18 @@ export class SamplingKernel implements PoseKernel {
     if (index < 0 || index >= this.bindings.length || this.bindings[index] !== binding) return false;
     // One call site per function, each always calling the same one (which V8 can inline the call
     // into). Between keys (alpha, numbers[0], not 0: nearly every sample) the loop skips its test.
-    const descriptor = this.descriptors[index], renorm = renormalize ? 1 : 0, between = this.numbers[0] !== 0;
+    const renorm = renormalize ? 1 : 0;
     const t = out.translationsAddress, r = out.rotationsAddress, s = out.scalesAddress, n = out.boneCount;
+    if (this.single) {
+      // The keys' numbers from their first track's index (base / track count), in the float32 copy.
+      const tracks = this.trackCounts[index], keys = this.singleKeys[index], keyBytes = this.singleKeyBytes;
+      const f0 = tracks === 0 ? 0 : (base0 / tracks) | 0, f1 = tracks === 0 ? 0 : (base1 / tracks) | 0;
+      const spans = this.singleSpans[index] + f0 * this.singleSpanBytes;
+      if (blend) this.sampleSingleBlendFn(t, r, s, n, keys + f0 * keyBytes, keys + f1 * keyBytes, spans, 1, renorm);
+      else this.sampleSingleFn(t, r, s, n, keys + f0 * keyBytes, keys + f1 * keyBytes, spans, 0, renorm);
+      return true;
+    }
+    const descriptor = this.descriptors[index], between = this.numbers[0] !== 0;
     if (blend) {
       if (between) this.sampleBlendBetweenFn(t, r, s, n, descriptor, base0, base1, 1, renorm);
       else this.sampleBlendFn(t, r, s, n, descriptor, base0, base1, 1, renorm);
@@ -316,6 +372,51 @@ type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: num
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
 type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;
+type SampleSingleFunction = (ot: number, or: number, os: number, n: number, ka: number, kb: number, spans: number, blend: number, renorm: number) => void;
+
+/**
+ * What a sampling kernel samples in: 'double' (the default) repeats JavaScript's arithmetic bit for
+ * bit; 'single' works in float32, four bones to a SIMD vector, on float32 copies of the keys, for
+ * batches and crowds that trade exactness for time (docs/performance.md, "Single precision"). Both
+ * give the same numbers on every run and thread.
+ */
+export type KernelPrecision = 'double' | 'single';
+
+/** Bytes per key of a group of four bones in the float32 copies: ten float32 vectors (translation x, y, z, rotation x, y, z, w, scale x, y, z). */
+const SINGLE_GROUP_KEY_BYTES = 160;
+/** Bytes per key of a group's spans in the float32 copies: the angles, then the signed 1 / sin(angle). */
+const SINGLE_GROUP_SPAN_BYTES = 32;
+
+/**
+ * A binding's keys as sampleSingle reads them: per key, per group of four bones, its ten vectors
+ * (a bone without a track, and the lanes past the last bone, hold the reference transform or the
+ * identity), and per key its spans (Clip.rotationSpans per bone; angle 0 and k = 1 for a bone
+ * without a rotation track and for the last key, which only a sample on that key reads, with
+ * alpha 0, where the linear fallback's weights are (1, 0)).
+ */
+function singleCopies(binding: ClipBinding, skeleton: Skeleton): { keys: Float32Array; spans: Float32Array } {
+  const clip = binding.clip, n = skeleton.boneCount, groups = (n + 3) >> 2, frames = clip.frameCount, tracks = clip.tracks.length;
+  const keyFloats = groups * (SINGLE_GROUP_KEY_BYTES / 4), spanFloats = groups * (SINGLE_GROUP_SPAN_BYTES / 4);
+  const keys = new Float32Array(frames * keyFloats), spans = new Float32Array(frames * spanFloats);
+  const ref = skeleton.referencePose;
+  const slerpSpans = clip.interpolation === 'slerp' ? clip.rotationSpans() : null;
+  for (let f = 0; f < frames; f++) {
+    for (let bone = 0; bone < groups * 4; bone++) {
+      const at = f * keyFloats + (bone >> 2) * 40 + (bone & 3), sp = f * spanFloats + (bone >> 2) * 8 + (bone & 3);
+      const tt = bone < n ? binding.translationTrack[bone] : -1, rt = bone < n ? binding.rotationTrack[bone] : -1, st = bone < n ? binding.scaleTrack[bone] : -1;
+      for (let c = 0; c < 3; c++) {
+        keys[at + c * 4] = tt >= 0 ? clip.translations[(f * tracks + tt) * 3 + c] : bone < n ? ref.translations[bone * 3 + c] : 0;
+        keys[at + (7 + c) * 4] = st >= 0 ? clip.scales[(f * tracks + st) * 3 + c] : bone < n ? ref.scales[bone * 3 + c] : 1;
+      }
+      for (let c = 0; c < 4; c++) keys[at + (3 + c) * 4] = rt >= 0 ? clip.rotations[(f * tracks + rt) * 4 + c] : bone < n ? ref.rotations[bone * 4 + c] : c === 3 ? 1 : 0;
+      const p = (f * tracks + rt) * 2;
+      const last = f + 1 >= frames;
+      spans[sp] = rt >= 0 && !last && slerpSpans !== null ? slerpSpans[p] : 0;
+      spans[sp + 4] = rt >= 0 && !last && slerpSpans !== null ? slerpSpans[p + 1] : 1;
+    }
+  }
+  return { keys, spans };
+}
 
 /** The part of the WebAssembly JS API used here, declared locally so that no DOM or Node types are needed. */
 interface WasmModule { readonly __module?: never }
@@ -354,14 +455,18 @@ function samplingModule(shared: boolean): WasmModule | null {
 /** The most bytes of clip copies a kernel's memory holds (256 MiB). */
 const MAX_CLIP_BYTES = 1 << 28;
 
-/** The bindings with an index, in order, whose copies (keys, track maps, spans) fit in `budget` bytes together. */
-function withinBudget(bindings: readonly ClipBinding[], budget: number): ClipBinding[] {
+/**
+ * The bindings with an index, in order, whose copies (keys, track maps, spans, and with precision
+ * 'single' the float32 copies) fit in `budget` bytes together.
+ */
+function withinBudget(bindings: readonly ClipBinding[], budget: number, precision: KernelPrecision, boneCount: number): ClipBinding[] {
   const chosen: ClipBinding[] = [];
   let bytes = 0;
+  const singleBytes = precision === 'single' ? ((boneCount + 3) >> 2) * (SINGLE_GROUP_KEY_BYTES + SINGLE_GROUP_SPAN_BYTES) : 0;
   for (const b of bindings) {
     if (b.index < 0) continue;
     const clip = b.clip;
-    const size = (clip.translations.length + clip.rotations.length * 1.5 + clip.scales.length) * 8 + b.translationTrack.length * 12;
+    const size = (clip.translations.length + clip.rotations.length * 1.5 + clip.scales.length) * 8 + b.translationTrack.length * 12 + clip.frameCount * singleBytes;
     if (bytes + size > budget) continue;
     bytes += size;
     chosen.push(b);
@@ -369,21 +474,25 @@ function withinBudget(bindings: readonly ClipBinding[], budget: number): ClipBin
   return chosen;
 }
 
-/** Bytes per thread of scratch at the memory's start: a quaternion, then sample's numbers. */
-const SCRATCH_BYTES = 64;
+/**
+ * Bytes per thread of scratch at the memory's start: a quaternion, then sample's numbers, then from
+ * byte 64 sampleSingle's last group of bones (four bones' translations, rotations and scales).
+ */
+const SCRATCH_BYTES = 384;
 
 /** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */
 interface KernelLayout {
   refT: number; refR: number; refS: number; parents: number;
   /** Each thread's per-bone weights (n f64 a thread, thread order). */
   boneWeights: number;
-  slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[] }[];
+  slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[]; single: { keys: number; spans: number } | null }[];
   poses: number[];
+  precision: KernelPrecision;
   poseLengths: readonly number[];
   pages: number;
 }
 
-function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLengths: readonly number[], threads: number): KernelLayout {
+function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLengths: readonly number[], threads: number, precision: KernelPrecision): KernelLayout {
   const n = skeleton.boneCount;
   // Scratch first (so no address is 0), 16-byte aligned blocks after it.
   let top = Math.max(1, threads) * SCRATCH_BYTES;
@@ -396,26 +505,32 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
   const slots = bindings.map((binding) => {
     const clip = binding.clip;
     const spans = clip.rotationSpans();
+    const groups = (n + 3) >> 2;
     return {
       binding, spans, descriptor: take(28),
       addresses: [take(n * 4), take(n * 4), take(n * 4), take(clip.translations.length * 8), take(clip.rotations.length * 8), take(clip.scales.length * 8), take(spans.length * 8)],
+      single: precision === 'single' ? { keys: take(clip.frameCount * groups * SINGLE_GROUP_KEY_BYTES), spans: take(clip.frameCount * groups * SINGLE_GROUP_SPAN_BYTES) } : null,
     };
   });
   const poses = poseLengths.map((length) => take(length * 8));
-  return { refT, refR, refS, parents, boneWeights, slots, poses, poseLengths, pages: Math.ceil(top / 65536) };
+  return { refT, refR, refS, parents, boneWeights, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
 }
 
 /** Whether `buffer` holds what `layout` puts there for this skeleton and these bindings (another thread's copy of the graph). */
 function holds(buffer: ArrayBufferLike, layout: KernelLayout, skeleton: Skeleton): boolean {
-  const same = (at: number, values: ArrayLike<number>, f64: boolean): boolean => {
-    const stored = f64 ? new Float64Array(buffer, at, values.length) : new Int32Array(buffer, at, values.length);
+  const same = (at: number, values: ArrayLike<number>, f64: boolean, f32 = false): boolean => {
+    const stored = f32 ? new Float32Array(buffer, at, values.length) : f64 ? new Float64Array(buffer, at, values.length) : new Int32Array(buffer, at, values.length);
     for (let i = 0; i < values.length; i++) if (!Object.is(stored[i], values[i])) return false;
     return true;
   };
   const ref = skeleton.referencePose;
   if (!same(layout.refT, ref.translations, true) || !same(layout.refR, ref.rotations, true) || !same(layout.refS, ref.scales, true) || !same(layout.parents, skeleton.parents, false)) return false;
-  return layout.slots.every(({ binding, spans, descriptor, addresses }) => {
+  return layout.slots.every(({ binding, spans, descriptor, addresses, single }) => {
     const [tt, rt, st, ct, cr, cs, sp] = addresses;
+    if (single !== null) {
+      const copies = singleCopies(binding, skeleton);
+      if (!same(single.keys, copies.keys, true, true) || !same(single.spans, copies.spans, true, true)) return false;
+    }
     return same(descriptor, addresses, false) && same(tt, binding.translationTrack, false) && same(rt, binding.rotationTrack, false)
       && same(st, binding.scaleTrack, false) && same(ct, binding.clip.translations, true) && same(cr, binding.clip.rotations, true)
       && same(cs, binding.clip.scales, true) && same(sp, spans, true);

@@ -40,6 +40,15 @@
   (global $one (mut f64) (f64.const 1))
   (global $epsilon (mut f64) (f64.const 1e-12))
   (global $seriesMaxAngle (mut f64) (f64.const 0.35))
+  ;; sampleSingle's constants: sin's series to x^13 in single precision, ones, 1e-12, zeros.
+  (global $sinF3 (mut v128) (v128.const f32x4 -0.16666666666666666 -0.16666666666666666 -0.16666666666666666 -0.16666666666666666))
+  (global $sinF5 (mut v128) (v128.const f32x4 0.008333333333333333 0.008333333333333333 0.008333333333333333 0.008333333333333333))
+  (global $sinF7 (mut v128) (v128.const f32x4 -0.0001984126984126984 -0.0001984126984126984 -0.0001984126984126984 -0.0001984126984126984))
+  (global $sinF9 (mut v128) (v128.const f32x4 0.0000027557319223985893 0.0000027557319223985893 0.0000027557319223985893 0.0000027557319223985893))
+  (global $sinF11 (mut v128) (v128.const f32x4 -2.505210838544172e-8 -2.505210838544172e-8 -2.505210838544172e-8 -2.505210838544172e-8))
+  (global $sinF13 (mut v128) (v128.const f32x4 1.6059043836821613e-10 1.6059043836821613e-10 1.6059043836821613e-10 1.6059043836821613e-10))
+  (global $onesF (mut v128) (v128.const f32x4 1 1 1 1))
+  (global $epsilonsF (mut v128) (v128.const f32x4 1e-12 1e-12 1e-12 1e-12))
 
   (func (export "setup") (param $refT i32) (param $refR i32) (param $refS i32) (param $scratch i32) (param $parents i32) (param $boneWeights i32)
     (global.set $boneWeights (local.get $boneWeights))
@@ -258,7 +267,225 @@
       (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
       (br $bones))))
 
-;; poseBlendTwo: out = a * wa + b * w per value of the translations and scales, and per bone
+  ;; sample in single precision (a kernel made with precision 'single'), four bones to a vector: the
+  ;; keys of a clip copied as float32 in structure of arrays (per key, per group of four bones, ten
+  ;; vectors: translation x, y, z, rotation x, y, z, w, scale x, y, z; a bone without a track holds its
+  ;; reference transform; see singleCopies in sampling-kernel.ts), key a at $ka and key b at $kb, and
+  ;; the spans of key a at $sp (per group an angle vector and a signed 1 / sin(angle) vector; angle 0
+  ;; and k = +-1 for the linear fallback and for the reference). The same steps as `sample` (lerp of
+  ;; translations and scales, slerp by the spans with the sines from their series, here to x^13 for
+  ;; every angle up to pi/2, the linear fallback and keys that are not unit renormalised, and with
+  ;; blend = 1 poseBlendTwo's arithmetic into the pose), each rounded to float32, then written to the
+  ;; pose's double-precision arrays as it is read from them: four bones transposed between the
+  ;; pose's layout and the vectors. alpha, wa and w are read from scratch + 32, 40 and 48 as
+  ;; `sample` reads them. A last group of fewer than four bones goes through scratch + 64 (four
+  ;; bones' translations, rotations and scales), so that nothing past the pose is read or written.
+  ;; scripts/build-wasm.mjs assembles it as sampleSingle (blend 0) and sampleSingleBlend (blend 1).
+  (func (export "sampleSingle")
+    (param $ot i32) (param $or i32) (param $os i32) (param $n i32) (param $ka i32) (param $kb i32) (param $sp i32) (param $blend i32) (param $renorm i32)
+    (local $g i32) (local $groups i32) (local $lanes i32) (local $a i32) (local $b i32) (local $p i32) (local $to i32) (local $ro i32) (local $so i32)
+    (local $valpha v128) (local $vbeta v128) (local $vwa v128) (local $vw v128) (local $vnw v128) (local $renormAll v128)
+    (local $c3 v128) (local $c5 v128) (local $c7 v128) (local $c9 v128) (local $c11 v128) (local $c13 v128) (local $one v128) (local $epsilon v128)
+    (local $tx v128) (local $ty v128) (local $tz v128) (local $sx v128) (local $sy v128) (local $sz v128)
+    (local $ang v128) (local $k v128) (local $x0 v128) (local $x1 v128) (local $y0 v128) (local $y1 v128) (local $s0 v128) (local $s1 v128) (local $lin v128)
+    (local $qx v128) (local $qy v128) (local $qz v128) (local $qw v128) (local $ax v128) (local $ay v128) (local $az v128) (local $aw v128)
+    (local $len2 v128) (local $inv v128) (local $ok v128) (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
+    (local.set $c3 (global.get $sinF3))
+    (local.set $c5 (global.get $sinF5))
+    (local.set $c7 (global.get $sinF7))
+    (local.set $c9 (global.get $sinF9))
+    (local.set $c11 (global.get $sinF11))
+    (local.set $c13 (global.get $sinF13))
+    (local.set $one (global.get $onesF))
+    (local.set $epsilon (global.get $epsilonsF))
+    (local.set $valpha (f32x4.splat (f32.demote_f64 (f64.load offset=32 (global.get $scratch)))))
+    ;; 1 - alpha through memory, as `sample` keeps its lerp weights (see CONTRIBUTING.md, "The
+    ;; WebAssembly kernel and its JavaScript twin").
+    (v128.store (global.get $scratch) (f32x4.sub (local.get $one) (local.get $valpha)))
+    (local.set $vbeta (v128.load (global.get $scratch)))
+    (local.set $vwa (f32x4.splat (f32.demote_f64 (f64.load offset=40 (global.get $scratch)))))
+    (local.set $vw (f32x4.splat (f32.demote_f64 (f64.load offset=48 (global.get $scratch)))))
+    (local.set $vnw (f32x4.neg (local.get $vw)))
+    (local.set $renormAll (i32x4.splat (i32.sub (i32.const 0) (local.get $renorm))))
+    (local.set $groups (i32.shr_u (i32.add (local.get $n) (i32.const 3)) (i32.const 2)))
+    (block $done (loop $loop
+      (br_if $done (i32.ge_u (local.get $g) (local.get $groups)))
+      (local.set $a (i32.add (local.get $ka) (i32.mul (local.get $g) (i32.const 160))))
+      (local.set $b (i32.add (local.get $kb) (i32.mul (local.get $g) (i32.const 160))))
+      (local.set $p (i32.add (local.get $sp) (i32.shl (local.get $g) (i32.const 5))))
+      (local.set $to (i32.add (local.get $ot) (i32.mul (local.get $g) (i32.const 96))))
+      (local.set $ro (i32.add (local.get $or) (i32.shl (local.get $g) (i32.const 7))))
+      (local.set $so (i32.add (local.get $os) (i32.mul (local.get $g) (i32.const 96))))
+      (local.set $lanes (i32.sub (local.get $n) (i32.shl (local.get $g) (i32.const 2))))
+      (if (i32.lt_u (local.get $lanes) (i32.const 4))
+        (then
+          ;; The last, partial group: its bones in scratch, the lanes past the pose left as they are there.
+          (if (local.get $blend)
+            (then
+              (memory.copy (i32.add (global.get $scratch) (i32.const 64)) (local.get $to) (i32.mul (local.get $lanes) (i32.const 24)))
+              (memory.copy (i32.add (global.get $scratch) (i32.const 160)) (local.get $ro) (i32.shl (local.get $lanes) (i32.const 5)))
+              (memory.copy (i32.add (global.get $scratch) (i32.const 288)) (local.get $so) (i32.mul (local.get $lanes) (i32.const 24)))))
+          (local.set $to (i32.add (global.get $scratch) (i32.const 64)))
+          (local.set $ro (i32.add (global.get $scratch) (i32.const 160)))
+          (local.set $so (i32.add (global.get $scratch) (i32.const 288)))))
+
+      ;; Translations and scales: a + (b - a) * alpha.
+      (local.set $tx (v128.load (local.get $a)))
+      (local.set $tx (f32x4.add (local.get $tx) (f32x4.mul (f32x4.sub (v128.load (local.get $b)) (local.get $tx)) (local.get $valpha))))
+      (local.set $ty (v128.load offset=16 (local.get $a)))
+      (local.set $ty (f32x4.add (local.get $ty) (f32x4.mul (f32x4.sub (v128.load offset=16 (local.get $b)) (local.get $ty)) (local.get $valpha))))
+      (local.set $tz (v128.load offset=32 (local.get $a)))
+      (local.set $tz (f32x4.add (local.get $tz) (f32x4.mul (f32x4.sub (v128.load offset=32 (local.get $b)) (local.get $tz)) (local.get $valpha))))
+      (local.set $sx (v128.load offset=112 (local.get $a)))
+      (local.set $sx (f32x4.add (local.get $sx) (f32x4.mul (f32x4.sub (v128.load offset=112 (local.get $b)) (local.get $sx)) (local.get $valpha))))
+      (local.set $sy (v128.load offset=128 (local.get $a)))
+      (local.set $sy (f32x4.add (local.get $sy) (f32x4.mul (f32x4.sub (v128.load offset=128 (local.get $b)) (local.get $sy)) (local.get $valpha))))
+      (local.set $sz (v128.load offset=144 (local.get $a)))
+      (local.set $sz (f32x4.add (local.get $sz) (f32x4.mul (f32x4.sub (v128.load offset=144 (local.get $b)) (local.get $sz)) (local.get $valpha))))
+
+      ;; Rotations: the keys' weights s0 = sin((1 - alpha) angle) k and s1 = sin(alpha angle) k
+      ;; (|k| for s0), or (1 - alpha, +-alpha) where the angle is 0.
+      (local.set $ang (v128.load (local.get $p)))
+      (local.set $k (v128.load offset=16 (local.get $p)))
+      (local.set $x0 (f32x4.mul (local.get $vbeta) (local.get $ang)))
+      (local.set $x1 (f32x4.mul (local.get $valpha) (local.get $ang)))
+      (local.set $y0 (f32x4.mul (local.get $x0) (local.get $x0)))
+      (local.set $y1 (f32x4.mul (local.get $x1) (local.get $x1)))
+      (local.set $s0 (f32x4.add (local.get $x0) (f32x4.mul (f32x4.mul (local.get $x0) (local.get $y0))
+        (f32x4.add (local.get $c3) (f32x4.mul (local.get $y0) (f32x4.add (local.get $c5) (f32x4.mul (local.get $y0)
+          (f32x4.add (local.get $c7) (f32x4.mul (local.get $y0) (f32x4.add (local.get $c9) (f32x4.mul (local.get $y0)
+            (f32x4.add (local.get $c11) (f32x4.mul (local.get $y0) (local.get $c13))))))))))))))
+      (local.set $s1 (f32x4.add (local.get $x1) (f32x4.mul (f32x4.mul (local.get $x1) (local.get $y1))
+        (f32x4.add (local.get $c3) (f32x4.mul (local.get $y1) (f32x4.add (local.get $c5) (f32x4.mul (local.get $y1)
+          (f32x4.add (local.get $c7) (f32x4.mul (local.get $y1) (f32x4.add (local.get $c9) (f32x4.mul (local.get $y1)
+            (f32x4.add (local.get $c11) (f32x4.mul (local.get $y1) (local.get $c13))))))))))))))
+      (local.set $lin (f32x4.eq (local.get $ang) (v128.const f32x4 0 0 0 0)))
+      (local.set $s0 (f32x4.mul (v128.bitselect (local.get $vbeta) (local.get $s0) (local.get $lin)) (f32x4.abs (local.get $k))))
+      (local.set $s1 (f32x4.mul (v128.bitselect (local.get $valpha) (local.get $s1) (local.get $lin)) (local.get $k)))
+      (local.set $qx (f32x4.add (f32x4.mul (v128.load offset=48 (local.get $a)) (local.get $s0)) (f32x4.mul (v128.load offset=48 (local.get $b)) (local.get $s1))))
+      (local.set $qy (f32x4.add (f32x4.mul (v128.load offset=64 (local.get $a)) (local.get $s0)) (f32x4.mul (v128.load offset=64 (local.get $b)) (local.get $s1))))
+      (local.set $qz (f32x4.add (f32x4.mul (v128.load offset=80 (local.get $a)) (local.get $s0)) (f32x4.mul (v128.load offset=80 (local.get $b)) (local.get $s1))))
+      (local.set $qw (f32x4.add (f32x4.mul (v128.load offset=96 (local.get $a)) (local.get $s0)) (f32x4.mul (v128.load offset=96 (local.get $b)) (local.get $s1))))
+      ;; The linear fallback's lanes, and every lane for keys that are not unit, renormalised
+      ;; (quatNormalize: not above 1e-12, or not finite, gives the identity).
+      (local.set $lin (v128.or (local.get $lin) (local.get $renormAll)))
+      (if (v128.any_true (local.get $lin))
+        (then
+          (local.set $len2 (f32x4.add (f32x4.add (f32x4.add (f32x4.mul (local.get $qx) (local.get $qx)) (f32x4.mul (local.get $qy) (local.get $qy)))
+            (f32x4.mul (local.get $qz) (local.get $qz))) (f32x4.mul (local.get $qw) (local.get $qw))))
+          (local.set $ok (v128.and (f32x4.gt (local.get $len2) (local.get $epsilon))
+            (f32x4.eq (f32x4.sub (local.get $len2) (local.get $len2)) (v128.const f32x4 0 0 0 0))))
+          (local.set $inv (f32x4.div (local.get $one) (f32x4.sqrt (local.get $len2))))
+          (local.set $ok (v128.or (local.get $ok) (v128.not (local.get $lin))))
+          (local.set $inv (v128.bitselect (local.get $inv) (local.get $one) (local.get $lin)))
+          (local.set $qx (v128.and (f32x4.mul (local.get $qx) (local.get $inv)) (local.get $ok)))
+          (local.set $qy (v128.and (f32x4.mul (local.get $qy) (local.get $inv)) (local.get $ok)))
+          (local.set $qz (v128.and (f32x4.mul (local.get $qz) (local.get $inv)) (local.get $ok)))
+          (local.set $qw (v128.bitselect (f32x4.mul (local.get $qw) (local.get $inv)) (local.get $one) (local.get $ok)))))
+
+      (if (local.get $blend)
+        (then
+          ;; The pose's four bones read as vectors: (x, y) pairs demoted and gathered, z (and w) likewise.
+          (local.set $t0 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load (local.get $to))) (f32x4.demote_f64x2_zero (v128.load offset=24 (local.get $to)))))
+          (local.set $t1 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load offset=48 (local.get $to))) (f32x4.demote_f64x2_zero (v128.load offset=72 (local.get $to)))))
+          (local.set $t2 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load64_lane offset=40 1 (local.get $to) (v128.load64_zero offset=16 (local.get $to))))
+            (f32x4.demote_f64x2_zero (v128.load64_lane offset=88 1 (local.get $to) (v128.load64_zero offset=64 (local.get $to))))))
+          (local.set $tx (f32x4.add (f32x4.mul (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $t0) (local.get $t1)) (local.get $vwa))
+            (f32x4.mul (local.get $tx) (local.get $vw))))
+          (local.set $ty (f32x4.add (f32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $t0) (local.get $t1)) (local.get $vwa))
+            (f32x4.mul (local.get $ty) (local.get $vw))))
+          (local.set $tz (f32x4.add (f32x4.mul (local.get $t2) (local.get $vwa)) (f32x4.mul (local.get $tz) (local.get $vw))))
+          (local.set $t0 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load (local.get $so))) (f32x4.demote_f64x2_zero (v128.load offset=24 (local.get $so)))))
+          (local.set $t1 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load offset=48 (local.get $so))) (f32x4.demote_f64x2_zero (v128.load offset=72 (local.get $so)))))
+          (local.set $t2 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load64_lane offset=40 1 (local.get $so) (v128.load64_zero offset=16 (local.get $so))))
+            (f32x4.demote_f64x2_zero (v128.load64_lane offset=88 1 (local.get $so) (v128.load64_zero offset=64 (local.get $so))))))
+          (local.set $sx (f32x4.add (f32x4.mul (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $t0) (local.get $t1)) (local.get $vwa))
+            (f32x4.mul (local.get $sx) (local.get $vw))))
+          (local.set $sy (f32x4.add (f32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $t0) (local.get $t1)) (local.get $vwa))
+            (f32x4.mul (local.get $sy) (local.get $vw))))
+          (local.set $sz (f32x4.add (f32x4.mul (local.get $t2) (local.get $vwa)) (f32x4.mul (local.get $sz) (local.get $vw))))
+          ;; Rotations: a = out * wa; a + q * (+-w), the sign taking q into a's hemisphere, normalised.
+          (local.set $t0 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load (local.get $ro))) (f32x4.demote_f64x2_zero (v128.load offset=32 (local.get $ro)))))
+          (local.set $t1 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load offset=64 (local.get $ro))) (f32x4.demote_f64x2_zero (v128.load offset=96 (local.get $ro)))))
+          (local.set $t2 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load offset=16 (local.get $ro))) (f32x4.demote_f64x2_zero (v128.load offset=48 (local.get $ro)))))
+          (local.set $t3 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+            (f32x4.demote_f64x2_zero (v128.load offset=80 (local.get $ro))) (f32x4.demote_f64x2_zero (v128.load offset=112 (local.get $ro)))))
+          (local.set $ax (f32x4.mul (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $t0) (local.get $t1)) (local.get $vwa)))
+          (local.set $ay (f32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $t0) (local.get $t1)) (local.get $vwa)))
+          (local.set $az (f32x4.mul (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $t2) (local.get $t3)) (local.get $vwa)))
+          (local.set $aw (f32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $t2) (local.get $t3)) (local.get $vwa)))
+          (local.set $s1 (v128.bitselect (local.get $vnw) (local.get $vw)
+            (f32x4.lt (f32x4.add (f32x4.add (f32x4.add (f32x4.mul (local.get $ax) (local.get $qx)) (f32x4.mul (local.get $ay) (local.get $qy)))
+              (f32x4.mul (local.get $az) (local.get $qz))) (f32x4.mul (local.get $aw) (local.get $qw))) (v128.const f32x4 0 0 0 0))))
+          (local.set $qx (f32x4.add (local.get $ax) (f32x4.mul (local.get $qx) (local.get $s1))))
+          (local.set $qy (f32x4.add (local.get $ay) (f32x4.mul (local.get $qy) (local.get $s1))))
+          (local.set $qz (f32x4.add (local.get $az) (f32x4.mul (local.get $qz) (local.get $s1))))
+          (local.set $qw (f32x4.add (local.get $aw) (f32x4.mul (local.get $qw) (local.get $s1))))
+          (local.set $len2 (f32x4.add (f32x4.add (f32x4.add (f32x4.mul (local.get $qx) (local.get $qx)) (f32x4.mul (local.get $qy) (local.get $qy)))
+            (f32x4.mul (local.get $qz) (local.get $qz))) (f32x4.mul (local.get $qw) (local.get $qw))))
+          (local.set $ok (v128.and (f32x4.gt (local.get $len2) (local.get $epsilon))
+            (f32x4.eq (f32x4.sub (local.get $len2) (local.get $len2)) (v128.const f32x4 0 0 0 0))))
+          (local.set $inv (f32x4.div (local.get $one) (f32x4.sqrt (local.get $len2))))
+          (local.set $qx (v128.and (f32x4.mul (local.get $qx) (local.get $inv)) (local.get $ok)))
+          (local.set $qy (v128.and (f32x4.mul (local.get $qy) (local.get $inv)) (local.get $ok)))
+          (local.set $qz (v128.and (f32x4.mul (local.get $qz) (local.get $inv)) (local.get $ok)))
+          (local.set $qw (v128.bitselect (f32x4.mul (local.get $qw) (local.get $inv)) (local.get $one) (local.get $ok)))))
+
+      ;; Written back bone by bone: (x, y) pairs interleaved and promoted, z (and w) likewise.
+      (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $tx) (local.get $ty)))
+      (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $tx) (local.get $ty)))
+      (v128.store (local.get $to) (f64x2.promote_low_f32x4 (local.get $t0)))
+      (v128.store offset=24 (local.get $to) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $t0) (local.get $t0))))
+      (v128.store offset=48 (local.get $to) (f64x2.promote_low_f32x4 (local.get $t1)))
+      (v128.store offset=72 (local.get $to) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $t1) (local.get $t1))))
+      (local.set $t2 (f64x2.promote_low_f32x4 (local.get $tz)))
+      (local.set $t3 (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $tz) (local.get $tz))))
+      (v128.store64_lane offset=16 0 (local.get $to) (local.get $t2))
+      (v128.store64_lane offset=40 1 (local.get $to) (local.get $t2))
+      (v128.store64_lane offset=64 0 (local.get $to) (local.get $t3))
+      (v128.store64_lane offset=88 1 (local.get $to) (local.get $t3))
+      (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $sx) (local.get $sy)))
+      (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $sx) (local.get $sy)))
+      (v128.store (local.get $so) (f64x2.promote_low_f32x4 (local.get $t0)))
+      (v128.store offset=24 (local.get $so) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $t0) (local.get $t0))))
+      (v128.store offset=48 (local.get $so) (f64x2.promote_low_f32x4 (local.get $t1)))
+      (v128.store offset=72 (local.get $so) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $t1) (local.get $t1))))
+      (local.set $t2 (f64x2.promote_low_f32x4 (local.get $sz)))
+      (local.set $t3 (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $sz) (local.get $sz))))
+      (v128.store64_lane offset=16 0 (local.get $so) (local.get $t2))
+      (v128.store64_lane offset=40 1 (local.get $so) (local.get $t2))
+      (v128.store64_lane offset=64 0 (local.get $so) (local.get $t3))
+      (v128.store64_lane offset=88 1 (local.get $so) (local.get $t3))
+      (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $qx) (local.get $qy)))
+      (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $qx) (local.get $qy)))
+      (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $qz) (local.get $qw)))
+      (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $qz) (local.get $qw)))
+      (v128.store (local.get $ro) (f64x2.promote_low_f32x4 (local.get $t0)))
+      (v128.store offset=16 (local.get $ro) (f64x2.promote_low_f32x4 (local.get $t2)))
+      (v128.store offset=32 (local.get $ro) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $t0) (local.get $t0))))
+      (v128.store offset=48 (local.get $ro) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $t2) (local.get $t2))))
+      (v128.store offset=64 (local.get $ro) (f64x2.promote_low_f32x4 (local.get $t1)))
+      (v128.store offset=80 (local.get $ro) (f64x2.promote_low_f32x4 (local.get $t3)))
+      (v128.store offset=96 (local.get $ro) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $t1) (local.get $t1))))
+      (v128.store offset=112 (local.get $ro) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $t3) (local.get $t3))))
+      (if (i32.lt_u (local.get $lanes) (i32.const 4))
+        (then
+          (memory.copy (i32.add (local.get $ot) (i32.mul (local.get $g) (i32.const 96))) (local.get $to) (i32.mul (local.get $lanes) (i32.const 24)))
+          (memory.copy (i32.add (local.get $or) (i32.shl (local.get $g) (i32.const 7))) (local.get $ro) (i32.shl (local.get $lanes) (i32.const 5)))
+          (memory.copy (i32.add (local.get $os) (i32.mul (local.get $g) (i32.const 96))) (local.get $so) (i32.mul (local.get $lanes) (i32.const 24)))))
+      (local.set $g (i32.add (local.get $g) (i32.const 1)))
+      (br $loop))))
+
+  ;; poseBlendTwo: out = a * wa + b * w per value of the translations and scales, and per bone
   ;; out = a * wa + b * (+-w) normalised for the rotations (the sign taking b into the scaled a's
   ;; hemisphere), wa and w read from scratch + 40 and 48; out may be a or b. n bones.
   (func (export "blend")
