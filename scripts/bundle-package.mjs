@@ -29,10 +29,10 @@ export const CHUNKS = 'chunks';
 const WORKER_LAUNCHER = './crowd-worker.mjs';
 
 /**
- * Bundles the entries found under `root` into `outdir`; returns esbuild's metafile. `external`
- * adds packages left as imports (zod, to measure the difference).
+ * Bundles the entries under `root` (those `existing` finds: three/ is optional) into `outdir`;
+ * returns esbuild's metafile. `external` adds packages left as imports (zod, to measure the difference).
  */
-export async function bundlePackage({ root, outdir, external = [], existing = (file) => true, options = {} }) {
+export async function bundlePackage({ root, outdir, external = [], existing = () => true }) {
   const { build } = await import('esbuild');
   const entryPoints = Object.fromEntries(Object.entries(ENTRIES).filter(([, source]) => existing(join(root, source))).map(([name, source]) => [name, join(root, source)]));
   const result = await build({
@@ -56,7 +56,6 @@ export async function bundlePackage({ root, outdir, external = [], existing = (f
     chunkNames: `${CHUNKS}/[name]-[hash]`,
     metafile: true,
     logLevel: 'warning',
-    ...options,
   });
   // The worker launcher's URL, made relative to wherever esbuild put crowd-threads.ts's code.
   const launcher = join(outdir, 'host', 'crowd-worker.mjs');
