@@ -111,6 +111,19 @@ console.log(JSON.stringify({
     expect(result.poseName).toBe('Pose');
   });
 
+  it("a browser bundler takes the built main entry as it is: chunks and eventemitter3 resolve, no node:* module", async () => {
+    const { build } = await import('esbuild');
+    const result = await build({
+      entryPoints: [join(out, 'dist', 'index.js')], bundle: true, platform: 'browser', format: 'esm', write: false,
+      metafile: true, logLevel: 'silent', absWorkingDir: out,
+    });
+    const output = Object.values(result.metafile.outputs)[0]!;
+    expect(output.imports).toEqual([]);
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((i) => i.includes('eventemitter3'))).toBe(true);
+    expect(inputs.filter((i) => i.startsWith('dist/chunks/')).length).toBe(staticallyLoaded('index.js').size - 1);
+  });
+
   it('`animgraph validate` loads the CLI without the other commands, the editor metadata or the viewer', () => {
     const sources = sourcesOf(staticallyLoaded('cli/main.js'));
     expect(sources.has('cli/main.ts')).toBe(true);
