@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the crowd (the bench's clips, then the shipped locomotion example), inertialization
- * and pose-search benches one after another, each in its
+ * `npm run bench`: the crowd (the bench's clips, then the shipped locomotion example), inertialization,
+ * pose-search and cold-start benches one after another, each in its
  * own Node process with its own flags. One bench failing (an exception, a bit-identity check) does
  * not skip the next, as `&&` did; the run exits 1 after the last, naming the ones that failed.
  *
@@ -14,6 +14,7 @@ const benches: readonly { file: string; flags: readonly string[] }[] = [
   { file: 'locomotion-crowd.ts', flags: ['--expose-gc'] },
   { file: 'inertial.ts', flags: ['--expose-gc'] },
   { file: 'pose-search.ts', flags: [] },
+  { file: 'cold-start.ts', flags: [] },
 ];
 
 const failed: string[] = [];

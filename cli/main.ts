@@ -1,12 +1,11 @@
-/** The `animgraph` command: its usage, each command's file by name, and the exit code of each error. */
+/**
+ * The `animgraph` command: its usage, each command's file by name, and the exit code of each error.
+ * Each command's file is imported when that command runs, so a command loads only what it uses.
+ */
 import { GraphLoadError } from '../graphs/loader.ts';
 import { loadProblems, NonFiniteError, OutputError, UsageError } from './common.ts';
 import { OutputClosed, stdoutIo, type Io } from './io.ts';
-import { indexCommand } from './index-cmd.ts';
-import { runCommand } from './run.ts';
-import { docsCommand, schemaCommand } from './schema-docs.ts';
 import { commandHelp } from './help.ts';
-import { validateCommand } from './validate.ts';
 
 // Exported from here before the commands had files of their own; kept for callers of main.ts.
 export { parseSet } from './common.ts';
@@ -87,11 +86,11 @@ export async function main(argv: readonly string[], io: Io = stdoutIo()): Promis
   }
   try {
     switch (command) {
-      case 'run': return await runCommand(rest, io);
-      case 'validate': return validateCommand(rest, io);
-      case 'schema': return await schemaCommand(rest, io);
-      case 'docs': return await docsCommand(rest, io);
-      case 'index': return await indexCommand(rest, io);
+      case 'run': return await (await import('./run.ts')).runCommand(rest, io);
+      case 'validate': return (await import('./validate.ts')).validateCommand(rest, io);
+      case 'schema': return await (await import('./schema-docs.ts')).schemaCommand(rest, io);
+      case 'docs': return await (await import('./schema-docs.ts')).docsCommand(rest, io);
+      case 'index': return await (await import('./index-cmd.ts')).indexCommand(rest, io);
       case 'plot': return await (await import('./plot.ts')).plotCommand(rest, io);
       case 'view': return await (await import('./view.ts')).viewCommand(rest, io);
       case 'examples': return (await import('./examples.ts')).examplesCommand(rest, io);

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // Builds the package into dist/ (run by `npm run build` and by `prepare`, so `npm install`, `npm ci`,
-// `npm pack` and an install from git all build it): compiles with tsconfig.build.json, then
+// `npm pack` and an install from git all build it): writes the declarations with tsconfig.build.json
+// (laid out as the sources: dist/index.d.ts, dist/runtime/...), then
+//  - bundles the JavaScript with esbuild (scripts/bundle-package.mjs): one file per entry
+//    (dist/index.js, node.js, custom-nodes.js, three/index.js, cli/main.js, host/crowd-worker.js)
+//    and shared chunks in dist/chunks/, with source maps, so that `import('animgraph')` loads a
+//    few files, not one per source module;
 //  - copies the crowd worker's launcher beside the compiled worker (crowd-threads.ts starts
 //    `./crowd-worker.mjs`; tsc copies no .mjs);
 //  - rewrites relative `.ts` specifiers in the declarations to `.js`. tsc rewrites them in the
@@ -11,7 +16,7 @@
 //    esbuild, so the installed command serves it without esbuild and without a CDN; and the
 //    `animgraph edit` page (editor/page/, React, React Flow, three.js and the core) into dist/editor/.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +34,9 @@ if (compiled.status !== 0) {
   process.exit(1);
 }
 
+const { bundlePackage } = await import('./bundle-package.mjs');
+const bundled = await bundlePackage({ root, outdir: dist, existing: existsSync });
+const bundledFiles = Object.keys(bundled.outputs).filter((f) => f.endsWith('.js')).length;
 copyFileSync(join(root, 'host', 'crowd-worker.mjs'), join(dist, 'host', 'crowd-worker.mjs'));
 
 // import/export ... from '<rel>.ts', import('<rel>.ts') and import '<rel>.ts', relative only.
@@ -47,4 +55,4 @@ const page = await bundleViewer({ outdir: join(dist, 'viewer') });
 const { bundleEditor } = await import('./bundle-editor.mjs');
 const editor = await bundleEditor({ outdir: join(dist, 'editor') });
 const editorScript = [...editor].filter(([name]) => name.endsWith('.js')).reduce((sum, [, body]) => sum + body.length, 0);
-console.log(`build: dist/ written (${declarations} declaration files; the viewer page, ${(page.get('viewer.js').length / 1024).toFixed(0)} KiB of script; the editor page, ${(editorScript / 1024).toFixed(0)} KiB)`);
+console.log(`build: dist/ written (${bundledFiles} JavaScript files, ${declarations} declaration files; the viewer page, ${(page.get('viewer.js').length / 1024).toFixed(0)} KiB of script; the editor page, ${(editorScript / 1024).toFixed(0)} KiB)`);
