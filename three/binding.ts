@@ -27,7 +27,6 @@ import type { Object3D, Skeleton as ThreeSkeleton } from 'three';
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
-import { skinningKernel, type SkinningKernel } from '../runtime/kernel/skinning-kernel.ts';
 import { targetParts, type ThreeBindTarget } from './target.ts';
 
 /** What a binding reads its pose from: an AnimGraphInstance, or anything with its skeleton and component pose. */
@@ -70,12 +69,6 @@ export interface ThreeBindingOptions {
    * Euler rotation, which is most of the naive path's cost.
    */
   writeLocal?: boolean;
-  /**
-   * Compute the skinning matrices in a WebAssembly SIMD kernel (runtime/kernel/skinning-kernel.ts),
-   * the same floats as the JavaScript loop in less time (default true). Ignored where the engine has
-   * no WebAssembly SIMD, and for a Skeleton whose inverse bind matrices are not affine (three's own are).
-   */
-  wasm?: boolean;
 }
 
 /** One bound Skeleton: where each of its slots takes its matrix, and its inverse bind matrices. */
@@ -95,11 +88,6 @@ interface BoundSkeleton {
   readonly pending: Float32Array;
   /** Whether `pending` holds matrices that update() is still to install. */
   deferred: boolean;
-  /** With the kernel: the addresses of graphBoneOf's and inverses' copies. */
-  slotsAt: number;
-  inversesAt: number;
-  /** With the kernel: its output (the kernel's output block, 16 f32 per slot) as floats, made anew when the kernel's memory grows. */
-  outView: Float32Array;
 }
 
 /**
@@ -171,13 +159,6 @@ export class ThreeBinding {
   /** The bound bones' matrixAutoUpdate and matrixWorldAutoUpdate before binding, for release(). */
   private readonly savedFlags: Uint8Array;
   private released = false;
-  /**
-   * The WebAssembly kernel apply() skins in (the `wasm` option, where the engine has it and every
-   * bound Skeleton's inverse bind matrices are affine), else null: the JavaScript loop.
-   */
-  private readonly kernel: SkinningKernel | null;
-  /** The kernel's generation the outputs' views were made in. */
-  private viewGeneration = -1;
 
   constructor(source: ThreePoseSource, target: ThreeBindTarget, options: ThreeBindingOptions = {}) {
     const skeleton = source.skeleton;
@@ -251,16 +232,6 @@ export class ThreeBinding {
       for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.get(part)?.release();
     }
     this.bound = this.skeletons.map((s) => this.bindSkeleton(s, position));
-    const kernel = this.bound.length > 0 && this.bound.every((b) => b.affine) && (options.wasm ?? true) ? skinningKernel() : null;
-    this.kernel = kernel;
-    if (kernel !== null) {
-      // The pose's copy (10 f64 per graph bone), then the root's world matrix (16 f64); the output, 16 f32 per slot.
-      kernel.reserveScratch(skeleton.boneCount * 80 + 128, Math.max(...this.bound.map((b) => b.graphBoneOf.length)) * 64);
-      for (const b of this.bound) {
-        b.slotsAt = kernel.share(b.graphBoneOf);
-        b.inversesAt = kernel.share(b.inverses);
-      }
-    }
     this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
       for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.set(part, this);
@@ -318,7 +289,6 @@ export class ThreeBinding {
     }
     const bound: BoundSkeleton = {
       skeleton, boneOf, graphBoneOf: shared(graphBoneOf), mixed, inverses: shared(inverses), affine, pending: new Float32Array(n * 16), deferred: false,
-      slotsAt: 0, inversesAt: 0, outView: EMPTY_FLOATS,
     };
     // The renderers call update() once per frame before drawing: a WebGPU renderer drawing motion
     // vectors first keeps the matrices in place as last frame's, which is why apply() writes into
@@ -352,20 +322,15 @@ export class ThreeBinding {
     const all = this.writeAllWorlds || !this.firstWritten;
     this.firstWritten = true;
     // One Skeleton with affine inverse bind matrices (three's own) is skinned straight from the
-    // pose; several over the same bones (a glTF's meshes) share each bone's world matrix instead,
-    // unless the kernel skins them, which composes each bone again for less than that costs.
-    const bound = this.bound, kernel = this.kernel;
-    const fused = kernel !== null || (bound.length === 1 && bound[0].affine);
+    // pose; several over the same bones (a glTF's meshes) share each bone's world matrix instead.
+    const bound = this.bound;
+    const fused = bound.length === 1 && bound[0].affine;
     // Most characters carry nothing, have no bone named and none the graph lacks: no world matrix
     // to compute or write.
     if (all || !fused || this.worldBones > 0 || this.unboundParents.length > 0) {
       this.computeBoundWorlds(pose, rootWorld, all || !fused);
       this.computeUnboundWorlds();
       this.writeBoneWorlds(all);
-    }
-    if (kernel !== null) {
-      this.skinInKernel(kernel, pose, rootWorld);
-      return;
     }
     for (let s = 0; s < bound.length; s++) {
       const b = bound[s], previous = b.skeleton.previousBoneMatrices;
@@ -377,36 +342,6 @@ export class ThreeBinding {
         if (b.mixed) this.skinFromWorlds(b, out, false);
       } else this.skinFromWorlds(b, out, true);
     }
-  }
-
-  /**
-   * apply()'s skinning in the kernel: the pose and the root's world matrix copied into its memory,
-   * each Skeleton skinned there, its output copied into boneMatrices (or `pending`), then the slots
-   * of bones the graph lacks (and empty ones) from `worlds`, as the JavaScript path does.
-   */
-  private skinInKernel(kernel: SkinningKernel, pose: ComponentPose, m: number[]): void {
-    if (this.viewGeneration !== kernel.generation) this.makeViews(kernel);
-    const f64 = kernel.f64, n = this.source.skeleton.boneCount, at = kernel.scratchAt, d = at >> 3, root = d + n * 10, outAt = kernel.outAt;
-    f64.set(pose.translations, d);
-    f64.set(pose.rotations, d + n * 3);
-    f64.set(pose.scales, d + n * 7);
-    for (let i = 0; i < 16; i++) f64[root + i] = m[i];
-    const bound = this.bound;
-    for (let s = 0; s < bound.length; s++) {
-      const b = bound[s], previous = b.skeleton.previousBoneMatrices;
-      const out = previous === null || previous === undefined ? b.skeleton.boneMatrices! : b.pending;
-      b.deferred = out === b.pending;
-      kernel.skin(b.graphBoneOf.length, b.slotsAt, at, at + n * 24, at + n * 56, b.inversesAt, at + n * 80, outAt);
-      out.set(b.outView);
-      if (b.mixed) this.skinFromWorlds(b, out, false);
-    }
-  }
-
-  /** The outputs' views of the kernel's memory, made when it was made or has grown since. */
-  private makeViews(kernel: SkinningKernel): void {
-    const from = kernel.outAt >> 2;
-    for (const b of this.bound) b.outView = kernel.f32.subarray(from, from + b.graphBoneOf.length * 16);
-    this.viewGeneration = kernel.generation;
   }
 
   /**
@@ -442,14 +377,6 @@ export class ThreeBinding {
     }
     for (const top of this.tops) delete (top as { updateMatrixWorld?: unknown }).updateMatrixWorld;
     for (const { skeleton } of this.bound) delete (skeleton as { update?: unknown }).update;
-    const kernel = this.kernel;
-    if (kernel !== null) {
-      for (const b of this.bound) {
-        kernel.unshare(b.graphBoneOf);
-        kernel.unshare(b.inverses);
-        b.outView = EMPTY_FLOATS;
-      }
-    }
     for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) if (drivers.get(part) === this) drivers.delete(part);
   }
 
@@ -661,9 +588,6 @@ export class ThreeBinding {
     }
   }
 }
-
-/** The output view of a Skeleton not skinned in the kernel (or released). */
-const EMPTY_FLOATS = new Float32Array(0);
 
 /** A top bone's updateMatrixWorld while nothing hangs under the bound bones: they are not walked. */
 function walkNothing(): void {}
