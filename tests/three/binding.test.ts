@@ -625,6 +625,7 @@ describe('bindThree', () => {
     expect(result.perApplyAll).toBeLessThan(4); // boneWorldMatrices and writeLocal too
     expect(result.perApplyHung).toBeLessThan(4); // a prop hung under a bone, a bone named, and the scene's walk
     expect(result.perApplyCrowd).toBeLessThan(4); // a crowd's character, its component pose composed by the kernel
+    expect(result.perApplyBare).toBeLessThan(4); // the same with bare bones: apply()'s shortest path
     expect(result.moved).toBe(true);
   });
 });
