@@ -109,8 +109,8 @@ interface BoundSkeleton {
  * bones none of whose names the graph has throws an AnimGraphError (`unknown-name`).
  */
 export class ThreeBinding {
-  // What most characters' apply() reads, declared first so that it shares the binding object's first
-  // cache line: in a crowd each binding is a cache miss, and each further line of it another.
+  // What most characters' apply() reads, declared first so that it lies in the binding object's first
+  // cache lines together: in a crowd each binding is a cache miss, and each further line of it another.
   private released = false;
   /** Whether apply() has written every bone's matrixWorld once (so that three's first bounding sphere sees the pose). */
   private firstWritten = false;
