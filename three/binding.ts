@@ -109,6 +109,29 @@ interface BoundSkeleton {
  * bones none of whose names the graph has throws an AnimGraphError (`unknown-name`).
  */
 export class ThreeBinding {
+  // What most characters' apply() reads, declared first so that it lies in the binding object's first
+  // cache lines together: in a crowd each binding is a cache miss, and each further line of it another.
+  private released = false;
+  /** Whether apply() has written every bone's matrixWorld once (so that three's first bounding sphere sees the pose). */
+  private firstWritten = false;
+  private readonly writeMatrices: boolean;
+  private readonly writeLocal: boolean;
+  private readonly updateRoot: boolean;
+  /** How many bound bones have pinned or foreign set: whose world apply() computes. */
+  private worldBones = 0;
+  private readonly source: ThreePoseSource;
+  /** The component pose the last apply() drew, for updateBoneWorlds. */
+  private lastPose: ComponentPose | null = null;
+  /**
+   * The Skeleton apply() skins straight from the pose, while no bone's world matrix is asked for:
+   * the only one bound, its inverse bind matrices affine, each slot a bound bone, and the binding
+   * not asked for every bone's matrixWorld. Else null. Its slots and inverse bind matrices beside it.
+   */
+  private readonly direct: ThreeSkeleton | null;
+  private readonly directSlots: Int32Array;
+  private readonly directInverses: Float64Array;
+  /** The Object3D whose world matrix is the component space, or null for the world origin. */
+  readonly root: Object3D | null;
   /** Every bone the binding drives or keeps: the bound ones first, in the graph's order, then the others, parents first. */
   readonly bones: readonly Object3D[];
   /** How many of `bones` (the first ones) are bound; boneIndices[k] is bone k's graph bone. */
@@ -118,23 +141,15 @@ export class ThreeBinding {
   readonly unboundThreeBones: readonly string[];
   /** Names of the graph bones no three bone has (ignored). */
   readonly unusedGraphBones: readonly string[];
-  /** The Object3D whose world matrix is the component space, or null for the world origin. */
-  readonly root: Object3D | null;
   /** The Skeletons whose boneMatrices the binding fills. */
   readonly skeletons: readonly ThreeSkeleton[];
-  private readonly source: ThreePoseSource;
   /** Per unbound bone (bones[boundCount + u]): its parent's index in `bones`, or -1 for a parent outside them. */
   private readonly unboundParents: Int32Array;
   /** World matrix of each of `bones`, 16 per bone, column-major: written for the bones whose matrixWorld is written or read. */
   private readonly worlds: Float64Array;
-  /** The component pose the last apply() drew, for updateBoneWorlds. */
-  private lastPose: ComponentPose | null = null;
   private readonly bound: readonly BoundSkeleton[];
-  private readonly updateRoot: boolean;
-  private readonly writeMatrices: boolean;
   /** boneWorldMatrices: true (or a list of bones): every bone's matrixWorld each apply(). */
   private readonly writeAllWorlds: boolean;
-  private readonly writeLocal: boolean;
   /**
    * Per bone of `bones`: 1 when apply() writes its matrixWorld whatever hangs under it (named in
    * boneWorldMatrices), 2 when it only computes its world (the parent of a bone the graph lacks), 3 both.
@@ -142,8 +157,6 @@ export class ThreeBinding {
   private readonly pinned: Uint8Array;
   /** Per bound bone: how many of its children are not bound bones (attachments, bones the graph lacks); kept by childadded/childremoved. */
   private readonly foreign: Uint16Array;
-  /** How many bound bones have pinned or foreign set: whose world apply() computes. */
-  private worldBones = 0;
   /** The sum of `foreign`: whether anything hangs under the bound bones. */
   private foreignTotal = 0;
   /** Per bound bone: the index (in `tops`) of the topmost bound bone above it through bound parents. */
@@ -154,11 +167,8 @@ export class ThreeBinding {
   private walks: (() => void)[] = [];
   /** Each of `bones` by object, to its index. */
   private readonly position: ReadonlyMap<Object3D, number>;
-  /** Whether apply() has written every bone's matrixWorld once (so that three's first bounding sphere sees the pose). */
-  private firstWritten = false;
   /** The bound bones' matrixAutoUpdate and matrixWorldAutoUpdate before binding, for release(). */
   private readonly savedFlags: Uint8Array;
-  private released = false;
 
   constructor(source: ThreePoseSource, target: ThreeBindTarget, options: ThreeBindingOptions = {}) {
     const skeleton = source.skeleton;
@@ -232,6 +242,11 @@ export class ThreeBinding {
       for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.get(part)?.release();
     }
     this.bound = this.skeletons.map((s) => this.bindSkeleton(s, position));
+    const only = this.bound.length === 1 ? this.bound[0] : null;
+    const direct = only !== null && only.affine && !only.mixed && this.unboundParents.length === 0 && !this.writeAllWorlds;
+    this.direct = direct ? only.skeleton : null;
+    this.directSlots = direct ? only.graphBoneOf : new Int32Array(0);
+    this.directInverses = direct ? only.inverses : new Float64Array(0);
     this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
       for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.set(part, this);
@@ -290,16 +305,9 @@ export class ThreeBinding {
     const bound: BoundSkeleton = {
       skeleton, boneOf, graphBoneOf: shared(graphBoneOf), mixed, inverses: shared(inverses), affine, pending: new Float32Array(n * 16), deferred: false,
     };
-    // The renderers call update() once per frame before drawing: a WebGPU renderer drawing motion
-    // vectors first keeps the matrices in place as last frame's, which is why apply() writes into
-    // `pending` while previousBoneMatrices exists. An own property, so release() can delete it.
-    skeleton.update = function updateFromGraph(this: ThreeSkeleton): void {
-      if (bound.deferred) {
-        this.boneMatrices!.set(bound.pending);
-        bound.deferred = false;
-      }
-      if (this.boneTexture !== null) this.boneTexture.needsUpdate = true;
-    };
+    // An own property, so release() can delete it; one function for every Skeleton (see updateFromGraph).
+    skeleton.update = updateFromGraph;
+    boundSkeletons.set(skeleton, bound);
     return bound;
   }
 
@@ -319,6 +327,15 @@ export class ThreeBinding {
     const root = this.root;
     if (root !== null && this.updateRoot) root.updateWorldMatrix(true, false);
     const rootWorld = root === null ? IDENTITY : root.matrixWorld.elements;
+    // Most characters: one Skeleton, nothing hanging under its bones, no bone's world asked for.
+    const direct = this.direct;
+    if (direct !== null && this.worldBones === 0 && this.firstWritten) {
+      const previous = direct.previousBoneMatrices;
+      if (previous === null || previous === undefined) {
+        this.skinAffine(this.directSlots, this.directInverses, pose, rootWorld, direct.boneMatrices!);
+        return;
+      }
+    }
     const all = this.writeAllWorlds || !this.firstWritten;
     this.firstWritten = true;
     // One Skeleton with affine inverse bind matrices (three's own) is skinned straight from the
@@ -338,7 +355,7 @@ export class ThreeBinding {
       const out = previous === null || previous === undefined ? b.skeleton.boneMatrices! : b.pending;
       b.deferred = out === b.pending;
       if (fused) {
-        this.skinAffine(b, pose, rootWorld, out);
+        this.skinAffine(b.graphBoneOf, b.inverses, pose, rootWorld, out);
         if (b.mixed) this.skinFromWorlds(b, out, false);
       } else this.skinFromWorlds(b, out, true);
     }
@@ -376,7 +393,10 @@ export class ThreeBinding {
       bone.removeEventListener('childremoved', this.childRemoved);
     }
     for (const top of this.tops) delete (top as { updateMatrixWorld?: unknown }).updateMatrixWorld;
-    for (const { skeleton } of this.bound) delete (skeleton as { update?: unknown }).update;
+    for (const { skeleton } of this.bound) {
+      delete (skeleton as { update?: unknown }).update;
+      boundSkeletons.delete(skeleton);
+    }
     for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) if (drivers.get(part) === this) drivers.delete(part);
   }
 
@@ -499,11 +519,10 @@ export class ThreeBinding {
    * products in double, rounded once to single precision), for inverse bind matrices whose last row
    * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out.
    */
-  private skinAffine(s: BoundSkeleton, pose: ComponentPose, m: number[], out: Float32Array): void {
+  private skinAffine(slots: Int32Array, inv: Float64Array, pose: ComponentPose, m: number[], out: Float32Array): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
     const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
     const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
-    const slots = s.graphBoneOf, inv = s.inverses;
     for (let i = 0; i < slots.length; i++) {
       const b = slots[i];
       if (b < 0) continue;
@@ -587,6 +606,29 @@ export class ThreeBinding {
       bone.scale.set(ls[b3], ls[b3 + 1], ls[b3 + 2]);
     }
   }
+}
+
+/** Each bound Skeleton's state, for updateFromGraph. */
+const boundSkeletons = new WeakMap<ThreeSkeleton, BoundSkeleton>();
+
+/**
+ * A bound Skeleton's update(), which three's renderers call once per frame before drawing: it marks
+ * the bone texture for upload. A WebGPU renderer drawing motion vectors first keeps the matrices in
+ * place as last frame's (previousBoneMatrices), which is why apply() then writes into `pending`,
+ * installed here; while three keeps no previousBoneMatrices (most frames of most characters) this
+ * reads nothing of the binding's, a cache miss fewer per character in a crowd.
+ */
+function updateFromGraph(this: ThreeSkeleton): void {
+  const previous = this.previousBoneMatrices;
+  if (previous !== null && previous !== undefined) {
+    const bound = boundSkeletons.get(this);
+    if (bound !== undefined && bound.deferred) {
+      this.boneMatrices!.set(bound.pending);
+      bound.deferred = false;
+    }
+  }
+  const texture = this.boneTexture;
+  if (texture !== null) texture.needsUpdate = true;
 }
 
 /** A top bone's updateMatrixWorld while nothing hangs under the bound bones: they are not walked. */

@@ -126,6 +126,53 @@ describe('bindThree', () => {
     expect(relativeError(direct.skeleton.boneMatrices!.subarray(0, 22 * 16), naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
   });
 
+  it('skins a character with nothing under its bones straight from the pose, and goes back to writing bone worlds while something hangs there', () => {
+    // Moved, turned and unevenly scaled, every graph bone in three and no other: apply()'s shortest path.
+    const plain: CharacterOptions = { ...AWKWARD, omit: [], extra: [] };
+    const g = character();
+    const naive = buildCharacter(skeleton, plain), direct = buildCharacter(skeleton, plain);
+    const binding = bindThree(g, direct.mesh!);
+    const hand = direct.byName.get('hand_r')!;
+    const sword = new THREE.Object3D();
+    const steps: [number, () => void][] = [
+      [1, () => {}],
+      [4, () => {}],
+      [6, () => hand.add(sword)], // something hangs under a bone: its world is written again
+      [2, () => hand.remove(sword)],
+      [5, () => { direct.character.position.x += 40; naive.character.position.x += 40; }],
+    ];
+    for (const [frames, change] of steps) {
+      change();
+      advance(g, frames);
+      poseNaively(naive, skeleton, g.evaluate());
+      const handBefore = hand.matrixWorld.clone();
+      binding.apply();
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+      const handWorld = naive.byName.get('hand_r')!.matrixWorld.elements;
+      if (sword.parent === hand) expect(relativeError(hand.matrixWorld.elements, handWorld)).toBeLessThan(1e-12);
+      // Nothing under it and nothing asked: the hand's matrixWorld is left as it was (written on request).
+      else if (frames !== 1) expect(hand.matrixWorld.equals(handBefore)).toBe(true);
+      direct.skeleton.update();
+      expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+  });
+
+  it('gives every bound Skeleton one update() function, which reads nothing of its binding while three keeps no previousBoneMatrices', () => {
+    const one = buildCharacter(skeleton, AWKWARD), two = buildCharacter(skeleton, AWKWARD);
+    const a = bindThree(character(), one.mesh!), b = bindThree(character(), two.mesh!);
+    expect(Object.hasOwn(one.skeleton, 'update')).toBe(true);
+    expect(one.skeleton.update).toBe(two.skeleton.update);
+    a.apply();
+    b.apply();
+    one.skeleton.computeBoneTexture();
+    const version = one.skeleton.boneTexture!.version;
+    one.skeleton.update();
+    expect(one.skeleton.boneTexture!.version).toBe(version + 1);
+    a.release();
+    expect(Object.hasOwn(one.skeleton, 'update')).toBe(false);
+    expect(Object.hasOwn(two.skeleton, 'update')).toBe(true);
+  });
+
   it("leaves last frame's matrices in place until update() while three keeps them for motion vectors (previousBoneMatrices)", () => {
     const g = character();
     const naive = buildCharacter(skeleton, AWKWARD);
@@ -578,6 +625,7 @@ describe('bindThree', () => {
     expect(result.perApplyAll).toBeLessThan(4); // boneWorldMatrices and writeLocal too
     expect(result.perApplyHung).toBeLessThan(4); // a prop hung under a bone, a bone named, and the scene's walk
     expect(result.perApplyCrowd).toBeLessThan(4); // a crowd's character, its component pose composed by the kernel
+    expect(result.perApplyBare).toBeLessThan(4); // the same with bare bones: apply()'s shortest path
     expect(result.moved).toBe(true);
   });
 });
