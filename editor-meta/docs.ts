@@ -24,7 +24,7 @@ properties as the loader checks them: defaults and ranges come from the runtime 
 cannot drift from what a graph gets. A property marked bindable may be written as
 \`{ "param": "name" }\`, naming a parameter of a type listed, and a bindable float or bool property
 as \`{ "curve": "name" }\`, naming a curve of the graph's clips, read as the previous update left it
-(see [the asset format](asset-format.md#curves-that-drive-the-graph)); a set-up property is read
+(see [the asset format](asset-format.md)); a set-up property is read
 once when the node is built.`;
 
 /**

@@ -172,7 +172,8 @@ export type NodeEnvelope = z.infer<typeof nodeEnvelopeSchema>;
 
 /** A literal, or a binding unless the spec says the property is not bindable. */
 function orBinding(literal: z.ZodType, spec: { bindable?: false }): z.ZodType {
-  return spec.bindable === false ? literal : z.union([literal, bindingSchema]);
+  // One flat union (not a union inside one): the JSON Schema lists the three shapes side by side.
+  return spec.bindable === false ? literal : z.union([literal, parameterBindingSchema, curveBindingSchema]);
 }
 
 /** The zod schema of one property, literal or (for numbers, bools and vec3s, unless `bindable: false`) bound to a parameter or curve. */
