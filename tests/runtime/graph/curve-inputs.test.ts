@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkGraphAsset, loadGraphAsset, loadGraphFile } from '../../../host/files.ts';
 import { Crowd } from '../../../host/crowd.ts';
+import { AnimGraph } from '../../../runtime/graph/graph.ts';
 import { InstanceBatch } from '../../../runtime/graph/instance-batch.ts';
+import type { ParameterDefinition } from '../../../runtime/node/parameters.ts';
 import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import type { DebugNode } from '../../../runtime/node/node.ts';
 import { runProbe } from '../../support/allocation.ts';
@@ -204,6 +206,24 @@ describe('curve bindings: load problems at their JSON paths', () => {
       ['$.parameters.n', 'schema', expect.stringMatching(/^unexpected key "curve": expected .*\{"type": "int", "default"\?: number, "description"\?: string\}/)],
       ['$.parameters.a.curve', 'unknown-curve', "no clip of the graph has a curve 'ramps' (curves: ramp, flip)"],
     ]);
+  });
+});
+
+describe('curve bindings in a graph built in code', () => {
+  it('throw an AnimGraphError for an unknown curve, or a curve on an int property or parameter', () => {
+    const loaded = loadGraphAsset(asset({
+      idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+      pick: { type: 'BlendList', inputs: { poses: ['idle'] }, properties: { activeIndex: 0 } },
+    }, 'pick'));
+    const clips = new Map([...loaded.clipBindings].map(([n, b]) => [n, b.clip]));
+    const make = (index: unknown, parameters: Record<string, ParameterDefinition> = {}) => new AnimGraph({
+      name: 'code', skeleton: loaded.skeleton, parameters, clips,
+      nodes: loaded.nodes.map((n) => (n.id === 'pick' ? { ...n, properties: { activeIndex: index as number } } : n)),
+    });
+    expectAnimGraphError(() => make(0, { r: { type: 'float', curve: 'rmap' } }), 'unknown-name', "parameter 'r' follows curve 'rmap', which no clip of graph 'code' carries (curves: flip, ramp)");
+    expectAnimGraphError(() => make({ curve: 'ramp' }), 'invalid-data', "node 'pick': property 'activeIndex' is int; a curve drives float and bool properties only");
+    expectAnimGraphError(() => make(0, { n: { type: 'int', curve: 'ramp' } }), 'invalid-data', "parameter 'n' is int; only float and bool parameters follow a curve");
+    expect(make(0, { r: { type: 'float', curve: 'ramp' } }).curveInputs?.drivenParameters).toEqual(new Map([['r', 'ramp']]));
   });
 });
 
