@@ -22,8 +22,10 @@ branch at or below 0.00001 is irrelevant: not updated, not evaluated, and its no
 Each node below gives its editor title and description, its behaviour, then its pins and
 properties as the loader checks them: defaults and ranges come from the runtime spec, so they
 cannot drift from what a graph gets. A property marked bindable may be written as
-\`{ "param": "name" }\` (see [the asset format](asset-format.md)); a set-up property is read once
-when the node is built.`;
+\`{ "param": "name" }\`, naming a parameter of a type listed, and a bindable float or bool property
+as \`{ "curve": "name" }\`, naming a curve of the graph's clips, read as the previous update left it
+(see [the asset format](asset-format.md)); a set-up property is read
+once when the node is built.`;
 
 /**
  * The node reference (docs/nodes.md) as markdown: per category, per node, its title, description

@@ -23,10 +23,14 @@ export const nodeIdSchema = named(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/,
   error: (issue) => `${quoted(String(issue.input))} is not a node id: ids start with an ASCII letter or _ and contain only ASCII letters, digits, _ . -`,
 }), 'node id');
 
+/** A float or bool parameter's `curve`: what sets it at every update (docs/asset-format.md, "Curves that drive the graph"). */
+const parameterCurveSchema = named(z.string().min(1), 'name').optional()
+  .describe("A curve of the graph's clips that sets the parameter at the start of every update, to its value as the previous update left it (bool: curve not 0); such a parameter cannot be set from code.");
+
 export const parameterSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional() }).strict(),
+  z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional(), curve: parameterCurveSchema }).strict(),
   z.object({ type: z.literal('int'), default: z.int32({ error: 'an int parameter is a whole number from -2147483648 to 2147483647' }).optional(), description: z.string().optional() }).strict(),
-  z.object({ type: z.literal('bool'), default: z.boolean().optional(), description: z.string().optional() }).strict(),
+  z.object({ type: z.literal('bool'), default: z.boolean().optional(), description: z.string().optional(), curve: parameterCurveSchema }).strict(),
   z.object({ type: z.literal('vec3'), default: vec3.optional(), description: z.string().optional() }).strict(),
 ]);
 
@@ -108,7 +112,13 @@ export const clipSchema = z.object({
     .describe("Mirror the clip once, at load, by the asset's mirror table (`mirror`), root motion included."),
 }).strict();
 
-export const bindingSchema = z.object({ param: named(z.string().describe('Name of the parameter that drives this property.'), 'name') }).strict();
+export const parameterBindingSchema = z.object({ param: named(z.string().describe('Name of the parameter that drives this property.'), 'name') }).strict();
+/** A property bound to a curve: read as the previous update left the curve (docs/asset-format.md, "Curves that drive the graph"). */
+export const curveBindingSchema = z.object({
+  curve: named(z.string().describe("Name of the curve (of the graph's clips) that drives this float or bool property, as the previous update left it."), 'name'),
+}).strict();
+/** What a bindable property may be instead of a literal: `{ "param": name }` or `{ "curve": name }`. */
+export const bindingSchema = z.union([parameterBindingSchema, curveBindingSchema]);
 
 export const editorBlockSchema = z.object({
   position: z.tuple([z.number(), z.number()]).optional(),
@@ -162,10 +172,11 @@ export type NodeEnvelope = z.infer<typeof nodeEnvelopeSchema>;
 
 /** A literal, or a binding unless the spec says the property is not bindable. */
 function orBinding(literal: z.ZodType, spec: { bindable?: false }): z.ZodType {
-  return spec.bindable === false ? literal : z.union([literal, bindingSchema]);
+  // One flat union (not a union inside one): the JSON Schema lists the three shapes side by side.
+  return spec.bindable === false ? literal : z.union([literal, parameterBindingSchema, curveBindingSchema]);
 }
 
-/** The zod schema of one property, literal or (for numbers and bools, unless `bindable: false`) bound to a parameter. */
+/** The zod schema of one property, literal or (for numbers, bools and vec3s, unless `bindable: false`) bound to a parameter or curve. */
 export function propertySchema(spec: PropertySpec): z.ZodType {
   switch (spec.kind) {
     case 'float': {

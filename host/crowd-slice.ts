@@ -1,6 +1,7 @@
 import { refillableSlotOptions, type AnimGraph, type AnimGraphInstance } from '../runtime/graph/graph.ts';
 import { composeInGroups, createCharacter, kernelPosePool, runCharacterFrame } from '../runtime/graph/instance-batch.ts';
 import type { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
+import { Parameters } from '../runtime/node/parameters.ts';
 import type { UpdateRateOptions } from '../runtime/graph/update-rate.ts';
 import { CrowdEventRecorder } from './crowd-events.ts';
 import { CROWD_SLOT_CALLS, nonFiniteReport, PLAY_SLOT, SAVE_POSE_SNAPSHOT, SLOT_CALL_NUMBERS, type CrowdBuffers, type CrowdShare } from './crowd-shared.ts';
@@ -31,6 +32,10 @@ export class CrowdSlice {
   /** Whether each character's frame is checked for numbers that are not finite (CrowdShare.checkFinite). */
   private readonly checkFinite: boolean;
   private readonly boneCount: number;
+  /** Doubles of a character's row in the crowd's parameters (the declared parameters'). */
+  private readonly parameterWidth: number;
+  /** CurveInputs.drivenSlots of the graph: slots the rows do not set; null when nothing binds a curve. */
+  private readonly drivenSlots: Uint8Array | null;
 
   /**
    * @param kernel this thread's sampling kernel on the crowd's shared memory, whose poseArrays are
@@ -49,6 +54,8 @@ export class CrowdSlice {
     this.clipNames = share.clipNames;
     this.poseSnapshotNames = share.poseSnapshotNames;
     this.checkFinite = share.checkFinite;
+    this.drivenSlots = graph.curveInputs?.drivenSlots ?? null;
+    this.parameterWidth = graph.curveInputs?.declaredSize ?? new Parameters(graph.parameterDefinitions).values.length;
     // The calling thread's slot names as this thread's graph orders them (-1 for one it lacks: never playing).
     const own = graph.slotNames;
     this.slotIndices = Int32Array.from(share.slotNames, (name) => own.indexOf(name));
@@ -183,9 +190,12 @@ export class CrowdSlice {
     if (b.parametersChanged[i] === 1) {
       // Parameters are read by nodes from this array every frame, so writing it is setting them
       // (no parameterChanged events: their listeners would be on another thread).
-      const values = instance.parameterValues;
-      const width = values.length, from = i * width;
-      for (let s = 0; s < width; s++) values[s] = b.parameters[from + s];
+      // Only the declared parameters' slots are in the rows; those a curve drives are the
+      // character's own (the calling thread's rows hold their defaults), and stay as its last update set them.
+      const values = instance.parameterValues, driven = this.drivenSlots;
+      const width = this.parameterWidth, from = i * width;
+      if (driven === null) for (let s = 0; s < width; s++) values[s] = b.parameters[from + s];
+      else for (let s = 0; s < width; s++) if (driven[s] === 0) values[s] = b.parameters[from + s];
       b.parametersChanged[i] = 0;
     }
     if (b.resetRequested[i] === 1) {

@@ -173,10 +173,12 @@ export class Crowd {
 
   /**
    * Sets a parameter of one character, applied before its next update. Throws as
-   * AnimGraphInstance.setParameter does for an unknown name or a value of the wrong type.
+   * AnimGraphInstance.setParameter does for an unknown name, a value of the wrong type or a
+   * parameter that follows a curve.
    */
   setParameter(character: number, name: string, value: ParameterValue): void {
     this.checkWritable(character);
+    this.graph.curveInputs?.checkSettable(name);
     const scratch = this.scratch;
     scratch.set(name, value);
     const slot = scratch.slotOf(name), width = PARAMETER_WIDTH[scratch.typeOf(name)!];
@@ -185,9 +187,14 @@ export class Crowd {
     this.buffers.parametersChanged[character] = 1;
   }
 
-  /** A character's current parameter value (what it will use at its next update). */
+  /**
+   * A character's current parameter value (what it will use at its next update). Throws as
+   * setParameter does for a parameter that follows a curve: its value is the character's own, on
+   * the thread that evaluates it (read it from `instanceOf` on the calling thread's share).
+   */
   getParameter(character: number, name: string): ParameterValue {
     this.checkCharacter(character);
+    this.graph.curveInputs?.checkSettable(name);
     const scratch = this.scratch;
     const slot = scratch.slotOf(name);
     if (slot < 0) return scratch.get(name); // throws the unknown-parameter error

@@ -4,7 +4,7 @@ import type { ParameterDefinition, ParameterValue } from '../runtime/node/parame
 
 /**
  * One control per parameter: a slider and a number field for float, a number field for int, a
- * toggle for bool, three number fields for vec3. `onChange` gets every valid edit as it happens.
+ * toggle for bool, three number fields for vec3; a parameter that follows a curve shows the curve's name. `onChange` gets every valid edit as it happens.
  * The form is never submitted: with one number field alone in it (a graph whose one parameter is
  * an int or a float), the browser took Enter there as a submit and reloaded the page.
  */
@@ -34,6 +34,11 @@ export function buildParameterPanel(
     const inputs = element('div', 'inputs');
     row.append(label, inputs);
     form.append(row);
+    if (def.curve !== undefined) {
+      // Set from its curve at every update: nothing to edit (setParameter refuses it).
+      inputs.textContent = `follows curve ${def.curve}`;
+      continue;
+    }
     switch (def.type) {
       case 'bool': {
         const box = input('checkbox', name);

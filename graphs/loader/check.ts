@@ -82,7 +82,9 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
 
   const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
   const additiveClips = new Map(Object.entries(asset.clips ?? {}).flatMap(([name, def]) => (def.additive ? [[name, def.additive.space ?? 'local'] as const] : [])));
-  const refs = { parameters, declaredParameters, clips, declaredClips, skeleton, blendProfiles, declaredBlendProfiles, additiveClips };
+  const curveNames = writtenCurveNames(raw.clips);
+  checkParameterCurves(raw.parameters, curveNames, problems);
+  const refs = { parameters, declaredParameters, clips, declaredClips, skeleton, blendProfiles, declaredBlendProfiles, additiveClips, curveNames };
   const nodes = checkNodes(rawNodes, registry, refs, problems);
   const paths: SubGraphPaths = new Map();
   const subGraphs = checkSubGraphs(nodes, registry, refs, problems, { nodes, rawNodes, prefix: '', depth: 0 }, paths);
@@ -151,6 +153,28 @@ function checkBlendProfiles(
   const declared = raw.blendProfiles;
   const declaredBlendProfiles = new Set(typeof declared === 'object' && declared !== null && !Array.isArray(declared) ? Object.keys(declared) : []);
   return { blendProfiles, declaredBlendProfiles };
+}
+
+/** Every curve name the asset's clips write, well formed or not (a malformed clip's curve is not also unknown where it is named). */
+function writtenCurveNames(clips: unknown): Set<string> {
+  const names = new Set<string>();
+  if (typeof clips !== 'object' || clips === null) return names;
+  for (const clip of Object.values(clips)) {
+    const curves = typeof clip === 'object' && clip !== null ? (clip as { curves?: unknown }).curves : undefined;
+    if (typeof curves === 'object' && curves !== null && !Array.isArray(curves)) for (const name of Object.keys(curves)) names.add(name);
+  }
+  return names;
+}
+
+/** Reports a parameter's `curve` that no clip writes, at the parameter's `curve` (its type is the schema's). */
+function checkParameterCurves(parameters: unknown, curveNames: ReadonlySet<string>, problems: Problems): void {
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) return;
+  for (const [name, def] of Object.entries(parameters)) {
+    const curve = typeof def === 'object' && def !== null ? (def as { curve?: unknown }).curve : undefined;
+    if (typeof curve === 'string' && curve !== '' && !curveNames.has(curve)) {
+      problems.add(['parameters', name, 'curve'], 'unknown-curve', `no clip of the graph has a curve ${quoted(curve)} (curves: ${nameList(curveNames)})`);
+    }
+  }
 }
 
 function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<GraphEnvelope> {

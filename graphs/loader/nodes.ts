@@ -30,6 +30,8 @@ export interface NodeReferences {
   declaredBlendProfiles: ReadonlySet<string>;
   /** The clips marked additive, with their space: what an additive input may be linked to, at every level of states. */
   additiveClips: ReadonlyMap<string, AdditiveSpace>;
+  /** Every curve name the asset's clips write (well formed or not): what `{ "curve": name }` may name. */
+  curveNames: ReadonlySet<string>;
 }
 
 // Building a zod schema costs far more than using it: one per node type (and property spec), not
@@ -94,7 +96,7 @@ function wellFormedProperties(specs: Readonly<Record<string, PropertySpec>>, raw
 function checkPropertyReferences(
   id: string, type: NodeType, properties: Record<string, unknown>, node: NodeEnvelope, refs: NodeReferences, problems: Problems,
 ): void {
-  const { parameters, declaredParameters, clips, declaredClips, skeleton } = refs;
+  const { parameters, declaredParameters, clips, declaredClips, skeleton, curveNames } = refs;
   const unknownClip = (clip: unknown): clip is string => typeof clip === 'string' && !clips.has(clip) && !declaredClips.has(clip);
   const declared = () => nameList(declaredClips);
   // Runs over the node's properties, and again over each item of a list property.
@@ -103,6 +105,16 @@ function checkPropertyReferences(
       const value = values[name];
       const where = [...at, name];
       if (value === undefined) continue;
+      if (spec.kind !== 'object' && spec.kind !== 'list' && typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'curve')) {
+        const curve = (value as { curve: string }).curve;
+        if (!curveNames.has(curve)) {
+          problems.add([...where, 'curve'], 'unknown-curve', `no clip of the graph has a curve ${quoted(curve)} (curves: ${nameList(curveNames)})`);
+        }
+        if (spec.kind !== 'float' && spec.kind !== 'bool') {
+          problems.add([...where, 'curve'], 'curve-type', `property ${quoted(name)} is ${spec.kind}; a curve drives float and bool properties only`);
+        }
+        continue;
+      }
       if (spec.kind !== 'object' && typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'param')) {
         const param = (value as { param: string }).param;
         const def = parameters.get(param);

@@ -16,7 +16,8 @@ export type ProblemCode =
   | 'unknown-blend-profile' | 'blend-profile-mode'
   | 'value-range' | 'duplicate-key'
   | 'node-type-failed'
-  | 'too-large';
+  | 'too-large'
+  | 'unknown-curve' | 'curve-type';
 
 /** One problem with a graph asset: where (a JSON path such as `$.nodes.blend.inputs.A`), what and why. */
 export interface GraphProblem {
@@ -122,7 +123,7 @@ export class Problems {
       // A binding where the schema takes only a literal: a property its node reads once (bindable: false).
       const refused = !inner && issue.code === 'invalid_type' && isBinding(value);
       const message = inner ? 'not a finite number (a JSON number beyond ±1.8e308 reads as Infinity)'
-        : refused ? `cannot be bound to a parameter (the node reads it once, when it is built): give a literal (${issue.message})`
+        : refused ? `cannot be bound to a ${Object.hasOwn(value as object, 'curve') ? 'curve' : 'parameter'} (the node reads it once, when it is built): give a literal (${issue.message})`
           : issue.code === 'unrecognized_keys' && issue.message.startsWith('Unrecognized key') ? unrecognizedKeys(issue.keys)
             : issue.message;
       const key = `${jsonPath(keys)}\n${message}`;
@@ -138,10 +139,10 @@ function unrecognizedKeys(keys: readonly string[]): string {
   return `Unrecognized key${keys.length === 1 ? '' : 's'}: ${nameList(keys, 'none', (k) => `"${k}"`)}`;
 }
 
-/** Whether a value is written as a parameter binding, `{ "param": "name" }`. */
+/** Whether a value is written as a binding, `{ "param": "name" }` or `{ "curve": "name" }`. */
 function isBinding(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1
-    && typeof (value as { param?: unknown }).param === 'string';
+    && (typeof (value as { param?: unknown }).param === 'string' || typeof (value as { curve?: unknown }).curve === 'string');
 }
 
 function valueAt(value: unknown, keys: readonly PropertyKey[]): unknown {

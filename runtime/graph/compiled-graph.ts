@@ -12,6 +12,7 @@ import { PosePool } from '../core/pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import type { UpdateContext } from '../node/node.ts';
 import { Parameters, type ParameterDefinition } from '../node/parameters.ts';
+import { CurveInputs } from './curve-inputs.ts';
 import { checkGraphData, checkGraphDepth, type AnimGraphDefinition, type CompiledNode } from './definition.ts';
 import { FrameNumbering, type FrameLayout } from './frame-layout.ts';
 import { buildNodes, prepareNodes } from './node-build.ts';
@@ -37,6 +38,11 @@ export class CompiledGraph {
   readonly curveNames: readonly string[];
   /** The slot of each curve name (its index in curveNames). */
   readonly curveSlots: ReadonlyMap<string, number>;
+  /**
+   * The curves that drive properties and parameters, laid out in every instance's parameter values
+   * (curve-inputs.ts); null when nothing binds a curve.
+   */
+  readonly curveInputs: CurveInputs | null;
   readonly nodes: readonly CompiledNode[];
   /** What each node type's `prepare` built for its nodes, by node id: immutable, shared by every instance. */
   readonly shared: ReadonlyMap<string, unknown>;
@@ -83,6 +89,7 @@ export class CompiledGraph {
     this.nodes = definition.nodes;
     this.curveNames = [...new Set([...definition.clips.values()].flatMap((clip) => clip.curves.map((c) => c.name)))].sort();
     this.curveSlots = new Map(this.curveNames.map((name, i) => [name, i]));
+    this.curveInputs = CurveInputs.of(definition.parameters, definition.nodes, this.curveSlots, definition.name);
     this.clipBindings = new Map([...definition.clips].map(([name, clip], i) => [name, new ClipBinding(clip, definition.skeleton, this.curveSlots, i)]));
     this.blendProfiles = new Map(Object.entries(definition.blendProfiles ?? {}).map(([name, p]) => [name, resolveBlendProfile(name, p, definition.skeleton)]));
     this.shared = prepareNodes(this, definition);
@@ -133,7 +140,7 @@ export class CompiledGraph {
   /** The frame layout and names, from the nodes built once (for nothing else: no instance is made). */
   private learnByBuilding(): LearnedLayout {
     const numbering = new FrameNumbering(null, 0);
-    const nodes = buildNodes(this, new Parameters(this.parameterDefinitions), numbering);
+    const nodes = buildNodes(this, new Parameters(this.parameterDefinitions, undefined, this.curveInputs?.extraSlots ?? 0), numbering);
     return { frameLayout: numbering.finish(), slotNames: [...(slotPlayersOf(nodes)?.keys() ?? [])], poseSnapshotNames: poseSnapshotNamesOf(nodes) };
   }
 }

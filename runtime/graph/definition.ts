@@ -19,7 +19,7 @@ import type { ParameterDefinition } from '../node/parameters.ts';
  */
 export const MAX_GRAPH_DEPTH = 500;
 
-/** A property value as written in an asset: a literal, or a binding to a parameter. */
+/** A property value as written in an asset: a literal, or a binding to a parameter or a curve. */
 export type PropertyValue =
   | number | boolean | string | number[] | string[] | { param: string } | { readonly [key: string]: unknown }
   /** A list property: one object of field values per item. */

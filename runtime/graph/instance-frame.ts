@@ -14,6 +14,7 @@ import {
 } from '../node/node.ts';
 import { Parameters } from '../node/parameters.ts';
 import type { CompiledGraph } from './compiled-graph.ts';
+import type { CurveInputs } from './curve-inputs.ts';
 import { DELTA_TIME, ELAPSED, GRAPH_DELTA, ROOT_MOTION } from './frame-layout.ts';
 import { buildInstanceNodes, type InstanceOutput } from './instance-build.ts';
 import type { Interpolation } from './interpolation.ts';
@@ -84,6 +85,8 @@ export abstract class InstanceFrame implements GraphRuntime {
   private updateContexts: UpdateContext[] = [];
   /** Whether the graph's clips have curves (curveValues is not empty). */
   private readonly hasCurves: boolean;
+  /** The graph's curve-driven slots (the graph's, shared): null when nothing binds a curve. */
+  private readonly curveInputs: CurveInputs | null;
   /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
   private readonly afterUpdate: PoseNode[] | null;
   /** The pose evaluate() returns: the last one shown (the reference pose before the first update). */
@@ -140,8 +143,10 @@ export abstract class InstanceFrame implements GraphRuntime {
   protected constructor(graph: CompiledGraph, output: InstanceOutput) {
     this.graph = graph;
     this.skeleton = graph.skeleton;
-    this.parameters = new Parameters(graph.parameterDefinitions, this.events);
+    this.curveInputs = graph.curveInputs;
+    this.parameters = new Parameters(graph.parameterDefinitions, this.events, graph.curveInputs?.extraSlots ?? 0);
     this.parameterValues = this.parameters.values;
+    this.curveInputs?.restart(this.parameterValues);
     this.posePool = output.posePool ?? graph.posePool;
     this.interpolationStorage = output.interpolationStorage;
     this.componentPosePool = graph.componentPosePool;
@@ -329,6 +334,9 @@ export abstract class InstanceFrame implements GraphRuntime {
     ctx.resetReport();
     // Most graphs have no curves; fill is a builtin call even on an empty array.
     if (this.hasCurves) this.curveValues.fill(0);
+    // What curves drive reads the previous update's curves, from here to this frame's evaluate.
+    const inputs = this.curveInputs;
+    if (inputs !== null) inputs.apply(this.parameterValues);
     const root = this.root, frameRoot = this.frameRoot;
     if (frameRoot === root) {
       root.update(ctx);
@@ -341,6 +349,7 @@ export abstract class InstanceFrame implements GraphRuntime {
     }
     const after = this.afterUpdate;
     if (after !== null) for (let i = 0; i < after.length; i++) after[i].afterGraphUpdate!(ctx);
+    if (inputs !== null) inputs.latch(this.parameterValues, this.curveValues);
   }
 
   /** The graph's current pose becomes the target of the interval, shown as it is. */
@@ -456,6 +465,7 @@ export abstract class InstanceFrame implements GraphRuntime {
     this.counter = 0;
     this.elapsed = 0;
     this.evaluatedAt = -1;
+    this.curveInputs?.restart(this.parameterValues);
     this.root.initialize(new InitializeContext(this));
     // The update rate stays; the interval restarts from the graph's new state.
     this.interpolating = false;

@@ -127,7 +127,13 @@ export class AnimGraphInstance extends InstanceFrame {
     return players;
   }
 
+  /**
+   * Sets a parameter between frames. Throws an AnimGraphError for an unknown name (`unknown-name`),
+   * a value of the wrong type (`invalid-argument`), or a parameter that follows a curve
+   * (`invalid-state`: each update sets it).
+   */
   setParameter(name: string, value: ParameterValue): void {
+    this.graph.curveInputs?.checkSettable(name);
     this.parameters.set(name, value);
   }
 

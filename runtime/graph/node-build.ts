@@ -14,6 +14,7 @@ import {
 } from '../node/node.ts';
 import { Parameters, type ParameterDefinition } from '../node/parameters.ts';
 import type { AnimGraphDefinition, CompiledNode, PropertyValue } from './definition.ts';
+import { curveBindingOf, type CurveInputs } from './curve-inputs.ts';
 import type { FrameNumbering } from './frame-layout.ts';
 
 /** What building a graph's nodes reads from the graph (a CompiledGraph). */
@@ -28,6 +29,8 @@ export interface NodeBuildSource {
   readonly shared: ReadonlyMap<string, unknown>;
   /** Properties resolved once per graph (see CompiledGraph.resolvedProperties). */
   readonly resolvedProperties: WeakMap<object, Map<string, unknown>>;
+  /** The slots of curve-bound properties (CompiledGraph.curveInputs). */
+  readonly curveInputs: CurveInputs | null;
 }
 
 /**
@@ -110,7 +113,7 @@ function resolveNodeReference(compiled: CompiledNode, built: ReadonlyMap<string,
 
 /** Runs every node type's `prepare` once for the graph; throws NodePrepareError listing all problems. */
 export function prepareNodes(
-  graph: Pick<NodeBuildSource, 'skeleton' | 'parameterDefinitions' | 'clipBindings' | 'blendProfiles' | 'resolvedProperties'>, definition: AnimGraphDefinition,
+  graph: Pick<NodeBuildSource, 'skeleton' | 'parameterDefinitions' | 'clipBindings' | 'blendProfiles' | 'resolvedProperties' | 'curveInputs'>, definition: AnimGraphDefinition,
 ): Map<string, unknown> {
   const shared = new Map<string, unknown>();
   const problems: NodeProblem[] = [];
@@ -157,7 +160,7 @@ function noFileAccess(path: string): Uint8Array {
 }
 
 /** What property resolution reads of the graph. */
-type PropertySource = Pick<NodeBuildSource, 'clipBindings' | 'blendProfiles' | 'resolvedProperties'>;
+type PropertySource = Pick<NodeBuildSource, 'clipBindings' | 'blendProfiles' | 'resolvedProperties' | 'curveInputs'>;
 
 function resolveProperties(compiled: CompiledNode, built: ReadonlyMap<string, PoseNode>, parameters: Parameters, graph: PropertySource): ResolvedProperties {
   return resolvePropertyValues(compiled, compiled.nodeType.properties, compiled.properties, parameters, graph, built);
@@ -172,8 +175,13 @@ function resolvePropertyValues(
     if (!Object.hasOwn(specs, name)) throw new AnimGraphError('unknown-name', `node type ${compiled.nodeType.type} has no property '${name}'`);
     return Object.hasOwn(values, name) ? values[name] : undefined;
   };
-  const binding = (value: PropertyValue | undefined): number =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value.param === 'string' ? parameters.slotOf(value.param) : -1;
+  const binding = (value: PropertyValue | undefined): number => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return -1;
+    if (typeof value.param === 'string') return parameters.slotOf(value.param);
+    // A curve's slot, after the declared parameters (CurveInputs lays them out from these very values).
+    const curve = curveBindingOf(value);
+    return curve !== undefined && graph.curveInputs !== null ? graph.curveInputs.slotOf(curve) : -1;
+  };
   // One object per graph, record and name (CompiledGraph.resolvedProperties); a property's kind is fixed by its spec.
   const shared = <T>(name: string, resolve: () => T): T => {
     let byName = graph.resolvedProperties.get(values);

@@ -7,6 +7,12 @@ export type ParameterValue = number | boolean | readonly number[];
 export interface ParameterDefinition {
   type: ParameterType;
   default?: ParameterValue;
+  /**
+   * A curve of the graph's clips the parameter follows (float and bool parameters only): set from
+   * the curve's value at the start of every update, as the previous update left it, and not by
+   * setParameter (runtime/graph/curve-inputs.ts).
+   */
+  curve?: string;
 }
 
 /** How many float slots each parameter type takes in the value array. */
@@ -65,10 +71,14 @@ export class Parameters {
   readonly values: Float64Array;
   private readonly slots: ParameterSlots;
 
-  constructor(readonly definitions: Readonly<Record<string, ParameterDefinition>>, private readonly events?: AnimGraphEventEmitter) {
+  /**
+   * `extraSlots`: values after the declared parameters' that no name reaches (an instance's
+   * curve-driven slots: runtime/graph/curve-inputs.ts).
+   */
+  constructor(readonly definitions: Readonly<Record<string, ParameterDefinition>>, private readonly events?: AnimGraphEventEmitter, extraSlots = 0) {
     const layout = layoutOf(definitions);
     this.slots = layout.slots;
-    this.values = new Float64Array(layout.size);
+    this.values = new Float64Array(layout.size + extraSlots);
     for (const [name, def] of Object.entries(definitions)) {
       if (def.default !== undefined) this.set(name, def.default);
     }

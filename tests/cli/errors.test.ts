@@ -8,6 +8,7 @@ import { runGraph, TimelineError } from '../../host/runner.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
 
 const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
+const CURVE_DRIVEN = fileURLToPath(new URL('../../graphs/examples/sample-curve-driven.json', import.meta.url));
 
 /** The command's errors are AnimGraphErrors too; main turns them into exit codes (its output is tested in cli.test.ts). */
 describe('the command throws AnimGraphErrors with a code', () => {
@@ -24,6 +25,13 @@ describe('the command throws AnimGraphErrors with a code', () => {
     expectAnimGraphError(() => parseSet('nope=1', graph), 'invalid-argument', /^--set 'nope=1': unknown parameter 'nope' \(parameters: /);
     const late = expectAnimGraphError(() => withSetTexts(['gait=2@9'], () => runGraph(graph, { frames: 2, timeline: [parseSet('gait=2@9', graph)] })), 'invalid-argument', /^--set 'gait=2@9': 'gait' at 9 s is after the run's last frame/);
     expect(late.cause).toBeInstanceOf(TimelineError);
+  });
+
+  it('a change to a parameter a curve sets: refused before the run, with the instance\'s error as cause', () => {
+    const graph = loadGraphFile(CURVE_DRIVEN);
+    const refused = expectAnimGraphError(() => withSetTexts(['lean=0.3@0.05'], () => runGraph(graph, { frames: 4, timeline: [parseSet('lean=0.3@0.05', graph)] })),
+      'invalid-argument', `--set 'lean=0.3@0.05': parameter 'lean' follows curve 'lean' (its declaration's "curve"): each update sets it from the curve, so it cannot be set`);
+    expect(refused.cause).toBeInstanceOf(TimelineError);
   });
 
   it('a file that cannot be written, a closed output, a port in use: code io, with the system error as cause', () => {

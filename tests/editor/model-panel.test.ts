@@ -4,7 +4,7 @@ import { checkGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
 import { builtInNodeTypeNames, builtInNodeTypes } from '../../nodes/index.ts';
 import type { NodeType } from '../../runtime/node/node.ts';
 import {
-  assetChoices, canvas, ENTRY_ID, locateProblem, OUTPUT_ID, palette, propertyFields, type JsonObject, type ProblemTarget,
+  assetChoices, canvas, ENTRY_ID, locateProblem, OUTPUT_ID, palette, propertyFields, setProperty, type JsonObject, type ProblemTarget,
 } from '../../editor/model/index.ts';
 
 const examplesDir = new URL('../../graphs/examples/', import.meta.url).pathname;
@@ -89,6 +89,20 @@ describe('propertyFields: the details panel from the runtime spec and editor-met
     ]);
     expect(player[0].jsonPath).toBe('$.nodes.locomotion.properties.states.jump.nodes.clip.properties.clip');
     expect(player[2].bindableFrom).toEqual(['bool']);
+  });
+
+  it('a property bound to a curve shows the binding as written, and an edit of another property keeps it', () => {
+    const asset = read('sample-curve-driven.json');
+    const [alpha] = propertyFields(asset, [], 'lean');
+    expect([alpha.name, alpha.bindable, alpha.value]).toEqual(['alpha', true, { curve: 'lean' }]);
+    const edited = setProperty(asset, [], 'walk', 'playRate', 1.5);
+    if (!edited.ok) throw new Error(edited.reason);
+    expect((edited.asset.nodes as any).lean.properties.alpha).toEqual({ curve: 'lean' });
+    expect(checkGraphAsset(edited.asset).ok).toBe(true);
+    // A misspelt curve is reported at the property the panel shows.
+    const misspelt = setProperty(asset, [], 'lean', 'alpha', { curve: 'leen' });
+    if (!misspelt.ok) throw new Error(misspelt.reason);
+    expect(located(misspelt.asset)).toEqual([['unknown-curve', '$.nodes.lean.properties.alpha.curve', { canvas: [], nodeId: 'lean', property: 'alpha' }]]);
   });
 
   it('a cached pose use picks among the saves in reach; a machine\'s entry among its states', () => {

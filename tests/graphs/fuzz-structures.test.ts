@@ -100,7 +100,8 @@ function badValue(name: string, values: Float64Array, quaternions: boolean): str
 /** Runs `script` on an instance of `graph`: null, or what first went wrong. */
 function runScript(graph: AnimGraph, script: readonly Frame[]): string | null {
   const instance = graph.createInstance();
-  const names = Object.keys(graph.parameterDefinitions);
+  // Not those a curve sets: setParameter refuses them.
+  const names = Object.keys(graph.parameterDefinitions).filter((name) => graph.parameterDefinitions[name].curve === undefined);
   for (let f = 0; f <= script.length; f++) {
     const frame = f === 0 ? { dt: 0, sets: [] } : script[f - 1];
     for (const set of frame.sets) {

@@ -406,7 +406,7 @@ describe('graph loader', () => {
 
 describe('values matching none of a union\'s shapes say what is accepted (zod said "Invalid input")', () => {
   const skeleton = 'expected "builtin:biped", {"bvh": path}, {"file": path} or {"gltf": path, "skin"?: index | name}';
-  const scalar = 'expected a number or {"param": name}';
+  const scalar = 'expected a number, {"param": name} or {"curve": name}';
   const notify = 'expected {"name": string, "time": number} or {"name": string, "start": number, "end": number}';
   it.each([
     ['a skeleton file path', (a: any) => { a.skeleton = 'hero.bvh'; }, '$.skeleton', skeleton],

@@ -28,6 +28,7 @@ export function exampleInstance(file: string): ExampleInstance | { skipped: stri
   const instance = graph.createInstance();
   const definitions = Object.entries((JSON.parse(readFileSync(EXAMPLES_DIR + file, 'utf8')).parameters ?? {}) as Record<string, ParameterDefinition>);
   for (const [name, def] of definitions) {
+    if (def.curve !== undefined) continue; // set by its curve, not by code
     if (def.type === 'float') instance.setParameter(name, (typeof def.default === 'number' ? def.default : 0) + 0.37);
     else if (def.type === 'vec3') instance.setParameter(name, [0.31, 1.17, 0.73]);
   }
