@@ -76,8 +76,9 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   private readonly weights = new Float64Array(3);
   /** The source's share this frame: (1 − w0) × (1 − w1). */
   private readonly sourceShare = new Float64Array(1);
-  /** Whether the voice makeRoom dropped played a montage. */
+  /** Whether the voice makeRoom dropped played a montage; whether it moved a voice under. */
   private droppedMontage = false;
+  private movedUnder = false;
   /** Whether the source was updated this frame. */
   private sourceUpdated = false;
   /** Per-bone weight of the filter (1 everywhere without one); bones with a weight, in order. */
@@ -120,7 +121,8 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     const blendIn = args.blendIn, blendOut = args.blendOut, playRate = args.playRate;
     // The clip dropped to make room ends (slotEnded) only once the new one is in place: a listener
     // may play another clip on this slot, which must find it whole.
-    const dropped = this.makeRoom(blendIn);
+    const dropped = this.makeRoom();
+    if (this.movedUnder) this.stopVoice(this.voices[0], blendIn);
     const v = this.voices[1], p = v.playback;
     if (v.montage !== null) v.montage.plays++;
     v.isMontage = false;
@@ -141,11 +143,13 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   }
 
   /**
-   * Puts the newer voice under (blending out over `blendIn`) and frees the other for a new play;
-   * returns the voice dropped to make room, if any, whose end emitMoved reports once the new play
-   * is in place (a listener may play another clip on this slot, which must find it whole).
+   * Puts the newer voice under (`movedUnder`: the caller blends it out, passing its blend time
+   * itself, as a double crossing one more call would be boxed) and frees the other for a new play;
+   * returns the name of what was dropped to make room, if anything, whose end emitMoved reports
+   * once the new play is in place (a listener may play another clip on this slot, which must find
+   * it whole).
    */
-  private makeRoom(blendIn: number): string | null {
+  private makeRoom(): string | null {
     // Indexed rather than destructured: unoptimised, a destructuring allocates an iterator and its results.
     const under = this.voices[0], top = this.voices[1];
     let dropped: string | null = null;
@@ -159,9 +163,9 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
       }
       this.voices[0] = top;
       this.voices[1] = under;
-      this.stopVoice(top, blendIn);
       top.interrupted = true;
     }
+    this.movedUnder = top.active;
     return dropped;
   }
 
@@ -169,11 +173,7 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   private emitMoved(dropped: string | null): void {
     const under = this.voices[0];
     if (under.active && under.isMontage && under.stopping && under.stopElapsed === 0) this.emitBlendingOut(under, true);
-    if (dropped === null) return;
-    const events = this.graph.events;
-    if (this.droppedMontage) {
-      if (events.has('montageEnded')) events.emit('montageEnded', dropped, this.id, true);
-    } else if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, dropped, true);
+    if (dropped !== null) this.emitEnded(dropped, this.droppedMontage, true);
   }
 
   stopClips(blendOut: number): void {
@@ -188,7 +188,8 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
 
   playMontage(montage: Montage, args: MontagePlayArgs): void {
     const section = args.section, rate = args.rate;
-    const dropped = this.makeRoom(montage.blendInTime);
+    const dropped = this.makeRoom();
+    if (this.movedUnder) this.stopVoice(this.voices[0], montage.blendInTime);
     const v = this.voices[1], p = v.playback;
     const play = v.montage ??= new MontagePlay(montage, this.id, this.graph.events);
     play.start(montage, section, rate);
@@ -203,9 +204,10 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     v.ended = false;
     v.weight = 0;
     p.binding = montage.binding;
+    // What it interrupts blends out (and what it dropped ends) before it starts.
+    this.emitMoved(dropped);
     const events = this.graph.events;
     if (events.has('montageStarted')) events.emit('montageStarted', montage.name, this.id);
-    this.emitMoved(dropped);
   }
 
   get activeMontage(): Montage | null {
@@ -255,12 +257,12 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     if (events.has('montageBlendingOut')) events.emit('montageBlendingOut', v.montage!.montage.name, this.id, interrupted);
   }
 
-  /** slotEnded, or montageEnded for a montage, for a voice that has just ended (read before anything else can play on it). */
-  private emitEnded(v: SlotVoice, interrupted: boolean): void {
+  /** slotEnded for a clip, or montageEnded for a montage, named `name`, that has ended. */
+  private emitEnded(name: string, montage: boolean, interrupted: boolean): void {
     const events = this.graph.events;
-    if (v.isMontage) {
-      if (events.has('montageEnded')) events.emit('montageEnded', v.montage!.montage.name, this.id, interrupted);
-    } else if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, v.playback.binding.clip.name, interrupted);
+    if (montage) {
+      if (events.has('montageEnded')) events.emit('montageEnded', name, this.id, interrupted);
+    } else if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, name, interrupted);
   }
 
   protected override onInitialize(ctx: InitializeContext): void {
@@ -325,19 +327,30 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
       if (top.isMontage) this.reportSpans(ctx, top);
       else top.playback.reportRootMotion(ctx);
     }
-    // Both voices' ends are settled before either's event, for the same reason as in playClip.
-    let first: SlotVoice | null = null, second: SlotVoice | null = null;
+    // Both voices' ends are settled, and their names read, before either's event, for the same
+    // reason as in playClip. A montage's end is interrupted when asked for; a clip's when it was
+    // stopped before its end.
+    let first: string | null = null, second: string | null = null;
+    let firstMontage = false, secondMontage = false, firstInterrupted = false, secondInterrupted = false;
     for (let i = 0; i < 2; i++) {
       const v = this.voices[i];
       if (!v.active || !(v.ended || (v.stopping && v.weight <= 0))) continue;
       v.active = false;
       v.weight = 0;
-      if (first === null) first = v;
-      else second = v;
+      const name = v.isMontage ? v.montage!.montage.name : v.playback.binding.clip.name;
+      const interrupted = v.isMontage ? v.interrupted : v.stopping;
+      if (first === null) {
+        first = name;
+        firstMontage = v.isMontage;
+        firstInterrupted = interrupted;
+      } else {
+        second = name;
+        secondMontage = v.isMontage;
+        secondInterrupted = interrupted;
+      }
     }
-    // A montage's end is interrupted when asked for; a clip's when it was stopped before its end.
-    if (first !== null) this.emitEnded(first, first.isMontage ? first.interrupted : first.stopping);
-    if (second !== null) this.emitEnded(second, second.isMontage ? second.interrupted : second.stopping);
+    if (first !== null) this.emitEnded(first, firstMontage, firstInterrupted);
+    if (second !== null) this.emitEnded(second, secondMontage, secondInterrupted);
   }
 
   /**
