@@ -4,6 +4,7 @@ import { checkGraphAsset } from '../../../graphs/loader.ts';
 import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import { rootMotionDelta } from '../../../runtime/jobs/root-motion.ts';
 import { CMU, describeWithData } from '../../support/shared-data.ts';
+import { PROBES_TEST_TIMEOUT, runProbe } from '../../support/allocation.ts';
 
 /**
  * Montages on the built-in biped: the idle clip (2 s) cut into sections. Steps of 0.125 s, which
@@ -200,6 +201,18 @@ describe('montages', () => {
     expect(g.montagePosition()).toBe(0.125);
     expect(g.currentMontageSection()).toBe('windup');
   });
+
+  it('allocates nothing per frame, a section changing every 18 frames and jumps from code every 20', () => {
+    for (const flags of [[], ['--max-inlined-bytecode-size=50']]) {
+      const result = runProbe('montage-allocation-probe.ts', flags);
+      // About 0.13 B a frame is the measuring floor; a boxed double would be 16 B a section change.
+      expect(result.perFrameLoop).toBeLessThan(0.5);
+      expect(result.sections).toBeGreaterThan(1000);
+      // With playMontage and stopMontage every 200 frames: the numbers they read from their
+      // arguments, in code that runs once in 200 frames, are boxed (some 230 B a cycle).
+      expect(result.perFrameCalls).toBeLessThan(2);
+    }
+  }, PROBES_TEST_TIMEOUT);
 
   it('reports problems at their JSON paths when the asset loads', () => {
     const result = checkGraphAsset(asset({
