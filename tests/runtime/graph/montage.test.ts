@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadGraphAsset } from '../../../host/files.ts';
+import { loadGraphAsset, loadGraphFile } from '../../../host/files.ts';
 import { checkGraphAsset } from '../../../graphs/loader.ts';
 import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import { rootMotionDelta } from '../../../runtime/jobs/root-motion.ts';
@@ -278,5 +278,45 @@ describeWithData('montage root motion on CMU 002_01', () => {
       }
       for (let k = 0; k < 4; k++) expect(frames[f][k]).toBeCloseTo(expected[k], 9);
     });
+  });
+});
+
+describe('graphs/examples/sample-montage.json', () => {
+  it('plays the combo over locomotion and aim, its strike looping until a branching point\'s listener jumps out', () => {
+    const graph = loadGraphFile(new URL('../../../graphs/examples/sample-montage.json', import.meta.url).pathname);
+    const g = graph.createInstance(), plain = graph.createInstance();
+    for (const c of [g, plain]) {
+      c.setParameter('speed', 120);
+      c.setParameter('yaw', 30);
+    }
+    const events = record(g);
+    let windows = 0;
+    g.events.on('montageNotify', (name) => {
+      if (name === 'comboWindow' && ++windows === 3) g.jumpToSection('recover');
+    });
+    g.playMontage('combo');
+    let differs = 0;
+    for (let i = 0; i < 90; i++) {
+      g.update(1 / 60);
+      plain.update(1 / 60);
+      const a = g.evaluate().rotations, b = plain.evaluate().rotations;
+      let gap = 0;
+      for (let k = 0; k < a.length; k++) gap = Math.max(gap, Math.abs(a[k] - b[k]));
+      if (gap > 0.01) differs++;
+    }
+    // windup to 0.25 s, the strike three times (the third cut at its window, 0.45), recover to 0.7.
+    expect(events.map((e) => e.slice(0, 3))).toEqual([
+      ['started', 'combo'],
+      ['section', 'windup', 'strike'], ['notify', 'hit', false], ['notify', 'comboWindow', true],
+      ['section', 'strike', 'strike'], ['notify', 'hit', false], ['notify', 'comboWindow', true],
+      ['section', 'strike', 'strike'], ['notify', 'hit', false], ['notify', 'comboWindow', true],
+      ['section', 'strike', 'recover'],
+      ['blendingOut', 'combo', false], ['ended', 'combo', false],
+    ]);
+    // The branching point's jump lands exactly on the section's start.
+    expect(events[10][3]).toBe(0.5);
+    // The montage showed (over the walk and the aim) for most of its 1.15 s.
+    expect(differs).toBeGreaterThan(40);
+    expect(g.isMontagePlaying()).toBe(false);
   });
 });
