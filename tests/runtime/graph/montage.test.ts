@@ -5,6 +5,7 @@ import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import { rootMotionDelta } from '../../../runtime/jobs/root-motion.ts';
 import { CMU, describeWithData } from '../../support/shared-data.ts';
 import { PROBES_TEST_TIMEOUT, runProbe } from '../../support/allocation.ts';
+import { Crowd } from '../../../host/crowd.ts';
 
 /**
  * Montages on the built-in biped: the idle clip (2 s) cut into sections. Steps of 0.125 s, which
@@ -318,5 +319,38 @@ describe('graphs/examples/sample-montage.json', () => {
     // The montage showed (over the walk and the aim) for most of its 1.15 s.
     expect(differs).toBeGreaterThan(40);
     expect(g.isMontagePlaying()).toBe(false);
+  });
+});
+
+describe('montages in a Crowd', () => {
+  it('plays, jumps and stops montages on a worker thread as on an instance, checked on the calling thread', async () => {
+    const crowd = await Crowd.create({
+      source: { module: new URL('../../support/crowd-graphs.ts', import.meta.url).href, export: 'montageExampleGraph' },
+      count: 2, workers: 1, events: ['montageSectionChanged', 'montageEnded'],
+    });
+    try {
+      const seen: Event[] = [];
+      crowd.events.on('montageSectionChanged', (character, montage, _node, section, previous) => seen.push([character, montage, previous, section]));
+      crowd.events.on('montageEnded', (character, montage, _node, interrupted) => seen.push([character, montage, 'ended', interrupted]));
+      expect(() => crowd.playMontage(1, 'nope')).toThrow(/no montage 'nope'/);
+      expect(() => crowd.jumpToSection(1, 'combo', 'nope')).toThrow(/no section 'nope'/);
+      expect(() => crowd.stopMontage(1, -1)).toThrow(/0 or more/);
+      // Character 1 (on the worker) from the strike, which loops; character 0 untouched.
+      crowd.playMontage(1, 'combo', { section: 'strike', rate: 1 });
+      // Two loops of its 0.25 s (frames 15 and 30, give or take a rounding of 1/60).
+      for (let i = 0; i < 36; i++) crowd.update(1 / 60);
+      crowd.jumpToSection(1, 'combo', 'recover');
+      for (let i = 0; i < 15; i++) crowd.update(1 / 60);
+      crowd.playMontage(1, 'combo');
+      crowd.update(1 / 60);
+      crowd.stopMontage(1, 0);
+      crowd.update(1 / 60);
+      expect(seen).toEqual([
+        [1, 'combo', 'strike', 'strike'], [1, 'combo', 'strike', 'strike'], [1, 'combo', 'strike', 'recover'],
+        [1, 'combo', 'ended', false], [1, 'combo', 'ended', true],
+      ]);
+    } finally {
+      await crowd.close();
+    }
   });
 });
