@@ -486,6 +486,11 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     const values: Record<string, number | boolean | string> = { slot: this.slotName, playing: top.active };
     if (top.active) {
       values.clip = top.playback.binding.clip.name;
+      if (top.isMontage) {
+        const play = top.montage!;
+        values.montage = play.montage.name;
+        values.section = play.montage.sectionNames[play.section];
+      }
       values.time = top.playback.time;
       values.weight = top.weight;
       values.blendingOut = top.stopping;
