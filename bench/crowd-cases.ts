@@ -20,6 +20,11 @@
  * - 'controls': Output <- FABRIK(clavicle_l .. hand_l reaching a point in front of the chest) <- LookAt(head
  *               at a point ahead and to the left, clamped to 60 degrees) <- SequencePlayer(clipA)
  *
+ * - 'montage':  Output <- AimOffset(four mesh-space additive poses: clipB's frames 10, 20 and 30 against
+ *               its frame 0, at yaw 0, ±60 and pitch 40; yaw 20) <- Slot('upper', from spine_01) <- the
+ *               'statemachine' case's StateMachine; montage 'swing' plays clipB in the slot, sections
+ *               start (0), loop (0.5, linked to itself: a section change every second) and end (1.5)
+ *
  * Every SequencePlayer's start time is bound to a float parameter (phaseA / phaseB), so one shared
  * AnimGraph serves a crowd whose characters each start at their own phase (see createCrowd).
  */
@@ -28,7 +33,9 @@ import { BlendTwoType } from '../nodes/BlendTwo.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
 import { SequencePlayerType } from '../nodes/SequencePlayer.ts';
 import { StrideWarpingType } from '../nodes/StrideWarping.ts';
-import { Clip, type TrackLayout } from '../runtime/core/clip.ts';
+import { Clip, ClipBinding, type TrackLayout } from '../runtime/core/clip.ts';
+import { additiveClip, AdditiveReferencePose, clipFramePose } from '../runtime/core/additive.ts';
+import { Pose } from '../runtime/core/pose.ts';
 import { AnimGraph } from '../runtime/graph/graph.ts';
 import type { AnimGraphInstance } from '../runtime/graph/instance.ts';
 import type { CompiledNode } from '../runtime/graph/definition.ts';
@@ -38,7 +45,7 @@ import type { NodeType } from '../runtime/node/node.ts';
 import type { ParameterDefinition } from '../runtime/node/parameters.ts';
 import { Skeleton, type BoneDefinition } from '../runtime/core/skeleton.ts';
 
-export type CrowdGraphKind = 'player' | 'blend' | 'inertial' | 'stride' | 'posesearch' | 'bendroll' | 'statemachine' | 'layered' | 'controls';
+export type CrowdGraphKind = 'player' | 'blend' | 'inertial' | 'stride' | 'posesearch' | 'bendroll' | 'statemachine' | 'layered' | 'controls' | 'montage';
 
 export const CROWD_BONE_COUNT = 65;
 export const CROWD_FRAME_RATE = 30;
@@ -283,6 +290,8 @@ export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
       },
       { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'reach' } },
     );
+  } else if (kind === 'montage') {
+    return montageGraph(skeleton, clips, nodes);
   } else if (kind === 'statemachine' || kind === 'layered') {
     nodes.push({
       id: 'playerB',
@@ -341,6 +350,67 @@ export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
   }
   return new AnimGraph({ name: `crowd-${kind}`, skeleton, parameters: CROWD_PARAMETERS, clips, nodes });
 }
+
+/**
+ * The 'montage' case's graph: the 'statemachine' case's machine under an upper-body Slot, under an
+ * AimOffset; `nodes` holds playerA.
+ */
+function montageGraph(skeleton: Skeleton, clips: Map<string, Clip>, nodes: CompiledNode[]): AnimGraph {
+  const clipB = clips.get('clipB')!, bindingB = new ClipBinding(clipB, skeleton);
+  const reference = new AdditiveReferencePose(clipFramePose(new Pose(skeleton.boneCount), bindingB, 0), skeleton);
+  const aimPose = (frame: number): Clip => {
+    const n = clipB.tracks.length;
+    const one = new Clip({ name: `aim${frame}`, frameRate: CROWD_FRAME_RATE, frameCount: 1, tracks: clipB.tracks, interpolation: 'slerp' });
+    one.translations.set(clipB.translations.subarray(frame * n * 3, (frame + 1) * n * 3));
+    one.rotations.set(clipB.rotations.subarray(frame * n * 4, (frame + 1) * n * 4));
+    const additive = additiveClip(new ClipBinding(one, skeleton), reference, 'mesh');
+    return additive;
+  };
+  const aims = [0, 10, 20, 30].map(aimPose);
+  aims.forEach((clip, i) => clips.set(`aim${i}`, clip));
+  const state = (output: string) => ({ nodes: {}, output });
+  nodes.push(
+    { id: 'playerB', nodeType: SequencePlayerType, properties: { clip: 'clipB', playRate: 1, loop: true, startTime: { param: 'phaseB' } }, inputs: {} },
+    {
+      id: 'locomotion',
+      nodeType: registeredNodeType('StateMachine'),
+      properties: {
+        entry: 'walk',
+        states: { walk: state('playerA'), run: state('playerB') },
+        transitions: [
+          { from: 'walk', to: 'run', rule: { param: 'motion', op: '==', value: 1 }, duration: 0.2 },
+          { from: 'run', to: 'walk', rule: { param: 'motion', op: '==', value: 0 }, duration: 0.2 },
+        ],
+      },
+      inputs: {},
+      subGraphs: { walk: 'playerA', run: 'playerB' },
+    },
+    { id: 'upper', nodeType: registeredNodeType('Slot'), properties: { name: 'upper', filterBone: 'spine_01' }, inputs: { source: 'locomotion' } },
+    {
+      id: 'aim',
+      nodeType: registeredNodeType('AimOffset'),
+      properties: {
+        x: 20, y: 0,
+        samples: [{ clip: 'aim0', x: 0, y: 0 }, { clip: 'aim1', x: 60, y: 0 }, { clip: 'aim2', x: -60, y: 0 }, { clip: 'aim3', x: 0, y: 40 }],
+      },
+      inputs: { base: 'upper' },
+    },
+    { id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: 'aim' } },
+  );
+  return new AnimGraph({
+    name: 'crowd-montage', skeleton, parameters: CROWD_PARAMETERS, clips, nodes,
+    montages: {
+      swing: {
+        clip: 'clipB', slot: 'upper', blendIn: { time: 0.2, curve: 'cubic' },
+        sections: [{ name: 'start', start: 0 }, { name: 'loop', start: 0.5, next: 'loop' }, { name: 'end', start: 1.5 }],
+        notifies: [{ name: 'hit', time: 0.75, branchingPoint: true }],
+      },
+    },
+  });
+}
+
+/** Every CROWD_MONTAGE_EVERY-th character of the 'montage' case plays its montage. */
+export const CROWD_MONTAGE_EVERY = 4;
 
 /** Start phases (seconds, in [0, duration)) for `count` characters, two per character (A and B). */
 export function crowdPhases(count: number, duration: number, seed = CROWD_SEED + 1): Float64Array {

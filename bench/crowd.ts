@@ -32,6 +32,9 @@
  *               crowd at full rate in the peer columns (ag/peer is the saving)
  *   lod-hold    lod with the skipped frames holding the last pose ({ interpolate: false }): a skipped
  *               frame costs nothing
+ *   montage     the statemachine case (walk/run switched every 30 frames) under an upper-body Slot and
+ *               an AimOffset of four mesh-space additive poses; every 4th character plays a montage
+ *               whose middle section links to itself (a section change every second)
  *   bendroll+cs BendRollHelper with four helpers (upper arms' and hands' roll, half of it, onto the
  *               twist bones) on the player, then instance.componentPose()
  * A case whose graph does not build (its node not landed, or changed under the bench) prints a

@@ -14,7 +14,7 @@ export { OutputClosed, stdoutIo, type Io } from './io.ts';
 const USAGE = `animgraph: evaluate animation graph assets headlessly
 
 Usage:
-  animgraph run GRAPH [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]...
+  animgraph run GRAPH [--frames N | --seconds S] [--fps F] [--set NAME=VALUE[@SECONDS]]... [--montage NAME[:SECTION][@SECONDS]]...
                       [--update-rate N [--hold]] [--debug text|jsonl] [--debug-out FILE]
                       [--poses FILE] [--quiet]
   animgraph validate GRAPH

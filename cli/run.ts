@@ -1,5 +1,6 @@
 /** `animgraph run`: evaluates a graph at a fixed step, writing debug trees and poses. */
-import { formatDebugTree, GraphRunner } from '../host/runner.ts';
+import { formatDebugTree, GraphRunner, type MontageStart } from '../host/runner.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import {
   checkOutputFiles, loadGraphForOutputs, NonFiniteError, parseOptions, parseSet, runLength, updateRateOptions, UsageError, withSetTexts,
 } from './common.ts';
@@ -12,6 +13,7 @@ export async function runCommand(args: readonly string[], io: Io): Promise<numbe
     seconds: { type: 'string' },
     fps: { type: 'string' },
     set: { type: 'string', multiple: true },
+    montage: { type: 'string', multiple: true },
     debug: { type: 'string' },
     'debug-out': { type: 'string' },
     poses: { type: 'string' },
@@ -31,7 +33,9 @@ export async function runCommand(args: readonly string[], io: Io): Promise<numbe
   const graph = loadGraphForOutputs(positionals[0], outputs);
   const sets = (values.set as string[] | undefined) ?? [];
   const timeline = sets.map((s) => parseSet(s, graph));
-  const runner = withSetTexts(sets, () => new GraphRunner(graph, { frames, seconds, fps, timeline, ...updateRateOptions(values) }));
+  const montageTexts = (values.montage as string[] | undefined) ?? [];
+  const montages = montageTexts.map((text) => parseMontage(text));
+  const runner = withSetTexts(sets, () => withMontageTexts(montageTexts, () => new GraphRunner(graph, { frames, seconds, fps, timeline, montages, ...updateRateOptions(values) })));
 
   const files: OutputFile[] = [];
   try {
@@ -79,6 +83,26 @@ export async function runCommand(args: readonly string[], io: Io): Promise<numbe
       `${posesPath ? `; poses in ${posesPath}` : ''}${debugOut ? `; debug in ${debugOut}` : ''}\n`);
   }
   return 0;
+}
+
+/** `--montage NAME[:SECTION][@SECONDS]`: a montage to play, checked against the graph by GraphRunner. */
+function parseMontage(text: string): MontageStart {
+  const m = /^([^:@]+)(?::([^@]+))?(?:@(.*))?$/.exec(text);
+  if (!m) throw new UsageError(`--montage '${text}': expected NAME, NAME:SECTION, NAME@SECONDS or NAME:SECTION@SECONDS`);
+  const time = m[3] === undefined ? 0 : Number(m[3]);
+  if (m[3] !== undefined && (m[3].trim() === '' || !(time >= 0 && time < Infinity))) throw new UsageError(`--montage '${text}': time '${m[3]}' must be seconds >= 0`);
+  return { montage: m[1], section: m[2], time };
+}
+
+/** Runs `start`, turning GraphRunner's error for its montages[i] into a usage error naming the --montage option. */
+function withMontageTexts<T>(texts: readonly string[], start: () => T): T {
+  try {
+    return start();
+  } catch (e) {
+    const m = e instanceof AnimGraphError ? /^montages\[(\d+)\]: (.*)$/s.exec(e.message) : null;
+    if (m) throw new UsageError(`--montage '${texts[Number(m[1])]}': ${m[2]}`, { cause: e });
+    throw e;
+  }
 }
 
 /** Throws NonFiniteError naming the first bone of frame `frame` with a non-finite number. */

@@ -3,16 +3,17 @@ import type { BuiltInNodeMeta } from './types.ts';
 export const SlotMeta: BuiltInNodeMeta = {
   title: 'Slot',
   category: 'Blends',
-  summary: "plays one-shot clips over its source on demand from code (`instance.playSlot`), optionally on a bone's branch only.",
+  summary: "plays one-shot clips and montages over its source on demand from code (`instance.playSlot`, `instance.playMontage`), optionally on a bone's branch only.",
   description:
     'Passes its source pose through until code plays a clip in it (instance.playSlot(name, clip, { blendIn, blendOut, playRate })): '
     + 'the clip blends in over the source, plays once and blends out before its end, by itself. With a filter bone, only that '
-    + 'bone and its descendants take the clip (an upper-body one-shot over locomotion).',
+    + 'bone and its descendants take the clip (an upper-body one-shot over locomotion). It plays the asset\'s montages the same way '
+    + '(instance.playMontage(name, { section, rate })): clips cut into linked sections, with notifies and blend curves.',
   pins: {
     source: { title: 'Source', description: 'The pose shown while no clip plays, and under a clip as it blends in and out (outside the filter, always).' },
   },
   properties: {
-    name: { title: 'Slot name', description: 'The name playSlot plays on (default: the node id). Several Slot nodes may share a name: playSlot plays on each.' },
+    name: { title: 'Slot name', description: 'The name playSlot plays on, and montages name as their `slot` (default: the node id). Several Slot nodes may share a name: playSlot plays on each.' },
     filterBone: { title: 'Filter bone', description: 'Only this bone and its descendants take the clip; left out, the whole pose does.' },
     filterDepth: {
       title: 'Blend depth',
@@ -48,10 +49,45 @@ weight: 1 for the filter bone and its descendants (rising over \`filterDepth\` b
 and its root motion counts in full), but its curves are scaled by its share, so the clip's curves
 override them as its pose does. A Slot that is not relevant does not advance what it plays.
 
+**Montages** (Unreal's anim montages) are the asset's top-level \`montages\` (see
+docs/asset-format.md, "Montages"): a clip cut into named sections, each linked to the section
+played after it, with notifies of their own. \`instance.playMontage(name, { section, rate })\` plays
+one in every Slot of its \`slot\`, as a clip played there, from the start of \`section\` (default the
+first) at \`rate\` times the montage's own rate. When a section ends, its \`next\` section plays from
+its start (a section linked to itself loops); a section linked to none ends the montage. Its weight
+rises over its \`blendIn\` time along the blend-in curve; with \`enableAutoBlendOut\` (the default)
+it falls along the blend-out curve over what is left of the last section once that is no more than
+the \`blendOut\` time, reaching 0 at its end; without, the montage holds its last pose until
+stopped. What played in the slot blends out over the montage's \`blendIn\`, as do the montages of
+its \`group\` playing in other slots. \`jumpToSection(section, montage?)\` moves a montage playing
+(not blending out) to a section's start at once; \`setNextSection(from, to, montage?)\` relinks a
+section for this play (\`to\` null: the montage ends after it); \`stopMontage(blendOut?, montage?)\`
+blends out along the blend-out curve over \`blendOut\` (default the montage's); without a montage
+named, these act on every montage playing. \`isMontagePlaying\`, \`montagePosition\` (clip time, -1 for
+none) and \`currentMontageSection\` read the montage playing and not blending out.
+
+Events, in the order they happen: \`montageStarted(montage, nodeId)\`; \`montageSectionChanged(montage,
+nodeId, section, previous)\` at each section change, by link or jump; \`montageNotify(name, montage,
+nodeId, branchingPoint)\` for each notify crossed, in time order; \`montageBlendingOut(montage,
+nodeId, interrupted)\` and \`montageEnded(montage, nodeId, interrupted)\`, \`interrupted\` true when
+stopped or played over. A branching point stops the frame's move at its time while its listeners
+run, so a jumpToSection there plays the rest of the frame from the section jumped to; other
+notifies fire once the frame's move has passed them, so a jump from their listeners takes effect
+from where the move had got to. A notify on a boundary between a section and the one after
+it in time fires once. Root motion, the clip's notifies and its curves come from the spans of clip
+time the frame played, section by section: across a section change, the root motion is the part of
+the section left plus the part of the section entered, never the clip's motion between them. A frame
+plays at most 16 spans (a short section looping under a long frame): the rest of its time is
+dropped. A montage advances only while its Slot is updated (its branch has weight), as its clips do.
+Playing, jumping, relinking and stopping allocate nothing per frame; playMontage and stopMontage
+box the numbers they read (some 200 bytes a call). Unknown montages and sections
+(\`unknown-name\`), options of the wrong type (\`invalid-argument\`) and a rate not above 0
+(\`out-of-range\`) throw an \`AnimGraphError\` before anything changes.
+
 Debug line: \`'upperBody' 'wave' 50.0% Play Time: 0.250\` (the slot, its top clip, that clip's
 weight and play time, then any clip blending out below it), or \`'upperBody' (source)\` when nothing
-plays; \`values\` has \`slot\`, \`playing\`, \`clip\`, \`time\`, \`weight\`, \`blendingOut\`, \`previousClip\`,
-\`previousWeight\` and \`sourceWeight\`.
+plays; \`values\` has \`slot\`, \`playing\`, \`clip\`, \`montage\` and \`section\` (for a montage), \`time\`,
+\`weight\`, \`blendingOut\`, \`previousClip\`, \`previousWeight\` and \`sourceWeight\`.
 
 \`\`\`json
 "upperBody": { "type": "Slot", "inputs": { "source": "locomotion" }, "properties": { "filterBone": "spine_01", "filterDepth": 2 } }
@@ -64,6 +100,11 @@ declare const character: AnimGraphInstance;
 \`\`\`ts
 character.playSlot('upperBody', 'wave', { blendIn: 0.15, blendOut: 0.3 });
 character.events.on('slotEnded', (slot, node, clip) => console.log(slot, clip, 'done'));
+// graphs/examples/sample-montage.json: its strike section loops until the combo window's listener jumps out.
+character.events.on('montageNotify', (name) => {
+  if (name === 'comboWindow') character.jumpToSection('recover');
+});
+character.playMontage('combo', { section: 'windup', rate: 1.2 });
 \`\`\`
 `,
 };

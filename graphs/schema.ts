@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { NodeType, PropertySpec } from '../runtime/node/node.ts';
 import { additiveReferenceSchema } from '../runtime/core/additive.ts';
 import { blendProfilesSchema } from '../runtime/core/blend-profile.ts';
+import { montageSchema } from '../runtime/core/montage.ts';
 import { named } from './schema-text.ts';
 import { quoted } from '../runtime/core/names.ts';
 
@@ -157,6 +158,8 @@ export const graphEnvelopeSchema = z.object({
     .describe("The length unit of the skeleton and clips (numbers are not converted): what lets nodes set thresholds in metres or relative to the character's size. Default: the skeleton source's, centimetres for a BVH, a JSON skeleton and the built-in biped."),
   helperBones: z.array(helperBoneSchema).optional(),
   blendProfiles: blendProfilesSchema.optional(),
+  montages: z.record(z.string(), montageSchema).optional()
+    .describe('Montages by name (Unreal\'s anim montages): a clip cut into named, linked sections with notifies, played in a slot by AnimGraphInstance.playMontage.'),
   mirror: mirrorSettingsSchema.optional(),
   clips: z.record(z.string(), clipSchema).default({}),
   parameters: z.record(z.string(), parameterSchema).default({}),

@@ -70,7 +70,10 @@ export interface CrowdBuffers {
    * Character i's slot calls waiting for its next update, CROWD_SLOT_CALLS of SLOT_CALL_NUMBERS from
    * [i * CROWD_SLOT_CALLS * SLOT_CALL_NUMBERS]: [1 (playSlot) or 2 (stopSlot), the slot's index in
    * CrowdWorkerData.slotNames, the clip's in clipNames, blendIn, blendOut, playRate]; a
-   * savePoseSnapshot is [3, the name's index in CrowdShare.poseSnapshotNames].
+   * savePoseSnapshot is [3, the name's index in CrowdShare.poseSnapshotNames]; a playMontage
+   * [4, the montage's index in montageNames, the section's index in it, rate]; a stopMontage [5, the
+   * montage's index or -1 for all, its blend out or -1 for the montages' own]; a jumpToSection [6,
+   * the montage's index, the section's index].
    */
   slotCalls: Float64Array;
   /** Per character: how many of its slotCalls wait. */
@@ -125,7 +128,7 @@ export function workerWord(thread: number, word: number): number {
 
 /** How many playSlot and stopSlot calls a character takes between two of its updates. */
 export const CROWD_SLOT_CALLS = 8;
-export const SLOT_CALL_NUMBERS = 6, PLAY_SLOT = 1, STOP_SLOT = 2, SAVE_POSE_SNAPSHOT = 3;
+export const SLOT_CALL_NUMBERS = 6, PLAY_SLOT = 1, STOP_SLOT = 2, SAVE_POSE_SNAPSHOT = 3, PLAY_MONTAGE = 4, STOP_MONTAGE = 5, JUMP_TO_SECTION = 6;
 
 /** What a thread needs to know to evaluate its share of a crowd: characters [first, end). */
 export interface CrowdShare {
@@ -138,6 +141,8 @@ export interface CrowdShare {
   /** The calling thread's graph's slot and clip names, which slotCalls index (each thread plays them by name). */
   slotNames: readonly string[];
   clipNames: readonly string[];
+  /** The calling thread's graph's montage names, which montage calls index. */
+  montageNames: readonly string[];
   /** The calling thread's graph's pose snapshot names, which a savePoseSnapshot call indexes. */
   poseSnapshotNames: readonly string[];
   /** The events the crowd forwards (CrowdOptions.events) and the room for them per character. */

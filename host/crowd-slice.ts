@@ -4,7 +4,10 @@ import type { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { Parameters } from '../runtime/node/parameters.ts';
 import type { UpdateRateOptions } from '../runtime/graph/update-rate.ts';
 import { CrowdEventRecorder } from './crowd-events.ts';
-import { CROWD_SLOT_CALLS, nonFiniteReport, PLAY_SLOT, SAVE_POSE_SNAPSHOT, SLOT_CALL_NUMBERS, type CrowdBuffers, type CrowdShare } from './crowd-shared.ts';
+import {
+  CROWD_SLOT_CALLS, JUMP_TO_SECTION, nonFiniteReport, PLAY_MONTAGE, PLAY_SLOT, SAVE_POSE_SNAPSHOT, SLOT_CALL_NUMBERS, STOP_MONTAGE, type CrowdBuffers, type CrowdShare,
+} from './crowd-shared.ts';
+import type { Montage } from '../runtime/core/montage.ts';
 
 /** setUpdateRate's options as the slices apply them (made once: see CONTRIBUTING.md, "Numbers in the frame loop"). */
 const INTERPOLATE: UpdateRateOptions = { interpolate: true }, HOLD: UpdateRateOptions = { interpolate: false };
@@ -25,6 +28,10 @@ export class CrowdSlice {
   private readonly slotNames: readonly string[];
   private readonly clipNames: readonly string[];
   private readonly poseSnapshotNames: readonly string[];
+  /** The montages the share's montageNames name, on this thread's graph. */
+  private readonly montages: readonly Montage[];
+  /** A playMontage's options, made once and refilled per call. */
+  private readonly montageOptions = { section: '', rate: 0.5 };
   /** For each of slotNames, its index in this thread's graph's slotNames (isSlotPlayingAt). */
   private readonly slotIndices: Int32Array;
   /** Whether the characters' component poses are composed in the kernel, a group at a time (composeInGroups). */
@@ -53,6 +60,7 @@ export class CrowdSlice {
     this.slotNames = share.slotNames;
     this.clipNames = share.clipNames;
     this.poseSnapshotNames = share.poseSnapshotNames;
+    this.montages = share.montageNames.map((name) => graph.montages.get(name)!);
     this.checkFinite = share.checkFinite;
     this.drivenSlots = graph.curveInputs?.drivenSlots ?? null;
     this.parameterWidth = graph.curveInputs?.declaredSize ?? new Parameters(graph.parameterDefinitions).values.length;
@@ -91,6 +99,10 @@ export class CrowdSlice {
         instance.savePoseSnapshot(this.poseSnapshotNames[calls[at + 1]]);
         continue;
       }
+      if (calls[at] >= PLAY_MONTAGE) {
+        this.runMontageCall(instance, calls, at);
+        continue;
+      }
       const slot = this.slotNames[calls[at + 1]];
       if (calls[at] === PLAY_SLOT) {
         options.blendIn = calls[at + 3];
@@ -102,6 +114,26 @@ export class CrowdSlice {
       }
     }
     b.slotCallCount[i] = 0;
+  }
+
+  /** A montage call (see CrowdBuffers.slotCalls), its numbers copied rather than passed. */
+  private runMontageCall(instance: AnimGraphInstance, calls: Float64Array, at: number): void {
+    const kind = calls[at], index = calls[at + 1];
+    if (kind === STOP_MONTAGE) {
+      const blendOut = calls[at + 2];
+      if (blendOut < 0) instance.stopMontage(undefined, index < 0 ? undefined : this.montages[index].name);
+      else instance.stopMontage(blendOut, index < 0 ? undefined : this.montages[index].name);
+      return;
+    }
+    const montage = this.montages[index], section = montage.sectionNames[calls[at + 2]];
+    if (kind === JUMP_TO_SECTION) {
+      instance.jumpToSection(section, montage.name);
+      return;
+    }
+    const options = this.montageOptions;
+    options.section = section;
+    options.rate = calls[at + 3];
+    instance.playMontage(montage.name, options);
   }
 
   /**

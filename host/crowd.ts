@@ -1,4 +1,8 @@
 import { checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type AnimGraph, type AnimGraphInstance, type SlotPlayOptions } from '../runtime/graph/graph.ts';
+import {
+  refillableMontageArgs, resolveMontagePlay, unknownMontageError, unknownSectionError, type MontagePlayOptions,
+} from '../runtime/graph/slot-play.ts';
+import type { Montage } from '../runtime/core/montage.ts';
 import { characterArrays, FRAME_NUMBERS_ARRAY, kernelPoseLengths } from '../runtime/graph/instance-batch.ts';
 import { SamplingKernel, type KernelPrecision } from '../runtime/kernel/sampling-kernel.ts';
 import { describeValue, PARAMETER_WIDTH, Parameters, type ParameterValue } from '../runtime/node/parameters.ts';
@@ -9,6 +13,7 @@ import { measureAllocation as measureThreadAllocation } from './allocation.ts';
 import type { CrowdWorkerError } from './crowd-errors.ts';
 import {
   buildCrowdGraph, CROWD_SLOT_CALLS, crowdBuffers, MEASURE_END, MEASURE_OFF, MEASURE_ON, MEASURING, PLAY_SLOT, SAVE_POSE_SNAPSHOT, SLOT_CALL_NUMBERS, STOP_SLOT,
+  PLAY_MONTAGE, STOP_MONTAGE, JUMP_TO_SECTION,
   type CrowdBuffers, type CrowdShare, type CrowdWorkerData,
 } from './crowd-shared.ts';
 import { CrowdSlice } from './crowd-slice.ts';
@@ -159,8 +164,9 @@ export class Crowd {
     const bounds = Int32Array.from({ length: threads + 1 }, (_, t) => Math.round((t * count) / threads));
     // What slotCalls index: the names on this thread's graph.
     const clipNames = [...graph.clipBindings.keys()], slotNames = graph.slotNames, poseSnapshotNames = graph.poseSnapshotNames;
+    const montageNames = [...graph.montages.keys()];
     const share = (t: number): CrowdShare => ({
-      worker: t, first: bounds[t], end: bounds[t + 1], componentSpace, buffers, slotNames, clipNames, poseSnapshotNames, events, eventsPerCharacter, checkFinite,
+      worker: t, first: bounds[t], end: bounds[t + 1], componentSpace, buffers, slotNames, clipNames, montageNames, poseSnapshotNames, events, eventsPerCharacter, checkFinite,
     });
     const slice = new CrowdSlice(graph, share(0), kernel);
     const data = Array.from({ length: workers }, (_, w): CrowdWorkerData => ({ ...share(w + 1), source, kernelMemory: kernel?.memory ?? null, threads, precision }));
@@ -258,6 +264,65 @@ export class Crowd {
     checkSlotStop(slot, blendOut);
     this.buffers.slotCalls[this.queueSlotCall(character, STOP_SLOT, slotIndex) + 4] = blendOut;
   }
+
+  /**
+   * Plays montage `montage` on one character (AnimGraphInstance.playMontage), before its next
+   * update, in turn with its slot calls (and counted with them against CROWD_SLOT_CALLS). Throws as
+   * the instance's does, and past the 8th call, before anything changes.
+   */
+  playMontage(character: number, montage: string, options?: MontagePlayOptions): void {
+    const m = this.montage(character, 'playMontage', montage);
+    const resolved = this.montageArgs;
+    resolveMontagePlay(m, options, resolved);
+    const calls = this.buffers.slotCalls, at = this.queueSlotCall(character, PLAY_MONTAGE, this.montageIndex);
+    calls[at + 2] = resolved.section;
+    calls[at + 3] = resolved.rate;
+  }
+
+  /**
+   * Jumps montage `montage` of one character to section `section` (AnimGraphInstance.jumpToSection,
+   * the montage named), in turn with its slot calls. Throws for an unknown montage or section.
+   */
+  jumpToSection(character: number, montage: string, section: string): void {
+    const m = this.montage(character, 'jumpToSection', montage);
+    const index = m.sectionIndex(section);
+    if (index < 0) throw unknownSectionError('jumpToSection', m, section);
+    this.buffers.slotCalls[this.queueSlotCall(character, JUMP_TO_SECTION, this.montageIndex) + 2] = index;
+  }
+
+  /**
+   * Blends out montage `montage` (default: every montage playing) of one character over `blendOut`
+   * seconds (default the montages' own), as AnimGraphInstance.stopMontage, in turn with its slot calls.
+   */
+  stopMontage(character: number, blendOut?: number, montage?: string): void {
+    let index = -1;
+    if (montage !== undefined) {
+      this.montage(character, 'stopMontage', montage);
+      index = this.montageIndex;
+    } else this.queueRoom(character, 0);
+    if (blendOut !== undefined && (typeof blendOut !== 'number' || !(blendOut >= 0 && blendOut < Infinity))) {
+      throw new AnimGraphError(typeof blendOut !== 'number' ? 'invalid-argument' : 'out-of-range', `stopMontage: blendOut is seconds, 0 or more (got ${describeValue(blendOut)})`);
+    }
+    this.buffers.slotCalls[this.queueSlotCall(character, STOP_MONTAGE, index) + 2] = blendOut === undefined ? -1 : blendOut;
+  }
+
+  /** The montage named `name`, its index left in montageIndex, once the character and room for a call are checked. */
+  private montage(character: number, call: string, name: string): Montage {
+    const m = this.graph.montages.get(name);
+    this.montageIndex = this.queueRoom(character, m === undefined ? -1 : this.montageNames.indexOf(name));
+    if (m === undefined) throw unknownMontageError(this.graph.name, call, name, this.montageNames);
+    return m;
+  }
+
+  /** What montage() found. */
+  private montageIndex = 0;
+  /** playMontage's options resolved (made once, refilled per call). */
+  private readonly montageArgs = refillableMontageArgs();
+  /** The graph's montage names, which montage calls index. */
+  private get montageNames(): readonly string[] {
+    return this.montageNameList ??= [...this.graph.montages.keys()];
+  }
+  private montageNameList: readonly string[] | null = null;
 
   /**
    * Saves the pose one character showed last (AnimGraphInstance.savePoseSnapshot) under `name`,

@@ -14,6 +14,15 @@ export interface ParameterChange {
   time?: number;
 }
 
+/** A montage played at a time (AnimGraphInstance.playMontage): before the first frame at or after `time`. */
+export interface MontageStart {
+  montage: string;
+  /** The section to start at (default the montage's first). */
+  section?: string;
+  /** Seconds from the start of the run (default 0). */
+  time?: number;
+}
+
 export interface RunOptions {
   /** Number of frames to evaluate (default 30). Ignored when `seconds` is given. */
   frames?: number;
@@ -22,6 +31,8 @@ export interface RunOptions {
   /** Fixed step rate in frames per second (default 30). */
   fps?: number;
   timeline?: readonly ParameterChange[];
+  /** Montages played during the run, each at its time (after that frame's parameter changes). */
+  montages?: readonly MontageStart[];
   /** Collect each frame's local and component-space pose (default true). */
   poses?: boolean;
   /** Collect each frame's debug tree (default true). */
@@ -92,12 +103,14 @@ export class GraphRunner {
   readonly frameCount: number;
   private readonly changes: ParameterChange[];
   private nextChange = 0;
+  private readonly montages: readonly MontageStart[];
+  private nextMontage = 0;
   private pose: Pose | null = null;
   /** The character's world transform [tx, ty, tz, qx, qy, qz, qw], moved by root motion each frame. */
   readonly world = Float64Array.of(0, 0, 0, 0, 0, 0, 1);
   private readonly up: UpAxis;
 
-  constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'updateRate' | 'holdSkippedFrames'> = {}) {
+  constructor(graph: AnimGraph, options: Pick<RunOptions, 'frames' | 'seconds' | 'fps' | 'timeline' | 'montages' | 'updateRate' | 'holdSkippedFrames'> = {}) {
     const fps = options.fps ?? 30;
     if (typeof fps !== 'number' || !(fps > 0) || !Number.isFinite(fps)) throw new AnimGraphError(optionCode(fps), `fps must be a positive number, got ${describeValue(fps)}`);
     const seconds = options.seconds;
@@ -130,6 +143,20 @@ export class GraphRunner {
         throw new TimelineError(i, `'${change.name}' at ${time} s is after the run's last frame (frame ${frames - 1} at ${+lastTime.toFixed(6)} s), so it would never apply`);
       }
     });
+    // Montages checked likewise: a name, a section and a time the run reaches.
+    const montages = options.montages ?? [];
+    montages.forEach((start, i) => {
+      const m = graph.montages.get(start.montage);
+      if (m === undefined) throw new AnimGraphError('unknown-name', `montages[${i}]: no montage '${start.montage}' (montages: ${[...graph.montages.keys()].join(', ') || 'none'})`);
+      if (start.section !== undefined && m.sectionIndex(start.section) < 0) {
+        throw new AnimGraphError('unknown-name', `montages[${i}]: montage '${start.montage}' has no section '${start.section}' (sections: ${m.sectionNames.join(', ')})`);
+      }
+      const time = start.time ?? 0;
+      if (!(typeof time === 'number' && time >= 0 && time <= lastTime + TIME_TOLERANCE)) {
+        throw new AnimGraphError('out-of-range', `montages[${i}]: '${start.montage}' time must be seconds from 0 to the run's last frame (${+lastTime.toFixed(6)} s), got ${describeValue(time)}`);
+      }
+    });
+    this.montages = montages.map((c, i) => ({ c, i })).sort((a, b) => (a.c.time ?? 0) - (b.c.time ?? 0) || a.i - b.i).map(({ c }) => c);
     // Stable sort: changes at the same time apply in the order given.
     this.changes = timeline.map((c, i) => ({ c, i }))
       .sort((a, b) => (a.c.time ?? 0) - (b.c.time ?? 0) || a.i - b.i).map(({ c }) => c);
@@ -141,6 +168,10 @@ export class GraphRunner {
     while (this.nextChange < this.changes.length && (this.changes[this.nextChange].time ?? 0) <= time + TIME_TOLERANCE) {
       const change = this.changes[this.nextChange++];
       this.instance.setParameter(change.name, change.value);
+    }
+    while (this.nextMontage < this.montages.length && (this.montages[this.nextMontage].time ?? 0) <= time + TIME_TOLERANCE) {
+      const start = this.montages[this.nextMontage++];
+      this.instance.playMontage(start.montage, start.section === undefined ? undefined : { section: start.section });
     }
     this.instance.update(frame === 0 ? 0 : 1 / this.fps);
     integrateRootMotion(this.world, this.instance.rootMotion, this.up);

@@ -1,7 +1,10 @@
 import * as z from 'zod';
 import { Clip, ClipBinding } from '../runtime/core/clip.ts';
 import { CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from '../runtime/jobs/clip-playback.ts';
-import type { SlotPlayArgs, SlotPlayer } from '../runtime/node/slot-player.ts';
+import type { MontagePlayArgs, SlotPlayArgs, SlotPlayer } from '../runtime/node/slot-player.ts';
+import { easeAt, LINEAR_BLEND, type BlendCurve } from '../runtime/core/blend-curve.ts';
+import type { Montage } from '../runtime/core/montage.ts';
+import { MONTAGE_AT_END, MONTAGE_REPLACED, MontagePlay } from '../runtime/jobs/montage-play.ts';
 import {
   LocalPoseNode, ZERO_WEIGHT, type CacheBonesContext, type DebugNode, type InitializeContext, type Link, type NodeType, type PoseLink,
   type UpdateContext,
@@ -31,6 +34,13 @@ class SlotVoice {
   weight = 0;
   /** Whether the clip has played to its end (a clip of no length at once). */
   ended = false;
+  /** The voice's montage clock, made at its first montage; `isMontage` says whether it plays one now. */
+  montage: MontagePlay | null = null;
+  isMontage = false;
+  /** The curve its blend out follows (a montage's; linear for a clip). */
+  blendOutCurve: BlendCurve = LINEAR_BLEND;
+  /** Whether its blend out was asked for (stopped, or played over), not its end's. */
+  interrupted = false;
 
   constructor(binding: ClipBinding, owner: string) {
     this.playback = new ClipPlayback(binding);
@@ -62,10 +72,13 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   private readonly voices: SlotVoice[];
   /** The voices' clip clocks, in voice order. */
   private readonly clocks: readonly ClipPlayback[];
-  /** [1 − w, w] for blending a voice into the pose. */
-  private readonly weights = new Float64Array(2);
+  /** [1 − w, w] for blending a voice into the pose; [2] a blend's progress eased (easeAt). */
+  private readonly weights = new Float64Array(3);
   /** The source's share this frame: (1 − w0) × (1 − w1). */
   private readonly sourceShare = new Float64Array(1);
+  /** Whether the voice makeRoom dropped played a montage; whether it moved a voice under. */
+  private droppedMontage = false;
+  private movedUnder = false;
   /** Whether the source was updated this frame. */
   private sourceUpdated = false;
   /** Per-bone weight of the filter (1 everywhere without one); bones with a weight, in order. */
@@ -106,22 +119,15 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   /** Starts `clip` on top (see the class comment). Allocates nothing. */
   playClip(clip: ClipBinding, args: SlotPlayArgs): void {
     const blendIn = args.blendIn, blendOut = args.blendOut, playRate = args.playRate;
-    // Indexed rather than destructured: unoptimised, a destructuring allocates an iterator and its results.
-    const under = this.voices[0], top = this.voices[1];
     // The clip dropped to make room ends (slotEnded) only once the new one is in place: a listener
     // may play another clip on this slot, which must find it whole.
-    let dropped: string | null = null;
-    if (top.active) {
-      if (under.active) {
-        dropped = under.playback.binding.clip.name;
-        under.active = false;
-        under.weight = 0;
-      }
-      this.voices[0] = top;
-      this.voices[1] = under;
-      this.stopVoice(top, blendIn);
-    }
+    const dropped = this.makeRoom();
+    if (this.movedUnder) this.stopVoice(this.voices[0], blendIn);
     const v = this.voices[1], p = v.playback;
+    if (v.montage !== null) v.montage.plays++;
+    v.isMontage = false;
+    v.blendOutCurve = LINEAR_BLEND;
+    v.interrupted = false;
     v.active = true;
     v.elapsed = 0;
     v.blendIn = blendIn;
@@ -133,11 +139,110 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     p.rate = playRate;
     p.time = 0;
     p.restart();
-    if (dropped !== null) this.emitEnded(dropped, true);
+    this.emitMoved(dropped);
+  }
+
+  /**
+   * Puts the newer voice under (`movedUnder`: the caller blends it out, passing its blend time
+   * itself, as a double crossing one more call would be boxed) and frees the other for a new play;
+   * returns the name of what was dropped to make room, if anything, whose end emitMoved reports
+   * once the new play is in place (a listener may play another clip on this slot, which must find
+   * it whole).
+   */
+  private makeRoom(): string | null {
+    // Indexed rather than destructured: unoptimised, a destructuring allocates an iterator and its results.
+    const under = this.voices[0], top = this.voices[1];
+    let dropped: string | null = null;
+    if (top.active) {
+      if (under.active) {
+        // Its name read now: the voice is the one the new play reuses.
+        this.droppedMontage = under.isMontage;
+        dropped = under.isMontage ? under.montage!.montage.name : under.playback.binding.clip.name;
+        under.active = false;
+        under.weight = 0;
+      }
+      this.voices[0] = top;
+      this.voices[1] = under;
+      top.interrupted = true;
+    }
+    this.movedUnder = top.active;
+    return dropped;
+  }
+
+  /** The events of a play: the voice put under blending out (a montage), and the dropped voice's end. */
+  private emitMoved(dropped: string | null): void {
+    const under = this.voices[0];
+    if (under.active && under.isMontage && under.stopping && under.stopElapsed === 0) this.emitBlendingOut(under, true);
+    if (dropped !== null) this.emitEnded(dropped, this.droppedMontage, true);
   }
 
   stopClips(blendOut: number): void {
-    for (let i = 0; i < 2; i++) if (this.voices[i].active && !this.voices[i].stopping) this.stopVoice(this.voices[i], blendOut);
+    for (let i = 0; i < 2; i++) {
+      const v = this.voices[i];
+      if (!v.active || v.stopping) continue;
+      this.stopVoice(v, blendOut);
+      v.interrupted = true;
+      if (v.isMontage) this.emitBlendingOut(v, true);
+    }
+  }
+
+  playMontage(montage: Montage, args: MontagePlayArgs): void {
+    const section = args.section, rate = args.rate;
+    const dropped = this.makeRoom();
+    if (this.movedUnder) this.stopVoice(this.voices[0], montage.blendInTime);
+    const v = this.voices[1], p = v.playback;
+    const play = v.montage ??= new MontagePlay(montage, this.id, this.graph.events);
+    play.start(montage, section, rate);
+    v.isMontage = true;
+    v.blendOutCurve = montage.blendOutCurve;
+    v.interrupted = false;
+    v.active = true;
+    v.elapsed = 0;
+    v.blendIn = montage.blendInTime;
+    v.blendOut = montage.blendOutTime;
+    v.stopping = false;
+    v.ended = false;
+    v.weight = 0;
+    p.binding = montage.binding;
+    // What it interrupts blends out (and what it dropped ends) before it starts.
+    this.emitMoved(dropped);
+    const events = this.graph.events;
+    if (events.has('montageStarted')) events.emit('montageStarted', montage.name, this.id);
+  }
+
+  get activeMontage(): Montage | null {
+    const v = this.voices[1];
+    return v.active && v.isMontage && !v.stopping ? v.montage!.montage : null;
+  }
+
+  get montagePosition(): number {
+    const v = this.voices[1];
+    return v.active && v.isMontage && !v.stopping ? v.montage!.position : -1;
+  }
+
+  get montageSection(): number {
+    const v = this.voices[1];
+    return v.active && v.isMontage && !v.stopping ? v.montage!.section : -1;
+  }
+
+  jumpToSection(montage: Montage, section: number): boolean {
+    if (this.activeMontage !== montage) return false;
+    this.voices[1].montage!.jumpTo(section);
+    return true;
+  }
+
+  setNextSection(montage: Montage, from: number, to: number): boolean {
+    if (this.activeMontage !== montage) return false;
+    this.voices[1].montage!.next[from] = to;
+    return true;
+  }
+
+  stopMontage(montage: Montage | null, blendOut: number): void {
+    const v = this.voices[1], active = this.activeMontage;
+    if (active === null || (montage !== null && active !== montage)) return;
+    this.stopVoice(v, blendOut < 0 ? active.blendOutTime : blendOut);
+    v.interrupted = true;
+    this.emitBlendingOut(v, true);
   }
 
   private stopVoice(v: SlotVoice, duration: number): void {
@@ -147,9 +252,17 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     v.stopElapsed = 0;
   }
 
-  private emitEnded(clip: string, interrupted: boolean): void {
+  private emitBlendingOut(v: SlotVoice, interrupted: boolean): void {
     const events = this.graph.events;
-    if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, clip, interrupted);
+    if (events.has('montageBlendingOut')) events.emit('montageBlendingOut', v.montage!.montage.name, this.id, interrupted);
+  }
+
+  /** slotEnded for a clip, or montageEnded for a montage, named `name`, that has ended. */
+  private emitEnded(name: string, montage: boolean, interrupted: boolean): void {
+    const events = this.graph.events;
+    if (montage) {
+      if (events.has('montageEnded')) events.emit('montageEnded', name, this.id, interrupted);
+    } else if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, name, interrupted);
   }
 
   protected override onInitialize(ctx: InitializeContext): void {
@@ -206,33 +319,59 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     }
     if (under.active) {
       under.playback.weight = w0 * (1 - w1);
-      under.playback.reportRootMotion(ctx);
+      if (under.isMontage) this.reportSpans(ctx, under);
+      else under.playback.reportRootMotion(ctx);
     }
     if (top.active) {
       top.playback.weight = w1;
-      top.playback.reportRootMotion(ctx);
+      if (top.isMontage) this.reportSpans(ctx, top);
+      else top.playback.reportRootMotion(ctx);
     }
-    // Both voices' ends are settled before either's slotEnded, for the same reason as in playClip.
-    let first: string | null = null, second: string | null = null, firstStopped = false, secondStopped = false;
+    // Both voices' ends are settled, and their names read, before either's event, for the same
+    // reason as in playClip. A montage's end is interrupted when asked for; a clip's when it was
+    // stopped before its end.
+    let first: string | null = null, second: string | null = null;
+    let firstMontage = false, secondMontage = false, firstInterrupted = false, secondInterrupted = false;
     for (let i = 0; i < 2; i++) {
       const v = this.voices[i];
       if (!v.active || !(v.ended || (v.stopping && v.weight <= 0))) continue;
       v.active = false;
       v.weight = 0;
+      const name = v.isMontage ? v.montage!.montage.name : v.playback.binding.clip.name;
+      const interrupted = v.isMontage ? v.interrupted : v.stopping;
       if (first === null) {
-        first = v.playback.binding.clip.name;
-        firstStopped = v.stopping;
+        first = name;
+        firstMontage = v.isMontage;
+        firstInterrupted = interrupted;
       } else {
-        second = v.playback.binding.clip.name;
-        secondStopped = v.stopping;
+        second = name;
+        secondMontage = v.isMontage;
+        secondInterrupted = interrupted;
       }
     }
-    if (first !== null) this.emitEnded(first, firstStopped);
-    if (second !== null) this.emitEnded(second, secondStopped);
+    if (first !== null) this.emitEnded(first, firstMontage, firstInterrupted);
+    if (second !== null) this.emitEnded(second, secondMontage, secondInterrupted);
+  }
+
+  /**
+   * Reports a montage's frame span by span (root motion and the clip's notifies of each, its curves
+   * at the last), so that a section change adds the motion within the section left and within the
+   * section entered, never the clip's motion between them.
+   */
+  private reportSpans(ctx: UpdateContext, v: SlotVoice): void {
+    const play = v.montage!, p = v.playback, count = play.spanCount, spans = play.spans;
+    for (let i = 0; i < count; i++) {
+      p.moveSpan(spans, i * 3, i === count - 1);
+      p.reportRootMotion(ctx);
+    }
   }
 
   /** Moves a voice's clip and blend clocks on by this frame and sets its weight. */
   private advanceVoice(ctx: UpdateContext, v: SlotVoice): void {
+    if (v.isMontage) {
+      this.advanceMontage(ctx, v);
+      return;
+    }
     const p = v.playback;
     v.elapsed += ctx.deltaTime;
     p.advance(ctx);
@@ -253,6 +392,43 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
       if (remaining < v.blendOut && remaining / v.blendOut < w) w = remaining / v.blendOut;
     }
     v.weight = w;
+  }
+
+  /**
+   * Moves a montage voice on and sets its weight: the montage's blend in by its curve, then its
+   * blend out, which starts by itself (enableAutoBlendOut) once the last section (one that links to
+   * none) has no more than the blend-out time left, and lasts what is left, so that the weight
+   * reaches 0 at the section's end; at that end, without auto blend out, the montage holds.
+   */
+  private advanceMontage(ctx: UpdateContext, v: SlotVoice): void {
+    const play = v.montage!, m = play.montage, ease = this.weights, dt = ctx.deltaTime;
+    v.elapsed += dt;
+    const result = play.advance(ctx);
+    // A listener played something else on this voice, which plays from the next update.
+    if (result === MONTAGE_REPLACED || !v.active) return;
+    if (v.stopping) {
+      v.stopElapsed += dt;
+      if (v.stopDuration > 0 && v.stopElapsed < v.stopDuration) {
+        ease[2] = v.stopElapsed / v.stopDuration;
+        easeAt(v.blendOutCurve, ease, 2);
+        v.weight = v.stopWeight * (1 - ease[2]);
+      } else v.weight = 0;
+      return;
+    }
+    let w = 1;
+    if (v.blendIn > 0 && v.elapsed < v.blendIn) {
+      ease[2] = v.elapsed / v.blendIn;
+      easeAt(m.blendInCurve, ease, 2);
+      w = ease[2];
+    }
+    v.weight = w;
+    if (!m.autoBlendOut || play.next[play.section] >= 0) return;
+    const left = result === MONTAGE_AT_END ? 0 : (m.ends[play.section] - play.position) / play.rate;
+    if (left > v.blendOut) return;
+    this.stopVoice(v, left);
+    v.interrupted = false;
+    if (!(left > 0)) v.weight = 0;
+    this.emitBlendingOut(v, false);
   }
 
   protected onEvaluate(out: Pose): void {
@@ -310,6 +486,11 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     const values: Record<string, number | boolean | string> = { slot: this.slotName, playing: top.active };
     if (top.active) {
       values.clip = top.playback.binding.clip.name;
+      if (top.isMontage) {
+        const play = top.montage!;
+        values.montage = play.montage.name;
+        values.section = play.montage.sectionNames[play.section];
+      }
       values.time = top.playback.time;
       values.weight = top.weight;
       values.blendingOut = top.stopping;

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import type { Crowd } from '../../host/crowd.ts';
 import type { KernelPrecision } from '../../runtime/kernel/sampling-kernel.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
-import { CROWD_SEARCH_EVERY, CROWD_STATE_EVERY, CROWD_STRIDE_SCALE, crowdLodRate, type CrowdGraphKind } from '../crowd-cases.ts';
+import { CROWD_MONTAGE_EVERY, CROWD_SEARCH_EVERY, CROWD_STATE_EVERY, CROWD_STRIDE_SCALE, crowdLodRate, type CrowdGraphKind } from '../crowd-cases.ts';
 import type { ThreeCrowdMode } from '../three-crowd.ts';
 
 /** Every character advances this much per frame, on every side. */
@@ -103,6 +103,21 @@ export const ALL_CASES: readonly CaseDefinition[] = [
       const state = instance.gatherDebug().children[0]?.values?.activeState;
       const want = instance.getParameter('motion') === 1 ? 'run' : 'walk';
       if (state !== want) throw new Error(`statemachine: active state ${String(state)} while 'motion' asks for ${want}`);
+    },
+  },
+  {
+    // The statemachine case under an upper-body Slot and an AimOffset; every 4th character plays a
+    // montage whose middle section loops (a section change every second).
+    name: 'montage', kind: 'montage', component: false, peer: false, switchEvery: CROWD_STATE_EVERY, node: 'Slot',
+    three: { mode: 'blend', component: false, same: false, note: 'nearest: crossfade (no montages or aim offsets in three.js)' },
+    start: (instances) => instances.forEach((instance, i) => {
+      if (i % CROWD_MONTAGE_EVERY === 0) instance.playMontage('swing');
+    }),
+    startCrowd: (crowd) => {
+      for (let i = 0; i < crowd.count; i += CROWD_MONTAGE_EVERY) crowd.playMontage(i, 'swing');
+    },
+    check: (instance) => {
+      if (!instance.isMontagePlaying('swing')) throw new Error('montage: character 0 plays no montage');
     },
   },
   {

@@ -16,6 +16,7 @@ import type { z } from 'zod';
 import { blendProfileProblems, type BlendProfileMode } from '../../runtime/core/blend-profile.ts';
 import type { Skeleton } from '../../runtime/core/skeleton.ts';
 import { nameList, quoted } from '../../runtime/core/names.ts';
+import { montageProblems } from '../../runtime/core/montage.ts';
 
 export interface LoadOptions {
   /**
@@ -80,6 +81,12 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
 
   const { blendProfiles, declaredBlendProfiles } = checkBlendProfiles(asset, raw, skeleton, problems);
 
+  for (const [name, montage] of Object.entries(asset.montages ?? {})) {
+    // A clip that failed to load is reported where it is declared, not again here.
+    const problemsOf = montageProblems(montage, (clip) => clips.get(clip)).filter((p) => !(p.code === 'unknown-clip' && declaredClips.has(montage.clip) && p.path[0] === 'clip'));
+    for (const p of problemsOf) problems.add(['montages', name, ...p.path], p.code, `montage ${quoted(name)}: ${p.message}`);
+  }
+
   const rawNodes = (typeof raw.nodes === 'object' && raw.nodes !== null ? raw.nodes : {}) as Record<string, unknown>;
   const additiveClips = new Map(Object.entries(asset.clips ?? {}).flatMap(([name, def]) => (def.additive ? [[name, def.additive.space ?? 'local'] as const] : [])));
   const curveNames = writtenCurveNames(raw.clips);
@@ -115,10 +122,16 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
   try {
     const graph = new AnimGraph({
       name: asset.name ?? options.source ?? 'graph', skeleton, parameters: Object.fromEntries(parameters), clips, nodes: compiled,
-      blendProfiles: asset.blendProfiles,
+      blendProfiles: asset.blendProfiles, montages: asset.montages,
       resolvePath: (path) => files.name(path), readFile: (path) => files.readFile(path), useIndexFiles: options.useIndexFiles ?? true,
     });
     graph.createInstance(); // binds every node once, so an asset that loads is known to instantiate
+    // Which slots the graph has is known once its nodes are built (states' and sub-graphs' included).
+    const slotProblems = Object.entries(asset.montages ?? {}).filter(([, m]) => !graph.slotNames.includes(m.slot)).map(([name, m]): GraphProblem => ({
+      path: jsonPath(['montages', name, 'slot']), code: 'unknown-slot',
+      message: `montage ${quoted(name)}: the graph has no Slot node named ${quoted(m.slot)} (slots: ${nameList(graph.slotNames)})`,
+    }));
+    if (slotProblems.length > 0) return { ok: false, problems: slotProblems };
     return { ok: true, graph };
   } catch (e) {
     // A node type's prepare or create that threw, or built no node, is reported at its node.
@@ -200,6 +213,7 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
     clips: entries(shape.clips.unwrap().valueType, raw.clips),
     parameters: entries(shape.parameters.unwrap().valueType, raw.parameters),
     blendProfiles: entries(shape.blendProfiles.unwrap().valueType, raw.blendProfiles),
+    montages: entries(shape.montages.unwrap().valueType, raw.montages),
     mirror: part(shape.mirror, raw.mirror),
     name: typeof raw.name === 'string' ? raw.name : undefined,
   };

@@ -13,6 +13,7 @@ export type ProblemCode =
   | 'not-linkable' | 'wrong-node-type'
   | 'notify-time' | 'curve-keys'
   | 'unknown-state'
+  | 'unknown-slot' | 'unknown-section' | 'section-time'
   | 'unknown-blend-profile' | 'blend-profile-mode'
   | 'value-range' | 'duplicate-key'
   | 'node-type-failed'

@@ -8,6 +8,7 @@ import { resolveBlendProfile, type BlendProfile } from '../core/blend-profile.ts
 import { ClipBinding } from '../core/clip.ts';
 import { ComponentPosePool } from '../core/component-pose.ts';
 import { AnimGraphError } from '../core/errors.ts';
+import { Montage } from '../core/montage.ts';
 import { PosePool } from '../core/pose.ts';
 import type { Skeleton } from '../core/skeleton.ts';
 import type { UpdateContext } from '../node/node.ts';
@@ -29,6 +30,8 @@ export class CompiledGraph {
   readonly skeleton: Skeleton;
   readonly parameterDefinitions: Readonly<Record<string, ParameterDefinition>>;
   readonly clipBindings: ReadonlyMap<string, ClipBinding>;
+  /** The asset's montages by name (AnimGraphInstance.playMontage), compiled once and shared by every instance. */
+  readonly montages: ReadonlyMap<string, Montage>;
   /** The asset's blend profiles, each bound to the skeleton once (per-bone scales), shared by every instance. */
   readonly blendProfiles: ReadonlyMap<string, BlendProfile>;
   /**
@@ -91,6 +94,8 @@ export class CompiledGraph {
     this.curveSlots = new Map(this.curveNames.map((name, i) => [name, i]));
     this.curveInputs = CurveInputs.of(definition.parameters, definition.nodes, this.curveSlots, definition.name);
     this.clipBindings = new Map([...definition.clips].map(([name, clip], i) => [name, new ClipBinding(clip, definition.skeleton, this.curveSlots, i)]));
+    const clipOf = (name: string) => definition.clips.get(name);
+    this.montages = new Map(Object.entries(definition.montages ?? {}).map(([name, json]) => [name, new Montage(name, json, this.clipBindings.get(json.clip), clipOf)]));
     this.blendProfiles = new Map(Object.entries(definition.blendProfiles ?? {}).map(([name, p]) => [name, resolveBlendProfile(name, p, definition.skeleton)]));
     this.shared = prepareNodes(this, definition);
     this.posePool = new PosePool(definition.skeleton.boneCount);

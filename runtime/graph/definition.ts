@@ -6,6 +6,7 @@
 import type { BlendProfileJson } from '../core/blend-profile.ts';
 import { clipKeyProblem, clipTimingProblem, type Clip } from '../core/clip.ts';
 import { AnimGraphError } from '../core/errors.ts';
+import type { MontageJson } from '../core/montage.ts';
 import { referenceRangeProblems, type Skeleton } from '../core/skeleton.ts';
 import { nodeReferences, type NodeType } from '../node/node.ts';
 import type { ParameterDefinition } from '../node/parameters.ts';
@@ -53,6 +54,8 @@ export interface AnimGraphDefinition {
   resolvePath?: (path: string) => string;
   /** False to ignore index files named in the asset and rebuild their data (default true). */
   useIndexFiles?: boolean;
+  /** The asset's montages by name (checked by the loader; see runtime/core/montage.ts), compiled once by the graph. */
+  montages?: Readonly<Record<string, MontageJson>>;
   /** The asset's blend profiles by name (checked by the loader), bound to the skeleton once here. */
   blendProfiles?: Readonly<Record<string, BlendProfileJson>>;
   /**

@@ -11,12 +11,17 @@ import { InstanceFrame } from './instance-frame.ts';
 import { Interpolation } from './interpolation.ts';
 import { bindPoseSnapshots, savePoseSnapshot, type PoseSnapshots } from './pose-snapshots.ts';
 import {
-  anyPlaying, checkSlotStop, refillableSlotOptions, resolveSlotPlay, unknownClipError, unknownSlotError, type SlotPlayer, type SlotPlayOptions,
+  anyPlaying, checkSlotStop, refillableMontageArgs, refillableSlotOptions, resolveMontagePlay, resolveSlotPlay, unknownClipError, unknownMontageError,
+  unknownSectionError, unknownSlotError, type MontagePlayOptions, type SlotPlayer, type SlotPlayOptions,
 } from './slot-play.ts';
+import type { Montage } from '../core/montage.ts';
+import { describeValue } from '../node/parameters.ts';
 import { checkUpdateRate, DEFAULT_UPDATE_RATE_OPTIONS, interpolatesSkipped, normalizePhase, type UpdateRateOptions } from './update-rate.ts';
 
 /** The one SlotPlayArgs playSlot fills: every instance on the thread shares it (see SlotPlayer.playClip). */
 const slotPlayArgs = refillableSlotOptions();
+/** The one MontagePlayArgs playMontage fills, likewise. */
+const montagePlayArgs = refillableMontageArgs();
 
 /**
  * Per-character state: node instances, parameters, pose buffers and events. User code sets
@@ -117,6 +122,160 @@ export class AnimGraphInstance extends InstanceFrame {
    */
   isSlotPlayingAt(index: number): boolean {
     return index >= 0 && index < this.slotLists.length && anyPlaying(this.slotLists[index]);
+  }
+
+  /**
+   * Plays montage `name` (an entry of the graph asset's `montages`) on every Slot node of its slot,
+   * from the start of section `options.section` (default its first) at `options.rate` times its
+   * own rate (default 1), blending in over its blendIn by its curve. What plays in the slot blends
+   * out over that time (a montage as interrupted), as does every montage of its slot group playing
+   * in another slot. Sections play on along their links (see docs/asset-format.md, "Montages");
+   * events montageStarted, montageSectionChanged, montageNotify, montageBlendingOut, montageEnded
+   * follow it. Throws an AnimGraphError before anything changes: `unknown-name` for an unknown
+   * montage, section or slot, `invalid-argument` for options of the wrong type or unknown keys,
+   * `out-of-range` for a rate not above 0 and finite. Allocates nothing once each Slot node of the
+   * slot has played a montage.
+   */
+  playMontage(name: string, options?: MontagePlayOptions): void {
+    const montage = this.montageNamed('playMontage', name);
+    const players = this.slotPlayers(montage.slot);
+    const args = montagePlayArgs;
+    resolveMontagePlay(montage, options, args);
+    for (let i = 0; i < players.length; i++) {
+      if (players[i].playMontage === undefined) throw new AnimGraphError('invalid-argument', `playMontage('${name}'): the slot player '${players[i].id}' of slot '${montage.slot}' plays no montages`);
+    }
+    const section = args.section, rate = args.rate;
+    // The montages of its group in other slots blend out over its blend in.
+    const lists = this.slotLists;
+    for (let l = 0; l < lists.length; l++) {
+      const list = lists[l];
+      if (list === players) continue;
+      for (let i = 0; i < list.length; i++) {
+        const active = list[i].activeMontage;
+        if (active !== undefined && active !== null && active.group === montage.group) list[i].stopMontage!(active, montage.blendInTime);
+      }
+    }
+    for (let i = 0; i < players.length; i++) {
+      args.section = section;
+      args.rate = rate;
+      players[i].playMontage!(montage, args);
+    }
+  }
+
+  /**
+   * Jumps montage `montage` (default: every montage playing) to the start of section `section`
+   * (Unreal's Montage_JumpToSection); the next update plays from there, and a call from a
+   * branching point's listener plays the rest of that frame from there. Root motion counts no
+   * motion for the jump. Acts on montages playing and not blending out; returns whether one
+   * jumped. Throws an AnimGraphError (`unknown-name`) for an unknown montage, or a section the
+   * montage (without one named, every montage playing) has none of. Allocates nothing.
+   */
+  jumpToSection(section: string, montage?: string): boolean {
+    return this.sectionCall(0, section, null, montage);
+  }
+
+  /**
+   * Links section `from` of montage `montage` (default: every montage playing) to `to` for the
+   * rest of this play (Unreal's Montage_SetNextSection): `from` then goes on to `to` when it ends;
+   * null ends the montage after it. Returns whether a montage playing took the link. Throws as
+   * jumpToSection does, for either section.
+   */
+  setNextSection(from: string, to: string | null, montage?: string): boolean {
+    return this.sectionCall(1, from, to, montage);
+  }
+
+  /**
+   * Blends out montage `montage` (default: every montage playing) over `blendOut` seconds (default
+   * each montage's own blend out) by its blend-out curve: montageBlendingOut and, once blended
+   * out, montageEnded, both `interrupted`. Throws an AnimGraphError for an unknown montage
+   * (`unknown-name`) or a blend-out time that is no number (`invalid-argument`) or not 0 or more and
+   * finite (`out-of-range`).
+   */
+  stopMontage(blendOut?: number, montage?: string): void {
+    const only = montage === undefined ? null : this.montageNamed('stopMontage', montage);
+    if (blendOut !== undefined) {
+      if (typeof blendOut !== 'number') throw new AnimGraphError('invalid-argument', `stopMontage: blendOut is a number of seconds (got ${describeValue(blendOut)})`);
+      if (!(blendOut >= 0 && blendOut < Infinity)) throw new AnimGraphError('out-of-range', `stopMontage: blendOut is seconds, 0 or more (got ${blendOut})`);
+    }
+    const lists = this.slotLists;
+    for (let l = 0; l < lists.length; l++) {
+      for (let i = 0; i < lists[l].length; i++) lists[l][i].stopMontage?.(only, blendOut === undefined ? -1 : blendOut);
+    }
+  }
+
+  /** Whether montage `montage` (default: any) plays and is not blending out. Throws for an unknown montage. */
+  isMontagePlaying(montage?: string): boolean {
+    return this.activePlayer(montage) !== null;
+  }
+
+  /** The clip time of montage `montage` (default: the first playing), -1 when it does not play (or blends out). */
+  montagePosition(montage?: string): number {
+    const player = this.activePlayer(montage);
+    return player === null ? -1 : player.montagePosition!;
+  }
+
+  /** The section montage `montage` (default: the first playing) plays, null when it does not play (or blends out). */
+  currentMontageSection(montage?: string): string | null {
+    const player = this.activePlayer(montage);
+    return player === null ? null : player.activeMontage!.sectionNames[player.montageSection!];
+  }
+
+  /** The names playMontage takes: the graph asset's montages. */
+  get montageNames(): string[] {
+    return [...this.graph.montages.keys()];
+  }
+
+  private montageNamed(call: string, name: string): Montage {
+    const montage = this.graph.montages.get(name);
+    if (montage === undefined) throw unknownMontageError(this.graph.name, call, name, this.montageNames);
+    return montage;
+  }
+
+  /** The first slot player whose active montage is `montage` (any, when undefined), null for none. */
+  private activePlayer(montage: string | undefined): SlotPlayer | null {
+    const only = montage === undefined ? null : this.montageNamed('montage query', montage);
+    const lists = this.slotLists;
+    for (let l = 0; l < lists.length; l++) {
+      for (let i = 0; i < lists[l].length; i++) {
+        const active = lists[l][i].activeMontage;
+        if (active !== undefined && active !== null && (only === null || active === only)) return lists[l][i];
+      }
+    }
+    return null;
+  }
+
+  /** jumpToSection (kind 0) and setNextSection (kind 1): every name checked before any montage changes. */
+  private sectionCall(kind: number, section: string, to: string | null, montage: string | undefined): boolean {
+    const call = kind === 0 ? 'jumpToSection' : 'setNextSection';
+    const only = montage === undefined ? null : this.montageNamed(call, montage);
+    if (typeof section !== 'string') throw new AnimGraphError('invalid-argument', `${call}: a section is named by a string (got ${describeValue(section)})`);
+    if (kind === 1 && to !== null && typeof to !== 'string') throw new AnimGraphError('invalid-argument', `${call}: the next section is a name or null (got ${describeValue(to)})`);
+    const lists = this.slotLists;
+    // Checked first: the named montage, or every montage playing, has the sections.
+    if (only !== null) {
+      if (only.sectionIndex(section) < 0) throw unknownSectionError(call, only, section);
+      if (to !== null && only.sectionIndex(to) < 0) throw unknownSectionError(call, only, to);
+    } else {
+      for (let l = 0; l < lists.length; l++) {
+        for (let i = 0; i < lists[l].length; i++) {
+          const active = lists[l][i].activeMontage;
+          if (active === undefined || active === null) continue;
+          if (active.sectionIndex(section) < 0) throw unknownSectionError(call, active, section);
+          if (to !== null && active.sectionIndex(to) < 0) throw unknownSectionError(call, active, to);
+        }
+      }
+    }
+    let done = false;
+    for (let l = 0; l < lists.length; l++) {
+      for (let i = 0; i < lists[l].length; i++) {
+        const player = lists[l][i], active = player.activeMontage;
+        if (active === undefined || active === null || (only !== null && active !== only)) continue;
+        const index = active.sectionIndex(section);
+        if (kind === 0) done = player.jumpToSection!(active, index) || done;
+        else done = player.setNextSection!(active, index, to === null ? -1 : active.sectionIndex(to)) || done;
+      }
+    }
+    return done;
   }
 
   private slotPlayers(slot: string): readonly SlotPlayer[] {

@@ -6,9 +6,10 @@
 import { AnimGraphError } from '../core/errors.ts';
 import { describeValue } from '../node/parameters.ts';
 import type { PoseNode } from '../node/node.ts';
-import type { SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
+import type { MontagePlayArgs, MontagePlayOptions, SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
+import type { Montage } from '../core/montage.ts';
 
-export type { SlotPlayArgs, SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
+export type { MontagePlayArgs, MontagePlayOptions, SlotPlayArgs, SlotPlayer, SlotPlayOptions } from '../node/slot-player.ts';
 
 /** The AnimGraphError (`unknown-name`) for a slot name the graph has none of (playSlot, an instance's and a Crowd's). */
 export function unknownSlotError(graphName: string, slot: string, slotNames: readonly string[]): AnimGraphError {
@@ -106,6 +107,53 @@ export function slotPlayersOf(nodes: readonly PoseNode[]): Map<string, (PoseNode
     else slots.set(node.slotName, [node]);
   }
   return slots;
+}
+
+/** The AnimGraphError (`unknown-name`) for a montage name the graph has none of. */
+export function unknownMontageError(graphName: string, call: string, montage: string, montageNames: readonly string[]): AnimGraphError {
+  return new AnimGraphError('unknown-name', `${call}: graph '${graphName}' has no montage '${montage}' (montages: ${montageNames.join(', ') || 'none'})`);
+}
+
+/** The AnimGraphError (`unknown-name`) for a section a montage has none of. */
+export function unknownSectionError(call: string, montage: Montage, section: string): AnimGraphError {
+  return new AnimGraphError('unknown-name', `${call}: montage '${montage.name}' has no section '${section}' (sections: ${montage.sectionNames.join(', ')})`);
+}
+
+/**
+ * Fills `into` with playMontage's options for `montage` (section by index, default the first; rate
+ * default 1) and throws its AnimGraphError: `invalid-argument` for options that are not an object,
+ * a section that is not a string, a rate that is not a number or unknown keys; `unknown-name` for a
+ * section the montage has none of; `out-of-range` for a rate not above 0 and finite.
+ */
+export function resolveMontagePlay(montage: Montage, options: MontagePlayOptions | undefined, into: MontagePlayArgs): void {
+  into.section = 0;
+  into.rate = 1;
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null) throw new AnimGraphError('invalid-argument', `playMontage('${montage.name}'): options are an object ({ section, rate }); got ${options === null ? 'null' : typeof options}`);
+  const section = options.section, rate = options.rate;
+  if (section !== undefined && typeof section !== 'string') throw new AnimGraphError('invalid-argument', `playMontage('${montage.name}'): section is a section's name (got ${describeValue(section)})`);
+  if (rate !== undefined && typeof rate !== 'number') throw new AnimGraphError('invalid-argument', `playMontage('${montage.name}'): rate is a number (got ${describeValue(rate)})`);
+  if (section === undefined && rate === undefined) unknownMontageOptions(`playMontage('${montage.name}')`, options);
+  if (section !== undefined) {
+    const index = montage.sectionIndex(section);
+    if (index < 0) throw unknownSectionError(`playMontage('${montage.name}')`, montage, section);
+    into.section = index;
+  }
+  if (rate !== undefined) {
+    if (!(rate > 0 && rate < Infinity)) throw new AnimGraphError('out-of-range', `playMontage('${montage.name}'): rate must be above 0 and finite (got ${rate})`);
+    into.rate = rate;
+  }
+}
+
+/** Throws for options with keys but none of playMontage's. */
+function unknownMontageOptions(call: string, options: object): void {
+  const keys = Object.keys(options);
+  if (keys.length > 0) throw new AnimGraphError('invalid-argument', `${call}: unknown option${keys.length === 1 ? '' : 's'} ${keys.map((k) => `'${k}'`).join(', ')} (options: section, rate)`);
+}
+
+/** Montage args for code that refills one object per call (fields laid out as a double and a small integer from the start). */
+export function refillableMontageArgs(): MontagePlayArgs {
+  return { section: 0, rate: 0.5 };
 }
 
 /** Whether any of `players` plays a clip. */

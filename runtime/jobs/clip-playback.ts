@@ -42,7 +42,7 @@ const velocityArgs = new Float64Array(4);
 
 /** ClipPlayback's flags, bits of one field. */
 const FLAG_LOOPING = 1, FLAG_WRAPPED = 2, FLAG_BACKWARD = 4, FLAG_AT_END = 8, FLAG_MOVED = 16, FLAG_PACE_KNOWN = 32,
-  FLAG_START_PENDING = 64, FLAG_FROM_START = 128, FLAG_SEEDED = 256;
+  FLAG_START_PENDING = 64, FLAG_FROM_START = 128, FLAG_SEEDED = 256, FLAG_NO_CURVES = 512;
 
 /**
  * The clock of one playing clip, shared by every node that plays or scrubs clips (SequencePlayer,
@@ -187,6 +187,21 @@ export class ClipPlayback {
     this.timeStep = 0;
   }
 
+  /**
+   * Makes the last move the span spans[at] to spans[at + 1] (clip seconds, forwards, no wrap), for
+   * a montage, whose frame may be several spans (one per section it plays in): spans[at + 2] is 1
+   * when a notify at the span's start fires (a section entered), and `curves` false reports no
+   * curves for it (they are reported once, at the frame's last span). The numbers are copied, not
+   * passed (see CONTRIBUTING.md, "Numbers in the frame loop"). No root velocity is reported for it.
+   */
+  moveSpan(spans: Float64Array, at: number, curves: boolean): void {
+    const b = this.base, numbers = this.numbers;
+    numbers[b + PREVIOUS_TIME] = spans[at];
+    numbers[b + TIME] = spans[at + 1];
+    this.bits = (this.bits & (FLAG_LOOPING | FLAG_SEEDED)) | FLAG_MOVED | (spans[at + 2] > 0 ? FLAG_FROM_START : 0) | (curves ? 0 : FLAG_NO_CURVES);
+    numbers[b + TIME_STEP] = spans[at + 1] - spans[at];
+  }
+
   /** Forgets the last seek: the next one is a jump, not motion (after a pause in updates). */
   forgetSeek(): void {
     this.seeded = false;
@@ -318,7 +333,7 @@ export class ClipPlayback {
     span[2] = ctx.weight * this.weight;
     if (!(span[2] > ZERO_WEIGHT)) return;
     const clip = this.binding.clip, curves = clip.curves;
-    if (curves.length > 0) {
+    if (curves.length > 0 && (this.bits & FLAG_NO_CURVES) === 0) {
       const values = ctx.graph.curveValues, slots = this.binding.curveSlots, time = this.time;
       for (let c = 0; c < curves.length; c++) {
         const slot = slots[c];

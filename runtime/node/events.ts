@@ -37,6 +37,26 @@ export interface AnimGraphEvents {
    * `interrupted` (cut short by another playSlot or by stopSlot, blended out from where it was).
    */
   slotEnded: (slot: string, nodeId: string, clip: string, interrupted: boolean) => void;
+  /** AnimGraphInstance.playMontage started montage `montage` on the Slot node `nodeId`. */
+  montageStarted: (montage: string, nodeId: string) => void;
+  /**
+   * A montage went from section `previous` to section `section`: at the end of `previous`, along
+   * its link (a section linking to itself included), or by jumpToSection.
+   */
+  montageSectionChanged: (montage: string, nodeId: string, section: string, previous: string) => void;
+  /**
+   * A montage's notify was crossed (in the order the montage crosses them). A branching point fires
+   * at its exact time within the frame, the montage held there while listeners run; others once
+   * the frame's move has passed them.
+   */
+  montageNotify: (name: string, montage: string, nodeId: string, branchingPoint: boolean) => void;
+  /**
+   * A montage started blending out: near the end of its last section (auto blend out), or
+   * `interrupted` by stopMontage, stopSlot, or another montage or clip played in its slot or group.
+   */
+  montageBlendingOut: (montage: string, nodeId: string, interrupted: boolean) => void;
+  /** A montage ended: blended out at its end, or `interrupted` (see montageBlendingOut) once blended out or dropped. */
+  montageEnded: (montage: string, nodeId: string, interrupted: boolean) => void;
   /** A StateMachine entered a state (its entry state on the first update; never a conduit). */
   stateEntered: (nodeId: string, state: string) => void;
   /** A StateMachine left its active state for another (or, re-entering, for the same one). */

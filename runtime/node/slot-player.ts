@@ -3,6 +3,7 @@
  * instance checks the arguments (runtime/graph/slot-play.ts) and hands them to the node.
  */
 import type { ClipBinding } from '../core/clip.ts';
+import type { Montage } from '../core/montage.ts';
 
 /** How AnimGraphInstance.playSlot plays a clip (every field optional). */
 export interface SlotPlayOptions {
@@ -21,6 +22,20 @@ export interface SlotPlayOptions {
  */
 export type SlotPlayArgs = Readonly<Required<SlotPlayOptions>>;
 
+/** How AnimGraphInstance.playMontage plays a montage (every field optional). */
+export interface MontagePlayOptions {
+  /** The section to start at (default the montage's first). */
+  section?: string;
+  /** Times the montage's own rate (default 1); above 0 and finite. */
+  rate?: number;
+}
+
+/** How AnimGraphInstance.playMontage passes a montage's start to a SlotPlayer: the section by index, checked. */
+export interface MontagePlayArgs {
+  section: number;
+  rate: number;
+}
+
 /** What AnimGraphInstance.playSlot drives: a node playing clips over its input on demand (nodes/Slot.ts). */
 export interface SlotPlayer {
   readonly id: string;
@@ -34,4 +49,21 @@ export interface SlotPlayer {
   stopClips(blendOut: number): void;
   /** Whether a clip plays (blending in, playing or blending out). */
   readonly playing: boolean;
+  /**
+   * Starts `montage` at section args.section (args read on entry, as playClip's), over whatever
+   * plays (blended out over the montage's blend in). Allocates nothing once the node has played a
+   * montage.
+   */
+  playMontage?(montage: Montage, args: MontagePlayArgs): void;
+  /** Jumps the montage playing (not blending out) to the start of `section`, if it is `montage`; whether it did. */
+  jumpToSection?(montage: Montage, section: number): boolean;
+  /** Links section `from` of the montage playing, if it is `montage`, to `to` (-1: the montage ends after it) for this play; whether it did. */
+  setNextSection?(montage: Montage, from: number, to: number): boolean;
+  /** Blends out the montage playing (`montage`, or any: null) over `blendOut` seconds, its own blend out when negative. */
+  stopMontage?(montage: Montage | null, blendOut: number): void;
+  /** The montage playing and not blending out, null for none. */
+  readonly activeMontage?: Montage | null;
+  /** The active montage's clip time and section index (see activeMontage); -1 without one. */
+  readonly montagePosition?: number;
+  readonly montageSection?: number;
 }

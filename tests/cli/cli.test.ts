@@ -110,6 +110,21 @@ describe('animgraph run', () => {
     }
   });
 
+  it('plays montages at their times with --montage, and rejects unknown ones with a usage error', async () => {
+    const montage = `${root}graphs/examples/sample-montage.json`;
+    const { code, out } = await cli('run', montage, '--frames', '12', '--debug', 'text', '--montage', 'combo:strike@0.2');
+    expect(code).toBe(0);
+    const frames = out.split('\n\n').filter((b) => b.trim());
+    // Played before frame 6 (0.2 s): by frame 7 it has moved 2/30 s from the strike's 0.25, and its
+    // weight is the cubic blend in at a third of its 0.2 s, 3/9 − 2/27 = 25.9%.
+    expect(frames[5]).toContain("Slot[upperBody]<W:100.0%> ('upperBody' (source))");
+    expect(frames[7]).toContain("('upperBody' 'run' 25.9% Play Time: 0.317");
+    expect((await cli('run', montage, '--montage', 'nope')).err).toBe("animgraph run: --montage 'nope': no montage 'nope' (montages: combo)\n");
+    expect((await cli('run', montage, '--montage', 'combo:nope')).err).toContain("--montage 'combo:nope': montage 'combo' has no section 'nope' (sections: windup, strike, recover)");
+    expect((await cli('run', montage, '--frames', '2', '--montage', 'combo@5')).err).toContain("--montage 'combo@5': 'combo' time must be seconds from 0 to the run's last frame");
+    expect((await cli('run', montage, '--montage', 'combo@-1')).code).toBe(2);
+  });
+
   it('rejects bad flags and parameter values with a usage error', async () => {
     expect((await cli('run', sample, '--set', 'gait=fast')).err).toContain("'fast' is not a valid int");
     expect((await cli('run', sample, '--set', 'nope=1')).err).toContain("unknown parameter 'nope'");

@@ -310,6 +310,38 @@ describe('Slot', () => {
     expect(slotDebug(g).values).toMatchObject({ clip: 'walk', time: 0.25, weight: 0.5 });
   });
 
+  it('plays a montage as a voice: over a clip it interrupts, named with its section in the debug values', () => {
+    const g = loadGraphAsset({
+      format: 'animgraph/1',
+      skeleton: 'builtin:biped',
+      clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      montages: { wave: { clip: 'idle', slot: 'upperBody', blendIn: 0.5, sections: [{ name: 'a', start: 0 }, { name: 'b', start: 1 }] } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upperBody' } },
+      },
+      output: 'slot',
+    }).createInstance();
+    const ended: unknown[] = [];
+    g.events.on('slotEnded', (_s, _n, clip, interrupted) => ended.push([clip, interrupted]));
+    g.playSlot('upperBody', 'run', { blendIn: 0 });
+    g.update(0.25);
+    g.playMontage('wave');
+    g.update(0.25);
+    // Half blended in over the run, which blends out over the montage's 0.5 s from its full weight.
+    expect(slotDebug(g).values).toEqual({
+      slot: 'upperBody', playing: true, clip: 'idle', montage: 'wave', section: 'a', time: 0.25, weight: 0.5, blendingOut: false,
+      previousClip: 'run', previousWeight: 0.5, sourceWeight: 0.25,
+    });
+    // The pose: the walk toward the run by 0.5, then toward the idle at 0.25 by 0.5.
+    const expected = sample('walk', 0.25);
+    poseBlendTwo(expected, expected, sample('run', 0.5, false), Float64Array.of(0.5, 0.5));
+    poseBlendTwo(expected, expected, sample('idle', 0.25, false), Float64Array.of(0.5, 0.5));
+    expectClose(g.evaluate().rotations, expected.rotations, 1e-12);
+    g.update(0.25);
+    expect(ended).toEqual([['run', true]]);
+  });
+
   it('allocates nothing per frame with notifies, curves and slots playing, interrupting and ending', () => {
     const run = (...flags: string[]) => runProbe('slot-allocation-probe.ts', flags);
     const result = run();

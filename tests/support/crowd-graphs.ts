@@ -1,7 +1,7 @@
 /** Graphs for the crowd tests, built in code so that worker threads can build them too (see CrowdGraphSource). */
 import { isMainThread } from 'node:worker_threads';
 import { NodeRegistry } from '../../graphs/loader.ts';
-import { loadGraphAsset } from '../../host/files.ts';
+import { loadGraphAsset, loadGraphFile } from '../../host/files.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
 import type { AnimGraph } from '../../runtime/graph/graph.ts';
 import { LocalPoseNode, NO_LINKS, type Link, type NodeType, type PoseLink, type UpdateContext } from '../../runtime/node/node.ts';
@@ -221,4 +221,9 @@ export function snapshotWalkGraph(): AnimGraph {
     },
     output: 'blend',
   });
+}
+
+/** The montage example (graphs/examples/sample-montage.json): a state machine, an aim offset and a sectioned montage. */
+export function montageExampleGraph(): AnimGraph {
+  return loadGraphFile(new URL('../../graphs/examples/sample-montage.json', import.meta.url).pathname);
 }
