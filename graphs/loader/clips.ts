@@ -195,7 +195,7 @@ function retargetLoaded(name: string, def: ClipDef, clip: Clip, whole: Clip, sou
   }
   if (problems.count > before) return undefined;
   try {
-    return retargetClip(clip, source, target, { map, sourceReference: reference, name, feet: options.feet === true }).clip;
+    return retargetClip(clip, source, target, { map, sourceReference: reference, name, feet: options.feet === true, hands: options.hands === true }).clip;
   } catch (e) {
     if (!(e instanceof AnimGraphError)) throw e;
     problems.add(at, 'skeleton', `clip ${quoted(name)}: ${e.message}`);

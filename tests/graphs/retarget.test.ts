@@ -238,6 +238,43 @@ describeWithData('the foot pass from the asset (retarget.feet)', () => {
   });
 });
 
+describeWithData('the hand pass from the asset (retarget.hands)', () => {
+  it("CesiumMan's hands keep the capture's reach from the shoulder, scaled by the arms' lengths, every frame (to 1e-9)", () => {
+    const asset = JSON.parse(readFileSync(`${examples}cmu-cesium-retarget.json`, 'utf8'));
+    const { skeleton: source, clip: take } = loadBvh(readShared('bvh/cmu/007_04.bvh'), 'walk');
+    const composed = (sk: typeof source, pose: Pose) => {
+      const cs = new ComponentPose(sk);
+      cs.setFromLocal(pose);
+      cs.ensureAllComponent();
+      return cs;
+    };
+    const whole = new ClipBinding(take, source);
+    const sourcePoses = Array.from({ length: take.frameCount }, (_, f) => composed(source, clipFramePose(new Pose(source.boneCount), whole, f)));
+    const dist = (cs: ComponentPose, a: number, b: number) => Math.hypot(...[0, 1, 2].map((k) => cs.translations[a * 3 + k] - cs.translations[b * 3 + k]));
+    const spread = (hands: boolean) => {
+      asset.clips.cmuWalk.retarget.hands = hands;
+      const graph = loadGraphAsset(asset, { baseDir: examples });
+      const sk = graph.skeleton, binding = graph.clipBindings.get('cmuWalk')!;
+      const targetRef = composed(sk, sk.referencePose), sourceRef = sourcePoses[0];
+      let worst = 0;
+      for (const side of ['L', 'R']) {
+        const [tu, tf, th] = (side === 'L' ? ['node16', 'node17', 'node18'] : ['node13', 'node14', 'node15']).map((b) => sk.indexOf(b));
+        const [su, sf, sh] = ['Upperarm', 'Forearm', 'Hand'].map((b) => source.indexOf(`CC_Base_${side}_${b}`));
+        const armScale = (dist(targetRef, tu, tf) + dist(targetRef, tf, th)) / (dist(sourceRef, su, sf) + dist(sourceRef, sf, sh));
+        for (let f = 0; f < binding.clip.frameCount; f++) {
+          const t = composed(sk, clipFramePose(new Pose(sk.boneCount), binding, f));
+          worst = Math.max(worst, Math.abs(dist(t, th, tu) - dist(sourcePoses[f + 1], sh, su) * armScale));
+        }
+      }
+      return worst;
+    };
+    const plain = spread(false), reached = spread(true);
+    console.log(`CesiumMan's hand-to-shoulder distance against the capture's, scaled: off by up to ${plain.toFixed(4)} without the hand pass, ${reached.toExponential(2)} with it`);
+    expect(plain).toBeGreaterThan(0.01);
+    expect(reached).toBeLessThan(1e-9);
+  });
+});
+
 describeWithData('planted-foot slide of the CMU slow walk retargeted, next to the capture\'s', () => {
   it('RobotExpressive and CesiumMan: the targets\' planted feet slide at most twice the capture\'s, plus half a centimetre', () => {
     const robot = plantedSlide('cmu-robot-retarget.json', 'cmuWalk', { CC_Base_L_Foot: 'Foot.L', CC_Base_R_Foot: 'Foot.R' });
