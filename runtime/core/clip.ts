@@ -135,6 +135,8 @@ export class Clip {
   readonly interpolation: RotationInterpolation;
   /** Root motion taken out of the keys (see extractRootMotion), or null when the clip keeps it. */
   rootMotion: RootMotionTrack | null = null;
+  /** True for a clip made by mirroring another (mirrorClip, runtime/core/mirror.ts) an odd number of times. */
+  mirrored = false;
   /**
    * For an additive clip (marked so in its asset; see runtime/core/additive.ts): the space of its deltas
    * and the clip as authored, before its keys became deltas. Null for an ordinary clip.
