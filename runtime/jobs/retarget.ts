@@ -447,6 +447,9 @@ export function retargetClip(clip: Clip, source: Skeleton, target: Skeleton, opt
     out.translations.set(pose.translations, f * n * 3);
     out.rotations.set(pose.rotations, f * n * 4);
   }
-  out.retarget = { sourceBones: source.boneNames, map: plan.info.map, root: plan.info.root, scale: plan.info.scale };
+  out.retarget = {
+    sourceBones: source.boneNames, map: plan.info.map, root: plan.info.root, scale: plan.info.scale,
+    alignment: plan.info.alignment, up: plan.info.targetUp[0], source: { clip, skeleton: source },
+  };
   return { clip: out, info: plan.info };
 }
