@@ -453,3 +453,83 @@ export function retargetClip(clip: Clip, source: Skeleton, target: Skeleton, opt
   };
   return { clip: out, info: plan.info };
 }
+
+/** One foot's planted slide in a retargeted clip and its source (retargetFootSlide). */
+export interface FootSlide {
+  /** The source's foot bone and the target's bone that plays it. */
+  readonly sourceBone: string;
+  readonly targetBone: string;
+  /** The frames counted: the source foot planted on it and the frame before. */
+  readonly frames: number;
+  /** Mean horizontal travel per planted frame: the source's in source units, the target's divided by the scale (so in source units too). */
+  readonly source: number;
+  readonly target: number;
+}
+
+/**
+ * Planted-foot slide of a retargeted clip next to its source's: for each of the source's feet (its
+ * `foot.L` and `foot.R` roles), over the frames where it is planted (within 3% of the source's hip
+ * height of its lowest over the clip, on that frame and the one before), the mean horizontal travel
+ * per frame of the source foot and of the target bone that plays it (its mirror partner in a
+ * mirrored clip). `clip` keeps its motion in its keys (no root motion taken out), as its source
+ * does. Load time: allocates freely.
+ */
+export function retargetFootSlide(clip: Clip, target: Skeleton, partner?: Int32Array): FootSlide[] {
+  const r = clip.retarget;
+  if (r === null) return [];
+  const source = r.source.skeleton, roles = boneRoles(source);
+  const up = r.up, A = r.alignment;
+  // The target's hip height (its pelvis above the lowest bone of its reference) over the scale: the source's.
+  const ref = new ComponentPose(target);
+  ref.setFromLocal(target.referencePose);
+  ref.ensureAllComponent();
+  let lowest = Infinity;
+  for (let b = 0; b < target.boneCount; b++) lowest = Math.min(lowest, ref.translations[b * 3 + up]);
+  const threshold = 0.03 * (ref.translations[r.root * 3 + up] - lowest) / r.scale;
+  const frames = Math.min(clip.frameCount, r.source.clip.frameCount);
+  const sourceBinding = new ClipBinding(r.source.clip, source), targetBinding = new ClipBinding(clip, target);
+  const sourceCs = new ComponentPose(source), targetCs = new ComponentPose(target);
+  const sourcePose = new Pose(source.boneCount), targetPose = new Pose(target.boneCount);
+  const feet: { s: number; t: number }[] = [];
+  for (const role of ['foot.L', 'foot.R']) {
+    const s = roles.get(role)?.[0];
+    if (s === undefined) continue;
+    let t = -1;
+    for (let b = 0; b < target.boneCount && t < 0; b++) if (r.map[b] === s) t = b;
+    if (t < 0) continue;
+    feet.push({ s, t: clip.mirrored && partner ? partner[t] : t });
+  }
+  // Per frame, each foot's position: the source's turned into the target's axes (A), both in their own units.
+  const at = feet.map(() => ({ s: new Float64Array(frames * 3), t: new Float64Array(frames * 3) }));
+  for (let f = 0; f < frames; f++) {
+    sourceCs.setFromLocal(clipFramePose(sourcePose, sourceBinding, f));
+    targetCs.setFromLocal(clipFramePose(targetPose, targetBinding, f));
+    feet.forEach((foot, i) => {
+      sourceCs.ensureComponent(foot.s);
+      targetCs.ensureComponent(foot.t);
+      quatRotateVec3(at[i].s, f * 3, A, 0, sourceCs.translations, foot.s * 3);
+      at[i].t.set(targetCs.translations.subarray(foot.t * 3, foot.t * 3 + 3), f * 3);
+    });
+  }
+  return feet.map((foot, i) => {
+    const { s, t } = at[i];
+    let low = Infinity;
+    for (let f = 0; f < frames; f++) low = Math.min(low, s[f * 3 + up]);
+    const travel = (p: Float64Array, f: number) => {
+      let sum = 0;
+      for (let k = 0; k < 3; k++) if (k !== up) sum += (p[f * 3 + k] - p[(f - 1) * 3 + k]) ** 2;
+      return Math.sqrt(sum);
+    };
+    let count = 0, sourceTravel = 0, targetTravel = 0;
+    for (let f = 1; f < frames; f++) {
+      if (s[f * 3 + up] - low > threshold || s[(f - 1) * 3 + up] - low > threshold) continue;
+      count++;
+      sourceTravel += travel(s, f);
+      targetTravel += travel(t, f) / r.scale;
+    }
+    return {
+      sourceBone: source.boneNames[foot.s], targetBone: target.boneNames[foot.t], frames: count,
+      source: count > 0 ? sourceTravel / count : 0, target: count > 0 ? targetTravel / count : 0,
+    };
+  });
+}
