@@ -190,6 +190,9 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
         || (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.status === 'error', null, { timeout: 30000 });
       const start = await viewerState(page);
       expect(start).toMatchObject({ status: 'running', figure: 'skeleton', bones: 101, problems: [] });
+      // No clip of it is retargeted: no source is drawn, and no checkbox offers one.
+      expect(start.retargetSource).toMatchObject({ available: false, shown: false });
+      expect(await page.isVisible('#source-row')).toBe(false);
       // The walk covers about 1.3 m (130 cm, the BVH's units) a second: a second of it moves the root well past 50 cm.
       await page.waitForFunction((t) => {
         const s = (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer;
