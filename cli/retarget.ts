@@ -10,6 +10,8 @@ import type { Clip } from '../runtime/core/clip.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { checkOutputFiles, loadGraphForOutputs, parseOptions, UsageError } from './common.ts';
 import { writeOutputFile } from './output-file.ts';
+import { skeletonMirrorTable } from '../runtime/core/mirror.ts';
+import { retargetFootSlide } from '../runtime/jobs/retarget.ts';
 import type { Io } from './io.ts';
 
 export async function retargetCommand(args: readonly string[], io: Io): Promise<number> {
@@ -43,6 +45,13 @@ export async function retargetCommand(args: readonly string[], io: Io): Promise<
     io.out(`retargeted from ${retarget.sourceBones.length} source bones: root ${sk.boneNames[retarget.root]}, translation scale ${retarget.scale.toPrecision(6)} (hip heights)\n`);
     io.out(`${mapped.length} bones mapped:\n${mapped.join('\n')}\n`);
     io.out(`${unmapped.length} bones keep the reference pose${unmapped.length > 0 ? `: ${unmapped.join(', ')}` : ''}\n`);
+    const slides = retargetFootSlide(clip, sk, skeletonMirrorTable(sk).partner);
+    if (slides.length > 0) {
+      io.out('planted-foot slide, per frame where the source foot is planted (source units; the target\'s divided by the scale):\n');
+      for (const s of slides) {
+        io.out(`  ${s.sourceBone} -> ${s.targetBone}: source ${s.source.toPrecision(3)}, target ${s.target.toPrecision(3)} over ${s.frames} planted frames\n`);
+      }
+    }
   }
   return 0;
 }

@@ -44,6 +44,13 @@ export const SequencePlayerMeta: BuiltInNodeMeta = {
         + 'others take its position, between the same two sync markers when both clips have them, else at the same '
         + 'normalised time. Leave out to play independently.',
     },
+    mirror: {
+      title: 'Mirror',
+      description:
+        "On: plays the clip mirrored left to right by the asset's mirror table (its `mirror` block, or bone names that say "
+        + 'their side), root motion included: sideways motion and turns change sign. The clip is mirrored once when the graph '
+        + 'loads, so a mirrored player costs what any other does; use a Mirror node to switch mirroring while playing.',
+    },
   },
   reference: `
 Advances its play time by delta time × play rate (negative plays backwards) and samples the clip there: linear

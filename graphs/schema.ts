@@ -60,6 +60,7 @@ export const retargetSchema = z.object({
     .describe('Target bone → source bone (null: not mapped), over the bones matched by name.'),
   autoMap: z.boolean().optional().describe('Match bones by their names across naming conventions first (default true); false: only `boneMap`.'),
   feet: z.boolean().optional().describe("Reach each foot, by two-bone IK on its thigh and calf, to where the scaled source puts the source's foot (default false)."),
+  hands: z.boolean().optional().describe("Reach each hand, by two-bone IK on its upper arm and forearm, to where the scaled source puts the source's hand (default false)."),
 }).strict();
 
 /** The asset's `mirror` block: how clips marked `mirror` and Mirror nodes swap left and right. */

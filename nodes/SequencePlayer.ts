@@ -3,6 +3,7 @@ import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback } from '../runtime/jobs/clip-p
 import { LocalPoseNode, NO_LINKS, readFlag, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
+import { AnimGraphError } from '../runtime/core/errors.ts';
 import { followSyncPosition, readSyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember, type SyncPosition } from '../runtime/jobs/sync-group.ts';
 import * as z from 'zod';
 
@@ -13,6 +14,9 @@ import * as z from 'zod';
  * start time may be bound to parameters. A clip with root motion reports this frame's root-motion
  * delta, times the player's absolute weight, to its branch (UpdateContext.rootMotion): blends blend
  * it by weight.
+ *
+ * With `mirror` the player plays its clip mirrored (runtime/core/mirror.ts), root motion included:
+ * the loader mirrors the clip once, so the frame costs what an unmirrored one does.
  *
  * In a sync group (`syncGroup`), the player leads or follows (see runtime/jobs/sync-group.ts): a follower
  * takes the leader's position instead of advancing by its own rate.
@@ -139,8 +143,16 @@ export const SequencePlayerType: NodeType = defineNodeType({
     loop: { kind: 'bool', default: true },
     startTime: { kind: 'float', default: 0, min: 0 },
     syncGroup: { kind: 'object', schema: z.string().min(1) },
+    // Read at load: the loader binds the player to the clip mirrored once (graphs/loader/clips.ts).
+    mirror: { kind: 'bool', default: false, bindable: false },
   },
   inputs: [],
-  create: ({ id, properties: p, numbers }) =>
-    new SequencePlayer(id, p.clip, p.playRate, p.loop, p.startTime, p.syncGroup ?? '', numbers(CLOCK_NUMBERS)),
+  create: ({ id, properties: p, numbers }) => {
+    // A graph built in code passes a mirrored clip itself (mirrorClip); refusing an unmirrored one
+    // keeps `mirror: true` from doing nothing silently.
+    if (p.mirror && !p.clip.clip.mirrored) {
+      throw new AnimGraphError('invalid-data', `SequencePlayer '${id}': mirror is true but clip '${p.clip.clip.name}' is not mirrored (the loader mirrors it; in code, pass mirrorClip's clip)`);
+    }
+    return new SequencePlayer(id, p.clip, p.playRate, p.loop, p.startTime, p.syncGroup ?? '', numbers(CLOCK_NUMBERS));
+  },
 });

@@ -16,6 +16,7 @@ import { poseBounds, SkinnedFigure, StickFigure, type Figure } from './figures.t
 import { GraphLoadError, loadViewerGraph, type Resolve } from './load.ts';
 import { buildParameterPanel, DebugTreeView } from './panels.ts';
 import { ViewScene } from './scene.ts';
+import { SourceView } from './source-view.ts';
 import { state, type Problem } from './state.ts';
 
 type GraphInfo = { source: string; asset: unknown } | { source: string; problems: Problem[] };
@@ -31,6 +32,8 @@ const speedLabel = $('speed-label');
 const scrubber = $<HTMLInputElement>('scrubber');
 const frameLabel = $('frame-label');
 const parameterForm = $('parameters');
+const sourceToggle = $<HTMLInputElement>('show-source');
+const sourceRow = $('source-row');
 const debugText = $('debug-text');
 const debugTree = new DebugTreeView($('debug-tree'));
 
@@ -40,6 +43,7 @@ const { space, characterRoot } = view;
 
 // --- a loaded graph --------------------------------------------------------------------------------
 let current: Character | null = null;
+let sourceView: SourceView | null = null;
 /** Parameter values set in the panel, kept across reloads where the parameter still fits. */
 const parameterValues = new Map<string, ParameterValue>();
 let playing = true;
@@ -61,6 +65,7 @@ function showFrame(c: Character, frame: number, now: number, force: boolean): vo
   characterRoot.quaternion.set(w[3], w[4], w[5], w[6]);
   characterRoot.updateMatrixWorld(true);
   c.figure.apply();
+  sourceView?.show(c.history.tree(frame), c.displayed, characterRoot, sourceToggle.checked);
   scrubber.min = String(c.history.oldest);
   scrubber.max = String(c.history.newest);
   scrubber.value = String(frame);
@@ -207,6 +212,14 @@ function install(graph: AnimGraph, asset: unknown, gltfScene: THREE.Object3D | n
     previous.figure.dispose();
   }
   characterRoot.add(figure.object);
+  if (sourceView) {
+    space.remove(sourceView.object);
+    sourceView.dispose();
+  }
+  sourceView = new SourceView(graph, extent);
+  space.add(sourceView.object);
+  sourceRow.hidden = !sourceView.active;
+  state.retargetSource.available = sourceView.active;
   state.figure = gltfScene ? 'skinned' : 'skeleton';
   state.unboundGraphBones = figure instanceof SkinnedFigure ? [...figure.unusedGraphBones] : [];
   state.bones = skeleton.boneCount;
@@ -251,6 +264,9 @@ stepButton.addEventListener('click', () => {
   simulate(current, speed / 60);
   shown = current.frame;
   showFrame(current, shown, performance.now(), true);
+});
+sourceToggle.addEventListener('change', () => {
+  if (current) showFrame(current, Math.max(current.history.oldest, Math.min(shown, current.history.newest)), performance.now(), true);
 });
 speedInput.addEventListener('input', () => {
   speed = Number(speedInput.value);

@@ -23,5 +23,11 @@ export const state = {
   /** False once any simulated pose or root transform held a non-finite number. */
   finite: true,
   debugText: '',
+  /**
+   * The retarget debug view (source-view.ts): whether the source skeleton is drawn, the clip whose
+   * source it plays, the clip time it is sampled at, its bone count and its pelvis's component
+   * position (source units) on the frame on screen.
+   */
+  retargetSource: { available: false, shown: false, clip: '', time: 0, bones: 0, pelvis: [0, 0, 0] as number[] },
 };
 (window as unknown as { __animgraphViewer: typeof state }).__animgraphViewer = state;

@@ -4,7 +4,7 @@ import type { ParameterDefinition } from '../../runtime/node/parameters.ts';
 import { OutputType } from '../../nodes/index.ts';
 import { graphEnvelopeSchema, type GraphEnvelope } from '../schema.ts';
 import { parseOptions } from '../schema-text.ts';
-import { loadClips } from './clips.ts';
+import { loadClips, loadMirroredClip } from './clips.ts';
 import { referencedFiles, type FileCache } from './files.ts';
 import { checkLinks } from './links.ts';
 import { checkNodes } from './nodes.ts';
@@ -15,6 +15,7 @@ import { addHelperBones, checkReferenceRange, loadSkeleton, withMirrorSettings }
 import type { z } from 'zod';
 import { blendProfileProblems, type BlendProfileMode } from '../../runtime/core/blend-profile.ts';
 import type { Skeleton } from '../../runtime/core/skeleton.ts';
+import type { Clip } from '../../runtime/core/clip.ts';
 import { nameList, quoted } from '../../runtime/core/names.ts';
 import { montageProblems } from '../../runtime/core/montage.ts';
 
@@ -107,6 +108,8 @@ export function* checkSteps(json: unknown, options: LoadOptions, files: FileCach
     return { id, nodeType: type, properties: properties as Record<string, PropertyValue>, inputs: node.inputs ?? {} };
   }), subGraphs);
   compiled.push({ id: 'output', nodeType: OutputType, properties: {}, inputs: { pose: outputId } });
+  bindMirroredPlayers(compiled, asset, clips, skeleton, files, problems, paths);
+  if (problems.count > 0) return { ok: false, problems: problems.list };
   // Each graph's own depth is checked with its links; states add their levels to their machine's.
   const { depth, chain } = graphDepth(compiled);
   if (depth > MAX_GRAPH_DEPTH + 1) {
@@ -217,4 +220,35 @@ function salvage(raw: Partial<Record<keyof GraphEnvelope, unknown>>): Partial<Gr
     mirror: part(shape.mirror, raw.mirror),
     name: typeof raw.name === 'string' ? raw.name : undefined,
   };
+}
+
+/**
+ * Gives each node marked `mirror` that plays a clip (a SequencePlayer's `clip`, a type with a `clip`
+ * property and a non-bindable bool `mirror`) the clip mirrored, loaded once per clip
+ * (loadMirroredClip) and added to the graph's clips under a name no asset clip has: the node plays
+ * it as any clip, at no cost per frame.
+ */
+function bindMirroredPlayers(
+  compiled: CompiledNode[], asset: Partial<GraphEnvelope>, clips: Map<string, Clip>, skeleton: Skeleton, files: FileCache, problems: Problems, paths: SubGraphPaths,
+): void {
+  const made = new Map<string, string | undefined>();
+  for (let i = 0; i < compiled.length; i++) {
+    const node = compiled[i], specs = node.nodeType.properties;
+    const clipSpec = specs.clip, mirrorSpec = specs.mirror;
+    if (clipSpec?.kind !== 'clip' || mirrorSpec?.kind !== 'bool' || mirrorSpec.bindable !== false) continue;
+    const name = node.properties.clip;
+    if (node.properties.mirror !== true || typeof name !== 'string') continue;
+    if (!made.has(name)) {
+      const clip = loadMirroredClip(asset, name, skeleton, files, problems, [...nodePathOf(node.id, paths), 'properties', 'mirror']);
+      let key: string | undefined;
+      if (clip) {
+        key = `${name} (mirrored)`;
+        while (clips.has(key)) key = `${key}'`;
+        clips.set(key, clip);
+      }
+      made.set(name, key);
+    }
+    const key = made.get(name);
+    if (key !== undefined) compiled[i] = { ...node, properties: { ...node.properties, clip: key } };
+  }
 }

@@ -30,43 +30,106 @@ export function loadClips(
   // Every clip name the asset declares, loaded or not: a node naming a declared clip whose file
   // failed is not also told the clip is unknown (the file's problem is the one to fix).
   const declaredClips = new Set(typeof raw.clips === 'object' && raw.clips !== null && !Array.isArray(raw.clips) ? Object.keys(raw.clips) : []);
-  let mirror: MirrorTable | undefined;
+  const mirror: MirrorTables = new Map();
   for (const [name, def] of Object.entries(asset.clips ?? {})) {
-    const source = def.retarget ? retargetSource(name, def, files, problems) : undefined;
-    // Loaded even when its source skeleton is not, so that the file's own problems are reported.
-    const loaded = loadClip(name, def, files, problems, source?.rig);
-    let clip = def.retarget && !source ? undefined : loaded?.clip;
-    if (clip && loaded && source && skeleton) clip = retargetLoaded(name, def, clip, loaded.whole, source.skeleton, skeleton, problems);
-    if (clip && def.mirror && skeleton) clip = mirrorClip(clip, skeleton, mirror ??= mirrorTable(skeleton));
-    const eventsOk = checkClipEvents(name, def, clip, problems);
-    if (!clip) continue;
-    const badKey = clipKeyProblem(clip);
-    if (badKey !== null) {
-      problems.add(['clips', name, 'source'], 'value-range', `clip ${quoted(name)}: ${badKey}`);
-      continue;
-    }
-    if (eventsOk) {
-      if (def.notifies && def.notifies.length > 0) clip.notifies = new ClipNotifyTrack(def.notifies);
-      if (def.curves) clip.curves = clipCurves(def.curves);
-    }
-    if (skeleton && !clip.tracks.some((t) => skeleton.indexOf(t.bone) >= 0)) {
-      problems.add(['clips', name, 'source'], 'clip-file', `clip ${quoted(name)} animates none of the skeleton's bones`);
-    }
-    if (def.rootMotion && skeleton) {
-      const options = def.rootMotion === true ? {} : { ...def.rootMotion };
-      // A retargeted clip's motion is its pelvis's (the robot's feet, which hang from its root, move too).
-      if (options.bone === undefined && clip.retarget) options.bone = skeleton.boneNames[clip.retarget.root];
-      const source = rootMotionSource(clip, skeleton, options.bone);
-      if (typeof source === 'string') {
-        const code = options.bone !== undefined && skeleton.indexOf(options.bone) < 0 ? 'unknown-bone' : 'no-root-motion';
-        problems.add(['clips', name, 'rootMotion', ...(options.bone !== undefined ? ['bone'] : [])], code, source);
-      } else clip.rootMotion = extractRootMotion(clip, source.bone, options.up ?? 'y', source);
-    }
-    if (def.syncMarkers) setSyncMarkers(clip, def.syncMarkers, ['clips', name, 'syncMarkers'], problems);
-    clips.set(name, clip);
+    const clip = loadAssetClip(name, def, skeleton, files, problems, mirror);
+    if (clip) clips.set(name, clip);
   }
   if (skeleton) makeAdditiveClips(asset, clips, declaredClips, skeleton, problems);
   return { clips, declaredClips };
+}
+
+type MirrorTables = Map<Skeleton, MirrorTable>;
+type ClipDefinition = NonNullable<GraphEnvelope['clips']>[string];
+
+function skeletonTable(tables: MirrorTables, skeleton: Skeleton): MirrorTable {
+  let table = tables.get(skeleton);
+  if (table === undefined) tables.set(skeleton, table = mirrorTable(skeleton));
+  return table;
+}
+
+/**
+ * One clip of the asset as it plays: loaded, retargeted, mirrored, its events and curves read, its
+ * root motion extracted and sync markers set, as its definition says; undefined when it does not
+ * load (the problems say why).
+ */
+function loadAssetClip(
+  name: string, def: ClipDefinition, skeleton: Skeleton | undefined, files: FileCache, problems: Problems, mirror: MirrorTables,
+): Clip | undefined {
+  const source = def.retarget ? retargetSource(name, def, files, problems) : undefined;
+  // Loaded even when its source skeleton is not, so that the file's own problems are reported.
+  const loaded = loadClip(name, def, files, problems, source?.rig);
+  let clip = def.retarget && !source ? undefined : loaded?.clip;
+  if (clip && loaded && source && skeleton) clip = retargetLoaded(name, def, clip, loaded.whole, source.skeleton, skeleton, problems);
+  if (clip && def.mirror && skeleton) {
+    const table = skeletonTable(mirror, skeleton);
+    if (!hasMirrorPairs(table)) {
+      problems.add(['clips', name, 'mirror'], 'skeleton', NO_MIRROR_PAIRS);
+      return undefined;
+    }
+    clip = mirrorClip(clip, skeleton, table);
+  }
+  const eventsOk = checkClipEvents(name, def, clip, problems);
+  if (!clip) return undefined;
+  const badKey = clipKeyProblem(clip);
+  if (badKey !== null) {
+    problems.add(['clips', name, 'source'], 'value-range', `clip ${quoted(name)}: ${badKey}`);
+    return undefined;
+  }
+  if (eventsOk) {
+    if (def.notifies && def.notifies.length > 0) clip.notifies = new ClipNotifyTrack(def.notifies);
+    if (def.curves) clip.curves = clipCurves(def.curves);
+  }
+  if (skeleton && !clip.tracks.some((t) => skeleton.indexOf(t.bone) >= 0)) {
+    problems.add(['clips', name, 'source'], 'clip-file', `clip ${quoted(name)} animates none of the skeleton's bones`);
+  }
+  if (def.rootMotion && skeleton) {
+    const options = def.rootMotion === true ? {} : { ...def.rootMotion };
+    // A retargeted clip's motion is its pelvis's (the robot's feet, which hang from its root, move too).
+    if (options.bone === undefined && clip.retarget) options.bone = skeleton.boneNames[clip.retarget.root];
+    const source = rootMotionSource(clip, skeleton, options.bone);
+    if (typeof source === 'string') {
+      const code = options.bone !== undefined && skeleton.indexOf(options.bone) < 0 ? 'unknown-bone' : 'no-root-motion';
+      problems.add(['clips', name, 'rootMotion', ...(options.bone !== undefined ? ['bone'] : [])], code, source);
+    } else clip.rootMotion = extractRootMotion(clip, source.bone, options.up ?? 'y', source);
+  }
+  if (def.syncMarkers) setSyncMarkers(clip, def.syncMarkers, ['clips', name, 'syncMarkers'], problems);
+  return clip;
+}
+
+/**
+ * The clip a player marked `mirror` plays: the asset's clip `name` loaded again, mirrored as a clip
+ * marked `mirror` is (before its root motion is extracted), so that both give the same numbers.
+ * Its file is read once for both (the cache). Problems of the clip itself are the original's,
+ * already reported; `at` (the player's `mirror` property) is told why a clip cannot be mirrored.
+ */
+export function loadMirroredClip(
+  asset: Partial<GraphEnvelope>, name: string, skeleton: Skeleton, files: FileCache, problems: Problems, at: readonly PropertyKey[],
+): Clip | undefined {
+  const def = asset.clips?.[name];
+  if (def === undefined) return undefined;
+  if (def.mirror === true) {
+    problems.add(at, 'schema', `clip ${quoted(name)} is mirrored already (its \`mirror\`): the player would play it unmirrored; mirror it in one place`);
+    return undefined;
+  }
+  if (def.additive) {
+    problems.add(at, 'schema', `clip ${quoted(name)} is additive: its deltas are not mirrored by a player; mark the clip \`mirror\` instead`);
+    return undefined;
+  }
+  const table = mirrorTable(skeleton);
+  if (!hasMirrorPairs(table)) {
+    problems.add(at, 'skeleton', NO_MIRROR_PAIRS);
+    return undefined;
+  }
+  return loadAssetClip(name, { ...def, mirror: true }, skeleton, files, new Problems(), new Map([[skeleton, table]]));
+}
+
+const NO_MIRROR_PAIRS = "the skeleton has no mirror pairs: no bone's name says its side (Left/Right, .L/.R, _l/_r...) and the asset's `mirror` block gives no `pairs`";
+
+/** Whether any bone of the table has a partner other than itself. */
+export function hasMirrorPairs(table: MirrorTable): boolean {
+  for (let b = 0; b < table.partner.length; b++) if (table.partner[b] !== b) return true;
+  return false;
 }
 
 /**
@@ -195,7 +258,7 @@ function retargetLoaded(name: string, def: ClipDef, clip: Clip, whole: Clip, sou
   }
   if (problems.count > before) return undefined;
   try {
-    return retargetClip(clip, source, target, { map, sourceReference: reference, name, feet: options.feet === true }).clip;
+    return retargetClip(clip, source, target, { map, sourceReference: reference, name, feet: options.feet === true, hands: options.hands === true }).clip;
   } catch (e) {
     if (!(e instanceof AnimGraphError)) throw e;
     problems.add(at, 'skeleton', `clip ${quoted(name)}: ${e.message}`);

@@ -123,6 +123,27 @@ export function clipKeyProblem(clip: Clip): string | null {
   return null;
 }
 
+/** Where a retargeted clip comes from (Clip.retarget): read-only, shared by every clip made from it. */
+export interface ClipRetarget {
+  /** The source skeleton's bone names. */
+  readonly sourceBones: readonly string[];
+  /** Each target bone's source bone index, -1 for none (target bone order). */
+  readonly map: Int32Array;
+  /** The target's retarget root (its pelvis). */
+  readonly root: number;
+  /** Target hip height over source hip height: the scale of the root's translation. */
+  readonly scale: number;
+  /** The rotation (x, y, z, w) from the source's component space to the target's (their body axes). */
+  readonly alignment: Float64Array;
+  /** The target's up axis in component space: 0 x, 1 y, 2 z. */
+  readonly up: number;
+  /**
+   * The clip as authored, at the same frames (its `frames` applied, before root motion or mirroring),
+   * and the skeleton it plays on: a source pose at a time is this clip sampled at that time.
+   */
+  readonly source: { readonly clip: Clip; readonly skeleton: Skeleton };
+}
+
 export class Clip {
   readonly name: string;
   readonly frameRate: number;
@@ -135,17 +156,18 @@ export class Clip {
   readonly interpolation: RotationInterpolation;
   /** Root motion taken out of the keys (see extractRootMotion), or null when the clip keeps it. */
   rootMotion: RootMotionTrack | null = null;
+  /** True for a clip made by mirroring another (mirrorClip, runtime/core/mirror.ts) an odd number of times. */
+  mirrored = false;
   /**
    * For an additive clip (marked so in its asset; see runtime/core/additive.ts): the space of its deltas
    * and the clip as authored, before its keys became deltas. Null for an ordinary clip.
    */
   additive: { readonly space: AdditiveSpace; readonly source: Clip } | null = null;
   /**
-   * For a clip retargeted from another skeleton (see runtime/jobs/retarget.ts): the source's bone
-   * names, each target bone's source bone index (-1: none), the retarget root and the scale of its
-   * translation. Null for a clip authored on its skeleton.
+   * For a clip retargeted from another skeleton (see runtime/jobs/retarget.ts), what it was made
+   * from, for messages and debug views; null for a clip authored on its skeleton.
    */
-  retarget: { readonly sourceBones: readonly string[]; readonly map: Int32Array; readonly root: number; readonly scale: number } | null = null;
+  retarget: ClipRetarget | null = null;
   /** Named sync markers (footL, footR...) by increasing time, for sync groups (see runtime/jobs/sync-group.ts). */
   syncMarkers: readonly SyncMarker[] = [];
   /** Notifies authored on the clip (set once when loaded), or null when it has none. */

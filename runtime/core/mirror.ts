@@ -243,6 +243,7 @@ export function mirrorClip(clip: Clip, skeleton: Skeleton, table: MirrorTable): 
   const out = new Clip({ name: clip.name, interpolation: clip.interpolation, frameRate: clip.frameRate, frameCount: clip.frameCount, tracks });
   // Retargeted from the same bones: the root a retargeted clip's motion is taken from is a centre bone.
   out.retarget = clip.retarget;
+  out.mirrored = !clip.mirrored;
   const pose = new Pose(n), m = bones.length;
   for (let f = 0; f < clip.frameCount; f++) {
     mirrorPose(clipFramePose(pose, binding, f), table);

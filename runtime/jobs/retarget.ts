@@ -29,7 +29,9 @@ import { solveTwoBoneIK, twoBoneIKOptions } from './two-bone-ik.ts';
  *   hierarchy rigidly, as its reference pose places it relative to that bone.
  * - Bones nothing maps keep the target's reference local transforms: they follow their parents.
  * - With the foot pass (RetargetOptions.feet), each leg's thigh and calf are then turned by
- *   two-bone IK so that its foot reaches where the scaled source puts the source's foot.
+ *   two-bone IK so that its foot reaches where the scaled source puts the source's foot; with the
+ *   hand pass (RetargetOptions.hands), each arm's upper arm and forearm so that its hand reaches
+ *   where the scaled source puts the source's hand.
  */
 
 /** What retargetClip is told beyond the clip and the two skeletons. */
@@ -48,6 +50,11 @@ export interface RetargetOptions {
    * the source's foot (the legs then bend as they must; the feet slide as the scaled source's do).
    */
   feet?: boolean;
+  /**
+   * True to reach each hand, by two-bone IK on its upper arm and forearm, to where the scaled
+   * source puts the source's hand (contacts with the body or a prop stay where the source has them).
+   */
+  hands?: boolean;
 }
 
 /** What retargeting found, for messages and the command's report. */
@@ -71,6 +78,8 @@ export interface RetargetInfo {
   readonly anchors: Int32Array;
   /** The legs the foot pass reached with (RetargetOptions.feet), as [thigh, calf, foot] target bones. */
   readonly legs: readonly (readonly [number, number, number])[];
+  /** The arms the hand pass reached with (RetargetOptions.hands), as [upper arm, forearm, hand] target bones. */
+  readonly arms: readonly (readonly [number, number, number])[];
 }
 
 /** The plan for one (source, target, map): built once, used for every frame. */
@@ -89,10 +98,13 @@ export class RetargetPlan {
   private readonly offsets: Float64Array;
   /** The target bones in the order they are placed: each after its parent and its anchor. */
   private readonly order: Int32Array;
-  /** The legs the foot pass reaches with (none unless asked for): thigh, calf and foot bones. */
-  private readonly legs: { thigh: number; calf: number; foot: number }[] = [];
+  /**
+   * The limbs the IK passes reach with (none unless asked for): the legs' thigh, calf and foot
+   * bones, then the arms' upper arm, forearm and hand.
+   */
+  private readonly limbs: { upper: number; lower: number; end: number; armScale: number }[] = [];
 
-  constructor(source: Skeleton, target: Skeleton, options: { map?: Int32Array; sourceReference?: Pose; feet?: boolean } = {}) {
+  constructor(source: Skeleton, target: Skeleton, options: { map?: Int32Array; sourceReference?: Pose; feet?: boolean; hands?: boolean } = {}) {
     this.source = source;
     this.target = target;
     const map = options.map ?? autoBoneMap(source, target);
@@ -176,14 +188,26 @@ export class RetargetPlan {
       quatMultiply(alignment, 0, tFrame.rotation, 0, conjugate(sFrame.rotation), 0);
       quatNormalize(alignment, 0);
     }
-    if (options.feet === true) {
-      // A leg whose calf hangs from its thigh, and whose foot from its calf or follows it, all mapped.
+    // A limb whose middle bone hangs from its upper bone, and whose end bone from the middle one or
+    // follows it (the robot's feet), all three mapped.
+    const findLimbs = (roles: readonly [string, string, string]) => {
+      const found: [number, number, number][] = [];
       for (const side of ['L', 'R']) {
-        const [thigh, calf, foot] = ['thigh', 'calf', 'foot'].map((role) => mapRole(`${role}.${side}`, targetRoles, true));
-        if (thigh < 0 || calf < 0 || foot < 0 || map[thigh] < 0 || map[calf] < 0 || map[foot] < 0) continue;
-        if (parents[calf] !== thigh || (parents[foot] !== calf && this.anchor[foot] !== calf)) continue;
-        this.legs.push({ thigh, calf, foot });
+        const [upper, lower, end] = roles.map((role) => mapRole(`${role}.${side}`, targetRoles, true));
+        if (upper < 0 || lower < 0 || end < 0 || map[upper] < 0 || map[lower] < 0 || map[end] < 0) continue;
+        if (parents[lower] !== upper || (parents[end] !== lower && this.anchor[end] !== lower)) continue;
+        found.push([upper, lower, end]);
       }
+      return found;
+    };
+    const legs = options.feet === true ? findLimbs(['thigh', 'calf', 'foot']) : [];
+    const arms = options.hands === true ? findLimbs(['upperarm', 'forearm', 'hand']) : [];
+    for (const [upper, lower, end] of legs) this.limbs.push({ upper, lower, end, armScale: 0 });
+    const chain = (ref: ComponentPose, upper: number, lower: number, end: number) =>
+      norm3(ref.translations, lower, upper) + norm3(ref.translations, end, lower);
+    for (const [upper, lower, end] of arms) {
+      const sourceLength = chain(this.sourceRef, map[upper], map[lower], map[end]);
+      this.limbs.push({ upper, lower, end, armScale: sourceLength > 0 ? chain(this.targetRef, upper, lower, end) / sourceLength : 1 });
     }
     const tUp = tFrame?.up ?? [1, 1] as [number, number], sUp = sFrame?.up ?? [1, 1] as [number, number];
     const height = (ref: ComponentPose, bone: number, up: readonly [number, number], count: number) => {
@@ -193,7 +217,7 @@ export class RetargetPlan {
     };
     const ht = height(this.targetRef, root, tUp, n), hs = height(this.sourceRef, map[root], sUp, source.boneCount);
     const scale = hs > 0 && ht > 0 ? ht / hs : 1;
-    this.info = { map, root, scale, sourceUp: sUp, targetUp: tUp, alignment, anchors: this.anchor, legs: this.legs.map((l) => [l.thigh, l.calf, l.foot] as const) };
+    this.info = { map, root, scale, sourceUp: sUp, targetUp: tUp, alignment, anchors: this.anchor, legs, arms };
   }
 
   /**
@@ -204,7 +228,7 @@ export class RetargetPlan {
     const target = this.target, n = target.boneCount, parents = target.parents;
     const ref = target.referencePose, tr = this.targetRef, ct = scratch.t, cr = scratch.r, cs = tr.scales;
     this.place(sourceCs, ct, cr, null);
-    if (this.legs.length > 0) this.reachFeet(sourceCs, ct, cr);
+    if (this.limbs.length > 0) this.reachLimbs(sourceCs, ct, cr);
     const v = new Float64Array(6);
     for (let b = 0; b < n; b++) {
       const p = parents[b], b3 = b * 3, b4 = b * 4;
@@ -276,32 +300,47 @@ export class RetargetPlan {
   }
 
   /**
-   * The foot pass: each leg's thigh and calf turned by two-bone IK (runtime/jobs/two-bone-ik.ts,
-   * the input's bend kept, no stretch) so that its foot reaches where the scaled source puts the
-   * source's foot: its reference position plus the source foot's displacement from the source
-   * reference, turned by A and scaled as the pelvis's is. Then every bone is placed again.
+   * The foot and hand passes: each limb's upper and middle bones (thigh and calf, upper arm and
+   * forearm) turned by two-bone IK (runtime/jobs/two-bone-ik.ts, the input's bend kept, no
+   * stretch) so that its end bone reaches where the scaled source puts the source's. Then every
+   * bone is placed again.
+   *
+   * A foot's goal is its reference position plus the source foot's displacement from the source
+   * reference, turned by A and scaled as the pelvis's is: legs stand alike in both references. A
+   * hand's is its shoulder (the upper arm's current position) plus the source hand's offset from the
+   * source's shoulder, turned by A and scaled by the ratio of the arms' lengths (upper arm plus
+   * forearm, in the references): arms do not stand alike (a T-pose capture, an A-pose character),
+   * and a hand the source can reach the target can too.
    */
-  private reachFeet(sourceCs: ComponentPose, ct: Float64Array, cr: Float64Array): void {
+  private reachLimbs(sourceCs: ComponentPose, ct: Float64Array, cr: Float64Array): void {
     const tr = this.targetRef, sr = this.sourceRef, A = this.info.alignment, scale = this.info.scale;
     const fixed = new Uint8Array(this.target.boneCount);
     const positions = new Float64Array(9), rotations = new Float64Array(12), goal = new Float64Array(3);
     const options = twoBoneIKOptions({ keepEndRotation: true });
-    for (const leg of this.legs) {
-      const s = this.map[leg.foot];
+    for (const limb of this.limbs) {
+      const s = this.map[limb.end];
       sourceCs.ensureComponent(s);
-      for (let k = 0; k < 3; k++) goal[k] = (sourceCs.translations[s * 3 + k] - sr.translations[s * 3 + k]) * scale;
-      quatRotateVec3(goal, 0, A, 0, goal, 0);
-      for (let k = 0; k < 3; k++) goal[k] += tr.translations[leg.foot * 3 + k];
-      const bones = [leg.thigh, leg.calf, leg.foot];
+      if (limb.armScale === 0) {
+        for (let k = 0; k < 3; k++) goal[k] = (sourceCs.translations[s * 3 + k] - sr.translations[s * 3 + k]) * scale;
+        quatRotateVec3(goal, 0, A, 0, goal, 0);
+        for (let k = 0; k < 3; k++) goal[k] += tr.translations[limb.end * 3 + k];
+      } else {
+        const u = this.map[limb.upper];
+        sourceCs.ensureComponent(u);
+        for (let k = 0; k < 3; k++) goal[k] = (sourceCs.translations[s * 3 + k] - sourceCs.translations[u * 3 + k]) * limb.armScale;
+        quatRotateVec3(goal, 0, A, 0, goal, 0);
+        for (let k = 0; k < 3; k++) goal[k] += ct[limb.upper * 3 + k];
+      }
+      const bones = [limb.upper, limb.lower, limb.end];
       bones.forEach((b, i) => {
         positions.set(ct.subarray(b * 3, b * 3 + 3), i * 3);
         rotations.set(cr.subarray(b * 4, b * 4 + 4), i * 4);
       });
       solveTwoBoneIK(positions, rotations, positions, rotations, goal, 0, options);
-      cr.set(rotations.subarray(0, 4), leg.thigh * 4);
-      cr.set(rotations.subarray(4, 8), leg.calf * 4);
-      fixed[leg.thigh] = 1;
-      fixed[leg.calf] = 1;
+      cr.set(rotations.subarray(0, 4), limb.upper * 4);
+      cr.set(rotations.subarray(4, 8), limb.lower * 4);
+      fixed[limb.upper] = 1;
+      fixed[limb.lower] = 1;
     }
     this.place(sourceCs, ct, cr, fixed);
   }
@@ -331,6 +370,11 @@ function placementOrder(parents: Int32Array, placement: Uint8Array, anchor: Int3
   }
   if (count < n) return placementOrder(parents, placement, anchor);
   return order;
+}
+
+/** The distance between bones a and b of packed positions. */
+function norm3(t: Float64Array, a: number, b: number): number {
+  return Math.hypot(t[a * 3] - t[b * 3], t[a * 3 + 1] - t[b * 3 + 1], t[a * 3 + 2] - t[b * 3 + 2]);
 }
 
 function conjugate(q: ArrayLike<number>): Float64Array {
@@ -403,6 +447,89 @@ export function retargetClip(clip: Clip, source: Skeleton, target: Skeleton, opt
     out.translations.set(pose.translations, f * n * 3);
     out.rotations.set(pose.rotations, f * n * 4);
   }
-  out.retarget = { sourceBones: source.boneNames, map: plan.info.map, root: plan.info.root, scale: plan.info.scale };
+  out.retarget = {
+    sourceBones: source.boneNames, map: plan.info.map, root: plan.info.root, scale: plan.info.scale,
+    alignment: plan.info.alignment, up: plan.info.targetUp[0], source: { clip, skeleton: source },
+  };
   return { clip: out, info: plan.info };
+}
+
+/** One foot's planted slide in a retargeted clip and its source (retargetFootSlide). */
+export interface FootSlide {
+  /** The source's foot bone and the target's bone that plays it. */
+  readonly sourceBone: string;
+  readonly targetBone: string;
+  /** The frames counted: the source foot planted on it and the frame before. */
+  readonly frames: number;
+  /** Mean horizontal travel per planted frame: the source's in source units, the target's divided by the scale (so in source units too). */
+  readonly source: number;
+  readonly target: number;
+}
+
+/**
+ * Planted-foot slide of a retargeted clip next to its source's: for each of the source's feet (its
+ * `foot.L` and `foot.R` roles), over the frames where it is planted (within 3% of the source's hip
+ * height of its lowest over the clip, on that frame and the one before), the mean horizontal travel
+ * per frame of the source foot and of the target bone that plays it (its mirror partner in a
+ * mirrored clip). `clip` keeps its motion in its keys (no root motion taken out), as its source
+ * does. Load time: allocates freely.
+ */
+export function retargetFootSlide(clip: Clip, target: Skeleton, partner?: Int32Array): FootSlide[] {
+  const r = clip.retarget;
+  if (r === null) return [];
+  const source = r.source.skeleton, roles = boneRoles(source);
+  const up = r.up, A = r.alignment;
+  // The target's hip height (its pelvis above the lowest bone of its reference) over the scale: the source's.
+  const ref = new ComponentPose(target);
+  ref.setFromLocal(target.referencePose);
+  ref.ensureAllComponent();
+  let lowest = Infinity;
+  for (let b = 0; b < target.boneCount; b++) lowest = Math.min(lowest, ref.translations[b * 3 + up]);
+  const threshold = 0.03 * (ref.translations[r.root * 3 + up] - lowest) / r.scale;
+  const frames = Math.min(clip.frameCount, r.source.clip.frameCount);
+  const sourceBinding = new ClipBinding(r.source.clip, source), targetBinding = new ClipBinding(clip, target);
+  const sourceCs = new ComponentPose(source), targetCs = new ComponentPose(target);
+  const sourcePose = new Pose(source.boneCount), targetPose = new Pose(target.boneCount);
+  const feet: { s: number; t: number }[] = [];
+  for (const role of ['foot.L', 'foot.R']) {
+    const s = roles.get(role)?.[0];
+    if (s === undefined) continue;
+    let t = -1;
+    for (let b = 0; b < target.boneCount && t < 0; b++) if (r.map[b] === s) t = b;
+    if (t < 0) continue;
+    feet.push({ s, t: clip.mirrored && partner ? partner[t] : t });
+  }
+  // Per frame, each foot's position: the source's turned into the target's axes (A), both in their own units.
+  const at = feet.map(() => ({ s: new Float64Array(frames * 3), t: new Float64Array(frames * 3) }));
+  for (let f = 0; f < frames; f++) {
+    sourceCs.setFromLocal(clipFramePose(sourcePose, sourceBinding, f));
+    targetCs.setFromLocal(clipFramePose(targetPose, targetBinding, f));
+    feet.forEach((foot, i) => {
+      sourceCs.ensureComponent(foot.s);
+      targetCs.ensureComponent(foot.t);
+      quatRotateVec3(at[i].s, f * 3, A, 0, sourceCs.translations, foot.s * 3);
+      at[i].t.set(targetCs.translations.subarray(foot.t * 3, foot.t * 3 + 3), f * 3);
+    });
+  }
+  return feet.map((foot, i) => {
+    const { s, t } = at[i];
+    let low = Infinity;
+    for (let f = 0; f < frames; f++) low = Math.min(low, s[f * 3 + up]);
+    const travel = (p: Float64Array, f: number) => {
+      let sum = 0;
+      for (let k = 0; k < 3; k++) if (k !== up) sum += (p[f * 3 + k] - p[(f - 1) * 3 + k]) ** 2;
+      return Math.sqrt(sum);
+    };
+    let count = 0, sourceTravel = 0, targetTravel = 0;
+    for (let f = 1; f < frames; f++) {
+      if (s[f * 3 + up] - low > threshold || s[(f - 1) * 3 + up] - low > threshold) continue;
+      count++;
+      sourceTravel += travel(s, f);
+      targetTravel += travel(t, f) / r.scale;
+    }
+    return {
+      sourceBone: source.boneNames[foot.s], targetBone: target.boneNames[foot.t], frames: count,
+      source: count > 0 ? sourceTravel / count : 0, target: count > 0 ? targetTravel / count : 0,
+    };
+  });
 }

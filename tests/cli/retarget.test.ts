@@ -94,4 +94,40 @@ describeWithData('animgraph retarget on the CMU walk and the robot', () => {
     expect(Math.abs(ta[ta.length - 1] - tb[tb.length - 1])).toBeLessThan(1e-4);
     expect(JSON.parse(readFileSync(out, 'utf8')).asset.generator).toBe('animgraph retarget');
   });
+
+  it("reports the planted feet's slide on the target next to the source's, the same with the foot pass", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-retarget-'));
+    const graphFile = `${root}graphs/examples/cmu-robot-retarget.json`;
+    const slides = (text: string) => [...text.matchAll(/^ {2}(\S+) -> (\S+): source ([0-9.]+), target ([0-9.]+) over (\d+) planted frames$/gm)]
+      .map((m) => ({ from: m[1], to: m[2], source: Number(m[3]), target: Number(m[4]), frames: Number(m[5]) }));
+    const plain = await cli('retarget', graphFile, 'cmuWalk', '--out', join(dir, 'a.gltf'));
+    expect(plain.out).toContain("planted-foot slide, per frame where the source foot is planted (source units; the target's divided by the scale):");
+    const found = slides(plain.out);
+    expect(found.map((f) => `${f.from}>${f.to}`)).toEqual(['CC_Base_L_Foot>Foot.L', 'CC_Base_R_Foot>Foot.R']);
+    for (const f of found) {
+      expect(f.frames).toBeGreaterThan(20);
+      expect(f.source).toBeLessThan(1); // the capture's planted feet slide under a centimetre a frame
+      expect(f.target).toBeGreaterThan(f.source); // the robot's proportions are its own
+      expect(f.target).toBeLessThan(2 * f.source + 0.5);
+    }
+    // The mirrored clip: each source foot is played by the other side's foot, which slides as much.
+    const mirrored = slides((await cli('retarget', graphFile, 'cmuWalkMirrored', '--out', join(dir, 'b.gltf'))).out);
+    expect(mirrored.map((f) => `${f.from}>${f.to}`)).toEqual(['CC_Base_L_Foot>Foot.R', 'CC_Base_R_Foot>Foot.L']);
+    mirrored.forEach((f, i) => expect(f.target).toBe(found[i].target));
+    // With the foot pass the robot's feet go where the scaled capture's do: they slide as the capture's.
+    const asset = JSON.parse(readFileSync(graphFile, 'utf8'));
+    asset.clips.cmuWalk.retarget.feet = true;
+    // Written elsewhere: its files named from there.
+    const moved = (path: string) => path.replace(/^.*shared\/data\//, SHARED_DATA);
+    asset.skeleton.gltf = moved(asset.skeleton.gltf);
+    for (const clip of Object.values(asset.clips) as { source: string }[]) clip.source = moved(clip.source);
+    writeFileSync(join(dir, 'feet.json'), JSON.stringify(asset));
+    const feet = await cli('retarget', join(dir, 'feet.json'), 'cmuWalk', '--out', join(dir, 'c.gltf'));
+    expect(feet.err).toBe('');
+    expect(slides(feet.out)).toHaveLength(2);
+    slides(feet.out).forEach((f, i) => {
+      expect(f.source).toBe(found[i].source);
+      expect(f.target).toBeCloseTo(f.source, 2);
+    });
+  });
 });

@@ -155,6 +155,40 @@ describe('retargeting: known answers', () => {
     expect(leg[1] / norm(leg)).toBeCloseTo(-Math.cos(0.5), 12);
   });
 
+  it('with the hand pass, the hand lands where the scaled source puts it (to 1e-9), the arm\'s lengths kept exactly', () => {
+    // Frame 1: the source's elbow bent 90° up (about z): its hand moves from (75, 145) to (50, 170).
+    const clip = new Clip({ name: 'bend', frameRate: 1, frameCount: 2, tracks: [
+      { bone: 'LeftForeArm', translation: false, rotation: true, scale: false },
+      { bone: 'Hips', translation: true, rotation: false, scale: false },
+    ] });
+    quatFromAxisAngle(clip.rotations, 2 * 4, 0, 0, 1, Math.PI / 2);
+    clip.translations.set([0, 100, 0], 0);
+    clip.translations.set([0, 100, 0], 3 * 3);
+    const hand = target.indexOf('hand_l');
+    // The goal: the target's shoulder (8, 72) plus the source hand's offset from its shoulder, (30, 25),
+    // scaled by the arms' lengths, 22/55: (20, 82), 15.6 from the shoulder, within the arm's reach of 12 ± 10.
+    const goal: V3 = [8 + 30 * 0.4, 72 + 25 * 0.4, 0];
+    const handAt = (hands: boolean) => {
+      const { clip: out, info } = retargetClip(clip, source, target, { hands });
+      const pose = composed(target, clipFramePose(new Pose(target.boneCount), new ClipBinding(out, target), 1));
+      return { out, info, miss: norm(sub(pose.translations, hand, Float64Array.from(goal), 0)), pose };
+    };
+    const plain = handAt(false), reached = handAt(true);
+    expect(reached.info.arms.map((arm) => arm.map((b) => target.boneNames[b]).join('>'))).toEqual(['upperarm_l>lowerarm_l>hand_l']);
+    expect(plain.info.arms).toEqual([]);
+    // Without the pass the target's elbow bends as the source's and the hand lands elsewhere (the arms' proportions differ).
+    expect(plain.miss).toBeGreaterThan(1);
+    expect(reached.miss).toBeLessThan(1e-9);
+    // Every bone but the pelvis keeps its reference local translation, bit for bit: the arm bends, it does not stretch.
+    const n = target.boneCount;
+    for (let b = 1; b < n; b++) {
+      for (let k = 0; k < 3; k++) expect(reached.out.translations[(n + b) * 3 + k]).toBe(target.referencePose.translations[b * 3 + k]);
+    }
+    // The hand keeps the rotation the source gives it (the pass turns the upper arm and forearm only).
+    const r = (p: ComponentPose) => Array.from(p.rotations.subarray(hand * 4, hand * 4 + 4));
+    r(reached.pose).forEach((x, i) => expect(x).toBeCloseTo(r(plain.pose)[i], 12));
+  });
+
   it('refuses a map that matches nothing, and a map of the wrong length', () => {
     expect(() => new RetargetPlan(source, target, { map: new Int32Array(target.boneCount).fill(-1) })).toThrow(/nothing to retarget/);
     expect(() => new RetargetPlan(source, target, { map: new Int32Array(3) })).toThrow(/one entry per target bone/);
@@ -325,5 +359,42 @@ describeWithData('retargeting the CMU slow walk (007_04, T-pose frame 0) onto Ro
     }
     console.log(report.join('\n'), `\nfeet reached on ${reached} of ${2 * ik.frameCount} frames; farthest miss ${worstReach.toFixed(4)} robot units`);
     expect(reached).toBeGreaterThan(1.9 * ik.frameCount);
+  });
+
+  it('with the hand pass, each hand reaches where the scaled capture puts it, the arms\' lengths kept', () => {
+    const { clip: ik, info: ikInfo } = retargetClip(clip, source, robot, { sourceReference: reference, hands: true });
+    // The robot's hand is its first palm (its three palms hang from the forearm side by side).
+    expect(ikInfo.arms.map((arm) => arm.map((b) => robot.boneNames[b]).join('>'))).toEqual(['UpperArm.L>LowerArm.L>Palm1.L', 'UpperArm.R>LowerArm.R>Palm1.R']);
+    expect(ikInfo.legs).toEqual([]);
+    const binding = new ClipBinding(ik, robot);
+    const poses = Array.from({ length: ik.frameCount }, (_, f) => composed(robot, clipFramePose(new Pose(robot.boneCount), binding, f)));
+    let reached = 0, worst = 0, plainWorst = 0;
+    for (const s of ['L', 'R']) {
+      const sh = source.indexOf(`CC_Base_${s}_Hand`), th = bone(`Palm1.${s}`);
+      const su = source.indexOf(`CC_Base_${s}_Upperarm`), sf = source.indexOf(`CC_Base_${s}_Forearm`), tu = bone(`UpperArm.${s}`), tf = bone(`LowerArm.${s}`);
+      const length = (cs: ComponentPose, a: number, b: number, c: number) => norm(sub(cs.translations, b, cs.translations, a)) + norm(sub(cs.translations, c, cs.translations, b));
+      const armScale = length(targetRef, tu, tf, th) / length(sourceRef, su, sf, sh);
+      for (let f = 0; f < ik.frameCount; f++) {
+        // The robot's shoulder plus the capture's hand offset from its shoulder, scaled by the arms' lengths.
+        const d = rotate(info.alignment, sub(sourcePoses[f].translations, sh, sourcePoses[f].translations, su).map((x) => x * armScale) as V3);
+        const goal = Float64Array.from([0, 1, 2].map((k) => poses[f].translations[tu * 3 + k] + d[k]));
+        const miss = norm(sub(poses[f].translations, th, goal, 0));
+        if (miss < 1e-9) reached++;
+        worst = Math.max(worst, miss);
+        plainWorst = Math.max(plainWorst, norm(sub(targetPoses[f].translations, th, goal, 0)));
+      }
+    }
+    console.log(`hands reached on ${reached} of ${2 * ik.frameCount} frames; farthest miss ${worst.toExponential(2)} robot units (${plainWorst.toFixed(4)} without the pass)`);
+    // The capture's arms swing at its sides, its elbows a little bent: within reach of the robot's arms.
+    expect(reached).toBe(2 * ik.frameCount);
+    expect(plainWorst).toBeGreaterThan(0.01);
+    // Lengths: every bone but the pelvis and the followers keeps its reference local translation, bit for bit.
+    const n = robot.boneCount, ref = robot.referencePose.translations;
+    for (let f = 0; f < ik.frameCount; f++) {
+      for (let b = 0; b < n; b++) {
+        if (b === info.root || info.anchors[b] >= 0) continue;
+        for (let k = 0; k < 3; k++) if (ik.translations[(f * n + b) * 3 + k] !== ref[b * 3 + k]) throw new Error(`${robot.boneNames[b]} moved at frame ${f}`);
+      }
+    }
   });
 });
