@@ -379,7 +379,7 @@ export abstract class InstanceFrame implements GraphRuntime {
         interpolation.showsTarget = false;
       }
       // A held frame (interpolate: false) shows the same target again: no copy, no component pass.
-      if (interpolation.show(this.output)) this.componentStale = true;
+      if (interpolation.show()) this.componentStale = true;
     }
     this.evaluatedAt = this.frame;
     return this.output;

@@ -3,7 +3,8 @@
  * AnimGraphInstance.setUpdateRate and update-rate.ts): the graph's last two evaluations, their
  * curves, and the root motion the graph reported ahead of the display.
  */
-import { Pose, poseBlendTwo, poseCopy, type PoseStorage } from '../core/pose.ts';
+import { KERNEL_WEIGHT_A, KERNEL_WEIGHT_B, Pose, poseBlendTwo, poseCopy, type PoseStorage } from '../core/pose.ts';
+import { SamplingKernel } from '../kernel/sampling-kernel.ts';
 import { PENDING_MOTION, SHARE, WEIGHTS, type UpdateRateClock } from './update-rate.ts';
 
 /** The two weights show hands poseBlendTwo, copied from the clock's numbers: one array for every instance. */
@@ -15,6 +16,25 @@ const showWeights = new Float64Array(2);
  * root motion): see CONTRIBUTING.md, "Numbers in the frame loop".
  */
 export class Interpolation {
+  /**
+   * The sampling kernel holding the output, `previous` and `target` (a batch character's), or null.
+   * With one, show blends by the poses' addresses kept below: a crowd's interpolated frame then
+   * reads this object, not the three Pose objects as well (each one more cache miss per character).
+   */
+  private readonly kernel: SamplingKernel | null;
+  /** Byte addresses in the kernel's memory of the output's, previous's and target's arrays (0 without a kernel). */
+  private readonly outputT: number;
+  private readonly outputR: number;
+  private readonly outputS: number;
+  private previousT: number;
+  private previousR: number;
+  private previousS: number;
+  private targetT: number;
+  private targetR: number;
+  private targetS: number;
+  private readonly boneCount: number;
+  /** The pose show writes: the instance's output. */
+  private readonly output: Pose;
   /** The graph's evaluation before the last one, and the last (the interval's start and end). */
   previous: Pose;
   target: Pose;
@@ -35,12 +55,22 @@ export class Interpolation {
   private readonly at: number;
 
   /**
-   * `storage`: the arrays of `previous` and `target` (InstanceOutput.interpolationStorage), default
-   * arrays of their own; `clock`: the instance's, whose numbers hold the pending root motion too.
+   * `output`: the pose show writes (the instance's); `storage`: the arrays of `previous` and
+   * `target` (InstanceOutput.interpolationStorage), default arrays of their own; `clock`: the
+   * instance's, whose numbers hold the pending root motion too.
    */
-  constructor(boneCount: number, curveCount: number, clock: UpdateRateClock, storage?: readonly [PoseStorage, PoseStorage]) {
-    this.previous = new Pose(boneCount, storage?.[0]);
-    this.target = new Pose(boneCount, storage?.[1]);
+  constructor(output: Pose, curveCount: number, clock: UpdateRateClock, storage?: readonly [PoseStorage, PoseStorage]) {
+    const boneCount = output.boneCount;
+    const previous = this.previous = new Pose(boneCount, storage?.[0]);
+    const target = this.target = new Pose(boneCount, storage?.[1]);
+    // poseBlendTwo's test for running the kernel, made once: the poses' arrays never move.
+    const kernel = output.kernel;
+    this.kernel = kernel instanceof SamplingKernel && previous.kernel === kernel && target.kernel === kernel ? kernel : null;
+    this.outputT = output.translationsAddress; this.outputR = output.rotationsAddress; this.outputS = output.scalesAddress;
+    this.previousT = previous.translationsAddress; this.previousR = previous.rotationsAddress; this.previousS = previous.scalesAddress;
+    this.targetT = target.translationsAddress; this.targetR = target.rotationsAddress; this.targetS = target.scalesAddress;
+    this.boneCount = boneCount;
+    this.output = output;
     this.curvesPrevious = new Float64Array(curveCount);
     this.curvesTarget = new Float64Array(curveCount);
     this.hasCurves = curveCount > 0;
@@ -69,6 +99,9 @@ export class Interpolation {
     const pose = this.previous;
     this.previous = this.target;
     this.target = pose;
+    const t = this.previousT, r = this.previousR, s = this.previousS;
+    this.previousT = this.targetT; this.previousR = this.targetR; this.previousS = this.targetS;
+    this.targetT = t; this.targetR = r; this.targetS = s;
     const curves = this.curvesPrevious;
     this.curvesPrevious = this.curvesTarget;
     this.curvesTarget = curves;
@@ -107,15 +140,25 @@ export class Interpolation {
   }
 
   /**
-   * Shows the pose at the clock's weights ([previous, target]) in `output`, the target evaluated:
+   * Shows the pose at the clock's weights ([previous, target]) in the output, the target evaluated:
    * whether `output` changed (a held frame showing the same target again writes nothing).
    */
-  show(output: Pose): boolean {
+  show(): boolean {
+    const output = this.output;
     const n = this.numbers, w = this.at + WEIGHTS;
     if (n[w + 1] !== 1) {
-      showWeights[0] = n[w];
-      showWeights[1] = n[w + 1];
-      poseBlendTwo(output, this.previous, this.target, showWeights);
+      const kernel = this.kernel;
+      if (kernel !== null) {
+        // poseBlendTwo's kernel path, by the addresses kept here.
+        const k = kernel.numbers;
+        k[KERNEL_WEIGHT_A] = n[w];
+        k[KERNEL_WEIGHT_B] = n[w + 1];
+        kernel.blendAt(this.outputT, this.outputR, this.outputS, this.previousT, this.previousR, this.previousS, this.targetT, this.targetR, this.targetS, this.boneCount);
+      } else {
+        showWeights[0] = n[w];
+        showWeights[1] = n[w + 1];
+        poseBlendTwo(output, this.previous, this.target, showWeights);
+      }
       this.showsTarget = false;
       return true;
     }

@@ -47,7 +47,8 @@ describe("an update-rate frame's work", () => {
     for (const instance of batch.instances) instance.setUpdateRate(4, 0);
     for (let f = 0; f < 8; f++) batch.update(DT);
     const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
-    const blend = vi.spyOn(SamplingKernel.prototype, 'blend');
+    // An interpolation blends by its poses' addresses (blendAt); the graph's own blends go through blend.
+    const blend = vi.spyOn(SamplingKernel.prototype, 'blendAt');
     const copy = vi.spyOn(SamplingKernel.prototype, 'copyPose');
     const evaluated: number[] = [];
     for (let f = 0; f < 12; f++) {
