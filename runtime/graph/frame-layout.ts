@@ -7,13 +7,15 @@
  */
 import { MAX_NODE_NUMBERS, NodeBuildError } from '../node/node.ts';
 import type { CompiledNode } from './definition.ts';
+import { UPDATE_RATE_NUMBERS } from './update-rate.ts';
 
 /**
  * The instance's own numbers, by index: the frame's delta time (clamped), the elapsed time, the
- * graph update's delta time, the root motion (4: ROOT_MOTION to ROOT_MOTION + 4); the nodes'
- * numbers start at INSTANCE_NUMBERS.
+ * graph update's delta time, the root motion (4: ROOT_MOTION to ROOT_MOTION + 4), then the
+ * update-rate clock's and interpolation's numbers (UPDATE_RATE_NUMBERS from UPDATE_RATE: see
+ * update-rate.ts); the nodes' numbers start at INSTANCE_NUMBERS.
  */
-export const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2, ROOT_MOTION = 4, INSTANCE_NUMBERS = 8;
+export const DELTA_TIME = 0, ELAPSED = 1, GRAPH_DELTA = 2, ROOT_MOTION = 4, UPDATE_RATE = 8, INSTANCE_NUMBERS = UPDATE_RATE + UPDATE_RATE_NUMBERS;
 
 /** Where each node of a graph keeps its numbers in an instance's frame numbers, from the instance's start. */
 export class FrameLayout {

@@ -15,7 +15,7 @@ import {
 import { Parameters } from '../node/parameters.ts';
 import type { CompiledGraph } from './compiled-graph.ts';
 import type { CurveInputs } from './curve-inputs.ts';
-import { DELTA_TIME, ELAPSED, GRAPH_DELTA, ROOT_MOTION } from './frame-layout.ts';
+import { DELTA_TIME, ELAPSED, GRAPH_DELTA, ROOT_MOTION, UPDATE_RATE } from './frame-layout.ts';
 import { buildInstanceNodes, type InstanceOutput } from './instance-build.ts';
 import type { Interpolation } from './interpolation.ts';
 import type { SlotPlayer } from './slot-play.ts';
@@ -40,7 +40,8 @@ export abstract class InstanceFrame implements GraphRuntime {
   protected readonly root: LocalPoseNode;
   /** What the frame updates and evaluates: the root, or the node it passes through (LocalPoseNode.passThroughInput). */
   private readonly frameRoot: LocalPoseNode;
-  protected readonly clock = new UpdateRateClock();
+  /** The update-rate clock, its numbers among frameNumbers (frame-layout.ts, UPDATE_RATE). */
+  protected readonly clock: UpdateRateClock;
   /**
    * Updates seen, the update-rate schedule's frame count (UpdateRateClock.tick): never reset, so
    * a reset keeps a crowd's spread. Here rather than on the clock, which a character at full rate
@@ -161,6 +162,7 @@ export abstract class InstanceFrame implements GraphRuntime {
     const built = buildInstanceNodes(graph, this.parameters, output);
     this.frameNumbers = built.frameNumbers;
     this.frameNumbersAt = built.frameNumbersAt;
+    this.clock = new UpdateRateClock(this.frameNumbers, this.frameNumbersAt + UPDATE_RATE);
     this.builtNodes = built.nodes;
     this.slots = built.slots;
     this.slotLists = built.slots === null ? [] : [...built.slots.values()];
@@ -275,11 +277,11 @@ export abstract class InstanceFrame implements GraphRuntime {
       if (clock.rate === 1 && clock.ahead === 0) {
         // Back at full rate and caught up: the graph's pose, curves and motion are this frame's.
         this.interpolating = false;
-        interpolation.flushMotion(this.rootMotion);
+        interpolation.flushMotion(this.frameNumbers, this.rootMotionAt);
         return;
       }
     }
-    interpolation.showFrame(clock, this.rootMotion, this.curveValues);
+    interpolation.showFrame(this.frameNumbers, this.rootMotionAt, this.curveValues);
   }
 
   /** Updates the graph by this frame's whole delta time; the frame's root motion is what it reported. */
@@ -386,7 +388,7 @@ export abstract class InstanceFrame implements GraphRuntime {
         interpolation.showsTarget = false;
       }
       // A held frame (interpolate: false) shows the same target again: no copy, no component pass.
-      if (interpolation.show(this.output, this.clock.weights)) this.componentStale = true;
+      if (interpolation.show()) this.componentStale = true;
     }
     this.evaluatedAt = this.frame;
     return this.output;

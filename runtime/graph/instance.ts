@@ -335,7 +335,7 @@ export class AnimGraphInstance extends InstanceFrame {
     clock.phase = normalizePhase(phase, rate);
     clock.interpolate = interpolate;
     if (rate === 1 || this.interpolating) return;
-    this.interpolation ??= new Interpolation(this.skeleton.boneCount, this.curveValues.length, this.interpolationStorage?.());
+    this.interpolation ??= new Interpolation(this.output, this.curveValues.length, this.clock, this.interpolationStorage?.());
     this.startInterpolating();
   }
 

@@ -3,8 +3,12 @@
  * AnimGraphInstance.setUpdateRate and update-rate.ts): the graph's last two evaluations, their
  * curves, and the root motion the graph reported ahead of the display.
  */
-import { Pose, poseBlendTwo, poseCopy, type PoseStorage } from '../core/pose.ts';
-import type { UpdateRateClock } from './update-rate.ts';
+import { KERNEL_WEIGHT_A, KERNEL_WEIGHT_B, Pose, poseBlendTwo, poseCopy, type PoseStorage } from '../core/pose.ts';
+import { SamplingKernel } from '../kernel/sampling-kernel.ts';
+import { PENDING_MOTION, SHARE, WEIGHTS, type UpdateRateClock } from './update-rate.ts';
+
+/** The two weights show hands poseBlendTwo, copied from the clock's numbers: one array for every instance. */
+const showWeights = new Float64Array(2);
 
 /**
  * An instance's interpolation state, made by its first update rate above 1 (a character at full
@@ -12,6 +16,25 @@ import type { UpdateRateClock } from './update-rate.ts';
  * root motion): see CONTRIBUTING.md, "Numbers in the frame loop".
  */
 export class Interpolation {
+  /**
+   * The sampling kernel holding the output, `previous` and `target` (a batch character's), or null.
+   * With one, show blends by the poses' addresses kept below: a crowd's interpolated frame then
+   * reads this object, not the three Pose objects as well (each one more cache miss per character).
+   */
+  private readonly kernel: SamplingKernel | null;
+  /** Byte addresses in the kernel's memory of the output's, previous's and target's arrays (0 without a kernel). */
+  private readonly outputT: number;
+  private readonly outputR: number;
+  private readonly outputS: number;
+  private previousT: number;
+  private previousR: number;
+  private previousS: number;
+  private targetT: number;
+  private targetR: number;
+  private targetS: number;
+  private readonly boneCount: number;
+  /** The pose show writes: the instance's output. */
+  private readonly output: Pose;
   /** The graph's evaluation before the last one, and the last (the interval's start and end). */
   previous: Pose;
   target: Pose;
@@ -22,15 +45,37 @@ export class Interpolation {
   /** The curve values of `previous` and `target`. */
   private curvesPrevious: Float64Array;
   private curvesTarget: Float64Array;
-  /** Root motion the graph reported that no frame has reported yet (the look-ahead's share). */
-  private readonly pendingMotion = new Float64Array(4);
+  /** Whether there are curves to interpolate (most graphs have none: no builtin call per frame for them). */
+  private readonly hasCurves: boolean;
+  /**
+   * The clock's numbers (UpdateRateClock.numbers from `at`), where the root motion the graph
+   * reported that no frame has reported yet (the look-ahead's share) is kept, at PENDING_MOTION.
+   */
+  private readonly numbers: Float64Array;
+  private readonly at: number;
 
-  /** `storage`: the arrays of `previous` and `target` (InstanceOutput.interpolationStorage), default arrays of their own. */
-  constructor(boneCount: number, curveCount: number, storage?: readonly [PoseStorage, PoseStorage]) {
-    this.previous = new Pose(boneCount, storage?.[0]);
-    this.target = new Pose(boneCount, storage?.[1]);
+  /**
+   * `output`: the pose show writes (the instance's); `storage`: the arrays of `previous` and
+   * `target` (InstanceOutput.interpolationStorage), default arrays of their own; `clock`: the
+   * instance's, whose numbers hold the pending root motion too.
+   */
+  constructor(output: Pose, curveCount: number, clock: UpdateRateClock, storage?: readonly [PoseStorage, PoseStorage]) {
+    const boneCount = output.boneCount;
+    const previous = this.previous = new Pose(boneCount, storage?.[0]);
+    const target = this.target = new Pose(boneCount, storage?.[1]);
+    // poseBlendTwo's test for running the kernel, made once: the poses' arrays never move.
+    const kernel = output.kernel;
+    this.kernel = kernel instanceof SamplingKernel && previous.kernel === kernel && target.kernel === kernel ? kernel : null;
+    this.outputT = output.translationsAddress; this.outputR = output.rotationsAddress; this.outputS = output.scalesAddress;
+    this.previousT = previous.translationsAddress; this.previousR = previous.rotationsAddress; this.previousS = previous.scalesAddress;
+    this.targetT = target.translationsAddress; this.targetR = target.rotationsAddress; this.targetS = target.scalesAddress;
+    this.boneCount = boneCount;
+    this.output = output;
     this.curvesPrevious = new Float64Array(curveCount);
     this.curvesTarget = new Float64Array(curveCount);
+    this.hasCurves = curveCount > 0;
+    this.numbers = clock.numbers;
+    this.at = clock.at;
   }
 
   /**
@@ -44,8 +89,8 @@ export class Interpolation {
     } else {
       this.targetStale = true;
     }
-    this.curvesTarget.set(curves);
-    this.pendingMotion.fill(0);
+    if (this.hasCurves) this.curvesTarget.set(curves);
+    this.numbers.fill(0, this.at + PENDING_MOTION, this.at + PENDING_MOTION + 4);
     this.showsTarget = false;
   }
 
@@ -54,6 +99,9 @@ export class Interpolation {
     const pose = this.previous;
     this.previous = this.target;
     this.target = pose;
+    const t = this.previousT, r = this.previousR, s = this.previousS;
+    this.previousT = this.targetT; this.previousR = this.targetR; this.previousS = this.targetS;
+    this.targetT = t; this.targetR = r; this.targetS = s;
     const curves = this.curvesPrevious;
     this.curvesPrevious = this.curvesTarget;
     this.curvesTarget = curves;
@@ -62,38 +110,55 @@ export class Interpolation {
   /** After a graph update: its curves are the target's (its pose to be evaluated), its root motion pending. */
   keepUpdate(curves: Float64Array, motion: Float64Array): void {
     this.targetStale = true;
-    this.curvesTarget.set(curves);
-    const pending = this.pendingMotion;
-    for (let i = 0; i < 4; i++) pending[i] += motion[i];
+    if (this.hasCurves) this.curvesTarget.set(curves);
+    const n = this.numbers, pending = this.at + PENDING_MOTION;
+    for (let i = 0; i < 4; i++) n[pending + i] += motion[i];
   }
 
-  /** Reports all the pending root motion into `out` (the display caught up with the graph). */
-  flushMotion(out: Float64Array): void {
-    out.set(this.pendingMotion);
-    this.pendingMotion.fill(0);
-  }
-
-  /**
-   * This frame's root motion into `out` (the clock's share of what is pending), and its curve
-   * values into `values`, weighted by the clock's weights ([previous, target]).
-   */
-  showFrame(clock: UpdateRateClock, out: Float64Array, values: Float64Array): void {
-    const pending = this.pendingMotion, share = clock.share, weights = clock.weights;
+  /** Reports all the pending root motion into out[at, at + 4) (the display caught up with the graph). */
+  flushMotion(out: Float64Array, at: number): void {
+    const n = this.numbers, pending = this.at + PENDING_MOTION;
     for (let i = 0; i < 4; i++) {
-      out[i] = pending[i] * share;
-      pending[i] -= out[i];
+      out[at + i] = n[pending + i];
+      n[pending + i] = 0;
     }
-    const from = this.curvesPrevious, to = this.curvesTarget;
-    for (let i = 0; i < values.length; i++) values[i] = from[i] * weights[0] + to[i] * weights[1];
   }
 
   /**
-   * Shows the pose at `weights` ([previous, target]) in `output`, the target evaluated: whether
-   * `output` changed (a held frame showing the same target again writes nothing).
+   * This frame's root motion into out[at, at + 4) (the clock's share of what is pending), and its
+   * curve values into `values`, weighted by the clock's weights ([previous, target]).
    */
-  show(output: Pose, weights: Float64Array): boolean {
-    if (weights[1] !== 1) {
-      poseBlendTwo(output, this.previous, this.target, weights);
+  showFrame(out: Float64Array, at: number, values: Float64Array): void {
+    const n = this.numbers, pending = this.at + PENDING_MOTION, share = n[this.at + SHARE];
+    for (let i = 0; i < 4; i++) {
+      out[at + i] = n[pending + i] * share;
+      n[pending + i] -= out[at + i];
+    }
+    if (!this.hasCurves) return;
+    const from = this.curvesPrevious, to = this.curvesTarget, w = this.at + WEIGHTS;
+    for (let i = 0; i < values.length; i++) values[i] = from[i] * n[w] + to[i] * n[w + 1];
+  }
+
+  /**
+   * Shows the pose at the clock's weights ([previous, target]) in the output, the target evaluated:
+   * whether `output` changed (a held frame showing the same target again writes nothing).
+   */
+  show(): boolean {
+    const output = this.output;
+    const n = this.numbers, w = this.at + WEIGHTS;
+    if (n[w + 1] !== 1) {
+      const kernel = this.kernel;
+      if (kernel !== null) {
+        // poseBlendTwo's kernel path, by the addresses kept here.
+        const k = kernel.numbers;
+        k[KERNEL_WEIGHT_A] = n[w];
+        k[KERNEL_WEIGHT_B] = n[w + 1];
+        kernel.blendAt(this.outputT, this.outputR, this.outputS, this.previousT, this.previousR, this.previousS, this.targetT, this.targetR, this.targetS, this.boneCount);
+      } else {
+        showWeights[0] = n[w];
+        showWeights[1] = n[w + 1];
+        poseBlendTwo(output, this.previous, this.target, showWeights);
+      }
       this.showsTarget = false;
       return true;
     }

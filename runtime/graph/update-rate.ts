@@ -68,9 +68,19 @@ export function normalizePhase(phase: number, rate: number): number {
 }
 
 /**
+ * Where an UpdateRateClock keeps its numbers, from its `at` in its array (the instance's frame
+ * numbers: frame-layout.ts, UPDATE_RATE), by index: `ahead`, `span`, `step`, `previousStep`,
+ * `graphDelta`, `share`, the two weights (WEIGHTS, WEIGHTS + 1) and the root motion the
+ * interpolation holds back (PENDING_MOTION to PENDING_MOTION + 4: Interpolation).
+ */
+export const AHEAD = 0, SPAN = 1, STEP = 2, PREVIOUS_STEP = 3, GRAPH_DELTA_AHEAD = 4, SHARE = 5, WEIGHTS = 6, PENDING_MOTION = 8, UPDATE_RATE_NUMBERS = 12;
+
+/**
  * One character's update-rate clock. Times are kept relative to the displayed time (what the
- * delta times add up to), so they stay precise however long the character lives. Numbers cross
- * to the instance in fields and arrays (see CONTRIBUTING.md, "Numbers in the frame loop").
+ * delta times add up to), so they stay precise however long the character lives. Its numbers are
+ * in the instance's frame numbers (in a batch, the character's row in the kernel's memory) rather
+ * than fields and arrays of its own: a crowd's skipped frame then reads one row per character
+ * where it read three objects (see CONTRIBUTING.md, "Numbers in the frame loop").
  */
 export class UpdateRateClock {
   /** Evaluate on one frame in `rate`. */
@@ -83,32 +93,38 @@ export class UpdateRateClock {
    * bInterpolateSkippedFrames off; a skipped frame then costs nothing).
    */
   interpolate = true;
-  /** Graph time of the target pose minus the displayed time, seconds: how far the graph runs ahead. */
-  ahead = 0;
-  /** Graph time of the target pose minus that of the previous pose, seconds; 0 shows the target. */
-  span = 0;
+  /** The array holding the clock's numbers (UPDATE_RATE_NUMBERS of them from `at`, laid out as AHEAD...). */
+  readonly numbers: Float64Array;
+  readonly at: number;
+
   /**
-   * The last two positive delta times; the smaller is the estimate of the frames to come, so that
-   * one long frame (a hitch) does not stretch the next interval: a look-ahead too short only
-   * brings the next evaluation earlier, one too long would interpolate across a longer stretch of
-   * motion.
+   * A clock keeping its numbers in `numbers` from `at` (default: an array of its own), which it
+   * leaves as they are (all 0 in an instance's new frame numbers) until restart.
    */
-  step = 0;
-  previousStep = 0;
+  constructor(numbers: Float64Array = new Float64Array(UPDATE_RATE_NUMBERS), at = 0) {
+    this.numbers = numbers;
+    this.at = at;
+  }
+
+  /** Graph time of the target pose minus the displayed time, seconds: how far the graph runs ahead. */
+  get ahead(): number { return this.numbers[this.at + AHEAD]; }
+  /** Graph time of the target pose minus that of the previous pose, seconds; 0 shows the target. */
+  get span(): number { return this.numbers[this.at + SPAN]; }
   /** What the graph advances by on an evaluation frame, seconds. */
-  graphDelta = 0;
+  get graphDelta(): number { return this.numbers[this.at + GRAPH_DELTA_AHEAD]; }
   /** The share of the root motion not yet reported that this frame reports, in [0, 1]. */
-  share = 1;
-  /** [1 - alpha, alpha]: the previous and the target pose's weights at the displayed time. */
-  readonly weights = new Float64Array([0, 1]);
+  get share(): number { return this.numbers[this.at + SHARE]; }
+  /** The previous and the target pose's weights at the displayed time: numbers[weightsAt] and the next. */
+  get weightsAt(): number { return this.at + WEIGHTS; }
 
   /** Forgets the interval: the target is the pose at the displayed time (entering, or a reset). */
   restart(): void {
-    this.ahead = 0;
-    this.span = 0;
-    this.share = 1;
-    this.weights[0] = 0;
-    this.weights[1] = 1;
+    const n = this.numbers, at = this.at;
+    n[at + AHEAD] = 0;
+    n[at + SPAN] = 0;
+    n[at + SHARE] = 1;
+    n[at + WEIGHTS] = 0;
+    n[at + WEIGHTS + 1] = 1;
   }
 
   /**
@@ -117,46 +133,54 @@ export class UpdateRateClock {
    * instance's: never reset, so a reset keeps a crowd's spread; kept by the instance so that a
    * character at full rate does not touch its clock). Returns 1 when the graph must be updated by
    * `graphDelta` and evaluated this frame, 0 when the frame shows an interpolated pose only.
+   *
+   * The last two positive delta times are kept (STEP, PREVIOUS_STEP); the smaller is the estimate
+   * of the frames to come, so that one long frame (a hitch) does not stretch the next interval: a
+   * look-ahead too short only brings the next evaluation earlier, one too long would interpolate
+   * across a longer stretch of motion.
    */
   tick(deltaTime: Float64Array, index: number, frame: number): number {
+    const n = this.numbers, at = this.at;
     const dt = deltaTime[index];
     if (dt > 0) {
-      this.previousStep = this.step;
-      this.step = dt;
+      n[at + PREVIOUS_STEP] = n[at + STEP];
+      n[at + STEP] = dt;
     }
-    let ahead = this.ahead - dt;
+    let ahead = n[at + AHEAD] - dt;
     let evaluate = 0;
     if (!this.interpolate && ahead <= 0) {
       // Holding (once any look-ahead left from interpolating has been shown): the graph catches up
       // with the displayed time on the scheduled frames, and its pose is shown as it is.
       if (dt > 0 && (frame + this.phase) % this.rate === 0) {
-        this.graphDelta = -ahead;
+        n[at + GRAPH_DELTA_AHEAD] = -ahead;
         ahead = 0;
         evaluate = 1;
       }
-      this.ahead = ahead;
-      this.weights[0] = 0;
-      this.weights[1] = 1;
-      this.share = 1;
+      n[at + AHEAD] = ahead;
+      n[at + WEIGHTS] = 0;
+      n[at + WEIGHTS + 1] = 1;
+      n[at + SHARE] = 1;
       return evaluate;
     }
     if (dt > 0 && ahead < -0.5 * dt) {
       // Frames to the next scheduled evaluation (this frame not counted): 1 to rate.
       const k = this.rate - ((frame + this.phase) % this.rate);
-      const lookAhead = (k - 1) * (this.step < this.previousStep ? this.step : this.previousStep);
-      this.graphDelta = lookAhead - ahead;
-      this.span = this.graphDelta;
+      const step = n[at + STEP], previousStep = n[at + PREVIOUS_STEP];
+      const lookAhead = (k - 1) * (step < previousStep ? step : previousStep);
+      const graphDelta = lookAhead - ahead;
+      n[at + GRAPH_DELTA_AHEAD] = graphDelta;
+      n[at + SPAN] = graphDelta;
       ahead = lookAhead;
       evaluate = 1;
     }
-    this.ahead = ahead;
-    const span = this.span;
+    n[at + AHEAD] = ahead;
+    const span = n[at + SPAN];
     let alpha = 1;
     if (span > 0 && ahead > 0) alpha = ahead < span ? (span - ahead) / span : 0;
-    this.weights[0] = 1 - alpha;
-    this.weights[1] = alpha;
+    n[at + WEIGHTS] = 1 - alpha;
+    n[at + WEIGHTS + 1] = alpha;
     // The display moved over [t - dt, t] of the motion not yet reported, which reaches the target's time.
-    this.share = ahead > 0 ? dt / (ahead + dt) : 1;
+    n[at + SHARE] = ahead > 0 ? dt / (ahead + dt) : 1;
     return evaluate;
   }
 }

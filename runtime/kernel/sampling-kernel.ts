@@ -274,6 +274,15 @@ export class SamplingKernel implements PoseKernel {
   }
 
   /**
+   * blend for poses given by their arrays' byte addresses in this memory (Pose.translationsAddress
+   * and the others), `n` bones each: for a caller that keeps the addresses of poses it blends every
+   * frame (an update-rate interpolation) rather than reading three Pose objects per call.
+   */
+  blendAt(ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number): void {
+    this.blendFn(ot, or, os, at, ar, as, bt, br, bs, n);
+  }
+
+  /**
    * poseScaleInto, poseAccumulate and poseNormalizeRotations (a crossfade of N poses: BlendList,
    * StateMachine transitions, blend spaces) for poses in this memory, with numbers[1] (the weight)
    * written first: the same numbers.

@@ -85,7 +85,7 @@ describe('propertyFields: the details panel from the runtime spec and editor-met
     const player = propertyFields(asset, ['locomotion', 'jump'], 'clip');
     expect(player.map((f) => [f.name, f.kind, f.required, f.value, f.default])).toEqual([
       ['clip', 'clip', true, 'run', undefined], ['playRate', 'number', false, 2, 1], ['loop', 'bool', false, false, true],
-      ['startTime', 'number', false, undefined, 0], ['syncGroup', 'json', false, undefined, undefined],
+      ['startTime', 'number', false, undefined, 0], ['syncGroup', 'json', false, undefined, undefined], ['mirror', 'bool', false, undefined, false],
     ]);
     expect(player[0].jsonPath).toBe('$.nodes.locomotion.properties.states.jump.nodes.clip.properties.clip');
     expect(player[2].bindableFrom).toEqual(['bool']);

@@ -23,6 +23,7 @@ import { defineNodeType, LocalPoseNode, MAX_NODE_NUMBERS, NodeBuildError, type P
 import { SkeletalControlNode, type BoneTransforms } from '../../../runtime/node/skeletal-control.ts';
 import type { ComponentPose } from '../../../runtime/core/component-pose.ts';
 import type { Pose } from '../../../runtime/core/pose.ts';
+import { INSTANCE_NUMBERS } from '../../../runtime/graph/frame-layout.ts';
 
 /** An example a probe skipped: only one on ../shared/data, where the folder is missing (never in CI). */
 function expectSkippedForMissingData(file: string, reason: string): void {
@@ -184,9 +185,9 @@ describe('graph instance', () => {
   it('keeps its per-frame numbers where the caller gives them (a batch row in the kernel), sized by frameNumberCount', () => {
     const graph = loadGraphFile(example('sample-locomotion.json'));
     const count = graph.frameNumberCount;
-    // The instance's own numbers (8), then per node its weight and what its type reserves: at least a weight per node.
+    // The instance's own numbers (INSTANCE_NUMBERS), then per node its weight and what its type reserves: at least a weight per node.
     expect(count).toBe(graph.createInstance().frameNumbers.length);
-    expect(count).toBeGreaterThanOrEqual(8 + graph.nodes.length);
+    expect(count).toBeGreaterThanOrEqual(INSTANCE_NUMBERS + graph.nodes.length);
     const storage = new Float64Array(count);
     const given = graph.createInstance({ frameNumbers: storage });
     const own = graph.createInstance();
@@ -259,10 +260,12 @@ describe('graph instance', () => {
     slotted.playSlot('upper', 'run', { playRate: 0.5 });
     for (let f = 0; f < 5; f++) slotted.update(1 / 60);
     expect(holds(slotted.frameNumbers, 5 / 60 * 0.5)).toBe(true);
-    // Each reservation counted: the instance's 8, a weight per node (the loader's Output node too), 8 per clock.
-    expect(evaluator.frameNumbers.length).toBe(8 + 2 + 8);
-    expect(space.frameNumbers.length).toBe(8 + 2 + 2 * 8);
-    expect(slotted.frameNumbers.length).toBe(8 + 3 + 8 + 2 * 8);
+    // Each reservation counted: the instance's 20 (its own 8, then the update-rate clock's 12), a
+    // weight per node (the loader's Output node too), 8 per clock.
+    expect(INSTANCE_NUMBERS).toBe(20);
+    expect(evaluator.frameNumbers.length).toBe(20 + 2 + 8);
+    expect(space.frameNumbers.length).toBe(20 + 2 + 2 * 8);
+    expect(slotted.frameNumbers.length).toBe(20 + 3 + 8 + 2 * 8);
   });
 
   it('keeps per character only what differs between characters: properties shared, the component pose made when first asked for', () => {
@@ -905,7 +908,7 @@ describe('per-frame numbers a node reserves (NodeBuild.numbers)', () => {
     const layout = graph.frameLayout;
     const a = graph.createInstance(), b = graph.createInstance();
     expect(graph.frameLayout).toBe(layout);
-    expect(layout.reservations[0]).toEqual([8, 3]);
+    expect(layout.reservations[0]).toEqual([INSTANCE_NUMBERS, 3]);
     expect(a.frameNumbers.length).toBe(graph.frameNumberCount);
     expect(b.nodeSlot(b.nodes.get('w')!)).toBe(a.nodeSlot(a.nodes.get('w')!));
     count = 4;

@@ -97,7 +97,7 @@ describe('update rate (URO)', () => {
       // The graph is ahead by one frame after an evaluation, caught up on the frame between.
       if (f >= 1) expect(half.lookAhead).toBeCloseTo(half.updateCounter === before ? 0 : DT, 15);
     }
-    // One in two once two delta times are known (until then the look-ahead is 0, see UpdateRateClock.step).
+    // One in two once two delta times are known (until then the look-ahead is 0, see UpdateRateClock.tick).
     expect(graphUpdates).toBe(61);
     expect(half.time).toBe(full.time);
   });
