@@ -5,6 +5,7 @@ import type { Pose } from '../runtime/core/pose.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { followSyncPosition, readSyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember, type SyncPosition } from '../runtime/jobs/sync-group.ts';
 import * as z from 'zod';
+import { lazy } from '../runtime/core/lazy.ts';
 
 /**
  * Plays a clip: advances its play time by delta time × play rate and samples it. Looping wraps
@@ -138,7 +139,7 @@ export const SequencePlayerType: NodeType = defineNodeType({
     playRate: { kind: 'float', default: 1 },
     loop: { kind: 'bool', default: true },
     startTime: { kind: 'float', default: 0, min: 0 },
-    syncGroup: { kind: 'object', schema: z.string().min(1) },
+    syncGroup: { kind: 'object', schema: lazy(() => z.string().min(1)) },
   },
   inputs: [],
   create: ({ id, properties: p, numbers }) =>
