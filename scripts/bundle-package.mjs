@@ -1,9 +1,12 @@
 // Bundles the package's JavaScript with esbuild (scripts/build.mjs runs it after tsc has written the
 // declarations): each entry of package.json's exports, the CLI and the crowd worker become one file
-// each in dist/, and the code two or more of them use goes into shared chunks in dist/chunks/, so
-// every entry runs the same classes and registries (instanceof, the node-type registry, the pose
-// kernels) and a program loads a handful of files instead of one per source module. Node loads
-// modules one at a time: ~170 separate files took most of `import('animgraph')`'s time.
+// each in dist/. What the browser-safe entries (index, custom-nodes) reach goes into one core file,
+// dist/chunks/core.js (and the editor metadata, which `animgraph validate` does not need, into
+// dist/chunks/editor-meta.js); every entry imports that code from there, so all of them run the same
+// classes and registries (instanceof, the node-type registry, the pose kernels), and
+// `import('animgraph')` loads three files. Node loads and compiles modules one at a time: ~170
+// separate files took most of the import's time, and esbuild's own code splitting still made 16.
+// The Node-only code (node.js, the CLI's commands, three/, the worker) shares chunks of its own.
 //
 // zod is bundled in (tree-shaken to what the schemas use): as its own ~95 modules it cost more to
 // load than the whole core. zod keeps its registry and configuration on globalThis, so a custom
