@@ -42,6 +42,8 @@ export {
 } from './runtime/core/math.ts';
 export { mirrorPose, mirrorTable, skeletonMirrorTable, MirrorTable } from './runtime/core/mirror.ts';
 export { nameList, quoted } from './runtime/core/names.ts';
+// A zod schema built on first use, not at import (a node type's property schemas are read when an asset loads).
+export { lazy } from './runtime/core/lazy.ts';
 export { ScratchNumbers } from './runtime/core/scratch.ts';
 
 // Jobs the built-in nodes share: playback, crossfades, inertialization, sync groups, blend spaces, IK, stride warping, state machines, pose search.

@@ -1,10 +1,14 @@
-import * as z from 'zod';
+import { array, discriminatedUnion, literal, never, object, record, toJSONSchema, type ZodObject, type ZodType } from 'zod';
 import { graphEnvelopeSchema, listSchema, nodeEnvelopeSchema, nodeIdSchema, nodePropertiesSchema, propertiesObjectSchema, propertyRequired } from '../graphs/schema.ts';
 import { builtInNodeTypes, OutputType } from '../nodes/index.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { InputSpec, NodeType, PropertySpec } from '../runtime/node/node.ts';
 import { editorMeta, editorMetaFor } from './index.ts';
 import type { DocEntry, NodeEditorMeta, PropertyDoc } from './types.ts';
+
+// zod's functions by name, not `import * as z`: the package bundle imports them from its core file,
+// where a namespace import would keep all of zod (scripts/bundle-package.mjs).
+const z = { array, discriminatedUnion, literal, never, object, record, toJSONSchema };
 
 export const GRAPH_SCHEMA_ID = 'https://animgraph.dev/schema/animgraph-1.json';
 
@@ -19,7 +23,7 @@ const nodeId = nodeIdSchema;
 export function nodeZodSchema(type: NodeType, meta?: NodeEditorMeta) {
   const properties = nodePropertiesSchema(type);
   const documentedProperties = documentedObject(properties, type.properties, meta?.properties);
-  const pins: Record<string, z.ZodType> = {};
+  const pins: Record<string, ZodType> = {};
   for (const input of type.inputs) pins[input.name] = pinSchema(input).meta(docMeta(meta?.pins[input.name]));
   const inputs = z.object(pins).strict();
   return nodeEnvelopeSchema.extend({
@@ -34,7 +38,7 @@ export function nodeZodSchema(type: NodeType, meta?: NodeEditorMeta) {
   });
 }
 
-function pinSchema(input: InputSpec): z.ZodType {
+function pinSchema(input: InputSpec): ZodType {
   return input.kind === 'pose' ? nodeId : z.array(nodeId).min(input.minCount ?? 1);
 }
 
@@ -46,11 +50,11 @@ function docMeta(doc: DocEntry | undefined): { title?: string; description?: str
  * `object` (the loader's schema for properties described by `specs`) with docs on each member, and on
  * the fields of list items. extend() keeps the strictness and only adds metadata to each member.
  */
-function documentedObject(object: z.ZodObject, specs: Readonly<Record<string, PropertySpec>>, docs: Readonly<Record<string, PropertyDoc>> | undefined): z.ZodObject {
-  const documented: Record<string, z.ZodType> = {};
+function documentedObject(object: ZodObject, specs: Readonly<Record<string, PropertySpec>>, docs: Readonly<Record<string, PropertyDoc>> | undefined): ZodObject {
+  const documented: Record<string, ZodType> = {};
   for (const [name, member] of Object.entries(object.shape)) {
     const spec = specs[name], doc = docs?.[name];
-    let schema = member as z.ZodType;
+    let schema = member as ZodType;
     if (spec.kind === 'list') {
       schema = listSchema(spec, documentedObject(propertiesObjectSchema(spec.item), spec.item, doc?.item));
       if (!propertyRequired(spec)) schema = schema.optional();

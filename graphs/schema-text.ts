@@ -5,6 +5,7 @@
 // the asset format (and of node properties) is described the same way without a text of its own.
 import type * as z from 'zod';
 import { nameList } from '../runtime/core/names.ts';
+import { unlazy } from '../runtime/core/lazy.ts';
 
 type Def = { type: string; [key: string]: unknown };
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;
@@ -26,7 +27,7 @@ const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nonoptional', 'rea
 function unwrap(schema: unknown): unknown {
   let s = schema;
   for (;;) {
-    if (NOUNS.has(s as object)) return s;
+    if (NOUNS.has(unlazy(s) as object)) return s;
     const def = defOf(s);
     if (WRAPPERS.has(def.type)) s = def.innerType;
     else if (def.type === 'pipe') s = def.in;
@@ -40,7 +41,7 @@ const json = (values: readonly unknown[]) => values.map((v) => JSON.stringify(v)
 /** How a value of `schema` is written inside a shape: `string`, `[number, number]`, `{"param": name}`. */
 function word(schema: unknown): string {
   const s = unwrap(schema);
-  const noun = NOUNS.get(s as object);
+  const noun = NOUNS.get(unlazy(s) as object);
   if (noun !== undefined) return noun;
   const def = defOf(s);
   switch (def.type) {
@@ -67,7 +68,7 @@ function word(schema: unknown): string {
 /** The shapes a value of `schema` may take, each as a message names it: "a number", `{"param": name}`. */
 function alternatives(schema: unknown): string[] {
   const s = unwrap(schema);
-  const noun = NOUNS.get(s as object);
+  const noun = NOUNS.get(unlazy(s) as object);
   if (noun !== undefined) return [`${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`];
   const def = defOf(s);
   switch (def.type) {

@@ -5,40 +5,43 @@ import { blendProfilesSchema } from '../runtime/core/blend-profile.ts';
 import { montageSchema } from '../runtime/core/montage.ts';
 import { named } from './schema-text.ts';
 import { quoted } from '../runtime/core/names.ts';
+import { lazy } from '../runtime/core/lazy.ts';
 
 /** The format tag every graph asset carries; bumped when the format changes incompatibly. */
 export const GRAPH_FORMAT = 'animgraph/1';
 
-const vec3 = z.tuple([z.number(), z.number(), z.number()]);
+const vec3 = lazy(() => z.tuple([z.number(), z.number(), z.number()]));
 const length = (v: readonly number[]) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
 /** A joint axis or other direction: any length but (nearly) zero, since it is normalised. */
-const directionSchema = vec3.refine((v) => length(v) >= 1e-6, 'a direction must not be zero');
+const directionSchema = lazy(() => vec3.refine((v) => length(v) >= 1e-6, 'a direction must not be zero'));
 /** A rotation written as a quaternion [x, y, z, w] of length 1 (within 0.001; normalised when loaded). */
-export const unitQuaternionSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]).superRefine((q, ctx) => {
+export const unitQuaternionSchema = lazy(() => z.tuple([z.number(), z.number(), z.number(), z.number()]).superRefine((q, ctx) => {
   const len = length(q);
   if (!(Math.abs(len - 1) <= 1e-3)) ctx.addIssue({ code: 'custom', message: `a rotation is a unit quaternion [x, y, z, w]; this one has length ${len.toPrecision(4)}` });
-});
+}));
 /** Node ids: usable as link targets and in JSON paths without quoting. */
-export const nodeIdSchema = named(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, {
+export const nodeIdSchema = lazy(() => named(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, {
   // Names the id, so that a bad id where one is named ($.output, an input) says which.
   error: (issue) => `${quoted(String(issue.input))} is not a node id: ids start with an ASCII letter or _ and contain only ASCII letters, digits, _ . -`,
-}), 'node id');
+}), 'node id'));
 
 /** A float or bool parameter's `curve`: what sets it at every update (docs/asset-format.md, "Curves that drive the graph"). */
-const parameterCurveSchema = named(z.string().min(1), 'name').optional()
+// A function, called inside parameterSchema's build: a lazy stand-in for an optional schema as an
+// object's field breaks zod's JSON Schema export, which finds the optional by identity.
+const parameterCurveSchema = () => named(z.string().min(1), 'name').optional()
   .describe("A curve of the graph's clips that sets the parameter at the start of every update, to its value as the previous update left it (bool: curve not 0); such a parameter cannot be set from code.");
 
-export const parameterSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional(), curve: parameterCurveSchema }).strict(),
+export const parameterSchema = lazy(() => z.discriminatedUnion('type', [
+  z.object({ type: z.literal('float'), default: z.number().optional(), description: z.string().optional(), curve: parameterCurveSchema() }).strict(),
   z.object({ type: z.literal('int'), default: z.int32({ error: 'an int parameter is a whole number from -2147483648 to 2147483647' }).optional(), description: z.string().optional() }).strict(),
-  z.object({ type: z.literal('bool'), default: z.boolean().optional(), description: z.string().optional(), curve: parameterCurveSchema }).strict(),
+  z.object({ type: z.literal('bool'), default: z.boolean().optional(), description: z.string().optional(), curve: parameterCurveSchema() }).strict(),
   z.object({ type: z.literal('vec3'), default: vec3.optional(), description: z.string().optional() }).strict(),
-]);
+]));
 
 /** A glTF skin or animation: its index or its name. */
 const indexOrName = () => z.union([named(z.number().int().min(0), 'index'), named(z.string().min(1), 'name')]);
 
-export const skeletonSourceSchema = z.union([
+export const skeletonSourceSchema = lazy(() => z.union([
   z.literal('builtin:biped').describe('The built-in 22-bone sample biped.'),
   z.object({ bvh: named(z.string().describe('BVH file whose hierarchy is the skeleton, relative to the graph file.'), 'path') }).strict(),
   z.object({ file: named(z.string().describe('JSON skeleton asset, relative to the graph file.'), 'path') }).strict(),
@@ -46,10 +49,10 @@ export const skeletonSourceSchema = z.union([
     gltf: named(z.string().describe('glTF file (.glb, or .gltf with embedded or external buffers) whose skin is the skeleton, relative to the graph file.'), 'path'),
     skin: indexOrName().optional().describe('The skin: its index or name (default 0).'),
   }).strict(),
-]);
+]));
 
 /** A clip's `retarget` block: where its bones come from and how they match the graph's skeleton's. */
-export const retargetSchema = z.object({
+export const retargetSchema = lazy(() => z.object({
   skeleton: skeletonSourceSchema.optional()
     .describe("The skeleton the clip is authored on (default: the clip's own file: a BVH's hierarchy, a glTF's first skin; the built-in biped for 'builtin:' clips)."),
   reference: z.union([
@@ -61,17 +64,17 @@ export const retargetSchema = z.object({
   autoMap: z.boolean().optional().describe('Match bones by their names across naming conventions first (default true); false: only `boneMap`.'),
   feet: z.boolean().optional().describe("Reach each foot, by two-bone IK on its thigh and calf, to where the scaled source puts the source's foot (default false)."),
   hands: z.boolean().optional().describe("Reach each hand, by two-bone IK on its upper arm and forearm, to where the scaled source puts the source's hand (default false)."),
-}).strict();
+}).strict());
 
 /** The asset's `mirror` block: how clips marked `mirror` and Mirror nodes swap left and right. */
-export const mirrorSettingsSchema = z.object({
+export const mirrorSettingsSchema = lazy(() => z.object({
   plane: z.enum(['x', 'y', 'z']).optional()
     .describe("The mirror plane's normal axis in component space (default: the axis along which paired bones lie furthest apart in the reference pose)."),
   pairs: z.array(z.tuple([z.string().min(1), z.string().min(1)])).optional()
     .describe('Bones that swap, by name, over the pairs found from the names (Foot.L/Foot.R, LeftArm/RightArm, thigh_l/thigh_r).'),
-}).strict();
+}).strict());
 
-export const clipSchema = z.object({
+export const clipSchema = lazy(() => z.object({
   source: z.string().describe("A BVH or glTF (.glb, .gltf) file relative to the graph file, or 'builtin:idle', 'builtin:walk', 'builtin:run'."),
   animation: indexOrName().optional()
     .describe('glTF sources: the animation, by name or index (default 0).'),
@@ -112,44 +115,44 @@ export const clipSchema = z.object({
     .describe("The clip is authored on another skeleton: retargeted onto the graph's skeleton once, at load (docs/retargeting.md)."),
   mirror: z.boolean().optional()
     .describe("Mirror the clip once, at load, by the asset's mirror table (`mirror`), root motion included."),
-}).strict();
+}).strict());
 
-export const parameterBindingSchema = z.object({ param: named(z.string().describe('Name of the parameter that drives this property.'), 'name') }).strict();
+export const parameterBindingSchema = lazy(() => z.object({ param: named(z.string().describe('Name of the parameter that drives this property.'), 'name') }).strict());
 /** A property bound to a curve: read as the previous update left the curve (docs/asset-format.md, "Curves that drive the graph"). */
-export const curveBindingSchema = z.object({
+export const curveBindingSchema = lazy(() => z.object({
   curve: named(z.string().describe("Name of the curve (of the graph's clips) that drives this float or bool property, as the previous update left it."), 'name'),
-}).strict();
+}).strict());
 /** What a bindable property may be instead of a literal: `{ "param": name }` or `{ "curve": name }`. */
-export const bindingSchema = z.union([parameterBindingSchema, curveBindingSchema]);
+export const bindingSchema = lazy(() => z.union([parameterBindingSchema, curveBindingSchema]));
 
-export const editorBlockSchema = z.object({
+export const editorBlockSchema = lazy(() => z.object({
   position: z.tuple([z.number(), z.number()]).optional(),
   comment: z.string().optional(),
-}).passthrough().describe('Editor-only data (position, comment); ignored by the runtime.');
+}).passthrough().describe('Editor-only data (position, comment); ignored by the runtime.'));
 
 /** A node as written in an asset, before its type-specific properties are checked. */
-export const nodeEnvelopeSchema = z.object({
+export const nodeEnvelopeSchema = lazy(() => z.object({
   type: z.string(),
   properties: z.record(z.string(), z.unknown()).optional(),
   inputs: z.record(z.string(), z.union([nodeIdSchema, z.array(nodeIdSchema)])).optional(),
   editor: editorBlockSchema.optional(),
-}).strict();
+}).strict());
 
 /**
  * A helper bone's offset: within ±1e9 in each axis (a thousand kilometres in centimetres), so that
  * summing offsets down a chain of bones cannot overflow to Infinity as offsets near 1e308 do.
  */
-const offsetSchema = z.tuple([z.number().min(-1e9).max(1e9), z.number().min(-1e9).max(1e9), z.number().min(-1e9).max(1e9)]);
+const offsetSchema = lazy(() => z.tuple([z.number().min(-1e9).max(1e9), z.number().min(-1e9).max(1e9), z.number().min(-1e9).max(1e9)]));
 
 /** A bone a graph asset adds to its skeleton (Unreal's virtual bones): armour, corrective bones. */
-export const helperBoneSchema = z.object({
+export const helperBoneSchema = lazy(() => z.object({
   name: z.string().min(1).describe('The new bone\'s name: unique in the skeleton.'),
   parent: z.string().min(1).describe('A bone of the skeleton, or a helper bone listed before this one.'),
   translation: offsetSchema.optional().describe('Offset from the parent, in the parent\'s space and the skeleton\'s units (default [0, 0, 0]; each within ±1e9).'),
   rotation: unitQuaternionSchema.optional().describe('Rotation relative to the parent, a unit quaternion [x, y, z, w] (default [0, 0, 0, 1]).'),
-}).strict();
+}).strict());
 
-export const graphEnvelopeSchema = z.object({
+export const graphEnvelopeSchema = lazy(() => z.object({
   $schema: z.string().optional(),
   format: z.literal(GRAPH_FORMAT),
   name: z.string().optional(),
@@ -169,7 +172,7 @@ export const graphEnvelopeSchema = z.object({
   output: nodeIdSchema,
   editor: z.record(z.string(), z.unknown()).optional()
     .describe('Editor-only data, such as the node positions `animgraph edit` saves: any object, ignored by the loader and the runtime.'),
-}).strict();
+}).strict());
 
 export type GraphEnvelope = z.infer<typeof graphEnvelopeSchema>;
 export type NodeEnvelope = z.infer<typeof nodeEnvelopeSchema>;

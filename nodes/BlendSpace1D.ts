@@ -3,6 +3,7 @@ import type { ClipBinding } from '../runtime/core/clip.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
 import * as z from 'zod';
+import { lazy } from '../runtime/core/lazy.ts';
 
 /**
  * Blends clips placed along one axis (Unreal's Blend Space 1D): idle at speed 0, walk at 150, run
@@ -92,7 +93,7 @@ export const BlendSpace1DType: NodeType = defineNodeType({
     smoothingTime: { kind: 'float', default: 0, min: 0, max: 1e6, bindable: false },
     playRate: { kind: 'float', default: 1 },
     loop: { kind: 'bool', default: true },
-    syncGroup: { kind: 'object', schema: z.string().min(1) },
+    syncGroup: { kind: 'object', schema: lazy(() => z.string().min(1)) },
   },
   inputs: [],
   check: checkSamples,

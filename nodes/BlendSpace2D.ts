@@ -5,6 +5,7 @@ import { AnimGraphError } from '../runtime/core/errors.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { toUnitSquare, triangulate, triangulationProblems } from '../runtime/jobs/delaunay.ts';
 import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
+import { lazy } from '../runtime/core/lazy.ts';
 
 /** What a BlendSpace2D's samples give every instance: the triangulation and the axis scaling. */
 export interface BlendSpace2DLayout {
@@ -167,7 +168,7 @@ export const BlendSpace2DType: NodeType = defineNodeType({
     ySmoothingTime: { kind: 'float', default: 0, min: 0, max: 1e6, bindable: false },
     playRate: { kind: 'float', default: 1 },
     loop: { kind: 'bool', default: true },
-    syncGroup: { kind: 'object', schema: z.string().min(1) },
+    syncGroup: { kind: 'object', schema: lazy(() => z.string().min(1)) },
   },
   inputs: [],
   check: (ctx) => checkPlaneSamples(ctx),

@@ -3,6 +3,7 @@ import { poseBlendTwo, poseCopy, type Pose } from '../runtime/core/pose.ts';
 import { LocalPoseNode, NO_LINKS, type DebugNode, type Link, type NodeType, type UpdateContext } from '../runtime/node/node.ts';
 import type { PoseSnapshotReader } from '../runtime/node/pose-snapshot.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
+import { lazy } from '../runtime/core/lazy.ts';
 
 /**
  * Unreal's Pose Snapshot: the pose the instance saved under a name (AnimGraphInstance.savePoseSnapshot),
@@ -47,7 +48,7 @@ export class PoseSnapshot extends LocalPoseNode implements PoseSnapshotReader {
 export const PoseSnapshotType: NodeType = defineNodeType({
   type: 'PoseSnapshot',
   space: 'local',
-  properties: { snapshotName: { kind: 'object', schema: z.string().min(1) } },
+  properties: { snapshotName: { kind: 'object', schema: lazy(() => z.string().min(1)) } },
   inputs: [],
   create: ({ id, properties: p }) => new PoseSnapshot(id, p.snapshotName ?? id),
 });

@@ -6,6 +6,7 @@ import { defineNodeType } from '../runtime/node/node-type.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { followSyncPosition, readSyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember, type SyncPosition } from '../runtime/jobs/sync-group.ts';
 import * as z from 'zod';
+import { lazy } from '../runtime/core/lazy.ts';
 
 /**
  * Plays a clip: advances its play time by delta time × play rate and samples it. Looping wraps
@@ -142,7 +143,7 @@ export const SequencePlayerType: NodeType = defineNodeType({
     playRate: { kind: 'float', default: 1 },
     loop: { kind: 'bool', default: true },
     startTime: { kind: 'float', default: 0, min: 0 },
-    syncGroup: { kind: 'object', schema: z.string().min(1) },
+    syncGroup: { kind: 'object', schema: lazy(() => z.string().min(1)) },
     // Read at load: the loader binds the player to the clip mirrored once (graphs/loader/clips.ts).
     mirror: { kind: 'bool', default: false, bindable: false },
   },

@@ -13,6 +13,7 @@ import type { Pose } from '../runtime/core/pose.ts';
 import { poseLerpBones } from '../runtime/core/pose-bones.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
+import { lazy } from '../runtime/core/lazy.ts';
 
 /**
  * One clip played in a slot: its clock, and the numbers of its blend in and out (fields of one
@@ -526,7 +527,7 @@ export const SlotType: NodeType = defineNodeType({
   type: 'Slot',
   space: 'local',
   properties: {
-    name: { kind: 'object', schema: z.string().min(1) },
+    name: { kind: 'object', schema: lazy(() => z.string().min(1)) },
     filterBone: { kind: 'bone', optional: true },
     filterDepth: { kind: 'int', default: 0, min: 0, bindable: false },
   },

@@ -18,6 +18,7 @@ import {
 import { checkRule, MAX_RULE_DEPTH, ruleDepth, testRule, type RuleJson } from '../runtime/jobs/transition-rules.ts';
 import { defineNodeType } from '../runtime/node/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
+import { lazy } from '../runtime/core/lazy.ts';
 
 export { COMPARISONS, MAX_RULE_DEPTH, ruleDepth, type Comparison, type RuleJson } from '../runtime/jobs/transition-rules.ts';
 export {
@@ -29,7 +30,7 @@ export { MAX_ACTIVE_TRANSITIONS } from '../runtime/jobs/state-machine-transition
 // The asset: states (sub-graphs or conduits), an entry state and transitions with rules.
 
 /** A state as written: a sub-graph (`nodes` and `output`, like a graph's) or a conduit (rules only). */
-export const stateSchema = z.union([
+export const stateSchema = lazy(() => z.union([
   z.object({
     nodes: z.record(z.string(), z.unknown()).describe("The state's nodes, as a graph's `nodes` (ids are scoped to the state)."),
     output: z.string().describe("The node whose pose is the state's pose."),
@@ -39,9 +40,9 @@ export const stateSchema = z.union([
     conduit: z.literal(true).describe('A conduit: a state with no pose, passed through within one update when one of its own transitions passes.'),
     editor: z.record(z.string(), z.unknown()).optional(),
   }).strict(),
-]);
+]));
 
-export const transitionSchema = z.object({
+export const transitionSchema = lazy(() => z.object({
   from: z.string().min(1).describe("The state the transition leaves, or '*' for any state."),
   to: z.string().min(1).describe('The state (or conduit) the transition enters.'),
   rule: z.unknown().describe(
@@ -55,7 +56,7 @@ export const transitionSchema = z.object({
     .describe('A timeFactor or weightFactor profile of the asset\'s blendProfiles: each bone blends at its own pace (crossfade), or over its own time (inertial).'),
   priority: z.number().int().optional().describe('Lower numbers are checked first (default 0; ties in asset order).'),
   allowReentry: z.boolean().optional().describe('Whether the transition may re-enter the active state, restarting it (default false).'),
-}).strict();
+}).strict());
 
 export type TransitionJson = z.infer<typeof transitionSchema> & { rule: RuleJson };
 
@@ -415,10 +416,10 @@ export const StateMachineType: NodeType = defineNodeType({
   type: 'StateMachine',
   space: 'local',
   properties: {
-    entry: { kind: 'object', schema: z.string().min(1).describe('The state entered on the first update (not a conduit).') },
+    entry: { kind: 'object', schema: lazy(() => z.string().min(1).describe('The state entered on the first update (not a conduit).')) },
     maxTransitionsPerFrame: { kind: 'int', default: DEFAULT_MAX_TRANSITIONS_PER_FRAME, min: 1, max: 64, bindable: false },
-    states: { kind: 'object', schema: z.record(z.string(), stateSchema).describe('The states by name.') },
-    transitions: { kind: 'object', schema: z.array(transitionSchema).describe('The transitions, checked in priority order.') },
+    states: { kind: 'object', schema: lazy(() => z.record(z.string(), stateSchema).describe('The states by name.')) },
+    transitions: { kind: 'object', schema: lazy(() => z.array(transitionSchema).describe('The transitions, checked in priority order.')) },
   },
   inputs: [],
   subGraphs: stateGraphs,

@@ -7,6 +7,7 @@ import { helperBoneSchema, unitQuaternionSchema, type GraphEnvelope } from '../s
 import { guardGltf, reportFileError, reportGltfError, type FileCache } from './files.ts';
 import { duplicateKeyProblems } from './json-text.ts';
 import { jsonPath, type Problems } from './problems.ts';
+import { lazy } from '../../runtime/core/lazy.ts';
 
 function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, files: FileCache, problems: Problems, at: readonly PropertyKey[]): GltfRig | undefined {
   const doc = files.loadGltf(source.gltf);
@@ -23,7 +24,7 @@ function loadGltfSkeleton(source: { gltf: string; skin?: number | string }, file
   return rig;
 }
 
-const jsonSkeletonSchema = z.object({
+const jsonSkeletonSchema = lazy(() => z.object({
   bones: z.array(z.object({
     name: z.string().min(1),
     parent: z.string().nullable().optional(),
@@ -32,7 +33,7 @@ const jsonSkeletonSchema = z.object({
     rotation: unitQuaternionSchema.optional(),
     scale: z.tuple([z.number(), z.number(), z.number()]).optional(),
   }).strict()).min(1),
-}).strict();
+}).strict());
 
 /**
  * The skeleton a source names (the graph's, or a retargeted clip's source skeleton), its problems

@@ -3,6 +3,7 @@ import { Clip, type AdditiveSpace, type ClipBinding } from './clip.ts';
 import { quatNormalize } from './math.ts';
 import { Pose } from './pose.ts';
 import type { Skeleton } from './skeleton.ts';
+import { lazy } from './lazy.ts';
 
 /*
  * Additive poses, as Unreal makes and applies them (FAnimationRuntime::ConvertPoseToAdditive,
@@ -33,13 +34,13 @@ export type { AdditiveSpace } from './clip.ts';
 export type AdditiveReference = 'skeleton' | { readonly clip: string; readonly frame: number };
 
 /** How an asset writes an AdditiveReference (a clip's `additive.reference`, MakeAdditive's `reference`). */
-export const additiveReferenceSchema = z.union([
+export const additiveReferenceSchema = lazy(() => z.union([
   z.literal('skeleton').describe("The skeleton's reference pose."),
   z.object({
     clip: z.string().min(1).describe('A clip of the asset; its keys as authored (before any additive conversion).'),
     frame: z.number().int().describe('The frame of that clip (0 = first; a negative frame counts from the end, -1 = last).'),
   }).strict(),
-]);
+]));
 
 /** Scales below this have no usable reciprocal: the ratio is 0 there (Unreal's GetSafeScaleReciprocal). */
 const SMALL_SCALE = 1e-8;

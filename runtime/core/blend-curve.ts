@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ClipCurve } from './clip-events.ts';
+import { lazy } from './lazy.ts';
 
 /*
  * The curves a blend follows over its time (Unreal's EAlphaBlendOption and
@@ -42,7 +43,7 @@ export const MAX_BLEND_CURVE_KEYS = 1000;
 export type BlendCurveJson = BlendCurveName | { keys: [number, number][] } | { clip: string; curve: string };
 
 /** How an asset writes a blend curve (a transition's `curve`, BlendList's `blendCurve`...). */
-export const blendCurveSchema = z.union([
+export const blendCurveSchema = lazy(() => z.union([
   z.enum(BLEND_CURVES).describe('A named curve (Unreal\'s blend options): linear, cubic, hermiteCubic, sinusoidal, quadratic/cubic/quartic/quinticInOut, circular and exp In, Out, InOut.'),
   z.object({
     keys: z.array(z.tuple([z.number().min(-1e6).max(1e6), z.number().min(-1e6).max(1e6)])).min(1).max(MAX_BLEND_CURVE_KEYS)
@@ -52,7 +53,7 @@ export const blendCurveSchema = z.union([
     clip: z.string().min(1).describe('A clip of the asset.'),
     curve: z.string().min(1).describe('One of that clip\'s float `curves`, read over its keys\' time span as for inline keys.'),
   }).strict(),
-]);
+]));
 
 /**
  * A blend curve, built once per graph and shared. Number fields of one class, read by easeAt (see

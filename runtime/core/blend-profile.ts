@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { boneMaskProblems, boneMaskWeights, branchFiltersSchema, type BranchFilter } from './bone-mask.ts';
 import type { Skeleton } from './skeleton.ts';
 import { quoted } from './names.ts';
+import { lazy } from './lazy.ts';
 
 /*
  * Blend profiles (Unreal's UBlendProfile): a named set of per-bone scales declared once in an asset
@@ -32,9 +33,9 @@ export const TRANSITION_PROFILE_MODES: readonly BlendProfileMode[] = ['timeFacto
 export const MASK_PROFILE_MODES: readonly BlendProfileMode[] = ['blendMask'];
 
 /** A scale: finite and not negative (the mode bounds it further; see blendProfileProblems). */
-const scaleSchema = z.number().min(0).max(1e6);
+const scaleSchema = lazy(() => z.number().min(0).max(1e6));
 
-export const blendProfileSchema = z.object({
+export const blendProfileSchema = lazy(() => z.object({
   mode: z.enum(BLEND_PROFILE_MODES).describe('timeFactor: each bone blends over scale × the transition time (scales in [0, 1], 0 = at once); weightFactor: the incoming weight on the bone is multiplied by the scale (then renormalised); blendMask: a per-bone alpha in [0, 1] for LayeredBlendPerBone layers.'),
   bones: z.record(z.string(), scaleSchema).optional()
     .describe('Bone name to scale, for that bone only (applied after branches). Bones not set: 1 (timeFactor, weightFactor) or 0 (blendMask).'),
@@ -45,12 +46,12 @@ export const blendProfileSchema = z.object({
   }).strict()).optional().describe('Scales set on whole branches, in order (a later branch overwrites an earlier one).'),
   filters: branchFiltersSchema.optional()
     .describe('blendMask only: the layered blend\'s branch filters with blend depth (see LayeredBlendPerBone), the base that branches and bones overwrite.'),
-}).strict();
+}).strict());
 
 export type BlendProfileJson = z.infer<typeof blendProfileSchema>;
 
-export const blendProfilesSchema = z.record(z.string(), blendProfileSchema)
-  .describe('Named per-bone blend profiles (Unreal\'s blend profiles), named by BlendList and StateMachine transitions (timeFactor, weightFactor), Inertialization requests (per-bone blend time) and LayeredBlendPerBone layers (blendMask).');
+export const blendProfilesSchema = lazy(() => z.record(z.string(), blendProfileSchema)
+  .describe('Named per-bone blend profiles (Unreal\'s blend profiles), named by BlendList and StateMachine transitions (timeFactor, weightFactor), Inertialization requests (per-bone blend time) and LayeredBlendPerBone layers (blendMask).'));
 
 /** A profile bound to a skeleton: one scale per bone, in skeleton order. Immutable, shared by every instance. */
 export class BlendProfile {

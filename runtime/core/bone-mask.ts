@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Skeleton } from './skeleton.ts';
 import { AnimGraphError } from './errors.ts';
+import { lazy } from './lazy.ts';
 
 /*
  * Per-bone weight masks: which bones a layer (or an additive, or a one-shot slot) drives, and how
@@ -29,17 +30,17 @@ export type BoneMaskSpec =
   | { readonly filters: readonly BranchFilter[]; readonly mask?: undefined }
   | { readonly mask: Readonly<Record<string, number>>; readonly filters?: undefined };
 
-export const branchFilterSchema = z.object({
+export const branchFilterSchema = lazy(() => z.object({
   bone: z.string().describe('The bone the branch starts at (it and all its descendants).'),
   depth: z.number().int().min(-1000).max(1000).default(0)
     .describe('Blend depth: 0 or 1 gives the whole branch full weight; N > 1 ramps the weight over N levels (1/N at the bone); negative removes weight the same way.'),
-}).strict();
+}).strict());
 
-export const branchFiltersSchema = z.array(branchFilterSchema).min(1)
-  .describe('Branch filters, applied in order: each adds (or, with a negative depth, removes) weight from its bone down, clamped to [0, 1].');
+export const branchFiltersSchema = lazy(() => z.array(branchFilterSchema).min(1)
+  .describe('Branch filters, applied in order: each adds (or, with a negative depth, removes) weight from its bone down, clamped to [0, 1].'));
 
-export const boneWeightsSchema = z.record(z.string(), z.number().min(0).max(1))
-  .describe('Bone name to weight in [0, 1]; a bone not named takes its parent\'s weight (0 at a root).');
+export const boneWeightsSchema = lazy(() => z.record(z.string(), z.number().min(0).max(1))
+  .describe('Bone name to weight in [0, 1]; a bone not named takes its parent\'s weight (0 at a root).'));
 
 /** A mask problem found against a skeleton: the path below the mask's own value (['filters', 2, 'bone'] or ['mask', name]). */
 export interface BoneMaskProblem {

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { blendCurveSchema, compileBlendCurve, LINEAR_BLEND, type BlendCurve } from './blend-curve.ts';
 import type { Clip, ClipBinding } from './clip.ts';
 import { AnimGraphError } from './errors.ts';
+import { lazy } from './lazy.ts';
 
 /** The slot group a montage belongs to when its asset names none (Unreal's). */
 export const DEFAULT_SLOT_GROUP = 'DefaultGroup';
@@ -19,17 +20,17 @@ export const DEFAULT_MONTAGE_BLEND = 0.25;
 export const MAX_MONTAGE_SECTIONS = 256;
 export const MAX_MONTAGE_NOTIFIES = 1024;
 
-const seconds = z.number().min(0).max(1e6);
-const montageBlendSchema = z.union([
+const seconds = lazy(() => z.number().min(0).max(1e6));
+const montageBlendSchema = lazy(() => z.union([
   seconds.describe('Seconds, with the linear curve.'),
   z.object({
     time: seconds.optional().describe(`Seconds (default ${DEFAULT_MONTAGE_BLEND}).`),
     curve: blendCurveSchema.optional().describe('The curve the weight follows over the time (default linear).'),
   }).strict(),
-]);
+]));
 
 /** How a graph asset writes one montage (an entry of its top-level `montages`). */
-export const montageSchema = z.object({
+export const montageSchema = lazy(() => z.object({
   clip: z.string().min(1).describe('A clip of the asset: what the montage plays.'),
   slot: z.string().min(1).describe('The name of the Slot nodes that play it.'),
   group: z.string().min(1).optional()
@@ -52,7 +53,7 @@ export const montageSchema = z.object({
   rate: z.number().gt(0).max(1e6).optional().describe('Clip seconds per second (default 1), times the rate playMontage gives.'),
   enableAutoBlendOut: z.boolean().optional()
     .describe('True (the default): the montage blends out over its last blendOut seconds and ends. False: it holds its last pose at full weight until stopMontage.'),
-}).strict();
+}).strict());
 
 export type MontageJson = z.infer<typeof montageSchema>;
 

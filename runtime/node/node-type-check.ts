@@ -2,6 +2,7 @@ import { BLEND_PROFILE_MODES } from '../core/blend-profile.ts';
 import { AnimGraphError } from '../core/errors.ts';
 import { jsonPath } from '../core/names.ts';
 import type { PropertySpec } from './property-spec.ts';
+import { isLazy } from '../core/lazy.ts';
 
 /*
  * What can be wrong with a node type: its spec (NodeTypeError, found by checkNodeType when the type
@@ -245,7 +246,8 @@ function checkSpec(spec: unknown, at: readonly (string | number)[], poseLists: R
       if (given('optional') && typeof spec.optional !== 'boolean') report([...at, 'optional'], `expected true, false or nothing, got ${shown(spec.optional)}`);
       break;
     case 'object':
-      if (!isRecord(spec.schema) || typeof (spec.schema as { safeParse?: unknown }).safeParse !== 'function') {
+      // A lazy schema (runtime/core/lazy.ts) is checked when it is built, not here: defineNodeType runs at import.
+      if (!isLazy(spec.schema) && (!isRecord(spec.schema) || typeof (spec.schema as { safeParse?: unknown }).safeParse !== 'function')) {
         report([...at, 'schema'], `expected a zod schema, got ${shown(spec.schema)}`);
       }
       break;
