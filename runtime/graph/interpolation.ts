@@ -43,7 +43,7 @@ export class Interpolation {
   /** Whether the output holds `target` as it is (so a held frame has nothing to write). */
   showsTarget = false;
   /**
-   * Whether the target was evaluated straight into the output (a held frame: evaluateIntoOutput)
+   * Whether the target was evaluated straight into the output (a held frame: see evaluated)
    * rather than into `target`, whose arrays then hold nothing of it: shift copies it out only when
    * an interpolated interval follows, the one case that reads it as a pose again.
    */
@@ -98,8 +98,8 @@ export class Interpolation {
   }
 
   /**
-   * The target evaluated, `into` the output (a held frame, evaluated straight into what it shows)
-   * or not (into `target`).
+   * The target has been evaluated: into the output when `intoOutput` (a held frame, evaluated
+   * straight into what it shows), else into `target`.
    */
   evaluated(intoOutput: boolean): void {
     this.targetStale = false;
