@@ -269,8 +269,9 @@ export abstract class InstanceFrame implements GraphRuntime {
       if (interpolation.targetStale) {
         if (this.counter === 0) poseCopy(interpolation.target, this.skeleton.referencePose);
         else this.evaluateGraph(interpolation.target);
+        interpolation.evaluated(false);
       }
-      interpolation.shift();
+      interpolation.shift(clock.interpolate);
       this.graphDelta = clock.graphDelta;
       this.updateGraph();
       interpolation.keepUpdate(this.curveValues, this.updateContextAt(0).rootMotion);
@@ -381,11 +382,14 @@ export abstract class InstanceFrame implements GraphRuntime {
       this.evaluateGraph(this.output);
       this.componentStale = true;
     } else {
-      const interpolation = this.interpolation!;
+      const interpolation = this.interpolation!, clock = this.clock;
       if (interpolation.targetStale) {
-        this.evaluateGraph(interpolation.target);
-        interpolation.targetStale = false;
-        interpolation.showsTarget = false;
+        // Holding (interpolate: false, no look-ahead left to show), the target is shown as it is
+        // until the next shift: evaluated straight into the output, no copy.
+        const intoOutput = !clock.interpolate && clock.ahead <= 0 && this.frameNumbers[clock.weightsAt + 1] === 1;
+        this.evaluateGraph(intoOutput ? this.output : interpolation.target);
+        interpolation.evaluated(intoOutput);
+        if (intoOutput) this.componentStale = true;
       }
       // A held frame (interpolate: false) shows the same target again: no copy, no component pass.
       if (interpolation.show()) this.componentStale = true;

@@ -42,6 +42,12 @@ export class Interpolation {
   targetStale = true;
   /** Whether the output holds `target` as it is (so a held frame has nothing to write). */
   showsTarget = false;
+  /**
+   * Whether the target was evaluated straight into the output (a held frame: see evaluated)
+   * rather than into `target`, whose arrays then hold nothing of it: shift copies it out only when
+   * an interpolated interval follows, the one case that reads it as a pose again.
+   */
+  targetInOutput = false;
   /** The curve values of `previous` and `target`. */
   private curvesPrevious: Float64Array;
   private curvesTarget: Float64Array;
@@ -83,19 +89,35 @@ export class Interpolation {
    * evaluated when next shown) and `curves` become the target, shown as they are; nothing is pending.
    */
   start(output: Pose, current: boolean, curves: Float64Array): void {
-    if (current) {
-      poseCopy(this.target, output);
-      this.targetStale = false;
-    } else {
-      this.targetStale = true;
-    }
+    // The output is the target as it is: copied out by shift if an interpolated interval follows.
+    this.targetStale = !current;
+    this.targetInOutput = current;
+    this.showsTarget = current;
     if (this.hasCurves) this.curvesTarget.set(curves);
     this.numbers.fill(0, this.at + PENDING_MOTION, this.at + PENDING_MOTION + 4);
-    this.showsTarget = false;
   }
 
-  /** The target becomes the previous pose and curves; the old previous ones take the next target. */
-  shift(): void {
+  /**
+   * The target has been evaluated: into the output when `intoOutput` (a held frame, evaluated
+   * straight into what it shows), else into `target`.
+   */
+  evaluated(intoOutput: boolean): void {
+    this.targetStale = false;
+    this.targetInOutput = intoOutput;
+    this.showsTarget = intoOutput;
+  }
+
+  /**
+   * The target becomes the previous pose and curves; the old previous ones take the next target.
+   * `interpolated`: whether the interval that follows interpolates (the clock's `interpolate`: a
+   * held interval shows its targets only, and the next shift comes before any blend), which then
+   * needs a target kept in the output as its previous pose.
+   */
+  shift(interpolated: boolean): void {
+    if (this.targetInOutput) {
+      if (interpolated) poseCopy(this.target, this.output);
+      this.targetInOutput = false;
+    }
     const pose = this.previous;
     this.previous = this.target;
     this.target = pose;

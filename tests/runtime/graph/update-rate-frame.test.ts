@@ -72,4 +72,33 @@ describe("an update-rate frame's work", () => {
     expect(evaluated[1] - evaluated[0]).toBe(4);
     expect(evaluated[2] - evaluated[1]).toBe(4);
   });
+  it('a held character evaluates straight into its output rows: no copy and no blend on any frame, nothing at all on a skipped one', () => {
+    const batch = new InstanceBatch(rateWalkGraph(), 8);
+    for (const instance of batch.instances) instance.setUpdateRate(4, 0, { interpolate: false });
+    for (let f = 0; f < 8; f++) batch.update(DT);
+    const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
+    const blendAt = vi.spyOn(SamplingKernel.prototype, 'blendAt');
+    const copy = vi.spyOn(SamplingKernel.prototype, 'copyPose');
+    let evaluations = 0;
+    for (let f = 0; f < 12; f++) {
+      const updates = batch.instances.map((i) => i.updateCounter);
+      const shown = Array.from(batch.rotations);
+      sample.mockClear(); blendAt.mockClear(); copy.mockClear();
+      batch.update(DT);
+      const updated = batch.instances.filter((i, k) => i.updateCounter !== updates[k]).length;
+      // Before held frames evaluated into the output they evaluated into the target pose and copied it: 8 copies.
+      expect(copy).not.toHaveBeenCalled();
+      expect(blendAt).not.toHaveBeenCalled();
+      if (updated === 0) {
+        expect(sample).not.toHaveBeenCalled();
+        expect(Array.from(batch.rotations)).toEqual(shown);
+      } else {
+        expect(updated).toBe(8);
+        expect(sample.mock.calls.length).toBeGreaterThanOrEqual(8);
+        expect(Array.from(batch.rotations)).not.toEqual(shown);
+        evaluations++;
+      }
+    }
+    expect(evaluations).toBe(3);
+  });
 });

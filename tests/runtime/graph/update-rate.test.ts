@@ -311,6 +311,39 @@ describe('update rate (URO)', () => {
     expect(localDifference(a.evaluate(), b.evaluate()).degrees).toBeLessThan(1e-4);
   });
 
+  it('switching between holding, interpolating and full rate starts each interval from the pose held', () => {
+    // On the linear clip an interpolated frame is the full-rate pose exactly, but only if its
+    // interval starts from the pose the held frames showed (which a held frame evaluates straight
+    // into the output, not into the interpolation's poses); a held frame shows the pose of one of
+    // the last four displayed times.
+    const full = linearGraph().createInstance(), lod = linearGraph().createInstance();
+    const schedule = new Map<number, [number, boolean]>([
+      [5, [4, false]], [17, [4, true]], [26, [4, false]], [27, [4, true]], [40, [2, false]], [49, [1, true]],
+      [55, [4, false]], [66, [1, false]], [70, [3, false]], [81, [4, true]], [90, [4, false]], [99, [1, true]],
+    ]);
+    const history: number[][] = [];
+    let interpolatedFrames = 0, heldFrames = 0;
+    for (let f = 0; f < 110; f++) {
+      const change = schedule.get(f);
+      if (change !== undefined) lod.setUpdateRate(change[0], 0, { interpolate: change[1] });
+      full.update(DT);
+      lod.update(DT);
+      const want = Array.from(full.evaluate().translations), shown = Array.from(lod.evaluate().translations);
+      history.push(want);
+      if (lod.interpolatesSkippedFrames || lod.updateRate === 1) {
+        interpolatedFrames++;
+        shown.forEach((v, i) => expect(v, `frame ${f}`).toBeCloseTo(want[i], 12));
+      } else {
+        heldFrames++;
+        const back = history.slice(-4).findIndex((p) => p.every((v, i) => Math.abs(v - shown[i]) < 1e-12));
+        expect(back, `frame ${f}`).toBeGreaterThanOrEqual(0);
+      }
+    }
+    expect(interpolatedFrames).toBeGreaterThan(40);
+    expect(heldFrames).toBeGreaterThan(30);
+    expect(lod.lookAhead).toBe(0);
+  });
+
   it('a Crowd takes per-character rates and matches its instances bit for bit', async () => {
     const crowd = await Crowd.create({ source: { module: new URL('../../support/crowd-graphs.ts', import.meta.url).href, export: 'rateWalkGraph' }, count: 6, workers: 1, componentSpace: true });
     try {
