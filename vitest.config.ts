@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // One Chromium and one viewer bundle for the run's browser tests, instead of one per file.
+    globalSetup: ['tests/support/global-setup.ts'],
     // A test file per child process (vitest's default pool, named here): the crowd tests start
     // worker threads, and the allocation probes child processes, of their own.
     pool: 'forks',
