@@ -26,7 +26,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   // The files this run runs: the command line's filters (vitest keeps them as filenamePattern), or all.
   const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern ?? [];
-  const { testFiles } = await project.globTestFiles(filters);
+  const testFiles: string[] = [];
+  for (const p of project.vitest.projects) testFiles.push(...(await p.globTestFiles(filters)).testFiles);
   const sources = testFiles.map((f) => readFileSync(f, 'utf8'));
   const usesBrowser = hasChromium && sources.some((s) => s.includes('/support/browser.ts'));
   const usesViewer = sources.some((s) => s.includes('viewerAssets('));
