@@ -3,11 +3,21 @@
  * installs it) driven by playwright-core, which downloads no browser of its own. Tests skip with
  * a reason where it is missing, and CI=true makes a missing browser an error.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { describe, it } from 'vitest';
+import { describe, inject, it } from 'vitest';
+import type { PageAssets } from '../../cli/local-server.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The shared Chromium's websocket endpoint (tests/support/global-setup.ts); '' when each file launches its own. */
+    chromiumEndpoint: string;
+    /** A folder with the viewer page bundled (index.html, style.css, viewer.js); '' when not built. */
+    viewerPageDir: string;
+  }
+}
 
 export const CHROMIUM = process.env.ANIMGRAPH_CHROMIUM ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -29,20 +39,40 @@ export interface Browser {
 }
 
 /**
- * A fresh headless Chromium (its own profile folder, removed on close) with nothing reaching the
- * network on its own. WebGL runs on SwiftShader, Chromium's software renderer, since test
- * machines have no GPU.
+ * Chromium's flags: nothing reaching the network on its own; WebGL on SwiftShader, Chromium's
+ * software renderer, since test machines have no GPU.
+ */
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+];
+
+const VIEWPORT = { width: 1100, height: 640 };
+
+/**
+ * A fresh browser context of headless Chromium: of the Chromium the run shares
+ * (tests/support/global-setup.ts), a new context with its own cookies and storage; without one, a
+ * Chromium of its own (its own profile folder, removed on close). Closing it closes what it opened.
  */
 export async function launchBrowser(): Promise<Browser> {
+  const endpoint = inject('chromiumEndpoint');
+  if (endpoint) {
+    const browser = await chromium.connect(endpoint);
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    return {
+      context,
+      close: async () => {
+        await context.close();
+        await browser.close(); // a connected browser's close() disconnects; the shared Chromium runs on
+      },
+    };
+  }
   const profile = mkdtempSync(join(tmpdir(), 'animgraph-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1100, height: 640 },
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-    ],
+    viewport: VIEWPORT,
+    args: CHROMIUM_ARGS,
   });
   return {
     context,
@@ -84,4 +114,15 @@ export function canvasVariance(page: Page, selector = 'canvas'): Promise<number>
     const mean = sum / n;
     return sum2 / n - mean * mean;
   }, selector);
+}
+
+/**
+ * The viewer page's files (what `animgraph view` serves from the sources): the bundle the run made
+ * once (tests/support/global-setup.ts), or bundled now (loadPageAssets) without one.
+ */
+export async function viewerAssets(): Promise<PageAssets> {
+  const dir = inject('viewerPageDir');
+  if (!dir) return (await import('../../cli/view-server.ts')).loadPageAssets();
+  const { contentType } = await import('../../cli/local-server.ts');
+  return new Map(readdirSync(dir).map((f) => [f, { body: new Uint8Array(readFileSync(join(dir, f))), type: contentType(f) }]));
 }

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPageAssets, startViewServer, type PageAssets } from '../../cli/view-server.ts';
+import { startViewServer, type PageAssets } from '../../cli/view-server.ts';
 import { sliderSpan } from '../../viewer/panels.ts';
-import { collectErrors, describeWithBrowser, launchBrowser, type Browser } from '../support/browser.ts';
+import { collectErrors, describeWithBrowser, launchBrowser, type Browser, viewerAssets } from '../support/browser.ts';
 
 interface ViewerState { status: string; frame: number; loads: number; debugText: string }
 const viewerState = (page: Page) => page.evaluate(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer);
@@ -44,7 +44,7 @@ describeWithBrowser('the viewer\'s parameter panel in headless Chromium', () => 
   let assets: PageAssets;
 
   beforeAll(async () => {
-    [browser, assets] = await Promise.all([launchBrowser(), loadPageAssets()]);
+    [browser, assets] = await Promise.all([launchBrowser(), viewerAssets()]);
   }, 60000);
   afterAll(() => browser?.close());
 

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadPageAssets, startViewServer, type PageAssets } from '../../cli/view-server.ts';
-import { canvasVariance, collectErrors, describeWithBrowser, launchBrowser, type Browser } from '../support/browser.ts';
+import { startViewServer, type PageAssets } from '../../cli/view-server.ts';
+import { canvasVariance, collectErrors, describeWithBrowser, launchBrowser, type Browser, viewerAssets } from '../support/browser.ts';
 import { describeIfData, hasSharedData } from '../support/shared-data.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,7 +23,7 @@ describeIfData(hasSharedData)('retargeted examples', () => {
     let browser: Browser;
     let assets: PageAssets;
     beforeAll(async () => {
-      [browser, assets] = await Promise.all([launchBrowser(), loadPageAssets()]);
+      [browser, assets] = await Promise.all([launchBrowser(), viewerAssets()]);
       mkdirSync(OUT, { recursive: true });
     }, 60000);
     afterAll(() => browser?.close());

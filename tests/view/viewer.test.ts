@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkGraphAsset } from '../../graphs/loader.ts';
-import { loadPageAssets, startViewServer, type PageAssets } from '../../cli/view-server.ts';
-import { canvasVariance, collectErrors, describeWithBrowser, launchBrowser, type Browser } from '../support/browser.ts';
+import { startViewServer, type PageAssets } from '../../cli/view-server.ts';
+import { canvasVariance, collectErrors, describeWithBrowser, launchBrowser, type Browser, viewerAssets } from '../support/browser.ts';
 import { hasSharedData, readShared, SHARED_DATA } from '../support/shared-data.ts';
 import { ComponentPose } from '../../runtime/core/component-pose.ts';
 import { ClipBinding } from '../../runtime/core/clip.ts';
@@ -37,7 +37,7 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
   let assets: PageAssets;
 
   beforeAll(async () => {
-    [browser, assets] = await Promise.all([launchBrowser(), loadPageAssets()]);
+    [browser, assets] = await Promise.all([launchBrowser(), viewerAssets()]);
     mkdirSync(OUT, { recursive: true });
   }, 60000);
   afterAll(() => browser?.close());
