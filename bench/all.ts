@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the crowd (the bench's clips, then the shipped locomotion example), inertialization,
- * pose-search and cold-start benches one after another, each in its
+ * `npm run bench`: the crowd (the bench's clips, then the shipped locomotion example), update-rate,
+ * inertialization, pose-search, three.js binding and cold-start benches one after another, each in its
  * own Node process with its own flags. One bench failing (an exception, a bit-identity check) does
  * not skip the next, as `&&` did; the run exits 1 after the last, naming the ones that failed.
  *
@@ -12,8 +12,10 @@ import { fileURLToPath } from 'node:url';
 const benches: readonly { file: string; flags: readonly string[] }[] = [
   { file: 'crowd.ts', flags: ['--expose-gc'] },
   { file: 'locomotion-crowd.ts', flags: ['--expose-gc'] },
+  { file: 'update-rate.ts', flags: [] },
   { file: 'inertial.ts', flags: ['--expose-gc'] },
   { file: 'pose-search.ts', flags: [] },
+  { file: 'three-binding.ts', flags: [] },
   { file: 'cold-start.ts', flags: [] },
 ];
 
