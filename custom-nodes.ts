@@ -16,7 +16,8 @@ export type {
 } from './runtime/node/node-type.ts';
 export { SkeletalControlNode } from './runtime/node/skeletal-control.ts';
 export { BoneTransforms } from './runtime/node/skeletal-control.ts';
-export type { SlotPlayArgs, SlotPlayer } from './runtime/node/slot-player.ts';
+export type { MontagePlayArgs, SlotPlayArgs, SlotPlayer } from './runtime/node/slot-player.ts';
+export type { Montage } from './runtime/core/montage.ts';
 export type { PoseSnapshotReader } from './runtime/node/pose-snapshot.ts';
 
 // Errors a node throws at build time.
@@ -51,6 +52,7 @@ export { AimOffsetApplication, checkAimOffsetSamples } from './runtime/jobs/aim-
 export { BlendSpaceNode, reportSampleRange } from './runtime/jobs/blend-space.ts';
 export { checkBlendCurve, prepareBlendCurve } from './runtime/jobs/blend-curve-property.ts';
 export { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from './runtime/jobs/clip-playback.ts';
+export { MONTAGE_AT_END, MONTAGE_REPLACED, MontagePlay } from './runtime/jobs/montage-play.ts';
 export { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs, restrictBoneWeights } from './runtime/jobs/crossfade.ts';
 export { toUnitSquare, triangulate, triangulationProblems } from './runtime/jobs/delaunay.ts';
 export { InertialRequest, InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from './runtime/jobs/inertial-transition.ts';
