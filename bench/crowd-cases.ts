@@ -185,6 +185,25 @@ export const CROWD_STATE_EVERY = 30;
  * (PoseSearchBlend, BendRollHelper) are looked up here rather than imported, so that the bench can
  * say which one is missing instead of failing to load.
  */
+/** Node 'locomotion': a StateMachine of walk (playerA) and run (playerB) states, switched by `motion` with 0.2 s crossfades. */
+function walkRunMachine() {
+  const state = (output: string) => ({ nodes: {}, output });
+  return {
+    id: 'locomotion',
+    nodeType: registeredNodeType('StateMachine'),
+    properties: {
+      entry: 'walk',
+      states: { walk: state('playerA'), run: state('playerB') },
+      transitions: [
+        { from: 'walk', to: 'run', rule: { param: 'motion', op: '==', value: 1 }, duration: 0.2 },
+        { from: 'run', to: 'walk', rule: { param: 'motion', op: '==', value: 0 }, duration: 0.2 },
+      ],
+    },
+    inputs: {},
+    subGraphs: { walk: 'playerA', run: 'playerB' },
+  };
+}
+
 export function registeredNodeType(name: string): NodeType {
   const type = builtInNodeTypes.find((t) => t.type === name);
   if (!type) throw new Error(`node type ${name} is not registered in nodes/index.ts`);
@@ -300,21 +319,7 @@ export function buildCrowdGraph(kind: CrowdGraphKind): AnimGraph {
       inputs: {},
     });
     if (kind === 'statemachine') {
-      const state = (output: string) => ({ nodes: {}, output });
-      nodes.push({
-        id: 'locomotion',
-        nodeType: registeredNodeType('StateMachine'),
-        properties: {
-          entry: 'walk',
-          states: { walk: state('playerA'), run: state('playerB') },
-          transitions: [
-            { from: 'walk', to: 'run', rule: { param: 'motion', op: '==', value: 1 }, duration: 0.2 },
-            { from: 'run', to: 'walk', rule: { param: 'motion', op: '==', value: 0 }, duration: 0.2 },
-          ],
-        },
-        inputs: {},
-        subGraphs: { walk: 'playerA', run: 'playerB' },
-      });
+      nodes.push(walkRunMachine());
     } else {
       nodes.push({
         id: 'layered',
@@ -368,23 +373,9 @@ function montageGraph(skeleton: Skeleton, clips: Map<string, Clip>, nodes: Compi
   };
   const aims = [0, 10, 20, 30].map(aimPose);
   aims.forEach((clip, i) => clips.set(`aim${i}`, clip));
-  const state = (output: string) => ({ nodes: {}, output });
   nodes.push(
     { id: 'playerB', nodeType: SequencePlayerType, properties: { clip: 'clipB', playRate: 1, loop: true, startTime: { param: 'phaseB' } }, inputs: {} },
-    {
-      id: 'locomotion',
-      nodeType: registeredNodeType('StateMachine'),
-      properties: {
-        entry: 'walk',
-        states: { walk: state('playerA'), run: state('playerB') },
-        transitions: [
-          { from: 'walk', to: 'run', rule: { param: 'motion', op: '==', value: 1 }, duration: 0.2 },
-          { from: 'run', to: 'walk', rule: { param: 'motion', op: '==', value: 0 }, duration: 0.2 },
-        ],
-      },
-      inputs: {},
-      subGraphs: { walk: 'playerA', run: 'playerB' },
-    },
+    walkRunMachine(),
     { id: 'upper', nodeType: registeredNodeType('Slot'), properties: { name: 'upper', filterBone: 'spine_01' }, inputs: { source: 'locomotion' } },
     {
       id: 'aim',

@@ -97,19 +97,21 @@ describe('a property bound to a curve', () => {
 });
 
 describe('a parameter that follows a curve', () => {
-  const machine = (rule: unknown) => loadGraphAsset(asset({
-    machine: {
-      type: 'StateMachine',
-      properties: {
-        entry: 'calm',
-        states: {
-          calm: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'p' },
-          brisk: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p' },
-        },
-        transitions: [{ from: 'calm', to: 'brisk', rule, duration: 0.2 }],
+  /** Idle (calm) to run (brisk) when `rule` passes. */
+  const calmToBrisk = (rule: unknown) => ({
+    type: 'StateMachine',
+    properties: {
+      entry: 'calm',
+      states: {
+        calm: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'p' },
+        brisk: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p' },
       },
+      transitions: [{ from: 'calm', to: 'brisk', rule, duration: 0.2 }],
     },
-  }, 'machine', { rising: { type: 'float', default: 0.5, curve: 'ramp' }, flipped: { type: 'bool', curve: 'flip' } })).createInstance();
+  });
+  const machine = (rule: unknown) => loadGraphAsset(asset(
+    { machine: calmToBrisk(rule) }, 'machine', { rising: { type: 'float', default: 0.5, curve: 'ramp' }, flipped: { type: 'bool', curve: 'flip' } },
+  )).createInstance();
 
   it('holds its default until the first update, then the curve of the update before, which code reads and rules test', () => {
     const g = machine({ param: 'rising', op: '>', value: 0.3 });
@@ -128,19 +130,9 @@ describe('a parameter that follows a curve', () => {
     expect(started).toEqual([1]);
     // Without a default the first update reads 0. The curve read as this update leaves it (0.375
     // after update 3) would start it at update 3; the previous update's starts it at update 4.
-    const k = loadGraphAsset(asset({
-      machine: {
-        type: 'StateMachine',
-        properties: {
-          entry: 'calm',
-          states: {
-            calm: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'p' },
-            brisk: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p' },
-          },
-          transitions: [{ from: 'calm', to: 'brisk', rule: { param: 'rising', op: '>', value: 0.3 }, duration: 0.2 }],
-        },
-      },
-    }, 'machine', { rising: { type: 'float', curve: 'ramp' } })).createInstance();
+    const k = loadGraphAsset(asset(
+      { machine: calmToBrisk({ param: 'rising', op: '>', value: 0.3 }) }, 'machine', { rising: { type: 'float', curve: 'ramp' } },
+    )).createInstance();
     const starts: number[] = [], rising: number[] = [];
     k.events.on('transitionStarted', () => starts.push(update));
     for (update = 1; update <= 5; update++) {
