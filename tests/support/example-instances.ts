@@ -41,3 +41,39 @@ export function runExampleFrame(instance: AnimGraphInstance): void {
   instance.evaluate();
   instance.componentPose();
 }
+
+/** The node types of an asset's nodes, state machines' states included; montages count as 'Montage'. */
+function nodeTypes(nodes: Record<string, { type: string; properties?: { states?: Record<string, { nodes?: Record<string, any> }> } }> | undefined, into: Set<string>): Set<string> {
+  for (const node of Object.values(nodes ?? {})) {
+    into.add(node.type);
+    if (node.type === 'StateMachine') for (const state of Object.values(node.properties?.states ?? {})) nodeTypes(state.nodes, into);
+  }
+  return into;
+}
+
+/**
+ * The example files (graphs/examples, sorted) that between them hold every node type any example
+ * holds, and montages: the quick variant of a test run over every example (tests/support/stress.ts).
+ * Chosen greedily, most new types first, ties by name, so the set is the same on every run and
+ * grows by itself when an example brings a new type.
+ */
+export function examplesCoveringNodeTypes(files: readonly string[]): string[] {
+  const types = new Map(files.map((file) => {
+    const asset = JSON.parse(readFileSync(EXAMPLES_DIR + file, 'utf8'));
+    const set = nodeTypes(asset.nodes, new Set());
+    if (asset.montages !== undefined) set.add('Montage');
+    return [file, set] as const;
+  }));
+  const missing = new Set([...types.values()].flatMap((set) => [...set]));
+  const chosen: string[] = [];
+  while (missing.size > 0) {
+    let best = '', gain = 0;
+    for (const [file, set] of types) {
+      const n = [...set].filter((t) => missing.has(t)).length;
+      if (n > gain || (n === gain && n > 0 && file < best)) [best, gain] = [file, n];
+    }
+    chosen.push(best);
+    for (const t of types.get(best)!) missing.delete(t);
+  }
+  return chosen.sort();
+}
