@@ -16,7 +16,7 @@
 import { AnimGraphError } from '../core/errors.ts';
 import { quoted, nameList } from '../core/names.ts';
 import type { PropertySpec } from '../node/node.ts';
-import { PARAMETER_WIDTH, type ParameterDefinition } from '../node/parameters.ts';
+import { curveDrivenError, PARAMETER_WIDTH, type ParameterDefinition } from '../node/parameters.ts';
 import type { CompiledNode, PropertyValue } from './definition.ts';
 
 /** The curve a property value binds, `{ "curve": name }`, or undefined for anything else. */
@@ -118,9 +118,7 @@ export class CurveInputs {
    */
   checkSettable(name: string): void {
     const curve = this.drivenParameters.get(name);
-    if (curve !== undefined) {
-      throw new AnimGraphError('invalid-state', `parameter ${quoted(name)} follows curve ${quoted(curve)} (its declaration's "curve"): each update sets it from the curve, so it cannot be set`);
-    }
+    if (curve !== undefined) throw curveDrivenError(name, curve);
   }
 
   /** The implicit slot a property bound to `curve` reads, -1 for a curve no property binds. */

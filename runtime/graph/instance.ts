@@ -292,7 +292,6 @@ export class AnimGraphInstance extends InstanceFrame {
    * (`invalid-state`: each update sets it).
    */
   setParameter(name: string, value: ParameterValue): void {
-    this.graph.curveInputs?.checkSettable(name);
     this.parameters.set(name, value);
   }
 

@@ -80,7 +80,7 @@ export class Parameters {
     this.slots = layout.slots;
     this.values = new Float64Array(layout.size + extraSlots);
     for (const [name, def] of Object.entries(definitions)) {
-      if (def.default !== undefined) this.set(name, def.default);
+      if (def.default !== undefined) this.write(name, def.default);
     }
   }
 
@@ -108,12 +108,19 @@ export class Parameters {
   }
 
   /**
-   * Sets a parameter between frames. Throws an AnimGraphError for an unknown name (`unknown-name`)
-   * or a value of the wrong type (`invalid-argument`): this is user code's call, outside the frame
-   * loop. Emits parameterChanged when the value changes. Allocates nothing for a number or a bool when nobody listens to parameterChanged, so a
-   * crowd can set its parameters every frame.
+   * Sets a parameter between frames. Throws an AnimGraphError for an unknown name (`unknown-name`),
+   * a value of the wrong type (`invalid-argument`), or a parameter that follows a curve
+   * (`invalid-state`: each update sets it from the curve): this is user code's call, outside the
+   * frame loop. Emits parameterChanged when the value changes. Allocates nothing for a number or a
+   * bool when nobody listens to parameterChanged, so a crowd can set its parameters every frame.
    */
   set(name: string, value: ParameterValue): void {
+    const curve = this.definitions[name]?.curve;
+    if (curve !== undefined) throw curveDrivenError(name, curve);
+    this.write(name, value);
+  }
+
+  private write(name: string, value: ParameterValue): void {
     const { slot, type } = this.check(name, value);
     const v = this.values;
     const listened = this.events !== undefined && this.events.has('parameterChanged');
@@ -151,6 +158,11 @@ export class Parameters {
     if (!entry) throw new AnimGraphError('unknown-name', `unknown parameter '${name}' (known: ${[...this.slots.keys()].join(', ') || 'none'})`);
     return entry;
   }
+}
+
+/** What setting a parameter that follows a curve throws (Parameters.set, and callers that check a name before). */
+export function curveDrivenError(name: string, curve: string): AnimGraphError {
+  return new AnimGraphError('invalid-state', `parameter '${name}' follows curve '${curve}' (its declaration's "curve"): each update sets it from the curve, so it cannot be set`);
 }
 
 /**

@@ -159,6 +159,8 @@ describe('a parameter that follows a curve', () => {
   it('cannot be set from code (each update would overwrite it unseen)', () => {
     const g = machine(true);
     expectAnimGraphError(() => g.setParameter('rising', 1), 'invalid-state', `parameter 'rising' follows curve 'ramp' (its declaration's "curve"): each update sets it from the curve, so it cannot be set`);
+    // The instance's Parameters refuse it too: a value set there would be overwritten at the next update.
+    expectAnimGraphError(() => g.parameters.set('rising', 1), 'invalid-state', /follows curve 'ramp'/);
     expect(g.getParameter('rising')).toBe(0.5);
   });
 });
