@@ -151,13 +151,13 @@ describe('output and progress', () => {
     const schema = pipeline('schema', 'true');
     expect(schema.stderr).toBe('');
     expect(schema.status).toBe(0);
-  }, 30000);
+  });
 
   it('still fails on a real error in a pipeline', () => {
     const bad = pipeline('run /nonexistent/graph.json --debug text', 'head -n 2');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('cannot read graph file');
-  }, 30000);
+  });
 
   it('shows a progress bar on stderr when it is a terminal, for runs of 300 frames or more', async () => {
     const { code, err } = await cliWith({ errIsTty: true }, 'run', sample, '--frames', '300', '--fps', '60');

@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
+import { exitedOrHung } from '../support/hang.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const sample = `${root}graphs/examples/sample-locomotion.json`;
@@ -178,7 +179,7 @@ describe('outputs are written whole or not at all', () => {
       }
       expect(readFileSync(poses, 'utf8')).toBe('the last good run\n');
       child.kill('SIGINT');
-      const bounded = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 30000))]);
+      const bounded = await exitedOrHung(exited);
       expect(bounded, err).toEqual({ code: null, signal: 'SIGINT' });
     } finally {
       child.kill('SIGKILL');
