@@ -24,8 +24,10 @@ import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-byt
  * With precision 'single' (KernelPrecision), the kernel samples in single precision instead: the
  * clips' keys copied as float32, four bones to a vector (sampleSingle in sampling.wat), each sample
  * rounded to float32 and written to the poses' Float64Arrays as it is (docs/performance.md,
- * "Single precision"). The rest (blends of N poses, layers, inertialization, the component pass,
- * every node in JavaScript) stays in double precision.
+ * "Single precision"), and composeCharacters (a batch's or a Crowd's component pass) composes in
+ * float32, four characters to a vector (composeSingle). The rest (blends of N poses, layers,
+ * inertialization, ComponentPose.recomposeAll for a node, every node in JavaScript) stays in double
+ * precision.
  */
 export class SamplingKernel implements PoseKernel {
   /** The memory's bytes (what the poses' arrays view). */
@@ -356,7 +358,9 @@ export class SamplingKernel implements PoseKernel {
   /**
    * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
    * in this memory), two to a vector and eight at a time so that their chains of parent-to-child
-   * latencies overlap: the same numbers as composing each alone.
+   * latencies overlap: the same numbers as composing each alone. With precision 'single',
+   * composeSingle: the same steps in float32, four characters to a vector, each number of the
+   * component poses a float32.
    */
   composeCharacters(arrays: BatchPoseArrays, first: number, count: number): void {
     const n = this.skeleton.boneCount, o3 = first * n * 24, o4 = first * n * 32;
