@@ -46,8 +46,9 @@ export interface CrowdOptions {
   componentSpace?: boolean;
   /**
    * What the sampling kernel samples in (see InstanceBatchOptions.precision): 'double' (the
-   * default, bit-identical to an instance alone) or 'single' (float32, four bones to a vector, in
-   * less time; docs/performance.md, "Single precision"). Crowd.precision says what runs.
+   * default, bit-identical to an instance alone) or 'single' (float32: sampling four bones to a
+   * vector, the component pass four characters to a vector, in less time; docs/performance.md,
+   * "Single precision"). Crowd.precision says what runs.
    */
   precision?: KernelPrecision;
   /**

@@ -210,8 +210,9 @@ export interface InstanceBatchOptions {
    * What the kernel samples clips in (default 'double'): 'double' gives poses bit-identical to an
    * instance alone; 'single' samples in float32, four bones to a SIMD vector, from float32 copies
    * of the keys, in less time, each sample then off by a float32's rounding (docs/performance.md,
-   * "Single precision"); blends of N poses, layers, inertialization, the component pass and the
-   * nodes in JavaScript stay in double precision. Ignored (double) without the kernel: see
+   * "Single precision"), and the component pass (`componentSpace`) composes in float32, four
+   * characters to a SIMD vector; blends of N poses, layers, inertialization and the nodes in
+   * JavaScript stay in double precision. Ignored (double) without the kernel: see
    * InstanceBatch.precision.
    */
   precision?: KernelPrecision;

@@ -24,8 +24,10 @@ import { SAMPLING_SHARED_WASM_HEX, SAMPLING_WASM_HEX } from './wasm/sampling-byt
  * With precision 'single' (KernelPrecision), the kernel samples in single precision instead: the
  * clips' keys copied as float32, four bones to a vector (sampleSingle in sampling.wat), each sample
  * rounded to float32 and written to the poses' Float64Arrays as it is (docs/performance.md,
- * "Single precision"). The rest (blends of N poses, layers, inertialization, the component pass,
- * every node in JavaScript) stays in double precision.
+ * "Single precision"), and composeCharacters (a batch's or a Crowd's component pass) composes in
+ * float32, four characters to a vector (composeSingle). The rest (blends of N poses, layers,
+ * inertialization, ComponentPose.recomposeAll for a node, every node in JavaScript) stays in double
+ * precision.
  */
 export class SamplingKernel implements PoseKernel {
   /** The memory's bytes (what the poses' arrays view). */
@@ -57,6 +59,9 @@ export class SamplingKernel implements PoseKernel {
   private readonly sampleBetweenFn: SampleFunction;
   private readonly sampleBlendBetweenFn: SampleFunction;
   private readonly composeFn: ComposeFunction;
+  private readonly composeSingleFn: ComposeSingleFunction;
+  /** This thread's scratch for composeSingle (precision 'single'): n bones of two groups of four characters, 160 bytes each. */
+  private readonly composeScratch: number;
   private readonly blendFn: BlendFunction;
   private readonly inertializeFn: InertializeFunction;
   private readonly scaleFn: WeightedFunction;
@@ -136,6 +141,8 @@ export class SamplingKernel implements PoseKernel {
     this.sampleBetweenFn = instance.exports.sampleBetween as SampleFunction;
     this.sampleBlendBetweenFn = instance.exports.sampleBlendBetween as SampleFunction;
     this.composeFn = instance.exports.compose as ComposeFunction;
+    this.composeSingleFn = instance.exports.composeSingle as ComposeSingleFunction;
+    this.composeScratch = layout.composeScratch + scratchSlot * skeleton.boneCount * COMPOSE_SCRATCH_BYTES_PER_BONE;
     this.blendFn = instance.exports.blend as BlendFunction;
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
     this.scaleFn = instance.exports.scale as WeightedFunction;
@@ -351,10 +358,20 @@ export class SamplingKernel implements PoseKernel {
   /**
    * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
    * in this memory), two to a vector and eight at a time so that their chains of parent-to-child
-   * latencies overlap: the same numbers as composing each alone.
+   * latencies overlap: the same numbers as composing each alone. With precision 'single',
+   * composeSingle: the same steps in float32, four characters to a vector, each number of the
+   * component poses a float32.
    */
   composeCharacters(arrays: BatchPoseArrays, first: number, count: number): void {
     const n = this.skeleton.boneCount, o3 = first * n * 24, o4 = first * n * 32;
+    if (this.single) {
+      this.composeSingleFn(
+        arrays.translations.byteOffset + o3, arrays.rotations.byteOffset + o4, arrays.scales.byteOffset + o3,
+        arrays.componentTranslations.byteOffset + o3, arrays.componentRotations.byteOffset + o4, arrays.componentScales.byteOffset + o3, n, count,
+        this.composeScratch,
+      );
+      return;
+    }
     this.composeFn(
       arrays.translations.byteOffset + o3, arrays.rotations.byteOffset + o4, arrays.scales.byteOffset + o3,
       arrays.componentTranslations.byteOffset + o3, arrays.componentRotations.byteOffset + o4, arrays.componentScales.byteOffset + o3, n, count,
@@ -380,6 +397,7 @@ type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => voi
 type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
+type ComposeSingleFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number, scratch: number) => void;
 type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;
 type SampleSingleFunction = (ot: number, or: number, os: number, n: number, ka: number, kb: number, spans: number, blend: number, renorm: number) => void;
 
@@ -483,6 +501,9 @@ function withinBudget(bindings: readonly ClipBinding[], budget: number, precisio
   return chosen;
 }
 
+/** Bytes a bone of composeSingle's scratch: two groups of four characters' component transforms (ten float32 vectors each). */
+const COMPOSE_SCRATCH_BYTES_PER_BONE = 320;
+
 /**
  * Bytes per thread of scratch at the memory's start: a quaternion, then sample's numbers, then from
  * byte 64 sampleSingle's last group of bones (four bones' translations, rotations and scales).
@@ -494,6 +515,8 @@ interface KernelLayout {
   refT: number; refR: number; refS: number; parents: number;
   /** Each thread's per-bone weights (n f64 a thread, thread order). */
   boneWeights: number;
+  /** Each thread's composeSingle scratch (COMPOSE_SCRATCH_BYTES_PER_BONE a bone, thread order), with precision 'single'; else 0. */
+  composeScratch: number;
   slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[]; single: { keys: number; spans: number } | null }[];
   poses: number[];
   precision: KernelPrecision;
@@ -511,6 +534,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
     return at;
   };
   const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4), boneWeights = take(Math.max(1, threads) * n * 8);
+  const composeScratch = precision === 'single' ? take(Math.max(1, threads) * n * COMPOSE_SCRATCH_BYTES_PER_BONE) : 0;
   const slots = bindings.map((binding) => {
     const clip = binding.clip;
     const spans = clip.rotationSpans();
@@ -522,7 +546,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
     };
   });
   const poses = poseLengths.map((length) => take(length * 8));
-  return { refT, refR, refS, parents, boneWeights, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
+  return { refT, refR, refS, parents, boneWeights, composeScratch, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
 }
 
 /** Whether `buffer` holds what `layout` puts there for this skeleton and these bindings (another thread's copy of the graph). */

@@ -992,6 +992,191 @@
       (local.set $first (local.get $last))
       (br $groups))))
 
+  ;; compose in single precision (InstanceBatch's and Crowd's component pass with precision
+  ;; 'single'): the same steps in float32, four characters to a vector, one a lane (their x in one
+  ;; vector, their y in another, and so on), so no sum runs across lanes; lanes past the last
+  ;; character repeat it. Each local transform is rounded to float32 as it is read (the characters'
+  ;; rows, four to a vector), and each component transform kept as float32 vectors in this thread's
+  ;; $scr (per bone two groups of four characters, 160 bytes each: translation x, y, z, rotation x,
+  ;; y, z, w, scale x, y, z), where its children read it. Eight characters (two vectors) are composed
+  ;; bone by bone together, whose chains of parent-to-child latencies overlap; then written to their
+  ;; component rows character by character, each row from its first bone to its last: written four
+  ;; rows at a time as they are composed, the rows' cache lines, fetched before they are written,
+  ;; cost more than the arithmetic.
+  (func (export "composeSingle")
+    (param $lt i32) (param $lr i32) (param $ls i32) (param $ct i32) (param $cr i32) (param $cs i32) (param $n i32) (param $count i32) (param $scr i32)
+    (local $j i32) (local $src i32) (local $wt i32) (local $wr i32) (local $ws i32) (local $end i32)
+    (local $bone i32) (local $parent i32) (local $b3 i32) (local $b4 i32)
+    (local $first i32) (local $last i32) (local $c i32) (local $row3 i32) (local $row4 i32) (local $q i32) (local $pq i32)
+    (local $t0 i32) (local $t1 i32) (local $t2 i32) (local $t3 i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
+    (local $a v128) (local $b v128)
+    (local $lx v128) (local $ly v128) (local $lz v128) (local $bx v128) (local $by v128) (local $bz v128) (local $bw v128)
+    (local $sx v128) (local $sy v128) (local $sz v128)
+    (local $psx v128) (local $psy v128) (local $psz v128) (local $qx v128) (local $qy v128) (local $qz v128) (local $qw v128)
+    (local $vx v128) (local $vy v128) (local $vz v128) (local $tx v128) (local $ty v128) (local $tz v128) (local $d v128)
+    (local $rx v128) (local $ry v128) (local $rz v128) (local $rw v128) (local $len2 v128) (local $inv v128) (local $ok v128)
+    (local $one v128) (local $epsilon v128)
+    (local.set $one (global.get $onesF))
+    (local.set $epsilon (global.get $epsilonsF))
+    (local.set $row3 (i32.mul (local.get $n) (i32.const 24)))
+    (local.set $row4 (i32.shl (local.get $n) (i32.const 5)))
+    (block $characters (loop $groups
+      (br_if $characters (i32.ge_u (local.get $first) (local.get $count)))
+      (local.set $last (select (i32.add (local.get $first) (i32.const 8)) (local.get $count)
+        (i32.lt_u (i32.add (local.get $first) (i32.const 8)) (local.get $count))))
+      (local.set $bone (i32.const 0))
+    (block $done (loop $bones
+      (br_if $done (i32.ge_u (local.get $bone) (local.get $n)))
+      (local.set $parent (i32.load (i32.add (global.get $parents) (i32.shl (local.get $bone) (i32.const 2)))))
+      (local.set $b3 (i32.mul (local.get $bone) (i32.const 24)))
+      (local.set $b4 (i32.shl (local.get $bone) (i32.const 5)))
+      (local.set $q (i32.add (local.get $scr) (i32.mul (local.get $bone) (i32.const 320))))
+      (local.set $pq (i32.add (local.get $scr) (i32.mul (local.get $parent) (i32.const 320))))
+      (local.set $c (local.get $first))
+    (loop $quads
+      ;; Characters c to c + 3 in lanes 0 to 3 (the last character again past it): rows t0..t3 of
+      ;; translations and scales, r0..r3 of rotations, at this bone.
+      (local.set $t0 (i32.add (i32.mul (local.get $c) (local.get $row3)) (local.get $b3)))
+      (local.set $t1 (i32.add (local.get $t0) (select (local.get $row3) (i32.const 0) (i32.lt_u (i32.add (local.get $c) (i32.const 1)) (local.get $last)))))
+      (local.set $t2 (i32.add (local.get $t1) (select (local.get $row3) (i32.const 0) (i32.lt_u (i32.add (local.get $c) (i32.const 2)) (local.get $last)))))
+      (local.set $t3 (i32.add (local.get $t2) (select (local.get $row3) (i32.const 0) (i32.lt_u (i32.add (local.get $c) (i32.const 3)) (local.get $last)))))
+      (local.set $r0 (i32.add (i32.shl (i32.mul (local.get $c) (local.get $n)) (i32.const 5)) (local.get $b4)))
+      (local.set $r1 (i32.add (local.get $r0) (select (local.get $row4) (i32.const 0) (i32.lt_u (i32.add (local.get $c) (i32.const 1)) (local.get $last)))))
+      (local.set $r2 (i32.add (local.get $r1) (select (local.get $row4) (i32.const 0) (i32.lt_u (i32.add (local.get $c) (i32.const 2)) (local.get $last)))))
+      (local.set $r3 (i32.add (local.get $r2) (select (local.get $row4) (i32.const 0) (i32.lt_u (i32.add (local.get $c) (i32.const 3)) (local.get $last)))))
+      ;; The local transforms of the four characters, a lane each (x of four rows in one vector, y in another...).
+      (local.set $a (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $lt) (local.get $t0)))) (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $lt) (local.get $t1))))))
+      (local.set $b (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $lt) (local.get $t2)))) (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $lt) (local.get $t3))))))
+      (local.set $lx (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $a) (local.get $b)))
+      (local.set $ly (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $a) (local.get $b)))
+      (local.set $lz (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load64_lane offset=16 1 (i32.add (local.get $lt) (local.get $t1)) (v128.load64_zero offset=16 (i32.add (local.get $lt) (local.get $t0)))))
+        (f32x4.demote_f64x2_zero (v128.load64_lane offset=16 1 (i32.add (local.get $lt) (local.get $t3)) (v128.load64_zero offset=16 (i32.add (local.get $lt) (local.get $t2)))))))
+      (local.set $a (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $lr) (local.get $r0)))) (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $lr) (local.get $r1))))))
+      (local.set $b (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $lr) (local.get $r2)))) (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $lr) (local.get $r3))))))
+      (local.set $bx (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $a) (local.get $b)))
+      (local.set $by (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $a) (local.get $b)))
+      (local.set $a (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=16 (i32.add (local.get $lr) (local.get $r0)))) (f32x4.demote_f64x2_zero (v128.load offset=16 (i32.add (local.get $lr) (local.get $r1))))))
+      (local.set $b (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=16 (i32.add (local.get $lr) (local.get $r2)))) (f32x4.demote_f64x2_zero (v128.load offset=16 (i32.add (local.get $lr) (local.get $r3))))))
+      (local.set $bz (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $a) (local.get $b)))
+      (local.set $bw (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $a) (local.get $b)))
+      (local.set $a (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $ls) (local.get $t0)))) (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $ls) (local.get $t1))))))
+      (local.set $b (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $ls) (local.get $t2)))) (f32x4.demote_f64x2_zero (v128.load (i32.add (local.get $ls) (local.get $t3))))))
+      (local.set $sx (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $a) (local.get $b)))
+      (local.set $sy (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $a) (local.get $b)))
+      (local.set $sz (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load64_lane offset=16 1 (i32.add (local.get $ls) (local.get $t1)) (v128.load64_zero offset=16 (i32.add (local.get $ls) (local.get $t0)))))
+        (f32x4.demote_f64x2_zero (v128.load64_lane offset=16 1 (i32.add (local.get $ls) (local.get $t3)) (v128.load64_zero offset=16 (i32.add (local.get $ls) (local.get $t2)))))))
+      (if (i32.ge_s (local.get $parent) (i32.const 0))
+        (then
+          ;; The parent's component transform, as this group's vectors in scratch.
+          (local.set $psx (v128.load offset=112 (local.get $pq)))
+          (local.set $psy (v128.load offset=128 (local.get $pq)))
+          (local.set $psz (v128.load offset=144 (local.get $pq)))
+          (local.set $qx (v128.load offset=48 (local.get $pq)))
+          (local.set $qy (v128.load offset=64 (local.get $pq)))
+          (local.set $qz (v128.load offset=80 (local.get $pq)))
+          (local.set $qw (v128.load offset=96 (local.get $pq)))
+          ;; v = parentS * childT; t = 2 (q.xyz x v), as d + d; component = parentT + (v + qw t + q.xyz x t)
+          (local.set $vx (f32x4.mul (local.get $lx) (local.get $psx)))
+          (local.set $vy (f32x4.mul (local.get $ly) (local.get $psy)))
+          (local.set $vz (f32x4.mul (local.get $lz) (local.get $psz)))
+          (local.set $tx (f32x4.add (local.tee $d (f32x4.sub (f32x4.mul (local.get $qy) (local.get $vz)) (f32x4.mul (local.get $qz) (local.get $vy)))) (local.get $d)))
+          (local.set $ty (f32x4.add (local.tee $d (f32x4.sub (f32x4.mul (local.get $qz) (local.get $vx)) (f32x4.mul (local.get $qx) (local.get $vz)))) (local.get $d)))
+          (local.set $tz (f32x4.add (local.tee $d (f32x4.sub (f32x4.mul (local.get $qx) (local.get $vy)) (f32x4.mul (local.get $qy) (local.get $vx)))) (local.get $d)))
+          (local.set $lx (f32x4.add (v128.load (local.get $pq))
+            (f32x4.add (f32x4.add (local.get $vx) (f32x4.mul (local.get $qw) (local.get $tx)))
+              (f32x4.sub (f32x4.mul (local.get $qy) (local.get $tz)) (f32x4.mul (local.get $qz) (local.get $ty))))))
+          (local.set $ly (f32x4.add (v128.load offset=16 (local.get $pq))
+            (f32x4.add (f32x4.add (local.get $vy) (f32x4.mul (local.get $qw) (local.get $ty)))
+              (f32x4.sub (f32x4.mul (local.get $qz) (local.get $tx)) (f32x4.mul (local.get $qx) (local.get $tz))))))
+          (local.set $lz (f32x4.add (v128.load offset=32 (local.get $pq))
+            (f32x4.add (f32x4.add (local.get $vz) (f32x4.mul (local.get $qw) (local.get $tz)))
+              (f32x4.sub (f32x4.mul (local.get $qx) (local.get $ty)) (f32x4.mul (local.get $qy) (local.get $tx))))))
+          ;; parentR * childR, then normalised (quatNormalize: a length squared of at most 1e-12, or
+          ;; not finite, gives the identity)
+          (local.set $rx (f32x4.sub (f32x4.add (f32x4.add (f32x4.mul (local.get $qw) (local.get $bx)) (f32x4.mul (local.get $qx) (local.get $bw)))
+            (f32x4.mul (local.get $qy) (local.get $bz))) (f32x4.mul (local.get $qz) (local.get $by))))
+          (local.set $ry (f32x4.add (f32x4.add (f32x4.sub (f32x4.mul (local.get $qw) (local.get $by)) (f32x4.mul (local.get $qx) (local.get $bz)))
+            (f32x4.mul (local.get $qy) (local.get $bw))) (f32x4.mul (local.get $qz) (local.get $bx))))
+          (local.set $rz (f32x4.add (f32x4.sub (f32x4.add (f32x4.mul (local.get $qw) (local.get $bz)) (f32x4.mul (local.get $qx) (local.get $by)))
+            (f32x4.mul (local.get $qy) (local.get $bx))) (f32x4.mul (local.get $qz) (local.get $bw))))
+          (local.set $rw (f32x4.sub (f32x4.sub (f32x4.sub (f32x4.mul (local.get $qw) (local.get $bw)) (f32x4.mul (local.get $qx) (local.get $bx)))
+            (f32x4.mul (local.get $qy) (local.get $by))) (f32x4.mul (local.get $qz) (local.get $bz))))
+          (local.set $len2 (f32x4.add (f32x4.add (f32x4.add (f32x4.mul (local.get $rx) (local.get $rx)) (f32x4.mul (local.get $ry) (local.get $ry)))
+            (f32x4.mul (local.get $rz) (local.get $rz))) (f32x4.mul (local.get $rw) (local.get $rw))))
+          (local.set $ok (v128.and (f32x4.gt (local.get $len2) (local.get $epsilon))
+            (f32x4.eq (f32x4.sub (local.get $len2) (local.get $len2)) (v128.const f32x4 0 0 0 0))))
+          (local.set $inv (f32x4.div (local.get $one) (f32x4.sqrt (local.get $len2))))
+          (local.set $bx (v128.and (f32x4.mul (local.get $rx) (local.get $inv)) (local.get $ok)))
+          (local.set $by (v128.and (f32x4.mul (local.get $ry) (local.get $inv)) (local.get $ok)))
+          (local.set $bz (v128.and (f32x4.mul (local.get $rz) (local.get $inv)) (local.get $ok)))
+          (local.set $bw (v128.bitselect (f32x4.mul (local.get $rw) (local.get $inv)) (local.get $one) (local.get $ok)))
+          ;; scale = parentS * childS
+          (local.set $sx (f32x4.mul (local.get $psx) (local.get $sx)))
+          (local.set $sy (f32x4.mul (local.get $psy) (local.get $sy)))
+          (local.set $sz (f32x4.mul (local.get $psz) (local.get $sz)))))
+      ;; (A root's component transform is its local one.) Kept for its children and the rows.
+      (v128.store (local.get $q) (local.get $lx))
+      (v128.store offset=16 (local.get $q) (local.get $ly))
+      (v128.store offset=32 (local.get $q) (local.get $lz))
+      (v128.store offset=48 (local.get $q) (local.get $bx))
+      (v128.store offset=64 (local.get $q) (local.get $by))
+      (v128.store offset=80 (local.get $q) (local.get $bz))
+      (v128.store offset=96 (local.get $q) (local.get $bw))
+      (v128.store offset=112 (local.get $q) (local.get $sx))
+      (v128.store offset=128 (local.get $q) (local.get $sy))
+      (v128.store offset=144 (local.get $q) (local.get $sz))
+      (local.set $a (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $lx) (local.get $ly)))
+      (local.set $b (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $lx) (local.get $ly)))
+      (local.set $a (f64x2.promote_low_f32x4 (local.get $lz)))
+      (local.set $b (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $lz) (local.get $lz))))
+      (local.set $a (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $bx) (local.get $by)))
+      (local.set $b (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $bx) (local.get $by)))
+      (local.set $a (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $bz) (local.get $bw)))
+      (local.set $b (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $bz) (local.get $bw)))
+      (local.set $a (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $sx) (local.get $sy)))
+      (local.set $b (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $sx) (local.get $sy)))
+      (local.set $a (f64x2.promote_low_f32x4 (local.get $sz)))
+      (local.set $b (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $sz) (local.get $sz))))
+      (local.set $q (i32.add (local.get $q) (i32.const 160)))
+      (local.set $pq (i32.add (local.get $pq) (i32.const 160)))
+      (local.set $c (i32.add (local.get $c) (i32.const 4)))
+      (br_if $quads (i32.lt_u (local.get $c) (local.get $last))))
+      (local.set $bone (i32.add (local.get $bone) (i32.const 1)))
+      (br $bones)))
+      ;; Written to the rows character by character, each row in order.
+      (local.set $j (local.get $first))
+      (loop $rows
+        (local.set $src (i32.add (i32.add (local.get $scr) (i32.mul (i32.shr_u (i32.sub (local.get $j) (local.get $first)) (i32.const 2)) (i32.const 160)))
+          (i32.shl (i32.and (i32.sub (local.get $j) (local.get $first)) (i32.const 3)) (i32.const 2))))
+        (local.set $wt (i32.add (local.get $ct) (i32.mul (local.get $j) (local.get $row3))))
+        (local.set $wr (i32.add (local.get $cr) (i32.mul (local.get $j) (local.get $row4))))
+        (local.set $ws (i32.add (local.get $cs) (i32.mul (local.get $j) (local.get $row3))))
+        (local.set $end (i32.add (local.get $wt) (local.get $row3)))
+        (loop $write
+          (v128.store (local.get $wt) (f64x2.promote_low_f32x4 (v128.load32_lane offset=16 1 (local.get $src) (v128.load32_zero offset=0 (local.get $src)))))
+          (f64.store offset=16 (local.get $wt) (f64.promote_f32 (f32.load offset=32 (local.get $src))))
+          (v128.store (local.get $wr) (f64x2.promote_low_f32x4 (v128.load32_lane offset=64 1 (local.get $src) (v128.load32_zero offset=48 (local.get $src)))))
+          (v128.store offset=16 (local.get $wr) (f64x2.promote_low_f32x4 (v128.load32_lane offset=96 1 (local.get $src) (v128.load32_zero offset=80 (local.get $src)))))
+          (v128.store (local.get $ws) (f64x2.promote_low_f32x4 (v128.load32_lane offset=128 1 (local.get $src) (v128.load32_zero offset=112 (local.get $src)))))
+          (f64.store offset=16 (local.get $ws) (f64.promote_f32 (f32.load offset=144 (local.get $src))))
+          (local.set $src (i32.add (local.get $src) (i32.const 320)))
+          (local.set $wr (i32.add (local.get $wr) (i32.const 32)))
+          (local.set $ws (i32.add (local.get $ws) (i32.const 24)))
+          (br_if $write (i32.lt_u (local.tee $wt (i32.add (local.get $wt) (i32.const 24))) (local.get $end))))
+        (br_if $rows (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $last))))
+      (local.set $first (local.get $last))
+      (br $groups))))
+
   ;; PoseInertializer.apply (runtime/jobs/inertialization.ts): the decaying offsets of an inertial
   ;; transition added to the pose at pt/pr/ps (n bones), from the inertializer's numbers at `block`
   ;; (this frame's powers of the elapsed time, then per bone the translation directions, rotation

@@ -6,6 +6,7 @@ import { buildCrowdGraph, createCrowdBatch, crowdPhases } from '../../../bench/c
 import { Crowd } from '../../../host/crowd.ts';
 import { loadGraphFile } from '../../../host/files.ts';
 import { Clip, ClipBinding } from '../../../runtime/core/clip.ts';
+import { ComponentPose } from '../../../runtime/core/component-pose.ts';
 import { AnimGraphError } from '../../../runtime/core/errors.ts';
 import { quatFromAxisAngle } from '../../../runtime/core/math.ts';
 import { Pose } from '../../../runtime/core/pose.ts';
@@ -145,6 +146,53 @@ describe("the sampling kernel with precision 'single'", () => {
     expect(worst).toBeLessThan(1e-6);
   });
 
+  it('composes component space in single precision, each character in its own lane, to a float32 rounding of the double pass', () => {
+    // Seven characters (a group of four and one of three, so lanes past the last character are
+    // filled), composed by two calls (three, then four from character 3); an eighth's rows must stay as they are.
+    const count = 7;
+    const kernel = SamplingKernel.create(skeleton, [], kernelPoseLengths(5, count + 1, true, false, 0, 0), 1 << 30, undefined, 'single')!;
+    const rows = kernelArrays(kernel, 0);
+    const locals = Array.from({ length: count }, (_, k) => {
+      const pose = new Pose(5, characterOutput(rows, 5, k, false).local);
+      pose.translations.set(skeleton.referencePose.translations);
+      pose.rotations.set(skeleton.referencePose.rotations);
+      pose.scales.set(skeleton.referencePose.scales);
+      pose.translations.set([1 + k, 2, 3], 0);
+      quatFromAxisAngle(pose.rotations, 0, 0, 0, 1, Math.PI / 2 + 0.1 * k); // the root about Z
+      quatFromAxisAngle(pose.rotations, 4, 1, 0, 0, 0.3 * k); // the spine about X
+      pose.scales.set([1, 1 + 0.25 * k, 1], 0); // the root stretched along Y
+      return pose;
+    });
+    const untouched = characterOutput(rows, 5, count, true).component!;
+    for (const a of [untouched.translations, untouched.rotations, untouched.scales]) a.fill(7);
+    kernel.composeCharacters(rows, 0, 3);
+    kernel.composeCharacters(rows, 3, count - 3);
+    const exact = new ComponentPose(skeleton);
+    let worstT = 0, worstR = 0;
+    for (let k = 0; k < count; k++) {
+      const component = characterOutput(rows, 5, k, true).component!;
+      for (const a of [component.translations, component.rotations, component.scales]) for (const x of a) expect(Math.fround(x)).toBe(x);
+      exact.setFromLocal(locals[k]);
+      exact.ensureAllComponent();
+      component.translations.forEach((x, i) => { worstT = Math.max(worstT, Math.abs(x - exact.translations[i])); });
+      component.rotations.forEach((x, i) => { worstR = Math.max(worstR, Math.abs(x - exact.rotations[i])); });
+      component.scales.forEach((x, i) => expect(Math.abs(x - exact.scales[i])).toBeLessThan(1e-6));
+      // Known answers: the spine at the root plus the root's turn (pi/2 + 0.1k about Z) of (0, 5, 0)
+      // stretched by s = 1 + 0.25k along Y; the head at the spine plus (0, 3s, 1) turned by the
+      // spine's 0.3k about X, then by the root's turn.
+      const angle = Math.PI / 2 + 0.1 * k, stretch = 1 + 0.25 * k, y = 5 * stretch;
+      const spine = [1 + k - y * Math.sin(angle), 2 + y * Math.cos(angle), 3];
+      spine.forEach((e, i) => expect(Math.abs(component.translations[3 + i] - e)).toBeLessThan(2e-6));
+      const hy = 3 * stretch * Math.cos(0.3 * k) - Math.sin(0.3 * k), hz = 3 * stretch * Math.sin(0.3 * k) + Math.cos(0.3 * k);
+      const head = [spine[0] - hy * Math.sin(angle), spine[1] + hy * Math.cos(angle), spine[2] + hz];
+      head.forEach((e, i) => expect(Math.abs(component.translations[6 + i] - e)).toBeLessThan(4e-6));
+    }
+    expect(worstT).toBeGreaterThan(0);
+    expect(worstT).toBeLessThan(4e-6);
+    expect(worstR).toBeLessThan(2e-7);
+    for (const a of [untouched.translations, untouched.rotations, untouched.scales]) expect(Array.from(a)).toEqual(new Array(a.length).fill(7));
+  });
+
   it('rejects a precision it does not know, by name', () => {
     const graph = buildCrowdGraph('player');
     expect(() => graph.createInstances(2, { precision: 'half' as never })).toThrow(AnimGraphError);
@@ -230,8 +278,10 @@ describeWithData('single precision on motion capture', () => {
         componentRad = Math.max(componentRad, angleBetween(single.componentRotations, double.componentRotations, a));
       }
     }
-    // Positions of about 100 cm, whose float32 spacing is 7.6e-6 cm, through chains of some ten
-    // bones; rotations to a float32's 6e-8 per component, compounded down the chains.
+    // Positions of about 100 cm, whose float32 spacing is 7.6e-6 cm, sampled and composed in
+    // float32 through chains of some ten bones; rotations to a float32's 6e-8 per component,
+    // compounded down the chains. The component pass ran in single precision too: every number a float32.
+    for (const a of [single.componentTranslations, single.componentRotations, single.componentScales]) expect(a.every((x) => Math.fround(x) === x)).toBe(true);
     expect(cm).toBeGreaterThan(1e-6);
     expect(cm).toBeLessThan(2e-4);
     expect(localRad).toBeGreaterThan(1e-8);
