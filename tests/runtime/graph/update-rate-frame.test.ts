@@ -49,7 +49,7 @@ describe("an update-rate frame's work", () => {
     const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
     // An interpolation blends by its poses' addresses (blendAt); the graph's own blends go through blend.
     const blend = vi.spyOn(SamplingKernel.prototype, 'blendAt');
-    const copy = vi.spyOn(SamplingKernel.prototype, 'copyPose');
+    const copy = vi.spyOn(SamplingKernel.prototype, 'copyAt');
     const evaluated: number[] = [];
     for (let f = 0; f < 12; f++) {
       const updates = batch.instances.map((i) => i.updateCounter);
@@ -78,7 +78,7 @@ describe("an update-rate frame's work", () => {
     for (let f = 0; f < 8; f++) batch.update(DT);
     const sample = vi.spyOn(SamplingKernel.prototype, 'sample');
     const blendAt = vi.spyOn(SamplingKernel.prototype, 'blendAt');
-    const copy = vi.spyOn(SamplingKernel.prototype, 'copyPose');
+    const copy = vi.spyOn(SamplingKernel.prototype, 'copyAt');
     let evaluations = 0;
     for (let f = 0; f < 12; f++) {
       const updates = batch.instances.map((i) => i.updateCounter);
