@@ -276,17 +276,20 @@ export class SamplingKernel implements PoseKernel {
   blend(out: Pose, a: Pose, b: Pose): void {
     this.blendFn(
       out.translationsAddress, out.rotationsAddress, out.scalesAddress, a.translationsAddress, a.rotationsAddress, a.scalesAddress,
-      b.translationsAddress, b.rotationsAddress, b.scalesAddress, out.boneCount,
+      b.translationsAddress, b.rotationsAddress, b.scalesAddress, out.boneCount, 1,
     );
   }
 
   /**
    * blend for poses given by their arrays' byte addresses in this memory (Pose.translationsAddress
    * and the others), `n` bones each: for a caller that keeps the addresses of poses it blends every
-   * frame (an update-rate interpolation) rather than reading three Pose objects per call.
+   * frame (an update-rate interpolation) rather than reading three Pose objects per call. `scales`
+   * 0 leaves out's scales as they are: only for a caller that knows the three poses' scales are all
+   * exactly 1 and the weights are 1 - w (rounded) and w in [0, 1], which blend every scale to 1
+   * exactly (see unitScales); 1 blends them.
    */
-  blendAt(ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number): void {
-    this.blendFn(ot, or, os, at, ar, as, bt, br, bs, n);
+  blendAt(ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number, scales: number): void {
+    this.blendFn(ot, or, os, at, ar, as, bt, br, bs, n, scales);
   }
 
   /**
@@ -356,6 +359,17 @@ export class SamplingKernel implements PoseKernel {
   }
 
   /**
+   * copyPose by the arrays' byte addresses (out's, then the source's), `n` bones, the scales left
+   * as they are unless `scales` is 1 (for a caller that knows both poses' are the same: all 1).
+   */
+  copyAt(ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number, scales: number): void {
+    const d = this.doubles;
+    d.copyWithin(ot >> 3, st >> 3, (st >> 3) + n * 3);
+    d.copyWithin(or >> 3, sr >> 3, (sr >> 3) + n * 4);
+    if (scales !== 0) d.copyWithin(os >> 3, ss >> 3, (ss >> 3) + n * 3);
+  }
+
+  /**
    * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
    * in this memory), two to a vector and eight at a time so that their chains of parent-to-child
    * latencies overlap: the same numbers as composing each alone. With precision 'single',
@@ -391,7 +405,7 @@ function hexBytes(hex: string): Uint8Array {
   return bytes;
 }
 
-type BlendFunction = (ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number) => void;
+type BlendFunction = (ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number, scales: number) => void;
 type NormalizeFunction = (or: number, n: number) => void;
 type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => void;
 type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;

@@ -487,10 +487,14 @@
 
   ;; poseBlendTwo: out = a * wa + b * w per value of the translations and scales, and per bone
   ;; out = a * wa + b * (+-w) normalised for the rotations (the sign taking b into the scaled a's
-  ;; hemisphere), wa and w read from scratch + 40 and 48; out may be a or b. n bones.
+  ;; hemisphere), wa and w read from scratch + 40 and 48; out may be a or b. n bones. $scales 0
+  ;; leaves out's scales as they are, for a caller that knows a's, b's and out's are all exactly 1
+  ;; and wa = 1 - w (rounded), w in [0, 1] (an update-rate interpolation), where every scale
+  ;; blends to 1 exactly: the pass then reads and writes two thirds of the translations and
+  ;; scales' bytes.
   (func (export "blend")
     (param $ot i32) (param $or i32) (param $os i32) (param $at i32) (param $ar i32) (param $as i32)
-    (param $bt i32) (param $br i32) (param $bs i32) (param $n i32)
+    (param $bt i32) (param $br i32) (param $bs i32) (param $n i32) (param $scales i32)
     (local $i i32) (local $end i32) (local $wa f64) (local $w f64) (local $vwa v128) (local $vw v128)
     (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128)
     (local $inv v128) (local $v v128) (local $len2 f64)
@@ -503,24 +507,36 @@
     (local.set $vw (f64x2.splat (local.get $w)))
     ;; Translations and scales: 3n values each, two at a time, the odd last one alone.
     (local.set $end (i32.mul (local.get $n) (i32.const 24)))
-    (block $done (loop $pairs
-      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end)))
-      (v128.store (i32.add (local.get $ot) (local.get $i))
-        (f64x2.add (f64x2.mul (v128.load (i32.add (local.get $at) (local.get $i))) (local.get $vwa))
-          (f64x2.mul (v128.load (i32.add (local.get $bt) (local.get $i))) (local.get $vw))))
-      (v128.store (i32.add (local.get $os) (local.get $i))
-        (f64x2.add (f64x2.mul (v128.load (i32.add (local.get $as) (local.get $i))) (local.get $vwa))
-          (f64x2.mul (v128.load (i32.add (local.get $bs) (local.get $i))) (local.get $vw))))
-      (local.set $i (i32.add (local.get $i) (i32.const 16)))
-      (br $pairs)))
+    (if (local.get $scales)
+      (then
+        (block $done (loop $pairs
+          (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end)))
+          (v128.store (i32.add (local.get $ot) (local.get $i))
+            (f64x2.add (f64x2.mul (v128.load (i32.add (local.get $at) (local.get $i))) (local.get $vwa))
+              (f64x2.mul (v128.load (i32.add (local.get $bt) (local.get $i))) (local.get $vw))))
+          (v128.store (i32.add (local.get $os) (local.get $i))
+            (f64x2.add (f64x2.mul (v128.load (i32.add (local.get $as) (local.get $i))) (local.get $vwa))
+              (f64x2.mul (v128.load (i32.add (local.get $bs) (local.get $i))) (local.get $vw))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br $pairs)))
+        (if (i32.lt_u (local.get $i) (local.get $end))
+          (then
+            (f64.store (i32.add (local.get $os) (local.get $i))
+              (f64.add (f64.mul (f64.load (i32.add (local.get $as) (local.get $i))) (local.get $wa))
+                (f64.mul (f64.load (i32.add (local.get $bs) (local.get $i))) (local.get $w)))))))
+      (else
+        (block $done (loop $pairs
+          (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end)))
+          (v128.store (i32.add (local.get $ot) (local.get $i))
+            (f64x2.add (f64x2.mul (v128.load (i32.add (local.get $at) (local.get $i))) (local.get $vwa))
+              (f64x2.mul (v128.load (i32.add (local.get $bt) (local.get $i))) (local.get $vw))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br $pairs)))))
     (if (i32.lt_u (local.get $i) (local.get $end))
       (then
         (f64.store (i32.add (local.get $ot) (local.get $i))
           (f64.add (f64.mul (f64.load (i32.add (local.get $at) (local.get $i))) (local.get $wa))
-            (f64.mul (f64.load (i32.add (local.get $bt) (local.get $i))) (local.get $w))))
-        (f64.store (i32.add (local.get $os) (local.get $i))
-          (f64.add (f64.mul (f64.load (i32.add (local.get $as) (local.get $i))) (local.get $wa))
-            (f64.mul (f64.load (i32.add (local.get $bs) (local.get $i))) (local.get $w))))))
+            (f64.mul (f64.load (i32.add (local.get $bt) (local.get $i))) (local.get $w))))))
     ;; Rotations, bone by bone.
     (local.set $i (i32.const 0))
     (local.set $end (i32.shl (local.get $n) (i32.const 5)))
