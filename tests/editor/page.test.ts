@@ -117,7 +117,8 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
   it('draws every example graph (quick: those holding every node type), and the canvas of every state machine in it, node for node and wire for wire', async () => {
     const every = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json')).sort();
     expect(every.length).toBeGreaterThanOrEqual(13);
-    const files = stress(examplesCoveringNodeTypes(every), every);
+    // Quick: the examples holding every node type, and the largest state machine.
+    const files = stress([...new Set([...examplesCoveringNodeTypes(every), 'sample-state-machine.json'])].sort(), every);
     const seen: string[] = [];
     for (const file of files) {
       const asset = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8'));
