@@ -26,14 +26,22 @@
 import type { Object3D, Skeleton as ThreeSkeleton } from 'three';
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
+import { EPSILON } from '../runtime/core/math.ts';
+import type { Pose } from '../runtime/core/pose.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { targetParts, type ThreeBindTarget } from './target.ts';
 
 /** What a binding reads its pose from: an AnimGraphInstance, or anything with its skeleton and component pose. */
 export interface ThreePoseSource {
   readonly skeleton: Skeleton;
-  /** The current pose in component space; called once per apply(). */
+  /** The current pose in component space; called once per apply() unless uncomposedPose gives the pose. */
   componentPose(): ComponentPose;
+  /**
+   * Optional (an AnimGraphInstance has it): the current local pose, evaluated if need be, while its
+   * component pose is not computed, else null. apply() then composes the skinning matrices from
+   * the local pose in one pass and leaves the component pose to whoever asks for it.
+   */
+  uncomposedPose?(): Pose | null;
 }
 
 export interface ThreeBindingOptions {
@@ -120,8 +128,14 @@ export class ThreeBinding {
   /** How many bound bones have pinned or foreign set: whose world apply() computes. */
   private worldBones = 0;
   private readonly source: ThreePoseSource;
-  /** The component pose the last apply() drew, for updateBoneWorlds. */
+  /** Whether the source has uncomposedPose: apply() then composes from the local pose while nobody has composed the component pose. */
+  private readonly readsLocal: boolean;
+  /** The graph skeleton's parents (parents before children). */
+  private readonly parents: Int32Array;
+  /** The component pose the last apply() drew, for updateBoneWorlds (null when it drew lastLocal). */
   private lastPose: ComponentPose | null = null;
+  /** The local pose the last apply() drew, for updateBoneWorlds (null when it drew lastPose). */
+  private lastLocal: Pose | null = null;
   /**
    * The Skeleton apply() skins straight from the pose, while no bone's world matrix is asked for:
    * the only one bound, its inverse bind matrices affine, each slot a bound bone, and the binding
@@ -130,6 +144,8 @@ export class ThreeBinding {
   private readonly direct: ThreeSkeleton | null;
   private readonly directSlots: Int32Array;
   private readonly directInverses: Float64Array;
+  /** Per graph bone: its slot in `direct` (each bone in one slot at most, as direct requires), else -1. */
+  private readonly directSlotOf: Int32Array;
   /** The Object3D whose world matrix is the component space, or null for the world origin. */
   readonly root: Object3D | null;
   /** Every bone the binding drives or keeps: the bound ones first, in the graph's order, then the others, parents first. */
@@ -169,6 +185,8 @@ export class ThreeBinding {
   private readonly position: ReadonlyMap<Object3D, number>;
   /** The bound bones' matrixAutoUpdate and matrixWorldAutoUpdate before binding, for release(). */
   private readonly savedFlags: Uint8Array;
+  /** Whether some bound Skeleton's inverse bind matrices are not affine: skinned from every bone's world matrix. */
+  private readonly projective: boolean;
 
   constructor(source: ThreePoseSource, target: ThreeBindTarget, options: ThreeBindingOptions = {}) {
     const skeleton = source.skeleton;
@@ -202,6 +220,9 @@ export class ThreeBinding {
     // Parents before children: an unbound bone's parent may be another unbound bone.
     unbound.sort((a, b) => depthOf(a) - depthOf(b));
     this.source = source;
+    this.readsLocal = typeof source.uncomposedPose === 'function';
+    this.parents = skeleton.parents;
+    if (localWorlds.length < (skeleton.boneCount + 1) * WORLD) localWorlds = new Float64Array((skeleton.boneCount + 1) * WORLD);
     this.bones = [...bound.map((b) => b.bone), ...unbound];
     this.boundCount = bound.length;
     this.boneIndices = Int32Array.from(bound, (b) => b.index);
@@ -243,10 +264,13 @@ export class ThreeBinding {
     }
     this.bound = this.skeletons.map((s) => this.bindSkeleton(s, position));
     const only = this.bound.length === 1 ? this.bound[0] : null;
-    const direct = only !== null && only.affine && !only.mixed && this.unboundParents.length === 0 && !this.writeAllWorlds;
+    const slotOf = only === null ? null : slotsOfBones(only.graphBoneOf, skeleton.boneCount);
+    const direct = only !== null && only.affine && !only.mixed && slotOf !== null && this.unboundParents.length === 0 && !this.writeAllWorlds;
     this.direct = direct ? only.skeleton : null;
     this.directSlots = direct ? only.graphBoneOf : new Int32Array(0);
     this.directInverses = direct ? only.inverses : new Float64Array(0);
+    this.directSlotOf = direct ? shared(slotOf!) : new Int32Array(0);
+    this.projective = this.bound.some((b) => !b.affine);
     this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
       for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.set(part, this);
@@ -320,9 +344,14 @@ export class ThreeBinding {
    */
   apply(): void {
     if (this.released) return;
-    const pose = this.source.componentPose();
-    if (this.writeLocal) this.applyLocal(pose);
+    // While nobody has composed the component pose this frame (a character made on its own, no node
+    // or caller asking), the skinning matrices are composed from the local pose, and the component
+    // pass is left to whoever asks for it.
+    const local = this.readsLocal ? this.source.uncomposedPose!() : null;
+    const pose = local === null ? this.source.componentPose() : null;
+    if (this.writeLocal) this.applyLocal(local !== null ? local : pose!.ensureAllLocal());
     if (!this.writeMatrices) return;
+    this.lastLocal = local;
     this.lastPose = pose;
     const root = this.root;
     if (root !== null && this.updateRoot) root.updateWorldMatrix(true, false);
@@ -332,12 +361,40 @@ export class ThreeBinding {
     if (direct !== null && this.worldBones === 0 && this.firstWritten) {
       const previous = direct.previousBoneMatrices;
       if (previous === null || previous === undefined) {
-        this.skinAffine(this.directSlots, this.directInverses, pose, rootWorld, direct.boneMatrices!);
+        if (local !== null) this.skinFromLocal(local, rootWorld, this.directSlotOf, this.directInverses, direct.boneMatrices!);
+        else this.skinAffine(this.directSlots, this.directInverses, pose!, rootWorld, direct.boneMatrices!);
         return;
       }
     }
     const all = this.writeAllWorlds || !this.firstWritten;
     this.firstWritten = true;
+    if (local !== null) this.drawLocal(local, rootWorld, all);
+    else this.drawComponent(pose!, rootWorld, all);
+  }
+
+  /** apply() from the local pose, on every path but the shortest. */
+  private drawLocal(local: Pose, rootWorld: number[], all: boolean): void {
+    this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
+    // Each bone's world matrix as a Matrix4 only where it is written or read: skinned from, by a
+    // Skeleton whose inverse bind matrices are not affine, or under a bone the graph lacks.
+    const every = all || this.projective;
+    if (every || this.worldBones > 0 || this.unboundParents.length > 0) {
+      this.boundWorldsFromLocal(every);
+      this.computeUnboundWorlds();
+      this.writeBoneWorlds(all);
+    }
+    const bound = this.bound;
+    for (let s = 0; s < bound.length; s++) {
+      const b = bound[s], out = this.skinTarget(b);
+      if (b.affine) {
+        this.skinFromWorldScratch(b.graphBoneOf, b.inverses, out);
+        if (b.mixed) this.skinFromWorlds(b, out, false);
+      } else this.skinFromWorlds(b, out, true);
+    }
+  }
+
+  /** apply() from the component pose, on every path but the shortest. */
+  private drawComponent(pose: ComponentPose, rootWorld: number[], all: boolean): void {
     // One Skeleton with affine inverse bind matrices (three's own) is skinned straight from the
     // pose; several over the same bones (a glTF's meshes) share each bone's world matrix instead.
     const bound = this.bound;
@@ -350,15 +407,20 @@ export class ThreeBinding {
       this.writeBoneWorlds(all);
     }
     for (let s = 0; s < bound.length; s++) {
-      const b = bound[s], previous = b.skeleton.previousBoneMatrices;
-      // In place, unless three keeps these as last frame's until update() (motion vectors).
-      const out = previous === null || previous === undefined ? b.skeleton.boneMatrices! : b.pending;
-      b.deferred = out === b.pending;
+      const b = bound[s], out = this.skinTarget(b);
       if (fused) {
         this.skinAffine(b.graphBoneOf, b.inverses, pose, rootWorld, out);
         if (b.mixed) this.skinFromWorlds(b, out, false);
       } else this.skinFromWorlds(b, out, true);
     }
+  }
+
+  /** Where a bound Skeleton's matrices go: in place, unless three keeps these as last frame's until update() (motion vectors). */
+  private skinTarget(b: BoundSkeleton): Float32Array {
+    const previous = b.skeleton.previousBoneMatrices;
+    const out = previous === null || previous === undefined ? b.skeleton.boneMatrices! : b.pending;
+    b.deferred = out === b.pending;
+    return out;
   }
 
   /**
@@ -368,9 +430,13 @@ export class ThreeBinding {
    * apply() or once released.
    */
   updateBoneWorlds(): void {
-    const pose = this.lastPose;
-    if (pose === null || this.released) return;
-    this.computeBoundWorlds(pose, this.root === null ? IDENTITY : this.root.matrixWorld.elements, true);
+    const pose = this.lastPose, local = this.lastLocal;
+    if ((pose === null && local === null) || this.released) return;
+    const rootWorld = this.root === null ? IDENTITY : this.root.matrixWorld.elements;
+    if (local !== null) {
+      this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
+      this.boundWorldsFromLocal(true);
+    } else this.computeBoundWorlds(pose!, rootWorld, true);
     this.computeUnboundWorlds();
     this.writeBoneWorlds(true);
   }
@@ -514,6 +580,117 @@ export class ThreeBinding {
   }
 
   /**
+   * From the local pose, in one pass down the hierarchy (parents first): each graph bone's world
+   * transform, root's world matrix (m) × its component transform as the runtime composes it (rotations
+   * and translations through the parents, scales multiplied per axis: no shear), kept in localWorlds
+   * as a linear part without the bone's scale (A: m's linear part × the component rotation), the
+   * component scale (S) and the world translation (w); and for each bone with a slot in `slotOf`,
+   * out[slot] = [A·diag(S) | w] × its inverse bind matrix (affine), rounded once to single precision.
+   * The same transforms as componentPose() then skinAffine, with the root's matrix carried down the
+   * chain instead of multiplied in per bone, and the rotations as matrices instead of quaternions.
+   */
+  private skinFromLocal(local: Pose, m: number[], slotOf: Int32Array | null, inv: Float64Array, out: Float32Array | null): void {
+    const lt = local.translations, lr = local.rotations, ls = local.scales;
+    const parents = this.parents, f = localWorlds, n = parents.length;
+    // Slot 0 is the parent of root bones: m's linear part, unit scales, m's translation.
+    f[0] = m[0]; f[1] = m[1]; f[2] = m[2]; f[3] = m[4]; f[4] = m[5]; f[5] = m[6]; f[6] = m[8]; f[7] = m[9]; f[8] = m[10];
+    f[9] = 1; f[10] = 1; f[11] = 1; f[12] = m[12]; f[13] = m[13]; f[14] = m[14];
+    for (let b = 0; b < n; b++) {
+      const p = (parents[b] + 1) * WORLD, o = (b + 1) * WORLD, b3 = b * 3, b4 = b * 4;
+      const p0 = f[p], p1 = f[p + 1], p2 = f[p + 2], p3 = f[p + 3], p4 = f[p + 4], p5 = f[p + 5], p6 = f[p + 6], p7 = f[p + 7], p8 = f[p + 8];
+      const ps0 = f[p + 9], ps1 = f[p + 10], ps2 = f[p + 11];
+      // The local rotation as a matrix, normalised on the way (2 / |q|², as the component pass
+      // normalises each rotation it composes); a degenerate one as the identity, never NaN.
+      let x = lr[b4], y = lr[b4 + 1], z = lr[b4 + 2], w = lr[b4 + 3];
+      const q2 = x * x + y * y + z * z + w * w;
+      let k = 2 / q2;
+      if (!(q2 > EPSILON && q2 < Infinity)) { x = 0; y = 0; z = 0; w = 1; k = 2; }
+      const xk = x * k, yk = y * k, zk = z * k;
+      const xx = x * xk, xy = x * yk, xz = x * zk, yy = y * yk, yz = y * zk, zz = z * zk;
+      const wx = w * xk, wy = w * yk, wz = w * zk;
+      const r0 = 1 - (yy + zz), r1 = xy + wz, r2 = xz - wy;
+      const r3 = xy - wz, r4 = 1 - (xx + zz), r5 = yz + wx;
+      const r6 = xz + wy, r7 = yz - wx, r8 = 1 - (xx + yy);
+      // A = A(parent) × R; S = S(parent) × local scale; w = w(parent) + A(parent) × (S(parent) × local translation).
+      const a0 = p0 * r0 + p3 * r1 + p6 * r2, a1 = p1 * r0 + p4 * r1 + p7 * r2, a2 = p2 * r0 + p5 * r1 + p8 * r2;
+      const a3 = p0 * r3 + p3 * r4 + p6 * r5, a4 = p1 * r3 + p4 * r4 + p7 * r5, a5 = p2 * r3 + p5 * r4 + p8 * r5;
+      const a6 = p0 * r6 + p3 * r7 + p6 * r8, a7 = p1 * r6 + p4 * r7 + p7 * r8, a8 = p2 * r6 + p5 * r7 + p8 * r8;
+      const s0 = ps0 * ls[b3], s1 = ps1 * ls[b3 + 1], s2 = ps2 * ls[b3 + 2];
+      const v0 = ps0 * lt[b3], v1 = ps1 * lt[b3 + 1], v2 = ps2 * lt[b3 + 2];
+      const w0 = f[p + 12] + (p0 * v0 + p3 * v1 + p6 * v2);
+      const w1 = f[p + 13] + (p1 * v0 + p4 * v1 + p7 * v2);
+      const w2 = f[p + 14] + (p2 * v0 + p5 * v1 + p8 * v2);
+      f[o] = a0; f[o + 1] = a1; f[o + 2] = a2; f[o + 3] = a3; f[o + 4] = a4; f[o + 5] = a5; f[o + 6] = a6; f[o + 7] = a7; f[o + 8] = a8;
+      f[o + 9] = s0; f[o + 10] = s1; f[o + 11] = s2; f[o + 12] = w0; f[o + 13] = w1; f[o + 14] = w2;
+      if (slotOf === null) continue;
+      const slot = slotOf[b];
+      if (slot < 0) continue;
+      const l0 = a0 * s0, l1 = a1 * s0, l2 = a2 * s0, l3 = a3 * s1, l4 = a4 * s1, l5 = a5 * s1, l6 = a6 * s2, l7 = a7 * s2, l8 = a8 * s2;
+      const e = slot * 16;
+      let q0 = inv[e], q1 = inv[e + 1], q = inv[e + 2];
+      out![e] = l0 * q0 + l3 * q1 + l6 * q;
+      out![e + 1] = l1 * q0 + l4 * q1 + l7 * q;
+      out![e + 2] = l2 * q0 + l5 * q1 + l8 * q;
+      out![e + 3] = 0;
+      q0 = inv[e + 4]; q1 = inv[e + 5]; q = inv[e + 6];
+      out![e + 4] = l0 * q0 + l3 * q1 + l6 * q;
+      out![e + 5] = l1 * q0 + l4 * q1 + l7 * q;
+      out![e + 6] = l2 * q0 + l5 * q1 + l8 * q;
+      out![e + 7] = 0;
+      q0 = inv[e + 8]; q1 = inv[e + 9]; q = inv[e + 10];
+      out![e + 8] = l0 * q0 + l3 * q1 + l6 * q;
+      out![e + 9] = l1 * q0 + l4 * q1 + l7 * q;
+      out![e + 10] = l2 * q0 + l5 * q1 + l8 * q;
+      out![e + 11] = 0;
+      q0 = inv[e + 12]; q1 = inv[e + 13]; q = inv[e + 14];
+      out![e + 12] = l0 * q0 + l3 * q1 + l6 * q + w0;
+      out![e + 13] = l1 * q0 + l4 * q1 + l7 * q + w1;
+      out![e + 14] = l2 * q0 + l5 * q1 + l8 * q + w2;
+      out![e + 15] = 1;
+    }
+  }
+
+  /** out[slot] = world matrix × inverse bind matrix (affine) for every slot of a bound bone, from localWorlds (skinFromLocal's). */
+  private skinFromWorldScratch(slots: Int32Array, inv: Float64Array, out: Float32Array): void {
+    const f = localWorlds;
+    for (let i = 0; i < slots.length; i++) {
+      const b = slots[i];
+      if (b < 0) continue;
+      const o = (b + 1) * WORLD, e = i * 16;
+      const s0 = f[o + 9], s1 = f[o + 10], s2 = f[o + 11], w0 = f[o + 12], w1 = f[o + 13], w2 = f[o + 14];
+      const l0 = f[o] * s0, l1 = f[o + 1] * s0, l2 = f[o + 2] * s0;
+      const l3 = f[o + 3] * s1, l4 = f[o + 4] * s1, l5 = f[o + 5] * s1;
+      const l6 = f[o + 6] * s2, l7 = f[o + 7] * s2, l8 = f[o + 8] * s2;
+      for (let c = 0; c < 12; c += 4) {
+        const q0 = inv[e + c], q1 = inv[e + c + 1], q = inv[e + c + 2];
+        out[e + c] = l0 * q0 + l3 * q1 + l6 * q;
+        out[e + c + 1] = l1 * q0 + l4 * q1 + l7 * q;
+        out[e + c + 2] = l2 * q0 + l5 * q1 + l8 * q;
+        out[e + c + 3] = 0;
+      }
+      const q0 = inv[e + 12], q1 = inv[e + 13], q = inv[e + 14];
+      out[e + 12] = l0 * q0 + l3 * q1 + l6 * q + w0;
+      out[e + 13] = l1 * q0 + l4 * q1 + l7 * q + w1;
+      out[e + 14] = l2 * q0 + l5 * q1 + l8 * q + w2;
+      out[e + 15] = 1;
+    }
+  }
+
+  /** World matrices (as Matrix4 elements, in `worlds`) of bound bones from localWorlds: of every one with `all`, else of those whose matrixWorld is written or read. */
+  private boundWorldsFromLocal(all: boolean): void {
+    const indices = this.boneIndices, e = this.worlds, pinned = this.pinned, foreign = this.foreign, f = localWorlds;
+    for (let k = 0; k < indices.length; k++) {
+      if (!all && pinned[k] === 0 && foreign[k] === 0) continue;
+      const i = (indices[k] + 1) * WORLD, o = k * 16;
+      const s0 = f[i + 9], s1 = f[i + 10], s2 = f[i + 11];
+      e[o] = f[i] * s0; e[o + 1] = f[i + 1] * s0; e[o + 2] = f[i + 2] * s0; e[o + 3] = 0;
+      e[o + 4] = f[i + 3] * s1; e[o + 5] = f[i + 4] * s1; e[o + 6] = f[i + 5] * s1; e[o + 7] = 0;
+      e[o + 8] = f[i + 6] * s2; e[o + 9] = f[i + 7] * s2; e[o + 10] = f[i + 8] * s2; e[o + 11] = 0;
+      e[o + 12] = f[i + 12]; e[o + 13] = f[i + 13]; e[o + 14] = f[i + 14]; e[o + 15] = 1;
+    }
+  }
+
+  /**
    * out[slot] = root world matrix (m) × compose(component T, R, S) × inverse bind matrix, for every slot of a
    * bound bone, straight from the pose: what Skeleton.update computes from bone.matrixWorld (both
    * products in double, rounded once to single precision), for inverse bind matrices whose last row
@@ -594,8 +771,7 @@ export class ThreeBinding {
     }
   }
 
-  private applyLocal(pose: ComponentPose): void {
-    const local = pose.ensureAllLocal();
+  private applyLocal(local: Pose): void {
     const lt = local.translations, lr = local.rotations, ls = local.scales;
     const bones = this.bones, indices = this.boneIndices;
     for (let k = 0; k < indices.length; k++) {
@@ -633,6 +809,33 @@ function updateFromGraph(this: ThreeSkeleton): void {
 
 /** A top bone's updateMatrixWorld while nothing hangs under the bound bones: they are not walked. */
 function walkNothing(): void {}
+
+/** Doubles per bone in localWorlds: A (3×3, column-major), S (3), w (3). See ThreeBinding.skinFromLocal. */
+const WORLD = 15;
+
+/**
+ * Scratch of skinFromLocal, within one apply(): slot 0 the root's world matrix, then each graph
+ * bone's world transform. One array for every binding (sized at binding for the largest skeleton),
+ * so that it stays in the cache from one character to the next.
+ */
+let localWorlds = new Float64Array(0);
+
+const EMPTY_INVERSES = new Float64Array(0);
+
+/**
+ * Per graph bone, its slot among `slots` (the graph bone of each slot, -1 for none), -1 for a bone in
+ * none; null when a bone is in several slots.
+ */
+function slotsOfBones(slots: Int32Array, boneCount: number): Int32Array | null {
+  const slotOf = new Int32Array(boneCount).fill(-1);
+  for (let i = 0; i < slots.length; i++) {
+    const b = slots[i];
+    if (b < 0) continue;
+    if (slotOf[b] >= 0) return null;
+    slotOf[b] = i;
+  }
+  return slotOf;
+}
 
 /** The world matrix of `root: null`, as a Matrix4's elements (the same kind of array the frame loop reads). */
 const IDENTITY: number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
