@@ -353,9 +353,7 @@ export class ThreeBinding {
     if (!this.writeMatrices) return;
     this.lastLocal = local;
     this.lastPose = pose;
-    const root = this.root;
-    if (root !== null && this.updateRoot) root.updateWorldMatrix(true, false);
-    const rootWorld = root === null ? IDENTITY : root.matrixWorld.elements;
+    const rootWorld = this.rootWorld();
     // Most characters: one Skeleton, nothing hanging under its bones, no bone's world asked for.
     const direct = this.direct;
     if (direct !== null && this.worldBones === 0 && this.firstWritten) {
@@ -372,8 +370,22 @@ export class ThreeBinding {
     else this.drawComponent(pose!, rootWorld, all);
   }
 
+  /**
+   * The root's world matrix, into ROOT_WORLD: with updateRoot, computed as root.updateWorldMatrix(true,
+   * false) would make it but without writing it (three's walk, the renderer's, writes it before
+   * drawing anyway: computed and written here too, it would be twice the root's and its
+   * ancestors' matrices, objects read in no order the cache follows); else root.matrixWorld as it stands.
+   */
+  private rootWorld(): Float64Array {
+    const root = this.root, out = ROOT_WORLD;
+    if (root === null) out.set(IDENTITY);
+    else if (this.updateRoot) worldMatrixOf(root, out);
+    else out.set(root.matrixWorld.elements);
+    return out;
+  }
+
   /** apply() from the local pose, on every path but the shortest. */
-  private drawLocal(local: Pose, rootWorld: number[], all: boolean): void {
+  private drawLocal(local: Pose, rootWorld: Float64Array, all: boolean): void {
     this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
     // Each bone's world matrix as a Matrix4 only where it is written or read: skinned from, by a
     // Skeleton whose inverse bind matrices are not affine, or under a bone the graph lacks.
@@ -394,7 +406,7 @@ export class ThreeBinding {
   }
 
   /** apply() from the component pose, on every path but the shortest. */
-  private drawComponent(pose: ComponentPose, rootWorld: number[], all: boolean): void {
+  private drawComponent(pose: ComponentPose, rootWorld: Float64Array, all: boolean): void {
     // One Skeleton with affine inverse bind matrices (three's own) is skinned straight from the
     // pose; several over the same bones (a glTF's meshes) share each bone's world matrix instead.
     const bound = this.bound;
@@ -432,7 +444,7 @@ export class ThreeBinding {
   updateBoneWorlds(): void {
     const pose = this.lastPose, local = this.lastLocal;
     if ((pose === null && local === null) || this.released) return;
-    const rootWorld = this.root === null ? IDENTITY : this.root.matrixWorld.elements;
+    const rootWorld = this.rootWorld();
     if (local !== null) {
       this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
       this.boundWorldsFromLocal(true);
@@ -516,7 +528,7 @@ export class ThreeBinding {
    * World matrix of bound bones = root world matrix (m) × compose(component T, R, S), written out: of every
    * one with `all`, else of those whose matrixWorld is written or whose world a bone the graph lacks reads.
    */
-  private computeBoundWorlds(pose: ComponentPose, m: number[], all: boolean): void {
+  private computeBoundWorlds(pose: ComponentPose, m: Float64Array, all: boolean): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
     // The root's world matrix is affine (an Object3D's always is): its last row is 0 0 0 1.
     const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
@@ -560,8 +572,9 @@ export class ThreeBinding {
     for (let u = 0; u < parents.length; u++) {
       const bone = bones[first + u];
       if (bone.matrixAutoUpdate) bone.updateMatrix();
-      const p = parents[u];
-      const parentWorld = p >= 0 ? worlds : bone.parent === null ? null : bone.parent.matrixWorld.elements;
+      const p = parents[u], parent = bone.parent;
+      // The root's world matrix is apply()'s (root.matrixWorld may be three's of last frame).
+      const parentWorld = p >= 0 ? worlds : parent === null ? null : parent === this.root ? ROOT_WORLD : parent.matrixWorld.elements;
       multiplyAffine(worlds, (first + u) * 16, parentWorld, p >= 0 ? p * 16 : 0, bone.matrix.elements);
     }
   }
@@ -589,7 +602,7 @@ export class ThreeBinding {
    * The same transforms as componentPose() then skinAffine, with the root's matrix carried down the
    * chain instead of multiplied in per bone, and the rotations as matrices instead of quaternions.
    */
-  private skinFromLocal(local: Pose, m: number[], slotOf: Int32Array | null, inv: Float64Array, out: Float32Array | null): void {
+  private skinFromLocal(local: Pose, m: Float64Array, slotOf: Int32Array | null, inv: Float64Array, out: Float32Array | null): void {
     const lt = local.translations, lr = local.rotations, ls = local.scales;
     const parents = this.parents, f = localWorlds, n = parents.length;
     // Slot 0 is the parent of root bones: m's linear part, unit scales, m's translation.
@@ -696,7 +709,7 @@ export class ThreeBinding {
    * products in double, rounded once to single precision), for inverse bind matrices whose last row
    * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out.
    */
-  private skinAffine(slots: Int32Array, inv: Float64Array, pose: ComponentPose, m: number[], out: Float32Array): void {
+  private skinAffine(slots: Int32Array, inv: Float64Array, pose: ComponentPose, m: Float64Array, out: Float32Array): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
     const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
     const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
@@ -837,8 +850,79 @@ function slotsOfBones(slots: Int32Array, boneCount: number): Int32Array | null {
   return slotOf;
 }
 
-/** The world matrix of `root: null`, as a Matrix4's elements (the same kind of array the frame loop reads). */
-const IDENTITY: number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+/** The world matrix of `root: null`. */
+const IDENTITY: readonly number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+
+/** The root's world matrix as apply() reads it (ThreeBinding.rootWorld), within one apply() or updateBoneWorlds(). */
+const ROOT_WORLD = new Float64Array(16);
+
+/**
+ * out = the world matrix object.updateWorldMatrix(true, false) would give `object`, with three's
+ * operations in three's order (Matrix4.compose, the pivot, Matrix4.multiplyMatrices), so the same
+ * bits, but writing no matrix and no flag of three's: up the parents, each object's matrix composed
+ * from its position, quaternion and scale (or its matrix, with matrixAutoUpdate off), times its
+ * parent's world matrix; an object whose world matrix three would not recompute (matrixWorldAutoUpdate
+ * off, or matrixAutoUpdate off and matrixWorldNeedsUpdate not set) gives its matrixWorld as it stands.
+ */
+function worldMatrixOf(object: Object3D, out: Float64Array): void {
+  if (!object.matrixWorldAutoUpdate || (!object.matrixAutoUpdate && !object.matrixWorldNeedsUpdate)) {
+    out.set(object.matrixWorld.elements);
+    return;
+  }
+  const parent = object.parent;
+  let b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15;
+  if (object.matrixAutoUpdate) {
+    // Matrix4.compose, then Object3D.updateMatrix's pivot.
+    const q = object.quaternion, s = object.scale, p = object.position;
+    const x = q.x, y = q.y, z = q.z, w = q.w;
+    const x2 = x + x, y2 = y + y, z2 = z + z;
+    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
+    const wx = w * x2, wy = w * y2, wz = w * z2;
+    const sx = s.x, sy = s.y, sz = s.z;
+    b0 = (1 - (yy + zz)) * sx; b1 = (xy + wz) * sx; b2 = (xz - wy) * sx; b3 = 0;
+    b4 = (xy - wz) * sy; b5 = (1 - (xx + zz)) * sy; b6 = (yz + wx) * sy; b7 = 0;
+    b8 = (xz + wy) * sz; b9 = (yz - wx) * sz; b10 = (1 - (xx + yy)) * sz; b11 = 0;
+    b12 = p.x; b13 = p.y; b14 = p.z; b15 = 1;
+    const pivot = (object as { pivot?: { x: number; y: number; z: number } | null }).pivot;
+    if (pivot !== null && pivot !== undefined) {
+      const px = pivot.x, py = pivot.y, pz = pivot.z;
+      b12 += px - b0 * px - b4 * py - b8 * pz;
+      b13 += py - b1 * px - b5 * py - b9 * pz;
+      b14 += pz - b2 * px - b6 * py - b10 * pz;
+    }
+  } else {
+    const e = object.matrix.elements;
+    b0 = e[0]; b1 = e[1]; b2 = e[2]; b3 = e[3]; b4 = e[4]; b5 = e[5]; b6 = e[6]; b7 = e[7];
+    b8 = e[8]; b9 = e[9]; b10 = e[10]; b11 = e[11]; b12 = e[12]; b13 = e[13]; b14 = e[14]; b15 = e[15];
+  }
+  if (parent === null) {
+    out[0] = b0; out[1] = b1; out[2] = b2; out[3] = b3; out[4] = b4; out[5] = b5; out[6] = b6; out[7] = b7;
+    out[8] = b8; out[9] = b9; out[10] = b10; out[11] = b11; out[12] = b12; out[13] = b13; out[14] = b14; out[15] = b15;
+    return;
+  }
+  worldMatrixOf(parent, out);
+  // Matrix4.multiplyMatrices(parent's world, this matrix), its sums in its order.
+  const a11 = out[0], a12 = out[4], a13 = out[8], a14 = out[12];
+  const a21 = out[1], a22 = out[5], a23 = out[9], a24 = out[13];
+  const a31 = out[2], a32 = out[6], a33 = out[10], a34 = out[14];
+  const a41 = out[3], a42 = out[7], a43 = out[11], a44 = out[15];
+  out[0] = a11 * b0 + a12 * b1 + a13 * b2 + a14 * b3;
+  out[4] = a11 * b4 + a12 * b5 + a13 * b6 + a14 * b7;
+  out[8] = a11 * b8 + a12 * b9 + a13 * b10 + a14 * b11;
+  out[12] = a11 * b12 + a12 * b13 + a13 * b14 + a14 * b15;
+  out[1] = a21 * b0 + a22 * b1 + a23 * b2 + a24 * b3;
+  out[5] = a21 * b4 + a22 * b5 + a23 * b6 + a24 * b7;
+  out[9] = a21 * b8 + a22 * b9 + a23 * b10 + a24 * b11;
+  out[13] = a21 * b12 + a22 * b13 + a23 * b14 + a24 * b15;
+  out[2] = a31 * b0 + a32 * b1 + a33 * b2 + a34 * b3;
+  out[6] = a31 * b4 + a32 * b5 + a33 * b6 + a34 * b7;
+  out[10] = a31 * b8 + a32 * b9 + a33 * b10 + a34 * b11;
+  out[14] = a31 * b12 + a32 * b13 + a33 * b14 + a34 * b15;
+  out[3] = a41 * b0 + a42 * b1 + a43 * b2 + a44 * b3;
+  out[7] = a41 * b4 + a42 * b5 + a43 * b6 + a44 * b7;
+  out[11] = a41 * b8 + a42 * b9 + a43 * b10 + a44 * b11;
+  out[15] = a41 * b12 + a42 * b13 + a43 * b14 + a44 * b15;
+}
 
 /** out[o..o+16) = a[ao..] × b (a null: the identity), both affine, column-major. */
 function multiplyAffine(out: Float64Array, o: number, a: ArrayLike<number> | null, ao: number, b: ArrayLike<number>): void {

@@ -466,6 +466,10 @@ describe('bindThree', () => {
       poseNaively(naive, skeleton, g.evaluate());
       expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
     }
+    // apply() computed the root's world matrix without writing it: three's walk (the renderer's) writes it.
+    const standing = direct.character.matrixWorld.clone();
+    direct.scene.updateMatrixWorld();
+    expect(direct.character.matrixWorld.equals(standing)).toBe(false);
     // With updateRoot off the binding uses the root's matrix as it stands: a frame behind here.
     binding.release();
     const lagging = bindThree(g, direct.mesh!, { updateRoot: false, boneWorldMatrices: true });
@@ -475,6 +479,41 @@ describe('bindThree', () => {
     poseNaively(naive, skeleton, g.evaluate());
     const root = new THREE.Vector3().setFromMatrixPosition(direct.byName.get('root')!.matrixWorld);
     expect(root.x - new THREE.Vector3().setFromMatrixPosition(naive.byName.get('root')!.matrixWorld).x).toBeCloseTo(-37, 9);
+  });
+
+  it("computes the root's world matrix as three's updateWorldMatrix(true, false) does: pivots, matrixAutoUpdate off, matrixWorldAutoUpdate off", () => {
+    const g = character();
+    const computed = buildCharacter(skeleton, AWKWARD), updated = buildCharacter(skeleton, AWKWARD);
+    const mine = bindThree(g, computed.mesh!), three = bindThree(g, updated.mesh!, { updateRoot: false });
+    expect(mine.root).toBe(computed.armature);
+    const armatureMatrix = new THREE.Matrix4().compose(new THREE.Vector3(4, -3, 2), new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(1, 0, 0), -1.2), new THREE.Vector3(1, 1.5, 0.8));
+    const frozenWorld = new THREE.Matrix4().makeRotationY(0.7).setPosition(30, 0, -12);
+    const changes: ((c: ReturnType<typeof buildCharacter>) => void)[] = [
+      (c) => { c.character.pivot = new THREE.Vector3(3, -2, 5); }, // three's pivot: rotation and scale about it
+      (c) => { c.armature.matrixAutoUpdate = false; c.armature.matrix.copy(armatureMatrix); c.armature.matrixWorldNeedsUpdate = true; },
+      () => {}, // matrixAutoUpdate off and no update asked for: three keeps the armature's matrixWorld while the character moves
+      (c) => { c.character.matrixWorldAutoUpdate = false; c.character.matrixWorld.copy(frozenWorld); c.armature.matrixWorldNeedsUpdate = true; },
+      (c) => { c.scene.position.set(0, 7, 0); c.scene.scale.set(2, 2, 2); },
+    ];
+    let moved = 0;
+    for (const change of changes) {
+      for (const c of [computed, updated]) {
+        change(c);
+        c.character.position.x += 17;
+        c.character.rotateY(0.3);
+      }
+      advance(g, 3);
+      mine.apply();
+      updated.armature.updateWorldMatrix(true, false);
+      three.apply();
+      // Bit for bit: the same operations on the same numbers.
+      expect(Array.from(computed.skeleton.boneMatrices!)).toEqual(Array.from(updated.skeleton.boneMatrices!));
+      moved = Math.max(moved, relativeError(computed.skeleton.boneMatrices!, computed.mesh!.skeleton.boneInverses.flatMap((m) => m.elements)));
+      // Then the renderer's walk, in both.
+      computed.scene.updateMatrixWorld();
+      updated.scene.updateMatrixWorld();
+    }
+    expect(moved).toBeGreaterThan(1);
   });
 
   it('skins a character whose bones are kept out of the scene (root: the Object3D they would hang under)', () => {
@@ -626,6 +665,7 @@ describe('bindThree', () => {
     expect(result.perApplyHung).toBeLessThan(4); // a prop hung under a bone, a bone named, and the scene's walk
     expect(result.perApplyCrowd).toBeLessThan(4); // a crowd's character, its component pose composed by the kernel
     expect(result.perApplyBare).toBeLessThan(4); // the same with bare bones: apply()'s shortest path
+    expect(result.perApplyLoneBare).toBeLessThan(4); // bare bones, a character on its own: composed from its local pose
     expect(result.moved).toBe(true);
   });
 });
