@@ -1,5 +1,7 @@
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
+import { ComponentPose } from '../../runtime/core/component-pose.ts';
+import { Pose } from '../../runtime/core/pose.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { runNodeProbe } from '../support/allocation.ts';
@@ -154,6 +156,87 @@ describe('bindThree', () => {
       else if (frames !== 1) expect(hand.matrixWorld.equals(handBefore)).toBe(true);
       direct.skeleton.update();
       expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+  });
+
+  it("composes a character's local pose as the runtime's component pass does: uneven scales under turned bones (no shear), unnormalised rotations", () => {
+    // A pose that three's matrix chain would shear: every bone turned, scaled unevenly (0.6 to 1.6 per
+    // axis), and below the root its rotation not of unit length (as a node may leave it).
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const pose = new Pose(skeleton.boneCount);
+    pose.translations.set(skeleton.referencePose.translations);
+    for (let b = 0; b < skeleton.boneCount; b++) {
+      const q = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(random() - 0.5, random() - 0.5, random() - 0.5).normalize(), random() * 2.5);
+      const length = b === 0 ? 1 : 0.5 + random() * 1.5;
+      pose.rotations.set([q.x * length, q.y * length, q.z * length, q.w * length], b * 4);
+      pose.scales.set([0.6 + random(), 0.6 + random(), 0.6 + random()], b * 3);
+    }
+    const composed = new ComponentPose(skeleton);
+    composed.setFromLocal(pose);
+    composed.ensureAllComponent();
+    const fromLocal = { skeleton, uncomposedPose: () => pose, componentPose: (): ComponentPose => { throw new Error('not asked for'); } };
+    const fromComponent = { skeleton, componentPose: () => composed };
+    // apply()'s shortest path (bare bones, nothing asked), then a bone missing, one added and one asked for.
+    for (const [options, asked] of [[{ ...AWKWARD, omit: [], extra: [] }, []], [AWKWARD, ['calf_r']]] as const) {
+      const local = buildCharacter(skeleton, options), component = buildCharacter(skeleton, options), naive = buildCharacter(skeleton, options);
+      const a = bindThree(fromLocal, local.mesh!, { boneWorldMatrices: asked }), b = bindThree(fromComponent, component.mesh!, { boneWorldMatrices: asked });
+      for (let frame = 0; frame < 2; frame++) { // the first apply() writes every bone's world matrix, later ones those asked for
+        a.apply();
+        b.apply();
+        expect(relativeError(local.skeleton.boneMatrices!, component.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+        for (const name of asked.length > 0 ? ['calf_r', 'hand_r'] : []) {
+          expect(relativeError(local.byName.get(name)!.matrixWorld.elements, component.byName.get(name)!.matrixWorld.elements)).toBeLessThan(1e-12);
+        }
+      }
+      a.updateBoneWorlds();
+      b.updateBoneWorlds();
+      expect(relativeError(local.byName.get('foot_l')!.matrixWorld.elements, component.byName.get('foot_l')!.matrixWorld.elements)).toBeLessThan(1e-12);
+      // three's own chain shears these bones: far from what the runtime composes.
+      const normalised = new Pose(skeleton.boneCount);
+      normalised.translations.set(pose.translations);
+      normalised.scales.set(pose.scales);
+      for (let b = 0; b < skeleton.boneCount; b++) {
+        const q = new THREE.Quaternion().fromArray(pose.rotations, b * 4).normalize();
+        normalised.rotations.set([q.x, q.y, q.z, q.w], b * 4);
+      }
+      poseNaively(naive, skeleton, normalised);
+      expect(relativeError(local.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeGreaterThan(0.01);
+    }
+    // With each bone's scale even, the two compositions agree, and so does three.
+    for (let b = 0; b < skeleton.boneCount; b++) pose.scales.fill(pose.scales[b * 3], b * 3, b * 3 + 3);
+    const local = buildCharacter(skeleton, AWKWARD), naive = buildCharacter(skeleton, AWKWARD);
+    bindThree(fromLocal, local.mesh!).apply();
+    const normalised = new Pose(skeleton.boneCount);
+    normalised.translations.set(pose.translations);
+    normalised.scales.set(pose.scales);
+    for (let b = 0; b < skeleton.boneCount; b++) {
+      const q = new THREE.Quaternion().fromArray(pose.rotations, b * 4).normalize();
+      normalised.rotations.set([q.x, q.y, q.z, q.w], b * 4);
+    }
+    poseNaively(naive, skeleton, normalised);
+    expect(relativeError(local.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+  });
+
+  it("leaves an instance's component pose to whoever asks, and draws from it once asked", () => {
+    const g = character(), h = character();
+    const one = buildCharacter(skeleton, AWKWARD), two = buildCharacter(skeleton, AWKWARD);
+    const a = bindThree(g, one.mesh!), b = bindThree(h, two.mesh!);
+    for (const frames of [3, 8]) {
+      advance(g, frames);
+      advance(h, frames);
+      expect(g.uncomposedPose()).toBe(g.evaluate());
+      a.apply(); // from the local pose
+      expect(g.uncomposedPose()).toBe(g.evaluate()); // still not composed
+      const cs = h.componentPose(); // asked for: h is drawn from it
+      expect(h.uncomposedPose()).toBeNull();
+      b.apply();
+      expect(relativeError(one.skeleton.boneMatrices!, two.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+      // g's component pose, composed when asked after apply(), is h's.
+      const gs = g.componentPose();
+      expect(Array.from(gs.translations)).toEqual(Array.from(cs.translations));
+      expect(Array.from(gs.rotations)).toEqual(Array.from(cs.rotations));
+      expect(g.uncomposedPose()).toBeNull();
     }
   });
 
