@@ -119,35 +119,35 @@ interface BoundSkeleton {
 export class ThreeBinding {
   // What most characters' apply() reads, declared first so that it lies in the binding object's first
   // cache lines together: in a crowd each binding is a cache miss, and each further line of it another.
-  private released = false;
-  /** Whether apply() has written every bone's matrixWorld once (so that three's first bounding sphere sees the pose). */
-  private firstWritten = false;
-  private readonly writeMatrices: boolean;
-  private readonly writeLocal: boolean;
-  private readonly updateRoot: boolean;
-  /** How many bound bones have pinned or foreign set: whose world apply() computes. */
-  private worldBones = 0;
+  /** Whether apply() takes its shortest path (see updateShortest): the fields below it are all it reads then. */
+  private shortest = false;
   private readonly source: ThreePoseSource;
   /** Whether the source has uncomposedPose: apply() then composes from the local pose while nobody has composed the component pose. */
   private readonly readsLocal: boolean;
+  private readonly updateRoot: boolean;
+  /** The Object3D whose world matrix is the component space, or null for the world origin. */
+  readonly root: Object3D | null;
+  /**
+   * The Skeleton apply() skins straight from the pose, while no bone's world matrix is asked for:
+   * the only one bound, its inverse bind matrices affine, each slot a bound bone (each graph bone in
+   * one slot at most), and the binding not asked for every bone's matrixWorld. Else null.
+   */
+  private readonly direct: ThreeSkeleton | null;
+  /** direct's slots and inverse bind matrices: one object for every binding of a clone of one model (see directShapeOf). */
+  private readonly shape: DirectShape;
   /** The graph skeleton's parents (parents before children). */
   private readonly parents: Int32Array;
   /** The component pose the last apply() drew, for updateBoneWorlds (null when it drew lastLocal). */
   private lastPose: ComponentPose | null = null;
   /** The local pose the last apply() drew, for updateBoneWorlds (null when it drew lastPose). */
   private lastLocal: Pose | null = null;
-  /**
-   * The Skeleton apply() skins straight from the pose, while no bone's world matrix is asked for:
-   * the only one bound, its inverse bind matrices affine, each slot a bound bone, and the binding
-   * not asked for every bone's matrixWorld. Else null. Its slots and inverse bind matrices beside it.
-   */
-  private readonly direct: ThreeSkeleton | null;
-  private readonly directSlots: Int32Array;
-  private readonly directInverses: Float64Array;
-  /** Per graph bone: its slot in `direct` (each bone in one slot at most, as direct requires), else -1. */
-  private readonly directSlotOf: Int32Array;
-  /** The Object3D whose world matrix is the component space, or null for the world origin. */
-  readonly root: Object3D | null;
+  private released = false;
+  /** Whether apply() has written every bone's matrixWorld once (so that three's first bounding sphere sees the pose). */
+  private firstWritten = false;
+  private readonly writeMatrices: boolean;
+  private readonly writeLocal: boolean;
+  /** How many bound bones have pinned or foreign set: whose world apply() computes. */
+  private worldBones = 0;
   /** Every bone the binding drives or keeps: the bound ones first, in the graph's order, then the others, parents first. */
   readonly bones: readonly Object3D[];
   /** How many of `bones` (the first ones) are bound; boneIndices[k] is bone k's graph bone. */
@@ -267,9 +267,7 @@ export class ThreeBinding {
     const slotOf = only === null ? null : slotsOfBones(only.graphBoneOf, skeleton.boneCount);
     const direct = only !== null && only.affine && !only.mixed && slotOf !== null && this.unboundParents.length === 0 && !this.writeAllWorlds;
     this.direct = direct ? only.skeleton : null;
-    this.directSlots = direct ? only.graphBoneOf : new Int32Array(0);
-    this.directInverses = direct ? only.inverses : new Float64Array(0);
-    this.directSlotOf = direct ? shared(slotOf!) : new Int32Array(0);
+    this.shape = direct ? directShapeOf(only.graphBoneOf, shared(slotOf!), only.inverses) : NO_SHAPE;
     this.projective = this.bound.some((b) => !b.affine);
     this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
@@ -343,31 +341,46 @@ export class ThreeBinding {
    * before rendering. Allocates nothing.
    */
   apply(): void {
-    if (this.released) return;
+    const shortest = this.shortest;
+    if (!shortest && this.released) return;
     // While nobody has composed the component pose this frame (a character made on its own, no node
     // or caller asking), the skinning matrices are composed from the local pose, and the component
     // pass is left to whoever asks for it.
     const local = this.readsLocal ? this.source.uncomposedPose!() : null;
     const pose = local === null ? this.source.componentPose() : null;
+    // Most characters: one Skeleton, nothing hanging under its bones, no bone's world asked for.
+    if (shortest) {
+      const direct = this.direct!, previous = direct.previousBoneMatrices;
+      if (previous === null || previous === undefined) {
+        this.lastLocal = local;
+        this.lastPose = pose;
+        const shape = this.shape, rootWorld = this.rootWorld();
+        if (local !== null) this.skinFromLocal(local, rootWorld, shape.slotOf, shape.inverses, direct.boneMatrices!);
+        else this.skinAffine(shape.slots, shape.inverses, pose!, rootWorld, direct.boneMatrices!);
+        return;
+      }
+    }
     if (this.writeLocal) this.applyLocal(local !== null ? local : pose!.ensureAllLocal());
     if (!this.writeMatrices) return;
     this.lastLocal = local;
     this.lastPose = pose;
     const rootWorld = this.rootWorld();
-    // Most characters: one Skeleton, nothing hanging under its bones, no bone's world asked for.
-    const direct = this.direct;
-    if (direct !== null && this.worldBones === 0 && this.firstWritten) {
-      const previous = direct.previousBoneMatrices;
-      if (previous === null || previous === undefined) {
-        if (local !== null) this.skinFromLocal(local, rootWorld, this.directSlotOf, this.directInverses, direct.boneMatrices!);
-        else this.skinAffine(this.directSlots, this.directInverses, pose!, rootWorld, direct.boneMatrices!);
-        return;
-      }
-    }
     const all = this.writeAllWorlds || !this.firstWritten;
-    this.firstWritten = true;
+    if (!this.firstWritten) {
+      this.firstWritten = true;
+      this.updateShortest();
+    }
     if (local !== null) this.drawLocal(local, rootWorld, all);
     else this.drawComponent(pose!, rootWorld, all);
+  }
+
+  /**
+   * apply()'s shortest path: skinning `direct` straight from the pose, and nothing else. Taken once the
+   * first apply() has written every bone's matrixWorld, while nothing hangs under the bones and no
+   * bone's world is asked for, until release(); without writeLocal.
+   */
+  private updateShortest(): void {
+    this.shortest = this.direct !== null && this.firstWritten && this.worldBones === 0 && !this.released && this.writeMatrices && !this.writeLocal;
   }
 
   /**
@@ -461,6 +474,7 @@ export class ThreeBinding {
   release(): void {
     if (this.released) return;
     this.released = true;
+    this.shortest = false;
     if (!this.writeMatrices) return;
     for (let k = 0; k < this.boundCount; k++) {
       const bone = this.bones[k];
@@ -520,7 +534,10 @@ export class ThreeBinding {
     this.foreign[k] += by;
     this.foreignTotal += by;
     const after = this.pinned[k] !== 0 || this.foreign[k] > 0;
-    if (before !== after) this.worldBones += after ? 1 : -1;
+    if (before !== after) {
+      this.worldBones += after ? 1 : -1;
+      this.updateShortest();
+    }
     if (this.foreignTotal === (by > 0 ? 1 : 0) && !this.released) this.installWalks();
   }
 
@@ -834,6 +851,30 @@ const WORLD = 15;
 let localWorlds = new Float64Array(0);
 
 const EMPTY_INVERSES = new Float64Array(0);
+
+/** What apply()'s shortest path reads of its Skeleton besides it: see ThreeBinding.direct. */
+interface DirectShape {
+  /** Per slot, its graph bone. */
+  readonly slots: Int32Array;
+  /** Per graph bone, its slot or -1. */
+  readonly slotOf: Int32Array;
+  /** The inverse bind matrices, 16 per slot. */
+  readonly inverses: Float64Array;
+}
+
+const NO_SHAPE: DirectShape = { slots: new Int32Array(0), slotOf: new Int32Array(0), inverses: new Float64Array(0) };
+
+/** One DirectShape for every binding whose arrays are the same (shared): a crowd of one model reads one, which stays in the cache. */
+const directShapes = new WeakMap<Float64Array, DirectShape[]>();
+
+function directShapeOf(slots: Int32Array, slotOf: Int32Array, inverses: Float64Array): DirectShape {
+  let list = directShapes.get(inverses);
+  if (list === undefined) directShapes.set(inverses, list = []);
+  for (const shape of list) if (shape.slots === slots && shape.slotOf === slotOf) return shape;
+  const shape = { slots, slotOf, inverses };
+  list.push(shape);
+  return shape;
+}
 
 /**
  * Per graph bone, its slot among `slots` (the graph bone of each slot, -1 for none), -1 for a bone in

@@ -521,6 +521,12 @@ describe('bindThree', () => {
     const a = bindThree(g, one.mesh!), b = bindThree(h, two.mesh!), c = bindThree(h, elsewhere.mesh!);
     expect(inverses(a)).toBe(inverses(b));
     expect(inverses(c)).not.toBe(inverses(a)); // bound at another place: other values
+    // Bare bones (apply()'s shortest path): what that path reads of the Skeleton is one object for both.
+    const shape = (binding: ReturnType<typeof bindThree>): { inverses: Float64Array } => (binding as unknown as { shape: { inverses: Float64Array } }).shape;
+    const bare: CharacterOptions = { ...AWKWARD, omit: [], extra: [] };
+    const d = bindThree(character(), buildCharacter(skeleton, bare).mesh!), e = bindThree(character(), buildCharacter(skeleton, bare).mesh!);
+    expect(shape(d)).toBe(shape(e));
+    expect(shape(d).inverses).toBe(inverses(d));
     two.character.position.x += 300; // moved after binding: the same inverses, another skinning
     advance(g, 5);
     advance(h, 5);
