@@ -7,11 +7,13 @@
  *   binding.apply();
  *   renderer.render(scene, camera);
  *
- * apply() writes each bound Skeleton's skinning matrices (root.matrixWorld × the bone's component
+ * apply() writes each bound Skeleton's skinning matrices (root's world matrix × the bone's component
  * transform × its inverse bind matrix, rounded once to single precision) straight into
- * skeleton.boneMatrices, in one pass over the component pose, instead of copying local transforms
- * into every Bone and recomposing the hierarchy (a Euler update per quaternion write, a compose and
- * a product per bone, across objects spread over the heap). The bound Skeletons' update(), which
+ * skeleton.boneMatrices, in one pass over the pose (the local pose while nobody has composed the
+ * component pose, else the component pose), instead of copying local transforms into every Bone and
+ * recomposing the hierarchy (a Euler update per quaternion write, a compose and a product per bone,
+ * across objects spread over the heap). It computes root's world matrix as three would, without
+ * writing it: three's walk (the renderer's) does. The bound Skeletons' update(), which
  * three's renderers call once per frame before drawing, then only marks the bone texture for upload
  * (or, when three keeps last frame's matrices for motion vectors, installs this frame's first).
  *
@@ -53,9 +55,10 @@ export interface ThreeBindingOptions {
    */
   root?: Object3D | null;
   /**
-   * Update root's world matrix (and its ancestors') from their position, quaternion and scale at
-   * the start of each apply(), so that a character moved this frame is drawn where it now is.
-   * Default true; false when the caller has already done so (a scene.updateMatrixWorld() before).
+   * Compute root's world matrix from its and its ancestors' position, quaternion and scale at the
+   * start of each apply(), as root.updateWorldMatrix(true, false) would (without writing it: three's
+   * walk, the renderer's, does), so that a character moved this frame is drawn where it now is.
+   * Default true; false to use root.matrixWorld as it stands (a scene.updateMatrixWorld() just before).
    */
   updateRoot?: boolean;
   /**
