@@ -5,8 +5,8 @@
  *
  * - naive: the graph's local pose copied into every Bone's position, quaternion and scale
  *   (bindThree with writeMatrices: false, writeLocal: true), then the renderer's part;
- * - apply(): bindThree's apply() alone, the component-space conversion included (characters made
- *   one by one with graph.createInstance(): their component pass runs in JavaScript, in apply());
+ * - apply(): bindThree's apply() alone (characters made one by one with graph.createInstance():
+ *   apply() composes their skinning matrices from their local pose, in JavaScript);
  * - apply(), then the renderer's part: what three's renderers do before drawing,
  *   scene.updateMatrixWorld() and every skeleton.update(), which the binding replaces for its bones;
  * - crowd: the same with the characters of an InstanceBatch (graph.createInstances(count,
@@ -101,7 +101,7 @@ const applyAll = (bindings: ThreeBinding[]): void => { for (let c = 0; c < count
 interface Case { name: string; graph: () => void; work: () => void; ratios: number[]; ms: number[] }
 const cases: Case[] = [
   { name: 'naive: copy local TRS, then the renderer\'s part', graph: graphFrame, work: () => { applyAll(naiveBindings); rendererPart(naive); }, ratios: [], ms: [] },
-  { name: 'apply() alone (component conversion included)', graph: graphFrame, work: () => applyAll(directBindings), ratios: [], ms: [] },
+  { name: 'apply() alone (composed from the local pose)', graph: graphFrame, work: () => applyAll(directBindings), ratios: [], ms: [] },
   { name: 'apply(), then the renderer\'s part', graph: graphFrame, work: () => { applyAll(directBindings); rendererPart(direct); }, ratios: [], ms: [] },
   { name: 'crowd: apply() alone', graph: crowdFrame, work: () => applyAll(crowdBindings), ratios: [], ms: [] },
   { name: 'crowd: apply(), then the renderer\'s part', graph: crowdFrame, work: () => { applyAll(crowdBindings); rendererPart(crowdScene); }, ratios: [], ms: [] },
@@ -156,8 +156,8 @@ console.log(`  ${'crowd.update (createInstances, componentSpace)'.padEnd(52)}${m
 for (const c of cases.slice(3)) console.log(`  ${c.name.padEnd(52)}${ms(median(c.ms))}  ${median(c.ratios).toFixed(2)}x`);
 console.log('  (the renderer\'s part: scene.updateMatrixWorld() and every skeleton.update())');
 
-// One character's apply() again and again, its data in the cache (its component pose composed by the
-// first call): the arithmetic alone, against the graph's frame per character.
+// One character's apply() again and again, its data in the cache: the arithmetic alone, against the
+// graph's frame per character.
 const lone = directBindings[0];
 lone.apply();
 for (let i = 0; i < 20000; i++) lone.apply(); // warm

@@ -7,11 +7,13 @@
  *   binding.apply();
  *   renderer.render(scene, camera);
  *
- * apply() writes each bound Skeleton's skinning matrices (root.matrixWorld × the bone's component
+ * apply() writes each bound Skeleton's skinning matrices (root's world matrix × the bone's component
  * transform × its inverse bind matrix, rounded once to single precision) straight into
- * skeleton.boneMatrices, in one pass over the component pose, instead of copying local transforms
- * into every Bone and recomposing the hierarchy (a Euler update per quaternion write, a compose and
- * a product per bone, across objects spread over the heap). The bound Skeletons' update(), which
+ * skeleton.boneMatrices, in one pass over the pose (the local pose while nobody has composed the
+ * component pose, else the component pose), instead of copying local transforms into every Bone and
+ * recomposing the hierarchy (a Euler update per quaternion write, a compose and a product per bone,
+ * across objects spread over the heap). It computes root's world matrix as three would, without
+ * writing it: three's walk (the renderer's) does. The bound Skeletons' update(), which
  * three's renderers call once per frame before drawing, then only marks the bone texture for upload
  * (or, when three keeps last frame's matrices for motion vectors, installs this frame's first).
  *
@@ -26,14 +28,22 @@
 import type { Object3D, Skeleton as ThreeSkeleton } from 'three';
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
+import { EPSILON } from '../runtime/core/math.ts';
+import type { Pose } from '../runtime/core/pose.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { targetParts, type ThreeBindTarget } from './target.ts';
 
 /** What a binding reads its pose from: an AnimGraphInstance, or anything with its skeleton and component pose. */
 export interface ThreePoseSource {
   readonly skeleton: Skeleton;
-  /** The current pose in component space; called once per apply(). */
+  /** The current pose in component space; called once per apply() unless uncomposedPose gives the pose. */
   componentPose(): ComponentPose;
+  /**
+   * Optional (an AnimGraphInstance has it): the current local pose, evaluated if need be, while its
+   * component pose is not computed, else null. apply() then composes the skinning matrices from
+   * the local pose in one pass and leaves the component pose to whoever asks for it.
+   */
+  uncomposedPose?(): Pose | null;
 }
 
 export interface ThreeBindingOptions {
@@ -45,9 +55,10 @@ export interface ThreeBindingOptions {
    */
   root?: Object3D | null;
   /**
-   * Update root's world matrix (and its ancestors') from their position, quaternion and scale at
-   * the start of each apply(), so that a character moved this frame is drawn where it now is.
-   * Default true; false when the caller has already done so (a scene.updateMatrixWorld() before).
+   * Compute root's world matrix from its and its ancestors' position, quaternion and scale at the
+   * start of each apply(), as root.updateWorldMatrix(true, false) would (without writing it: three's
+   * walk, the renderer's, does), so that a character moved this frame is drawn where it now is.
+   * Default true; false to use root.matrixWorld as it stands (a scene.updateMatrixWorld() just before).
    */
   updateRoot?: boolean;
   /**
@@ -111,27 +122,35 @@ interface BoundSkeleton {
 export class ThreeBinding {
   // What most characters' apply() reads, declared first so that it lies in the binding object's first
   // cache lines together: in a crowd each binding is a cache miss, and each further line of it another.
+  /** Whether apply() takes its shortest path (see updateShortest): the fields below it are all it reads then. */
+  private shortest = false;
+  private readonly source: ThreePoseSource;
+  /** Whether the source has uncomposedPose: apply() then composes from the local pose while nobody has composed the component pose. */
+  private readonly readsLocal: boolean;
+  private readonly updateRoot: boolean;
+  /** The Object3D whose world matrix is the component space, or null for the world origin. */
+  readonly root: Object3D | null;
+  /**
+   * The Skeleton apply() skins straight from the pose, while no bone's world matrix is asked for:
+   * the only one bound, its inverse bind matrices affine, each slot a bound bone (each graph bone in
+   * one slot at most), and the binding not asked for every bone's matrixWorld. Else null.
+   */
+  private readonly direct: ThreeSkeleton | null;
+  /** direct's slots and inverse bind matrices: one object for every binding of a clone of one model (see directShapeOf). */
+  private readonly shape: DirectShape;
+  /** The graph skeleton's parents (parents before children). */
+  private readonly parents: Int32Array;
+  /** The component pose the last apply() drew, for updateBoneWorlds (null when it drew lastLocal). */
+  private lastPose: ComponentPose | null = null;
+  /** The local pose the last apply() drew, for updateBoneWorlds (null when it drew lastPose). */
+  private lastLocal: Pose | null = null;
   private released = false;
   /** Whether apply() has written every bone's matrixWorld once (so that three's first bounding sphere sees the pose). */
   private firstWritten = false;
   private readonly writeMatrices: boolean;
   private readonly writeLocal: boolean;
-  private readonly updateRoot: boolean;
   /** How many bound bones have pinned or foreign set: whose world apply() computes. */
   private worldBones = 0;
-  private readonly source: ThreePoseSource;
-  /** The component pose the last apply() drew, for updateBoneWorlds. */
-  private lastPose: ComponentPose | null = null;
-  /**
-   * The Skeleton apply() skins straight from the pose, while no bone's world matrix is asked for:
-   * the only one bound, its inverse bind matrices affine, each slot a bound bone, and the binding
-   * not asked for every bone's matrixWorld. Else null. Its slots and inverse bind matrices beside it.
-   */
-  private readonly direct: ThreeSkeleton | null;
-  private readonly directSlots: Int32Array;
-  private readonly directInverses: Float64Array;
-  /** The Object3D whose world matrix is the component space, or null for the world origin. */
-  readonly root: Object3D | null;
   /** Every bone the binding drives or keeps: the bound ones first, in the graph's order, then the others, parents first. */
   readonly bones: readonly Object3D[];
   /** How many of `bones` (the first ones) are bound; boneIndices[k] is bone k's graph bone. */
@@ -169,6 +188,8 @@ export class ThreeBinding {
   private readonly position: ReadonlyMap<Object3D, number>;
   /** The bound bones' matrixAutoUpdate and matrixWorldAutoUpdate before binding, for release(). */
   private readonly savedFlags: Uint8Array;
+  /** Whether some bound Skeleton's inverse bind matrices are not affine: skinned from every bone's world matrix. */
+  private readonly projective: boolean;
 
   constructor(source: ThreePoseSource, target: ThreeBindTarget, options: ThreeBindingOptions = {}) {
     const skeleton = source.skeleton;
@@ -202,6 +223,9 @@ export class ThreeBinding {
     // Parents before children: an unbound bone's parent may be another unbound bone.
     unbound.sort((a, b) => depthOf(a) - depthOf(b));
     this.source = source;
+    this.readsLocal = typeof source.uncomposedPose === 'function';
+    this.parents = skeleton.parents;
+    if (localWorlds.length < (skeleton.boneCount + 1) * WORLD) localWorlds = new Float64Array((skeleton.boneCount + 1) * WORLD);
     this.bones = [...bound.map((b) => b.bone), ...unbound];
     this.boundCount = bound.length;
     this.boneIndices = Int32Array.from(bound, (b) => b.index);
@@ -243,10 +267,11 @@ export class ThreeBinding {
     }
     this.bound = this.skeletons.map((s) => this.bindSkeleton(s, position));
     const only = this.bound.length === 1 ? this.bound[0] : null;
-    const direct = only !== null && only.affine && !only.mixed && this.unboundParents.length === 0 && !this.writeAllWorlds;
+    const slotOf = only === null ? null : slotsOfBones(only.graphBoneOf, skeleton.boneCount);
+    const direct = only !== null && only.affine && !only.mixed && slotOf !== null && this.unboundParents.length === 0 && !this.writeAllWorlds;
     this.direct = direct ? only.skeleton : null;
-    this.directSlots = direct ? only.graphBoneOf : new Int32Array(0);
-    this.directInverses = direct ? only.inverses : new Float64Array(0);
+    this.shape = direct ? directShapeOf(only.graphBoneOf, shared(slotOf!), only.inverses) : NO_SHAPE;
+    this.projective = this.bound.some((b) => !b.affine);
     this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
       for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.set(part, this);
@@ -319,25 +344,85 @@ export class ThreeBinding {
    * before rendering. Allocates nothing.
    */
   apply(): void {
-    if (this.released) return;
-    const pose = this.source.componentPose();
-    if (this.writeLocal) this.applyLocal(pose);
-    if (!this.writeMatrices) return;
-    this.lastPose = pose;
-    const root = this.root;
-    if (root !== null && this.updateRoot) root.updateWorldMatrix(true, false);
-    const rootWorld = root === null ? IDENTITY : root.matrixWorld.elements;
+    const shortest = this.shortest;
+    if (!shortest && this.released) return;
+    // While nobody has composed the component pose this frame (a character made on its own, no node
+    // or caller asking), the skinning matrices are composed from the local pose, and the component
+    // pass is left to whoever asks for it.
+    const local = this.readsLocal ? this.source.uncomposedPose!() : null;
+    const pose = local === null ? this.source.componentPose() : null;
     // Most characters: one Skeleton, nothing hanging under its bones, no bone's world asked for.
-    const direct = this.direct;
-    if (direct !== null && this.worldBones === 0 && this.firstWritten) {
-      const previous = direct.previousBoneMatrices;
+    if (shortest) {
+      const direct = this.direct!, previous = direct.previousBoneMatrices;
       if (previous === null || previous === undefined) {
-        this.skinAffine(this.directSlots, this.directInverses, pose, rootWorld, direct.boneMatrices!);
+        this.lastLocal = local;
+        this.lastPose = pose;
+        const shape = this.shape, rootWorld = this.rootWorld();
+        if (local !== null) this.skinFromLocal(local, rootWorld, shape.slotOf, shape.inverses, direct.boneMatrices!);
+        else this.skinAffine(shape.slots, shape.inverses, pose!, rootWorld, direct.boneMatrices!);
         return;
       }
     }
+    if (this.writeLocal) this.applyLocal(local !== null ? local : pose!.ensureAllLocal());
+    if (!this.writeMatrices) return;
+    this.lastLocal = local;
+    this.lastPose = pose;
+    const rootWorld = this.rootWorld();
     const all = this.writeAllWorlds || !this.firstWritten;
-    this.firstWritten = true;
+    if (!this.firstWritten) {
+      this.firstWritten = true;
+      this.updateShortest();
+    }
+    if (local !== null) this.drawLocal(local, rootWorld, all);
+    else this.drawComponent(pose!, rootWorld, all);
+  }
+
+  /**
+   * apply()'s shortest path: skinning `direct` straight from the pose, and nothing else. Taken once the
+   * first apply() has written every bone's matrixWorld, while nothing hangs under the bones and no
+   * bone's world is asked for, until release(); without writeLocal.
+   */
+  private updateShortest(): void {
+    this.shortest = this.direct !== null && this.firstWritten && this.worldBones === 0 && !this.released && this.writeMatrices && !this.writeLocal;
+  }
+
+  /**
+   * The root's world matrix, into ROOT_WORLD: with updateRoot, computed as root.updateWorldMatrix(true,
+   * false) would make it but without writing it (three's walk, the renderer's, writes it before
+   * drawing anyway: computed and written here too, it would be twice the root's and its
+   * ancestors' matrices, objects read in no order the cache follows); else root.matrixWorld as it stands.
+   */
+  private rootWorld(): Float64Array {
+    const root = this.root, out = ROOT_WORLD;
+    if (root === null) out.set(IDENTITY);
+    else if (this.updateRoot) worldMatrixOf(root, out);
+    else out.set(root.matrixWorld.elements);
+    return out;
+  }
+
+  /** apply() from the local pose, on every path but the shortest. */
+  private drawLocal(local: Pose, rootWorld: Float64Array, all: boolean): void {
+    this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
+    // Each bone's world matrix as a Matrix4 only where it is written or read: skinned from, by a
+    // Skeleton whose inverse bind matrices are not affine, or under a bone the graph lacks.
+    const every = all || this.projective;
+    if (every || this.worldBones > 0 || this.unboundParents.length > 0) {
+      this.boundWorldsFromLocal(every);
+      this.computeUnboundWorlds();
+      this.writeBoneWorlds(all);
+    }
+    const bound = this.bound;
+    for (let s = 0; s < bound.length; s++) {
+      const b = bound[s], out = this.skinTarget(b);
+      if (b.affine) {
+        this.skinFromWorldScratch(b.graphBoneOf, b.inverses, out);
+        if (b.mixed) this.skinFromWorlds(b, out, false);
+      } else this.skinFromWorlds(b, out, true);
+    }
+  }
+
+  /** apply() from the component pose, on every path but the shortest. */
+  private drawComponent(pose: ComponentPose, rootWorld: Float64Array, all: boolean): void {
     // One Skeleton with affine inverse bind matrices (three's own) is skinned straight from the
     // pose; several over the same bones (a glTF's meshes) share each bone's world matrix instead.
     const bound = this.bound;
@@ -350,15 +435,20 @@ export class ThreeBinding {
       this.writeBoneWorlds(all);
     }
     for (let s = 0; s < bound.length; s++) {
-      const b = bound[s], previous = b.skeleton.previousBoneMatrices;
-      // In place, unless three keeps these as last frame's until update() (motion vectors).
-      const out = previous === null || previous === undefined ? b.skeleton.boneMatrices! : b.pending;
-      b.deferred = out === b.pending;
+      const b = bound[s], out = this.skinTarget(b);
       if (fused) {
         this.skinAffine(b.graphBoneOf, b.inverses, pose, rootWorld, out);
         if (b.mixed) this.skinFromWorlds(b, out, false);
       } else this.skinFromWorlds(b, out, true);
     }
+  }
+
+  /** Where a bound Skeleton's matrices go: in place, unless three keeps these as last frame's until update() (motion vectors). */
+  private skinTarget(b: BoundSkeleton): Float32Array {
+    const previous = b.skeleton.previousBoneMatrices;
+    const out = previous === null || previous === undefined ? b.skeleton.boneMatrices! : b.pending;
+    b.deferred = out === b.pending;
+    return out;
   }
 
   /**
@@ -368,9 +458,13 @@ export class ThreeBinding {
    * apply() or once released.
    */
   updateBoneWorlds(): void {
-    const pose = this.lastPose;
-    if (pose === null || this.released) return;
-    this.computeBoundWorlds(pose, this.root === null ? IDENTITY : this.root.matrixWorld.elements, true);
+    const pose = this.lastPose, local = this.lastLocal;
+    if ((pose === null && local === null) || this.released) return;
+    const rootWorld = this.rootWorld();
+    if (local !== null) {
+      this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
+      this.boundWorldsFromLocal(true);
+    } else this.computeBoundWorlds(pose!, rootWorld, true);
     this.computeUnboundWorlds();
     this.writeBoneWorlds(true);
   }
@@ -383,6 +477,7 @@ export class ThreeBinding {
   release(): void {
     if (this.released) return;
     this.released = true;
+    this.shortest = false;
     if (!this.writeMatrices) return;
     for (let k = 0; k < this.boundCount; k++) {
       const bone = this.bones[k];
@@ -442,7 +537,10 @@ export class ThreeBinding {
     this.foreign[k] += by;
     this.foreignTotal += by;
     const after = this.pinned[k] !== 0 || this.foreign[k] > 0;
-    if (before !== after) this.worldBones += after ? 1 : -1;
+    if (before !== after) {
+      this.worldBones += after ? 1 : -1;
+      this.updateShortest();
+    }
     if (this.foreignTotal === (by > 0 ? 1 : 0) && !this.released) this.installWalks();
   }
 
@@ -450,7 +548,7 @@ export class ThreeBinding {
    * World matrix of bound bones = root world matrix (m) × compose(component T, R, S), written out: of every
    * one with `all`, else of those whose matrixWorld is written or whose world a bone the graph lacks reads.
    */
-  private computeBoundWorlds(pose: ComponentPose, m: number[], all: boolean): void {
+  private computeBoundWorlds(pose: ComponentPose, m: Float64Array, all: boolean): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
     // The root's world matrix is affine (an Object3D's always is): its last row is 0 0 0 1.
     const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
@@ -494,8 +592,9 @@ export class ThreeBinding {
     for (let u = 0; u < parents.length; u++) {
       const bone = bones[first + u];
       if (bone.matrixAutoUpdate) bone.updateMatrix();
-      const p = parents[u];
-      const parentWorld = p >= 0 ? worlds : bone.parent === null ? null : bone.parent.matrixWorld.elements;
+      const p = parents[u], parent = bone.parent;
+      // The root's world matrix is apply()'s (root.matrixWorld may be three's of last frame).
+      const parentWorld = p >= 0 ? worlds : parent === null ? null : parent === this.root ? ROOT_WORLD : parent.matrixWorld.elements;
       multiplyAffine(worlds, (first + u) * 16, parentWorld, p >= 0 ? p * 16 : 0, bone.matrix.elements);
     }
   }
@@ -514,12 +613,123 @@ export class ThreeBinding {
   }
 
   /**
+   * From the local pose, in one pass down the hierarchy (parents first): each graph bone's world
+   * transform, root's world matrix (m) × its component transform as the runtime composes it (rotations
+   * and translations through the parents, scales multiplied per axis: no shear), kept in localWorlds
+   * as a linear part without the bone's scale (A: m's linear part × the component rotation), the
+   * component scale (S) and the world translation (w); and for each bone with a slot in `slotOf`,
+   * out[slot] = [A·diag(S) | w] × its inverse bind matrix (affine), rounded once to single precision.
+   * The same transforms as componentPose() then skinAffine, with the root's matrix carried down the
+   * chain instead of multiplied in per bone, and the rotations as matrices instead of quaternions.
+   */
+  private skinFromLocal(local: Pose, m: Float64Array, slotOf: Int32Array | null, inv: Float64Array, out: Float32Array | null): void {
+    const lt = local.translations, lr = local.rotations, ls = local.scales;
+    const parents = this.parents, f = localWorlds, n = parents.length;
+    // Slot 0 is the parent of root bones: m's linear part, unit scales, m's translation.
+    f[0] = m[0]; f[1] = m[1]; f[2] = m[2]; f[3] = m[4]; f[4] = m[5]; f[5] = m[6]; f[6] = m[8]; f[7] = m[9]; f[8] = m[10];
+    f[9] = 1; f[10] = 1; f[11] = 1; f[12] = m[12]; f[13] = m[13]; f[14] = m[14];
+    for (let b = 0; b < n; b++) {
+      const p = (parents[b] + 1) * WORLD, o = (b + 1) * WORLD, b3 = b * 3, b4 = b * 4;
+      const p0 = f[p], p1 = f[p + 1], p2 = f[p + 2], p3 = f[p + 3], p4 = f[p + 4], p5 = f[p + 5], p6 = f[p + 6], p7 = f[p + 7], p8 = f[p + 8];
+      const ps0 = f[p + 9], ps1 = f[p + 10], ps2 = f[p + 11];
+      // The local rotation as a matrix, normalised on the way (2 / |q|², as the component pass
+      // normalises each rotation it composes); a degenerate one as the identity, never NaN.
+      let x = lr[b4], y = lr[b4 + 1], z = lr[b4 + 2], w = lr[b4 + 3];
+      const q2 = x * x + y * y + z * z + w * w;
+      let k = 2 / q2;
+      if (!(q2 > EPSILON && q2 < Infinity)) { x = 0; y = 0; z = 0; w = 1; k = 2; }
+      const xk = x * k, yk = y * k, zk = z * k;
+      const xx = x * xk, xy = x * yk, xz = x * zk, yy = y * yk, yz = y * zk, zz = z * zk;
+      const wx = w * xk, wy = w * yk, wz = w * zk;
+      const r0 = 1 - (yy + zz), r1 = xy + wz, r2 = xz - wy;
+      const r3 = xy - wz, r4 = 1 - (xx + zz), r5 = yz + wx;
+      const r6 = xz + wy, r7 = yz - wx, r8 = 1 - (xx + yy);
+      // A = A(parent) × R; S = S(parent) × local scale; w = w(parent) + A(parent) × (S(parent) × local translation).
+      const a0 = p0 * r0 + p3 * r1 + p6 * r2, a1 = p1 * r0 + p4 * r1 + p7 * r2, a2 = p2 * r0 + p5 * r1 + p8 * r2;
+      const a3 = p0 * r3 + p3 * r4 + p6 * r5, a4 = p1 * r3 + p4 * r4 + p7 * r5, a5 = p2 * r3 + p5 * r4 + p8 * r5;
+      const a6 = p0 * r6 + p3 * r7 + p6 * r8, a7 = p1 * r6 + p4 * r7 + p7 * r8, a8 = p2 * r6 + p5 * r7 + p8 * r8;
+      const s0 = ps0 * ls[b3], s1 = ps1 * ls[b3 + 1], s2 = ps2 * ls[b3 + 2];
+      const v0 = ps0 * lt[b3], v1 = ps1 * lt[b3 + 1], v2 = ps2 * lt[b3 + 2];
+      const w0 = f[p + 12] + (p0 * v0 + p3 * v1 + p6 * v2);
+      const w1 = f[p + 13] + (p1 * v0 + p4 * v1 + p7 * v2);
+      const w2 = f[p + 14] + (p2 * v0 + p5 * v1 + p8 * v2);
+      f[o] = a0; f[o + 1] = a1; f[o + 2] = a2; f[o + 3] = a3; f[o + 4] = a4; f[o + 5] = a5; f[o + 6] = a6; f[o + 7] = a7; f[o + 8] = a8;
+      f[o + 9] = s0; f[o + 10] = s1; f[o + 11] = s2; f[o + 12] = w0; f[o + 13] = w1; f[o + 14] = w2;
+      if (slotOf === null) continue;
+      const slot = slotOf[b];
+      if (slot < 0) continue;
+      const l0 = a0 * s0, l1 = a1 * s0, l2 = a2 * s0, l3 = a3 * s1, l4 = a4 * s1, l5 = a5 * s1, l6 = a6 * s2, l7 = a7 * s2, l8 = a8 * s2;
+      const e = slot * 16;
+      let q0 = inv[e], q1 = inv[e + 1], q = inv[e + 2];
+      out![e] = l0 * q0 + l3 * q1 + l6 * q;
+      out![e + 1] = l1 * q0 + l4 * q1 + l7 * q;
+      out![e + 2] = l2 * q0 + l5 * q1 + l8 * q;
+      out![e + 3] = 0;
+      q0 = inv[e + 4]; q1 = inv[e + 5]; q = inv[e + 6];
+      out![e + 4] = l0 * q0 + l3 * q1 + l6 * q;
+      out![e + 5] = l1 * q0 + l4 * q1 + l7 * q;
+      out![e + 6] = l2 * q0 + l5 * q1 + l8 * q;
+      out![e + 7] = 0;
+      q0 = inv[e + 8]; q1 = inv[e + 9]; q = inv[e + 10];
+      out![e + 8] = l0 * q0 + l3 * q1 + l6 * q;
+      out![e + 9] = l1 * q0 + l4 * q1 + l7 * q;
+      out![e + 10] = l2 * q0 + l5 * q1 + l8 * q;
+      out![e + 11] = 0;
+      q0 = inv[e + 12]; q1 = inv[e + 13]; q = inv[e + 14];
+      out![e + 12] = l0 * q0 + l3 * q1 + l6 * q + w0;
+      out![e + 13] = l1 * q0 + l4 * q1 + l7 * q + w1;
+      out![e + 14] = l2 * q0 + l5 * q1 + l8 * q + w2;
+      out![e + 15] = 1;
+    }
+  }
+
+  /** out[slot] = world matrix × inverse bind matrix (affine) for every slot of a bound bone, from localWorlds (skinFromLocal's). */
+  private skinFromWorldScratch(slots: Int32Array, inv: Float64Array, out: Float32Array): void {
+    const f = localWorlds;
+    for (let i = 0; i < slots.length; i++) {
+      const b = slots[i];
+      if (b < 0) continue;
+      const o = (b + 1) * WORLD, e = i * 16;
+      const s0 = f[o + 9], s1 = f[o + 10], s2 = f[o + 11], w0 = f[o + 12], w1 = f[o + 13], w2 = f[o + 14];
+      const l0 = f[o] * s0, l1 = f[o + 1] * s0, l2 = f[o + 2] * s0;
+      const l3 = f[o + 3] * s1, l4 = f[o + 4] * s1, l5 = f[o + 5] * s1;
+      const l6 = f[o + 6] * s2, l7 = f[o + 7] * s2, l8 = f[o + 8] * s2;
+      for (let c = 0; c < 12; c += 4) {
+        const q0 = inv[e + c], q1 = inv[e + c + 1], q = inv[e + c + 2];
+        out[e + c] = l0 * q0 + l3 * q1 + l6 * q;
+        out[e + c + 1] = l1 * q0 + l4 * q1 + l7 * q;
+        out[e + c + 2] = l2 * q0 + l5 * q1 + l8 * q;
+        out[e + c + 3] = 0;
+      }
+      const q0 = inv[e + 12], q1 = inv[e + 13], q = inv[e + 14];
+      out[e + 12] = l0 * q0 + l3 * q1 + l6 * q + w0;
+      out[e + 13] = l1 * q0 + l4 * q1 + l7 * q + w1;
+      out[e + 14] = l2 * q0 + l5 * q1 + l8 * q + w2;
+      out[e + 15] = 1;
+    }
+  }
+
+  /** World matrices (as Matrix4 elements, in `worlds`) of bound bones from localWorlds: of every one with `all`, else of those whose matrixWorld is written or read. */
+  private boundWorldsFromLocal(all: boolean): void {
+    const indices = this.boneIndices, e = this.worlds, pinned = this.pinned, foreign = this.foreign, f = localWorlds;
+    for (let k = 0; k < indices.length; k++) {
+      if (!all && pinned[k] === 0 && foreign[k] === 0) continue;
+      const i = (indices[k] + 1) * WORLD, o = k * 16;
+      const s0 = f[i + 9], s1 = f[i + 10], s2 = f[i + 11];
+      e[o] = f[i] * s0; e[o + 1] = f[i + 1] * s0; e[o + 2] = f[i + 2] * s0; e[o + 3] = 0;
+      e[o + 4] = f[i + 3] * s1; e[o + 5] = f[i + 4] * s1; e[o + 6] = f[i + 5] * s1; e[o + 7] = 0;
+      e[o + 8] = f[i + 6] * s2; e[o + 9] = f[i + 7] * s2; e[o + 10] = f[i + 8] * s2; e[o + 11] = 0;
+      e[o + 12] = f[i + 12]; e[o + 13] = f[i + 13]; e[o + 14] = f[i + 14]; e[o + 15] = 1;
+    }
+  }
+
+  /**
    * out[slot] = root world matrix (m) × compose(component T, R, S) × inverse bind matrix, for every slot of a
    * bound bone, straight from the pose: what Skeleton.update computes from bone.matrixWorld (both
    * products in double, rounded once to single precision), for inverse bind matrices whose last row
    * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out.
    */
-  private skinAffine(slots: Int32Array, inv: Float64Array, pose: ComponentPose, m: number[], out: Float32Array): void {
+  private skinAffine(slots: Int32Array, inv: Float64Array, pose: ComponentPose, m: Float64Array, out: Float32Array): void {
     const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
     const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
     const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
@@ -594,8 +804,7 @@ export class ThreeBinding {
     }
   }
 
-  private applyLocal(pose: ComponentPose): void {
-    const local = pose.ensureAllLocal();
+  private applyLocal(local: Pose): void {
     const lt = local.translations, lr = local.rotations, ls = local.scales;
     const bones = this.bones, indices = this.boneIndices;
     for (let k = 0; k < indices.length; k++) {
@@ -634,8 +843,130 @@ function updateFromGraph(this: ThreeSkeleton): void {
 /** A top bone's updateMatrixWorld while nothing hangs under the bound bones: they are not walked. */
 function walkNothing(): void {}
 
-/** The world matrix of `root: null`, as a Matrix4's elements (the same kind of array the frame loop reads). */
-const IDENTITY: number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+/** Doubles per bone in localWorlds: A (3×3, column-major), S (3), w (3). See ThreeBinding.skinFromLocal. */
+const WORLD = 15;
+
+/**
+ * Scratch of skinFromLocal, within one apply(): slot 0 the root's world matrix, then each graph
+ * bone's world transform. One array for every binding (sized at binding for the largest skeleton),
+ * so that it stays in the cache from one character to the next.
+ */
+let localWorlds = new Float64Array(0);
+
+const EMPTY_INVERSES = new Float64Array(0);
+
+/** What apply()'s shortest path reads of its Skeleton besides it: see ThreeBinding.direct. */
+interface DirectShape {
+  /** Per slot, its graph bone. */
+  readonly slots: Int32Array;
+  /** Per graph bone, its slot or -1. */
+  readonly slotOf: Int32Array;
+  /** The inverse bind matrices, 16 per slot. */
+  readonly inverses: Float64Array;
+}
+
+const NO_SHAPE: DirectShape = { slots: new Int32Array(0), slotOf: new Int32Array(0), inverses: new Float64Array(0) };
+
+/** One DirectShape for every binding whose arrays are the same (shared): a crowd of one model reads one, which stays in the cache. */
+const directShapes = new WeakMap<Float64Array, DirectShape[]>();
+
+function directShapeOf(slots: Int32Array, slotOf: Int32Array, inverses: Float64Array): DirectShape {
+  let list = directShapes.get(inverses);
+  if (list === undefined) directShapes.set(inverses, list = []);
+  for (const shape of list) if (shape.slots === slots && shape.slotOf === slotOf) return shape;
+  const shape = { slots, slotOf, inverses };
+  list.push(shape);
+  return shape;
+}
+
+/**
+ * Per graph bone, its slot among `slots` (the graph bone of each slot, -1 for none), -1 for a bone in
+ * none; null when a bone is in several slots.
+ */
+function slotsOfBones(slots: Int32Array, boneCount: number): Int32Array | null {
+  const slotOf = new Int32Array(boneCount).fill(-1);
+  for (let i = 0; i < slots.length; i++) {
+    const b = slots[i];
+    if (b < 0) continue;
+    if (slotOf[b] >= 0) return null;
+    slotOf[b] = i;
+  }
+  return slotOf;
+}
+
+/** The world matrix of `root: null`. */
+const IDENTITY: readonly number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+
+/** The root's world matrix as apply() reads it (ThreeBinding.rootWorld), within one apply() or updateBoneWorlds(). */
+const ROOT_WORLD = new Float64Array(16);
+
+/**
+ * out = the world matrix object.updateWorldMatrix(true, false) would give `object`, with three's
+ * operations in three's order (Matrix4.compose, the pivot, Matrix4.multiplyMatrices), so the same
+ * bits, but writing no matrix and no flag of three's: up the parents, each object's matrix composed
+ * from its position, quaternion and scale (or its matrix, with matrixAutoUpdate off), times its
+ * parent's world matrix; an object whose world matrix three would not recompute (matrixWorldAutoUpdate
+ * off, or matrixAutoUpdate off and matrixWorldNeedsUpdate not set) gives its matrixWorld as it stands.
+ */
+function worldMatrixOf(object: Object3D, out: Float64Array): void {
+  if (!object.matrixWorldAutoUpdate || (!object.matrixAutoUpdate && !object.matrixWorldNeedsUpdate)) {
+    out.set(object.matrixWorld.elements);
+    return;
+  }
+  const parent = object.parent;
+  let b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15;
+  if (object.matrixAutoUpdate) {
+    // Matrix4.compose, then Object3D.updateMatrix's pivot.
+    const q = object.quaternion, s = object.scale, p = object.position;
+    const x = q.x, y = q.y, z = q.z, w = q.w;
+    const x2 = x + x, y2 = y + y, z2 = z + z;
+    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
+    const wx = w * x2, wy = w * y2, wz = w * z2;
+    const sx = s.x, sy = s.y, sz = s.z;
+    b0 = (1 - (yy + zz)) * sx; b1 = (xy + wz) * sx; b2 = (xz - wy) * sx; b3 = 0;
+    b4 = (xy - wz) * sy; b5 = (1 - (xx + zz)) * sy; b6 = (yz + wx) * sy; b7 = 0;
+    b8 = (xz + wy) * sz; b9 = (yz - wx) * sz; b10 = (1 - (xx + yy)) * sz; b11 = 0;
+    b12 = p.x; b13 = p.y; b14 = p.z; b15 = 1;
+    const pivot = (object as { pivot?: { x: number; y: number; z: number } | null }).pivot;
+    if (pivot !== null && pivot !== undefined) {
+      const px = pivot.x, py = pivot.y, pz = pivot.z;
+      b12 += px - b0 * px - b4 * py - b8 * pz;
+      b13 += py - b1 * px - b5 * py - b9 * pz;
+      b14 += pz - b2 * px - b6 * py - b10 * pz;
+    }
+  } else {
+    const e = object.matrix.elements;
+    b0 = e[0]; b1 = e[1]; b2 = e[2]; b3 = e[3]; b4 = e[4]; b5 = e[5]; b6 = e[6]; b7 = e[7];
+    b8 = e[8]; b9 = e[9]; b10 = e[10]; b11 = e[11]; b12 = e[12]; b13 = e[13]; b14 = e[14]; b15 = e[15];
+  }
+  if (parent === null) {
+    out[0] = b0; out[1] = b1; out[2] = b2; out[3] = b3; out[4] = b4; out[5] = b5; out[6] = b6; out[7] = b7;
+    out[8] = b8; out[9] = b9; out[10] = b10; out[11] = b11; out[12] = b12; out[13] = b13; out[14] = b14; out[15] = b15;
+    return;
+  }
+  worldMatrixOf(parent, out);
+  // Matrix4.multiplyMatrices(parent's world, this matrix), its sums in its order.
+  const a11 = out[0], a12 = out[4], a13 = out[8], a14 = out[12];
+  const a21 = out[1], a22 = out[5], a23 = out[9], a24 = out[13];
+  const a31 = out[2], a32 = out[6], a33 = out[10], a34 = out[14];
+  const a41 = out[3], a42 = out[7], a43 = out[11], a44 = out[15];
+  out[0] = a11 * b0 + a12 * b1 + a13 * b2 + a14 * b3;
+  out[4] = a11 * b4 + a12 * b5 + a13 * b6 + a14 * b7;
+  out[8] = a11 * b8 + a12 * b9 + a13 * b10 + a14 * b11;
+  out[12] = a11 * b12 + a12 * b13 + a13 * b14 + a14 * b15;
+  out[1] = a21 * b0 + a22 * b1 + a23 * b2 + a24 * b3;
+  out[5] = a21 * b4 + a22 * b5 + a23 * b6 + a24 * b7;
+  out[9] = a21 * b8 + a22 * b9 + a23 * b10 + a24 * b11;
+  out[13] = a21 * b12 + a22 * b13 + a23 * b14 + a24 * b15;
+  out[2] = a31 * b0 + a32 * b1 + a33 * b2 + a34 * b3;
+  out[6] = a31 * b4 + a32 * b5 + a33 * b6 + a34 * b7;
+  out[10] = a31 * b8 + a32 * b9 + a33 * b10 + a34 * b11;
+  out[14] = a31 * b12 + a32 * b13 + a33 * b14 + a34 * b15;
+  out[3] = a41 * b0 + a42 * b1 + a43 * b2 + a44 * b3;
+  out[7] = a41 * b4 + a42 * b5 + a43 * b6 + a44 * b7;
+  out[11] = a41 * b8 + a42 * b9 + a43 * b10 + a44 * b11;
+  out[15] = a41 * b12 + a42 * b13 + a43 * b14 + a44 * b15;
+}
 
 /** out[o..o+16) = a[ao..] × b (a null: the identity), both affine, column-major. */
 function multiplyAffine(out: Float64Array, o: number, a: ArrayLike<number> | null, ao: number, b: ArrayLike<number>): void {

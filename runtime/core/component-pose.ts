@@ -23,6 +23,12 @@ export class ComponentPose {
   readonly scales: Float64Array;
   private readonly localValid: Uint8Array;
   private readonly componentValid: Uint8Array;
+  /**
+   * Whether markComposed has set every flag above to 1 and nothing has cleared one since: a crowd's
+   * character marked composed every frame then touches neither array (two objects fewer per
+   * character). False whenever in doubt (a bone made valid again one at a time does not set it).
+   */
+  private allValid = false;
   /** Scratch for ensureComponent: the stale bones from one up to its first valid ancestor. */
   private readonly chain: Int32Array;
   /**
@@ -74,8 +80,10 @@ export class ComponentPose {
    * elsewhere (an InstanceBatch's sampling kernel composing its characters together).
    */
   markComposed(): void {
+    if (this.allValid) return;
     this.localValid.fill(1);
     this.componentValid.fill(1);
+    this.allValid = true;
   }
 
   /**
@@ -94,6 +102,7 @@ export class ComponentPose {
 
   /** Call after writing `local` directly: every component transform becomes stale. */
   markLocalChanged(): void {
+    this.allValid = false;
     this.localValid.fill(1);
     this.componentValid.fill(0);
   }
@@ -183,6 +192,7 @@ export class ComponentPose {
     this.scales[b3] = s[f3]; this.scales[b3 + 1] = s[f3 + 1]; this.scales[b3 + 2] = s[f3 + 2];
     this.componentValid[bone] = 1;
     this.localValid[bone] = 0;
+    this.allValid = false;
     const valid = this.componentValid;
     for (let i = first; i < end; i++) valid[descendants[i]] = 0;
   }

@@ -452,6 +452,17 @@ export abstract class InstanceFrame implements GraphRuntime {
     return pose;
   }
 
+  /**
+   * The last evaluated pose (evaluating first if need be) while its component pose has not been
+   * composed from it, else null (then componentPose() returns it as it is): for a consumer that
+   * composes the local pose into its own matrices in one pass (the three.js binding), leaving the
+   * component pass to whoever calls componentPose(). The pose is the instance's own: read it, never write it.
+   */
+  uncomposedPose(): Pose | null {
+    if (this.evaluatedAt !== this.frame || this.evaluatedAt < 0) this.evaluate();
+    return this.componentStale ? this.output : null;
+  }
+
   /** The output's component pose, made on first use: its local pose is the output itself (evaluated into: no copy per frame). */
   private ownComponentPose(): ComponentPose {
     return this.outputComponent ??= new ComponentPose(this.skeleton, { local: this.output, component: this.componentStorage });

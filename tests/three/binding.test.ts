@@ -1,5 +1,7 @@
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
+import { ComponentPose } from '../../runtime/core/component-pose.ts';
+import { Pose } from '../../runtime/core/pose.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { runNodeProbe } from '../support/allocation.ts';
@@ -154,6 +156,87 @@ describe('bindThree', () => {
       else if (frames !== 1) expect(hand.matrixWorld.equals(handBefore)).toBe(true);
       direct.skeleton.update();
       expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+  });
+
+  it("composes a character's local pose as the runtime's component pass does: uneven scales under turned bones (no shear), unnormalised rotations", () => {
+    // A pose that three's matrix chain would shear: every bone turned, scaled unevenly (0.6 to 1.6 per
+    // axis), and below the root its rotation not of unit length (as a node may leave it).
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const pose = new Pose(skeleton.boneCount);
+    pose.translations.set(skeleton.referencePose.translations);
+    for (let b = 0; b < skeleton.boneCount; b++) {
+      const q = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(random() - 0.5, random() - 0.5, random() - 0.5).normalize(), random() * 2.5);
+      const length = b === 0 ? 1 : 0.5 + random() * 1.5;
+      pose.rotations.set([q.x * length, q.y * length, q.z * length, q.w * length], b * 4);
+      pose.scales.set([0.6 + random(), 0.6 + random(), 0.6 + random()], b * 3);
+    }
+    const composed = new ComponentPose(skeleton);
+    composed.setFromLocal(pose);
+    composed.ensureAllComponent();
+    const fromLocal = { skeleton, uncomposedPose: () => pose, componentPose: (): ComponentPose => { throw new Error('not asked for'); } };
+    const fromComponent = { skeleton, componentPose: () => composed };
+    // apply()'s shortest path (bare bones, nothing asked), then a bone missing, one added and one asked for.
+    for (const [options, asked] of [[{ ...AWKWARD, omit: [], extra: [] }, []], [AWKWARD, ['calf_r']]] as const) {
+      const local = buildCharacter(skeleton, options), component = buildCharacter(skeleton, options), naive = buildCharacter(skeleton, options);
+      const a = bindThree(fromLocal, local.mesh!, { boneWorldMatrices: asked }), b = bindThree(fromComponent, component.mesh!, { boneWorldMatrices: asked });
+      for (let frame = 0; frame < 2; frame++) { // the first apply() writes every bone's world matrix, later ones those asked for
+        a.apply();
+        b.apply();
+        expect(relativeError(local.skeleton.boneMatrices!, component.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+        for (const name of asked.length > 0 ? ['calf_r', 'hand_r'] : []) {
+          expect(relativeError(local.byName.get(name)!.matrixWorld.elements, component.byName.get(name)!.matrixWorld.elements)).toBeLessThan(1e-12);
+        }
+      }
+      a.updateBoneWorlds();
+      b.updateBoneWorlds();
+      expect(relativeError(local.byName.get('foot_l')!.matrixWorld.elements, component.byName.get('foot_l')!.matrixWorld.elements)).toBeLessThan(1e-12);
+      // three's own chain shears these bones: far from what the runtime composes.
+      const normalised = new Pose(skeleton.boneCount);
+      normalised.translations.set(pose.translations);
+      normalised.scales.set(pose.scales);
+      for (let b = 0; b < skeleton.boneCount; b++) {
+        const q = new THREE.Quaternion().fromArray(pose.rotations, b * 4).normalize();
+        normalised.rotations.set([q.x, q.y, q.z, q.w], b * 4);
+      }
+      poseNaively(naive, skeleton, normalised);
+      expect(relativeError(local.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeGreaterThan(0.01);
+    }
+    // With each bone's scale even, the two compositions agree, and so does three.
+    for (let b = 0; b < skeleton.boneCount; b++) pose.scales.fill(pose.scales[b * 3], b * 3, b * 3 + 3);
+    const local = buildCharacter(skeleton, AWKWARD), naive = buildCharacter(skeleton, AWKWARD);
+    bindThree(fromLocal, local.mesh!).apply();
+    const normalised = new Pose(skeleton.boneCount);
+    normalised.translations.set(pose.translations);
+    normalised.scales.set(pose.scales);
+    for (let b = 0; b < skeleton.boneCount; b++) {
+      const q = new THREE.Quaternion().fromArray(pose.rotations, b * 4).normalize();
+      normalised.rotations.set([q.x, q.y, q.z, q.w], b * 4);
+    }
+    poseNaively(naive, skeleton, normalised);
+    expect(relativeError(local.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+  });
+
+  it("leaves an instance's component pose to whoever asks, and draws from it once asked", () => {
+    const g = character(), h = character();
+    const one = buildCharacter(skeleton, AWKWARD), two = buildCharacter(skeleton, AWKWARD);
+    const a = bindThree(g, one.mesh!), b = bindThree(h, two.mesh!);
+    for (const frames of [3, 8]) {
+      advance(g, frames);
+      advance(h, frames);
+      expect(g.uncomposedPose()).toBe(g.evaluate());
+      a.apply(); // from the local pose
+      expect(g.uncomposedPose()).toBe(g.evaluate()); // still not composed
+      const cs = h.componentPose(); // asked for: h is drawn from it
+      expect(h.uncomposedPose()).toBeNull();
+      b.apply();
+      expect(relativeError(one.skeleton.boneMatrices!, two.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+      // g's component pose, composed when asked after apply(), is h's.
+      const gs = g.componentPose();
+      expect(Array.from(gs.translations)).toEqual(Array.from(cs.translations));
+      expect(Array.from(gs.rotations)).toEqual(Array.from(cs.rotations));
+      expect(g.uncomposedPose()).toBeNull();
     }
   });
 
@@ -438,6 +521,12 @@ describe('bindThree', () => {
     const a = bindThree(g, one.mesh!), b = bindThree(h, two.mesh!), c = bindThree(h, elsewhere.mesh!);
     expect(inverses(a)).toBe(inverses(b));
     expect(inverses(c)).not.toBe(inverses(a)); // bound at another place: other values
+    // Bare bones (apply()'s shortest path): what that path reads of the Skeleton is one object for both.
+    const shape = (binding: ReturnType<typeof bindThree>): { inverses: Float64Array } => (binding as unknown as { shape: { inverses: Float64Array } }).shape;
+    const bare: CharacterOptions = { ...AWKWARD, omit: [], extra: [] };
+    const d = bindThree(character(), buildCharacter(skeleton, bare).mesh!), e = bindThree(character(), buildCharacter(skeleton, bare).mesh!);
+    expect(shape(d)).toBe(shape(e));
+    expect(shape(d).inverses).toBe(inverses(d));
     two.character.position.x += 300; // moved after binding: the same inverses, another skinning
     advance(g, 5);
     advance(h, 5);
@@ -466,6 +555,10 @@ describe('bindThree', () => {
       poseNaively(naive, skeleton, g.evaluate());
       expect(relativeError(direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
     }
+    // apply() computed the root's world matrix without writing it: three's walk (the renderer's) writes it.
+    const standing = direct.character.matrixWorld.clone();
+    direct.scene.updateMatrixWorld();
+    expect(direct.character.matrixWorld.equals(standing)).toBe(false);
     // With updateRoot off the binding uses the root's matrix as it stands: a frame behind here.
     binding.release();
     const lagging = bindThree(g, direct.mesh!, { updateRoot: false, boneWorldMatrices: true });
@@ -475,6 +568,41 @@ describe('bindThree', () => {
     poseNaively(naive, skeleton, g.evaluate());
     const root = new THREE.Vector3().setFromMatrixPosition(direct.byName.get('root')!.matrixWorld);
     expect(root.x - new THREE.Vector3().setFromMatrixPosition(naive.byName.get('root')!.matrixWorld).x).toBeCloseTo(-37, 9);
+  });
+
+  it("computes the root's world matrix as three's updateWorldMatrix(true, false) does: pivots, matrixAutoUpdate off, matrixWorldAutoUpdate off", () => {
+    const g = character();
+    const computed = buildCharacter(skeleton, AWKWARD), updated = buildCharacter(skeleton, AWKWARD);
+    const mine = bindThree(g, computed.mesh!), three = bindThree(g, updated.mesh!, { updateRoot: false });
+    expect(mine.root).toBe(computed.armature);
+    const armatureMatrix = new THREE.Matrix4().compose(new THREE.Vector3(4, -3, 2), new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(1, 0, 0), -1.2), new THREE.Vector3(1, 1.5, 0.8));
+    const frozenWorld = new THREE.Matrix4().makeRotationY(0.7).setPosition(30, 0, -12);
+    const changes: ((c: ReturnType<typeof buildCharacter>) => void)[] = [
+      (c) => { c.character.pivot = new THREE.Vector3(3, -2, 5); }, // three's pivot: rotation and scale about it
+      (c) => { c.armature.matrixAutoUpdate = false; c.armature.matrix.copy(armatureMatrix); c.armature.matrixWorldNeedsUpdate = true; },
+      () => {}, // matrixAutoUpdate off and no update asked for: three keeps the armature's matrixWorld while the character moves
+      (c) => { c.character.matrixWorldAutoUpdate = false; c.character.matrixWorld.copy(frozenWorld); c.armature.matrixWorldNeedsUpdate = true; },
+      (c) => { c.scene.position.set(0, 7, 0); c.scene.scale.set(2, 2, 2); },
+    ];
+    let moved = 0;
+    for (const change of changes) {
+      for (const c of [computed, updated]) {
+        change(c);
+        c.character.position.x += 17;
+        c.character.rotateY(0.3);
+      }
+      advance(g, 3);
+      mine.apply();
+      updated.armature.updateWorldMatrix(true, false);
+      three.apply();
+      // Bit for bit: the same operations on the same numbers.
+      expect(Array.from(computed.skeleton.boneMatrices!)).toEqual(Array.from(updated.skeleton.boneMatrices!));
+      moved = Math.max(moved, relativeError(computed.skeleton.boneMatrices!, computed.mesh!.skeleton.boneInverses.flatMap((m) => m.elements)));
+      // Then the renderer's walk, in both.
+      computed.scene.updateMatrixWorld();
+      updated.scene.updateMatrixWorld();
+    }
+    expect(moved).toBeGreaterThan(1);
   });
 
   it('skins a character whose bones are kept out of the scene (root: the Object3D they would hang under)', () => {
@@ -626,6 +754,7 @@ describe('bindThree', () => {
     expect(result.perApplyHung).toBeLessThan(4); // a prop hung under a bone, a bone named, and the scene's walk
     expect(result.perApplyCrowd).toBeLessThan(4); // a crowd's character, its component pose composed by the kernel
     expect(result.perApplyBare).toBeLessThan(4); // the same with bare bones: apply()'s shortest path
+    expect(result.perApplyLoneBare).toBeLessThan(4); // bare bones, a character on its own: composed from its local pose
     expect(result.moved).toBe(true);
   });
 });

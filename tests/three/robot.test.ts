@@ -169,6 +169,36 @@ describeWithData('bindThree on RobotExpressive.glb (three.js GLTFLoader)', () =>
     for (const gltf of [naive, direct]) gltf.scene.scale.set(1, 1, 1);
   });
 
+  it("draws the same from the instance's local pose as from its component pose: the robot as exported (its scale noise), moved, turned and unevenly scaled", async () => {
+    const [one, two] = await Promise.all([loadRobot(), loadRobot()]);
+    const a = robotInstance(one), b = robotInstance(two);
+    for (const gltf of [one, two]) {
+      gltf.scene.position.set(12, -3, 40);
+      gltf.scene.rotation.set(0.3, 1.1, -0.2);
+      gltf.scene.scale.set(1.3, 0.7, 1.1);
+    }
+    const fromLocal = bindThree(a, one.scene), fromComponent = bindThree(b, two.scene);
+    const meshesOne = skinnedMeshes(one.scene), meshesTwo = skinnedMeshes(two.scene);
+    const rigidOne = rigidMeshes(one.scene), rigidTwo = rigidMeshes(two.scene);
+    for (const step of [0.05, 0.4, 0.21]) {
+      a.update(step);
+      b.update(step);
+      b.componentPose(); // asked for: b is drawn from it, a from its local pose
+      expect(a.uncomposedPose()).not.toBeNull();
+      expect(b.uncomposedPose()).toBeNull();
+      fromLocal.apply();
+      fromComponent.apply();
+      one.scene.updateMatrixWorld(); // as the renderer does before drawing
+      two.scene.updateMatrixWorld();
+      meshesOne.forEach((mesh, m) => {
+        mesh.skeleton.update();
+        meshesTwo[m].skeleton.update();
+        expect(relativeError(mesh.skeleton.boneMatrices!, meshesTwo[m].skeleton.boneMatrices!)).toBeLessThan(3e-7);
+      });
+      rigidOne.forEach((mesh, m) => expect(relativeError(mesh.matrixWorld.elements, rigidTwo[m].matrixWorld.elements)).toBeLessThan(1e-12));
+    }
+  });
+
   it("moves the robot as three's AnimationMixer playing the same clip does", () => {
     const mixer = new THREE.AnimationMixer(mixed.scene);
     mixer.clipAction(mixed.animations.find((a) => a.name === 'Walking')!).play();

@@ -70,4 +70,25 @@ describe('ComponentPose', () => {
     cs.ensureComponent(2);
     expectClose(cs.translations.subarray(6, 9), [20, 3, 7], 1e-12);
   });
+
+  it('markComposed (a batch composed both poses elsewhere) makes every transform valid again after any change', () => {
+    const id = Float64Array.of(0, 0, 0, 1), one = Float64Array.of(1, 1, 1);
+    const cs = new ComponentPose(skeleton);
+    cs.setFromLocal(skeleton.referencePose);
+    cs.ensureAllComponent();
+    cs.markComposed();
+    cs.markComposed(); // twice in a row, as a crowd's character is marked every frame
+    // A component write leaves a's local and b's component stale; marked composed, both count as written.
+    cs.setComponent(1, Float64Array.of(0, 10, 0), id, one, 0);
+    cs.markComposed();
+    expectClose(cs.ensureAllLocal().translations.subarray(3, 6), [10, 0, 0], 0); // a's local kept, not recomputed
+    cs.ensureComponent(2);
+    expectClose(cs.translations.subarray(6, 9), [20, 0, 0], 0); // b's component kept, not recomposed
+    // A local change leaves every component transform stale; marked composed, they count as written.
+    cs.local.translations[3] = 50;
+    cs.markLocalChanged();
+    cs.markComposed();
+    cs.ensureComponent(1);
+    expectClose(cs.translations.subarray(3, 6), [0, 10, 0], 0); // a's component as setComponent left it
+  });
 });
