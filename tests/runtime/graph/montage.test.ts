@@ -242,7 +242,7 @@ describe('montages', () => {
  * (parameter `armed` > 0.5 switches to it, below to the other, each at once): leaving `armed`
  * leaves the Slot without weight, neither updated nor evaluated.
  */
-function stateAsset(montage: Record<string, unknown>): Record<string, unknown> {
+function stateAsset(montage: Record<string, unknown>, source = 'walk'): Record<string, unknown> {
   const base = asset(montage);
   return {
     ...base,
@@ -255,12 +255,12 @@ function stateAsset(montage: Record<string, unknown>): Record<string, unknown> {
           states: {
             armed: {
               nodes: {
-                walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+                walk: { type: 'SequencePlayer', properties: { clip: source } },
                 slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upper' } },
               },
               output: 'slot',
             },
-            relaxed: { nodes: { walk: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'walk' },
+            relaxed: { nodes: { walk: { type: 'SequencePlayer', properties: { clip: source } } }, output: 'walk' },
           },
           transitions: [
             { from: 'armed', to: 'relaxed', rule: { param: 'armed', op: '<', value: 0.5 }, duration: 0 },
@@ -349,6 +349,9 @@ describe('a montage whose Slot is not updated', () => {
     expect(gaps[1]).toBe(0);
     // Left (frames 3 to 9) the machine shows the walk: the montage is not in the pose.
     expect(gaps[5]).toBeGreaterThan(0.05);
+    // A reset is a new start: it stops the montage, wherever its Slot is.
+    g.reset();
+    expect(g.isMontagePlaying()).toBe(false);
   });
 
   it('plays on in an InstanceBatch as in an instance alone, bit for bit', () => {
@@ -369,6 +372,39 @@ describe('a montage whose Slot is not updated', () => {
     }
     expectRowsLikeAlone(batch, alone);
     expect(ends).toEqual(['batch', 'alone']);
+  });
+
+  it('fires its clip\'s notifies at its own weight, and adds no root motion and no curves', () => {
+    // The montage plays the walk (root motion, turning only, a curve, two notifies) over the idle (none of them).
+    const json = stateAsset({ clip: 'walk', sections: undefined, blendIn: 0.5 }, 'idle');
+    json.clips = {
+      idle: { source: 'builtin:idle' },
+      walk: { source: 'builtin:walk', rootMotion: true, notifies: [{ name: 'wave', time: 0.25 }, { name: 'late', time: 0.75 }], curves: { lean: [[0, 1]] } },
+    };
+    const graph = loadGraphAsset(json);
+    const play = (armedAt: (frame: number) => boolean) => {
+      const g = graph.createInstance(), notifies: (string | number)[][] = [], motion: number[] = [], lean: number[] = [];
+      let frame = 0;
+      g.events.on('notify', (name, _node, weight) => notifies.push([frame, name, weight]));
+      g.playMontage('attack');
+      for (frame = 1; frame <= 8; frame++) {
+        g.setParameter('armed', armedAt(frame) ? 1 : 0);
+        g.update(0.125);
+        motion.push(Math.hypot(g.rootMotion[0], g.rootMotion[1], g.rootMotion[2], g.rootMotion[3]));
+        lean.push(g.curve('lean'));
+      }
+      return { notifies, motion, lean };
+    };
+    const seen = play(() => true), unseen = play((f) => f === 1);
+    // At the blend in's 0.5 at 0.25 s (frame 2), at full weight at 0.75 s (frame 6).
+    expect(seen.notifies).toEqual([[2, 'wave', 0.5], [6, 'late', 1]]);
+    expect(unseen.notifies).toEqual(seen.notifies);
+    expect(seen.lean).toEqual([0.25, 0.5, 0.75, 1, 1, 1, 1, 1]);
+    expect(seen.motion.every((m) => m > 0.001)).toBe(true);
+    // Seen on frame 1 only: then the idle's nothing.
+    expect(unseen.lean).toEqual([0.25, 0, 0, 0, 0, 0, 0, 0]);
+    expect(unseen.motion[0]).toBe(seen.motion[0]);
+    expect(unseen.motion.slice(1)).toEqual([0, 0, 0, 0, 0, 0, 0]);
   });
 });
 
