@@ -210,6 +210,8 @@ describe('montages', () => {
       // About 0.13 B a frame is the measuring floor; a boxed double would be 16 B a section change.
       expect(result.perFrameLoop).toBeLessThan(0.5);
       expect(result.sections).toBeGreaterThan(1000);
+      // The montage in the state left plays on: its looping section of 0.5 s, one change in 30 frames.
+      expect(result.unseenSections).toBeGreaterThan(500);
       // With playMontage and stopMontage every 200 frames: the numbers they read from their
       // arguments, in code that runs once in 200 frames, are boxed (some 230 B a cycle).
       expect(result.perFrameCalls).toBeLessThan(2);
@@ -372,6 +374,23 @@ describe('a montage whose Slot is not updated', () => {
     }
     expectRowsLikeAlone(batch, alone);
     expect(ends).toEqual(['batch', 'alone']);
+  });
+
+  it('plays a clip of playSlot on too: it ends at the same frame, its state left or not', () => {
+    const ends = (armedAt: (frame: number) => boolean) => {
+      const g = loadGraphAsset(stateAsset(montage)).createInstance(), seen: [number, string, boolean][] = [];
+      let frame = 0;
+      g.events.on('slotEnded', (_slot, _node, clip, interrupted) => seen.push([frame, clip, interrupted]));
+      // The walk (1.1 s) at rate 2: 0.55 s, ended on frame 5 (0.625 s).
+      g.playSlot('upper', 'walk', { blendIn: 0.1, blendOut: 0.1, playRate: 2 });
+      for (frame = 1; frame <= 8; frame++) {
+        g.setParameter('armed', armedAt(frame) ? 1 : 0);
+        g.update(0.125);
+      }
+      return seen;
+    };
+    expect(ends(() => true)).toEqual([[5, 'walk', false]]);
+    expect(ends((f) => f === 1)).toEqual([[5, 'walk', false]]);
   });
 
   it('fires its clip\'s notifies at its own weight, and adds no root motion and no curves', () => {
