@@ -304,11 +304,47 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   }
 
   protected onUpdate(ctx: UpdateContext): void {
+    this.play(ctx, true);
+  }
+
+  /**
+   * After a graph update that did not update the Slot, its voices play on (see the class comment):
+   * the short path here, so that this check, made every frame, is optimised early (see
+   * CONTRIBUTING.md, "Numbers in the frame loop").
+   */
+  override afterGraphUpdate(top: UpdateContext): void {
+    if (this.relevant || !(this.voices[0].active || this.voices[1].active)) return;
+    this.play(top, false);
+  }
+
+  /**
+   * A frame of the Slot: its voices moved on by ctx.deltaTime, their weights set and, `seen` (the
+   * Slot updated), its source updated under them and their root motion, notifies and curves
+   * reported; unseen, their notifies alone (a clip's at the voice's share of the Slot, as if it
+   * were seen at full weight). Then their ends and events. One function for both, so that the
+   * unseen frame runs code every updated Slot's frame keeps optimised (see CONTRIBUTING.md,
+   * "Numbers in the frame loop").
+   */
+  private play(ctx: UpdateContext, seen: boolean): void {
     this.advanceVoices(ctx);
     const under = this.voices[0], top = this.voices[1];
     const w0 = under.active ? under.weight : 0, w1 = top.active ? top.weight : 0;
     this.sourceShare[0] = (1 - w0) * (1 - w1);
-    const filtered = this.filterBone !== '' && (top.active || under.active);
+    if (seen) this.updateSource(ctx);
+    if (under.active) {
+      under.playback.weight = w0 * (1 - w1);
+      this.report(ctx, under, seen);
+    }
+    if (top.active) {
+      top.playback.weight = w1;
+      this.report(ctx, top, seen);
+    }
+    this.settleEnds();
+  }
+
+  /** Updates the source at its share (sourceShare[0]), or filtered at its own weight with its curves scaled by the share. */
+  private updateSource(ctx: UpdateContext): void {
+    const filtered = this.filterBone !== '' && (this.voices[1].active || this.voices[0].active);
     const curves = this.graph.curveValues, before = this.curvesBefore;
     if (filtered) before.set(curves);
     const child = ctx.child();
@@ -326,61 +362,25 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
         else curves[c] = before[c] * (1 - share) + curves[c] * share;
       }
     }
-    if (under.active) {
-      under.playback.weight = w0 * (1 - w1);
-      if (under.isMontage) this.reportSpans(ctx, under);
-      else under.playback.reportRootMotion(ctx);
-    }
-    if (top.active) {
-      top.playback.weight = w1;
-      if (top.isMontage) this.reportSpans(ctx, top);
-      else top.playback.reportRootMotion(ctx);
-    }
-    this.settleEnds();
   }
 
   /**
-   * After a graph update that did not update the Slot, its voices play on (see the class comment):
-   * the short path here, the work in updateUnseen, so that this check, made every frame, is
-   * optimised early (see CONTRIBUTING.md, "Numbers in the frame loop").
+   * Reports what a voice's move produced (see play): a montage's span by span (root motion and the
+   * clip's notifies of each, its curves at the last), so that a section change adds the motion
+   * within the section left and within the section entered, never the clip's motion between them.
    */
-  override afterGraphUpdate(top: UpdateContext): void {
-    if (this.relevant || !(this.voices[0].active || this.voices[1].active)) return;
-    this.updateUnseen(top);
-  }
-
-  /**
-   * onUpdate without the source: the voices move on by the update's delta time, at the weights
-   * they would have, firing their notifies (the clip's at the voice's share of the Slot, as if it
-   * were seen at full weight), ending and emitting as when updated; no root motion, no curves.
-   */
-  private updateUnseen(ctx: UpdateContext): void {
-    this.advanceVoices(ctx);
-    const under = this.voices[0], top = this.voices[1];
-    const w0 = under.active ? under.weight : 0, w1 = top.active ? top.weight : 0;
-    this.sourceShare[0] = (1 - w0) * (1 - w1);
-    if (under.active) {
-      under.playback.weight = w0 * (1 - w1);
-      this.reportUnseen(ctx, under);
-    }
-    if (top.active) {
-      top.playback.weight = w1;
-      this.reportUnseen(ctx, top);
-    }
-    this.settleEnds();
-  }
-
-  /** A voice's notifies of this frame, span by span for a montage (as reportSpans), and nothing else. */
-  private reportUnseen(ctx: UpdateContext, v: SlotVoice): void {
+  private report(ctx: UpdateContext, v: SlotVoice, seen: boolean): void {
     const p = v.playback;
     if (!v.isMontage) {
-      p.reportNotifiesAlone(ctx);
+      if (seen) p.reportRootMotion(ctx);
+      else p.reportNotifiesAlone(ctx);
       return;
     }
     const play = v.montage!, count = play.spanCount, spans = play.spans;
     for (let i = 0; i < count; i++) {
-      p.moveSpan(spans, i * 3, false);
-      p.reportNotifiesAlone(ctx);
+      p.moveSpan(spans, i * 3, seen && i === count - 1);
+      if (seen) p.reportRootMotion(ctx);
+      else p.reportNotifiesAlone(ctx);
     }
   }
 
@@ -421,19 +421,6 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     }
     if (first !== null) this.emitEnded(first, firstMontage, firstInterrupted);
     if (second !== null) this.emitEnded(second, secondMontage, secondInterrupted);
-  }
-
-  /**
-   * Reports a montage's frame span by span (root motion and the clip's notifies of each, its curves
-   * at the last), so that a section change adds the motion within the section left and within the
-   * section entered, never the clip's motion between them.
-   */
-  private reportSpans(ctx: UpdateContext, v: SlotVoice): void {
-    const play = v.montage!, p = v.playback, count = play.spanCount, spans = play.spans;
-    for (let i = 0; i < count; i++) {
-      p.moveSpan(spans, i * 3, i === count - 1);
-      p.reportRootMotion(ctx);
-    }
   }
 
   /** Moves a voice's clip and blend clocks on by this frame and sets its weight. */
