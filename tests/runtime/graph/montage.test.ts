@@ -326,6 +326,17 @@ describe('a montage whose Slot is not updated', () => {
     // Left for frames 2 to 9, entered again at 10.
     const back = run(loadGraphAsset(stateAsset(montage)).createInstance(), (f) => f <= 1 || f >= 10);
     expect(back).toEqual(seen);
+    // Updated every third frame (update-rate LOD), by three frames' time: the same again.
+    const third = (json: Record<string, unknown>) => {
+      const g = loadGraphAsset(json).createInstance();
+      g.setUpdateRate(3);
+      return g;
+    };
+    const seenThird = run(third(asset(montage)), null);
+    // Every event, on the frames of the graph's updates (which run ahead of the frame shown).
+    expect(seenThird.events.map((e) => e.slice(1, 3))).toEqual(seen.events.map((e) => e.slice(1, 3)));
+    expect(seenThird.events.map((e) => e[0])).toEqual([3, 6, 12, 12, 12, 15]);
+    expect(run(third(stateAsset(montage)), (f) => f <= 1 || f >= 10)).toEqual(seenThird);
   });
 
   it('shows the montage where it has got to when its state is entered again, not where it stopped', () => {
