@@ -387,6 +387,18 @@ describe('a montage whose Slot is not updated', () => {
     expect(ends).toEqual(['batch', 'alone']);
   });
 
+  it('moves once a frame in a cached branch, which the cache updates after the rest of the graph', () => {
+    const json = asset(montage);
+    json.nodes = {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upper' } },
+      cache: { type: 'SaveCachedPose', inputs: { pose: 'slot' } },
+      use: { type: 'UseCachedPose', properties: { cache: 'cache' } },
+    };
+    json.output = 'use';
+    expect(run(loadGraphAsset(json).createInstance(), null)).toEqual(run(loadGraphAsset(asset(montage)).createInstance(), null));
+  });
+
   it('plays a clip of playSlot on too: it ends at the same frame, its state left or not', () => {
     const ends = (armedAt: (frame: number) => boolean) => {
       const g = loadGraphAsset(stateAsset(montage)).createInstance(), seen: [number, string, boolean][] = [];
