@@ -47,7 +47,18 @@ With \`filterBone\`, each bone blends toward the clip by the clip's weight times
 weight: 1 for the filter bone and its descendants (rising over \`filterDepth\` bones when above 1),
 0 elsewhere, as Unreal's branch filters. The source then keeps its whole weight (its notifies fire
 and its root motion counts in full), but its curves are scaled by its share, so the clip's curves
-override them as its pose does. A Slot that is not relevant does not advance what it plays.
+override them as its pose does.
+
+What a Slot plays goes on whether or not the Slot is updated, as Unreal's montages advance
+whichever slot nodes are relevant. In an update that does not reach the Slot (its branch has no
+weight: a state not active, a BlendList input not chosen, a layer at 0), its clips and montages
+move on by the update's delta time once the rest of the graph is updated: their sections and links,
+blends in and out, notifies (a clip's at its weight in the slot, as if the Slot were at full weight),
+ends and events, as when the Slot is updated. Such an update adds none of their root motion or
+curves, since their pose is in nobody's output. Entering a state again keeps what its Slots play,
+so the state shows a montage where it has got to; the instance's \`reset()\` stops everything.
+Each Slot of a name plays its own copy of what is played on the name and emits its own events (they
+name the node), updated or not.
 
 **Montages** (Unreal's anim montages) are the asset's top-level \`montages\` (see
 docs/asset-format.md, "Montages"): a clip cut into named sections, each linked to the section
@@ -78,7 +89,8 @@ it in time fires once. Root motion, the clip's notifies and its curves come from
 time the frame played, section by section: across a section change, the root motion is the part of
 the section left plus the part of the section entered, never the clip's motion between them. A frame
 plays at most 16 spans (a short section looping under a long frame): the rest of its time is
-dropped. A montage advances only while its Slot is updated (its branch has weight), as its clips do.
+dropped. A montage plays on while its Slot is not updated (see above), its position, sections,
+notifies and end at the times they have in a Slot that is.
 Playing, jumping, relinking and stopping allocate nothing per frame; playMontage and stopMontage
 box the numbers they read (some 200 bytes a call). Unknown montages and sections
 (\`unknown-name\`), options of the wrong type (\`invalid-argument\`) and a rate not above 0

@@ -67,6 +67,14 @@ const VOICES = 2;
  * root motion follow those shares. Filtered, the source keeps its whole weight (the bones outside
  * the filter are all its own), except for its curves, scaled by its share so that the clip's
  * curves override them as its pose does.
+ *
+ * What it plays goes on whether or not the Slot is updated, as Unreal's AnimInstance advances its
+ * montages whichever slot nodes are relevant: after a graph update in which the Slot was not
+ * updated (its branch has no weight), afterGraphUpdate moves its voices on by the update's delta
+ * time, with the same sections, blends, notifies, ends and events, and reports neither root motion
+ * nor curves, since its pose is in nobody's output. A state entered again re-initializes the Slot
+ * in the initialization pass it was built in, which keeps its voices: the state shows the montage
+ * where it has got to. A new pass (the instance's reset) stops everything.
  */
 export class Slot extends LocalPoseNode implements SlotPlayer {
   /** [older, newer]: the newer one is on top; a lone clip is always the newer. */
@@ -88,6 +96,8 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   /** Curve values before the source's update, to scale what it adds (filtered only). */
   private curvesBefore = new Float64Array(0);
   private readonly inputLinks: readonly Link[];
+  /** The initialization pass that last initialized the node: one state entry after another keeps what plays. */
+  private initializedBy: InitializeContext | null = null;
 
   constructor(
     id: string,
@@ -270,10 +280,14 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     usePlaybackNumbers(this.clocks, this.graph.frameNumbers, this.clockNumbers);
     // Indexed, no for-of, and the curve buffer made only when its size changes: this runs at each
     // entry of a state, in the frame loop (see CONTRIBUTING.md, "Numbers in the frame loop").
-    for (let i = 0; i < this.voices.length; i++) {
-      this.voices[i].active = false;
-      this.voices[i].weight = 0;
+    // Entering a state again is the same pass: its voices played on meanwhile (afterGraphUpdate).
+    if (this.initializedBy !== ctx) {
+      for (let i = 0; i < this.voices.length; i++) {
+        this.voices[i].active = false;
+        this.voices[i].weight = 0;
+      }
     }
+    this.initializedBy = ctx;
     this.sourceUpdated = false;
     const curves = ctx.graph.curveValues.length;
     if (this.curvesBefore.length !== curves) this.curvesBefore = new Float64Array(curves);
@@ -290,17 +304,47 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
   }
 
   protected onUpdate(ctx: UpdateContext): void {
-    for (let i = 0; i < 2; i++) if (this.voices[i].active) this.advanceVoice(ctx, this.voices[i]);
-    // The older voice may have ended: a lone voice is always the newer one.
-    if (!this.voices[1].active && this.voices[0].active) {
-      const v = this.voices[0];
-      this.voices[0] = this.voices[1];
-      this.voices[1] = v;
-    }
+    this.play(ctx, true);
+  }
+
+  /**
+   * After a graph update that did not update the Slot, its voices play on (see the class comment):
+   * the short path here, so that this check, made every frame, is optimised early (see
+   * CONTRIBUTING.md, "Numbers in the frame loop").
+   */
+  override afterGraphUpdate(top: UpdateContext): void {
+    if (this.relevant || !(this.voices[0].active || this.voices[1].active)) return;
+    this.play(top, false);
+  }
+
+  /**
+   * A frame of the Slot: its voices moved on by ctx.deltaTime, their weights set and, `seen` (the
+   * Slot updated), its source updated under them and their root motion, notifies and curves
+   * reported; unseen, their notifies alone (a clip's at the voice's share of the Slot, as if it
+   * were seen at full weight). Then their ends and events. One function for both, so that the
+   * unseen frame runs code every updated Slot's frame keeps optimised (see CONTRIBUTING.md,
+   * "Numbers in the frame loop").
+   */
+  private play(ctx: UpdateContext, seen: boolean): void {
+    this.advanceVoices(ctx);
     const under = this.voices[0], top = this.voices[1];
     const w0 = under.active ? under.weight : 0, w1 = top.active ? top.weight : 0;
     this.sourceShare[0] = (1 - w0) * (1 - w1);
-    const filtered = this.filterBone !== '' && (top.active || under.active);
+    if (seen) this.updateSource(ctx);
+    if (under.active) {
+      under.playback.weight = w0 * (1 - w1);
+      this.report(ctx, under, seen);
+    }
+    if (top.active) {
+      top.playback.weight = w1;
+      this.report(ctx, top, seen);
+    }
+    this.settleEnds();
+  }
+
+  /** Updates the source at its share (sourceShare[0]), or filtered at its own weight with its curves scaled by the share. */
+  private updateSource(ctx: UpdateContext): void {
+    const filtered = this.filterBone !== '' && (this.voices[1].active || this.voices[0].active);
     const curves = this.graph.curveValues, before = this.curvesBefore;
     if (filtered) before.set(curves);
     const child = ctx.child();
@@ -318,16 +362,41 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
         else curves[c] = before[c] * (1 - share) + curves[c] * share;
       }
     }
-    if (under.active) {
-      under.playback.weight = w0 * (1 - w1);
-      if (under.isMontage) this.reportSpans(ctx, under);
-      else under.playback.reportRootMotion(ctx);
+  }
+
+  /**
+   * Reports what a voice's move produced (see play): a montage's span by span (root motion and the
+   * clip's notifies of each, its curves at the last), so that a section change adds the motion
+   * within the section left and within the section entered, never the clip's motion between them.
+   */
+  private report(ctx: UpdateContext, v: SlotVoice, seen: boolean): void {
+    const p = v.playback;
+    if (!v.isMontage) {
+      if (seen) p.reportRootMotion(ctx);
+      else p.reportNotifiesAlone(ctx);
+      return;
     }
-    if (top.active) {
-      top.playback.weight = w1;
-      if (top.isMontage) this.reportSpans(ctx, top);
-      else top.playback.reportRootMotion(ctx);
+    const play = v.montage!, count = play.spanCount, spans = play.spans;
+    for (let i = 0; i < count; i++) {
+      p.moveSpan(spans, i * 3, seen && i === count - 1);
+      if (seen) p.reportRootMotion(ctx);
+      else p.reportNotifiesAlone(ctx);
     }
+  }
+
+  /** Moves the active voices on; a lone voice left is always the newer one. */
+  private advanceVoices(ctx: UpdateContext): void {
+    for (let i = 0; i < 2; i++) if (this.voices[i].active) this.advanceVoice(ctx, this.voices[i]);
+    // The older voice may have ended.
+    if (!this.voices[1].active && this.voices[0].active) {
+      const v = this.voices[0];
+      this.voices[0] = this.voices[1];
+      this.voices[1] = v;
+    }
+  }
+
+  /** Ends the voices that have played out or blended out, and emits their events. */
+  private settleEnds(): void {
     // Both voices' ends are settled, and their names read, before either's event, for the same
     // reason as in playClip. A montage's end is interrupted when asked for; a clip's when it was
     // stopped before its end.
@@ -352,19 +421,6 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     }
     if (first !== null) this.emitEnded(first, firstMontage, firstInterrupted);
     if (second !== null) this.emitEnded(second, secondMontage, secondInterrupted);
-  }
-
-  /**
-   * Reports a montage's frame span by span (root motion and the clip's notifies of each, its curves
-   * at the last), so that a section change adds the motion within the section left and within the
-   * section entered, never the clip's motion between them.
-   */
-  private reportSpans(ctx: UpdateContext, v: SlotVoice): void {
-    const play = v.montage!, p = v.playback, count = play.spanCount, spans = play.spans;
-    for (let i = 0; i < count; i++) {
-      p.moveSpan(spans, i * 3, i === count - 1);
-      p.reportRootMotion(ctx);
-    }
   }
 
   /** Moves a voice's clip and blend clocks on by this frame and sets its weight. */

@@ -88,7 +88,7 @@ export abstract class InstanceFrame implements GraphRuntime {
   private readonly hasCurves: boolean;
   /** The graph's curve-driven slots (the graph's, shared): null when nothing binds a curve. */
   private readonly curveInputs: CurveInputs | null;
-  /** The nodes with an afterGraphUpdate hook (cached poses), in reverse build order. */
+  /** The nodes with an afterGraphUpdate hook (cached poses, Slots), in reverse build order. */
   private readonly afterUpdate: PoseNode[] | null;
   /** The pose evaluate() returns: the last one shown (the reference pose before the first update). */
   protected readonly output: Pose;

@@ -328,6 +328,18 @@ export class ClipPlayback {
     }
   }
 
+  /**
+   * Fires the clip's notifies the last move crossed at the absolute weight `weight` alone, and
+   * nothing else (no curves, no root motion): a clip whose pose nobody sees but whose time goes on,
+   * as a montage in a Slot that is not updated (nodes/Slot.ts).
+   */
+  reportNotifiesAlone(ctx: UpdateContext): void {
+    if (this.binding.clip.notifies === null) return;
+    const span = this.notifySpan ??= new Float64Array(3);
+    span[2] = this.weight;
+    if (span[2] > ZERO_WEIGHT) this.reportNotifies(ctx);
+  }
+
   private reportNotifiesAndCurves(ctx: UpdateContext): void {
     const span = this.notifySpan ??= new Float64Array(3);
     span[2] = ctx.weight * this.weight;
@@ -360,7 +372,12 @@ export class ClipPlayback {
         else values[slot] = sum > 0 ? 1.7976931348623157e308 : -1.7976931348623157e308;
       }
     }
-    const track = clip.notifies;
+    this.reportNotifies(ctx);
+  }
+
+  /** Fires the clip's notifies the last move crossed, at the weight notifySpan[2]. */
+  private reportNotifies(ctx: UpdateContext): void {
+    const span = this.notifySpan!, clip = this.binding.clip, track = clip.notifies;
     if (track === null || !this.moved) return;
     const events = ctx.graph.events;
     if (!events.has('notify') && !events.has('notifyBegin') && !events.has('notifyEnd')) return;

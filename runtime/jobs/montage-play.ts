@@ -121,7 +121,7 @@ export class MontagePlay {
       if (remaining < 0) remaining = 0;
       this.position = to;
       const jumps = this.jumps;
-      if (times.length > 0) this.fireNotifies(from, to, inclusive);
+      if (times.length > 0) this.fireNotifies(k);
       if (this.plays !== plays) return MONTAGE_REPLACED;
       if (this.jumps !== jumps) {
         // A listener jumped: the rest of the frame plays from there.
@@ -149,10 +149,15 @@ export class MontagePlay {
     }
   }
 
-  /** Fires montageNotify for the notifies in (from, to] ([from, to] when `inclusive`), in time order. */
-  private fireNotifies(from: number, to: number, inclusive: boolean): void {
+  /**
+   * Fires montageNotify for the notifies in the span at spans[at] (from, to] ([from, to] when it
+   * starts a pass), in time order. The span's times are read from the array, not passed: a double
+   * passed to a call V8 does not inline is boxed (see CONTRIBUTING.md, "Numbers in the frame loop").
+   */
+  private fireNotifies(at: number): void {
     const events = this.events;
     if (events === null || !events.has('montageNotify')) return;
+    const spans = this.spans, from = spans[at], to = spans[at + 1], inclusive = spans[at + 2] > 0;
     const m = this.montage, times = m.notifyTimes, names = m.notifyNames, plays = this.plays, jumps = this.jumps;
     for (let i = 0; i < times.length; i++) {
       const t = times[i];

@@ -232,7 +232,8 @@ export abstract class AnimNode {
    * Called by the graph instance after each graph update on the nodes that define it, in reverse
    * build order (so a node named by another's `node` property comes after every branch that names
    * it): a SaveCachedPose updates its branch here, once per frame, at the largest weight its uses
-   * asked for. `top` is the update's top context (depth 0), whose report is the graph's.
+   * asked for, and a Slot the update did not reach moves what it plays on (after the cache that
+   * updates its branch, if any). `top` is the update's top context (depth 0), whose report is the graph's.
    */
   afterGraphUpdate?(top: UpdateContext): void;
 

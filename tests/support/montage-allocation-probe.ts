@@ -2,10 +2,12 @@
  * Bytes per frame of montages, in a plain Node process (see allocation-probe.ts): a montage whose
  * middle section links to itself, so that it changes section every 0.3 s (steady state is a
  * section jump every 18 frames), with notifies and a branching point in the loop, root motion, and
- * a filtered Slot under a state machine. `perFrameLoop`: the loop alone; `perFrameCalls`: with
- * jumpToSection every 20 frames, setNextSection, stopMontage and playMontage every 200 (after the
- * first play of each Slot, which makes its montage clock). Prints one JSON line:
- * { perFrameLoop, perFrameCalls, sections, moved }.
+ * a filtered Slot under a state machine, and a montage in a Slot of the machine's state left after
+ * its first 0.25 s, which plays on unseen (`unseenSections` counts its section changes).
+ * `perFrameLoop`: the loop alone; `perFrameCalls`: with jumpToSection every 20 frames,
+ * setNextSection, stopMontage and playMontage every 200 (after the first play of each Slot, which
+ * makes its montage clock). Prints one JSON line:
+ * { perFrameLoop, perFrameCalls, sections, unseenSections, moved }.
  */
 import { loadGraphAsset } from '../../host/files.ts';
 import { bytesPerFrame } from './allocation.ts';
@@ -16,7 +18,7 @@ const graph = loadGraphAsset({
   clips: {
     idle: { source: 'builtin:idle' },
     walk: { source: 'builtin:walk', rootMotion: true },
-    run: { source: 'builtin:run', rootMotion: true, curves: { arms: [[0, 1], [0.7, 0]] } },
+    run: { source: 'builtin:run', rootMotion: true, curves: { arms: [[0, 1], [0.7, 0]] }, notifies: [{ name: 'stride', time: 0.35 }] },
   },
   parameters: { speed: { type: 'float', default: 100 } },
   montages: {
@@ -29,6 +31,11 @@ const graph = loadGraphAsset({
       clip: 'run', slot: 'full', rate: 1.2,
       sections: [{ name: 'a', start: 0, next: 'c' }, { name: 'b', start: 0.2 }, { name: 'c', start: 0.4, next: 'a' }],
     },
+    aside: {
+      clip: 'run', slot: 'aside', group: 'Aside', blendIn: 0.1,
+      sections: [{ name: 'a', start: 0 }, { name: 'b', start: 0.2, next: 'b' }],
+      notifies: [{ name: 'tick', time: 0.3 }],
+    },
   },
   nodes: {
     locomotion: {
@@ -36,7 +43,13 @@ const graph = loadGraphAsset({
       properties: {
         entry: 'idle',
         states: {
-          idle: { nodes: { clip: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'clip' },
+          idle: {
+            nodes: {
+              clip: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+              aside: { type: 'Slot', inputs: { source: 'clip' }, properties: { name: 'aside' } },
+            },
+            output: 'aside',
+          },
           walk: { nodes: { clip: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'clip' },
         },
         transitions: [
@@ -52,17 +65,21 @@ const graph = loadGraphAsset({
 });
 
 const g = graph.createInstance();
-let sections = 0, moved = 0;
-g.events.on('montageSectionChanged', () => { sections++; });
+let sections = 0, unseenSections = 0, moved = 0;
+g.events.on('montageSectionChanged', (montage) => {
+  sections++;
+  if (montage === 'aside') unseenSections++;
+});
 g.playMontage('combo');
 g.playMontage('dash');
+g.playMontage('aside');
 const frame = () => {
   g.update(1 / 60);
   g.evaluate();
   moved += Math.abs(g.rootMotion[0]) + Math.abs(g.rootMotion[2]);
 };
 const loop = bytesPerFrame(frame);
-const sectionsLoop = sections;
+const sectionsLoop = sections, unseenLoop = unseenSections;
 
 g.events.removeAllListeners();
 const options = { section: 'loop', rate: 1.1 };
@@ -74,8 +91,9 @@ const calls = bytesPerFrame(() => {
   if (n % 200 === 150) {
     g.playMontage('combo', options);
     g.playMontage('dash');
+    g.playMontage('aside');
   }
   n++;
   frame();
 });
-console.log(JSON.stringify({ perFrameLoop: loop.perFrame, perFrameCalls: calls.perFrame, sections: sectionsLoop, moved }));
+console.log(JSON.stringify({ perFrameLoop: loop.perFrame, perFrameCalls: calls.perFrame, sections: sectionsLoop, unseenSections: unseenLoop, moved }));

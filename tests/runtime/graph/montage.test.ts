@@ -6,6 +6,7 @@ import { rootMotionDelta } from '../../../runtime/jobs/root-motion.ts';
 import { CMU, describeWithData } from '../../support/shared-data.ts';
 import { PROBES_TEST_TIMEOUT, runProbe } from '../../support/allocation.ts';
 import { Crowd } from '../../../host/crowd.ts';
+import { expectRowsLikeAlone } from '../../support/batch-rows.ts';
 
 /**
  * Montages on the built-in biped: the idle clip (2 s) cut into sections. Steps of 0.125 s, which
@@ -26,7 +27,7 @@ function asset(montage: Record<string, unknown> = {}, extra: Record<string, unkn
     },
     nodes: {
       walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
-      // The lower slot under the upper one: a montage advances while its Slot node is updated.
+      // The lower slot under the upper one: their events come in the order the graph updates them.
       ...(lowerSlot ? { lower: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'lower' } } } : {}),
       slot: { type: 'Slot', inputs: { source: lowerSlot ? 'lower' : 'walk' }, properties: { name: 'upper' } },
     },
@@ -209,6 +210,8 @@ describe('montages', () => {
       // About 0.13 B a frame is the measuring floor; a boxed double would be 16 B a section change.
       expect(result.perFrameLoop).toBeLessThan(0.5);
       expect(result.sections).toBeGreaterThan(1000);
+      // The montage in the state left plays on: its looping section of 0.5 s, one change in 30 frames.
+      expect(result.unseenSections).toBeGreaterThan(500);
       // With playMontage and stopMontage every 200 frames: the numbers they read from their
       // arguments, in code that runs once in 200 frames, are boxed (some 230 B a cycle).
       expect(result.perFrameCalls).toBeLessThan(2);
@@ -233,6 +236,217 @@ describe('montages', () => {
     ]);
     const slots = checkGraphAsset(asset({}, { cut: { clip: 'idle', slot: 'nowhere' } }));
     expect(slots.ok ? [] : slots.problems.map((p) => [p.path, p.code])).toEqual([['$.montages.cut.slot', 'unknown-slot']]);
+  });
+});
+
+/**
+ * asset()'s montage, its Slot in the state `armed` of a state machine and not in `relaxed`
+ * (parameter `armed` > 0.5 switches to it, below to the other, each at once): leaving `armed`
+ * leaves the Slot without weight, neither updated nor evaluated.
+ */
+function stateAsset(montage: Record<string, unknown>, source = 'walk'): Record<string, unknown> {
+  const base = asset(montage);
+  return {
+    ...base,
+    parameters: { armed: { type: 'float', default: 1 } },
+    nodes: {
+      machine: {
+        type: 'StateMachine',
+        properties: {
+          entry: 'armed',
+          states: {
+            armed: {
+              nodes: {
+                walk: { type: 'SequencePlayer', properties: { clip: source } },
+                slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upper' } },
+              },
+              output: 'slot',
+            },
+            relaxed: { nodes: { walk: { type: 'SequencePlayer', properties: { clip: source } } }, output: 'walk' },
+          },
+          transitions: [
+            { from: 'armed', to: 'relaxed', rule: { param: 'armed', op: '<', value: 0.5 }, duration: 0 },
+            { from: 'relaxed', to: 'armed', rule: { param: 'armed', op: '>', value: 0.5 }, duration: 0 },
+          ],
+        },
+      },
+    },
+    output: 'machine',
+  };
+}
+
+/** The Slot's debug values (its montage's weight), from the node itself: the debug tree shows only states with weight. */
+function slotValues(g: AnimGraphInstance): Record<string, unknown> {
+  const slot = [...g.nodes.values()].find((n) => n.type === 'Slot')!;
+  return slot.gatherDebug().values!;
+}
+
+describe('a montage whose Slot is not updated', () => {
+  // Sections at 0, 0.5 and 1.5 of the 2 s idle clip; a branching point in swing, a notify in recover;
+  // blend in over 0.25 s, out over the last 0.25 s. Steps of 0.125 s: frame f (from 1) ends at f / 8.
+  const montage = {
+    notifies: [{ name: 'hit', time: 0.75, branchingPoint: true }, { name: 'late', time: 1.625 }],
+    blendIn: 0.25, blendOut: 0.25,
+  };
+
+  /** Plays the montage for 18 frames, `armed` set per frame by `armedAt` (null: a graph without it); each event with its frame. */
+  function run(g: AnimGraphInstance, armedAt: ((frame: number) => boolean) | null) {
+    const events = record(g), frames: number[] = [], positions: number[] = [], weights: number[] = [], sections: (string | null)[] = [];
+    let frame = 0;
+    for (const name of ['montageSectionChanged', 'montageNotify', 'montageBlendingOut', 'montageEnded'] as const) g.events.on(name, () => frames.push(frame));
+    g.playMontage('attack');
+    for (frame = 1; frame <= 18; frame++) {
+      if (armedAt !== null) g.setParameter('armed', armedAt(frame) ? 1 : 0);
+      g.update(0.125);
+      positions.push(g.montagePosition());
+      sections.push(g.currentMontageSection());
+      const values = slotValues(g);
+      weights.push(values.playing ? values.weight as number : 0);
+    }
+    return { events: events.slice(1).map((e, i) => [frames[i], ...e]), positions, weights, sections };
+  }
+
+  it('plays on as where its Slot stays updated: position, sections, blends, notifies and end at the same frames', () => {
+    const seen = run(loadGraphAsset(asset(montage)).createInstance(), null);
+    // Known times: swing at 0.5 (frame 4), the branching point at 0.75 (6), recover at 1.5 (12), the
+    // notify at 1.625 (13), the blend out from 1.75 (14), the end at 2 (16).
+    expect(seen.events).toEqual([
+      [4, 'section', 'windup', 'swing', 0.5],
+      [6, 'notify', 'hit', true, 0.75],
+      [12, 'section', 'swing', 'recover', 1.5],
+      [13, 'notify', 'late', false, 1.625],
+      [14, 'blendingOut', 'attack', false],
+      [16, 'ended', 'attack', false],
+    ]);
+    // Blending out from frame 14 (at 1 still, the blend out's first moment), 0.5 at 15, 0 at 16.
+    expect(seen.weights).toEqual([0.5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.5, 0, 0, 0]);
+    // Left after its first frame and never entered again: its Slot is never updated after frame 1.
+    const left = run(loadGraphAsset(stateAsset(montage)).createInstance(), (f) => f <= 1);
+    expect(left).toEqual(seen);
+    // Left for frames 2 to 9, entered again at 10.
+    const back = run(loadGraphAsset(stateAsset(montage)).createInstance(), (f) => f <= 1 || f >= 10);
+    expect(back).toEqual(seen);
+    // Updated every third frame (update-rate LOD), by three frames' time: the same again.
+    const third = (json: Record<string, unknown>) => {
+      const g = loadGraphAsset(json).createInstance();
+      g.setUpdateRate(3);
+      return g;
+    };
+    const seenThird = run(third(asset(montage)), null);
+    // Every event, on the frames of the graph's updates (which run ahead of the frame shown).
+    expect(seenThird.events.map((e) => e.slice(1, 3))).toEqual(seen.events.map((e) => e.slice(1, 3)));
+    expect(seenThird.events.map((e) => e[0])).toEqual([3, 6, 12, 12, 12, 15]);
+    expect(run(third(stateAsset(montage)), (f) => f <= 1 || f >= 10)).toEqual(seenThird);
+  });
+
+  it('shows the montage where it has got to when its state is entered again, not where it stopped', () => {
+    const g = loadGraphAsset(stateAsset(montage)).createInstance(), ref = loadGraphAsset(asset(montage)).createInstance();
+    g.playMontage('attack');
+    ref.playMontage('attack');
+    const gaps: number[] = [];
+    for (let frame = 1; frame <= 13; frame++) {
+      g.setParameter('armed', frame <= 2 || frame >= 10 ? 1 : 0);
+      g.update(0.125);
+      ref.update(0.125);
+      const a = g.evaluate(), b = ref.evaluate();
+      let gap = 0;
+      for (let k = 0; k < a.rotations.length; k++) gap = Math.max(gap, Math.abs(a.rotations[k] - b.rotations[k]));
+      gaps.push(gap);
+    }
+    // At full weight (frames 2 to 13) the Slot shows the montage's clip alone: the same pose, bit
+    // for bit, as where the Slot stays updated, on the frames the state is entered again (10: clip
+    // time 1.25) and after. Frame 1 blends it over the walk, which in `armed` differs from the
+    // reference's from frame 10 on (its player restarts when the state is entered).
+    expect(g.montagePosition()).toBe(1.625);
+    expect(gaps.slice(9)).toEqual([0, 0, 0, 0]);
+    expect(gaps[1]).toBe(0);
+    // Left (frames 3 to 9) the machine shows the walk: the montage is not in the pose.
+    expect(gaps[5]).toBeGreaterThan(0.05);
+    // A reset is a new start: it stops the montage, wherever its Slot is.
+    g.reset();
+    expect(g.isMontagePlaying()).toBe(false);
+  });
+
+  it('plays on in an InstanceBatch as in an instance alone, bit for bit', () => {
+    const graph = loadGraphAsset(stateAsset(montage));
+    const batch = graph.createInstances(2, { componentSpace: true }), alone = [graph.createInstance(), graph.createInstance()];
+    const ends: string[] = [];
+    batch.instances[1].events.on('montageEnded', () => ends.push('batch'));
+    alone[1].events.on('montageEnded', () => ends.push('alone'));
+    for (const c of [batch.instances[1], alone[1]]) c.playMontage('attack');
+    for (let frame = 1; frame <= 16; frame++) {
+      for (const c of [batch.instances[1], alone[1]]) c.setParameter('armed', frame <= 2 || frame >= 12 ? 1 : 0);
+      batch.update(0.125);
+      for (const c of alone) {
+        c.update(0.125);
+        c.evaluate();
+      }
+      expect(batch.instances[1].montagePosition()).toBe(alone[1].montagePosition());
+    }
+    expectRowsLikeAlone(batch, alone);
+    expect(ends).toEqual(['batch', 'alone']);
+  });
+
+  it('moves once a frame in a cached branch, which the cache updates after the rest of the graph', () => {
+    const json = asset(montage);
+    json.nodes = {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upper' } },
+      cache: { type: 'SaveCachedPose', inputs: { pose: 'slot' } },
+      use: { type: 'UseCachedPose', properties: { cache: 'cache' } },
+    };
+    json.output = 'use';
+    expect(run(loadGraphAsset(json).createInstance(), null)).toEqual(run(loadGraphAsset(asset(montage)).createInstance(), null));
+  });
+
+  it('plays a clip of playSlot on too: it ends at the same frame, its state left or not', () => {
+    const ends = (armedAt: (frame: number) => boolean) => {
+      const g = loadGraphAsset(stateAsset(montage)).createInstance(), seen: [number, string, boolean][] = [];
+      let frame = 0;
+      g.events.on('slotEnded', (_slot, _node, clip, interrupted) => seen.push([frame, clip, interrupted]));
+      // The walk (1.1 s) at rate 2: 0.55 s, ended on frame 5 (0.625 s).
+      g.playSlot('upper', 'walk', { blendIn: 0.1, blendOut: 0.1, playRate: 2 });
+      for (frame = 1; frame <= 8; frame++) {
+        g.setParameter('armed', armedAt(frame) ? 1 : 0);
+        g.update(0.125);
+      }
+      return seen;
+    };
+    expect(ends(() => true)).toEqual([[5, 'walk', false]]);
+    expect(ends((f) => f === 1)).toEqual([[5, 'walk', false]]);
+  });
+
+  it('fires its clip\'s notifies at its own weight, and adds no root motion and no curves', () => {
+    // The montage plays the walk (root motion, turning only, a curve, two notifies) over the idle (none of them).
+    const json = stateAsset({ clip: 'walk', sections: undefined, blendIn: 0.5 }, 'idle');
+    json.clips = {
+      idle: { source: 'builtin:idle' },
+      walk: { source: 'builtin:walk', rootMotion: true, notifies: [{ name: 'wave', time: 0.25 }, { name: 'late', time: 0.75 }], curves: { lean: [[0, 1]] } },
+    };
+    const graph = loadGraphAsset(json);
+    const play = (armedAt: (frame: number) => boolean) => {
+      const g = graph.createInstance(), notifies: (string | number)[][] = [], motion: number[] = [], lean: number[] = [];
+      let frame = 0;
+      g.events.on('notify', (name, _node, weight) => notifies.push([frame, name, weight]));
+      g.playMontage('attack');
+      for (frame = 1; frame <= 8; frame++) {
+        g.setParameter('armed', armedAt(frame) ? 1 : 0);
+        g.update(0.125);
+        motion.push(Math.hypot(g.rootMotion[0], g.rootMotion[1], g.rootMotion[2], g.rootMotion[3]));
+        lean.push(g.curve('lean'));
+      }
+      return { notifies, motion, lean };
+    };
+    const seen = play(() => true), unseen = play((f) => f === 1);
+    // At the blend in's 0.5 at 0.25 s (frame 2), at full weight at 0.75 s (frame 6).
+    expect(seen.notifies).toEqual([[2, 'wave', 0.5], [6, 'late', 1]]);
+    expect(unseen.notifies).toEqual(seen.notifies);
+    expect(seen.lean).toEqual([0.25, 0.5, 0.75, 1, 1, 1, 1, 1]);
+    expect(seen.motion.every((m) => m > 0.001)).toBe(true);
+    // Seen on frame 1 only: then the idle's nothing.
+    expect(unseen.lean).toEqual([0.25, 0, 0, 0, 0, 0, 0, 0]);
+    expect(unseen.motion[0]).toBe(seen.motion[0]);
+    expect(unseen.motion.slice(1)).toEqual([0, 0, 0, 0, 0, 0, 0]);
   });
 });
 
