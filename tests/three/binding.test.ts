@@ -35,6 +35,18 @@ const AWKWARD: CharacterOptions = {
 };
 
 /** Largest difference between a and b relative to max(1, |b|). */
+/** A copy of `pose` with its rotations normalised (three's Quaternion.normalize): what three draws from one set bone by bone. */
+function withUnitRotations(pose: Pose): Pose {
+  const out = new Pose(pose.translations.length / 3);
+  out.translations.set(pose.translations);
+  out.scales.set(pose.scales);
+  for (let b = 0; b < pose.rotations.length / 4; b++) {
+    const q = new THREE.Quaternion().fromArray(pose.rotations, b * 4).normalize();
+    out.rotations.set([q.x, q.y, q.z, q.w], b * 4);
+  }
+  return out;
+}
+
 function relativeError(a: ArrayLike<number>, b: ArrayLike<number>): number {
   expect(a.length).toBe(b.length);
   let worst = 0;
@@ -193,28 +205,14 @@ describe('bindThree', () => {
       b.updateBoneWorlds();
       expect(relativeError(local.byName.get('foot_l')!.matrixWorld.elements, component.byName.get('foot_l')!.matrixWorld.elements)).toBeLessThan(1e-12);
       // three's own chain shears these bones: far from what the runtime composes.
-      const normalised = new Pose(skeleton.boneCount);
-      normalised.translations.set(pose.translations);
-      normalised.scales.set(pose.scales);
-      for (let b = 0; b < skeleton.boneCount; b++) {
-        const q = new THREE.Quaternion().fromArray(pose.rotations, b * 4).normalize();
-        normalised.rotations.set([q.x, q.y, q.z, q.w], b * 4);
-      }
-      poseNaively(naive, skeleton, normalised);
+      poseNaively(naive, skeleton, withUnitRotations(pose));
       expect(relativeError(local.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeGreaterThan(0.01);
     }
     // With each bone's scale even, the two compositions agree, and so does three.
     for (let b = 0; b < skeleton.boneCount; b++) pose.scales.fill(pose.scales[b * 3], b * 3, b * 3 + 3);
     const local = buildCharacter(skeleton, AWKWARD), naive = buildCharacter(skeleton, AWKWARD);
     bindThree(fromLocal, local.mesh!).apply();
-    const normalised = new Pose(skeleton.boneCount);
-    normalised.translations.set(pose.translations);
-    normalised.scales.set(pose.scales);
-    for (let b = 0; b < skeleton.boneCount; b++) {
-      const q = new THREE.Quaternion().fromArray(pose.rotations, b * 4).normalize();
-      normalised.rotations.set([q.x, q.y, q.z, q.w], b * 4);
-    }
-    poseNaively(naive, skeleton, normalised);
+    poseNaively(naive, skeleton, withUnitRotations(pose));
     expect(relativeError(local.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
   });
 
