@@ -12,6 +12,21 @@ export const CURVE_CLIPS = {
   run: { source: 'builtin:run' },
 } as const;
 
+/** A StateMachine node of two states, `calm` (the idle) and `brisk` (the run), with `transitions` between them. */
+export function calmToBrisk(transitions: readonly unknown[]) {
+  return {
+    type: 'StateMachine',
+    properties: {
+      entry: 'calm',
+      states: {
+        calm: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'p' },
+        brisk: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p' },
+      },
+      transitions,
+    },
+  };
+}
+
 /**
  * Every way a curve drives: a BlendTwo's alpha bound to `ramp`, a BlendByBool's `active` bound to
  * `flip`, and a state machine whose rule reads `rising`, a float parameter following `ramp`;
@@ -31,20 +46,10 @@ export function curveDrivenGraph(): AnimGraph {
       mix: { type: 'BlendTwo', inputs: { A: 'idle', B: 'walk' }, properties: { alpha: { param: 'walk' } } },
       run: { type: 'SequencePlayer', properties: { clip: 'run' } },
       top: { type: 'BlendTwo', inputs: { A: 'mix', B: 'run' }, properties: { alpha: { curve: 'ramp' } } },
-      machine: {
-        type: 'StateMachine',
-        properties: {
-          entry: 'calm',
-          states: {
-            calm: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'p' },
-            brisk: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p' },
-          },
-          transitions: [
-            { from: 'calm', to: 'brisk', rule: { param: 'rising', op: '>', value: 0.3 }, duration: 0.2 },
-            { from: 'brisk', to: 'calm', rule: { param: 'rising', op: '<=', value: 0.3 }, duration: 0.2 },
-          ],
-        },
-      },
+      machine: calmToBrisk([
+        { from: 'calm', to: 'brisk', rule: { param: 'rising', op: '>', value: 0.3 }, duration: 0.2 },
+        { from: 'brisk', to: 'calm', rule: { param: 'rising', op: '<=', value: 0.3 }, duration: 0.2 },
+      ]),
       pick: { type: 'BlendByBool', inputs: { True: 'machine', False: 'top' }, properties: { active: { curve: 'flip' } } },
     },
     output: 'pick',

@@ -8,7 +8,7 @@ import type { AnimGraphInstance } from '../../../runtime/graph/instance.ts';
 import type { DebugNode } from '../../../runtime/node/node.ts';
 import { runProbe } from '../../support/allocation.ts';
 import { expectRowsLikeAlone } from '../../support/batch-rows.ts';
-import { CURVE_CLIPS, curveDrivenGraph } from '../../support/curve-graphs.ts';
+import { calmToBrisk, CURVE_CLIPS, curveDrivenGraph } from '../../support/curve-graphs.ts';
 import { expectAnimGraphError } from '../../support/errors.ts';
 import { CMU, describeWithData } from '../../support/shared-data.ts';
 
@@ -97,20 +97,8 @@ describe('a property bound to a curve', () => {
 });
 
 describe('a parameter that follows a curve', () => {
-  /** Idle (calm) to run (brisk) when `rule` passes. */
-  const calmToBrisk = (rule: unknown) => ({
-    type: 'StateMachine',
-    properties: {
-      entry: 'calm',
-      states: {
-        calm: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'idle' } } }, output: 'p' },
-        brisk: { nodes: { p: { type: 'SequencePlayer', properties: { clip: 'run' } } }, output: 'p' },
-      },
-      transitions: [{ from: 'calm', to: 'brisk', rule, duration: 0.2 }],
-    },
-  });
   const machine = (rule: unknown) => loadGraphAsset(asset(
-    { machine: calmToBrisk(rule) }, 'machine', { rising: { type: 'float', default: 0.5, curve: 'ramp' }, flipped: { type: 'bool', curve: 'flip' } },
+    { machine: calmToBrisk([{ from: 'calm', to: 'brisk', rule, duration: 0.2 }]) }, 'machine', { rising: { type: 'float', default: 0.5, curve: 'ramp' }, flipped: { type: 'bool', curve: 'flip' } },
   )).createInstance();
 
   it('holds its default until the first update, then the curve of the update before, which code reads and rules test', () => {
@@ -131,7 +119,7 @@ describe('a parameter that follows a curve', () => {
     // Without a default the first update reads 0. The curve read as this update leaves it (0.375
     // after update 3) would start it at update 3; the previous update's starts it at update 4.
     const k = loadGraphAsset(asset(
-      { machine: calmToBrisk({ param: 'rising', op: '>', value: 0.3 }) }, 'machine', { rising: { type: 'float', curve: 'ramp' } },
+      { machine: calmToBrisk([{ from: 'calm', to: 'brisk', rule: { param: 'rising', op: '>', value: 0.3 }, duration: 0.2 }]) }, 'machine', { rising: { type: 'float', curve: 'ramp' } },
     )).createInstance();
     const starts: number[] = [], rising: number[] = [];
     k.events.on('transitionStarted', () => starts.push(update));
@@ -217,7 +205,9 @@ describe('curve bindings in a graph built in code', () => {
     expectAnimGraphError(() => make(0, { r: { type: 'float', curve: 'rmap' } }), 'unknown-name', "parameter 'r' follows curve 'rmap', which no clip of graph 'code' carries (curves: flip, ramp)");
     expectAnimGraphError(() => make({ curve: 'ramp' }), 'invalid-data', "node 'pick': property 'activeIndex' is int; a curve drives float and bool properties only");
     expectAnimGraphError(() => make(0, { n: { type: 'int', curve: 'ramp' } }), 'invalid-data', "parameter 'n' is int; only float and bool parameters follow a curve");
-    expect(make(0, { r: { type: 'float', curve: 'ramp' } }).curveInputs?.drivenParameters).toEqual(new Map([['r', 'ramp']]));
+    const driven = make(0, { r: { type: 'float', curve: 'ramp' } });
+    expect(driven.curveInputs?.drivenSlots).toEqual(Uint8Array.of(1));
+    expectAnimGraphError(() => driven.createInstance().setParameter('r', 1), 'invalid-state', /follows curve 'ramp'/);
   });
 });
 
