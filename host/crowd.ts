@@ -184,7 +184,6 @@ export class Crowd {
    */
   setParameter(character: number, name: string, value: ParameterValue): void {
     this.checkWritable(character);
-    this.graph.curveInputs?.checkSettable(name);
     const scratch = this.scratch;
     scratch.set(name, value);
     const slot = scratch.slotOf(name), width = PARAMETER_WIDTH[scratch.typeOf(name)!];
@@ -200,8 +199,8 @@ export class Crowd {
    */
   getParameter(character: number, name: string): ParameterValue {
     this.checkCharacter(character);
-    this.graph.curveInputs?.checkSettable(name);
     const scratch = this.scratch;
+    scratch.refuseCurveDriven(name);
     const slot = scratch.slotOf(name);
     if (slot < 0) return scratch.get(name); // throws the unknown-parameter error
     const width = PARAMETER_WIDTH[scratch.typeOf(name)!];

@@ -133,7 +133,6 @@ export class GraphRunner {
       if (typeof change !== 'object' || change === null) throw new TimelineError(i, `expected { name, value, time? }, got ${describeValue(change)}`);
       try {
         this.instance.parameters.check(change.name, change.value);
-        graph.curveInputs?.checkSettable(change.name);
       } catch (e) {
         throw new TimelineError(i, (e as Error).message, { cause: e });
       }

@@ -16,7 +16,7 @@
 import { AnimGraphError } from '../core/errors.ts';
 import { quoted, nameList } from '../core/names.ts';
 import type { PropertySpec } from '../node/node.ts';
-import { curveDrivenError, PARAMETER_WIDTH, type ParameterDefinition } from '../node/parameters.ts';
+import { PARAMETER_WIDTH, type ParameterDefinition } from '../node/parameters.ts';
 import type { CompiledNode, PropertyValue } from './definition.ts';
 
 /** The curve a property value binds, `{ "curve": name }`, or undefined for anything else. */
@@ -44,8 +44,6 @@ export class CurveInputs {
   private readonly latchAt: number;
   /** The implicit slot of each curve a property binds. */
   private readonly implicit: ReadonlyMap<string, number>;
-  /** The curve each curve-driven declared parameter follows, by parameter name. */
-  readonly drivenParameters: ReadonlyMap<string, string>;
   /** Per declared slot, 1 for a slot a curve drives: what a crowd copies its rows around. */
   readonly drivenSlots: Uint8Array;
 
@@ -67,7 +65,6 @@ export class CurveInputs {
     };
     let declaredSize = 0;
     const entries: { curve: number; target: number; bool: boolean; initial: number }[] = [];
-    const drivenParameters = new Map<string, string>();
     const drivenDeclared: number[] = [];
     for (const [name, def] of Object.entries(parameters)) {
       const at = declaredSize;
@@ -78,7 +75,6 @@ export class CurveInputs {
       }
       const initial = def.default === undefined ? 0 : def.type === 'bool' ? (def.default ? 1 : 0) : Number(def.default);
       entries.push({ curve: slotOf(def.curve, `parameter ${quoted(name)}`), target: at, bool: def.type === 'bool', initial });
-      drivenParameters.set(name, def.curve);
       drivenDeclared.push(at);
     }
     const implicit = new Map<string, number>();
@@ -90,12 +86,12 @@ export class CurveInputs {
     };
     for (const node of nodes) walkBindings(node.nodeType.properties, node.properties, `node ${quoted(node.id)}`, bind);
     if (entries.length === 0) return null;
-    return new CurveInputs(declaredSize, entries, implicit, drivenParameters, drivenDeclared);
+    return new CurveInputs(declaredSize, entries, implicit, drivenDeclared);
   }
 
   private constructor(
     declaredSize: number, entries: readonly { curve: number; target: number; bool: boolean; initial: number }[],
-    implicit: ReadonlyMap<string, number>, drivenParameters: ReadonlyMap<string, string>, drivenDeclared: readonly number[],
+    implicit: ReadonlyMap<string, number>, drivenDeclared: readonly number[],
   ) {
     this.declaredSize = declaredSize;
     this.implicit = implicit;
@@ -107,18 +103,8 @@ export class CurveInputs {
     this.targets = Int32Array.from(entries, (e) => (e.target >= 0 ? e.target : next++));
     this.bools = Uint8Array.from(entries, (e) => (e.bool ? 1 : 0));
     this.initial = Float64Array.from(entries, (e) => e.initial);
-    this.drivenParameters = drivenParameters;
     this.drivenSlots = new Uint8Array(declaredSize);
     for (const at of drivenDeclared) this.drivenSlots[at] = 1;
-  }
-
-  /**
-   * Throws an AnimGraphError (`invalid-state`) if parameter `name` follows a curve: a value set
-   * from code would be replaced at the next update unseen, a mistake to hear of at once.
-   */
-  checkSettable(name: string): void {
-    const curve = this.drivenParameters.get(name);
-    if (curve !== undefined) throw curveDrivenError(name, curve);
   }
 
   /** The implicit slot a property bound to `curve` reads, -1 for a curve no property binds. */

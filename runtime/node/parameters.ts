@@ -115,13 +115,12 @@ export class Parameters {
    * bool when nobody listens to parameterChanged, so a crowd can set its parameters every frame.
    */
   set(name: string, value: ParameterValue): void {
-    const curve = this.definitions[name]?.curve;
-    if (curve !== undefined) throw curveDrivenError(name, curve);
+    this.refuseCurveDriven(name);
     this.write(name, value);
   }
 
   private write(name: string, value: ParameterValue): void {
-    const { slot, type } = this.check(name, value);
+    const { slot, type } = this.fit(name, value);
     const v = this.values;
     const listened = this.events !== undefined && this.events.has('parameterChanged');
     const previous = listened ? this.get(name) : undefined;
@@ -141,10 +140,28 @@ export class Parameters {
   }
 
   /**
-   * Throws set's AnimGraphError for an unknown name or a value of the wrong type, without setting it: to
-   * check values that will be set later (a run's parameter timeline) before anything runs.
+   * Throws set's AnimGraphError for an unknown name, a value of the wrong type or a parameter that
+   * follows a curve, without setting it: to check values that will be set later (a run's parameter
+   * timeline) before anything runs.
    */
   check(name: string, value: ParameterValue): { slot: number; type: ParameterType } {
+    this.refuseCurveDriven(name);
+    return this.fit(name, value);
+  }
+
+  /**
+   * Throws an AnimGraphError (`invalid-state`) if parameter `name` follows a curve: a value set
+   * from code would be replaced at the next update unseen, a mistake to hear of at once.
+   */
+  refuseCurveDriven(name: string): void {
+    const curve = this.definitions[name]?.curve;
+    if (curve !== undefined) {
+      throw new AnimGraphError('invalid-state', `parameter '${name}' follows curve '${curve}' (its declaration's "curve"): each update sets it from the curve, so it cannot be set`);
+    }
+  }
+
+  /** The slot and type of `name`, throwing for an unknown name or a value of the wrong type. */
+  private fit(name: string, value: ParameterValue): { slot: number; type: ParameterType } {
     const entry = this.require(name);
     if (!valueFits(entry.type, value)) {
       const range = entry.type === 'int' && typeof value === 'number' && Number.isInteger(value) ? ` (an int is a whole number from ${INT_PARAMETER_MIN} to ${INT_PARAMETER_MAX})` : '';
@@ -158,11 +175,6 @@ export class Parameters {
     if (!entry) throw new AnimGraphError('unknown-name', `unknown parameter '${name}' (known: ${[...this.slots.keys()].join(', ') || 'none'})`);
     return entry;
   }
-}
-
-/** What setting a parameter that follows a curve throws (Parameters.set, and callers that check a name before). */
-export function curveDrivenError(name: string, curve: string): AnimGraphError {
-  return new AnimGraphError('invalid-state', `parameter '${name}' follows curve '${curve}' (its declaration's "curve"): each update sets it from the curve, so it cannot be set`);
 }
 
 /**
