@@ -18,6 +18,9 @@ export class ViewScene {
   private gridCell = 0.5;
   private readonly followed = new THREE.Vector3();
   private readonly followedBefore = new THREE.Vector3();
+  private readonly projected = new THREE.Vector3();
+  /** Whether something drawn changed since the last render (renderIfChanged). */
+  private stale = true;
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     // preserveDrawingBuffer: the canvas can be read back (screenshots, the browser test's pixel check).
@@ -44,6 +47,12 @@ export class ViewScene {
     this.renderer.setSize(w, h, false);
     this.camera.aspect = w / Math.max(h, 1);
     this.camera.updateProjectionMatrix();
+    this.stale = true;
+  }
+
+  /** Marks the picture out of date: the next renderIfChanged draws it. */
+  invalidate(): void {
+    this.stale = true;
   }
 
   /** Points the camera at the character's first frame, sized to it, with the grid under its feet. */
@@ -79,6 +88,7 @@ export class ViewScene {
     this.grid.position.y = box.min.y;
     this.scene.add(this.grid);
     characterRoot.getWorldPosition(this.followedBefore);
+    this.stale = true;
   }
 
   /** Keeps the camera and the grid with the character as root motion carries it away. */
@@ -90,8 +100,9 @@ export class ViewScene {
       camera.position.x += dx; camera.position.y += dy; camera.position.z += dz;
       controls.target.x += dx; controls.target.y += dy; controls.target.z += dz;
       followedBefore.copy(followed);
+      this.stale = true;
     }
-    const ndc = followedBefore.clone().project(camera);
+    const ndc = this.projected.copy(followedBefore).project(camera);
     state.onScreen[0] = ndc.x;
     state.onScreen[1] = ndc.y;
     // Whole cells only: the grid looks endless and the character is seen to move over it.
@@ -101,6 +112,19 @@ export class ViewScene {
 
   render(): void {
     this.controls.update();
+    this.stale = false;
+    this.renderer.render(this.scene, this.camera);
+  }
+
+  /**
+   * Draws only when the picture changed: a pose shown, the camera moved (by the controls, their
+   * damping or follow) or the canvas resized. A paused page then leaves the CPU idle, where a
+   * software renderer (a machine without a GPU) would redraw the same picture at full cost every frame.
+   */
+  renderIfChanged(): void {
+    const moved = this.controls.update();
+    if (!moved && !this.stale) return;
+    this.stale = false;
     this.renderer.render(this.scene, this.camera);
   }
 }

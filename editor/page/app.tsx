@@ -79,6 +79,8 @@ function Editor({ opened }: { opened: Opened }) {
   const [graph, setGraph] = useState<AnimGraph | null>(null);
   const [frame, setFrame] = useState<PreviewFrame | null>(null);
   const [playing, setPlayingState] = useState(true);
+  // What the Play button last asked for, for a preview that starts after it was pressed.
+  const playingAsked = useRef(true);
   const preview = useRef<Preview | null>(null);
   const previewCanvas = useRef<HTMLCanvasElement>(null);
   const parameterForm = useRef<HTMLFormElement>(null);
@@ -153,6 +155,7 @@ function Editor({ opened }: { opened: Opened }) {
   }, [painted]);
   const startPreview = (p: Preview): Preview => {
     preview.current = p;
+    if (!playingAsked.current) p.setPlaying(false);
     p.onFrame = (f, simulated) => {
       editorState.frame = f.frame;
       const pending = pendingEdit.current;
@@ -543,10 +546,10 @@ function Editor({ opened }: { opened: Opened }) {
       <aside id="side">
         <div id="preview"><canvas id="preview-canvas" ref={previewCanvas} /></div>
         <div id="transport">
-          <button type="button" id="play" onClick={() => { const on = !playing; preview.current?.setPlaying(on); setPlayingState(on); }}>{playing ? 'Pause' : 'Play'}</button>
-          <button type="button" id="step" onClick={() => { preview.current?.step(); setPlayingState(false); }}>Step</button>
+          <button type="button" id="play" onClick={() => { const on = !playing; playingAsked.current = on; preview.current?.setPlaying(on); setPlayingState(on); }}>{playing ? 'Pause' : 'Play'}</button>
+          <button type="button" id="step" onClick={() => { preview.current?.step(); playingAsked.current = false; setPlayingState(false); }}>Step</button>
           <input id="scrubber" type="range" min={preview.current?.character?.history.oldest ?? 0} max={preview.current?.character?.history.newest ?? 0} step={1}
-            value={frame?.frame ?? 0} onChange={(e) => { preview.current?.scrub(Number(e.target.value)); setPlayingState(false); }} />
+            value={frame?.frame ?? 0} onChange={(e) => { preview.current?.scrub(Number(e.target.value)); playingAsked.current = false; setPlayingState(false); }} />
           <output id="frame-label">{frame ? `frame ${frame.frame} · ${frame.time.toFixed(2)} s` : ''}</output>
         </div>
         <form id="parameters" autoComplete="off" ref={parameterForm} />

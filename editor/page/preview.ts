@@ -152,6 +152,7 @@ export class Preview {
     root.quaternion.set(w[3], w[4], w[5], w[6]);
     root.updateMatrixWorld(true);
     c.figure.apply();
+    this.view.invalidate();
     const tree = c.history.tree(frame);
     this.onFrame({ frame, time, tree, debug: indexTree(tree), generation: c.generation }, simulated);
   }
@@ -170,7 +171,7 @@ export class Preview {
       }
       this.view.follow();
     }
-    this.view.render();
+    this.view.renderIfChanged();
   };
 
   dispose(): void {

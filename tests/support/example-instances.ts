@@ -57,6 +57,11 @@ function nodeTypes(nodes: Record<string, { type: string; properties?: { states?:
  * Chosen greedily, most new types first, ties by name, so the set is the same on every run and
  * grows by itself when an example brings a new type.
  */
+/** The examples among `files` holding a StateMachine (at any depth). */
+export function examplesWithStateMachines(files: readonly string[]): string[] {
+  return files.filter((file) => nodeTypes(JSON.parse(readFileSync(EXAMPLES_DIR + file, 'utf8')).nodes, new Set()).has('StateMachine'));
+}
+
 export function examplesCoveringNodeTypes(files: readonly string[]): string[] {
   const types = new Map(files.map((file) => {
     const asset = JSON.parse(readFileSync(EXAMPLES_DIR + file, 'utf8'));
