@@ -114,9 +114,10 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1500, height: 860 });
     const errors = collectErrors(page);
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-status=ready]', { timeout: 30000 });
+    // Paused as soon as the button is there, before the preview starts.
+    await page.goto(server.url, paused ? { waitUntil: 'commit' } : undefined);
     if (paused) await page.locator('#play').click();
+    await page.waitForSelector('body[data-status=ready]', { timeout: 30000 });
     return { page, errors, close: async () => { await page.close(); await server.close(); } };
   }
 
@@ -255,6 +256,12 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     writeFileSync(graph, readFileSync(join(EXAMPLES, 'sample-state-machine.json')));
     const { page, errors, close } = await open(graph, true);
     try {
+      // Paused before the preview started: it shows the graph's first frame and stays there.
+      await waitFor(page, 's.loads && s.installs >= 1');
+      const still = (await editorState(page)).frame;
+      await page.waitForTimeout(400);
+      expect((await editorState(page)).frame).toBe(still);
+      expect(await page.locator('#play').textContent()).toBe('Play');
       const asset = JSON.parse(readFileSync(graph, 'utf8'));
       await page.locator('.react-flow__node[data-id="locomotion"] button.open').click();
       await waitFor(page, 's.canvas.length === 1');
