@@ -56,7 +56,8 @@ move on by the update's delta time once the rest of the graph is updated: their 
 blends in and out, notifies (a clip's at its weight in the slot, as if the Slot were at full weight),
 ends and events, as when the Slot is updated. Such an update adds none of their root motion or
 curves, since their pose is in nobody's output. Entering a state again keeps what its Slots play,
-so the state shows a montage where it has got to; the instance's \`reset()\` stops everything.
+so the state shows a montage where it has got to; the instance's \`reset()\` stops everything, with
+\`montageBlendingOut\` (a montage not yet blending out), \`montageEnded\` and \`slotEnded\`, all interrupted.
 Each Slot of a name plays its own copy of what is played on the name and emits its own events (they
 name the node), updated or not.
 

@@ -74,7 +74,7 @@ const VOICES = 2;
  * time, with the same sections, blends, notifies, ends and events, and reports neither root motion
  * nor curves, since its pose is in nobody's output. A state entered again re-initializes the Slot
  * in the initialization pass it was built in, which keeps its voices: the state shows the montage
- * where it has got to. A new pass (the instance's reset) stops everything.
+ * where it has got to. A new pass (the instance's reset) stops everything, interrupted.
  */
 export class Slot extends LocalPoseNode implements SlotPlayer {
   /** [older, newer]: the newer one is on top; a lone clip is always the newer. */
@@ -276,16 +276,29 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
     } else if (events.has('slotEnded')) events.emit('slotEnded', this.slotName, this.id, name, interrupted);
   }
 
+  /** The events of a voice stopped at once (by a reset): blending out (a montage not yet), then its end, interrupted. */
+  private emitStopped(v: SlotVoice): void {
+    if (v.isMontage && !v.stopping) this.emitBlendingOut(v, true);
+    this.emitEnded(v.isMontage ? v.montage!.montage.name : v.playback.binding.clip.name, v.isMontage, true);
+  }
+
   protected override onInitialize(ctx: InitializeContext): void {
     usePlaybackNumbers(this.clocks, this.graph.frameNumbers, this.clockNumbers);
     // Indexed, no for-of, and the curve buffer made only when its size changes: this runs at each
     // entry of a state, in the frame loop (see CONTRIBUTING.md, "Numbers in the frame loop").
     // Entering a state again is the same pass: its voices played on meanwhile (afterGraphUpdate).
+    // A new pass (the instance reset) stops what plays, interrupted, as Unreal stops every montage
+    // when an anim instance is initialised again: a montage not yet blending out says so, then
+    // each voice's end, once both voices are stopped.
     if (this.initializedBy !== ctx) {
-      for (let i = 0; i < this.voices.length; i++) {
-        this.voices[i].active = false;
-        this.voices[i].weight = 0;
-      }
+      const under = this.voices[0], top = this.voices[1];
+      const underPlayed = under.active, topPlayed = top.active;
+      under.active = false;
+      under.weight = 0;
+      top.active = false;
+      top.weight = 0;
+      if (underPlayed) this.emitStopped(under);
+      if (topPlayed) this.emitStopped(top);
     }
     this.initializedBy = ctx;
     this.sourceUpdated = false;

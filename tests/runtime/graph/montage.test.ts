@@ -362,9 +362,35 @@ describe('a montage whose Slot is not updated', () => {
     expect(gaps[1]).toBe(0);
     // Left (frames 3 to 9) the machine shows the walk: the montage is not in the pose.
     expect(gaps[5]).toBeGreaterThan(0.05);
-    // A reset is a new start: it stops the montage, wherever its Slot is.
+    // A reset is a new start: it stops the montage, wherever its Slot is, and says so (interrupted).
+    const said: unknown[][] = [];
+    g.events.on('montageBlendingOut', (...e) => said.push(['montageBlendingOut', ...e]));
+    g.events.on('montageEnded', (...e) => said.push(['montageEnded', ...e]));
     g.reset();
     expect(g.isMontagePlaying()).toBe(false);
+    expect(said.map((e) => [e[0], e[1], e[3]])).toEqual([['montageBlendingOut', 'attack', true], ['montageEnded', 'attack', true]]);
+    // Nothing plays after a reset: a second one says nothing.
+    g.reset();
+    expect(said.length).toBe(2);
+  });
+
+  it('a reset ends a montage already blending out, and a clip from playSlot, interrupted, once', () => {
+    const g = loadGraphAsset(asset(montage)).createInstance();
+    const said: unknown[][] = [];
+    for (const name of ['montageBlendingOut', 'montageEnded', 'slotEnded'] as const) g.events.on(name, (...e: unknown[]) => said.push([name, ...e]));
+    g.playMontage('attack');
+    g.update(0.125);
+    g.stopMontage(0.5);
+    g.update(0.125);
+    expect(said.map((e) => e[0])).toEqual(['montageBlendingOut']);
+    g.reset();
+    expect(said.slice(1).map((e) => [e[0], e[1], e[3]])).toEqual([['montageEnded', 'attack', true]]);
+    g.update(0.125);
+    expect(said.length).toBe(2);
+    g.playSlot('upper', 'walk', { blendIn: 0.1, blendOut: 0.1 });
+    g.update(0.125);
+    g.reset();
+    expect(said.slice(2)).toEqual([['slotEnded', 'upper', 'slot', 'walk', true]]);
   });
 
   it('plays on in an InstanceBatch as in an instance alone, bit for bit', () => {
