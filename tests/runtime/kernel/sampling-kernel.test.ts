@@ -406,6 +406,35 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     expect(Array.from(out.rotations.subarray(4, 8))).not.toEqual([0, 0, 0, 1]); // b's rotation, normalised
   });
 
+  it('blends rotations two bones to a vector, each lane taking its own branch: known answers, bit for bit with JavaScript', () => {
+    // Five bones: pairs (0, 1) and (2, 3), bone 4 alone. Each pair mixes a bone that takes quatNormalize's
+    // identity (zero length, a squared length past the largest double) with one that does not, and the
+    // hemisphere test flips b in one lane only.
+    const n = 5;
+    const kernel = SamplingKernel.create(chainSkeleton(n), [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
+    const arrays = kernel.poseArrays;
+    const [a, b, out] = [0, 1, 2].map((p) => new Pose(n, { translations: arrays[p * 3], rotations: arrays[p * 3 + 1], scales: arrays[p * 3 + 2] }));
+    const [ja, jb, jout] = [new Pose(n), new Pose(n), new Pose(n)];
+    const s = Math.SQRT1_2;
+    const aRotations = [0, 0, 0, 0, /**/ 0, 0, s, s, /**/ 1e200, 1e200, 1e200, 1e200, /**/ 0, 0, 0, 1, /**/ 1, 0, 0, 0];
+    const bRotations = [0, 0, 0, 0, /**/ 0, 0, -s, -s, /**/ 1e200, 1e200, 1e200, 1e200, /**/ 0, 0, s, s, /**/ 0, 1, 0, 0];
+    for (const [pose, rotations] of [[a, aRotations], [ja, aRotations], [b, bRotations], [jb, bRotations]] as const) pose.rotations.set(rotations);
+    const blend = vi.spyOn(SamplingKernel.prototype, 'blend');
+    const w = Float64Array.of(0.75, 0.25);
+    poseBlendTwo(out, a, b, w);
+    poseBlendTwo(jout, ja, jb, w);
+    expect(blend).toHaveBeenCalledTimes(1);
+    blend.mockRestore();
+    expect(Array.from(out.rotations)).toEqual(Array.from(jout.rotations));
+    const bone = (i: number) => Array.from(out.rotations.subarray(i * 4, i * 4 + 4));
+    expect(bone(0)).toEqual([0, 0, 0, 1]); // zero length: the identity
+    expect(bone(1)).toEqual([0, 0, s, s].map((v) => expect.closeTo(v, 15))); // b flipped into a's hemisphere: the same rotation
+    expect(bone(2)).toEqual([0, 0, 0, 1]); // overflowing length: the identity
+    const quarter = [0, 0, 0.25 * s, 0.75 + 0.25 * s], length = Math.hypot(...quarter);
+    expect(bone(3)).toEqual(quarter.map((v) => expect.closeTo(v / length, 15))); // a quarter of the way to b, no flip
+    expect(bone(4)).toEqual([0.75, 0.25, 0, 0].map((v) => expect.closeTo(v / Math.hypot(0.75, 0.25), 15))); // the odd bone alone
+  });
+
   it('composes any number of characters two to a vector, as ComponentPose does in JavaScript, bit for bit, degenerate rotations included', () => {
     const most = 17, n = skeleton.boneCount;
     const kernel = SamplingKernel.create(skeleton, [], [most * n * 3, most * n * 4, most * n * 3, most * n * 3, most * n * 4, most * n * 3])!;
