@@ -627,6 +627,31 @@
       (local.set $i (i32.add (local.get $i) (i32.const 32)))
       (br $bones))))
 
+  ;; Whether the n * 3 scales at $s are all exactly 1 (1) or not (0), two values at a time: what an
+  ;; update-rate interpolation asks of each pose it evaluates (unitScales in interpolation.ts).
+  (func (export "unitScales") (param $s i32) (param $n i32) (result i32)
+    (local $i i32) (local $end i32) (local $vOnes v128)
+    (local.set $vOnes (global.get $ones))
+    (local.set $end (i32.mul (local.get $n) (i32.const 24)))
+    (block $done (loop $pairs
+      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end)))
+      (if (i32.eqz (i64x2.all_true (f64x2.eq (v128.load (i32.add (local.get $s) (local.get $i))) (local.get $vOnes))))
+        (then (return (i32.const 0))))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.lt_u (local.get $i) (local.get $end))
+      (then (return (f64.eq (f64.load (i32.add (local.get $s) (local.get $i))) (global.get $one)))))
+    (i32.const 1))
+
+  ;; out = source for n bones (translations, rotations, and the scales unless $scales is 0), each
+  ;; pose given by its arrays' addresses: an update-rate interpolation showing its target as it is.
+  (func (export "copy")
+    (param $ot i32) (param $or i32) (param $os i32) (param $st i32) (param $sr i32) (param $ss i32) (param $n i32) (param $scales i32)
+    (memory.copy (local.get $ot) (local.get $st) (i32.mul (local.get $n) (i32.const 24)))
+    (memory.copy (local.get $or) (local.get $sr) (i32.shl (local.get $n) (i32.const 5)))
+    (if (local.get $scales)
+      (then (memory.copy (local.get $os) (local.get $ss) (i32.mul (local.get $n) (i32.const 24))))))
+
   ;; poseScaleInto: out = source * w per value (translations and scales 3n each, rotations 4n), w
   ;; read from scratch + 40; out may be source. The first term of a weighted sum of poses.
   (func (export "scale")

@@ -16,6 +16,7 @@ import { quatFromAxisAngle, quatMultiply } from '../../../runtime/core/math.ts';
 import { ComponentPose } from '../../../runtime/core/component-pose.ts';
 import { CURVE_STRIDE, PoseInertializer } from '../../../runtime/jobs/inertialization.ts';
 import { kernelPosePool } from '../../../runtime/graph/instance-batch.ts';
+import { unitScales } from '../../../runtime/graph/interpolation.ts';
 import { Pose, poseAccumulate, poseBlendTwo, poseNormalizeRotations, poseScaleInto } from '../../../runtime/core/pose.ts';
 import { SamplingKernel, samplingKernelAvailable } from '../../../runtime/kernel/sampling-kernel.ts';
 import { Skeleton } from '../../../runtime/core/skeleton.ts';
@@ -433,6 +434,35 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     const quarter = [0, 0, 0.25 * s, 0.75 + 0.25 * s], length = Math.hypot(...quarter);
     expect(bone(3)).toEqual(quarter.map((v) => expect.closeTo(v / length, 15))); // a quarter of the way to b, no flip
     expect(bone(4)).toEqual([0.75, 0.25, 0, 0].map((v) => expect.closeTo(v / Math.hypot(0.75, 0.25), 15))); // the odd bone alone
+  });
+
+  it('tells scales all exactly 1 as unitScales does, and copies a pose with or without its scales', () => {
+    for (const n of [1, 2, 3, 5]) {
+      const kernel = SamplingKernel.create(chainSkeleton(n), [], [n * 3, n * 4, n * 3, n * 3, n * 4, n * 3])!;
+      const [st, sr, ss, ot, or, os] = kernel.poseArrays;
+      const address = ss.byteOffset;
+      ss.fill(1);
+      expect(kernel.unitScalesAt(address, n)).toBe(1);
+      // One value off anywhere (the pairs' lanes and the odd last value): 0, as unitScales says.
+      for (let i = 0; i < n * 3; i++) {
+        for (const value of [1 + Number.EPSILON, 0.9999999999999999, -1, 0, NaN, Infinity]) {
+          ss.fill(1);
+          ss[i] = value;
+          expect(kernel.unitScalesAt(address, n)).toBe(0);
+          expect(unitScales(ss)).toBe(false);
+        }
+      }
+      ss.fill(1);
+      // Only n bones are read: a value past them does not count.
+      expect(kernel.unitScalesAt(address, n - 1 > 0 ? n - 1 : 0)).toBe(1);
+      const random = mulberry32(n);
+      for (const array of [st, sr, ss]) for (let i = 0; i < array.length; i++) array[i] = random();
+      os.fill(7);
+      kernel.copyAt(ot.byteOffset, or.byteOffset, os.byteOffset, st.byteOffset, sr.byteOffset, ss.byteOffset, n, 0);
+      expect([Array.from(ot), Array.from(or), Array.from(os)]).toEqual([Array.from(st), Array.from(sr), new Array(n * 3).fill(7)]);
+      kernel.copyAt(ot.byteOffset, or.byteOffset, os.byteOffset, st.byteOffset, sr.byteOffset, ss.byteOffset, n, 1);
+      expect(Array.from(os)).toEqual(Array.from(ss));
+    }
   });
 
   it('composes any number of characters two to a vector, as ComponentPose does in JavaScript, bit for bit, degenerate rotations included', () => {
