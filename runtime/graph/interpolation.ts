@@ -252,6 +252,7 @@ export class Interpolation {
  * rounded) and w, w in [0, 1], gives 1 exactly: 1 - w is exact for w from 0.5, and below it rounds
  * by at most half the spacing of the doubles below 1, so the sum (1 - w) + w is 1 or within a tie
  * of it, which rounds to 1 (tests/runtime/graph/update-rate-frame.test.ts checks it over many weights).
+ * The kernel's unitScalesAt answers the same for a pose in its memory, two values at a time.
  */
 export function unitScales(scales: Float64Array): boolean {
   for (let i = 0; i < scales.length; i++) if (scales[i] !== 1) return false;
