@@ -43,6 +43,12 @@ export class Interpolation {
   /** Whether the output holds `target` as it is (so a held frame has nothing to write). */
   showsTarget = false;
   /**
+   * Whether the output holds `previous` as it is, to the bit (it showed the target, which shift then
+   * made the previous pose): the first blend of the interval, on the evaluation frame, reads the
+   * output as its previous pose, a pose in the cache, rather than `previous`'s arrays, the same numbers.
+   */
+  private outputShowsPrevious = false;
+  /**
    * Whether the target was evaluated straight into the output (a held frame: see evaluated)
    * rather than into `target`, whose arrays then hold nothing of it: shift copies it out only when
    * an interpolated interval follows, the one case that reads it as a pose again.
@@ -103,6 +109,7 @@ export class Interpolation {
     this.targetStale = !current;
     this.targetInOutput = current;
     this.showsTarget = current;
+    this.outputShowsPrevious = false;
     // Written by the graph (or by whoever wrote the output before the interval): not known.
     this.previousUnitScales = false;
     this.targetUnitScales = false;
@@ -120,11 +127,14 @@ export class Interpolation {
     this.targetInOutput = intoOutput;
     this.showsTarget = intoOutput;
     if (intoOutput) {
+      this.outputShowsPrevious = false;
       this.outputUnitScales = false;
       this.targetUnitScales = false;
     } else {
-      // Read now, while the pose just evaluated is in the cache; only the kernel's show uses it.
-      this.targetUnitScales = this.kernel !== null && unitScales(this.target.scales);
+      // Read now, while the pose just evaluated is in the cache; only the kernel's show uses it, and
+      // the kernel reads it (unitScales two values at a time), by the address kept here.
+      const kernel = this.kernel;
+      this.targetUnitScales = kernel !== null && kernel.unitScalesAt(this.targetS, this.boneCount) === 1;
     }
   }
 
@@ -135,6 +145,8 @@ export class Interpolation {
    * needs a target kept in the output as its previous pose.
    */
   shift(interpolated: boolean): void {
+    // A target evaluated into the output is in `target`'s arrays only once copied there (interpolated).
+    this.outputShowsPrevious = this.showsTarget && (interpolated || !this.targetInOutput);
     if (this.targetInOutput) {
       if (interpolated) poseCopy(this.target, this.output);
       this.targetInOutput = false;
@@ -202,15 +214,20 @@ export class Interpolation {
         const k = kernel.numbers, unit = this.previousUnitScales && this.targetUnitScales;
         k[KERNEL_WEIGHT_A] = n[w];
         k[KERNEL_WEIGHT_B] = n[w + 1];
-        kernel.blendAt(
-          this.outputT, this.outputR, this.outputS, this.previousT, this.previousR, this.previousS, this.targetT, this.targetR, this.targetS, this.boneCount,
-          unit && this.outputUnitScales ? 0 : 1,
-        );
+        const scales = unit && this.outputUnitScales ? 0 : 1;
+        // The kernel's blend may write its first input: the output in place where it holds `previous`.
+        if (this.outputShowsPrevious) {
+          kernel.blendAt(this.outputT, this.outputR, this.outputS, this.outputT, this.outputR, this.outputS, this.targetT, this.targetR, this.targetS, this.boneCount, scales);
+          this.outputShowsPrevious = false;
+        } else {
+          kernel.blendAt(this.outputT, this.outputR, this.outputS, this.previousT, this.previousR, this.previousS, this.targetT, this.targetR, this.targetS, this.boneCount, scales);
+        }
         this.outputUnitScales = unit;
       } else {
         showWeights[0] = n[w];
         showWeights[1] = n[w + 1];
         poseBlendTwo(output, this.previous, this.target, showWeights);
+        this.outputShowsPrevious = false;
       }
       this.showsTarget = false;
       return true;
@@ -225,6 +242,7 @@ export class Interpolation {
       poseCopy(output, this.target);
     }
     this.showsTarget = true;
+    this.outputShowsPrevious = false;
     return true;
   }
 }
@@ -234,6 +252,7 @@ export class Interpolation {
  * rounded) and w, w in [0, 1], gives 1 exactly: 1 - w is exact for w from 0.5, and below it rounds
  * by at most half the spacing of the doubles below 1, so the sum (1 - w) + w is 1 or within a tie
  * of it, which rounds to 1 (tests/runtime/graph/update-rate-frame.test.ts checks it over many weights).
+ * The kernel's unitScalesAt answers the same for a pose in its memory, two values at a time.
  */
 export function unitScales(scales: Float64Array): boolean {
   for (let i = 0; i < scales.length; i++) if (scales[i] !== 1) return false;

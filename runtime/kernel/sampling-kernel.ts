@@ -63,6 +63,8 @@ export class SamplingKernel implements PoseKernel {
   /** This thread's scratch for composeSingle (precision 'single'): n bones of two groups of four characters, 160 bytes each. */
   private readonly composeScratch: number;
   private readonly blendFn: BlendFunction;
+  private readonly unitScalesFn: (s: number, n: number) => number;
+  private readonly copyFn: CopyFunction;
   private readonly inertializeFn: InertializeFunction;
   private readonly scaleFn: WeightedFunction;
   private readonly accumulateFn: WeightedFunction;
@@ -144,6 +146,8 @@ export class SamplingKernel implements PoseKernel {
     this.composeSingleFn = instance.exports.composeSingle as ComposeSingleFunction;
     this.composeScratch = layout.composeScratch + scratchSlot * skeleton.boneCount * COMPOSE_SCRATCH_BYTES_PER_BONE;
     this.blendFn = instance.exports.blend as BlendFunction;
+    this.unitScalesFn = instance.exports.unitScales as (s: number, n: number) => number;
+    this.copyFn = instance.exports.copy as CopyFunction;
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
     this.scaleFn = instance.exports.scale as WeightedFunction;
     this.accumulateFn = instance.exports.accumulate as WeightedFunction;
@@ -363,10 +367,15 @@ export class SamplingKernel implements PoseKernel {
    * as they are unless `scales` is 1 (for a caller that knows both poses' are the same: all 1).
    */
   copyAt(ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number, scales: number): void {
-    const d = this.doubles;
-    d.copyWithin(ot >> 3, st >> 3, (st >> 3) + n * 3);
-    d.copyWithin(or >> 3, sr >> 3, (sr >> 3) + n * 4);
-    if (scales !== 0) d.copyWithin(os >> 3, ss >> 3, (ss >> 3) + n * 3);
+    this.copyFn(ot, or, os, st, sr, ss, n, scales);
+  }
+
+  /**
+   * Whether the `n` bones' scales at byte address `s` of this memory are all exactly 1 (unitScales
+   * in runtime/graph/interpolation.ts, two values at a time): 1 or 0.
+   */
+  unitScalesAt(s: number, n: number): number {
+    return this.unitScalesFn(s, n);
   }
 
   /**
@@ -407,6 +416,7 @@ function hexBytes(hex: string): Uint8Array {
 
 type BlendFunction = (ot: number, or: number, os: number, at: number, ar: number, as: number, bt: number, br: number, bs: number, n: number, scales: number) => void;
 type NormalizeFunction = (or: number, n: number) => void;
+type CopyFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number, scales: number) => void;
 type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => void;
 type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;

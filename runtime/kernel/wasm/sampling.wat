@@ -499,8 +499,14 @@
     (local $qlo v128) (local $qhi v128) (local $blo v128) (local $bhi v128) (local $lo2 v128) (local $hi2 v128)
     (local $inv v128) (local $v v128) (local $len2 f64)
     (local $fOne f64) (local $fEpsilon f64)
+    (local $ax v128) (local $ay v128) (local $az v128) (local $aw v128) (local $bx v128) (local $by v128) (local $bz v128) (local $bw v128)
+    (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128) (local $good v128)
+    (local $vOnes v128) (local $vEpsilons v128) (local $vZeros v128) (local $vnw v128)
     (local.set $fOne (global.get $one))
     (local.set $fEpsilon (global.get $epsilon))
+    (local.set $vOnes (global.get $ones))
+    (local.set $vEpsilons (global.get $epsilons))
+    (local.set $vZeros (f64x2.sub (local.get $vOnes) (local.get $vOnes)))
     (local.set $wa (f64.load offset=40 (global.get $scratch)))
     (local.set $w (f64.load offset=48 (global.get $scratch)))
     (local.set $vwa (f64x2.splat (local.get $wa)))
@@ -537,8 +543,58 @@
         (f64.store (i32.add (local.get $ot) (local.get $i))
           (f64.add (f64.mul (f64.load (i32.add (local.get $at) (local.get $i))) (local.get $wa))
             (f64.mul (f64.load (i32.add (local.get $bt) (local.get $i))) (local.get $w))))))
-    ;; Rotations, bone by bone.
+    ;; Rotations, two bones at a time: their quaternions transposed into one vector per component
+    ;; (x of both bones, y of both...), so that each step of a bone's arithmetic (the sums in their
+    ;; order, the square root, the division) runs for both at once, lane by lane, as IEEE operations
+    ;; with the same results as one bone at a time; the bones' chains of latencies overlap.
+    (local.set $vnw (f64x2.splat (f64.neg (local.get $w))))
     (local.set $i (i32.const 0))
+    (local.set $end (i32.shl (i32.shr_u (local.get $n) (i32.const 1)) (i32.const 6)))
+    (block $done (loop $pairs
+      (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
+      (local.set $p0 (v128.load (i32.add (local.get $ar) (local.get $i))))
+      (local.set $p1 (v128.load offset=16 (i32.add (local.get $ar) (local.get $i))))
+      (local.set $p2 (v128.load offset=32 (i32.add (local.get $ar) (local.get $i))))
+      (local.set $p3 (v128.load offset=48 (i32.add (local.get $ar) (local.get $i))))
+      (local.set $ax (f64x2.mul (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $p0) (local.get $p2)) (local.get $vwa)))
+      (local.set $ay (f64x2.mul (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $p0) (local.get $p2)) (local.get $vwa)))
+      (local.set $az (f64x2.mul (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $p1) (local.get $p3)) (local.get $vwa)))
+      (local.set $aw (f64x2.mul (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $p1) (local.get $p3)) (local.get $vwa)))
+      (local.set $p0 (v128.load (i32.add (local.get $br) (local.get $i))))
+      (local.set $p1 (v128.load offset=16 (i32.add (local.get $br) (local.get $i))))
+      (local.set $p2 (v128.load offset=32 (i32.add (local.get $br) (local.get $i))))
+      (local.set $p3 (v128.load offset=48 (i32.add (local.get $br) (local.get $i))))
+      (local.set $bx (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $p0) (local.get $p2)))
+      (local.set $by (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $p0) (local.get $p2)))
+      (local.set $bz (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $p1) (local.get $p3)))
+      (local.set $bw (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $p1) (local.get $p3)))
+      ;; The sign test on the scaled a: -w where (((ax bx + ay by) + az bz) + aw bw) < 0.
+      (local.set $v (v128.bitselect (local.get $vnw) (local.get $vw)
+        (f64x2.lt
+          (f64x2.add (f64x2.add (f64x2.add (f64x2.mul (local.get $ax) (local.get $bx)) (f64x2.mul (local.get $ay) (local.get $by)))
+            (f64x2.mul (local.get $az) (local.get $bz))) (f64x2.mul (local.get $aw) (local.get $bw)))
+          (local.get $vZeros))))
+      (local.set $ax (f64x2.add (local.get $ax) (f64x2.mul (local.get $bx) (local.get $v))))
+      (local.set $ay (f64x2.add (local.get $ay) (f64x2.mul (local.get $by) (local.get $v))))
+      (local.set $az (f64x2.add (local.get $az) (f64x2.mul (local.get $bz) (local.get $v))))
+      (local.set $aw (f64x2.add (local.get $aw) (f64x2.mul (local.get $bw) (local.get $v))))
+      ;; quatNormalize per lane: (0, 0, 0, 1) where the squared length is not above 1e-12 or not finite.
+      (local.set $v (f64x2.add (f64x2.add (f64x2.add (f64x2.mul (local.get $ax) (local.get $ax)) (f64x2.mul (local.get $ay) (local.get $ay)))
+        (f64x2.mul (local.get $az) (local.get $az))) (f64x2.mul (local.get $aw) (local.get $aw))))
+      (local.set $good (v128.and (f64x2.gt (local.get $v) (local.get $vEpsilons))
+        (f64x2.eq (f64x2.sub (local.get $v) (local.get $v)) (local.get $vZeros))))
+      (local.set $inv (f64x2.div (local.get $vOnes) (f64x2.sqrt (local.get $v))))
+      (local.set $ax (v128.and (f64x2.mul (local.get $ax) (local.get $inv)) (local.get $good)))
+      (local.set $ay (v128.and (f64x2.mul (local.get $ay) (local.get $inv)) (local.get $good)))
+      (local.set $az (v128.and (f64x2.mul (local.get $az) (local.get $inv)) (local.get $good)))
+      (local.set $aw (v128.bitselect (f64x2.mul (local.get $aw) (local.get $inv)) (local.get $vOnes) (local.get $good)))
+      (v128.store (i32.add (local.get $or) (local.get $i)) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $ax) (local.get $ay)))
+      (v128.store offset=16 (i32.add (local.get $or) (local.get $i)) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $az) (local.get $aw)))
+      (v128.store offset=32 (i32.add (local.get $or) (local.get $i)) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $ax) (local.get $ay)))
+      (v128.store offset=48 (i32.add (local.get $or) (local.get $i)) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $az) (local.get $aw)))
+      (local.set $i (i32.add (local.get $i) (i32.const 64)))
+      (br $pairs)))
+    ;; The last bone of an odd count alone.
     (local.set $end (i32.shl (local.get $n) (i32.const 5)))
     (block $done (loop $bones
       (br_if $done (i32.ge_u (local.get $i) (local.get $end)))
@@ -570,6 +626,31 @@
       (v128.store offset=16 (i32.add (local.get $or) (local.get $i)) (local.get $qhi))
       (local.set $i (i32.add (local.get $i) (i32.const 32)))
       (br $bones))))
+
+  ;; Whether the n * 3 scales at $s are all exactly 1 (1) or not (0), two values at a time: what an
+  ;; update-rate interpolation asks of each pose it evaluates (unitScales in interpolation.ts).
+  (func (export "unitScales") (param $s i32) (param $n i32) (result i32)
+    (local $i i32) (local $end i32) (local $vOnes v128)
+    (local.set $vOnes (global.get $ones))
+    (local.set $end (i32.mul (local.get $n) (i32.const 24)))
+    (block $done (loop $pairs
+      (br_if $done (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $end)))
+      (if (i32.eqz (i64x2.all_true (f64x2.eq (v128.load (i32.add (local.get $s) (local.get $i))) (local.get $vOnes))))
+        (then (return (i32.const 0))))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.lt_u (local.get $i) (local.get $end))
+      (then (return (f64.eq (f64.load (i32.add (local.get $s) (local.get $i))) (global.get $one)))))
+    (i32.const 1))
+
+  ;; out = source for n bones (translations, rotations, and the scales unless $scales is 0), each
+  ;; pose given by its arrays' addresses: an update-rate interpolation showing its target as it is.
+  (func (export "copy")
+    (param $ot i32) (param $or i32) (param $os i32) (param $st i32) (param $sr i32) (param $ss i32) (param $n i32) (param $scales i32)
+    (memory.copy (local.get $ot) (local.get $st) (i32.mul (local.get $n) (i32.const 24)))
+    (memory.copy (local.get $or) (local.get $sr) (i32.shl (local.get $n) (i32.const 5)))
+    (if (local.get $scales)
+      (then (memory.copy (local.get $os) (local.get $ss) (i32.mul (local.get $n) (i32.const 24))))))
 
   ;; poseScaleInto: out = source * w per value (translations and scales 3n each, rotations 4n), w
   ;; read from scratch + 40; out may be source. The first term of a weighted sum of poses.

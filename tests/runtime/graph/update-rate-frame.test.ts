@@ -129,6 +129,47 @@ describe("an update-rate frame's work", () => {
     expect(evaluated[1] - evaluated[0]).toBe(4);
     expect(evaluated[2] - evaluated[1]).toBe(4);
   });
+  it('an evaluation frame after a frame that showed the target as it is blends from the output in place (the previous pose to the bit)', () => {
+    const batch = new InstanceBatch(rateWalkGraph(), 4);
+    batch.instances.forEach((instance, i) => instance.setUpdateRate(i < 2 ? 4 : 2, i));
+    for (let f = 0; f < 7; f++) batch.update(DT);
+    const blend = vi.spyOn(SamplingKernel.prototype, 'blendAt');
+    const copy = vi.spyOn(SamplingKernel.prototype, 'copyAt');
+    // Whether each character showed its target as it is (a copy) the frame before.
+    const copied = batch.instances.map(() => false);
+    let inPlace = 0, afterBlend = 0, later = 0;
+    // Frame -1 only finds out what each character showed.
+    for (let f = -1; f < 16; f++) {
+      const updates = batch.instances.map((i) => i.updateCounter);
+      blend.mockClear();
+      copy.mockClear();
+      batch.update(DT);
+      batch.instances.forEach((instance, k) => {
+        const output = interpolationAddresses(instance);
+        const calls = blend.mock.calls.filter((c) => c[0] === output);
+        if (f >= 0 && instance.updateCounter !== updates[k]) {
+          expect(calls.length).toBe(1);
+          if (copied[k]) {
+            // The output showed the target, which is now the previous pose: read there, in place.
+            expect(calls[0].slice(3, 6)).toEqual(calls[0].slice(0, 3));
+            inPlace++;
+          } else {
+            // (The display's time ended a rounding short of the target's: a blend at a weight just under 1 showed it.)
+            expect(calls[0][3]).not.toBe(output);
+            afterBlend++;
+          }
+        } else if (f >= 0) {
+          for (const c of calls) expect(c[3]).not.toBe(output);
+          later += calls.length;
+        }
+        copied[k] = copy.mock.calls.some((c) => c[0] === output);
+      });
+    }
+    expect(inPlace).toBeGreaterThanOrEqual(8);
+    expect(afterBlend).toBeGreaterThanOrEqual(4);
+    expect(later).toBeGreaterThanOrEqual(8);
+  });
+
   it('a held character evaluates straight into its output rows: no copy and no blend on any frame, nothing at all on a skipped one', () => {
     const batch = new InstanceBatch(rateWalkGraph(), 8);
     for (const instance of batch.instances) instance.setUpdateRate(4, 0, { interpolate: false });

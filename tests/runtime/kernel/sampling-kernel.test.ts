@@ -16,6 +16,7 @@ import { quatFromAxisAngle, quatMultiply } from '../../../runtime/core/math.ts';
 import { ComponentPose } from '../../../runtime/core/component-pose.ts';
 import { CURVE_STRIDE, PoseInertializer } from '../../../runtime/jobs/inertialization.ts';
 import { kernelPosePool } from '../../../runtime/graph/instance-batch.ts';
+import { unitScales } from '../../../runtime/graph/interpolation.ts';
 import { Pose, poseAccumulate, poseBlendTwo, poseNormalizeRotations, poseScaleInto } from '../../../runtime/core/pose.ts';
 import { SamplingKernel, samplingKernelAvailable } from '../../../runtime/kernel/sampling-kernel.ts';
 import { Skeleton } from '../../../runtime/core/skeleton.ts';
@@ -404,6 +405,64 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     }
     expect(blend).toHaveBeenCalledTimes(8);
     expect(Array.from(out.rotations.subarray(4, 8))).not.toEqual([0, 0, 0, 1]); // b's rotation, normalised
+  });
+
+  it('blends rotations two bones to a vector, each lane taking its own branch: known answers, bit for bit with JavaScript', () => {
+    // Five bones: pairs (0, 1) and (2, 3), bone 4 alone. Each pair mixes a bone that takes quatNormalize's
+    // identity (zero length, a squared length past the largest double) with one that does not, and the
+    // hemisphere test flips b in one lane only.
+    const n = 5;
+    const kernel = SamplingKernel.create(chainSkeleton(n), [], Array.from({ length: 9 }, (_, k) => n * (k % 3 === 1 ? 4 : 3)))!;
+    const arrays = kernel.poseArrays;
+    const [a, b, out] = [0, 1, 2].map((p) => new Pose(n, { translations: arrays[p * 3], rotations: arrays[p * 3 + 1], scales: arrays[p * 3 + 2] }));
+    const [ja, jb, jout] = [new Pose(n), new Pose(n), new Pose(n)];
+    const s = Math.SQRT1_2;
+    const aRotations = [0, 0, 0, 0, /**/ 0, 0, s, s, /**/ 1e200, 1e200, 1e200, 1e200, /**/ 0, 0, 0, 1, /**/ 1, 0, 0, 0];
+    const bRotations = [0, 0, 0, 0, /**/ 0, 0, -s, -s, /**/ 1e200, 1e200, 1e200, 1e200, /**/ 0, 0, s, s, /**/ 0, 1, 0, 0];
+    for (const [pose, rotations] of [[a, aRotations], [ja, aRotations], [b, bRotations], [jb, bRotations]] as const) pose.rotations.set(rotations);
+    const blend = vi.spyOn(SamplingKernel.prototype, 'blend');
+    const w = Float64Array.of(0.75, 0.25);
+    poseBlendTwo(out, a, b, w);
+    poseBlendTwo(jout, ja, jb, w);
+    expect(blend).toHaveBeenCalledTimes(1);
+    blend.mockRestore();
+    expect(Array.from(out.rotations)).toEqual(Array.from(jout.rotations));
+    const bone = (i: number) => Array.from(out.rotations.subarray(i * 4, i * 4 + 4));
+    expect(bone(0)).toEqual([0, 0, 0, 1]); // zero length: the identity
+    expect(bone(1)).toEqual([0, 0, s, s].map((v) => expect.closeTo(v, 15))); // b flipped into a's hemisphere: the same rotation
+    expect(bone(2)).toEqual([0, 0, 0, 1]); // overflowing length: the identity
+    const quarter = [0, 0, 0.25 * s, 0.75 + 0.25 * s], length = Math.hypot(...quarter);
+    expect(bone(3)).toEqual(quarter.map((v) => expect.closeTo(v / length, 15))); // a quarter of the way to b, no flip
+    expect(bone(4)).toEqual([0.75, 0.25, 0, 0].map((v) => expect.closeTo(v / Math.hypot(0.75, 0.25), 15))); // the odd bone alone
+  });
+
+  it('tells scales all exactly 1 as unitScales does, and copies a pose with or without its scales', () => {
+    for (const n of [1, 2, 3, 5]) {
+      const kernel = SamplingKernel.create(chainSkeleton(n), [], [n * 3, n * 4, n * 3, n * 3, n * 4, n * 3])!;
+      const [st, sr, ss, ot, or, os] = kernel.poseArrays;
+      const address = ss.byteOffset;
+      ss.fill(1);
+      expect(kernel.unitScalesAt(address, n)).toBe(1);
+      // One value off anywhere (the pairs' lanes and the odd last value): 0, as unitScales says.
+      for (let i = 0; i < n * 3; i++) {
+        for (const value of [1 + Number.EPSILON, 0.9999999999999999, -1, 0, NaN, Infinity]) {
+          ss.fill(1);
+          ss[i] = value;
+          expect(kernel.unitScalesAt(address, n)).toBe(0);
+          expect(unitScales(ss)).toBe(false);
+        }
+      }
+      ss.fill(1);
+      // Only n bones are read: a value past them does not count.
+      expect(kernel.unitScalesAt(address, n - 1 > 0 ? n - 1 : 0)).toBe(1);
+      const random = mulberry32(n);
+      for (const array of [st, sr, ss]) for (let i = 0; i < array.length; i++) array[i] = random();
+      os.fill(7);
+      kernel.copyAt(ot.byteOffset, or.byteOffset, os.byteOffset, st.byteOffset, sr.byteOffset, ss.byteOffset, n, 0);
+      expect([Array.from(ot), Array.from(or), Array.from(os)]).toEqual([Array.from(st), Array.from(sr), new Array(n * 3).fill(7)]);
+      kernel.copyAt(ot.byteOffset, or.byteOffset, os.byteOffset, st.byteOffset, sr.byteOffset, ss.byteOffset, n, 1);
+      expect(Array.from(os)).toEqual(Array.from(ss));
+    }
   });
 
   it('composes any number of characters two to a vector, as ComponentPose does in JavaScript, bit for bit, degenerate rotations included', () => {
