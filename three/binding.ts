@@ -29,8 +29,9 @@ import type { Object3D, Skeleton as ThreeSkeleton } from 'three';
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { EPSILON } from '../runtime/core/math.ts';
-import type { Pose } from '../runtime/core/pose.ts';
+import { kernelOf, type Pose } from '../runtime/core/pose.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
+import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { targetParts, type ThreeBindTarget } from './target.ts';
 
 /** What a binding reads its pose from: an AnimGraphInstance, or anything with its skeleton and component pose. */
@@ -138,6 +139,19 @@ export class ThreeBinding {
   private readonly direct: ThreeSkeleton | null;
   /** direct's slots and inverse bind matrices: one object for every binding of a clone of one model (see directShapeOf). */
   private readonly shape: DirectShape;
+  /**
+   * The component pose whose arrays lie in a sampling kernel's memory (a crowd's character), which
+   * apply()'s shortest path then skins in the kernel (SamplingKernel.skin), or null; kernelSought
+   * once looked for.
+   */
+  private kernelPose: ComponentPose | null = null;
+  private kernel: SamplingKernel | null = null;
+  /** kernelPose's shape in the kernel (SamplingKernel.skinShape) and its arrays' byte addresses there. */
+  private kernelShape = 0;
+  private kernelT = 0;
+  private kernelR = 0;
+  private kernelS = 0;
+  private kernelSought = false;
   /** The graph skeleton's parents (parents before children). */
   private readonly parents: Int32Array;
   /** The component pose the last apply() drew, for updateBoneWorlds (null when it drew lastLocal). */
@@ -357,9 +371,16 @@ export class ThreeBinding {
       if (previous === null || previous === undefined) {
         this.lastLocal = local;
         this.lastPose = pose;
-        const shape = this.shape, rootWorld = this.rootWorld();
-        if (local !== null) this.skinFromLocal(local, rootWorld, shape.slotOf, shape.inverses, direct.boneMatrices!);
-        else this.skinAffine(shape.slots, shape.inverses, pose!, rootWorld, direct.boneMatrices!);
+        const shape = this.shape;
+        if (local !== null) this.skinFromLocal(local, this.rootWorld(ROOT_WORLD), shape.slotOf, shape.inverses, direct.boneMatrices!);
+        else if (pose === this.kernelPose) {
+          const kernel = this.kernel!;
+          this.rootWorld(kernel.skinRoot);
+          kernel.skin(this.kernelShape, this.kernelT, this.kernelR, this.kernelS, direct.boneMatrices!);
+        } else {
+          if (!this.kernelSought) this.seekKernel(pose!);
+          this.skinAffine(shape.slots, shape.inverses, pose!, this.rootWorld(ROOT_WORLD), direct.boneMatrices!);
+        }
         return;
       }
     }
@@ -367,7 +388,7 @@ export class ThreeBinding {
     if (!this.writeMatrices) return;
     this.lastLocal = local;
     this.lastPose = pose;
-    const rootWorld = this.rootWorld();
+    const rootWorld = this.rootWorld(ROOT_WORLD);
     const all = this.writeAllWorlds || !this.firstWritten;
     if (!this.firstWritten) {
       this.firstWritten = true;
@@ -387,13 +408,32 @@ export class ThreeBinding {
   }
 
   /**
-   * The root's world matrix, into ROOT_WORLD: with updateRoot, computed as root.updateWorldMatrix(true,
+   * Whether `pose` lies in a sampling kernel's memory (a crowd's character, its component pass in
+   * the kernel) whose skin can hold this binding's shape: then kernelPose, and apply()'s shortest
+   * path skins it there, with the same numbers as skinAffine, two slots to a vector.
+   */
+  private seekKernel(pose: ComponentPose): void {
+    this.kernelSought = true;
+    const kernel = kernelOf(pose.translations, pose.rotations, pose.scales);
+    if (!(kernel instanceof SamplingKernel)) return;
+    const shape = kernel.skinShape(this.shape.slots, this.shape.inverses);
+    if (shape < 0) return;
+    this.kernel = kernel;
+    this.kernelShape = shape;
+    this.kernelT = pose.translations.byteOffset;
+    this.kernelR = pose.rotations.byteOffset;
+    this.kernelS = pose.scales.byteOffset;
+    this.kernelPose = pose;
+  }
+
+  /**
+   * The root's world matrix, into `out` (ROOT_WORLD, or the kernel's skinRoot): with updateRoot, computed as root.updateWorldMatrix(true,
    * false) would make it but without writing it (three's walk, the renderer's, writes it before
    * drawing anyway: computed and written here too, it would be twice the root's and its
    * ancestors' matrices, objects read in no order the cache follows); else root.matrixWorld as it stands.
    */
-  private rootWorld(): Float64Array {
-    const root = this.root, out = ROOT_WORLD;
+  private rootWorld(out: Float64Array): Float64Array {
+    const root = this.root;
     if (root === null) out.set(IDENTITY);
     else if (this.updateRoot) worldMatrixOf(root, out);
     else out.set(root.matrixWorld.elements);
@@ -460,7 +500,7 @@ export class ThreeBinding {
   updateBoneWorlds(): void {
     const pose = this.lastPose, local = this.lastLocal;
     if ((pose === null && local === null) || this.released) return;
-    const rootWorld = this.rootWorld();
+    const rootWorld = this.rootWorld(ROOT_WORLD);
     if (local !== null) {
       this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
       this.boundWorldsFromLocal(true);

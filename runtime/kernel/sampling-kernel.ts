@@ -63,6 +63,22 @@ export class SamplingKernel implements PoseKernel {
   /** This thread's scratch for composeSingle (precision 'single'): n bones of two groups of four characters, 160 bytes each. */
   private readonly composeScratch: number;
   private readonly blendFn: BlendFunction;
+  private readonly skinFn: SkinFunction;
+  /** This thread's skinning block (see skin): the root matrix, then the output matrices. */
+  private readonly skinRootAt: number;
+  private readonly skinOutAt: number;
+  /** This thread's skinning shapes: the arrays each holds (null: free), by identity, and their addresses and slot counts. */
+  private readonly skinShapes: ({ readonly slots: Int32Array; readonly inverses: Float64Array } | null)[];
+  private readonly skinShapeAt: Int32Array;
+  private readonly skinInverseAt: Int32Array;
+  private readonly skinCounts: Int32Array;
+  /** The output matrices of each shape's slot count, as float32: what skin copies out. */
+  private readonly skinOutputs: Float32Array[];
+  /**
+   * The root matrix skin reads (16 numbers, column-major, affine), in this thread's scratch: the
+   * caller writes it first.
+   */
+  readonly skinRoot: Float64Array;
   private readonly inertializeFn: InertializeFunction;
   private readonly scaleFn: WeightedFunction;
   private readonly accumulateFn: WeightedFunction;
@@ -144,6 +160,16 @@ export class SamplingKernel implements PoseKernel {
     this.composeSingleFn = instance.exports.composeSingle as ComposeSingleFunction;
     this.composeScratch = layout.composeScratch + scratchSlot * skeleton.boneCount * COMPOSE_SCRATCH_BYTES_PER_BONE;
     this.blendFn = instance.exports.blend as BlendFunction;
+    this.skinFn = instance.exports.skin as SkinFunction;
+    const skinAt = layout.skin + scratchSlot * skinBytes(skeleton.boneCount);
+    this.skinRootAt = skinAt;
+    this.skinOutAt = skinAt + SKIN_ROOT_BYTES;
+    this.skinRoot = new Float64Array(buffer, skinAt, 16);
+    this.skinShapes = new Array<{ slots: Int32Array; inverses: Float64Array } | null>(SKIN_SHAPES).fill(null);
+    this.skinShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => this.skinOutAt + skinPairs(skeleton.boneCount) * 128 + k * skinShapeBytes(skeleton.boneCount));
+    this.skinInverseAt = this.skinShapeAt.map((at) => at + skinSlotBytes(skeleton.boneCount));
+    this.skinCounts = new Int32Array(SKIN_SHAPES);
+    this.skinOutputs = new Array<Float32Array>(SKIN_SHAPES).fill(new Float32Array(0));
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
     this.scaleFn = instance.exports.scale as WeightedFunction;
     this.accumulateFn = instance.exports.accumulate as WeightedFunction;
@@ -370,6 +396,53 @@ export class SamplingKernel implements PoseKernel {
   }
 
   /**
+   * A shape for skin: `slots` (per slot, its graph bone, each of this kernel's skeleton's bones in
+   * one slot at most) and `inverses` (per slot, its inverse bind matrix: 16 numbers, column-major,
+   * affine), copied into this thread's memory once; the same arrays (by identity) give the same
+   * shape. -1 when there are more slots than the skeleton has bones, or SKIN_SHAPES other shapes
+   * are held already (the caller then skins in JavaScript).
+   */
+  skinShape(slots: Int32Array, inverses: Float64Array): number {
+    const shapes = this.skinShapes, n = this.skeleton.boneCount, count = slots.length;
+    let free = -1;
+    for (let k = 0; k < shapes.length; k++) {
+      const shape = shapes[k];
+      if (shape === null) free = free < 0 ? k : free;
+      else if (shape.slots === slots && shape.inverses === inverses) return k;
+    }
+    if (free < 0 || count === 0 || count > n || inverses.length !== count * 16) return -1;
+    for (let i = 0; i < count; i++) if (!(slots[i] >= 0 && slots[i] < n)) return -1;
+    const buffer = this.buffer, at = this.skinShapeAt[free], pairs = (count + 1) >> 1;
+    // An odd count's last lane repeats its last slot (see skin in sampling.wat).
+    const table = new Int32Array(buffer, at, pairs * 2), inv = new Float64Array(buffer, this.skinInverseAt[free], pairs * 24);
+    for (let i = 0; i < pairs * 2; i++) {
+      const from = Math.min(i, count - 1);
+      table[i] = slots[from];
+      for (let e = 0; e < 12; e++) inv[(i >> 1) * 24 + e * 2 + (i & 1)] = inverses[from * 16 + SKIN_ENTRIES[e]];
+    }
+    const out = new Float32Array(buffer, this.skinOutAt, pairs * 32);
+    for (let i = 0; i < pairs * 2; i++) {
+      out[i * 16 + 3] = 0; out[i * 16 + 7] = 0; out[i * 16 + 11] = 0; out[i * 16 + 15] = 1;
+    }
+    shapes[free] = { slots, inverses };
+    this.skinCounts[free] = count;
+    this.skinOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
+    return free;
+  }
+
+  /**
+   * out[slot] = skinRoot × the component transform of shape's graph bone in slot (the component
+   * pose whose arrays are at byte addresses t, r, s of this memory) × its inverse bind matrix,
+   * rounded to float32: for a renderer's skinning matrices (three.js's Skeleton.boneMatrices),
+   * with the operations of the three.js binding's JavaScript (ThreeBinding.skinAffine), so the same
+   * numbers. Two slots to a vector, into this thread's scratch, then copied into `out` (from its start).
+   */
+  skin(shape: number, t: number, r: number, s: number, out: Float32Array): void {
+    this.skinFn(t, r, s, this.skinShapeAt[shape], this.skinInverseAt[shape], this.skinRootAt, this.skinOutAt, this.skinCounts[shape]);
+    out.set(this.skinOutputs[shape]);
+  }
+
+  /**
    * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
    * in this memory), two to a vector and eight at a time so that their chains of parent-to-child
    * latencies overlap: the same numbers as composing each alone. With precision 'single',
@@ -410,6 +483,7 @@ type NormalizeFunction = (or: number, n: number) => void;
 type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => void;
 type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
+type SkinFunction = (ct: number, cr: number, cs: number, slots: number, inv: number, root: number, out: number, count: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
 type ComposeSingleFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number, scratch: number) => void;
 type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;
@@ -524,6 +598,29 @@ const COMPOSE_SCRATCH_BYTES_PER_BONE = 320;
  */
 const SCRATCH_BYTES = 384;
 
+/** How many skinning shapes (models whose inverse bind matrices differ) each thread's skin keeps. */
+const SKIN_SHAPES = 4;
+/** Bytes of skin's root matrix (16 f64). */
+const SKIN_ROOT_BYTES = 128;
+/** Which of an affine matrix's 16 numbers (column-major) skin reads: the upper three rows. */
+const SKIN_ENTRIES = [0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14];
+/** Pairs of slots skin's blocks hold for n bones: the most slots a shape has is n. */
+function skinPairs(n: number): number {
+  return (n + 1) >> 1;
+}
+/** Bytes of a skinning shape's slots for n bones (i32, by pairs), 16-byte aligned: its inverse bind matrices follow. */
+function skinSlotBytes(n: number): number {
+  return Math.ceil((skinPairs(n) * 8) / 16) * 16;
+}
+/** Bytes of one skinning shape for n bones: its slots, then its inverse bind matrices (192 bytes a pair). */
+function skinShapeBytes(n: number): number {
+  return skinSlotBytes(n) + skinPairs(n) * 192;
+}
+/** Bytes per thread of skin's block for n bones: the root matrix, the output (64 bytes a slot), the shapes. */
+function skinBytes(n: number): number {
+  return SKIN_ROOT_BYTES + skinPairs(n) * 128 + SKIN_SHAPES * skinShapeBytes(n);
+}
+
 /** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */
 interface KernelLayout {
   refT: number; refR: number; refS: number; parents: number;
@@ -531,6 +628,8 @@ interface KernelLayout {
   boneWeights: number;
   /** Each thread's composeSingle scratch (COMPOSE_SCRATCH_BYTES_PER_BONE a bone, thread order), with precision 'single'; else 0. */
   composeScratch: number;
+  /** Each thread's skin block (skinBytes a thread, thread order). */
+  skin: number;
   slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[]; single: { keys: number; spans: number } | null }[];
   poses: number[];
   precision: KernelPrecision;
@@ -549,6 +648,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
   };
   const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4), boneWeights = take(Math.max(1, threads) * n * 8);
   const composeScratch = precision === 'single' ? take(Math.max(1, threads) * n * COMPOSE_SCRATCH_BYTES_PER_BONE) : 0;
+  const skin = take(Math.max(1, threads) * skinBytes(n));
   const slots = bindings.map((binding) => {
     const clip = binding.clip;
     const spans = clip.rotationSpans();
@@ -560,7 +660,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
     };
   });
   const poses = poseLengths.map((length) => take(length * 8));
-  return { refT, refR, refS, parents, boneWeights, composeScratch, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
+  return { refT, refR, refS, parents, boneWeights, composeScratch, skin, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
 }
 
 /** Whether `buffer` holds what `layout` puts there for this skeleton and these bindings (another thread's copy of the graph). */
