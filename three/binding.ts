@@ -29,7 +29,7 @@ import type { Object3D, Skeleton as ThreeSkeleton } from 'three';
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { EPSILON } from '../runtime/core/math.ts';
-import { kernelOf, type Pose } from '../runtime/core/pose.ts';
+import { kernelOf, type Pose, type PoseStorage } from '../runtime/core/pose.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
 import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { targetParts, type ThreeBindTarget } from './target.ts';
@@ -373,14 +373,11 @@ export class ThreeBinding {
         this.lastPose = pose;
         const shape = this.shape;
         if (local !== null) this.skinFromLocal(local, this.rootWorld(ROOT_WORLD), shape.slotOf, shape.inverses, direct.boneMatrices!);
-        else if (pose === this.kernelPose) {
+        else if (pose === this.kernelPose || (!this.kernelSought && this.seekKernel(pose!))) {
           const kernel = this.kernel!;
           this.rootWorld(kernel.skinRoot);
           kernel.skin(this.kernelShape, this.kernelT, this.kernelR, this.kernelS, direct.boneMatrices!);
-        } else {
-          if (!this.kernelSought) this.seekKernel(pose!);
-          this.skinAffine(shape.slots, shape.inverses, pose!, this.rootWorld(ROOT_WORLD), direct.boneMatrices!);
-        }
+        } else skinAffine(shape.slots, shape.inverses, pose!, this.rootWorld(ROOT_WORLD), direct.boneMatrices!);
         return;
       }
     }
@@ -409,21 +406,22 @@ export class ThreeBinding {
 
   /**
    * Whether `pose` lies in a sampling kernel's memory (a crowd's character, its component pass in
-   * the kernel) whose skin can hold this binding's shape: then kernelPose, and apply()'s shortest
-   * path skins it there, with the same numbers as skinAffine, two slots to a vector.
+   * the kernel) whose skin can hold this binding's shape: then it is kernelPose, and apply()'s
+   * shortest path skins it there, with the same numbers as skinAffine, two slots to a vector.
    */
-  private seekKernel(pose: ComponentPose): void {
+  private seekKernel(pose: ComponentPose): boolean {
     this.kernelSought = true;
     const kernel = kernelOf(pose.translations, pose.rotations, pose.scales);
-    if (!(kernel instanceof SamplingKernel)) return;
+    if (!(kernel instanceof SamplingKernel)) return false;
     const shape = kernel.skinShape(this.shape.slots, this.shape.inverses);
-    if (shape < 0) return;
+    if (shape < 0) return false;
     this.kernel = kernel;
     this.kernelShape = shape;
     this.kernelT = pose.translations.byteOffset;
     this.kernelR = pose.rotations.byteOffset;
     this.kernelS = pose.scales.byteOffset;
     this.kernelPose = pose;
+    return true;
   }
 
   /**
@@ -477,7 +475,7 @@ export class ThreeBinding {
     for (let s = 0; s < bound.length; s++) {
       const b = bound[s], out = this.skinTarget(b);
       if (fused) {
-        this.skinAffine(b.graphBoneOf, b.inverses, pose, rootWorld, out);
+        skinAffine(b.graphBoneOf, b.inverses, pose, rootWorld, out);
         if (b.mixed) this.skinFromWorlds(b, out, false);
       } else this.skinFromWorlds(b, out, true);
     }
@@ -764,58 +762,6 @@ export class ThreeBinding {
   }
 
   /**
-   * out[slot] = root world matrix (m) × compose(component T, R, S) × inverse bind matrix, for every slot of a
-   * bound bone, straight from the pose: what Skeleton.update computes from bone.matrixWorld (both
-   * products in double, rounded once to single precision), for inverse bind matrices whose last row
-   * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out.
-   */
-  private skinAffine(slots: Int32Array, inv: Float64Array, pose: ComponentPose, m: Float64Array, out: Float32Array): void {
-    const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
-    const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
-    const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
-    for (let i = 0; i < slots.length; i++) {
-      const b = slots[i];
-      if (b < 0) continue;
-      const b3 = b * 3, b4 = b * 4, o = i * 16;
-      const x = cr[b4], y = cr[b4 + 1], z = cr[b4 + 2], w = cr[b4 + 3];
-      const x2 = x + x, y2 = y + y, z2 = z + z;
-      const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
-      const wx = w * x2, wy = w * y2, wz = w * z2;
-      const sx = cs[b3], sy = cs[b3 + 1], sz = cs[b3 + 2];
-      const c0 = (1 - (yy + zz)) * sx, c1 = (xy + wz) * sx, c2 = (xz - wy) * sx;
-      const c4 = (xy - wz) * sy, c5 = (1 - (xx + zz)) * sy, c6 = (yz + wx) * sy;
-      const c8 = (xz + wy) * sz, c9 = (yz - wx) * sz, c10 = (1 - (xx + yy)) * sz;
-      const c12 = ct[b3], c13 = ct[b3 + 1], c14 = ct[b3 + 2];
-      // The bone's world matrix, as computeBoundWorlds writes it.
-      const a0 = m0 * c0 + m4 * c1 + m8 * c2, a1 = m1 * c0 + m5 * c1 + m9 * c2, a2 = m2 * c0 + m6 * c1 + m10 * c2;
-      const a4 = m0 * c4 + m4 * c5 + m8 * c6, a5 = m1 * c4 + m5 * c5 + m9 * c6, a6 = m2 * c4 + m6 * c5 + m10 * c6;
-      const a8 = m0 * c8 + m4 * c9 + m8 * c10, a9 = m1 * c8 + m5 * c9 + m9 * c10, a10 = m2 * c8 + m6 * c9 + m10 * c10;
-      const a12 = m0 * c12 + m4 * c13 + m8 * c14 + m12, a13 = m1 * c12 + m5 * c13 + m9 * c14 + m13, a14 = m2 * c12 + m6 * c13 + m10 * c14 + m14;
-      // × the inverse bind matrix, column by column (Matrix4.multiplyMatrices' sums, in its order).
-      let q0 = inv[o], q1 = inv[o + 1], q2 = inv[o + 2];
-      out[o] = a0 * q0 + a4 * q1 + a8 * q2;
-      out[o + 1] = a1 * q0 + a5 * q1 + a9 * q2;
-      out[o + 2] = a2 * q0 + a6 * q1 + a10 * q2;
-      out[o + 3] = 0;
-      q0 = inv[o + 4]; q1 = inv[o + 5]; q2 = inv[o + 6];
-      out[o + 4] = a0 * q0 + a4 * q1 + a8 * q2;
-      out[o + 5] = a1 * q0 + a5 * q1 + a9 * q2;
-      out[o + 6] = a2 * q0 + a6 * q1 + a10 * q2;
-      out[o + 7] = 0;
-      q0 = inv[o + 8]; q1 = inv[o + 9]; q2 = inv[o + 10];
-      out[o + 8] = a0 * q0 + a4 * q1 + a8 * q2;
-      out[o + 9] = a1 * q0 + a5 * q1 + a9 * q2;
-      out[o + 10] = a2 * q0 + a6 * q1 + a10 * q2;
-      out[o + 11] = 0;
-      q0 = inv[o + 12]; q1 = inv[o + 13]; q2 = inv[o + 14];
-      out[o + 12] = a0 * q0 + a4 * q1 + a8 * q2 + a12;
-      out[o + 13] = a1 * q0 + a5 * q1 + a9 * q2 + a13;
-      out[o + 14] = a2 * q0 + a6 * q1 + a10 * q2 + a14;
-      out[o + 15] = 1;
-    }
-  }
-
-  /**
    * out[slot] = world(bone in slot) × inverse bind matrix(slot), as Skeleton.update computes it
    * (an empty slot: the inverse bind matrix, as three's identity × it), from `worlds`: for every
    * slot with `every`, else for the slots of bones the graph lacks and empty ones.
@@ -854,6 +800,59 @@ export class ThreeBinding {
       bone.quaternion.set(lr[b4], lr[b4 + 1], lr[b4 + 2], lr[b4 + 3]);
       bone.scale.set(ls[b3], ls[b3 + 1], ls[b3 + 2]);
     }
+  }
+}
+
+/**
+ * out[slot] = root world matrix (m) × compose(component T, R, S) × inverse bind matrix, for every slot of a
+ * bound bone, straight from the pose: what Skeleton.update computes from bone.matrixWorld (both
+ * products in double, rounded once to single precision), for inverse bind matrices whose last row
+ * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out. The kernel's skin
+ * (SamplingKernel.skin) repeats it operation for operation: this is its JavaScript twin.
+ */
+export function skinAffine(slots: Int32Array, inv: Float64Array, pose: PoseStorage, m: Float64Array, out: Float32Array): void {
+  const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
+  const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
+  const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
+  for (let i = 0; i < slots.length; i++) {
+    const b = slots[i];
+    if (b < 0) continue;
+    const b3 = b * 3, b4 = b * 4, o = i * 16;
+    const x = cr[b4], y = cr[b4 + 1], z = cr[b4 + 2], w = cr[b4 + 3];
+    const x2 = x + x, y2 = y + y, z2 = z + z;
+    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
+    const wx = w * x2, wy = w * y2, wz = w * z2;
+    const sx = cs[b3], sy = cs[b3 + 1], sz = cs[b3 + 2];
+    const c0 = (1 - (yy + zz)) * sx, c1 = (xy + wz) * sx, c2 = (xz - wy) * sx;
+    const c4 = (xy - wz) * sy, c5 = (1 - (xx + zz)) * sy, c6 = (yz + wx) * sy;
+    const c8 = (xz + wy) * sz, c9 = (yz - wx) * sz, c10 = (1 - (xx + yy)) * sz;
+    const c12 = ct[b3], c13 = ct[b3 + 1], c14 = ct[b3 + 2];
+    // The bone's world matrix, as computeBoundWorlds writes it.
+    const a0 = m0 * c0 + m4 * c1 + m8 * c2, a1 = m1 * c0 + m5 * c1 + m9 * c2, a2 = m2 * c0 + m6 * c1 + m10 * c2;
+    const a4 = m0 * c4 + m4 * c5 + m8 * c6, a5 = m1 * c4 + m5 * c5 + m9 * c6, a6 = m2 * c4 + m6 * c5 + m10 * c6;
+    const a8 = m0 * c8 + m4 * c9 + m8 * c10, a9 = m1 * c8 + m5 * c9 + m9 * c10, a10 = m2 * c8 + m6 * c9 + m10 * c10;
+    const a12 = m0 * c12 + m4 * c13 + m8 * c14 + m12, a13 = m1 * c12 + m5 * c13 + m9 * c14 + m13, a14 = m2 * c12 + m6 * c13 + m10 * c14 + m14;
+    // × the inverse bind matrix, column by column (Matrix4.multiplyMatrices' sums, in its order).
+    let q0 = inv[o], q1 = inv[o + 1], q2 = inv[o + 2];
+    out[o] = a0 * q0 + a4 * q1 + a8 * q2;
+    out[o + 1] = a1 * q0 + a5 * q1 + a9 * q2;
+    out[o + 2] = a2 * q0 + a6 * q1 + a10 * q2;
+    out[o + 3] = 0;
+    q0 = inv[o + 4]; q1 = inv[o + 5]; q2 = inv[o + 6];
+    out[o + 4] = a0 * q0 + a4 * q1 + a8 * q2;
+    out[o + 5] = a1 * q0 + a5 * q1 + a9 * q2;
+    out[o + 6] = a2 * q0 + a6 * q1 + a10 * q2;
+    out[o + 7] = 0;
+    q0 = inv[o + 8]; q1 = inv[o + 9]; q2 = inv[o + 10];
+    out[o + 8] = a0 * q0 + a4 * q1 + a8 * q2;
+    out[o + 9] = a1 * q0 + a5 * q1 + a9 * q2;
+    out[o + 10] = a2 * q0 + a6 * q1 + a10 * q2;
+    out[o + 11] = 0;
+    q0 = inv[o + 12]; q1 = inv[o + 13]; q2 = inv[o + 14];
+    out[o + 12] = a0 * q0 + a4 * q1 + a8 * q2 + a12;
+    out[o + 13] = a1 * q0 + a5 * q1 + a9 * q2 + a13;
+    out[o + 14] = a2 * q0 + a6 * q1 + a10 * q2 + a14;
+    out[o + 15] = 1;
   }
 }
 

@@ -434,7 +434,7 @@ export class SamplingKernel implements PoseKernel {
    * out[slot] = skinRoot × the component transform of shape's graph bone in slot (the component
    * pose whose arrays are at byte addresses t, r, s of this memory) × its inverse bind matrix,
    * rounded to float32: for a renderer's skinning matrices (three.js's Skeleton.boneMatrices),
-   * with the operations of the three.js binding's JavaScript (ThreeBinding.skinAffine), so the same
+   * with the operations of its JavaScript twin (skinAffine in three/binding.ts), so the same
    * numbers. Two slots to a vector, into this thread's scratch, then copied into `out` (from its start).
    */
   skin(shape: number, t: number, r: number, s: number, out: Float32Array): void {

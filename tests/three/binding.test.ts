@@ -1,8 +1,10 @@
 import * as THREE from 'three';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { loadGraphAsset } from '../../graphs/loader.ts';
 import { ComponentPose } from '../../runtime/core/component-pose.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
+import { SamplingKernel } from '../../runtime/kernel/sampling-kernel.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { runNodeProbe } from '../support/allocation.ts';
 import { bipedInstance } from '../support/graphs.ts';
@@ -510,6 +512,57 @@ describe('bindThree', () => {
       mine.update();
       expect(relativeError(mine.boneMatrices!, theirs.boneMatrices!)).toBeLessThan(3e-7);
     }
+  });
+
+  it("skins a crowd's characters in the sampling kernel with the numbers of its JavaScript, four models a kernel, the rest in JavaScript", () => {
+    const skin = vi.spyOn(SamplingKernel.prototype, 'skin');
+    const crowd = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
+        blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+        ik: { type: 'TwoBoneIK', inputs: { pose: 'blend' }, properties: { endBone: 'foot_l', target: [14, 20, 25], hintMode: 'direction', hint: [0, 0, 1] } },
+      },
+      output: 'ik',
+    }).createInstances(6, { componentSpace: true });
+    // Six models, each bound at its own place (other inverse bind matrices): moved, turned, unevenly
+    // scaled, half of them without a graph bone (21 slots, an odd count), one with its slots in reverse order.
+    const build = (c: number): { character: ReturnType<typeof buildCharacter>; target: THREE.Skeleton } => {
+      const character = buildCharacter(skeleton, { ...AWKWARD, position: [120 + 40 * c, 5, -40], omit: c % 2 === 0 ? ['ball_l'] : [], extra: [] });
+      const target = c === 1 ? new THREE.Skeleton([...character.skeleton.bones].reverse(), [...character.skeleton.boneInverses].reverse()) : character.skeleton;
+      return { character, target };
+    };
+    const kernel = crowd.instances.map((_, c) => build(c)), twin = crowd.instances.map((_, c) => build(c));
+    const bindings = crowd.instances.map((instance, c) => bindThree(instance, kernel[c].target));
+    // The twins read a copy of each component pose, in JavaScript arrays: skinAffine skins them.
+    const copies = crowd.instances.map(() => new ComponentPose(crowd.instances[0].skeleton));
+    const twins = crowd.instances.map((instance, c) => bindThree({
+      skeleton: instance.skeleton,
+      componentPose: () => {
+        const pose = instance.componentPose(), copy = copies[c];
+        copy.translations.set(pose.translations); copy.rotations.set(pose.rotations); copy.scales.set(pose.scales);
+        return copy;
+      },
+    }, twin[c].target));
+    const naive = build(0).character;
+    for (let frame = 0; frame < 3; frame++) {
+      crowd.update(frame === 0 ? 0.3 : 1 / 45);
+      for (const { character } of [...kernel, ...twin, { character: naive }]) {
+        character.character.position.x += 7;
+        character.character.rotateY(0.3);
+      }
+      for (let c = 0; c < 6; c++) {
+        bindings[c].apply();
+        twins[c].apply();
+        expect(Array.from(kernel[c].target.boneMatrices!)).toEqual(Array.from(twin[c].target.boneMatrices!));
+      }
+      poseNaively(naive, skeleton, crowd.instances[0].evaluate());
+      expect(relativeError(kernel[0].target.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+    // The first apply() writes every bone's matrixWorld (in JavaScript); later ones skin the first four models in the kernel.
+    expect(skin).toHaveBeenCalledTimes(4 * 2);
+    skin.mockRestore();
   });
 
   it('shares one copy of equal inverse bind matrices between bindings (a crowd of one model), and skins each character where it is', () => {

@@ -1200,7 +1200,7 @@
   ;; (0 0 0 1) it leaves as it is. Two slots to a vector: the inverse bind matrices lie at `inv` by
   ;; pairs of slots, each of the 12 numbers of the upper three rows (column by column) as a lane pair,
   ;; 192 bytes a pair; an odd count reads one slot more (a copy of the last: `slots`, `inv` and
-  ;; `out` hold it). The operations of ThreeBinding.skinAffine (three/binding.ts) in its order, so the
+  ;; `out` hold it). The operations of skinAffine (three/binding.ts), its JavaScript twin, in its order, so the
   ;; same float32 numbers.
   (func (export "skin")
     (param $ct i32) (param $cr i32) (param $cs i32) (param $slots i32) (param $inv i32) (param $root i32) (param $out i32) (param $count i32)
