@@ -74,6 +74,17 @@ export class SamplingKernel implements PoseKernel {
   private readonly skinCounts: Int32Array;
   /** The output matrices of each shape's slot count, as float32: what skin copies out. */
   private readonly skinOutputs: Float32Array[];
+  private readonly skinLocalFn: SkinLocalFunction;
+  /** skinLocal's world transforms (128 bytes a bone, after the root's) and its copy of the local pose, in this thread's block. */
+  private readonly skinWorldsAt: number;
+  private readonly skinLocalAt: Int32Array;
+  private readonly skinLocalRows: readonly [Float64Array, Float64Array, Float64Array];
+  /** This thread's skinLocal shapes, as skinShapes: the arrays each holds, its schedule's and inverse bind matrices' addresses, its pairs and slots. */
+  private readonly localShapes: ({ readonly slotOf: Int32Array; readonly inverses: Float64Array } | null)[];
+  private readonly localShapeAt: Int32Array;
+  private readonly localInverseAt: Int32Array;
+  private readonly localPairs: Int32Array;
+  private readonly localOutputs: Float32Array[];
   /**
    * The root matrix skin reads (16 numbers, column-major, affine), in this thread's scratch: the
    * caller writes it first.
@@ -161,15 +172,28 @@ export class SamplingKernel implements PoseKernel {
     this.composeScratch = layout.composeScratch + scratchSlot * skeleton.boneCount * COMPOSE_SCRATCH_BYTES_PER_BONE;
     this.blendFn = instance.exports.blend as BlendFunction;
     this.skinFn = instance.exports.skin as SkinFunction;
-    const skinAt = layout.skin + scratchSlot * skinBytes(skeleton.boneCount);
+    this.skinLocalFn = instance.exports.skinLocal as SkinLocalFunction;
+    const n = skeleton.boneCount, block = skinBlock(n), skinAt = layout.skin + scratchSlot * block.bytes;
     this.skinRootAt = skinAt;
-    this.skinOutAt = skinAt + SKIN_ROOT_BYTES;
+    this.skinOutAt = skinAt + block.out;
+    this.skinWorldsAt = skinAt + block.worlds;
+    this.skinLocalAt = Int32Array.from([0, 1, 2], (k) => skinAt + block.local + k * n * 24 + (k === 2 ? n * 8 : 0));
+    this.skinLocalRows = [new Float64Array(buffer, this.skinLocalAt[0], n * 3), new Float64Array(buffer, this.skinLocalAt[1], n * 4), new Float64Array(buffer, this.skinLocalAt[2], n * 3)];
     this.skinRoot = new Float64Array(buffer, skinAt, 16);
+    // The output matrices' last rows, 0 0 0 1, which skin and skinLocal leave as they are.
+    const rows = new Float32Array(buffer, this.skinOutAt, (n + 1) * 16);
+    for (let i = 0; i <= n; i++) rows.set([0, 0, 0, 1], i * 16 + 12);
+    for (let i = 0; i <= n; i++) { rows[i * 16 + 3] = 0; rows[i * 16 + 7] = 0; rows[i * 16 + 11] = 0; }
     this.skinShapes = new Array<{ slots: Int32Array; inverses: Float64Array } | null>(SKIN_SHAPES).fill(null);
-    this.skinShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => this.skinOutAt + skinPairs(skeleton.boneCount) * 128 + k * skinShapeBytes(skeleton.boneCount));
-    this.skinInverseAt = this.skinShapeAt.map((at) => at + skinSlotBytes(skeleton.boneCount));
+    this.skinShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => skinAt + block.shapes + k * block.shapeBytes);
+    this.skinInverseAt = this.skinShapeAt.map((at) => at + block.slotBytes);
     this.skinCounts = new Int32Array(SKIN_SHAPES);
     this.skinOutputs = new Array<Float32Array>(SKIN_SHAPES).fill(new Float32Array(0));
+    this.localShapes = new Array<{ slotOf: Int32Array; inverses: Float64Array } | null>(SKIN_SHAPES).fill(null);
+    this.localShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => skinAt + block.localShapes + k * block.localShapeBytes);
+    this.localInverseAt = this.localShapeAt.map((at) => at + block.scheduleBytes);
+    this.localPairs = new Int32Array(SKIN_SHAPES);
+    this.localOutputs = new Array<Float32Array>(SKIN_SHAPES).fill(new Float32Array(0));
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
     this.scaleFn = instance.exports.scale as WeightedFunction;
     this.accumulateFn = instance.exports.accumulate as WeightedFunction;
@@ -420,10 +444,6 @@ export class SamplingKernel implements PoseKernel {
       table[i] = slots[from];
       for (let e = 0; e < 12; e++) inv[(i >> 1) * 24 + e * 2 + (i & 1)] = inverses[from * 16 + SKIN_ENTRIES[e]];
     }
-    const out = new Float32Array(buffer, this.skinOutAt, pairs * 32);
-    for (let i = 0; i < pairs * 2; i++) {
-      out[i * 16 + 3] = 0; out[i * 16 + 7] = 0; out[i * 16 + 11] = 0; out[i * 16 + 15] = 1;
-    }
     shapes[free] = { slots, inverses };
     this.skinCounts[free] = count;
     this.skinOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
@@ -440,6 +460,68 @@ export class SamplingKernel implements PoseKernel {
   skin(shape: number, t: number, r: number, s: number, out: Float32Array): void {
     this.skinFn(t, r, s, this.skinShapeAt[shape], this.skinInverseAt[shape], this.skinRootAt, this.skinOutAt, this.skinCounts[shape]);
     out.set(this.skinOutputs[shape]);
+  }
+
+  /**
+   * A shape for skinLocal: `slotOf` (per bone of this kernel's skeleton, its slot or -1; each slot
+   * one bone's) and `inverses` (per slot, its inverse bind matrix: 16 numbers, column-major, affine),
+   * copied into this thread's memory once with a schedule of the bones two by two, parents in earlier
+   * pairs; the same arrays (by identity) give the same shape. -1 when `slotOf` is not one slot per
+   * bone or SKIN_SHAPES other shapes are held already (the caller then skins in JavaScript).
+   */
+  skinLocalShape(slotOf: Int32Array, inverses: Float64Array): number {
+    const shapes = this.localShapes, n = this.skeleton.boneCount, count = inverses.length >> 4, parents = this.skeleton.parents;
+    let free = -1;
+    for (let k = 0; k < shapes.length; k++) {
+      const shape = shapes[k];
+      if (shape === null) free = free < 0 ? k : free;
+      else if (shape.slotOf === slotOf && shape.inverses === inverses) return k;
+    }
+    if (free < 0 || slotOf.length !== n || count > n || inverses.length !== count * 16) return -1;
+    const seen = new Uint8Array(count);
+    for (let b = 0; b < n; b++) {
+      const slot = slotOf[b];
+      if (slot < -1 || slot >= count || (slot >= 0 && seen[slot]++ > 0)) return -1;
+    }
+    // The bones by depth, two by two within a depth (a lone one paired with itself): every parent in an earlier pair.
+    const depth = new Int32Array(n), byDepth: number[][] = [];
+    for (let b = 0; b < n; b++) {
+      depth[b] = parents[b] < 0 ? 0 : depth[parents[b]] + 1;
+      (byDepth[depth[b]] ??= []).push(b);
+    }
+    const pairs: [number, number][] = [];
+    for (const level of byDepth) for (let i = 0; i < level.length; i += 2) pairs.push([level[i], level[Math.min(i + 1, level.length - 1)]]);
+    const buffer = this.buffer, schedule = new Int32Array(buffer, this.localShapeAt[free], pairs.length * 6);
+    const inv = new Float64Array(buffer, this.localInverseAt[free], pairs.length * 24);
+    pairs.forEach((pair, j) => {
+      for (let lane = 0; lane < 2; lane++) {
+        const b = pair[lane], slot = slotOf[b];
+        schedule[j * 6 + lane] = (b + 1) * 128;
+        schedule[j * 6 + 2 + lane] = (parents[b] + 1) * 128;
+        schedule[j * 6 + 4 + lane] = (slot >= 0 ? slot : n) * 64; // a bone with no slot: the spare matrix past them
+        for (let e = 0; e < 12; e++) inv[j * 24 + e * 2 + lane] = slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0;
+      }
+    });
+    shapes[free] = { slotOf, inverses };
+    this.localPairs[free] = pairs.length;
+    this.localOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
+    return free;
+  }
+
+  /**
+   * out[slot] = skinRoot × the world transform of shape's bone in slot, composed down the hierarchy
+   * from the local pose `local` (of this kernel's skeleton, anywhere: copied into this thread's
+   * block first) × its inverse bind matrix, rounded to float32, with the operations of its
+   * JavaScript twin (skinFromLocal in three/binding.ts), so the same numbers: two bones
+   * to a vector, into this thread's scratch, then copied into `out` (from its start).
+   */
+  skinLocal(shape: number, local: PoseStorage, out: Float32Array): void {
+    const rows = this.skinLocalRows, at = this.skinLocalAt;
+    rows[0].set(local.translations);
+    rows[1].set(local.rotations);
+    rows[2].set(local.scales);
+    this.skinLocalFn(at[0], at[1], at[2], this.localShapeAt[shape], this.localInverseAt[shape], this.skinRootAt, this.skinWorldsAt, this.skinOutAt, this.localPairs[shape]);
+    out.set(this.localOutputs[shape]);
   }
 
   /**
@@ -484,6 +566,7 @@ type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => voi
 type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
 type SkinFunction = (ct: number, cr: number, cs: number, slots: number, inv: number, root: number, out: number, count: number) => void;
+type SkinLocalFunction = (lt: number, lr: number, ls: number, sched: number, inv: number, root: number, worlds: number, out: number, pairs: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
 type ComposeSingleFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number, scratch: number) => void;
 type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;
@@ -608,17 +691,21 @@ const SKIN_ENTRIES = [0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14];
 function skinPairs(n: number): number {
   return (n + 1) >> 1;
 }
-/** Bytes of a skinning shape's slots for n bones (i32, by pairs), 16-byte aligned: its inverse bind matrices follow. */
-function skinSlotBytes(n: number): number {
-  return Math.ceil((skinPairs(n) * 8) / 16) * 16;
-}
-/** Bytes of one skinning shape for n bones: its slots, then its inverse bind matrices (192 bytes a pair). */
-function skinShapeBytes(n: number): number {
-  return skinSlotBytes(n) + skinPairs(n) * 192;
-}
-/** Bytes per thread of skin's block for n bones: the root matrix, the output (64 bytes a slot), the shapes. */
-function skinBytes(n: number): number {
-  return SKIN_ROOT_BYTES + skinPairs(n) * 128 + SKIN_SHAPES * skinShapeBytes(n);
+/**
+ * A thread's block for skin and skinLocal, for n bones (byte offsets in it, all 16-byte aligned): the
+ * root matrix, the output (64 bytes a slot: n slots, a spare, whose last rows stay 0 0 0 1),
+ * skinLocal's world transforms (128 bytes a bone and the root's) and copy of the local pose, then
+ * SKIN_SHAPES shapes of each kind.
+ */
+function skinBlock(n: number): {
+  out: number; worlds: number; local: number; shapes: number; slotBytes: number; shapeBytes: number;
+  localShapes: number; scheduleBytes: number; localShapeBytes: number; bytes: number;
+} {
+  const align = (bytes: number): number => Math.ceil(bytes / 16) * 16;
+  const out = SKIN_ROOT_BYTES, worlds = out + (n + 1) * 64, local = worlds + (n + 1) * 128, shapes = local + align(n * 80);
+  const slotBytes = align(skinPairs(n) * 8), shapeBytes = slotBytes + skinPairs(n) * 192;
+  const localShapes = shapes + SKIN_SHAPES * shapeBytes, scheduleBytes = align(n * 24), localShapeBytes = scheduleBytes + n * 192;
+  return { out, worlds, local, shapes, slotBytes, shapeBytes, localShapes, scheduleBytes, localShapeBytes, bytes: localShapes + SKIN_SHAPES * localShapeBytes };
 }
 
 /** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */
@@ -628,7 +715,7 @@ interface KernelLayout {
   boneWeights: number;
   /** Each thread's composeSingle scratch (COMPOSE_SCRATCH_BYTES_PER_BONE a bone, thread order), with precision 'single'; else 0. */
   composeScratch: number;
-  /** Each thread's skin block (skinBytes a thread, thread order). */
+  /** Each thread's skin block (skinBlock(n).bytes a thread, thread order). */
   skin: number;
   slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[]; single: { keys: number; spans: number } | null }[];
   poses: number[];
@@ -648,7 +735,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
   };
   const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4), boneWeights = take(Math.max(1, threads) * n * 8);
   const composeScratch = precision === 'single' ? take(Math.max(1, threads) * n * COMPOSE_SCRATCH_BYTES_PER_BONE) : 0;
-  const skin = take(Math.max(1, threads) * skinBytes(n));
+  const skin = take(Math.max(1, threads) * skinBlock(n).bytes);
   const slots = bindings.map((binding) => {
     const clip = binding.clip;
     const spans = clip.rotationSpans();

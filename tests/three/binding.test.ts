@@ -5,6 +5,7 @@ import { ComponentPose } from '../../runtime/core/component-pose.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { SamplingKernel } from '../../runtime/kernel/sampling-kernel.ts';
+import { skinFromLocal } from '../../three/binding.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { runNodeProbe } from '../support/allocation.ts';
 import { bipedInstance } from '../support/graphs.ts';
@@ -563,6 +564,47 @@ describe('bindThree', () => {
     // The first apply() writes every bone's matrixWorld (in JavaScript); later ones skin the first four models in the kernel.
     expect(skin).toHaveBeenCalledTimes(4 * 2);
     skin.mockRestore();
+  });
+
+  it('skins characters made one by one in the sampling kernel with the numbers of its JavaScript, four models a skeleton, the rest in JavaScript', () => {
+    const skinLocal = vi.spyOn(SamplingKernel.prototype, 'skinLocal');
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
+        blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+      },
+      output: 'blend',
+    });
+    const instances = Array.from({ length: 6 }, () => graph.createInstance());
+    // Six models bound at their own places (other inverse bind matrices), half without a graph bone, one in reverse slot order.
+    const characters = instances.map((_, c) => buildCharacter(skeleton, { ...AWKWARD, position: [120 + 40 * c, 5, -40], omit: c % 2 === 0 ? ['ball_l'] : [], extra: [] }));
+    const targets = characters.map((ch, c) => (c === 1 ? new THREE.Skeleton([...ch.skeleton.bones].reverse(), [...ch.skeleton.boneInverses].reverse()) : ch.skeleton));
+    const bindings = instances.map((instance, c) => bindThree(instance, targets[c]));
+    const naive = buildCharacter(skeleton, { ...AWKWARD, position: [120, 5, -40], omit: ['ball_l'], extra: [] });
+    const shape = (b: ReturnType<typeof bindThree>): { slotOf: Int32Array; inverses: Float64Array } => (b as unknown as { shape: { slotOf: Int32Array; inverses: Float64Array } }).shape;
+    for (let frame = 0; frame < 3; frame++) {
+      for (const ch of [...characters, naive]) {
+        ch.character.position.x += 7;
+        ch.character.rotateY(0.3);
+      }
+      for (let c = 0; c < 6; c++) {
+        instances[c].update(frame === 0 ? 0.3 + c / 10 : 1 / 45);
+        bindings[c].apply();
+        // skinFromLocal on the same local pose, under the root's world matrix as three computes it.
+        const root = bindings[c].root!;
+        root.updateWorldMatrix(true, false);
+        const theirs = new Float32Array(targets[c].boneMatrices!);
+        skinFromLocal(instances[c].skeleton.parents, instances[c].evaluate(), Float64Array.from(root.matrixWorld.elements), shape(bindings[c]).slotOf, shape(bindings[c]).inverses, theirs);
+        expect(Array.from(targets[c].boneMatrices!)).toEqual(Array.from(theirs));
+      }
+      poseNaively(naive, skeleton, instances[0].evaluate());
+      expect(relativeError(targets[0].boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+    // The first apply() writes every bone's matrixWorld (in JavaScript); later ones skin the first four models in the kernel.
+    expect(skinLocal).toHaveBeenCalledTimes(4 * 2);
+    skinLocal.mockRestore();
   });
 
   it('shares one copy of equal inverse bind matrices between bindings (a crowd of one model), and skins each character where it is', () => {

@@ -19,7 +19,7 @@ import { kernelPosePool } from '../../../runtime/graph/instance-batch.ts';
 import { Pose, poseAccumulate, poseBlendTwo, poseNormalizeRotations, poseScaleInto } from '../../../runtime/core/pose.ts';
 import { SamplingKernel, samplingKernelAvailable } from '../../../runtime/kernel/sampling-kernel.ts';
 import { Skeleton } from '../../../runtime/core/skeleton.ts';
-import { skinAffine } from '../../../three/binding.ts';
+import { skinAffine, skinFromLocal } from '../../../three/binding.ts';
 import { expectRowsLikeAlone } from '../../support/batch-rows.ts';
 import { describeWithData } from '../../support/shared-data.ts';
 
@@ -545,6 +545,78 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
         expect(Array.from(mine)).toEqual(Array.from(theirs));
       },
     ), { seed: 18_000_043, numRuns: 200 });
+  });
+
+  it('skins a local pose down the hierarchy, two bones to a vector: known answers, bones without a slot, shapes kept by identity', () => {
+    // The test skeleton: root (0), spine (1) under it, head (2) under spine, hand (3) under root.
+    const n = skeleton.boneCount;
+    const kernel = SamplingKernel.create(skeleton, [], [])!;
+    const local = new Pose(n);
+    // Root at (1, 2, 3) scaled (2, 2, 2); spine half a turn about z at (0, 1, 0); head at (1, 0, 0), no
+    // slot; hand at (0, 0, 1) with a rotation of length 2 (normalised on the way); root matrix: moved by (10, 0, 0).
+    local.translations.set([1, 2, 3, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
+    local.rotations.set([0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2]);
+    local.scales.set([2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    kernel.skinRoot.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 10, 0, 0, 1]);
+    const identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+    const slotOf = Int32Array.from([2, 0, -1, 1]), inverses = new Float64Array([...identity, ...identity, ...identity]);
+    inverses[12] = -1; // slot 0 (the spine): moved by (-1, 0, 0)
+    const shape = kernel.skinLocalShape(slotOf, inverses);
+    expect(kernel.skinLocalShape(slotOf, inverses)).toBe(shape);
+    const out = new Float32Array(64).fill(7);
+    kernel.skinLocal(shape, local, out);
+    const unsigned = (a: Float32Array): number[] => Array.from(a, (v) => v + 0);
+    // The spine: the root's 2 × half a turn, at 10 + 1, 2 + 2, 3, then moved by -1 along its own x (-2 in the world).
+    expect(unsigned(out.subarray(0, 16))).toEqual([-2, 0, 0, 0, 0, -2, 0, 0, 0, 0, 2, 0, 13, 4, 3, 1]);
+    expect(unsigned(out.subarray(16, 32))).toEqual([2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 11, 2, 5, 1]); // the hand
+    expect(unsigned(out.subarray(32, 48))).toEqual([2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 11, 2, 3, 1]); // the root
+    expect(Array.from(out.subarray(48))).toEqual(new Array(16).fill(7)); // past the slots: untouched
+    // A JavaScript pose's arrays and a degenerate rotation (the identity), as skinFromLocal takes them.
+    const twin = new Float32Array(48);
+    for (const q of [[0, 0, 0, 0], [Number.NaN, 0, 0, 1], [1e200, 0, 0, 1]]) {
+      local.rotations.set(q, 4);
+      kernel.skinLocal(shape, local, out);
+      skinFromLocal(skeleton.parents, local, kernel.skinRoot, slotOf, inverses, twin);
+      expect(Array.from(out.subarray(0, 48))).toEqual(Array.from(twin));
+      expect(unsigned(out.subarray(0, 3))).toEqual([2, 0, 0]);
+    }
+    // One slot per bone at most, and no more slots than bones; four shapes a thread.
+    expect(kernel.skinLocalShape(Int32Array.from([0, 0, -1, -1]), new Float64Array(16))).toBe(-1);
+    expect(kernel.skinLocalShape(Int32Array.from([0, -1, -1]), new Float64Array(16))).toBe(-1);
+    for (let k = 0; k < 3; k++) expect(kernel.skinLocalShape(Int32Array.from([0, -1, -1, -1]), new Float64Array(16))).toBeGreaterThan(shape);
+    expect(kernel.skinLocalShape(Int32Array.from([0, -1, -1, -1]), new Float64Array(16))).toBe(-1);
+  });
+
+  it('skins random local poses of random hierarchies as the three.js binding does in JavaScript, bit for bit (property)', () => {
+    const value = fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), fc.constantFrom(0, -0, 1, -1, 0.5, 1e17, -1e17, 1e-7, 1e200, 5e-324));
+    fc.assert(fc.property(
+      fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 11 }), fc.array(value, { minLength: 400, maxLength: 400 }),
+      (shares, values) => {
+        const n = shares.length;
+        const bones = Skeleton.fromDefinitions(shares.map((share, i) => {
+          const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
+          return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
+        }));
+        const kernel = SamplingKernel.create(bones, [], [])!;
+        let at = 0;
+        const next = (): number => values[at++ % values.length];
+        const local = new Pose(n);
+        for (const array of [local.translations, local.rotations, local.scales]) for (let i = 0; i < array.length; i++) array[i] = next();
+        // Slots for the bones whose share is under 0.7, in reverse bone order.
+        const slotOf = new Int32Array(n).fill(-1);
+        let count = 0;
+        for (let b = n - 1; b >= 0; b--) if (shares[b] < 0.7) slotOf[b] = count++;
+        const inverses = new Float64Array(count * 16);
+        for (let i = 0; i < inverses.length; i++) inverses[i] = (i & 3) === 3 ? ((i & 15) === 15 ? 1 : 0) : next();
+        for (let i = 0; i < 16; i++) kernel.skinRoot[i] = (i & 3) === 3 ? (i === 15 ? 1 : 0) : next();
+        const shape = kernel.skinLocalShape(slotOf, inverses);
+        if (count === 0) return;
+        const mine = new Float32Array(count * 16), theirs = new Float32Array(count * 16);
+        kernel.skinLocal(shape, local, mine);
+        skinFromLocal(bones.parents, local, kernel.skinRoot, slotOf, inverses, theirs);
+        expect(Array.from(mine)).toEqual(Array.from(theirs));
+      },
+    ), { seed: 18_000_044, numRuns: 200 });
   });
 
   it('sums poses in its memory as poseScaleInto, poseAccumulate and poseNormalizeRotations do in JavaScript, bit for bit', () => {
