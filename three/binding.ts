@@ -12,9 +12,11 @@
  * skeleton.boneMatrices, in one pass over the pose (the local pose while nobody has composed the
  * component pose, else the component pose), instead of copying local transforms into every Bone and
  * recomposing the hierarchy (a Euler update per quaternion write, a compose and a product per bone,
- * across objects spread over the heap). A crowd's character, whose component pose the WebAssembly
- * kernel composed in its memory, is skinned there too (SamplingKernel.skin: the same numbers, two
- * bones to a vector), then copied into boneMatrices at once. It computes root's world matrix as three would, without
+ * across objects spread over the heap). On apply()'s shortest path (bare bones) that pass runs in
+ * the WebAssembly kernel where the engine has it, with the same numbers, two bones to a vector:
+ * SamplingKernel.skin over a crowd's component pose in the kernel's memory, SamplingKernel.skinLocal
+ * over a copy of a local pose; the matrices are then copied into boneMatrices at once. It computes
+ * root's world matrix as three would, without
  * writing it: three's walk (the renderer's) does. The bound Skeletons' update(), which
  * three's renderers call once per frame before drawing, then only marks the bone texture for upload
  * (or, when three keeps last frame's matrices for motion vectors, installs this frame's first).
