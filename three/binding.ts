@@ -385,7 +385,8 @@ export class ThreeBinding {
         this.lastPose = pose;
         const shape = this.shape;
         if (local !== null) {
-          if (this.localShape >= 0 || (!this.localSought && this.seekLocalKernel())) {
+          // (A source's pose of another bone count than its skeleton's stays out of the kernel's rows.)
+          if ((this.localShape >= 0 || (!this.localSought && this.seekLocalKernel())) && local.boneCount === this.parents.length) {
             const kernel = this.localKernel!;
             this.rootWorld(kernel.skinRoot);
             kernel.skinLocal(this.localShape, local, direct.boneMatrices!);

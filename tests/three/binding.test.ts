@@ -604,6 +604,14 @@ describe('bindThree', () => {
     }
     // The first apply() writes every bone's matrixWorld (in JavaScript); later ones skin the first four models in the kernel.
     expect(skinLocal).toHaveBeenCalledTimes(4 * 2);
+    // A source (another skeleton object: a kernel of its own) whose local pose has a bone more than its skeleton:
+    // skinned in JavaScript, which reads the skeleton's bones.
+    const wide = new Pose(skeleton.boneCount + 1);
+    const odd = buildCharacter(skeleton, { ...AWKWARD, omit: [], extra: [] });
+    const oddBinding = bindThree({ skeleton, componentPose: () => { throw new Error('not asked for'); }, uncomposedPose: () => wide }, odd.skeleton);
+    for (let frame = 0; frame < 3; frame++) expect(() => oddBinding.apply()).not.toThrow();
+    expect(skinLocal).toHaveBeenCalledTimes(4 * 2);
+    expect(odd.skeleton.boneMatrices!.every(Number.isFinite)).toBe(true);
     skinLocal.mockRestore();
   });
 
