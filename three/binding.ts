@@ -452,7 +452,7 @@ export class ThreeBinding {
     this.localSought = true;
     const skeleton = this.source.skeleton;
     let kernel = localKernels.get(skeleton);
-    if (kernel === undefined) localKernels.set(skeleton, kernel = SamplingKernel.create(skeleton, [], []));
+    if (kernel === undefined) localKernels.set(skeleton, kernel = SamplingKernel.forSkinning(skeleton));
     if (kernel === null) return false;
     const shape = kernel.skinLocalShape(this.shape.slotOf, this.shape.inverses);
     if (shape < 0) return false;

@@ -75,6 +75,8 @@ export class SamplingKernel implements PoseKernel {
   /** The output matrices of each shape's slot count, as float32: what skin copies out. */
   private readonly skinOutputs: Float32Array[];
   private readonly skinLocalFn: SkinLocalFunction;
+  /** Whether this kernel's block holds skinLocal's part (a kernel made by forSkinning). */
+  private readonly skinsLocal: boolean;
   /** skinLocal's world transforms (128 bytes a bone, after the root's) and its copy of the local pose, in this thread's block. */
   private readonly skinWorldsAt: number;
   private readonly skinLocalAt: Int32Array;
@@ -173,12 +175,14 @@ export class SamplingKernel implements PoseKernel {
     this.blendFn = instance.exports.blend as BlendFunction;
     this.skinFn = instance.exports.skin as SkinFunction;
     this.skinLocalFn = instance.exports.skinLocal as SkinLocalFunction;
-    const n = skeleton.boneCount, block = skinBlock(n), skinAt = layout.skin + scratchSlot * block.bytes;
+    this.skinsLocal = layout.skinLocal;
+    const n = skeleton.boneCount, block = skinBlock(n, layout.skinLocal), skinAt = layout.skin + scratchSlot * block.bytes;
     this.skinRootAt = skinAt;
     this.skinOutAt = skinAt + block.out;
     this.skinWorldsAt = skinAt + block.worlds;
     this.skinLocalAt = Int32Array.from([0, 1, 2], (k) => skinAt + block.local + k * n * 24 + (k === 2 ? n * 8 : 0));
-    this.skinLocalRows = [new Float64Array(buffer, this.skinLocalAt[0], n * 3), new Float64Array(buffer, this.skinLocalAt[1], n * 4), new Float64Array(buffer, this.skinLocalAt[2], n * 3)];
+    const m = layout.skinLocal ? n : 0;
+    this.skinLocalRows = [new Float64Array(buffer, this.skinLocalAt[0], m * 3), new Float64Array(buffer, this.skinLocalAt[1], m * 4), new Float64Array(buffer, this.skinLocalAt[2], m * 3)];
     this.skinRoot = new Float64Array(buffer, skinAt, 16);
     // The output matrices' last rows, 0 0 0 1, which skin and skinLocal leave as they are.
     const rows = new Float32Array(buffer, this.skinOutAt, (n + 1) * 16);
@@ -242,14 +246,22 @@ export class SamplingKernel implements PoseKernel {
     return SamplingKernel.make(true, threads, skeleton, bindings, poseArrays, maxBytes, MAX_CLIP_BYTES, precision);
   }
 
+  /**
+   * A kernel for skinLocal alone (no clips, no poses): the three.js binding's for the local poses of
+   * `skeleton`'s characters made on their own. Null where WebAssembly SIMD is not available.
+   */
+  static forSkinning(skeleton: Skeleton): SamplingKernel | null {
+    return SamplingKernel.make(false, 1, skeleton, [], [], 1 << 30, MAX_CLIP_BYTES, 'double', true);
+  }
+
   private static make(
     shared: boolean, threads: number, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes: number, maxClipBytes: number,
-    precision: KernelPrecision,
+    precision: KernelPrecision, skinLocal = false,
   ): SamplingKernel | null {
     const module = samplingModule(shared);
     if (module === null) return null;
     const own = withinBudget(bindings, maxClipBytes, precision, skeleton.boneCount);
-    const layout = layOut(skeleton, own, poseArrays, threads, precision);
+    const layout = layOut(skeleton, own, poseArrays, threads, precision, skinLocal);
     if (layout.pages * 65536 > maxBytes) return null;
     let memory: WasmMemory;
     try {
@@ -477,7 +489,7 @@ export class SamplingKernel implements PoseKernel {
       if (shape === null) free = free < 0 ? k : free;
       else if (shape.slotOf === slotOf && shape.inverses === inverses) return k;
     }
-    if (free < 0 || slotOf.length !== n || count > n || inverses.length !== count * 16) return -1;
+    if (!this.skinsLocal || free < 0 || slotOf.length !== n || count > n || inverses.length !== count * 16) return -1;
     const seen = new Uint8Array(count);
     for (let b = 0; b < n; b++) {
       const slot = slotOf[b];
@@ -696,17 +708,18 @@ function skinPairs(n: number): number {
  * A thread's block for skin and skinLocal, for n bones (byte offsets in it, all 16-byte aligned): the
  * root matrix, the output (64 bytes a slot: n slots, a spare, whose last rows stay 0 0 0 1),
  * skinLocal's world transforms (128 bytes a bone and the root's) and copy of the local pose, then
- * SKIN_SHAPES shapes of each kind.
+ * SKIN_SHAPES shapes of each kind; without `local` (every kernel but forSkinning's), nothing of skinLocal's.
  */
-function skinBlock(n: number): {
+function skinBlock(n: number, local: boolean): {
   out: number; worlds: number; local: number; shapes: number; slotBytes: number; shapeBytes: number;
   localShapes: number; scheduleBytes: number; localShapeBytes: number; bytes: number;
 } {
   const align = (bytes: number): number => Math.ceil(bytes / 16) * 16;
-  const out = SKIN_ROOT_BYTES, worlds = out + (n + 1) * 64, local = worlds + (n + 1) * 128, shapes = local + align(n * 80);
+  const m = local ? n : 0;
+  const out = SKIN_ROOT_BYTES, worlds = out + (n + 1) * 64, rows = worlds + (m + 1) * 128, shapes = rows + align(m * 80);
   const slotBytes = align(skinPairs(n) * 8), shapeBytes = slotBytes + skinPairs(n) * 192;
-  const localShapes = shapes + SKIN_SHAPES * shapeBytes, scheduleBytes = align(n * 24), localShapeBytes = scheduleBytes + n * 192;
-  return { out, worlds, local, shapes, slotBytes, shapeBytes, localShapes, scheduleBytes, localShapeBytes, bytes: localShapes + SKIN_SHAPES * localShapeBytes };
+  const localShapes = shapes + SKIN_SHAPES * shapeBytes, scheduleBytes = align(m * 24), localShapeBytes = scheduleBytes + m * 192;
+  return { out, worlds, local: rows, shapes, slotBytes, shapeBytes, localShapes, scheduleBytes, localShapeBytes, bytes: localShapes + SKIN_SHAPES * localShapeBytes };
 }
 
 /** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */
@@ -716,8 +729,10 @@ interface KernelLayout {
   boneWeights: number;
   /** Each thread's composeSingle scratch (COMPOSE_SCRATCH_BYTES_PER_BONE a bone, thread order), with precision 'single'; else 0. */
   composeScratch: number;
-  /** Each thread's skin block (skinBlock(n).bytes a thread, thread order). */
+  /** Each thread's skin block (skinBlock(n, skinLocal).bytes a thread, thread order). */
   skin: number;
+  /** Whether the skin blocks hold skinLocal's part (forSkinning). */
+  skinLocal: boolean;
   slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[]; single: { keys: number; spans: number } | null }[];
   poses: number[];
   precision: KernelPrecision;
@@ -725,7 +740,9 @@ interface KernelLayout {
   pages: number;
 }
 
-function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLengths: readonly number[], threads: number, precision: KernelPrecision): KernelLayout {
+function layOut(
+  skeleton: Skeleton, bindings: readonly ClipBinding[], poseLengths: readonly number[], threads: number, precision: KernelPrecision, skinLocal = false,
+): KernelLayout {
   const n = skeleton.boneCount;
   // Scratch first (so no address is 0), 16-byte aligned blocks after it.
   let top = Math.max(1, threads) * SCRATCH_BYTES;
@@ -736,7 +753,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
   };
   const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4), boneWeights = take(Math.max(1, threads) * n * 8);
   const composeScratch = precision === 'single' ? take(Math.max(1, threads) * n * COMPOSE_SCRATCH_BYTES_PER_BONE) : 0;
-  const skin = take(Math.max(1, threads) * skinBlock(n).bytes);
+  const skin = take(Math.max(1, threads) * skinBlock(n, skinLocal).bytes);
   const slots = bindings.map((binding) => {
     const clip = binding.clip;
     const spans = clip.rotationSpans();
@@ -748,7 +765,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
     };
   });
   const poses = poseLengths.map((length) => take(length * 8));
-  return { refT, refR, refS, parents, boneWeights, composeScratch, skin, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
+  return { refT, refR, refS, parents, boneWeights, composeScratch, skin, skinLocal, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
 }
 
 /** Whether `buffer` holds what `layout` puts there for this skeleton and these bindings (another thread's copy of the graph). */

@@ -550,7 +550,8 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
   it('skins a local pose down the hierarchy, two bones to a vector: known answers, bones without a slot, shapes kept by identity', () => {
     // The test skeleton: root (0), spine (1) under it, head (2) under spine, hand (3) under root.
     const n = skeleton.boneCount;
-    const kernel = SamplingKernel.create(skeleton, [], [])!;
+    const kernel = SamplingKernel.forSkinning(skeleton)!;
+    expect(SamplingKernel.create(skeleton, [], [])!.skinLocalShape(Int32Array.from([0, -1, -1, -1]), new Float64Array(16))).toBe(-1); // a batch's kernel: skin alone
     const local = new Pose(n);
     // Root at (1, 2, 3) scaled (2, 2, 2); spine half a turn about z at (0, 1, 0); head at (1, 0, 0), no
     // slot; hand at (0, 0, 1) with a rotation of length 2 (normalised on the way); root matrix: moved by (10, 0, 0).
@@ -597,7 +598,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
           const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
           return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
         }));
-        const kernel = SamplingKernel.create(bones, [], [])!;
+        const kernel = SamplingKernel.forSkinning(bones)!;
         let at = 0;
         const next = (): number => values[at++ % values.length];
         const local = new Pose(n);
