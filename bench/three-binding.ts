@@ -6,12 +6,14 @@
  * - naive: the graph's local pose copied into every Bone's position, quaternion and scale
  *   (bindThree with writeMatrices: false, writeLocal: true), then the renderer's part;
  * - apply(): bindThree's apply() alone (characters made one by one with graph.createInstance():
- *   apply() composes their skinning matrices from their local pose, in JavaScript);
+ *   apply() composes their skinning matrices from their local pose, in the WebAssembly kernel where
+ *   the engine has it);
  * - apply(), then the renderer's part: what three's renderers do before drawing,
  *   scene.updateMatrixWorld() and every skeleton.update(), which the binding replaces for its bones;
  * - crowd: the same with the characters of an InstanceBatch (graph.createInstances(count,
  *   { componentSpace: true })), the WebAssembly kernel on where the engine has it: their component
- *   pass runs in the kernel within crowd.update(), the yardstick, so apply() does the binding's own work.
+ *   pass runs in the kernel within crowd.update(), the yardstick, so apply() does the binding's own work
+ *   (the skinning matrices, in the kernel too).
  *
  * Each character's Skeleton is made at the origin, then the character placed: its inverse bind
  * matrices are those of every clone of one model. The graph's update + evaluate (crowd.update) is

@@ -21,7 +21,7 @@ const LAYERS: Record<string, readonly string[]> = {
   graphs: ['runtime/core', 'runtime/import', 'runtime/node', 'runtime/jobs', 'runtime/graph', 'nodes'],
   'editor-meta': ['runtime/core', 'runtime/kernel', 'runtime/import', 'runtime/node', 'runtime/jobs', 'runtime/graph', 'nodes', 'graphs'],
   'editor/model': ['runtime/core', 'runtime/kernel', 'runtime/import', 'runtime/node', 'runtime/jobs', 'runtime/graph', 'nodes', 'graphs', 'editor-meta'],
-  three: ['runtime/core', 'runtime/graph'],
+  three: ['runtime/core', 'runtime/kernel', 'runtime/graph'],
 };
 
 /** The layer of a project file: its runtime or editor folder, or its top-level folder. */

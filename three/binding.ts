@@ -12,7 +12,11 @@
  * skeleton.boneMatrices, in one pass over the pose (the local pose while nobody has composed the
  * component pose, else the component pose), instead of copying local transforms into every Bone and
  * recomposing the hierarchy (a Euler update per quaternion write, a compose and a product per bone,
- * across objects spread over the heap). It computes root's world matrix as three would, without
+ * across objects spread over the heap). On apply()'s shortest path (bare bones) that pass runs in
+ * the WebAssembly kernel where the engine has it, with the same numbers, two bones to a vector:
+ * SamplingKernel.skin over a crowd's component pose in the kernel's memory, SamplingKernel.skinLocal
+ * over a copy of a local pose; the matrices are then copied into boneMatrices at once. It computes
+ * root's world matrix as three would, without
  * writing it: three's walk (the renderer's) does. The bound Skeletons' update(), which
  * three's renderers call once per frame before drawing, then only marks the bone texture for upload
  * (or, when three keeps last frame's matrices for motion vectors, installs this frame's first).
@@ -29,8 +33,9 @@ import type { Object3D, Skeleton as ThreeSkeleton } from 'three';
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { EPSILON } from '../runtime/core/math.ts';
-import type { Pose } from '../runtime/core/pose.ts';
+import { kernelOf, type Pose, type PoseStorage } from '../runtime/core/pose.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
+import { SamplingKernel } from '../runtime/kernel/sampling-kernel.ts';
 import { targetParts, type ThreeBindTarget } from './target.ts';
 
 /** What a binding reads its pose from: an AnimGraphInstance, or anything with its skeleton and component pose. */
@@ -138,6 +143,27 @@ export class ThreeBinding {
   private readonly direct: ThreeSkeleton | null;
   /** direct's slots and inverse bind matrices: one object for every binding of a clone of one model (see directShapeOf). */
   private readonly shape: DirectShape;
+  /**
+   * The component pose whose arrays lie in a sampling kernel's memory (a crowd's character), which
+   * apply()'s shortest path then skins in the kernel (SamplingKernel.skin), or null; kernelSought
+   * once looked for.
+   */
+  private kernelPose: ComponentPose | null = null;
+  private kernel: SamplingKernel | null = null;
+  /** kernelPose's shape in the kernel (SamplingKernel.skinShape) and its arrays' byte addresses there. */
+  private kernelShape = 0;
+  private kernelT = 0;
+  private kernelR = 0;
+  private kernelS = 0;
+  private kernelSought = false;
+  /**
+   * The kernel that skins this binding's local poses (SamplingKernel.skinLocal: a character made on
+   * its own, or a crowd's without componentSpace) and its shape there (-1: none, skinFromLocal in
+   * JavaScript); localSought once looked for.
+   */
+  private localKernel: SamplingKernel | null = null;
+  private localShape = -1;
+  private localSought = false;
   /** The graph skeleton's parents (parents before children). */
   private readonly parents: Int32Array;
   /** The component pose the last apply() drew, for updateBoneWorlds (null when it drew lastLocal). */
@@ -357,9 +383,19 @@ export class ThreeBinding {
       if (previous === null || previous === undefined) {
         this.lastLocal = local;
         this.lastPose = pose;
-        const shape = this.shape, rootWorld = this.rootWorld();
-        if (local !== null) this.skinFromLocal(local, rootWorld, shape.slotOf, shape.inverses, direct.boneMatrices!);
-        else this.skinAffine(shape.slots, shape.inverses, pose!, rootWorld, direct.boneMatrices!);
+        const shape = this.shape;
+        if (local !== null) {
+          // (A source's pose of another bone count than its skeleton's stays out of the kernel's rows.)
+          if ((this.localShape >= 0 || (!this.localSought && this.seekLocalKernel())) && local.boneCount === this.parents.length) {
+            const kernel = this.localKernel!;
+            this.rootWorld(kernel.skinRoot);
+            kernel.skinLocal(this.localShape, local, direct.boneMatrices!);
+          } else skinFromLocal(this.parents, local, this.rootWorld(ROOT_WORLD), shape.slotOf, shape.inverses, direct.boneMatrices!);
+        } else if (pose === this.kernelPose || (!this.kernelSought && this.seekKernel(pose!))) {
+          const kernel = this.kernel!;
+          this.rootWorld(kernel.skinRoot);
+          kernel.skin(this.kernelShape, this.kernelT, this.kernelR, this.kernelS, direct.boneMatrices!);
+        } else skinAffine(shape.slots, shape.inverses, pose!, this.rootWorld(ROOT_WORLD), direct.boneMatrices!);
         return;
       }
     }
@@ -367,7 +403,7 @@ export class ThreeBinding {
     if (!this.writeMatrices) return;
     this.lastLocal = local;
     this.lastPose = pose;
-    const rootWorld = this.rootWorld();
+    const rootWorld = this.rootWorld(ROOT_WORLD);
     const all = this.writeAllWorlds || !this.firstWritten;
     if (!this.firstWritten) {
       this.firstWritten = true;
@@ -387,13 +423,52 @@ export class ThreeBinding {
   }
 
   /**
-   * The root's world matrix, into ROOT_WORLD: with updateRoot, computed as root.updateWorldMatrix(true,
+   * Whether `pose` lies in a sampling kernel's memory (a crowd's character, its component pass in
+   * the kernel) whose skin can hold this binding's shape: then it is kernelPose, and apply()'s
+   * shortest path skins it there, with the same numbers as skinAffine, two slots to a vector.
+   */
+  private seekKernel(pose: ComponentPose): boolean {
+    this.kernelSought = true;
+    const kernel = kernelOf(pose.translations, pose.rotations, pose.scales);
+    if (!(kernel instanceof SamplingKernel)) return false;
+    const shape = kernel.skinShape(this.shape.slots, this.shape.inverses);
+    if (shape < 0) return false;
+    this.kernel = kernel;
+    this.kernelShape = shape;
+    this.kernelT = pose.translations.byteOffset;
+    this.kernelR = pose.rotations.byteOffset;
+    this.kernelS = pose.scales.byteOffset;
+    this.kernelPose = pose;
+    return true;
+  }
+
+  /**
+   * Whether a sampling kernel for the graph's skeleton (one for every binding of it, made on first
+   * use; none where the engine has no WebAssembly SIMD) can hold this binding's shape for skinLocal:
+   * then apply()'s shortest path skins local poses there, with the same numbers as skinFromLocal,
+   * two bones to a vector.
+   */
+  private seekLocalKernel(): boolean {
+    this.localSought = true;
+    const skeleton = this.source.skeleton;
+    let kernel = localKernels.get(skeleton);
+    if (kernel === undefined) localKernels.set(skeleton, kernel = SamplingKernel.forSkinning(skeleton));
+    if (kernel === null) return false;
+    const shape = kernel.skinLocalShape(this.shape.slotOf, this.shape.inverses);
+    if (shape < 0) return false;
+    this.localKernel = kernel;
+    this.localShape = shape;
+    return true;
+  }
+
+  /**
+   * The root's world matrix, into `out` (ROOT_WORLD, or the kernel's skinRoot): with updateRoot, computed as root.updateWorldMatrix(true,
    * false) would make it but without writing it (three's walk, the renderer's, writes it before
    * drawing anyway: computed and written here too, it would be twice the root's and its
    * ancestors' matrices, objects read in no order the cache follows); else root.matrixWorld as it stands.
    */
-  private rootWorld(): Float64Array {
-    const root = this.root, out = ROOT_WORLD;
+  private rootWorld(out: Float64Array): Float64Array {
+    const root = this.root;
     if (root === null) out.set(IDENTITY);
     else if (this.updateRoot) worldMatrixOf(root, out);
     else out.set(root.matrixWorld.elements);
@@ -402,7 +477,7 @@ export class ThreeBinding {
 
   /** apply() from the local pose, on every path but the shortest. */
   private drawLocal(local: Pose, rootWorld: Float64Array, all: boolean): void {
-    this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
+    skinFromLocal(this.parents, local, rootWorld, null, EMPTY_INVERSES, null);
     // Each bone's world matrix as a Matrix4 only where it is written or read: skinned from, by a
     // Skeleton whose inverse bind matrices are not affine, or under a bone the graph lacks.
     const every = all || this.projective;
@@ -437,7 +512,7 @@ export class ThreeBinding {
     for (let s = 0; s < bound.length; s++) {
       const b = bound[s], out = this.skinTarget(b);
       if (fused) {
-        this.skinAffine(b.graphBoneOf, b.inverses, pose, rootWorld, out);
+        skinAffine(b.graphBoneOf, b.inverses, pose, rootWorld, out);
         if (b.mixed) this.skinFromWorlds(b, out, false);
       } else this.skinFromWorlds(b, out, true);
     }
@@ -460,9 +535,9 @@ export class ThreeBinding {
   updateBoneWorlds(): void {
     const pose = this.lastPose, local = this.lastLocal;
     if ((pose === null && local === null) || this.released) return;
-    const rootWorld = this.rootWorld();
+    const rootWorld = this.rootWorld(ROOT_WORLD);
     if (local !== null) {
-      this.skinFromLocal(local, rootWorld, null, EMPTY_INVERSES, null);
+      skinFromLocal(this.parents, local, rootWorld, null, EMPTY_INVERSES, null);
       this.boundWorldsFromLocal(true);
     } else this.computeBoundWorlds(pose!, rootWorld, true);
     this.computeUnboundWorlds();
@@ -612,77 +687,6 @@ export class ThreeBinding {
     }
   }
 
-  /**
-   * From the local pose, in one pass down the hierarchy (parents first): each graph bone's world
-   * transform, root's world matrix (m) × its component transform as the runtime composes it (rotations
-   * and translations through the parents, scales multiplied per axis: no shear), kept in localWorlds
-   * as a linear part without the bone's scale (A: m's linear part × the component rotation), the
-   * component scale (S) and the world translation (w); and for each bone with a slot in `slotOf`,
-   * out[slot] = [A·diag(S) | w] × its inverse bind matrix (affine), rounded once to single precision.
-   * The same transforms as componentPose() then skinAffine, with the root's matrix carried down the
-   * chain instead of multiplied in per bone, and the rotations as matrices instead of quaternions.
-   */
-  private skinFromLocal(local: Pose, m: Float64Array, slotOf: Int32Array | null, inv: Float64Array, out: Float32Array | null): void {
-    const lt = local.translations, lr = local.rotations, ls = local.scales;
-    const parents = this.parents, f = localWorlds, n = parents.length;
-    // Slot 0 is the parent of root bones: m's linear part, unit scales, m's translation.
-    f[0] = m[0]; f[1] = m[1]; f[2] = m[2]; f[3] = m[4]; f[4] = m[5]; f[5] = m[6]; f[6] = m[8]; f[7] = m[9]; f[8] = m[10];
-    f[9] = 1; f[10] = 1; f[11] = 1; f[12] = m[12]; f[13] = m[13]; f[14] = m[14];
-    for (let b = 0; b < n; b++) {
-      const p = (parents[b] + 1) * WORLD, o = (b + 1) * WORLD, b3 = b * 3, b4 = b * 4;
-      const p0 = f[p], p1 = f[p + 1], p2 = f[p + 2], p3 = f[p + 3], p4 = f[p + 4], p5 = f[p + 5], p6 = f[p + 6], p7 = f[p + 7], p8 = f[p + 8];
-      const ps0 = f[p + 9], ps1 = f[p + 10], ps2 = f[p + 11];
-      // The local rotation as a matrix, normalised on the way (2 / |q|², as the component pass
-      // normalises each rotation it composes); a degenerate one as the identity, never NaN.
-      let x = lr[b4], y = lr[b4 + 1], z = lr[b4 + 2], w = lr[b4 + 3];
-      const q2 = x * x + y * y + z * z + w * w;
-      let k = 2 / q2;
-      if (!(q2 > EPSILON && q2 < Infinity)) { x = 0; y = 0; z = 0; w = 1; k = 2; }
-      const xk = x * k, yk = y * k, zk = z * k;
-      const xx = x * xk, xy = x * yk, xz = x * zk, yy = y * yk, yz = y * zk, zz = z * zk;
-      const wx = w * xk, wy = w * yk, wz = w * zk;
-      const r0 = 1 - (yy + zz), r1 = xy + wz, r2 = xz - wy;
-      const r3 = xy - wz, r4 = 1 - (xx + zz), r5 = yz + wx;
-      const r6 = xz + wy, r7 = yz - wx, r8 = 1 - (xx + yy);
-      // A = A(parent) × R; S = S(parent) × local scale; w = w(parent) + A(parent) × (S(parent) × local translation).
-      const a0 = p0 * r0 + p3 * r1 + p6 * r2, a1 = p1 * r0 + p4 * r1 + p7 * r2, a2 = p2 * r0 + p5 * r1 + p8 * r2;
-      const a3 = p0 * r3 + p3 * r4 + p6 * r5, a4 = p1 * r3 + p4 * r4 + p7 * r5, a5 = p2 * r3 + p5 * r4 + p8 * r5;
-      const a6 = p0 * r6 + p3 * r7 + p6 * r8, a7 = p1 * r6 + p4 * r7 + p7 * r8, a8 = p2 * r6 + p5 * r7 + p8 * r8;
-      const s0 = ps0 * ls[b3], s1 = ps1 * ls[b3 + 1], s2 = ps2 * ls[b3 + 2];
-      const v0 = ps0 * lt[b3], v1 = ps1 * lt[b3 + 1], v2 = ps2 * lt[b3 + 2];
-      const w0 = f[p + 12] + (p0 * v0 + p3 * v1 + p6 * v2);
-      const w1 = f[p + 13] + (p1 * v0 + p4 * v1 + p7 * v2);
-      const w2 = f[p + 14] + (p2 * v0 + p5 * v1 + p8 * v2);
-      f[o] = a0; f[o + 1] = a1; f[o + 2] = a2; f[o + 3] = a3; f[o + 4] = a4; f[o + 5] = a5; f[o + 6] = a6; f[o + 7] = a7; f[o + 8] = a8;
-      f[o + 9] = s0; f[o + 10] = s1; f[o + 11] = s2; f[o + 12] = w0; f[o + 13] = w1; f[o + 14] = w2;
-      if (slotOf === null) continue;
-      const slot = slotOf[b];
-      if (slot < 0) continue;
-      const l0 = a0 * s0, l1 = a1 * s0, l2 = a2 * s0, l3 = a3 * s1, l4 = a4 * s1, l5 = a5 * s1, l6 = a6 * s2, l7 = a7 * s2, l8 = a8 * s2;
-      const e = slot * 16;
-      let q0 = inv[e], q1 = inv[e + 1], q = inv[e + 2];
-      out![e] = l0 * q0 + l3 * q1 + l6 * q;
-      out![e + 1] = l1 * q0 + l4 * q1 + l7 * q;
-      out![e + 2] = l2 * q0 + l5 * q1 + l8 * q;
-      out![e + 3] = 0;
-      q0 = inv[e + 4]; q1 = inv[e + 5]; q = inv[e + 6];
-      out![e + 4] = l0 * q0 + l3 * q1 + l6 * q;
-      out![e + 5] = l1 * q0 + l4 * q1 + l7 * q;
-      out![e + 6] = l2 * q0 + l5 * q1 + l8 * q;
-      out![e + 7] = 0;
-      q0 = inv[e + 8]; q1 = inv[e + 9]; q = inv[e + 10];
-      out![e + 8] = l0 * q0 + l3 * q1 + l6 * q;
-      out![e + 9] = l1 * q0 + l4 * q1 + l7 * q;
-      out![e + 10] = l2 * q0 + l5 * q1 + l8 * q;
-      out![e + 11] = 0;
-      q0 = inv[e + 12]; q1 = inv[e + 13]; q = inv[e + 14];
-      out![e + 12] = l0 * q0 + l3 * q1 + l6 * q + w0;
-      out![e + 13] = l1 * q0 + l4 * q1 + l7 * q + w1;
-      out![e + 14] = l2 * q0 + l5 * q1 + l8 * q + w2;
-      out![e + 15] = 1;
-    }
-  }
-
   /** out[slot] = world matrix × inverse bind matrix (affine) for every slot of a bound bone, from localWorlds (skinFromLocal's). */
   private skinFromWorldScratch(slots: Int32Array, inv: Float64Array, out: Float32Array): void {
     const f = localWorlds;
@@ -720,58 +724,6 @@ export class ThreeBinding {
       e[o + 4] = f[i + 3] * s1; e[o + 5] = f[i + 4] * s1; e[o + 6] = f[i + 5] * s1; e[o + 7] = 0;
       e[o + 8] = f[i + 6] * s2; e[o + 9] = f[i + 7] * s2; e[o + 10] = f[i + 8] * s2; e[o + 11] = 0;
       e[o + 12] = f[i + 12]; e[o + 13] = f[i + 13]; e[o + 14] = f[i + 14]; e[o + 15] = 1;
-    }
-  }
-
-  /**
-   * out[slot] = root world matrix (m) × compose(component T, R, S) × inverse bind matrix, for every slot of a
-   * bound bone, straight from the pose: what Skeleton.update computes from bone.matrixWorld (both
-   * products in double, rounded once to single precision), for inverse bind matrices whose last row
-   * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out.
-   */
-  private skinAffine(slots: Int32Array, inv: Float64Array, pose: ComponentPose, m: Float64Array, out: Float32Array): void {
-    const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
-    const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
-    const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
-    for (let i = 0; i < slots.length; i++) {
-      const b = slots[i];
-      if (b < 0) continue;
-      const b3 = b * 3, b4 = b * 4, o = i * 16;
-      const x = cr[b4], y = cr[b4 + 1], z = cr[b4 + 2], w = cr[b4 + 3];
-      const x2 = x + x, y2 = y + y, z2 = z + z;
-      const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
-      const wx = w * x2, wy = w * y2, wz = w * z2;
-      const sx = cs[b3], sy = cs[b3 + 1], sz = cs[b3 + 2];
-      const c0 = (1 - (yy + zz)) * sx, c1 = (xy + wz) * sx, c2 = (xz - wy) * sx;
-      const c4 = (xy - wz) * sy, c5 = (1 - (xx + zz)) * sy, c6 = (yz + wx) * sy;
-      const c8 = (xz + wy) * sz, c9 = (yz - wx) * sz, c10 = (1 - (xx + yy)) * sz;
-      const c12 = ct[b3], c13 = ct[b3 + 1], c14 = ct[b3 + 2];
-      // The bone's world matrix, as computeBoundWorlds writes it.
-      const a0 = m0 * c0 + m4 * c1 + m8 * c2, a1 = m1 * c0 + m5 * c1 + m9 * c2, a2 = m2 * c0 + m6 * c1 + m10 * c2;
-      const a4 = m0 * c4 + m4 * c5 + m8 * c6, a5 = m1 * c4 + m5 * c5 + m9 * c6, a6 = m2 * c4 + m6 * c5 + m10 * c6;
-      const a8 = m0 * c8 + m4 * c9 + m8 * c10, a9 = m1 * c8 + m5 * c9 + m9 * c10, a10 = m2 * c8 + m6 * c9 + m10 * c10;
-      const a12 = m0 * c12 + m4 * c13 + m8 * c14 + m12, a13 = m1 * c12 + m5 * c13 + m9 * c14 + m13, a14 = m2 * c12 + m6 * c13 + m10 * c14 + m14;
-      // × the inverse bind matrix, column by column (Matrix4.multiplyMatrices' sums, in its order).
-      let q0 = inv[o], q1 = inv[o + 1], q2 = inv[o + 2];
-      out[o] = a0 * q0 + a4 * q1 + a8 * q2;
-      out[o + 1] = a1 * q0 + a5 * q1 + a9 * q2;
-      out[o + 2] = a2 * q0 + a6 * q1 + a10 * q2;
-      out[o + 3] = 0;
-      q0 = inv[o + 4]; q1 = inv[o + 5]; q2 = inv[o + 6];
-      out[o + 4] = a0 * q0 + a4 * q1 + a8 * q2;
-      out[o + 5] = a1 * q0 + a5 * q1 + a9 * q2;
-      out[o + 6] = a2 * q0 + a6 * q1 + a10 * q2;
-      out[o + 7] = 0;
-      q0 = inv[o + 8]; q1 = inv[o + 9]; q2 = inv[o + 10];
-      out[o + 8] = a0 * q0 + a4 * q1 + a8 * q2;
-      out[o + 9] = a1 * q0 + a5 * q1 + a9 * q2;
-      out[o + 10] = a2 * q0 + a6 * q1 + a10 * q2;
-      out[o + 11] = 0;
-      q0 = inv[o + 12]; q1 = inv[o + 13]; q2 = inv[o + 14];
-      out[o + 12] = a0 * q0 + a4 * q1 + a8 * q2 + a12;
-      out[o + 13] = a1 * q0 + a5 * q1 + a9 * q2 + a13;
-      out[o + 14] = a2 * q0 + a6 * q1 + a10 * q2 + a14;
-      out[o + 15] = 1;
     }
   }
 
@@ -817,6 +769,138 @@ export class ThreeBinding {
   }
 }
 
+/**
+ * out[slot] = root world matrix (m) × compose(component T, R, S) × inverse bind matrix, for every slot of a
+ * bound bone, straight from the pose: what Skeleton.update computes from bone.matrixWorld (both
+ * products in double, rounded once to single precision), for inverse bind matrices whose last row
+ * is 0 0 0 1, whose terms in it (products by 0, a product by 1) are left out. The kernel's skin
+ * (SamplingKernel.skin) repeats it operation for operation: this is its JavaScript twin.
+ */
+export function skinAffine(slots: Int32Array, inv: Float64Array, pose: PoseStorage, m: Float64Array, out: Float32Array): void {
+  const ct = pose.translations, cr = pose.rotations, cs = pose.scales;
+  const m0 = m[0], m1 = m[1], m2 = m[2], m4 = m[4], m5 = m[5], m6 = m[6];
+  const m8 = m[8], m9 = m[9], m10 = m[10], m12 = m[12], m13 = m[13], m14 = m[14];
+  for (let i = 0; i < slots.length; i++) {
+    const b = slots[i];
+    if (b < 0) continue;
+    const b3 = b * 3, b4 = b * 4, o = i * 16;
+    const x = cr[b4], y = cr[b4 + 1], z = cr[b4 + 2], w = cr[b4 + 3];
+    const x2 = x + x, y2 = y + y, z2 = z + z;
+    const xx = x * x2, xy = x * y2, xz = x * z2, yy = y * y2, yz = y * z2, zz = z * z2;
+    const wx = w * x2, wy = w * y2, wz = w * z2;
+    const sx = cs[b3], sy = cs[b3 + 1], sz = cs[b3 + 2];
+    const c0 = (1 - (yy + zz)) * sx, c1 = (xy + wz) * sx, c2 = (xz - wy) * sx;
+    const c4 = (xy - wz) * sy, c5 = (1 - (xx + zz)) * sy, c6 = (yz + wx) * sy;
+    const c8 = (xz + wy) * sz, c9 = (yz - wx) * sz, c10 = (1 - (xx + yy)) * sz;
+    const c12 = ct[b3], c13 = ct[b3 + 1], c14 = ct[b3 + 2];
+    // The bone's world matrix, as computeBoundWorlds writes it.
+    const a0 = m0 * c0 + m4 * c1 + m8 * c2, a1 = m1 * c0 + m5 * c1 + m9 * c2, a2 = m2 * c0 + m6 * c1 + m10 * c2;
+    const a4 = m0 * c4 + m4 * c5 + m8 * c6, a5 = m1 * c4 + m5 * c5 + m9 * c6, a6 = m2 * c4 + m6 * c5 + m10 * c6;
+    const a8 = m0 * c8 + m4 * c9 + m8 * c10, a9 = m1 * c8 + m5 * c9 + m9 * c10, a10 = m2 * c8 + m6 * c9 + m10 * c10;
+    const a12 = m0 * c12 + m4 * c13 + m8 * c14 + m12, a13 = m1 * c12 + m5 * c13 + m9 * c14 + m13, a14 = m2 * c12 + m6 * c13 + m10 * c14 + m14;
+    // × the inverse bind matrix, column by column (Matrix4.multiplyMatrices' sums, in its order).
+    let q0 = inv[o], q1 = inv[o + 1], q2 = inv[o + 2];
+    out[o] = a0 * q0 + a4 * q1 + a8 * q2;
+    out[o + 1] = a1 * q0 + a5 * q1 + a9 * q2;
+    out[o + 2] = a2 * q0 + a6 * q1 + a10 * q2;
+    out[o + 3] = 0;
+    q0 = inv[o + 4]; q1 = inv[o + 5]; q2 = inv[o + 6];
+    out[o + 4] = a0 * q0 + a4 * q1 + a8 * q2;
+    out[o + 5] = a1 * q0 + a5 * q1 + a9 * q2;
+    out[o + 6] = a2 * q0 + a6 * q1 + a10 * q2;
+    out[o + 7] = 0;
+    q0 = inv[o + 8]; q1 = inv[o + 9]; q2 = inv[o + 10];
+    out[o + 8] = a0 * q0 + a4 * q1 + a8 * q2;
+    out[o + 9] = a1 * q0 + a5 * q1 + a9 * q2;
+    out[o + 10] = a2 * q0 + a6 * q1 + a10 * q2;
+    out[o + 11] = 0;
+    q0 = inv[o + 12]; q1 = inv[o + 13]; q2 = inv[o + 14];
+    out[o + 12] = a0 * q0 + a4 * q1 + a8 * q2 + a12;
+    out[o + 13] = a1 * q0 + a5 * q1 + a9 * q2 + a13;
+    out[o + 14] = a2 * q0 + a6 * q1 + a10 * q2 + a14;
+    out[o + 15] = 1;
+  }
+}
+
+/**
+ * From the local pose, in one pass down the hierarchy (parents first): each graph bone's world
+ * transform, root's world matrix (m) × its component transform as the runtime composes it (rotations
+ * and translations through the parents, scales multiplied per axis: no shear), kept in localWorlds
+ * as a linear part without the bone's scale (A: m's linear part × the component rotation), the
+ * component scale (S) and the world translation (w); and for each bone with a slot in `slotOf`,
+ * out[slot] = [A·diag(S) | w] × its inverse bind matrix (affine), rounded once to single precision.
+ * The same transforms as componentPose() then skinAffine, with the root's matrix carried down the
+ * chain instead of multiplied in per bone, and the rotations as matrices instead of quaternions.
+ * `parents`: the graph skeleton's (parents before children). The kernel's skinLocal
+ * (SamplingKernel.skinLocal) repeats it operation for operation: this is its JavaScript twin.
+ */
+export function skinFromLocal(parents: Int32Array, local: PoseStorage, m: Float64Array, slotOf: Int32Array | null, inv: Float64Array, out: Float32Array | null): void {
+  const lt = local.translations, lr = local.rotations, ls = local.scales;
+  const n = parents.length;
+  // Sized when binding (see the constructor): the frame loop never grows it.
+  if (localWorlds.length < (n + 1) * WORLD) localWorlds = new Float64Array((n + 1) * WORLD);
+  const f = localWorlds;
+  // Slot 0 is the parent of root bones: m's linear part, unit scales, m's translation.
+  f[0] = m[0]; f[1] = m[1]; f[2] = m[2]; f[3] = m[4]; f[4] = m[5]; f[5] = m[6]; f[6] = m[8]; f[7] = m[9]; f[8] = m[10];
+  f[9] = 1; f[10] = 1; f[11] = 1; f[12] = m[12]; f[13] = m[13]; f[14] = m[14];
+  for (let b = 0; b < n; b++) {
+    const p = (parents[b] + 1) * WORLD, o = (b + 1) * WORLD, b3 = b * 3, b4 = b * 4;
+    const p0 = f[p], p1 = f[p + 1], p2 = f[p + 2], p3 = f[p + 3], p4 = f[p + 4], p5 = f[p + 5], p6 = f[p + 6], p7 = f[p + 7], p8 = f[p + 8];
+    const ps0 = f[p + 9], ps1 = f[p + 10], ps2 = f[p + 11];
+    // The local rotation as a matrix, normalised on the way (2 / |q|², as the component pass
+    // normalises each rotation it composes); a degenerate one as the identity, never NaN.
+    let x = lr[b4], y = lr[b4 + 1], z = lr[b4 + 2], w = lr[b4 + 3];
+    const q2 = x * x + y * y + z * z + w * w;
+    let k = 2 / q2;
+    if (!(q2 > EPSILON && q2 < Infinity)) { x = 0; y = 0; z = 0; w = 1; k = 2; }
+    const xk = x * k, yk = y * k, zk = z * k;
+    const xx = x * xk, xy = x * yk, xz = x * zk, yy = y * yk, yz = y * zk, zz = z * zk;
+    const wx = w * xk, wy = w * yk, wz = w * zk;
+    const r0 = 1 - (yy + zz), r1 = xy + wz, r2 = xz - wy;
+    const r3 = xy - wz, r4 = 1 - (xx + zz), r5 = yz + wx;
+    const r6 = xz + wy, r7 = yz - wx, r8 = 1 - (xx + yy);
+    // A = A(parent) × R; S = S(parent) × local scale; w = w(parent) + A(parent) × (S(parent) × local translation).
+    const a0 = p0 * r0 + p3 * r1 + p6 * r2, a1 = p1 * r0 + p4 * r1 + p7 * r2, a2 = p2 * r0 + p5 * r1 + p8 * r2;
+    const a3 = p0 * r3 + p3 * r4 + p6 * r5, a4 = p1 * r3 + p4 * r4 + p7 * r5, a5 = p2 * r3 + p5 * r4 + p8 * r5;
+    const a6 = p0 * r6 + p3 * r7 + p6 * r8, a7 = p1 * r6 + p4 * r7 + p7 * r8, a8 = p2 * r6 + p5 * r7 + p8 * r8;
+    const s0 = ps0 * ls[b3], s1 = ps1 * ls[b3 + 1], s2 = ps2 * ls[b3 + 2];
+    const v0 = ps0 * lt[b3], v1 = ps1 * lt[b3 + 1], v2 = ps2 * lt[b3 + 2];
+    const w0 = f[p + 12] + (p0 * v0 + p3 * v1 + p6 * v2);
+    const w1 = f[p + 13] + (p1 * v0 + p4 * v1 + p7 * v2);
+    const w2 = f[p + 14] + (p2 * v0 + p5 * v1 + p8 * v2);
+    f[o] = a0; f[o + 1] = a1; f[o + 2] = a2; f[o + 3] = a3; f[o + 4] = a4; f[o + 5] = a5; f[o + 6] = a6; f[o + 7] = a7; f[o + 8] = a8;
+    f[o + 9] = s0; f[o + 10] = s1; f[o + 11] = s2; f[o + 12] = w0; f[o + 13] = w1; f[o + 14] = w2;
+    if (slotOf === null) continue;
+    const slot = slotOf[b];
+    if (slot < 0) continue;
+    const l0 = a0 * s0, l1 = a1 * s0, l2 = a2 * s0, l3 = a3 * s1, l4 = a4 * s1, l5 = a5 * s1, l6 = a6 * s2, l7 = a7 * s2, l8 = a8 * s2;
+    const e = slot * 16;
+    let q0 = inv[e], q1 = inv[e + 1], q = inv[e + 2];
+    out![e] = l0 * q0 + l3 * q1 + l6 * q;
+    out![e + 1] = l1 * q0 + l4 * q1 + l7 * q;
+    out![e + 2] = l2 * q0 + l5 * q1 + l8 * q;
+    out![e + 3] = 0;
+    q0 = inv[e + 4]; q1 = inv[e + 5]; q = inv[e + 6];
+    out![e + 4] = l0 * q0 + l3 * q1 + l6 * q;
+    out![e + 5] = l1 * q0 + l4 * q1 + l7 * q;
+    out![e + 6] = l2 * q0 + l5 * q1 + l8 * q;
+    out![e + 7] = 0;
+    q0 = inv[e + 8]; q1 = inv[e + 9]; q = inv[e + 10];
+    out![e + 8] = l0 * q0 + l3 * q1 + l6 * q;
+    out![e + 9] = l1 * q0 + l4 * q1 + l7 * q;
+    out![e + 10] = l2 * q0 + l5 * q1 + l8 * q;
+    out![e + 11] = 0;
+    q0 = inv[e + 12]; q1 = inv[e + 13]; q = inv[e + 14];
+    out![e + 12] = l0 * q0 + l3 * q1 + l6 * q + w0;
+    out![e + 13] = l1 * q0 + l4 * q1 + l7 * q + w1;
+    out![e + 14] = l2 * q0 + l5 * q1 + l8 * q + w2;
+    out![e + 15] = 1;
+  }
+}
+
+/** The sampling kernel that skins the local poses of each graph skeleton's bindings (seekLocalKernel), or null where none can run. */
+const localKernels = new WeakMap<Skeleton, SamplingKernel | null>();
+
 /** Each bound Skeleton's state, for updateFromGraph. */
 const boundSkeletons = new WeakMap<ThreeSkeleton, BoundSkeleton>();
 
@@ -843,7 +927,7 @@ function updateFromGraph(this: ThreeSkeleton): void {
 /** A top bone's updateMatrixWorld while nothing hangs under the bound bones: they are not walked. */
 function walkNothing(): void {}
 
-/** Doubles per bone in localWorlds: A (3×3, column-major), S (3), w (3). See ThreeBinding.skinFromLocal. */
+/** Doubles per bone in localWorlds: A (3×3, column-major), S (3), w (3). See skinFromLocal. */
 const WORLD = 15;
 
 /**

@@ -65,6 +65,35 @@ export class SamplingKernel implements PoseKernel {
   private readonly blendFn: BlendFunction;
   private readonly unitScalesFn: (s: number, n: number) => number;
   private readonly copyFn: CopyFunction;
+  private readonly skinFn: SkinFunction;
+  /** This thread's skinning block (see skin): the root matrix, then the output matrices. */
+  private readonly skinRootAt: number;
+  private readonly skinOutAt: number;
+  /** This thread's skinning shapes: the arrays each holds (null: free), by identity, and their addresses and slot counts. */
+  private readonly skinShapes: ({ readonly slots: Int32Array; readonly inverses: Float64Array } | null)[];
+  private readonly skinShapeAt: Int32Array;
+  private readonly skinInverseAt: Int32Array;
+  private readonly skinCounts: Int32Array;
+  /** The output matrices of each shape's slot count, as float32: what skin copies out. */
+  private readonly skinOutputs: Float32Array[];
+  private readonly skinLocalFn: SkinLocalFunction;
+  /** Whether this kernel's block holds skinLocal's part (a kernel made by forSkinning). */
+  private readonly skinsLocal: boolean;
+  /** skinLocal's world transforms (128 bytes a bone, after the root's) and its copy of the local pose, in this thread's block. */
+  private readonly skinWorldsAt: number;
+  private readonly skinLocalAt: Int32Array;
+  private readonly skinLocalRows: readonly [Float64Array, Float64Array, Float64Array];
+  /** This thread's skinLocal shapes, as skinShapes: the arrays each holds, its schedule's and inverse bind matrices' addresses, its pairs and slots. */
+  private readonly localShapes: ({ readonly slotOf: Int32Array; readonly inverses: Float64Array } | null)[];
+  private readonly localShapeAt: Int32Array;
+  private readonly localInverseAt: Int32Array;
+  private readonly localPairs: Int32Array;
+  private readonly localOutputs: Float32Array[];
+  /**
+   * The root matrix skin reads (16 numbers, column-major, affine), in this thread's scratch: the
+   * caller writes it first.
+   */
+  readonly skinRoot: Float64Array;
   private readonly inertializeFn: InertializeFunction;
   private readonly scaleFn: WeightedFunction;
   private readonly accumulateFn: WeightedFunction;
@@ -148,6 +177,31 @@ export class SamplingKernel implements PoseKernel {
     this.blendFn = instance.exports.blend as BlendFunction;
     this.unitScalesFn = instance.exports.unitScales as (s: number, n: number) => number;
     this.copyFn = instance.exports.copy as CopyFunction;
+    this.skinFn = instance.exports.skin as SkinFunction;
+    this.skinLocalFn = instance.exports.skinLocal as SkinLocalFunction;
+    this.skinsLocal = layout.skinLocal;
+    const n = skeleton.boneCount, block = skinBlock(n, layout.skinLocal), skinAt = layout.skin + scratchSlot * block.bytes;
+    this.skinRootAt = skinAt;
+    this.skinOutAt = skinAt + block.out;
+    this.skinWorldsAt = skinAt + block.worlds;
+    this.skinLocalAt = Int32Array.from([0, 1, 2], (k) => skinAt + block.local + k * n * 24 + (k === 2 ? n * 8 : 0));
+    const m = layout.skinLocal ? n : 0;
+    this.skinLocalRows = [new Float64Array(buffer, this.skinLocalAt[0], m * 3), new Float64Array(buffer, this.skinLocalAt[1], m * 4), new Float64Array(buffer, this.skinLocalAt[2], m * 3)];
+    this.skinRoot = new Float64Array(buffer, skinAt, 16);
+    // The output matrices' last rows, 0 0 0 1, which skin and skinLocal leave as they are.
+    const rows = new Float32Array(buffer, this.skinOutAt, (n + 1) * 16);
+    for (let i = 0; i <= n; i++) rows.set([0, 0, 0, 1], i * 16 + 12);
+    for (let i = 0; i <= n; i++) { rows[i * 16 + 3] = 0; rows[i * 16 + 7] = 0; rows[i * 16 + 11] = 0; }
+    this.skinShapes = new Array<{ slots: Int32Array; inverses: Float64Array } | null>(SKIN_SHAPES).fill(null);
+    this.skinShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => skinAt + block.shapes + k * block.shapeBytes);
+    this.skinInverseAt = this.skinShapeAt.map((at) => at + block.slotBytes);
+    this.skinCounts = new Int32Array(SKIN_SHAPES);
+    this.skinOutputs = new Array<Float32Array>(SKIN_SHAPES).fill(new Float32Array(0));
+    this.localShapes = new Array<{ slotOf: Int32Array; inverses: Float64Array } | null>(SKIN_SHAPES).fill(null);
+    this.localShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => skinAt + block.localShapes + k * block.localShapeBytes);
+    this.localInverseAt = this.localShapeAt.map((at) => at + block.scheduleBytes);
+    this.localPairs = new Int32Array(SKIN_SHAPES);
+    this.localOutputs = new Array<Float32Array>(SKIN_SHAPES).fill(new Float32Array(0));
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
     this.scaleFn = instance.exports.scale as WeightedFunction;
     this.accumulateFn = instance.exports.accumulate as WeightedFunction;
@@ -196,14 +250,22 @@ export class SamplingKernel implements PoseKernel {
     return SamplingKernel.make(true, threads, skeleton, bindings, poseArrays, maxBytes, MAX_CLIP_BYTES, precision);
   }
 
+  /**
+   * A kernel for skinLocal alone (no clips, no poses): the three.js binding's for the local poses of
+   * `skeleton`'s characters made on their own. Null where WebAssembly SIMD is not available.
+   */
+  static forSkinning(skeleton: Skeleton): SamplingKernel | null {
+    return SamplingKernel.make(false, 1, skeleton, [], [], 1 << 30, MAX_CLIP_BYTES, 'double', true);
+  }
+
   private static make(
     shared: boolean, threads: number, skeleton: Skeleton, bindings: readonly ClipBinding[], poseArrays: readonly number[], maxBytes: number, maxClipBytes: number,
-    precision: KernelPrecision,
+    precision: KernelPrecision, skinLocal = false,
   ): SamplingKernel | null {
     const module = samplingModule(shared);
     if (module === null) return null;
     const own = withinBudget(bindings, maxClipBytes, precision, skeleton.boneCount);
-    const layout = layOut(skeleton, own, poseArrays, threads, precision);
+    const layout = layOut(skeleton, own, poseArrays, threads, precision, skinLocal);
     if (layout.pages * 65536 > maxBytes) return null;
     let memory: WasmMemory;
     try {
@@ -379,6 +441,112 @@ export class SamplingKernel implements PoseKernel {
   }
 
   /**
+   * A shape for skin: `slots` (per slot, its graph bone, each of this kernel's skeleton's bones in
+   * one slot at most) and `inverses` (per slot, its inverse bind matrix: 16 numbers, column-major,
+   * affine), copied into this thread's memory once; the same arrays (by identity) give the same
+   * shape. -1 when there are more slots than the skeleton has bones, or SKIN_SHAPES other shapes
+   * are held already (the caller then skins in JavaScript).
+   */
+  skinShape(slots: Int32Array, inverses: Float64Array): number {
+    const shapes = this.skinShapes, n = this.skeleton.boneCount, count = slots.length;
+    let free = -1;
+    for (let k = 0; k < shapes.length; k++) {
+      const shape = shapes[k];
+      if (shape === null) free = free < 0 ? k : free;
+      else if (shape.slots === slots && shape.inverses === inverses) return k;
+    }
+    if (free < 0 || count === 0 || count > n || inverses.length !== count * 16) return -1;
+    for (let i = 0; i < count; i++) if (!(slots[i] >= 0 && slots[i] < n)) return -1;
+    const buffer = this.buffer, at = this.skinShapeAt[free], pairs = (count + 1) >> 1;
+    // An odd count's last lane repeats its last slot (see skin in sampling.wat).
+    const table = new Int32Array(buffer, at, pairs * 2), inv = new Float64Array(buffer, this.skinInverseAt[free], pairs * 24);
+    for (let i = 0; i < pairs * 2; i++) {
+      const from = Math.min(i, count - 1);
+      table[i] = slots[from];
+      for (let e = 0; e < 12; e++) inv[(i >> 1) * 24 + e * 2 + (i & 1)] = inverses[from * 16 + SKIN_ENTRIES[e]];
+    }
+    shapes[free] = { slots, inverses };
+    this.skinCounts[free] = count;
+    this.skinOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
+    return free;
+  }
+
+  /**
+   * out[slot] = skinRoot × the component transform of shape's graph bone in slot (the component
+   * pose whose arrays are at byte addresses t, r, s of this memory) × its inverse bind matrix,
+   * rounded to float32: for a renderer's skinning matrices (three.js's Skeleton.boneMatrices),
+   * with the operations of its JavaScript twin (skinAffine in three/binding.ts), so the same
+   * numbers. Two slots to a vector, into this thread's scratch, then copied into `out` (from its start).
+   */
+  skin(shape: number, t: number, r: number, s: number, out: Float32Array): void {
+    this.skinFn(t, r, s, this.skinShapeAt[shape], this.skinInverseAt[shape], this.skinRootAt, this.skinOutAt, this.skinCounts[shape]);
+    out.set(this.skinOutputs[shape]);
+  }
+
+  /**
+   * A shape for skinLocal: `slotOf` (per bone of this kernel's skeleton, its slot or -1; each slot
+   * one bone's) and `inverses` (per slot, its inverse bind matrix: 16 numbers, column-major, affine),
+   * copied into this thread's memory once with a schedule of the bones two by two, parents in earlier
+   * pairs; the same arrays (by identity) give the same shape. -1 when `slotOf` is not one slot per
+   * bone or SKIN_SHAPES other shapes are held already (the caller then skins in JavaScript).
+   */
+  skinLocalShape(slotOf: Int32Array, inverses: Float64Array): number {
+    const shapes = this.localShapes, n = this.skeleton.boneCount, count = inverses.length >> 4, parents = this.skeleton.parents;
+    let free = -1;
+    for (let k = 0; k < shapes.length; k++) {
+      const shape = shapes[k];
+      if (shape === null) free = free < 0 ? k : free;
+      else if (shape.slotOf === slotOf && shape.inverses === inverses) return k;
+    }
+    if (!this.skinsLocal || free < 0 || slotOf.length !== n || count > n || inverses.length !== count * 16) return -1;
+    const seen = new Uint8Array(count);
+    for (let b = 0; b < n; b++) {
+      const slot = slotOf[b];
+      if (slot < -1 || slot >= count || (slot >= 0 && seen[slot]++ > 0)) return -1;
+    }
+    // The bones two by two, in the order they become ready (their parent in an earlier pair), a lone
+    // one paired with itself: 12 pairs for the 22-bone biped, where pairs within a depth would be 14.
+    const queue: number[] = [], pairs: [number, number][] = [];
+    for (let b = 0; b < n; b++) if (parents[b] < 0) queue.push(b);
+    for (let next = 0; next < queue.length;) {
+      const a = queue[next++], b = next < queue.length ? queue[next++] : a;
+      pairs.push([a, b]);
+      for (let c = 0; c < n; c++) if (parents[c] === a || (b !== a && parents[c] === b)) queue.push(c);
+    }
+    const buffer = this.buffer, schedule = new Int32Array(buffer, this.localShapeAt[free], pairs.length * 6);
+    const inv = new Float64Array(buffer, this.localInverseAt[free], pairs.length * 24);
+    pairs.forEach((pair, j) => {
+      for (let lane = 0; lane < 2; lane++) {
+        const b = pair[lane], slot = slotOf[b];
+        schedule[j * 6 + lane] = (b + 1) * 128;
+        schedule[j * 6 + 2 + lane] = (parents[b] + 1) * 128;
+        schedule[j * 6 + 4 + lane] = (slot >= 0 ? slot : n) * 64; // a bone with no slot: the spare matrix past them
+        for (let e = 0; e < 12; e++) inv[j * 24 + e * 2 + lane] = slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0;
+      }
+    });
+    shapes[free] = { slotOf, inverses };
+    this.localPairs[free] = pairs.length;
+    this.localOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
+    return free;
+  }
+
+  /**
+   * out[slot] = skinRoot × the world transform of shape's bone in slot, composed down the hierarchy
+   * from the local pose `local` (of this kernel's skeleton, anywhere: copied into this thread's
+   * block first) × its inverse bind matrix, rounded to float32, with the operations of its
+   * JavaScript twin (skinFromLocal in three/binding.ts), so the same numbers: two bones
+   * to a vector, into this thread's scratch, then copied into `out` (from its start).
+   */
+  skinLocal(shape: number, local: PoseStorage, out: Float32Array): void {
+    const rows = this.skinLocalRows, at = this.skinLocalAt;
+    rows[0].set(local.translations);
+    rows[1].set(local.rotations);
+    rows[2].set(local.scales);
+    this.skinLocalFn(at[0], at[1], at[2], this.localShapeAt[shape], this.localInverseAt[shape], this.skinRootAt, this.skinWorldsAt, this.skinOutAt, this.localPairs[shape]);
+    out.set(this.localOutputs[shape]);
+  }
+
+  /**
    * compose for characters first .. first + count - 1 of `arrays` (an InstanceBatch's or a Crowd's,
    * in this memory), two to a vector and eight at a time so that their chains of parent-to-child
    * latencies overlap: the same numbers as composing each alone. With precision 'single',
@@ -420,6 +588,8 @@ type CopyFunction = (ot: number, or: number, os: number, st: number, sr: number,
 type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => void;
 type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
+type SkinFunction = (ct: number, cr: number, cs: number, slots: number, inv: number, root: number, out: number, count: number) => void;
+type SkinLocalFunction = (lt: number, lr: number, ls: number, sched: number, inv: number, root: number, worlds: number, out: number, pairs: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
 type ComposeSingleFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number, scratch: number) => void;
 type SampleFunction = (ot: number, or: number, os: number, n: number, clip: number, base0: number, base1: number, blend: number, renorm: number) => void;
@@ -534,6 +704,34 @@ const COMPOSE_SCRATCH_BYTES_PER_BONE = 320;
  */
 const SCRATCH_BYTES = 384;
 
+/** How many skinning shapes (models whose inverse bind matrices differ) each thread's skin keeps. */
+const SKIN_SHAPES = 4;
+/** Bytes of skin's root matrix (16 f64). */
+const SKIN_ROOT_BYTES = 128;
+/** Which of an affine matrix's 16 numbers (column-major) skin reads: the upper three rows. */
+const SKIN_ENTRIES = [0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14];
+/** Pairs of slots skin's blocks hold for n bones: the most slots a shape has is n. */
+function skinPairs(n: number): number {
+  return (n + 1) >> 1;
+}
+/**
+ * A thread's block for skin and skinLocal, for n bones (byte offsets in it, all 16-byte aligned): the
+ * root matrix, the output (64 bytes a slot: n slots, a spare, whose last rows stay 0 0 0 1),
+ * skinLocal's world transforms (128 bytes a bone and the root's) and copy of the local pose, then
+ * SKIN_SHAPES shapes of each kind; without `local` (every kernel but forSkinning's), nothing of skinLocal's.
+ */
+function skinBlock(n: number, local: boolean): {
+  out: number; worlds: number; local: number; shapes: number; slotBytes: number; shapeBytes: number;
+  localShapes: number; scheduleBytes: number; localShapeBytes: number; bytes: number;
+} {
+  const align = (bytes: number): number => Math.ceil(bytes / 16) * 16;
+  const m = local ? n : 0;
+  const out = SKIN_ROOT_BYTES, worlds = out + (n + 1) * 64, rows = worlds + (m + 1) * 128, shapes = rows + align(m * 80);
+  const slotBytes = align(skinPairs(n) * 8), shapeBytes = slotBytes + skinPairs(n) * 192;
+  const localShapes = shapes + SKIN_SHAPES * shapeBytes, scheduleBytes = align(m * 24), localShapeBytes = scheduleBytes + m * 192;
+  return { out, worlds, local: rows, shapes, slotBytes, shapeBytes, localShapes, scheduleBytes, localShapeBytes, bytes: localShapes + SKIN_SHAPES * localShapeBytes };
+}
+
 /** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */
 interface KernelLayout {
   refT: number; refR: number; refS: number; parents: number;
@@ -541,6 +739,10 @@ interface KernelLayout {
   boneWeights: number;
   /** Each thread's composeSingle scratch (COMPOSE_SCRATCH_BYTES_PER_BONE a bone, thread order), with precision 'single'; else 0. */
   composeScratch: number;
+  /** Each thread's skin block (skinBlock(n, skinLocal).bytes a thread, thread order). */
+  skin: number;
+  /** Whether the skin blocks hold skinLocal's part (forSkinning). */
+  skinLocal: boolean;
   slots: { binding: ClipBinding; spans: Float64Array; descriptor: number; addresses: number[]; single: { keys: number; spans: number } | null }[];
   poses: number[];
   precision: KernelPrecision;
@@ -548,7 +750,9 @@ interface KernelLayout {
   pages: number;
 }
 
-function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLengths: readonly number[], threads: number, precision: KernelPrecision): KernelLayout {
+function layOut(
+  skeleton: Skeleton, bindings: readonly ClipBinding[], poseLengths: readonly number[], threads: number, precision: KernelPrecision, skinLocal = false,
+): KernelLayout {
   const n = skeleton.boneCount;
   // Scratch first (so no address is 0), 16-byte aligned blocks after it.
   let top = Math.max(1, threads) * SCRATCH_BYTES;
@@ -559,6 +763,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
   };
   const refT = take(n * 24), refR = take(n * 32), refS = take(n * 24), parents = take(n * 4), boneWeights = take(Math.max(1, threads) * n * 8);
   const composeScratch = precision === 'single' ? take(Math.max(1, threads) * n * COMPOSE_SCRATCH_BYTES_PER_BONE) : 0;
+  const skin = take(Math.max(1, threads) * skinBlock(n, skinLocal).bytes);
   const slots = bindings.map((binding) => {
     const clip = binding.clip;
     const spans = clip.rotationSpans();
@@ -570,7 +775,7 @@ function layOut(skeleton: Skeleton, bindings: readonly ClipBinding[], poseLength
     };
   });
   const poses = poseLengths.map((length) => take(length * 8));
-  return { refT, refR, refS, parents, boneWeights, composeScratch, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
+  return { refT, refR, refS, parents, boneWeights, composeScratch, skin, skinLocal, slots, poses, poseLengths, precision, pages: Math.ceil(top / 65536) };
 }
 
 /** Whether `buffer` holds what `layout` puts there for this skeleton and these bindings (another thread's copy of the graph). */

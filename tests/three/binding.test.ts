@@ -1,8 +1,11 @@
 import * as THREE from 'three';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { loadGraphAsset } from '../../graphs/loader.ts';
 import { ComponentPose } from '../../runtime/core/component-pose.ts';
 import { Pose } from '../../runtime/core/pose.ts';
 import { sampleSkeleton } from '../../runtime/import/sample-data.ts';
+import { SamplingKernel } from '../../runtime/kernel/sampling-kernel.ts';
+import { skinFromLocal } from '../../three/binding.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { runNodeProbe } from '../support/allocation.ts';
 import { bipedInstance } from '../support/graphs.ts';
@@ -510,6 +513,106 @@ describe('bindThree', () => {
       mine.update();
       expect(relativeError(mine.boneMatrices!, theirs.boneMatrices!)).toBeLessThan(3e-7);
     }
+  });
+
+  it("skins a crowd's characters in the sampling kernel with the numbers of its JavaScript, four models a kernel, the rest in JavaScript", () => {
+    const skin = vi.spyOn(SamplingKernel.prototype, 'skin');
+    const crowd = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
+        blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+        ik: { type: 'TwoBoneIK', inputs: { pose: 'blend' }, properties: { endBone: 'foot_l', target: [14, 20, 25], hintMode: 'direction', hint: [0, 0, 1] } },
+      },
+      output: 'ik',
+    }).createInstances(6, { componentSpace: true });
+    // Six models, each bound at its own place (other inverse bind matrices): moved, turned, unevenly
+    // scaled, half of them without a graph bone (21 slots, an odd count), one with its slots in reverse order.
+    const build = (c: number): { character: ReturnType<typeof buildCharacter>; target: THREE.Skeleton } => {
+      const character = buildCharacter(skeleton, { ...AWKWARD, position: [120 + 40 * c, 5, -40], omit: c % 2 === 0 ? ['ball_l'] : [], extra: [] });
+      const target = c === 1 ? new THREE.Skeleton([...character.skeleton.bones].reverse(), [...character.skeleton.boneInverses].reverse()) : character.skeleton;
+      return { character, target };
+    };
+    const kernel = crowd.instances.map((_, c) => build(c)), twin = crowd.instances.map((_, c) => build(c));
+    const bindings = crowd.instances.map((instance, c) => bindThree(instance, kernel[c].target));
+    // The twins read a copy of each component pose, in JavaScript arrays: skinAffine skins them.
+    const copies = crowd.instances.map(() => new ComponentPose(crowd.instances[0].skeleton));
+    const twins = crowd.instances.map((instance, c) => bindThree({
+      skeleton: instance.skeleton,
+      componentPose: () => {
+        const pose = instance.componentPose(), copy = copies[c];
+        copy.translations.set(pose.translations); copy.rotations.set(pose.rotations); copy.scales.set(pose.scales);
+        return copy;
+      },
+    }, twin[c].target));
+    const naive = build(0).character;
+    for (let frame = 0; frame < 3; frame++) {
+      crowd.update(frame === 0 ? 0.3 : 1 / 45);
+      for (const { character } of [...kernel, ...twin, { character: naive }]) {
+        character.character.position.x += 7;
+        character.character.rotateY(0.3);
+      }
+      for (let c = 0; c < 6; c++) {
+        bindings[c].apply();
+        twins[c].apply();
+        expect(Array.from(kernel[c].target.boneMatrices!)).toEqual(Array.from(twin[c].target.boneMatrices!));
+      }
+      poseNaively(naive, skeleton, crowd.instances[0].evaluate());
+      expect(relativeError(kernel[0].target.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+    // The first apply() writes every bone's matrixWorld (in JavaScript); later ones skin the first four models in the kernel.
+    expect(skin).toHaveBeenCalledTimes(4 * 2);
+    skin.mockRestore();
+  });
+
+  it('skins characters made one by one in the sampling kernel with the numbers of its JavaScript, four models a skeleton, the rest in JavaScript', () => {
+    const skinLocal = vi.spyOn(SamplingKernel.prototype, 'skinLocal');
+    const graph = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
+        blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+      },
+      output: 'blend',
+    });
+    const instances = Array.from({ length: 6 }, () => graph.createInstance());
+    // Six models bound at their own places (other inverse bind matrices), half without a graph bone, one in reverse slot order.
+    const characters = instances.map((_, c) => buildCharacter(skeleton, { ...AWKWARD, position: [120 + 40 * c, 5, -40], omit: c % 2 === 0 ? ['ball_l'] : [], extra: [] }));
+    const targets = characters.map((ch, c) => (c === 1 ? new THREE.Skeleton([...ch.skeleton.bones].reverse(), [...ch.skeleton.boneInverses].reverse()) : ch.skeleton));
+    const bindings = instances.map((instance, c) => bindThree(instance, targets[c]));
+    const naive = buildCharacter(skeleton, { ...AWKWARD, position: [120, 5, -40], omit: ['ball_l'], extra: [] });
+    const shape = (b: ReturnType<typeof bindThree>): { slotOf: Int32Array; inverses: Float64Array } => (b as unknown as { shape: { slotOf: Int32Array; inverses: Float64Array } }).shape;
+    for (let frame = 0; frame < 3; frame++) {
+      for (const ch of [...characters, naive]) {
+        ch.character.position.x += 7;
+        ch.character.rotateY(0.3);
+      }
+      for (let c = 0; c < 6; c++) {
+        instances[c].update(frame === 0 ? 0.3 + c / 10 : 1 / 45);
+        bindings[c].apply();
+        // skinFromLocal on the same local pose, under the root's world matrix as three computes it.
+        const root = bindings[c].root!;
+        root.updateWorldMatrix(true, false);
+        const theirs = new Float32Array(targets[c].boneMatrices!);
+        skinFromLocal(instances[c].skeleton.parents, instances[c].evaluate(), Float64Array.from(root.matrixWorld.elements), shape(bindings[c]).slotOf, shape(bindings[c]).inverses, theirs);
+        expect(Array.from(targets[c].boneMatrices!)).toEqual(Array.from(theirs));
+      }
+      poseNaively(naive, skeleton, instances[0].evaluate());
+      expect(relativeError(targets[0].boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
+    }
+    // The first apply() writes every bone's matrixWorld (in JavaScript); later ones skin the first four models in the kernel.
+    expect(skinLocal).toHaveBeenCalledTimes(4 * 2);
+    // A source (another skeleton object: a kernel of its own) whose local pose has a bone more than its skeleton:
+    // skinned in JavaScript, which reads the skeleton's bones.
+    const wide = new Pose(skeleton.boneCount + 1);
+    const odd = buildCharacter(skeleton, { ...AWKWARD, omit: [], extra: [] });
+    const oddBinding = bindThree({ skeleton, componentPose: () => { throw new Error('not asked for'); }, uncomposedPose: () => wide }, odd.skeleton);
+    for (let frame = 0; frame < 3; frame++) expect(() => oddBinding.apply()).not.toThrow();
+    expect(skinLocal).toHaveBeenCalledTimes(4 * 2);
+    expect(odd.skeleton.boneMatrices!.every(Number.isFinite)).toBe(true);
+    skinLocal.mockRestore();
   });
 
   it('shares one copy of equal inverse bind matrices between bindings (a crowd of one model), and skins each character where it is', () => {

@@ -20,6 +20,7 @@ import { unitScales } from '../../../runtime/graph/interpolation.ts';
 import { Pose, poseAccumulate, poseBlendTwo, poseNormalizeRotations, poseScaleInto } from '../../../runtime/core/pose.ts';
 import { SamplingKernel, samplingKernelAvailable } from '../../../runtime/kernel/sampling-kernel.ts';
 import { Skeleton } from '../../../runtime/core/skeleton.ts';
+import { skinAffine, skinFromLocal } from '../../../three/binding.ts';
 import { expectRowsLikeAlone } from '../../support/batch-rows.ts';
 import { describeWithData } from '../../support/shared-data.ts';
 
@@ -526,6 +527,156 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     ), { seed: 18_000_021, numRuns: 200 });
     expect(compose).toHaveBeenCalledTimes(200);
     compose.mockRestore();
+  });
+
+  it("skins slots from a component pose: known answers, odd counts and slots in any order, shapes kept by identity", () => {
+    const n = skeleton.boneCount;
+    const kernel = SamplingKernel.create(skeleton, [], [n * 3, n * 4, n * 3])!;
+    const [t, r, s] = kernel.poseArrays;
+    // Bone 1: at (1, 2, 3), half a turn about z (an exact quaternion), scaled (2, 1, 0.5); bone 3: the identity at (0, 0, 5).
+    r.set([0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1]);
+    s.fill(1);
+    t.set([1, 2, 3], 3); s.set([2, 1, 0.5], 3); t.set([0, 0, 5], 9);
+    // Root: moved by (10, 0, 0). Slot 0's inverse bind matrix moves by (0, -1, 0); slot 1's is the identity.
+    const slots = Int32Array.from([3, 1]), inverses = new Float64Array(32);
+    inverses.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1]);
+    inverses.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], 16);
+    kernel.skinRoot.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 10, 0, 0, 1]);
+    const shape = kernel.skinShape(slots, inverses);
+    expect(shape).toBeGreaterThanOrEqual(0);
+    expect(kernel.skinShape(slots, inverses)).toBe(shape); // the same arrays: the same shape
+    const out = new Float32Array(48).fill(7);
+    const unsigned = (a: Float32Array): number[] => Array.from(a, (v) => v + 0); // -0 as 0: the known answers' signs of zero are the arithmetic's
+    kernel.skin(shape, t.byteOffset, r.byteOffset, s.byteOffset, out);
+    expect(unsigned(out.subarray(0, 16))).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 10, -1, 5, 1]);
+    expect(unsigned(out.subarray(16, 32))).toEqual([-2, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0.5, 0, 11, 2, 3, 1]);
+    expect(Array.from(out.subarray(32))).toEqual(new Array(16).fill(7)); // past the slots: untouched
+    // An odd count (its last lane a copy of its last slot), then three slots in another order.
+    const one = kernel.skinShape(Int32Array.from([1]), inverses.slice(16));
+    kernel.skin(one, t.byteOffset, r.byteOffset, s.byteOffset, out.fill(7));
+    expect(unsigned(out.subarray(0, 16))).toEqual([-2, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0.5, 0, 11, 2, 3, 1]);
+    expect(out[16]).toBe(7);
+    const three = kernel.skinShape(Int32Array.from([1, 3, 0]), new Float64Array([...inverses.slice(16), ...inverses.slice(0, 16), ...inverses.slice(16)]));
+    kernel.skin(three, t.byteOffset, r.byteOffset, s.byteOffset, out.fill(7));
+    expect(unsigned(out.subarray(0, 16))).toEqual([-2, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0.5, 0, 11, 2, 3, 1]);
+    expect(unsigned(out.subarray(16, 32))).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 10, -1, 5, 1]);
+    expect(unsigned(out.subarray(32, 48))).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 10, 0, 0, 1]); // bone 0 at the origin, under the root
+    // Four shapes a thread: a fifth is refused (its caller skins in JavaScript), as are slots past the skeleton's bones.
+    expect(new Set([shape, one, three, kernel.skinShape(Int32Array.from([2]), inverses.slice(16))]).size).toBe(4);
+    expect(kernel.skinShape(Int32Array.from([0]), inverses.slice(16))).toBe(-1);
+    const fresh = SamplingKernel.create(skeleton, [], [n * 3, n * 4, n * 3])!;
+    expect(fresh.skinShape(Int32Array.from([0, 1, 2, 3, 0]), new Float64Array(80))).toBe(-1); // more slots than bones
+    expect(fresh.skinShape(Int32Array.from([4]), new Float64Array(16))).toBe(-1); // no bone 4
+    // The sums in skinAffine's order: a root whose first row is (1e17, -1e17, 1) times a column of ones is
+    // (1e17 - 1e17) + 1 = 1, where 1e17 + (-1e17 + 1) would be 0.
+    const [ft, fr, fs] = fresh.poseArrays;
+    fr.set([0, 0, 0, 1]);
+    fs.set([1, 1, 1]);
+    fresh.skinRoot.set([1e17, 0, 0, 0, -1e17, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
+    const ones = new Float64Array([1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    fresh.skin(fresh.skinShape(Int32Array.from([0]), ones), ft.byteOffset, fr.byteOffset, fs.byteOffset, out);
+    expect(Array.from(out.subarray(0, 3))).toEqual([1, 1, 1]);
+  });
+
+  it('skins random poses, roots and inverse bind matrices as the three.js binding does in JavaScript, bit for bit (property)', () => {
+    // Magnitudes far apart, and terms that cancel (1e17 - 1e17 + 1 is 1 or 0 by the order of the sums),
+    // so that sums taken in another order than skinAffine's would give other float32 numbers.
+    const value = fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), fc.constantFrom(0, -0, 1, -1, 0.5, 1e17, -1e17, 1e-7, 1e200, 5e-324));
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 9 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 9, maxLength: 9 }), fc.array(value, { minLength: 600, maxLength: 600 }),
+      (n, order, values) => {
+        const bones = Skeleton.fromDefinitions(Array.from({ length: n }, (_, i) => ({ name: `b${i}`, parent: i > 0 ? `b${i - 1}` : undefined })));
+        const kernel = SamplingKernel.create(bones, [], [n * 3, n * 4, n * 3])!;
+        const [t, r, s] = kernel.poseArrays;
+        let at = 0;
+        const next = (): number => values[at++ % values.length];
+        for (const array of [t, r, s]) for (let i = 0; i < array.length; i++) array[i] = next();
+        // Every bone in one slot at most, in an order drawn from `order`; some bones in none.
+        const slots = Int32Array.from(Array.from({ length: n }, (_, i) => i).sort((a, b) => order[a] - order[b]).slice(0, Math.max(1, Math.ceil(order[0] * n))));
+        const inverses = new Float64Array(slots.length * 16);
+        for (let i = 0; i < inverses.length; i++) inverses[i] = (i & 3) === 3 ? ((i & 15) === 15 ? 1 : 0) : next();
+        for (let i = 0; i < 16; i++) kernel.skinRoot[i] = (i & 3) === 3 ? (i === 15 ? 1 : 0) : next();
+        const mine = new Float32Array(slots.length * 16), theirs = new Float32Array(slots.length * 16);
+        kernel.skin(kernel.skinShape(slots, inverses), t.byteOffset, r.byteOffset, s.byteOffset, mine);
+        for (let i = 0; i < slots.length; i++) theirs.set([0, 0, 0, 1], i * 16 + 12); // the last row, which skinAffine writes and skin leaves
+        for (let i = 0; i < slots.length; i++) { theirs[i * 16 + 3] = 0; theirs[i * 16 + 7] = 0; theirs[i * 16 + 11] = 0; }
+        skinAffine(slots, inverses, { translations: t, rotations: r, scales: s }, kernel.skinRoot, theirs);
+        expect(Array.from(mine)).toEqual(Array.from(theirs));
+      },
+    ), { seed: 18_000_043, numRuns: 200 });
+  });
+
+  it('skins a local pose down the hierarchy, two bones to a vector: known answers, bones without a slot, shapes kept by identity', () => {
+    // The test skeleton: root (0), spine (1) under it, head (2) under spine, hand (3) under root.
+    const n = skeleton.boneCount;
+    const kernel = SamplingKernel.forSkinning(skeleton)!;
+    expect(SamplingKernel.create(skeleton, [], [])!.skinLocalShape(Int32Array.from([0, -1, -1, -1]), new Float64Array(16))).toBe(-1); // a batch's kernel: skin alone
+    const local = new Pose(n);
+    // Root at (1, 2, 3) scaled (2, 2, 2); spine half a turn about z at (0, 1, 0); head at (1, 0, 0), no
+    // slot; hand at (0, 0, 1) with a rotation of length 2 (normalised on the way); root matrix: moved by (10, 0, 0).
+    local.translations.set([1, 2, 3, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
+    local.rotations.set([0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2]);
+    local.scales.set([2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    kernel.skinRoot.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 10, 0, 0, 1]);
+    const identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+    const slotOf = Int32Array.from([2, 0, -1, 1]), inverses = new Float64Array([...identity, ...identity, ...identity]);
+    inverses[12] = -1; // slot 0 (the spine): moved by (-1, 0, 0)
+    const shape = kernel.skinLocalShape(slotOf, inverses);
+    expect(kernel.skinLocalShape(slotOf, inverses)).toBe(shape);
+    const out = new Float32Array(64).fill(7);
+    kernel.skinLocal(shape, local, out);
+    const unsigned = (a: Float32Array): number[] => Array.from(a, (v) => v + 0);
+    // The spine: the root's 2 × half a turn, at 10 + 1, 2 + 2, 3, then moved by -1 along its own x (-2 in the world).
+    expect(unsigned(out.subarray(0, 16))).toEqual([-2, 0, 0, 0, 0, -2, 0, 0, 0, 0, 2, 0, 13, 4, 3, 1]);
+    expect(unsigned(out.subarray(16, 32))).toEqual([2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 11, 2, 5, 1]); // the hand
+    expect(unsigned(out.subarray(32, 48))).toEqual([2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 11, 2, 3, 1]); // the root
+    expect(Array.from(out.subarray(48))).toEqual(new Array(16).fill(7)); // past the slots: untouched
+    // A JavaScript pose's arrays and a degenerate rotation (the identity), as skinFromLocal takes them.
+    const twin = new Float32Array(48);
+    for (const q of [[0, 0, 0, 0], [Number.NaN, 0, 0, 1], [1e200, 0, 0, 1]]) {
+      local.rotations.set(q, 4);
+      kernel.skinLocal(shape, local, out);
+      skinFromLocal(skeleton.parents, local, kernel.skinRoot, slotOf, inverses, twin);
+      expect(Array.from(out.subarray(0, 48))).toEqual(Array.from(twin));
+      expect(unsigned(out.subarray(0, 3))).toEqual([2, 0, 0]);
+    }
+    // One slot per bone at most, and no more slots than bones; four shapes a thread.
+    expect(kernel.skinLocalShape(Int32Array.from([0, 0, -1, -1]), new Float64Array(16))).toBe(-1);
+    expect(kernel.skinLocalShape(Int32Array.from([0, -1, -1]), new Float64Array(16))).toBe(-1);
+    for (let k = 0; k < 3; k++) expect(kernel.skinLocalShape(Int32Array.from([0, -1, -1, -1]), new Float64Array(16))).toBeGreaterThan(shape);
+    expect(kernel.skinLocalShape(Int32Array.from([0, -1, -1, -1]), new Float64Array(16))).toBe(-1);
+  });
+
+  it('skins random local poses of random hierarchies as the three.js binding does in JavaScript, bit for bit (property)', () => {
+    const value = fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), fc.constantFrom(0, -0, 1, -1, 0.5, 1e17, -1e17, 1e-7, 1e200, 5e-324));
+    fc.assert(fc.property(
+      fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 11 }), fc.array(value, { minLength: 400, maxLength: 400 }),
+      (shares, values) => {
+        const n = shares.length;
+        const bones = Skeleton.fromDefinitions(shares.map((share, i) => {
+          const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
+          return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
+        }));
+        const kernel = SamplingKernel.forSkinning(bones)!;
+        let at = 0;
+        const next = (): number => values[at++ % values.length];
+        const local = new Pose(n);
+        for (const array of [local.translations, local.rotations, local.scales]) for (let i = 0; i < array.length; i++) array[i] = next();
+        // Slots for the bones whose share is under 0.7, in reverse bone order.
+        const slotOf = new Int32Array(n).fill(-1);
+        let count = 0;
+        for (let b = n - 1; b >= 0; b--) if (shares[b] < 0.7) slotOf[b] = count++;
+        const inverses = new Float64Array(count * 16);
+        for (let i = 0; i < inverses.length; i++) inverses[i] = (i & 3) === 3 ? ((i & 15) === 15 ? 1 : 0) : next();
+        for (let i = 0; i < 16; i++) kernel.skinRoot[i] = (i & 3) === 3 ? (i === 15 ? 1 : 0) : next();
+        const shape = kernel.skinLocalShape(slotOf, inverses);
+        if (count === 0) return;
+        const mine = new Float32Array(count * 16), theirs = new Float32Array(count * 16);
+        kernel.skinLocal(shape, local, mine);
+        skinFromLocal(bones.parents, local, kernel.skinRoot, slotOf, inverses, theirs);
+        expect(Array.from(mine)).toEqual(Array.from(theirs));
+      },
+    ), { seed: 18_000_044, numRuns: 200 });
   });
 
   it('sums poses in its memory as poseScaleInto, poseAccumulate and poseNormalizeRotations do in JavaScript, bit for bit', () => {
