@@ -7,6 +7,7 @@
 // `import('animgraph')` loads three files. Node loads and compiles modules one at a time: ~170
 // separate files took most of the import's time, and esbuild's own code splitting still made 16.
 // The Node-only code (node.js, the CLI's commands, three/, the worker) shares chunks of its own.
+// Every file is minified (whitespace and syntax; identifiers and names as in the sources).
 //
 // zod is bundled in (tree-shaken to what the schemas use): as its own ~95 modules it cost more to
 // load than the whole core. zod keeps its registry and configuration on globalThis, so a custom
@@ -91,8 +92,15 @@ export async function bundlePackage({ root, outdir, external = [], existing = ()
     mainFields: ['module', 'main'],
     target: 'es2022',
     external: ['node:*', 'three', 'three/*', 'eventemitter3', ...external],
+    // Whitespace and syntax minified, identifiers not: V8 scans every byte of a file it loads, and
+    // comments and indentation were over a quarter of the core's (their non-ASCII characters also
+    // made the whole source a two-byte string, slower to decode and scan). Identifiers keep their
+    // names, so stack traces read as the sources do; the source maps give the lines.
+    minifyWhitespace: true,
+    minifySyntax: true,
     // Class and function names as in the sources (errors and the debug tree print constructor names),
-    // not renamed where two modules declare the same name.
+    // not renamed where two modules declare the same name (isRecord2) or a class names itself
+    // (`var Clip = class _Clip`).
     keepNames: true,
     sourcemap: true,
     metafile: true,

@@ -143,6 +143,36 @@ console.log(JSON.stringify({
     expect(inputs.filter((i) => i.startsWith('dist/chunks/')).length).toBe(staticallyLoaded('index.js').size - 1);
   });
 
+  it('keeps the names of the entries\' functions and classes, minified as it is (keepNames)', async () => {
+    // The built entries' functions and classes by export name, in a fresh process.
+    const program = `const names = {};
+for (const entry of ['index.js', 'custom-nodes.js', 'node.js']) {
+  for (const [key, value] of Object.entries(await import(${JSON.stringify(pathToFileURL(join(out, 'dist')).href)} + '/' + entry))) {
+    if (typeof value === 'function') names[entry + ' ' + key] = value.name;
+  }
+}
+console.log(JSON.stringify(names));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', program], { cwd: out, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    const built = JSON.parse(run.stdout) as Record<string, string>;
+    const sources: Record<string, string> = {};
+    for (const [entry, module] of [['index.js', await import('../../index.ts')], ['custom-nodes.js', await import('../../custom-nodes.ts')], ['node.js', await import('../../node.ts')]] as const) {
+      for (const [key, value] of Object.entries(module)) if (typeof value === 'function') sources[`${entry} ${key}`] = value.name;
+    }
+    expect(Object.keys(sources).length).toBeGreaterThan(150);
+    expect(built).toEqual(sources);
+  });
+
+  it('minifies the layers to ASCII: no comments or indentation for V8 to scan, a one-byte source string', () => {
+    for (const layer of LAYERS) {
+      const text = readFileSync(join(out, 'dist', CHUNKS, `${layer.name}.js`), 'utf8');
+      // Non-ASCII characters (in comments, and in strings unless escaped) make the source a two-byte string.
+      expect(text.match(/[^\x00-\x7f]/g) ?? [], layer.name).toEqual([]);
+      // Minified, the line breaks left are those inside template strings.
+      expect(text.split('\n').length, layer.name).toBeLessThan(1000);
+    }
+  });
+
   it('`animgraph validate` loads the CLI without the other commands, the editor metadata or the viewer', () => {
     const sources = sourcesOf(staticallyLoaded('cli/main.js'));
     expect(sources.has('cli/main.ts')).toBe(true);
@@ -171,7 +201,7 @@ console.log(JSON.stringify({
     expect(starters).toHaveLength(1);
     const [file] = starters[0]!;
     const text = readFileSync(join(out, 'dist', file), 'utf8');
-    const url = /new URL\("([^"]*crowd-worker\.mjs)", import\.meta\.url\)/.exec(text);
+    const url = /new URL\("([^"]*crowd-worker\.mjs)",\s*import\.meta\.url\)/.exec(text);
     expect(url).not.toBeNull();
     expect(join(dirname(join(out, 'dist', file)), url![1]!)).toBe(join(out, 'dist', 'host', 'crowd-worker.mjs'));
   });
