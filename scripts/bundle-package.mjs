@@ -212,6 +212,18 @@ export async function bundlePackage({ root, outdir, external = [], existing = ()
     }));
   }
 
+  // keepNames follows every function declaration with `__name(f, "f")`, a call at import even where
+  // the name it sets is the one the declaration gives (all but a few of ~700 in the core: esbuild
+  // renames only where two modules declare the same name, and then the two differ). Those calls
+  // become a `0` padded to the same length, so the source maps hold; they were a twentieth of the
+  // import's instructions.
+  for (const file of Object.keys(meta.outputs).filter((f) => f.endsWith('.js'))) {
+    const path = join(root, file);
+    const text = readFileSync(path, 'utf8');
+    const kept = text.replace(/(?<![\w$.])__name\(([A-Za-z_$][\w$]*),"([\w$]*)"\)/g, (call, fn, name) => (fn === name ? `0${' '.repeat(call.length - 1)}` : call));
+    if (kept !== text) writeFileSync(path, kept);
+  }
+
   // The worker launcher's URL, made relative to wherever esbuild put crowd-threads.ts's code.
   const launcher = join(outdir, 'host', 'crowd-worker.mjs');
   let workerUrls = 0;

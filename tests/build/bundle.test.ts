@@ -170,7 +170,25 @@ console.log(JSON.stringify(names));`;
       expect(text.match(/[^\x00-\x7f]/g) ?? [], layer.name).toEqual([]);
       // Minified, the line breaks left are those inside template strings.
       expect(text.split('\n').length, layer.name).toBeLessThan(1000);
+      // keepNames' calls that set the name a function declaration has anyway are blanked out.
+      expect([...text.matchAll(/__name\(([\w$]+),"([\w$]*)"\)/g)].filter(([, fn, name]) => fn === name), layer.name).toEqual([]);
     }
+    expect(readFileSync(join(out, 'dist', CHUNKS, 'core.js'), 'utf8').match(/__name\(/g)!.length).toBeGreaterThan(100);
+  });
+
+  it('maps a stack trace through the minified core to the sources (the blanked calls keep every column)', () => {
+    const program = `const { sampleDataClip, Skeleton } = await import(${JSON.stringify(pathToFileURL(join(out, 'dist', 'index.js')).href)});
+const frames = [];
+for (const bad of [() => sampleDataClip('nope'), () => new Skeleton(['a', 'a'], [-1, 0])]) {
+  try { bad(); } catch (e) { frames.push(e.stack.split('\\n').find((l) => l.includes('    at '))); }
+}
+console.log(JSON.stringify(frames));`;
+    const run = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', program], { cwd: out, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    const frames = JSON.parse(run.stdout) as string[];
+    const lineOf = (file: string, text: string) => readFileSync(join(root, file), 'utf8').split('\n').findIndex((l) => l.includes(text)) + 1;
+    expect(frames[0]).toContain(`runtime/import/sample-data.ts:${lineOf('runtime/import/sample-data.ts', 'no built-in clip')}:`);
+    expect(frames[1]).toContain(`runtime/core/skeleton.ts:${lineOf('runtime/core/skeleton.ts', 'throw new SkeletonError(')}:`);
   });
 
   it('`animgraph validate` loads the CLI without the other commands, the editor metadata or the viewer', () => {
