@@ -11,8 +11,9 @@
 //
 // zod is bundled in (tree-shaken to what the schemas use): as its own ~95 modules it cost more to
 // load than the whole core. zod keeps its registry and configuration on globalThis, so a custom
-// node's schema from the user's zod composes with the bundled one. three.js (a peer dependency),
-// eventemitter3 and node:* stay imports.
+// node's schema from the user's zod composes with the bundled one. So is eventemitter3, a CommonJS
+// package: importing one from an ES module starts Node's CommonJS loader and its export lexer, a
+// seventh of the import's time. three.js (a peer dependency) and node:* stay imports.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 
@@ -91,7 +92,7 @@ export async function bundlePackage({ root, outdir, external = [], existing = ()
     platform: 'neutral',
     mainFields: ['module', 'main'],
     target: 'es2022',
-    external: ['node:*', 'three', 'three/*', 'eventemitter3', ...external],
+    external: ['node:*', 'three', 'three/*', ...external],
     // Whitespace and syntax minified, identifiers not: V8 scans every byte of a file it loads, and
     // comments and indentation were over a quarter of the core's (their non-ASCII characters also
     // made the whole source a two-byte string, slower to decode and scan). Identifiers keep their
@@ -124,7 +125,8 @@ export async function bundlePackage({ root, outdir, external = [], existing = ()
   for (const input of ordered) layerOf.set(input, LAYERS.find((layer) => layer.holds(input)).name);
   const index = new Map(ordered.map((input, i) => [input, i]));
   // Each module's export names, as esbuild sees them (an entry output's `exports`).
-  const named = await esbuild.build({ ...common, entryPoints: ordered.map((input) => join(root, input)), outdir: join(outdir, 'names'), outbase: root, write: false, splitting: true, sourcemap: false });
+  // (Outputs named by index: eventemitter3's index.mjs and index.js would both write index.js.)
+  const named = await esbuild.build({ ...common, entryPoints: Object.fromEntries(ordered.map((input, i) => [`m${i}`, join(root, input)])), outdir: join(outdir, 'names'), write: false, splitting: true, sourcemap: false });
   const exportsOf = new Map();
   for (const output of Object.values(named.metafile.outputs)) if (output.entryPoint) exportsOf.set(output.entryPoint, output.exports);
   const alias = (input, name) => `m${index.get(input)}$${name}`;
