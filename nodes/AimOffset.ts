@@ -3,7 +3,7 @@ import { AnimGraphError } from '../runtime/core/errors.ts';
 import type { Pose } from '../runtime/core/pose.ts';
 import { AimOffsetApplication, checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
-import { defineNodeType, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
+import { defineBuiltInNodeType, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import { BlendSpace2D, checkPlaneSamples, PLANE_SAMPLES, planeLayout, type BlendSpace2DLayout } from './BlendSpace2D.ts';
 
 /**
@@ -64,7 +64,7 @@ export class AimOffset extends BlendSpace2D {
   }
 }
 
-export const AimOffsetType: NodeType = defineNodeType({
+export const AimOffsetType: NodeType = defineBuiltInNodeType({
   type: 'AimOffset',
   space: 'local',
   properties: {

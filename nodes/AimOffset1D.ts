@@ -2,7 +2,7 @@ import type { ClipBinding } from '../runtime/core/clip.ts';
 import type { Pose } from '../runtime/core/pose.ts';
 import { AimOffsetApplication, checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
-import { defineNodeType, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
+import { defineBuiltInNodeType, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import { BlendSpace1D, BlendSpace1DType, LINE_SAMPLES, lineOrder } from './BlendSpace1D.ts';
 
 /**
@@ -56,7 +56,7 @@ export class AimOffset1D extends BlendSpace1D {
   }
 }
 
-export const AimOffset1DType: NodeType = defineNodeType({
+export const AimOffset1DType: NodeType = defineBuiltInNodeType({
   type: 'AimOffset1D',
   space: 'local',
   properties: {

@@ -4,7 +4,7 @@ import type { Pose } from '../runtime/core/pose.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
 import { checkAimOffsetSamples } from '../runtime/jobs/aim-offset.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
-import { defineNodeType, readVec3, type CacheBonesContext, type NodeType, type PoseLink, type ScalarProperty, type Vec3Property } from '../runtime/node/node.ts';
+import { defineBuiltInNodeType, readVec3, type CacheBonesContext, type NodeType, type PoseLink, type ScalarProperty, type Vec3Property } from '../runtime/node/node.ts';
 import { AimOffset } from './AimOffset.ts';
 import { checkPlaneSamples, PLANE_SAMPLES, planeLayout, type BlendSpace2DLayout } from './BlendSpace2D.ts';
 
@@ -120,7 +120,7 @@ export class AimOffsetLookAt extends AimOffset {
   }
 }
 
-export const AimOffsetLookAtType: NodeType = defineNodeType({
+export const AimOffsetLookAtType: NodeType = defineBuiltInNodeType({
   type: 'AimOffsetLookAt',
   space: 'local',
   properties: {

@@ -2,7 +2,7 @@ import { applyAdditive } from '../runtime/core/additive.ts';
 import { clamp } from '../runtime/core/math.ts';
 import { LocalPoseNode, readScalar, ZERO_WEIGHT, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
 
 /** Mesh-space rotations, used within one call: every instance's (see ScratchNumbers). Local space needs none. */
@@ -83,7 +83,7 @@ export class ApplyAdditive extends LocalPoseNode {
   }
 }
 
-export const ApplyAdditiveType: NodeType = defineNodeType({
+export const ApplyAdditiveType: NodeType = defineBuiltInNodeType({
   type: 'ApplyAdditive',
   space: 'local',
   properties: {

@@ -4,7 +4,7 @@ import {
   type CacheBonesContext, type DebugNode, type Link, type NodeCheckContext, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext,
 } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType, sameNumbers, sharedWhenSame } from '../runtime/node/node-type.ts';
 
 /**
  * The order the weighted parts apply in. `rollBend`: the roll first, then the bend (bend × roll, the
@@ -245,7 +245,7 @@ function checkTargets(ctx: NodeCheckContext): void {
   });
 }
 
-export const BendRollHelperType: NodeType = defineNodeType({
+export const BendRollHelperType: NodeType = defineBuiltInNodeType({
   type: 'BendRollHelper',
   space: 'local',
   properties: {

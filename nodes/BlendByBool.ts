@@ -3,7 +3,7 @@ import { blendCurveSchema, LINEAR_BLEND, type BlendCurve } from '../runtime/core
 import { TRANSITION_PROFILE_MODES, type BlendProfile } from '../runtime/core/blend-profile.ts';
 import { checkBlendCurve, prepareBlendCurve } from '../runtime/jobs/blend-curve-property.ts';
 import { BlendList } from './BlendList.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Chooses between two poses by a bool (Unreal's Blend Poses by bool): `True` while `active` is
@@ -37,7 +37,7 @@ export class BlendByBool extends BlendList {
   }
 }
 
-export const BlendByBoolType: NodeType = defineNodeType({
+export const BlendByBoolType: NodeType = defineBuiltInNodeType({
   type: 'BlendByBool',
   space: 'local',
   properties: {

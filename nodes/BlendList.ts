@@ -5,7 +5,7 @@ import { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs } from '../run
 import { InertialRequest } from '../runtime/jobs/inertial-transition.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Chooses one of several poses and crossfades to it when the choice changes (Unreal's Blend Poses
@@ -163,7 +163,7 @@ export class BlendListByInt extends BlendList {
   }
 }
 
-export const BlendListType: NodeType = defineNodeType({
+export const BlendListType: NodeType = defineBuiltInNodeType({
   type: 'BlendList',
   space: 'local',
   properties: {

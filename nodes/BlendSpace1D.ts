@@ -1,7 +1,7 @@
 import { BlendSpaceNode, reportSampleRange } from '../runtime/jobs/blend-space.ts';
 import type { ClipBinding } from '../runtime/core/clip.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
-import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
+import { defineBuiltInNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
 import * as z from 'zod';
 import { lazy } from '../runtime/core/lazy.ts';
 
@@ -84,7 +84,7 @@ export function lineOrder(samples: readonly { readonly x: number }[]): { order: 
   return { order, xs: Float64Array.from(order, (i) => samples[i].x) };
 }
 
-export const BlendSpace1DType: NodeType = defineNodeType({
+export const BlendSpace1DType: NodeType = defineBuiltInNodeType({
   type: 'BlendSpace1D',
   space: 'local',
   properties: {

@@ -4,7 +4,7 @@ import type { ClipBinding } from '../runtime/core/clip.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { CLOCK_NUMBERS } from '../runtime/jobs/clip-playback.ts';
 import { toUnitSquare, triangulate, triangulationProblems } from '../runtime/jobs/delaunay.ts';
-import { defineNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
+import { defineBuiltInNodeType, type NodeCheckContext, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
 import { lazy } from '../runtime/core/lazy.ts';
 
 /** What a BlendSpace2D's samples give every instance: the triangulation and the axis scaling. */
@@ -157,7 +157,7 @@ export function planeLayout(samples: readonly { readonly x: number; readonly y: 
   return { points: unit, triangles: triangulate(Array.from(unit)), scale };
 }
 
-export const BlendSpace2DType: NodeType = defineNodeType({
+export const BlendSpace2DType: NodeType = defineBuiltInNodeType({
   type: 'BlendSpace2D',
   space: 'local',
   properties: {

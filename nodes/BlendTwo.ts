@@ -1,7 +1,7 @@
 import { clamp } from '../runtime/core/math.ts';
 import { LocalPoseNode, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Blends two poses by alpha (Unreal's Blend): 0 gives A, 1 gives B. An input whose absolute weight
@@ -75,7 +75,7 @@ export class BlendTwo extends LocalPoseNode {
   }
 }
 
-export const BlendTwoType: NodeType = defineNodeType({
+export const BlendTwoType: NodeType = defineBuiltInNodeType({
   type: 'BlendTwo',
   space: 'local',
   properties: { alpha: { kind: 'float', default: 0.5, min: 0, max: 1 } },

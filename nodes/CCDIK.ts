@@ -1,7 +1,7 @@
 import type { CacheBonesContext, ComponentPoseLink, NodeCheckContext, NodeType, ScalarProperty } from '../runtime/node/node.ts';
 import { readFlag } from '../runtime/node/node.ts';
 import { CHAIN_LIMIT_ROTATION, CHAIN_START_FROM_TAIL, solveCCDIK } from '../runtime/jobs/chain-ik.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { ChainIKNode, chainBetween, chainIKSettings, chainIKProperties, checkChainIK, type ChainIKNodeSettings } from './FABRIK.ts';
 
 /** A CCDIK node's resolved properties beyond the chain's. */
@@ -69,7 +69,7 @@ function checkCCDIK(ctx: NodeCheckContext): void {
   });
 }
 
-export const CCDIKType: NodeType = defineNodeType({
+export const CCDIKType: NodeType = defineBuiltInNodeType({
   type: 'CCDIK',
   space: 'component',
   properties: {

@@ -1,7 +1,7 @@
 import type { ComponentPose } from '../runtime/core/component-pose.ts';
 import { readFlag, type CacheBonesContext, type ComponentPoseLink, type NodeType, type ScalarProperty } from '../runtime/node/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/node/skeletal-control.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Copies the component-space translation, rotation and/or scale of a source bone onto a target
@@ -55,7 +55,7 @@ export class CopyBone extends SkeletalControlNode {
   }
 }
 
-export const CopyBoneType: NodeType = defineNodeType({
+export const CopyBoneType: NodeType = defineBuiltInNodeType({
   type: 'CopyBone',
   space: 'component',
   properties: {

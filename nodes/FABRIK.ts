@@ -12,7 +12,7 @@ import {
   CHAIN_IK_OPTIONS, CHAIN_ITERATIONS, CHAIN_MAX_ITERATIONS, CHAIN_PRECISION, CHAIN_REACH_ERROR, CHAIN_TARGET,
   chainIKWorkLength, solveFabrik,
 } from '../runtime/jobs/chain-ik.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /** How a chain's tip is turned (Unreal's EBoneRotationSource), by index. */
 export const TIP_ROTATIONS = ['keepComponent', 'keepLocal', 'copyTarget'] as const;
@@ -238,7 +238,7 @@ export class FABRIK extends ChainIKNode {
   }
 }
 
-export const FABRIKType: NodeType = defineNodeType({
+export const FABRIKType: NodeType = defineBuiltInNodeType({
   type: 'FABRIK',
   space: 'component',
   properties: {

@@ -1,7 +1,7 @@
 import { InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from '../runtime/jobs/inertial-transition.ts';
 import { LocalPoseNode, readFlag, readScalar, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Switches between two poses by a bool and hides the switch with inertialization (Unreal's,
@@ -91,7 +91,7 @@ export class InertialBlend extends LocalPoseNode {
   }
 }
 
-export const InertialBlendType: NodeType = defineNodeType({
+export const InertialBlendType: NodeType = defineBuiltInNodeType({
   type: 'InertialBlend',
   space: 'local',
   properties: {

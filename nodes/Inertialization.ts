@@ -2,7 +2,7 @@ import type { BlendProfile } from '../runtime/core/blend-profile.ts';
 import { InertialTransition } from '../runtime/jobs/inertial-transition.ts';
 import { LocalPoseNode, type AnimNode, type DebugNode, type InertializationRequests, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Inertializes transitions that nodes above it request (Unreal's Inertialization node): a
@@ -155,7 +155,7 @@ export class Inertialization extends LocalPoseNode implements InertializationReq
   }
 }
 
-export const InertializationType: NodeType = defineNodeType({
+export const InertializationType: NodeType = defineBuiltInNodeType({
   type: 'Inertialization',
   space: 'local',
   properties: {},

@@ -8,7 +8,7 @@ import {
 } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
 import { poseLayerBones } from '../runtime/core/pose-bones.ts';
-import { defineNodeType, sameNumbers, sharedWhenSame } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType, sameNumbers, sharedWhenSame } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
 
 /** The mesh-space blend's component rotations, used within one call: every instance's (see ScratchNumbers). */
@@ -283,7 +283,7 @@ function checkLayers(ctx: NodeCheckContext): void {
   });
 }
 
-export const LayeredBlendPerBoneType: NodeType = defineNodeType({
+export const LayeredBlendPerBoneType: NodeType = defineBuiltInNodeType({
   type: 'LayeredBlendPerBone',
   space: 'local',
   properties: {

@@ -10,7 +10,7 @@ import {
   LOOK_ANGLE, LOOK_AT_INTERPOLATIONS, LOOK_AT_OPTIONS, LOOK_AXIS, LOOK_CLAMP, LOOK_ORIGIN, LOOK_TARGET, LOOK_UP, LOOK_USE_UP,
   easeInPlace, solveLookAt,
 } from '../runtime/jobs/look-at.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /** A LookAt node's resolved properties. */
 export interface LookAtNodeSettings {
@@ -177,7 +177,7 @@ function unit(v: Float64Array): Float64Array {
   return Float64Array.of(v[0] / l, v[1] / l, v[2] / l);
 }
 
-export const LookAtType: NodeType = defineNodeType({
+export const LookAtType: NodeType = defineBuiltInNodeType({
   type: 'LookAt',
   space: 'component',
   properties: {

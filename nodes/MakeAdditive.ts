@@ -3,7 +3,7 @@ import { ClipBinding } from '../runtime/core/clip.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { LocalPoseNode, type DebugNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
 import { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
 import { nameList, quoted } from '../runtime/core/names.ts';
 
@@ -59,7 +59,7 @@ function describeReference(reference: AdditiveReference | undefined): string {
   return reference === undefined || reference === 'skeleton' ? 'skeleton' : `'${reference.clip}' frame ${reference.frame}`;
 }
 
-export const MakeAdditiveType: NodeType = defineNodeType({
+export const MakeAdditiveType: NodeType = defineBuiltInNodeType({
   type: 'MakeAdditive',
   space: 'local',
   properties: {

@@ -2,7 +2,7 @@ import { mirrorPose, skeletonMirrorTable, type MirrorTable } from '../runtime/co
 import type { Pose } from '../runtime/core/pose.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { LocalPoseNode, readFlag, type DebugNode, type Link, type NodeType, type PoseLink, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Mirrors its input's pose across the skeleton's mirror plane (Unreal's Mirror node): each bone
@@ -56,7 +56,7 @@ export class Mirror extends LocalPoseNode {
   }
 }
 
-export const MirrorType: NodeType = defineNodeType({
+export const MirrorType: NodeType = defineBuiltInNodeType({
   type: 'Mirror',
   space: 'local',
   properties: { mirror: { kind: 'bool', default: true } },

@@ -4,7 +4,7 @@ import {
   readVec3, type CacheBonesContext, type ComponentPoseLink, type NodeType, type ScalarProperty, type Vec3Property,
 } from '../runtime/node/node.ts';
 import { SkeletalControlNode, type BoneTransforms } from '../runtime/node/skeletal-control.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 const MODES = ['ignore', 'additive', 'replace'] as const;
 const SPACES = ['component', 'parent', 'bone'] as const;
@@ -144,7 +144,7 @@ function copyFrom(t: Float64Array, r: Float64Array, s: Float64Array, slot: numbe
   for (let i = 0; i < 4; i++) r[slot * 4 + i] = pose.rotations[bone * 4 + i];
 }
 
-export const ModifyBoneType: NodeType = defineNodeType({
+export const ModifyBoneType: NodeType = defineBuiltInNodeType({
   type: 'ModifyBone',
   space: 'component',
   properties: {

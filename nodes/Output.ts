@@ -1,6 +1,6 @@
 import { LocalPoseNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * The graph's result (Unreal's Output Pose): the root of every instance. The loader adds it on top
@@ -47,7 +47,7 @@ export class OutputNode extends LocalPoseNode {
   }
 }
 
-export const OutputType: NodeType = defineNodeType({
+export const OutputType: NodeType = defineBuiltInNodeType({
   type: 'Output',
   space: 'local',
   properties: {},

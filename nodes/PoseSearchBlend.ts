@@ -13,7 +13,7 @@ import { poseAccumulate, poseNormalizeRotations, poseScaleInto, type Pose } from
 import {
   FEATURE_CHANNELS, PoseFeatureExtractor, PoseSearchDatabase, PoseSearchQuery, PoseSearchResult, checkFeatures, poseFeaturesSchema, preparePoseSearch,
 } from '../runtime/jobs/pose-search/index.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 export type { PoseSearchShared } from '../runtime/jobs/pose-search/index.ts';
 
@@ -404,7 +404,7 @@ export class PoseSearchBlend extends LocalPoseNode {
 // ---------------------------------------------------------------------------------------------
 // The node type: asset properties, and the database built once per graph (runtime/jobs/pose-search/node-data.ts).
 
-export const PoseSearchBlendType: NodeType = defineNodeType({
+export const PoseSearchBlendType: NodeType = defineBuiltInNodeType({
   type: 'PoseSearchBlend',
   space: 'local',
   properties: {

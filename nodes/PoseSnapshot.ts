@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { poseBlendTwo, poseCopy, type Pose } from '../runtime/core/pose.ts';
 import { LocalPoseNode, NO_LINKS, type DebugNode, type Link, type NodeType, type UpdateContext } from '../runtime/node/node.ts';
 import type { PoseSnapshotReader } from '../runtime/node/pose-snapshot.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { lazy } from '../runtime/core/lazy.ts';
 
 /**
@@ -45,7 +45,7 @@ export class PoseSnapshot extends LocalPoseNode implements PoseSnapshotReader {
   }
 }
 
-export const PoseSnapshotType: NodeType = defineNodeType({
+export const PoseSnapshotType: NodeType = defineBuiltInNodeType({
   type: 'PoseSnapshot',
   space: 'local',
   properties: { snapshotName: { kind: 'object', schema: lazy(() => z.string().min(1)) } },

@@ -3,7 +3,7 @@ import {
   type UpdateContext,
 } from '../runtime/node/node.ts';
 import { Pose, poseCopy } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Unreal's Save Cached Pose: a branch whose pose several UseCachedPose nodes share, so the graph
@@ -167,7 +167,7 @@ export class SaveCachedPose extends LocalPoseNode {
   }
 }
 
-export const SaveCachedPoseType: NodeType = defineNodeType({
+export const SaveCachedPoseType: NodeType = defineBuiltInNodeType({
   type: 'SaveCachedPose',
   space: 'local',
   properties: {},

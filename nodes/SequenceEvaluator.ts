@@ -2,7 +2,7 @@ import type { ClipBinding } from '../runtime/core/clip.ts';
 import { CLOCK_NUMBERS, ClipPlayback } from '../runtime/jobs/clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, readFlag, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 /**
  * Samples a clip at an explicit time (usually bound to a parameter) instead of advancing it:
@@ -82,7 +82,7 @@ export class SequenceEvaluator extends LocalPoseNode {
   }
 }
 
-export const SequenceEvaluatorType: NodeType = defineNodeType({
+export const SequenceEvaluatorType: NodeType = defineBuiltInNodeType({
   type: 'SequenceEvaluator',
   space: 'local',
   // A clip marked additive in the asset plays deltas, which ApplyAdditive takes.

@@ -2,7 +2,7 @@ import type { ClipBinding } from '../runtime/core/clip.ts';
 import { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback } from '../runtime/jobs/clip-playback.ts';
 import { LocalPoseNode, NO_LINKS, readFlag, readScalar, type DebugNode, type Link, type NodeType, type ScalarProperty, type UpdateContext } from '../runtime/node/node.ts';
 import type { Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { followSyncPosition, readSyncPosition, syncGroupOf, type SyncGroup, type SyncGroupMember, type SyncPosition } from '../runtime/jobs/sync-group.ts';
 import * as z from 'zod';
@@ -133,7 +133,7 @@ function clampStart(t: number, duration: number): number {
   return t - t === 0 ? Math.min(Math.max(t, 0), duration) : 0;
 }
 
-export const SequencePlayerType: NodeType = defineNodeType({
+export const SequencePlayerType: NodeType = defineBuiltInNodeType({
   type: 'SequencePlayer',
   space: 'local',
   // A clip marked additive in the asset plays deltas, which ApplyAdditive takes.

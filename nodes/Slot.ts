@@ -12,7 +12,7 @@ import {
 import type { Pose } from '../runtime/core/pose.ts';
 import { poseLerpBones } from '../runtime/core/pose-bones.ts';
 import type { Skeleton } from '../runtime/core/skeleton.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { lazy } from '../runtime/core/lazy.ts';
 
 /**
@@ -592,7 +592,7 @@ export function filterWeights(skeleton: Skeleton, bone: number, depth: number): 
   return weights;
 }
 
-export const SlotType: NodeType = defineNodeType({
+export const SlotType: NodeType = defineBuiltInNodeType({
   type: 'Slot',
   space: 'local',
   properties: {

@@ -16,7 +16,7 @@ import {
   type State, type StateMachineTable, type Transition,
 } from '../runtime/jobs/state-machine-table.ts';
 import { checkRule, MAX_RULE_DEPTH, ruleDepth, testRule, type RuleJson } from '../runtime/jobs/transition-rules.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { SequencePlayer } from './SequencePlayer.ts';
 import { lazy } from '../runtime/core/lazy.ts';
 
@@ -412,7 +412,7 @@ function collectPlayers(root: AnimNode, out: SequencePlayer[]): void {
   }
 }
 
-export const StateMachineType: NodeType = defineNodeType({
+export const StateMachineType: NodeType = defineBuiltInNodeType({
   type: 'StateMachine',
   space: 'local',
   properties: {

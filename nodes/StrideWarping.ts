@@ -8,7 +8,7 @@ import { StrideWarpingJob, normalize3 } from '../runtime/jobs/stride-warping.ts'
 import { readStrideLegs, writeStrideLegs } from '../runtime/jobs/stride-warping-pose.ts';
 import { StrideWarpingState } from '../runtime/jobs/stride-warping-state.ts';
 import { StrideWarpingNumbers, settingBindings, type SettingBindings, type SettingName } from '../runtime/jobs/stride-warping-numbers.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { ScratchNumbers } from '../runtime/core/scratch.ts';
 
 interface Leg {
@@ -378,7 +378,7 @@ function emptyShared(): StrideWarpingShared {
 
 const LEG_SIDES = ['left', 'right'] as const;
 
-export const StrideWarpingType: NodeType = defineNodeType({
+export const StrideWarpingType: NodeType = defineBuiltInNodeType({
   type: 'StrideWarping',
   space: 'component',
   properties: {

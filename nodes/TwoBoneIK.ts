@@ -10,7 +10,7 @@ import {
   IK_ALLOW_STRETCH, IK_HINT, IK_KEEP_END_ROTATION, IK_MAX_STRETCH_SCALE, IK_START_STRETCH_RATIO, TWO_BONE_IK_OPTIONS,
   solveTwoBoneIK,
 } from '../runtime/jobs/two-bone-ik.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 
 const HINT_NONE = 0, HINT_POSITION = 1, HINT_DIRECTION = 2;
 
@@ -170,7 +170,7 @@ function limitReach(v: Float64Array, o: number): void {
   }
 }
 
-export const TwoBoneIKType: NodeType = defineNodeType({
+export const TwoBoneIKType: NodeType = defineBuiltInNodeType({
   type: 'TwoBoneIK',
   space: 'component',
   properties: {

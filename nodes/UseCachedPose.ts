@@ -4,7 +4,7 @@ import {
 } from '../runtime/node/node.ts';
 import { AnimGraphError } from '../runtime/core/errors.ts';
 import { poseBlendTwo, poseCopy, type Pose } from '../runtime/core/pose.ts';
-import { defineNodeType } from '../runtime/node/node-type.ts';
+import { defineBuiltInNodeType } from '../runtime/node/node-type.ts';
 import { SaveCachedPose } from './SaveCachedPose.ts';
 
 /**
@@ -70,7 +70,7 @@ function scopeOf(id: string): string {
   return id.slice(0, id.lastIndexOf('/') + 1);
 }
 
-export const UseCachedPoseType: NodeType = defineNodeType({
+export const UseCachedPoseType: NodeType = defineBuiltInNodeType({
   type: 'UseCachedPose',
   space: 'local',
   properties: { cache: { kind: 'node', nodeType: 'SaveCachedPose' } },

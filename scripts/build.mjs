@@ -4,8 +4,8 @@
 // (laid out as the sources: dist/index.d.ts, dist/runtime/...), then
 //  - bundles the JavaScript with esbuild (scripts/bundle-package.mjs): one file per entry
 //    (dist/index.js, node.js, custom-nodes.js, three/index.js, cli/main.js, host/crowd-worker.js)
-//    and shared chunks in dist/chunks/, with source maps, so that `import('animgraph')` loads a
-//    few files, not one per source module;
+//    and shared chunks in dist/chunks/, minified with names kept and with source maps, so that
+//    `import('animgraph')` loads a few files, not one per source module, and V8 has less to scan;
 //  - copies the crowd worker's launcher beside the compiled worker (crowd-threads.ts starts
 //    `./crowd-worker.mjs`; tsc copies no .mjs);
 //  - rewrites relative `.ts` specifiers in the declarations to `.js`. tsc rewrites them in the

@@ -7,11 +7,13 @@
 // `import('animgraph')` loads three files. Node loads and compiles modules one at a time: ~170
 // separate files took most of the import's time, and esbuild's own code splitting still made 16.
 // The Node-only code (node.js, the CLI's commands, three/, the worker) shares chunks of its own.
+// Every file is minified (whitespace and syntax; identifiers and names as in the sources).
 //
 // zod is bundled in (tree-shaken to what the schemas use): as its own ~95 modules it cost more to
 // load than the whole core. zod keeps its registry and configuration on globalThis, so a custom
-// node's schema from the user's zod composes with the bundled one. three.js (a peer dependency),
-// eventemitter3 and node:* stay imports.
+// node's schema from the user's zod composes with the bundled one. So is eventemitter3, a CommonJS
+// package: importing one from an ES module starts Node's CommonJS loader and its export lexer, a
+// seventh of the import's time. three.js (a peer dependency) and node:* stay imports.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 
@@ -90,9 +92,16 @@ export async function bundlePackage({ root, outdir, external = [], existing = ()
     platform: 'neutral',
     mainFields: ['module', 'main'],
     target: 'es2022',
-    external: ['node:*', 'three', 'three/*', 'eventemitter3', ...external],
+    external: ['node:*', 'three', 'three/*', ...external],
+    // Whitespace and syntax minified, identifiers not: V8 scans every byte of a file it loads, and
+    // comments and indentation were over a quarter of the core's (their non-ASCII characters also
+    // made the whole source a two-byte string, slower to decode and scan). Identifiers keep their
+    // names, so stack traces read as the sources do; the source maps give the lines.
+    minifyWhitespace: true,
+    minifySyntax: true,
     // Class and function names as in the sources (errors and the debug tree print constructor names),
-    // not renamed where two modules declare the same name.
+    // not renamed where two modules declare the same name (isRecord2) or a class names itself
+    // (`var Clip = class _Clip`).
     keepNames: true,
     sourcemap: true,
     metafile: true,
@@ -116,7 +125,8 @@ export async function bundlePackage({ root, outdir, external = [], existing = ()
   for (const input of ordered) layerOf.set(input, LAYERS.find((layer) => layer.holds(input)).name);
   const index = new Map(ordered.map((input, i) => [input, i]));
   // Each module's export names, as esbuild sees them (an entry output's `exports`).
-  const named = await esbuild.build({ ...common, entryPoints: ordered.map((input) => join(root, input)), outdir: join(outdir, 'names'), outbase: root, write: false, splitting: true, sourcemap: false });
+  // (Outputs named by index: eventemitter3's index.mjs and index.js would both write index.js.)
+  const named = await esbuild.build({ ...common, entryPoints: Object.fromEntries(ordered.map((input, i) => [`m${i}`, join(root, input)])), outdir: join(outdir, 'names'), write: false, splitting: true, sourcemap: false });
   const exportsOf = new Map();
   for (const output of Object.values(named.metafile.outputs)) if (output.entryPoint) exportsOf.set(output.entryPoint, output.exports);
   const alias = (input, name) => `m${index.get(input)}$${name}`;
@@ -202,6 +212,18 @@ export async function bundlePackage({ root, outdir, external = [], existing = ()
       outfile: layerFile(layer.name),
       plugins: [proxies(layer.name)],
     }));
+  }
+
+  // keepNames follows every function declaration with `__name(f, "f")`, a call at import even where
+  // the name it sets is the one the declaration gives (all but a few of ~700 in the core: esbuild
+  // renames only where two modules declare the same name, and then the two differ). Those calls
+  // become a `0` padded to the same length, so the source maps hold; they were a twentieth of the
+  // import's instructions.
+  for (const file of Object.keys(meta.outputs).filter((f) => f.endsWith('.js'))) {
+    const path = join(root, file);
+    const text = readFileSync(path, 'utf8');
+    const kept = text.replace(/(?<![\w$.])__name\(([A-Za-z_$][\w$]*),"([\w$]*)"\)/g, (call, fn, name) => (fn === name ? `0${' '.repeat(call.length - 1)}` : call));
+    if (kept !== text) writeFileSync(path, kept);
   }
 
   // The worker launcher's URL, made relative to wherever esbuild put crowd-threads.ts's code.

@@ -127,8 +127,16 @@ export function checkNodeType(type: unknown): void {
   throw new NodeTypeError(typeof name === 'string' ? name : String(name), problems);
 }
 
+let typesChecked = 0;
+
+/** How many node types nodeTypeProblems has checked in this process (a test checks that importing checks none). */
+export function nodeTypesChecked(): number {
+  return typesChecked;
+}
+
 /** Every problem of `type`, in field order (see checkNodeType). */
 export function nodeTypeProblems(type: unknown): NodeTypeProblem[] {
+  typesChecked++;
   const problems: NodeTypeProblem[] = [];
   const report = (path: readonly (string | number)[], message: string): void => {
     problems.push({ path: fieldPath(path), message });

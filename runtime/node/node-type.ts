@@ -321,6 +321,18 @@ export function defineNodeType<const P extends PropertySpecs, const I extends re
   definition: TypedNodeType<P, I, Shared>,
 ): NodeType {
   checkNodeType(definition);
+  return defineBuiltInNodeType(definition);
+}
+
+/**
+ * defineNodeType without the check, for the built-in types (nodes/): they are the same on every
+ * import, so tests/runtime/node/node-type.test.ts checks them once instead, and importing the
+ * package compiles and runs none of the checking code (it was a twentieth of the import's time).
+ * NodeRegistry trusts them for the same reason.
+ */
+export function defineBuiltInNodeType<const P extends PropertySpecs, const I extends readonly InputSpec[], Shared = undefined>(
+  definition: TypedNodeType<P, I, Shared>,
+): NodeType {
   const { create, prepare, ...rest } = definition;
   const type: NodeType = {
     ...rest,
