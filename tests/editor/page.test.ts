@@ -114,9 +114,23 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1500, height: 860 });
     const errors = collectErrors(page);
-    // Paused as soon as the button is there, before the preview starts.
+    // Paused before the preview starts: the preview's chunk (its scene, three.js) is held back
+    // until Pause has been pressed.
+    let pressed = (): void => {};
+    if (paused) {
+      const held = new Promise<void>((resolve) => { pressed = resolve; });
+      await page.route('**/*.js', async (route) => {
+        const response = await route.fetch();
+        const body = await response.text();
+        if (body.includes('renderIfChanged')) await held;
+        await route.fulfill({ response, body });
+      });
+    }
     await page.goto(server.url, paused ? { waitUntil: 'commit' } : undefined);
-    if (paused) await page.locator('#play').click();
+    if (paused) {
+      await page.locator('#play').click();
+      pressed();
+    }
     await page.waitForSelector('body[data-status=ready]', { timeout: 30000 });
     return { page, errors, close: async () => { await page.close(); await server.close(); } };
   }
