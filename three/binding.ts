@@ -689,27 +689,9 @@ export class ThreeBinding {
 
   /** out[slot] = world matrix × inverse bind matrix (affine) for every slot of a bound bone, from localWorlds (skinFromLocal's). */
   private skinFromWorldScratch(slots: Int32Array, inv: Float64Array, out: Float32Array): void {
-    const f = localWorlds;
     for (let i = 0; i < slots.length; i++) {
       const b = slots[i];
-      if (b < 0) continue;
-      const o = (b + 1) * WORLD, e = i * 16;
-      const s0 = f[o + 9], s1 = f[o + 10], s2 = f[o + 11], w0 = f[o + 12], w1 = f[o + 13], w2 = f[o + 14];
-      const l0 = f[o] * s0, l1 = f[o + 1] * s0, l2 = f[o + 2] * s0;
-      const l3 = f[o + 3] * s1, l4 = f[o + 4] * s1, l5 = f[o + 5] * s1;
-      const l6 = f[o + 6] * s2, l7 = f[o + 7] * s2, l8 = f[o + 8] * s2;
-      for (let c = 0; c < 12; c += 4) {
-        const q0 = inv[e + c], q1 = inv[e + c + 1], q = inv[e + c + 2];
-        out[e + c] = l0 * q0 + l3 * q1 + l6 * q;
-        out[e + c + 1] = l1 * q0 + l4 * q1 + l7 * q;
-        out[e + c + 2] = l2 * q0 + l5 * q1 + l8 * q;
-        out[e + c + 3] = 0;
-      }
-      const q0 = inv[e + 12], q1 = inv[e + 13], q = inv[e + 14];
-      out[e + 12] = l0 * q0 + l3 * q1 + l6 * q + w0;
-      out[e + 13] = l1 * q0 + l4 * q1 + l7 * q + w1;
-      out[e + 14] = l2 * q0 + l5 * q1 + l8 * q + w2;
-      out[e + 15] = 1;
+      if (b >= 0) skinSlotFromWorld(localWorlds, (b + 1) * WORLD, inv, i * 16, out);
     }
   }
 
@@ -872,30 +854,31 @@ export function skinFromLocal(parents: Int32Array, local: PoseStorage, m: Float6
     f[o + 9] = s0; f[o + 10] = s1; f[o + 11] = s2; f[o + 12] = w0; f[o + 13] = w1; f[o + 14] = w2;
     if (slotOf === null) continue;
     const slot = slotOf[b];
-    if (slot < 0) continue;
-    const l0 = a0 * s0, l1 = a1 * s0, l2 = a2 * s0, l3 = a3 * s1, l4 = a4 * s1, l5 = a5 * s1, l6 = a6 * s2, l7 = a7 * s2, l8 = a8 * s2;
-    const e = slot * 16;
-    let q0 = inv[e], q1 = inv[e + 1], q = inv[e + 2];
-    out![e] = l0 * q0 + l3 * q1 + l6 * q;
-    out![e + 1] = l1 * q0 + l4 * q1 + l7 * q;
-    out![e + 2] = l2 * q0 + l5 * q1 + l8 * q;
-    out![e + 3] = 0;
-    q0 = inv[e + 4]; q1 = inv[e + 5]; q = inv[e + 6];
-    out![e + 4] = l0 * q0 + l3 * q1 + l6 * q;
-    out![e + 5] = l1 * q0 + l4 * q1 + l7 * q;
-    out![e + 6] = l2 * q0 + l5 * q1 + l8 * q;
-    out![e + 7] = 0;
-    q0 = inv[e + 8]; q1 = inv[e + 9]; q = inv[e + 10];
-    out![e + 8] = l0 * q0 + l3 * q1 + l6 * q;
-    out![e + 9] = l1 * q0 + l4 * q1 + l7 * q;
-    out![e + 10] = l2 * q0 + l5 * q1 + l8 * q;
-    out![e + 11] = 0;
-    q0 = inv[e + 12]; q1 = inv[e + 13]; q = inv[e + 14];
-    out![e + 12] = l0 * q0 + l3 * q1 + l6 * q + w0;
-    out![e + 13] = l1 * q0 + l4 * q1 + l7 * q + w1;
-    out![e + 14] = l2 * q0 + l5 * q1 + l8 * q + w2;
-    out![e + 15] = 1;
+    if (slot >= 0) skinSlotFromWorld(f, o, inv, slot * 16, out!);
   }
+}
+
+/**
+ * out[e..e+16] = [A·diag(S) | w] × the inverse bind matrix at inv[e] (affine), for the world
+ * transform at f[o] (localWorlds' layout: A, S, w), rounded once to single precision.
+ */
+function skinSlotFromWorld(f: Float64Array, o: number, inv: Float64Array, e: number, out: Float32Array): void {
+  const s0 = f[o + 9], s1 = f[o + 10], s2 = f[o + 11];
+  const l0 = f[o] * s0, l1 = f[o + 1] * s0, l2 = f[o + 2] * s0;
+  const l3 = f[o + 3] * s1, l4 = f[o + 4] * s1, l5 = f[o + 5] * s1;
+  const l6 = f[o + 6] * s2, l7 = f[o + 7] * s2, l8 = f[o + 8] * s2;
+  for (let c = 0; c < 12; c += 4) {
+    const q0 = inv[e + c], q1 = inv[e + c + 1], q = inv[e + c + 2];
+    out[e + c] = l0 * q0 + l3 * q1 + l6 * q;
+    out[e + c + 1] = l1 * q0 + l4 * q1 + l7 * q;
+    out[e + c + 2] = l2 * q0 + l5 * q1 + l8 * q;
+    out[e + c + 3] = 0;
+  }
+  const q0 = inv[e + 12], q1 = inv[e + 13], q = inv[e + 14];
+  out[e + 12] = l0 * q0 + l3 * q1 + l6 * q + f[o + 12];
+  out[e + 13] = l1 * q0 + l4 * q1 + l7 * q + f[o + 13];
+  out[e + 14] = l2 * q0 + l5 * q1 + l8 * q + f[o + 14];
+  out[e + 15] = 1;
 }
 
 /** The sampling kernel that skins the local poses of each graph skeleton's bindings (seekLocalKernel), or null where none can run. */

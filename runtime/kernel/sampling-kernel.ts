@@ -70,7 +70,7 @@ export class SamplingKernel implements PoseKernel {
   private readonly skinRootAt: number;
   private readonly skinOutAt: number;
   /** This thread's skinning shapes: the arrays each holds (null: free), by identity, and their addresses and slot counts. */
-  private readonly skinShapes: ({ readonly slots: Int32Array; readonly inverses: Float64Array } | null)[];
+  private readonly skinShapes: (SkinShapeArrays | null)[];
   private readonly skinShapeAt: Int32Array;
   private readonly skinInverseAt: Int32Array;
   private readonly skinCounts: Int32Array;
@@ -84,7 +84,7 @@ export class SamplingKernel implements PoseKernel {
   private readonly skinLocalAt: Int32Array;
   private readonly skinLocalRows: readonly [Float64Array, Float64Array, Float64Array];
   /** This thread's skinLocal shapes, as skinShapes: the arrays each holds, its schedule's and inverse bind matrices' addresses, its pairs and slots. */
-  private readonly localShapes: ({ readonly slotOf: Int32Array; readonly inverses: Float64Array } | null)[];
+  private readonly localShapes: (SkinShapeArrays | null)[];
   private readonly localShapeAt: Int32Array;
   private readonly localInverseAt: Int32Array;
   private readonly localPairs: Int32Array;
@@ -190,14 +190,16 @@ export class SamplingKernel implements PoseKernel {
     this.skinRoot = new Float64Array(buffer, skinAt, 16);
     // The output matrices' last rows, 0 0 0 1, which skin and skinLocal leave as they are.
     const rows = new Float32Array(buffer, this.skinOutAt, (n + 1) * 16);
-    for (let i = 0; i <= n; i++) rows.set([0, 0, 0, 1], i * 16 + 12);
-    for (let i = 0; i <= n; i++) { rows[i * 16 + 3] = 0; rows[i * 16 + 7] = 0; rows[i * 16 + 11] = 0; }
-    this.skinShapes = new Array<{ slots: Int32Array; inverses: Float64Array } | null>(SKIN_SHAPES).fill(null);
+    for (let i = 0; i <= n; i++) {
+      rows[i * 16 + 3] = 0; rows[i * 16 + 7] = 0; rows[i * 16 + 11] = 0; rows[i * 16 + 15] = 1;
+      rows[i * 16 + 12] = 0; rows[i * 16 + 13] = 0; rows[i * 16 + 14] = 0;
+    }
+    this.skinShapes = new Array<SkinShapeArrays | null>(SKIN_SHAPES).fill(null);
     this.skinShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => skinAt + block.shapes + k * block.shapeBytes);
     this.skinInverseAt = this.skinShapeAt.map((at) => at + block.slotBytes);
     this.skinCounts = new Int32Array(SKIN_SHAPES);
     this.skinOutputs = new Array<Float32Array>(SKIN_SHAPES).fill(new Float32Array(0));
-    this.localShapes = new Array<{ slotOf: Int32Array; inverses: Float64Array } | null>(SKIN_SHAPES).fill(null);
+    this.localShapes = new Array<SkinShapeArrays | null>(SKIN_SHAPES).fill(null);
     this.localShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => skinAt + block.localShapes + k * block.localShapeBytes);
     this.localInverseAt = this.localShapeAt.map((at) => at + block.scheduleBytes);
     this.localPairs = new Int32Array(SKIN_SHAPES);
@@ -449,12 +451,9 @@ export class SamplingKernel implements PoseKernel {
    */
   skinShape(slots: Int32Array, inverses: Float64Array): number {
     const shapes = this.skinShapes, n = this.skeleton.boneCount, count = slots.length;
-    let free = -1;
-    for (let k = 0; k < shapes.length; k++) {
-      const shape = shapes[k];
-      if (shape === null) free = free < 0 ? k : free;
-      else if (shape.slots === slots && shape.inverses === inverses) return k;
-    }
+    const held = shapeHeld(shapes, slots, inverses);
+    if (held >= 0) return held;
+    const free = shapes.indexOf(null);
     if (free < 0 || count === 0 || count > n || inverses.length !== count * 16) return -1;
     for (let i = 0; i < count; i++) if (!(slots[i] >= 0 && slots[i] < n)) return -1;
     const buffer = this.buffer, at = this.skinShapeAt[free], pairs = (count + 1) >> 1;
@@ -465,7 +464,7 @@ export class SamplingKernel implements PoseKernel {
       table[i] = slots[from];
       for (let e = 0; e < 12; e++) inv[(i >> 1) * 24 + e * 2 + (i & 1)] = inverses[from * 16 + SKIN_ENTRIES[e]];
     }
-    shapes[free] = { slots, inverses };
+    shapes[free] = { bones: slots, inverses };
     this.skinCounts[free] = count;
     this.skinOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
     return free;
@@ -492,12 +491,9 @@ export class SamplingKernel implements PoseKernel {
    */
   skinLocalShape(slotOf: Int32Array, inverses: Float64Array): number {
     const shapes = this.localShapes, n = this.skeleton.boneCount, count = inverses.length >> 4, parents = this.skeleton.parents;
-    let free = -1;
-    for (let k = 0; k < shapes.length; k++) {
-      const shape = shapes[k];
-      if (shape === null) free = free < 0 ? k : free;
-      else if (shape.slotOf === slotOf && shape.inverses === inverses) return k;
-    }
+    const held = shapeHeld(shapes, slotOf, inverses);
+    if (held >= 0) return held;
+    const free = shapes.indexOf(null);
     if (!this.skinsLocal || free < 0 || slotOf.length !== n || count > n || inverses.length !== count * 16) return -1;
     const seen = new Uint8Array(count);
     for (let b = 0; b < n; b++) {
@@ -524,7 +520,7 @@ export class SamplingKernel implements PoseKernel {
         for (let e = 0; e < 12; e++) inv[j * 24 + e * 2 + lane] = slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0;
       }
     });
-    shapes[free] = { slotOf, inverses };
+    shapes[free] = { bones: slotOf, inverses };
     this.localPairs[free] = pairs.length;
     this.localOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
     return free;
@@ -706,6 +702,18 @@ const SCRATCH_BYTES = 384;
 
 /** How many skinning shapes (models whose inverse bind matrices differ) each thread's skin keeps. */
 const SKIN_SHAPES = 4;
+
+/** The arrays a skin shape was made from (a binding's slots or slotOf, and its inverse bind matrices), by identity. */
+interface SkinShapeArrays { readonly bones: Int32Array; readonly inverses: Float64Array }
+
+/** The index of the shape made from these very arrays, or -1. */
+function shapeHeld(shapes: readonly (SkinShapeArrays | null)[], bones: Int32Array, inverses: Float64Array): number {
+  for (let k = 0; k < shapes.length; k++) {
+    const shape = shapes[k];
+    if (shape !== null && shape.bones === bones && shape.inverses === inverses) return k;
+  }
+  return -1;
+}
 /** Bytes of skin's root matrix (16 f64). */
 const SKIN_ROOT_BYTES = 128;
 /** Which of an affine matrix's 16 numbers (column-major) skin reads: the upper three rows. */

@@ -515,6 +515,17 @@ describe('bindThree', () => {
     }
   });
 
+  /**
+   * Model c of six, each bound at its own place (other inverse bind matrices): moved, turned,
+   * unevenly scaled, the even ones without a graph bone (21 slots, an odd count), model 1 with its
+   * slots in reverse order.
+   */
+  function awkwardModel(c: number): { character: ReturnType<typeof buildCharacter>; target: THREE.Skeleton } {
+    const character = buildCharacter(skeleton, { ...AWKWARD, position: [120 + 40 * c, 5, -40], omit: c % 2 === 0 ? ['ball_l'] : [], extra: [] });
+    const target = c === 1 ? new THREE.Skeleton([...character.skeleton.bones].reverse(), [...character.skeleton.boneInverses].reverse()) : character.skeleton;
+    return { character, target };
+  }
+
   it("skins a crowd's characters in the sampling kernel with the numbers of its JavaScript, four models a kernel, the rest in JavaScript", () => {
     const skin = vi.spyOn(SamplingKernel.prototype, 'skin');
     const crowd = loadGraphAsset({
@@ -527,13 +538,8 @@ describe('bindThree', () => {
       },
       output: 'ik',
     }).createInstances(6, { componentSpace: true });
-    // Six models, each bound at its own place (other inverse bind matrices): moved, turned, unevenly
-    // scaled, half of them without a graph bone (21 slots, an odd count), one with its slots in reverse order.
-    const build = (c: number): { character: ReturnType<typeof buildCharacter>; target: THREE.Skeleton } => {
-      const character = buildCharacter(skeleton, { ...AWKWARD, position: [120 + 40 * c, 5, -40], omit: c % 2 === 0 ? ['ball_l'] : [], extra: [] });
-      const target = c === 1 ? new THREE.Skeleton([...character.skeleton.bones].reverse(), [...character.skeleton.boneInverses].reverse()) : character.skeleton;
-      return { character, target };
-    };
+    // Six models, each bound at its own place (awkwardModel).
+    const build = awkwardModel;
     const kernel = crowd.instances.map((_, c) => build(c)), twin = crowd.instances.map((_, c) => build(c));
     const bindings = crowd.instances.map((instance, c) => bindThree(instance, kernel[c].target));
     // The twins read a copy of each component pose, in JavaScript arrays: skinAffine skins them.
@@ -578,11 +584,11 @@ describe('bindThree', () => {
       output: 'blend',
     });
     const instances = Array.from({ length: 6 }, () => graph.createInstance());
-    // Six models bound at their own places (other inverse bind matrices), half without a graph bone, one in reverse slot order.
-    const characters = instances.map((_, c) => buildCharacter(skeleton, { ...AWKWARD, position: [120 + 40 * c, 5, -40], omit: c % 2 === 0 ? ['ball_l'] : [], extra: [] }));
-    const targets = characters.map((ch, c) => (c === 1 ? new THREE.Skeleton([...ch.skeleton.bones].reverse(), [...ch.skeleton.boneInverses].reverse()) : ch.skeleton));
+    // Six models bound at their own places (awkwardModel).
+    const models = instances.map((_, c) => awkwardModel(c));
+    const characters = models.map((m) => m.character), targets = models.map((m) => m.target);
     const bindings = instances.map((instance, c) => bindThree(instance, targets[c]));
-    const naive = buildCharacter(skeleton, { ...AWKWARD, position: [120, 5, -40], omit: ['ball_l'], extra: [] });
+    const naive = awkwardModel(0).character;
     const shape = (b: ReturnType<typeof bindThree>): { slotOf: Int32Array; inverses: Float64Array } => (b as unknown as { shape: { slotOf: Int32Array; inverses: Float64Array } }).shape;
     for (let frame = 0; frame < 3; frame++) {
       for (const ch of [...characters, naive]) {
