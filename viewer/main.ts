@@ -66,6 +66,7 @@ function showFrame(c: Character, frame: number, now: number, force: boolean): vo
   characterRoot.updateMatrixWorld(true);
   c.figure.apply();
   sourceView?.show(c.history.tree(frame), c.displayed, characterRoot, sourceToggle.checked);
+  view.invalidate();
   scrubber.min = String(c.history.oldest);
   scrubber.max = String(c.history.newest);
   scrubber.value = String(frame);
@@ -225,6 +226,7 @@ function install(graph: AnimGraph, asset: unknown, gltfScene: THREE.Object3D | n
   state.bones = skeleton.boneCount;
   space.rotation.x = up === 'z' ? -Math.PI / 2 : 0;
   space.updateMatrixWorld(true);
+  view.invalidate();
   if (reframe) view.frameCamera(c);
   buildParameterPanel(parameterForm, graph.parameterDefinitions, descriptionsOf(asset), parameterValues, (name, value) => {
     parameterValues.set(name, value);

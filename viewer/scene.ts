@@ -19,7 +19,7 @@ export class ViewScene {
   private readonly followed = new THREE.Vector3();
   private readonly followedBefore = new THREE.Vector3();
   private readonly projected = new THREE.Vector3();
-  /** Whether something drawn changed since the last render (renderIfChanged). */
+  /** Whether something drawn changed since the last render. */
   private stale = true;
 
   constructor(private readonly canvas: HTMLCanvasElement) {
@@ -50,7 +50,7 @@ export class ViewScene {
     this.stale = true;
   }
 
-  /** Marks the picture out of date: the next renderIfChanged draws it. */
+  /** Marks the picture out of date (a pose shown, objects added or removed): the next render draws it. */
   invalidate(): void {
     this.stale = true;
   }
@@ -110,22 +110,17 @@ export class ViewScene {
     grid.position.z = Math.round(followed.z / gridCell) * gridCell;
   }
 
-  render(): void {
-    this.controls.update();
-    this.stale = false;
-    this.renderer.render(this.scene, this.camera);
-  }
-
   /**
-   * Draws only when the picture changed: a pose shown, the camera moved (by the controls, their
-   * damping or follow) or the canvas resized. A paused page then leaves the CPU idle, where a
+   * Draws the picture if it changed: a pose shown (invalidate), the camera moved (by the controls,
+   * their damping or follow) or the canvas resized. A paused page then leaves the CPU idle, where a
    * software renderer (a machine without a GPU) would redraw the same picture at full cost every frame.
    */
-  renderIfChanged(): void {
+  render(): void {
     const moved = this.controls.update();
     if (!moved && !this.stale) return;
     this.stale = false;
     this.renderer.render(this.scene, this.camera);
+    state.drawn++;
   }
 }
 

@@ -171,7 +171,7 @@ export class Preview {
       }
       this.view.follow();
     }
-    this.view.renderIfChanged();
+    this.view.render();
   };
 
   dispose(): void {

@@ -122,7 +122,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       await page.route('**/*.js', async (route) => {
         const response = await route.fetch();
         const body = await response.text();
-        if (body.includes('renderIfChanged')) await held;
+        if (body.includes('followedBefore')) await held;
         await route.fulfill({ response, body });
       });
     }

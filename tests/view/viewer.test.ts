@@ -20,7 +20,7 @@ const ROBOT = join(root, 'graphs/examples/robot-locomotion.json');
 const CMU_POSE_SEARCH = join(root, 'graphs/examples/cmu-pose-search.json');
 
 interface ViewerState {
-  status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[]; root: number[]; onScreen: number[];
+  status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[]; root: number[]; onScreen: number[]; drawn: number;
   problems: { path: string; code: string; message: string }[];
   retargetSource: { available: boolean; shown: boolean };
 }
@@ -68,8 +68,14 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
       expect(await page.locator('#play').textContent()).toBe('Play');
       expect(await page.locator('#debug-text').textContent()).toBe(paused.debugText);
       expect(paused.debugText.startsWith(`frame ${paused.frame} time `)).toBe(true);
+      const drawnBefore = paused.drawn;
       await page.locator('#scrubber').fill('2');
       expect(await page.locator('#frame-label').textContent()).toMatch(/^frame 2 · \d+\.\d\d s$/);
+      // The frame scrubbed to is drawn; then, nothing changing, nothing more is drawn.
+      await page.waitForFunction((n) => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.drawn > n, drawnBefore, { timeout: 10000 });
+      const drawnStill = (await viewerState(page)).drawn;
+      await page.waitForTimeout(500);
+      expect((await viewerState(page)).drawn).toBe(drawnStill);
       expect(await page.locator('#debug-text').textContent()).toMatch(/^frame 2 time /);
       expect((await viewerState(page)).frame).toBe(paused.frame); // looking back simulates nothing
       await page.locator('#play').click();
