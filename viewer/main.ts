@@ -14,7 +14,7 @@ import { formatDebugTree } from '../host/runner.ts';
 import { DisplayedPose, History, simulate, upAxisOf, type Character } from './character.ts';
 import { poseBounds, SkinnedFigure, StickFigure, type Figure } from './figures.ts';
 import { GraphLoadError, loadViewerGraph, type Resolve } from './load.ts';
-import { buildParameterPanel, DebugTreeView } from './panels.ts';
+import { buildMontagePanel, buildParameterPanel, DebugTreeView } from './panels.ts';
 import { ViewScene } from './scene.ts';
 import { SourceView } from './source-view.ts';
 import { state, type Problem } from './state.ts';
@@ -32,6 +32,8 @@ const speedLabel = $('speed-label');
 const scrubber = $<HTMLInputElement>('scrubber');
 const frameLabel = $('frame-label');
 const parameterForm = $('parameters');
+const montageSection = $('montage-section');
+const montagePanel = $('montages');
 const sourceToggle = $<HTMLInputElement>('show-source');
 const sourceRow = $('source-row');
 const debugText = $('debug-text');
@@ -236,6 +238,15 @@ function install(graph: AnimGraph, asset: unknown, gltfScene: THREE.Object3D | n
       console.warn((e as Error).message);
     }
   });
+  const montages = [...graph.montages.values()];
+  montageSection.hidden = montages.length === 0;
+  buildMontagePanel(montagePanel, montages, (name, section) => {
+    try {
+      current?.instance.playMontage(name, { section });
+    } catch (e) {
+      console.warn((e as Error).message);
+    }
+  }, () => current?.instance.stopMontage());
   debugTree.clear();
   return c;
 }

@@ -1,4 +1,4 @@
-/** The side panel's generated parts: parameter controls and the debug tree. */
+/** The side panel's generated parts: parameter controls, montage buttons and the debug tree. */
 import type { DebugNode } from '../runtime/node/node.ts';
 import type { ParameterDefinition, ParameterValue } from '../runtime/node/parameters.ts';
 
@@ -121,6 +121,52 @@ function setSliderSpan(slider: HTMLInputElement, span: number): void {
   slider.min = String(-span);
   slider.max = String(span);
   slider.step = String(span / 200);
+}
+
+/** A montage as the montage panel lists it: its name and its sections' names, in order. */
+export interface MontageEntry { readonly name: string; readonly sectionNames: readonly string[] }
+
+/**
+ * One row per montage: its name, the section to start from (its first by default) and a Play
+ * button, then one Stop button for every montage playing. `onPlay` gets the montage and section
+ * names (playMontage's), `onStop` nothing (stopMontage()). A graph without montages leaves the
+ * container empty and hidden.
+ */
+export function buildMontagePanel(
+  container: HTMLElement, montages: readonly MontageEntry[], onPlay: (name: string, section: string) => void, onStop: () => void,
+): void {
+  container.replaceChildren();
+  container.hidden = montages.length === 0;
+  if (montages.length === 0) return;
+  for (const m of montages) {
+    const row = element('div', 'montage');
+    row.dataset.montage = m.name;
+    const label = element('label');
+    label.textContent = m.name;
+    const section = element('select');
+    section.name = `montage.${m.name}.section`;
+    section.title = 'the section it starts from';
+    for (const name of m.sectionNames) {
+      const option = element('option');
+      option.value = option.textContent = name;
+      section.append(option);
+    }
+    section.hidden = m.sectionNames.length <= 1;
+    const play = element('button');
+    play.type = 'button';
+    play.textContent = 'Play';
+    play.dataset.play = m.name;
+    play.title = `play ${m.name} (instance.playMontage)`;
+    play.onclick = () => onPlay(m.name, section.value);
+    row.append(label, section, play);
+    container.append(row);
+  }
+  const stop = element('button');
+  stop.type = 'button';
+  stop.id = 'stop-montages';
+  stop.textContent = 'Stop montages';
+  stop.onclick = () => onStop();
+  container.append(stop);
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): HTMLElementTagNameMap[K] {

@@ -5,8 +5,8 @@ import { canvas } from './canvas.ts';
 import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, type Key } from './json.ts';
 import { cacheRole, graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
 import {
-  ANY_STATE_ID, canvasKey, EDITOR_KEY, ENTRY_ID, OUTPUT_ID,
-  type CanvasPath, type EditResult, type Json, type JsonObject, type Types,
+  ANY_STATE_ID, ASSET_SECTIONS, ASSET_VALUE_KEYS, canvasKey, EDITOR_KEY, ENTRY_ID, OUTPUT_ID,
+  type AssetSection, type AssetValueKey, type CanvasPath, type EditResult, type Json, type JsonObject, type Types,
 } from './types.ts';
 
 type Point = { x: number; y: number };
@@ -324,12 +324,81 @@ export function setProperty(asset: JsonObject, path: CanvasPath, nodeId: string,
 
 /** Sets (or with undefined removes) a parameter. */
 export function setParameter(asset: JsonObject, name: string, spec: Json | undefined): EditResult {
-  return ok(setIn(asset, ['parameters', name], spec));
+  return setAssetEntry(asset, 'parameters', name, spec);
 }
 
 /** Sets (or with undefined removes) a clip. */
 export function setClip(asset: JsonObject, name: string, spec: Json | undefined): EditResult {
-  return ok(setIn(asset, ['clips', name], spec));
+  return setAssetEntry(asset, 'clips', name, spec);
+}
+
+/** The asset's top-level keys in the order the format lists them: where a section added by an edit goes. */
+const TOP_LEVEL_ORDER = [
+  '$schema', 'format', 'name', 'description', 'skeleton', 'units', 'helperBones', 'blendProfiles', 'montages', 'mirror',
+  'clips', 'parameters', 'nodes', 'output', EDITOR_KEY,
+];
+
+/** `asset` with top-level `key` set to `value` (undefined: removed); a key it lacks goes in the format's order. */
+function withTopLevel(asset: JsonObject, key: string, value: Json | undefined): JsonObject {
+  if (value === undefined || Object.hasOwn(asset, key)) return setIn(asset, [key], value) as JsonObject;
+  const rank = (k: string): number => {
+    const i = TOP_LEVEL_ORDER.indexOf(k);
+    return i < 0 ? TOP_LEVEL_ORDER.length : i;
+  };
+  const out: JsonObject = {};
+  let placed = false;
+  for (const k of Object.keys(asset)) {
+    if (!placed && rank(k) > rank(key)) {
+      put(out, key, value);
+      placed = true;
+    }
+    put(out, k, asset[k]);
+  }
+  if (!placed) put(out, key, value);
+  return out;
+}
+
+/**
+ * Sets (or with undefined removes) entry `name` of one of the asset's named sections: a parameter,
+ * clip, montage or blend profile, as its JSON spec. The loader checks the spec; a section the asset
+ * lacks is added in the format's order, and one left empty is removed.
+ */
+export function setAssetEntry(asset: JsonObject, section: AssetSection, name: string, spec: Json | undefined): EditResult {
+  if (!ASSET_SECTIONS.includes(section)) return refuse(`no asset section ${JSON.stringify(section)}`);
+  if (name === '') return refuse(`an entry of ${section} needs a name`);
+  const entries = isObject(asset[section]) ? asset[section] : {};
+  if (spec === undefined && !Object.hasOwn(entries, name)) return ok(asset);
+  const next = setIn(entries, [name], spec) as JsonObject;
+  return ok(withTopLevel(asset, section, Object.keys(next).length === 0 ? undefined : next));
+}
+
+/**
+ * Renames a montage in place. Nothing in the asset names a montage (code plays it by name), so
+ * nothing else changes.
+ */
+export function renameMontage(asset: JsonObject, from: string, to: string): EditResult {
+  return renameEntry(asset, 'montages', 'montage', from, to);
+}
+
+/** Entry `from` of `section` (a `what`) renamed `to` in its place, or the reason it cannot be; the asset itself when `to` is `from`. */
+function renameEntry(asset: JsonObject, section: AssetSection, what: string, from: string, to: string): EditResult {
+  const entries = isObject(asset[section]) ? asset[section] : {};
+  if (!Object.hasOwn(entries, from)) return refuse(`no ${what} ${JSON.stringify(from)}`);
+  if (from === to) return ok(asset);
+  if (to === '') return refuse(`a ${what} needs a name`);
+  if (Object.hasOwn(entries, to)) return refuse(`a ${what} ${JSON.stringify(to)} exists already`);
+  return ok(setIn(asset, [section], renameKey(entries, from, to)) as JsonObject);
+}
+
+/**
+ * Sets (or with undefined removes) one of the asset's single values: its name, description,
+ * skeleton, units, helper bones or mirror table, as JSON. The skeleton can be changed but not
+ * removed (every asset has one).
+ */
+export function setAssetValue(asset: JsonObject, key: AssetValueKey, value: Json | undefined): EditResult {
+  if (!ASSET_VALUE_KEYS.includes(key)) return refuse(`no asset value ${JSON.stringify(key)}`);
+  if (key === 'skeleton' && value === undefined) return refuse('every graph has a skeleton');
+  return ok(withTopLevel(asset, key, value));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -612,11 +681,8 @@ function renamedIn(holder: JsonObject, from: string, to: string, registry: Retur
  * nodes (bound properties, transition rules), states included.
  */
 export function renameParameter(asset: JsonObject, from: string, to: string): EditResult {
-  const parameters = isObject(asset.parameters) ? asset.parameters : {};
-  if (!Object.hasOwn(parameters, from)) return refuse(`no parameter ${JSON.stringify(from)}`);
-  if (from === to) return ok(asset);
-  if (to === '') return refuse('a parameter needs a name');
-  if (Object.hasOwn(parameters, to)) return refuse(`a parameter ${JSON.stringify(to)} exists already`);
+  const renamed = renameEntry(asset, 'parameters', 'parameter', from, to);
+  if (!renamed.ok || renamed.asset === asset) return renamed;
   const rebind = (value: Json): Json => {
     if (Array.isArray(value)) {
       const items = value.map(rebind);
@@ -630,7 +696,7 @@ export function renameParameter(asset: JsonObject, from: string, to: string): Ed
     }
     return out;
   };
-  let next = setIn(asset, ['parameters'], renameKey(parameters, from, to)) as JsonObject;
+  let next = renamed.asset;
   if (isObject(next.nodes)) next = setIn(next, ['nodes'], rebind(next.nodes)) as JsonObject;
   return ok(next);
 }

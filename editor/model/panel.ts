@@ -8,8 +8,8 @@ import { nodesOfType } from './edits.ts';
 import { getIn, isObject, parseJsonPath, type Key } from './json.ts';
 import { cacheRole, graphCanvas, knownTypes, STATE_MACHINE, type GraphScope } from './scope.ts';
 import {
-  ENTRY_ID, OUTPUT_ID,
-  type AssetChoices, type CanvasPath, type Json, type JsonObject, type PaletteGroup, type ProblemTarget, type PropertyField, type Types,
+  ASSET_SECTIONS, ASSET_VALUE_KEYS, ENTRY_ID, OUTPUT_ID,
+  type AssetChoices, type AssetRow, type AssetSection, type AssetValueKey, type CanvasPath, type Json, type JsonObject, type PaletteGroup, type ProblemTarget, type PropertyField, type Types,
 } from './types.ts';
 
 /**
@@ -48,6 +48,19 @@ export function locateProblem(asset: JsonObject, jsonPath: string): ProblemTarge
     holder = stateHolder;
     i += 5; // past 'nodes', id, 'properties', 'states', state
   }
+}
+
+/**
+ * Which row of the asset panel a problem's JSON path lands on: an entry of a named section
+ * ('$.montages.combo.sections[1].start' is montage combo) or one of the asset's single values
+ * ('$.mirror.pairs[0]' is the mirror table); undefined for a path elsewhere (the nodes).
+ */
+export function assetRowOf(jsonPath: string): AssetRow | undefined {
+  const keys = parseJsonPath(jsonPath) ?? [];
+  const [key, name] = keys;
+  if ((ASSET_SECTIONS as readonly Key[]).includes(key)) return typeof name === 'string' ? { section: key as AssetSection, name } : { section: key as AssetSection };
+  if ((ASSET_VALUE_KEYS as readonly Key[]).includes(key)) return { key: key as AssetValueKey };
+  return undefined;
 }
 
 /** The control a property kind gets in the details panel. */

@@ -11,6 +11,17 @@ export type JsonObject = { [key: string]: Json };
  */
 export const EDITOR_KEY = 'editor';
 
+/** The asset's named sections, each an object of specs by name, that the asset panel edits entry by entry. */
+export const ASSET_SECTIONS = ['parameters', 'clips', 'montages', 'blendProfiles'] as const;
+export type AssetSection = (typeof ASSET_SECTIONS)[number];
+
+/** The asset's single values the asset panel edits, each as one JSON value. */
+export const ASSET_VALUE_KEYS = ['name', 'description', 'skeleton', 'units', 'helperBones', 'mirror'] as const;
+export type AssetValueKey = (typeof ASSET_VALUE_KEYS)[number];
+
+/** A row of the asset panel: an entry of a named section (or the section itself), or a single value. */
+export type AssetRow = { section: AssetSection; name?: string } | { key: AssetValueKey };
+
 /** The reserved node id of a graph canvas's output node (not a valid asset node id, so it never collides). */
 export const OUTPUT_ID = '@output';
 /** The reserved node id of a machine canvas's entry marker. */

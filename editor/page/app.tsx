@@ -11,11 +11,11 @@ import {
 import type { NodeRegistry } from '../../graphs/loader.ts';
 import type { AnimGraph } from '../../runtime/graph/graph.ts';
 import { formatDebugTree } from '../../host/runner.ts';
-import { buildParameterPanel } from '../../viewer/panels.ts';
+import { buildMontagePanel, buildParameterPanel } from '../../viewer/panels.ts';
 import {
   ANY_STATE_ID, ENTRY_ID, History, OUTPUT_ID, addNode, addState, addTransition, assetChoices, canvas as canvasOf, connect, copyNodes,
-  disconnect, formatAsset, locateProblem, moveNodes, palette, pasteNodes, propertyFields, removeNodes, removeState, renameNode, renameParameter, renameState, ruleText,
-  setClip, setParameter, setProperty, setTransition,
+  disconnect, formatAsset, locateProblem, moveNodes, palette, pasteNodes, propertyFields, removeNodes, removeState, renameMontage, renameNode, renameParameter, renameState,
+  ruleText, setAssetEntry, setAssetValue, setProperty, setTransition,
   type Canvas, type CanvasPath, type EditResult, type EditorTypes, type Json, type JsonObject,
 } from '../model/index.ts';
 import type { Checker } from './checker.ts';
@@ -84,6 +84,7 @@ function Editor({ opened }: { opened: Opened }) {
   const preview = useRef<Preview | null>(null);
   const previewCanvas = useRef<HTMLCanvasElement>(null);
   const parameterForm = useRef<HTMLFormElement>(null);
+  const montagePanel = useRef<HTMLDivElement>(null);
   const lastEditKey = useRef<{ key: string; at: number } | null>(null);
   const clipboard = useRef('');
   const checkGeneration = useRef(0);
@@ -158,6 +159,9 @@ function Editor({ opened }: { opened: Opened }) {
     if (!playingAsked.current) p.setPlaying(false);
     p.onFrame = (f, simulated) => {
       editorState.frame = f.frame;
+      const instance = p.character?.instance;
+      const playing = instance?.montageNames.find((m) => instance.isMontagePlaying(m));
+      editorState.montage = playing === undefined ? null : `${playing}/${instance!.currentMontageSection(playing)}`;
       const pending = pendingEdit.current;
       if (simulated && pending && f.generation === pending.generation) {
         editorState.lastEdit = { atFrame: pending.atFrame, firstFrame: f.frame, debugText: f.tree ? formatDebugTree(f.tree).join('\n') : '' };
@@ -182,6 +186,7 @@ function Editor({ opened }: { opened: Opened }) {
       if (typeof d === 'string') descriptions[name] = d;
     }
     buildParameterPanel(parameterForm.current, graph.parameterDefinitions, descriptions, p.parameterValues, (name, value) => p.setParameter(name, value));
+    if (montagePanel.current) buildMontagePanel(montagePanel.current, [...graph.montages.values()], (name, section) => p.playMontage(name, section), () => p.stopMontages());
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [graph]);
 
@@ -487,10 +492,10 @@ function Editor({ opened }: { opened: Opened }) {
     );
   } else {
     details = (
-      <AssetPanel asset={asset} onError={onError}
-        onParameter={(name, spec) => apply(setParameter(history.current.current, name, spec))}
-        onRenameParameter={(from, to) => apply(renameParameter(history.current.current, from, to))}
-        onClip={(name, spec) => apply(setClip(history.current.current, name, spec))} />
+      <AssetPanel asset={asset} problems={problems} onError={onError}
+        onEntry={(section, name, spec) => apply(setAssetEntry(history.current.current, section, name, spec))}
+        onRename={(section, from, to) => apply((section === 'parameters' ? renameParameter : renameMontage)(history.current.current, from, to))}
+        onValue={(key, value) => apply(setAssetValue(history.current.current, key, value))} />
     );
   }
 
@@ -553,6 +558,7 @@ function Editor({ opened }: { opened: Opened }) {
           <output id="frame-label">{frame ? `frame ${frame.frame} · ${frame.time.toFixed(2)} s` : ''}</output>
         </div>
         <form id="parameters" autoComplete="off" ref={parameterForm} />
+        <div id="montages" ref={montagePanel} />
         {details}
         <ProblemsList problems={problems} onPick={pick} />
       </aside>

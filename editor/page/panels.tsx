@@ -1,9 +1,9 @@
 /**
  * The side panels: the palette, the details of what is selected (a node's properties, a state, a
- * transition), the asset's parameters and clips, and the problems list.
+ * transition), the asset's own values and named sections, and the problems list.
  */
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { Json, JsonObject, PropertyField } from '../model/index.ts';
+import { assetRowOf, type AssetSection, type AssetValueKey, type Json, type JsonObject, type PropertyField } from '../model/index.ts';
 import type { EditorProblem } from './state.ts';
 
 // --- the palette ---------------------------------------------------------------------------------
@@ -202,36 +202,88 @@ export function StatePanel({ name, onRename, onRemove, children }: { name: strin
   );
 }
 
-/** The asset's parameters and clips: each spec as JSON, a row to add one. */
-export function AssetPanel({ asset, onParameter, onRenameParameter, onClip, onError }: {
-  asset: JsonObject; onParameter: (name: string, spec: Json | undefined) => void; onRenameParameter: (from: string, to: string) => void;
-  onClip: (name: string, spec: Json | undefined) => void; onError: (m: string) => void;
+/** What each named section's rows are called, and the spec its add row starts from. */
+const SECTIONS: readonly { section: AssetSection; title: string; example: string; renames: boolean }[] = [
+  { section: 'parameters', title: 'Parameters', example: '{"type":"float","default":0}', renames: true },
+  { section: 'clips', title: 'Clips', example: '{"source":"builtin:walk"}', renames: false },
+  { section: 'montages', title: 'Montages', example: '{"clip":"walk","slot":"upperBody"}', renames: true },
+  { section: 'blendProfiles', title: 'Blend profiles', example: '{"mode":"timeFactor","branches":[{"bone":"spine_01","scale":0.5}]}', renames: false },
+];
+
+/** The asset's single values: each a text (name, description), a choice (units) or JSON. */
+const VALUES: readonly { key: AssetValueKey; title: string; kind: 'text' | 'units' | 'json'; description: string }[] = [
+  { key: 'name', title: 'name', kind: 'text', description: 'Display name of the graph' },
+  { key: 'description', title: 'description', kind: 'text', description: 'What the graph is for' },
+  { key: 'skeleton', title: 'skeleton', kind: 'json', description: '"builtin:biped", { "bvh": file }, { "gltf": file } or { "bones": [...] }' },
+  { key: 'units', title: 'units', kind: 'units', description: 'The length unit of the skeleton and clips (default: the source\'s)' },
+  { key: 'helperBones', title: 'helper bones', kind: 'json', description: 'Bones added after the skeleton\'s own, each with a parent and an offset' },
+  { key: 'mirror', title: 'mirror', kind: 'json', description: 'The mirror table: the plane and the bone pairs that swap' },
+];
+
+/**
+ * The asset's own values and its named sections (parameters, clips, montages, blend profiles):
+ * each spec as JSON, a row to add one, the loader's problems under the row they are about.
+ */
+export function AssetPanel({ asset, problems, onEntry, onRename, onValue, onError }: {
+  asset: JsonObject; problems: readonly EditorProblem[];
+  onEntry: (section: AssetSection, name: string, spec: Json | undefined) => void;
+  onRename: (section: 'parameters' | 'montages', from: string, to: string) => void;
+  onValue: (key: AssetValueKey, value: Json | undefined) => void; onError: (m: string) => void;
 }) {
-  const section = (what: 'parameters' | 'clips', set: (name: string, spec: Json | undefined) => void, example: string) => {
-    const entries = Object.entries((asset[what] ?? {}) as JsonObject);
+  const rowProblems = new Map<string, EditorProblem[]>();
+  for (const p of problems) {
+    const row = assetRowOf(p.path);
+    if (row === undefined) continue;
+    const key = 'key' in row ? row.key : `${row.section}/${row.name ?? ''}`;
+    let list = rowProblems.get(key);
+    if (list === undefined) rowProblems.set(key, list = []);
+    list.push(p);
+  }
+  const problemsOf = (key: string) => rowProblems.get(key)?.map((p, i) => <div key={i} className="problem-text">{p.message}</div>);
+  const section = ({ section: what, title, example, renames }: (typeof SECTIONS)[number]) => {
+    const held = asset[what];
+    const entries = Object.entries((typeof held === 'object' && held !== null && !Array.isArray(held) ? held : {}) as JsonObject);
     return (
-      <section data-section={what}>
-        <h2>{what === 'parameters' ? 'Parameters' : 'Clips'}</h2>
+      <section key={what} data-section={what}>
+        <h2>{title}</h2>
         {entries.length === 0 ? <p className="muted">None.</p> : null}
+        {problemsOf(`${what}/`)}
         {entries.map(([name, spec]) => (
-          <div key={name} className="field" data-name={name}>
-            {what === 'parameters'
-              ? <CommitText name={`${what}.${name}.name`} value={name} onCommit={(to) => { if (to.trim() !== '') onRenameParameter(name, to.trim()); }} />
+          <div key={name} className={`field${rowProblems.has(`${what}/${name}`) ? ' field-problem' : ''}`} data-name={name}>
+            {renames
+              ? <CommitText name={`${what}.${name}.name`} value={name} onCommit={(to) => { if (to.trim() !== '') onRename(what as 'parameters' | 'montages', name, to.trim()); }} />
               : <label>{name}</label>}
             <div className="control">
-              <CommitText name={`${what}.${name}`} value={jsonText(spec)} onCommit={(text) => { const r = parseTyped(text); if (r.ok) set(name, r.value); else onError(`${name}: ${r.message}`); }} />
-              <button type="button" title="delete" onClick={() => set(name, undefined)}>×</button>
+              <CommitText name={`${what}.${name}`} value={jsonText(spec)} onCommit={(text) => { const r = parseTyped(text); if (r.ok) onEntry(what, name, r.value); else onError(`${name}: ${r.message}`); }} />
+              <button type="button" title="delete" onClick={() => onEntry(what, name, undefined)}>×</button>
             </div>
+            {problemsOf(`${what}/${name}`)}
           </div>
         ))}
-        <AddRow what={what} example={example} onAdd={(name, text) => { const r = parseTyped(text); if (r.ok && r.value !== undefined) set(name, r.value); else onError(`${name}: ${r.ok ? 'give a spec' : r.message}`); }} />
+        <AddRow what={what} example={example} onAdd={(name, text) => { const r = parseTyped(text); if (r.ok && r.value !== undefined) onEntry(what, name, r.value); else onError(`${name}: ${r.ok ? 'give a spec' : r.message}`); }} />
       </section>
     );
   };
   return (
     <div id="asset-panel">
-      {section('parameters', onParameter, '{"type":"float","default":0}')}
-      {section('clips', onClip, '{"source":"builtin:walk"}')}
+      <section data-section="asset">
+        <h2>Graph</h2>
+        {VALUES.map(({ key, title, kind, description }) => {
+          const v = asset[key];
+          let control: ReactNode;
+          if (kind === 'text') control = <CommitText name={`asset.${key}`} value={typeof v === 'string' ? v : jsonText(v)} onCommit={(t) => onValue(key, t === '' ? undefined : t)} />;
+          else if (kind === 'units') control = <Select name={`asset.${key}`} value={typeof v === 'string' ? v : ''} options={['cm', 'm']} onChange={(u) => onValue(key, u === '' ? undefined : u)} />;
+          else control = <CommitText name={`asset.${key}`} value={jsonText(v)} onCommit={(t) => { const r = parseTyped(t); if (r.ok) onValue(key, r.value); else onError(`${title}: ${r.message}`); }} />;
+          return (
+            <div key={key} className={`field${rowProblems.has(key) ? ' field-problem' : ''}`} data-value={key}>
+              <label title={description}>{title}</label>
+              <div className="control">{control}</div>
+              {problemsOf(key)}
+            </div>
+          );
+        })}
+      </section>
+      {SECTIONS.map(section)}
     </div>
   );
 }

@@ -116,6 +116,20 @@ export class Preview {
     }
   }
 
+  /** Plays montage `name` from `section` on the graph playing (until the next edit reinstalls it). */
+  playMontage(name: string, section: string): void {
+    try {
+      this.current?.instance.playMontage(name, { section });
+    } catch (e) {
+      console.warn((e as Error).message);
+    }
+  }
+
+  /** Blends out every montage playing. */
+  stopMontages(): void {
+    this.current?.instance.stopMontage();
+  }
+
   setPlaying(on: boolean): void {
     this.playing = on;
     if (this.current && on) this.shown = this.current.frame;

@@ -29,6 +29,8 @@ export const editorState = {
   dirty: false,
   /** Edge id -> the weight it is drawn with (the weight of the pose flowing through it), while playing. */
   weights: {} as Record<string, number>,
+  /** The montage playing in the preview (Play in the montage rows) and its section, as 'name/section', or null. */
+  montage: null as string | null,
   /** The preview frame `weights` were read from. */
   weightsFrame: -1,
   /**

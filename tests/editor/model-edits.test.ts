@@ -4,10 +4,11 @@ import { checkGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
 import { checkGraphAsset as checkGraphFileAsset, loadGraphAsset } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
-import type { NodeType } from '../../runtime/node/node.ts';
+import type { DebugNode, NodeType } from '../../runtime/node/node.ts';
 import {
   addNode, addState, addTransition, ANY_STATE_ID, canvas, connect, copyNodes, disconnect, ENTRY_ID, formatAsset, History, moveNodes, OUTPUT_ID,
-  pasteNodes, removeNodes, removeState, renameNode, renameParameter, renameState, setClip, setParameter, setProperty, setTransition, type EditResult, type Json, type JsonObject,
+  pasteNodes, removeNodes, removeState, renameMontage, renameNode, renameParameter, renameState, setAssetEntry, setAssetValue, setClip, setParameter, setProperty, setTransition,
+  type EditResult, type Json, type JsonObject,
 } from '../../editor/model/index.ts';
 import { hasSharedData } from '../support/shared-data.ts';
 
@@ -205,6 +206,60 @@ describe('edits', () => {
     const c = applied(setClip(asset, 'idle', { source: 'builtin:idle' }));
     expect(Object.keys(c.clips as JsonObject)).toEqual(['walk', 'run', 'idle']);
     expect(Object.keys(applied(setClip(c, 'walk', undefined)).clips as JsonObject)).toEqual(['run', 'idle']);
+  });
+
+  it('setAssetEntry: montages and blend profiles added in the format\'s order, checked by the loader, removed with their section', () => {
+    const asset = read('sample-locomotion.json');
+    expect(asset.montages).toBeUndefined();
+    const added = applied(setAssetEntry(asset, 'montages', 'wave', { clip: 'walk', slot: 'upperBody' }));
+    // A section the asset lacked goes where the format lists it: before the clips.
+    const keys = Object.keys(added);
+    expect(keys.indexOf('montages')).toBe(keys.indexOf('clips') - 1);
+    // The loader's word on the spec, at its JSON path: this graph has no Slot.
+    expect(problems(added).map((p) => [p.code, p.path])).toEqual([['unknown-slot', '$.montages.wave.slot']]);
+    const profile = applied(setAssetEntry(added, 'blendProfiles', 'upper', { mode: 'timeFactor', branches: [{ bone: 'spine_01', scale: 0.5 }] }));
+    expect(Object.keys(profile).indexOf('blendProfiles')).toBe(Object.keys(profile).indexOf('montages') - 1);
+    // Removing the last entry removes the section; removing what is not there changes nothing.
+    const removed = applied(setAssetEntry(profile, 'montages', 'wave', undefined));
+    expect(Object.keys(removed)).toEqual(Object.keys(profile).filter((k) => k !== 'montages'));
+    expect(problems(removed)).toEqual([]);
+    expect(applied(setAssetEntry(asset, 'montages', 'nope', undefined))).toBe(asset);
+    expect(refused(setAssetEntry(asset, 'montages', '', {})).reason).toBe('an entry of montages needs a name');
+    expect(refused(setAssetEntry(asset, 'nodes' as 'clips', 'x', {})).reason).toBe('no asset section "nodes"');
+
+    // On a graph with the Slot: a second montage plays.
+    const montages = applied(setAssetEntry(read('sample-montage.json'), 'montages', 'wave', { clip: 'walk', slot: 'upperBody', sections: [{ name: 'a', start: 0 }, { name: 'b', start: 0.5 }] }));
+    expect(problems(montages)).toEqual([]);
+    const instance = loadGraphAsset(montages).createInstance();
+    expect(instance.montageNames).toEqual(['combo', 'wave']);
+    instance.playMontage('wave', { section: 'b' });
+    instance.update(0.1);
+    const slot = (function find(n: DebugNode): DebugNode | undefined { return n.values?.montage !== undefined ? n : n.children.map(find).find((x) => x !== undefined); })(instance.gatherDebug());
+    expect(slot?.values).toMatchObject({ montage: 'wave', section: 'b' });
+    const bad = applied(setAssetEntry(montages, 'montages', 'wave', { clip: 'walk', slot: 'upperBody', sections: [{ name: 'a', start: 99 }] }));
+    expect(problems(bad).map((p) => p.path)).toEqual(['$.montages.wave.sections[0].start']);
+  });
+
+  it('renameMontage renames in place; setAssetValue sets the graph\'s own values, never removing its skeleton', () => {
+    const asset = read('sample-montage.json');
+    const renamed = applied(renameMontage(asset, 'combo', 'attack'));
+    expect(Object.keys(renamed.montages as JsonObject)).toEqual(['attack']);
+    expect((renamed.montages as JsonObject).attack).toBe((asset.montages as JsonObject).combo);
+    expect(problems(renamed)).toEqual([]);
+    expect(refused(renameMontage(asset, 'nope', 'x')).reason).toBe('no montage "nope"');
+    expect(refused(renameMontage(asset, 'combo', '')).reason).toBe('a montage needs a name');
+    expect(applied(renameMontage(asset, 'combo', 'combo'))).toBe(asset);
+
+    const described = applied(setAssetValue(asset, 'description', 'A combo.'));
+    expect(described.description).toBe('A combo.');
+    expect(Object.keys(described)).toEqual(Object.keys(asset));
+    const metres = applied(setAssetValue(asset, 'units', 'm'));
+    // Added after the skeleton, as the format lists it.
+    expect(Object.keys(metres).indexOf('units')).toBe(Object.keys(metres).indexOf('skeleton') + 1);
+    expect(problems(applied(setAssetValue(asset, 'units', 'feet'))).map((p) => p.path)).toEqual(['$.units']);
+    expect(applied(setAssetValue(asset, 'name', undefined)).name).toBeUndefined();
+    expect(refused(setAssetValue(asset, 'skeleton', undefined)).reason).toBe('every graph has a skeleton');
+    expect(refused(setAssetValue(asset, 'nodes' as 'name', 1)).reason).toBe('no asset value "nodes"');
   });
 
   it('states: add, rename (entry, transitions, positions follow), remove (transitions go), transitions set and removed', () => {

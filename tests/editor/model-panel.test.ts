@@ -4,7 +4,7 @@ import { checkGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
 import { builtInNodeTypeNames, builtInNodeTypes } from '../../nodes/index.ts';
 import type { NodeType } from '../../runtime/node/node.ts';
 import {
-  assetChoices, canvas, ENTRY_ID, locateProblem, OUTPUT_ID, palette, propertyFields, setProperty, type JsonObject, type ProblemTarget,
+  assetChoices, assetRowOf, canvas, ENTRY_ID, locateProblem, OUTPUT_ID, palette, propertyFields, setProperty, type JsonObject, type ProblemTarget,
 } from '../../editor/model/index.ts';
 
 const examplesDir = new URL('../../graphs/examples/', import.meta.url).pathname;
@@ -26,6 +26,34 @@ function expectDrawn(asset: JsonObject, target: ProblemTarget): void {
   if (target.handle !== undefined) expect(node!.inputs.map((p) => p.handle)).toContain(target.handle);
   if (target.property !== undefined) expect(propertyFields(asset, target.canvas, target.nodeId).map((f) => f.name)).toContain(target.property);
 }
+
+describe('assetRowOf: problems outside the nodes, on the asset panel\'s rows', () => {
+  it('lands a problem of a montage, a clip, a blend profile or a single value on its row, and nothing else', () => {
+    const asset = read('sample-montage.json');
+    asset.montages.combo.sections[1].start = 99;
+    asset.clips.walk = { source: 42 };
+    asset.units = 'feet';
+    asset.blendProfiles = { upper: { mode: 'sideways' } };
+    const result = checkGraphAsset(asset);
+    if (result.ok) throw new Error('expected problems');
+    const rows = result.problems.map((p) => [p.path, assetRowOf(p.path)]);
+    expect(rows).toEqual(expect.arrayContaining([
+      ['$.montages.combo.sections[1].start', { section: 'montages', name: 'combo' }],
+      ['$.units', { key: 'units' }],
+    ]));
+    for (const [path, row] of rows) {
+      if (String(path).startsWith('$.clips.walk')) expect(row).toEqual({ section: 'clips', name: 'walk' });
+      if (String(path).startsWith('$.blendProfiles.upper')) expect(row).toEqual({ section: 'blendProfiles', name: 'upper' });
+    }
+    expect(rows.some(([path]) => String(path).startsWith('$.clips.walk'))).toBe(true);
+    expect(rows.some(([path]) => String(path).startsWith('$.blendProfiles.upper'))).toBe(true);
+    expect(assetRowOf('$.nodes.locomotion.properties.entry')).toBeUndefined();
+    expect(assetRowOf('$.output')).toBeUndefined();
+    expect(assetRowOf('$.montages')).toEqual({ section: 'montages' });
+    expect(assetRowOf('$.mirror.pairs[0]')).toEqual({ key: 'mirror' });
+    expect(assetRowOf('$["clips"]["a.b"]')).toEqual({ section: 'clips', name: 'a.b' });
+  });
+});
 
 describe('locateProblem: the loader\'s problems on the canvas', () => {
   it('an unknown clip on a player inside a state lands on that state\'s canvas, node and property', () => {

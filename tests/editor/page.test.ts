@@ -306,6 +306,58 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     }
   });
 
+  it('edits the asset\'s own values and montages in the asset panel, shows a montage\'s problem under its row, and plays the montage in the preview', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
+    const graph = join(dir, 'montage.json');
+    const original = readFileSync(join(EXAMPLES, 'sample-montage.json'), 'utf8');
+    writeFileSync(graph, original);
+    // Paused: Step simulates the frames this needs.
+    const { page, errors, close } = await open(graph, true);
+    try {
+      await waitFor(page, 's.loads && s.installs >= 1');
+      const panel = page.locator('#asset-panel');
+      expect(await panel.locator('[data-section=montages] [data-name]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).toEqual(['combo']);
+      // Rename the montage; its name in the preview's rows follows.
+      const name = panel.locator('input[name="montages.combo.name"]');
+      await name.fill('attack');
+      await name.press('Enter');
+      await waitFor(page, 's.installs >= 2 && document.querySelector("[data-play=attack]") !== null');
+      // A section past the clip's end: the loader's problem under the montage's row, and the fix.
+      const spec = panel.locator('input[name="montages.attack"]');
+      const good = await spec.inputValue();
+      const montage = JSON.parse(good);
+      await spec.fill(JSON.stringify({ ...montage, sections: [{ name: 'windup', start: 0 }, { name: 'strike', start: 99 }] }));
+      await spec.press('Enter');
+      await waitFor(page, 's.problems.some((p) => p.path === "$.montages.attack.sections[1].start")');
+      expect(await panel.locator('[data-section=montages] [data-name=attack].field-problem .problem-text').count()).toBe(1);
+      await spec.fill(good);
+      await spec.press('Enter');
+      await waitFor(page, 's.problems.length === 0 && s.loads');
+      // The graph's description, a single value.
+      const description = panel.locator('input[name="asset.description"]');
+      await description.fill('Edited in the asset panel.');
+      await description.press('Enter');
+      // Play the montage from its strike section: the preview's instance plays it.
+      await page.locator('select[name="montage.attack.section"]').selectOption('strike');
+      await page.locator('[data-play=attack]').click();
+      await page.locator('#step').click();
+      await waitFor(page, 's.montage === "attack/strike"');
+      await page.locator('#stop-montages').click();
+      await page.locator('#step').click();
+      await waitFor(page, 's.montage === null');
+      await page.locator('#save').click();
+      await waitFor(page, 's.saves === 1');
+      const saved = JSON.parse(readFileSync(graph, 'utf8'));
+      expect(Object.keys(saved.montages)).toEqual(['attack']);
+      expect(saved.montages.attack).toEqual(JSON.parse(original).montages.combo);
+      expect(saved.description).toBe('Edited in the asset panel.');
+      expect(checkGraphAsset(saved).ok).toBe(true);
+      expect(errors.filter((e) => e.startsWith('uncaught'))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('plays: the wires of a crossfade thin out and thicken frame by frame as their weights change', async () => {
     const { page, errors, close } = await open(join(EXAMPLES, 'sample-locomotion.json'));
     try {

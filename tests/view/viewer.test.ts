@@ -18,6 +18,7 @@ const OUT = join(root, 'out', 'view');
 const SAMPLE = join(root, 'graphs/examples/sample-locomotion.json');
 const ROBOT = join(root, 'graphs/examples/robot-locomotion.json');
 const CMU_POSE_SEARCH = join(root, 'graphs/examples/cmu-pose-search.json');
+const MONTAGE = join(root, 'graphs/examples/sample-montage.json');
 
 interface ViewerState {
   status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[]; root: number[]; onScreen: number[]; drawn: number;
@@ -61,6 +62,7 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
       expect(state.debugText).toMatch(/^frame \d+ time \d+\.\d{3}\nOutput\[output\]<W:100\.0%>\n {2}CopyBone\[headFollowsHand\]<W:100\.0%>/);
       expect(state.debugText).toContain('BlendList[locomotion]<W:100.0%> (Active: 1');
       expect(await page.locator('[data-node=walk] .w').first().textContent()).toBe('100.0%');
+      expect(await page.locator('#montage-section').isHidden()).toBe(true); // a graph without montages
 
       // Paused, the panels show the frame on screen; the scrubber goes back to an earlier one.
       await page.locator('#play').click();
@@ -90,6 +92,35 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
       expect((await viewerState(page)).finite).toBe(true);
 
       await page.screenshot({ path: join(OUT, 'sample-locomotion.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+
+  it('plays a montage from the section picked in its row, and stops it', async () => {
+    const server = await startViewServer(MONTAGE, { port: 0, assets });
+    const page = await browser.context.newPage();
+    const errors = collectErrors(page);
+    const debugText = () => page.evaluate(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.debugText);
+    try {
+      await page.goto(server.url);
+      await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame >= 2, null, { timeout: 20000 });
+      expect(await page.locator('#montage-section').isVisible()).toBe(true);
+      expect(await page.locator('select[name="montage.combo.section"] option').allTextContents()).toEqual(['windup', 'strike', 'recover']);
+      expect(await debugText()).toContain("Slot[upperBody]<W:100.0%> ('upperBody' (source))");
+      await page.locator('select[name="montage.combo.section"]').selectOption('strike');
+      await page.locator('[data-play=combo]').click();
+      // The Slot plays the montage's clip from the strike section (0.25 s to 0.5 s in the run clip),
+      // which links to itself: it plays until stopped.
+      // The first frame it plays is already in the strike section, which windup (0 to 0.25 s) is not.
+      const first = await page.waitForFunction(() => /'upperBody' 'run' [\d.]+% Play Time: ([\d.]+)/.exec((window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.debugText)?.[1], null, { timeout: 10000 });
+      const time = Number(await first.jsonValue());
+      expect(time).toBeGreaterThanOrEqual(0.25);
+      expect(time).toBeLessThan(0.5);
+      await page.locator('#stop-montages').click();
+      await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.debugText.includes("('upperBody' (source))"), null, { timeout: 10000 });
       expect(errors).toEqual([]);
     } finally {
       await page.close();
