@@ -79,6 +79,7 @@ function Editor({ opened }: { opened: Opened }) {
   const [graph, setGraph] = useState<AnimGraph | null>(null);
   const [frame, setFrame] = useState<PreviewFrame | null>(null);
   const [playing, setPlayingState] = useState(true);
+  const [showSource, setShowSource] = useState(true);
   // What the Play button last asked for, for a preview that starts after it was pressed.
   const playingAsked = useRef(true);
   const preview = useRef<Preview | null>(null);
@@ -556,6 +557,11 @@ function Editor({ opened }: { opened: Opened }) {
           <input id="scrubber" type="range" min={preview.current?.character?.history.oldest ?? 0} max={preview.current?.character?.history.newest ?? 0} step={1}
             value={frame?.frame ?? 0} onChange={(e) => { preview.current?.scrub(Number(e.target.value)); playingAsked.current = false; setPlayingState(false); }} />
           <output id="frame-label">{frame ? `frame ${frame.frame} · ${frame.time.toFixed(2)} s` : ''}</output>
+          {preview.current?.sourceAvailable ? (
+            <label id="source-toggle" title="the retargeted clip's source skeleton, playing the source clip at the same clip time, beside the character">
+              <input type="checkbox" id="show-source" checked={showSource} onChange={(e) => { setShowSource(e.target.checked); preview.current?.setShowSource(e.target.checked); }} /> source
+            </label>
+          ) : null}
         </div>
         <form id="parameters" autoComplete="off" ref={parameterForm} />
         <div id="montages" ref={montagePanel} />

@@ -12,6 +12,8 @@ import type { ParameterValue } from '../../runtime/node/parameters.ts';
 import { DisplayedPose, History, simulate, upAxisOf, type Character } from '../../viewer/character.ts';
 import { poseBounds, SkinnedFigure, StickFigure, type Figure } from '../../viewer/figures.ts';
 import { ViewScene } from '../../viewer/scene.ts';
+import { SourceView } from '../../viewer/source-view.ts';
+import { state as viewState } from '../../viewer/state.ts';
 
 export type Fetch = (path: string) => Promise<Uint8Array>;
 
@@ -48,6 +50,12 @@ export class Preview {
   readonly view: ViewScene;
   private current: (Character & { generation: number }) | null = null;
   readonly parameterValues = new Map<string, ParameterValue>();
+  /** The retarget source beside the character (the viewer's), for a graph that plays retargeted clips. */
+  private sourceView: SourceView | null = null;
+  /** Whether the retarget source is drawn when the graph has one (the transport's checkbox). */
+  showSource = true;
+  /** The character's size, which places the retarget source aside. */
+  private extent = 1;
   playing = true;
   speed = 1;
   shown = 0;
@@ -92,7 +100,7 @@ export class Preview {
     if (!same) {
       simulate(c, 0);
       const bounds = poseBounds(instance.componentPose(), skeleton.boneCount);
-      const extent = Math.max(bounds[3] - bounds[0], bounds[4] - bounds[1], bounds[5] - bounds[2]) || 1;
+      const extent = this.extent = Math.max(bounds[3] - bounds[0], bounds[4] - bounds[1], bounds[5] - bounds[2]) || 1;
       c.figure = gltfScene ? new SkinnedFigure(displayed, gltfScene) : new StickFigure(displayed, extent * 0.012);
       if (previous) {
         this.view.characterRoot.remove(previous.figure.object);
@@ -103,8 +111,26 @@ export class Preview {
       this.view.space.updateMatrixWorld(true);
       this.view.frameCamera(c);
     }
+    // Each graph its own: an edit may add, remove or change a retargeted clip.
+    if (this.sourceView) {
+      this.view.space.remove(this.sourceView.object);
+      this.sourceView.dispose();
+    }
+    this.sourceView = new SourceView(graph, this.extent);
+    this.view.space.add(this.sourceView.object);
+    viewState.retargetSource.available = this.sourceView.active;
     this.current = c;
     if (!same) this.show(c.frame, true);
+  }
+
+  /** Whether the graph playing has a retargeted clip, whose source the preview can draw beside it. */
+  get sourceAvailable(): boolean {
+    return this.sourceView?.active ?? false;
+  }
+
+  setShowSource(on: boolean): void {
+    this.showSource = on;
+    if (this.current) this.show(this.clamp(this.shown), false);
   }
 
   setParameter(name: string, value: ParameterValue): void {
@@ -166,8 +192,9 @@ export class Preview {
     root.quaternion.set(w[3], w[4], w[5], w[6]);
     root.updateMatrixWorld(true);
     c.figure.apply();
-    this.view.invalidate();
     const tree = c.history.tree(frame);
+    this.sourceView?.show(tree, c.displayed, root, this.showSource);
+    this.view.invalidate();
     this.onFrame({ frame, time, tree, debug: indexTree(tree), generation: c.generation }, simulated);
   }
 
