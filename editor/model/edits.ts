@@ -1,6 +1,7 @@
 // Edits of the asset: each pure, returning a new asset that shares what it did not change.
 import { checkGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
 import { nodeIdSchema, propertyRequired } from '../../graphs/schema.ts';
+import type { PropertySpec } from '../../runtime/node/node.ts';
 import { canvas } from './canvas.ts';
 import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, type Key } from './json.ts';
 import { cacheRole, graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
@@ -388,6 +389,95 @@ function renameEntry(asset: JsonObject, section: AssetSection, what: string, fro
   if (to === '') return refuse(`a ${what} needs a name`);
   if (Object.hasOwn(entries, to)) return refuse(`a ${what} ${JSON.stringify(to)} exists already`);
   return ok(setIn(asset, [section], renameKey(entries, from, to)) as JsonObject);
+}
+
+/**
+ * Renames a clip: its entry in place, and every name of it: the properties of the clip kinds
+ * (a player's clip, a blend space's samples, a pose search's clips), in states too, a montage's
+ * clip and an additive clip's reference clip.
+ */
+export function renameClip(asset: JsonObject, from: string, to: string, types?: Types): EditResult {
+  const renamed = renameEntry(asset, 'clips', 'clip', from, to);
+  if (!renamed.ok || renamed.asset === asset) return renamed;
+  let next = renameInNodes(renamed.asset, ['clip', 'clipList'], from, to, types);
+  const rename = (section: 'clips' | 'montages', keys: readonly Key[]): void => {
+    const entries = next[section];
+    if (!isObject(entries)) return;
+    for (const name of Object.keys(entries)) {
+      if (getIn(entries[name], keys) === from) next = setIn(next, [section, name, ...keys], to) as JsonObject;
+    }
+  };
+  rename('clips', ['additive', 'reference', 'clip']);
+  rename('montages', ['clip']);
+  return ok(next);
+}
+
+/**
+ * Renames a blend profile: its entry in place, and every name of it: the properties of the
+ * blendProfile kind (in list items and states too) and StateMachine transitions' blendProfile.
+ */
+export function renameBlendProfile(asset: JsonObject, from: string, to: string, types?: Types): EditResult {
+  const renamed = renameEntry(asset, 'blendProfiles', 'blend profile', from, to);
+  if (!renamed.ok || renamed.asset === asset) return renamed;
+  return ok(renameInNodes(renamed.asset, ['blendProfile'], from, to, types));
+}
+
+/**
+ * `asset` with name `from` replaced by `to` in every node property of one of `kinds` (by the node
+ * type's property specs, into list items), in the sub-graphs of states too, and, for blend
+ * profiles, in StateMachine transitions.
+ */
+function renameInNodes(asset: JsonObject, kinds: readonly PropertySpec['kind'][], from: string, to: string, types: Types | undefined): JsonObject {
+  const known = knownTypes(types);
+  const swap = (v: Json): Json => (v === from ? to : v);
+  const mapItems = (items: Json[], f: (item: Json) => Json): Json[] => {
+    const out = items.map(f);
+    return out.some((v, i) => v !== items[i]) ? out : items;
+  };
+  const value = (spec: PropertySpec, v: Json): Json => {
+    if (kinds.includes(spec.kind)) return spec.kind === 'clipList' ? (Array.isArray(v) ? mapItems(v, swap) : v) : swap(v);
+    if (spec.kind === 'list' && Array.isArray(v)) return mapItems(v, (item) => (isObject(item) ? properties(spec.item, item) : item));
+    return v;
+  };
+  const properties = (specs: Readonly<Record<string, PropertySpec>>, props: JsonObject): JsonObject => {
+    let out = props;
+    for (const [k, v] of Object.entries(props)) {
+      const spec = Object.hasOwn(specs, k) ? specs[k] : undefined;
+      const next = spec ? value(spec, v) : v;
+      if (next !== v) out = withKey(out, k, next);
+    }
+    return out;
+  };
+  const nodes = (held: JsonObject): JsonObject => {
+    let out = held;
+    for (const [id, node] of Object.entries(held)) {
+      if (!isObject(node) || !isObject(node.properties)) continue;
+      let props = node.properties;
+      const type = typeof node.type === 'string' ? known.registry.get(node.type) : undefined;
+      if (type) props = properties(type.properties, props);
+      if (node.type === STATE_MACHINE) {
+        if (isObject(props.states)) {
+          let states = props.states;
+          for (const [name, state] of Object.entries(props.states)) {
+            if (isObject(state) && isObject(state.nodes)) {
+              const inner = nodes(state.nodes);
+              if (inner !== state.nodes) states = withKey(states, name, withKey(state, 'nodes', inner));
+            }
+          }
+          if (states !== props.states) props = withKey(props, 'states', states);
+        }
+        if (kinds.includes('blendProfile') && Array.isArray(props.transitions)) {
+          const transitions = mapItems(props.transitions, (t) => (isObject(t) && t.blendProfile === from ? withKey(t, 'blendProfile', to) : t));
+          if (transitions !== props.transitions) props = withKey(props, 'transitions', transitions);
+        }
+      }
+      if (props !== node.properties) out = withKey(out, id, withKey(node, 'properties', props));
+    }
+    return out;
+  };
+  if (!isObject(asset.nodes)) return asset;
+  const renamed = nodes(asset.nodes);
+  return renamed === asset.nodes ? asset : withKey(asset, 'nodes', renamed);
 }
 
 /**

@@ -25,8 +25,8 @@ export * from './types.ts';
 export { canvas, ruleText } from './canvas.ts';
 export { formatAsset } from './format.ts';
 export {
-  addNode, addState, addTransition, connect, copyNodes, disconnect, moveNodes, pasteNodes, removeNodes, removeState, renameMontage, renameNode, renameParameter,
-  renameState, setAssetEntry, setAssetValue, setClip, setParameter, setProperty, setTransition,
+  addNode, addState, addTransition, connect, copyNodes, disconnect, moveNodes, pasteNodes, removeNodes, removeState, renameBlendProfile, renameClip, renameMontage,
+  renameNode, renameParameter, renameState, setAssetEntry, setAssetValue, setClip, setParameter, setProperty, setTransition,
 } from './edits.ts';
 export { History } from './history.ts';
 export { assetChoices, assetRowOf, locateProblem, palette, propertyFields } from './panel.ts';

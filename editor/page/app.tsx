@@ -14,9 +14,9 @@ import { formatDebugTree } from '../../host/runner.ts';
 import { buildMontagePanel, buildParameterPanel } from '../../viewer/panels.ts';
 import {
   ANY_STATE_ID, ENTRY_ID, History, OUTPUT_ID, addNode, addState, addTransition, assetChoices, canvas as canvasOf, connect, copyNodes,
-  disconnect, formatAsset, locateProblem, moveNodes, palette, pasteNodes, propertyFields, removeNodes, removeState, renameMontage, renameNode, renameParameter, renameState,
+  disconnect, formatAsset, locateProblem, moveNodes, palette, pasteNodes, propertyFields, removeNodes, removeState, renameBlendProfile, renameClip, renameMontage, renameNode, renameParameter, renameState,
   ruleText, setAssetEntry, setAssetValue, setProperty, setTransition,
-  type Canvas, type CanvasPath, type EditResult, type EditorTypes, type Json, type JsonObject,
+  type AssetSection, type Canvas, type CanvasPath, type EditResult, type EditorTypes, type Json, type JsonObject,
 } from '../model/index.ts';
 import type { Checker } from './checker.ts';
 import { edgeTypes, LiveContext, nodeTypes, type FlowEdge, type FlowNode, type Live } from './flow.tsx';
@@ -495,7 +495,7 @@ function Editor({ opened }: { opened: Opened }) {
     details = (
       <AssetPanel asset={asset} problems={problems} onError={onError}
         onEntry={(section, name, spec) => apply(setAssetEntry(history.current.current, section, name, spec))}
-        onRename={(section, from, to) => apply((section === 'parameters' ? renameParameter : renameMontage)(history.current.current, from, to))}
+        onRename={(section, from, to) => apply(RENAMES[section](history.current.current, from, to, types))}
         onValue={(key, value) => apply(setAssetValue(history.current.current, key, value))} />
     );
   }
@@ -571,6 +571,11 @@ function Editor({ opened }: { opened: Opened }) {
     </div>
   );
 }
+
+/** Each asset section's rename, which renames the entry and every name of it in the asset. */
+const RENAMES: Readonly<Record<AssetSection, (asset: JsonObject, from: string, to: string, types?: EditorTypes) => EditResult>> = {
+  parameters: renameParameter, clips: renameClip, montages: renameMontage, blendProfiles: renameBlendProfile,
+};
 
 /** The transition object at a JSON path like `$.nodes.sm.properties.transitions[2]`. */
 function transitionAt(asset: JsonObject, jsonPath: string | undefined): Json | undefined {

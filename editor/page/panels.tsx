@@ -203,11 +203,11 @@ export function StatePanel({ name, onRename, onRemove, children }: { name: strin
 }
 
 /** What each named section's rows are called, and the spec its add row starts from. */
-const SECTIONS: readonly { section: AssetSection; title: string; example: string; renames: boolean }[] = [
-  { section: 'parameters', title: 'Parameters', example: '{"type":"float","default":0}', renames: true },
-  { section: 'clips', title: 'Clips', example: '{"source":"builtin:walk"}', renames: false },
-  { section: 'montages', title: 'Montages', example: '{"clip":"walk","slot":"upperBody"}', renames: true },
-  { section: 'blendProfiles', title: 'Blend profiles', example: '{"mode":"timeFactor","branches":[{"bone":"spine_01","scale":0.5}]}', renames: false },
+const SECTIONS: readonly { section: AssetSection; title: string; example: string }[] = [
+  { section: 'parameters', title: 'Parameters', example: '{"type":"float","default":0}' },
+  { section: 'clips', title: 'Clips', example: '{"source":"builtin:walk"}' },
+  { section: 'montages', title: 'Montages', example: '{"clip":"walk","slot":"upperBody"}' },
+  { section: 'blendProfiles', title: 'Blend profiles', example: '{"mode":"timeFactor","branches":[{"bone":"spine_01","scale":0.5}]}' },
 ];
 
 /** The asset's single values: each a text (name, description), a choice (units) or JSON. */
@@ -227,7 +227,7 @@ const VALUES: readonly { key: AssetValueKey; title: string; kind: 'text' | 'unit
 export function AssetPanel({ asset, problems, onEntry, onRename, onValue, onError }: {
   asset: JsonObject; problems: readonly EditorProblem[];
   onEntry: (section: AssetSection, name: string, spec: Json | undefined) => void;
-  onRename: (section: 'parameters' | 'montages', from: string, to: string) => void;
+  onRename: (section: AssetSection, from: string, to: string) => void;
   onValue: (key: AssetValueKey, value: Json | undefined) => void; onError: (m: string) => void;
 }) {
   const rowProblems = new Map<string, EditorProblem[]>();
@@ -240,7 +240,7 @@ export function AssetPanel({ asset, problems, onEntry, onRename, onValue, onErro
     list.push(p);
   }
   const problemsOf = (key: string) => rowProblems.get(key)?.map((p, i) => <div key={i} className="problem-text">{p.message}</div>);
-  const section = ({ section: what, title, example, renames }: (typeof SECTIONS)[number]) => {
+  const section = ({ section: what, title, example }: (typeof SECTIONS)[number]) => {
     const held = asset[what];
     const entries = Object.entries((typeof held === 'object' && held !== null && !Array.isArray(held) ? held : {}) as JsonObject);
     return (
@@ -250,9 +250,7 @@ export function AssetPanel({ asset, problems, onEntry, onRename, onValue, onErro
         {problemsOf(`${what}/`)}
         {entries.map(([name, spec]) => (
           <div key={name} className={`field${rowProblems.has(`${what}/${name}`) ? ' field-problem' : ''}`} data-name={name}>
-            {renames
-              ? <CommitText name={`${what}.${name}.name`} value={name} onCommit={(to) => { if (to.trim() !== '') onRename(what as 'parameters' | 'montages', name, to.trim()); }} />
-              : <label>{name}</label>}
+            <CommitText name={`${what}.${name}.name`} value={name} onCommit={(to) => { if (to.trim() !== '') onRename(what, name, to.trim()); }} />
             <div className="control">
               <CommitText name={`${what}.${name}`} value={jsonText(spec)} onCommit={(text) => { const r = parseTyped(text); if (r.ok) onEntry(what, name, r.value); else onError(`${name}: ${r.message}`); }} />
               <button type="button" title="delete" onClick={() => onEntry(what, name, undefined)}>×</button>

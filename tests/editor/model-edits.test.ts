@@ -7,7 +7,7 @@ import { builtInNodeTypes } from '../../nodes/index.ts';
 import type { DebugNode, NodeType } from '../../runtime/node/node.ts';
 import {
   addNode, addState, addTransition, ANY_STATE_ID, canvas, connect, copyNodes, disconnect, ENTRY_ID, formatAsset, History, moveNodes, OUTPUT_ID,
-  pasteNodes, removeNodes, removeState, renameMontage, renameNode, renameParameter, renameState, setAssetEntry, setAssetValue, setClip, setParameter, setProperty, setTransition,
+  pasteNodes, removeNodes, removeState, renameBlendProfile, renameClip, renameMontage, renameNode, renameParameter, renameState, setAssetEntry, setAssetValue, setClip, setParameter, setProperty, setTransition,
   type EditResult, type Json, type JsonObject,
 } from '../../editor/model/index.ts';
 import { hasSharedData } from '../support/shared-data.ts';
@@ -371,6 +371,45 @@ describe('edits', () => {
 });
 
 describe('renaming', () => {
+  it('renameClip and renameBlendProfile rename every name of them: each example, all its clips and profiles renamed, loads and plays as before', () => {
+    let renamedClips = 0, renamedProfiles = 0;
+    for (const file of examples) {
+      if (!hasSharedData && /^(cmu|robot)-/.test(file)) continue;
+      const original = read(file);
+      let asset = original;
+      for (const name of Object.keys((asset.clips ?? {}) as JsonObject)) {
+        asset = applied(renameClip(asset, name, `${name}Renamed`));
+        renamedClips++;
+      }
+      for (const name of Object.keys((asset.blendProfiles ?? {}) as JsonObject)) {
+        asset = applied(renameBlendProfile(asset, name, `${name}Renamed`));
+        renamedProfiles++;
+      }
+      const result = checkGraphFileAsset(asset, { baseDir: examplesDir });
+      expect(result.ok ? [] : result.problems, file).toEqual([]);
+      const play = (a: JsonObject) => JSON.stringify(runGraph(loadGraphAsset(a, { baseDir: examplesDir }), { seconds: 0.3, fps: 30, debug: false }).frames);
+      expect(play(asset), file).toBe(play(original));
+    }
+    expect(renamedClips).toBeGreaterThan(30);
+    expect(renamedProfiles).toBeGreaterThan(0);
+    const asset = read('sample-montage.json');
+    expect(refused(renameClip(asset, 'nope', 'x')).reason).toBe('no clip "nope"');
+    expect(refused(renameClip(asset, 'walk', 'run')).reason).toBe('a clip "run" exists already');
+    expect(refused(renameBlendProfile(asset, 'nope', 'x')).reason).toBe('no blend profile "nope"');
+    expect(applied(renameClip(asset, 'walk', 'walk'))).toBe(asset);
+    // The names it follows, in place.
+    const renamed = applied(renameClip(asset, 'aimPoses', 'aims'));
+    expect(Object.keys(renamed.clips as JsonObject).indexOf('aims')).toBe(Object.keys(asset.clips as JsonObject).indexOf('aimPoses'));
+    expect((renamed.clips as any).aimLeft.additive.reference.clip).toBe('aims');
+    expect((applied(renameClip(asset, 'run', 'sprint')).montages as any).combo.clip).toBe('sprint');
+    // A node property of the blendProfile kind (the examples name profiles in transitions only).
+    const profiled = applied(setProperty(applied(setAssetEntry(read('sample-locomotion.json'), 'blendProfiles', 'legsFirst', (read('sample-state-machine.json').blendProfiles as JsonObject).legsFirst)), [], 'locomotion', 'blendProfile', 'legsFirst'));
+    expect(problems(profiled)).toEqual([]);
+    const profileRenamed = applied(renameBlendProfile(profiled, 'legsFirst', 'legs'));
+    expect((profileRenamed.nodes as any).locomotion.properties.blendProfile).toBe('legs');
+    expect(problems(profileRenamed)).toEqual([]);
+  });
+
   it('renameNode: the key in place, links, the output, node properties in reach, positions; a bad or taken id refused', () => {
     let asset = read('sample-locomotion.json');
     asset = applied(moveNodes(asset, [], {}));

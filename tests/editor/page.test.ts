@@ -306,7 +306,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     }
   });
 
-  it('edits the asset\'s own values and montages in the asset panel, shows a montage\'s problem under its row, and plays the montage in the preview', async () => {
+  it('edits the asset\'s own values, montages and clips in the asset panel (a rename followed everywhere), shows a montage\'s problem under its row, and plays the montage in the preview', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
     const graph = join(dir, 'montage.json');
     const original = readFileSync(join(EXAMPLES, 'sample-montage.json'), 'utf8');
@@ -333,6 +333,11 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       await spec.fill(good);
       await spec.press('Enter');
       await waitFor(page, 's.problems.length === 0 && s.loads');
+      // A clip renamed: the montage and the players that name it follow.
+      const clipName = panel.locator('input[name="clips.run.name"]');
+      await clipName.fill('sprint');
+      await clipName.press('Enter');
+      await waitFor(page, 's.problems.length === 0 && document.querySelector("input[name=\\"clips.sprint.name\\"]") !== null');
       // The graph's description, a single value.
       const description = panel.locator('input[name="asset.description"]');
       await description.fill('Edited in the asset panel.');
@@ -349,7 +354,8 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       await waitFor(page, 's.saves === 1');
       const saved = JSON.parse(readFileSync(graph, 'utf8'));
       expect(Object.keys(saved.montages)).toEqual(['attack']);
-      expect(saved.montages.attack).toEqual(JSON.parse(original).montages.combo);
+      expect(saved.montages.attack).toEqual({ ...JSON.parse(original).montages.combo, clip: 'sprint' });
+      expect(saved.nodes.locomotion.properties.states.run.nodes.clip.properties.clip).toBe('sprint');
       expect(saved.description).toBe('Edited in the asset panel.');
       expect(checkGraphAsset(saved).ok).toBe(true);
       expect(errors.filter((e) => e.startsWith('uncaught'))).toEqual([]);
