@@ -125,11 +125,16 @@ export function palette(types?: Types): PaletteGroup[] {
 export function assetChoices(asset: JsonObject, types?: Types): AssetChoices {
   const known = knownTypes(types);
   const parameters = isObject(asset.parameters) ? asset.parameters : {};
-  const cachedPoses: string[] = [];
+  const cachedPoses: string[] = [], slots: string[] = [];
   const visit = (scope: GraphScope) => {
     for (const [id, node] of Object.entries(scope.nodes)) {
       if (!isObject(node)) continue;
       if (cacheRole(known, node.type)?.role === 'save' && !cachedPoses.includes(id)) cachedPoses.push(id);
+      if (node.type === 'Slot') {
+        // A Slot's slot is its `name` property, its id by default.
+        const name = isObject(node.properties) && typeof node.properties.name === 'string' ? node.properties.name : id;
+        if (!slots.includes(name)) slots.push(name);
+      }
       if (node.type === STATE_MACHINE && isObject(node.properties) && isObject(node.properties.states)) {
         for (const [name, state] of Object.entries(node.properties.states)) {
           if (isObject(state) && state.conduit !== true) visit(graphCanvas(asset, [...scope.path, id, name]));
@@ -143,5 +148,6 @@ export function assetChoices(asset: JsonObject, types?: Types): AssetChoices {
     parameters: Object.entries(parameters).map(([name, p]) => ({ name, type: isObject(p) && typeof p.type === 'string' ? p.type : '' })),
     blendProfiles: isObject(asset.blendProfiles) ? Object.keys(asset.blendProfiles) : [],
     cachedPoses,
+    slots,
   };
 }

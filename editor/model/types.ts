@@ -179,6 +179,8 @@ export interface AssetChoices {
   blendProfiles: string[];
   /** Ids of the nodes that save a cached pose (SaveCachedPose), at the top level and in states. */
   cachedPoses: string[];
+  /** The slot names of the Slot nodes (what a montage's `slot` names), at the top level and in states, each once. */
+  slots: string[];
 }
 
 export interface PaletteGroup {

@@ -493,7 +493,7 @@ function Editor({ opened }: { opened: Opened }) {
     );
   } else {
     details = (
-      <AssetPanel asset={asset} problems={problems} onError={onError}
+      <AssetPanel asset={asset} choices={choices} problems={problems} onError={onError}
         onEntry={(section, name, spec) => apply(setAssetEntry(history.current.current, section, name, spec))}
         onRename={(section, from, to) => apply(RENAMES[section](history.current.current, from, to, types))}
         onValue={(key, value) => apply(setAssetValue(history.current.current, key, value))} />

@@ -64,7 +64,7 @@ function parseTyped(text: string): { ok: true; value: Json | undefined } | { ok:
   }
 }
 
-export interface Choices { clips: string[]; parameters: { name: string; type: string }[]; blendProfiles: string[]; cachedPoses: string[]; bones: string[] }
+export interface Choices { clips: string[]; parameters: { name: string; type: string }[]; blendProfiles: string[]; cachedPoses: string[]; slots: string[]; bones: string[] }
 
 function Select({ name, value, options, onChange, empty = '(none)' }: { name: string; value: string; options: readonly string[]; onChange: (v: string) => void; empty?: string }) {
   const all = options.includes(value) || value === '' ? options : [value, ...options];
@@ -206,7 +206,7 @@ export function StatePanel({ name, onRename, onRemove, children }: { name: strin
 const SECTIONS: readonly { section: AssetSection; title: string; example: string }[] = [
   { section: 'parameters', title: 'Parameters', example: '{"type":"float","default":0}' },
   { section: 'clips', title: 'Clips', example: '{"source":"builtin:walk"}' },
-  { section: 'montages', title: 'Montages', example: '{"clip":"walk","slot":"upperBody"}' },
+  { section: 'montages', title: 'Montages', example: '{"clip":"walk","slot":"DefaultSlot"}' },
   { section: 'blendProfiles', title: 'Blend profiles', example: '{"mode":"timeFactor","branches":[{"bone":"spine_01","scale":0.5}]}' },
 ];
 
@@ -224,8 +224,8 @@ const VALUES: readonly { key: AssetValueKey; title: string; kind: 'text' | 'unit
  * The asset's own values and its named sections (parameters, clips, montages, blend profiles):
  * each spec as JSON, a row to add one, the loader's problems under the row they are about.
  */
-export function AssetPanel({ asset, problems, onEntry, onRename, onValue, onError }: {
-  asset: JsonObject; problems: readonly EditorProblem[];
+export function AssetPanel({ asset, choices, problems, onEntry, onRename, onValue, onError }: {
+  asset: JsonObject; choices: Choices; problems: readonly EditorProblem[];
   onEntry: (section: AssetSection, name: string, spec: Json | undefined) => void;
   onRename: (section: AssetSection, from: string, to: string) => void;
   onValue: (key: AssetValueKey, value: Json | undefined) => void; onError: (m: string) => void;
@@ -258,7 +258,7 @@ export function AssetPanel({ asset, problems, onEntry, onRename, onValue, onErro
             {problemsOf(`${what}/${name}`)}
           </div>
         ))}
-        <AddRow what={what} example={example} onAdd={(name, text) => { const r = parseTyped(text); if (r.ok && r.value !== undefined) onEntry(what, name, r.value); else onError(`${name}: ${r.ok ? 'give a spec' : r.message}`); }} />
+        <AddRow what={what} example={what === 'montages' ? montageExample(choices, example) : example} onAdd={(name, text) => { const r = parseTyped(text); if (r.ok && r.value !== undefined) onEntry(what, name, r.value); else onError(`${name}: ${r.ok ? 'give a spec' : r.message}`); }} />
       </section>
     );
   };
@@ -284,6 +284,12 @@ export function AssetPanel({ asset, problems, onEntry, onRename, onValue, onErro
       {SECTIONS.map(section)}
     </div>
   );
+}
+
+/** A new montage's spec: the asset's first clip in its first Slot's slot, where it has them. */
+function montageExample(choices: Choices, fallback: string): string {
+  if (choices.clips.length === 0 || choices.slots.length === 0) return fallback;
+  return JSON.stringify({ clip: choices.clips[0], slot: choices.slots[0] });
 }
 
 function AddRow({ what, example, onAdd }: { what: string; example: string; onAdd: (name: string, spec: string) => void }) {

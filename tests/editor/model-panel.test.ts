@@ -144,8 +144,13 @@ describe('propertyFields: the details panel from the runtime spec and editor-met
     expect(machine.find((f) => f.name === 'entry')).toMatchObject({ kind: 'enum', options: ['idle', 'walk', 'run', 'jump', 'land'], value: 'idle' });
     expect(assetChoices(asset)).toEqual({
       clips: ['idle', 'walk', 'run'], parameters: [{ name: 'speed', type: 'float' }, { name: 'jump', type: 'bool' }],
-      blendProfiles: ['legsFirst'], cachedPoses: ['inner', 'top'],
+      blendProfiles: ['legsFirst'], cachedPoses: ['inner', 'top'], slots: [],
     });
+    // The slots a montage can name: each Slot's `name`, its id without one.
+    const montage = read('sample-montage.json');
+    expect(assetChoices(montage).slots).toEqual(['upperBody']);
+    montage.nodes.extra = { type: 'Slot', inputs: { source: 'locomotion' } };
+    expect(assetChoices(montage).slots).toEqual(['upperBody', 'extra']);
   });
 
   it('a custom type without meta gets its property names as titles; an unknown type has no fields', () => {

@@ -317,6 +317,8 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       await waitFor(page, 's.loads && s.installs >= 1');
       const panel = page.locator('#asset-panel');
       expect(await panel.locator('[data-section=montages] [data-name]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).toEqual(['combo']);
+      // A new montage starts from the asset's first clip in its Slot's slot.
+      expect(await panel.locator('input[name="montages.new-spec"]').inputValue()).toBe('{"clip":"idle","slot":"upperBody"}');
       // Rename the montage; its name in the preview's rows follows.
       const name = panel.locator('input[name="montages.combo.name"]');
       await name.fill('attack');
