@@ -107,20 +107,24 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
     try {
       await page.goto(server.url);
       await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame >= 2, null, { timeout: 20000 });
+      // Paused, frame by frame with Step: nothing is drawn between steps.
+      await page.locator('#play').click();
       expect(await page.locator('#montage-section').isVisible()).toBe(true);
       expect(await page.locator('select[name="montage.combo.section"] option').allTextContents()).toEqual(['windup', 'strike', 'recover']);
       expect(await debugText()).toContain("Slot[upperBody]<W:100.0%> ('upperBody' (source))");
       await page.locator('select[name="montage.combo.section"]').selectOption('strike');
       await page.locator('[data-play=combo]').click();
+      await page.locator('#step').click();
       // The Slot plays the montage's clip from the strike section (0.25 s to 0.5 s in the run clip),
-      // which links to itself: it plays until stopped.
-      // The first frame it plays is already in the strike section, which windup (0 to 0.25 s) is not.
-      const first = await page.waitForFunction(() => /'upperBody' 'run' [\d.]+% Play Time: ([\d.]+)/.exec((window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.debugText)?.[1], null, { timeout: 10000 });
-      const time = Number(await first.jsonValue());
-      expect(time).toBeGreaterThanOrEqual(0.25);
-      expect(time).toBeLessThan(0.5);
+      // which windup (0 to 0.25 s) is not, and which links to itself: it plays until stopped.
+      const played = /'upperBody' 'run' [\d.]+% Play Time: ([\d.]+)/.exec(await debugText());
+      expect(played).not.toBeNull();
+      expect(Number(played![1])).toBeGreaterThanOrEqual(0.25);
+      expect(Number(played![1])).toBeLessThan(0.5);
+      // Stopped, it blends out over its 0.15 s: 9 frames (unstopped, the strike section would loop on).
       await page.locator('#stop-montages').click();
-      await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.debugText.includes("('upperBody' (source))"), null, { timeout: 10000 });
+      for (let i = 0; i < 10; i++) await page.locator('#step').click();
+      expect(await debugText()).toContain("Slot[upperBody]<W:100.0%> ('upperBody' (source))");
       expect(errors).toEqual([]);
     } finally {
       await page.close();
