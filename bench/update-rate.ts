@@ -3,11 +3,12 @@
  * a full evaluation, and what the crowd bench's mixed rates save, as ratios of CPU time measured in
  * one process, windows interleaved.
  *
- *   node --import tsx bench/update-rate.ts [--counts 100,1000] [--windows 12] [--frames 24]
+ *   node --import tsx bench/update-rate.ts [--counts 100,1000] [--windows 12] [--frames 24] [--precisions double,single]
  *
  * Every crowd is an InstanceBatch of the crowd bench's `blend` graph (BlendTwo of two
  * SequencePlayers at 0.5, 65 bones, sampled in the WebAssembly kernel), each character at its own
- * start phase, 1/60 s a frame:
+ * start phase, 1/60 s a frame, in each precision asked for (the batch's `precision`; a
+ * single-precision batch samples in float32 and blends, interpolations included, in double):
  *   full      every character at rate 1: the reference;
  *   rate 4    every character at rate 4, one phase: one frame in four evaluates the whole crowd,
  *             the three others evaluate nobody (two interpolate, one shows the target as it is);
@@ -24,6 +25,7 @@ import { buildCrowdGraph, createCrowdBatch, crowdLodRate, crowdPhases } from './
 import { median } from './crowd/median.ts';
 import { DT } from './crowd/options.ts';
 import type { InstanceBatch } from '../runtime/graph/instance-batch.ts';
+import type { KernelPrecision } from '../runtime/kernel/sampling-kernel.ts';
 
 const args = process.argv.slice(2);
 function option(name: string, fallback: string): string {
@@ -34,6 +36,7 @@ const counts = option('--counts', '100,1000').split(',').map(Number);
 const windows = Number(option('--windows', '12'));
 /** Frames per window and crowd: a multiple of 4, so that the rate-4 crowd runs whole intervals. */
 const frames = Math.max(4, Math.round(Number(option('--frames', '24')) / 4) * 4);
+const precisions = option('--precisions', 'double,single').split(',') as KernelPrecision[];
 
 /** CPU time of this process so far, microseconds. */
 function cpuMicros(): number {
@@ -47,16 +50,16 @@ function run(batch: InstanceBatch, n: number): number {
   return (cpuMicros() - start) / n;
 }
 
-interface Row { count: number; fullUs: number; skipped: number; evaluating: number; mixed: number; held: number }
+interface Row { count: number; precision: KernelPrecision; fullUs: number; skipped: number; evaluating: number; mixed: number; held: number }
 
-function measure(count: number): Row {
+function measure(count: number, precision: KernelPrecision): Row {
   const graph = buildCrowdGraph('blend');
   const phases = crowdPhases(count, graph.clipBindings.get('clipA')!.clip.duration);
-  const full = createCrowdBatch(graph, count, phases);
-  const rate4 = createCrowdBatch(graph, count, phases);
+  const full = createCrowdBatch(graph, count, phases, false, precision);
+  const rate4 = createCrowdBatch(graph, count, phases, false, precision);
   for (const instance of rate4.instances) instance.setUpdateRate(4, 0);
-  const mixed = createCrowdBatch(graph, count, phases);
-  const held = createCrowdBatch(graph, count, phases);
+  const mixed = createCrowdBatch(graph, count, phases, false, precision);
+  const held = createCrowdBatch(graph, count, phases, false, precision);
   for (let i = 0; i < count; i++) {
     const { rate, phase } = crowdLodRate(i);
     mixed.instances[i].setUpdateRate(rate, phase);
@@ -86,14 +89,16 @@ function measure(count: number): Row {
     mixedR.push(mixedUs / reference);
     heldR.push(heldUs / reference);
   }
-  return { count, fullUs: median(fullUs), skipped: median(skipped), evaluating: median(evaluating), mixed: median(mixedR), held: median(heldR) };
+  return { count, precision, fullUs: median(fullUs), skipped: median(skipped), evaluating: median(evaluating), mixed: median(mixedR), held: median(heldR) };
 }
 
 console.log(`update-rate bench: the crowd bench's blend graph (65 bones, WebAssembly kernel), dt 1/60 s; ${windows} windows of ${frames} frames per crowd, CPU time`);
-console.log('chars  full ms/frame  skipped/full  evaluating/full  mixed 1/2/4/full  held/full');
-for (const count of counts) {
-  const r = measure(count);
-  console.log(`${String(r.count).padStart(5)}  ${(r.fullUs / 1000).toFixed(3).padStart(13)}  ${r.skipped.toFixed(2).padStart(12)}  ${r.evaluating.toFixed(2).padStart(15)}  ${r.mixed.toFixed(2).padStart(16)}  ${r.held.toFixed(2).padStart(9)}`);
+console.log('precision  chars  full ms/frame  skipped/full  evaluating/full  mixed 1/2/4/full  held/full');
+for (const precision of precisions) {
+  for (const count of counts) {
+    const r = measure(count, precision);
+    console.log(`${r.precision.padEnd(9)}  ${String(r.count).padStart(5)}  ${(r.fullUs / 1000).toFixed(3).padStart(13)}  ${r.skipped.toFixed(2).padStart(12)}  ${r.evaluating.toFixed(2).padStart(15)}  ${r.mixed.toFixed(2).padStart(16)}  ${r.held.toFixed(2).padStart(9)}`);
+  }
 }
 console.log('skipped/full: a rate-4 frame that evaluates nobody (interpolating, or showing the target) over a full-rate frame;');
 console.log('evaluating/full: the rate-4 frame that evaluates everyone; mixed, held: a quarter at 1, a quarter at 2, half at 4');
