@@ -214,7 +214,7 @@ const SECTIONS: readonly { section: AssetSection; title: string; example: string
 const VALUES: readonly { key: AssetValueKey; title: string; kind: 'text' | 'units' | 'json'; description: string }[] = [
   { key: 'name', title: 'name', kind: 'text', description: 'Display name of the graph' },
   { key: 'description', title: 'description', kind: 'text', description: 'What the graph is for' },
-  { key: 'skeleton', title: 'skeleton', kind: 'json', description: '"builtin:biped", { "bvh": file }, { "gltf": file } or { "bones": [...] }' },
+  { key: 'skeleton', title: 'skeleton', kind: 'json', description: '"builtin:biped", { "bvh": file }, { "file": a JSON skeleton } or { "gltf": file, "skin": ... }' },
   { key: 'units', title: 'units', kind: 'units', description: 'The length unit of the skeleton and clips (default: the source\'s)' },
   { key: 'helperBones', title: 'helper bones', kind: 'json', description: 'Bones added after the skeleton\'s own, each with a parent and an offset' },
   { key: 'mirror', title: 'mirror', kind: 'json', description: 'The mirror table: the plane and the bone pairs that swap' },
