@@ -1,3 +1,4 @@
+/** A Crowd's events: every character's, on the calling thread once the frame is over, as instances alone fire them. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,8 +8,6 @@ import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import type { CrowdEventName } from '../../host/crowd-events.ts';
 import { notifyWalkGraph } from '../support/crowd-graphs.ts';
 import { closedAfterAll, SUPPORT } from '../support/crowd-tests.ts';
-
-/* A Crowd's events: every character's, on the calling thread once the frame is over, as instances alone fire them. */
 
 const { crowds } = closedAfterAll();
 

@@ -1,3 +1,8 @@
+/**
+ * A Crowd's workers failing (exiting, hanging, throwing, writing NaN) and what it reports, each
+ * scenario in a process of its own; measureAllocation on one thread; the crowd example of
+ * docs/crowds.md run as written.
+ */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,12 +14,6 @@ import { measureAllocation } from '../../host/allocation.ts';
 import { PROBE_HANG_MS, runProbe } from '../support/allocation.ts';
 import { SABOTAGED_BONE } from '../support/crowd-graphs.ts';
 import { closedAfterAll, LOCOMOTION, SUPPORT } from '../support/crowd-tests.ts';
-
-/*
- * A Crowd's workers failing (exiting, hanging, throwing, writing NaN) and what it reports, each
- * scenario in a process of its own; measureAllocation on one thread; the crowd example of
- * docs/crowds.md run as written.
- */
 
 const { crowds, crowdOf } = closedAfterAll();
 

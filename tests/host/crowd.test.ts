@@ -1,3 +1,8 @@
+/**
+ * The Crowd (host/crowd.ts) on its threads: poses, parameters, slots and snapshots as instances
+ * alone give them, its checks, and a worker's error. Its workers' failures are in
+ * crowd-failures.test.ts, its events in crowd-events.test.ts.
+ */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,12 +16,6 @@ import { AnimGraphError } from '../../runtime/core/errors.ts';
 import { slotWalkGraph, snapshotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
 import { closedAfterAll, DT, LOCOMOTION, SUPPORT } from '../support/crowd-tests.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
-
-/*
- * The Crowd (host/crowd.ts) on its threads: poses, parameters, slots and snapshots as instances
- * alone give them, its checks, and a worker's error. Its workers' failures are in
- * crowd-failures.test.ts, its events in crowd-events.test.ts.
- */
 
 const { crowdOf } = closedAfterAll();
 
