@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that run in a process of their own, as vitest runs every file by default: those that mock
@@ -10,6 +12,43 @@ import { defineConfig } from 'vitest/config';
  * Spies are restored between files either way (vitest calls vi.restoreAllMocks after each file).
  */
 const ISOLATED = ['tests/graphs/gltf.test.ts', 'tests/cli/**/*.test.ts', 'tests/docs/code-blocks.test.ts'];
+
+/**
+ * The files that take longest (20 s to 100 s each on 2 cores, most of it Chromium, allocation
+ * probes and crowd worker threads), longest first. They start first, whatever their project, and the
+ * short files fill in around them: started last, one of them alone would keep one core busy while
+ * the other had nothing left to run. vitest's own order (the durations it cached at the last run of
+ * each file, else file sizes) put the editor page, 100 s, last when a run of that file alone had
+ * failed early. Only the order: a file missing here runs after these, in vitest's order.
+ */
+const SLOW_FIRST = [
+  'tests/editor/page.test.ts',
+  'tests/runtime/graph/graph-allocation.test.ts',
+  'tests/host/crowd.test.ts',
+  'tests/runtime/graph/graph-allocation-examples.test.ts',
+  'tests/view/retarget.test.ts',
+  'tests/view/viewer.test.ts',
+  'tests/docs/code-blocks.test.ts',
+  'tests/host/crowd-failures.test.ts',
+  'tests/view/parameters.test.ts',
+  'tests/view/server.test.ts',
+  'tests/runtime/graph/update-rate.test.ts',
+  'tests/three/crowd-page.test.ts',
+  'tests/nodes/InertialBlend.test.ts',
+  'tests/nodes/Slot.test.ts',
+  'tests/runtime/graph/graph.test.ts',
+  'tests/cli/cli.test.ts',
+];
+
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const at = SLOW_FIRST.indexOf(relative(spec.project.config.root, spec.moduleId));
+      return at < 0 ? SLOW_FIRST.length : at;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 const common = {
   // A worker per core: vitest's default leaves one core to its main process, which is idle while
@@ -33,6 +72,7 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     // One Chromium and one viewer bundle for the run's browser tests, instead of one per file.
     globalSetup: ['tests/support/global-setup.ts'],
+    sequence: { sequencer: SlowFirst },
     projects: [
       { test: { ...common, name: 'isolated', include: ISOLATED } },
       { test: { ...common, name: 'shared', include: ['tests/**/*.test.ts'], exclude: ISOLATED, isolate: false } },

@@ -1,35 +1,23 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+/**
+ * The Crowd (host/crowd.ts) on its threads: poses, parameters, slots and snapshots as instances
+ * alone give them, its checks, and a worker's error. Its workers' failures are in
+ * crowd-failures.test.ts, its events in crowd-events.test.ts.
+ */
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
-import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, DEFAULT_WORKER_TIMEOUT, defaultWorkers, MIN_CHARACTERS_PER_THREAD, MIN_CORES_FOR_WORKERS, type CrowdGraphSource } from '../../host/crowd.ts';
+import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, defaultWorkers, MIN_CHARACTERS_PER_THREAD, MIN_CORES_FOR_WORKERS } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
-import { measureAllocation } from '../../host/allocation.ts';
-import { PROBE_HANG_MS, runProbe } from '../support/allocation.ts';
+import { runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
 import { AnimGraphError } from '../../runtime/core/errors.ts';
-import { notifyWalkGraph, SABOTAGED_BONE, slotWalkGraph, snapshotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
-import type { CrowdEventName } from '../../host/crowd-events.ts';
+import { slotWalkGraph, snapshotWalkGraph, threadDependentWalkGraph } from '../support/crowd-graphs.ts';
+import { closedAfterAll, DT, LOCOMOTION, SUPPORT } from '../support/crowd-tests.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 
-const LOCOMOTION = fileURLToPath(new URL('../../graphs/examples/sample-locomotion.json', import.meta.url));
-const SUPPORT = new URL('../support/crowd-graphs.ts', import.meta.url).href;
-const DT = [1 / 60, 1 / 30, 0, 1 / 60, 0.05];
-
-const crowds: Crowd[] = [];
-// Closing some twenty crowds' workers took more than vitest's 10 s for a hook on a loaded machine.
-afterAll(async () => {
-  await Promise.all(crowds.map((c) => c.close()));
-}, 60_000);
-async function crowdOf(source: CrowdGraphSource, count: number, workers: number, componentSpace = true): Promise<Crowd> {
-  const crowd = await Crowd.create({ source, count, workers, componentSpace });
-  crowds.push(crowd);
-  return crowd;
-}
+const { crowdOf } = closedAfterAll();
 
 describe('Crowd', () => {
   for (const workers of [0, 1, 2]) {
@@ -355,258 +343,6 @@ function thrown(call: () => void): unknown {
   }
   return undefined;
 }
-
-/** What tests/support/crowd-failure-probe.ts prints. */
-interface FailureProbe {
-  errors: { crowdWorkerError: boolean; name: string; failure: string; worker: number; characters: number[]; exitCode: number | null; message: string; others: FailureProbe['errors'] }[];
-  afterFailure: number[];
-  restarted: number[];
-  relevantAfterRestart: number[];
-  evaluatedAfterRestart: Record<string, number[]>;
-}
-
-/**
- * Runs crowd-failure-probe.ts `scenario` in a process of its own, which must finish within a
- * deadline: not a measurement (far beyond the 500 ms and 10 s the probe's crowds wait), only what
- * keeps a crowd that would wait forever for its worker from holding this test for good.
- */
-function failureProbe(scenario: 'exit' | 'spin' | 'auto'): FailureProbe {
-  const probe = fileURLToPath(new URL('../support/crowd-failure-probe.ts', import.meta.url));
-  let out: string;
-  try {
-    out = execFileSync(process.execPath, ['--import', 'tsx', probe, scenario], { encoding: 'utf8', timeout: 100_000 });
-  } catch (e) {
-    throw new Error(`crowd-failure-probe.ts ${scenario} did not finish within 100 s (or failed): ${(e as Error).message}`);
-  }
-  return JSON.parse(out.trim().split('\n').at(-1)!) as FailureProbe;
-}
-
-describe('Crowd worker failures', () => {
-  it('reports workers that exit mid-frame (a node calling process.exit) as CrowdWorkerErrors naming each worker, its characters and exit code, at once; runs on without them; restartWorker starts their characters afresh, keeping their parameters and update rates, the others keeping their state', () => {
-    const { errors, afterFailure, restarted, relevantAfterRestart, evaluatedAfterRestart } = failureProbe('exit');
-    const exited = (worker: number, characters: number[]) => ({
-      crowdWorkerError: true, name: 'CrowdWorkerError', failure: 'worker-exited', worker, characters, exitCode: 7,
-      message: `crowd worker ${worker} (characters ${characters[0]} to ${characters[1]}) exited (code 7); its characters keep their last poses until restartWorker(${worker}) starts them again`,
-    });
-    // Both workers exited in the 6th frame: one error, the other in its `others`, and no other error
-    // (the 10 s timeout was not what found them).
-    expect(errors).toEqual([{ ...exited(1, [2, 3]), others: [{ ...exited(2, [4, 5]), others: [] }] }]);
-    // The calling thread's characters ran that frame and the next as instances alone do; after the
-    // restart every character is as an instance alone is: the calling thread's kept their state, the
-    // workers' are new instances given the crowd's parameter values (one set while its worker was down).
-    expect(afterFailure).toEqual([]);
-    expect(restarted).toEqual([]);
-    // The new workers forward their characters' events (new instances: their nodes became relevant anew).
-    expect(relevantAfterRestart).toEqual([2, 3, 4, 5]);
-    // A restarted character updated on one frame in 3 keeps the frames it had: those of the calling
-    // thread's character of the same rate and phase (frames 1 to 7 before the restart: 9 and 12).
-    expect(evaluatedAfterRestart).toEqual({ 0: [9, 12], 2: [9, 12] });
-  });
-
-  it('stops a worker whose node never returns once workerTimeout (500 ms) has passed, reports it as a worker-timeout CrowdWorkerError, and restarts it', () => {
-    const { errors, afterFailure, restarted, relevantAfterRestart } = failureProbe('spin');
-    expect(errors).toEqual([{
-      crowdWorkerError: true, name: 'CrowdWorkerError', failure: 'worker-timeout', worker: 1, characters: [2, 3], exitCode: null, others: [],
-      message: 'crowd worker 1 (characters 2 to 3) did not finish its frame within workerTimeout (500 ms) and was stopped; its characters keep their last poses until restartWorker(1) starts them again',
-    }]);
-    expect([afterFailure, restarted, relevantAfterRestart]).toEqual([[], [], [2, 3]]);
-  });
-
-  it('with restartWorkers, emits a worker\'s failure as workerFailed instead of throwing it, and restarts the worker itself', () => {
-    const { errors, afterFailure, restarted } = failureProbe('auto');
-    expect(errors).toEqual([{
-      crowdWorkerError: true, name: 'CrowdWorkerError', failure: 'worker-exited', worker: 1, characters: [2, 3], exitCode: 7, others: [],
-      message: 'crowd worker 1 (characters 2 to 3) exited (code 7); it is being restarted (restartWorkers), its characters keeping their last poses until it has',
-    }]);
-    expect([afterFailure, restarted]).toEqual([[], []]);
-  });
-
-  it('reports a NaN a custom node writes on a worker as nonFinitePose, naming the character, bone and attribute, with checkFinite (and not without)', async () => {
-    const source = { module: SUPPORT, export: 'sabotagedWalkGraph', args: ['nan', 3] };
-    const checked = await Crowd.create({ source, count: 4, workers: 1, componentSpace: true, checkFinite: true });
-    const unchecked = await Crowd.create({ source, count: 4, workers: 1 });
-    crowds.push(checked, unchecked);
-    const reports: unknown[][] = [], unreported: unknown[][] = [];
-    let frame = 0;
-    checked.events.on('nonFinitePose', (...report) => reports.push([frame, ...report]));
-    unchecked.events.on('nonFinitePose', (...report) => unreported.push([frame, ...report]));
-    const n = checked.boneCount, y = (crowd: Crowd, character: number) => crowd.translations[(character * n + SABOTAGED_BONE) * 3 + 1];
-    const written: boolean[] = [];
-    for (frame = 1; frame <= 5; frame++) {
-      checked.update(1 / 30);
-      unchecked.update(1 / 30);
-      written.push(Number.isNaN(y(unchecked, 3)));
-      expect(Number.isNaN(y(checked, 3))).toBe(frame === 3);
-    }
-    const bone = checked.graph.skeleton.boneNames[SABOTAGED_BONE];
-    expect(reports).toEqual([[3, 2, bone, 'translation'], [3, 3, bone, 'translation']]);
-    // Without the check, the NaN was there all the same, and nothing said so.
-    expect(written).toEqual([false, false, true, false, false]);
-    expect(unreported).toEqual([]);
-  });
-
-  it('checks workerTimeout, restartWorkers and checkFinite', async () => {
-    const source = { file: LOCOMOTION };
-    for (const workerTimeout of [0, -1, NaN, '500' as never]) {
-      await expect(Crowd.create({ source, count: 2, workerTimeout })).rejects.toThrow(
-        new RangeError(`workerTimeout must be milliseconds above 0 (Infinity to wait as long as a frame takes); got ${typeof workerTimeout === 'string' ? '"500"' : workerTimeout}`),
-      );
-    }
-    await expect(Crowd.create({ source, count: 2, restartWorkers: 'yes' as never })).rejects.toThrow(new TypeError('restartWorkers is true or false; got "yes"'));
-    await expect(Crowd.create({ source, count: 2, checkFinite: 1 as never })).rejects.toThrow(new TypeError('checkFinite is true or false; got 1'));
-    const crowd = await crowdOf(source, 2, 0);
-    expect(DEFAULT_WORKER_TIMEOUT).toBe(5000);
-    await crowd.close();
-    await expect(crowd.restartWorker(1)).rejects.toThrow('the crowd is closed');
-  });
-});
-
-describe('measureAllocation (one thread, animgraph/node)', () => {
-  it('counts what a frame allocates, collections included (plain Node process), and checks its frame count', () => {
-    const { array, empty } = runProbe<{ array: number; empty: number }>('measure-allocation-probe.ts');
-    // 1000 doubles: 8000 bytes of elements, their header and the array's own object (8056 measured).
-    expect(array).toBeGreaterThan(8016);
-    expect(array).toBeLessThan(8100);
-    // The window's own heap statistics, about 2.6 KB over 4000 frames.
-    expect(empty).toBeLessThan(1);
-    expect(() => measureAllocation(0, () => {})).toThrow(/frames must be a whole number of 1 or more; got 0/);
-    expect(() => measureAllocation(2.5, () => {})).toThrow(/got 2.5/);
-  });
-});
-
-/** Every event of `names` an instance fires, as [character, event, ...arguments], into `log`. */
-function recordAlone(instance: AnimGraphInstance, character: number, names: readonly CrowdEventName[], log: unknown[][]): void {
-  for (const name of names) instance.events.on(name, (...args: unknown[]) => log.push([character, name, ...args]));
-}
-
-/** Every event of `names` a crowd delivers (eventsDropped included), as [character, event, ...arguments], into `log`. */
-function recordCrowd(crowd: Crowd, names: readonly CrowdEventName[], log: unknown[][]): void {
-  for (const name of names) crowd.events.on(name, (character: number, ...args: unknown[]) => log.push([character, name, ...args]));
-  crowd.events.on('eventsDropped', (count) => log.push([-1, 'eventsDropped', count]));
-}
-
-describe('Crowd events', () => {
-  const NAMES: CrowdEventName[] = ['notify', 'notifyBegin', 'notifyEnd', 'sequenceLooped', 'slotEnded', 'nodeBecameRelevant'];
-  for (const [workers, componentSpace] of [[0, true], [1, false], [2, true]] as const) {
-    it(`with ${workers} worker thread(s)${componentSpace ? ', component space' : ''}: delivers every character's named events on the calling thread once the frame is over, as the instance alone fires them, characters in order`, async () => {
-      const count = 5;
-      const crowd = await Crowd.create({ source: { module: SUPPORT, export: 'notifyWalkGraph' }, count, workers, componentSpace, events: NAMES });
-      crowds.push(crowd);
-      const graph = notifyWalkGraph();
-      const alone = Array.from({ length: count }, () => graph.createInstance());
-      const crowdLog: unknown[][] = [], aloneLog: unknown[][] = [];
-      recordCrowd(crowd, NAMES, crowdLog);
-      alone.forEach((g, i) => recordAlone(g, i, NAMES, aloneLog));
-      for (let i = 0; i < count; i++) {
-        crowd.setParameter(i, 'rate', 0.8 + 0.15 * i);
-        alone[i].setParameter('rate', 0.8 + 0.15 * i);
-      }
-      for (let f = 0; f < 100; f++) {
-        const before = aloneLog.length;
-        // Slot calls: the idle (2 s) on the last character on every frame from the 2nd to the
-        // 29th, each cutting the last short (slotEnded, interrupted: from the second on while
-        // the one before still blends out, which ends at the call, before the other characters'
-        // frame events), and the last one running out.
-        if (f >= 2 && f < 30) {
-          crowd.playSlot(count - 1, 'fullBody', 'idle', { blendIn: 0.1, blendOut: 0.1 });
-          alone[count - 1].playSlot('fullBody', 'idle', { blendIn: 0.1, blendOut: 0.1 });
-        }
-        crowd.update(1 / 30);
-        alone.forEach((g) => g.update(1 / 30));
-        // The frame's events, the calls' included, characters in order (a stable sort of the instances' by character).
-        const frame = aloneLog.slice(before).map((e, k) => [e, k] as const).sort((a, b) => (a[0][0] as number) - (b[0][0] as number) || a[1] - b[1]).map(([e]) => e);
-        expect(crowdLog.splice(0)).toEqual(frame);
-      }
-      // What was compared: every kind, from every character, the worker's last character's slot ends among them.
-      const kinds = new Set(aloneLog.map((e) => e[1]));
-      expect([...kinds].sort()).toEqual([...NAMES].sort());
-      expect(new Set(aloneLog.map((e) => e[0]))).toEqual(new Set([0, 1, 2, 3, 4]));
-      const slotEnd = (interrupted: boolean) => [4, 'slotEnded', 'fullBody', 'fullBody', 'idle', interrupted];
-      expect(aloneLog.filter((e) => e[1] === 'slotEnded')).toEqual([...Array(27).fill(slotEnd(true)), slotEnd(false)]);
-      expect(aloneLog.filter((e) => e[1] === 'notify').length).toBeGreaterThan(10);
-    });
-  }
-
-  it('keeps eventsPerCharacter per character of each thread\'s share, delivers the first in order and reports the rest as eventsDropped', async () => {
-    const crowd = await Crowd.create({ source: { module: SUPPORT, export: 'notifyWalkGraph' }, count: 4, workers: 1, events: ['nodeBecameRelevant'], eventsPerCharacter: 1 });
-    crowds.push(crowd);
-    const log: unknown[][] = [];
-    recordCrowd(crowd, ['nodeBecameRelevant'], log);
-    crowd.update(1 / 60);
-    // Each character's first update makes its three nodes relevant: twelve events; each thread has room for two.
-    expect(log).toEqual([
-      [0, 'nodeBecameRelevant', 'output', 'Output'], [0, 'nodeBecameRelevant', 'fullBody', 'Slot'],
-      [2, 'nodeBecameRelevant', 'output', 'Output'], [2, 'nodeBecameRelevant', 'fullBody', 'Slot'],
-      [-1, 'eventsDropped', 8],
-    ]);
-    log.length = 0;
-    crowd.update(1 / 60);
-    expect(log).toEqual([]); // nothing new became relevant; the count starts again each frame
-  });
-
-  it('reports as dropped an event whose text does not fit its thread\'s string log', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'animgraph-crowd-events-'));
-    const file = join(dir, 'long-id.json');
-    const long = 'p'.repeat(70_000);
-    writeFileSync(file, JSON.stringify({
-      format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' } },
-      nodes: { [long]: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: long,
-    }));
-    const crowd = await Crowd.create({ source: { file }, count: 2, workers: 1, events: ['nodeBecameRelevant'] });
-    crowds.push(crowd);
-    const log: unknown[][] = [];
-    recordCrowd(crowd, ['nodeBecameRelevant'], log);
-    crowd.update(1 / 60);
-    expect(log).toEqual([[0, 'nodeBecameRelevant', 'output', 'Output'], [1, 'nodeBecameRelevant', 'output', 'Output'], [-1, 'eventsDropped', 2]]);
-  });
-
-  it('checks the events asked for and their room, and refuses an update from its own listener, which the next update survives', async () => {
-    const source = { module: SUPPORT, export: 'notifyWalkGraph' };
-    await expect(Crowd.create({ source, count: 2, events: ['footstep' as CrowdEventName] })).rejects.toThrow(/cannot forward event 'footstep' \(events: sequenceLooped, .*transitionStarted\)/);
-    await expect(Crowd.create({ source, count: 2, events: ['parameterChanged' as CrowdEventName] })).rejects.toThrow(/does not forward 'parameterChanged'/);
-    await expect(Crowd.create({ source, count: 2, events: ['notify'], eventsPerCharacter: 0 })).rejects.toThrow(/eventsPerCharacter must be a whole number from 1 to 256; got 0/);
-    await expect(Crowd.create({ source, count: 2, events: ['notify'], eventsPerCharacter: 257 })).rejects.toThrow(/got 257/);
-    await expect(Crowd.create({ source, count: 2, events: 'notify' as unknown as CrowdEventName[] })).rejects.toThrow(/events must be an array of event names; got notify/);
-    await expect(Crowd.create({ source, count: 2, eventsPerCharacter: 1.5 })).rejects.toThrow(/got 1.5/);
-    const crowd = await Crowd.create({ source, count: 2, workers: 1, events: ['nodeBecameRelevant', 'nodeBecameRelevant'] });
-    crowds.push(crowd);
-    const seen: number[] = [];
-    crowd.events.on('nodeBecameRelevant', (character) => {
-      seen.push(character);
-      crowd.update(1 / 60);
-    });
-    expect(() => crowd.update(1 / 60)).toThrow(/Crowd\.update called from a listener of its events; call it after update returns/);
-    expect(seen).toEqual([0]); // named twice, forwarded once; the listener's throw stopped the delivery
-    crowd.events.removeAllListeners();
-    crowd.setParameter(1, 'rate', 2);
-    crowd.playSlot(1, 'fullBody', 'idle');
-    const after: unknown[][] = [];
-    recordCrowd(crowd, ['nodeBecameRelevant'], after);
-    crowd.update(1 / 60);
-    expect(after).toEqual([]);
-    expect(crowd.getParameter(1, 'rate')).toBe(2);
-  });
-});
-
-describe('the crowd example of docs/crowds.md', () => {
-  it('runs as written, with the package as its import', () => {
-    const root = fileURLToPath(new URL('../../', import.meta.url));
-    const doc = readFileSync(`${root}docs/crowds.md`, 'utf8');
-    const section = doc.slice(doc.indexOf('# Crowds on several threads'));
-    const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
-    expect(code).toContain("from 'animgraph/node'");
-    const file = join(mkdtempSync(join(tmpdir(), 'animgraph-readme-')), 'crowd.mts');
-    // The docs run it where `animgraph examples` has copied the examples into examples/; here they are in graphs/examples/.
-    expect(code).toContain("'examples/sample-locomotion.json'");
-    const source = code.replace("from 'animgraph/node'", `from '${root}node.ts'`).replace("'examples/sample-locomotion.json'", `'${root}graphs/examples/sample-locomotion.json'`);
-    writeFileSync(file, `${source}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
-    // Bounded as a probe is (a crowd whose worker never answers would block this synchronous call forever).
-    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
-    const [count, workers, x] = JSON.parse(out.trim().split('\n').at(-1)!);
-    expect([count, workers]).toEqual([1000, 1]);
-    expect(Number.isFinite(x) && x !== 0).toBe(true);
-  });
-});
 
 describeWithData('Crowd on the CMU walk and run', () => {
   it('matches instances run alone, switching gait per character', async () => {

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { measureAllocation } from '../../host/allocation.ts';
+import { COMPILED_PROBES_ENV, compiledProbe } from './compiled-probes.ts';
 
 /**
  * What a measuring window costs itself (its heap statistics and garbage-collection profiler), at
@@ -62,10 +64,17 @@ export function runProbe<T = Record<string, any>>(name: string, flags: readonly 
   return JSON.parse(runNodeProbe(new URL(`./${name}`, import.meta.url).pathname, flags, args).trim().split('\n').at(-1)!) as T;
 }
 
-/** What the probe script at `path` printed, run as runProbe runs one (bounded by PROBE_HANG_MS). */
+/**
+ * What the probe script at `path` printed, run as runProbe runs one (bounded by PROBE_HANG_MS):
+ * compiled when the run compiled it (compiled-probes.ts), with source maps for its stack traces;
+ * else through tsx.
+ */
 export function runNodeProbe(path: string, flags: readonly string[] = [], args: readonly string[] = []): string {
+  const dir = process.env[COMPILED_PROBES_ENV];
+  const compiled = dir ? compiledProbe(dir, path) : undefined;
+  const script = compiled !== undefined && existsSync(compiled) ? ['--enable-source-maps', compiled] : ['--import', 'tsx', path];
   try {
-    return execFileSync(process.execPath, ['--expose-gc', ...flags, '--import', 'tsx', path, ...args], { encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
+    return execFileSync(process.execPath, ['--expose-gc', ...flags, ...script, ...args], { encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
       throw new Error(`allocation probe ${[path, ...args].join(' ')} still ran after ${PROBE_HANG_MS / 60_000} minutes: killed as hung`);

@@ -1,7 +1,7 @@
 /**
  * A Crowd whose worker threads fail mid-frame, in a process of its own: a worker that never
  * returns would otherwise hold the test runner's thread for good if update waited for it forever
- * (as it once did), so crowd.test.ts runs this with a deadline and fails if it is not met.
+ * (as it once did), so crowd-failures.test.ts runs this with a deadline and fails if it is not met.
  *
  * `exit`: 6 characters, 2 workers, whose custom node calls process.exit(7) on each worker at the
  * 6th frame (workerTimeout 10 s: the exit is reported as one, not waited out). `spin`: 4

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 /** ../shared/data relative to the project root: real motion data that the project does not ship. */
 export const SHARED_DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
@@ -26,6 +26,11 @@ export function describeIfData(present: boolean): typeof describe {
 }
 
 export const describeWithData = describeIfData(hasSharedData);
+
+/** An example graph a probe or a test skipped: only one on ../shared/data, where the folder is missing (never in CI). */
+export function expectSkippedForMissingData(file: string, reason: string): void {
+  expect(!hasSharedData && /^(cmu|robot)-/.test(file), `${file}: ${reason}`).toBe(true);
+}
 
 export function readShared(relative: string): string {
   return readFileSync(`${SHARED_DATA}${relative}`, 'utf8');
