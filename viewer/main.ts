@@ -240,13 +240,7 @@ function install(graph: AnimGraph, asset: unknown, gltfScene: THREE.Object3D | n
   });
   const montages = [...graph.montages.values()];
   montageSection.hidden = montages.length === 0;
-  buildMontagePanel(montagePanel, montages, (name, section) => {
-    try {
-      current?.instance.playMontage(name, { section });
-    } catch (e) {
-      console.warn((e as Error).message);
-    }
-  }, () => current?.instance.stopMontage());
+  buildMontagePanel(montagePanel, montages, (name, section) => current?.instance.playMontage(name, { section }), () => current?.instance.stopMontage());
   debugTree.clear();
   return c;
 }

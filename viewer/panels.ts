@@ -129,7 +129,8 @@ export interface MontageEntry { readonly name: string; readonly sectionNames: re
 /**
  * One row per montage: its name, the section to start from (its first by default) and a Play
  * button, then one Stop button for every montage playing. `onPlay` gets the montage and section
- * names (playMontage's), `onStop` nothing (stopMontage()). A graph without montages leaves the
+ * names (playMontage's), `onStop` nothing (stopMontage()); what `onPlay` throws (a montage whose
+ * Slot plays none) is a console warning, the page going on. A graph without montages leaves the
  * container empty and hidden.
  */
 export function buildMontagePanel(
@@ -157,7 +158,13 @@ export function buildMontagePanel(
     play.textContent = 'Play';
     play.dataset.play = m.name;
     play.title = `play ${m.name} (instance.playMontage)`;
-    play.onclick = () => onPlay(m.name, section.value);
+    play.onclick = () => {
+      try {
+        onPlay(m.name, section.value);
+      } catch (e) {
+        console.warn((e as Error).message);
+      }
+    };
     row.append(label, section, play);
     container.append(row);
   }

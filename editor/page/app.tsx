@@ -161,7 +161,8 @@ function Editor({ opened }: { opened: Opened }) {
     p.onFrame = (f, simulated) => {
       editorState.frame = f.frame;
       const instance = p.character?.instance;
-      const playing = instance?.montageNames.find((m) => instance.isMontagePlaying(m));
+      // (montageNames makes an array: read only while a montage plays.)
+      const playing = instance?.isMontagePlaying() ? instance.montageNames.find((m) => instance.isMontagePlaying(m)) : undefined;
       editorState.montage = playing === undefined ? null : `${playing}/${instance!.currentMontageSection(playing)}`;
       const pending = pendingEdit.current;
       if (simulated && pending && f.generation === pending.generation) {

@@ -52,8 +52,8 @@ export class Preview {
   readonly parameterValues = new Map<string, ParameterValue>();
   /** The retarget source beside the character (the viewer's), for a graph that plays retargeted clips. */
   private sourceView: SourceView | null = null;
-  /** Whether the retarget source is drawn when the graph has one (the transport's checkbox). */
-  showSource = true;
+  /** Whether the retarget source is drawn when the graph has one (the transport's checkbox: setShowSource). */
+  private showSource = true;
   /** The character's size, which places the retarget source aside. */
   private extent = 1;
   playing = true;
@@ -144,11 +144,7 @@ export class Preview {
 
   /** Plays montage `name` from `section` on the graph playing (until the next edit reinstalls it). */
   playMontage(name: string, section: string): void {
-    try {
-      this.current?.instance.playMontage(name, { section });
-    } catch (e) {
-      console.warn((e as Error).message);
-    }
+    this.current?.instance.playMontage(name, { section });
   }
 
   /** Blends out every montage playing. */

@@ -56,11 +56,12 @@ async function checkSource(page: Page, toggle = '#source-row', debugText = async
 }
 
 describeIfData(hasSharedData)('retargeted examples', () => {
-  describeWithBrowser('in the viewer (headless Chromium)', () => {
+  describeWithBrowser('in the viewer and the editor\'s preview (headless Chromium)', () => {
     let browser: Browser;
     let assets: PageAssets;
+    let editorAssets: PageAssets;
     beforeAll(async () => {
-      [browser, assets] = await Promise.all([launchBrowser(), viewerAssets()]);
+      [browser, assets, editorAssets] = await Promise.all([launchBrowser(), viewerAssets(), loadEditorAssets()]);
       mkdirSync(OUT, { recursive: true });
     }, 60000);
     afterAll(() => browser?.close());
@@ -89,19 +90,9 @@ describeIfData(hasSharedData)('retargeted examples', () => {
         await server.close();
       }
     }, 120000);
-  });
 
-  describeWithBrowser('in the editor\'s preview (headless Chromium)', () => {
-    let browser: Browser;
-    let assets: PageAssets;
-    beforeAll(async () => {
-      [browser, assets] = await Promise.all([launchBrowser(), loadEditorAssets()]);
-      mkdirSync(OUT, { recursive: true });
-    }, 60000);
-    afterAll(() => browser?.close());
-
-    it('draws the retarget source beside the robot, at the character\'s clip time, and its checkbox hides it', async () => {
-      const server = await startEditServer(join(root, 'graphs/examples/cmu-robot-retarget.json'), { port: 0, assets });
+    it('in the editor\'s preview, draws the retarget source beside the robot, at the character\'s clip time, and its checkbox hides it', async () => {
+      const server = await startEditServer(join(root, 'graphs/examples/cmu-robot-retarget.json'), { port: 0, assets: editorAssets });
       const page = await browser.context.newPage();
       const errors = collectErrors(page);
       try {
