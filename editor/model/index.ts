@@ -29,4 +29,9 @@ export {
   renameNode, renameParameter, renameState, setAssetEntry, setAssetValue, setClip, setParameter, setProperty, setTransition,
 } from './edits.ts';
 export { History } from './history.ts';
-export { assetChoices, assetRowOf, locateProblem, palette, propertyFields } from './panel.ts';
+export { assetChoices, assetRowOf, blendProfileExample, clipExample, locateProblem, montageExample, palette, propertyFields } from './panel.ts';
+export {
+  addMontageNotify, addMontageSection, montageTimeline, moveNotifyTime, moveSectionStart, removeMontageNotify, removeMontageSection, renameMontageNotify,
+  renameMontageSection, setMontageNotifyBranching, setMontageSectionNext, snapTime, timelineMarkOf, timelineTicks, timeToX, xToTime,
+  type ClipTiming, type MontageTimeline, type TimelineEdit, type TimelineNotify, type TimelineSection,
+} from './timeline.ts';
