@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react';
 import {
   addMontageNotify, addMontageSection, montageTimeline, moveNotifyTime, moveSectionStart, removeMontageNotify, removeMontageSection, renameMontageNotify,
-  renameMontageSection, setMontageNotifyBranching, setMontageSectionNext, snapTime, timelineMarkOf, timeToX, xToTime,
+  renameMontageSection, setMontageNotifyBranching, setMontageSectionNext, snapTime, timelineMarkOf, timelineTicks, timeToX, xToTime,
   type ClipTiming, type Json, type JsonObject, type TimelineEdit,
 } from '../model/index.ts';
 import type { EditorProblem } from './state.ts';
@@ -23,7 +23,8 @@ const MARK_Y = 50;
 const HEIGHT = 72;
 
 type Selection = { kind: 'section' | 'notify'; index: number } | null;
-type Drag = { kind: 'section' | 'notify'; index: number; from: JsonObject; spec: JsonObject };
+/** A drag under way: the spec it started from, the spec it makes, and the span it started with (kept while it lasts: a strip without the clip's duration spans its times, which the drag moves). */
+type Drag = { kind: 'section' | 'notify'; index: number; from: JsonObject; spec: JsonObject; span: number };
 
 const seconds = (t: number): string => `${Number(t.toFixed(3))} s`;
 const xOf = (t: number, span: number): number => PAD + timeToX(t, span, STRIP);
@@ -58,6 +59,8 @@ export function MontageTimelineStrip({ name, spec, clip, clipName, problems, pla
   const [cursor, setCursor] = useState<number | null>(null);
   const shown = drag?.spec ?? spec;
   const t = montageTimeline(shown, clip);
+  const span = drag ? drag.span : t.span;
+  const ticks = drag ? timelineTicks(span) : t.ticks;
   const fps = t.frameRate;
   useEffect(() => { if (playhead !== null && playhead >= 0) setCursor(snapTime(playhead, fps)); }, [playhead, fps]);
 
@@ -70,7 +73,7 @@ export function MontageTimelineStrip({ name, spec, clip, clipName, problems, pla
   const timeAt = (e: ReactPointerEvent): number => {
     const box = svg.current!.getBoundingClientRect();
     const x = ((e.clientX - box.left) / box.width) * WIDTH - PAD;
-    return xToTime(x, t.span, STRIP);
+    return xToTime(x, span, STRIP);
   };
   const commit = (edit: TimelineEdit, select?: Selection) => {
     if (!edit.ok) return onError(`${name}: ${edit.reason}`);
@@ -83,7 +86,7 @@ export function MontageTimelineStrip({ name, spec, clip, clipName, problems, pla
     if (kind === 'section' && index === 0) return;
     if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
     svg.current!.setPointerCapture(e.pointerId);
-    setDrag({ kind, index, from: spec, spec });
+    setDrag({ kind, index, from: spec, spec, span });
   };
   const move = (e: ReactPointerEvent) => {
     if (!drag) return;
@@ -116,15 +119,15 @@ export function MontageTimelineStrip({ name, spec, clip, clipName, problems, pla
       <svg ref={svg} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} className={drag ? 'dragging' : undefined}
         onPointerDown={(e) => { setSelected(null); setCursor(snapTime(timeAt(e), fps)); }}
         onPointerMove={move} onPointerUp={release} onPointerCancel={() => setDrag(null)}>
-        {t.ticks.map((k) => (
+        {ticks.map((k) => (
           <g key={k} className="tick">
-            <line x1={xOf(k, t.span)} x2={xOf(k, t.span)} y1={10} y2={BAND_TOP} />
-            <text x={xOf(k, t.span)} y={9} textAnchor="middle">{k}</text>
+            <line x1={xOf(k, span)} x2={xOf(k, span)} y1={10} y2={BAND_TOP} />
+            <text x={xOf(k, span)} y={9} textAnchor="middle">{k}</text>
           </g>
         ))}
         <rect className={`clip${t.duration === undefined ? ' unknown' : ''}`} x={PAD} y={BAND_TOP} width={STRIP} height={BAND_BOTTOM - BAND_TOP} />
         {t.sections.map((s, i) => {
-          const x0 = xOf(s.start, t.span), x1 = xOf(Math.max(s.start, s.end), t.span);
+          const x0 = xOf(Math.min(span, s.start), span), x1 = xOf(Math.min(span, Math.max(s.start, s.end)), span);
           const isSelected = selected?.kind === 'section' && selected.index === s.index;
           return (
             <g key={`s${s.index}`} className={`section${i % 2 ? ' odd' : ''}${marked.section.has(s.index) ? ' has-problem' : ''}${isSelected ? ' selected' : ''}`}
@@ -143,7 +146,7 @@ export function MontageTimelineStrip({ name, spec, clip, clipName, problems, pla
           );
         })}
         {t.notifies.map((n) => {
-          const x = xOf(n.time, t.span);
+          const x = xOf(n.time, span);
           const isSelected = selected?.kind === 'notify' && selected.index === n.index;
           return (
             <g key={`n${n.index}`} className={`notify${n.branchingPoint ? ' branching' : ''}${marked.notify.has(n.index) ? ' has-problem' : ''}${isSelected ? ' selected' : ''}`}
@@ -160,8 +163,8 @@ export function MontageTimelineStrip({ name, spec, clip, clipName, problems, pla
         {/* Problems at a section or notify the strip cannot place (its time not a number) mark the strip. */}
         {[...marked.section].some((i) => !t.sections.some((s) => s.index === i)) || [...marked.notify].some((i) => !t.notifies.some((n) => n.index === i))
           ? <rect className="strip-problem" x={PAD} y={BAND_TOP} width={STRIP} height={BAND_BOTTOM - BAND_TOP} /> : null}
-        {cursor !== null ? <line className="cursor" x1={xOf(cursor, t.span)} x2={xOf(cursor, t.span)} y1={BAND_TOP - 4} y2={HEIGHT - 12} /> : null}
-        {playhead !== null && playhead >= 0 ? <line className="playhead" x1={xOf(playhead, t.span)} x2={xOf(playhead, t.span)} y1={BAND_TOP - 4} y2={HEIGHT - 12} /> : null}
+        {cursor !== null ? <line className="cursor" x1={xOf(cursor, span)} x2={xOf(cursor, span)} y1={BAND_TOP - 4} y2={HEIGHT - 12} /> : null}
+        {playhead !== null && playhead >= 0 ? <line className="playhead" x1={xOf(playhead, span)} x2={xOf(playhead, span)} y1={BAND_TOP - 4} y2={HEIGHT - 12} /> : null}
       </svg>
       <div className="timeline-tools">
         <button type="button" name={`montages.${name}.add-section`} disabled={cursor === null}

@@ -483,7 +483,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       child.kill('SIGTERM');
     }
   });
-  it('edits a montage on its timeline: a notify dragged snaps to the clip\'s frames (one undo step), a section\'s drag clamps before the next, a notify added at the cursor, a problem marked on its section', async () => {
+  it('edits a montage on its timeline: a notify dragged snaps to the clip\'s frames (one undo step), a section\'s drag clamps before the next, a notify added at the cursor, a problem marked on its section; the add rows start from the asset\'s names', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
     const graph = join(dir, 'montage.json');
     const original = readFileSync(join(EXAMPLES, 'sample-montage.json'), 'utf8');
@@ -497,6 +497,9 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       expect(await strip.locator('.section').evaluateAll((els) => els.map((e) => [e.getAttribute('data-section'), e.querySelector('.link')!.textContent])))
         .toEqual([['windup', '→ strike'], ['strike', '⟲'], ['recover', '■']]);
       expect(await strip.locator('.notify.branching').getAttribute('data-notify')).toBe('comboWindow');
+      // The add rows: a clip in the form of the first (builtin:idle), a blend profile at the skeleton's second bone, once the skeleton has loaded.
+      expect(await page.locator('input[name="clips.new-spec"]').inputValue()).toBe('{"source":"builtin:idle"}');
+      await waitFor(page, 'document.querySelector(\'input[name="blendProfiles.new-spec"]\').value === arg', '{"mode":"timeFactor","branches":[{"bone":"pelvis","scale":0.5}]}');
       await strip.scrollIntoViewIfNeeded();
       // Where a time is on screen: between the ticks at 0 and 0.7 s.
       const ticks = await strip.locator('.tick line').evaluateAll((els) => els.map((e) => { const b = e.getBoundingClientRect(); return b.left + b.width / 2; }));
@@ -541,6 +544,15 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       expect(await strip.locator('[data-selected=notify] input[name="montages.combo.notify.name"]').inputValue()).toBe('notify');
       await strip.locator('button[name="montages.combo.notify.delete"]').click();
       await waitFor(page, 'document.querySelectorAll(".timeline[data-montage=combo] .notify").length === 2');
+      // The montage played in the preview: the cursor follows its clip time, from 0.
+      expect(await strip.locator('.playhead').count()).toBe(0);
+      await page.locator('[data-play=combo]').click();
+      await page.locator('#step').click();
+      await waitFor(page, 's.montage === "combo/windup" && document.querySelector(".timeline[data-montage=combo] .playhead") !== null');
+      expect(Number((await strip.locator('.cursor-time').textContent())!.match(/^at (\S+) s$/)![1])).toBeLessThan(0.1);
+      await page.locator('#stop-montages').click();
+      await page.locator('#step').click();
+      await waitFor(page, 's.montage === null');
 
       // A section made invalid through the JSON row: the loader's problem under the row, its section marked on the strip, the clip's duration still known.
       const spec = page.locator('input[name="montages.combo"]');
@@ -551,6 +563,12 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       expect(await strip.locator('.section.has-problem').evaluateAll((els) => els.map((e) => e.getAttribute('data-section')))).toEqual(['recover']);
       expect(await strip.getAttribute('data-duration')).toBe('0.7');
       await page.locator('#asset-panel [data-section=montages]').screenshot({ path: join(OUT, 'montage-timeline.png') });
+      // A clip the asset lacks: no duration, the strip says so.
+      await spec.fill(JSON.stringify({ ...JSON.parse(good), clip: 'nope' }));
+      await spec.press('Enter');
+      await waitFor(page, 's.problems.some((p) => p.path === "$.montages.combo.clip")');
+      expect(await strip.getAttribute('data-duration')).toBe('');
+      expect(await strip.locator('.timeline-duration').textContent()).toBe(' · duration unknown (the clip has not loaded)');
       expect(errors.filter((e) => e.startsWith('uncaught'))).toEqual([]);
     } finally {
       await close();
