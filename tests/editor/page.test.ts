@@ -569,6 +569,13 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       await waitFor(page, 's.problems.some((p) => p.path === "$.montages.combo.clip")');
       expect(await strip.getAttribute('data-duration')).toBe('');
       expect(await strip.locator('.timeline-duration').textContent()).toBe(' · duration unknown (the clip has not loaded)');
+      // The strip then spans a quarter past the last time, 0.625 s: recover dragged past its end stops there (the span held while dragging).
+      const handle = (await strip.locator('.section[data-section=recover] .handle rect').boundingBox())!;
+      await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width + 60, handle.y + handle.height / 2, { steps: 6 });
+      await page.mouse.up();
+      await waitFor(page, 'document.querySelector(".timeline[data-montage=combo] .section[data-section=recover]")?.dataset.start === "0.625"');
       expect(errors.filter((e) => e.startsWith('uncaught'))).toEqual([]);
     } finally {
       await close();
