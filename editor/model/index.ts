@@ -20,6 +20,10 @@
  * own message, `path` its JSON path). Run the loader on `history.current` after each change and
  * place its problems with locateProblem. Save `formatAsset(history.current, originalText)`: the
  * original text where nothing changed, so undoing every edit saves the file byte for byte.
+ *
+ * Montage timelines (timeline.ts): montageTimeline(spec, clip) is what a montage's strip draws,
+ * and a drag, an add or a delete on it returns the montage's spec edited (snapped to the clip's
+ * frames, clamped as the loader's checks need), which setAssetEntry makes one edit of the asset.
  */
 export * from './types.ts';
 export { canvas, ruleText } from './canvas.ts';

@@ -253,8 +253,6 @@ export function addMontageNotify(spec: Json | undefined, time: number, clip: Cli
   const t = Math.min(clip ? gridAtOrBelow(clip.duration, rate) : Infinity, Math.max(0, snapTime(time, clip?.frameRate)));
   let at = list.length;
   while (at > 0 && !(isObject(list[at - 1]) && isTime((list[at - 1] as JsonObject).time) && ((list[at - 1] as JsonObject).time as number) <= t)) at--;
-  // Notifies with no time to compare (a spec being typed) keep their place: append after them.
-  if (at === 0 && list.some((n) => !(isObject(n) && isTime(n.time)))) at = list.length;
   return done(withSpecKey(s, 'notifies', [...list.slice(0, at), { name: as, time: t }, ...list.slice(at)]));
 }
 
