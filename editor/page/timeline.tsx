@@ -24,7 +24,7 @@ const HEIGHT = 72;
 
 type Selection = { kind: 'section' | 'notify'; index: number } | null;
 /** A drag under way: the spec it started from, the spec it makes, and the span it started with (kept while it lasts: a strip without the clip's duration spans its times, which the drag moves). */
-type Drag = { kind: 'section' | 'notify'; index: number; from: JsonObject; spec: JsonObject; span: number };
+type Drag = { kind: 'section' | 'notify'; index: number; from: JsonObject; spec: JsonObject; span: number; refused?: string };
 
 const seconds = (t: number): string => `${Number(t.toFixed(3))} s`;
 const xOf = (t: number, span: number): number => PAD + timeToX(t, span, STRIP);
@@ -92,12 +92,14 @@ export function MontageTimelineStrip({ name, spec, clip, clipName, problems, pla
     if (!drag) return;
     const at = timeAt(e);
     const edit = drag.kind === 'section' ? moveSectionStart(drag.from, drag.index, at, clip) : moveNotifyTime(drag.from, drag.index, at, clip);
-    if (edit.ok && edit.spec !== drag.spec) setDrag({ ...drag, spec: edit.spec });
+    if (!edit.ok) { if (drag.refused !== edit.reason) setDrag({ ...drag, refused: edit.reason }); }
+    else if (edit.spec !== drag.spec) setDrag({ ...drag, spec: edit.spec });
   };
   const release = () => {
     if (!drag) return;
     setDrag(null);
     if (drag.spec !== drag.from) onSpec(drag.spec);
+    else if (drag.refused !== undefined) onError(`${name}: ${drag.refused}`);
   };
 
   const section = selected?.kind === 'section' ? t.sections.find((s) => s.index === selected.index) : undefined;
