@@ -20,6 +20,10 @@
  * own message, `path` its JSON path). Run the loader on `history.current` after each change and
  * place its problems with locateProblem. Save `formatAsset(history.current, originalText)`: the
  * original text where nothing changed, so undoing every edit saves the file byte for byte.
+ *
+ * Montage timelines (timeline.ts): montageTimeline(spec, clip) is what a montage's strip draws,
+ * and a drag, an add or a delete on it returns the montage's spec edited (snapped to the clip's
+ * frames, clamped as the loader's checks need), which setAssetEntry makes one edit of the asset.
  */
 export * from './types.ts';
 export { canvas, ruleText } from './canvas.ts';
@@ -29,4 +33,9 @@ export {
   renameNode, renameParameter, renameState, setAssetEntry, setAssetValue, setClip, setParameter, setProperty, setTransition,
 } from './edits.ts';
 export { History } from './history.ts';
-export { assetChoices, assetRowOf, locateProblem, palette, propertyFields } from './panel.ts';
+export { assetChoices, assetRowOf, blendProfileExample, clipExample, locateProblem, montageExample, palette, propertyFields } from './panel.ts';
+export {
+  addMontageNotify, addMontageSection, montageTimeline, moveNotifyTime, moveSectionStart, removeMontageNotify, removeMontageSection, renameMontageNotify,
+  renameMontageSection, setMontageNotifyBranching, setMontageSectionNext, snapTime, timelineMarkOf, timelineTicks, timeToX, xToTime,
+  type ClipTiming, type MontageTimeline, type TimelineEdit, type TimelineNotify, type TimelineSection,
+} from './timeline.ts';

@@ -151,3 +151,39 @@ export function assetChoices(asset: JsonObject, types?: Types): AssetChoices {
     slots,
   };
 }
+
+/** The keys of a clip spec that say where and how its keys are read, which a clip from the same source repeats. */
+const CLIP_SOURCE_KEYS = ['source', 'animation', 'sampleRate', 'frames', 'interpolation', 'rootMotion', 'retarget'];
+
+/**
+ * The spec the asset panel's add row for a clip starts from: the asset's first clip in the same
+ * form (its source, a glTF's animation, a capture's frames, its retargeting: what another clip of
+ * that file shares, so the user edits the file or animation name), without what belongs to that
+ * clip alone (curves, notifies, sync markers, its additive reference); the built-in walk for an
+ * asset without clips.
+ */
+export function clipExample(asset: JsonObject): JsonObject {
+  const clips = isObject(asset.clips) ? asset.clips : {};
+  const first = Object.values(clips)[0];
+  if (!isObject(first) || typeof first.source !== 'string') return { source: 'builtin:walk' };
+  const example: JsonObject = {};
+  for (const key of CLIP_SOURCE_KEYS) if (Object.hasOwn(first, key)) example[key] = first[key];
+  return example;
+}
+
+/**
+ * The spec the add row for a blend profile starts from: a timeFactor profile of one branch, at the
+ * skeleton's second bone (parents come before children, so it is the root's first child unless the
+ * skeleton has two roots: the pelvis or hips of a character), its only bone for a skeleton of one; `spine_01` of the built-in biped while no
+ * skeleton has loaded.
+ */
+export function blendProfileExample(bones: readonly string[]): JsonObject {
+  const bone = bones.length > 1 ? bones[1] : bones.length === 1 ? bones[0] : 'spine_01';
+  return { mode: 'timeFactor', branches: [{ bone, scale: 0.5 }] };
+}
+
+/** The spec the add row for a montage starts from: the asset's first clip in its first Slot's slot; `walk` in `DefaultSlot` where it has none. */
+export function montageExample(choices: Pick<AssetChoices, 'clips' | 'slots'>): JsonObject {
+  if (choices.clips.length === 0 || choices.slots.length === 0) return { clip: 'walk', slot: 'DefaultSlot' };
+  return { clip: choices.clips[0], slot: choices.slots[0] };
+}

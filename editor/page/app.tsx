@@ -16,7 +16,7 @@ import {
   ANY_STATE_ID, ENTRY_ID, History, OUTPUT_ID, addNode, addState, addTransition, assetChoices, canvas as canvasOf, connect, copyNodes,
   disconnect, formatAsset, locateProblem, moveNodes, palette, pasteNodes, propertyFields, removeNodes, removeState, renameBlendProfile, renameClip, renameMontage, renameNode, renameParameter, renameState,
   ruleText, setAssetEntry, setAssetValue, setProperty, setTransition,
-  type AssetSection, type Canvas, type CanvasPath, type EditResult, type EditorTypes, type Json, type JsonObject,
+  type AssetSection, type Canvas, type CanvasPath, type ClipTiming, type EditResult, type EditorTypes, type Json, type JsonObject,
 } from '../model/index.ts';
 import type { Checker } from './checker.ts';
 import { edgeTypes, LiveContext, nodeTypes, type FlowEdge, type FlowNode, type Live } from './flow.tsx';
@@ -77,6 +77,10 @@ function Editor({ opened }: { opened: Opened }) {
   const [selectedNodes, setSelectedNodes] = useState<string[]>([]);
   const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
   const [graph, setGraph] = useState<AnimGraph | null>(null);
+  /** The last asset the loader loaded and its graph: the montage timelines' clip durations. */
+  const [loaded, setLoaded] = useState<{ asset: JsonObject; graph: AnimGraph } | null>(null);
+  /** The montage the preview plays and its clip time, as of the last frame shown. */
+  const montagePlayhead = useRef<{ name: string; time: number } | null>(null);
   const [frame, setFrame] = useState<PreviewFrame | null>(null);
   const [playing, setPlayingState] = useState(true);
   const [showSource, setShowSource] = useState(true);
@@ -127,6 +131,7 @@ function Editor({ opened }: { opened: Opened }) {
       setProblems([...textProblems, ...found]);
       editorState.loads = result.ok;
       if (!result.ok) return;
+      setLoaded({ asset: a, graph: result.graph });
       const gltf = gltfSkeletonPath(a);
       const p = preview.current;
       if (gltf === null || (p?.character && p.character.skeletonKey === skeletonKey(a))) return install(result.graph, a, null, edit);
@@ -164,6 +169,7 @@ function Editor({ opened }: { opened: Opened }) {
       // (montageNames makes an array: read only while a montage plays.)
       const playing = instance?.isMontagePlaying() ? instance.montageNames.find((m) => instance.isMontagePlaying(m)) : undefined;
       editorState.montage = playing === undefined ? null : `${playing}/${instance!.currentMontageSection(playing)}`;
+      montagePlayhead.current = playing === undefined ? null : { name: playing, time: instance!.montagePosition(playing) };
       const pending = pendingEdit.current;
       if (simulated && pending && f.generation === pending.generation) {
         editorState.lastEdit = { atFrame: pending.atFrame, firstFrame: f.frame, debugText: f.tree ? formatDebugTree(f.tree).join('\n') : '' };
@@ -465,6 +471,15 @@ function Editor({ opened }: { opened: Opened }) {
   // --- details -----------------------------------------------------------------------------------------
   const choices: Choices = useMemo(() => ({ ...assetChoices(asset), bones: graph ? [...graph.skeleton.boneNames] : [] }), [asset, graph]);
   const onError = useCallback((m: string) => setNotice(m), [setNotice]);
+  // A clip's timing from the last graph that loaded, while the clip's spec is the one it loaded
+  // (so a montage made invalid keeps its clip's duration on its timeline).
+  const clipTiming = useCallback((clip: string): ClipTiming | undefined => {
+    const binding = loaded?.graph.clipBindings.get(clip);
+    if (!loaded || !binding) return undefined;
+    const specOf = (a: JsonObject) => JSON.stringify(a.clips !== null && typeof a.clips === 'object' && !Array.isArray(a.clips) && Object.hasOwn(a.clips, clip) ? a.clips[clip] : null);
+    if (loaded.asset !== asset && specOf(loaded.asset) !== specOf(asset)) return undefined;
+    return { duration: binding.clip.duration, frameRate: binding.clip.frameRate };
+  }, [loaded, asset]);
   const selected = selectedNodes.length === 1 ? model.nodes.find((n) => n.id === selectedNodes[0]) : undefined;
   let details;
   if (selectedEdge && model.kind === 'machine' && selectedEdge.startsWith('transition:')) {
@@ -494,7 +509,7 @@ function Editor({ opened }: { opened: Opened }) {
     );
   } else {
     details = (
-      <AssetPanel asset={asset} choices={choices} problems={problems} onError={onError}
+      <AssetPanel asset={asset} choices={choices} problems={problems} onError={onError} clipTiming={clipTiming} montagePlayhead={montagePlayhead.current}
         onEntry={(section, name, spec) => apply(setAssetEntry(history.current.current, section, name, spec))}
         onRename={(section, from, to) => apply(RENAMES[section](history.current.current, from, to, types))}
         onValue={(key, value) => apply(setAssetValue(history.current.current, key, value))} />

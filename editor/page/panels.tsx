@@ -3,8 +3,12 @@
  * transition), the asset's own values and named sections, and the problems list.
  */
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { assetRowOf, type AssetSection, type AssetValueKey, type Json, type JsonObject, type PropertyField } from '../model/index.ts';
+import {
+  assetRowOf, blendProfileExample, clipExample, montageExample,
+  type AssetSection, type AssetValueKey, type ClipTiming, type Json, type JsonObject, type PropertyField,
+} from '../model/index.ts';
 import type { EditorProblem } from './state.ts';
+import { MontageTimelineStrip } from './timeline.tsx';
 
 // --- the palette ---------------------------------------------------------------------------------
 export type PaletteGroups = { category: string; types: { type: string; title: string; summary: string }[] }[];
@@ -202,12 +206,12 @@ export function StatePanel({ name, onRename, onRemove, children }: { name: strin
   );
 }
 
-/** What each named section's rows are called, and the spec its add row starts from. */
-const SECTIONS: readonly { section: AssetSection; title: string; example: string }[] = [
-  { section: 'parameters', title: 'Parameters', example: '{"type":"float","default":0}' },
-  { section: 'clips', title: 'Clips', example: '{"source":"builtin:walk"}' },
-  { section: 'montages', title: 'Montages', example: '{"clip":"walk","slot":"DefaultSlot"}' },
-  { section: 'blendProfiles', title: 'Blend profiles', example: '{"mode":"timeFactor","branches":[{"bone":"spine_01","scale":0.5}]}' },
+/** What each named section's rows are called, and the spec its add row starts from (from the asset's own clips, slots and bones). */
+const SECTIONS: readonly { section: AssetSection; title: string; example: (asset: JsonObject, choices: Choices) => Json }[] = [
+  { section: 'parameters', title: 'Parameters', example: () => ({ type: 'float', default: 0 }) },
+  { section: 'clips', title: 'Clips', example: (asset) => clipExample(asset) },
+  { section: 'montages', title: 'Montages', example: (_, choices) => montageExample(choices) },
+  { section: 'blendProfiles', title: 'Blend profiles', example: (_, choices) => blendProfileExample(choices.bones) },
 ];
 
 /** The asset's single values: each a text (name, description), a choice (units) or JSON. */
@@ -224,8 +228,12 @@ const VALUES: readonly { key: AssetValueKey; title: string; kind: 'text' | 'unit
  * The asset's own values and its named sections (parameters, clips, montages, blend profiles):
  * each spec as JSON, a row to add one, the loader's problems under the row they are about.
  */
-export function AssetPanel({ asset, choices, problems, onEntry, onRename, onValue, onError }: {
+export function AssetPanel({ asset, choices, problems, clipTiming, montagePlayhead, onEntry, onRename, onValue, onError }: {
   asset: JsonObject; choices: Choices; problems: readonly EditorProblem[];
+  /** A clip's duration and frame rate as the loader last loaded it, undefined when unknown (each montage's timeline spans its clip). */
+  clipTiming: (clip: string) => ClipTiming | undefined;
+  /** The montage the preview plays and its clip time, or null. */
+  montagePlayhead: { name: string; time: number } | null;
   onEntry: (section: AssetSection, name: string, spec: Json | undefined) => void;
   onRename: (section: AssetSection, from: string, to: string) => void;
   onValue: (key: AssetValueKey, value: Json | undefined) => void; onError: (m: string) => void;
@@ -256,9 +264,16 @@ export function AssetPanel({ asset, choices, problems, onEntry, onRename, onValu
               <button type="button" title="delete" onClick={() => onEntry(what, name, undefined)}>×</button>
             </div>
             {problemsOf(`${what}/${name}`)}
+            {what === 'montages' ? (
+              <MontageTimelineStrip name={name} spec={spec} problems={rowProblems.get(`${what}/${name}`) ?? []} onError={onError}
+                clipName={typeof (spec as JsonObject)?.clip === 'string' ? String((spec as JsonObject).clip) : '(no clip)'}
+                clip={typeof (spec as JsonObject)?.clip === 'string' ? clipTiming(String((spec as JsonObject).clip)) : undefined}
+                playhead={montagePlayhead?.name === name ? montagePlayhead.time : null}
+                onSpec={(edited) => onEntry(what, name, edited)} />
+            ) : null}
           </div>
         ))}
-        <AddRow what={what} example={what === 'montages' ? montageExample(choices, example) : example} onAdd={(name, text) => { const r = parseTyped(text); if (r.ok && r.value !== undefined) onEntry(what, name, r.value); else onError(`${name}: ${r.ok ? 'give a spec' : r.message}`); }} />
+        <AddRow what={what} example={JSON.stringify(example(asset, choices))} onAdd={(name, text) => { const r = parseTyped(text); if (r.ok && r.value !== undefined) onEntry(what, name, r.value); else onError(`${name}: ${r.ok ? 'give a spec' : r.message}`); }} />
       </section>
     );
   };
@@ -286,20 +301,17 @@ export function AssetPanel({ asset, choices, problems, onEntry, onRename, onValu
   );
 }
 
-/** A new montage's spec: the asset's first clip in its first Slot's slot, where it has them. */
-function montageExample(choices: Choices, fallback: string): string {
-  if (choices.clips.length === 0 || choices.slots.length === 0) return fallback;
-  return JSON.stringify({ clip: choices.clips[0], slot: choices.slots[0] });
-}
-
+/** An add row: a name and a spec, the spec following the example (which changes with the asset and its skeleton) until typed in. */
 function AddRow({ what, example, onAdd }: { what: string; example: string; onAdd: (name: string, spec: string) => void }) {
   const [name, setName] = useState('');
   const [spec, setSpec] = useState(example);
+  const [typed, setTyped] = useState(false);
+  useEffect(() => { if (!typed) setSpec(example); }, [example, typed]);
   return (
     <div className="field add-row">
       <input type="text" name={`${what}.new-name`} placeholder="name" value={name} onChange={(e) => setName(e.target.value)} />
       <div className="control">
-        <input type="text" name={`${what}.new-spec`} value={spec} onChange={(e) => setSpec(e.target.value)} />
+        <input type="text" name={`${what}.new-spec`} value={spec} onChange={(e) => { setSpec(e.target.value); setTyped(true); }} />
         <button type="button" disabled={name.trim() === ''} onClick={() => { onAdd(name.trim(), spec); setName(''); }}>Add</button>
       </div>
     </div>

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { checkGraphAsset, NodeRegistry } from '../../graphs/loader.ts';
 import { builtInNodeTypeNames, builtInNodeTypes } from '../../nodes/index.ts';
 import type { NodeType } from '../../runtime/node/node.ts';
+import { checkGraphAsset as checkGraphOnDisk } from '../../host/files.ts';
+import { describeWithData } from '../support/shared-data.ts';
 import {
-  assetChoices, assetRowOf, canvas, ENTRY_ID, locateProblem, OUTPUT_ID, palette, propertyFields, setProperty, type JsonObject, type ProblemTarget,
+  assetChoices, assetRowOf, blendProfileExample, canvas, clipExample, montageExample, setAssetEntry, ENTRY_ID, locateProblem, OUTPUT_ID, palette, propertyFields, setProperty, type JsonObject, type ProblemTarget,
 } from '../../editor/model/index.ts';
 
 const examplesDir = new URL('../../graphs/examples/', import.meta.url).pathname;
@@ -181,4 +183,56 @@ describe('palette', () => {
     expect(groups.find((g) => g.category === 'Pose sources')!.types.map((t) => t.type)).toEqual(['SequencePlayer', 'SequenceEvaluator', 'PoseSnapshot', 'BlendSpace1D', 'BlendSpace2D', 'PoseSearchBlend', 'MyPlayer']);
     expect(groups.at(-1)).toEqual({ category: 'Custom', types: [{ type: 'Mystery', title: 'Mystery', summary: '' }] });
   });
+});
+
+/** `asset` with entry `name` of `section` set to `spec`, checked by the loader with the files beside the examples. */
+function checkedWith(asset: JsonObject, section: 'clips' | 'blendProfiles' | 'montages', name: string, spec: JsonObject) {
+  const edited = setAssetEntry(asset, section, name, spec);
+  if (!edited.ok) throw new Error(edited.reason);
+  return checkGraphOnDisk(edited.asset, { baseDir: examplesDir });
+}
+
+describe('the asset panel\'s add rows start from the asset\'s own names', () => {
+  it('a clip repeats the form of the asset\'s first clip, without what is that clip\'s own; the built-in walk without clips', () => {
+    const sample = read('sample-montage.json');
+    expect(clipExample(sample)).toEqual({ source: 'builtin:idle' });
+    expect(clipExample({ clips: { lean: { source: 'a.bvh', frames: [1, -1], curves: { lean: [[0, 0]] }, syncMarkers: [], additive: { space: 'mesh' }, notifies: [] } } }))
+      .toEqual({ source: 'a.bvh', frames: [1, -1] });
+    expect(clipExample({})).toEqual({ source: 'builtin:walk' });
+    expect(clipExample({ clips: { broken: { frames: [0, 1] } } })).toEqual({ source: 'builtin:walk' });
+    expect(checkedWith(sample, 'clips', 'idle2', clipExample(sample)).ok).toBe(true);
+  });
+
+  it('a blend profile names the skeleton\'s second bone, the root\'s first child; a montage the first clip in the first Slot\'s slot', () => {
+    const sample = read('sample-montage.json');
+    const loaded = checkGraphAsset(sample);
+    if (!loaded.ok) throw new Error('the sample does not load');
+    const bones = loaded.graph.skeleton.boneNames;
+    expect(blendProfileExample(bones)).toEqual({ mode: 'timeFactor', branches: [{ bone: 'pelvis', scale: 0.5 }] });
+    expect(blendProfileExample(['only'])).toEqual({ mode: 'timeFactor', branches: [{ bone: 'only', scale: 0.5 }] });
+    expect(blendProfileExample([])).toEqual({ mode: 'timeFactor', branches: [{ bone: 'spine_01', scale: 0.5 }] });
+    expect(checkedWith(sample, 'blendProfiles', 'fresh', blendProfileExample(bones)).ok).toBe(true);
+    expect(montageExample(assetChoices(sample))).toEqual({ clip: 'idle', slot: 'upperBody' });
+    expect(montageExample({ clips: ['a'], slots: [] })).toEqual({ clip: 'walk', slot: 'DefaultSlot' });
+    expect(checkedWith(sample, 'montages', 'fresh', montageExample(assetChoices(sample))).ok).toBe(true);
+  });
+});
+
+describeWithData('the add rows on the shared data\'s captures and characters', () => {
+  for (const [file, expected] of [
+    ['robot-locomotion.json', { clip: { source: '../../../shared/data/gltf/RobotExpressive.glb', animation: 'Idle' } }],
+    ['cmu-walk-run.json', { clip: { source: '../../../shared/data/bvh/cmu/002_01.bvh', frames: [1, -1] } }],
+  ] as const) {
+    it(`${file}: a clip of the first clip's file that loads, a blend profile at a child of the root that loads`, () => {
+      const asset = read(file);
+      expect(clipExample(asset)).toEqual(expected.clip);
+      expect(checkedWith(asset, 'clips', 'another', clipExample(asset)).ok).toBe(true);
+      const loaded = checkGraphOnDisk(asset, { baseDir: examplesDir });
+      if (!loaded.ok) throw new Error(`${file} does not load`);
+      const skeleton = loaded.graph.skeleton;
+      const profile = blendProfileExample(skeleton.boneNames);
+      expect(skeleton.parents[skeleton.boneNames.indexOf((profile.branches as any)[0].bone)]).toBe(0);
+      expect(checkedWith(asset, 'blendProfiles', 'fresh', profile).ok).toBe(true);
+    });
+  }
 });

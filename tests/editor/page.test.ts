@@ -483,4 +483,102 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       child.kill('SIGTERM');
     }
   });
+  it('edits a montage on its timeline: a notify dragged snaps to the clip\'s frames (one undo step), a section\'s drag clamps before the next, a notify added at the cursor, a problem marked on its section; the add rows start from the asset\'s names', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
+    const graph = join(dir, 'montage.json');
+    const original = readFileSync(join(EXAMPLES, 'sample-montage.json'), 'utf8');
+    writeFileSync(graph, original);
+    const { page, errors, close } = await open(graph, true);
+    try {
+      const strip = page.locator('.timeline[data-montage=combo]');
+      // The run clip as the loader loaded it: 0.7 s at 30 fps.
+      await waitFor(page, 's.loads && document.querySelector(".timeline[data-montage=combo]")?.dataset.duration === "0.7"');
+      expect(await strip.locator('.timeline-duration').textContent()).toBe(' · 0.7 s · 30 fps');
+      expect(await strip.locator('.section').evaluateAll((els) => els.map((e) => [e.getAttribute('data-section'), e.querySelector('.link')!.textContent])))
+        .toEqual([['windup', '→ strike'], ['strike', '⟲'], ['recover', '■']]);
+      expect(await strip.locator('.notify.branching').getAttribute('data-notify')).toBe('comboWindow');
+      // The add rows: a clip in the form of the first (builtin:idle), a blend profile at the skeleton's second bone, once the skeleton has loaded.
+      expect(await page.locator('input[name="clips.new-spec"]').inputValue()).toBe('{"source":"builtin:idle"}');
+      await waitFor(page, 'document.querySelector(\'input[name="blendProfiles.new-spec"]\').value === arg', '{"mode":"timeFactor","branches":[{"bone":"pelvis","scale":0.5}]}');
+      await strip.scrollIntoViewIfNeeded();
+      // Where a time is on screen: between the ticks at 0 and 0.7 s.
+      const ticks = await strip.locator('.tick line').evaluateAll((els) => els.map((e) => { const b = e.getBoundingClientRect(); return b.left + b.width / 2; }));
+      const xAt = (t: number) => ticks[0] + (t / 0.7) * (ticks[ticks.length - 1] - ticks[0]);
+      const box = (await strip.locator('svg').boundingBox())!;
+      const dragTo = async (selector: string, t: number) => {
+        const from = (await strip.locator(selector).boundingBox())!;
+        await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(xAt(t), from.y + from.height / 2, { steps: 6 });
+        await page.mouse.up();
+      };
+
+      // hit, at 0.3 s, dragged to 0.41 s: 12/30 s on release, in the asset and its JSON row.
+      await dragTo('.notify[data-notify=hit] path', 0.41);
+      await waitFor(page, 'document.querySelector(".timeline[data-montage=combo] .notify[data-notify=hit]")?.dataset.time === arg', String(12 / 30));
+      expect(JSON.parse(await page.locator('input[name="montages.combo"]').inputValue()).notifies[0]).toEqual({ name: 'hit', time: 0.4 });
+      await page.locator('#save').click();
+      await waitFor(page, 's.saves === 1');
+      expect(readFileSync(graph, 'utf8')).toBe(original.replace('{ "name": "hit", "time": 0.3 }', '{ "name": "hit", "time": 0.4 }'));
+      // The drag was one edit: one undo puts hit back, and the file saves as it was.
+      await page.locator('#undo').click();
+      await waitFor(page, 'document.querySelector(".timeline[data-montage=combo] .notify[data-notify=hit]")?.dataset.time === "0.3"');
+      expect(await page.locator('#undo').isEnabled()).toBe(false);
+      await page.locator('#save').click();
+      await waitFor(page, 's.saves === 2');
+      expect(readFileSync(graph, 'utf8')).toBe(original);
+
+      // strike's start dragged past recover's (0.5 s): clamped to the frame before it, 14/30 s; it loads.
+      await dragTo('.section[data-section=strike] .handle rect', 0.65);
+      await waitFor(page, 'document.querySelector(".timeline[data-montage=combo] .section[data-section=strike]")?.dataset.start === arg', String(14 / 30));
+      await waitFor(page, 's.loads && s.problems.length === 0');
+      await page.locator('#undo').click();
+      await waitFor(page, 'document.querySelector(".timeline[data-montage=combo] .section[data-section=strike]")?.dataset.start === "0.25"');
+
+      // A click on the strip at 0.6 s places the cursor; + notify adds one there, selected; its Delete removes it.
+      await page.mouse.click(xAt(0.6), box.y + box.height * 0.8);
+      expect(await strip.locator('.cursor-time').textContent()).toBe('at 0.6 s');
+      await strip.locator('button[name="montages.combo.add-notify"]').click();
+      await waitFor(page, 'document.querySelectorAll(".timeline[data-montage=combo] .notify").length === 3');
+      expect(await strip.locator('.notify[data-notify=notify]').getAttribute('data-time')).toBe('0.6');
+      expect(await strip.locator('[data-selected=notify] input[name="montages.combo.notify.name"]').inputValue()).toBe('notify');
+      await strip.locator('button[name="montages.combo.notify.delete"]').click();
+      await waitFor(page, 'document.querySelectorAll(".timeline[data-montage=combo] .notify").length === 2');
+      // The montage played in the preview: the cursor follows its clip time, from 0.
+      expect(await strip.locator('.playhead').count()).toBe(0);
+      await page.locator('[data-play=combo]').click();
+      await page.locator('#step').click();
+      await waitFor(page, 's.montage === "combo/windup" && document.querySelector(".timeline[data-montage=combo] .playhead") !== null');
+      expect(Number((await strip.locator('.cursor-time').textContent())!.match(/^at (\S+) s$/)![1])).toBeLessThan(0.1);
+      await page.locator('#stop-montages').click();
+      await page.locator('#step').click();
+      await waitFor(page, 's.montage === null');
+
+      // A section made invalid through the JSON row: the loader's problem under the row, its section marked on the strip, the clip's duration still known.
+      const spec = page.locator('input[name="montages.combo"]');
+      const good = await spec.inputValue();
+      await spec.fill(JSON.stringify({ ...JSON.parse(good), sections: [{ name: 'windup', start: 0 }, { name: 'strike', start: 0.6 }, { name: 'recover', start: 0.5 }] }));
+      await spec.press('Enter');
+      await waitFor(page, 's.problems.some((p) => p.path === "$.montages.combo.sections[2].start")');
+      expect(await strip.locator('.section.has-problem').evaluateAll((els) => els.map((e) => e.getAttribute('data-section')))).toEqual(['recover']);
+      expect(await strip.getAttribute('data-duration')).toBe('0.7');
+      await page.locator('#asset-panel [data-section=montages]').screenshot({ path: join(OUT, 'montage-timeline.png') });
+      // A clip the asset lacks: no duration, the strip says so.
+      await spec.fill(JSON.stringify({ ...JSON.parse(good), clip: 'nope' }));
+      await spec.press('Enter');
+      await waitFor(page, 's.problems.some((p) => p.path === "$.montages.combo.clip")');
+      expect(await strip.getAttribute('data-duration')).toBe('');
+      expect(await strip.locator('.timeline-duration').textContent()).toBe(' · duration unknown (the clip has not loaded)');
+      // The strip then spans a quarter past the last time, 0.625 s: recover dragged past its end stops there (the span held while dragging).
+      const handle = (await strip.locator('.section[data-section=recover] .handle rect').boundingBox())!;
+      await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width + 60, handle.y + handle.height / 2, { steps: 6 });
+      await page.mouse.up();
+      await waitFor(page, 'document.querySelector(".timeline[data-montage=combo] .section[data-section=recover]")?.dataset.start === "0.625"');
+      expect(errors.filter((e) => e.startsWith('uncaught'))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
 });
