@@ -3,7 +3,7 @@ import { checkGraphAsset, type GraphProblem } from '../../graphs/loader.ts';
 import { nodeIdSchema, propertyRequired } from '../../graphs/schema.ts';
 import type { PropertySpec } from '../../runtime/node/node.ts';
 import { canvas } from './canvas.ts';
-import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, type Key } from './json.ts';
+import { deepEqual, getIn, isObject, put, renameKey, setIn, withKey, withKeyInOrder, type Key } from './json.ts';
 import { cacheRole, graphCanvas, knownTypes, machineCanvas, resolveCanvas, STATE_MACHINE, type GraphScope } from './scope.ts';
 import {
   ANY_STATE_ID, ASSET_SECTIONS, ASSET_VALUE_KEYS, canvasKey, EDITOR_KEY, ENTRY_ID, OUTPUT_ID,
@@ -339,26 +339,6 @@ const TOP_LEVEL_ORDER = [
   'clips', 'parameters', 'nodes', 'output', EDITOR_KEY,
 ];
 
-/** `asset` with top-level `key` set to `value` (undefined: removed); a key it lacks goes in the format's order. */
-function withTopLevel(asset: JsonObject, key: string, value: Json | undefined): JsonObject {
-  if (value === undefined || Object.hasOwn(asset, key)) return setIn(asset, [key], value) as JsonObject;
-  const rank = (k: string): number => {
-    const i = TOP_LEVEL_ORDER.indexOf(k);
-    return i < 0 ? TOP_LEVEL_ORDER.length : i;
-  };
-  const out: JsonObject = {};
-  let placed = false;
-  for (const k of Object.keys(asset)) {
-    if (!placed && rank(k) > rank(key)) {
-      put(out, key, value);
-      placed = true;
-    }
-    put(out, k, asset[k]);
-  }
-  if (!placed) put(out, key, value);
-  return out;
-}
-
 /**
  * Sets (or with undefined removes) entry `name` of one of the asset's named sections: a parameter,
  * clip, montage or blend profile, as its JSON spec. The loader checks the spec; a section the asset
@@ -370,7 +350,7 @@ export function setAssetEntry(asset: JsonObject, section: AssetSection, name: st
   const entries = isObject(asset[section]) ? asset[section] : {};
   if (spec === undefined && !Object.hasOwn(entries, name)) return ok(asset);
   const next = setIn(entries, [name], spec) as JsonObject;
-  return ok(withTopLevel(asset, section, Object.keys(next).length === 0 ? undefined : next));
+  return ok(withKeyInOrder(asset, section, Object.keys(next).length === 0 ? undefined : next, TOP_LEVEL_ORDER));
 }
 
 /**
@@ -488,7 +468,7 @@ function renameInNodes(asset: JsonObject, kinds: readonly PropertySpec['kind'][]
 export function setAssetValue(asset: JsonObject, key: AssetValueKey, value: Json | undefined): EditResult {
   if (!ASSET_VALUE_KEYS.includes(key)) return refuse(`no asset value ${JSON.stringify(key)}`);
   if (key === 'skeleton' && value === undefined) return refuse('every graph has a skeleton');
-  return ok(withTopLevel(asset, key, value));
+  return ok(withKeyInOrder(asset, key, value, TOP_LEVEL_ORDER));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -58,6 +58,29 @@ export function withKey(object: JsonObject, key: string, value: Json): JsonObjec
   return copy;
 }
 
+/**
+ * A copy of `object` with `key` set (undefined: removed); a key it lacks goes where `order` (the
+ * format's order of keys) puts it, before the first key ranked after it (keys `order` lacks rank last).
+ */
+export function withKeyInOrder(object: JsonObject, key: string, value: Json | undefined, order: readonly string[]): JsonObject {
+  if (value === undefined || Object.hasOwn(object, key)) return setIn(object, [key], value) as JsonObject;
+  const rank = (k: string): number => {
+    const i = order.indexOf(k);
+    return i < 0 ? order.length : i;
+  };
+  const out: JsonObject = {};
+  let placed = false;
+  for (const k of Object.keys(object)) {
+    if (!placed && rank(k) > rank(key)) {
+      put(out, key, value);
+      placed = true;
+    }
+    put(out, k, object[k]);
+  }
+  if (!placed) put(out, key, value);
+  return out;
+}
+
 /** A copy of `object` with key `from` renamed `to` in its place. */
 export function renameKey(object: JsonObject, from: string, to: string): JsonObject {
   const copy: JsonObject = {};

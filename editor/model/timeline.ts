@@ -1,6 +1,6 @@
 // A montage on a timeline: what the asset panel's strip draws, and the montage spec a drag, an add
 // or a delete makes of it. Times are clip seconds; a spec is the montage's JSON as the asset holds it.
-import { isObject, parseJsonPath, put, setIn } from './json.ts';
+import { isObject, parseJsonPath, setIn, withKeyInOrder } from './json.ts';
 import type { Json, JsonObject } from './types.ts';
 
 /** What the timeline knows of a montage's clip, from the graph the loader loaded. */
@@ -140,26 +140,6 @@ export function snapTime(time: number, frameRate: number | undefined): number {
   return Math.round(time * rate) / rate;
 }
 
-/** `spec` with key `key` set (undefined: removed); a key it lacks goes in the format's order. */
-function withSpecKey(spec: JsonObject, key: string, value: Json | undefined): JsonObject {
-  if (value === undefined || Object.hasOwn(spec, key)) return setIn(spec, [key], value) as JsonObject;
-  const rank = (k: string): number => {
-    const i = SPEC_ORDER.indexOf(k);
-    return i < 0 ? SPEC_ORDER.length : i;
-  };
-  const out: JsonObject = {};
-  let placed = false;
-  for (const k of Object.keys(spec)) {
-    if (!placed && rank(k) > rank(key)) {
-      put(out, key, value);
-      placed = true;
-    }
-    put(out, k, spec[k]);
-  }
-  if (!placed) put(out, key, value);
-  return out;
-}
-
 const done = (spec: JsonObject): TimelineEdit => ({ ok: true, spec });
 const refuse = (reason: string): TimelineEdit => ({ ok: false, reason });
 const seconds = (t: number): string => `${Number(t.toFixed(4))} s`;
@@ -236,7 +216,7 @@ export function addMontageSection(spec: Json | undefined, time: number, clip: Cl
   while (at > 0 && !((startOf(list[at - 1]) ?? 0) < t)) at--;
   if (at === 0) return refuse('the first section starts at 0');
   const next = [...list.slice(0, at), { name: as, start: t }, ...list.slice(at)];
-  return done(withSpecKey(s, 'sections', next));
+  return done(withKeyInOrder(s, 'sections', next, SPEC_ORDER));
 }
 
 /**
@@ -253,7 +233,7 @@ export function addMontageNotify(spec: Json | undefined, time: number, clip: Cli
   const t = Math.min(clip ? gridAtOrBelow(clip.duration, rate) : Infinity, Math.max(0, snapTime(time, clip?.frameRate)));
   let at = list.length;
   while (at > 0 && !(isObject(list[at - 1]) && isTime((list[at - 1] as JsonObject).time) && ((list[at - 1] as JsonObject).time as number) <= t)) at--;
-  return done(withSpecKey(s, 'notifies', [...list.slice(0, at), { name: as, time: t }, ...list.slice(at)]));
+  return done(withKeyInOrder(s, 'notifies', [...list.slice(0, at), { name: as, time: t }, ...list.slice(at)], SPEC_ORDER));
 }
 
 /**
@@ -268,7 +248,7 @@ export function removeMontageSection(spec: Json | undefined, index: number): Tim
   const { list, implied } = sectionsOf(s);
   if (implied) return refuse(`the montage has only its implied section '${IMPLIED_SECTION}'`);
   if (!Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no section ${index}`);
-  if (list.length === 1) return done(withSpecKey(s, 'sections', undefined));
+  if (list.length === 1) return done(withKeyInOrder(s, 'sections', undefined, SPEC_ORDER));
   const gone = nameOf(list[index]);
   const link = isObject(list[index]) ? list[index].next : undefined;
   let to: Json;
@@ -286,12 +266,12 @@ export function removeMontageNotify(spec: Json | undefined, index: number): Time
   if (!s) return refuse('the montage is not an object');
   const list = notifiesOf(s);
   if (!Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no notify ${index}`);
-  return done(withSpecKey(s, 'notifies', list.length === 1 ? undefined : list.filter((_, i) => i !== index)));
+  return done(withKeyInOrder(s, 'notifies', list.length === 1 ? undefined : list.filter((_, i) => i !== index), SPEC_ORDER));
 }
 
 /** The spec with its sections listed (the implied `Default` written out), for an edit of one. */
 function explicitSections(s: JsonObject): JsonObject {
-  return Array.isArray(s.sections) ? s : withSpecKey(s, 'sections', sectionsOf(s).list);
+  return Array.isArray(s.sections) ? s : withKeyInOrder(s, 'sections', sectionsOf(s).list, SPEC_ORDER);
 }
 
 /** Section `index` renamed `to`, and every `next` that named it. Refused for an empty name or one another section has. */
