@@ -282,7 +282,8 @@ export class Slot extends LocalPoseNode implements SlotPlayer {
       values.previousClip = under.playback.binding.clip.name;
       values.previousWeight = under.weight;
     }
-    values.sourceWeight = top.active || under.active ? this.sourceShare[0] : 1;
+    // From the timeline, not this Slot's last update: a Slot not updated shows the slot as it is.
+    values.sourceWeight = (1 - (under.active ? under.weight : 0)) * (1 - (top.active ? top.weight : 0));
     node.values = values;
   }
 }

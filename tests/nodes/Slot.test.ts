@@ -260,6 +260,104 @@ describe('Slot', () => {
     expect(ended).toEqual(['a']);
   });
 
+  describe('two Slots of one name', () => {
+    /**
+     * Slot name 'Default' twice, as in an Unreal graph: `upperSlot` over the idle, layered on the
+     * walk from spine_01 up, and `fullSlot` over the walk, in the other branch of a BlendList
+     * (parameter `pick`, crossfading over 0.25 s). The montage cuts the idle (2 s) into sections at
+     * 0, 0.5 and 1.5, with a notify at 0.75 (the clip's own `breath` too) and one at 1.625, and
+     * blends in and out over 0.25 s. Steps of 0.125 s: frame f (from 1) ends at clip time f / 8.
+     */
+    const graph = () => loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle', notifies: [{ name: 'breath', time: 0.75 }] } },
+      parameters: { pick: { type: 'int', default: 0 } },
+      montages: {
+        attack: {
+          clip: 'idle', slot: 'Default', blendIn: 0.25, blendOut: 0.25,
+          sections: [{ name: 'windup', start: 0 }, { name: 'swing', start: 0.5 }, { name: 'recover', start: 1.5 }],
+          notifies: [{ name: 'hit', time: 0.75 }, { name: 'late', time: 1.625 }],
+        },
+      },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+        upperSlot: { type: 'Slot', inputs: { source: 'idle' }, properties: { name: 'Default' } },
+        layered: { type: 'LayeredBlendPerBone', inputs: { base: 'walk', layers: ['upperSlot'] }, properties: { layers: [{ filters: [{ bone: 'spine_01' }] }] } },
+        walk2: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        fullSlot: { type: 'Slot', inputs: { source: 'walk2' }, properties: { name: 'Default' } },
+        list: { type: 'BlendList', inputs: { poses: ['layered', 'fullSlot'] }, properties: { activeIndex: { param: 'pick' }, blendTimes: [0.25, 0.25] } },
+      },
+      output: 'list',
+    });
+    type Logged = (string | number | boolean)[];
+    function record(g: AnimGraphInstance, frame: () => number): Logged[] {
+      const log: Logged[] = [];
+      g.events.on('montageStarted', (m, node) => log.push([frame(), 'started', m, node]));
+      g.events.on('montageSectionChanged', (m, node, section, previous) => log.push([frame(), 'section', previous, section, node]));
+      g.events.on('montageNotify', (name, _m, node) => log.push([frame(), 'montageNotify', name, node]));
+      g.events.on('notify', (name, node, weight) => log.push([frame(), 'notify', name, node, weight]));
+      g.events.on('montageBlendingOut', (m, node, interrupted) => log.push([frame(), 'blendingOut', m, node, interrupted]));
+      g.events.on('montageEnded', (m, node, interrupted) => log.push([frame(), 'ended', m, node, interrupted]));
+      g.events.on('slotEnded', (slot, node, clip, interrupted) => log.push([frame(), 'slotEnded', slot, node, clip, interrupted]));
+      return log;
+    }
+    const values = (g: AnimGraphInstance, id: string) => g.nodes.get(id)!.gatherDebug().values!;
+
+    it('fire each event of a montage once, in order, in the first Slot\'s name, and show it at one position', () => {
+      const g = graph().createInstance();
+      let frame = 0;
+      const log = record(g, () => frame);
+      g.playMontage('attack');
+      const positions: number[] = [];
+      for (frame = 1; frame <= 17; frame++) {
+        // The layered branch alone to frame 5, both in the crossfade (frames 6 and 7), then the other alone.
+        g.setParameter('pick', frame >= 6 ? 1 : 0);
+        g.update(0.125);
+        positions.push(g.montagePosition());
+        const upper = values(g, 'upperSlot'), full = values(g, 'fullSlot');
+        expect(full).toEqual(upper);
+        if (frame <= 13) expect([upper.time, upper.section]).toEqual([frame / 8, frame <= 3 ? 'windup' : frame <= 11 ? 'swing' : 'recover']);
+      }
+      // Moved once a frame whichever Slots the frame reached: one Slot (1 to 5), both (6, 7), the other (8 on).
+      expect(positions).toEqual([0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, -1, -1, -1, -1]);
+      expect(log).toEqual([
+        [0, 'started', 'attack', 'upperSlot'],
+        [4, 'section', 'windup', 'swing', 'upperSlot'],
+        // The montage's notify as the move crosses it, then the clip's, once, at the montage's
+        // weight in the slot (1), not at either Slot's weight in the graph (0.5 each in the crossfade).
+        [6, 'montageNotify', 'hit', 'upperSlot'],
+        [6, 'notify', 'breath', 'upperSlot', 1],
+        [12, 'section', 'swing', 'recover', 'upperSlot'],
+        [13, 'montageNotify', 'late', 'upperSlot'],
+        [14, 'blendingOut', 'attack', 'upperSlot', false],
+        [16, 'ended', 'attack', 'upperSlot', false],
+      ]);
+      expect(g.nodes.get('upperSlot')!.weight).toBe(0);
+      // A reset stops what plays once, though both Slots are initialized again.
+      g.playMontage('attack');
+      g.update(0.125);
+      log.length = 0;
+      g.reset();
+      expect(log).toEqual([[18, 'blendingOut', 'attack', 'upperSlot', true], [18, 'ended', 'attack', 'upperSlot', true]]);
+    });
+
+    it('show one playSlot clip and end it once, whichever of them the frames reach', () => {
+      const g = graph().createInstance();
+      let frame = 0;
+      const log = record(g, () => frame);
+      g.playSlot('Default', 'walk', { blendIn: 0.25, blendOut: 0.25 });
+      for (frame = 1; frame <= 10; frame++) {
+        g.setParameter('pick', frame >= 3 ? 1 : 0);
+        g.update(0.125);
+        expect(values(g, 'fullSlot')).toEqual(values(g, 'upperSlot'));
+      }
+      // The walk (1.1 s at 30 fps: 33 frames) ends at 1.125 s, frame 9.
+      expect(log).toEqual([[9, 'slotEnded', 'Default', 'upperSlot', 'walk', false]]);
+      expect(g.isSlotPlaying('Default')).toBe(false);
+    });
+  });
+
   it('ends every clip it plays once, when a slotEnded listener plays on the same slot', () => {
     const g = instance();
     const played: string[] = [], ended: [string, boolean][] = [];
