@@ -7,6 +7,8 @@ import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { PROBES_TEST_TIMEOUT, runProbe } from '../support/allocation.ts';
+import { expectRowsLikeAlone } from '../support/batch-rows.ts';
+import { twoSlotsGraph } from '../support/crowd-graphs.ts';
 
 /** One-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
 const skeleton = sampleSkeleton();
@@ -261,35 +263,7 @@ describe('Slot', () => {
   });
 
   describe('two Slots of one name', () => {
-    /**
-     * Slot name 'Default' twice, as in an Unreal graph: `upperSlot` over the idle, layered on the
-     * walk from spine_01 up, and `fullSlot` over the walk, in the other branch of a BlendList
-     * (parameter `pick`, crossfading over 0.25 s). The montage cuts the idle (2 s) into sections at
-     * 0, 0.5 and 1.5, with a notify at 0.75 (the clip's own `breath` too) and one at 1.625, and
-     * blends in and out over 0.25 s. Steps of 0.125 s: frame f (from 1) ends at clip time f / 8.
-     */
-    const graph = () => loadGraphAsset({
-      format: 'animgraph/1', skeleton: 'builtin:biped',
-      clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle', notifies: [{ name: 'breath', time: 0.75 }] } },
-      parameters: { pick: { type: 'int', default: 0 } },
-      montages: {
-        attack: {
-          clip: 'idle', slot: 'Default', blendIn: 0.25, blendOut: 0.25,
-          sections: [{ name: 'windup', start: 0 }, { name: 'swing', start: 0.5 }, { name: 'recover', start: 1.5 }],
-          notifies: [{ name: 'hit', time: 0.75 }, { name: 'late', time: 1.625 }],
-        },
-      },
-      nodes: {
-        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
-        idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
-        upperSlot: { type: 'Slot', inputs: { source: 'idle' }, properties: { name: 'Default' } },
-        layered: { type: 'LayeredBlendPerBone', inputs: { base: 'walk', layers: ['upperSlot'] }, properties: { layers: [{ filters: [{ bone: 'spine_01' }] }] } },
-        walk2: { type: 'SequencePlayer', properties: { clip: 'walk' } },
-        fullSlot: { type: 'Slot', inputs: { source: 'walk2' }, properties: { name: 'Default' } },
-        list: { type: 'BlendList', inputs: { poses: ['layered', 'fullSlot'] }, properties: { activeIndex: { param: 'pick' }, blendTimes: [0.25, 0.25] } },
-      },
-      output: 'list',
-    });
+    const graph = twoSlotsGraph;
     type Logged = (string | number | boolean)[];
     function record(g: AnimGraphInstance, frame: () => number): Logged[] {
       const log: Logged[] = [];
@@ -355,6 +329,75 @@ describe('Slot', () => {
       // The walk (1.1 s at 30 fps: 33 frames) ends at 1.125 s, frame 9.
       expect(log).toEqual([[9, 'slotEnded', 'Default', 'upperSlot', 'walk', false]]);
       expect(g.isSlotPlaying('Default')).toBe(false);
+    });
+
+    it('play in an InstanceBatch as alone, bit for bit, and fire each event once below full update rate', () => {
+      const shared = graph();
+      const batch = shared.createInstances(2, { componentSpace: true }), alone = [shared.createInstance(), shared.createInstance()];
+      for (const c of [batch.instances[1], alone[1]]) c.playMontage('attack');
+      for (let frame = 1; frame <= 17; frame++) {
+        for (const c of [batch.instances[1], alone[1]]) c.setParameter('pick', frame >= 6 ? 1 : 0);
+        batch.update(0.125);
+        for (const c of alone) {
+          c.update(0.125);
+          c.evaluate();
+        }
+        expect(batch.instances[1].montagePosition()).toBe(alone[1].montagePosition());
+      }
+      expectRowsLikeAlone(batch, alone);
+      // Updated on one frame in three, by three frames' time: the same events, each once.
+      const kinds = (rate: number) => {
+        const g = shared.createInstance();
+        g.setUpdateRate(rate);
+        const log = record(g, () => 0);
+        g.playMontage('attack');
+        for (let frame = 1; frame <= 20; frame++) {
+          g.setParameter('pick', frame >= 6 ? 1 : 0);
+          g.update(0.125);
+        }
+        return log.map((e) => e.slice(1, 3));
+      };
+      expect(kinds(3)).toEqual(kinds(1));
+      expect(kinds(1)).toEqual([
+        ['started', 'attack'], ['section', 'windup'], ['montageNotify', 'hit'], ['notify', 'breath'],
+        ['section', 'swing'], ['montageNotify', 'late'], ['blendingOut', 'attack'], ['ended', 'attack'],
+      ]);
+    });
+
+    it('add the root motion of the montage by each one\'s weight in the graph: once in all, as one Slot alone', () => {
+      // The walk (root motion: turning) as the montage, on two unfiltered Slots crossfaded by a
+      // BlendList, against the same montage on one Slot.
+      const asset = (two: boolean) => ({
+        format: 'animgraph/1', skeleton: 'builtin:biped',
+        clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk', rootMotion: true } },
+        parameters: { pick: { type: 'int', default: 0 } },
+        montages: { turn: { clip: 'walk', slot: 'Default', blendIn: 0, blendOut: 0 } },
+        nodes: two ? {
+          idleA: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+          a: { type: 'Slot', inputs: { source: 'idleA' }, properties: { name: 'Default' } },
+          idleB: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+          b: { type: 'Slot', inputs: { source: 'idleB' }, properties: { name: 'Default' } },
+          list: { type: 'BlendList', inputs: { poses: ['a', 'b'] }, properties: { activeIndex: { param: 'pick' }, blendTimes: [0.5, 0.5] } },
+        } : {
+          idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+          a: { type: 'Slot', inputs: { source: 'idle' }, properties: { name: 'Default' } },
+        },
+        output: two ? 'list' : 'a',
+      });
+      const g = loadGraphAsset(asset(true)).createInstance(), one = loadGraphAsset(asset(false)).createInstance();
+      g.playMontage('turn');
+      one.playMontage('turn');
+      let turned = 0;
+      for (let frame = 1; frame <= 8; frame++) {
+        g.setParameter('pick', frame >= 2 ? 1 : 0);
+        g.update(0.125);
+        one.update(0.125);
+        // Frames 2 to 5 in the crossfade: each Slot at its share of the BlendList.
+        if (frame === 3) expect([g.nodes.get('a')!.weight, g.nodes.get('b')!.weight]).toEqual([0.5, 0.5]);
+        for (let k = 0; k < 4; k++) expect(g.rootMotion[k]).toBeCloseTo(one.rootMotion[k], 12);
+        turned += Math.abs(one.rootMotion[3]);
+      }
+      expect(turned).toBeGreaterThan(0.01);
     });
   });
 
