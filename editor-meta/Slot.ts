@@ -41,8 +41,8 @@ from options of several shapes, about 16 bytes a number given. An unknown slot o
 Weights: with the top clip at w1 and the one below at w0, the pose is the source blended toward the
 lower clip by w0, then toward the top one by w1; their shares of the Slot are w1, w0 × (1 − w1)
 and, for the source, (1 − w0) × (1 − w1). Curves and root motion count at those shares times the
-Slot's weight in the graph; a clip's notifies fire at its share alone (a montage's at its own blend
-weight, as Unreal's), whatever the weight of the Slots that show it. The source is not updated
+Slot's weight in the graph; a clip's notifies fire at its share alone (the clip on top: its own
+blend weight, as Unreal's montages fire theirs), whatever the weight of the Slots that show it. The source is not updated
 while its share is nil (its players pause, as under any blend).
 
 With \`filterBone\`, each bone blends toward the clip by the clip's weight times the bone's filter

@@ -32,7 +32,7 @@ import { lazy } from '../runtime/core/lazy.ts';
  * Weights: with the top clip at weight w1 and the one below at w0, the top clip's share of the
  * Slot is w1, the one below's w0 × (1 − w1) and the source's (1 − w0) × (1 − w1); curves and root
  * motion follow those shares times the Slot's weight, and the clips' notifies fire at their shares
- * alone (the slot's, as Unreal's montages fire theirs at their own blend weight). Filtered, the
+ * alone (the top clip's is its own blend weight, at which Unreal's montages fire theirs). Filtered, the
  * source keeps its whole weight (the bones outside the filter are all its own), except for its
  * curves, scaled by its share so that the clip's curves override them as its pose does.
  *

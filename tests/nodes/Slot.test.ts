@@ -156,6 +156,28 @@ describe('Slot', () => {
     }
   });
 
+  it('fires the clip\'s notifies at its weight in the slot, not at the Slot\'s weight in the graph', () => {
+    const g = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle', notifies: [{ name: 'wave', time: 0.5 }] } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upperBody' } },
+        walk2: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        blend: { type: 'BlendTwo', inputs: { A: 'walk2', B: 'slot' }, properties: { alpha: 0.25 } },
+      },
+      output: 'blend',
+    }).createInstance();
+    const fired: [string, string, number][] = [];
+    g.events.on('notify', (...args) => fired.push(args));
+    g.playSlot('upperBody', 'idle', { blendIn: 0.5 });
+    g.update(0.25);
+    g.update(0.25);
+    // At 0.5 s the clip has blended in fully: weight 1 in the slot, while the Slot has 0.25 of the pose.
+    expect(g.nodes.get('slot')!.weight).toBe(0.25);
+    expect(fired).toEqual([['wave', 'slot', 1]]);
+  });
+
   it('filtered, blends its source\'s curves over what came before it without overflow, whatever the change', () => {
     // A filtered Slot takes its source's change to the curves by the source's share. Here the base
     // adds -HUGE before it and its source (a layer over a base, each adding HUGE) +2 HUGE, held at
