@@ -338,18 +338,30 @@ describe('Slot', () => {
       expect(log).toEqual([[18, 'blendingOut', 'attack', 'upperSlot', true], [18, 'ended', 'attack', 'upperSlot', true]]);
     });
 
-    it('show one playSlot clip and end it once, whichever of them the frames reach', () => {
+    it('show one playSlot clip and end it once, whichever of them the frames reach, a listener chaining the next', () => {
       const g = graph().createInstance();
       let frame = 0;
       const log = record(g, () => frame);
+      // The walk's end plays the idle (2 s) at rate 4, once: 0.5 s, four frames.
+      g.events.on('slotEnded', (_slot, _node, clip, interrupted) => {
+        if (clip === 'walk' && !interrupted) g.playSlot('Default', 'idle', { blendIn: 0, blendOut: 0, playRate: 4 });
+      });
       g.playSlot('Default', 'walk', { blendIn: 0.25, blendOut: 0.25 });
-      for (frame = 1; frame <= 10; frame++) {
+      const clips: unknown[] = [];
+      for (frame = 1; frame <= 14; frame++) {
         g.setParameter('pick', frame >= 3 ? 1 : 0);
         g.update(0.125);
         expect(values(g, 'fullSlot')).toEqual(values(g, 'upperSlot'));
+        clips.push(values(g, 'fullSlot').clip ?? null);
       }
-      // The walk (1.1 s at 30 fps: 33 frames) ends at 1.125 s, frame 9.
-      expect(log).toEqual([[9, 'slotEnded', 'Default', 'upperSlot', 'walk', false]]);
+      // The walk (1.1 s at 30 fps: 33 frames) ends at 1.125 s, frame 9; the idle from there to frame
+      // 13, its notify at clip time 0.75 crossed on frame 11 (clip time 1), once.
+      expect(log).toEqual([
+        [9, 'slotEnded', 'Default', 'upperSlot', 'walk', false],
+        [11, 'notify', 'breath', 'upperSlot', 1],
+        [13, 'slotEnded', 'Default', 'upperSlot', 'idle', false],
+      ]);
+      expect(clips).toEqual([...Array(8).fill('walk'), 'idle', 'idle', 'idle', 'idle', null, null]);
       expect(g.isSlotPlaying('Default')).toBe(false);
     });
 
