@@ -95,9 +95,10 @@ export function isSlotPlayer(node: PoseNode): node is PoseNode & SlotPlayer {
 
 /**
  * The instance's slot table: the slot players among `nodes` by slot name, in the nodes' order; null
- * when there are none (most graphs). Each player of a name after the first is asked to follow the
- * first (SlotPlayer.follow): one that does shows what the first plays and is left out of the table,
- * so that a play goes to the name's timeline once; one that does not is listed, and played on too.
+ * when there are none (most graphs). Each player of a name after the first is asked to follow those
+ * listed before it, in order (SlotPlayer.follow): one that follows one shows what it plays and is
+ * left out of the table, so that a play goes to the name's timeline once (every Slot of a name
+ * follows the first Slot); one that follows none is listed, and played on too.
  */
 export function bindSlotPlayers(nodes: readonly PoseNode[]): Map<string, (PoseNode & SlotPlayer)[]> | null {
   let slots: Map<string, (PoseNode & SlotPlayer)[]> | null = null;
@@ -106,7 +107,7 @@ export function bindSlotPlayers(nodes: readonly PoseNode[]): Map<string, (PoseNo
     slots ??= new Map();
     const list = slots.get(node.slotName);
     if (list === undefined) slots.set(node.slotName, [node]);
-    else if (node.follow?.(list[0]) !== true) list.push(node);
+    else if (node.follow === undefined || !list.some((first) => node.follow!(first))) list.push(node);
   }
   return slots;
 }

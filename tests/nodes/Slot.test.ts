@@ -9,6 +9,10 @@ import { expectClose, hasNaN } from '../support/graphs.ts';
 import { PROBES_TEST_TIMEOUT, runProbe } from '../support/allocation.ts';
 import { expectRowsLikeAlone } from '../support/batch-rows.ts';
 import { twoSlotsGraph } from '../support/crowd-graphs.ts';
+import { NodeRegistry } from '../../graphs/loader.ts';
+import { builtInNodeTypes } from '../../nodes/index.ts';
+import { LocalPoseNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../../runtime/node/node.ts';
+import type { SlotPlayer } from '../../runtime/node/slot-player.ts';
 
 /** One-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
 const skeleton = sampleSkeleton();
@@ -365,6 +369,54 @@ describe('Slot', () => {
       expect(g.isSlotPlaying('Default')).toBe(false);
     });
 
+    it('share one play beside a custom slot player of the name listed before them, which is played on by itself', () => {
+      /** A slot player of its own (no `follow`): passes its source through and counts the clips played on it. */
+      class Counter extends LocalPoseNode implements SlotPlayer {
+        readonly slotName = 'Default';
+        readonly played: string[] = [];
+        constructor(id: string, private readonly source: PoseLink) {
+          super(id, 'Counter');
+        }
+        protected get links(): readonly Link[] {
+          return [this.source];
+        }
+        protected onUpdate(ctx: UpdateContext): void {
+          this.source.update(ctx);
+        }
+        protected onEvaluate(out: Pose): void {
+          this.source.evaluate(out);
+        }
+        playClip(clip: ClipBinding): void {
+          this.played.push(clip.clip.name);
+        }
+        stopClips(): void {}
+        get playing(): boolean {
+          return false;
+        }
+      }
+      const CounterType: NodeType = {
+        type: 'Counter', space: 'local', properties: {}, inputs: [{ name: 'source', kind: 'pose', space: 'local' }],
+        create: ({ id, inputs }) => new Counter(id, inputs.source as PoseLink),
+      };
+      const g = loadGraphAsset({
+        format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle' } },
+        nodes: {
+          walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+          counter: { type: 'Counter', inputs: { source: 'walk' } },
+          a: { type: 'Slot', inputs: { source: 'counter' }, properties: { name: 'Default' } },
+          b: { type: 'Slot', inputs: { source: 'a' }, properties: { name: 'Default' } },
+        },
+        output: 'b',
+      }, { nodeTypes: new NodeRegistry([...builtInNodeTypes, CounterType]) }).createInstance();
+      const ended: string[] = [];
+      g.events.on('slotEnded', (_slot, node) => ended.push(node));
+      g.playSlot('Default', 'idle', { blendIn: 0, blendOut: 0, playRate: 4 });
+      for (let i = 0; i < 4; i++) g.update(0.125);
+      // The counter got the play once; b follows a (the first Slot), not the counter.
+      expect((g.nodes.get('counter') as Counter).played).toEqual(['idle']);
+      expect(ended).toEqual(['a']);
+    });
+
     it('play in an InstanceBatch as alone, bit for bit, and fire each event once below full update rate', () => {
       const shared = graph();
       const batch = shared.createInstances(2, { componentSpace: true }), alone = [shared.createInstance(), shared.createInstance()];
@@ -398,12 +450,12 @@ describe('Slot', () => {
       ]);
     });
 
-    it('add the root motion of the montage by each one\'s weight in the graph: once in all, as one Slot alone', () => {
+    it('add the root motion and curves of the montage by each one\'s weight in the graph: once in all, as one Slot alone', () => {
       // The walk (root motion: turning) as the montage, on two unfiltered Slots crossfaded by a
       // BlendList, against the same montage on one Slot.
       const asset = (two: boolean) => ({
         format: 'animgraph/1', skeleton: 'builtin:biped',
-        clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk', rootMotion: true } },
+        clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk', rootMotion: true, curves: { lean: [[0, 1], [1.1, 3]] } } },
         parameters: { pick: { type: 'int', default: 0 } },
         montages: { turn: { clip: 'walk', slot: 'Default', blendIn: 0, blendOut: 0 } },
         nodes: two ? {
@@ -429,6 +481,8 @@ describe('Slot', () => {
         // Frames 2 to 5 in the crossfade: each Slot at its share of the BlendList.
         if (frame === 3) expect([g.nodes.get('a')!.weight, g.nodes.get('b')!.weight]).toEqual([0.5, 0.5]);
         for (let k = 0; k < 4; k++) expect(g.rootMotion[k]).toBeCloseTo(one.rootMotion[k], 12);
+        // The lean rises from 1 by 2 per 1.1 s of clip time.
+        expect(g.curve('lean')).toBeCloseTo(1 + (2 * frame * 0.125) / 1.1, 12);
         turned += Math.abs(one.rootMotion[3]);
       }
       expect(turned).toBeGreaterThan(0.01);
