@@ -54,6 +54,12 @@ export class SlotVoice {
 /** How many clips a slot plays at once (its voices: one blending out under the newer). */
 export const SLOT_VOICES = 2;
 
+/**
+ * [0] a blend's progress, eased in place (easeAt): scratch within one call, which every timeline on
+ * the thread shares (one typed array fewer per character: see CONTRIBUTING.md, "Objects per character").
+ */
+const ease = new Float64Array(1);
+
 export class SlotTimeline implements SlotPlayer {
   /** [older, newer]: the newer one is on top; a lone clip is always the newer. */
   readonly voices: SlotVoice[];
@@ -65,8 +71,6 @@ export class SlotTimeline implements SlotPlayer {
    * initialization pass (the counter starts over).
    */
   advancedAt = -1;
-  /** [0] a blend's progress, eased (easeAt). */
-  private readonly ease = new Float64Array(1);
   /** Whether the voice makeRoom dropped played a montage; whether it moved a voice under. */
   private droppedMontage = false;
   private movedUnder = false;
@@ -350,7 +354,7 @@ export class SlotTimeline implements SlotPlayer {
    * reaches 0 at the section's end; at that end, without auto blend out, the montage holds.
    */
   private advanceMontage(ctx: UpdateContext, v: SlotVoice): void {
-    const play = v.montage!, m = play.montage, ease = this.ease, dt = ctx.deltaTime;
+    const play = v.montage!, m = play.montage, dt = ctx.deltaTime;
     v.elapsed += dt;
     const result = play.advance(ctx);
     // A listener played something else on this voice, which plays from the next update.
