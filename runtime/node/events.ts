@@ -36,9 +36,9 @@ export interface AnimGraphEvents {
   /**
    * A clip played by AnimGraphInstance.playSlot in slot `slot` ended: blended out at its end, or
    * `interrupted` (cut short by another playSlot or by stopSlot, blended out from where it was).
-   * `nodeId` is the slot's first Slot node in the graph's node order (what plays on a slot name is
-   * the instance's, shown by every Slot of the name, and its events fire once), as for the montage
-   * events below.
+   * `nodeId` is the slot's first Slot node in the order AnimGraphInstance.nodes lists them (what
+   * plays on a slot name is the instance's, shown by every Slot of the name, and its events fire
+   * once), as for the montage events below.
    */
   slotEnded: (slot: string, nodeId: string, clip: string, interrupted: boolean) => void;
   /** AnimGraphInstance.playMontage started montage `montage` on the slot whose first Slot node is `nodeId`. */

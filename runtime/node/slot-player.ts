@@ -39,8 +39,9 @@ export interface MontagePlayArgs {
 /**
  * What AnimGraphInstance.playSlot drives: a node playing clips over its input on demand
  * (nodes/Slot.ts). The instance's slot table lists, per slot name, the first player of the name in
- * the graph's node order and each later one that follows none listed before it (see `follow`):
- * playSlot and the montage calls go to each player listed, once.
+ * the graph's build order (instance.nodes' order: every node after those it links to) and each
+ * later one that follows none listed before it (see `follow`): playSlot and the montage calls go
+ * to each player listed, once.
  */
 export interface SlotPlayer {
   /** The node's id; events of what it plays name it. */
