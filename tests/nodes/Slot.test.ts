@@ -369,6 +369,25 @@ describe('Slot', () => {
       expect(g.isSlotPlaying('Default')).toBe(false);
     });
 
+    it('name the first of them instance.nodes lists, whatever order the asset writes them in', () => {
+      const g = loadGraphAsset({
+        format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle' } },
+        nodes: {
+          outer: { type: 'Slot', inputs: { source: 'inner' }, properties: { name: 'x' } },
+          inner: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'x' } },
+          walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        },
+        output: 'outer',
+      }).createInstance();
+      // Every node after those it links to: the inner Slot first.
+      expect([...g.nodes.keys()].filter((id) => id === 'inner' || id === 'outer')).toEqual(['inner', 'outer']);
+      const ended: string[] = [];
+      g.events.on('slotEnded', (_slot, node) => ended.push(node));
+      g.playSlot('x', 'idle', { blendIn: 0, blendOut: 0, playRate: 4 });
+      for (let i = 0; i < 4; i++) g.update(0.125);
+      expect(ended).toEqual(['inner']);
+    });
+
     it('share one play beside a custom slot player of the name listed before them, which is played on by itself', () => {
       /** A slot player of its own (no `follow`): passes its source through and counts the clips played on it. */
       class Counter extends LocalPoseNode implements SlotPlayer {
