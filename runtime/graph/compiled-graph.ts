@@ -18,7 +18,7 @@ import { checkGraphData, checkGraphDepth, type AnimGraphDefinition, type Compile
 import { FrameNumbering, type FrameLayout } from './frame-layout.ts';
 import { buildNodes, prepareNodes } from './node-build.ts';
 import { poseSnapshotNamesOf } from './pose-snapshots.ts';
-import { slotPlayersOf } from './slot-play.ts';
+import { bindSlotPlayers } from './slot-play.ts';
 
 /**
  * A validated graph asset bound to a skeleton and clips: immutable, shared by all its instances
@@ -146,7 +146,7 @@ export class CompiledGraph {
   private learnByBuilding(): LearnedLayout {
     const numbering = new FrameNumbering(null, 0);
     const nodes = buildNodes(this, new Parameters(this.parameterDefinitions, undefined, this.curveInputs?.extraSlots ?? 0), numbering);
-    return { frameLayout: numbering.finish(), slotNames: [...(slotPlayersOf(nodes)?.keys() ?? [])], poseSnapshotNames: poseSnapshotNamesOf(nodes) };
+    return { frameLayout: numbering.finish(), slotNames: [...(bindSlotPlayers(nodes)?.keys() ?? [])], poseSnapshotNames: poseSnapshotNamesOf(nodes) };
   }
 }
 

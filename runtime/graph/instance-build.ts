@@ -10,7 +10,7 @@ import type { CompiledGraph } from './compiled-graph.ts';
 import { FrameNumbering } from './frame-layout.ts';
 import { buildNodes } from './node-build.ts';
 import { poseSnapshotNamesOf } from './pose-snapshots.ts';
-import { slotPlayersOf, type SlotPlayer } from './slot-play.ts';
+import { bindSlotPlayers, type SlotPlayer } from './slot-play.ts';
 
 /** Where an instance writes its output pose and component pose (see AnimGraph.createInstance). */
 export interface InstanceOutput {
@@ -46,7 +46,7 @@ export interface InstanceOutput {
 export interface BuiltNodes {
   /** In build order (the graph's compiled order): the root last. */
   readonly nodes: readonly PoseNode[];
-  /** The slot players among them by slot name, in the graph's order; null without (see slotPlayersOf). */
+  /** The instance's slot table: its slot players by slot name, in the graph's order, followers left out; null without (see bindSlotPlayers). */
   readonly slots: Map<string, (PoseNode & SlotPlayer)[]> | null;
   /** The instance's per-frame numbers: `output`'s, checked, or an array of its own. */
   readonly frameNumbers: Float64Array;
@@ -71,7 +71,7 @@ export function buildInstanceNodes(graph: CompiledGraph, parameters: Parameters,
   const numbering = new FrameNumbering(graph.knownFrameLayout, at);
   const nodes = buildNodes(graph, parameters, numbering);
   const layout = numbering.finish(), reserved = layout.count;
-  const slots = slotPlayersOf(nodes);
+  const slots = bindSlotPlayers(nodes);
   graph.recordLayout(layout, [...(slots?.keys() ?? [])], poseSnapshotNamesOf(nodes));
   if (storage !== undefined) {
     // Exactly the count in storage of the instance's own; at least the count from `at` in a shared array.

@@ -121,8 +121,9 @@ export abstract class InstanceFrame implements GraphRuntime {
   /** This frame's curve values by slot (AnimGraph.curveNames); see curve(). */
   readonly curveValues: Float64Array;
   /**
-   * Slot nodes by slot name (several nodes may share one name: playSlot plays on each); null for a
-   * graph without Slot nodes (most of a crowd's), which then carries no map per character.
+   * The slot table: slot players by slot name (a name's first Slot node, which the name's other
+   * Slots follow: see bindSlotPlayers); null for a graph without Slot nodes (most of a crowd's),
+   * which then carries no map per character.
    */
   protected readonly slots: Map<string, (PoseNode & SlotPlayer)[]> | null;
   /** The lists of `slots` in slotNames' order (isSlotPlayingAt); empty without slots. */

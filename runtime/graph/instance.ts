@@ -72,8 +72,8 @@ export class AnimGraphInstance extends InstanceFrame {
   }
 
   /**
-   * Plays clip `clipName` (a clip of the graph asset) over the pose of every Slot node named `slot`,
-   * blending in over blendIn seconds and out over the last blendOut seconds of the clip; it ends
+   * Plays clip `clipName` (a clip of the graph asset) in slot `slot`, over the pose of every Slot
+   * node of that name (one play, which they all show), blending in over blendIn seconds and out over the last blendOut seconds of the clip; it ends
    * by itself (event `slotEnded`). A clip already playing there blends out over the new blendIn
    * (it ends as `interrupted`). Throws an AnimGraphError for an unknown slot or clip
    * (`unknown-name`), options out of range (`out-of-range`: negative or non-finite blend times, a
@@ -125,16 +125,16 @@ export class AnimGraphInstance extends InstanceFrame {
   }
 
   /**
-   * Plays montage `name` (an entry of the graph asset's `montages`) on every Slot node of its slot,
-   * from the start of section `options.section` (default its first) at `options.rate` times its
+   * Plays montage `name` (an entry of the graph asset's `montages`) on its slot (every Slot node of
+   * that name shows it), from the start of section `options.section` (default its first) at `options.rate` times its
    * own rate (default 1), blending in over its blendIn by its curve. What plays in the slot blends
    * out over that time (a montage as interrupted), as does every montage of its slot group playing
    * in another slot. Sections play on along their links (see docs/asset-format.md, "Montages");
    * events montageStarted, montageSectionChanged, montageNotify, montageBlendingOut, montageEnded
    * follow it. Throws an AnimGraphError before anything changes: `unknown-name` for an unknown
    * montage, section or slot, `invalid-argument` for options of the wrong type or unknown keys,
-   * `out-of-range` for a rate not above 0 and finite. Allocates nothing once each Slot node of the
-   * slot has played a montage.
+   * `out-of-range` for a rate not above 0 and finite. Allocates nothing once the slot has played a
+   * montage in each of its two voices.
    */
   playMontage(name: string, options?: MontagePlayOptions): void {
     const montage = this.montageNamed('playMontage', name);

@@ -1,7 +1,7 @@
 /**
- * AnimGraphInstance.playSlot and stopSlot's arguments, checked and passed on to the Slot nodes
- * that play them (SlotPlayer), and their errors: shared with a Crowd, which checks them on the
- * calling thread before handing them to the character's.
+ * AnimGraphInstance.playSlot and stopSlot's arguments, checked and passed on to the slot players
+ * that play them (SlotPlayer, listed in the instance's slot table), and their errors: shared with a
+ * Crowd, which checks them on the calling thread before handing them to the character's.
  */
 import { AnimGraphError } from '../core/errors.ts';
 import { describeValue } from '../node/parameters.ts';
@@ -94,17 +94,20 @@ export function isSlotPlayer(node: PoseNode): node is PoseNode & SlotPlayer {
 }
 
 /**
- * The slot players among `nodes` by slot name, in the nodes' order (several nodes may share one
- * name: playSlot plays on each); null when there are none (most graphs).
+ * The instance's slot table: the slot players among `nodes` by slot name, in the nodes' order; null
+ * when there are none (most graphs). Each player of a name after the first is asked to follow those
+ * listed before it, in order (SlotPlayer.follow): one that follows one shows what it plays and is
+ * left out of the table, so that a play goes to the name's timeline once (every Slot of a name
+ * follows the first Slot); one that follows none is listed, and played on too.
  */
-export function slotPlayersOf(nodes: readonly PoseNode[]): Map<string, (PoseNode & SlotPlayer)[]> | null {
+export function bindSlotPlayers(nodes: readonly PoseNode[]): Map<string, (PoseNode & SlotPlayer)[]> | null {
   let slots: Map<string, (PoseNode & SlotPlayer)[]> | null = null;
   for (const node of nodes) {
     if (!isSlotPlayer(node)) continue;
     slots ??= new Map();
     const list = slots.get(node.slotName);
-    if (list) list.push(node);
-    else slots.set(node.slotName, [node]);
+    if (list === undefined) slots.set(node.slotName, [node]);
+    else if (node.follow === undefined || !list.some((first) => node.follow!(first))) list.push(node);
   }
   return slots;
 }

@@ -42,7 +42,7 @@ const velocityArgs = new Float64Array(4);
 
 /** ClipPlayback's flags, bits of one field. */
 const FLAG_LOOPING = 1, FLAG_WRAPPED = 2, FLAG_BACKWARD = 4, FLAG_AT_END = 8, FLAG_MOVED = 16, FLAG_PACE_KNOWN = 32,
-  FLAG_START_PENDING = 64, FLAG_FROM_START = 128, FLAG_SEEDED = 256, FLAG_NO_CURVES = 512;
+  FLAG_START_PENDING = 64, FLAG_FROM_START = 128, FLAG_SEEDED = 256, FLAG_NO_CURVES = 512, FLAG_NO_NOTIFIES = 1024;
 
 /**
  * The clock of one playing clip, shared by every node that plays or scrubs clips (SequencePlayer,
@@ -329,9 +329,19 @@ export class ClipPlayback {
   }
 
   /**
+   * reportRootMotion without the notifies: for a clip whose notifies are fired once elsewhere, by
+   * reportNotifiesAlone (a slot's clip, shown by several Slot nodes: nodes/Slot.ts).
+   */
+  reportMotionAndCurves(ctx: UpdateContext): void {
+    this.bits |= FLAG_NO_NOTIFIES;
+    this.reportRootMotion(ctx);
+    this.bits &= ~FLAG_NO_NOTIFIES;
+  }
+
+  /**
    * Fires the clip's notifies the last move crossed at the absolute weight `weight` alone, and
-   * nothing else (no curves, no root motion): a clip whose pose nobody sees but whose time goes on,
-   * as a montage in a Slot that is not updated (nodes/Slot.ts).
+   * nothing else (no curves, no root motion): a slot's clip, whose notifies fire once at its weight
+   * in the slot, however many Slot nodes show it, and whether or not one is updated (nodes/Slot.ts).
    */
   reportNotifiesAlone(ctx: UpdateContext): void {
     if (this.binding.clip.notifies === null) return;
@@ -372,7 +382,7 @@ export class ClipPlayback {
         else values[slot] = sum > 0 ? 1.7976931348623157e308 : -1.7976931348623157e308;
       }
     }
-    this.reportNotifies(ctx);
+    if ((this.bits & FLAG_NO_NOTIFIES) === 0) this.reportNotifies(ctx);
   }
 
   /** Fires the clip's notifies the last move crossed, at the weight notifySpan[2]. */

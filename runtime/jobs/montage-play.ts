@@ -1,5 +1,5 @@
 /**
- * The clock of one montage playing in a Slot (Unreal's FAnimMontageInstance, its position and
+ * The clock of one montage playing on a slot (Unreal's FAnimMontageInstance, its position and
  * sections): moves through the montage's sections by a frame's time, following their links, firing
  * its notifies and section changes, and keeps the spans of clip time the frame covered, one per
  * section played in, so that root motion across a section change is the motion of the part of the
@@ -18,7 +18,8 @@ export const MONTAGE_REPLACED = 2;
 
 /**
  * One voice's montage clock. Number fields of one class written in place, and the spans in a typed
- * array (see CONTRIBUTING.md, "Numbers in the frame loop"); made at a Slot voice's first montage.
+ * array (see CONTRIBUTING.md, "Numbers in the frame loop"); made at a slot voice's first montage
+ * (runtime/jobs/slot-timeline.ts).
  */
 export class MontagePlay {
   montage: Montage;
@@ -39,9 +40,9 @@ export class MontagePlay {
   jumps = 0;
   /** Held at the end of its last section (the montage has ended, or holds there without auto blend out). */
   atEnd = false;
-  /** The id of the Slot node playing it, which events name. */
+  /** The id of the first Slot node of its slot, which events name. */
   readonly owner: string;
-  /** The instance's events (the Slot's graph's). */
+  /** The instance's events. */
   private readonly events: AnimGraphEventEmitter | null;
 
   constructor(montage: Montage, owner: string, events: AnimGraphEventEmitter | null) {

@@ -24,8 +24,9 @@ export interface AnimGraphEvents {
   motionOutOfRange: (nodeId: string, motion: number, clipCount: number) => void;
   /**
    * A playing clip crossed a notify authored on it (its `notifies`), at `weight`: the player's
-   * absolute weight, above 0.00001. Fired once per crossing, in the order the play time crosses
-   * them, looping and playing backwards included.
+   * absolute weight, above 0.00001 (a slot's clip or montage: its weight in the slot, fired once
+   * in the name of the slot's first Slot node). Fired once per crossing, in the order the play time
+   * crosses them, looping and playing backwards included.
    */
   notify: (name: string, nodeId: string, weight: number) => void;
   /** A playing clip entered a range notify (crossed its start forwards, or its end backwards). */
@@ -33,11 +34,14 @@ export interface AnimGraphEvents {
   /** A playing clip left a range notify (crossed its end forwards, or its start backwards). */
   notifyEnd: (name: string, nodeId: string, weight: number) => void;
   /**
-   * A clip played by AnimGraphInstance.playSlot on a Slot node ended: blended out at its end, or
+   * A clip played by AnimGraphInstance.playSlot in slot `slot` ended: blended out at its end, or
    * `interrupted` (cut short by another playSlot or by stopSlot, blended out from where it was).
+   * `nodeId` is the slot's first Slot node in the order AnimGraphInstance.nodes lists them (what
+   * plays on a slot name is the instance's, shown by every Slot of the name, and its events fire
+   * once), as for the montage events below.
    */
   slotEnded: (slot: string, nodeId: string, clip: string, interrupted: boolean) => void;
-  /** AnimGraphInstance.playMontage started montage `montage` on the Slot node `nodeId`. */
+  /** AnimGraphInstance.playMontage started montage `montage` on the slot whose first Slot node is `nodeId`. */
   montageStarted: (montage: string, nodeId: string) => void;
   /**
    * A montage went from section `previous` to section `section`: at the end of `previous`, along

@@ -36,10 +36,25 @@ export interface MontagePlayArgs {
   rate: number;
 }
 
-/** What AnimGraphInstance.playSlot drives: a node playing clips over its input on demand (nodes/Slot.ts). */
+/**
+ * What AnimGraphInstance.playSlot drives: a node playing clips over its input on demand
+ * (nodes/Slot.ts). The instance's slot table lists, per slot name, the first player of the name in
+ * the graph's build order (instance.nodes' order: every node after those it links to) and each
+ * later one that follows none listed before it (see `follow`): playSlot and the montage calls go
+ * to each player listed, once.
+ */
 export interface SlotPlayer {
+  /** The node's id; events of what it plays name it. */
   readonly id: string;
   readonly slotName: string;
+  /**
+   * Called when an instance is built, on each player of a slot name after the first, with the
+   * players of the name listed before it, in order, until it returns true. Returning true, the
+   * player shows what `first` plays from then on (one timeline per slot name: played, advanced and
+   * its events fired once, in `first`'s name) and the instance's calls go to `first` alone; a player
+   * without `follow`, or that follows none, is played on by itself.
+   */
+  follow?(first: SlotPlayer): boolean;
   /**
    * Starts `clip` with `args`' timing. `args` is the caller's, reused by its next call: read it on
    * entry, before anything (an event) can run code that plays another clip. Allocates nothing.

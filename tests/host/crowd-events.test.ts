@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Crowd } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import type { CrowdEventName } from '../../host/crowd-events.ts';
-import { notifyWalkGraph } from '../support/crowd-graphs.ts';
+import { notifyWalkGraph, twoSlotsGraph } from '../support/crowd-graphs.ts';
 import { closedAfterAll, SUPPORT } from '../support/crowd-tests.ts';
 
 const { crowds } = closedAfterAll();
@@ -63,6 +63,37 @@ describe('Crowd events', () => {
       expect(aloneLog.filter((e) => e[1] === 'notify').length).toBeGreaterThan(10);
     });
   }
+
+  it('delivers each event of a montage once, on a slot name two Slots show, as the instance alone fires them', async () => {
+    const names: CrowdEventName[] = ['montageStarted', 'montageSectionChanged', 'montageNotify', 'notify', 'montageBlendingOut', 'montageEnded'];
+    const crowd = await Crowd.create({ source: { module: SUPPORT, export: 'twoSlotsGraph' }, count: 2, workers: 1, events: names });
+    crowds.push(crowd);
+    const alone = twoSlotsGraph().createInstance();
+    const crowdLog: unknown[][] = [], aloneLog: unknown[][] = [];
+    recordCrowd(crowd, names, crowdLog);
+    recordAlone(alone, 1, names, aloneLog);
+    // Character 1, on the worker: the montage shown by one Slot, then both (a crossfade), then the other.
+    crowd.playMontage(1, 'attack');
+    alone.playMontage('attack');
+    for (let frame = 1; frame <= 17; frame++) {
+      crowd.setParameter(1, 'pick', frame >= 6 ? 1 : 0);
+      alone.setParameter('pick', frame >= 6 ? 1 : 0);
+      crowd.update(0.125);
+      alone.update(0.125);
+    }
+    // Character 0 plays no montage (its idle's own notifies are its events).
+    expect(crowdLog.filter((e) => e[0] === 1)).toEqual(aloneLog);
+    expect(aloneLog.map((e) => [e[1], e[2], e[e[1] === 'montageNotify' ? 4 : 3]])).toEqual([
+      ['montageStarted', 'attack', 'upperSlot'],
+      ['montageSectionChanged', 'attack', 'upperSlot'],
+      ['montageNotify', 'hit', 'upperSlot'],
+      ['notify', 'breath', 'upperSlot'],
+      ['montageSectionChanged', 'attack', 'upperSlot'],
+      ['montageNotify', 'late', 'upperSlot'],
+      ['montageBlendingOut', 'attack', 'upperSlot'],
+      ['montageEnded', 'attack', 'upperSlot'],
+    ]);
+  });
 
   it('keeps eventsPerCharacter per character of each thread\'s share, delivers the first in order and reports the rest as eventsDropped', async () => {
     const crowd = await Crowd.create({ source: { module: SUPPORT, export: 'notifyWalkGraph' }, count: 4, workers: 1, events: ['nodeBecameRelevant'], eventsPerCharacter: 1 });

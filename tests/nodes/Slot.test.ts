@@ -7,6 +7,12 @@ import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { PROBES_TEST_TIMEOUT, runProbe } from '../support/allocation.ts';
+import { expectRowsLikeAlone } from '../support/batch-rows.ts';
+import { twoSlotsGraph } from '../support/crowd-graphs.ts';
+import { NodeRegistry } from '../../graphs/loader.ts';
+import { builtInNodeTypes } from '../../nodes/index.ts';
+import { LocalPoseNode, type Link, type NodeType, type PoseLink, type UpdateContext } from '../../runtime/node/node.ts';
+import type { SlotPlayer } from '../../runtime/node/slot-player.ts';
 
 /** One-shot clips played over the graph from code. Steps of 0.25 s over the 2 s idle. */
 const skeleton = sampleSkeleton();
@@ -154,6 +160,28 @@ describe('Slot', () => {
     }
   });
 
+  it('fires the clip\'s notifies at its weight in the slot, not at the Slot\'s weight in the graph', () => {
+    const g = loadGraphAsset({
+      format: 'animgraph/1', skeleton: 'builtin:biped',
+      clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle', notifies: [{ name: 'wave', time: 0.5 }] } },
+      nodes: {
+        walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        slot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upperBody' } },
+        walk2: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        blend: { type: 'BlendTwo', inputs: { A: 'walk2', B: 'slot' }, properties: { alpha: 0.25 } },
+      },
+      output: 'blend',
+    }).createInstance();
+    const fired: [string, string, number][] = [];
+    g.events.on('notify', (...args) => fired.push(args));
+    g.playSlot('upperBody', 'idle', { blendIn: 0.5 });
+    g.update(0.25);
+    g.update(0.25);
+    // At 0.5 s the clip has blended in fully: weight 1 in the slot, while the Slot has 0.25 of the pose.
+    expect(g.nodes.get('slot')!.weight).toBe(0.25);
+    expect(fired).toEqual([['wave', 'slot', 1]]);
+  });
+
   it('filtered, blends its source\'s curves over what came before it without overflow, whatever the change', () => {
     // A filtered Slot takes its source's change to the curves by the source's share. Here the base
     // adds -HUGE before it and its source (a layer over a base, each adding HUGE) +2 HUGE, held at
@@ -225,7 +253,7 @@ describe('Slot', () => {
     expect([b.values!.weight, a.weight, a.values!.weight, a.values!.sourceWeight]).toEqual([0.5, 0.5, 0.5, 0.5]);
   });
 
-  it('gives every Slot of a name the timing asked, when a slotEnded listener plays another slot mid-call', () => {
+  it('shows one play on every Slot of a name, its dropped clip ended once, when a slotEnded listener plays another slot mid-call', () => {
     const g = loadGraphAsset({
       format: 'animgraph/1', skeleton: 'builtin:biped',
       clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle' }, run: { source: 'builtin:run' } },
@@ -241,9 +269,9 @@ describe('Slot', () => {
     g.update(0.25);
     g.playSlot('a', 'run', { blendIn: 1 });
     g.update(0.1);
-    // Both Slots of name a now blend the idle out under the run, so the next playSlot ends it
-    // (interrupted) inside each one's playClip, a's first; the listener then plays slot c with other
-    // timing, between the two calls and inside each.
+    // Slot name a now blends the idle out under the run, so the next playSlot ends it (interrupted)
+    // once, in the name of a, the name's first Slot; the listener then plays slot c with other
+    // timing, inside that call.
     const ended: string[] = [];
     g.events.on('slotEnded', (slot, node) => {
       ended.push(node);
@@ -256,8 +284,228 @@ describe('Slot', () => {
     expect([b.values!.clip, b.values!.weight, b.values!.time]).toEqual(['walk', 0.5, 0.25]);
     expect([c.values!.clip, c.values!.time]).toEqual(['run', 0.125]);
     expect(c.values!.weight).toBeCloseTo(0.25 / 0.9, 15);
-    // a's idle and b's, then c's first run: the second, from b's event, cut it before it had weight.
-    expect(ended).toEqual(['a', 'b', 'c']);
+    // The idle ended once (a and b show one timeline), so c's run was played once and not cut.
+    expect(ended).toEqual(['a']);
+  });
+
+  describe('two Slots of one name', () => {
+    const graph = twoSlotsGraph;
+    type Logged = (string | number | boolean)[];
+    function record(g: AnimGraphInstance, frame: () => number): Logged[] {
+      const log: Logged[] = [];
+      g.events.on('montageStarted', (m, node) => log.push([frame(), 'started', m, node]));
+      g.events.on('montageSectionChanged', (m, node, section, previous) => log.push([frame(), 'section', previous, section, node]));
+      g.events.on('montageNotify', (name, _m, node) => log.push([frame(), 'montageNotify', name, node]));
+      g.events.on('notify', (name, node, weight) => log.push([frame(), 'notify', name, node, weight]));
+      g.events.on('montageBlendingOut', (m, node, interrupted) => log.push([frame(), 'blendingOut', m, node, interrupted]));
+      g.events.on('montageEnded', (m, node, interrupted) => log.push([frame(), 'ended', m, node, interrupted]));
+      g.events.on('slotEnded', (slot, node, clip, interrupted) => log.push([frame(), 'slotEnded', slot, node, clip, interrupted]));
+      return log;
+    }
+    const values = (g: AnimGraphInstance, id: string) => g.nodes.get(id)!.gatherDebug().values!;
+
+    it('fire each event of a montage once, in order, in the first Slot\'s name, and show it at one position', () => {
+      const g = graph().createInstance();
+      let frame = 0;
+      const log = record(g, () => frame);
+      g.playMontage('attack');
+      const positions: number[] = [];
+      for (frame = 1; frame <= 17; frame++) {
+        // The layered branch alone to frame 5, both in the crossfade (frames 6 and 7), then the other alone.
+        g.setParameter('pick', frame >= 6 ? 1 : 0);
+        g.update(0.125);
+        positions.push(g.montagePosition());
+        const upper = values(g, 'upperSlot'), full = values(g, 'fullSlot');
+        expect(full).toEqual(upper);
+        if (frame <= 13) expect([upper.time, upper.section]).toEqual([frame / 8, frame <= 3 ? 'windup' : frame <= 11 ? 'swing' : 'recover']);
+      }
+      // Moved once a frame whichever Slots the frame reached: one Slot (1 to 5), both (6, 7), the other (8 on).
+      expect(positions).toEqual([0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, -1, -1, -1, -1]);
+      expect(log).toEqual([
+        [0, 'started', 'attack', 'upperSlot'],
+        [4, 'section', 'windup', 'swing', 'upperSlot'],
+        // The montage's notify as the move crosses it, then the clip's, once, at the montage's
+        // weight in the slot (1), not at either Slot's weight in the graph (0.5 each in the crossfade).
+        [6, 'montageNotify', 'hit', 'upperSlot'],
+        [6, 'notify', 'breath', 'upperSlot', 1],
+        [12, 'section', 'swing', 'recover', 'upperSlot'],
+        [13, 'montageNotify', 'late', 'upperSlot'],
+        [14, 'blendingOut', 'attack', 'upperSlot', false],
+        [16, 'ended', 'attack', 'upperSlot', false],
+      ]);
+      expect(g.nodes.get('upperSlot')!.weight).toBe(0);
+      // A reset stops what plays once, though both Slots are initialized again.
+      g.playMontage('attack');
+      g.update(0.125);
+      log.length = 0;
+      g.reset();
+      expect(log).toEqual([[18, 'blendingOut', 'attack', 'upperSlot', true], [18, 'ended', 'attack', 'upperSlot', true]]);
+    });
+
+    it('show one playSlot clip and end it once, whichever of them the frames reach, a listener chaining the next', () => {
+      const g = graph().createInstance();
+      let frame = 0;
+      const log = record(g, () => frame);
+      // The walk's end plays the idle (2 s) at rate 4, once: 0.5 s, four frames.
+      g.events.on('slotEnded', (_slot, _node, clip, interrupted) => {
+        if (clip === 'walk' && !interrupted) g.playSlot('Default', 'idle', { blendIn: 0, blendOut: 0, playRate: 4 });
+      });
+      g.playSlot('Default', 'walk', { blendIn: 0.25, blendOut: 0.25 });
+      const clips: unknown[] = [];
+      for (frame = 1; frame <= 14; frame++) {
+        g.setParameter('pick', frame >= 3 ? 1 : 0);
+        g.update(0.125);
+        expect(values(g, 'fullSlot')).toEqual(values(g, 'upperSlot'));
+        clips.push(values(g, 'fullSlot').clip ?? null);
+      }
+      // The walk (1.1 s at 30 fps: 33 frames) ends at 1.125 s, frame 9; the idle from there to frame
+      // 13, its notify at clip time 0.75 crossed on frame 11 (clip time 1), once.
+      expect(log).toEqual([
+        [9, 'slotEnded', 'Default', 'upperSlot', 'walk', false],
+        [11, 'notify', 'breath', 'upperSlot', 1],
+        [13, 'slotEnded', 'Default', 'upperSlot', 'idle', false],
+      ]);
+      expect(clips).toEqual([...Array(8).fill('walk'), 'idle', 'idle', 'idle', 'idle', null, null]);
+      expect(g.isSlotPlaying('Default')).toBe(false);
+    });
+
+    it('name the first of them instance.nodes lists, whatever order the asset writes them in', () => {
+      const g = loadGraphAsset({
+        format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle' } },
+        nodes: {
+          outer: { type: 'Slot', inputs: { source: 'inner' }, properties: { name: 'x' } },
+          inner: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'x' } },
+          walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+        },
+        output: 'outer',
+      }).createInstance();
+      // Every node after those it links to: the inner Slot first.
+      expect([...g.nodes.keys()].filter((id) => id === 'inner' || id === 'outer')).toEqual(['inner', 'outer']);
+      const ended: string[] = [];
+      g.events.on('slotEnded', (_slot, node) => ended.push(node));
+      g.playSlot('x', 'idle', { blendIn: 0, blendOut: 0, playRate: 4 });
+      for (let i = 0; i < 4; i++) g.update(0.125);
+      expect(ended).toEqual(['inner']);
+    });
+
+    it('share one play beside a custom slot player of the name listed before them, which is played on by itself', () => {
+      /** A slot player of its own (no `follow`): passes its source through and counts the clips played on it. */
+      class Counter extends LocalPoseNode implements SlotPlayer {
+        readonly slotName = 'Default';
+        readonly played: string[] = [];
+        constructor(id: string, private readonly source: PoseLink) {
+          super(id, 'Counter');
+        }
+        protected get links(): readonly Link[] {
+          return [this.source];
+        }
+        protected onUpdate(ctx: UpdateContext): void {
+          this.source.update(ctx);
+        }
+        protected onEvaluate(out: Pose): void {
+          this.source.evaluate(out);
+        }
+        playClip(clip: ClipBinding): void {
+          this.played.push(clip.clip.name);
+        }
+        stopClips(): void {}
+        get playing(): boolean {
+          return false;
+        }
+      }
+      const CounterType: NodeType = {
+        type: 'Counter', space: 'local', properties: {}, inputs: [{ name: 'source', kind: 'pose', space: 'local' }],
+        create: ({ id, inputs }) => new Counter(id, inputs.source as PoseLink),
+      };
+      const g = loadGraphAsset({
+        format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle' } },
+        nodes: {
+          walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+          counter: { type: 'Counter', inputs: { source: 'walk' } },
+          a: { type: 'Slot', inputs: { source: 'counter' }, properties: { name: 'Default' } },
+          b: { type: 'Slot', inputs: { source: 'a' }, properties: { name: 'Default' } },
+        },
+        output: 'b',
+      }, { nodeTypes: new NodeRegistry([...builtInNodeTypes, CounterType]) }).createInstance();
+      const ended: string[] = [];
+      g.events.on('slotEnded', (_slot, node) => ended.push(node));
+      g.playSlot('Default', 'idle', { blendIn: 0, blendOut: 0, playRate: 4 });
+      for (let i = 0; i < 4; i++) g.update(0.125);
+      // The counter got the play once; b follows a (the first Slot), not the counter.
+      expect((g.nodes.get('counter') as Counter).played).toEqual(['idle']);
+      expect(ended).toEqual(['a']);
+    });
+
+    it('play in an InstanceBatch as alone, bit for bit, and fire each event once below full update rate', () => {
+      const shared = graph();
+      const batch = shared.createInstances(2, { componentSpace: true }), alone = [shared.createInstance(), shared.createInstance()];
+      for (const c of [batch.instances[1], alone[1]]) c.playMontage('attack');
+      for (let frame = 1; frame <= 17; frame++) {
+        for (const c of [batch.instances[1], alone[1]]) c.setParameter('pick', frame >= 6 ? 1 : 0);
+        batch.update(0.125);
+        for (const c of alone) {
+          c.update(0.125);
+          c.evaluate();
+        }
+        expect(batch.instances[1].montagePosition()).toBe(alone[1].montagePosition());
+      }
+      expectRowsLikeAlone(batch, alone);
+      // Updated on one frame in three, by three frames' time: the same events, each once.
+      const kinds = (rate: number) => {
+        const g = shared.createInstance();
+        g.setUpdateRate(rate);
+        const log = record(g, () => 0);
+        g.playMontage('attack');
+        for (let frame = 1; frame <= 20; frame++) {
+          g.setParameter('pick', frame >= 6 ? 1 : 0);
+          g.update(0.125);
+        }
+        return log.map((e) => e.slice(1, 3));
+      };
+      expect(kinds(3)).toEqual(kinds(1));
+      expect(kinds(1)).toEqual([
+        ['started', 'attack'], ['section', 'windup'], ['montageNotify', 'hit'], ['notify', 'breath'],
+        ['section', 'swing'], ['montageNotify', 'late'], ['blendingOut', 'attack'], ['ended', 'attack'],
+      ]);
+    });
+
+    it('add the root motion and curves of the montage by each one\'s weight in the graph: once in all, as one Slot alone', () => {
+      // The walk (root motion: turning) as the montage, on two unfiltered Slots crossfaded by a
+      // BlendList, against the same montage on one Slot.
+      const asset = (two: boolean) => ({
+        format: 'animgraph/1', skeleton: 'builtin:biped',
+        clips: { idle: { source: 'builtin:idle' }, walk: { source: 'builtin:walk', rootMotion: true, curves: { lean: [[0, 1], [1.1, 3]] } } },
+        parameters: { pick: { type: 'int', default: 0 } },
+        montages: { turn: { clip: 'walk', slot: 'Default', blendIn: 0, blendOut: 0 } },
+        nodes: two ? {
+          idleA: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+          a: { type: 'Slot', inputs: { source: 'idleA' }, properties: { name: 'Default' } },
+          idleB: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+          b: { type: 'Slot', inputs: { source: 'idleB' }, properties: { name: 'Default' } },
+          list: { type: 'BlendList', inputs: { poses: ['a', 'b'] }, properties: { activeIndex: { param: 'pick' }, blendTimes: [0.5, 0.5] } },
+        } : {
+          idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+          a: { type: 'Slot', inputs: { source: 'idle' }, properties: { name: 'Default' } },
+        },
+        output: two ? 'list' : 'a',
+      });
+      const g = loadGraphAsset(asset(true)).createInstance(), one = loadGraphAsset(asset(false)).createInstance();
+      g.playMontage('turn');
+      one.playMontage('turn');
+      let turned = 0;
+      for (let frame = 1; frame <= 8; frame++) {
+        g.setParameter('pick', frame >= 2 ? 1 : 0);
+        g.update(0.125);
+        one.update(0.125);
+        // Frames 2 to 5 in the crossfade: each Slot at its share of the BlendList.
+        if (frame === 3) expect([g.nodes.get('a')!.weight, g.nodes.get('b')!.weight]).toEqual([0.5, 0.5]);
+        for (let k = 0; k < 4; k++) expect(g.rootMotion[k]).toBeCloseTo(one.rootMotion[k], 12);
+        // The lean rises from 1 by 2 per 1.1 s of clip time.
+        expect(g.curve('lean')).toBeCloseTo(1 + (2 * frame * 0.125) / 1.1, 12);
+        turned += Math.abs(one.rootMotion[3]);
+      }
+      expect(turned).toBeGreaterThan(0.01);
+    });
   });
 
   it('ends every clip it plays once, when a slotEnded listener plays on the same slot', () => {

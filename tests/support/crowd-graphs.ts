@@ -227,3 +227,35 @@ export function snapshotWalkGraph(): AnimGraph {
 export function montageExampleGraph(): AnimGraph {
   return loadGraphFile(new URL('../../graphs/examples/sample-montage.json', import.meta.url).pathname);
 }
+
+/**
+ * Slot name 'Default' twice, as in an Unreal graph: `upperSlot` over the idle, layered on the walk
+ * from spine_01 up, and `fullSlot` over the walk, in the other branch of a BlendList (int parameter
+ * `pick`, crossfading over 0.25 s). Its montage 'attack' cuts the idle (2 s) into sections at 0, 0.5
+ * and 1.5, with a notify at 0.75 (the clip's own `breath` too) and one at 1.625, and blends in and
+ * out over 0.25 s (the Slot tests, and the Crowd events tests: one event per play of a slot name).
+ */
+export function twoSlotsGraph(): AnimGraph {
+  return loadGraphAsset({
+    format: 'animgraph/1', skeleton: 'builtin:biped',
+    clips: { walk: { source: 'builtin:walk' }, idle: { source: 'builtin:idle', notifies: [{ name: 'breath', time: 0.75 }] } },
+    parameters: { pick: { type: 'int', default: 0 } },
+    montages: {
+      attack: {
+        clip: 'idle', slot: 'Default', blendIn: 0.25, blendOut: 0.25,
+        sections: [{ name: 'windup', start: 0 }, { name: 'swing', start: 0.5 }, { name: 'recover', start: 1.5 }],
+        notifies: [{ name: 'hit', time: 0.75 }, { name: 'late', time: 1.625 }],
+      },
+    },
+    nodes: {
+      walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
+      upperSlot: { type: 'Slot', inputs: { source: 'idle' }, properties: { name: 'Default' } },
+      layered: { type: 'LayeredBlendPerBone', inputs: { base: 'walk', layers: ['upperSlot'] }, properties: { layers: [{ filters: [{ bone: 'spine_01' }] }] } },
+      walk2: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+      fullSlot: { type: 'Slot', inputs: { source: 'walk2' }, properties: { name: 'Default' } },
+      list: { type: 'BlendList', inputs: { poses: ['layered', 'fullSlot'] }, properties: { activeIndex: { param: 'pick' }, blendTimes: [0.25, 0.25] } },
+    },
+    output: 'list',
+  });
+}

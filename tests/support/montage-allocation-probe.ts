@@ -2,8 +2,9 @@
  * Bytes per frame of montages, in a plain Node process (see allocation-probe.ts): a montage whose
  * middle section links to itself, so that it changes section every 0.3 s (steady state is a
  * section jump every 18 frames), with notifies and a branching point in the loop, root motion, and
- * a filtered Slot under a state machine, and a montage in a Slot of the machine's state left after
- * its first 0.25 s, which plays on unseen (`unseenSections` counts its section changes).
+ * a filtered Slot under a state machine (its name's montage shown by a second Slot, in the state
+ * entered), and a montage in a Slot of the machine's state left after its first 0.25 s, which plays
+ * on unseen (`unseenSections` counts its section changes).
  * `perFrameLoop`: the loop alone; `perFrameCalls`: with jumpToSection every 20 frames,
  * setNextSection, stopMontage and playMontage every 200 (after the first play of each Slot, which
  * makes its montage clock). Prints one JSON line:
@@ -50,7 +51,14 @@ const graph = loadGraphAsset({
             },
             output: 'aside',
           },
-          walk: { nodes: { clip: { type: 'SequencePlayer', properties: { clip: 'walk' } } }, output: 'clip' },
+          // A second Slot of the name 'upper': the montage on it shows here too, moved on once a frame.
+          walk: {
+            nodes: {
+              clip: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+              upperToo: { type: 'Slot', inputs: { source: 'clip' }, properties: { name: 'upper' } },
+            },
+            output: 'upperToo',
+          },
         },
         transitions: [
           { from: 'idle', to: 'walk', rule: { param: 'speed', op: '>', value: 10 }, duration: 0.25 },

@@ -3,7 +3,7 @@
  * plain Node process (see allocation-probe.ts): a looping player crossing notifies and ranges every
  * loop, curves blended under a BlendTwo, a filtered and an unfiltered Slot each given a new clip by
  * playSlot every 45 frames (so clips blend in, out and interrupt one another; the unfiltered one with
- * no options, their defaults). `perFrame` with
+ * no options, their defaults), the filtered one's name shown by a second Slot under the BlendTwo. `perFrame` with
  * nobody listening; `perFrameListened` with a listener on every event (which does nothing), for
  * what emitting costs; `notifies` and `ended` count what the listened run saw.
  * Then a Crowd's playSlot and stopSlot calls, applied by its update (`perFrameCrowd`). With the
@@ -25,7 +25,10 @@ const graph = loadGraphAsset({
   nodes: {
     idle: { type: 'SequencePlayer', properties: { clip: 'idle' } },
     walk: { type: 'SequencePlayer', properties: { clip: 'walk', playRate: -1.1 } },
-    blend: { type: 'BlendTwo', inputs: { A: 'idle', B: 'walk' }, properties: { alpha: 0.4 } },
+    // A second Slot of the name 'upper', under the blend: it shows the name's clips too (played and
+    // advanced once, by whichever of the two the frame reaches first).
+    walkSlot: { type: 'Slot', inputs: { source: 'walk' }, properties: { name: 'upper' } },
+    blend: { type: 'BlendTwo', inputs: { A: 'idle', B: 'walkSlot' }, properties: { alpha: 0.4 } },
     upper: { type: 'Slot', inputs: { source: 'blend' }, properties: { filterBone: 'spine_01', filterDepth: 2 } },
     full: { type: 'Slot', inputs: { source: 'upper' } },
   },
