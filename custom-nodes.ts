@@ -53,6 +53,7 @@ export { BlendSpaceNode, reportSampleRange } from './runtime/jobs/blend-space.ts
 export { checkBlendCurve, prepareBlendCurve } from './runtime/jobs/blend-curve-property.ts';
 export { CLIP_LOOPED, CLOCK_NUMBERS, ClipPlayback, usePlaybackNumbers } from './runtime/jobs/clip-playback.ts';
 export { MONTAGE_AT_END, MONTAGE_REPLACED, MontagePlay } from './runtime/jobs/montage-play.ts';
+export { SLOT_VOICES, SlotTimeline, SlotVoice } from './runtime/jobs/slot-timeline.ts';
 export { Crossfade, evaluatePerBoneInputs, evaluateWeightedInputs, restrictBoneWeights } from './runtime/jobs/crossfade.ts';
 export { toUnitSquare, triangulate, triangulationProblems } from './runtime/jobs/delaunay.ts';
 export { InertialRequest, InertialTransition, TRANSITION_INTERRUPTED, TRANSITION_STARTED } from './runtime/jobs/inertial-transition.ts';
