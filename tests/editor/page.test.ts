@@ -14,6 +14,7 @@ import { checkGraphAsset } from '../../graphs/loader.ts';
 import { loadEditorAssets, startEditServer } from '../../cli/edit-server.ts';
 import type { PageAssets } from '../../cli/local-server.ts';
 import { collectErrors, describeWithBrowser, launchBrowser, type Browser } from '../support/browser.ts';
+import { cliArgs } from '../support/compiled-sources.ts';
 import { examplesWithStateMachines } from '../support/example-instances.ts';
 import { stress } from '../support/stress.ts';
 
@@ -451,7 +452,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     asset.nodes.pass = { type: 'Passthrough', inputs: { pose: 'walk' }, properties: { gain: 1.5 } };
     asset.output = 'pass';
     writeFileSync(graph, `${JSON.stringify(asset, null, 2)}\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/support/cli-source.ts'), 'edit', graph, '--nodes', FIXTURE, '--port', '0'],
+    const child = spawn(process.execPath, cliArgs(['edit', graph, '--nodes', FIXTURE, '--port', '0']),
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (d) => { out += d; });
