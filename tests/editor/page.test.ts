@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkGraphAsset } from '../../graphs/loader.ts';
-import { loadEditorAssets, startEditServer } from '../../cli/edit-server.ts';
+import { startEditServer } from '../../cli/edit-server.ts';
 import type { PageAssets } from '../../cli/local-server.ts';
-import { collectErrors, describeWithBrowser, launchBrowser, type Browser } from '../support/browser.ts';
+import { collectErrors, describeWithBrowser, editorAssets, launchBrowser, type Browser } from '../support/browser.ts';
 import { cliArgs } from '../support/compiled-sources.ts';
 import { examplesWithStateMachines } from '../support/example-instances.ts';
 import { stress } from '../support/stress.ts';
@@ -38,6 +38,15 @@ async function waitFor(page: Page, test: string, arg?: unknown, timeout = 20000)
   } catch (e) {
     const state = await editorState(page).catch(() => undefined);
     throw new Error(`waiting for ${test}: ${(e as Error).message.split('\n')[0]}\nstate: ${JSON.stringify({ ...state, weights: undefined })}`);
+  }
+}
+
+/** Presses Step `count` times, each time waiting for the paused preview to show the next frame. */
+async function step(page: Page, count = 1): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const before = (await editorState(page)).frame;
+    await page.locator('#step').click();
+    await waitFor(page, 's.frame > arg', before);
   }
 }
 
@@ -100,7 +109,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
   let assets: PageAssets;
 
   beforeAll(async () => {
-    [browser, assets] = await Promise.all([launchBrowser(), loadEditorAssets()]);
+    [browser, assets] = await Promise.all([launchBrowser(), editorAssets()]);
     mkdirSync(OUT, { recursive: true });
   }, 120000);
   afterAll(() => browser?.close());
@@ -186,9 +195,11 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
     const graph = join(dir, 'two.json');
     writeFileSync(graph, TWO_PLAYERS);
-    const { page, errors, close } = await open(graph);
+    // Paused: Step simulates the frames this needs; Play only where the test is of playing.
+    const { page, errors, close } = await open(graph, true);
     try {
-      await waitFor(page, 's.loads && s.installs >= 1 && s.frame >= 3');
+      await waitFor(page, 's.loads && s.installs >= 1');
+      await step(page, 3);
       await page.locator('#palette-search').fill('blendtwo');
       await page.locator('.palette-item[data-type=BlendTwo]').click();
       await waitFor(page, 's.nodes === 4');
@@ -216,7 +227,10 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
 
       // Alpha, through the details panel; the preview plays it from the very next frame.
       await page.locator(`.react-flow__node[data-id="${id}"] .head`).click();
+      const installs = (await editorState(page)).installs;
       await page.locator('[data-property=alpha] input[type=number]').fill('0.3');
+      await waitFor(page, 's.installs > arg', installs);
+      await page.locator('#step').click();
       await waitFor(page, 's.lastEdit !== null');
       const edit = (await editorState(page)).lastEdit!;
       expect(edit.firstFrame).toBe(edit.atFrame + 1);
@@ -250,7 +264,9 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       expect(await page.locator('#problems li').allTextContents()).toEqual(expected.problems.map((p) => `${p.path}: ${p.message} [${p.code}]`));
       // The preview keeps playing the last graph that loaded.
       const frame = (await editorState(page)).frame;
+      await page.locator('#play').click();
       await waitFor(page, 's.frame > arg + 2', frame);
+      await page.locator('#play').click();
       await page.screenshot({ path: join(OUT, 'problem.png') });
 
       // Undo everything, save: the file as it was, byte for byte.
@@ -412,13 +428,14 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     writeFileSync(join(OUT, 'first-paint.json'), `${JSON.stringify(report)}\n`);
     console.log(`animgraph edit: first paint of ${largest.f} (${largest.n} nodes): ${JSON.stringify(report)} (ms from navigation)`);
 
-    const locomotion = await open(join(EXAMPLES, 'sample-locomotion.json'));
+    // Paused, the screenshots' frames stepped to: 5 frames, then 150 ms (9 frames) into the run.
+    const locomotion = await open(join(EXAMPLES, 'sample-locomotion.json'), true);
     try {
-      await waitFor(locomotion.page, 's.loads && s.frame >= 5');
+      await waitFor(locomotion.page, 's.loads');
+      await step(locomotion.page, 5);
       await locomotion.page.locator('[data-parameter=gait] input').fill('2');
       await locomotion.page.locator('.react-flow__node[data-id="locomotion"] .head').click();
-      await locomotion.page.waitForTimeout(150); // a frame for the weights on the wires
-      await locomotion.page.locator('#play').click();
+      await step(locomotion.page, 9); // frames for the weights on the wires
       await locomotion.page.screenshot({ path: join(OUT, 'editor-locomotion.png') });
     } finally {
       await locomotion.close();
@@ -431,14 +448,15 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     } } };
     const placedFile = join(mkdtempSync(join(tmpdir(), 'animgraph-edit-shot-')), 'sample-state-machine.json');
     writeFileSync(placedFile, JSON.stringify(placed, null, 2));
-    const machine = await open(placedFile);
+    // 5 frames, then 600 ms (36 frames) at speed 100.
+    const machine = await open(placedFile, true);
     try {
-      await waitFor(machine.page, 's.loads && s.frame >= 5');
+      await waitFor(machine.page, 's.loads');
+      await step(machine.page, 5);
       await machine.page.locator('.react-flow__node[data-id="locomotion"] button.open').click();
       await waitFor(machine.page, 's.canvas.length === 1');
       await machine.page.locator('[data-parameter=speed] input[type=number]').fill('100');
-      await machine.page.waitForTimeout(600);
-      await machine.page.locator('#play').click();
+      await step(machine.page, 36);
       await machine.page.screenshot({ path: join(OUT, 'editor-state-machine.png') });
     } finally {
       await machine.close();

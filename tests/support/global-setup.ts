@@ -6,7 +6,8 @@
  *   tests/support/browser.ts: launchBrowser() opens a fresh context of it per file (its own
  *   cookies and storage, as its own profile gave it) instead of starting Chromium again.
  * - The viewer page bundled once (loadPageAssets, as `animgraph view` bundles it from the sources)
- *   when a test file of the run loads it: viewerAssets() reads it.
+ *   when a test file of the run loads it: viewerAssets() reads it. The editor's likewise
+ *   (loadEditorAssets, as `animgraph edit` bundles it): editorAssets().
  *
  * - The probes, the Crowd's worker and the CLI compiled to JavaScript (compiled-sources.ts) when a
  *   test file of the run runs a probe, starts a crowd or launches the CLI: they run in plain Node
@@ -28,6 +29,7 @@ import { COMPILED_SOURCES_ENV, compileSources } from './compiled-sources.ts';
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   project.provide('chromiumEndpoint', '');
   project.provide('viewerPageDir', '');
+  project.provide('editorPageDir', '');
   if (project.vitest.config.watch) return async () => {};
 
   // The files this run runs: the command line's filters (vitest keeps them as filenamePattern), or all.
@@ -37,15 +39,24 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const sources = testFiles.map((f) => readFileSync(f, 'utf8'));
   const usesBrowser = hasChromium && sources.some((s) => s.includes('/support/browser.ts'));
   const usesViewer = sources.some((s) => s.includes('viewerAssets('));
+  const usesEditor = sources.some((s) => s.includes('editorAssets('));
   const usesCompiled = sources.some((s) => ['runProbe', 'runNodeProbe', 'Crowd', 'cliArgs', 'nodeArgs'].some((word) => s.includes(word)));
 
-  const [server, viewerDir, compiledDir] = await Promise.all([
+  const [server, viewerDir, editorDir, compiledDir] = await Promise.all([
     usesBrowser ? chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }) : undefined,
     usesViewer
       ? (async () => {
         const dir = mkdtempSync(join(tmpdir(), 'animgraph-viewer-page-'));
         const { loadPageAssets } = await import('../../cli/view-server.ts');
         for (const [name, { body }] of await loadPageAssets()) writeFileSync(join(dir, name), body);
+        return dir;
+      })()
+      : undefined,
+    usesEditor
+      ? (async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'animgraph-editor-page-'));
+        const { loadEditorAssets } = await import('../../cli/edit-server.ts');
+        for (const [name, { body }] of await loadEditorAssets()) writeFileSync(join(dir, name), body);
         return dir;
       })()
       : undefined,
@@ -59,6 +70,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   ]);
   if (server) project.provide('chromiumEndpoint', server.wsEndpoint());
   if (viewerDir) project.provide('viewerPageDir', viewerDir);
+  if (editorDir) project.provide('editorPageDir', editorDir);
   // An environment variable, not provide(): the probes' processes and the crowds' worker threads
   // read it too, outside vitest. The test processes start after this setup, with this process's
   // environment, and their children and threads inherit it.
@@ -66,6 +78,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await server?.close();
     if (viewerDir) rmSync(viewerDir, { recursive: true, force: true });
+    if (editorDir) rmSync(editorDir, { recursive: true, force: true });
     if (compiledDir) {
       delete process.env[COMPILED_SOURCES_ENV];
       rmSync(compiledDir, { recursive: true, force: true });
