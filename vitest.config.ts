@@ -39,6 +39,7 @@ const SLOW_FIRST = [
   'tests/cli/cli.test.ts',
   'tests/cli/outputs.test.ts',
 ];
+
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification) => {

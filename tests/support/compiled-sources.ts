@@ -78,6 +78,9 @@ export async function compileSources(dir: string): Promise<void> {
   const { transform } = await import('esbuild');
   const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  // ES modules, as the repository's package.json says of its own: without it Node parses each .js
+  // as CommonJS first, and only on a syntax error as a module (a tenth of a second of a CLI's start).
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
   const seen = new Set<string>();
   const compile = async (rel: string): Promise<void> => {
     if (seen.has(rel)) return;
