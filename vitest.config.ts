@@ -24,20 +24,20 @@ const ISOLATED = ['tests/graphs/gltf.test.ts', 'tests/cli/**/*.test.ts', 'tests/
 const SLOW_FIRST = [
   'tests/editor/page.test.ts',
   'tests/runtime/graph/graph-allocation.test.ts',
-  'tests/host/crowd.test.ts',
   'tests/runtime/graph/graph-allocation-examples.test.ts',
   'tests/view/retarget.test.ts',
   'tests/view/viewer.test.ts',
+  'tests/host/crowd.test.ts',
   'tests/docs/code-blocks.test.ts',
   'tests/host/crowd-failures.test.ts',
   'tests/view/parameters.test.ts',
-  'tests/view/server.test.ts',
   'tests/runtime/graph/update-rate.test.ts',
   'tests/three/crowd-page.test.ts',
   'tests/nodes/InertialBlend.test.ts',
   'tests/nodes/Slot.test.ts',
-  'tests/runtime/graph/graph.test.ts',
+  'tests/view/server.test.ts',
   'tests/cli/cli.test.ts',
+  'tests/cli/outputs.test.ts',
 ];
 
 class SlowFirst extends BaseSequencer {

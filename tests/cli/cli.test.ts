@@ -7,6 +7,7 @@ import { main, type Io } from '../../cli/main.ts';
 import { graphJsonSchema } from '../../editor-meta/schema.ts';
 import { loadGraphFile } from '../../host/files.ts';
 import { runGraph } from '../../host/runner.ts';
+import { cliArgs } from '../support/compiled-sources.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const sample = `${root}graphs/examples/sample-locomotion.json`;
@@ -27,8 +28,8 @@ async function cliWith(options: { errIsTty: boolean }, ...args: string[]): Promi
  * whose reader stops early, and returns the CLI's own exit status (pipefail) and its stderr.
  */
 function pipeline(args: string, reader: string): { status: number | null; stderr: string; stdout: string } {
-  const bin = `${root}tests/support/cli-source.ts`;
-  const r = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" --import tsx "${bin}" ${args} | ${reader}`], { encoding: 'utf8', cwd: root });
+  const node = [process.execPath, ...cliArgs([])].map((a) => `"${a}"`).join(' ');
+  const r = spawnSync('bash', ['-o', 'pipefail', '-c', `${node} ${args} | ${reader}`], { encoding: 'utf8', cwd: root });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 

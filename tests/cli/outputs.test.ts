@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
 import { CMU, describeWithData } from '../support/shared-data.ts';
 import { exitedOrHung } from '../support/hang.ts';
+import { cliArgs } from '../support/compiled-sources.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const sample = `${root}graphs/examples/sample-locomotion.json`;
@@ -163,7 +164,7 @@ describe('outputs are written whole or not at all', () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-outputs-'));
     const poses = join(dir, 'p.jsonl');
     writeFileSync(poses, 'the last good run\n');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/support/cli-source.ts'), 'run', sample, '--frames', '10000000', '--poses', poses, '--quiet'],
+    const child = spawn(process.execPath, cliArgs(['run', sample, '--frames', '10000000', '--poses', poses, '--quiet']),
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => { err += d; });

@@ -11,9 +11,10 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkGraphAsset } from '../../graphs/loader.ts';
-import { loadEditorAssets, startEditServer } from '../../cli/edit-server.ts';
+import { startEditServer } from '../../cli/edit-server.ts';
 import type { PageAssets } from '../../cli/local-server.ts';
-import { collectErrors, describeWithBrowser, launchBrowser, type Browser } from '../support/browser.ts';
+import { collectErrors, describeWithBrowser, editorAssets, launchBrowser, type Browser } from '../support/browser.ts';
+import { cliArgs } from '../support/compiled-sources.ts';
 import { examplesWithStateMachines } from '../support/example-instances.ts';
 import { stress } from '../support/stress.ts';
 
@@ -37,6 +38,15 @@ async function waitFor(page: Page, test: string, arg?: unknown, timeout = 20000)
   } catch (e) {
     const state = await editorState(page).catch(() => undefined);
     throw new Error(`waiting for ${test}: ${(e as Error).message.split('\n')[0]}\nstate: ${JSON.stringify({ ...state, weights: undefined })}`);
+  }
+}
+
+/** Presses Step `count` times, each time waiting for the paused preview to show the next frame. */
+async function step(page: Page, count = 1): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const before = (await editorState(page)).frame;
+    await page.locator('#step').click();
+    await waitFor(page, 's.frame > arg', before);
   }
 }
 
@@ -97,9 +107,12 @@ const TWO_PLAYERS = `{
 describeWithBrowser('animgraph edit in headless Chromium', () => {
   let browser: Browser;
   let assets: PageAssets;
+  /** The page's script files that hold the preview (its scene, three.js), which a paused open holds back. */
+  let previewScripts: Set<string>;
 
   beforeAll(async () => {
-    [browser, assets] = await Promise.all([launchBrowser(), loadEditorAssets()]);
+    [browser, assets] = await Promise.all([launchBrowser(), editorAssets()]);
+    previewScripts = new Set([...assets].filter(([f, { body }]) => f.endsWith('.js') && Buffer.from(body).includes('followedBefore')).map(([f]) => f));
     mkdirSync(OUT, { recursive: true });
   }, 120000);
   afterAll(() => browser?.close());
@@ -115,15 +128,15 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     await page.setViewportSize({ width: 1500, height: 860 });
     const errors = collectErrors(page);
     // Paused before the preview starts: the preview's chunk (its scene, three.js) is held back
-    // until Pause has been pressed.
+    // until Pause has been pressed. (Only that request is routed: every other goes straight to the
+    // server, not through this process.)
     let pressed = (): void => {};
     if (paused) {
       const held = new Promise<void>((resolve) => { pressed = resolve; });
-      await page.route('**/*.js', async (route) => {
-        const response = await route.fetch();
-        const body = await response.text();
-        if (body.includes('followedBefore')) await held;
-        await route.fulfill({ response, body });
+      expect(previewScripts.size).toBeGreaterThan(0);
+      await page.route((url) => previewScripts.has(url.pathname.slice(url.pathname.lastIndexOf('/') + 1)), async (route) => {
+        await held;
+        await route.continue();
       });
     }
     await page.goto(server.url, paused ? { waitUntil: 'commit' } : undefined);
@@ -185,9 +198,11 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
     const graph = join(dir, 'two.json');
     writeFileSync(graph, TWO_PLAYERS);
-    const { page, errors, close } = await open(graph);
+    // Paused: Step simulates the frames this needs; Play only where the test is of playing.
+    const { page, errors, close } = await open(graph, true);
     try {
-      await waitFor(page, 's.loads && s.installs >= 1 && s.frame >= 3');
+      await waitFor(page, 's.loads && s.installs >= 1');
+      await step(page, 3);
       await page.locator('#palette-search').fill('blendtwo');
       await page.locator('.palette-item[data-type=BlendTwo]').click();
       await waitFor(page, 's.nodes === 4');
@@ -215,7 +230,10 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
 
       // Alpha, through the details panel; the preview plays it from the very next frame.
       await page.locator(`.react-flow__node[data-id="${id}"] .head`).click();
+      const installs = (await editorState(page)).installs;
       await page.locator('[data-property=alpha] input[type=number]').fill('0.3');
+      await waitFor(page, 's.installs > arg', installs);
+      await page.locator('#step').click();
       await waitFor(page, 's.lastEdit !== null');
       const edit = (await editorState(page)).lastEdit!;
       expect(edit.firstFrame).toBe(edit.atFrame + 1);
@@ -249,7 +267,9 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       expect(await page.locator('#problems li').allTextContents()).toEqual(expected.problems.map((p) => `${p.path}: ${p.message} [${p.code}]`));
       // The preview keeps playing the last graph that loaded.
       const frame = (await editorState(page)).frame;
+      await page.locator('#play').click();
       await waitFor(page, 's.frame > arg + 2', frame);
+      await page.locator('#play').click();
       await page.screenshot({ path: join(OUT, 'problem.png') });
 
       // Undo everything, save: the file as it was, byte for byte.
@@ -411,13 +431,14 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     writeFileSync(join(OUT, 'first-paint.json'), `${JSON.stringify(report)}\n`);
     console.log(`animgraph edit: first paint of ${largest.f} (${largest.n} nodes): ${JSON.stringify(report)} (ms from navigation)`);
 
-    const locomotion = await open(join(EXAMPLES, 'sample-locomotion.json'));
+    // Paused, the screenshots' frames stepped to: 5 frames, then 150 ms (9 frames) into the run.
+    const locomotion = await open(join(EXAMPLES, 'sample-locomotion.json'), true);
     try {
-      await waitFor(locomotion.page, 's.loads && s.frame >= 5');
+      await waitFor(locomotion.page, 's.loads');
+      await step(locomotion.page, 5);
       await locomotion.page.locator('[data-parameter=gait] input').fill('2');
       await locomotion.page.locator('.react-flow__node[data-id="locomotion"] .head').click();
-      await locomotion.page.waitForTimeout(150); // a frame for the weights on the wires
-      await locomotion.page.locator('#play').click();
+      await step(locomotion.page, 9); // frames for the weights on the wires
       await locomotion.page.screenshot({ path: join(OUT, 'editor-locomotion.png') });
     } finally {
       await locomotion.close();
@@ -430,14 +451,15 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     } } };
     const placedFile = join(mkdtempSync(join(tmpdir(), 'animgraph-edit-shot-')), 'sample-state-machine.json');
     writeFileSync(placedFile, JSON.stringify(placed, null, 2));
-    const machine = await open(placedFile);
+    // 5 frames, then 600 ms (36 frames) at speed 100.
+    const machine = await open(placedFile, true);
     try {
-      await waitFor(machine.page, 's.loads && s.frame >= 5');
+      await waitFor(machine.page, 's.loads');
+      await step(machine.page, 5);
       await machine.page.locator('.react-flow__node[data-id="locomotion"] button.open').click();
       await waitFor(machine.page, 's.canvas.length === 1');
       await machine.page.locator('[data-parameter=speed] input[type=number]').fill('100');
-      await machine.page.waitForTimeout(600);
-      await machine.page.locator('#play').click();
+      await step(machine.page, 36);
       await machine.page.screenshot({ path: join(OUT, 'editor-state-machine.png') });
     } finally {
       await machine.close();
@@ -451,7 +473,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     asset.nodes.pass = { type: 'Passthrough', inputs: { pose: 'walk' }, properties: { gain: 1.5 } };
     asset.output = 'pass';
     writeFileSync(graph, `${JSON.stringify(asset, null, 2)}\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/support/cli-source.ts'), 'edit', graph, '--nodes', FIXTURE, '--port', '0'],
+    const child = spawn(process.execPath, cliArgs(['edit', graph, '--nodes', FIXTURE, '--port', '0']),
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (d) => { out += d; });

@@ -15,6 +15,7 @@ import { loadNodesModule, moduleImports } from '../../cli/edit.ts';
 import { startEditServer, type EditServer } from '../../cli/edit-server.ts';
 import type { PageAssets } from '../../cli/local-server.ts';
 import { exitedOrHung } from '../support/hang.ts';
+import { cliArgs } from '../support/compiled-sources.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = join(root, 'tests/editor/fixtures/custom-nodes.mjs');
@@ -205,7 +206,7 @@ export const editorMeta = [{ type: 'Mine', title: 'Mine', category: 'Blends', de
 
   it('loads the module with the command\'s own animgraph/nodes: the server loads a graph that uses its type and serves the module to the page', async () => {
     const { graph } = project(GRAPH_TEXT.replace('"output": "walk"', '"output": "pass"').replace('"nodes": {', '"nodes": {\n    "pass": { "type": "Passthrough", "inputs": { "pose": "walk" }, "properties": { "gain": 1.5 } },'));
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/support/cli-source.ts'), 'edit', graph, '--nodes', FIXTURE, '--port', '0'],
+    const child = spawn(process.execPath, cliArgs(['edit', graph, '--nodes', FIXTURE, '--port', '0']),
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (d) => { out += d; });

@@ -14,6 +14,7 @@ import { measureAllocation } from '../../host/allocation.ts';
 import { PROBE_HANG_MS, runProbe } from '../support/allocation.ts';
 import { SABOTAGED_BONE } from '../support/crowd-graphs.ts';
 import { closedAfterAll, LOCOMOTION, SUPPORT } from '../support/crowd-tests.ts';
+import { COMPILED_SOURCES_ENV, nodeArgs } from '../support/compiled-sources.ts';
 
 const { crowds, crowdOf } = closedAfterAll();
 
@@ -35,7 +36,7 @@ function failureProbe(scenario: 'exit' | 'spin' | 'auto'): FailureProbe {
   const probe = fileURLToPath(new URL('../support/crowd-failure-probe.ts', import.meta.url));
   let out: string;
   try {
-    out = execFileSync(process.execPath, ['--import', 'tsx', probe, scenario], { encoding: 'utf8', timeout: 100_000 });
+    out = execFileSync(process.execPath, [...nodeArgs(probe), scenario], { encoding: 'utf8', timeout: 100_000 });
   } catch (e) {
     throw new Error(`crowd-failure-probe.ts ${scenario} did not finish within 100 s (or failed): ${(e as Error).message}`);
   }
@@ -148,7 +149,9 @@ describe('the crowd example of docs/crowds.md', () => {
     const source = code.replace("from 'animgraph/node'", `from '${root}node.ts'`).replace("'examples/sample-locomotion.json'", `'${root}graphs/examples/sample-locomotion.json'`);
     writeFileSync(file, `${source}\nconsole.log(JSON.stringify([crowd.count, crowd.workerCount, x]));\n`);
     // Bounded as a probe is (a crowd whose worker never answers would block this synchronous call forever).
-    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
+    // Through tsx, the worker too, as from a clone of the sources: not the run's compiled sources.
+    const env = { ...process.env, [COMPILED_SOURCES_ENV]: undefined };
+    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: root, env, encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
     const [count, workers, x] = JSON.parse(out.trim().split('\n').at(-1)!);
     expect([count, workers]).toEqual([1000, 1]);
     expect(Number.isFinite(x) && x !== 0).toBe(true);

@@ -15,6 +15,7 @@ import {
 } from '../../host/files.ts';
 import { readRegularFile, readRegularFileSync } from '../../host/read-file.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
+import { cliArgs } from '../support/compiled-sources.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE = join(root, 'graphs/examples/sample-locomotion.json');
@@ -25,7 +26,7 @@ const SAMPLE = join(root, 'graphs/examples/sample-locomotion.json');
  */
 function cli(args: string[], bound = 60_000): Promise<{ code: number | null; out: string; err: string; killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/support/cli-source.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, cliArgs(args), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '', killed = false;
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { err += d; });

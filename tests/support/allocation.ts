@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { measureAllocation } from '../../host/allocation.ts';
-import { COMPILED_PROBES_ENV, compiledProbe } from './compiled-probes.ts';
+import { nodeArgs } from './compiled-sources.ts';
 
 /**
  * What a measuring window costs itself (its heap statistics and garbage-collection profiler), at
@@ -66,13 +65,11 @@ export function runProbe<T = Record<string, any>>(name: string, flags: readonly 
 
 /**
  * What the probe script at `path` printed, run as runProbe runs one (bounded by PROBE_HANG_MS):
- * compiled when the run compiled it (compiled-probes.ts), with source maps for its stack traces;
+ * compiled when the run compiled it (compiled-sources.ts), with source maps for its stack traces;
  * else through tsx.
  */
 export function runNodeProbe(path: string, flags: readonly string[] = [], args: readonly string[] = []): string {
-  const dir = process.env[COMPILED_PROBES_ENV];
-  const compiled = dir ? compiledProbe(dir, path) : undefined;
-  const script = compiled !== undefined && existsSync(compiled) ? ['--enable-source-maps', compiled] : ['--import', 'tsx', path];
+  const script = nodeArgs(path);
   try {
     return execFileSync(process.execPath, ['--expose-gc', ...flags, ...script, ...args], { encoding: 'utf8', timeout: PROBE_HANG_MS, killSignal: 'SIGKILL' });
   } catch (e) {

@@ -16,6 +16,8 @@ declare module 'vitest' {
     chromiumEndpoint: string;
     /** A folder with the viewer page bundled (index.html, style.css, viewer.js); '' when not built. */
     viewerPageDir: string;
+    /** A folder with the editor page bundled (what loadEditorAssets gives); '' when not built. */
+    editorPageDir: string;
   }
 }
 
@@ -122,7 +124,19 @@ export function canvasVariance(page: Page, selector = 'canvas'): Promise<number>
  */
 export async function viewerAssets(): Promise<PageAssets> {
   const dir = inject('viewerPageDir');
-  if (!dir) return (await import('../../cli/view-server.ts')).loadPageAssets();
+  return dir ? readAssets(dir) : (await import('../../cli/view-server.ts')).loadPageAssets();
+}
+
+/**
+ * The editor page's files (what `animgraph edit` serves from the sources): the bundle the run made
+ * once (tests/support/global-setup.ts), or bundled now (loadEditorAssets) without one.
+ */
+export async function editorAssets(): Promise<PageAssets> {
+  const dir = inject('editorPageDir');
+  return dir ? readAssets(dir) : (await import('../../cli/edit-server.ts')).loadEditorAssets();
+}
+
+async function readAssets(dir: string): Promise<PageAssets> {
   const { contentType } = await import('../../cli/local-server.ts');
   return new Map(readdirSync(dir).map((f) => [f, { body: new Uint8Array(readFileSync(join(dir, f))), type: contentType(f) }]));
 }

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadEditorAssets, startEditServer } from '../../cli/edit-server.ts';
+import { startEditServer } from '../../cli/edit-server.ts';
 import { startViewServer, type PageAssets } from '../../cli/view-server.ts';
-import { canvasVariance, collectErrors, describeWithBrowser, launchBrowser, type Browser, viewerAssets } from '../support/browser.ts';
+import { canvasVariance, collectErrors, describeWithBrowser, editorAssets, launchBrowser, type Browser, viewerAssets } from '../support/browser.ts';
 import { describeIfData, hasSharedData, readShared } from '../support/shared-data.ts';
 import { ComponentPose } from '../../runtime/core/component-pose.ts';
 import { ClipBinding } from '../../runtime/core/clip.ts';
@@ -59,9 +59,9 @@ describeIfData(hasSharedData)('retargeted examples', () => {
   describeWithBrowser('in the viewer and the editor\'s preview (headless Chromium)', () => {
     let browser: Browser;
     let assets: PageAssets;
-    let editorAssets: PageAssets;
+    let editorPage: PageAssets;
     beforeAll(async () => {
-      [browser, assets, editorAssets] = await Promise.all([launchBrowser(), viewerAssets(), loadEditorAssets()]);
+      [browser, assets, editorPage] = await Promise.all([launchBrowser(), viewerAssets(), editorAssets()]);
       mkdirSync(OUT, { recursive: true });
     }, 60000);
     afterAll(() => browser?.close());
@@ -92,7 +92,7 @@ describeIfData(hasSharedData)('retargeted examples', () => {
     }, 120000);
 
     it('in the editor\'s preview, draws the retarget source beside the robot, at the character\'s clip time, and its checkbox hides it', async () => {
-      const server = await startEditServer(join(root, 'graphs/examples/cmu-robot-retarget.json'), { port: 0, assets: editorAssets });
+      const server = await startEditServer(join(root, 'graphs/examples/cmu-robot-retarget.json'), { port: 0, assets: editorPage });
       const page = await browser.context.newPage();
       const errors = collectErrors(page);
       try {

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type Io } from '../../cli/main.ts';
 import { gltfImages, loadPageAssets, startViewServer, type PageAssets, type ViewServer } from '../../cli/view-server.ts';
 import { exitedOrHung } from '../support/hang.ts';
+import { cliArgs } from '../support/compiled-sources.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -97,7 +98,7 @@ function gltfGraph(dir: string, gltf: string): string {
 
 /** `animgraph ARGS` from the sources in a child process; resolves once it prints its URL. */
 async function spawnView(args: string[]): Promise<{ url: string; child: ReturnType<typeof spawn>; exited: Promise<number | null>; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/support/cli-source.ts'), 'view', ...args, '--port', '0'],
+  const child = spawn(process.execPath, cliArgs(['view', ...args, '--port', '0']),
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   child.stdout!.on('data', (d) => { out += d; });
@@ -359,7 +360,7 @@ describe('animgraph view command', () => {
   });
 
   it('prints the URL, serves until SIGINT and then exits 0', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tests/support/cli-source.ts'), 'view', join(root, 'graphs/examples/sample-locomotion.json'), '--port', '0'],
+    const child = spawn(process.execPath, cliArgs(['view', join(root, 'graphs/examples/sample-locomotion.json'), '--port', '0']),
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (d) => { out += d; });
