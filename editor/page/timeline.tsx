@@ -5,7 +5,7 @@
  * and clamped by the model (editor/model/timeline.ts); the release is one edit. A click places the
  * cursor, where Add section and Add notify add; the selected one has its fields below the strip.
  */
-import { useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import {
   addMontageNotify, addMontageSection, montageTimeline, moveNotifyTime, moveSectionStart, removeMontageNotify, removeMontageSection, renameMontageNotify,
   renameMontageSection, setMontageNotifyBranching, setMontageSectionNext, snapTime, timelineMarkOf, timelineTicks, timeToX, xToTime,
@@ -112,13 +112,24 @@ export function MontageTimelineStrip({ name, spec, clip, clipName, problems, pla
     return next === undefined ? '' : JSON.stringify(next);
   })();
 
+  // Delete or Backspace removes the selected section or notify, as the Delete button does, while
+  // the focus is in the strip (not typing in its fields); stopped here, the key does not also
+  // delete what is selected on the canvas.
+  const onKeyDown = (e: ReactKeyboardEvent) => {
+    if ((e.key !== 'Delete' && e.key !== 'Backspace') || selected === null) return;
+    if ((e.target as HTMLElement).closest('input, textarea, select')) return;
+    e.preventDefault();
+    e.stopPropagation();
+    commit(selected.kind === 'section' ? removeMontageSection(spec, selected.index) : removeMontageNotify(spec, selected.index), null);
+  };
+
   return (
-    <div className="timeline" data-montage={name} data-duration={t.duration ?? ''}>
+    <div className="timeline" data-montage={name} data-duration={t.duration ?? ''} onKeyDown={onKeyDown}>
       <div className="timeline-head muted">
         <span>{clipName}</span>
         <span className="timeline-duration">{t.duration === undefined ? ' · duration unknown (the clip has not loaded)' : ` · ${seconds(t.duration)}${fps ? ` · ${fps} fps` : ''}`}</span>
       </div>
-      <svg ref={svg} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} className={drag ? 'dragging' : undefined}
+      <svg ref={svg} tabIndex={0} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} className={drag ? 'dragging' : undefined}
         onPointerDown={(e) => { setSelected(null); setCursor(snapTime(timeAt(e), fps)); }}
         onPointerMove={move} onPointerUp={release} onPointerCancel={() => setDrag(null)}>
         {ticks.map((k) => (

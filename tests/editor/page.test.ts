@@ -557,14 +557,14 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       await page.locator('#undo').click();
       await waitFor(page, 'document.querySelector(".timeline[data-montage=combo] .section[data-section=strike]")?.dataset.start === "0.25"');
 
-      // A click on the strip at 0.6 s places the cursor; + notify adds one there, selected; its Delete removes it.
+      // A click on the strip at 0.6 s places the cursor; + notify adds one there, selected; the Delete key removes it.
       await page.mouse.click(xAt(0.6), box.y + box.height * 0.8);
       expect(await strip.locator('.cursor-time').textContent()).toBe('at 0.6 s');
       await strip.locator('button[name="montages.combo.add-notify"]').click();
       await waitFor(page, 'document.querySelectorAll(".timeline[data-montage=combo] .notify").length === 3');
       expect(await strip.locator('.notify[data-notify=notify]').getAttribute('data-time')).toBe('0.6');
       expect(await strip.locator('[data-selected=notify] input[name="montages.combo.notify.name"]').inputValue()).toBe('notify');
-      await strip.locator('button[name="montages.combo.notify.delete"]').click();
+      await page.keyboard.press('Delete');
       await waitFor(page, 'document.querySelectorAll(".timeline[data-montage=combo] .notify").length === 2');
       // The montage played in the preview: the cursor follows its clip time, from 0.
       expect(await strip.locator('.playhead').count()).toBe(0);
