@@ -1,5 +1,6 @@
 // A montage on a timeline: what the asset panel's strip draws, and the montage spec a drag, an add
 // or a delete makes of it. Times are clip seconds; a spec is the montage's JSON as the asset holds it.
+import { DEFAULT_SECTION } from '../../runtime/core/montage.ts';
 import { isObject, parseJsonPath, setIn, withKeyInOrder } from './json.ts';
 import type { Json, JsonObject } from './types.ts';
 
@@ -49,8 +50,6 @@ export interface MontageTimeline {
 /** A montage spec edited, or why the edit is not made. */
 export type TimelineEdit = { ok: true; spec: JsonObject } | { ok: false; reason: string };
 
-/** The section a montage has when its spec lists none (runtime/core/montage.ts DEFAULT_SECTION). */
-const IMPLIED_SECTION = 'Default';
 /** The grid times snap to where the frame rate is unknown: 1 ms. */
 const MS_GRID = 1000;
 /** A montage spec's keys in the format's order: where a key an edit adds goes. */
@@ -61,7 +60,7 @@ const isTime = (v: Json | undefined): v is number => typeof v === 'number' && Nu
 function sectionsOf(spec: Json | undefined): { list: Json[]; implied: boolean } {
   const s = isObject(spec) ? spec.sections : undefined;
   if (Array.isArray(s)) return { list: s, implied: false };
-  return { list: [{ name: IMPLIED_SECTION, start: 0 }], implied: true };
+  return { list: [{ name: DEFAULT_SECTION, start: 0 }], implied: true };
 }
 
 function notifiesOf(spec: Json | undefined): Json[] {
@@ -148,6 +147,24 @@ function asSpec(spec: Json | undefined): JsonObject | undefined {
   return isObject(spec) ? spec : undefined;
 }
 
+/** An edit's spec and its sections, section `index` among them; or the edit refused. */
+function sectionEdit(spec: Json | undefined, index: number): { s: JsonObject; list: Json[]; implied: boolean } | TimelineEdit {
+  const s = asSpec(spec);
+  if (!s) return refuse('the montage is not an object');
+  const { list, implied } = sectionsOf(s);
+  if (!Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no section ${index}`);
+  return { s, list, implied };
+}
+
+/** An edit's spec and its notifies, notify `index` among them (`object`: and an object); or the edit refused. */
+function notifyEdit(spec: Json | undefined, index: number, object: boolean): { s: JsonObject; list: Json[] } | TimelineEdit {
+  const s = asSpec(spec);
+  if (!s) return refuse('the montage is not an object');
+  const list = notifiesOf(s);
+  if (!Number.isInteger(index) || index < 0 || index >= list.length || (object && !isObject(list[index]))) return refuse(`no notify ${index}`);
+  return { s, list };
+}
+
 /**
  * Section `index` (not the first, which stays at 0) moved to `time`: snapped to the clip's frames
  * (whole milliseconds where the frame rate is unknown) and clamped so that it stays strictly after
@@ -155,10 +172,10 @@ function asSpec(spec: Json | undefined): JsonObject | undefined {
  * of the grid. The spec itself when the start does not change.
  */
 export function moveSectionStart(spec: Json | undefined, index: number, time: number, clip: ClipTiming | undefined): TimelineEdit {
-  const s = asSpec(spec);
-  if (!s) return refuse('the montage is not an object');
-  const { list, implied } = sectionsOf(s);
-  if (implied || !Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no section ${index}`);
+  const at = sectionEdit(spec, index);
+  if ('ok' in at) return at;
+  const { s, list } = at;
+  if (at.implied) return refuse(`no section ${index}`);
   if (index === 0) return refuse('the first section starts at 0');
   const rate = gridOf(clip?.frameRate);
   const low = gridAbove(startOf(list[index - 1]) ?? 0, rate);
@@ -175,10 +192,9 @@ export function moveSectionStart(spec: Json | undefined, index: number, time: nu
  * duration] (at or after 0 where the duration is unknown). The spec itself when the time does not change.
  */
 export function moveNotifyTime(spec: Json | undefined, index: number, time: number, clip: ClipTiming | undefined): TimelineEdit {
-  const s = asSpec(spec);
-  if (!s) return refuse('the montage is not an object');
-  const list = notifiesOf(s);
-  if (!Number.isInteger(index) || index < 0 || index >= list.length || !isObject(list[index])) return refuse(`no notify ${index}`);
+  const at = notifyEdit(spec, index, true);
+  if ('ok' in at) return at;
+  const { s, list } = at;
   const rate = gridOf(clip?.frameRate);
   const high = clip ? gridAtOrBelow(clip.duration, rate) : Infinity;
   const t = Math.min(high, Math.max(0, snapTime(time, clip?.frameRate)));
@@ -243,11 +259,10 @@ export function addMontageNotify(spec: Json | undefined, time: number, clip: Cli
  * last section removed leaves the spec without `sections` (one section over the clip).
  */
 export function removeMontageSection(spec: Json | undefined, index: number): TimelineEdit {
-  const s = asSpec(spec);
-  if (!s) return refuse('the montage is not an object');
-  const { list, implied } = sectionsOf(s);
-  if (implied) return refuse(`the montage has only its implied section '${IMPLIED_SECTION}'`);
-  if (!Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no section ${index}`);
+  const at = sectionEdit(spec, index);
+  if ('ok' in at) return at;
+  const { s, list } = at;
+  if (at.implied) return refuse(`the montage has only its implied section '${DEFAULT_SECTION}'`);
   if (list.length === 1) return done(withKeyInOrder(s, 'sections', undefined, SPEC_ORDER));
   const gone = nameOf(list[index]);
   const link = isObject(list[index]) ? list[index].next : undefined;
@@ -262,10 +277,9 @@ export function removeMontageSection(spec: Json | undefined, index: number): Tim
 
 /** Notify `index` removed (the last leaves the spec without `notifies`). */
 export function removeMontageNotify(spec: Json | undefined, index: number): TimelineEdit {
-  const s = asSpec(spec);
-  if (!s) return refuse('the montage is not an object');
-  const list = notifiesOf(s);
-  if (!Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no notify ${index}`);
+  const at = notifyEdit(spec, index, false);
+  if ('ok' in at) return at;
+  const { s, list } = at;
   return done(withKeyInOrder(s, 'notifies', list.length === 1 ? undefined : list.filter((_, i) => i !== index), SPEC_ORDER));
 }
 
@@ -276,10 +290,9 @@ function explicitSections(s: JsonObject): JsonObject {
 
 /** Section `index` renamed `to`, and every `next` that named it. Refused for an empty name or one another section has. */
 export function renameMontageSection(spec: Json | undefined, index: number, to: string): TimelineEdit {
-  const s = asSpec(spec);
-  if (!s) return refuse('the montage is not an object');
-  const { list } = sectionsOf(s);
-  if (!Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no section ${index}`);
+  const at = sectionEdit(spec, index);
+  if ('ok' in at) return at;
+  const { s, list } = at;
   if (to === '') return refuse('a section needs a name');
   const from = nameOf(list[index]);
   if (to === from) return done(s);
@@ -297,10 +310,9 @@ export function renameMontageSection(spec: Json | undefined, index: number, to: 
  * undefined (the key removed: the section after it in time). Refused for a name no section has.
  */
 export function setMontageSectionNext(spec: Json | undefined, index: number, next: string | null | undefined): TimelineEdit {
-  const s = asSpec(spec);
-  if (!s) return refuse('the montage is not an object');
-  const { list } = sectionsOf(s);
-  if (!Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no section ${index}`);
+  const at = sectionEdit(spec, index);
+  if ('ok' in at) return at;
+  const { s, list } = at;
   if (typeof next === 'string' && !list.some((e) => nameOf(e) === next)) return refuse(`no section '${next}' in the montage`);
   const entry = list[index];
   if (isObject(entry) && (next === undefined ? !Object.hasOwn(entry, 'next') : entry.next === next)) return done(s);
@@ -309,10 +321,9 @@ export function setMontageSectionNext(spec: Json | undefined, index: number, nex
 
 /** Notify `index` renamed `to` (names of notifies need not be unique: several may fire one event). */
 export function renameMontageNotify(spec: Json | undefined, index: number, to: string): TimelineEdit {
-  const s = asSpec(spec);
-  if (!s) return refuse('the montage is not an object');
-  const list = notifiesOf(s);
-  if (!Number.isInteger(index) || index < 0 || index >= list.length) return refuse(`no notify ${index}`);
+  const at = notifyEdit(spec, index, false);
+  if ('ok' in at) return at;
+  const { s, list } = at;
   if (to === '') return refuse('a notify needs a name');
   if (nameOf(list[index]) === to) return done(s);
   return done(setIn(s, ['notifies', index, 'name'], to) as JsonObject);
@@ -320,10 +331,9 @@ export function renameMontageNotify(spec: Json | undefined, index: number, to: s
 
 /** Notify `index` made a branching point (true) or an ordinary notify (false: the key removed, its default). */
 export function setMontageNotifyBranching(spec: Json | undefined, index: number, branchingPoint: boolean): TimelineEdit {
-  const s = asSpec(spec);
-  if (!s) return refuse('the montage is not an object');
-  const list = notifiesOf(s);
-  if (!Number.isInteger(index) || index < 0 || index >= list.length || !isObject(list[index])) return refuse(`no notify ${index}`);
+  const at = notifyEdit(spec, index, true);
+  if ('ok' in at) return at;
+  const { s, list } = at;
   if (((list[index] as JsonObject).branchingPoint === true) === branchingPoint) return done(s);
   return done(setIn(s, ['notifies', index, 'branchingPoint'], branchingPoint ? true : undefined) as JsonObject);
 }

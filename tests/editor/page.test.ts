@@ -52,6 +52,13 @@ async function step(page: Page, count = 1): Promise<void> {
 
 type Obj = Record<string, any>;
 
+/** `text` written as `name` in a fresh folder: the graph file a page test opens, edits and saves. */
+function graphFile(name: string, text: string): string {
+  const graph = join(mkdtempSync(join(tmpdir(), 'animgraph-edit-page-')), name);
+  writeFileSync(graph, text);
+  return graph;
+}
+
 /** What a graph canvas of `nodes` and `output` holds, counted from the asset: nodes (and the output node) and links. */
 function graphCounts(nodes: Obj, output: unknown): { nodes: number; edges: number } {
   const ids = new Set(Object.keys(nodes));
@@ -195,9 +202,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
   });
 
   it('adds a BlendTwo between two players, wires it to the output, sets its alpha (in the preview the next frame), saves a file the loader loads; refuses an invalid link with the loader\'s message; marks a problem on its node; undoes back to the file byte for byte', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
-    const graph = join(dir, 'two.json');
-    writeFileSync(graph, TWO_PLAYERS);
+    const graph = graphFile('two.json', TWO_PLAYERS);
     // Paused: Step simulates the frames this needs; Play only where the test is of playing.
     const { page, errors, close } = await open(graph, true);
     try {
@@ -285,9 +290,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
   });
 
   it('copies and pastes nodes, adds a transition by dragging from state to state, and undoes both', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
-    const graph = join(dir, 'machine.json');
-    writeFileSync(graph, readFileSync(join(EXAMPLES, 'sample-state-machine.json')));
+    const graph = graphFile('machine.json', readFileSync(join(EXAMPLES, 'sample-state-machine.json'), 'utf8'));
     const { page, errors, close } = await open(graph, true);
     try {
       // Paused before the preview started: it shows the graph's first frame and stays there.
@@ -327,10 +330,8 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
   });
 
   it('edits the asset\'s own values, montages and clips in the asset panel (a rename followed everywhere), shows a montage\'s problem under its row, and plays the montage in the preview', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
-    const graph = join(dir, 'montage.json');
     const original = readFileSync(join(EXAMPLES, 'sample-montage.json'), 'utf8');
-    writeFileSync(graph, original);
+    const graph = graphFile('montage.json', original);
     // Paused: Step simulates the frames this needs.
     const { page, errors, close } = await open(graph, true);
     try {
@@ -506,10 +507,8 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     }
   });
   it('edits a montage on its timeline: a notify dragged snaps to the clip\'s frames (one undo step), a section\'s drag clamps before the next, a notify added at the cursor, a problem marked on its section; the add rows start from the asset\'s names', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-page-'));
-    const graph = join(dir, 'montage.json');
     const original = readFileSync(join(EXAMPLES, 'sample-montage.json'), 'utf8');
-    writeFileSync(graph, original);
+    const graph = graphFile('montage.json', original);
     const { page, errors, close } = await open(graph, true);
     try {
       const strip = page.locator('.timeline[data-montage=combo]');
