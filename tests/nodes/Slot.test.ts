@@ -7,7 +7,7 @@ import { Pose, poseBlendTwo } from '../../runtime/core/pose.ts';
 import { sampleClip as builtinClip, sampleSkeleton } from '../../runtime/import/sample-data.ts';
 import { expectClose, hasNaN } from '../support/graphs.ts';
 import { PROBES_TEST_TIMEOUT, runProbe } from '../support/allocation.ts';
-import { expectRowsLikeAlone } from '../support/batch-rows.ts';
+import { expectRowsLikeAlone, stepLikeAlone } from '../support/batch-rows.ts';
 import { twoSlotsGraph } from '../support/crowd-graphs.ts';
 import { NodeRegistry } from '../../graphs/loader.ts';
 import { builtInNodeTypes } from '../../nodes/index.ts';
@@ -440,15 +440,9 @@ describe('Slot', () => {
       const shared = graph();
       const batch = shared.createInstances(2, { componentSpace: true }), alone = [shared.createInstance(), shared.createInstance()];
       for (const c of [batch.instances[1], alone[1]]) c.playMontage('attack');
-      for (let frame = 1; frame <= 17; frame++) {
+      stepLikeAlone(batch, alone, 17, 0.125, (frame) => {
         for (const c of [batch.instances[1], alone[1]]) c.setParameter('pick', frame >= 6 ? 1 : 0);
-        batch.update(0.125);
-        for (const c of alone) {
-          c.update(0.125);
-          c.evaluate();
-        }
-        expect(batch.instances[1].montagePosition()).toBe(alone[1].montagePosition());
-      }
+      });
       expectRowsLikeAlone(batch, alone);
       // Updated on one frame in three, by three frames' time: the same events, each once.
       const kinds = (rate: number) => {

@@ -19,3 +19,23 @@ export function expectRowsLikeAlone(crowd: BatchPoseArrays & { boneCount: number
     expect(Array.from(crowd.rootMotion.subarray(i * 4, i * 4 + 4))).toEqual(Array.from(instance.rootMotion));
   });
 }
+
+/**
+ * `frames` frames of `dt` for a batch and for instances of their own (`alone`, one per character):
+ * `beforeFrame(frame)` (from 1) sets what both get, then the batch updates and each instance
+ * updates and evaluates; after every frame each character's montage position is the same in both.
+ */
+export function stepLikeAlone(
+  batch: { update(dt: number): void; readonly instances: readonly AnimGraphInstance[] }, alone: readonly AnimGraphInstance[],
+  frames: number, dt: number, beforeFrame: (frame: number) => void,
+): void {
+  for (let frame = 1; frame <= frames; frame++) {
+    beforeFrame(frame);
+    batch.update(dt);
+    for (const c of alone) {
+      c.update(dt);
+      c.evaluate();
+    }
+    alone.forEach((c, i) => expect(batch.instances[i].montagePosition(), `frame ${frame}, character ${i}`).toBe(c.montagePosition()));
+  }
+}

@@ -6,7 +6,7 @@ import { rootMotionDelta } from '../../../runtime/jobs/root-motion.ts';
 import { CMU, describeWithData } from '../../support/shared-data.ts';
 import { PROBES_TEST_TIMEOUT, runProbe } from '../../support/allocation.ts';
 import { Crowd } from '../../../host/crowd.ts';
-import { expectRowsLikeAlone } from '../../support/batch-rows.ts';
+import { expectRowsLikeAlone, stepLikeAlone } from '../../support/batch-rows.ts';
 
 /**
  * Montages on the built-in biped: the idle clip (2 s) cut into sections. Steps of 0.125 s, which
@@ -400,15 +400,9 @@ describe('a montage whose Slot is not updated', () => {
     batch.instances[1].events.on('montageEnded', () => ends.push('batch'));
     alone[1].events.on('montageEnded', () => ends.push('alone'));
     for (const c of [batch.instances[1], alone[1]]) c.playMontage('attack');
-    for (let frame = 1; frame <= 16; frame++) {
+    stepLikeAlone(batch, alone, 16, 0.125, (frame) => {
       for (const c of [batch.instances[1], alone[1]]) c.setParameter('armed', frame <= 2 || frame >= 12 ? 1 : 0);
-      batch.update(0.125);
-      for (const c of alone) {
-        c.update(0.125);
-        c.evaluate();
-      }
-      expect(batch.instances[1].montagePosition()).toBe(alone[1].montagePosition());
-    }
+    });
     expectRowsLikeAlone(batch, alone);
     expect(ends).toEqual(['batch', 'alone']);
   });
