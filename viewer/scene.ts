@@ -1,6 +1,7 @@
 /** The three.js scene the character stands in: lights, camera and controls, a ground grid that follows it. */
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import { chooseAntialias, webglRendererName } from './antialias.ts';
 import type { Character } from './character.ts';
 import { SkinnedFigure } from './figures.ts';
 import { state } from './state.ts';
@@ -24,7 +25,9 @@ export class ViewScene {
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     // preserveDrawingBuffer: the canvas can be read back (screenshots, the browser test's pixel check).
-    const renderer = this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+    const antialias = chooseAntialias(location.search, webglRendererName());
+    const renderer = this.renderer = new THREE.WebGLRenderer({ canvas, antialias, preserveDrawingBuffer: true });
+    state.antialias = renderer.getContext().getContextAttributes()?.antialias === true;
     renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
     const scene = this.scene;
     scene.background = new THREE.Color(0x2b2e33);

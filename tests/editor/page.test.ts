@@ -128,8 +128,9 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
    * The editor on `graph`, its canvas drawn. `paused`: the preview paused at once, for a test of the
    * canvas alone: a paused preview draws nothing, where a playing one keeps a core of this machine
    * busy rendering in software (which the other test files running beside it would wait for).
+   * `query`: the page's, as `?antialias=1`.
    */
-  async function open(graph: string, paused = false): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
+  async function open(graph: string, paused = false, query = ''): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
     const server = await startEditServer(graph, { port: 0, assets });
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1500, height: 860 });
@@ -146,7 +147,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
         await route.continue();
       });
     }
-    await page.goto(server.url, paused ? { waitUntil: 'commit' } : undefined);
+    await page.goto(server.url + query, paused ? { waitUntil: 'commit' } : undefined);
     if (paused) {
       await page.locator('#play').click();
       pressed();
@@ -433,13 +434,15 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     console.log(`animgraph edit: first paint of ${largest.f} (${largest.n} nodes): ${JSON.stringify(report)} (ms from navigation)`);
 
     // Paused, the screenshots' frames stepped to: 5 frames, then 150 ms (9 frames) into the run.
-    const locomotion = await open(join(EXAMPLES, 'sample-locomotion.json'), true);
+    // Multisampled, as on a GPU (chooseAntialias leaves it off in software): the README's pictures.
+    const locomotion = await open(join(EXAMPLES, 'sample-locomotion.json'), true, '?antialias=1');
     try {
       await waitFor(locomotion.page, 's.loads');
       await step(locomotion.page, 5);
       await locomotion.page.locator('[data-parameter=gait] input').fill('2');
       await locomotion.page.locator('.react-flow__node[data-id="locomotion"] .head').click();
       await step(locomotion.page, 9); // frames for the weights on the wires
+      expect(await locomotion.page.evaluate(() => (window as unknown as { __animgraphViewer: { antialias: boolean } }).__animgraphViewer.antialias)).toBe(true);
       await locomotion.page.screenshot({ path: join(OUT, 'editor-locomotion.png') });
     } finally {
       await locomotion.close();
@@ -453,7 +456,7 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     const placedFile = join(mkdtempSync(join(tmpdir(), 'animgraph-edit-shot-')), 'sample-state-machine.json');
     writeFileSync(placedFile, JSON.stringify(placed, null, 2));
     // 5 frames, then 600 ms (36 frames) at speed 100.
-    const machine = await open(placedFile, true);
+    const machine = await open(placedFile, true, '?antialias=1');
     try {
       await waitFor(machine.page, 's.loads');
       await step(machine.page, 5);

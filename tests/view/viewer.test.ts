@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkGraphAsset } from '../../graphs/loader.ts';
+import { SOFTWARE_RENDERER } from '../../viewer/antialias.ts';
 import { startViewServer, type PageAssets } from '../../cli/view-server.ts';
 import { canvasVariance, collectErrors, describeWithBrowser, launchBrowser, type Browser, viewerAssets } from '../support/browser.ts';
 import { hasSharedData, readShared, SHARED_DATA } from '../support/shared-data.ts';
@@ -21,7 +22,7 @@ const CMU_POSE_SEARCH = join(root, 'graphs/examples/cmu-pose-search.json');
 const MONTAGE = join(root, 'graphs/examples/sample-montage.json');
 
 interface ViewerState {
-  status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[]; root: number[]; onScreen: number[]; drawn: number;
+  antialias: boolean; status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[]; root: number[]; onScreen: number[]; drawn: number;
   problems: { path: string; code: string; message: string }[];
   retargetSource: { available: boolean; shown: boolean };
 }
@@ -47,6 +48,13 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
       const state = await viewerState(page);
       expect(state).toMatchObject({ status: 'running', figure: 'skeleton', bones: 22, finite: true, problems: [] });
       expect(await page.locator('body').getAttribute('data-status')).toBe('running');
+      // Chromium renders WebGL in software here (SwiftShader: tests/support/browser.ts), where the
+      // view leaves multisampling off (chooseAntialias, tests/view/antialias.test.ts).
+      expect(await page.evaluate(() => {
+        const gl = document.createElement('canvas').getContext('webgl2')!;
+        return gl.getParameter(gl.getExtension('WEBGL_debug_renderer_info')!.UNMASKED_RENDERER_WEBGL) as string;
+      })).toMatch(SOFTWARE_RENDERER);
+      expect(state.antialias).toBe(false);
 
       // A blank canvas (nothing drawn, or only the clear colour) has a variance of 0.
       expect(await canvasVariance(page)).toBeGreaterThan(20);
@@ -190,12 +198,13 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
     const fetched: string[] = [];
     page.on('request', (r) => fetched.push(new URL(r.url()).pathname + new URL(r.url()).search));
     try {
-      await page.goto(server.url);
+      // Multisampled, as on a GPU: this screenshot is the README's (docs/viewer.png).
+      await page.goto(`${server.url}?antialias=1`);
       await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame >= 10
         || (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.status === 'error', null, { timeout: 30000 });
       const state = await viewerState(page);
       expect(state.problems).toEqual([]);
-      expect(state).toMatchObject({ status: 'running', figure: 'skinned', finite: true });
+      expect(state).toMatchObject({ status: 'running', figure: 'skinned', finite: true, antialias: true });
       expect(state.bones).toBe(43);
       // Every bone of the graph drives a bone of the mesh ('Foot.L' too, which GLTFLoader renames 'FootL').
       expect(state.unboundGraphBones).toEqual([]);
