@@ -95,6 +95,8 @@ function Editor({ opened }: { opened: Opened }) {
   const checkGeneration = useRef(0);
   const pendingEdit = useRef<{ generation: number; atFrame: number } | null>(null);
   const lastPanel = useRef(0);
+  /** Whether the problems list holds a frame that threw (Preview.onFailure). */
+  const stopped = useRef(false);
 
   const setNotice = useCallback((text: string) => {
     setNoticeText(text);
@@ -170,6 +172,10 @@ function Editor({ opened }: { opened: Opened }) {
       const playing = instance?.isMontagePlaying() ? instance.montageNames.find((m) => instance.isMontagePlaying(m)) : undefined;
       editorState.montage = playing === undefined ? null : `${playing}/${instance!.currentMontageSection(playing)}`;
       montagePlayhead.current = playing === undefined ? null : { name: playing, time: instance!.montagePosition(playing) };
+      if (simulated && stopped.current) {
+        stopped.current = false;
+        setProblems((list) => list.filter((x) => !(x.code === 'preview' && x.message.startsWith('the preview stopped at '))));
+      }
       const pending = pendingEdit.current;
       if (simulated && pending && f.generation === pending.generation) {
         editorState.lastEdit = { atFrame: pending.atFrame, firstFrame: f.frame, debugText: f.tree ? formatDebugTree(f.tree).join('\n') : '' };
@@ -179,6 +185,14 @@ function Editor({ opened }: { opened: Opened }) {
       if (p.playing && now - lastPanel.current < 100) return;
       lastPanel.current = now;
       setFrame(f);
+    };
+    // A frame that threw (a custom node's own code): paused, and said at the asset's root until a
+    // frame simulates again or the next edit's check replaces the list.
+    p.onFailure = (message) => {
+      playingAsked.current = false;
+      setPlayingState(false);
+      stopped.current = true;
+      setProblems((list) => [...list, { path: '$', code: 'preview', message: `the preview stopped at ${message}` }]);
     };
     recheck(history.current.current, false);
     return p;

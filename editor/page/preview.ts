@@ -64,6 +64,11 @@ export class Preview {
   private running = true;
   /** Called after each frame is simulated (or shown again), with what it shows. */
   onFrame: (frame: PreviewFrame, simulated: boolean) => void = () => {};
+  /**
+   * Called when simulating a frame of the graph playing threw (a node's own code: a custom node
+   * type), with the frame and the error's message; the preview has paused on the frame before.
+   */
+  onFailure: (message: string) => void = () => {};
 
   constructor(canvas: HTMLCanvasElement) {
     this.view = new ViewScene(canvas);
@@ -74,7 +79,8 @@ export class Preview {
 
   /**
    * Plays `graph` from now on. The figure stays while the skeleton (its asset value) does; frame
-   * numbers go on counting, so the first frame of the new graph is the next one.
+   * numbers go on counting, so the first frame of the new graph is the next one. Throws, having
+   * changed nothing, where the graph's first frame throws.
    */
   install(graph: AnimGraph, skeletonKey: string, gltfScene: THREE.Object3D | null): void {
     const previous = this.current;
@@ -88,6 +94,13 @@ export class Preview {
     }
     const skeleton = graph.skeleton;
     const same = previous !== null && previous.skeletonKey === skeletonKey && previous.graph.skeleton.boneCount === skeleton.boneCount;
+    // The graph's first frame, before anything of the preview changes: a node whose own code throws
+    // (a custom node type) leaves the preview playing the graph it had, and the caller says why.
+    // (A graph on another skeleton has its first frame simulated below, before it is shown too.)
+    if (same) {
+      instance.update(0);
+      instance.evaluate();
+    }
     const displayed = same ? previous.displayed : new DisplayedPose(skeleton);
     const c: Character & { generation: number } = {
       graph, instance, displayed, up: upAxisOf(graph), skeletonKey,
@@ -162,9 +175,21 @@ export class Preview {
     const c = this.current;
     if (!c) return;
     this.playing = false;
-    simulate(c, this.speed / 60);
+    if (!this.simulate(c, this.speed / 60)) return;
     this.shown = c.frame;
     this.show(c.frame, true);
+  }
+
+  /** simulate(), or, where the graph's code throws, paused and onFailure called: false. */
+  private simulate(c: Character, dt: number): boolean {
+    try {
+      simulate(c, dt);
+      return true;
+    } catch (e) {
+      this.playing = false;
+      this.onFailure(`frame ${c.frame + 1}: ${(e as Error).message}`);
+      return false;
+    }
   }
 
   scrub(frame: number): void {
@@ -201,8 +226,7 @@ export class Preview {
     this.last = now;
     const c = this.current;
     if (c) {
-      if (this.playing && dt > 0) {
-        simulate(c, dt * this.speed);
+      if (this.playing && dt > 0 && this.simulate(c, dt * this.speed)) {
         this.shown = c.frame;
         this.show(c.frame, true);
       }

@@ -470,11 +470,14 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
     }
   });
 
-  it('takes custom node types from --nodes: in the palette, drawn with their meta, loaded and played by the page through its import map', async () => {
+  it('takes custom node types from --nodes: in the palette, drawn with their meta, loaded and played by the page through its import map; a graph of them that loads but cannot play is reported, the preview playing on', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'animgraph-edit-nodes-'));
     const graph = join(dir, 'custom.json');
     const asset = JSON.parse(TWO_PLAYERS);
-    asset.nodes.pass = { type: 'Passthrough', inputs: { pose: 'walk' }, properties: { gain: 1.5 } };
+    // `boosted` reads its gain from a parameter: above 1.9, its frame throws.
+    asset.parameters = { boost: { type: 'float', default: 1 } };
+    asset.nodes.boosted = { type: 'Passthrough', inputs: { pose: 'walk' }, properties: { gain: { param: 'boost' } } };
+    asset.nodes.pass = { type: 'Passthrough', inputs: { pose: 'boosted' }, properties: { gain: 1.5 } };
     asset.output = 'pass';
     writeFileSync(graph, `${JSON.stringify(asset, null, 2)}\n`);
     const child = spawn(process.execPath, cliArgs(['edit', graph, '--nodes', FIXTURE, '--port', '0']),
@@ -503,6 +506,32 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       await page.locator('[data-property=gain] input[type=number]').fill('0.5');
       await waitFor(page, 's.lastEdit !== null');
       expect((await editorState(page)).lastEdit!.debugText).toContain('Passthrough[pass]<W:100.0%> (gain 0.50)');
+      // A graph that loads but whose first frame throws (the node's own code, above 1.9): the page
+      // says the preview cannot play it, and the preview plays on the graph it had.
+      const before = await editorState(page);
+      await page.locator('[data-property=gain] input[type=number]').fill('1.95');
+      await waitFor(page, 's.problems.length > 0');
+      const refused = await editorState(page);
+      expect(refused.problems).toEqual([{ path: '$', code: 'preview', message: 'the preview cannot play this graph: Passthrough: a gain above 1.9 fails on purpose' }]);
+      expect(refused).toMatchObject({ loads: true, installs: before.installs });
+      await waitFor(page, 's.frame > arg + 3', refused.frame);
+      expect(await page.locator('.react-flow__node[data-id="pass"] .live .desc').textContent()).toBe('gain 0.50');
+      // Under 1.9 again: installed, and nothing to report.
+      await page.locator('[data-property=gain] input[type=number]').fill('1');
+      await waitFor(page, 's.installs > arg && s.problems.length === 0', before.installs);
+      await waitFor(page, 'document.querySelector(\'.react-flow__node[data-id="pass"] .live .desc\')?.textContent === "gain 1.00"');
+      // A frame that throws later (a parameter taking the node above 1.9): the preview pauses on the
+      // frame before and says which frame threw; played again once the parameter is back, it clears.
+      await page.locator('[data-parameter=boost] input[type=number]').fill('1.95');
+      await waitFor(page, 's.problems.length > 0');
+      const stopped = await editorState(page);
+      expect(stopped.problems).toEqual([{ path: '$', code: 'preview', message: `the preview stopped at frame ${stopped.frame + 1}: Passthrough: a gain above 1.9 fails on purpose` }]);
+      expect(await page.locator('#play').textContent()).toBe('Play');
+      await page.waitForTimeout(300);
+      expect((await editorState(page)).frame).toBe(stopped.frame);
+      await page.locator('[data-parameter=boost] input[type=number]').fill('1');
+      await page.locator('#play').click();
+      await waitFor(page, 's.frame > arg + 3 && s.problems.length === 0', stopped.frame);
       expect(errors).toEqual([]);
     } finally {
       await page.close();
