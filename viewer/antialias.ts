@@ -17,13 +17,18 @@ export const SOFTWARE_RENDERER = /swiftshader|llvmpipe|lavapipe|softpipe|softwar
 /**
  * The WebGL renderer's name, read from a throwaway context (a canvas's context attributes, MSAA
  * among them, are fixed when its context is made), which is released at once; null where the
- * browser does not say.
+ * browser does not say. RENDERER where it names the renderer (Firefox, which warns that
+ * WEBGL_debug_renderer_info is deprecated), else the extension's (Chromium and Safari answer
+ * RENDERER with 'WebKit WebGL').
  */
 export function webglRendererName(): string | null {
   const gl = document.createElement('canvas').getContext('webgl2');
   if (gl === null) return null;
-  const info = gl.getExtension('WEBGL_debug_renderer_info');
-  const name: unknown = gl.getParameter(info === null ? gl.RENDERER : info.UNMASKED_RENDERER_WEBGL);
+  let name: unknown = gl.getParameter(gl.RENDERER);
+  if (typeof name !== 'string' || name === 'WebKit WebGL') {
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    name = info === null ? null : gl.getParameter(info.UNMASKED_RENDERER_WEBGL);
+  }
   gl.getExtension('WEBGL_lose_context')?.loseContext();
   return typeof name === 'string' ? name : null;
 }
