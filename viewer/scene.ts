@@ -25,7 +25,8 @@ export class ViewScene {
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     // preserveDrawingBuffer: the canvas can be read back (screenshots, the browser test's pixel check).
-    const antialias = chooseAntialias(location.search, webglRendererName());
+    state.renderer = webglRendererName();
+    const antialias = chooseAntialias(location.search, state.renderer);
     const renderer = this.renderer = new THREE.WebGLRenderer({ canvas, antialias, preserveDrawingBuffer: true });
     state.antialias = renderer.getContext().getContextAttributes()?.antialias === true;
     renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));

@@ -20,6 +20,8 @@ export const state = {
   root: [0, 0, 0] as number[],
   /** Where the character's root is in the view, x and y from -1 to 1 (the camera follows it, so it stays put). */
   onScreen: [0, 0] as number[],
+  /** The WebGL renderer's name (webglRendererName), or null where the browser does not say. */
+  renderer: null as string | null,
   /** Whether the 3D view multisamples (chooseAntialias: not on a software renderer, unless `?antialias=1`). */
   antialias: false,
   /** Pictures the 3D view has drawn: it draws only when its picture changed (ViewScene.render). */

@@ -95,8 +95,8 @@ function Editor({ opened }: { opened: Opened }) {
   const checkGeneration = useRef(0);
   const pendingEdit = useRef<{ generation: number; atFrame: number } | null>(null);
   const lastPanel = useRef(0);
-  /** Whether the problems list holds a frame that threw (Preview.onFailure). */
-  const stopped = useRef(false);
+  /** The problem a frame that threw put in the list (Preview.onFailure), until a frame simulates. */
+  const stopped = useRef<EditorProblem | null>(null);
 
   const setNotice = useCallback((text: string) => {
     setNoticeText(text);
@@ -172,9 +172,10 @@ function Editor({ opened }: { opened: Opened }) {
       const playing = instance?.isMontagePlaying() ? instance.montageNames.find((m) => instance.isMontagePlaying(m)) : undefined;
       editorState.montage = playing === undefined ? null : `${playing}/${instance!.currentMontageSection(playing)}`;
       montagePlayhead.current = playing === undefined ? null : { name: playing, time: instance!.montagePosition(playing) };
-      if (simulated && stopped.current) {
-        stopped.current = false;
-        setProblems((list) => list.filter((x) => !(x.code === 'preview' && x.message.startsWith('the preview stopped at '))));
+      const stop = stopped.current;
+      if (simulated && stop) {
+        stopped.current = null;
+        setProblems((list) => list.filter((x) => x !== stop));
       }
       const pending = pendingEdit.current;
       if (simulated && pending && f.generation === pending.generation) {
@@ -191,8 +192,9 @@ function Editor({ opened }: { opened: Opened }) {
     p.onFailure = (message) => {
       playingAsked.current = false;
       setPlayingState(false);
-      stopped.current = true;
-      setProblems((list) => [...list, { path: '$', code: 'preview', message: `the preview stopped at ${message}` }]);
+      const stop: EditorProblem = { path: '$', code: 'preview', message: `the preview stopped at ${message}` };
+      stopped.current = stop;
+      setProblems((list) => [...list, stop]);
     };
     recheck(history.current.current, false);
     return p;
