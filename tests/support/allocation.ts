@@ -27,7 +27,7 @@ export const WINDOW_FLOOR_BYTES = 3072;
  */
 export function bytesPerFrame(
   frame: () => void,
-  { untilFloor = false, warmup = untilFloor ? stress(5000, 20000) : 20000, windows = 5, frames = 20000 } = {},
+  { untilFloor = false, warmup = untilFloor ? stress(5000, 20000) : 20000, windows = 5, frames = 20000 }: { untilFloor?: boolean; warmup?: number; windows?: number; frames?: number } = {},
 ): { perFrame: number; windows: number[]; frames: number } {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
