@@ -485,7 +485,10 @@ function Editor({ opened }: { opened: Opened }) {
   }, [live, model.edges, frame]);
 
   // --- details -----------------------------------------------------------------------------------------
-  const choices: Choices = useMemo(() => ({ ...assetChoices(asset), bones: graph ? [...graph.skeleton.boneNames] : [] }), [asset, graph]);
+  // Bones of the skeleton the asset names, as the loader last loaded it: also while the preview
+  // cannot play that graph (it then plays the one it had) or is still loading its glTF.
+  const choices: Choices = useMemo(() => ({ ...assetChoices(asset), bones: loaded ? [...loaded.graph.skeleton.boneNames] : [] }), [asset, loaded]);
+  editorState.bones = choices.bones;
   const onError = useCallback((m: string) => setNotice(m), [setNotice]);
   // A clip's timing from the last graph that loaded, while the clip's spec is the one it loaded
   // (so a montage made invalid keeps its clip's duration on its timeline).

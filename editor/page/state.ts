@@ -31,6 +31,8 @@ export const editorState = {
   weights: {} as Record<string, number>,
   /** The montage playing in the preview (Play in the montage rows) and its section, as 'name/section', or null. */
   montage: null as string | null,
+  /** The bones the details panel offers (of the skeleton the asset names, as last loaded). */
+  bones: [] as string[],
   /** The preview frame `weights` were read from. */
   weightsFrame: -1,
   /**

@@ -26,7 +26,7 @@ const FIXTURE = join(root, 'tests/editor/fixtures/custom-nodes.mjs');
 interface EditorState {
   status: string; canvas: string[]; nodes: number; edges: number; loads: boolean; installs: number; frame: number; firstPaint: number;
   timings: { script: number; graph: number };
-  notice: string; saves: number; dirty: boolean; weights: Record<string, number>; weightsFrame: number;
+  notice: string; saves: number; dirty: boolean; weights: Record<string, number>; weightsFrame: number; bones: string[];
   problems: { path: string; code: string; message: string }[];
   lastEdit: null | { atFrame: number; firstFrame: number; debugText: string };
 }
@@ -520,6 +520,18 @@ describeWithBrowser('animgraph edit in headless Chromium', () => {
       expect(refused).toMatchObject({ loads: true, installs: before.installs });
       await waitFor(page, 's.frame > arg + 3', refused.frame);
       expect(await page.locator('.react-flow__node[data-id="pass"] .live .desc').textContent()).toBe('gain 0.50');
+      // A helper bone added meanwhile: the graph loads on a skeleton of 23 bones that the preview
+      // cannot play either; the bones offered for properties are that skeleton's, not the preview's.
+      expect((await editorState(page)).bones).toHaveLength(22);
+      await page.locator('.react-flow__pane').click({ position: { x: 5, y: 5 } }); // nothing selected: the asset panel
+      const helpers = page.locator('#asset-panel input[name="asset.helperBones"]');
+      await helpers.fill('[{ "name": "prop_r", "parent": "hand_r", "translation": [0, 10, 0] }]');
+      await helpers.press('Enter');
+      await waitFor(page, 's.bones.length === 23');
+      expect(await editorState(page)).toMatchObject({ loads: true, installs: before.installs });
+      expect((await editorState(page)).bones.at(-1)).toBe('prop_r');
+      expect((await editorState(page)).problems.map((p) => p.code)).toEqual(['preview']);
+      await page.locator('.react-flow__node[data-id="pass"] .head').click();
       // Under 1.9 again: installed, and nothing to report.
       await page.locator('[data-property=gain] input[type=number]').fill('1');
       await waitFor(page, 's.installs > arg && s.problems.length === 0', before.installs);
