@@ -862,6 +862,7 @@ describe('bindThree', () => {
     expect(result.perApplyCrowd).toBeLessThan(4); // a crowd's character, its component pose composed by the kernel
     expect(result.perApplyBare).toBeLessThan(4); // the same with bare bones: apply()'s shortest path
     expect(result.perApplyLoneBare).toBeLessThan(4); // bare bones, a character on its own: composed from its local pose
+    expect(result.perApplyLoneSingle).toBeLessThan(4); // the same in single precision (skinLocalSingle)
     expect(result.moved).toBe(true);
   });
 });
