@@ -566,7 +566,7 @@ export class SamplingKernel implements PoseKernel {
     const inv = new Float32Array(buffer, this.singleInverseAt[free], n * 48);
     for (let b = 0; b < n; b++) {
       const slot = slotOf[b];
-      schedule[b * 2] = (parents[b] + 1) * 128;
+      schedule[b * 2] = (parents[b] + 1) * 80;
       schedule[b * 2 + 1] = (slot >= 0 ? slot : n) * 64; // a bone with no slot: the spare matrix past them
       for (let e = 0; e < 12; e++) inv.fill(slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0, b * 48 + e * 4, b * 48 + e * 4 + 4);
     }

@@ -1640,10 +1640,10 @@
   ;; skeleton's order (parents first). First the local rotations as matrices, four bones to a vector
   ;; (at `rot`, 144 bytes a group of four: R's nine numbers, each a vector of the four bones'); then
   ;; one bone at a time, each 3×4 matrix as column vectors (f32x4), R's numbers splatted as they are
-  ;; loaded, so that every load and store is a whole vector or a splat. Each bone's world transform is
-  ;; kept at `worlds` + 128 (bone + 1), eight vectors: A's columns, A's columns × S (the parent's part
-  ;; of a child's translation, A(parent) × (S(parent) × t) taken as Σ (A(parent) S(parent)) columns ×
-  ;; t), w (lane 3: 1), S. At `sched`, 8 bytes a bone: its parent's world offset ((parent + 1) 128, 0
+  ;; loaded (f32.load, then splat: V8 keeps a register per offset of a v128.load32_splat, and spills
+  ;; them), so that every load and store is a whole vector or a splat. Each bone's world transform is
+  ;; kept at `worlds` + 80 (bone + 1), five vectors: A's columns, w (lane 3: 1), S. At `sched`, 8 bytes
+  ;; a bone: its parent's world offset ((parent + 1) 80, 0
   ;; for a root: the root matrix, which this writes there first) and its byte offset in `out` (a bone
   ;; with no slot writes to a spare matrix past the slots); at `inv`, 192 bytes a bone, its slot's
   ;; inverse bind matrix's upper three rows as float32, each number splatted across a vector, column
@@ -1714,7 +1714,7 @@
       (local.set $b (i32.add (local.get $b) (i32.const 128)))
       (local.set $o (i32.add (local.get $o) (i32.const 144)))
       (br $groups)))
-    ;; The root bones' parent: the root matrix's columns (A, and A × S with S = 1), its translation, unit scales.
+    ;; The root bones' parent: the root matrix's columns (A), its translation, unit scales.
     (local.set $a0 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
       (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $root))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=16 (local.get $root)))))
     (local.set $a1 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
@@ -1727,18 +1727,15 @@
     (v128.store offset=0 (local.get $worlds) (local.get $a0))
     (v128.store offset=16 (local.get $worlds) (local.get $a1))
     (v128.store offset=32 (local.get $worlds) (local.get $a2))
-    (v128.store offset=48 (local.get $worlds) (local.get $a0))
-    (v128.store offset=64 (local.get $worlds) (local.get $a1))
-    (v128.store offset=80 (local.get $worlds) (local.get $a2))
-    (v128.store offset=96 (local.get $worlds) (local.get $w))
-    (v128.store offset=112 (local.get $worlds) (local.get $one))
+    (v128.store offset=48 (local.get $worlds) (local.get $w))
+    (v128.store offset=64 (local.get $worlds) (local.get $one))
     ;; Then bone by bone, parents first.
     (local.set $o (local.get $worlds))
     (local.set $b (i32.const 0))
     (local.set $end (i32.add (local.get $sched) (i32.shl (local.get $n) (i32.const 3))))
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $sched) (local.get $end)))
-      (local.set $o (i32.add (local.get $o) (i32.const 128)))
+      (local.set $o (i32.add (local.get $o) (i32.const 80)))
       (local.set $p (i32.add (local.get $worlds) (i32.load offset=0 (local.get $sched))))
       ;; This bone's lane of its group's rotation matrix.
       (local.set $rq (i32.add (i32.add (local.get $rot) (i32.mul (i32.shr_u (local.get $b) (i32.const 2)) (i32.const 144))) (i32.shl (i32.and (local.get $b) (i32.const 3)) (i32.const 2))))
@@ -1747,38 +1744,36 @@
       (local.set $p1 (v128.load offset=16 (local.get $p)))
       (local.set $p2 (v128.load offset=32 (local.get $p)))
       (local.set $a0 (f32x4.add (f32x4.add
-        (f32x4.mul (local.get $p0) (v128.load32_splat offset=0 (local.get $rq)))
-        (f32x4.mul (local.get $p1) (v128.load32_splat offset=16 (local.get $rq))))
-        (f32x4.mul (local.get $p2) (v128.load32_splat offset=32 (local.get $rq)))))
+        (f32x4.mul (local.get $p0) (f32x4.splat (f32.load offset=0 (local.get $rq))))
+        (f32x4.mul (local.get $p1) (f32x4.splat (f32.load offset=16 (local.get $rq)))))
+        (f32x4.mul (local.get $p2) (f32x4.splat (f32.load offset=32 (local.get $rq))))))
       (local.set $a1 (f32x4.add (f32x4.add
-        (f32x4.mul (local.get $p0) (v128.load32_splat offset=48 (local.get $rq)))
-        (f32x4.mul (local.get $p1) (v128.load32_splat offset=64 (local.get $rq))))
-        (f32x4.mul (local.get $p2) (v128.load32_splat offset=80 (local.get $rq)))))
+        (f32x4.mul (local.get $p0) (f32x4.splat (f32.load offset=48 (local.get $rq))))
+        (f32x4.mul (local.get $p1) (f32x4.splat (f32.load offset=64 (local.get $rq)))))
+        (f32x4.mul (local.get $p2) (f32x4.splat (f32.load offset=80 (local.get $rq))))))
       (local.set $a2 (f32x4.add (f32x4.add
-        (f32x4.mul (local.get $p0) (v128.load32_splat offset=96 (local.get $rq)))
-        (f32x4.mul (local.get $p1) (v128.load32_splat offset=112 (local.get $rq))))
-        (f32x4.mul (local.get $p2) (v128.load32_splat offset=128 (local.get $rq)))))
+        (f32x4.mul (local.get $p0) (f32x4.splat (f32.load offset=96 (local.get $rq))))
+        (f32x4.mul (local.get $p1) (f32x4.splat (f32.load offset=112 (local.get $rq)))))
+        (f32x4.mul (local.get $p2) (f32x4.splat (f32.load offset=128 (local.get $rq))))))
+      ;; w = w(parent) + A(parent) × (S(parent) × local translation), S(parent) × t's numbers splatted.
+      (local.set $s (v128.load offset=64 (local.get $p)))
+      (local.set $t (f32x4.mul (local.get $s) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $lt))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=16 (local.get $lt))))))
+      (local.set $w (f32x4.add (v128.load offset=48 (local.get $p)) (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $p0) (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $t) (local.get $t)))
+        (f32x4.mul (local.get $p1) (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $t) (local.get $t))))
+        (f32x4.mul (local.get $p2) (i8x16.shuffle 8 9 10 11 8 9 10 11 8 9 10 11 8 9 10 11 (local.get $t) (local.get $t))))))
       ;; S = S(parent) × local scale; A × S, column by column.
-      (local.set $s (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
-        (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $ls))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=16 (local.get $ls)))))
-      (local.set $S (f32x4.mul (v128.load offset=112 (local.get $p)) (local.get $s)))
+      (local.set $S (f32x4.mul (local.get $s) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $ls))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=16 (local.get $ls))))))
       (local.set $l0 (f32x4.mul (local.get $a0) (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $S) (local.get $S))))
       (local.set $l1 (f32x4.mul (local.get $a1) (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $S) (local.get $S))))
       (local.set $l2 (f32x4.mul (local.get $a2) (i8x16.shuffle 8 9 10 11 8 9 10 11 8 9 10 11 8 9 10 11 (local.get $S) (local.get $S))))
-      ;; w = w(parent) + (A(parent) × S(parent)) × local translation.
-      (local.set $t (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $lt))))
-      (local.set $w (f32x4.add (v128.load offset=96 (local.get $p)) (f32x4.add (f32x4.add
-        (f32x4.mul (v128.load offset=48 (local.get $p)) (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $t) (local.get $t)))
-        (f32x4.mul (v128.load offset=64 (local.get $p)) (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $t) (local.get $t))))
-        (f32x4.mul (v128.load offset=80 (local.get $p)) (f32x4.splat (f32.demote_f64 (f64.load offset=16 (local.get $lt))))))))
       (v128.store offset=0 (local.get $o) (local.get $a0))
       (v128.store offset=16 (local.get $o) (local.get $a1))
       (v128.store offset=32 (local.get $o) (local.get $a2))
-      (v128.store offset=48 (local.get $o) (local.get $l0))
-      (v128.store offset=64 (local.get $o) (local.get $l1))
-      (v128.store offset=80 (local.get $o) (local.get $l2))
-      (v128.store offset=96 (local.get $o) (local.get $w))
-      (v128.store offset=112 (local.get $o) (local.get $S))
+      (v128.store offset=48 (local.get $o) (local.get $w))
+      (v128.store offset=64 (local.get $o) (local.get $S))
       ;; [A × S | w] × the slot's inverse bind matrix, its numbers splatted: whole columns.
       (local.set $oa (i32.add (local.get $out) (i32.load offset=4 (local.get $sched))))
       (v128.store offset=0 (local.get $oa) (f32x4.add (f32x4.add
