@@ -543,12 +543,18 @@ export class SamplingKernel implements PoseKernel {
    * to a vector, into this thread's scratch, then copied into `out` (from its start).
    */
   skinLocal(shape: number, local: PoseStorage, out: Float32Array): void {
-    const rows = this.skinLocalRows, at = this.skinLocalAt;
+    const at = this.skinLocalAt;
+    this.copyLocal(local);
+    this.skinLocalFn(at[0], at[1], at[2], this.localShapeAt[shape], this.localInverseAt[shape], this.skinRootAt, this.skinWorldsAt, this.skinOutAt, this.localPairs[shape]);
+    out.set(this.localOutputs[shape]);
+  }
+
+  /** The local pose into this thread's block, where skinLocal and skinLocalSingle read it. */
+  private copyLocal(local: PoseStorage): void {
+    const rows = this.skinLocalRows;
     rows[0].set(local.translations);
     rows[1].set(local.rotations);
     rows[2].set(local.scales);
-    this.skinLocalFn(at[0], at[1], at[2], this.localShapeAt[shape], this.localInverseAt[shape], this.skinRootAt, this.skinWorldsAt, this.skinOutAt, this.localPairs[shape]);
-    out.set(this.localOutputs[shape]);
   }
 
   /**
@@ -582,10 +588,8 @@ export class SamplingKernel implements PoseKernel {
    * (skinLocalSingleShape). Within a float32's rounding of skinLocal, the same numbers on every run.
    */
   skinLocalSingle(shape: number, local: PoseStorage, out: Float32Array): void {
-    const rows = this.skinLocalRows, at = this.skinLocalAt;
-    rows[0].set(local.translations);
-    rows[1].set(local.rotations);
-    rows[2].set(local.scales);
+    const at = this.skinLocalAt;
+    this.copyLocal(local);
     this.skinLocalSingleFn(at[0], at[1], at[2], this.singleShapeAt[shape], this.singleInverseAt[shape], this.skinRootAt, this.skinWorldsAt, this.skinOutAt, this.skeleton.boneCount, this.singleRotationsAt);
     out.set(this.singleOutputs[shape]);
   }

@@ -18,20 +18,8 @@ import { SamplingKernel } from '../../runtime/kernel/sampling-kernel.ts';
 import { skinFromLocal } from '../../three/binding.ts';
 import { bindThree, type ThreeBinding } from '../../three/index.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
-import { bipedInstance } from '../support/graphs.ts';
 import { describeWithData, readShared } from '../support/shared-data.ts';
-import { buildCharacter, poseNaively, type CharacterOptions } from './scene.ts';
-
-/** Walk and run blended, a hand copied and a foot reached for (as binding.test.ts's character). */
-function character() {
-  return bipedInstance({
-    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
-    run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
-    blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
-    copy: { type: 'CopyBone', inputs: { pose: 'blend' }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', alpha: 0.5 } },
-    ik: { type: 'TwoBoneIK', inputs: { pose: 'copy' }, properties: { endBone: 'foot_l', target: [14, 20, 25], hintMode: 'direction', hint: [0, 0, 1] } },
-  }, 'ik');
-}
+import { buildCharacter, poseNaively, walkRunCharacter as character, type CharacterOptions } from './scene.ts';
 
 /** Moved, turned and unevenly scaled, a Z-up armature turned to Y-up, every graph bone in three and no other: apply()'s shortest path. */
 const BARE: CharacterOptions = {

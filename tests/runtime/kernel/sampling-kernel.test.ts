@@ -25,6 +25,24 @@ import { expectRowsLikeAlone } from '../../support/batch-rows.ts';
 import { describeWithData } from '../../support/shared-data.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** A hierarchy drawn from `shares` (one per bone, in [0, 1)): bone i's parent among the bones before it, or none. */
+function randomHierarchy(shares: readonly number[]): Skeleton {
+  return Skeleton.fromDefinitions(shares.map((share, i) => {
+    const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
+    return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
+  }));
+}
+
+/** Slots for the bones whose share is under 0.7, in reverse bone order, and affine inverse bind matrices from `next`. */
+function randomSlots(shares: readonly number[], next: () => number): { slotOf: Int32Array; count: number; inverses: Float64Array } {
+  const slotOf = new Int32Array(shares.length).fill(-1);
+  let count = 0;
+  for (let b = shares.length - 1; b >= 0; b--) if (shares[b] < 0.7) slotOf[b] = count++;
+  const inverses = new Float64Array(count * 16);
+  for (let i = 0; i < inverses.length; i++) inverses[i] = (i & 3) === 3 ? ((i & 15) === 15 ? 1 : 0) : next();
+  return { slotOf, count, inverses };
+}
 const example = (name: string) => fileURLToPath(new URL(`../../../graphs/examples/${name}`, import.meta.url));
 
 // Four bones: a scaled root (every attribute animated), a child animated in rotation only, one
@@ -507,11 +525,7 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       // Each bone's parent as a share of the bones before it (0: a root of its own), then the characters' values.
       fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 9 }), fc.integer({ min: 1, max: 10 }), fc.array(value, { minLength: 900, maxLength: 900 }),
       (shares, count, values) => {
-        const n = shares.length;
-        const bones = Skeleton.fromDefinitions(shares.map((share, i) => {
-          const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
-          return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
-        }));
+        const n = shares.length, bones = randomHierarchy(shares);
         const kernel = SamplingKernel.create(bones, [], [count * n * 3, count * n * 4, count * n * 3, count * n * 3, count * n * 4, count * n * 3])!;
         const [translations, rotations, scales, componentTranslations, componentRotations, componentScales] = kernel.poseArrays;
         let at = 0;
@@ -652,22 +666,13 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     fc.assert(fc.property(
       fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 11 }), fc.array(value, { minLength: 400, maxLength: 400 }),
       (shares, values) => {
-        const n = shares.length;
-        const bones = Skeleton.fromDefinitions(shares.map((share, i) => {
-          const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
-          return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
-        }));
+        const n = shares.length, bones = randomHierarchy(shares);
         const kernel = SamplingKernel.forSkinning(bones)!;
         let at = 0;
         const next = (): number => values[at++ % values.length];
         const local = new Pose(n);
         for (const array of [local.translations, local.rotations, local.scales]) for (let i = 0; i < array.length; i++) array[i] = next();
-        // Slots for the bones whose share is under 0.7, in reverse bone order.
-        const slotOf = new Int32Array(n).fill(-1);
-        let count = 0;
-        for (let b = n - 1; b >= 0; b--) if (shares[b] < 0.7) slotOf[b] = count++;
-        const inverses = new Float64Array(count * 16);
-        for (let i = 0; i < inverses.length; i++) inverses[i] = (i & 3) === 3 ? ((i & 15) === 15 ? 1 : 0) : next();
+        const { slotOf, count, inverses } = randomSlots(shares, next);
         for (let i = 0; i < 16; i++) kernel.skinRoot[i] = (i & 3) === 3 ? (i === 15 ? 1 : 0) : next();
         const shape = kernel.skinLocalShape(slotOf, inverses);
         if (count === 0) return;
@@ -732,22 +737,14 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       // Numbers drawn uniformly (fast-check's doubles lean to 0 and the bounds, which hide a missed scale).
       fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 11 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }),
       (shares, seed) => {
-        const n = shares.length;
-        const bones = Skeleton.fromDefinitions(shares.map((share, i) => {
-          const parent = Math.min(Math.floor(share * (i + 1)), i) - 1;
-          return { name: `b${i}`, parent: parent >= 0 ? `b${parent}` : undefined };
-        }));
+        const n = shares.length, bones = randomHierarchy(shares);
         const kernel = SamplingKernel.forSkinning(bones)!;
         const random = mulberry32(seed);
         const next = (): number => random() * 6 - 3;
         const local = new Pose(n);
         for (const array of [local.translations, local.rotations]) for (let i = 0; i < array.length; i++) array[i] = next();
         for (let i = 0; i < local.scales.length; i++) local.scales[i] = 0.5 + Math.abs(next()) / 2; // 0.5 to 2
-        const slotOf = new Int32Array(n).fill(-1);
-        let count = 0;
-        for (let b = n - 1; b >= 0; b--) if (shares[b] < 0.7) slotOf[b] = count++;
-        const inverses = new Float64Array(count * 16);
-        for (let i = 0; i < inverses.length; i++) inverses[i] = (i & 3) === 3 ? ((i & 15) === 15 ? 1 : 0) : next();
+        const { slotOf, count, inverses } = randomSlots(shares, next);
         for (let i = 0; i < 16; i++) kernel.skinRoot[i] = (i & 3) === 3 ? (i === 15 ? 1 : 0) : next();
         const shape = kernel.skinLocalSingleShape(slotOf, inverses);
         if (count === 0) return;
