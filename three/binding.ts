@@ -15,7 +15,8 @@
  * across objects spread over the heap). On apply()'s shortest path (bare bones) that pass runs in
  * the WebAssembly kernel where the engine has it, with the same numbers, two bones to a vector:
  * SamplingKernel.skin over a crowd's component pose in the kernel's memory, SamplingKernel.skinLocal
- * over a copy of a local pose; the matrices are then copied into boneMatrices at once. It computes
+ * over a copy of a local pose (or, with precision 'single', SamplingKernel.skinLocalSingle: the same
+ * composition in float32); the matrices are then copied into boneMatrices at once. It computes
  * root's world matrix as three would, without
  * writing it: three's walk (the renderer's) does. The bound Skeletons' update(), which
  * three's renderers call once per frame before drawing, then only marks the bone texture for upload

@@ -236,7 +236,7 @@ describeWithData("bindThree's precision 'single' on CMU motion capture (subject 
       worstVertex = Math.max(worstVertex, vertexError(naive.mesh!, direct.skeleton.boneMatrices!, naive.skeleton.boneMatrices!));
     }
     // Measured: 4.1e-6 of a matrix's largest number, 1.2e-6 of a vertex's distance from the origin
-    // (chains of up to N bones, in centimetres, 300 from the origin).
+    // (chains of up to 13 bones, in centimetres, some 300 from the origin).
     expect(worst).toBeLessThan(8e-6);
     expect(worstVertex).toBeLessThan(2.5e-6);
     expect(worst).toBeGreaterThan(3e-7);
