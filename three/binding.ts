@@ -318,8 +318,9 @@ export class ThreeBinding {
     this.direct = direct ? only.skeleton : null;
     this.shape = direct ? directShapeOf(only.graphBoneOf, shared(slotOf!), only.inverses) : NO_SHAPE;
     this.projective = this.bound.some((b) => !b.affine);
-    // Decided now, so that `precision` tells before the first apply() what it will run.
-    if (this.wantsSingle && direct && this.readsLocal) this.seekLocalKernel();
+    // Decided now, so that `precision` tells before the first apply() what it will run; only for a
+    // binding that can take the shortest path (writeLocal and bones named in boneWorldMatrices keep it off).
+    if (this.wantsSingle && direct && this.readsLocal && !this.writeLocal && this.pinned.every((p) => p === 0)) this.seekLocalKernel();
     this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
       for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.set(part, this);

@@ -205,6 +205,9 @@ describe("bindThree's precision 'single'", () => {
     const asked = buildCharacter(sampleSkeleton(), BARE);
     const all = bindThree(localSource(sampleSkeleton(), pose), asked.mesh!, { precision: 'single', boneWorldMatrices: true });
     expect(all.precision).toBe('double');
+    for (const options of [{ writeLocal: true }, { boneWorldMatrices: ['head'] }]) { // a skeleton whose kernel holds no shape yet
+      expect(bindThree(localSource(sampleSkeleton(), pose), buildCharacter(sampleSkeleton(), BARE).mesh!, { precision: 'single', ...options }).precision).toBe('double');
+    }
     all.apply();
     expect(relativeError(asked.skeleton.boneMatrices!, naive.skeleton.boneMatrices!)).toBeLessThan(3e-7);
     const g = character();
