@@ -91,10 +91,11 @@ export interface ThreeBindingOptions {
    * shortest path (bare bones, one Skeleton; see docs/three.md): 'double' (the default), rounded
    * once to float32 at the end, or 'single', in float32 throughout, in the WebAssembly kernel
    * (SamplingKernel.skinLocalSingle), faster and within a float32's rounding of 'double'. Where
-   * that kernel path cannot run (no WebAssembly SIMD, a binding off the shortest path, more
-   * models than the kernel holds), apply() composes in double precision: `binding.precision` says
-   * which. The component-pose paths (a crowd made with componentSpace) and the other paths
-   * (objects hung under bones, boneWorldMatrices, several Skeletons) stay in double precision.
+   * that kernel path cannot run (no WebAssembly SIMD, a binding off the shortest path: several
+   * Skeletons, a bone the graph lacks, boneWorldMatrices, writeLocal; more models than the kernel
+   * holds), apply() composes in double precision: `binding.precision` says which. The component-pose
+   * path (a crowd made with componentSpace) and frames with objects hung under the bones stay in
+   * double precision.
    */
   precision?: 'double' | 'single';
 }
