@@ -10,6 +10,8 @@
  *   the engine has it);
  * - apply(), then the renderer's part: what three's renderers do before drawing,
  *   scene.updateMatrixWorld() and every skeleton.update(), which the binding replaces for its bones;
+ * - the same two with bindThree's precision: 'single' (the skinning matrices composed in float32, in
+ *   the WebAssembly kernel);
  * - crowd: the same with the characters of an InstanceBatch (graph.createInstances(count,
  *   { componentSpace: true })), the WebAssembly kernel on where the engine has it: their component
  *   pass runs in the kernel within crowd.update(), the yardstick, so apply() does the binding's own work
@@ -80,9 +82,11 @@ for (let c = 0; c < count; c++) instances.push(graph.createInstance());
 spread(instances);
 const crowd = graph.createInstances(count, { componentSpace: true });
 spread(crowd.instances);
-const naive = makeScene(), direct = makeScene(), crowdScene = makeScene();
+const naive = makeScene(), direct = makeScene(), single = makeScene(), crowdScene = makeScene();
 const naiveBindings: ThreeBinding[] = naive.skeletons.map((s, c) => bindThree(instances[c], s, { writeMatrices: false, writeLocal: true }));
 const directBindings: ThreeBinding[] = direct.skeletons.map((s, c) => bindThree(instances[c], s));
+const singleBindings: ThreeBinding[] = single.skeletons.map((s, c) => bindThree(instances[c], s, { precision: 'single' }));
+if (singleBindings.some((b) => b.precision !== 'single')) console.log('  (no WebAssembly SIMD here: precision \'single\' runs in double precision)');
 const crowdBindings: ThreeBinding[] = crowdScene.skeletons.map((s, c) => bindThree(crowd.instances[c], s));
 
 function graphFrame(): void {
@@ -105,6 +109,8 @@ const cases: Case[] = [
   { name: 'naive: copy local TRS, then the renderer\'s part', graph: graphFrame, work: () => { applyAll(naiveBindings); rendererPart(naive); }, ratios: [], ms: [] },
   { name: 'apply() alone (composed from the local pose)', graph: graphFrame, work: () => applyAll(directBindings), ratios: [], ms: [] },
   { name: 'apply(), then the renderer\'s part', graph: graphFrame, work: () => { applyAll(directBindings); rendererPart(direct); }, ratios: [], ms: [] },
+  { name: 'single: apply() alone', graph: graphFrame, work: () => applyAll(singleBindings), ratios: [], ms: [] },
+  { name: 'single: apply(), then the renderer\'s part', graph: graphFrame, work: () => { applyAll(singleBindings); rendererPart(single); }, ratios: [], ms: [] },
   { name: 'crowd: apply() alone', graph: crowdFrame, work: () => applyAll(crowdBindings), ratios: [], ms: [] },
   { name: 'crowd: apply(), then the renderer\'s part', graph: crowdFrame, work: () => { applyAll(crowdBindings); rendererPart(crowdScene); }, ratios: [], ms: [] },
 ];
@@ -143,19 +149,23 @@ applyAll(naiveBindings);
 rendererPart(naive);
 applyAll(directBindings);
 rendererPart(direct);
-const a32 = naive.skeletons[count - 1].boneMatrices!, b32 = direct.skeletons[count - 1].boneMatrices!;
-let gap = 0;
-for (let i = 0; i < a32.length; i++) gap = Math.max(gap, Math.abs(a32[i] - b32[i]) / Math.max(1, Math.abs(a32[i])));
-if (!(gap < 1e-5)) throw new Error(`the naive and direct scenes' bone matrices differ by ${gap}`);
+applyAll(singleBindings);
+rendererPart(single);
+for (const [name, other] of [['direct', direct], ['single', single]] as const) {
+  const a32 = naive.skeletons[count - 1].boneMatrices!, b32 = other.skeletons[count - 1].boneMatrices!;
+  let gap = 0;
+  for (let i = 0; i < a32.length; i++) gap = Math.max(gap, Math.abs(a32[i] - b32[i]) / Math.max(1, Math.abs(a32[i])));
+  if (!(gap < 1e-5)) throw new Error(`the naive and ${name} scenes' bone matrices differ by ${gap}`);
+}
 
 const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[xs.length >> 1];
 const ms = (x: number): string => `${x.toFixed(2)} ms`.padStart(9);
 console.log(`three.js binding, ${count} characters x ${graph.skeleton.boneCount} bones (${windows} windows of ${framesPerWindow} frames, medians; ratios to the graph in the same window)`);
 console.log(`  machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, node ${process.version}`);
 console.log(`  ${'graph update + evaluate (graph.createInstance each)'.padEnd(52)}${ms(median(graphMs))}  1`);
-for (const c of cases.slice(0, 3)) console.log(`  ${c.name.padEnd(52)}${ms(median(c.ms))}  ${median(c.ratios).toFixed(2)}x`);
+for (const c of cases.slice(0, 5)) console.log(`  ${c.name.padEnd(52)}${ms(median(c.ms))}  ${median(c.ratios).toFixed(2)}x`);
 console.log(`  ${'crowd.update (createInstances, componentSpace)'.padEnd(52)}${ms(median(crowdMs))}  1`);
-for (const c of cases.slice(3)) console.log(`  ${c.name.padEnd(52)}${ms(median(c.ms))}  ${median(c.ratios).toFixed(2)}x`);
+for (const c of cases.slice(5)) console.log(`  ${c.name.padEnd(52)}${ms(median(c.ms))}  ${median(c.ratios).toFixed(2)}x`);
 console.log('  (the renderer\'s part: scene.updateMatrixWorld() and every skeleton.update())');
 
 // One character's apply() again and again, its data in the cache: the arithmetic alone, against the
@@ -167,3 +177,9 @@ const loneCalls = 100000, loneStart = cpuMs();
 for (let i = 0; i < loneCalls; i++) lone.apply();
 const loneUs = ((cpuMs() - loneStart) * 1000) / loneCalls, graphUs = (median(graphMs) * 1000) / count;
 console.log(`  one character's apply() repeated, its data in cache: ${loneUs.toFixed(2)} us (the graph: ${graphUs.toFixed(2)} us a character, so ${(loneUs / graphUs).toFixed(2)}x)`);
+const loneSingle = singleBindings[0];
+for (let i = 0; i < 20000; i++) loneSingle.apply(); // warm
+const singleStart = cpuMs();
+for (let i = 0; i < loneCalls; i++) loneSingle.apply();
+const singleUs = ((cpuMs() - singleStart) * 1000) / loneCalls;
+console.log(`  the same with precision 'single': ${singleUs.toFixed(2)} us (${(singleUs / graphUs).toFixed(2)}x)`);

@@ -15,7 +15,8 @@
  * across objects spread over the heap). On apply()'s shortest path (bare bones) that pass runs in
  * the WebAssembly kernel where the engine has it, with the same numbers, two bones to a vector:
  * SamplingKernel.skin over a crowd's component pose in the kernel's memory, SamplingKernel.skinLocal
- * over a copy of a local pose; the matrices are then copied into boneMatrices at once. It computes
+ * over a copy of a local pose (or, with precision 'single', SamplingKernel.skinLocalSingle: the same
+ * composition in float32); the matrices are then copied into boneMatrices at once. It computes
  * root's world matrix as three would, without
  * writing it: three's walk (the renderer's) does. The bound Skeletons' update(), which
  * three's renderers call once per frame before drawing, then only marks the bone texture for upload
@@ -85,6 +86,18 @@ export interface ThreeBindingOptions {
    * Euler rotation, which is most of the naive path's cost.
    */
   writeLocal?: boolean;
+  /**
+   * What apply() composes the skinning matrices in when it starts from the local pose on its
+   * shortest path (bare bones, one Skeleton; see docs/three.md): 'double' (the default), rounded
+   * once to float32 at the end, or 'single', in float32 throughout, in the WebAssembly kernel
+   * (SamplingKernel.skinLocalSingle), faster and within a float32's rounding of 'double'. Where
+   * that kernel path cannot run (no WebAssembly SIMD, a binding off the shortest path: several
+   * Skeletons, a bone the graph lacks, boneWorldMatrices, writeLocal; more models than the kernel
+   * holds), apply() composes in double precision: `binding.precision` says which. The component-pose
+   * path (a crowd made with componentSpace) and frames with objects hung under the bones stay in
+   * double precision.
+   */
+  precision?: 'double' | 'single';
 }
 
 /** One bound Skeleton: where each of its slots takes its matrix, and its inverse bind matrices. */
@@ -164,6 +177,10 @@ export class ThreeBinding {
   private localKernel: SamplingKernel | null = null;
   private localShape = -1;
   private localSought = false;
+  /** Whether localShape is a skinLocalSingle shape (precision 'single'), else a skinLocal one. */
+  private localSingle = false;
+  /** Whether precision 'single' was asked for. */
+  private readonly wantsSingle: boolean;
   /** The graph skeleton's parents (parents before children). */
   private readonly parents: Int32Array;
   /** The component pose the last apply() drew, for updateBoneWorlds (null when it drew lastLocal). */
@@ -250,6 +267,10 @@ export class ThreeBinding {
     unbound.sort((a, b) => depthOf(a) - depthOf(b));
     this.source = source;
     this.readsLocal = typeof source.uncomposedPose === 'function';
+    this.wantsSingle = options.precision === 'single';
+    if (options.precision !== undefined && options.precision !== 'double' && options.precision !== 'single') {
+      throw new AnimGraphError('invalid-argument', `bindThree: precision is '${String(options.precision)}', not 'double' or 'single'`);
+    }
     this.parents = skeleton.parents;
     if (localWorlds.length < (skeleton.boneCount + 1) * WORLD) localWorlds = new Float64Array((skeleton.boneCount + 1) * WORLD);
     this.bones = [...bound.map((b) => b.bone), ...unbound];
@@ -298,6 +319,9 @@ export class ThreeBinding {
     this.direct = direct ? only.skeleton : null;
     this.shape = direct ? directShapeOf(only.graphBoneOf, shared(slotOf!), only.inverses) : NO_SHAPE;
     this.projective = this.bound.some((b) => !b.affine);
+    // Decided now, so that `precision` tells before the first apply() what it will run; only for a
+    // binding that can take the shortest path (writeLocal and bones named in boneWorldMatrices keep it off).
+    if (this.wantsSingle && direct && this.readsLocal && !this.writeLocal && this.pinned.every((p) => p === 0)) this.seekLocalKernel();
     this.savedFlags = new Uint8Array(this.boundCount * 2);
     if (this.writeMatrices) {
       for (const part of [...this.bones.slice(0, this.boundCount), ...this.skeletons]) drivers.set(part, this);
@@ -389,7 +413,8 @@ export class ThreeBinding {
           if ((this.localShape >= 0 || (!this.localSought && this.seekLocalKernel())) && local.boneCount === this.parents.length) {
             const kernel = this.localKernel!;
             this.rootWorld(kernel.skinRoot);
-            kernel.skinLocal(this.localShape, local, direct.boneMatrices!);
+            if (this.localSingle) kernel.skinLocalSingle(this.localShape, local, direct.boneMatrices!);
+            else kernel.skinLocal(this.localShape, local, direct.boneMatrices!);
           } else skinFromLocal(this.parents, local, this.rootWorld(ROOT_WORLD), shape.slotOf, shape.inverses, direct.boneMatrices!);
         } else if (pose === this.kernelPose || (!this.kernelSought && this.seekKernel(pose!))) {
           const kernel = this.kernel!;
@@ -446,7 +471,8 @@ export class ThreeBinding {
    * Whether a sampling kernel for the graph's skeleton (one for every binding of it, made on first
    * use; none where the engine has no WebAssembly SIMD) can hold this binding's shape for skinLocal:
    * then apply()'s shortest path skins local poses there, with the same numbers as skinFromLocal,
-   * two bones to a vector.
+   * two bones to a vector; with precision 'single', in skinLocalSingle first (float32), where it holds
+   * the shape.
    */
   private seekLocalKernel(): boolean {
     this.localSought = true;
@@ -454,11 +480,22 @@ export class ThreeBinding {
     let kernel = localKernels.get(skeleton);
     if (kernel === undefined) localKernels.set(skeleton, kernel = SamplingKernel.forSkinning(skeleton));
     if (kernel === null) return false;
-    const shape = kernel.skinLocalShape(this.shape.slotOf, this.shape.inverses);
+    const single = this.wantsSingle ? kernel.skinLocalSingleShape(this.shape.slotOf, this.shape.inverses) : -1;
+    const shape = single >= 0 ? single : kernel.skinLocalShape(this.shape.slotOf, this.shape.inverses);
     if (shape < 0) return false;
     this.localKernel = kernel;
     this.localShape = shape;
+    this.localSingle = single >= 0;
     return true;
+  }
+
+  /**
+   * What apply() composes the skinning matrices in from the local pose on its shortest path:
+   * 'single' when precision 'single' was asked for and the WebAssembly kernel holds this binding's
+   * shape for it (decided when binding), else 'double' (see ThreeBindingOptions.precision).
+   */
+  get precision(): 'double' | 'single' {
+    return this.localSingle ? 'single' : 'double';
   }
 
   /**

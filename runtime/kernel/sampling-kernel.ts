@@ -89,6 +89,14 @@ export class SamplingKernel implements PoseKernel {
   private readonly localInverseAt: Int32Array;
   private readonly localPairs: Int32Array;
   private readonly localOutputs: Float32Array[];
+  private readonly skinLocalSingleFn: SkinLocalSingleFunction;
+  /** This thread's skinLocalSingle shapes, as localShapes: the arrays each holds, its schedule's and inverse bind matrices' addresses, its output's. */
+  private readonly singleShapes: (SkinShapeArrays | null)[];
+  private readonly singleShapeAt: Int32Array;
+  private readonly singleInverseAt: Int32Array;
+  private readonly singleOutputs: Float32Array[];
+  /** skinLocalSingle's local rotation matrices (144 bytes a group of four bones), in this thread's block. */
+  private readonly singleRotationsAt: number;
   /**
    * The root matrix skin reads (16 numbers, column-major, affine), in this thread's scratch: the
    * caller writes it first.
@@ -204,6 +212,12 @@ export class SamplingKernel implements PoseKernel {
     this.localInverseAt = this.localShapeAt.map((at) => at + block.scheduleBytes);
     this.localPairs = new Int32Array(SKIN_SHAPES);
     this.localOutputs = new Array<Float32Array>(SKIN_SHAPES).fill(new Float32Array(0));
+    this.skinLocalSingleFn = instance.exports.skinLocalSingle as SkinLocalSingleFunction;
+    this.singleShapes = new Array<SkinShapeArrays | null>(SKIN_SHAPES).fill(null);
+    this.singleShapeAt = Int32Array.from({ length: SKIN_SHAPES }, (_, k) => skinAt + block.singleShapes + k * block.singleShapeBytes);
+    this.singleInverseAt = this.singleShapeAt.map((at) => at + block.singleScheduleBytes);
+    this.singleOutputs = new Array<Float32Array>(SKIN_SHAPES).fill(new Float32Array(0));
+    this.singleRotationsAt = skinAt + block.singleRotations;
     this.inertializeFn = instance.exports.inertialize as InertializeFunction;
     this.scaleFn = instance.exports.scale as WeightedFunction;
     this.accumulateFn = instance.exports.accumulate as WeightedFunction;
@@ -494,12 +508,7 @@ export class SamplingKernel implements PoseKernel {
     const held = shapeHeld(shapes, slotOf, inverses);
     if (held >= 0) return held;
     const free = shapes.indexOf(null);
-    if (!this.skinsLocal || free < 0 || slotOf.length !== n || count > n || inverses.length !== count * 16) return -1;
-    const seen = new Uint8Array(count);
-    for (let b = 0; b < n; b++) {
-      const slot = slotOf[b];
-      if (slot < -1 || slot >= count || (slot >= 0 && seen[slot]++ > 0)) return -1;
-    }
+    if (!this.skinsLocal || free < 0 || !slotsValid(slotOf, n, inverses)) return -1;
     // The bones two by two, in the order they become ready (their parent in an earlier pair), a lone
     // one paired with itself: 12 pairs for the 22-bone biped, where pairs within a depth would be 14.
     const queue: number[] = [], pairs: [number, number][] = [];
@@ -534,12 +543,55 @@ export class SamplingKernel implements PoseKernel {
    * to a vector, into this thread's scratch, then copied into `out` (from its start).
    */
   skinLocal(shape: number, local: PoseStorage, out: Float32Array): void {
-    const rows = this.skinLocalRows, at = this.skinLocalAt;
+    const at = this.skinLocalAt;
+    this.copyLocal(local);
+    this.skinLocalFn(at[0], at[1], at[2], this.localShapeAt[shape], this.localInverseAt[shape], this.skinRootAt, this.skinWorldsAt, this.skinOutAt, this.localPairs[shape]);
+    out.set(this.localOutputs[shape]);
+  }
+
+  /** The local pose into this thread's block, where skinLocal and skinLocalSingle read it. */
+  private copyLocal(local: PoseStorage): void {
+    const rows = this.skinLocalRows;
     rows[0].set(local.translations);
     rows[1].set(local.rotations);
     rows[2].set(local.scales);
-    this.skinLocalFn(at[0], at[1], at[2], this.localShapeAt[shape], this.localInverseAt[shape], this.skinRootAt, this.skinWorldsAt, this.skinOutAt, this.localPairs[shape]);
-    out.set(this.localOutputs[shape]);
+  }
+
+  /**
+   * A shape for skinLocalSingle: as skinLocalShape (the same arguments and refusals), its inverse
+   * bind matrices rounded to float32 once, here, each number splatted across a vector, in the
+   * skeleton's bone order.
+   */
+  skinLocalSingleShape(slotOf: Int32Array, inverses: Float64Array): number {
+    const shapes = this.singleShapes, n = this.skeleton.boneCount, count = inverses.length >> 4, parents = this.skeleton.parents;
+    const held = shapeHeld(shapes, slotOf, inverses);
+    if (held >= 0) return held;
+    const free = shapes.indexOf(null);
+    if (!this.skinsLocal || free < 0 || !slotsValid(slotOf, n, inverses)) return -1;
+    const buffer = this.buffer, schedule = new Int32Array(buffer, this.singleShapeAt[free], n * 2);
+    const inv = new Float32Array(buffer, this.singleInverseAt[free], n * 48);
+    for (let b = 0; b < n; b++) {
+      const slot = slotOf[b];
+      schedule[b * 2] = (parents[b] + 1) * 80;
+      schedule[b * 2 + 1] = (slot >= 0 ? slot : n) * 64; // a bone with no slot: the spare matrix past them
+      for (let e = 0; e < 12; e++) inv.fill(slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0, b * 48 + e * 4, b * 48 + e * 4 + 4);
+    }
+    shapes[free] = { bones: slotOf, inverses };
+    this.singleOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
+    return free;
+  }
+
+  /**
+   * skinLocal in single precision (the three.js binding's precision 'single'): the same composition
+   * in float32, one bone at a time, a matrix's columns as vectors (skinLocalSingle in sampling.wat),
+   * from the local pose rounded to float32, with the inverse bind matrices of `shape`
+   * (skinLocalSingleShape). Within a float32's rounding of skinLocal, the same numbers on every run.
+   */
+  skinLocalSingle(shape: number, local: PoseStorage, out: Float32Array): void {
+    const at = this.skinLocalAt;
+    this.copyLocal(local);
+    this.skinLocalSingleFn(at[0], at[1], at[2], this.singleShapeAt[shape], this.singleInverseAt[shape], this.skinRootAt, this.skinWorldsAt, this.skinOutAt, this.skeleton.boneCount, this.singleRotationsAt);
+    out.set(this.singleOutputs[shape]);
   }
 
   /**
@@ -585,6 +637,7 @@ type ScaleBonesFunction = (ot: number, or: number, os: number, n: number) => voi
 type WeightedFunction = (ot: number, or: number, os: number, st: number, sr: number, ss: number, n: number) => void;
 type InertializeFunction = (pt: number, pr: number, ps: number, n: number, block: number) => void;
 type SkinFunction = (ct: number, cr: number, cs: number, slots: number, inv: number, root: number, out: number, count: number) => void;
+type SkinLocalSingleFunction = (lt: number, lr: number, ls: number, sched: number, inv: number, root: number, worlds: number, out: number, n: number, rot: number) => void;
 type SkinLocalFunction = (lt: number, lr: number, ls: number, sched: number, inv: number, root: number, worlds: number, out: number, pairs: number) => void;
 type ComposeFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number) => void;
 type ComposeSingleFunction = (lt: number, lr: number, ls: number, ct: number, cr: number, cs: number, n: number, count: number, scratch: number) => void;
@@ -714,6 +767,21 @@ function shapeHeld(shapes: readonly (SkinShapeArrays | null)[], bones: Int32Arra
   }
   return -1;
 }
+/**
+ * Whether `slotOf` gives each of n bones a slot of `inverses` (16 numbers a slot) or -1, no slot to
+ * two bones, with no more slots than bones: what skinLocalShape and skinLocalSingleShape take.
+ */
+function slotsValid(slotOf: Int32Array, n: number, inverses: Float64Array): boolean {
+  const count = inverses.length >> 4;
+  if (slotOf.length !== n || count > n || inverses.length !== count * 16) return false;
+  const seen = new Uint8Array(count);
+  for (let b = 0; b < n; b++) {
+    const slot = slotOf[b];
+    if (slot < -1 || slot >= count || (slot >= 0 && seen[slot]++ > 0)) return false;
+  }
+  return true;
+}
+
 /** Bytes of skin's root matrix (16 f64). */
 const SKIN_ROOT_BYTES = 128;
 /** Which of an affine matrix's 16 numbers (column-major) skin reads: the upper three rows. */
@@ -730,14 +798,20 @@ function skinPairs(n: number): number {
  */
 function skinBlock(n: number, local: boolean): {
   out: number; worlds: number; local: number; shapes: number; slotBytes: number; shapeBytes: number;
-  localShapes: number; scheduleBytes: number; localShapeBytes: number; bytes: number;
+  localShapes: number; scheduleBytes: number; localShapeBytes: number;
+  singleShapes: number; singleScheduleBytes: number; singleShapeBytes: number; singleRotations: number; bytes: number;
 } {
   const align = (bytes: number): number => Math.ceil(bytes / 16) * 16;
   const m = local ? n : 0;
   const out = SKIN_ROOT_BYTES, worlds = out + (n + 1) * 64, rows = worlds + (m + 1) * 128, shapes = rows + align(m * 80);
   const slotBytes = align(skinPairs(n) * 8), shapeBytes = slotBytes + skinPairs(n) * 192;
   const localShapes = shapes + SKIN_SHAPES * shapeBytes, scheduleBytes = align(m * 24), localShapeBytes = scheduleBytes + m * 192;
-  return { out, worlds, local: rows, shapes, slotBytes, shapeBytes, localShapes, scheduleBytes, localShapeBytes, bytes: localShapes + SKIN_SHAPES * localShapeBytes };
+  const singleShapes = localShapes + SKIN_SHAPES * localShapeBytes, singleScheduleBytes = align(m * 8), singleShapeBytes = singleScheduleBytes + m * 192;
+  const singleRotations = singleShapes + SKIN_SHAPES * singleShapeBytes;
+  return {
+    out, worlds, local: rows, shapes, slotBytes, shapeBytes, localShapes, scheduleBytes, localShapeBytes,
+    singleShapes, singleScheduleBytes, singleShapeBytes, singleRotations, bytes: singleRotations + ((m + 3) >> 2) * 144,
+  };
 }
 
 /** Where a kernel's memory keeps what (byte addresses), worked out the same way on every thread. */

@@ -6,8 +6,8 @@
  * (the walk the binding replaces under the bones); and for a character of a crowd (an InstanceBatch
 whose kernel composes its component pose), crowd.update then apply(), once with bare bones (every
 graph bone in three and no other, nothing hung: apply()'s shortest path); and a character made on its
-own with bare bones (apply() composing from its local pose). Prints one JSON line:
-{ perApply, perApplyAll, perApplyHung, perApplyCrowd, perApplyBare, perApplyLoneBare, moved }.
+own with bare bones (apply() composing from its local pose), in double and in single precision. Prints one JSON line:
+{ perApply, perApplyAll, perApplyHung, perApplyCrowd, perApplyBare, perApplyLoneBare, perApplyLoneSingle, moved }.
  */
 import { Object3D } from 'three';
 import { loadGraphAsset } from '../../graphs/loader.ts';
@@ -29,17 +29,18 @@ const NODES = {
   blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
 };
 
-function probe(mode: 'direct' | 'all' | 'hung' | 'crowd' | 'bare' | 'loneBare'): { perFrame: number; moved: boolean } {
+function probe(mode: 'direct' | 'all' | 'hung' | 'crowd' | 'bare' | 'loneBare' | 'loneSingle'): { perFrame: number; moved: boolean } {
   const all = mode === 'all';
   const crowd = mode === 'crowd' || mode === 'bare' ? loadGraphAsset({ format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } }, nodes: NODES, output: 'blend' })
     .createInstances(4, { componentSpace: true }) : null;
   const g = crowd === null ? bipedInstance(NODES, 'blend') : crowd.instances[2];
   const c = buildCharacter(skeleton, {
     ...options, position: [...options.position], rotation: [...options.rotation], armatureRotation: [...options.armatureRotation],
-    extra: mode === 'bare' || mode === 'loneBare' ? [] : options.extra.map((e) => ({ ...e, position: [...e.position] as [number, number, number] })),
-    omit: mode === 'bare' || mode === 'loneBare' ? [] : options.omit,
+    extra: mode === 'bare' || mode === 'loneBare' || mode === 'loneSingle' ? [] : options.extra.map((e) => ({ ...e, position: [...e.position] as [number, number, number] })),
+    omit: mode === 'bare' || mode === 'loneBare' || mode === 'loneSingle' ? [] : options.omit,
   });
-  const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: mode === 'hung' ? ['foot_l'] : all });
+  const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: mode === 'hung' ? ['foot_l'] : all, precision: mode === 'loneSingle' ? 'single' : 'double' });
+  if (mode === 'loneSingle' && binding.precision !== 'single') throw new Error('the single-precision probe runs in double precision');
   const hung = mode === 'hung';
   if (hung) {
     const sword = new Object3D();
@@ -69,7 +70,9 @@ const hung = probe('hung');
 const crowd = probe('crowd');
 const bare = probe('bare');
 const loneBare = probe('loneBare');
+const loneSingle = probe('loneSingle');
 console.log(JSON.stringify({
   perApply: direct.perFrame, perApplyAll: all.perFrame, perApplyHung: hung.perFrame, perApplyCrowd: crowd.perFrame, perApplyBare: bare.perFrame,
-  perApplyLoneBare: loneBare.perFrame, moved: direct.moved && all.moved && hung.moved && crowd.moved && bare.moved && loneBare.moved,
+  perApplyLoneBare: loneBare.perFrame, perApplyLoneSingle: loneSingle.perFrame,
+  moved: direct.moved && all.moved && hung.moved && crowd.moved && bare.moved && loneBare.moved && loneSingle.moved,
 }));

@@ -8,22 +8,10 @@ import { SamplingKernel } from '../../runtime/kernel/sampling-kernel.ts';
 import { skinFromLocal } from '../../three/binding.ts';
 import { bindThree, clipFromThree, skeletonFromThree } from '../../three/index.ts';
 import { runNodeProbe } from '../support/allocation.ts';
-import { bipedInstance } from '../support/graphs.ts';
 import { expectAnimGraphError } from '../support/errors.ts';
-import { buildCharacter, poseNaively, type CharacterOptions } from './scene.ts';
+import { buildCharacter, poseNaively, walkRunCharacter as character, type CharacterOptions } from './scene.ts';
 
 const skeleton = sampleSkeleton();
-
-/** Walk and run blended, a hand copied and a foot reached for: component-space edits in the pose. */
-function character() {
-  return bipedInstance({
-    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
-    run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
-    blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
-    copy: { type: 'CopyBone', inputs: { pose: 'blend' }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', alpha: 0.5 } },
-    ik: { type: 'TwoBoneIK', inputs: { pose: 'copy' }, properties: { endBone: 'foot_l', target: [14, 20, 25], hintMode: 'direction', hint: [0, 0, 1] } },
-  }, 'ik');
-}
 
 /** The awkward case: a moved, turned and unevenly scaled character, a Z-up armature turned to Y-up, an offset mesh. */
 const AWKWARD: CharacterOptions = {
@@ -862,6 +850,7 @@ describe('bindThree', () => {
     expect(result.perApplyCrowd).toBeLessThan(4); // a crowd's character, its component pose composed by the kernel
     expect(result.perApplyBare).toBeLessThan(4); // the same with bare bones: apply()'s shortest path
     expect(result.perApplyLoneBare).toBeLessThan(4); // bare bones, a character on its own: composed from its local pose
+    expect(result.perApplyLoneSingle).toBeLessThan(4); // the same in single precision (skinLocalSingle)
     expect(result.moved).toBe(true);
   });
 });

@@ -7,6 +7,8 @@
 import * as THREE from 'three';
 import type { Pose } from '../../runtime/core/pose.ts';
 import type { Skeleton } from '../../runtime/core/skeleton.ts';
+import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
+import { bipedInstance } from '../support/graphs.ts';
 
 export interface ExtraBone {
   name: string;
@@ -135,4 +137,15 @@ export function poseNaively(c: Character, skeleton: Skeleton, pose: Pose): void 
   }
   c.scene.updateMatrixWorld(true);
   c.skeleton.update();
+}
+
+/** Walk and run blended, a hand copied and a foot reached for: component-space edits in the pose. */
+export function walkRunCharacter(): AnimGraphInstance {
+  return bipedInstance({
+    walk: { type: 'SequencePlayer', properties: { clip: 'walk' } },
+    run: { type: 'SequencePlayer', properties: { clip: 'run', playRate: 1.3 } },
+    blend: { type: 'BlendTwo', inputs: { A: 'walk', B: 'run' }, properties: { alpha: 0.35 } },
+    copy: { type: 'CopyBone', inputs: { pose: 'blend' }, properties: { sourceBone: 'hand_l', targetBone: 'hand_r', alpha: 0.5 } },
+    ik: { type: 'TwoBoneIK', inputs: { pose: 'copy' }, properties: { endBone: 'foot_l', target: [14, 20, 25], hintMode: 'direction', hint: [0, 0, 1] } },
+  }, 'ik');
 }

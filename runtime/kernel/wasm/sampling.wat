@@ -50,6 +50,8 @@
   (global $sinF13 (mut v128) (v128.const f32x4 1.6059043836821613e-10 1.6059043836821613e-10 1.6059043836821613e-10 1.6059043836821613e-10))
   (global $onesF (mut v128) (v128.const f32x4 1 1 1 1))
   (global $epsilonsF (mut v128) (v128.const f32x4 1e-12 1e-12 1e-12 1e-12))
+  ;; skinLocalSingle's: infinities.
+  (global $infinitiesF (mut v128) (v128.const f32x4 inf inf inf inf))
 
   (func (export "setup") (param $refT i32) (param $refR i32) (param $refS i32) (param $scratch i32) (param $parents i32) (param $boneWeights i32)
     (global.set $boneWeights (local.get $boneWeights))
@@ -1629,6 +1631,168 @@
       (v128.store32_lane offset=56 1 (local.get $ob) (local.get $d))
       (local.set $inv (i32.add (local.get $inv) (i32.const 192)))
       (local.set $sched (i32.add (local.get $sched) (i32.const 24)))
+      (br $each))))
+
+  ;; skinLocal in single precision, for the three.js binding's precision 'single': the same composition
+  ;; (A = A(parent) × R, S = S(parent) × local scale, w = w(parent) + A(parent) × (S(parent) × local
+  ;; translation), a degenerate rotation as the identity, the root from the matrix at `root`) in
+  ;; float32, from the local pose at lt/lr/ls (f64, rounded to float32 as it is read), n bones in the
+  ;; skeleton's order (parents first). First the local rotations as matrices, four bones to a vector
+  ;; (at `rot`, 144 bytes a group of four: R's nine numbers, each a vector of the four bones'); then
+  ;; one bone at a time, each 3×4 matrix as column vectors (f32x4), R's numbers splatted as they are
+  ;; loaded (f32.load, then splat: V8 keeps a register per offset of a v128.load32_splat, and spills
+  ;; them), so that every load and store is a whole vector or a splat. Each bone's world transform is
+  ;; kept at `worlds` + 80 (bone + 1), five vectors: A's columns, w (lane 3: 1), S. At `sched`, 8 bytes
+  ;; a bone: its parent's world offset ((parent + 1) 80, 0
+  ;; for a root: the root matrix, which this writes there first) and its byte offset in `out` (a bone
+  ;; with no slot writes to a spare matrix past the slots); at `inv`, 192 bytes a bone, its slot's
+  ;; inverse bind matrix's upper three rows as float32, each number splatted across a vector, column
+  ;; by column. Writes whole 4×4 matrices (last row 0 0 0 1). No JavaScript twin: its reference is
+  ;; skinLocal, within a float32's rounding. The last group reads the rotations of up to three bones
+  ;; past n (what follows them in the memory), computed and never used.
+  (func (export "skinLocalSingle")
+    (param $lt i32) (param $lr i32) (param $ls i32) (param $sched i32) (param $inv i32) (param $root i32) (param $worlds i32) (param $out i32) (param $n i32) (param $rot i32)
+    (local $end i32) (local $o i32) (local $p i32) (local $oa i32) (local $rq i32) (local $b i32)
+    (local $one v128) (local $two v128) (local $zero v128) (local $eps v128) (local $inf v128) (local $ok v128) (local $k v128) (local $q2 v128)
+    (local $x v128) (local $y v128) (local $z v128) (local $w v128) (local $xk v128) (local $yk v128) (local $zk v128)
+    (local $xx v128) (local $xy v128) (local $xz v128) (local $yy v128) (local $yz v128) (local $zz v128) (local $wx v128) (local $wy v128) (local $wz v128)
+    (local $t v128) (local $s v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $l0 v128) (local $l1 v128) (local $l2 v128) (local $S v128)
+    (local $p0 v128) (local $p1 v128) (local $p2 v128)
+    (local.set $one (global.get $onesF))
+    (local.set $two (f32x4.add (local.get $one) (local.get $one)))
+    (local.set $eps (global.get $epsilonsF))
+    (local.set $inf (global.get $infinitiesF))
+    ;; The local rotations as matrices, four bones at a time, with skinLocal's operations.
+    (local.set $o (local.get $rot))
+    (local.set $end (i32.add (local.get $rot) (i32.mul (i32.shr_u (i32.add (local.get $n) (i32.const 3)) (i32.const 2)) (i32.const 144))))
+    (local.set $b (local.get $lr))
+    (block $rotated (loop $groups
+      (br_if $rotated (i32.ge_u (local.get $o) (local.get $end)))
+      ;; [x0 y0 x1 y1], [z0 w0 z1 w1], [x2 y2 x3 y3], [z2 w2 z3 w3], then each number's four lanes.
+      (local.set $xx (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $b))) (f32x4.demote_f64x2_zero (v128.load offset=32 (local.get $b)))))
+      (local.set $yy (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=16 (local.get $b))) (f32x4.demote_f64x2_zero (v128.load offset=48 (local.get $b)))))
+      (local.set $zz (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=64 (local.get $b))) (f32x4.demote_f64x2_zero (v128.load offset=96 (local.get $b)))))
+      (local.set $xy (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=80 (local.get $b))) (f32x4.demote_f64x2_zero (v128.load offset=112 (local.get $b)))))
+      (local.set $x (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $xx) (local.get $zz)))
+      (local.set $y (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $xx) (local.get $zz)))
+      (local.set $z (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $yy) (local.get $xy)))
+      (local.set $w (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $yy) (local.get $xy)))
+      ;; Normalised on the way (2 / |q|²); a degenerate one as the identity.
+      (local.set $q2 (f32x4.add (f32x4.add (f32x4.add (f32x4.mul (local.get $x) (local.get $x)) (f32x4.mul (local.get $y) (local.get $y))) (f32x4.mul (local.get $z) (local.get $z))) (f32x4.mul (local.get $w) (local.get $w))))
+      (local.set $ok (v128.and (f32x4.gt (local.get $q2) (local.get $eps)) (f32x4.lt (local.get $q2) (local.get $inf))))
+      (local.set $k (v128.bitselect (f32x4.div (local.get $two) (local.get $q2)) (local.get $two) (local.get $ok)))
+      (local.set $x (v128.and (local.get $x) (local.get $ok)))
+      (local.set $y (v128.and (local.get $y) (local.get $ok)))
+      (local.set $z (v128.and (local.get $z) (local.get $ok)))
+      (local.set $w (v128.bitselect (local.get $w) (local.get $one) (local.get $ok)))
+      (local.set $xk (f32x4.mul (local.get $x) (local.get $k)))
+      (local.set $yk (f32x4.mul (local.get $y) (local.get $k)))
+      (local.set $zk (f32x4.mul (local.get $z) (local.get $k)))
+      (local.set $xx (f32x4.mul (local.get $x) (local.get $xk)))
+      (local.set $xy (f32x4.mul (local.get $x) (local.get $yk)))
+      (local.set $xz (f32x4.mul (local.get $x) (local.get $zk)))
+      (local.set $yy (f32x4.mul (local.get $y) (local.get $yk)))
+      (local.set $yz (f32x4.mul (local.get $y) (local.get $zk)))
+      (local.set $zz (f32x4.mul (local.get $z) (local.get $zk)))
+      (local.set $wx (f32x4.mul (local.get $w) (local.get $xk)))
+      (local.set $wy (f32x4.mul (local.get $w) (local.get $yk)))
+      (local.set $wz (f32x4.mul (local.get $w) (local.get $zk)))
+      (v128.store offset=0 (local.get $o) (f32x4.sub (local.get $one) (f32x4.add (local.get $yy) (local.get $zz))))
+      (v128.store offset=16 (local.get $o) (f32x4.add (local.get $xy) (local.get $wz)))
+      (v128.store offset=32 (local.get $o) (f32x4.sub (local.get $xz) (local.get $wy)))
+      (v128.store offset=48 (local.get $o) (f32x4.sub (local.get $xy) (local.get $wz)))
+      (v128.store offset=64 (local.get $o) (f32x4.sub (local.get $one) (f32x4.add (local.get $xx) (local.get $zz))))
+      (v128.store offset=80 (local.get $o) (f32x4.add (local.get $yz) (local.get $wx)))
+      (v128.store offset=96 (local.get $o) (f32x4.add (local.get $xz) (local.get $wy)))
+      (v128.store offset=112 (local.get $o) (f32x4.sub (local.get $yz) (local.get $wx)))
+      (v128.store offset=128 (local.get $o) (f32x4.sub (local.get $one) (f32x4.add (local.get $xx) (local.get $yy))))
+      (local.set $b (i32.add (local.get $b) (i32.const 128)))
+      (local.set $o (i32.add (local.get $o) (i32.const 144)))
+      (br $groups)))
+    ;; The root bones' parent: the root matrix's columns (A), its translation, unit scales.
+    (local.set $a0 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+      (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $root))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=16 (local.get $root)))))
+    (local.set $a1 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+      (f32x4.demote_f64x2_zero (v128.load offset=32 (local.get $root))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=48 (local.get $root)))))
+    (local.set $a2 (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+      (f32x4.demote_f64x2_zero (v128.load offset=64 (local.get $root))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=80 (local.get $root)))))
+    (local.set $w (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 28 29 30 31
+      (f32x4.demote_f64x2_zero (v128.load offset=96 (local.get $root)))
+      (i8x16.shuffle 0 1 2 3 4 5 6 7 8 9 10 11 28 29 30 31 (f32x4.demote_f64x2_zero (v128.load64_zero offset=112 (local.get $root))) (local.get $one))))
+    (v128.store offset=0 (local.get $worlds) (local.get $a0))
+    (v128.store offset=16 (local.get $worlds) (local.get $a1))
+    (v128.store offset=32 (local.get $worlds) (local.get $a2))
+    (v128.store offset=48 (local.get $worlds) (local.get $w))
+    (v128.store offset=64 (local.get $worlds) (local.get $one))
+    ;; Then bone by bone, parents first.
+    (local.set $o (local.get $worlds))
+    (local.set $b (i32.const 0))
+    (local.set $end (i32.add (local.get $sched) (i32.shl (local.get $n) (i32.const 3))))
+    (block $done (loop $each
+      (br_if $done (i32.ge_u (local.get $sched) (local.get $end)))
+      (local.set $o (i32.add (local.get $o) (i32.const 80)))
+      (local.set $p (i32.add (local.get $worlds) (i32.load offset=0 (local.get $sched))))
+      ;; This bone's lane of its group's rotation matrix.
+      (local.set $rq (i32.add (i32.add (local.get $rot) (i32.mul (i32.shr_u (local.get $b) (i32.const 2)) (i32.const 144))) (i32.shl (i32.and (local.get $b) (i32.const 3)) (i32.const 2))))
+      ;; A = A(parent) × R, R's numbers splatted.
+      (local.set $p0 (v128.load offset=0 (local.get $p)))
+      (local.set $p1 (v128.load offset=16 (local.get $p)))
+      (local.set $p2 (v128.load offset=32 (local.get $p)))
+      (local.set $a0 (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $p0) (f32x4.splat (f32.load offset=0 (local.get $rq))))
+        (f32x4.mul (local.get $p1) (f32x4.splat (f32.load offset=16 (local.get $rq)))))
+        (f32x4.mul (local.get $p2) (f32x4.splat (f32.load offset=32 (local.get $rq))))))
+      (local.set $a1 (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $p0) (f32x4.splat (f32.load offset=48 (local.get $rq))))
+        (f32x4.mul (local.get $p1) (f32x4.splat (f32.load offset=64 (local.get $rq)))))
+        (f32x4.mul (local.get $p2) (f32x4.splat (f32.load offset=80 (local.get $rq))))))
+      (local.set $a2 (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $p0) (f32x4.splat (f32.load offset=96 (local.get $rq))))
+        (f32x4.mul (local.get $p1) (f32x4.splat (f32.load offset=112 (local.get $rq)))))
+        (f32x4.mul (local.get $p2) (f32x4.splat (f32.load offset=128 (local.get $rq))))))
+      ;; w = w(parent) + A(parent) × (S(parent) × local translation), S(parent) × t's numbers splatted.
+      (local.set $s (v128.load offset=64 (local.get $p)))
+      (local.set $t (f32x4.mul (local.get $s) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $lt))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=16 (local.get $lt))))))
+      (local.set $w (f32x4.add (v128.load offset=48 (local.get $p)) (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $p0) (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $t) (local.get $t)))
+        (f32x4.mul (local.get $p1) (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $t) (local.get $t))))
+        (f32x4.mul (local.get $p2) (i8x16.shuffle 8 9 10 11 8 9 10 11 8 9 10 11 8 9 10 11 (local.get $t) (local.get $t))))))
+      ;; S = S(parent) × local scale; A × S, column by column.
+      (local.set $S (f32x4.mul (local.get $s) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+        (f32x4.demote_f64x2_zero (v128.load offset=0 (local.get $ls))) (f32x4.demote_f64x2_zero (v128.load64_zero offset=16 (local.get $ls))))))
+      (local.set $l0 (f32x4.mul (local.get $a0) (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $S) (local.get $S))))
+      (local.set $l1 (f32x4.mul (local.get $a1) (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $S) (local.get $S))))
+      (local.set $l2 (f32x4.mul (local.get $a2) (i8x16.shuffle 8 9 10 11 8 9 10 11 8 9 10 11 8 9 10 11 (local.get $S) (local.get $S))))
+      (v128.store offset=0 (local.get $o) (local.get $a0))
+      (v128.store offset=16 (local.get $o) (local.get $a1))
+      (v128.store offset=32 (local.get $o) (local.get $a2))
+      (v128.store offset=48 (local.get $o) (local.get $w))
+      (v128.store offset=64 (local.get $o) (local.get $S))
+      ;; [A × S | w] × the slot's inverse bind matrix, its numbers splatted: whole columns.
+      (local.set $oa (i32.add (local.get $out) (i32.load offset=4 (local.get $sched))))
+      (v128.store offset=0 (local.get $oa) (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $l0) (v128.load offset=0 (local.get $inv))) (f32x4.mul (local.get $l1) (v128.load offset=16 (local.get $inv))))
+        (f32x4.mul (local.get $l2) (v128.load offset=32 (local.get $inv)))))
+      (v128.store offset=16 (local.get $oa) (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $l0) (v128.load offset=48 (local.get $inv))) (f32x4.mul (local.get $l1) (v128.load offset=64 (local.get $inv))))
+        (f32x4.mul (local.get $l2) (v128.load offset=80 (local.get $inv)))))
+      (v128.store offset=32 (local.get $oa) (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $l0) (v128.load offset=96 (local.get $inv))) (f32x4.mul (local.get $l1) (v128.load offset=112 (local.get $inv))))
+        (f32x4.mul (local.get $l2) (v128.load offset=128 (local.get $inv)))))
+      (v128.store offset=48 (local.get $oa) (f32x4.add (f32x4.add (f32x4.add
+        (f32x4.mul (local.get $l0) (v128.load offset=144 (local.get $inv))) (f32x4.mul (local.get $l1) (v128.load offset=160 (local.get $inv))))
+        (f32x4.mul (local.get $l2) (v128.load offset=176 (local.get $inv)))) (local.get $w)))
+      (local.set $b (i32.add (local.get $b) (i32.const 1)))
+      (local.set $lt (i32.add (local.get $lt) (i32.const 24)))
+      (local.set $ls (i32.add (local.get $ls) (i32.const 24)))
+      (local.set $inv (i32.add (local.get $inv) (i32.const 192)))
+      (local.set $sched (i32.add (local.get $sched) (i32.const 8)))
       (br $each))))
 
   ;; PoseInertializer.apply (runtime/jobs/inertialization.ts): the decaying offsets of an inertial
