@@ -52,16 +52,32 @@ function nodeTypes(nodes: Record<string, { type: string; properties?: { states?:
 }
 
 /**
+ * The examples among `files` holding a state machine (at any depth) no earlier one holds, the same
+ * machine (its node, as JSON) counting once: the sample graphs share one locomotion machine.
+ */
+export function examplesWithDistinctStateMachines(files: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const machines = (nodes: Record<string, any> | undefined, into: string[]): string[] => {
+    for (const node of Object.values(nodes ?? {})) {
+      if (node.type !== 'StateMachine') continue;
+      into.push(JSON.stringify(node));
+      for (const state of Object.values((node.properties?.states ?? {}) as Record<string, { nodes?: Record<string, any> }>)) machines(state.nodes, into);
+    }
+    return into;
+  };
+  return files.filter((file) => {
+    const found = machines(JSON.parse(readFileSync(EXAMPLES_DIR + file, 'utf8')).nodes, []).filter((m) => !seen.has(m));
+    for (const m of found) seen.add(m);
+    return found.length > 0;
+  });
+}
+
+/**
  * The example files (graphs/examples, sorted) that between them hold every node type any example
  * holds, and montages: the quick variant of a test run over every example (tests/support/stress.ts).
  * Chosen greedily, most new types first, ties by name, so the set is the same on every run and
  * grows by itself when an example brings a new type.
  */
-/** The examples among `files` holding a StateMachine (at any depth). */
-export function examplesWithStateMachines(files: readonly string[]): string[] {
-  return files.filter((file) => nodeTypes(JSON.parse(readFileSync(EXAMPLES_DIR + file, 'utf8')).nodes, new Set()).has('StateMachine'));
-}
-
 export function examplesCoveringNodeTypes(files: readonly string[]): string[] {
   const types = new Map(files.map((file) => {
     const asset = JSON.parse(readFileSync(EXAMPLES_DIR + file, 'utf8'));
