@@ -504,34 +504,45 @@ export class SamplingKernel implements PoseKernel {
    * bone or SKIN_SHAPES other shapes are held already (the caller then skins in JavaScript).
    */
   skinLocalShape(slotOf: Int32Array, inverses: Float64Array): number {
-    const shapes = this.localShapes, n = this.skeleton.boneCount, count = inverses.length >> 4, parents = this.skeleton.parents;
+    return this.holdLocalShape(this.localShapes, slotOf, inverses, (free) => {
+      const n = this.skeleton.boneCount, count = inverses.length >> 4, parents = this.skeleton.parents;
+      // The bones two by two, in the order they become ready (their parent in an earlier pair), a lone
+      // one paired with itself: 12 pairs for the 22-bone biped, where pairs within a depth would be 14.
+      const queue: number[] = [], pairs: [number, number][] = [];
+      for (let b = 0; b < n; b++) if (parents[b] < 0) queue.push(b);
+      for (let next = 0; next < queue.length;) {
+        const a = queue[next++], b = next < queue.length ? queue[next++] : a;
+        pairs.push([a, b]);
+        for (let c = 0; c < n; c++) if (parents[c] === a || (b !== a && parents[c] === b)) queue.push(c);
+      }
+      const buffer = this.buffer, schedule = new Int32Array(buffer, this.localShapeAt[free], pairs.length * 6);
+      const inv = new Float64Array(buffer, this.localInverseAt[free], pairs.length * 24);
+      pairs.forEach((pair, j) => {
+        for (let lane = 0; lane < 2; lane++) {
+          const b = pair[lane], slot = slotOf[b];
+          schedule[j * 6 + lane] = (b + 1) * 128;
+          schedule[j * 6 + 2 + lane] = (parents[b] + 1) * 128;
+          schedule[j * 6 + 4 + lane] = (slot >= 0 ? slot : n) * 64; // a bone with no slot: the spare matrix past them
+          for (let e = 0; e < 12; e++) inv[j * 24 + e * 2 + lane] = slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0;
+        }
+      });
+      this.localPairs[free] = pairs.length;
+      this.localOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
+    });
+  }
+
+  /**
+   * The shape of `slotOf` and `inverses` among `shapes` (skinLocal's or skinLocalSingle's): the one
+   * held for the same arrays, else a free one that `build` fills, else -1 (no local skinning in this
+   * kernel, every shape taken, or slots that are not one per bone: slotsValid).
+   */
+  private holdLocalShape(shapes: (SkinShapeArrays | null)[], slotOf: Int32Array, inverses: Float64Array, build: (free: number) => void): number {
     const held = shapeHeld(shapes, slotOf, inverses);
     if (held >= 0) return held;
     const free = shapes.indexOf(null);
-    if (!this.skinsLocal || free < 0 || !slotsValid(slotOf, n, inverses)) return -1;
-    // The bones two by two, in the order they become ready (their parent in an earlier pair), a lone
-    // one paired with itself: 12 pairs for the 22-bone biped, where pairs within a depth would be 14.
-    const queue: number[] = [], pairs: [number, number][] = [];
-    for (let b = 0; b < n; b++) if (parents[b] < 0) queue.push(b);
-    for (let next = 0; next < queue.length;) {
-      const a = queue[next++], b = next < queue.length ? queue[next++] : a;
-      pairs.push([a, b]);
-      for (let c = 0; c < n; c++) if (parents[c] === a || (b !== a && parents[c] === b)) queue.push(c);
-    }
-    const buffer = this.buffer, schedule = new Int32Array(buffer, this.localShapeAt[free], pairs.length * 6);
-    const inv = new Float64Array(buffer, this.localInverseAt[free], pairs.length * 24);
-    pairs.forEach((pair, j) => {
-      for (let lane = 0; lane < 2; lane++) {
-        const b = pair[lane], slot = slotOf[b];
-        schedule[j * 6 + lane] = (b + 1) * 128;
-        schedule[j * 6 + 2 + lane] = (parents[b] + 1) * 128;
-        schedule[j * 6 + 4 + lane] = (slot >= 0 ? slot : n) * 64; // a bone with no slot: the spare matrix past them
-        for (let e = 0; e < 12; e++) inv[j * 24 + e * 2 + lane] = slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0;
-      }
-    });
+    if (!this.skinsLocal || free < 0 || !slotsValid(slotOf, this.skeleton.boneCount, inverses)) return -1;
+    build(free);
     shapes[free] = { bones: slotOf, inverses };
-    this.localPairs[free] = pairs.length;
-    this.localOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
     return free;
   }
 
@@ -563,22 +574,18 @@ export class SamplingKernel implements PoseKernel {
    * skeleton's bone order.
    */
   skinLocalSingleShape(slotOf: Int32Array, inverses: Float64Array): number {
-    const shapes = this.singleShapes, n = this.skeleton.boneCount, count = inverses.length >> 4, parents = this.skeleton.parents;
-    const held = shapeHeld(shapes, slotOf, inverses);
-    if (held >= 0) return held;
-    const free = shapes.indexOf(null);
-    if (!this.skinsLocal || free < 0 || !slotsValid(slotOf, n, inverses)) return -1;
-    const buffer = this.buffer, schedule = new Int32Array(buffer, this.singleShapeAt[free], n * 2);
-    const inv = new Float32Array(buffer, this.singleInverseAt[free], n * 48);
-    for (let b = 0; b < n; b++) {
-      const slot = slotOf[b];
-      schedule[b * 2] = (parents[b] + 1) * 80;
-      schedule[b * 2 + 1] = (slot >= 0 ? slot : n) * 64; // a bone with no slot: the spare matrix past them
-      for (let e = 0; e < 12; e++) inv.fill(slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0, b * 48 + e * 4, b * 48 + e * 4 + 4);
-    }
-    shapes[free] = { bones: slotOf, inverses };
-    this.singleOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
-    return free;
+    return this.holdLocalShape(this.singleShapes, slotOf, inverses, (free) => {
+      const n = this.skeleton.boneCount, count = inverses.length >> 4, parents = this.skeleton.parents;
+      const buffer = this.buffer, schedule = new Int32Array(buffer, this.singleShapeAt[free], n * 2);
+      const inv = new Float32Array(buffer, this.singleInverseAt[free], n * 48);
+      for (let b = 0; b < n; b++) {
+        const slot = slotOf[b];
+        schedule[b * 2] = (parents[b] + 1) * 80;
+        schedule[b * 2 + 1] = (slot >= 0 ? slot : n) * 64; // a bone with no slot: the spare matrix past them
+        for (let e = 0; e < 12; e++) inv.fill(slot >= 0 ? inverses[slot * 16 + SKIN_ENTRIES[e]] : 0, b * 48 + e * 4, b * 48 + e * 4 + 4);
+      }
+      this.singleOutputs[free] = new Float32Array(buffer, this.skinOutAt, count * 16);
+    });
   }
 
   /**

@@ -30,14 +30,14 @@ const NODES = {
 };
 
 function probe(mode: 'direct' | 'all' | 'hung' | 'crowd' | 'bare' | 'loneBare' | 'loneSingle'): { perFrame: number; moved: boolean } {
-  const all = mode === 'all';
+  const all = mode === 'all', bare = mode === 'bare' || mode === 'loneBare' || mode === 'loneSingle';
   const crowd = mode === 'crowd' || mode === 'bare' ? loadGraphAsset({ format: 'animgraph/1', skeleton: 'builtin:biped', clips: { walk: { source: 'builtin:walk' }, run: { source: 'builtin:run' } }, nodes: NODES, output: 'blend' })
     .createInstances(4, { componentSpace: true }) : null;
   const g = crowd === null ? bipedInstance(NODES, 'blend') : crowd.instances[2];
   const c = buildCharacter(skeleton, {
     ...options, position: [...options.position], rotation: [...options.rotation], armatureRotation: [...options.armatureRotation],
-    extra: mode === 'bare' || mode === 'loneBare' || mode === 'loneSingle' ? [] : options.extra.map((e) => ({ ...e, position: [...e.position] as [number, number, number] })),
-    omit: mode === 'bare' || mode === 'loneBare' || mode === 'loneSingle' ? [] : options.omit,
+    extra: bare ? [] : options.extra.map((e) => ({ ...e, position: [...e.position] as [number, number, number] })),
+    omit: bare ? [] : options.omit,
   });
   const binding = bindThree(g, c.mesh!, { writeLocal: all, boneWorldMatrices: mode === 'hung' ? ['foot_l'] : all, precision: mode === 'loneSingle' ? 'single' : 'double' });
   if (mode === 'loneSingle' && binding.precision !== 'single') throw new Error('the single-precision probe runs in double precision');
