@@ -292,6 +292,7 @@ window.addEventListener('keydown', (e) => {
 let last: number | undefined;
 function tick(now: number): void {
   requestAnimationFrame(tick);
+  if (!view.frameDue(now)) return;
   // A long pause (a background tab) is one step of at most 0.1 s, not a jump.
   const dt = last === undefined ? 0 : Math.min((now - last) / 1000, 0.1);
   last = now;

@@ -2,6 +2,7 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { chooseAntialias, webglRendererName } from './antialias.ts';
+import { chooseFrameRate, FramePacer } from './frame-rate.ts';
 import type { Character } from './character.ts';
 import { SkinnedFigure } from './figures.ts';
 import { state } from './state.ts';
@@ -22,6 +23,8 @@ export class ViewScene {
   private readonly projected = new THREE.Vector3();
   /** Whether something drawn changed since the last render. */
   private stale = true;
+  /** Which display frames the page simulates and draws (frame-rate.ts). */
+  private readonly pacer: FramePacer;
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     // preserveDrawingBuffer: the canvas can be read back (screenshots, the browser test's pixel check).
@@ -30,6 +33,7 @@ export class ViewScene {
     const renderer = this.renderer = new THREE.WebGLRenderer({ canvas, antialias, preserveDrawingBuffer: true });
     state.antialias = renderer.getContext().getContextAttributes()?.antialias === true;
     renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+    this.pacer = new FramePacer(state.frameRate = chooseFrameRate(location.search, state.renderer));
     const scene = this.scene;
     scene.background = new THREE.Color(0x2b2e33);
     scene.add(new THREE.HemisphereLight(0xffffff, 0x404040, 2.2));
@@ -52,6 +56,14 @@ export class ViewScene {
     this.camera.aspect = w / Math.max(h, 1);
     this.camera.updateProjectionMatrix();
     this.stale = true;
+  }
+
+  /**
+   * Whether the page simulates and draws on the display frame at `now` (requestAnimationFrame's
+   * time): every one on a GPU, about 30 a second on a software renderer (frame-rate.ts).
+   */
+  frameDue(now: number): boolean {
+    return this.pacer.due(now);
   }
 
   /** Marks the picture out of date (a pose shown, objects added or removed): the next render draws it. */

@@ -222,6 +222,7 @@ export class Preview {
   private readonly tick = (now: number): void => {
     if (!this.running) return;
     requestAnimationFrame(this.tick);
+    if (!this.view.frameDue(now)) return;
     const dt = this.last === undefined ? 0 : Math.min((now - this.last) / 1000, 0.1);
     this.last = now;
     const c = this.current;

@@ -22,7 +22,7 @@ const CMU_POSE_SEARCH = join(root, 'graphs/examples/cmu-pose-search.json');
 const MONTAGE = join(root, 'graphs/examples/sample-montage.json');
 
 interface ViewerState {
-  renderer: string | null; antialias: boolean; status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[]; root: number[]; onScreen: number[]; drawn: number;
+  renderer: string | null; antialias: boolean; frameRate: number; status: string; frame: number; loads: number; figure: string; bones: number; finite: boolean; debugText: string; unboundGraphBones: string[]; root: number[]; onScreen: number[]; drawn: number;
   problems: { path: string; code: string; message: string }[];
   retargetSource: { available: boolean; shown: boolean };
 }
@@ -49,9 +49,11 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
       expect(state).toMatchObject({ status: 'running', figure: 'skeleton', bones: 22, finite: true, problems: [] });
       expect(await page.locator('body').getAttribute('data-status')).toBe('running');
       // Chromium renders WebGL in software here (SwiftShader: tests/support/browser.ts), where the
-      // view leaves multisampling off (chooseAntialias, tests/view/antialias.test.ts).
+      // view leaves multisampling off (chooseAntialias, tests/view/antialias.test.ts) and draws
+      // 30 frames a second (chooseFrameRate, tests/view/frame-rate.test.ts).
       expect(state.renderer).toMatch(SOFTWARE_RENDERER);
       expect(state.antialias).toBe(false);
+      expect(state.frameRate).toBe(30);
 
       // A blank canvas (nothing drawn, or only the clear colour) has a variance of 0.
       expect(await canvasVariance(page)).toBeGreaterThan(20);
@@ -110,8 +112,10 @@ describeWithBrowser('animgraph view in headless Chromium', () => {
     const errors = collectErrors(page);
     const debugText = () => page.evaluate(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.debugText);
     try {
-      await page.goto(server.url);
+      // ?fps= sets the most frames a second the view simulates and draws, whatever the renderer.
+      await page.goto(`${server.url}?fps=20`);
       await page.waitForFunction(() => (window as unknown as { __animgraphViewer: ViewerState }).__animgraphViewer.frame >= 2, null, { timeout: 20000 });
+      expect((await viewerState(page)).frameRate).toBe(20);
       // Paused, frame by frame with Step: nothing is drawn between steps.
       await page.locator('#play').click();
       expect(await page.locator('#montage-section').isVisible()).toBe(true);
