@@ -3,12 +3,17 @@
  * a full evaluation, and what the crowd bench's mixed rates save, as ratios of CPU time measured in
  * one process, windows interleaved.
  *
- *   node --import tsx bench/update-rate.ts [--counts 100,1000] [--windows 12] [--frames 24] [--precisions double,single]
+ *   node --import tsx bench/update-rate.ts [--counts 100,1000] [--windows 12] [--frames 24] [--precisions double,single] [--graphs blend,montage,statemachine]
  *
- * Every crowd is an InstanceBatch of the crowd bench's `blend` graph (BlendTwo of two
- * SequencePlayers at 0.5, 65 bones, sampled in the WebAssembly kernel), each character at its own
- * start phase, 1/60 s a frame, in each precision asked for (the batch's `precision`; a
- * single-precision batch samples in float32 and blends, interpolations included, in double):
+ * Every crowd is an InstanceBatch of one of the crowd bench's graphs (65 bones, sampled in the
+ * WebAssembly kernel), each character at its own start phase, 1/60 s a frame, in each precision
+ * asked for (the batch's `precision`; a single-precision batch samples in float32 and blends,
+ * interpolations included, in double). The graphs, from the cheapest evaluation to the dearest:
+ *   statemachine  the crowd bench's state machine resting in its walk state: one clip a frame;
+ *   blend         BlendTwo of two SequencePlayers at 0.5: two clips and a blend;
+ *   montage       the crowd bench's `montage` graph (that state machine under an upper-body Slot
+ *                 and an AimOffset), every fourth character playing its montage, no gait switches.
+ * The crowds of one graph:
  *   full      every character at rate 1: the reference;
  *   rate 4    every character at rate 4, one phase: one frame in four evaluates the whole crowd,
  *             the three others evaluate nobody (two interpolate, one shows the target as it is);
@@ -21,7 +26,7 @@
  * (1 - ratio). Each is the median over windows of the ratio of CPU time per frame
  * (process.cpuUsage, user + system), each window running every crowd in turn.
  */
-import { buildCrowdGraph, createCrowdBatch, crowdLodRate, crowdPhases } from './crowd-cases.ts';
+import { buildCrowdGraph, createCrowdBatch, CROWD_MONTAGE_EVERY, crowdLodRate, crowdPhases, type CrowdGraphKind } from './crowd-cases.ts';
 import { median } from './crowd/median.ts';
 import { DT } from './crowd/options.ts';
 import type { InstanceBatch } from '../runtime/graph/instance-batch.ts';
@@ -37,6 +42,8 @@ const windows = Number(option('--windows', '12'));
 /** Frames per window and crowd: a multiple of 4, so that the rate-4 crowd runs whole intervals. */
 const frames = Math.max(4, Math.round(Number(option('--frames', '24')) / 4) * 4);
 const precisions = option('--precisions', 'double,single').split(',') as KernelPrecision[];
+const graphs = option('--graphs', 'statemachine,blend,montage').split(',') as CrowdGraphKind[];
+for (const kind of graphs) if (!['statemachine', 'blend', 'montage'].includes(kind)) throw new Error(`--graphs: ${kind} is not statemachine, blend or montage`);
 
 /** CPU time of this process so far, microseconds. */
 function cpuMicros(): number {
@@ -50,16 +57,21 @@ function run(batch: InstanceBatch, n: number): number {
   return (cpuMicros() - start) / n;
 }
 
-interface Row { count: number; precision: KernelPrecision; fullUs: number; skipped: number; evaluating: number; mixed: number; held: number }
+interface Row { kind: CrowdGraphKind; count: number; precision: KernelPrecision; fullUs: number; skipped: number; evaluating: number; mixed: number; held: number }
 
-function measure(count: number, precision: KernelPrecision): Row {
-  const graph = buildCrowdGraph('blend');
+function measure(kind: CrowdGraphKind, count: number, precision: KernelPrecision): Row {
+  const graph = buildCrowdGraph(kind);
   const phases = crowdPhases(count, graph.clipBindings.get('clipA')!.clip.duration);
-  const full = createCrowdBatch(graph, count, phases, false, precision);
-  const rate4 = createCrowdBatch(graph, count, phases, false, precision);
+  const crowd = (): InstanceBatch => {
+    const batch = createCrowdBatch(graph, count, phases, false, precision);
+    if (kind === 'montage') for (let i = 0; i < count; i += CROWD_MONTAGE_EVERY) batch.instances[i].playMontage('swing');
+    return batch;
+  };
+  const full = crowd();
+  const rate4 = crowd();
   for (const instance of rate4.instances) instance.setUpdateRate(4, 0);
-  const mixed = createCrowdBatch(graph, count, phases, false, precision);
-  const held = createCrowdBatch(graph, count, phases, false, precision);
+  const mixed = crowd();
+  const held = crowd();
   for (let i = 0; i < count; i++) {
     const { rate, phase } = crowdLodRate(i);
     mixed.instances[i].setUpdateRate(rate, phase);
@@ -89,15 +101,15 @@ function measure(count: number, precision: KernelPrecision): Row {
     mixedR.push(mixedUs / reference);
     heldR.push(heldUs / reference);
   }
-  return { count, precision, fullUs: median(fullUs), skipped: median(skipped), evaluating: median(evaluating), mixed: median(mixedR), held: median(heldR) };
+  return { kind, count, precision, fullUs: median(fullUs), skipped: median(skipped), evaluating: median(evaluating), mixed: median(mixedR), held: median(heldR) };
 }
 
-console.log(`update-rate bench: the crowd bench's blend graph (65 bones, WebAssembly kernel), dt 1/60 s; ${windows} windows of ${frames} frames per crowd, CPU time`);
-console.log('precision  chars  full ms/frame  skipped/full  evaluating/full  mixed 1/2/4/full  held/full');
-for (const precision of precisions) {
+console.log(`update-rate bench: the crowd bench's graphs (65 bones, WebAssembly kernel), dt 1/60 s; ${windows} windows of ${frames} frames per crowd, CPU time`);
+console.log('graph         precision  chars  full ms/frame  skipped/full  evaluating/full  mixed 1/2/4/full  held/full');
+for (const kind of graphs) for (const precision of precisions) {
   for (const count of counts) {
-    const r = measure(count, precision);
-    console.log(`${r.precision.padEnd(9)}  ${String(r.count).padStart(5)}  ${(r.fullUs / 1000).toFixed(3).padStart(13)}  ${r.skipped.toFixed(2).padStart(12)}  ${r.evaluating.toFixed(2).padStart(15)}  ${r.mixed.toFixed(2).padStart(16)}  ${r.held.toFixed(2).padStart(9)}`);
+    const r = measure(kind, count, precision);
+    console.log(`${r.kind.padEnd(12)}  ${r.precision.padEnd(9)}  ${String(r.count).padStart(5)}  ${(r.fullUs / 1000).toFixed(3).padStart(13)}  ${r.skipped.toFixed(2).padStart(12)}  ${r.evaluating.toFixed(2).padStart(15)}  ${r.mixed.toFixed(2).padStart(16)}  ${r.held.toFixed(2).padStart(9)}`);
   }
 }
 console.log('skipped/full: a rate-4 frame that evaluates nobody (interpolating, or showing the target) over a full-rate frame;');
