@@ -5,7 +5,7 @@
  * frame drawn costs the CPU far more than the graph's evaluation: in headless Chromium on a 2-core
  * AMD EPYC VM the sample graph playing at 60 frames a second kept 1.7 cores busy, and 1.0 at 30.
  * The character moves by the time that passed, so it plays at the same speed either way. `?fps=N`
- * on the page's URL asks for N frames a second at most whatever the renderer, `?fps=0` for every
+ * on the page's URL asks for about N frames a second whatever the renderer, `?fps=0` for every
  * frame the display shows.
  */
 import { SOFTWARE_RENDERER } from './antialias.ts';
@@ -14,7 +14,7 @@ import { SOFTWARE_RENDERER } from './antialias.ts';
 export const SOFTWARE_FRAME_RATE = 30;
 
 /**
- * The most frames a second the view simulates and draws (0: every display frame): `?fps=` from
+ * About how many frames a second the view simulates and draws (0: every display frame): `?fps=` from
  * `search` where it is a number from 0 up, else SOFTWARE_FRAME_RATE on a software renderer
  * (SOFTWARE_RENDERER) and 0 elsewhere.
  */

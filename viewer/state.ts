@@ -24,7 +24,7 @@ export const state = {
   renderer: null as string | null,
   /** Whether the 3D view multisamples (chooseAntialias: not on a software renderer, unless `?antialias=1`). */
   antialias: false,
-  /** The most frames a second the view simulates and draws, 0 for every display frame (chooseFrameRate: 30 on a software renderer, unless `?fps=`). */
+  /** About how many frames a second the view simulates and draws, 0 for every display frame (chooseFrameRate: 30 on a software renderer, unless `?fps=`). */
   frameRate: 0,
   /** Pictures the 3D view has drawn: it draws only when its picture changed (ViewScene.render). */
   drawn: 0,
