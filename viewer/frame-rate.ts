@@ -5,8 +5,8 @@
  * frame drawn costs the CPU far more than the graph's evaluation: in headless Chromium on a 2-core
  * AMD EPYC VM the sample graph playing at 60 frames a second kept 1.7 cores busy, and 1.0 at 30.
  * The character moves by the time that passed, so it plays at the same speed either way. `?fps=N`
- * on the page's URL asks for about N frames a second whatever the renderer, `?fps=0` for every
- * frame the display shows.
+ * on the page's URL asks for about N frames a second (10 or more) whatever the renderer, `?fps=0`
+ * for every frame the display shows.
  */
 import { SOFTWARE_RENDERER } from './antialias.ts';
 
@@ -14,15 +14,22 @@ import { SOFTWARE_RENDERER } from './antialias.ts';
 export const SOFTWARE_FRAME_RATE = 30;
 
 /**
+ * The lowest rate `?fps=` sets: the pages step a character by at most 0.1 s a frame (so that a
+ * long pause, a background tab, is one short step rather than a jump), so below 10 frames a
+ * second the character would play slower than time passes.
+ */
+export const MIN_FRAME_RATE = 10;
+
+/**
  * About how many frames a second the view simulates and draws (0: every display frame): `?fps=` from
- * `search` where it is a number from 0 up, else SOFTWARE_FRAME_RATE on a software renderer
- * (SOFTWARE_RENDERER) and 0 elsewhere.
+ * `search` where it is a number from 0 up (0 as it is, one between 0 and MIN_FRAME_RATE raised to
+ * it), else SOFTWARE_FRAME_RATE on a software renderer (SOFTWARE_RENDERER) and 0 elsewhere.
  */
 export function chooseFrameRate(search: string, renderer: string | null): number {
   const asked = new URLSearchParams(search).get('fps');
   if (asked !== null && asked.trim() !== '') {
     const n = Number(asked);
-    if (Number.isFinite(n) && n >= 0) return n;
+    if (Number.isFinite(n) && n >= 0) return n === 0 ? 0 : Math.max(n, MIN_FRAME_RATE);
   }
   return renderer !== null && SOFTWARE_RENDERER.test(renderer) ? SOFTWARE_FRAME_RATE : 0;
 }

@@ -4,7 +4,7 @@
  * checks what the page reports on SwiftShader and with `?fps=`.)
  */
 import { describe, expect, it } from 'vitest';
-import { chooseFrameRate, FramePacer, SOFTWARE_FRAME_RATE } from '../../viewer/frame-rate.ts';
+import { chooseFrameRate, FramePacer, MIN_FRAME_RATE, SOFTWARE_FRAME_RATE } from '../../viewer/frame-rate.ts';
 
 const SWIFTSHADER = 'ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver)';
 const LLVMPIPE = 'llvmpipe (LLVM 15.0.6, 256 bits)';
@@ -31,6 +31,9 @@ describe('chooseFrameRate', () => {
       expect(chooseFrameRate('?fps=0', renderer)).toBe(0);
       expect(chooseFrameRate('?x=1&fps=12', renderer)).toBe(12);
       expect(chooseFrameRate('?fps=59.5', renderer)).toBe(59.5);
+      // Below 10 a second, the pages' 0.1 s cap on a frame's step would slow the character down.
+      expect(chooseFrameRate('?fps=2', renderer)).toBe(MIN_FRAME_RATE);
+      expect(chooseFrameRate('?fps=0.001', renderer)).toBe(10);
     }
     for (const junk of ['?fps=', '?fps=-5', '?fps=fast', '?fps=Infinity', '?fps=%20']) {
       expect(chooseFrameRate(junk, SWIFTSHADER), junk).toBe(30);
@@ -47,6 +50,7 @@ describe('FramePacer', () => {
   it('takes every second frame of a 60 Hz display at 30, every fourth at 15, the first frame always', () => {
     expect(taken(30, 60, 10)).toEqual([0, 2, 4, 6, 8]);
     expect(taken(15, 60, 12)).toEqual([0, 4, 8]);
+    expect(taken(10, 60, 13)).toEqual([0, 6, 12]);
     expect(taken(30, 60, 1, () => 0, 0)).toEqual([0]);
   });
 
