@@ -33,7 +33,8 @@ export class ViewScene {
     const renderer = this.renderer = new THREE.WebGLRenderer({ canvas, antialias, preserveDrawingBuffer: true });
     state.antialias = renderer.getContext().getContextAttributes()?.antialias === true;
     renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
-    this.pacer = new FramePacer(state.frameRate = chooseFrameRate(location.search, state.renderer));
+    state.frameRate = chooseFrameRate(location.search, state.renderer);
+    this.pacer = new FramePacer(state.frameRate);
     const scene = this.scene;
     scene.background = new THREE.Color(0x2b2e33);
     scene.add(new THREE.HemisphereLight(0xffffff, 0x404040, 2.2));

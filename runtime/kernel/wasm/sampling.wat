@@ -1653,7 +1653,7 @@
   (func (export "skinLocalSingle")
     (param $lt i32) (param $lr i32) (param $ls i32) (param $sched i32) (param $inv i32) (param $root i32) (param $worlds i32) (param $out i32) (param $n i32) (param $rot i32)
     (local $end i32) (local $o i32) (local $p i32) (local $oa i32) (local $rq i32) (local $b i32)
-    (local $one v128) (local $two v128) (local $zero v128) (local $eps v128) (local $inf v128) (local $ok v128) (local $k v128) (local $q2 v128)
+    (local $one v128) (local $two v128) (local $eps v128) (local $inf v128) (local $ok v128) (local $k v128) (local $q2 v128)
     (local $x v128) (local $y v128) (local $z v128) (local $w v128) (local $xk v128) (local $yk v128) (local $zk v128)
     (local $xx v128) (local $xy v128) (local $xz v128) (local $yy v128) (local $yz v128) (local $zz v128) (local $wx v128) (local $wy v128) (local $wz v128)
     (local $t v128) (local $s v128)

@@ -43,6 +43,20 @@ function randomSlots(shares: readonly number[], next: () => number): { slotOf: I
   for (let i = 0; i < inverses.length; i++) inverses[i] = (i & 3) === 3 ? ((i & 15) === 15 ? 1 : 0) : next();
   return { slotOf, count, inverses };
 }
+
+/**
+ * A random case for local skinning: the hierarchy of `shares`, a skinning kernel for it, a local pose
+ * (translations and rotations from `next`, scales from `scale`), randomSlots, and the kernel's root
+ * matrix (affine) from `next`, drawn in that order.
+ */
+function randomLocalSkin(shares: readonly number[], next: () => number, scale: () => number) {
+  const bones = randomHierarchy(shares), kernel = SamplingKernel.forSkinning(bones)!, local = new Pose(shares.length);
+  for (const array of [local.translations, local.rotations]) for (let i = 0; i < array.length; i++) array[i] = next();
+  for (let i = 0; i < local.scales.length; i++) local.scales[i] = scale();
+  const slots = randomSlots(shares, next);
+  for (let i = 0; i < 16; i++) kernel.skinRoot[i] = (i & 3) === 3 ? (i === 15 ? 1 : 0) : next();
+  return { bones, kernel, local, ...slots };
+}
 const example = (name: string) => fileURLToPath(new URL(`../../../graphs/examples/${name}`, import.meta.url));
 
 // Four bones: a scaled root (every attribute animated), a child animated in rotation only, one
@@ -666,14 +680,9 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
     fc.assert(fc.property(
       fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 11 }), fc.array(value, { minLength: 400, maxLength: 400 }),
       (shares, values) => {
-        const n = shares.length, bones = randomHierarchy(shares);
-        const kernel = SamplingKernel.forSkinning(bones)!;
         let at = 0;
         const next = (): number => values[at++ % values.length];
-        const local = new Pose(n);
-        for (const array of [local.translations, local.rotations, local.scales]) for (let i = 0; i < array.length; i++) array[i] = next();
-        const { slotOf, count, inverses } = randomSlots(shares, next);
-        for (let i = 0; i < 16; i++) kernel.skinRoot[i] = (i & 3) === 3 ? (i === 15 ? 1 : 0) : next();
+        const { bones, kernel, local, slotOf, count, inverses } = randomLocalSkin(shares, next, next);
         const shape = kernel.skinLocalShape(slotOf, inverses);
         if (count === 0) return;
         const mine = new Float32Array(count * 16), theirs = new Float32Array(count * 16);
@@ -737,15 +746,9 @@ describe('sampling kernel (WebAssembly SIMD)', () => {
       // Numbers drawn uniformly (fast-check's doubles lean to 0 and the bounds, which hide a missed scale).
       fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 11 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }),
       (shares, seed) => {
-        const n = shares.length, bones = randomHierarchy(shares);
-        const kernel = SamplingKernel.forSkinning(bones)!;
         const random = mulberry32(seed);
         const next = (): number => random() * 6 - 3;
-        const local = new Pose(n);
-        for (const array of [local.translations, local.rotations]) for (let i = 0; i < array.length; i++) array[i] = next();
-        for (let i = 0; i < local.scales.length; i++) local.scales[i] = 0.5 + Math.abs(next()) / 2; // 0.5 to 2
-        const { slotOf, count, inverses } = randomSlots(shares, next);
-        for (let i = 0; i < 16; i++) kernel.skinRoot[i] = (i & 3) === 3 ? (i === 15 ? 1 : 0) : next();
+        const { bones, kernel, local, slotOf, count, inverses } = randomLocalSkin(shares, next, () => 0.5 + Math.abs(next()) / 2); // scales 0.5 to 2
         const shape = kernel.skinLocalSingleShape(slotOf, inverses);
         if (count === 0) return;
         const mine = new Float32Array(count * 16), theirs = new Float32Array(count * 16);
