@@ -7,6 +7,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadGraphFile } from '../../host/files.ts';
+import { crowdWorkerLoop } from '../../host/crowd-worker-loop.ts';
+import { DONE, FAILURE_BYTES, GO, STOP, THREW, WAKE, workerWord, type CrowdBuffers } from '../../host/crowd-shared.ts';
+import type { CrowdSlice } from '../../host/crowd-slice.ts';
 import { buildCrowdGraph, Crowd, CROWD_SLOT_CALLS, CrowdWorkerError, defaultWorkers, MIN_CHARACTERS_PER_THREAD, MIN_CORES_FOR_WORKERS } from '../../host/crowd.ts';
 import type { AnimGraphInstance } from '../../runtime/graph/instance.ts';
 import { runProbe } from '../support/allocation.ts';
@@ -220,6 +223,62 @@ describe('Crowd', () => {
         expect(crowd.translations.subarray(i * n * 3, (i + 1) * n * 3)).toEqual(local);
         expect(crowd.componentTranslations.subarray(i * n * 3, (i + 1) * n * 3)).toEqual(component);
       }
+    } finally {
+      await crowd.close();
+    }
+  });
+
+  it('runs a worker\'s frame only when its GO word has moved: a late notify finds the frame done and runs nothing', () => {
+    // The calling thread bumps GO, then notifies. Descheduled between the two, its notify can come
+    // when the worker has seen the bump, run the frame and is waiting again: a wake-up with GO
+    // unchanged. Replayed here through the loop's wait, in the order the threads interleave.
+    const control = new Int32Array(new SharedArrayBuffer(4 * (workerWord(1, THREW) + 1)));
+    const buffers = { control, allocation: new Float64Array(2), failure: new Uint8Array(2 * FAILURE_BYTES) } as unknown as CrowdBuffers;
+    let frames = 0;
+    const slice = { run: () => { frames++; } } as unknown as CrowdSlice;
+    const go = workerWord(1, GO), done = workerWord(1, DONE);
+    const script: (() => void)[] = [
+      () => { Atomics.add(control, go, 1); }, // frame 1: seen through the bump ('not-equal')
+      () => {}, // frame 1's notify, late: the worker waits again with GO unchanged
+      () => {}, // and a second one: no more frames for it either
+      () => { Atomics.add(control, go, 1); }, // frame 2
+      () => { Atomics.store(control, STOP, 1); Atomics.add(control, go, 1); }, // close
+    ];
+    const seen: number[] = [];
+    crowdWorkerLoop(slice, buffers, 1, (words, index, value) => {
+      expect([words, index]).toEqual([control, go]);
+      seen.push(value);
+      script.shift()!();
+      return 'ok';
+    });
+    expect(frames).toBe(2);
+    expect(seen).toEqual([0, 1, 1, 1, 2]);
+    expect(Atomics.load(control, done)).toBe(2);
+    expect(Atomics.load(control, WAKE)).toBe(2);
+  });
+
+  it('keeps a worker\'s characters on the calling thread\'s frame when a notify comes late', async () => {
+    const count = 4;
+    const crowd = await Crowd.create({ source: { file: LOCOMOTION }, count, workers: 1 });
+    try {
+      const graph = loadGraphFile(LOCOMOTION);
+      const alone = Array.from({ length: count }, () => graph.createInstance());
+      const control = (crowd as unknown as { buffers: CrowdBuffers }).buffers.control;
+      const step = (dt: number): void => {
+        crowd.update(dt);
+        for (const instance of alone) instance.update(dt);
+      };
+      for (const dt of DT) step(dt);
+      // A late notify, as above, then as long as a worker running a frame for it would take to
+      // say so (it bumps WAKE when done): 500 ms, a bound rather than a time measured.
+      const wake = Atomics.load(control, WAKE);
+      Atomics.notify(control, workerWord(1, GO));
+      expect(Atomics.wait(control, WAKE, wake, 500)).toBe('timed-out');
+      step(1 / 60);
+      const n = crowd.boneCount;
+      alone.forEach((instance, i) => {
+        expect(crowd.rotations.subarray(i * n * 4, (i + 1) * n * 4)).toEqual(instance.evaluate().rotations);
+      });
     } finally {
       await crowd.close();
     }
