@@ -87,6 +87,7 @@ import { performance } from 'node:perf_hooks';
 import type { AnimGraph } from '../runtime/graph/graph.ts';
 import { allocationSites, type AllocationSite } from './crowd/allocation-sites.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
+import { bitIdentityFailures } from './crowd/checks.ts';
 import { windowOverhead } from './crowd/measure.ts';
 import { ALL_CASES, parseOptions, pendingNote } from './crowd/options.ts';
 import { formatRow, printAllocating, printHeader, printNotes, printProfiles, printThreaded, profileLines } from './crowd/report.ts';
@@ -152,6 +153,12 @@ async function main(): Promise<void> {
   printNotes(options, budget, seconds, windowOverhead());
   printAllocating(results, options.allocProfile);
   printProfiles(profiles);
+  // A pose that should be bit-identical and is not fails the run (npm run bench names it), after the tables.
+  const failures = bitIdentityFailures(results, cases);
+  if (failures.length > 0) {
+    console.error(`Poses that must be bit-identical are not:\n  ${failures.join('\n  ')}`);
+    process.exitCode = 1;
+  }
 
   if (options.json !== null) {
     const out = {

@@ -7,8 +7,24 @@ import type { AnimGraph } from '../../runtime/graph/graph.ts';
 import { createCrowd, crowdPhases } from '../crowd-cases.ts';
 import { ThreeCrowd } from '../three-crowd.ts';
 import { DT, type CaseDefinition } from './options.ts';
+import type { CaseResult } from './run-case.ts';
 import type { PeerCrowd } from './peer.ts';
 import { GraphCrowd, type ThreadedCrowd } from './runners.ts';
+
+/**
+ * The rows that break a promise of bit-identity, each as "case at N characters: what (max diff)":
+ * a Crowd against the batch (every case), the hand-written loop against a double-precision batch.
+ */
+export function bitIdentityFailures(results: readonly CaseResult[], definitions: readonly CaseDefinition[]): string[] {
+  const failures: string[] = [];
+  for (const r of results) {
+    const where = `${r.case} at ${r.characters} characters`;
+    if (r.threaded !== null && r.threaded.maxDifference !== 0) failures.push(`${where}: the Crowd against the batch (${r.threaded.maxDifference.toExponential(1)})`);
+    const double = (definitions.find((d) => d.name === r.case)?.precision ?? 'double') === 'double';
+    if (double && r.peerKind === 'hand-written' && r.peer !== null && r.peer.maxDifference !== 0) failures.push(`${where}: the batch against the hand-written loop (${r.peer.maxDifference.toExponential(1)})`);
+  }
+  return failures;
+}
 
 /** Largest difference between the Crowd's poses and the GraphCrowd's after the same frames (0: bit-identical). */
 export function crowdDifference(graph: GraphCrowd, threaded: ThreadedCrowd, component: boolean): number {
