@@ -82,8 +82,8 @@
  * checks.ts (pose differences), run-case.ts (one case), report.ts (printed output) and
  * allocation-sites.ts (--alloc-profile).
  */
-import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { writeOutputFile } from '../cli/output-file.ts';
 import type { AnimGraph } from '../runtime/graph/graph.ts';
 import { allocationSites, type AllocationSite } from './crowd/allocation-sites.ts';
 import { cacheProbe } from './crowd/cache-probe.ts';
@@ -173,7 +173,8 @@ async function main(): Promise<void> {
       pending,
       allocationSites: sites,
     };
-    writeFileSync(options.json, `${JSON.stringify(out, null, 2)}\n`);
+    // Through the CLI's output file: the whole report or the file as it was, never a truncated one.
+    writeOutputFile(options.json, `${JSON.stringify(out, null, 2)}\n`);
     console.log(`wrote ${options.json}`);
   }
 }
