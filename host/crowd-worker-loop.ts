@@ -27,8 +27,7 @@ export function crowdWorkerLoop(slice: CrowdSlice, buffers: CrowdBuffers, worker
     // A wake-up is a frame only if GO has moved. The calling thread bumps GO, then notifies: when
     // it is descheduled between the two, this thread can see the bump, run the frame and be
     // waiting again before the notify comes, which then wakes it with GO unchanged. Taken as a
-    // frame, that ran the share one frame ahead of the calling thread's (seen in the crowd bench,
-    // about one run in four of ten thousand frames on two busy cores).
+    // frame, that would run the share one frame ahead of the calling thread's.
     if (now === seen) continue;
     seen = now;
     if (Atomics.load(control, STOP) === 1) return;
