@@ -300,11 +300,10 @@ describe('Crowd', () => {
     try {
       const graph = loadGraphFile(LOCOMOTION);
       const batch = graph.createInstances(count);
-      const n = crowd.boneCount;
       for (let f = 1; f <= FRAMES_SOAKED; f++) {
         crowd.update(1 / 60);
         batch.update(1 / 60);
-        if (f % 500 === 0) expect(crowd.rotations.subarray(0, count * n * 4)).toEqual(batch.rotations.subarray(0, count * n * 4));
+        if (f % 500 === 0) expect(crowd.rotations).toEqual(batch.rotations);
       }
     } finally {
       await crowd.close();
